@@ -1,0 +1,91 @@
+"""gradhub: automatic differentiation to any order, built as a plugin architecture.
+
+Importing gradhub changes no state: plugins are loaded on first use.
+
+Example::
+
+    >>> import gradhub as gh
+    >>> x = gh.Variable([1.0, 2.0])
+    >>> (g,) = gh.grad([(x ** 3.0).sum()], [x])
+    >>> g.d
+    array([ 3., 12.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._version import __version__
+from .device import (
+    Context,
+    Device,
+    DeviceType,
+    context_scope,
+    get_default_context,
+    get_extension_context,
+    set_default_context,
+)
+from .engine import backward, grad
+from .errors import (
+    BackwardRuleError,
+    DeviceError,
+    FunctionNotFoundError,
+    GradcheckError,
+    GradhubError,
+    PluginError,
+    PluginLoadWarning,
+    RegistrationError,
+)
+from .hookspecs import hookimpl
+from .modes import is_recording, no_grad
+from .parameters import (
+    clear_parameters,
+    get_parameter_or_create,
+    get_parameters,
+    parameter_scope,
+)
+from .registry import Sample, register, registry_table, show_registry
+from .variable import Variable, as_variable
+
+__all__ = [
+    "BackwardRuleError",
+    "Context",
+    "Device",
+    "DeviceError",
+    "DeviceType",
+    "FunctionNotFoundError",
+    "GradcheckError",
+    "GradhubError",
+    "PluginError",
+    "PluginLoadWarning",
+    "RegistrationError",
+    "Sample",
+    "Variable",
+    "__version__",
+    "as_variable",
+    "backward",
+    "clear_parameters",
+    "context_scope",
+    "get_default_context",
+    "get_extension_context",
+    "get_parameter_or_create",
+    "get_parameters",
+    "grad",
+    "hookimpl",
+    "is_recording",
+    "no_grad",
+    "parameter_scope",
+    "register",
+    "registry_table",
+    "set_default_context",
+    "show_registry",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # submodules that are imported on demand (``gh.testing.gradcheck``)
+    if name in ("testing", "functions", "parametric_functions", "plugins", "compat"):
+        import importlib
+
+        return importlib.import_module(f"gradhub.{name}")
+    raise AttributeError(f"module 'gradhub' has no attribute {name!r}")

@@ -1,0 +1,308 @@
+"""The functions the engine and the Variable operators need, registered as the built-in plugin.
+
+They register through the same hooks as any plugin (provider ``gradhub``). Each rule is written
+with registered functions, so it is differentiable to any order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .hookspecs import hookimpl
+from .registry import Sample
+
+# -- helpers used by rules ---------------------------------------------------------------------
+
+
+def sum_to(g: Any, shape: Sequence[int]) -> Any:
+    """Sum the broadcast gradient ``g`` back down to ``shape`` (differentiable)."""
+    from .ops import call
+
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1
+    )
+    s = call("Sum", g, axis=axes, keepdims=True) if axes else g
+    return call("Reshape", s, shape=shape) if s.shape != shape else s
+
+
+def _call(name: str, *args: Any, **attrs: Any) -> Any:
+    from .ops import call
+
+    return call(name, *args, **attrs)
+
+
+# -- forward kernels (xp is the device's array module) ----------------------------------------
+
+
+def _add2(xp: Any, a: Any, b: Any) -> Any:
+    return a + b
+
+
+def _sub2(xp: Any, a: Any, b: Any) -> Any:
+    return a - b
+
+
+def _mul2(xp: Any, a: Any, b: Any) -> Any:
+    return a * b
+
+
+def _div2(xp: Any, a: Any, b: Any) -> Any:
+    return a / b
+
+
+def _neg(xp: Any, x: Any) -> Any:
+    return -x
+
+
+def _add_scalar(xp: Any, x: Any, val: float) -> Any:
+    return x + x.dtype.type(val) if x.dtype.kind == "f" else x + val
+
+
+def _mul_scalar(xp: Any, x: Any, val: float) -> Any:
+    return x * x.dtype.type(val) if x.dtype.kind == "f" else x * val
+
+
+def _pow_scalar(xp: Any, x: Any, val: float) -> Any:
+    if val == 2:
+        return x * x
+    return x ** x.dtype.type(val) if x.dtype.kind == "f" else x**val
+
+
+def _rdiv_scalar(xp: Any, x: Any, val: float) -> Any:
+    return x.dtype.type(val) / x if x.dtype.kind == "f" else val / x
+
+
+def _rpow_scalar(xp: Any, x: Any, val: float) -> Any:
+    return x.dtype.type(val) ** x if x.dtype.kind == "f" else val**x
+
+
+def _norm_axis(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(a % ndim if ndim else a for a in axis))
+
+
+def _sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    return xp.asarray(x.sum(axis=axis if axis is None else tuple(np.atleast_1d(axis)),
+                            keepdims=keepdims))
+
+
+def _broadcast_to(xp: Any, x: Any, shape: Sequence[int]) -> Any:
+    return xp.broadcast_to(x, tuple(shape))
+
+
+def _reshape(xp: Any, x: Any, shape: Sequence[int]) -> Any:
+    return x.reshape(tuple(shape))
+
+
+def _to_device(xp: Any, x: Any, device: str, source: str) -> Any:
+    from .device import parse_device_name
+    from .registry import REGISTRY
+
+    kind, idx = parse_device_name(device)
+    return REGISTRY.device_type(kind).get(idx).asarray(x)
+
+
+# -- backward rules ----------------------------------------------------------------------------
+
+
+def _add2_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    g = gy[0]
+    return [sum_to(g, in_shapes[0]), sum_to(g, in_shapes[1])]
+
+
+def _sub2_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    g = gy[0]
+    return [sum_to(g, in_shapes[0]), sum_to(-g, in_shapes[1])]
+
+
+def _mul2_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    a, b = inputs
+    return [sum_to(gy[0] * b, in_shapes[0]), sum_to(gy[0] * a, in_shapes[1])]
+
+
+def _div2_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    a, b = inputs
+    ga = gy[0] / b
+    return [sum_to(ga, in_shapes[0]), sum_to(-ga * a / b, in_shapes[1])]
+
+
+def _neg_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    return [-gy[0]]
+
+
+def _add_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: ignore[no-untyped-def]
+    return [gy[0]]
+
+
+def _mul_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: ignore[no-untyped-def]
+    return [gy[0] * val]
+
+
+def _pow_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: ignore[no-untyped-def]
+    if val == 0:
+        return [gy[0] * 0.0]
+    if val == 1:
+        return [gy[0]]
+    return [gy[0] * (inputs[0] ** (val - 1)) * val]
+
+
+def _rdiv_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: ignore[no-untyped-def]
+    return [gy[0] * (inputs[0] ** -2) * (-val)]
+
+
+def _rpow_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: ignore[no-untyped-def]
+    # d(val**x)/dx = val**x * log(val); written with the input so that it is differentiable again
+    y = _call("RPowScalar", inputs[0], val=val)
+    return [gy[0] * y * float(np.log(val))]
+
+
+def _sum_bw(gy, inputs, in_shapes, outputs, out_shapes, axis, keepdims):  # type: ignore[no-untyped-def]
+    shape = tuple(in_shapes[0])
+    g = gy[0]
+    if not keepdims:
+        kept = list(shape)
+        for a in _norm_axis(axis, len(shape)):
+            kept[a] = 1
+        g = _call("Reshape", g, shape=tuple(kept))
+    return [_call("BroadcastTo", g, shape=shape)]
+
+
+def _broadcast_to_bw(gy, inputs, in_shapes, outputs, out_shapes, shape):  # type: ignore[no-untyped-def]
+    return [sum_to(gy[0], in_shapes[0])]
+
+
+def _reshape_bw(gy, inputs, in_shapes, outputs, out_shapes, shape):  # type: ignore[no-untyped-def]
+    return [_call("Reshape", gy[0], shape=tuple(in_shapes[0]))]
+
+
+def _to_device_bw(gy, inputs, in_shapes, outputs, out_shapes, device, source):  # type: ignore[no-untyped-def]
+    return [_call("ToDevice", gy[0], device=source, source=device)]
+
+
+# -- samples -----------------------------------------------------------------------------------
+
+_BINARY_SHAPES = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3)), ((5,), ())]
+
+
+def _binary(lo: float = -2.0, hi: float = 2.0, positive_b: bool = False):  # type: ignore[no-untyped-def]
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        for sa, sb in _BINARY_SHAPES:
+            a = rng.uniform(lo, hi, sa)
+            b = rng.uniform(0.5, 2.0, sb) * (rng.choice([-1.0, 1.0], sb) if not positive_b else 1)
+            yield Sample((a, b), name=f"{sa}x{sb}")
+
+    return samples
+
+
+def _unary(lo: float = -2.0, hi: float = 2.0, attrs: dict[str, Any] | None = None,
+           shapes: Sequence[tuple[int, ...]] = ((3, 4), (), (2, 0), (5,))):  # type: ignore[no-untyped-def]
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        for s in shapes:
+            yield Sample((rng.uniform(lo, hi, s),), dict(attrs or {}), name=str(s))
+
+    return samples
+
+
+def _away_from_zero(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _pow_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for val in (2.0, 3.0, 0.5, -1.5, 1.0):
+        x = rng.uniform(0.5, 2.0, (3, 4))
+        yield Sample((x,), {"val": val}, name=f"val={val}")
+    yield Sample((rng.uniform(-2, 2, (4,)),), {"val": 2}, name="int power")
+
+
+def _rdiv_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((_away_from_zero(rng, (3, 4)),), {"val": 2.5})
+    yield Sample((_away_from_zero(rng, ()),), {"val": -1.0})
+
+
+def _rpow_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.uniform(-1, 1, (3, 4)),), {"val": 2.0})
+    yield Sample((rng.uniform(-1, 1, (5,)),), {"val": 0.5})
+
+
+def _sum_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    x = rng.standard_normal((2, 3, 4))
+    for axis, keep in ((None, False), (1, False), ((0, 2), True), (-1, True), ((), False)):
+        yield Sample((x,), {"axis": axis, "keepdims": keep}, name=f"axis={axis},keep={keep}")
+    yield Sample((rng.standard_normal(()),), {"axis": None, "keepdims": False}, name="0-d")
+    yield Sample((rng.standard_normal((0, 3)),), {"axis": 0, "keepdims": False}, name="size-0")
+
+
+def _broadcast_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((3, 1)),), {"shape": (2, 3, 4)})
+    yield Sample((rng.standard_normal(()),), {"shape": (2, 2)})
+    yield Sample((rng.standard_normal((4,)),), {"shape": (3, 4)})
+
+
+def _reshape_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((2, 6)),), {"shape": (3, 4)})
+    yield Sample((rng.standard_normal((2, 3, 4)).transpose(2, 0, 1),), {"shape": (24,)},
+                 name="non-contiguous")
+    yield Sample((rng.standard_normal(()),), {"shape": (1, 1)})
+
+
+def _sum_ref(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+    ax = None if axis is None else tuple(np.atleast_1d(axis))
+    return np.add.reduce(x, axis=ax, keepdims=keepdims)
+
+
+@hookimpl
+def gradhub_add_functions(register: Any) -> None:
+    """Register the core arithmetic, reduction and shape functions."""
+    f = register.function
+    f("Add2", _add2, inputs=("x0", "x1"), rule=_add2_bw, need_inputs=(), need_outputs=(),
+      samples=_binary(), reference=np.add, elementwise=True, doc="x0 + x1 (broadcasting).")
+    f("Sub2", _sub2, inputs=("x0", "x1"), rule=_sub2_bw, need_inputs=(), need_outputs=(),
+      samples=_binary(), reference=np.subtract, elementwise=True,
+      doc="x0 - x1 (broadcasting).")
+    f("Mul2", _mul2, inputs=("x0", "x1"), rule=_mul2_bw, need_inputs=(0, 1), need_outputs=(),
+      samples=_binary(), reference=np.multiply, elementwise=True,
+      doc="x0 * x1 (broadcasting).")
+    f("Div2", _div2, inputs=("x0", "x1"), rule=_div2_bw, need_inputs=(0, 1), need_outputs=(),
+      samples=_binary(), reference=np.divide, elementwise=True, kinks=(0.0,),
+      doc="x0 / x1 (broadcasting).")
+    f("Neg", _neg, rule=_neg_bw, need_inputs=(), need_outputs=(), samples=_unary(),
+      reference=np.negative, elementwise=True, doc="-x.")
+    f("AddScalar", _add_scalar, attrs={"val": 1.0}, rule=_add_scalar_bw, need_inputs=(),
+      need_outputs=(), samples=_unary(attrs={"val": 1.5}),
+      reference=lambda x, val: x + val, elementwise=True, doc="x + val.")
+    f("MulScalar", _mul_scalar, attrs={"val": 1.0}, rule=_mul_scalar_bw, need_inputs=(),
+      need_outputs=(), samples=_unary(attrs={"val": -2.5}),
+      reference=lambda x, val: x * val, elementwise=True, doc="x * val.")
+    f("PowScalar", _pow_scalar, attrs={"val": 1.0}, rule=_pow_scalar_bw, need_inputs=(0,),
+      need_outputs=(), samples=_pow_samples, reference=lambda x, val: np.power(x, val),
+      elementwise=True, kinks=(0.0,), doc="x ** val.")
+    f("RDivScalar", _rdiv_scalar, attrs={"val": 1.0}, rule=_rdiv_scalar_bw, need_inputs=(0,),
+      need_outputs=(), samples=_rdiv_samples, reference=lambda x, val: val / x,
+      elementwise=True, kinks=(0.0,), doc="val / x.")
+    f("RPowScalar", _rpow_scalar, attrs={"val": 1.0}, rule=_rpow_scalar_bw, need_inputs=(0,),
+      need_outputs=(), samples=_rpow_samples, reference=lambda x, val: np.power(val, x),
+      elementwise=True, doc="val ** x (val > 0).")
+    f("Sum", _sum, attrs={"axis": None, "keepdims": False}, rule=_sum_bw, need_inputs=(),
+      need_outputs=(), samples=_sum_samples, reference=_sum_ref,
+      doc="Sum over axis (all axes when None).")
+    f("BroadcastTo", _broadcast_to, attrs={"shape": ()}, rule=_broadcast_to_bw, need_inputs=(),
+      need_outputs=(), samples=_broadcast_samples,
+      reference=lambda x, shape: np.broadcast_to(x, shape), doc="Broadcast x to shape.")
+    f("Reshape", _reshape, attrs={"shape": ()}, rule=_reshape_bw, need_inputs=(),
+      need_outputs=(), samples=_reshape_samples,
+      reference=lambda x, shape: np.reshape(x, shape), doc="x with another shape.")
+    f("ToDevice", _to_device, attrs={"device": "cpu", "source": "cpu"}, rule=_to_device_bw,
+      need_inputs=(), need_outputs=(),
+      samples=_unary(attrs={"device": "cpu", "source": "cpu"}, shapes=((3,),)),
+      reference=lambda x, device, source: x,
+      doc="x moved to another device; its gradient moves back.")

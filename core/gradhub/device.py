@@ -1,0 +1,226 @@
+"""Devices and contexts.
+
+A *device type* (``cpu``, ``cuda``) is contributed by a plugin; the numpy CPU device is built in.
+A :class:`Device` is one instance of a type (``cpu``, ``cuda:1``) and knows its array module
+``xp``, how to move arrays onto itself and back to numpy. A :class:`Context` names the device that
+new data goes to; ``set_default_context`` and ``context_scope`` choose it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .errors import DeviceError
+
+#: Device kinds that gradhub knows about but does not ship, with the distribution providing them.
+KNOWN_DEVICE_DISTRIBUTIONS = {"cuda": "gradhub-cuda", "cudnn": "gradhub-cuda"}
+
+
+class Device:
+    """One device: its kind, index and array module.
+
+    Subclasses override :meth:`asarray` and :meth:`to_numpy` for devices whose arrays are not numpy
+    arrays.
+    """
+
+    def __init__(self, kind: str, xp: ModuleType, index: int = 0) -> None:
+        self.kind = kind
+        self.xp = xp
+        self.index = index
+
+    @property
+    def name(self) -> str:
+        """``cpu`` for the CPU, ``kind:index`` otherwise."""
+        return self.kind if self.kind == "cpu" else f"{self.kind}:{self.index}"
+
+    def asarray(self, data: Any, dtype: Any = None) -> Any:
+        """Return ``data`` as an array on this device (no copy where possible)."""
+        return self.xp.asarray(data, dtype=dtype)
+
+    def to_numpy(self, array: Any) -> np.ndarray:
+        """Return a numpy copy (or view, on the CPU) of an array of this device."""
+        return np.asarray(array)
+
+    def synchronize(self) -> None:
+        """Wait until the device has finished its queued work."""
+
+    def __repr__(self) -> str:
+        return f"Device({self.name!r})"
+
+
+class DeviceType:
+    """A kind of device, as a plugin registers it.
+
+    ``array_types`` are the array classes living on this kind of device; :meth:`device_of` picks the
+    instance an array is on; :meth:`availability` says whether the device can be used here, and why
+    not.
+    """
+
+    kind: str = ""
+    array_types: tuple[type, ...] = ()
+
+    def availability(self) -> tuple[bool, str]:
+        """``(True, "")`` when usable, else ``(False, reason)``."""
+        return True, ""
+
+    def get(self, index: int = 0) -> Device:
+        """The device with this index."""
+        raise NotImplementedError
+
+    def device_of(self, array: Any) -> Device:
+        """The device an array of this type lives on."""
+        return self.get(0)
+
+
+class CpuDevice(Device):
+    """The built-in numpy CPU device."""
+
+    def __init__(self) -> None:
+        super().__init__("cpu", np, 0)
+
+    def asarray(self, data: Any, dtype: Any = None) -> np.ndarray:
+        if type(data) is not np.ndarray:
+            # Arrays of other devices (CuPy) know how to come back to the host.
+            get = getattr(data, "get", None)
+            if get is not None and not isinstance(data, (np.generic, dict)):
+                data = get()
+        return np.asarray(data, dtype=dtype)
+
+
+class CpuDeviceType(DeviceType):
+    """The numpy CPU device type, always available."""
+
+    kind = "cpu"
+    array_types = (np.ndarray,)
+
+    def __init__(self) -> None:
+        self._device = CpuDevice()
+
+    def get(self, index: int = 0) -> Device:
+        if index != 0:
+            raise DeviceError(f"device 'cpu:{index}': the CPU device has only index 0")
+        return self._device
+
+    def device_of(self, array: Any) -> Device:
+        return self._device
+
+
+CPU_TYPE = CpuDeviceType()
+CPU = CPU_TYPE.get(0)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where new data and computations go: a backend (device kind) and a device index.
+
+    ``type_config`` is kept for nnabla compatibility (``"float"`` or ``"half"``).
+    """
+
+    backend: str = "cpu"
+    device_id: int = 0
+    type_config: str = "float"
+
+    @property
+    def device_name(self) -> str:
+        return self.backend if self.backend == "cpu" else f"{self.backend}:{self.device_id}"
+
+
+def parse_device_name(name: str) -> tuple[str, int]:
+    """Split ``"cuda:1"`` into ``("cuda", 1)``; ``"cpu"`` gives ``("cpu", 0)``."""
+    if not isinstance(name, str) or not name:
+        raise DeviceError(f"device name must be a non-empty string, got {name!r}")
+    kind, _, idx = name.partition(":")
+    if not idx:
+        return kind, 0
+    try:
+        return kind, int(idx)
+    except ValueError:
+        raise DeviceError(f"device name {name!r}: the index after ':' must be an integer") from None
+
+
+class _ContextState(threading.local):
+    stack: list[Context] | None = None
+
+
+_default_context = Context()
+_ctx_state = _ContextState()
+
+
+def current_context() -> Context:
+    """The context in force in this thread: the innermost ``context_scope``, else the default."""
+    stack = _ctx_state.stack
+    return stack[-1] if stack else _default_context
+
+
+def get_extension_context(
+    ext_name: str = "cpu", device_id: int | str = 0, type_config: str = "float"
+) -> Context:
+    """Return the context of a device, checking that the device is installed and usable.
+
+    ``ext_name`` is a device kind (``"cpu"``, ``"cuda"``, its alias ``"cudnn"``) or a name with an
+    index (``"cuda:1"``).
+
+    Raises :class:`~gradhub.errors.DeviceError` naming the distribution to install when no plugin
+    provides the device, or saying why the device is unusable.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> gh.get_extension_context("cpu")
+        Context(backend='cpu', device_id=0, type_config='float')
+    """
+    from .registry import REGISTRY
+
+    kind, idx = parse_device_name(ext_name)
+    if ":" not in ext_name:
+        idx = int(device_id)
+    dtype_ = REGISTRY.device_type(kind)  # raises with the distribution to install
+    ok, why = dtype_.availability()
+    if not ok:
+        raise DeviceError(f"device {ext_name!r} is unusable here: {why}")
+    dtype_.get(idx)  # validates the index
+    return Context(dtype_.kind, idx, type_config)
+
+
+def set_default_context(ctx: Context) -> None:
+    """Make ``ctx`` the default context of every thread (outside ``context_scope`` blocks)."""
+    global _default_context
+    if not isinstance(ctx, Context):
+        raise TypeError(f"set_default_context: ctx must be a Context, got {type(ctx).__name__}")
+    _default_context = ctx
+
+
+def get_default_context() -> Context:
+    """The default context (``cpu`` unless changed by :func:`set_default_context`)."""
+    return _default_context
+
+
+@contextmanager
+def context_scope(ctx: Context) -> Iterator[Context]:
+    """Use ``ctx`` for new data in this thread inside the block."""
+    if not isinstance(ctx, Context):
+        raise TypeError(f"context_scope: ctx must be a Context, got {type(ctx).__name__}")
+    if _ctx_state.stack is None:
+        _ctx_state.stack = []
+    _ctx_state.stack.append(ctx)
+    try:
+        yield ctx
+    finally:
+        _ctx_state.stack.pop()
+
+
+def context_device() -> Device:
+    """The device of the current context."""
+    ctx = current_context()
+    if ctx.backend == "cpu":
+        return CPU
+    from .registry import REGISTRY
+
+    return REGISTRY.device_type(ctx.backend).get(ctx.device_id)

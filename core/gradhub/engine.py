@@ -1,0 +1,474 @@
+"""The grad engine: the only module that walks the graph.
+
+Every walk is iterative (an explicit stack, then nodes sorted by their creation number ``seq``;
+producers are always created before their consumers), so graphs of any depth work without
+recursion.
+
+* :func:`backward` accumulates d(y)/d(leaf) into the leaves' ``.g``.
+* :func:`grad` returns d(outputs)/d(inputs), running rules only on nodes on a path from the inputs
+  to the outputs.
+* :func:`reexecute` recomputes a graph from its leaves' current data (``y.forward()``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import BackwardRuleError
+from .graph import Node
+from .modes import set_recording
+from .modes import state as _mode
+from .variable import Variable, _to_array
+
+_UNREACHABLE = ("zero", "none", "error")
+
+
+def _as_list(x: Any, what: str) -> list[Any]:
+    if isinstance(x, Variable):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    if hasattr(x, "__iter__") and not isinstance(x, (str, np.ndarray)):
+        return list(x)
+    raise TypeError(f"grad: {what} must be a Variable or a sequence of Variables, got {x!r}")
+
+
+def _seed(y: Variable, g: Any, loss_scale: float | None, where: str) -> Variable:
+    """The incoming gradient of an output: ones (times loss_scale) when ``g`` is None."""
+    dev = y.device
+    if g is None:
+        arr = dev.xp.ones(y._data.shape, dtype=y._data.dtype)
+        if loss_scale is not None:
+            arr *= loss_scale
+        return Variable._new(arr, False, None, 0)
+    if isinstance(g, Variable):
+        if g.shape != y.shape:
+            raise ValueError(f"{where} has shape {g.shape} but the output has shape {y.shape}")
+        return g
+    if isinstance(g, (int, float, np.number)):
+        return Variable._new(dev.xp.full(y._data.shape, g, dtype=y._data.dtype), False, None, 0)
+    arr = _to_array(g, dev)
+    if tuple(arr.shape) != y.shape:
+        raise ValueError(f"{where} has shape {tuple(arr.shape)} but the output has shape {y.shape}")
+    if arr.dtype != y._data.dtype:
+        arr = arr.astype(y._data.dtype)
+    return Variable._new(arr, False, None, 0)
+
+
+def _add(a: Variable, b: Variable) -> Variable:
+    if not _mode.recording:
+        return Variable._new(a._data + b._data, False, None, 0)
+    from .ops import call
+
+    return call("Add2", a, b)
+
+
+class _Grads:
+    """Gradients accumulated per graph position: (node, output index) or a leaf Variable."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[Node, list[Variable | None]] = {}
+        self.leaves: dict[int, tuple[Variable, Variable]] = {}
+
+    def add(self, src: Any, idx: int, g: Variable) -> None:
+        if idx < 0:
+            key = id(src)
+            prev = self.leaves.get(key)
+            self.leaves[key] = (src, g if prev is None else _add(prev[1], g))
+            return
+        lst = self.nodes.get(src)
+        if lst is None:
+            lst = self.nodes[src] = [None] * len(src.out_meta)
+        prev_g = lst[idx]
+        lst[idx] = g if prev_g is None else _add(prev_g, g)
+
+    def get(self, v: Variable) -> Variable | None:
+        if v._creator is None:
+            item = self.leaves.get(id(v))
+            return None if item is None else item[1]
+        lst = self.nodes.get(v._creator)
+        return None if lst is None else lst[v._idx]
+
+
+def _position(v: Variable) -> tuple[Any, int]:
+    return (v, -1) if v._creator is None else (v._creator, v._idx)
+
+
+def _collect(roots: Sequence[Node], only_need_grad: bool) -> list[Node]:
+    """Nodes reachable upstream from ``roots``, sorted producers first."""
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        for src in n.srcs:
+            if type(src) is Node and src not in seen and (src.need_grad or not only_need_grad):
+                seen.add(src)
+                stack.append(src)
+    return sorted(seen, key=_seq_key)
+
+
+def _seq_key(n: Node) -> int:
+    return n.seq
+
+
+def _on_paths(nodes: list[Node], targets: Sequence[Variable]) -> list[Node]:
+    """The nodes (producers first) with a target upstream of them: the minimal backward paths."""
+    leaf_ids = {id(v) for v in targets if v._creator is None}
+    node_targets: dict[Node, set[int]] = {}
+    for v in targets:
+        if v._creator is not None:
+            node_targets.setdefault(v._creator, set()).add(v._idx)
+    relevant: set[Node] = set()
+    for n in nodes:
+        for src, idx in zip(n.srcs, n.idxs):
+            if idx < 0:
+                if id(src) in leaf_ids:
+                    break
+            elif src in relevant or idx in node_targets.get(src, ()):
+                break
+        else:
+            continue
+        relevant.add(n)
+    return [n for n in nodes if n in relevant]
+
+
+def _input_var(node: Node, i: int) -> Variable | None:
+    src = node.srcs[i]
+    if node.idxs[i] < 0:
+        return src
+    saved = node.saved_in
+    if saved is None or saved[i] is None:
+        return None
+    return Variable._new(saved[i], src.need_grad, src, node.idxs[i])
+
+
+def _output_var(node: Node, j: int) -> Variable | None:
+    saved = node.saved_out
+    if saved is None or saved[j] is None:
+        return None
+    return Variable._new(saved[j], node.need_grad, node, j)
+
+
+def _check_result(node: Node, res: Any) -> list[Variable | None]:
+    fdef = node.fdef
+    who = f"the backward rule of {fdef.name} (from {node.rule.provider})"  # type: ignore[union-attr]
+    n_in = len(node.srcs)
+    if isinstance(res, Variable) or res is None:
+        res = [res]
+    if not isinstance(res, (list, tuple)) or len(res) != n_in:
+        got = len(res) if isinstance(res, (list, tuple)) else type(res).__name__
+        raise BackwardRuleError(f"{who} returned {got} gradients for {n_in} inputs")
+    out: list[Variable | None] = []
+    for i, g in enumerate(res):
+        src = node.srcs[i]
+        if g is None or not src.need_grad:
+            out.append(None)
+            continue
+        if not isinstance(g, Variable):
+            g = Variable._new(_to_array(g, node.device), False, None, 0)
+        shape, dtype = node.in_meta[i]
+        if g._data.shape != shape:
+            raise BackwardRuleError(
+                f"{who} returned a gradient of shape {tuple(g._data.shape)} for input {i}, "
+                f"whose shape is {tuple(shape)}"
+            )
+        if g._data.dtype != dtype:
+            raise BackwardRuleError(
+                f"{who} returned a gradient of dtype {g._data.dtype} for input {i}, "
+                f"whose dtype is {dtype}"
+            )
+        gdev = g.device
+        if gdev.name != node.device.name:
+            raise BackwardRuleError(
+                f"{who} returned a gradient on {gdev.name} for input {i}, which is on "
+                f"{node.device.name}"
+            )
+        out.append(g)
+    return out
+
+
+def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Variable | None]:
+    rule = node.rule
+    fdef = node.fdef
+    if rule is None:
+        raise BackwardRuleError(
+            f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
+            "it cannot be differentiated"
+        )
+    n_in, n_out = len(node.srcs), len(node.out_meta)
+    ins = [_input_var(node, i) for i in range(n_in)]
+    outs = [_output_var(node, j) for j in range(n_out)]
+    in_shapes = [m[0] for m in node.in_meta]
+    out_shapes = [m[0] for m in node.out_meta]
+    if create_graph and rule.first_order_only:
+        with set_recording(False):
+            res = rule.fn(gys, ins, in_shapes, outs, out_shapes, **node.attrs)
+        grads = _check_result(node, res)
+        return _guard_first_order(node, grads, [*gys, *ins, *outs])
+    try:
+        res = rule.fn(gys, ins, in_shapes, outs, out_shapes, **node.attrs)
+    except BackwardRuleError:
+        raise
+    except Exception as e:
+        raise BackwardRuleError(
+            f"the backward rule of {fdef.name} (from {rule.provider}) raised "
+            f"{type(e).__name__}: {e}"
+        ) from e
+    return _check_result(node, res)
+
+
+def _guard_first_order(
+    node: Node, grads: list[Variable | None], used: list[Variable | None]
+) -> list[Variable | None]:
+    """Make first-order-only results raise when a graph through them is differentiated again."""
+    from .registry import FunctionDef, Provider, Rule
+
+    parents = [v for v in used if v is not None and v.need_grad]
+    if not parents:
+        return grads
+    name = node.fdef.name
+    provider = node.rule.provider  # type: ignore[union-attr]
+
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise BackwardRuleError(
+            f"the backward rule of {name} (from {provider}) is first-order-only: a graph through "
+            f"the gradient of {name} cannot be differentiated again"
+        )
+
+    def no_reexec(xp: Any, *arrays: Any, **attrs: Any) -> Any:
+        raise BackwardRuleError(
+            f"the gradient of {name} comes from a first-order-only rule; its graph cannot be "
+            "re-executed with forward()"
+        )
+
+    guard = FunctionDef(
+        f"{name}FirstOrderGrad",
+        no_reexec,
+        provider,
+        inputs=("*xs",),
+        n_outputs=len(grads),
+        rule=Rule(refuse, provider, (), ()),
+    )
+    arrays = [v._data for v in parents]
+    outs = [g._data for g in grads if g is not None]
+    gnode = Node(guard, {}, parents, arrays, outs, True, node.device)
+    res: list[Variable | None] = []
+    k = 0
+    refs = []
+    for g in grads:
+        if g is None:
+            res.append(None)
+            continue
+        v = Variable._new(g._data, True, gnode, k)
+        refs.append(weakref.ref(v))
+        res.append(v)
+        k += 1
+    gnode.out_meta = tuple((o.shape, o.dtype) for o in outs)
+    gnode.outputs = tuple(refs)
+    return res
+
+
+def _run(
+    outputs: list[Variable],
+    seeds: list[Variable | None],
+    targets: list[Variable] | None,
+    create_graph: bool,
+    retain_grad: bool,
+) -> _Grads:
+    grads = _Grads()
+    roots = []
+    for y, s in zip(outputs, seeds):
+        if s is None:
+            continue
+        src, idx = _position(y)
+        grads.add(src, idx, s)
+        if retain_grad:
+            y._grad = grads.get(y)
+        if y._creator is not None and y.need_grad:
+            roots.append(y._creator)
+    nodes = _collect(roots, only_need_grad=True)
+    keep: set[Node] = set()
+    if targets is not None:
+        nodes = _on_paths(nodes, targets)
+        keep = {v._creator for v in targets if v._creator is not None}
+    with set_recording(create_graph):
+        for node in reversed(nodes):
+            gys = grads.nodes.get(node) if node in keep else grads.nodes.pop(node, None)
+            if gys is None:
+                continue
+            full = []
+            for j, g in enumerate(gys):
+                if g is None:
+                    shape, dtype = node.out_meta[j]
+                    g = Variable._new(node.device.xp.zeros(shape, dtype), False, None, 0)
+                full.append(g)
+            if retain_grad:
+                for j, ref in enumerate(node.outputs):
+                    v = ref()
+                    if v is not None and gys[j] is not None:
+                        v._grad = gys[j]
+            res = _call_rule(node, full, create_graph)
+            del full, gys
+            for i, g in enumerate(res):
+                if g is not None:
+                    grads.add(node.srcs[i], node.idxs[i], g)
+    return grads
+
+
+def backward(
+    y: Variable,
+    grad: Any = None,
+    *,
+    retain_grad: bool = False,
+    create_graph: bool = False,
+    loss_scale: float | None = None,
+) -> None:
+    """Accumulate d(y)/d(leaf) into ``.g`` of every leaf that needs a gradient.
+
+    The incoming gradient ``grad`` defaults to ones of y's shape; ``loss_scale`` multiplies that
+    default. With ``create_graph=True`` the accumulated gradients are differentiable.
+    """
+    if not isinstance(y, Variable):
+        raise TypeError(f"backward: expected a Variable, got {type(y).__name__}")
+    seed = _seed(y, grad, loss_scale, "backward: grad")
+    grads = _run([y], [seed], None, create_graph, retain_grad)
+    with set_recording(create_graph):
+        for leaf, g in grads.leaves.values():
+            if not leaf.need_grad:
+                continue
+            prev = leaf._grad
+            if not create_graph and g._creator is not None:
+                g = Variable._new(g._data, False, None, 0)
+            leaf._grad = g if prev is None else _add(prev, g)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    *,
+    grad_inputs: Any = None,
+    create_graph: bool = True,
+    set_grad: bool = False,
+    retain_grad: bool = False,
+    loss_scale: float | None = None,
+    unreachable: str = "zero",
+) -> list[Variable | None]:
+    """Return, for each input, the sum over outputs of d(output)/d(input).
+
+    .. math:: g_i = \\sum_j \\left(\\frac{\\partial y_j}{\\partial x_i}\\right)^T v_j
+
+    where ``v_j`` is ``grad_outputs[j]`` (default: ones, times ``loss_scale``). Rules run only for
+    functions on a path from ``inputs`` to ``outputs``. ``.g`` is untouched unless ``set_grad``.
+    ``grad_inputs`` are added to the results. ``unreachable``: ``"zero"`` (zeros shaped like the
+    input), ``"none"`` or ``"error"``. With ``create_graph=True`` the results are differentiable.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> x = gh.Variable([1.0, 2.0])
+        >>> y = x * x * x
+        >>> (g,) = gh.grad([y], [x])
+        >>> g.d
+        array([ 3., 12.], dtype=float32)
+        >>> (gg,) = gh.grad([g], [x])
+        >>> gg.d
+        array([ 6., 12.], dtype=float32)
+    """
+    outs = _as_list(outputs, "outputs")
+    ins = _as_list(inputs, "inputs")
+    for k, v in enumerate(outs):
+        if not isinstance(v, Variable):
+            raise TypeError(f"grad: outputs[{k}] must be a Variable, got {type(v).__name__}")
+    for k, v in enumerate(ins):
+        if not isinstance(v, Variable):
+            raise TypeError(f"grad: inputs[{k}] must be a Variable, got {type(v).__name__}")
+    if unreachable not in _UNREACHABLE:
+        raise ValueError(f"grad: unreachable must be one of {_UNREACHABLE}, got {unreachable!r}")
+    if grad_outputs is None:
+        gos: list[Any] = [None] * len(outs)
+    elif isinstance(grad_outputs, (list, tuple)):
+        gos = list(grad_outputs)
+        if len(gos) != len(outs):
+            raise ValueError(
+                f"grad: grad_outputs has {len(gos)} entries but there are {len(outs)} outputs"
+            )
+    elif len(outs) == 1:
+        gos = [grad_outputs]
+    else:
+        raise ValueError(
+            f"grad: grad_outputs must be a list with one entry per output ({len(outs)} outputs)"
+        )
+    seeds: list[Variable | None] = [
+        _seed(y, g, loss_scale, f"grad: grad_outputs[{k}]") for k, (y, g) in enumerate(zip(outs, gos))
+    ]
+    if grad_inputs is not None:
+        gis = list(grad_inputs) if isinstance(grad_inputs, (list, tuple)) else [grad_inputs]
+        if len(gis) != len(ins):
+            raise ValueError(
+                f"grad: grad_inputs has {len(gis)} entries but there are {len(ins)} inputs"
+            )
+    else:
+        gis = [None] * len(ins)
+    grads = _run(outs, seeds, ins, create_graph, retain_grad)
+    results: list[Variable | None] = []
+    with set_recording(create_graph):
+        for k, (x, gi) in enumerate(zip(ins, gis)):
+            g = grads.get(x)
+            if gi is not None:
+                gi = _seed(x, gi, None, f"grad: grad_inputs[{k}]")
+                g = gi if g is None else _add(g, gi)
+            if g is None:
+                if unreachable == "error":
+                    raise ValueError(f"grad: inputs[{k}] is not reachable from the outputs")
+                if unreachable == "zero":
+                    g = Variable._new(x.device.xp.zeros_like(x._data), False, None, 0)
+            elif not create_graph and g._creator is not None:
+                g = Variable._new(g._data, False, None, 0)
+            results.append(g)
+    if set_grad and not retain_grad:
+        for x, g in zip(ins, results):
+            x._grad = g
+    return results
+
+
+def reexecute(y: Variable) -> None:
+    """Recompute the graph producing ``y`` from its leaves' current data (nnabla's forward)."""
+    if y._creator is None:
+        return
+    nodes = _collect([y._creator], only_need_grad=False)
+    consumers: dict[Node, int] = {}
+    for n in nodes:
+        for src, idx in zip(n.srcs, n.idxs):
+            if idx >= 0:
+                consumers[src] = consumers.get(src, 0) + 1
+    values: dict[Node, tuple[Any, ...]] = {}
+    from .graph import _device_of
+
+    with set_recording(False):
+        for n in nodes:
+            arrays = [src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)]
+            fdef = n.fdef
+            device = _device_of(fdef, (), arrays)
+            kernel = fdef.kernels.get(device.kind, fdef.forward)
+            out = kernel(device.xp, *arrays, **n.attrs)
+            outs = (out,) if fdef.n_outputs == 1 else tuple(out)
+            outs = tuple(o if type(o) is type(arrays[0]) else device.asarray(o) for o in outs)
+            n.in_meta = tuple((a.shape, a.dtype) for a in arrays)
+            n.out_meta = tuple((o.shape, o.dtype) for o in outs)
+            if n.rule is not None:
+                n.save(arrays, outs)
+            for ref, o in zip(n.outputs, outs):
+                v = ref()
+                if v is not None:
+                    v._data = o
+            values[n] = outs
+            for src, idx in zip(n.srcs, n.idxs):
+                if idx >= 0:
+                    consumers[src] -= 1
+                    if consumers[src] == 0 and src is not y._creator:
+                        del values[src]

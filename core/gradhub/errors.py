@@ -1,0 +1,39 @@
+"""Exception types raised by gradhub.
+
+Every error names what went wrong in user terms: the function, the argument and, for code that a
+plugin contributed, the plugin's distribution.
+"""
+
+from __future__ import annotations
+
+
+class GradhubError(Exception):
+    """Base class of every gradhub error."""
+
+
+class FunctionNotFoundError(GradhubError, LookupError):
+    """A function name that no loaded plugin registers."""
+
+
+class RegistrationError(GradhubError, ValueError):
+    """A registration that conflicts with the registry (duplicate name, unknown function...)."""
+
+
+class BackwardRuleError(GradhubError, RuntimeError):
+    """A backward rule is missing, returned a malformed result, or cannot be differentiated again."""
+
+
+class DeviceError(GradhubError, RuntimeError):
+    """An unknown or unusable device, or inputs on two devices in one function."""
+
+
+class PluginError(GradhubError, RuntimeError):
+    """A plugin failed to load (raised in strict mode; otherwise reported and skipped)."""
+
+
+class PluginLoadWarning(UserWarning):
+    """Emitted once per plugin that failed to load and was skipped."""
+
+
+class GradcheckError(GradhubError, AssertionError):
+    """Analytic and numeric derivatives disagree."""

@@ -1,0 +1,62 @@
+"""The plugin hooks. Every hook takes one typed registrar argument, ``register``.
+
+A plugin is a module named by an entry point in the group ``gradhub.plugins``; it implements
+some of these hooks, marked with :data:`gradhub.hookimpl`. gradhub calls each hook once per
+plugin, at load time, in this order: devices, functions, kernels, rules. Nothing a plugin
+registers is used until all its hooks have succeeded.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .plugins import DeviceRegistrar, FunctionRegistrar, KernelRegistrar, RuleRegistrar
+
+PROJECT = "gradhub"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def gradhub_add_devices(register: DeviceRegistrar) -> None:
+    """Add device types: ``register.device(device_type, aliases=("cudnn",))``.
+
+    ``device_type`` is a :class:`gradhub.device.DeviceType` saying its kind, array types and
+    availability (with a reason when unusable).
+    """
+
+
+@hookspec
+def gradhub_add_functions(register: FunctionRegistrar) -> None:
+    """Add functions: ``register.function(name, forward, ...)`` for primitives (a generic forward
+    kernel written against ``xp``, optionally with its rule and metadata),
+    ``register.composite(name, fn, ...)`` for functions built from other functions, and
+    ``register.parametric(name, fn)`` for parametric functions (``PF.affine``).
+    """
+
+
+@hookspec
+def gradhub_add_kernels(register: KernelRegistrar) -> None:
+    """Add faster forward kernels of existing functions for one device kind:
+    ``register.kernel(name, device_kind, kernel)``. ``register.has_function(name)`` tells whether
+    a function is registered (so a device plugin can add kernels only for functions present).
+    """
+
+
+@hookspec
+def gradhub_add_backward_rules(register: RuleRegistrar) -> None:
+    """Add backward rules to existing functions: ``register.rule(name, fn, need_inputs=...,
+    need_outputs=..., first_order_only=False, override=False)``.
+    """
+
+
+#: Hook names in the order gradhub calls them.
+HOOK_ORDER = (
+    "gradhub_add_devices",
+    "gradhub_add_functions",
+    "gradhub_add_kernels",
+    "gradhub_add_backward_rules",
+)

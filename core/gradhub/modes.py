@@ -1,0 +1,51 @@
+"""Thread-local graph recording switch (``no_grad``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class _GradMode(threading.local):
+    recording: bool = True
+
+
+state = _GradMode()
+
+
+@contextmanager
+def no_grad() -> Iterator[None]:
+    """Stop graph recording in this thread; results of functions need no gradient.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> x = gh.Variable([1.0, 2.0])
+        >>> with gh.no_grad():
+        ...     y = x * 2.0
+        >>> y.need_grad
+        False
+    """
+    prev = state.recording
+    state.recording = False
+    try:
+        yield
+    finally:
+        state.recording = prev
+
+
+@contextmanager
+def set_recording(on: bool) -> Iterator[None]:
+    """Set graph recording on or off in this thread for the duration of the block."""
+    prev = state.recording
+    state.recording = on
+    try:
+        yield
+    finally:
+        state.recording = prev
+
+
+def is_recording() -> bool:
+    """Whether functions called in this thread now record a graph."""
+    return state.recording

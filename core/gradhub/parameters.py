@@ -1,0 +1,91 @@
+"""Named parameters, nnabla style: ``parameter_scope``, ``get_parameters``, ``clear_parameters``.
+
+Parameters live in one ordered table keyed by their full name (``conv1/conv/W``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from .variable import Variable
+
+_params: OrderedDict[str, Variable] = OrderedDict()
+
+
+class _Scope(threading.local):
+    prefix: tuple[str, ...] = ()
+
+
+_scope = _Scope()
+
+
+@contextmanager
+def parameter_scope(name: str) -> Iterator[None]:
+    """Prefix the names of parameters created or read inside the block with ``name/``."""
+    if not name or "/" in name:
+        raise ValueError(f"parameter_scope: name must be non-empty without '/', got {name!r}")
+    prev = _scope.prefix
+    _scope.prefix = (*prev, name)
+    try:
+        yield
+    finally:
+        _scope.prefix = prev
+
+
+def _full(name: str) -> str:
+    return "/".join((*_scope.prefix, name))
+
+
+def get_parameter_or_create(
+    name: str,
+    shape: Sequence[int],
+    initializer: Callable[[tuple[int, ...]], Any],
+    need_grad: bool = True,
+) -> Variable:
+    """The parameter ``name`` in the current scope, created with ``initializer(shape)`` if new.
+
+    An existing parameter must have the requested shape.
+    """
+    full = _full(name)
+    p = _params.get(full)
+    shape = tuple(int(s) for s in shape)
+    if p is not None:
+        if p.shape != shape:
+            raise ValueError(
+                f"parameter {full!r} exists with shape {p.shape}, but shape {shape} was requested"
+            )
+        return p
+    p = Variable(initializer(shape), need_grad=need_grad, name=full)
+    _params[full] = p
+    return p
+
+
+def get_parameters(grad_only: bool = True) -> OrderedDict[str, Variable]:
+    """The parameters under the current scope, in creation order, named relative to the scope.
+
+    ``grad_only``: only those that need a gradient (as nnabla).
+    """
+    prefix = "/".join(_scope.prefix)
+    out: OrderedDict[str, Variable] = OrderedDict()
+    for full, p in _params.items():
+        if grad_only and not p.need_grad:
+            continue
+        if not prefix:
+            out[full] = p
+        elif full.startswith(prefix + "/"):
+            out[full[len(prefix) + 1 :]] = p
+    return out
+
+
+def set_parameter(name: str, value: Variable) -> None:
+    """Put a Variable into the table under ``name`` in the current scope."""
+    _params[_full(name)] = value
+
+
+def clear_parameters() -> None:
+    """Forget every parameter."""
+    _params.clear()

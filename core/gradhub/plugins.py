@@ -1,0 +1,547 @@
+"""Plugin loading: entry points of the group ``gradhub.plugins``, each loaded on its own.
+
+Loading is lazy: importing gradhub loads nothing; the first use of a function, a device or the
+registry does. Each plugin is loaded inside its own try/except and registers into a staging area;
+only when all its hooks succeed and nothing in it clashes with the registry is it committed, so a
+broken plugin is reported once (a :class:`~gradhub.errors.PluginLoadWarning` naming its
+distribution) and leaves nothing half-registered. Strict mode raises instead.
+
+Hooks run in two phases over all plugins: devices and functions first, then kernels and rules (so
+a device plugin can add kernels for functions of a plugin loaded after it). A plugin failing in the
+second phase has its first-phase registrations removed.
+
+Environment switches, read at load time:
+
+* ``GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1``: load no entry point (only those named in
+  ``GRADHUB_PLUGINS``, if set).
+* ``GRADHUB_PLUGINS=a,b``: load only these (entry-point or distribution names).
+* ``GRADHUB_BLOCK_PLUGINS=a,b``: never load these.
+* ``GRADHUB_STRICT_PLUGINS=1``: raise :class:`~gradhub.errors.PluginError` on a broken plugin.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .device import DeviceType
+from .errors import PluginError, PluginLoadWarning, RegistrationError
+from .registry import (
+    REGISTRY,
+    CompositeDef,
+    FunctionDef,
+    ParametricDef,
+    Provider,
+    Rule,
+    SampleFn,
+    set_rule,
+    snake_case,
+)
+
+ENTRY_POINT_GROUP = "gradhub.plugins"
+
+
+@dataclass
+class PluginRecord:
+    """What happened to one plugin: loaded, failed (with the error), blocked or not selected."""
+
+    name: str
+    distribution: str
+    version: str
+    module: str
+    status: str = "pending"
+    error: str = ""
+    added: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _LoadState:
+    loaded: bool = False
+    loading: bool = False
+    records: list[PluginRecord] = field(default_factory=list)
+
+
+STATE = _LoadState()
+
+
+class _Staging:
+    """Everything one plugin registers, held until the plugin has fully succeeded."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.devices: list[tuple[DeviceType, tuple[str, ...]]] = []
+        self.functions: list[tuple[FunctionDef, bool]] = []
+        self.parametric: list[tuple[ParametricDef, bool]] = []
+        self.kernels: list[tuple[str, str, Callable[..., Any], bool]] = []
+        self.rules: list[tuple[str, Rule, bool]] = []
+
+    def staged_function(self, name: str) -> FunctionDef | None:
+        for f, _ in self.functions:
+            if f.name == name:
+                return f
+        return None
+
+
+class DeviceRegistrar:
+    """Passed to ``gradhub_add_devices``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+
+    def device(self, device_type: DeviceType, *, aliases: Sequence[str] = ()) -> None:
+        """Register a device type (and aliases such as ``"cudnn"`` for ``"cuda"``)."""
+        if not isinstance(device_type, DeviceType) or not device_type.kind:
+            raise RegistrationError("register.device: expected a DeviceType with a kind")
+        self._s.devices.append((device_type, tuple(aliases)))
+
+
+class FunctionRegistrar:
+    """Passed to ``gradhub_add_functions``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+
+    def function(
+        self,
+        name: str,
+        forward: Callable[..., Any],
+        *,
+        inputs: Sequence[str] = ("x",),
+        attrs: dict[str, Any] | None = None,
+        n_outputs: int | Callable[..., int] = 1,
+        differentiable: bool = True,
+        rule: Callable[..., Any] | None = None,
+        need_inputs: Sequence[int] | None = None,
+        need_outputs: Sequence[int] | None = None,
+        first_order_only: bool = False,
+        samples: SampleFn | None = None,
+        reference: Callable[..., Any] | None = None,
+        elementwise: bool = False,
+        kinks: Sequence[float] = (),
+        snake: str | None = None,
+        doc: str = "",
+        override: bool = False,
+    ) -> FunctionDef:
+        """Register a primitive function.
+
+        ``forward(xp, *arrays, **attrs)`` returns an array (or a tuple, for several outputs);
+        ``rule`` is its backward rule (nnabla signature); ``need_inputs``/``need_outputs`` the
+        indices the rule reads; ``samples(rng)`` yields :class:`~gradhub.registry.Sample` test
+        cases; ``reference(*arrays, **attrs)`` an independent numpy implementation; ``kinks`` the
+        input values where the function is not differentiable.
+        """
+        if not callable(forward):
+            raise RegistrationError(f"register.function({name!r}): forward must be callable")
+        fdef = FunctionDef(
+            name=name,
+            forward=forward,
+            provider=self._s.provider,
+            inputs=tuple(inputs),
+            attrs=dict(attrs or {}),
+            n_outputs=n_outputs,
+            differentiable=differentiable,
+            samples=samples,
+            reference=reference,
+            elementwise=elementwise,
+            kinks=tuple(kinks),
+            doc=doc,
+            snake=snake or snake_case(name),
+        )
+        if rule is not None:
+            fdef.rule = Rule(
+                rule,
+                self._s.provider,
+                None if need_inputs is None else tuple(need_inputs),
+                None if need_outputs is None else tuple(need_outputs),
+                first_order_only,
+            )
+        self._s.functions.append((fdef, override))
+        return fdef
+
+    def composite(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        *,
+        samples: SampleFn | None = None,
+        reference: Callable[..., Any] | None = None,
+        elementwise: bool = False,
+        kinks: Sequence[float] = (),
+        snake: str | None = None,
+        differentiable: bool = True,
+        override: bool = False,
+    ) -> FunctionDef:
+        """Register a function written with other functions; it needs no backward rule."""
+        if not callable(fn):
+            raise RegistrationError(f"register.composite({name!r}): fn must be callable")
+        fdef = CompositeDef(
+            name=name,
+            forward=fn,
+            provider=self._s.provider,
+            inputs=(),
+            differentiable=differentiable,
+            samples=samples,
+            reference=reference,
+            elementwise=elementwise,
+            kinks=tuple(kinks),
+            doc=fn.__doc__ or "",
+            snake=snake or snake_case(name),
+            api=fn,
+        )
+        self._s.functions.append((fdef, override))
+        return fdef
+
+    def parametric(self, name: str, fn: Callable[..., Any], *, override: bool = False) -> None:
+        """Register a parametric function, offered as ``gradhub.parametric_functions.<name>``."""
+        self._s.parametric.append((ParametricDef(name, fn, self._s.provider), override))
+
+
+class KernelRegistrar:
+    """Passed to ``gradhub_add_kernels``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+
+    def has_function(self, name: str) -> bool:
+        """Whether a function of this name is registered (by any plugin loaded so far)."""
+        return name in REGISTRY.functions or self._s.staged_function(name) is not None
+
+    def kernel(
+        self, name: str, device: str, fn: Callable[..., Any], *, override: bool = False
+    ) -> None:
+        """Register ``fn(xp, *arrays, **attrs)`` as the forward kernel of ``name`` on ``device``."""
+        if not callable(fn):
+            raise RegistrationError(f"register.kernel({name!r}, {device!r}): not callable")
+        self._s.kernels.append((name, device, fn, override))
+
+
+class RuleRegistrar:
+    """Passed to ``gradhub_add_backward_rules``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+
+    def rule(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        *,
+        need_inputs: Sequence[int] | None = None,
+        need_outputs: Sequence[int] | None = None,
+        first_order_only: bool = False,
+        override: bool = False,
+    ) -> None:
+        """Set the backward rule of the existing function ``name``."""
+        if not callable(fn):
+            raise RegistrationError(f"register.rule({name!r}): the rule must be callable")
+        rule = Rule(
+            fn,
+            self._s.provider,
+            None if need_inputs is None else tuple(need_inputs),
+            None if need_outputs is None else tuple(need_outputs),
+            first_order_only,
+        )
+        self._s.rules.append((name, rule, override))
+
+
+_REGISTRARS = {
+    "gradhub_add_devices": DeviceRegistrar,
+    "gradhub_add_functions": FunctionRegistrar,
+    "gradhub_add_kernels": KernelRegistrar,
+    "gradhub_add_backward_rules": RuleRegistrar,
+}
+_PHASES = (
+    ("gradhub_add_devices", "gradhub_add_functions"),
+    ("gradhub_add_kernels", "gradhub_add_backward_rules"),
+)
+
+
+def _split_env(name: str) -> set[str]:
+    return {s.strip() for s in os.environ.get(name, "").split(",") if s.strip()}
+
+
+def _entry_points() -> list[Any]:
+    try:
+        import importlib_metadata as md
+    except ImportError:  # pragma: no cover - the dependency is declared
+        import importlib.metadata as md  # type: ignore[no-redef]
+    seen = set()
+    eps = []
+    for ep in md.entry_points(group=ENTRY_POINT_GROUP):
+        dist = ep.dist.name if ep.dist is not None else ""
+        key = (ep.name, dist)
+        if key not in seen:
+            seen.add(key)
+            eps.append(ep)
+    return sorted(eps, key=lambda e: e.name)
+
+
+def _validate_hooks(module: Any, record: PluginRecord) -> None:
+    for attr in dir(module):
+        if attr.startswith("gradhub_") and attr not in _REGISTRARS:
+            obj = getattr(module, attr)
+            if callable(obj):
+                raise PluginError(
+                    f"hook {attr!r} is not a gradhub hook; known hooks: {', '.join(_REGISTRARS)}"
+                )
+
+
+def _check_phase1(s: _Staging) -> None:
+    names: set[str] = set()
+    for fdef, override in s.functions:
+        if fdef.name in names:
+            raise RegistrationError(f"function {fdef.name!r} is registered twice by the plugin")
+        names.add(fdef.name)
+        for key, table in ((fdef.name, REGISTRY.functions), (fdef.snake, REGISTRY.snake)):
+            old = table.get(key)
+            if old is not None and not override:
+                raise RegistrationError(
+                    f"duplicate function {key!r}: already registered by {old.provider}"
+                )
+    for pdef, override in s.parametric:
+        old = REGISTRY.parametric.get(pdef.name)
+        if old is not None and not override:
+            raise RegistrationError(
+                f"duplicate parametric function {pdef.name!r}: already registered by "
+                f"{old.provider}"
+            )
+    for dt, aliases in s.devices:
+        for key in (dt.kind, *aliases):
+            if key in REGISTRY.device_types or key in REGISTRY.device_aliases:
+                raise RegistrationError(f"duplicate device {key!r}")
+
+
+def _commit_phase1(s: _Staging) -> None:
+    for dt, aliases in s.devices:
+        REGISTRY.add_device_type(dt, s.provider, aliases)
+    for fdef, override in s.functions:
+        REGISTRY.add_function(fdef, override=True)
+        if override:
+            fdef.overrides.append(("(replaced function)", str(s.provider)))
+    for pdef, _ in s.parametric:
+        REGISTRY.parametric[pdef.name] = pdef
+
+
+def _check_phase2(s: _Staging) -> None:
+    for name, kind, _fn, override in s.kernels:
+        fdef = REGISTRY.functions.get(name)
+        if fdef is None:
+            raise RegistrationError(f"kernel for unknown function {name!r}")
+        if fdef.kind == "composite":
+            raise RegistrationError(f"kernel for {name!r}: a composite function takes no kernels")
+        kind = REGISTRY.device_aliases.get(kind, kind)
+        if kind not in REGISTRY.device_types:
+            raise RegistrationError(f"kernel for {name!r} on unknown device {kind!r}")
+        old = fdef.kernel_providers.get(kind)
+        if old is not None and old != s.provider and not override:
+            raise RegistrationError(
+                f"duplicate kernel for {name!r} on {kind!r}: already registered by {old}"
+            )
+    for name, rule, override in s.rules:
+        fdef = REGISTRY.functions.get(name)
+        if fdef is None:
+            raise RegistrationError(f"backward rule for unknown function {name!r}")
+        if fdef.kind == "composite" or not fdef.differentiable:
+            raise RegistrationError(f"backward rule for {name!r}, which takes none")
+        old = fdef.rule
+        if old is not None and old.provider != s.provider and not override:
+            raise RegistrationError(
+                f"duplicate backward rule for {name!r}: it already has one from {old.provider}; "
+                "pass override=True to replace it"
+            )
+
+
+def _commit_phase2(s: _Staging) -> None:
+    for name, kind, fn, _ in s.kernels:
+        fdef = REGISTRY.functions[name]
+        kind = REGISTRY.device_aliases.get(kind, kind)
+        fdef.kernels[kind] = fn
+        fdef.kernel_providers[kind] = s.provider
+    for name, rule, override in s.rules:
+        set_rule(
+            REGISTRY.functions[name],
+            rule.fn,
+            rule.provider,
+            override,
+            rule.need_inputs,
+            rule.need_outputs,
+            rule.first_order_only,
+        )
+
+
+def _rollback(s: _Staging) -> None:
+    """Remove what a plugin committed in phase 1 (it failed in phase 2)."""
+    for fdef, _ in s.functions:
+        if REGISTRY.functions.get(fdef.name) is fdef:
+            del REGISTRY.functions[fdef.name]
+            REGISTRY.snake.pop(fdef.snake, None)
+    for pdef, _ in s.parametric:
+        if REGISTRY.parametric.get(pdef.name) is pdef:
+            del REGISTRY.parametric[pdef.name]
+    for dt, aliases in s.devices:
+        if REGISTRY.device_types.get(dt.kind) is dt:
+            del REGISTRY.device_types[dt.kind]
+            REGISTRY.device_providers.pop(dt.kind, None)
+            for a in aliases:
+                REGISTRY.device_aliases.pop(a, None)
+            for t in dt.array_types:
+                if REGISTRY.by_array_type.get(t) is dt:
+                    del REGISTRY.by_array_type[t]
+    # kernels of other plugins for functions that are now gone disappear with the functions
+
+
+def _run_hooks(pm: pluggy.PluginManager, plugin_name: str, hooks: Sequence[str], s: _Staging) -> None:
+    for hook_name in hooks:
+        caller = getattr(pm.hook, hook_name)
+        for impl in caller.get_hookimpls():
+            if impl.plugin_name != plugin_name:
+                continue
+            registrar = _REGISTRARS[hook_name](s)
+            kwargs = {"register": registrar}
+            impl.function(**{k: kwargs[k] for k in impl.argnames})
+
+
+def builtin_plugin() -> types.ModuleType:
+    from . import _builtin
+
+    return _builtin
+
+
+def load_plugins(
+    strict: bool | None = None, extra: Sequence[tuple[str, Any]] = ()
+) -> list[PluginRecord]:
+    """Load the built-in functions and every selected plugin; return what happened to each.
+
+    ``extra``: additional ``(name, module)`` plugins to load after the entry points (for plugins
+    defined in the running program). Called automatically on first use.
+    """
+    if STATE.loading:
+        return STATE.records
+    if strict is None:
+        strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
+    STATE.loading = True
+    try:
+        return _load(strict, extra)
+    finally:
+        STATE.loading = False
+
+
+def _load(strict: bool, extra: Sequence[tuple[str, Any]]) -> list[PluginRecord]:
+    from ._version import __version__
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    records: list[PluginRecord] = []
+    candidates: list[tuple[PluginRecord, Callable[[], Any]]] = []
+    core = PluginRecord("gradhub", "gradhub", __version__, "gradhub._builtin")
+    candidates.append((core, builtin_plugin))
+
+    allow = _split_env("GRADHUB_PLUGINS")
+    block = _split_env("GRADHUB_BLOCK_PLUGINS")
+    autoload = os.environ.get("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "") in ("", "0")
+    if autoload or allow:
+        for ep in _entry_points():
+            dist = ep.dist.name if ep.dist is not None else ""
+            version = ep.dist.version if ep.dist is not None else ""
+            rec = PluginRecord(ep.name, dist, version, ep.value)
+            if {ep.name, dist} & block:
+                rec.status = "blocked"
+                records.append(rec)
+                continue
+            if allow and not ({ep.name, dist} & allow):
+                rec.status = "not selected"
+                records.append(rec)
+                continue
+            candidates.append((rec, ep.load))
+    for name, module in extra:
+        rec = PluginRecord(name, "", "", getattr(module, "__name__", repr(module)))
+        candidates.append((rec, lambda m=module: m))
+
+    failures: list[PluginRecord] = []
+
+    def fail(rec: PluginRecord, err: BaseException, where: str) -> None:
+        rec.status = "failed"
+        rec.error = f"{where}: {type(err).__name__}: {err}"
+        failures.append(rec)
+        if strict:
+            raise PluginError(
+                f"plugin {rec.name!r} (distribution {rec.distribution or '?'} "
+                f"{rec.version}) failed to load: {rec.error}"
+            ) from err
+
+    loaded: list[tuple[PluginRecord, _Staging]] = []
+    for rec, loader in candidates:
+        records.append(rec)
+        try:
+            module = loader()
+            _validate_hooks(module, rec)
+            pm.register(module, name=rec.name)
+        except Exception as e:
+            fail(rec, e, "import")
+            continue
+        provider = Provider(rec.distribution, rec.version, rec.module)
+        loaded.append((rec, _Staging(provider)))
+
+    ok: list[tuple[PluginRecord, _Staging]] = []
+    for rec, s in loaded:
+        try:
+            _run_hooks(pm, rec.name, _PHASES[0], s)
+            _check_phase1(s)
+        except Exception as e:
+            pm.unregister(name=rec.name)
+            fail(rec, e, "registration")
+            continue
+        _commit_phase1(s)
+        ok.append((rec, s))
+
+    for rec, s in ok:
+        try:
+            _run_hooks(pm, rec.name, _PHASES[1], s)
+            _check_phase2(s)
+        except Exception as e:
+            _rollback(s)
+            fail(rec, e, "registration")
+            continue
+        _commit_phase2(s)
+        rec.status = "loaded"
+        rec.added = {
+            "devices": len(s.devices),
+            "functions": len(s.functions),
+            "parametric": len(s.parametric),
+            "kernels": len(s.kernels),
+            "rules": len(s.rules),
+        }
+    # drop kernels whose function was rolled back (they hang off the function objects)
+    STATE.records = records
+    STATE.loaded = True
+    REGISTRY.generation += 1
+    for rec in failures:
+        warnings.warn(
+            PluginLoadWarning(
+                f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
+                f"{rec.version}) was skipped: {rec.error}"
+            ),
+            stacklevel=3,
+        )
+    return records
+
+
+def plugin_report() -> list[PluginRecord]:
+    """What happened to each plugin (loading them first if needed)."""
+    if not STATE.loaded:
+        load_plugins()
+    return list(STATE.records)
+
+
+def reset() -> None:
+    """Forget every registration and plugin; the next use loads them again (for tests)."""
+    REGISTRY.reset()
+    STATE.loaded = False
+    STATE.records = []

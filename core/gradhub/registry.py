@@ -1,0 +1,472 @@
+"""The registry: functions, backward rules, kernels and devices, as tables.
+
+A function is a name (``"Affine"``) plus entries: a generic forward kernel written against the
+array module ``xp`` (so it runs on every device), optional faster kernels keyed by device kind, one
+backward rule, and metadata (which inputs/outputs the rule needs, samples and kinks for testing).
+Plugins fill these tables once, at load time (see :mod:`gradhub.plugins`); calling a function
+afterwards only reads them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .device import CPU_TYPE, KNOWN_DEVICE_DISTRIBUTIONS, DeviceType
+from .errors import DeviceError, FunctionNotFoundError, RegistrationError
+
+#: ``rule(grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs) -> grads``
+RuleFn = Callable[..., Any]
+Kernel = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Who registered something: a distribution and its version, or a module."""
+
+    distribution: str
+    version: str = ""
+    module: str = ""
+
+    def __str__(self) -> str:
+        if self.distribution:
+            return f"{self.distribution} {self.version}".strip()
+        return f"module {self.module}"
+
+
+@dataclass(eq=False)
+class Rule:
+    """A backward rule and what it needs from the forward pass.
+
+    ``need_inputs``/``need_outputs``: indices of the forward inputs/outputs the rule reads (``None``:
+    all). The others are passed to the rule as ``None`` and freed after the forward step.
+    ``first_order_only``: the rule uses raw kernels, so a graph through its result raises when it is
+    differentiated again.
+    """
+
+    fn: RuleFn
+    provider: Provider
+    need_inputs: tuple[int, ...] | None = None
+    need_outputs: tuple[int, ...] | None = None
+    first_order_only: bool = False
+
+
+@dataclass
+class Sample:
+    """One test case of a function: input arrays (float64 for the differentiable ones) and attrs.
+
+    ``grad_inputs``: indices of the inputs to differentiate (default: every floating input).
+    ``max_order``: highest derivative order this sample is checked to (default: the op matrix's).
+    """
+
+    inputs: tuple[Any, ...]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    grad_inputs: tuple[int, ...] | None = None
+    max_order: int | None = None
+    name: str = ""
+
+
+SampleFn = Callable[[np.random.Generator], Iterable[Sample]]
+
+
+@dataclass(eq=False)
+class FunctionDef:
+    """A primitive function: forward kernels, a backward rule and metadata."""
+
+    name: str
+    forward: Kernel
+    provider: Provider
+    inputs: tuple[str, ...] = ("x",)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    n_outputs: int | Callable[..., int] = 1
+    differentiable: bool = True
+    rule: Rule | None = None
+    samples: SampleFn | None = None
+    reference: Callable[..., Any] | None = None
+    elementwise: bool = False
+    kinks: tuple[float, ...] = ()
+    doc: str = ""
+    snake: str = ""
+    kernels: dict[str, Kernel] = field(default_factory=dict)
+    kernel_providers: dict[str, Provider] = field(default_factory=dict)
+    #: audit results: device kind -> (highest verified order, failed order or None)
+    audit: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    #: rule overrides: (previous provider, new provider)
+    overrides: list[tuple[str, str]] = field(default_factory=list)
+    kind: str = "primitive"
+    api: Callable[..., Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.snake:
+            self.snake = snake_case(self.name)
+        if self.api is None:
+            self.api = make_api(self)
+
+    def n_out(self, attrs: dict[str, Any], n_inputs: int) -> int:
+        n = self.n_outputs
+        return n if isinstance(n, int) else n(n_inputs, **attrs)
+
+    def status(self) -> str:
+        """Higher-order status: verified/failed/unverified/first-order-only/non-differentiable."""
+        if not self.differentiable:
+            return "non-differentiable"
+        if self.kind == "primitive" and self.rule is None:
+            return "no rule"
+        if self.rule is not None and self.rule.first_order_only:
+            base = "first-order-only"
+        else:
+            base = "unverified"
+        failed = [f"{dev}@{f}" for dev, (_, f) in sorted(self.audit.items()) if f is not None]
+        if failed:
+            return "failed (" + ", ".join(failed) + ")"
+        if self.audit:
+            parts = [f"{dev}<={o}" for dev, (o, _) in sorted(self.audit.items())]
+            return ("verified " if base == "unverified" else base + ", verified ") + ", ".join(
+                parts
+            )
+        return base
+
+
+@dataclass(eq=False)
+class CompositeDef(FunctionDef):
+    """A function written in terms of other functions: it needs no rule of its own."""
+
+    kind: str = "composite"
+
+
+@dataclass(eq=False)
+class ParametricDef:
+    """A parametric function (``PF.affine``): creates parameters and calls functions."""
+
+    name: str
+    fn: Callable[..., Any]
+    provider: Provider
+
+
+def snake_case(name: str) -> str:
+    """``"MaxPooling"`` -> ``"max_pooling"``; ``"ReLU"`` -> ``"relu"``; ``"Add2"`` -> ``"add2"``."""
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
+    return s.lower()
+
+
+def make_api(fdef: FunctionDef) -> Callable[..., Any]:
+    """Build the snake_case callable of a primitive: inputs positional, then attrs.
+
+    Input names ending in ``?`` are optional (``None`` leaves them out); a leading ``*`` makes the
+    input variadic.
+    """
+    from .graph import apply
+
+    names = list(fdef.inputs)
+    variadic = bool(names) and names[0].startswith("*")
+    optional = [n.endswith("?") for n in names]
+    clean = [n.strip("*?") for n in names]
+    attr_names = list(fdef.attrs)
+    defaults = dict(fdef.attrs)
+    fname = fdef.snake
+
+    if variadic:
+
+        def api(*xs: Any, **kw: Any) -> Any:
+            if len(xs) == 1 and isinstance(xs[0], (list, tuple)):
+                xs = tuple(xs[0])
+            bad = set(kw) - set(defaults)
+            if bad:
+                raise TypeError(f"{fname}() got unexpected keyword argument(s) {sorted(bad)}")
+            return apply(fdef, xs, {**defaults, **kw} if kw else defaults)
+
+    else:
+        n_in = len(clean)
+        all_names = clean + attr_names
+
+        def api(*args: Any, **kw: Any) -> Any:
+            if len(args) > len(all_names):
+                raise TypeError(
+                    f"{fname}() takes at most {len(all_names)} arguments ({len(args)} given)"
+                )
+            inputs = list(args[:n_in])
+            attrs = dict(defaults)
+            for name, value in zip(attr_names, args[n_in:]):
+                attrs[name] = value
+            for key, value in kw.items():
+                if key in attrs:
+                    attrs[key] = value
+                elif key in clean:
+                    i = clean.index(key)
+                    if i < len(inputs):
+                        raise TypeError(f"{fname}() got multiple values for argument {key!r}")
+                    inputs.extend([None] * (i + 1 - len(inputs)))
+                    inputs[i] = value
+                else:
+                    raise TypeError(f"{fname}() got an unexpected keyword argument {key!r}")
+            while len(inputs) < n_in and optional[len(inputs)]:
+                inputs.append(None)
+            if len(inputs) < n_in:
+                raise TypeError(f"{fname}() missing required input {clean[len(inputs)]!r}")
+            while inputs and inputs[-1] is None and optional[len(inputs) - 1]:
+                inputs.pop()
+            for i, x in enumerate(inputs):
+                if x is None:
+                    raise TypeError(f"{fname}(): input {clean[i]!r} must not be None")
+            return apply(fdef, inputs, attrs)
+
+        params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in clean]
+        for i, p in enumerate(params):
+            if optional[i]:
+                params[i] = p.replace(default=None)
+        params += [
+            inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults[n])
+            for n in attr_names
+        ]
+        api.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    api.__name__ = fname
+    api.__qualname__ = fname
+    api.__doc__ = fdef.doc or f"The function {fdef.name} (registered by {fdef.provider})."
+    api.fdef = fdef  # type: ignore[attr-defined]
+    return api
+
+
+class Registry:
+    """The global tables. Filled by plugins at load time; read on every call."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, FunctionDef] = {}
+        self.snake: dict[str, FunctionDef] = {}
+        self.parametric: dict[str, ParametricDef] = {}
+        self.device_types: dict[str, DeviceType] = {}
+        self.device_aliases: dict[str, str] = {}
+        self.device_providers: dict[str, Provider] = {}
+        self.by_array_type: dict[type, DeviceType] = {}
+        self.generation = 0
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything but the built-in CPU device."""
+        self.functions.clear()
+        self.snake.clear()
+        self.parametric.clear()
+        self.device_types.clear()
+        self.device_aliases.clear()
+        self.device_providers.clear()
+        self.by_array_type.clear()
+        self.add_device_type(CPU_TYPE, Provider("gradhub", _version()), ())
+        self.generation += 1
+
+    # -- devices -------------------------------------------------------------------------------
+    def add_device_type(self, dt: DeviceType, provider: Provider, aliases: Sequence[str]) -> None:
+        self.device_types[dt.kind] = dt
+        self.device_providers[dt.kind] = provider
+        for a in aliases:
+            self.device_aliases[a] = dt.kind
+        for t in dt.array_types:
+            self.by_array_type[t] = dt
+
+    def device_type(self, kind: str) -> DeviceType:
+        """The device type of a kind or alias; raises naming the distribution to install."""
+        _ensure_loaded()
+        kind = self.device_aliases.get(kind, kind)
+        dt = self.device_types.get(kind)
+        if dt is None:
+            dist = KNOWN_DEVICE_DISTRIBUTIONS.get(kind)
+            hint = (
+                f"install the distribution {dist!r} (pip install {dist})"
+                if dist
+                else "no installed plugin provides it; install the plugin distribution for it"
+            )
+            known = ", ".join(sorted(self.device_types))
+            raise DeviceError(f"unknown device {kind!r}: {hint}. Installed devices: {known}")
+        return dt
+
+    # -- functions -----------------------------------------------------------------------------
+    def get(self, name: str) -> FunctionDef:
+        """The function registered as ``name`` (CamelCase or snake_case)."""
+        _ensure_loaded()
+        f = self.functions.get(name) or self.snake.get(name)
+        if f is None:
+            hint = ""
+            if self.functions and "gradhub-nn-ops" not in {
+                fd.provider.distribution for fd in self.functions.values()
+            }:
+                hint = " (the function library is the distribution gradhub-nn-ops)"
+            raise FunctionNotFoundError(
+                f"no function {name!r} is registered; installed plugins provide "
+                f"{len(self.functions)} functions{hint}"
+            )
+        return f
+
+    def add_function(self, fdef: FunctionDef, override: bool = False) -> None:
+        for table, key in ((self.functions, fdef.name), (self.snake, fdef.snake)):
+            old = table.get(key)
+            if old is not None and not override:
+                raise RegistrationError(
+                    f"function {key!r} from {fdef.provider} is already registered by "
+                    f"{old.provider}; pass override=True to replace it"
+                )
+        self.functions[fdef.name] = fdef
+        self.snake[fdef.snake] = fdef
+
+
+def _version() -> str:
+    from ._version import __version__
+
+    return __version__
+
+
+REGISTRY = Registry()
+
+
+def _ensure_loaded() -> None:
+    from . import plugins
+
+    if not plugins.STATE.loaded:
+        plugins.load_plugins()
+
+
+def _caller_provider(depth: int = 2) -> Provider:
+    frame = sys._getframe(depth)
+    module = frame.f_globals.get("__name__", "?")
+    return Provider("", "", module)
+
+
+def register(
+    func_name: str,
+    backward_fn: RuleFn,
+    *,
+    override: bool = False,
+    need_inputs: Sequence[int] | None = None,
+    need_outputs: Sequence[int] | None = None,
+    first_order_only: bool = False,
+) -> None:
+    """Set the backward rule of an existing function.
+
+    ``backward_fn(grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs)`` returns
+    one Variable (or None) per input (nnabla >= 1.32 signature). Rules written with registered
+    functions are differentiable to any order. A name whose rule comes from another provider needs
+    ``override=True``; the override is recorded and shown by :func:`show_registry`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> def neg_backward(grad_outputs, inputs, input_shapes, outputs, output_shapes):
+        ...     return [-grad_outputs[0]]
+        >>> gh.register("Neg", neg_backward, override=True)
+    """
+    provider = _caller_provider()
+    fdef = REGISTRY.get(func_name)
+    set_rule(fdef, backward_fn, provider, override, need_inputs, need_outputs, first_order_only)
+
+
+def set_rule(
+    fdef: FunctionDef,
+    fn: RuleFn,
+    provider: Provider,
+    override: bool,
+    need_inputs: Sequence[int] | None = None,
+    need_outputs: Sequence[int] | None = None,
+    first_order_only: bool = False,
+) -> None:
+    """Install ``fn`` as the rule of ``fdef`` (shared by :func:`register` and plugins)."""
+    if not callable(fn):
+        raise RegistrationError(f"register({fdef.name!r}): the backward rule must be callable")
+    if fdef.kind == "composite":
+        raise RegistrationError(
+            f"register({fdef.name!r}): {fdef.name} is a composite of other functions and is "
+            "differentiated through them; it takes no rule"
+        )
+    if not fdef.differentiable:
+        raise RegistrationError(f"register({fdef.name!r}): {fdef.name} is non-differentiable")
+    old = fdef.rule
+    if old is not None and old.provider != provider:
+        if not override:
+            raise RegistrationError(
+                f"register({fdef.name!r}): function {fdef.name} already has a backward rule from "
+                f"{old.provider}; {provider} must pass override=True to replace it"
+            )
+        fdef.overrides.append((str(old.provider), str(provider)))
+    fdef.rule = Rule(
+        fn,
+        provider,
+        tuple(need_inputs) if need_inputs is not None else None,
+        tuple(need_outputs) if need_outputs is not None else None,
+        first_order_only,
+    )
+    fdef.audit.clear()
+
+
+def registry_table() -> list[dict[str, Any]]:
+    """Every registered function as a row: name, callable, provider, rule, status, devices."""
+    _ensure_loaded()
+    rows = []
+    for name in sorted(REGISTRY.functions):
+        f = REGISTRY.functions[name]
+        if f.kind == "composite":
+            rule = "composed"
+            rule_provider = ""
+        elif f.rule is None:
+            rule = "none"
+            rule_provider = ""
+        else:
+            rule = "yes"
+            rule_provider = str(f.rule.provider)
+        if f.kind == "composite":
+            devices = sorted(REGISTRY.device_types)
+        else:
+            devices = sorted({"cpu", *f.kernels} | set(REGISTRY.device_types))
+        rows.append(
+            {
+                "function": name,
+                "callable": f.snake,
+                "kind": f.kind,
+                "provider": f.provider.distribution or f.provider.module,
+                "version": f.provider.version,
+                "rule": rule,
+                "rule_provider": rule_provider,
+                "status": f.status(),
+                "devices": devices,
+                "fast_kernels": sorted(f.kernels),
+                "overrides": [f"{a} -> {b}" for a, b in f.overrides],
+            }
+        )
+    return rows
+
+
+def show_registry(file: Any = None) -> None:
+    """Print the registry as a table: function, provider, rule, higher-order status, devices."""
+    rows = registry_table()
+    header = ("function", "provider", "rule", "status", "devices")
+    table = [header] + [
+        (
+            r["function"],
+            f"{r['provider']} {r['version']}".strip(),
+            r["rule"] + (f" ({r['rule_provider']})" if r["overrides"] else ""),
+            r["status"],
+            ",".join(r["devices"]),
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    out = file or sys.stdout
+    for k, row in enumerate(table):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip(), file=out)
+        if k == 0:
+            print("  ".join("-" * w for w in widths), file=out)
+    unusable = []
+    for kind, dt in sorted(REGISTRY.device_types.items()):
+        ok, why = dt.availability()
+        if not ok:
+            unusable.append(f"{kind}: {why}")
+    if unusable:
+        print("unusable devices: " + "; ".join(unusable), file=out)
+
+
+def check_device_name(kind: str) -> None:
+    """Raise unless ``kind`` names a registered device type."""
+    if kind not in REGISTRY.device_types:
+        raise DeviceError(f"unknown device kind {kind!r}")

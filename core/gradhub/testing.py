@@ -1,0 +1,182 @@
+"""Numeric gradient checking: :func:`gradcheck`.
+
+Derivatives are compared with central differences computed in float64,
+
+.. math:: \\langle v, J d\\rangle \\approx
+          \\frac{\\langle v, f(x + \\epsilon d) - f(x - \\epsilon d)\\rangle}{2\\epsilon},
+
+along every coordinate direction ``d`` for small inputs (the full Jacobian) and along random
+directions otherwise, with a random incoming gradient ``v``. Order ``n`` applies the check to the
+vector-Jacobian product ``(x, v) -> J(x)^T v`` of order ``n - 1``, so the second derivative is
+checked with respect to both the inputs and the incoming gradient.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .device import CPU, Device
+from .engine import grad
+from .errors import GradcheckError
+from .variable import Variable
+
+
+def _outputs(res: Any) -> list[Variable]:
+    outs = list(res) if isinstance(res, (list, tuple)) else [res]
+    return [o for o in outs if isinstance(o, Variable) and o.dtype.kind == "f"]
+
+
+def _host(dev: Device, a: Any) -> np.ndarray:
+    return np.asarray(dev.to_numpy(a), dtype=np.float64)
+
+
+def gradcheck(
+    fn: Callable[..., Any],
+    inputs: Sequence[Any],
+    order: int = 1,
+    *,
+    grad_inputs: Sequence[int] | None = None,
+    grad_outputs: Sequence[Any] | None = None,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+    full_jacobian_max: int = 32,
+    n_directions: int = 3,
+    seed: int = 0,
+    device: Device | None = None,
+    name: str = "",
+) -> bool:
+    """Check the derivatives of ``fn`` up to ``order`` numerically; raise GradcheckError if wrong.
+
+    ``fn`` takes Variables and returns a Variable or a sequence of them. Floating inputs are cast
+    to float64; ``grad_inputs`` picks the inputs to differentiate (default: every floating one).
+    Besides the numeric comparison it checks that a zero incoming gradient gives zero gradients
+    and that running backward twice gives the same result.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> gh.testing.gradcheck(lambda x: x * x * x, [[0.5, -1.0, 2.0]], order=3)
+        True
+    """
+    dev = device or CPU
+    arrays = []
+    for a in inputs:
+        a = a.d if isinstance(a, Variable) else a
+        h = np.asarray(dev.to_numpy(a) if not isinstance(a, (list, float, int)) else a)
+        if h.dtype.kind == "f" or (h.dtype.kind in "iu" and isinstance(a, (list, float))):
+            h = h.astype(np.float64)
+        arrays.append(dev.asarray(h))
+    if grad_inputs is None:
+        diff = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
+    else:
+        diff = list(grad_inputs)
+    rng = np.random.default_rng(seed)
+    label = name or getattr(fn, "__name__", "fn")
+    _check(fn, arrays, diff, grad_outputs, order, dev, rng, eps, atol, rtol,
+           full_jacobian_max, n_directions, label, 1)
+    return True
+
+
+def _vars(arrays: Sequence[Any], diff: Sequence[int]) -> list[Variable]:
+    return [Variable._new(a, i in diff, None, 0) for i, a in enumerate(arrays)]
+
+
+def _check(
+    fn: Callable[..., Any],
+    arrays: list[Any],
+    diff: list[int],
+    grad_outputs: Sequence[Any] | None,
+    order: int,
+    dev: Device,
+    rng: np.random.Generator,
+    eps: float,
+    atol: float,
+    rtol: float,
+    full_max: int,
+    n_dirs: int,
+    label: str,
+    level: int,
+) -> None:
+    xs = _vars(arrays, diff)
+    ys = _outputs(fn(*xs))
+    if grad_outputs is None:
+        vs = [dev.asarray(rng.standard_normal(y.shape)) for y in ys]
+    else:
+        vs = [dev.asarray(np.asarray(v, dtype=np.float64)) for v in grad_outputs]
+    targets = [xs[i] for i in diff]
+    gs = grad(ys, targets, grad_outputs=[Variable._new(v, False, None, 0) for v in vs],
+              create_graph=False) if ys else [None] * len(targets)
+    ana = [np.zeros(arrays[i].shape) if g is None else _host(dev, g.d) for i, g in zip(diff, gs)]
+
+    # side check: running backward twice gives the same result
+    if ys:
+        xs2 = _vars(arrays, diff)
+        ys2 = _outputs(fn(*xs2))
+        gs2 = grad(ys2, [xs2[i] for i in diff],
+                   grad_outputs=[Variable._new(v, False, None, 0) for v in vs], create_graph=False)
+        for k, (a, g2) in enumerate(zip(ana, gs2)):
+            if not np.allclose(a, _host(dev, g2.d), rtol=1e-12, atol=1e-12):  # type: ignore[union-attr]
+                raise GradcheckError(f"{label} (order {level}): running backward twice gave "
+                                     f"different gradients for input {diff[k]}")
+        # side check: a zero incoming gradient gives zero gradients
+        zs = [Variable._new(dev.xp.zeros_like(v), False, None, 0) for v in vs]
+        gz = grad(ys2, [xs2[i] for i in diff], grad_outputs=zs, create_graph=False)
+        for k, g in enumerate(gz):
+            h = _host(dev, g.d)  # type: ignore[union-attr]
+            if np.any(h != 0):
+                raise GradcheckError(f"{label} (order {level}): a zero incoming gradient gave a "
+                                     f"non-zero gradient for input {diff[k]} (max {np.abs(h).max()})")
+
+    def phi(shifted: list[Any]) -> float:
+        # not under no_grad: at order > 1, fn itself computes a gradient
+        outs = _outputs(fn(*_vars(shifted, diff)))
+        return float(sum(np.sum(_host(dev, y.d) * _host(dev, v)) for y, v in zip(outs, vs)))
+
+    sizes = [int(arrays[i].size) for i in diff]
+    total = sum(sizes)
+    if total <= full_max:
+        directions = []
+        for k, i in enumerate(diff):
+            for j in range(sizes[k]):
+                d = [np.zeros(arrays[m].shape) for m in diff]
+                d[k].reshape(-1)[j] = 1.0
+                directions.append(d)
+    else:
+        directions = [[rng.standard_normal(arrays[m].shape) for m in diff] for _ in range(n_dirs)]
+    host = [_host(dev, a) for a in arrays]
+    for d in directions:
+        plus = list(arrays)
+        minus = list(arrays)
+        for k, i in enumerate(diff):
+            plus[i] = dev.asarray(host[i] + eps * d[k])
+            minus[i] = dev.asarray(host[i] - eps * d[k])
+        num = (phi(plus) - phi(minus)) / (2 * eps)
+        an = float(sum(np.sum(a * dk) for a, dk in zip(ana, d)))
+        if not abs(num - an) <= atol + rtol * max(abs(num), abs(an)):
+            where = ""
+            if total <= full_max:
+                k = next(k for k, dk in enumerate(d) if np.any(dk))
+                where = f" input {diff[k]} element {int(np.argmax(d[k].reshape(-1)))}:"
+            raise GradcheckError(
+                f"{label}: derivative of order {level} is wrong;{where} numeric {num!r} vs "
+                f"analytic {an!r} (|diff| {abs(num - an):.3g})"
+            )
+
+    if order > 1:
+        n_in = len(arrays)
+        n_v = len(vs)
+
+        def vjp(*args: Variable) -> list[Variable]:
+            ins, v_in = list(args[:n_in]), list(args[n_in:])
+            outs = _outputs(fn(*ins))
+            return grad(outs, [ins[i] for i in diff], grad_outputs=v_in,  # type: ignore[return-value]
+                        create_graph=True)
+
+        new_arrays = list(arrays) + list(vs)
+        new_diff = list(diff) + list(range(n_in, n_in + n_v))
+        _check(vjp, new_arrays, new_diff, None, order - 1, dev, rng, eps, atol, rtol,
+               full_max, n_dirs, label, level + 1)

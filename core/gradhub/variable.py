@@ -1,0 +1,351 @@
+"""Variable: an array with a place in the computation graph."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .device import Device, context_device
+
+if TYPE_CHECKING:
+    from .graph import Node
+
+_SCALARS = (int, float, np.number)
+
+
+def _to_array(data: Any, device: Device | None = None) -> Any:
+    from .registry import REGISTRY
+
+    if isinstance(data, Variable):
+        return data._data
+    dt = REGISTRY.by_array_type.get(type(data))
+    if dt is not None and device is None:
+        return data
+    dev = device or context_device()
+    if isinstance(data, (list, tuple, float, int, bool)) or (
+        isinstance(data, np.ndarray) is False and np.isscalar(data)
+    ):
+        arr = np.asarray(data)
+        if arr.dtype == np.float64 and not isinstance(data, np.floating):
+            arr = arr.astype(np.float32)
+        data = arr
+    return dev.asarray(data)
+
+
+class Variable:
+    """An array (``.d``) with its accumulated gradient (``.g``) and its creator in the graph.
+
+    ``data`` is an array of a device (numpy on the CPU), a scalar or a nested list; Python floats
+    become float32, as in PyTorch and nnabla. Arrays are used without a copy. ``need_grad``: whether
+    gradients flow to this Variable (only for floating-point data).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> x = gh.Variable([1.0, 2.0, 3.0])
+        >>> y = (x * x).sum()
+        >>> y.backward()
+        >>> x.g
+        array([2., 4., 6.], dtype=float32)
+    """
+
+    __slots__ = ("__weakref__", "_creator", "_data", "_grad", "_idx", "name", "need_grad")
+    __array_priority__ = 1000.0  # numpy defers ``ndarray <op> Variable`` to Variable
+
+    _creator: Node | None
+
+    def __init__(self, data: Any, need_grad: bool = True, name: str | None = None) -> None:
+        arr = _to_array(data)
+        if need_grad and arr.dtype.kind not in "fc":
+            raise TypeError(
+                f"Variable: need_grad=True needs floating-point data, got dtype {arr.dtype}; "
+                "pass need_grad=False for integer data such as labels"
+            )
+        self._data = arr
+        self._grad: Variable | None = None
+        self._creator = None
+        self._idx = 0
+        self.need_grad = bool(need_grad)
+        self.name = name
+
+    @classmethod
+    def _new(cls, data: Any, need_grad: bool, creator: Node | None, idx: int) -> Variable:
+        v = object.__new__(cls)
+        v._data = data
+        v._grad = None
+        v._creator = creator
+        v._idx = idx
+        v.need_grad = need_grad
+        v.name = None
+        return v
+
+    # -- data ------------------------------------------------------------------------------------
+    @property
+    def d(self) -> Any:
+        """The data array (assignable)."""
+        return self._data
+
+    @d.setter
+    def d(self, value: Any) -> None:
+        from .registry import REGISTRY
+
+        if isinstance(value, Variable):
+            value = value._data
+        dt = REGISTRY.by_array_type.get(type(self._data))
+        dev = dt.device_of(self._data) if dt is not None else None
+        arr = _to_array(value, dev) if not isinstance(value, type(self._data)) else value
+        if arr.dtype != self._data.dtype:
+            arr = arr.astype(self._data.dtype)
+        self._data = arr
+
+    data = d
+
+    @property
+    def g(self) -> Any:
+        """The accumulated gradient array, or None (assignable; ``None`` clears it)."""
+        return None if self._grad is None else self._grad._data
+
+    @g.setter
+    def g(self, value: Any) -> None:
+        if value is None:
+            self._grad = None
+            return
+        if isinstance(value, Variable):
+            self._grad = value
+            return
+        self._grad = Variable._new(_to_array(value), False, None, 0)
+
+    grad = g
+
+    @property
+    def grad_var(self) -> Variable | None:
+        """The accumulated gradient as a Variable (differentiable after ``create_graph=True``)."""
+        return self._grad
+
+    @grad_var.setter
+    def grad_var(self, value: Variable | None) -> None:
+        self._grad = value
+
+    def cleargrad(self) -> None:
+        """Reset the accumulated gradient to None."""
+        self._grad = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return int(self._data.ndim)
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    @property
+    def dtype(self) -> Any:
+        return self._data.dtype
+
+    @property
+    def device(self) -> Device:
+        """The device holding the data."""
+        from .registry import REGISTRY
+
+        dt = REGISTRY.by_array_type.get(type(self._data))
+        if dt is None:
+            raise TypeError(f"Variable: unsupported array type {type(self._data).__name__}")
+        return dt.device_of(self._data)
+
+    @property
+    def creator(self) -> Node | None:
+        """The graph node that produced this Variable (None for leaves)."""
+        return self._creator
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._creator is None
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        body = np.array2string(np.asarray(self.device.to_numpy(self._data)), separator=", ")
+        extra = "" if self.need_grad else ", need_grad=False"
+        return f"Variable({body}, dtype={self.dtype}{extra})"
+
+    def numpy(self) -> np.ndarray:
+        """The data as a numpy array (copied from the device if needed)."""
+        return self.device.to_numpy(self._data)
+
+    def item(self) -> Any:
+        """The single element of the data as a Python number."""
+        return self.numpy().item()
+
+    def detach(self) -> Variable:
+        """A new leaf sharing the data, cut from the graph, needing no gradient."""
+        return Variable._new(self._data, False, None, 0)
+
+    get_unlinked_variable = detach
+
+    # -- graph -----------------------------------------------------------------------------------
+    def forward(self) -> None:
+        """Re-execute the graph that produced this Variable from its leaves' current data."""
+        from .engine import reexecute
+
+        reexecute(self)
+
+    def backward(
+        self,
+        grad: Any = None,
+        *,
+        retain_grad: bool = False,
+        create_graph: bool = False,
+        loss_scale: float | None = None,
+    ) -> None:
+        """Accumulate d(self)/d(leaf) into ``.g`` of every leaf that needs a gradient.
+
+        ``grad``: the incoming gradient (None: ones of this Variable's shape, times ``loss_scale``
+        when given). ``retain_grad``: also store the gradients of the intermediate Variables still
+        referenced. ``create_graph``: record the backward computation so that ``.g`` can be
+        differentiated again.
+        """
+        from .engine import backward
+
+        backward(
+            self,
+            grad,
+            retain_grad=retain_grad,
+            create_graph=create_graph,
+            loss_scale=loss_scale,
+        )
+
+    def to(self, device: Any) -> Variable:
+        """This Variable on another device (a differentiable transfer)."""
+        from .ops import call
+
+        if isinstance(device, Device):
+            name = device.name
+        else:
+            from .device import Context
+
+            name = device.device_name if isinstance(device, Context) else str(device)
+        return call("ToDevice", self, device=name, source=self.device.name)
+
+    # -- operators -------------------------------------------------------------------------------
+    def __add__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("AddScalar", self, val=other)
+        return call("Add2", self, other)
+
+    def __radd__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("AddScalar", self, val=other)
+        return call("Add2", other, self)
+
+    def __sub__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("AddScalar", self, val=-other)
+        return call("Sub2", self, other)
+
+    def __rsub__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("AddScalar", call("Neg", self), val=other)
+        return call("Sub2", other, self)
+
+    def __mul__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("MulScalar", self, val=other)
+        return call("Mul2", self, other)
+
+    def __rmul__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("MulScalar", self, val=other)
+        return call("Mul2", other, self)
+
+    def __truediv__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("MulScalar", self, val=1.0 / other)
+        return call("Div2", self, other)
+
+    def __rtruediv__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("RDivScalar", self, val=other)
+        return call("Div2", other, self)
+
+    def __pow__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("PowScalar", self, val=other)
+        return call("Pow2", self, other)
+
+    def __rpow__(self, other: Any) -> Variable:
+        from .ops import call
+
+        if isinstance(other, _SCALARS):
+            return call("RPowScalar", self, val=other)
+        return call("Pow2", other, self)
+
+    def __neg__(self) -> Variable:
+        from .ops import call
+
+        return call("Neg", self)
+
+    def __pos__(self) -> Variable:
+        return self
+
+    def __matmul__(self, other: Any) -> Variable:
+        from .ops import call
+
+        return call("BatchMatmul", self, other)
+
+    def __rmatmul__(self, other: Any) -> Variable:
+        from .ops import call
+
+        return call("BatchMatmul", other, self)
+
+    def __getitem__(self, key: Any) -> Variable:
+        from .ops import call
+
+        return call("GetItem", self, key=key)
+
+    def reshape(self, *shape: Any) -> Variable:
+        """This Variable with another shape (a differentiable view)."""
+        from .ops import call
+
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return call("Reshape", self, shape=tuple(int(s) for s in shape))
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Variable:
+        """Sum over ``axis`` (all axes by default)."""
+        from .ops import call
+
+        return call("Sum", self, axis=axis, keepdims=keepdims)
+
+    # Variables are hashed and compared by identity (they are graph nodes, not values).
+    __hash__ = object.__hash__
+
+
+def as_variable(x: Any) -> Variable:
+    """``x`` if it is a Variable, else a constant leaf (need_grad False) holding it."""
+    if isinstance(x, Variable):
+        return x
+    return Variable._new(_to_array(x), False, None, 0)

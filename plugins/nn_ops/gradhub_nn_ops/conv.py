@@ -1,0 +1,9 @@
+"""gradhub-nn-ops: conv functions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def register_functions(register: Any) -> None:
+    """Register the conv functions."""

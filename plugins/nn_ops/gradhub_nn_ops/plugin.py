@@ -1,0 +1,31 @@
+"""The hook implementations of gradhub-nn-ops: each module of the library registers its part."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from gradhub import hookimpl
+
+#: Modules of the library; each defines ``register_functions(register)``.
+MODULES = (
+    "math",
+    "activations",
+    "reductions",
+    "losses",
+    "shape",
+    "linalg",
+    "conv",
+    "pooling",
+    "normalization",
+    "misc",
+    "parametric",
+)
+
+
+@hookimpl
+def gradhub_add_functions(register: Any) -> None:
+    """Register every function and parametric function of the library."""
+    for name in MODULES:
+        module = importlib.import_module(f"gradhub_nn_ops.{name}")
+        module.register_functions(register)
