@@ -61,7 +61,10 @@ def _seed(y: Variable, g: Any, loss_scale: float | None, where: str) -> Variable
 
 def _add(a: Variable, b: Variable) -> Variable:
     if not _mode.recording:
-        return Variable._new(a._data + b._data, False, None, 0)
+        r = a._data + b._data
+        if type(r) is not type(a._data):  # numpy turns 0-d sums into scalars
+            r = a.device.asarray(r)
+        return Variable._new(r, False, None, 0)
     from .ops import call
 
     return call("Add2", a, b)

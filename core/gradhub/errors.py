@@ -36,4 +36,8 @@ class PluginLoadWarning(UserWarning):
 
 
 class GradcheckError(GradhubError, AssertionError):
-    """Analytic and numeric derivatives disagree."""
+    """Analytic and numeric derivatives disagree (``order``: the derivative order that failed)."""
+
+    def __init__(self, message: str, order: int = 1) -> None:
+        super().__init__(message)
+        self.order = order

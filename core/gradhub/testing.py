@@ -121,7 +121,7 @@ def _check(
         for k, (a, g2) in enumerate(zip(ana, gs2)):
             if not np.allclose(a, _host(dev, g2.d), rtol=1e-12, atol=1e-12):  # type: ignore[union-attr]
                 raise GradcheckError(f"{label} (order {level}): running backward twice gave "
-                                     f"different gradients for input {diff[k]}")
+                                     f"different gradients for input {diff[k]}", level)
         # side check: a zero incoming gradient gives zero gradients
         zs = [Variable._new(dev.xp.zeros_like(v), False, None, 0) for v in vs]
         gz = grad(ys2, [xs2[i] for i in diff], grad_outputs=zs, create_graph=False)
@@ -129,7 +129,8 @@ def _check(
             h = _host(dev, g.d)  # type: ignore[union-attr]
             if np.any(h != 0):
                 raise GradcheckError(f"{label} (order {level}): a zero incoming gradient gave a "
-                                     f"non-zero gradient for input {diff[k]} (max {np.abs(h).max()})")
+                                     f"non-zero gradient for input {diff[k]} (max {np.abs(h).max()})",
+                                     level)
 
     def phi(shifted: list[Any]) -> float:
         # not under no_grad: at order > 1, fn itself computes a gradient
@@ -163,7 +164,8 @@ def _check(
                 where = f" input {diff[k]} element {int(np.argmax(d[k].reshape(-1)))}:"
             raise GradcheckError(
                 f"{label}: derivative of order {level} is wrong;{where} numeric {num!r} vs "
-                f"analytic {an!r} (|diff| {abs(num - an):.3g})"
+                f"analytic {an!r} (|diff| {abs(num - an):.3g})",
+                level,
             )
 
     if order > 1:

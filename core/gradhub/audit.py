@@ -1,0 +1,179 @@
+"""Numeric verification of registered backward rules, per function, device and order.
+
+Used by ``gradhub audit`` and by the op-matrix tests: for each sample a function carries, the
+forward result is compared with the function's numpy reference (float64 and float32), then
+:func:`gradhub.testing.gradcheck` verifies derivatives up to the requested order. Results are
+recorded in the registry so that :func:`gradhub.show_registry` reports them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import BackwardRuleError, GradcheckError
+from .registry import REGISTRY, FunctionDef, Sample, _ensure_loaded
+from .testing import gradcheck
+from .variable import Variable
+
+
+@dataclass
+class CheckResult:
+    """The outcome of auditing one function on one device."""
+
+    function: str
+    device: str
+    order: int
+    verified: int
+    failed: int | None
+    error: str
+    samples: int
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.failed is None and not self.error
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__, ok=self.ok)
+
+
+def samples_of(fdef: FunctionDef, seed: int = 0) -> list[Sample]:
+    """The function's samples, drawn from a seeded generator."""
+    if fdef.samples is None:
+        return []
+    return list(fdef.samples(np.random.default_rng(seed)))
+
+
+def _outs(res: Any) -> list[Any]:
+    return list(res) if isinstance(res, (list, tuple)) else [res]
+
+
+def _call(fdef: FunctionDef, sample: Sample, arrays: Sequence[Any], need_grad: bool) -> list[Any]:
+    xs = [Variable._new(a, need_grad and a.dtype.kind == "f", None, 0) for a in arrays]
+    return _outs(fdef.api(*xs, **sample.attrs))  # type: ignore[misc]
+
+
+def check_forward(fdef: FunctionDef, sample: Sample, device: Any) -> None:
+    """Compare the forward result with the numpy reference in float64 and float32.
+
+    Raises AssertionError naming the function, sample and output on a mismatch, and when float32
+    inputs do not give float32 outputs.
+    """
+    label = f"{fdef.name}[{sample.name}] on {device.name}"
+    host = [np.asarray(a) for a in sample.inputs]
+    outs = _call(fdef, sample, [device.asarray(a) for a in host], need_grad=False)
+    if fdef.reference is not None:
+        ref = _outs(fdef.reference(*host, **sample.attrs))
+        if len(ref) != len(outs):
+            raise AssertionError(f"{label}: {len(outs)} outputs, reference has {len(ref)}")
+        for k, (o, r) in enumerate(zip(outs, ref)):
+            got = device.to_numpy(o.d)
+            r = np.asarray(r)
+            if got.shape != r.shape:
+                raise AssertionError(f"{label}: output {k} has shape {got.shape}, "
+                                     f"reference {r.shape}")
+            if not np.allclose(got, r, rtol=1e-7, atol=1e-9, equal_nan=True):
+                err = np.max(np.abs(got - r)) if got.size else 0.0
+                raise AssertionError(f"{label}: output {k} differs from the reference "
+                                     f"(max abs error {err:.3g})")
+    # float32 in, float32 out
+    f32 = [a.astype(np.float32) if a.dtype == np.float64 else a for a in host]
+    if any(a.dtype == np.float32 for a in f32):
+        outs32 = _call(fdef, sample, [device.asarray(a) for a in f32], need_grad=False)
+        for k, o in enumerate(outs32):
+            if o.dtype.kind == "f" and o.dtype != np.float32:
+                raise AssertionError(f"{label}: float32 inputs gave output {k} of dtype {o.dtype}")
+
+
+def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) -> None:
+    """gradcheck the function on one sample up to ``order`` (in float64)."""
+    attrs = sample.attrs
+
+    def fn(*xs: Variable) -> Any:
+        return fdef.api(*xs, **attrs)  # type: ignore[misc]
+
+    gradcheck(
+        fn,
+        [device.asarray(np.asarray(a)) for a in sample.inputs],
+        order=order,
+        grad_inputs=sample.grad_inputs,
+        device=device,
+        name=f"{fdef.name}[{sample.name}] on {device.name}",
+    )
+
+
+def check_function(
+    fdef: FunctionDef, device: str = "cpu", order: int = 2, record: bool = True, seed: int = 0
+) -> CheckResult:
+    """Audit one function on one device kind up to ``order``; record the result if asked."""
+    dev = REGISTRY.device_type(device).get(0)
+    t0 = time.perf_counter()
+    samples = samples_of(fdef, seed)
+    verified = order
+    failed: int | None = None
+    error = ""
+    if not samples:
+        error = "no samples"
+        verified = 0
+    for s in samples:
+        try:
+            check_forward(fdef, s, dev)
+        except AssertionError as e:
+            return _done(fdef, device, order, 0, 0, str(e), len(samples), t0, record)
+        if not fdef.differentiable:
+            continue
+        want = min(order, s.max_order or order)
+        try:
+            check_gradients(fdef, s, dev, want)
+        except GradcheckError as e:
+            failed = e.order
+            verified = min(verified, e.order - 1)
+            error = str(e)
+            break
+        except BackwardRuleError as e:
+            # e.g. a first-order-only rule differentiated again: verified below that order
+            msg = str(e)
+            verified = min(verified, 1 if "first-order-only" in msg else 0)
+            if "first-order-only" not in msg:
+                failed = 1
+                error = msg
+                break
+        verified = min(verified, want)
+    if not fdef.differentiable:
+        verified = 0
+    return _done(fdef, device, order, verified, failed, error, len(samples), t0, record)
+
+
+def _done(fdef: FunctionDef, device: str, order: int, verified: int, failed: int | None,
+          error: str, n: int, t0: float, record: bool) -> CheckResult:
+    res = CheckResult(fdef.name, device, order, verified, failed, error, n,
+                      time.perf_counter() - t0)
+    if record and fdef.differentiable and error != "no samples":
+        fdef.audit[device] = (verified, failed if failed is not None or not error else 0)
+    return res
+
+
+def audit(
+    functions: Iterable[str] | None = None,
+    devices: Iterable[str] | None = None,
+    order: int = 2,
+    progress: Callable[[CheckResult], None] | None = None,
+) -> list[CheckResult]:
+    """Audit the named functions (default: all) on the named devices (default: all usable)."""
+    _ensure_loaded()
+    names = sorted(REGISTRY.functions) if functions is None else list(functions)
+    if devices is None:
+        devices = [k for k, dt in sorted(REGISTRY.device_types.items()) if dt.availability()[0]]
+    results = []
+    for dev in devices:
+        for name in names:
+            r = check_function(REGISTRY.get(name), dev, order)
+            results.append(r)
+            if progress is not None:
+                progress(r)
+    return results

@@ -1,0 +1,29 @@
+"""nox sessions: one per task. ``nox -l`` lists them."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["lint", "tests"]
+PACKAGES = ["-e", ".[test]", "-e", "./plugins/nn_ops", "-e", "./plugins/cuda"]
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Install the three distributions and run the test suite (warnings are errors)."""
+    session.install(*PACKAGES)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Run ruff over the whole tree."""
+    session.install("ruff>=0.5")
+    session.run("ruff", "check", ".")
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """Install gradhub with the function library and run the main job, ``gradhub demo``."""
+    session.install("-e", ".[demo]", "-e", "./plugins/nn_ops")
+    session.run("gradhub", "demo", *session.posargs)
