@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pytest
-
 import gradhub as gh
+import pytest
 
 
 @pytest.fixture(autouse=True)

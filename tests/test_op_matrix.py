@@ -9,11 +9,8 @@ registry, as ``gradhub audit`` does.
 from __future__ import annotations
 
 import pytest
-
 from gradhub.audit import check_forward, check_gradients, samples_of
 from gradhub.registry import REGISTRY, _ensure_loaded
-
-_ensure_loaded_once = False
 
 
 def _functions() -> list[str]:

@@ -228,7 +228,7 @@ def _guard_first_order(
     node: Node, grads: list[Variable | None], used: list[Variable | None]
 ) -> list[Variable | None]:
     """Make first-order-only results raise when a graph through them is differentiated again."""
-    from .registry import FunctionDef, Provider, Rule
+    from .registry import FunctionDef, Rule
 
     parents = [v for v in used if v is not None and v.need_grad]
     if not parents:

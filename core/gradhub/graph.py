@@ -20,7 +20,7 @@ from .errors import DeviceError, GradhubError
 from .modes import state as _mode
 
 if TYPE_CHECKING:
-    from .registry import FunctionDef, Rule
+    from .registry import FunctionDef
     from .variable import Variable
 
 _seq = itertools.count()
