@@ -407,7 +407,8 @@ def grad(
             f"grad: grad_outputs must be a list with one entry per output ({len(outs)} outputs)"
         )
     seeds: list[Variable | None] = [
-        _seed(y, g, loss_scale, f"grad: grad_outputs[{k}]") for k, (y, g) in enumerate(zip(outs, gos))
+        _seed(y, g, loss_scale, f"grad: grad_outputs[{k}]")
+        for k, (y, g) in enumerate(zip(outs, gos))
     ]
     if grad_inputs is not None:
         gis = list(grad_inputs) if isinstance(grad_inputs, (list, tuple)) else [grad_inputs]
@@ -454,7 +455,9 @@ def reexecute(y: Variable) -> None:
 
     with set_recording(False):
         for n in nodes:
-            arrays = [src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)]
+            arrays = [
+                src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)
+            ]
             fdef = n.fdef
             device = _device_of(fdef, (), arrays)
             kernel = fdef.kernels.get(device.kind, fdef.forward)

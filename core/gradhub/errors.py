@@ -20,7 +20,7 @@ class RegistrationError(GradhubError, ValueError):
 
 
 class BackwardRuleError(GradhubError, RuntimeError):
-    """A backward rule is missing, returned a malformed result, or cannot be differentiated again."""
+    """A backward rule is missing, returned a malformed result, or can't be differentiated again."""
 
 
 class DeviceError(GradhubError, RuntimeError):

@@ -344,7 +344,7 @@ def _check_phase2(s: _Staging) -> None:
             raise RegistrationError(
                 f"duplicate kernel for {name!r} on {kind!r}: already registered by {old}"
             )
-    for name, rule, override in s.rules:
+    for name, _rule, override in s.rules:
         fdef = REGISTRY.functions.get(name)
         if fdef is None:
             raise RegistrationError(f"backward rule for unknown function {name!r}")
@@ -397,7 +397,9 @@ def _rollback(s: _Staging) -> None:
     # kernels of other plugins for functions that are now gone disappear with the functions
 
 
-def _run_hooks(pm: pluggy.PluginManager, plugin_name: str, hooks: Sequence[str], s: _Staging) -> None:
+def _run_hooks(
+    pm: pluggy.PluginManager, plugin_name: str, hooks: Sequence[str], s: _Staging
+) -> None:
     for hook_name in hooks:
         caller = getattr(pm.hook, hook_name)
         for impl in caller.get_hookimpls():

@@ -44,8 +44,8 @@ class Provider:
 class Rule:
     """A backward rule and what it needs from the forward pass.
 
-    ``need_inputs``/``need_outputs``: indices of the forward inputs/outputs the rule reads (``None``:
-    all). The others are passed to the rule as ``None`` and freed after the forward step.
+    ``need_inputs``/``need_outputs``: indices of the forward inputs/outputs the rule reads
+    (``None``: all). The others are passed to the rule as ``None`` and freed after the forward step.
     ``first_order_only``: the rule uses raw kernels, so a graph through its result raises when it is
     differentiated again.
     """

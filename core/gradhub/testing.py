@@ -129,7 +129,8 @@ def _check(
             h = _host(dev, g.d)  # type: ignore[union-attr]
             if np.any(h != 0):
                 raise GradcheckError(f"{label} (order {level}): a zero incoming gradient gave a "
-                                     f"non-zero gradient for input {diff[k]} (max {np.abs(h).max()})",
+                                     f"non-zero gradient for input {diff[k]} "
+                                     f"(max {np.abs(h).max()})",
                                      level)
 
     def phi(shifted: list[Any]) -> float:
@@ -141,7 +142,7 @@ def _check(
     total = sum(sizes)
     if total <= full_max:
         directions = []
-        for k, i in enumerate(diff):
+        for k in range(len(diff)):
             for j in range(sizes[k]):
                 d = [np.zeros(arrays[m].shape) for m in diff]
                 d[k].reshape(-1)[j] = 1.0
