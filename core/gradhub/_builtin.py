@@ -11,16 +11,16 @@ from typing import Any
 
 import numpy as np
 
+from .device import parse_device_name
 from .hookspecs import hookimpl
-from .registry import Sample
+from .ops import call
+from .registry import REGISTRY, Sample
 
 # -- helpers used by rules ---------------------------------------------------------------------
 
 
 def sum_to(g: Any, shape: Sequence[int]) -> Any:
     """Sum the broadcast gradient ``g`` back down to ``shape`` (differentiable)."""
-    from .ops import call
-
     shape = tuple(shape)
     if g.shape == shape:
         return g
@@ -32,10 +32,7 @@ def sum_to(g: Any, shape: Sequence[int]) -> Any:
     return call("Reshape", s, shape=shape) if s.shape != shape else s
 
 
-def _call(name: str, *args: Any, **attrs: Any) -> Any:
-    from .ops import call
-
-    return call(name, *args, **attrs)
+_call = call
 
 
 # -- forward kernels (xp is the device's array module) ----------------------------------------
@@ -105,9 +102,6 @@ def _reshape(xp: Any, x: Any, shape: Sequence[int]) -> Any:
 
 
 def _to_device(xp: Any, x: Any, device: str, source: str) -> Any:
-    from .device import parse_device_name
-    from .registry import REGISTRY
-
     kind, idx = parse_device_name(device)
     return REGISTRY.device_type(kind).get(idx).asarray(x)
 

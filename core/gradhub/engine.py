@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 
 from .errors import BackwardRuleError
-from .graph import Node
+from .graph import Node, _device_of
 from .modes import set_recording
 from .modes import state as _mode
+from .ops import call
+from .registry import FunctionDef, Rule
 from .variable import Variable, _to_array
 
 _UNREACHABLE = ("zero", "none", "error")
@@ -65,8 +67,6 @@ def _add(a: Variable, b: Variable) -> Variable:
         if type(r) is not type(a._data):  # numpy turns 0-d sums into scalars
             r = a.device.asarray(r)
         return Variable._new(r, False, None, 0)
-    from .ops import call
-
     return call("Add2", a, b)
 
 
@@ -228,8 +228,6 @@ def _guard_first_order(
     node: Node, grads: list[Variable | None], used: list[Variable | None]
 ) -> list[Variable | None]:
     """Make first-order-only results raise when a graph through them is differentiated again."""
-    from .registry import FunctionDef, Rule
-
     parents = [v for v in used if v is not None and v.need_grad]
     if not parents:
         return grads
@@ -451,7 +449,6 @@ def reexecute(y: Variable) -> None:
             if idx >= 0:
                 consumers[src] = consumers.get(src, 0) + 1
     values: dict[Node, tuple[Any, ...]] = {}
-    from .graph import _device_of
 
     with set_recording(False):
         for n in nodes:

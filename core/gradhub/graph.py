@@ -18,10 +18,11 @@ import numpy as np
 from .device import CPU, Device
 from .errors import DeviceError, GradhubError
 from .modes import state as _mode
+from .registry import REGISTRY
+from .variable import Variable, as_variable
 
 if TYPE_CHECKING:
     from .registry import FunctionDef
-    from .variable import Variable
 
 _seq = itertools.count()
 
@@ -115,8 +116,6 @@ def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any])
     t0 = type(arrays[0])
     if t0 is np.ndarray and all(type(a) is np.ndarray for a in arrays):
         return CPU
-    from .registry import REGISTRY
-
     devs = []
     for a in arrays:
         dt = REGISTRY.by_array_type.get(type(a))
@@ -141,8 +140,6 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
 
     Returns one Variable, or a tuple of Variables for functions with several outputs.
     """
-    from .variable import Variable, as_variable
-
     vs = [x if isinstance(x, Variable) else as_variable(x) for x in inputs]
     if not vs:
         raise TypeError(f"{fdef.snake}() needs at least one input")

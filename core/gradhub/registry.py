@@ -322,11 +322,17 @@ def _version() -> str:
 REGISTRY = Registry()
 
 
-def _ensure_loaded() -> None:
-    from . import plugins
+_plugins: Any = None
 
-    if not plugins.STATE.loaded:
-        plugins.load_plugins()
+
+def _ensure_loaded() -> None:
+    global _plugins
+    if _plugins is None:
+        from . import plugins  # plugins imports this module
+
+        _plugins = plugins
+    if not _plugins.STATE.loaded:
+        _plugins.load_plugins()
 
 
 def _caller_provider(depth: int = 2) -> Provider:

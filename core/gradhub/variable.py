@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .device import Device, context_device
+from .device import Context, Device, context_device
+from .ops import call
+from .registry import REGISTRY
 
 if TYPE_CHECKING:
     from .graph import Node
@@ -15,8 +17,6 @@ _SCALARS = (int, float, np.number)
 
 
 def _to_array(data: Any, device: Device | None = None) -> Any:
-    from .registry import REGISTRY
-
     if isinstance(data, Variable):
         return data._data
     dt = REGISTRY.by_array_type.get(type(data))
@@ -88,7 +88,6 @@ class Variable:
 
     @d.setter
     def d(self, value: Any) -> None:
-        from .registry import REGISTRY
 
         if isinstance(value, Variable):
             value = value._data
@@ -150,7 +149,6 @@ class Variable:
     @property
     def device(self) -> Device:
         """The device holding the data."""
-        from .registry import REGISTRY
 
         dt = REGISTRY.by_array_type.get(type(self._data))
         if dt is None:
@@ -191,9 +189,7 @@ class Variable:
     # -- graph -----------------------------------------------------------------------------------
     def forward(self) -> None:
         """Re-execute the graph that produced this Variable from its leaves' current data."""
-        from .engine import reexecute
-
-        reexecute(self)
+        _engine().reexecute(self)
 
     def backward(
         self,
@@ -210,9 +206,7 @@ class Variable:
         referenced. ``create_graph``: record the backward computation so that ``.g`` can be
         differentiated again.
         """
-        from .engine import backward
-
-        backward(
+        _engine().backward(
             self,
             grad,
             retain_grad=retain_grad,
@@ -222,89 +216,75 @@ class Variable:
 
     def to(self, device: Any) -> Variable:
         """This Variable on another device (a differentiable transfer)."""
-        from .ops import call
 
         if isinstance(device, Device):
             name = device.name
         else:
-            from .device import Context
-
             name = device.device_name if isinstance(device, Context) else str(device)
         return call("ToDevice", self, device=name, source=self.device.name)
 
     # -- operators -------------------------------------------------------------------------------
     def __add__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("AddScalar", self, val=other)
         return call("Add2", self, other)
 
     def __radd__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("AddScalar", self, val=other)
         return call("Add2", other, self)
 
     def __sub__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("AddScalar", self, val=-other)
         return call("Sub2", self, other)
 
     def __rsub__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("AddScalar", call("Neg", self), val=other)
         return call("Sub2", other, self)
 
     def __mul__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("MulScalar", self, val=other)
         return call("Mul2", self, other)
 
     def __rmul__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("MulScalar", self, val=other)
         return call("Mul2", other, self)
 
     def __truediv__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("MulScalar", self, val=1.0 / other)
         return call("Div2", self, other)
 
     def __rtruediv__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("RDivScalar", self, val=other)
         return call("Div2", other, self)
 
     def __pow__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("PowScalar", self, val=other)
         return call("Pow2", self, other)
 
     def __rpow__(self, other: Any) -> Variable:
-        from .ops import call
 
         if isinstance(other, _SCALARS):
             return call("RPowScalar", self, val=other)
         return call("Pow2", other, self)
 
     def __neg__(self) -> Variable:
-        from .ops import call
 
         return call("Neg", self)
 
@@ -312,23 +292,19 @@ class Variable:
         return self
 
     def __matmul__(self, other: Any) -> Variable:
-        from .ops import call
 
         return call("BatchMatmul", self, other)
 
     def __rmatmul__(self, other: Any) -> Variable:
-        from .ops import call
 
         return call("BatchMatmul", other, self)
 
     def __getitem__(self, key: Any) -> Variable:
-        from .ops import call
 
         return call("GetItem", self, key=key)
 
     def reshape(self, *shape: Any) -> Variable:
         """This Variable with another shape (a differentiable view)."""
-        from .ops import call
 
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
@@ -336,7 +312,6 @@ class Variable:
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> Variable:
         """Sum over ``axis`` (all axes by default)."""
-        from .ops import call
 
         return call("Sum", self, axis=axis, keepdims=keepdims)
 
@@ -349,3 +324,15 @@ def as_variable(x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
     return Variable._new(_to_array(x), False, None, 0)
+
+
+_engine_module: Any = None
+
+
+def _engine() -> Any:
+    global _engine_module
+    if _engine_module is None:
+        from . import engine  # engine imports this module
+
+        _engine_module = engine
+    return _engine_module
