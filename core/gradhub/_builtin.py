@@ -183,6 +183,83 @@ def _to_device_bw(gy, inputs, in_shapes, outputs, out_shapes, device, source):  
     return [_call("ToDevice", gy[0], device=source, source=device)]
 
 
+# -- fast first-order rules: the same formulas on arrays (used when create_graph=False) -------
+
+
+def sum_to_array(g: Any, shape: Sequence[int]) -> Any:
+    """Array version of :func:`sum_to`."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1
+    )
+    return (g.sum(axis=axes, keepdims=True) if axes else g).reshape(shape)
+
+
+def _add2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
+    return [sum_to_array(gy[0], xs[0]), sum_to_array(gy[0], xs[1])]
+
+
+def _sub2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
+    return [sum_to_array(gy[0], xs[0]), sum_to_array(-gy[0], xs[1])]
+
+
+def _mul2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
+    return [sum_to_array(gy[0] * x[1], xs[0]), sum_to_array(gy[0] * x[0], xs[1])]
+
+
+def _div2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
+    ga = gy[0] / x[1]
+    return [sum_to_array(ga, xs[0]), sum_to_array(-ga * x[0] / x[1], xs[1])]
+
+
+def _neg_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
+    return [-gy[0]]
+
+
+def _add_scalar_fast(xp, gy, x, xs, y, ys, val):  # type: ignore[no-untyped-def]
+    return [gy[0]]
+
+
+def _mul_scalar_fast(xp, gy, x, xs, y, ys, val):  # type: ignore[no-untyped-def]
+    return [_mul_scalar(xp, gy[0], val)]
+
+
+def _pow_scalar_fast(xp, gy, x, xs, y, ys, val):  # type: ignore[no-untyped-def]
+    if val == 0:
+        return [gy[0] * 0]
+    return [gy[0] * _mul_scalar(xp, _pow_scalar(xp, x[0], val - 1), val)]
+
+
+def _rdiv_scalar_fast(xp, gy, x, xs, y, ys, val):  # type: ignore[no-untyped-def]
+    return [gy[0] * _mul_scalar(xp, _pow_scalar(xp, x[0], -2), -val)]
+
+
+def _rpow_scalar_fast(xp, gy, x, xs, y, ys, val):  # type: ignore[no-untyped-def]
+    return [gy[0] * _mul_scalar(xp, _rpow_scalar(xp, x[0], val), float(np.log(val)))]
+
+
+def _sum_fast(xp, gy, x, xs, y, ys, axis, keepdims):  # type: ignore[no-untyped-def]
+    shape = tuple(xs[0])
+    g = gy[0]
+    if not keepdims:
+        kept = list(shape)
+        for a in _norm_axis(axis, len(shape)):
+            kept[a] = 1
+        g = g.reshape(kept)
+    return [xp.broadcast_to(g, shape)]
+
+
+def _broadcast_to_fast(xp, gy, x, xs, y, ys, shape):  # type: ignore[no-untyped-def]
+    return [sum_to_array(gy[0], xs[0])]
+
+
+def _reshape_fast(xp, gy, x, xs, y, ys, shape):  # type: ignore[no-untyped-def]
+    return [gy[0].reshape(xs[0])]
+
+
 # -- samples -----------------------------------------------------------------------------------
 
 _BINARY_SHAPES = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3)), ((5,), ())]
@@ -258,41 +335,54 @@ def _sum_ref(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndar
 def gradhub_add_functions(register: Any) -> None:
     """Register the core arithmetic, reduction and shape functions."""
     f = register.function
-    f("Add2", _add2, inputs=("x0", "x1"), rule=_add2_bw, need_inputs=(), need_outputs=(),
+    f("Add2", _add2, inputs=("x0", "x1"),
+      fast_backward=_add2_fast, rule=_add2_bw, need_inputs=(), need_outputs=(),
       samples=_binary(), reference=np.add, elementwise=True, doc="x0 + x1 (broadcasting).")
-    f("Sub2", _sub2, inputs=("x0", "x1"), rule=_sub2_bw, need_inputs=(), need_outputs=(),
+    f("Sub2", _sub2, inputs=("x0", "x1"),
+      fast_backward=_sub2_fast, rule=_sub2_bw, need_inputs=(), need_outputs=(),
       samples=_binary(), reference=np.subtract, elementwise=True,
       doc="x0 - x1 (broadcasting).")
-    f("Mul2", _mul2, inputs=("x0", "x1"), rule=_mul2_bw, need_inputs=(0, 1), need_outputs=(),
+    f("Mul2", _mul2, inputs=("x0", "x1"),
+      fast_backward=_mul2_fast, rule=_mul2_bw, need_inputs=(0, 1), need_outputs=(),
       samples=_binary(), reference=np.multiply, elementwise=True,
       doc="x0 * x1 (broadcasting).")
-    f("Div2", _div2, inputs=("x0", "x1"), rule=_div2_bw, need_inputs=(0, 1), need_outputs=(),
+    f("Div2", _div2, inputs=("x0", "x1"),
+      fast_backward=_div2_fast, rule=_div2_bw, need_inputs=(0, 1), need_outputs=(),
       samples=_binary(), reference=np.divide, elementwise=True, kinks=(0.0,),
       doc="x0 / x1 (broadcasting).")
-    f("Neg", _neg, rule=_neg_bw, need_inputs=(), need_outputs=(), samples=_unary(),
+    f("Neg", _neg,
+      fast_backward=_neg_fast, rule=_neg_bw, need_inputs=(), need_outputs=(), samples=_unary(),
       reference=np.negative, elementwise=True, doc="-x.")
-    f("AddScalar", _add_scalar, attrs={"val": 1.0}, rule=_add_scalar_bw, need_inputs=(),
+    f("AddScalar", _add_scalar, attrs={"val": 1.0},
+      fast_backward=_add_scalar_fast, rule=_add_scalar_bw, need_inputs=(),
       need_outputs=(), samples=_unary(attrs={"val": 1.5}),
       reference=lambda x, val: x + val, elementwise=True, doc="x + val.")
-    f("MulScalar", _mul_scalar, attrs={"val": 1.0}, rule=_mul_scalar_bw, need_inputs=(),
+    f("MulScalar", _mul_scalar, attrs={"val": 1.0},
+      fast_backward=_mul_scalar_fast, rule=_mul_scalar_bw, need_inputs=(),
       need_outputs=(), samples=_unary(attrs={"val": -2.5}),
       reference=lambda x, val: x * val, elementwise=True, doc="x * val.")
-    f("PowScalar", _pow_scalar, attrs={"val": 1.0}, rule=_pow_scalar_bw, need_inputs=(0,),
+    f("PowScalar", _pow_scalar, attrs={"val": 1.0},
+      fast_backward=_pow_scalar_fast, rule=_pow_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_pow_samples, reference=lambda x, val: np.power(x, val),
       elementwise=True, kinks=(0.0,), doc="x ** val.")
-    f("RDivScalar", _rdiv_scalar, attrs={"val": 1.0}, rule=_rdiv_scalar_bw, need_inputs=(0,),
+    f("RDivScalar", _rdiv_scalar, attrs={"val": 1.0},
+      fast_backward=_rdiv_scalar_fast, rule=_rdiv_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_rdiv_samples, reference=lambda x, val: val / x,
       elementwise=True, kinks=(0.0,), doc="val / x.")
-    f("RPowScalar", _rpow_scalar, attrs={"val": 1.0}, rule=_rpow_scalar_bw, need_inputs=(0,),
+    f("RPowScalar", _rpow_scalar, attrs={"val": 1.0},
+      fast_backward=_rpow_scalar_fast, rule=_rpow_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_rpow_samples, reference=lambda x, val: np.power(val, x),
       elementwise=True, doc="val ** x (val > 0).")
-    f("Sum", _sum, attrs={"axis": None, "keepdims": False}, rule=_sum_bw, need_inputs=(),
+    f("Sum", _sum, attrs={"axis": None, "keepdims": False},
+      fast_backward=_sum_fast, rule=_sum_bw, need_inputs=(),
       need_outputs=(), samples=_sum_samples, reference=_sum_ref,
       doc="Sum over axis (all axes when None).")
-    f("BroadcastTo", _broadcast_to, attrs={"shape": ()}, rule=_broadcast_to_bw, need_inputs=(),
+    f("BroadcastTo", _broadcast_to, attrs={"shape": ()},
+      fast_backward=_broadcast_to_fast, rule=_broadcast_to_bw, need_inputs=(),
       need_outputs=(), samples=_broadcast_samples,
       reference=lambda x, shape: np.broadcast_to(x, shape), doc="Broadcast x to shape.")
-    f("Reshape", _reshape, attrs={"shape": ()}, rule=_reshape_bw, need_inputs=(),
+    f("Reshape", _reshape, attrs={"shape": ()},
+      fast_backward=_reshape_fast, rule=_reshape_bw, need_inputs=(),
       need_outputs=(), samples=_reshape_samples,
       reference=lambda x, shape: np.reshape(x, shape), doc="x with another shape.")
     f("ToDevice", _to_device, attrs={"device": "cpu", "source": "cpu"}, rule=_to_device_bw,

@@ -156,41 +156,80 @@ def _output_var(node: Node, j: int) -> Variable | None:
     return Variable._new(saved[j], node.need_grad, node, j)
 
 
-def _check_result(node: Node, res: Any) -> list[Variable | None]:
-    fdef = node.fdef
-    who = f"the backward rule of {fdef.name} (from {node.rule.provider})"  # type: ignore[union-attr]
+def _bad_result(node: Node, i: int, arr: Any) -> BackwardRuleError | None:
+    """Why the gradient array ``arr`` for input ``i`` is malformed, or None."""
+    shape, dtype = node.in_meta[i]
+    who = f"the backward rule of {node.fdef.name} (from {node.rule.provider})"  # type: ignore[union-attr]
+    if arr.shape != shape:
+        return BackwardRuleError(
+            f"{who} returned a gradient of shape {tuple(arr.shape)} for input {i}, "
+            f"whose shape is {tuple(shape)}"
+        )
+    if arr.dtype != dtype:
+        return BackwardRuleError(
+            f"{who} returned a gradient of dtype {arr.dtype} for input {i}, whose dtype is {dtype}"
+        )
+    if type(arr) is not node.out_type:
+        return BackwardRuleError(
+            f"{who} returned a gradient of array type {type(arr).__name__} for input {i}, "
+            f"which is on {node.device.name} ({node.out_type.__name__})"
+        )
+    return None
+
+
+def _check_count(node: Node, res: Any) -> Any:
     n_in = len(node.srcs)
-    if isinstance(res, Variable) or res is None:
-        res = [res]
-    if not isinstance(res, (list, tuple)) or len(res) != n_in:
-        got = len(res) if isinstance(res, (list, tuple)) else type(res).__name__
-        raise BackwardRuleError(f"{who} returned {got} gradients for {n_in} inputs")
+    if isinstance(res, (list, tuple)) and len(res) == n_in:
+        return res
+    if n_in == 1 and not isinstance(res, (list, tuple)):
+        return [res]
+    got = len(res) if isinstance(res, (list, tuple)) else type(res).__name__
+    raise BackwardRuleError(
+        f"the backward rule of {node.fdef.name} (from {node.rule.provider}) returned "  # type: ignore[union-attr]
+        f"{got} gradients for {n_in} inputs"
+    )
+
+
+def _check_result(node: Node, res: Any) -> list[Variable | None]:
+    """Validate a rule's Variables (count, shape, dtype, device); drop unneeded ones."""
+    res = _check_count(node, res)
     out: list[Variable | None] = []
+    atype = node.out_type
     for i, g in enumerate(res):
-        src = node.srcs[i]
-        if g is None or not src.need_grad:
+        if g is None or not node.srcs[i].need_grad:
             out.append(None)
             continue
         if not isinstance(g, Variable):
             g = Variable._new(_to_array(g, node.device), False, None, 0)
+        arr = g._data
         shape, dtype = node.in_meta[i]
-        if g._data.shape != shape:
-            raise BackwardRuleError(
-                f"{who} returned a gradient of shape {tuple(g._data.shape)} for input {i}, "
-                f"whose shape is {tuple(shape)}"
-            )
-        if g._data.dtype != dtype:
-            raise BackwardRuleError(
-                f"{who} returned a gradient of dtype {g._data.dtype} for input {i}, "
-                f"whose dtype is {dtype}"
-            )
-        gdev = g.device
-        if gdev.name != node.device.name:
-            raise BackwardRuleError(
-                f"{who} returned a gradient on {gdev.name} for input {i}, which is on "
-                f"{node.device.name}"
-            )
+        if arr.shape != shape or arr.dtype != dtype or type(arr) is not atype:
+            err = _bad_result(node, i, arr)
+            if err is not None:
+                raise err
         out.append(g)
+    return out
+
+
+def _check_arrays(node: Node, res: Any) -> list[Variable | None]:
+    """Validate a fast rule's arrays and wrap them as (graph-less) Variables."""
+    res = _check_count(node, res)
+    out: list[Variable | None] = []
+    atype = node.out_type
+    for i, arr in enumerate(res):
+        if arr is None or not node.srcs[i].need_grad:
+            out.append(None)
+            continue
+        shape, dtype = node.in_meta[i]
+        if type(arr) is not atype or arr.shape != shape or arr.dtype != dtype:
+            if isinstance(arr, np.generic):  # numpy turns 0-d results into scalars
+                arr = np.asarray(arr)
+            elif not hasattr(arr, "shape"):
+                arr = node.device.asarray(arr, dtype=dtype)
+            err = _bad_result(node, i, arr)
+            if err is not None:
+                raise err
+        out.append(Variable._new(arr, False, None, 0))
     return out
 
 
@@ -202,17 +241,28 @@ def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Vari
             f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
             "it cannot be differentiated"
         )
-    n_in, n_out = len(node.srcs), len(node.out_meta)
-    ins = [_input_var(node, i) for i in range(n_in)]
-    outs = [_output_var(node, j) for j in range(n_out)]
-    in_shapes = [m[0] for m in node.in_meta]
-    out_shapes = [m[0] for m in node.out_meta]
-    if create_graph and rule.first_order_only:
-        with set_recording(False):
-            res = rule.fn(gys, ins, in_shapes, outs, out_shapes, **node.attrs)
-        grads = _check_result(node, res)
-        return _guard_first_order(node, grads, [*gys, *ins, *outs])
     try:
+        if rule.fast is not None and not create_graph:
+            n_in, n_out = len(node.srcs), len(node.out_meta)
+            res = rule.fast(
+                node.device.xp,
+                [g._data for g in gys],
+                node.saved_in or (None,) * n_in,
+                [m[0] for m in node.in_meta],
+                node.saved_out or (None,) * n_out,
+                [m[0] for m in node.out_meta],
+                **node.attrs,
+            )
+            return _check_arrays(node, res)
+        ins = [_input_var(node, i) for i in range(len(node.srcs))]
+        outs = [_output_var(node, j) for j in range(len(node.out_meta))]
+        in_shapes = [m[0] for m in node.in_meta]
+        out_shapes = [m[0] for m in node.out_meta]
+        if create_graph and rule.first_order_only:
+            with set_recording(False):
+                res = rule.fn(gys, ins, in_shapes, outs, out_shapes, **node.attrs)
+            grads = _check_result(node, res)
+            return _guard_first_order(node, grads, [*gys, *ins, *outs])
         res = rule.fn(gys, ins, in_shapes, outs, out_shapes, **node.attrs)
     except BackwardRuleError:
         raise

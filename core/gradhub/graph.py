@@ -44,6 +44,7 @@ class Node:
         "in_meta",
         "need_grad",
         "out_meta",
+        "out_type",
         "outputs",
         "rule",
         "saved_in",
@@ -69,6 +70,7 @@ class Node:
         self.seq = next(_seq)
         srcs = []
         idxs = []
+        in_meta = []
         for v in inputs:
             c = v._creator
             if c is None:
@@ -77,14 +79,16 @@ class Node:
             else:
                 srcs.append(c)
                 idxs.append(v._idx)
-        self.srcs = tuple(srcs)
-        self.idxs = tuple(idxs)
-        self.in_meta = tuple((a.shape, a.dtype) for a in arrays)
-        self.out_meta = tuple((o.shape, o.dtype) for o in outs)
-        rule = fdef.rule if need_grad else None
-        self.rule = rule
+            a = v._data
+            in_meta.append((a.shape, a.dtype))
+        self.srcs = srcs
+        self.idxs = idxs
+        self.in_meta = in_meta
+        self.out_meta = [(o.shape, o.dtype) for o in outs]
+        self.out_type = type(outs[0]) if outs else type(arrays[0])
+        self.rule = fdef.rule if need_grad else None
         self.save(arrays, outs)
-        self.outputs: tuple[weakref.ref[Variable], ...] = ()
+        self.outputs: Sequence[weakref.ref[Variable]] = ()
 
     def save(self, arrays: Sequence[Any], outs: Sequence[Any]) -> None:
         """Keep the arrays the rule declared it needs; drop the rest."""
@@ -93,20 +97,18 @@ class Node:
             self.saved_in = self.saved_out = None
             return
         ni, no = rule.need_inputs, rule.need_outputs
-        self.saved_in = (
-            tuple(arrays)
-            if ni is None
-            else tuple(a if i in ni else None for i, a in enumerate(arrays))
-            if ni
-            else None
-        )
-        self.saved_out = (
-            tuple(outs)
-            if no is None
-            else tuple(o if i in no else None for i, o in enumerate(outs))
-            if no
-            else None
-        )
+        if ni is None:
+            self.saved_in = tuple(arrays)
+        elif ni:
+            self.saved_in = tuple(a if i in ni else None for i, a in enumerate(arrays))
+        else:
+            self.saved_in = None
+        if no is None:
+            self.saved_out = tuple(outs)
+        elif no:
+            self.saved_out = tuple(o if i in no else None for i, o in enumerate(outs))
+        else:
+            self.saved_out = None
 
     def __repr__(self) -> str:
         return f"<Node {self.fdef.name} #{self.seq}>"
@@ -138,40 +140,62 @@ def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any])
 def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
     """Run a primitive function on Variables (or array-likes) and record it in the graph.
 
-    Returns one Variable, or a tuple of Variables for functions with several outputs.
+    Returns one Variable, or a tuple of Variables for functions with several outputs. This is the
+    hot path: plain loops, no pluggy, no per-call dict building.
     """
-    vs = [x if isinstance(x, Variable) else as_variable(x) for x in inputs]
+    vs = []
+    arrays = []
+    need = False
+    cpu = True
+    for x in inputs:
+        if not isinstance(x, Variable):
+            x = as_variable(x)
+        vs.append(x)
+        a = x._data
+        arrays.append(a)
+        if x.need_grad:
+            need = True
+        if type(a) is not _ndarray:
+            cpu = False
     if not vs:
         raise TypeError(f"{fdef.snake}() needs at least one input")
-    arrays = [v._data for v in vs]
-    device = _device_of(fdef, vs, arrays)
-    kernel = fdef.kernels.get(device.kind, fdef.forward)
+    device = CPU if cpu else _device_of(fdef, vs, arrays)
+    kernels = fdef.kernels
+    kernel = kernels.get(device.kind, fdef.forward) if kernels else fdef.forward
     try:
         out = kernel(device.xp, *arrays, **attrs)
     except GradhubError:
         raise
-    except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
-        shapes = ", ".join(str(a.shape) for a in arrays)
+    except (ValueError, TypeError, IndexError) as e:
+        shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
         raise type(e)(
             f"{fdef.snake}() ({fdef.name}, from {fdef.provider}) failed on inputs of shapes "
             f"{shapes}: {e}"
         ) from e
-    n_out = fdef.n_outputs
-    if n_out == 1:
-        outs: tuple[Any, ...] = (out,)
+    single = fdef.n_outputs == 1
+    atype = type(arrays[0])
+    if single:
+        if type(out) is not atype:
+            out = device.asarray(out)
+        outs: Sequence[Any] = (out,)
     else:
-        outs = tuple(out)
-    xp_ndarray = type(arrays[0])
-    if any(type(o) is not xp_ndarray for o in outs):
-        outs = tuple(o if type(o) is xp_ndarray else device.asarray(o) for o in outs)
+        outs = [o if type(o) is atype else device.asarray(o) for o in out]
 
     if not _mode.recording:
-        res = tuple(Variable._new(o, False, None, 0) for o in outs)
-    else:
-        need = fdef.differentiable and any(v.need_grad for v in vs)
-        node = Node(fdef, attrs, vs, arrays, outs, need, device)
-        res = tuple(
-            Variable._new(o, need and o.dtype.kind in "fc", node, i) for i, o in enumerate(outs)
-        )
-        node.outputs = tuple(weakref.ref(r) for r in res)
-    return res[0] if n_out == 1 else res
+        if single:
+            return Variable._new(out, False, None, 0)
+        return tuple(Variable._new(o, False, None, 0) for o in outs)
+    need = need and fdef.differentiable
+    node = Node(fdef, attrs, vs, arrays, outs, need, device)
+    if single:
+        v = Variable._new(out, need and out.dtype.kind in "fc", node, 0)
+        node.outputs = (weakref.ref(v),)
+        return v
+    res = tuple(
+        Variable._new(o, need and o.dtype.kind in "fc", node, i) for i, o in enumerate(outs)
+    )
+    node.outputs = tuple(weakref.ref(r) for r in res)
+    return res
+
+
+_ndarray = np.ndarray

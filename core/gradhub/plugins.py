@@ -121,6 +121,7 @@ class FunctionRegistrar:
         need_inputs: Sequence[int] | None = None,
         need_outputs: Sequence[int] | None = None,
         first_order_only: bool = False,
+        fast_backward: Callable[..., Any] | None = None,
         samples: SampleFn | None = None,
         reference: Callable[..., Any] | None = None,
         elementwise: bool = False,
@@ -133,7 +134,9 @@ class FunctionRegistrar:
 
         ``forward(xp, *arrays, **attrs)`` returns an array (or a tuple, for several outputs);
         ``rule`` is its backward rule (nnabla signature); ``need_inputs``/``need_outputs`` the
-        indices the rule reads; ``samples(rng)`` yields :class:`~gradhub.registry.Sample` test
+        indices the rule reads; ``fast_backward(xp, grad_outputs, inputs, input_shapes, outputs,
+        output_shapes, **attrs)`` an optional array-level version of the rule used for first-order
+        backward; ``samples(rng)`` yields :class:`~gradhub.registry.Sample` test
         cases; ``reference(*arrays, **attrs)`` an independent numpy implementation; ``kinks`` the
         input values where the function is not differentiable.
         """
@@ -161,6 +164,7 @@ class FunctionRegistrar:
                 None if need_inputs is None else tuple(need_inputs),
                 None if need_outputs is None else tuple(need_outputs),
                 first_order_only,
+                fast_backward,
             )
         self._s.functions.append((fdef, override))
         return fdef
@@ -236,9 +240,14 @@ class RuleRegistrar:
         need_inputs: Sequence[int] | None = None,
         need_outputs: Sequence[int] | None = None,
         first_order_only: bool = False,
+        fast_backward: Callable[..., Any] | None = None,
         override: bool = False,
     ) -> None:
-        """Set the backward rule of the existing function ``name``."""
+        """Set the backward rule of the existing function ``name``.
+
+        ``fast_backward(xp, grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs)``
+        is an optional array-level version of the same rule for first-order backward.
+        """
         if not callable(fn):
             raise RegistrationError(f"register.rule({name!r}): the rule must be callable")
         rule = Rule(
@@ -247,6 +256,7 @@ class RuleRegistrar:
             None if need_inputs is None else tuple(need_inputs),
             None if need_outputs is None else tuple(need_outputs),
             first_order_only,
+            fast_backward,
         )
         self._s.rules.append((name, rule, override))
 
@@ -373,6 +383,7 @@ def _commit_phase2(s: _Staging) -> None:
             rule.need_inputs,
             rule.need_outputs,
             rule.first_order_only,
+            rule.fast,
         )
 
 

@@ -47,7 +47,10 @@ class Rule:
     ``need_inputs``/``need_outputs``: indices of the forward inputs/outputs the rule reads
     (``None``: all). The others are passed to the rule as ``None`` and freed after the forward step.
     ``first_order_only``: the rule uses raw kernels, so a graph through its result raises when it is
-    differentiated again.
+    differentiated again. ``fast``: an optional array-level version of the same rule,
+    ``fast(xp, grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs) -> arrays``,
+    used for first-order backward (``create_graph=False``) where wrapping every intermediate in a
+    Variable would cost more than the arithmetic; it is replaced together with the rule.
     """
 
     fn: RuleFn
@@ -55,6 +58,7 @@ class Rule:
     need_inputs: tuple[int, ...] | None = None
     need_outputs: tuple[int, ...] | None = None
     first_order_only: bool = False
+    fast: RuleFn | None = None
 
 
 @dataclass
@@ -377,6 +381,7 @@ def set_rule(
     need_inputs: Sequence[int] | None = None,
     need_outputs: Sequence[int] | None = None,
     first_order_only: bool = False,
+    fast: RuleFn | None = None,
 ) -> None:
     """Install ``fn`` as the rule of ``fdef`` (shared by :func:`register` and plugins)."""
     if not callable(fn):
@@ -402,6 +407,7 @@ def set_rule(
         tuple(need_inputs) if need_inputs is not None else None,
         tuple(need_outputs) if need_outputs is not None else None,
         first_order_only,
+        fast,
     )
     fdef.audit.clear()
 

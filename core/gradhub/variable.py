@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .device import Context, Device, context_device
-from .ops import call
+from .ops import call, prim
 from .registry import REGISTRY
 
 if TYPE_CHECKING:
@@ -227,81 +227,81 @@ class Variable:
     def __add__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("AddScalar", self, val=other)
-        return call("Add2", self, other)
+            return prim("AddScalar", (self,), {"val": other})
+        return prim("Add2", (self, other), {})
 
     def __radd__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("AddScalar", self, val=other)
-        return call("Add2", other, self)
+            return prim("AddScalar", (self,), {"val": other})
+        return prim("Add2", (other, self), {})
 
     def __sub__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("AddScalar", self, val=-other)
-        return call("Sub2", self, other)
+            return prim("AddScalar", (self,), {"val": -other})
+        return prim("Sub2", (self, other), {})
 
     def __rsub__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("AddScalar", call("Neg", self), val=other)
-        return call("Sub2", other, self)
+            return prim("AddScalar", (prim("Neg", (self,), {}),), {"val": other})
+        return prim("Sub2", (other, self), {})
 
     def __mul__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("MulScalar", self, val=other)
-        return call("Mul2", self, other)
+            return prim("MulScalar", (self,), {"val": other})
+        return prim("Mul2", (self, other), {})
 
     def __rmul__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("MulScalar", self, val=other)
-        return call("Mul2", other, self)
+            return prim("MulScalar", (self,), {"val": other})
+        return prim("Mul2", (other, self), {})
 
     def __truediv__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("MulScalar", self, val=1.0 / other)
-        return call("Div2", self, other)
+            return prim("MulScalar", (self,), {"val": 1.0 / other})
+        return prim("Div2", (self, other), {})
 
     def __rtruediv__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("RDivScalar", self, val=other)
-        return call("Div2", other, self)
+            return prim("RDivScalar", (self,), {"val": other})
+        return prim("Div2", (other, self), {})
 
     def __pow__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("PowScalar", self, val=other)
-        return call("Pow2", self, other)
+            return prim("PowScalar", (self,), {"val": other})
+        return prim("Pow2", (self, other), {})
 
     def __rpow__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return call("RPowScalar", self, val=other)
-        return call("Pow2", other, self)
+            return prim("RPowScalar", (self,), {"val": other})
+        return prim("Pow2", (other, self), {})
 
     def __neg__(self) -> Variable:
 
-        return call("Neg", self)
+        return prim("Neg", (self,), {})
 
     def __pos__(self) -> Variable:
         return self
 
     def __matmul__(self, other: Any) -> Variable:
 
-        return call("BatchMatmul", self, other)
+        return prim("BatchMatmul", (self, other), {})
 
     def __rmatmul__(self, other: Any) -> Variable:
 
-        return call("BatchMatmul", other, self)
+        return prim("BatchMatmul", (other, self), {})
 
     def __getitem__(self, key: Any) -> Variable:
 
-        return call("GetItem", self, key=key)
+        return prim("GetItem", (self,), {"key": key})
 
     def reshape(self, *shape: Any) -> Variable:
         """This Variable with another shape (a differentiable view)."""

@@ -1,0 +1,586 @@
+"""The ``gradhub`` command line: ``registry``, ``plugins``, ``audit`` and ``demo``.
+
+``rich`` draws the tables and progress bars; it is imported inside the command functions only, so
+``import gradhub`` (and ``import gradhub.cli``) stays light. Tables and results go to stdout,
+progress bars to stderr; ``--json`` prints machine-readable results instead of tables.
+
+Exit status: 0 on success, 1 when ``audit`` finds a failing function, 2 on a usage error (unknown
+function or device, missing optional dependency).
+
+Example::
+
+    $ gradhub audit -k Sin,Cos --order 3
+    $ gradhub registry --json | python -m json.tool
+    $ gradhub demo --epochs 3 --plot curves.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+from .errors import GradhubError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .audit import CheckResult
+    from .registry import FunctionDef
+
+#: Exit statuses.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(GradhubError):
+    """A command-line argument names something that does not exist or cannot be used."""
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _console(stderr: bool = False) -> Console:
+    """A rich console on stdout (or stderr), created at call time so redirections are honoured."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+
+
+def _split_list(values: Sequence[str] | None) -> list[str]:
+    """``["a,b", "c"]`` -> ``["a", "b", "c"]`` (for options that take comma-separated lists)."""
+    out: list[str] = []
+    for v in values or ():
+        out.extend(s.strip() for s in v.split(",") if s.strip())
+    return out
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+def _positive_float(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return x
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not x >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return x
+
+
+def _device_rows() -> list[dict[str, Any]]:
+    """Every device type the registry knows, plus known devices whose plugin is not installed."""
+    from .device import KNOWN_DEVICE_DISTRIBUTIONS
+    from .registry import REGISTRY, _ensure_loaded
+
+    _ensure_loaded()
+    rows: list[dict[str, Any]] = []
+    for kind, dt in sorted(REGISTRY.device_types.items()):
+        try:
+            ok, why = dt.availability()
+        except Exception as e:  # a broken availability probe is itself a reason
+            ok, why = False, f"availability check failed: {type(e).__name__}: {e}"
+        prov = REGISTRY.device_providers.get(kind)
+        rows.append(
+            {
+                "device": kind,
+                "aliases": sorted(a for a, k in REGISTRY.device_aliases.items() if k == kind),
+                "provider": (prov.distribution or prov.module) if prov else "",
+                "version": prov.version if prov else "",
+                "available": bool(ok),
+                "reason": "" if ok else why,
+            }
+        )
+    # devices gradhub knows of whose plugin distribution is not installed (cuda and cudnn)
+    known = set(REGISTRY.device_types) | set(REGISTRY.device_aliases)
+    by_dist: dict[str, list[str]] = {}
+    for kind, dist in sorted(KNOWN_DEVICE_DISTRIBUTIONS.items()):
+        by_dist.setdefault(dist, []).append(kind)
+    for dist, kinds in sorted(by_dist.items()):
+        if known & set(kinds):
+            continue
+        rows.append(
+            {
+                "device": kinds[0],
+                "aliases": kinds[1:],
+                "provider": dist,
+                "version": "",
+                "available": False,
+                "reason": f"not installed: pip install {dist}",
+            }
+        )
+    return rows
+
+
+# -- gradhub registry --------------------------------------------------------------------------
+
+
+def cmd_registry(args: argparse.Namespace) -> int:
+    """Print every registered function: provider, rule, higher-order status and devices."""
+    from .registry import registry_table
+
+    rows = registry_table()
+    if args.json:
+        _print_json(rows)
+        return EXIT_OK
+    from rich.table import Table
+
+    table = Table(title=f"gradhub registry: {len(rows)} functions", title_justify="left")
+    table.add_column("function", no_wrap=True)
+    table.add_column("provider")
+    table.add_column("rule")
+    table.add_column("higher-order status")
+    table.add_column("devices")
+    for r in rows:
+        provider = f"{r['provider']} {r['version']}".strip()
+        rule = r["rule"]
+        if r["rule_provider"] and r["rule_provider"] != provider:
+            rule += f" ({r['rule_provider']})"
+        if r["overrides"]:
+            rule += " [overridden]"
+        status = r["status"]
+        style = (
+            "green" if status.startswith("verified") or ", verified" in status
+            else "red" if status.startswith(("failed", "no rule"))
+            else "dim" if status == "non-differentiable"
+            else "yellow"
+        )
+        table.add_row(
+            r["function"], provider, rule, f"[{style}]{status}[/]", ",".join(r["devices"])
+        )
+    con = _console()
+    con.print(table)
+    unusable = [f"{d['device']}: {d['reason']}" for d in _device_rows() if not d["available"]]
+    if unusable:
+        con.print("unusable devices: " + "; ".join(unusable), style="dim")
+    return EXIT_OK
+
+
+# -- gradhub plugins ---------------------------------------------------------------------------
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    """Print what was loaded, from which distribution and version, what failed and why."""
+    import warnings
+
+    from .errors import PluginLoadWarning
+    from .plugins import plugin_report
+
+    with warnings.catch_warnings():
+        # failures are reported in the table below; no need to warn about them as well
+        warnings.simplefilter("ignore", PluginLoadWarning)
+        records = plugin_report()
+    plugins = [
+        {
+            "name": r.name,
+            "distribution": r.distribution,
+            "version": r.version,
+            "module": r.module,
+            "status": r.status,
+            "error": r.error,
+            "added": dict(r.added),
+        }
+        for r in records
+    ]
+    devices = _device_rows()
+    if args.json:
+        _print_json({"plugins": plugins, "devices": devices})
+        return EXIT_OK
+    from rich.table import Table
+
+    con = _console()
+    t = Table(title="plugins", title_justify="left")
+    for col in ("plugin", "distribution", "status"):
+        t.add_column(col, no_wrap=True)
+    t.add_column("registered / error", overflow="fold")
+    for p in plugins:
+        dist = f"{p['distribution']} {p['version']}".strip() or "?"
+        if p["status"] == "loaded":
+            status = "[green]loaded[/]"
+            detail = ", ".join(f"{n} {k}" for k, n in p["added"].items() if n) or "nothing"
+        elif p["status"] == "failed":
+            status = "[red]failed[/]"
+            detail = p["error"]
+        else:
+            status = f"[yellow]{p['status']}[/]"
+            detail = ""
+        t.add_row(p["name"], dist, status, detail)
+    con.print(t)
+    d = Table(title="devices", title_justify="left")
+    for col in ("device", "aliases", "provider", "available", "reason"):
+        d.add_column(col, overflow="fold")
+    for r in devices:
+        d.add_row(
+            r["device"],
+            ",".join(r["aliases"]),
+            f"{r['provider']} {r['version']}".strip(),
+            "[green]yes[/]" if r["available"] else "[red]no[/]",
+            r["reason"],
+        )
+    con.print(d)
+    return EXIT_OK
+
+
+# -- gradhub audit -----------------------------------------------------------------------------
+
+
+def _select_functions(patterns: Sequence[str]) -> list[FunctionDef]:
+    """The functions named (CamelCase, snake_case or glob patterns); all when none are given."""
+    from .registry import REGISTRY, _ensure_loaded
+
+    _ensure_loaded()
+    if not patterns:
+        return [REGISTRY.functions[n] for n in sorted(REGISTRY.functions)]
+    chosen: dict[str, FunctionDef] = {}
+    for pat in patterns:
+        if any(c in pat for c in "*?["):
+            hits = [
+                f for n, f in sorted(REGISTRY.functions.items())
+                if fnmatch.fnmatchcase(n, pat) or fnmatch.fnmatchcase(f.snake, pat)
+            ]
+            if not hits:
+                raise UsageError(f"audit --functions: no registered function matches {pat!r}")
+        else:
+            f = REGISTRY.functions.get(pat) or REGISTRY.snake.get(pat)
+            if f is None:
+                raise UsageError(
+                    f"audit --functions: no function {pat!r} is registered "
+                    "(see `gradhub registry`)"
+                )
+            hits = [f]
+        for f in hits:
+            chosen.setdefault(f.name, f)
+    return list(chosen.values())
+
+
+def _select_devices(names: Sequence[str]) -> list[str]:
+    """Device kinds to audit on: the named ones (checked usable), or every usable one."""
+    from .registry import REGISTRY, _ensure_loaded
+
+    _ensure_loaded()
+    if not names:
+        return [k for k, dt in sorted(REGISTRY.device_types.items()) if dt.availability()[0]]
+    kinds: list[str] = []
+    for name in names:
+        kind = name.partition(":")[0]
+        dt = REGISTRY.device_type(kind)  # DeviceError naming the distribution to install
+        ok, why = dt.availability()
+        if not ok:
+            raise UsageError(f"audit --device: device {name!r} is unusable here: {why}")
+        if dt.kind not in kinds:
+            kinds.append(dt.kind)
+    return kinds
+
+
+def _outcome(r: CheckResult, fdef: FunctionDef) -> tuple[str, bool]:
+    """A short verdict of one audit result and whether it counts as a failure."""
+    if r.error == "no samples":
+        return "no samples", False
+    if r.failed == 0:
+        return "forward mismatch", True
+    if r.failed is not None:
+        return f"failed at order {r.failed}", True
+    if r.error:
+        return "error", True
+    if not fdef.differentiable:
+        return "forward ok (non-differentiable)", False
+    if r.verified < r.order:
+        if fdef.rule is not None and fdef.rule.first_order_only:
+            return f"first-order-only, verified to order {r.verified}", False
+        return f"verified to order {r.verified} (samples cap the order)", False
+    return f"verified to order {r.verified}", False
+
+
+def _check_one(fdef: FunctionDef, device: str, order: int) -> CheckResult:
+    """``check_function``, turning any exception (a rule that crashes) into a failed result."""
+    from .audit import CheckResult, check_function
+
+    t0 = time.perf_counter()
+    try:
+        return check_function(fdef, device, order, record=True)
+    except Exception as e:
+        # a rule or kernel that raises is a failing rule: record it as failing at order 1
+        if fdef.differentiable:
+            fdef.audit[device] = (0, 1)
+        return CheckResult(fdef.name, device, order, 0, 1, f"{type(e).__name__}: {e}", 0,
+                           time.perf_counter() - t0)
+
+
+def run_audit(
+    functions: Sequence[FunctionDef],
+    devices: Sequence[str],
+    order: int,
+    on_start: Callable[[FunctionDef, str], None] | None = None,
+    on_done: Callable[[CheckResult], None] | None = None,
+) -> list[CheckResult]:
+    """Audit each function on each device up to ``order``; results are recorded in the registry.
+
+    Example::
+
+        >>> from gradhub.cli import run_audit, _select_functions
+        >>> [r.ok for r in run_audit(_select_functions(["Neg"]), ["cpu"], order=2)]
+        [True]
+    """
+    results = []
+    for dev in devices:
+        for fdef in functions:
+            if on_start is not None:
+                on_start(fdef, dev)
+            r = _check_one(fdef, dev, order)
+            results.append(r)
+            if on_done is not None:
+                on_done(r)
+    return results
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Numerically verify backward rules per device up to ``--order``; exit 1 on any failure."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    functions = _select_functions(_split_list(args.functions))
+    devices = _select_devices(_split_list(args.device))
+    order = args.order
+    t0 = time.perf_counter()
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("audit {task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=_console(stderr=True),
+        transient=True,
+        disable=args.json or args.no_progress,
+    )
+    with progress:
+        task = progress.add_task("", total=len(functions) * len(devices))
+
+        def start(fdef: FunctionDef, dev: str) -> None:
+            progress.update(task, description=f"{fdef.name} on {dev}")
+
+        def done(r: CheckResult) -> None:
+            progress.advance(task)
+
+        results = run_audit(functions, devices, order, start, done)
+    seconds = time.perf_counter() - t0
+    by_name = {f.name: f for f in functions}
+    rows = []
+    n_failed = 0
+    for r in results:
+        verdict, bad = _outcome(r, by_name[r.function])
+        n_failed += bad
+        rows.append(dict(r.as_dict(), verdict=verdict, failure=bad))
+    if args.json:
+        _print_json(
+            {
+                "order": order,
+                "devices": list(devices),
+                "functions": len(functions),
+                "failed": n_failed,
+                "seconds": round(seconds, 3),
+                "results": rows,
+            }
+        )
+        return EXIT_FAILED if n_failed else EXIT_OK
+
+    from rich.table import Table
+
+    con = _console()
+    title = f"gradhub audit: {len(functions)} functions x {len(devices)} device(s), order {order}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("function", no_wrap=True)
+    table.add_column("device")
+    table.add_column("result")
+    table.add_column("samples", justify="right")
+    table.add_column("time", justify="right")
+    for row in rows:
+        style = "red" if row["failure"] else "green" if row["verdict"].startswith("verified") \
+            else "yellow"
+        table.add_row(
+            row["function"],
+            row["device"],
+            f"[{style}]{row['verdict']}[/]",
+            str(row["samples"]),
+            f"{row['seconds']:.2f}s",
+        )
+    con.print(table)
+    failures = [row for row in rows if row["failure"]]
+    for row in failures:
+        con.print(f"[red]FAILED[/] {row['function']} on {row['device']}: {row['error']}",
+                  overflow="fold")
+    n_ok = sum(1 for row in rows if row["verdict"].startswith("verified"))
+    n_other = len(rows) - n_ok - n_failed
+    summary = (
+        f"{n_ok} verified, {n_failed} failed, {n_other} other "
+        f"(of {len(rows)} checks) in {seconds:.1f}s"
+    )
+    con.print(("[red]" if n_failed else "[green]") + summary + "[/]")
+    return EXIT_FAILED if n_failed else EXIT_OK
+
+
+# -- gradhub demo ------------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Train the seed network with a gradient-norm penalty on scikit-learn's digits."""
+    from . import demo
+
+    try:
+        demo.check_dependencies(plot=args.plot is not None)
+    except demo.MissingDependency as e:
+        sys.stderr.write(f"gradhub demo: {e}\n")
+        return EXIT_USAGE
+    console = None if args.json else _console()
+    result = demo.run(
+        device=args.device,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        seed=args.seed,
+        lr=args.lr,
+        penalty_weight=args.penalty_weight,
+        max_batches=args.max_batches,
+        plot=args.plot,
+        console=console,
+    )
+    if args.json:
+        _print_json(result.as_dict())
+    return EXIT_OK
+
+
+# -- parser and entry point --------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``gradhub`` command."""
+    import platform
+
+    import numpy as np
+
+    from .demo import DEFAULTS
+
+    p = argparse.ArgumentParser(
+        prog="gradhub",
+        description="gradhub: automatic differentiation to any order, built from plugins.",
+    )
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"gradhub {__version__} "
+        f"(Python {platform.python_version()}, numpy {np.__version__})",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("registry", help="show every registered function and its rule status",
+                       description="Show every registered function: its provider and version, "
+                       "whether it has a backward rule, its higher-order status and its devices.")
+    r.add_argument("--json", action="store_true", help="print the rows as JSON")
+    r.set_defaults(func=cmd_registry)
+
+    pl = sub.add_parser("plugins", help="show loaded and failed plugins and device availability",
+                        description="Show each plugin (loaded, failed with the reason, blocked or "
+                        "not selected) with its distribution and version, and every device with "
+                        "whether it is usable here and why not.")
+    pl.add_argument("--json", action="store_true", help="print the report as JSON")
+    pl.set_defaults(func=cmd_plugins)
+
+    a = sub.add_parser("audit", help="numerically verify every backward rule",
+                       description="Numerically verify the backward rules of registered functions "
+                       "(forward vs reference, then gradcheck up to --order) on each device. "
+                       "Results are recorded in the registry. Exit status 1 if any fails.")
+    a.add_argument("--order", type=_positive_int, default=2,
+                   help="highest derivative order to verify (default 2)")
+    a.add_argument("-k", "--functions", action="append", metavar="NAME,...",
+                   help="functions to audit (names or glob patterns, comma-separated; "
+                   "repeatable; default all)")
+    a.add_argument("--device", action="append", metavar="DEV,...",
+                   help="devices to audit on (comma-separated; default every usable device)")
+    a.add_argument("--json", action="store_true", help="print the results as JSON")
+    a.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
+    a.set_defaults(func=cmd_audit)
+
+    d = sub.add_parser("demo", help="train the seed network on handwritten digits",
+                       description="Train conv-relu-maxpool x2 + affine with softmax cross "
+                       "entropy and a gradient-norm penalty on scikit-learn's digits, then report "
+                       "the held-out accuracy. Needs the extra 'demo' (scikit-learn); --plot "
+                       "needs the extra 'plot' (matplotlib).")
+    d.add_argument("--device", default=DEFAULTS["device"],
+                   help=f"device to train on (default {DEFAULTS['device']})")
+    d.add_argument("--epochs", type=_positive_int, default=DEFAULTS["epochs"],
+                   help=f"passes over the training set (default {DEFAULTS['epochs']})")
+    d.add_argument("--batch-size", type=_positive_int, default=DEFAULTS["batch_size"],
+                   help=f"minibatch size (default {DEFAULTS['batch_size']})")
+    d.add_argument("--seed", type=int, default=DEFAULTS["seed"],
+                   help=f"random seed of the split, initialisation and shuffling "
+                   f"(default {DEFAULTS['seed']})")
+    d.add_argument("--lr", type=_positive_float, default=DEFAULTS["lr"],
+                   help=f"Adam learning rate (default {DEFAULTS['lr']})")
+    d.add_argument("--penalty-weight", type=_non_negative_float,
+                   default=DEFAULTS["penalty_weight"],
+                   help="weight of the gradient-norm penalty sum_p ||dL/dp|| "
+                   f"(default {DEFAULTS['penalty_weight']})")
+    d.add_argument("--max-batches", type=_positive_int, default=None,
+                   help="stop each epoch after this many minibatches (for quick runs)")
+    d.add_argument("--plot", metavar="FILE", default=None,
+                   help="save the loss and penalty curves to this PNG file")
+    d.add_argument("--json", action="store_true", help="print the results as JSON")
+    d.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``gradhub`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    Example::
+
+        >>> from gradhub.cli import main
+        >>> main(["registry", "--json"])  # doctest: +SKIP
+        0
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except GradhubError as e:
+        sys.stderr.write(f"gradhub {args.command}: error: {e}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write(f"gradhub {args.command}: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover - ``python -m gradhub.cli``
+    sys.exit(main())

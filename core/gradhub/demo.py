@@ -1,0 +1,386 @@
+"""``gradhub demo``: the seed network trained with a gradient-norm penalty on handwritten digits.
+
+The network is the one of the nnabla ``grad`` example (conv-relu-maxpool twice, affine, softmax
+cross entropy) on scikit-learn's bundled 8x8 digits (1797 images, no download), split into a
+training and a held-out part. Each step differentiates the loss twice:
+
+.. math::
+    L = \\operatorname{mean}\\,\\mathrm{CE}(f_\\theta(x), y), \\qquad
+    P = \\sum_{p \\in \\theta} \\sqrt{\\sum (\\partial L / \\partial p)^2 + \\varepsilon},
+    \\qquad \\theta \\leftarrow \\mathrm{Adam}(\\theta, \\nabla_\\theta (L + \\lambda P))
+
+where the gradients inside ``P`` come from ``gh.grad([L], params, create_graph=True)``, so the
+update differentiates through a backward pass (a second-order derivative through convolution,
+pooling and cross entropy). scikit-learn is the optional extra ``demo``, matplotlib (for
+``plot=``) the extra ``plot``.
+
+Example::
+
+    >>> from gradhub.demo import run
+    >>> result = run(epochs=1, max_batches=5)  # doctest: +SKIP
+    >>> result.batch_loss[-1] < result.batch_loss[0]  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import GradhubError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .variable import Variable
+
+#: Default settings of :func:`run` (and of ``gradhub demo``).
+DEFAULTS: dict[str, Any] = {
+    "device": "cpu",
+    "epochs": 4,
+    "batch_size": 32,
+    "seed": 0,
+    "lr": 0.01,
+    "penalty_weight": 0.01,
+}
+#: Fraction of the digits held out for the final accuracy.
+TEST_FRACTION = 0.2
+#: Inside the square root of the penalty, so that its derivative stays finite at a zero gradient.
+PENALTY_EPS = 1e-12
+
+
+class MissingDependency(GradhubError):
+    """An optional dependency of the demo (scikit-learn, matplotlib) is not installed."""
+
+
+def check_dependencies(plot: bool = False) -> None:
+    """Raise :class:`MissingDependency` saying what to install when the demo cannot run."""
+    try:
+        import sklearn.datasets  # noqa: F401
+    except ImportError as e:
+        raise MissingDependency(
+            "the demo trains on scikit-learn's digits, but scikit-learn is not installed "
+            f"({e}); install the extra: pip install 'gradhub[demo]'"
+        ) from e
+    if plot:
+        try:
+            import matplotlib.figure  # noqa: F401
+        except ImportError as e:
+            raise MissingDependency(
+                f"--plot needs matplotlib, which is not installed ({e}); install the extra: "
+                "pip install 'gradhub[plot]' (or run without --plot)"
+            ) from e
+
+
+@dataclass
+class DemoResult:
+    """What a demo run did: its settings, the loss and penalty curves, the held-out accuracy."""
+
+    device: str
+    epochs: int
+    batch_size: int
+    seed: int
+    lr: float
+    penalty_weight: float
+    n_train: int
+    n_test: int
+    n_parameters: int
+    batch_loss: list[float] = field(default_factory=list)
+    batch_penalty: list[float] = field(default_factory=list)
+    epoch_loss: list[float] = field(default_factory=list)
+    epoch_penalty: list[float] = field(default_factory=list)
+    initial_test_loss: float = float("nan")
+    test_loss: float = float("nan")
+    accuracy: float = float("nan")
+    seconds: float = 0.0
+    plot: str | None = None
+    parameters: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result without the parameter arrays (JSON-serialisable)."""
+        d = dict(self.__dict__)
+        d.pop("parameters")
+        return d
+
+
+def load_digits_split(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's digits as float32 images ``(N, 1, 8, 8)`` in [0, 1] and int labels ``(N, 1)``,
+    split (stratified, by ``seed``) into ``x_train, y_train, x_test, y_test``."""
+    check_dependencies()
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
+    y = digits.target.astype(np.int64)[:, None]
+    rng = np.random.default_rng(seed)
+    test = np.zeros(len(y), dtype=bool)
+    for c in np.unique(y):  # stratified: the same fraction of every class is held out
+        idx = np.flatnonzero(y[:, 0] == c)
+        test[rng.choice(idx, round(TEST_FRACTION * len(idx)), replace=False)] = True
+    return x[~test], y[~test], x[test], y[test]
+
+
+def network(x: Variable, rng: np.random.RandomState | None = None) -> Variable:
+    """The seed network: (conv 3x3 -> relu -> max pool 2x2) for 8 and 16 maps, then affine 10.
+
+    Parameters are created (by ``PF.convolution``/``PF.affine``, initialised from ``rng``) on the
+    first call and reused afterwards: ``conv1/conv/{W,b}``, ``conv2/conv/{W,b}``,
+    ``pred/affine/{W,b}``.
+    """
+    import gradhub.functions as F
+    import gradhub.parametric_functions as PF
+
+    h = PF.convolution(x, 8, (3, 3), pad=(1, 1), rng=rng, name="conv1")
+    h = F.max_pooling(F.relu(h), (2, 2))
+    h = PF.convolution(h, 16, (3, 3), pad=(1, 1), rng=rng, name="conv2")
+    h = F.max_pooling(F.relu(h), (2, 2))
+    return PF.affine(h, 10, rng=rng, name="pred")
+
+
+def loss_fn(logits: Variable, labels: Variable) -> Variable:
+    """Mean softmax cross entropy of ``logits (B, 10)`` against ``labels (B, 1)``."""
+    import gradhub.functions as F
+
+    return F.mean(F.softmax_cross_entropy(logits, labels))
+
+
+def gradient_penalty(grads: list[Variable]) -> Variable:
+    """``sum_p sqrt(sum(g_p ** 2) + eps)``: the sum of the gradients' L2 norms (differentiable)."""
+    import gradhub.functions as F
+
+    total: Any = 0.0
+    for g in grads:
+        total = total + (F.sum(g**2) + PENALTY_EPS) ** 0.5
+    return total
+
+
+@contextlib.contextmanager
+def _own_parameters() -> Iterator[None]:
+    """Run with an empty parameter table; put the caller's parameters back afterwards."""
+    from . import parameters
+
+    saved = parameters._params.copy()
+    parameters._params.clear()
+    try:
+        yield
+    finally:
+        parameters._params.clear()
+        parameters._params.update(saved)
+
+
+def _evaluate(x: np.ndarray, y: np.ndarray, dev: Any, batch: int = 512) -> tuple[float, float]:
+    """Held-out (loss, accuracy), without recording a graph."""
+    import gradhub as gh
+
+    total = 0.0
+    correct = 0
+    with gh.no_grad():
+        for i in range(0, len(y), batch):
+            xb = gh.Variable(dev.asarray(x[i : i + batch]), need_grad=False)
+            tb = gh.Variable(dev.asarray(y[i : i + batch]), need_grad=False)
+            logits = network(xb)
+            total += float(loss_fn(logits, tb).item()) * len(tb)
+            pred = np.argmax(logits.numpy(), axis=1)
+            correct += int(np.sum(pred == y[i : i + batch, 0]))
+    return total / len(y), correct / len(y)
+
+
+def _move_parameters(dev: Any) -> None:
+    """Put every parameter's data on ``dev`` (parameters are initialised on the host)."""
+    from . import parameters
+    from .variable import Variable
+
+    for name, p in list(parameters._params.items()):
+        if type(p.d) is not type(dev.asarray(np.zeros(0, dtype=np.float32))):
+            parameters._params[name] = Variable(dev.asarray(p.numpy()), need_grad=p.need_grad,
+                                                name=name)
+
+
+def run(
+    device: str = DEFAULTS["device"],
+    epochs: int = DEFAULTS["epochs"],
+    batch_size: int = DEFAULTS["batch_size"],
+    seed: int = DEFAULTS["seed"],
+    lr: float = DEFAULTS["lr"],
+    penalty_weight: float = DEFAULTS["penalty_weight"],
+    max_batches: int | None = None,
+    plot: str | None = None,
+    console: Console | None = None,
+) -> DemoResult:
+    """Train the seed network with the gradient-norm penalty; return curves and accuracy.
+
+    ``device``: a device name for :func:`gradhub.get_extension_context`. ``max_batches``: stop
+    each epoch early (for quick runs). ``plot``: save the loss and penalty curves to this PNG.
+    ``console``: a rich console to show progress and results on (None: silent). The caller's
+    parameters (``gh.get_parameters()``) are left untouched.
+
+    Example::
+
+        >>> from gradhub.demo import run
+        >>> r = run(epochs=4)  # doctest: +SKIP
+        >>> r.accuracy >= 0.9  # doctest: +SKIP
+        True
+    """
+    import gradhub as gh
+
+    from .device import context_device
+    from .optim import Adam
+
+    for name, value in (("epochs", epochs), ("batch_size", batch_size)):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"demo: {name} must be a positive integer, got {value!r}")
+    if max_batches is not None and max_batches < 1:
+        raise ValueError(f"demo: max_batches must be a positive integer, got {max_batches!r}")
+    if not lr > 0:
+        raise ValueError(f"demo: lr must be positive, got {lr!r}")
+    if not penalty_weight >= 0:
+        raise ValueError(f"demo: penalty_weight must be >= 0, got {penalty_weight!r}")
+    check_dependencies(plot=plot is not None)
+    t_start = time.perf_counter()
+    ctx = gh.get_extension_context(device)  # DeviceError saying what to install / why unusable
+    x_train, y_train, x_test, y_test = load_digits_split(seed)
+    rng = np.random.default_rng(seed)
+    n_steps = -(-len(y_train) // batch_size)
+    if max_batches is not None:
+        n_steps = min(n_steps, max_batches)
+
+    with _own_parameters(), contextlib.ExitStack() as stack:
+        # create the parameters on the host from a seeded generator, then move them to the device
+        with gh.no_grad():
+            network(gh.Variable(x_train[:1], need_grad=False), rng=np.random.RandomState(seed))
+        stack.enter_context(gh.context_scope(ctx))
+        dev = context_device()
+        _move_parameters(dev)
+        params = list(gh.get_parameters().values())
+        names = list(gh.get_parameters().keys())
+        result = DemoResult(
+            device=ctx.device_name, epochs=epochs, batch_size=batch_size, seed=seed, lr=lr,
+            penalty_weight=penalty_weight, n_train=len(y_train), n_test=len(y_test),
+            n_parameters=int(sum(p.size for p in params)),
+        )
+        if console is not None:
+            _show_header(console, result, names, params)
+        result.initial_test_loss, _ = _evaluate(x_test, y_test, dev)
+        opt = Adam(params, lr=lr)
+        progress = _progress(console)
+        with progress:
+            for epoch in range(epochs):
+                task = progress.add_task(f"epoch {epoch + 1}/{epochs}", total=n_steps,
+                                         loss=float("nan"), penalty=float("nan"))
+                order = rng.permutation(len(y_train))
+                losses, penalties = [], []
+                for step in range(n_steps):
+                    idx = order[step * batch_size : (step + 1) * batch_size]
+                    xb = gh.Variable(dev.asarray(x_train[idx]), need_grad=False)
+                    tb = gh.Variable(dev.asarray(y_train[idx]), need_grad=False)
+                    loss = loss_fn(network(xb), tb)
+                    if penalty_weight > 0:
+                        grads = gh.grad([loss], params, create_graph=True)
+                        penalty = gradient_penalty(grads)
+                        total = loss + penalty * penalty_weight
+                        updates = gh.grad([total], params, create_graph=False)
+                        pen = float(penalty.item())
+                    else:  # no penalty: first-order gradients, the penalty is only reported
+                        updates = gh.grad([loss], params, create_graph=False)
+                        pen = float(sum(np.sqrt(np.sum(g.numpy().astype(np.float64) ** 2)
+                                                + PENALTY_EPS) for g in updates))
+                    opt.update(updates)
+                    lv = float(loss.item())
+                    losses.append(lv)
+                    penalties.append(pen)
+                    progress.update(task, advance=1, loss=float(np.mean(losses)),
+                                    penalty=float(np.mean(penalties)))
+                result.batch_loss += losses
+                result.batch_penalty += penalties
+                result.epoch_loss.append(float(np.mean(losses)))
+                result.epoch_penalty.append(float(np.mean(penalties)))
+        result.test_loss, result.accuracy = _evaluate(x_test, y_test, dev)
+        result.parameters = {n: p.numpy().copy() for n, p in zip(names, params)}
+    result.seconds = time.perf_counter() - t_start
+    if plot is not None:
+        save_plot(result, plot)
+        result.plot = plot
+    if console is not None:
+        _show_footer(console, result)
+    return result
+
+
+def save_plot(result: DemoResult, path: str) -> None:
+    """Save the per-batch loss and penalty curves (with epoch means) as a PNG file."""
+    check_dependencies(plot=True)
+    from matplotlib.figure import Figure  # no pyplot: no global backend state is touched
+
+    fig = Figure(figsize=(9, 3.5), layout="constrained")
+    steps = np.arange(1, len(result.batch_loss) + 1)
+    per_epoch = len(result.batch_loss) // max(len(result.epoch_loss), 1)
+    ends = per_epoch * np.arange(1, len(result.epoch_loss) + 1)
+    for k, (title, batch, epoch) in enumerate(
+        (
+            ("cross-entropy loss", result.batch_loss, result.epoch_loss),
+            (f"gradient-norm penalty (weight {result.penalty_weight:g})", result.batch_penalty,
+             result.epoch_penalty),
+        )
+    ):
+        ax = fig.add_subplot(1, 2, k + 1)
+        ax.plot(steps, batch, lw=0.8, alpha=0.6, label="minibatch")
+        ax.plot(ends, epoch, "o-", label="epoch mean")
+        ax.set_xlabel("step")
+        ax.set_title(title)
+        ax.legend()
+    fig.suptitle(
+        f"gradhub demo: digits, held-out accuracy {result.accuracy:.3f} ({result.device})"
+    )
+    fig.savefig(path, dpi=100)
+
+
+def _progress(console: Console | None) -> Any:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("loss {task.fields[loss]:.4f}  penalty {task.fields[penalty]:.4f}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=console is None,
+    )
+
+
+def _show_header(console: Console, r: DemoResult, names: list[str], params: list[Any]) -> None:
+    shapes = ", ".join(f"{n} {tuple(p.shape)}" for n, p in zip(names, params))
+    console.print(
+        f"[bold]gradhub demo[/]: digits (8x8), {r.n_train} train / {r.n_test} held-out, "
+        f"device {r.device}, seed {r.seed}\n"
+        "network: conv(8, 3x3) relu maxpool(2) conv(16, 3x3) relu maxpool(2) affine(10), "
+        f"{r.n_parameters} parameters\n"
+        f"  {shapes}\n"
+        "loss: mean softmax cross entropy + "
+        f"{r.penalty_weight:g} * sum_p sqrt(sum((dL/dp)^2))   "
+        "[dim](gradient penalty through gh.grad(create_graph=True))[/]\n"
+        f"optimizer: Adam lr {r.lr:g}, batch size {r.batch_size}, {r.epochs} epoch(s)",
+        highlight=False,
+    )
+
+
+def _show_footer(console: Console, r: DemoResult) -> None:
+    style = "green" if r.accuracy >= 0.9 else "yellow"
+    console.print(
+        f"held-out loss {r.initial_test_loss:.4f} -> {r.test_loss:.4f}, "
+        f"[bold {style}]held-out accuracy {r.accuracy:.4f}[/] "
+        f"({round(r.accuracy * r.n_test)}/{r.n_test}) in {r.seconds:.1f}s",
+        highlight=False,
+    )
+    if r.plot:
+        console.print(f"curves saved to {r.plot}", highlight=False)
