@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -50,6 +50,10 @@ class Device:
 
     def synchronize(self) -> None:
         """Wait until the device has finished its queued work."""
+
+    def activate(self) -> AbstractContextManager[Any]:
+        """A context in which kernels run on this device (for devices with several indices)."""
+        return nullcontext()
 
     def __repr__(self) -> str:
         return f"Device({self.name!r})"

@@ -43,7 +43,8 @@ def _seed(y: Variable, g: Any, loss_scale: float | None, where: str) -> Variable
     """The incoming gradient of an output: ones (times loss_scale) when ``g`` is None."""
     dev = y.device
     if g is None:
-        arr = dev.xp.ones(y._data.shape, dtype=y._data.dtype)
+        with dev.activate():
+            arr = dev.xp.ones(y._data.shape, dtype=y._data.dtype)
         if loss_scale is not None:
             arr *= loss_scale
         return Variable._new(arr, False, None, 0)
@@ -52,7 +53,9 @@ def _seed(y: Variable, g: Any, loss_scale: float | None, where: str) -> Variable
             raise ValueError(f"{where} has shape {g.shape} but the output has shape {y.shape}")
         return g
     if isinstance(g, (int, float, np.number)):
-        return Variable._new(dev.xp.full(y._data.shape, g, dtype=y._data.dtype), False, None, 0)
+        with dev.activate():
+            arr = dev.xp.full(y._data.shape, g, dtype=y._data.dtype)
+        return Variable._new(arr, False, None, 0)
     arr = _to_array(g, dev)
     if tuple(arr.shape) != y.shape:
         raise ValueError(f"{where} has shape {tuple(arr.shape)} but the output has shape {y.shape}")
@@ -233,6 +236,25 @@ def _check_arrays(node: Node, res: Any) -> list[Variable | None]:
     return out
 
 
+def _zeros(device: Any, shape: Any, dtype: Any) -> Any:
+    if device.index:
+        with device.activate():
+            return device.xp.zeros(shape, dtype)
+    return device.xp.zeros(shape, dtype)
+
+
+def _fast(rule: Rule, node: Node, gys: list[Variable], n_in: int, n_out: int) -> Any:
+    return rule.fast(  # type: ignore[misc]
+        node.device.xp,
+        [g._data for g in gys],
+        node.saved_in or (None,) * n_in,
+        [m[0] for m in node.in_meta],
+        node.saved_out or (None,) * n_out,
+        [m[0] for m in node.out_meta],
+        **node.attrs,
+    )
+
+
 def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Variable | None]:
     rule = node.rule
     fdef = node.fdef
@@ -244,16 +266,10 @@ def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Vari
     try:
         if rule.fast is not None and not create_graph:
             n_in, n_out = len(node.srcs), len(node.out_meta)
-            res = rule.fast(
-                node.device.xp,
-                [g._data for g in gys],
-                node.saved_in or (None,) * n_in,
-                [m[0] for m in node.in_meta],
-                node.saved_out or (None,) * n_out,
-                [m[0] for m in node.out_meta],
-                **node.attrs,
-            )
-            return _check_arrays(node, res)
+            if node.device.index:
+                with node.device.activate():
+                    return _check_arrays(node, _fast(rule, node, gys, n_in, n_out))
+            return _check_arrays(node, _fast(rule, node, gys, n_in, n_out))
         ins = [_input_var(node, i) for i in range(len(node.srcs))]
         outs = [_output_var(node, j) for j in range(len(node.out_meta))]
         in_shapes = [m[0] for m in node.in_meta]
@@ -355,7 +371,7 @@ def _run(
             for j, g in enumerate(gys):
                 if g is None:
                     shape, dtype = node.out_meta[j]
-                    g = Variable._new(node.device.xp.zeros(shape, dtype), False, None, 0)
+                    g = Variable._new(_zeros(node.device, shape, dtype), False, None, 0)
                 full.append(g)
             if retain_grad:
                 for j, ref in enumerate(node.outputs):
@@ -478,7 +494,7 @@ def grad(
                 if unreachable == "error":
                     raise ValueError(f"grad: inputs[{k}] is not reachable from the outputs")
                 if unreachable == "zero":
-                    g = Variable._new(x.device.xp.zeros_like(x._data), False, None, 0)
+                    g = Variable._new(_zeros(x.device, x.shape, x.dtype), False, None, 0)
             elif not create_graph and g._creator is not None:
                 g = Variable._new(g._data, False, None, 0)
             results.append(g)

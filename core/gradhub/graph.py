@@ -163,7 +163,11 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     kernels = fdef.kernels
     kernel = kernels.get(device.kind, fdef.forward) if kernels else fdef.forward
     try:
-        out = kernel(device.xp, *arrays, **attrs)
+        if cpu or not device.index:
+            out = kernel(device.xp, *arrays, **attrs)
+        else:
+            with device.activate():
+                out = kernel(device.xp, *arrays, **attrs)
     except GradhubError:
         raise
     except (ValueError, TypeError, IndexError) as e:
