@@ -416,6 +416,7 @@ def registry_table() -> list[dict[str, Any]]:
     """Every registered function as a row: name, callable, provider, rule, status, devices."""
     _ensure_loaded()
     rows = []
+    usable = sorted(k for k, dt in REGISTRY.device_types.items() if dt.availability()[0])
     for name in sorted(REGISTRY.functions):
         f = REGISTRY.functions[name]
         if f.kind == "composite":
@@ -427,10 +428,6 @@ def registry_table() -> list[dict[str, Any]]:
         else:
             rule = "yes"
             rule_provider = str(f.rule.provider)
-        if f.kind == "composite":
-            devices = sorted(REGISTRY.device_types)
-        else:
-            devices = sorted({"cpu", *f.kernels} | set(REGISTRY.device_types))
         rows.append(
             {
                 "function": name,
@@ -441,7 +438,7 @@ def registry_table() -> list[dict[str, Any]]:
                 "rule": rule,
                 "rule_provider": rule_provider,
                 "status": f.status(),
-                "devices": devices,
+                "devices": usable,
                 "fast_kernels": sorted(f.kernels),
                 "overrides": [f"{a} -> {b}" for a, b in f.overrides],
             }

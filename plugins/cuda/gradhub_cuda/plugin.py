@@ -1,0 +1,31 @@
+"""The hook implementations of gradhub-cuda.
+
+The plugin only adds: the ``cuda`` device (alias ``cudnn``) and, where measurement shows a gain,
+faster kernels keyed by (function, ``cuda``). It defines no functions and no backward rules, so
+uninstalling it cannot change any gradient. Every gradhub-nn-ops function runs on ``cuda`` through
+its generic ``xp`` kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gradhub import hookimpl
+
+
+@hookimpl
+def gradhub_add_devices(register: Any) -> None:
+    """Register the ``cuda`` device type, usable or not (its availability says why not)."""
+    from .device import CudaDeviceType
+
+    register.device(CudaDeviceType(), aliases=("cudnn",))
+
+
+@hookimpl
+def gradhub_add_kernels(register: Any) -> None:
+    """Register the CUDA kernels of existing functions (see :mod:`gradhub_cuda.kernels`)."""
+    from .kernels import KERNELS
+
+    for name, kernel in KERNELS.items():
+        if register.has_function(name):
+            register.kernel(name, "cuda", kernel)

@@ -1,0 +1,215 @@
+"""The CUDA device plugin (gradhub-cuda).
+
+Tests that need no GPU run everywhere (import without CuPy, availability reasons, registration);
+the others skip, all with one reason, where no usable CUDA device exists. The op matrix
+(tests/test_op_matrix.py) covers every function on ``cuda`` whenever the device is usable.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+
+import gradhub as gh
+import numpy as np
+import pytest
+from gradhub import plugins
+from gradhub.registry import REGISTRY
+
+
+def _cuda_reason() -> str:
+    plugins.load_plugins() if not plugins.STATE.loaded else None
+    dt = REGISTRY.device_types.get("cuda")
+    if dt is None:
+        return "gradhub-cuda is not installed"
+    ok, why = dt.availability()
+    return "" if ok else why
+
+
+_REASON = _cuda_reason()
+gpu = pytest.mark.skipif(bool(_REASON), reason=f"no usable CUDA device: {_REASON}")
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    plugins.reset()
+    yield
+    plugins.reset()
+
+
+def _fake_cupy(count: object = 1, driver: int = 13000, runtime: int = 13000) -> types.ModuleType:
+    cp = types.ModuleType("cupy")
+
+    class ndarray:
+        pass
+
+    def get_count() -> int:
+        if isinstance(count, Exception):
+            raise count
+        return int(count)  # type: ignore[call-overload]
+
+    cp.ndarray = ndarray  # type: ignore[attr-defined]
+    runtime_mod = types.SimpleNamespace(
+        getDeviceCount=get_count,
+        driverGetVersion=lambda: driver,
+        runtimeGetVersion=lambda: runtime,
+    )
+    cp.cuda = types.SimpleNamespace(runtime=runtime_mod, Device=lambda i: None)  # type: ignore[attr-defined]
+    return cp
+
+
+def test_import_and_load_without_cupy() -> None:
+    code = (
+        "import sys; sys.modules['cupy'] = None\n"  # makes 'import cupy' fail
+        "import gradhub_cuda, gradhub_cuda.plugin, gradhub_cuda.device, gradhub_cuda.kernels\n"
+        "import gradhub as gh\n"
+        "from gradhub.registry import REGISTRY\n"
+        "rec = [r for r in gh.plugins.plugin_report() if r.distribution == 'gradhub-cuda']\n"
+        "print(rec[0].status)\n"
+        "print(REGISTRY.device_types['cuda'].availability())\n"
+        "print((gh.Variable([1.0]) * 2.0).d)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert lines[0] == "loaded"
+    assert lines[1].startswith("(False, ") and "CuPy is not installed" in lines[1]
+    assert "gradhub-cuda[cuda13]" in lines[1]
+    assert lines[2] == "[2.]"
+
+
+def test_import_probes_no_gpu() -> None:
+    code = (
+        "import sys, gradhub_cuda, gradhub_cuda.plugin, gradhub_cuda.device\n"
+        "print('cupy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("fake", "reason"),
+    [
+        (_fake_cupy(count=RuntimeError("cudaErrorNoDevice")), "no usable CUDA driver or GPU"),
+        (_fake_cupy(count=0), "no GPU found"),
+        (_fake_cupy(driver=12040, runtime=13000), "driver is too old: it supports CUDA 12.4, "
+                                                  "CuPy needs 13.0"),
+    ],
+)
+def test_availability_reasons(fake: types.ModuleType, reason: str) -> None:
+    from gradhub_cuda.device import CudaDeviceType
+
+    dt = CudaDeviceType(cupy=fake)
+    ok, why = dt.availability()
+    assert not ok and reason in why
+    with pytest.raises(gh.DeviceError, match="unusable here"):
+        dt.get(0)
+
+
+def test_available_with_a_working_driver() -> None:
+    from gradhub_cuda.device import CudaDeviceType
+
+    dt = CudaDeviceType(cupy=_fake_cupy(count=2))
+    assert dt.availability() == (True, "")
+    assert dt.device_count() == 2
+    with pytest.raises(gh.DeviceError, match=r"'cuda:5' does not exist: 2 GPU"):
+        dt.get(5)
+
+
+@pytest.mark.skipif(not _REASON, reason="checks the error path of an unusable device")
+def test_unusable_cuda_and_its_alias_say_why() -> None:
+    for name in ("cuda", "cudnn", "cuda:1"):
+        with pytest.raises(gh.DeviceError, match=f"'{name}' is unusable here: {_REASON[:20]}"):
+            gh.get_extension_context(name)
+
+
+def test_plugin_adds_no_functions_or_rules(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    def snapshot() -> dict[str, tuple[str, str]]:
+        return {r["function"]: (r["provider"], r["rule_provider"]) for r in gh.registry_table()}
+
+    with_cuda = snapshot()
+    assert "cuda" in REGISTRY.device_types
+    plugins.reset()
+    monkeypatch.setenv("GRADHUB_BLOCK_PLUGINS", "gradhub-cuda")
+    without = snapshot()
+    assert "cuda" not in REGISTRY.device_types
+    assert with_cuda == without
+
+
+# -- on a GPU ------------------------------------------------------------------------------------
+
+
+@gpu
+def test_parity_with_cpu_on_every_function() -> None:
+    from gradhub.audit import samples_of
+
+    cuda = REGISTRY.device_type("cuda").get(0)
+    for name, fdef in sorted(REGISTRY.functions.items()):
+        for s in samples_of(fdef):
+            for dtype, rtol in ((np.float64, 1e-10), (np.float32, 1e-5)):
+                host = [np.asarray(a).astype(dtype) if np.asarray(a).dtype.kind == "f"
+                        else np.asarray(a) for a in s.inputs]
+                cpu_out = fdef.api(*[gh.Variable(a, need_grad=False) for a in host], **s.attrs)
+                gpu_out = fdef.api(*[gh.Variable(cuda.asarray(a), need_grad=False) for a in host],
+                                   **s.attrs)
+                cpu_out = cpu_out if isinstance(cpu_out, tuple) else (cpu_out,)
+                gpu_out = gpu_out if isinstance(gpu_out, tuple) else (gpu_out,)
+                for c, g in zip(cpu_out, gpu_out):
+                    np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=rtol, atol=rtol,
+                                               err_msg=f"{name}[{s.name}] {dtype.__name__}")
+
+
+@gpu
+def test_gradients_stay_on_their_device_and_transfer_back() -> None:
+    ctx = gh.get_extension_context("cuda")
+    with gh.context_scope(ctx):
+        x = gh.Variable(np.linspace(-1, 1, 5))
+    y = (x * x).sum()
+    (g,) = gh.grad([y], [x])
+    assert g.device.name == "cuda:0"
+    c = gh.Variable(np.arange(3.0))
+    d = c.to("cuda")
+    assert d.device.name == "cuda:0"
+    (gc,) = gh.grad([(d * 3.0).sum()], [c])
+    assert gc.device.name == "cpu"
+    np.testing.assert_allclose(gc.d, 3.0)
+    with pytest.raises(gh.DeviceError, match=r"different devices.*cuda:0.*cpu"):
+        _ = x + gh.Variable(np.ones(5))
+
+
+@gpu
+def test_memory_pool_does_not_grow_over_gradient_penalty_steps() -> None:
+    import cupy
+    import gradhub.functions as F
+    import gradhub.parametric_functions as PF
+
+    ctx = gh.get_extension_context("cuda")
+    rng = np.random.default_rng(0)
+    with gh.context_scope(ctx):
+        x = gh.Variable(rng.standard_normal((8, 3, 16, 16)).astype(np.float32), need_grad=False)
+        t = gh.Variable(rng.integers(0, 10, (8, 1)), need_grad=False)
+        h = F.relu(PF.convolution(x, 4, (3, 3), pad=(1, 1), name="c1"))
+        p = PF.affine(F.max_pooling(h, (2, 2)), 10, name="fc")
+        params = list(gh.get_parameters().values())
+
+    pool = cupy.get_default_memory_pool()
+
+    def step() -> None:
+        loss = F.mean(F.softmax_cross_entropy(p, t))
+        grads = gh.grad([loss], params)
+        gp = sum(F.sum(g**2.0) ** 0.5 for g in grads)
+        total = loss + gp
+        total.forward()
+        for q in params:
+            q.cleargrad()
+        total.backward()
+
+    for _ in range(20):
+        step()
+    cupy.cuda.Device(0).synchronize()
+    before = pool.used_bytes()
+    for _ in range(500):
+        step()
+    cupy.cuda.Device(0).synchronize()
+    assert pool.used_bytes() <= before * 1.05 + 1024
