@@ -58,12 +58,16 @@ def _neg(xp: Any, x: Any) -> Any:
     return -x
 
 
+_PY_SCALARS = (int, float)
+
+
 def _add_scalar(xp: Any, x: Any, val: float) -> Any:
-    return x + x.dtype.type(val) if x.dtype.kind == "f" else x + val
+    # Python scalars keep the array's dtype (NEP 50); numpy scalars are cast to it first
+    return x + (val if type(val) in _PY_SCALARS else x.dtype.type(val))
 
 
 def _mul_scalar(xp: Any, x: Any, val: float) -> Any:
-    return x * x.dtype.type(val) if x.dtype.kind == "f" else x * val
+    return x * (val if type(val) in _PY_SCALARS else x.dtype.type(val))
 
 
 def _pow_scalar(xp: Any, x: Any, val: float) -> Any:

@@ -44,11 +44,24 @@ class UsageError(GradhubError):
 # -- helpers -----------------------------------------------------------------------------------
 
 
+#: Width of tables written to a file or pipe (rich would use 80 columns) unless COLUMNS is set.
+PIPE_WIDTH = 160
+
+
 def _console(stderr: bool = False) -> Console:
-    """A rich console on stdout (or stderr), created at call time so redirections are honoured."""
+    """A rich console on stdout (or stderr), created at call time so redirections are honoured.
+
+    Output that goes to a file or a pipe is laid out PIPE_WIDTH columns wide (COLUMNS overrides).
+    """
+    import os
+
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    stream = sys.stderr if stderr else sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    tty = bool(isatty and isatty())
+    width = None if tty or os.environ.get("COLUMNS") else PIPE_WIDTH
+    return Console(stderr=stderr, highlight=False, width=width)
 
 
 def _print_json(obj: Any) -> None:

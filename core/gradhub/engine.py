@@ -74,30 +74,51 @@ def _add(a: Variable, b: Variable) -> Variable:
 
 
 class _Grads:
-    """Gradients accumulated per graph position: (node, output index) or a leaf Variable."""
+    """Gradients accumulated per graph position: (node, output index) or a leaf Variable.
 
-    def __init__(self) -> None:
-        self.nodes: dict[Node, list[Variable | None]] = {}
-        self.leaves: dict[int, tuple[Variable, Variable]] = {}
+    In first-order mode (``arrays=True``) the values are raw arrays, otherwise Variables whose
+    additions are recorded in the graph.
+    """
 
-    def add(self, src: Any, idx: int, g: Variable) -> None:
+    def __init__(self, arrays: bool) -> None:
+        self.arrays = arrays
+        self.nodes: dict[Node, list[Any]] = {}
+        self.leaves: dict[int, tuple[Variable, Any]] = {}
+
+    def _plus(self, a: Any, b: Any) -> Any:
+        if self.arrays:
+            r = a + b
+            return r if type(r) is type(a) else np.asarray(r)  # numpy scalars from 0-d sums
+        return _add(a, b)
+
+    def add(self, src: Any, idx: int, g: Any) -> None:
         if idx < 0:
             key = id(src)
             prev = self.leaves.get(key)
-            self.leaves[key] = (src, g if prev is None else _add(prev[1], g))
+            self.leaves[key] = (src, g if prev is None else self._plus(prev[1], g))
             return
         lst = self.nodes.get(src)
         if lst is None:
-            lst = self.nodes[src] = [None] * len(src.out_meta)
+            lst = self.nodes[src] = [None] * len(src.out_shapes)
         prev_g = lst[idx]
-        lst[idx] = g if prev_g is None else _add(prev_g, g)
+        lst[idx] = g if prev_g is None else self._plus(prev_g, g)
 
     def get(self, v: Variable) -> Variable | None:
+        """The gradient at ``v``'s position as a Variable, or None."""
         if v._creator is None:
             item = self.leaves.get(id(v))
-            return None if item is None else item[1]
-        lst = self.nodes.get(v._creator)
-        return None if lst is None else lst[v._idx]
+            g = None if item is None else item[1]
+        else:
+            lst = self.nodes.get(v._creator)
+            g = None if lst is None else lst[v._idx]
+        if g is None or not self.arrays:
+            return g
+        return Variable._new(g, False, None, 0)
+
+    def leaf_items(self) -> list[tuple[Variable, Variable]]:
+        if not self.arrays:
+            return list(self.leaves.values())
+        return [(leaf, Variable._new(g, False, None, 0)) for leaf, g in self.leaves.values()]
 
 
 def _position(v: Variable) -> tuple[Any, int]:
@@ -161,7 +182,7 @@ def _output_var(node: Node, j: int) -> Variable | None:
 
 def _bad_result(node: Node, i: int, arr: Any) -> BackwardRuleError | None:
     """Why the gradient array ``arr`` for input ``i`` is malformed, or None."""
-    shape, dtype = node.in_meta[i]
+    shape, dtype = node.in_shapes[i], node.in_dtypes[i]
     who = f"the backward rule of {node.fdef.name} (from {node.rule.provider})"  # type: ignore[union-attr]
     if arr.shape != shape:
         return BackwardRuleError(
@@ -205,34 +226,15 @@ def _check_result(node: Node, res: Any) -> list[Variable | None]:
         if not isinstance(g, Variable):
             g = Variable._new(_to_array(g, node.device), False, None, 0)
         arr = g._data
-        shape, dtype = node.in_meta[i]
+        shape, dtype = node.in_shapes[i], node.in_dtypes[i]
         if arr.shape != shape or arr.dtype != dtype or type(arr) is not atype:
+            if dtype.kind not in "fc":  # an integer output of a differentiable node: no gradient
+                out.append(None)
+                continue
             err = _bad_result(node, i, arr)
             if err is not None:
                 raise err
         out.append(g)
-    return out
-
-
-def _check_arrays(node: Node, res: Any) -> list[Variable | None]:
-    """Validate a fast rule's arrays and wrap them as (graph-less) Variables."""
-    res = _check_count(node, res)
-    out: list[Variable | None] = []
-    atype = node.out_type
-    for i, arr in enumerate(res):
-        if arr is None or not node.srcs[i].need_grad:
-            out.append(None)
-            continue
-        shape, dtype = node.in_meta[i]
-        if type(arr) is not atype or arr.shape != shape or arr.dtype != dtype:
-            if isinstance(arr, np.generic):  # numpy turns 0-d results into scalars
-                arr = np.asarray(arr)
-            elif not hasattr(arr, "shape"):
-                arr = node.device.asarray(arr, dtype=dtype)
-            err = _bad_result(node, i, arr)
-            if err is not None:
-                raise err
-        out.append(Variable._new(arr, False, None, 0))
     return out
 
 
@@ -243,19 +245,66 @@ def _zeros(device: Any, shape: Any, dtype: Any) -> Any:
     return device.xp.zeros(shape, dtype)
 
 
-def _fast(rule: Rule, node: Node, gys: list[Variable], n_in: int, n_out: int) -> Any:
-    return rule.fast(  # type: ignore[misc]
-        node.device.xp,
-        [g._data for g in gys],
-        node.saved_in or (None,) * n_in,
-        [m[0] for m in node.in_meta],
-        node.saved_out or (None,) * n_out,
-        [m[0] for m in node.out_meta],
-        **node.attrs,
-    )
+def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
+    """First-order backward of one node on raw arrays: the fast rule if there is one, else the
+    differentiable rule on graph-less Variables. Returns validated arrays (or None) per input."""
+    rule = node.rule
+    fdef = node.fdef
+    if rule is None:
+        raise BackwardRuleError(
+            f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
+            "it cannot be differentiated"
+        )
+    n_in = len(node.srcs)
+    try:
+        if rule.fast is not None:
+            res = rule.fast(
+                node.device.xp,
+                gys,
+                node.saved_in or (None,) * n_in,
+                node.in_shapes,
+                node.saved_out or (None,) * len(node.out_shapes),
+                node.out_shapes,
+                **node.attrs,
+            )
+        else:
+            ins = [_input_var(node, i) for i in range(n_in)]
+            outs = [_output_var(node, j) for j in range(len(node.out_shapes))]
+            gv = [Variable._new(g, False, None, 0) for g in gys]
+            res = rule.fn(gv, ins, node.in_shapes, outs, node.out_shapes, **node.attrs)
+            res = _check_count(node, res)
+            res = [g._data if isinstance(g, Variable) else g for g in res]
+    except BackwardRuleError:
+        raise
+    except Exception as e:
+        raise BackwardRuleError(
+            f"the backward rule of {fdef.name} (from {rule.provider}) raised "
+            f"{type(e).__name__}: {e}"
+        ) from e
+    if (type(res) is not list and type(res) is not tuple) or len(res) != n_in:
+        res = _check_count(node, res)
+    atype = node.out_type
+    srcs = node.srcs
+    out = [None] * n_in
+    for i in range(n_in):
+        arr = res[i]
+        if arr is None or not srcs[i].need_grad:
+            continue
+        shape, dtype = node.in_shapes[i], node.in_dtypes[i]
+        if type(arr) is not atype or arr.shape != shape or arr.dtype != dtype:
+            if isinstance(arr, np.generic):  # numpy turns 0-d results into scalars
+                arr = np.asarray(arr)
+            elif not hasattr(arr, "shape"):
+                arr = node.device.asarray(arr, dtype=dtype)
+            err = _bad_result(node, i, arr)
+            if err is not None:
+                raise err
+        out[i] = arr
+    return out
 
 
 def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Variable | None]:
+    """Backward of one node on Variables, recorded in the graph when ``create_graph``."""
     rule = node.rule
     fdef = node.fdef
     if rule is None:
@@ -264,22 +313,14 @@ def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Vari
             "it cannot be differentiated"
         )
     try:
-        if rule.fast is not None and not create_graph:
-            n_in, n_out = len(node.srcs), len(node.out_meta)
-            if node.device.index:
-                with node.device.activate():
-                    return _check_arrays(node, _fast(rule, node, gys, n_in, n_out))
-            return _check_arrays(node, _fast(rule, node, gys, n_in, n_out))
         ins = [_input_var(node, i) for i in range(len(node.srcs))]
-        outs = [_output_var(node, j) for j in range(len(node.out_meta))]
-        in_shapes = [m[0] for m in node.in_meta]
-        out_shapes = [m[0] for m in node.out_meta]
+        outs = [_output_var(node, j) for j in range(len(node.out_shapes))]
         if create_graph and rule.first_order_only:
             with set_recording(False):
-                res = rule.fn(gys, ins, in_shapes, outs, out_shapes, **node.attrs)
+                res = rule.fn(gys, ins, node.in_shapes, outs, node.out_shapes, **node.attrs)
             grads = _check_result(node, res)
             return _guard_first_order(node, grads, [*gys, *ins, *outs])
-        res = rule.fn(gys, ins, in_shapes, outs, out_shapes, **node.attrs)
+        res = rule.fn(gys, ins, node.in_shapes, outs, node.out_shapes, **node.attrs)
     except BackwardRuleError:
         raise
     except Exception as e:
@@ -334,9 +375,17 @@ def _guard_first_order(
         refs.append(weakref.ref(v))
         res.append(v)
         k += 1
-    gnode.out_meta = tuple((o.shape, o.dtype) for o in outs)
+    gnode.out_shapes = [o.shape for o in outs]
+    gnode.out_dtypes = [o.dtype for o in outs]
     gnode.outputs = tuple(refs)
     return res
+
+
+def _has_none(values: list[Any]) -> bool:
+    for v in values:
+        if v is None:
+            return True
+    return False
 
 
 def _run(
@@ -346,13 +395,14 @@ def _run(
     create_graph: bool,
     retain_grad: bool,
 ) -> _Grads:
-    grads = _Grads()
+    arrays = not create_graph
+    grads = _Grads(arrays)
     roots = []
     for y, s in zip(outputs, seeds):
         if s is None:
             continue
         src, idx = _position(y)
-        grads.add(src, idx, s)
+        grads.add(src, idx, s._data if arrays else s)
         if retain_grad:
             y._grad = grads.get(y)
         if y._creator is not None and y.need_grad:
@@ -362,27 +412,38 @@ def _run(
     if targets is not None:
         nodes = _on_paths(nodes, targets)
         keep = {v._creator for v in targets if v._creator is not None}
+    pending = grads.nodes
     with set_recording(create_graph):
         for node in reversed(nodes):
-            gys = grads.nodes.get(node) if node in keep else grads.nodes.pop(node, None)
+            gys = pending.get(node) if node in keep else pending.pop(node, None)
             if gys is None:
                 continue
-            full = []
-            for j, g in enumerate(gys):
-                if g is None:
-                    shape, dtype = node.out_meta[j]
-                    g = Variable._new(_zeros(node.device, shape, dtype), False, None, 0)
-                full.append(g)
             if retain_grad:
                 for j, ref in enumerate(node.outputs):
                     v = ref()
                     if v is not None and gys[j] is not None:
-                        v._grad = gys[j]
-            res = _call_rule(node, full, create_graph)
-            del full, gys
+                        v._grad = Variable._new(gys[j], False, None, 0) if arrays else gys[j]
+            if _has_none(gys):
+                gys = [
+                    g if g is not None else _zeros(node.device, node.out_shapes[j], node.out_dtypes[j])
+                    for j, g in enumerate(gys)
+                ]
+                if not arrays:
+                    gys = [g if isinstance(g, Variable) else Variable._new(g, False, None, 0)
+                           for g in gys]
+            if arrays:
+                if node.device.index:
+                    with node.device.activate():
+                        res = _call_rule_arrays(node, gys)
+                else:
+                    res = _call_rule_arrays(node, gys)
+            else:
+                res = _call_rule(node, gys, True)
+            del gys
+            srcs, idxs = node.srcs, node.idxs
             for i, g in enumerate(res):
                 if g is not None:
-                    grads.add(node.srcs[i], node.idxs[i], g)
+                    grads.add(srcs[i], idxs[i], g)
     return grads
 
 
@@ -404,7 +465,7 @@ def backward(
     seed = _seed(y, grad, loss_scale, "backward: grad")
     grads = _run([y], [seed], None, create_graph, retain_grad)
     with set_recording(create_graph):
-        for leaf, g in grads.leaves.values():
+        for leaf, g in grads.leaf_items():
             if not leaf.need_grad:
                 continue
             prev = leaf._grad
@@ -527,8 +588,10 @@ def reexecute(y: Variable) -> None:
             out = kernel(device.xp, *arrays, **n.attrs)
             outs = (out,) if fdef.n_outputs == 1 else tuple(out)
             outs = tuple(o if type(o) is type(arrays[0]) else device.asarray(o) for o in outs)
-            n.in_meta = tuple((a.shape, a.dtype) for a in arrays)
-            n.out_meta = tuple((o.shape, o.dtype) for o in outs)
+            n.in_shapes = [a.shape for a in arrays]
+            n.in_dtypes = [a.dtype for a in arrays]
+            n.out_shapes = [o.shape for o in outs]
+            n.out_dtypes = [o.dtype for o in outs]
             if n.rule is not None:
                 n.save(arrays, outs)
             for ref, o in zip(n.outputs, outs):

@@ -41,9 +41,11 @@ class Node:
         "device",
         "fdef",
         "idxs",
-        "in_meta",
+        "in_dtypes",
+        "in_shapes",
         "need_grad",
-        "out_meta",
+        "out_dtypes",
+        "out_shapes",
         "out_type",
         "outputs",
         "rule",
@@ -70,7 +72,8 @@ class Node:
         self.seq = next(_seq)
         srcs = []
         idxs = []
-        in_meta = []
+        in_shapes = []
+        in_dtypes = []
         for v in inputs:
             c = v._creator
             if c is None:
@@ -80,12 +83,21 @@ class Node:
                 srcs.append(c)
                 idxs.append(v._idx)
             a = v._data
-            in_meta.append((a.shape, a.dtype))
+            in_shapes.append(a.shape)
+            in_dtypes.append(a.dtype)
         self.srcs = srcs
         self.idxs = idxs
-        self.in_meta = in_meta
-        self.out_meta = [(o.shape, o.dtype) for o in outs]
-        self.out_type = type(outs[0]) if outs else type(arrays[0])
+        self.in_shapes = in_shapes
+        self.in_dtypes = in_dtypes
+        if len(outs) == 1:
+            o = outs[0]
+            self.out_shapes = [o.shape]
+            self.out_dtypes = [o.dtype]
+            self.out_type = type(o)
+        else:
+            self.out_shapes = [o.shape for o in outs]
+            self.out_dtypes = [o.dtype for o in outs]
+            self.out_type = type(outs[0]) if outs else type(arrays[0])
         self.rule = fdef.rule if need_grad else None
         self.save(arrays, outs)
         self.outputs: Sequence[weakref.ref[Variable]] = ()

@@ -1,0 +1,340 @@
+"""The chainer compatibility layer: ``from gradhub.compat import chainer``.
+
+Replace the import lines of a chainer program and it runs on gradhub with chainer's semantics::
+
+    from gradhub.compat import chainer                    # import chainer
+    from gradhub.compat.chainer import Variable           # from chainer import Variable
+    import gradhub.compat.chainer.functions as F          # import chainer.functions as F
+
+What differs from the native API (see ``docs/migration-chainer.md``): :class:`Variable` takes an
+array (kept as is: no copy, no dtype change) and ``requires_grad``; ``.grad`` is None until a
+gradient is accumulated; ``backward()`` starts from the output's ``.grad`` (filled with 1 only
+for a single-element output) and accumulates into the leaves; :func:`grad` is not differentiable
+unless ``enable_double_backprop=True`` and gives None for unreachable inputs.
+
+Example (the accumulating backward of chainer)::
+
+    >>> import numpy as np
+    >>> from gradhub.compat import chainer
+    >>> x = chainer.Variable(np.array(3.0, dtype=np.float32))
+    >>> y = 2 * x
+    >>> y.backward()
+    >>> y.backward()
+    >>> x.grad
+    array(4., dtype=float32)
+    >>> x.cleargrad()
+    >>> chainer.grad([y], [x])
+    [variable(2.)]
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ...engine import backward as _native_backward
+from ...engine import grad as _native_grad
+from ...modes import set_recording
+from ...registry import REGISTRY
+from ...variable import Variable as _NativeVariable
+from .._common import adopt, call_native, install_operators
+
+__all__ = [
+    "Variable",
+    "as_array",
+    "as_variable",
+    "force_backprop_mode",
+    "grad",
+    "no_backprop_mode",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "functions":
+        return importlib.import_module(f"{__name__}.functions")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _array_arg(data: Any, where: str) -> Any:
+    if isinstance(data, _NativeVariable):
+        return data._data
+    if isinstance(data, np.generic):
+        return np.asarray(data)
+    if type(data) in REGISTRY.by_array_type or isinstance(data, np.ndarray):
+        return data
+    raise TypeError(
+        f"{where}: the data must be a numpy or cupy array (as in chainer), got "
+        f"{type(data).__name__}; wrap lists with numpy.array(..., dtype=numpy.float32)"
+    )
+
+
+def _chainer_repr(v: _NativeVariable, separator: str) -> str:
+    prefix = "variable" if not v.name else f"variable {v.name}"
+    arr = np.asarray(v.device.to_numpy(v._data))
+    if arr.size > 0 or arr.shape == (0,):
+        body = np.array2string(arr, None, None, None, separator, prefix + "(")
+    else:
+        body = f"[], shape={arr.shape!r}"
+    return f"{prefix}({body})"
+
+
+@install_operators
+class Variable(_NativeVariable):
+    """chainer's Variable: a :class:`gradhub.Variable` with chainer's names and semantics.
+
+    ``Variable(data, *, name=None, grad=None, requires_grad=True)``: ``data`` is a numpy (or
+    device) array, used without a copy and keeping its dtype. ``.array``/``.data`` is the data,
+    ``.grad`` the accumulated gradient array (None until one is accumulated), ``.grad_var`` the
+    same as a Variable. Non-floating data never requires a gradient.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.compat.chainer import Variable
+        >>> x = Variable(np.array([1.0, 2.0], dtype=np.float32))
+        >>> print(x.grad)
+        None
+        >>> y = (x * x).sum()
+        >>> y.backward()
+        >>> x.grad
+        array([2., 4.], dtype=float32)
+    """
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        name: str | None = None,
+        grad: Any = None,
+        requires_grad: bool = True,
+    ) -> None:
+        if data is None:
+            raise TypeError(
+                "chainer Variable: uninitialized Variables (data=None) are not supported by "
+                "gradhub; pass an array"
+            )
+        arr = _array_arg(data, "chainer Variable")
+        super().__init__(arr, need_grad=bool(requires_grad) and arr.dtype.kind in "fc", name=name)
+        if grad is not None:
+            self.grad = grad
+
+    # -- data and gradient -----------------------------------------------------------------------
+    @property
+    def array(self) -> Any:
+        """The data array (assignable)."""
+        return self._data
+
+    @array.setter
+    def array(self, value: Any) -> None:
+        self._data = _array_arg(value, "chainer Variable.array")
+
+    data = array  # type: ignore[assignment]
+
+    @property
+    def grad(self) -> Any:  # type: ignore[override]
+        """The gradient array, or None (assignable; None clears it)."""
+        return None if self._grad is None else self._grad._data
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is None:
+            self._grad = None
+            return
+        if isinstance(value, _NativeVariable):
+            value = value._data
+        arr = _array_arg(value, "chainer Variable.grad")
+        if tuple(arr.shape) != self.shape:
+            raise ValueError(
+                f"chainer Variable.grad: the gradient has shape {tuple(arr.shape)} but the "
+                f"Variable has shape {self.shape}"
+            )
+        self._grad = _NativeVariable._new(arr, False, None, 0)
+
+    @property
+    def grad_var(self) -> Variable | None:  # type: ignore[override]
+        """The gradient as a Variable (differentiable after double backprop), or None."""
+        return adopt(self._grad, Variable)  # type: ignore[no-any-return]
+
+    @grad_var.setter
+    def grad_var(self, value: _NativeVariable | None) -> None:
+        self._grad = value
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for this Variable."""
+        return self.need_grad
+
+    @property
+    def xp(self) -> Any:
+        """The array module of the data (numpy on the CPU)."""
+        return self.device.xp
+
+    @property
+    def T(self) -> Variable:
+        """The transposed Variable (axes reversed)."""
+        return self.transpose()
+
+    def zerograd(self) -> None:
+        """Set the gradient to zeros (deprecated in chainer; use :meth:`cleargrad`)."""
+        warnings.warn(
+            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self._grad = _NativeVariable._new(self.device.xp.zeros_like(self._data), False, None, 0)
+
+    def reshape(self, *shape: Any) -> Variable:
+        """This Variable with another shape (differentiable)."""
+        return adopt(_NativeVariable.reshape(self, *shape), Variable)  # type: ignore[no-any-return]
+
+    def transpose(self, *axes: Any) -> Variable:
+        """The Variable with permuted axes (reversed when none are given)."""
+        if len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+            axes = tuple(axes[0]) if axes[0] is not None else ()
+        perm = tuple(int(a) for a in axes) if axes else tuple(range(self.ndim))[::-1]
+        return adopt(call_native("Transpose", self, axes=perm), Variable)  # type: ignore[no-any-return]
+
+    # -- backprop --------------------------------------------------------------------------------
+    def backward(  # type: ignore[override]
+        self,
+        retain_grad: bool = False,
+        enable_double_backprop: bool = False,
+        loss_scale: float | None = None,
+    ) -> None:
+        """Backpropagate from this Variable; gradients accumulate into the leaves' ``.grad``.
+
+        The initial error is this Variable's ``.grad``; when it is None and the Variable has one
+        element it is set to 1 (times ``loss_scale``) and kept. ``retain_grad`` keeps the
+        gradients of intermediate Variables; ``enable_double_backprop`` records the backward pass
+        so that the gradients can be differentiated again. A Variable without a creator (a leaf)
+        does nothing, as in chainer.
+        """
+        if self._creator is None:
+            return
+        if self._grad is None:
+            if self._data.size != 1:
+                raise ValueError(
+                    f"chainer Variable.backward: the Variable has {self._data.size} elements; "
+                    "set its .grad (the initial error) first, as chainer fills 1 only for a "
+                    "single-element Variable"
+                )
+            if self._data.ndim != 0:
+                warnings.warn(
+                    "Treating a scalar as a variable with only one element in Variable.backward "
+                    "is deprecated. A scalar variable must be a 0-dimensional array. Apply "
+                    "chainer.functions.squeeze to obtain a scalar variable. If the size of this "
+                    "variable accidentally becomes one, set zero to grad.",
+                    DeprecationWarning,
+                    stacklevel=1,
+                )
+            ones = self.device.xp.ones_like(self._data)
+            if loss_scale is not None:
+                ones *= loss_scale
+            self._grad = _NativeVariable._new(ones, False, None, 0)
+        _native_backward(
+            self, self._grad, retain_grad=retain_grad, create_graph=enable_double_backprop
+        )
+
+    def __repr__(self) -> str:
+        return _chainer_repr(self, ", ")
+
+    def __str__(self) -> str:
+        return _chainer_repr(self, " ")
+
+
+def _check_seq(value: Any, what: str, allow_none: bool = False) -> None:
+    if allow_none and value is None:
+        return
+    if not isinstance(value, (tuple, list)):
+        kind = "a tuple or a list or None" if allow_none else "a tuple or a list"
+        raise TypeError(f"chainer.grad: {what} must be {kind}, not {type(value)}.")
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    grad_inputs: Any = None,
+    set_grad: bool = False,
+    retain_grad: bool = False,
+    enable_double_backprop: bool = False,
+    loss_scale: float | None = None,
+) -> list[Variable | None]:
+    """The gradients of ``outputs`` w.r.t. ``inputs``, backpropagated along the minimal paths.
+
+    ``grad_outputs``: initial output gradients (None entries: ones, times ``loss_scale``; results
+    stay scaled). ``grad_inputs``: added to the results. ``set_grad``: also store each result in
+    the input's ``.grad_var``. ``retain_grad``: store the gradients of the outputs and of the
+    intermediate Variables in their ``.grad_var`` (``set_grad`` is then ignored, as documented).
+    ``enable_double_backprop``: the results are differentiable again. Unreachable inputs give
+    None. ``.grad`` of the inputs is otherwise untouched, so nothing accumulates between calls.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.compat import chainer
+        >>> x0 = chainer.Variable(np.array([0, 1], dtype=np.float32))
+        >>> x1 = chainer.Variable(np.array([2, 3], dtype=np.float32))
+        >>> z = 2 * (2 * x0 + 3 * x1)
+        >>> chainer.grad([z], [x0, x1])
+        [variable([4., 4.]), variable([6., 6.])]
+    """
+    _check_seq(outputs, "outputs")
+    _check_seq(inputs, "inputs")
+    _check_seq(grad_outputs, "grad_outputs", allow_none=True)
+    _check_seq(grad_inputs, "grad_inputs", allow_none=True)
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise ValueError(
+            "chainer.grad: grad_outputs must be of the same length as outputs.\n"
+            f"len(outputs) = {len(outputs)}, len(grad_outputs) = {len(grad_outputs)}"
+        )
+    if grad_inputs is not None and len(grad_inputs) != len(inputs):
+        raise ValueError(
+            "chainer.grad: grad_inputs must be of the same length as inputs.\n"
+            f"len(inputs) = {len(inputs)}, len(grad_inputs) = {len(grad_inputs)}"
+        )
+    res = _native_grad(
+        list(outputs),
+        list(inputs),
+        None if grad_outputs is None else list(grad_outputs),
+        grad_inputs=None if grad_inputs is None else list(grad_inputs),
+        create_graph=enable_double_backprop,
+        set_grad=set_grad,
+        retain_grad=retain_grad,
+        loss_scale=loss_scale,
+        unreachable="none",
+    )
+    return adopt(list(res), Variable)  # type: ignore[no-any-return]
+
+
+def as_variable(obj: Any) -> Variable:
+    """``obj`` if it is a Variable, else a Variable holding it that requires no gradient."""
+    if isinstance(obj, _NativeVariable):
+        return adopt(obj, Variable)  # type: ignore[no-any-return]
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj: Any) -> Any:
+    """The array of ``obj`` if it is a Variable, else ``obj``."""
+    return obj._data if isinstance(obj, _NativeVariable) else obj
+
+
+@contextmanager
+def no_backprop_mode() -> Iterator[None]:
+    """Stop graph recording in the block (chainer's ``enable_backprop = False``)."""
+    with set_recording(False):
+        yield
+
+
+@contextmanager
+def force_backprop_mode() -> Iterator[None]:
+    """Record the graph in the block even inside :func:`no_backprop_mode`."""
+    with set_recording(True):
+        yield

@@ -1,0 +1,356 @@
+"""nnabla's ``Variable`` and ``NdArray`` on top of :class:`gradhub.Variable`.
+
+nnabla semantics kept here (they differ from the native defaults):
+
+* ``Variable(shape, need_grad=False)`` allocates float32 zeros; ``need_grad`` defaults to False.
+* ``Variable.from_numpy_array`` copies; floating data becomes float32 (nnabla's ``"float"`` type
+  configuration, the type every nnabla function computes in); integer data (labels) keeps its type.
+* ``.g`` is always an array: zeros until a gradient is accumulated. ``.d = value`` and
+  ``.g = value`` copy ``value`` into the Variable, broadcasting scalars (``x.g = 0``).
+* ``backward(grad=1, clear_buffer=False)`` uses ``grad`` as the incoming gradient without storing
+  it in ``.g`` (``grad=None`` uses the current ``.g``), accumulates into the leaves' ``.g`` and,
+  unless ``clear_buffer``, leaves each intermediate Variable's gradient of this pass in its ``.g``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ...device import context_device
+from ...engine import backward as _native_backward
+from ...variable import Variable as NativeVariable
+from .._common import adopt, install_operators
+
+_FLOAT = np.float32
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, np.number))
+
+
+def _shape_tuple(shape: Any, where: str) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{where}: shape must be an iterable of ints, got {shape!r}") from None
+
+
+def _raw(value: Any) -> Any:
+    """The array behind a Variable or an NdArray; other values unchanged."""
+    if isinstance(value, NativeVariable):
+        return value._data
+    if isinstance(value, NdArray):
+        return value.data
+    return value
+
+
+class NdArray:
+    """The data or gradient buffer of a Variable, as nnabla's ``x.data`` / ``x.grad`` return it.
+
+    ``.data`` reads and writes the array; ``zero()`` and ``fill(value)`` reset it.
+
+    Example::
+
+        >>> import gradhub.compat.nnabla as nn
+        >>> x = nn.Variable((2,), need_grad=True)
+        >>> x.grad.fill(3.0)
+        >>> x.g
+        array([3., 3.], dtype=float32)
+    """
+
+    __slots__ = ("_var", "_which")
+
+    def __init__(self, var: Variable, which: str) -> None:
+        self._var = var
+        self._which = which
+
+    @property
+    def data(self) -> Any:
+        """The array (assignable: the value is copied in, broadcasting scalars)."""
+        return getattr(self._var, self._which)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        setattr(self._var, self._which, value)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._var.shape
+
+    @property
+    def size(self) -> int:
+        return self._var.size
+
+    @property
+    def ndim(self) -> int:
+        return self._var.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.data.dtype
+
+    def zero(self) -> None:
+        """Set every element to 0."""
+        self.fill(0)
+
+    def fill(self, value: float) -> None:
+        """Set every element to ``value``."""
+        setattr(self._var, self._which, value)
+
+    def cast(self, dtype: Any, ctx: Any = None) -> Any:
+        """The array converted to ``dtype`` (kept in the Variable), as nnabla's ``cast``."""
+        arr = self.data
+        if arr.dtype != np.dtype(dtype):
+            arr = arr.astype(dtype)
+            if self._which == "d":
+                self._var._data = arr
+            else:
+                self._var._grad = NativeVariable._new(arr, False, None, 0)
+        return arr
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = np.asarray(self._var.device.to_numpy(self.data))
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"<NdArray({self.shape}) at {hex(id(self))}>"
+
+
+@install_operators
+class Variable(NativeVariable):
+    """nnabla's Variable: a :class:`gradhub.Variable` with nnabla's defaults and semantics.
+
+    ``Variable(shape=(), need_grad=False)`` holds float32 zeros of ``shape``; assign ``.d`` and
+    call ``forward()`` on a result to re-execute the graph (nnabla's static style). Results of
+    functions of :mod:`gradhub.compat.nnabla.functions` are Variables of this class.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub.compat.nnabla as nn
+        >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0])).apply(need_grad=True)
+        >>> x.g                      # always an array: zeros before any backward
+        array([0., 0.], dtype=float32)
+        >>> y = x * x
+        >>> y.backward()             # grad=1
+        >>> y.backward()             # gradients accumulate into the leaves
+        >>> x.g
+        array([4., 8.], dtype=float32)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, shape: Iterable[int] | int = (), need_grad: bool | None = None) -> None:
+        shape = _shape_tuple(shape, "nnabla Variable")
+        arr = context_device().xp.zeros(shape, dtype=_FLOAT)
+        super().__init__(arr, need_grad=bool(need_grad))
+
+    @classmethod
+    def from_numpy_array(
+        cls, data: Any, grad: Any = None, need_grad: bool | None = None
+    ) -> Variable:
+        """A Variable holding a copy of ``data`` (and of ``grad``, if given).
+
+        Floating data is stored as float32 (nnabla computes in float32); integer data such as
+        labels keeps its type. ``need_grad`` defaults to False.
+        """
+        arr = np.array(_raw(data), copy=True)
+        if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
+            arr = arr.astype(_FLOAT)
+        if need_grad and arr.dtype.kind not in "fc":
+            raise TypeError(
+                "nnabla Variable.from_numpy_array: need_grad=True needs floating-point data, "
+                f"got dtype {arr.dtype}"
+            )
+        v = cls.__new__(cls)
+        NativeVariable.__init__(v, context_device().asarray(arr), need_grad=bool(need_grad))
+        if grad is not None:
+            g = np.asarray(_raw(grad))
+            if g.shape != arr.shape:
+                raise ValueError(
+                    f"nnabla Variable.from_numpy_array: grad has shape {g.shape} but data has "
+                    f"shape {arr.shape}"
+                )
+            v.g = g
+        return v
+
+    # -- data and gradient -----------------------------------------------------------------------
+    def _fit(self, value: Any, dtype: Any, what: str) -> Any:
+        """``value`` as a fresh array of this Variable's shape and ``dtype`` on its device."""
+        dev = self.device
+        xp = dev.xp
+        value = _raw(value)
+        if _scalar(value):
+            return xp.full(self._data.shape, value, dtype=dtype)
+        arr = dev.asarray(value)
+        if tuple(arr.shape) != self.shape:
+            try:
+                arr = xp.broadcast_to(arr, self.shape)
+            except ValueError:
+                raise ValueError(
+                    f"nnabla Variable.{what}: cannot assign an array of shape {tuple(arr.shape)} "
+                    f"to a Variable of shape {self.shape}"
+                ) from None
+        return xp.array(arr, dtype=dtype, copy=True)
+
+    @property
+    def d(self) -> Any:
+        """The data array (a reference; assigning copies the value in, broadcasting scalars)."""
+        return self._data
+
+    @d.setter
+    def d(self, value: Any) -> None:
+        self._data = self._fit(value, self._data.dtype, "d")
+
+    def _grad_dtype(self) -> Any:
+        return self._data.dtype if self._data.dtype.kind in "fc" else np.dtype(_FLOAT)
+
+    @property
+    def g(self) -> Any:
+        """The gradient array: zeros until a gradient is accumulated (assignable like ``d``)."""
+        gv = self._grad
+        if gv is None:
+            zeros = self.device.xp.zeros(self._data.shape, dtype=self._grad_dtype())
+            gv = self._grad = NativeVariable._new(zeros, False, None, 0)
+        return gv._data
+
+    @g.setter
+    def g(self, value: Any) -> None:
+        arr = self._fit(value, self._grad_dtype(), "g")
+        self._grad = NativeVariable._new(arr, False, None, 0)
+
+    @property
+    def data(self) -> NdArray:  # type: ignore[override]
+        """The data buffer as an :class:`NdArray` (``x.data.zero()``; assignable)."""
+        return NdArray(self, "d")
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self.d = value
+
+    @property
+    def grad(self) -> NdArray:  # type: ignore[override]
+        """The gradient buffer as an :class:`NdArray` (``x.grad.zero()``; assignable)."""
+        return NdArray(self, "g")
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        self.g = value
+
+    # -- nnabla helpers --------------------------------------------------------------------------
+    def apply(self, **kwargs: Any) -> Variable:
+        """Set attributes (``need_grad=True``, ``d=...``) and return self."""
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+        return self
+
+    @property
+    def parent(self) -> Any:
+        """The graph node that produced this Variable (None for a leaf)."""
+        return self._creator
+
+    @property
+    def persistent(self) -> bool:
+        """Accepted for nnabla compatibility: gradhub never clears data, so always True."""
+        return True
+
+    @persistent.setter
+    def persistent(self, value: bool) -> None:
+        pass
+
+    def size_from_axis(self, axis: int = -1) -> int:
+        """The product of the dimensions from ``axis`` on (the whole size for -1)."""
+        return int(math.prod(self.shape[max(axis, 0) :]))
+
+    def reshape(self, shape: Any, unlink: bool = False) -> Variable:  # type: ignore[override]
+        """This Variable with another shape; ``unlink=True`` cuts it from the graph."""
+        if unlink:
+            v = self.get_unlinked_variable()
+            v._data = v._data.reshape(tuple(shape))
+            return v
+        return adopt(NativeVariable.reshape(self, shape), Variable)
+
+    def get_unlinked_variable(self, need_grad: bool | None = None) -> Variable:
+        """A leaf sharing this Variable's data, cut from the graph (need_grad kept unless given)."""
+        v = NativeVariable._new(
+            self._data, self.need_grad if need_grad is None else bool(need_grad), None, 0
+        )
+        return adopt(v, Variable)  # type: ignore[no-any-return]
+
+    unlinked = get_unlinked_variable
+
+    def detach(self) -> Variable:
+        """A new leaf sharing the data, cut from the graph, needing no gradient."""
+        return self.get_unlinked_variable(need_grad=False)
+
+    # -- graph -----------------------------------------------------------------------------------
+    def forward(  # type: ignore[override]
+        self,
+        clear_buffer: bool = False,
+        clear_no_need_grad: bool = False,
+        function_pre_hook: Any = None,
+        function_post_hook: Any = None,
+    ) -> None:
+        """Re-execute the graph that produced this Variable from its leaves' current data.
+
+        ``clear_buffer``/``clear_no_need_grad`` are accepted and have no effect (the graph keeps
+        only the arrays its backward rules need). Function hooks are not supported.
+        """
+        _no_hooks("forward", function_pre_hook, function_post_hook)
+        NativeVariable.forward(self)
+
+    def backward(  # type: ignore[override]
+        self,
+        grad: Any = 1,
+        clear_buffer: bool = False,
+        communicator_callbacks: Any = None,
+        function_pre_hook: Any = None,
+        function_post_hook: Any = None,
+    ) -> None:
+        """Backpropagate from this Variable; gradients accumulate into the leaves' ``.g``.
+
+        ``grad`` is the incoming gradient: a scalar (default 1), an array, an NdArray or a
+        Variable, or None to use this Variable's current ``.g``; it is not stored in ``.g``. Unless
+        ``clear_buffer``, each intermediate Variable still referenced keeps the gradient of this
+        pass in ``.g`` (overwritten, not accumulated, as in nnabla).
+        """
+        _no_hooks("backward", function_pre_hook, function_post_hook)
+        if communicator_callbacks is not None:
+            raise NotImplementedError(
+                "nnabla Variable.backward: communicator_callbacks are not supported by gradhub"
+            )
+        if self._creator is None:
+            return  # a leaf: nothing to propagate, as in nnabla
+        if grad is None:
+            seed: Any = self.g.copy()
+        elif isinstance(grad, NativeVariable):
+            seed = grad._data
+        else:
+            seed = _raw(grad)
+        if not _scalar(seed) and tuple(np.shape(seed)) != self.shape:
+            raise ValueError(
+                f"nnabla Variable.backward: grad has shape {tuple(np.shape(seed))} but the "
+                f"Variable has shape {self.shape}"
+            )
+        kept = self._grad
+        try:
+            _native_backward(self, seed, retain_grad=not clear_buffer)
+        finally:
+            self._grad = kept
+
+    def __repr__(self) -> str:
+        return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
+
+
+def _no_hooks(where: str, pre: Any, post: Any) -> None:
+    if pre is not None or post is not None:
+        raise NotImplementedError(
+            f"nnabla Variable.{where}: function_pre_hook/function_post_hook are not supported "
+            "by gradhub"
+        )

@@ -1,0 +1,66 @@
+"""nnabla's functions: ``import gradhub.compat.nnabla.functions as F``.
+
+Every function registered in gradhub (``gradhub.functions``: nnabla names and arguments, e.g.
+``F.convolution``, ``F.max_pooling``, ``F.softmax_cross_entropy``) is offered here, with its
+Variable results adopted as :class:`gradhub.compat.nnabla.Variable` (so ``.g`` is an array and
+``backward`` has nnabla's signature). Looking a name up loads the plugins, as in
+``gradhub.functions``.
+
+Example::
+
+    >>> import numpy as np
+    >>> import gradhub.compat.nnabla as nn
+    >>> import gradhub.compat.nnabla.functions as F
+    >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]))
+    >>> F.sum(x * 2.0).d
+    array(12., dtype=float32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ... import functions as _native
+from ...device import context_device
+from ...variable import Variable as _NativeVariable
+from .._common import wrap_function
+from ._variable import Variable
+
+_wrappers: dict[str, Callable[..., Any]] = {}
+
+
+def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
+    """A Variable of ``shape`` filled with ``val`` that needs no gradient (nnabla's F.constant).
+
+    Example::
+
+        >>> import gradhub.compat.nnabla.functions as F
+        >>> F.constant(2.5, (2,)).d
+        array([2.5, 2.5], dtype=float32)
+    """
+    arr = context_device().xp.full(tuple(int(s) for s in shape), val, dtype=np.float32)
+    v = Variable.__new__(Variable)
+    _NativeVariable.__init__(v, arr, need_grad=False)
+    return v
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    try:
+        fn = getattr(_native, name)
+    except AttributeError as e:
+        raise AttributeError(
+            f"module 'gradhub.compat.nnabla.functions' has no function {name!r}: {e}"
+        ) from None
+    w = _wrappers.get(name)
+    if w is None or w.__wrapped__ is not fn:  # type: ignore[attr-defined]
+        w = _wrappers[name] = wrap_function(fn, Variable, name)
+    return w
+
+
+def __dir__() -> list[str]:
+    return sorted({*_native.__dir__(), "constant"})
