@@ -424,8 +424,9 @@ def _run(
                     if v is not None and gys[j] is not None:
                         v._grad = Variable._new(gys[j], False, None, 0) if arrays else gys[j]
             if _has_none(gys):
+                dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
                 gys = [
-                    g if g is not None else _zeros(node.device, node.out_shapes[j], node.out_dtypes[j])
+                    g if g is not None else _zeros(dev, shapes[j], dtypes[j])
                     for j, g in enumerate(gys)
                 ]
                 if not arrays:
