@@ -154,7 +154,8 @@ class ParametricDef:
 
 
 def snake_case(name: str) -> str:
-    """``"MaxPooling"`` -> ``"max_pooling"``; ``"ReLU"`` -> ``"relu"``; ``"Add2"`` -> ``"add2"``."""
+    """``"MaxPooling"`` -> ``"max_pooling"``; ``"Add2"`` -> ``"add2"``; ``"RDivScalar"`` ->
+    ``"r_div_scalar"``. Acronyms split oddly (``"ReLU"`` -> ``"re_lu"``): pass ``snake=`` then."""
     s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
     s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
     return s.lower()
@@ -336,7 +337,7 @@ def _ensure_loaded() -> None:
 
         _plugins = plugins
     if not _plugins.STATE.loaded:
-        _plugins.load_plugins()
+        _plugins.ensure_loaded()
 
 
 def _caller_provider(depth: int = 2) -> Provider:

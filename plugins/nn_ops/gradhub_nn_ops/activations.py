@@ -1,9 +1,361 @@
-"""gradhub-nn-ops: activations functions."""
+"""gradhub-nn-ops: activation functions (nnabla names and defaults).
+
+ReLU, ReLU6 and HardTanh are primitives (ReLU is on the hot path): their rules multiply the
+incoming gradient by a mask computed with a non-differentiable comparison, so the rule is again
+differentiable (its own derivative is zero away from the kinks). The others are composed from
+registered functions and need no rule of their own.
+
+Sub-gradients at kinks: ``relu'(0) = 0`` (as PyTorch), ``relu6'`` and ``hard_tanh'`` are 0 at both
+ends of the linear piece (as PyTorch's hardtanh), ``leaky_relu'(0) = alpha``, ``prelu'(0) = w``,
+``elu'(0) = alpha``.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
+from gradhub import Sample, as_variable
+from gradhub.ops import call
+
+from .math import draw, unary_rule, unary_samples
+
+# -- primitives ----------------------------------------------------------------------------------
+
+
+def _relu(xp: Any, x: Any, inplace: bool = False) -> Any:
+    return xp.maximum(x, 0)
+
+
+def _relu_bw(g: Any, x: Any, y: Any, inplace: bool = False) -> Any:
+    return g * call("GreaterScalar", y, val=0.0)
+
+
+def _relu_fast(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, inplace: bool = False
+) -> list[Any]:
+    return [gy[0] * (y[0] > 0)]
+
+
+def _relu6(xp: Any, x: Any) -> Any:
+    return xp.clip(x, 0, 6)
+
+
+def _hard_tanh(xp: Any, x: Any) -> Any:
+    return xp.clip(x, -1, 1)
+
+
+def _open_interval_rule(lo: float, hi: float) -> Any:
+    """``g`` where ``lo < y < hi`` (equivalently ``lo < x < hi`` for a clip to [lo, hi]), else 0."""
+
+    def rule(g: Any, x: Any, y: Any) -> Any:
+        return g * (call("GreaterScalar", y, val=lo) * call("LessScalar", y, val=hi))
+
+    return unary_rule(rule)
+
+
+def _open_interval_fast(lo: float, hi: float) -> Any:
+    def fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
+        yy = y[0]
+        return [gy[0] * ((yy > lo) & (yy < hi))]
+
+    return fast
+
+
+# -- composites ----------------------------------------------------------------------------------
+
+
+def leaky_relu(x: Any, alpha: float = 0.1, inplace: bool = False) -> Any:
+    """leaky_relu(x, alpha=0.1, inplace=False): :math:`y = x` for :math:`x > 0`, else
+    :math:`\\alpha x` (nnabla; ``inplace`` is accepted and ignored).
+
+    Gradient 1 for :math:`x > 0`, ``alpha`` otherwise (``alpha`` at 0, as PyTorch).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.leaky_relu(gh.Variable([-2.0, 3.0]), alpha=0.5).d
+        array([-1.,  3.], dtype=float32)
+    """
+    x = as_variable(x)
+    # slope: a constant computed with a non-differentiable comparison
+    slope = call("AddScalar", call("MulScalar", call("GreaterScalar", x, val=0.0),
+                                   val=1.0 - alpha), val=alpha)
+    return x * slope
+
+
+def elu(x: Any, alpha: float = 1.0) -> Any:
+    """elu(x, alpha=1.0): :math:`y = x` for :math:`x > 0`, else :math:`\\alpha (e^x - 1)` (nnabla).
+
+    Composed as ``relu(x) + alpha * expm1(minimum_scalar(x, 0))``; gradient 1 for
+    :math:`x > 0`, :math:`\\alpha e^x` for :math:`x \\le 0` (``alpha`` at 0).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.elu(gh.Variable([0.0, 2.0])).d
+        array([0., 2.], dtype=float32)
+    """
+    x = as_variable(x)
+    neg = call("Expm1", call("MinimumScalar", x, val=0.0))
+    if alpha != 1:
+        neg = call("MulScalar", neg, val=alpha)
+    return call("ReLU", x) + neg
+
+
+_SELU_SCALE = 1.05070098735548
+_SELU_ALPHA = 1.673263242354377
+
+
+def selu(x: Any, scale: float = _SELU_SCALE, alpha: float = _SELU_ALPHA) -> Any:
+    """selu(x, scale=1.0507..., alpha=1.6733...): :math:`y = \\lambda\\,\\mathrm{elu}(x, \\alpha)`
+    (nnabla defaults, Klambauer et al. 2017).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.selu(gh.Variable([0.0, 1.0])).d
+        array([0.      , 1.050701], dtype=float32)
+    """
+    return call("MulScalar", elu(x, alpha), val=scale)
+
+
+def gelu(x: Any) -> Any:
+    """gelu(x): the Gaussian error linear unit, exact erf form.
+
+    :math:`y = \\frac{x}{2}(1 + \\mathrm{erf}(x/\\sqrt2))`: the erf form, not nnabla's tanh
+    approximation; differentiable to any order through ``erf``.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.gelu(gh.Variable([0.0, 1.0])).d
+        array([0.       , 0.8413447], dtype=float32)
+    """
+    x = as_variable(x)
+    e = call("Erf", call("MulScalar", x, val=1.0 / math.sqrt(2.0)))
+    return call("MulScalar", x * call("AddScalar", e, val=1.0), val=0.5)
+
+
+def swish(x: Any) -> Any:
+    """swish(x): :math:`y = x\\,\\mathrm{sigmoid}(x)` (nnabla; also called SiLU).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.swish(gh.Variable([0.0, 1.0])).d
+        array([0.       , 0.7310586], dtype=float32)
+    """
+    x = as_variable(x)
+    return x * call("Sigmoid", x)
+
+
+def silu(x: Any) -> Any:
+    """silu(x): the sigmoid linear unit :math:`y = x\\,\\mathrm{sigmoid}(x)`, same as ``swish``.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.silu(gh.Variable([0.0, 1.0])).d
+        array([0.       , 0.7310586], dtype=float32)
+    """
+    return swish(x)
+
+
+def softsign(x: Any) -> Any:
+    """softsign(x): :math:`y = x / (1 + |x|)` (nnabla).
+
+    Its second derivative jumps at 0 (a kink of order 2); ``abs'(0) = 0`` is used there.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.softsign(gh.Variable([-1.0, 3.0])).d
+        array([-0.5 ,  0.75], dtype=float32)
+    """
+    x = as_variable(x)
+    return x / call("AddScalar", call("Abs", x), val=1.0)
+
+
+def log_sigmoid(x: Any) -> Any:
+    """log_sigmoid(x): :math:`y = \\ln \\mathrm{sigmoid}(x) = -\\mathrm{softplus}(-x)` (nnabla).
+
+    Stable for large ``|x|``; gradient :math:`\\mathrm{sigmoid}(-x)`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.log_sigmoid(gh.Variable([0.0])).d
+        array([-0.6931472], dtype=float32)
+    """
+    x = as_variable(x)
+    return -call("Softplus", -x)
+
+
+def prelu(x: Any, weight: Any, base_axis: int = 1) -> Any:
+    """prelu(x, weight, base_axis=1): parametric ReLU (nnabla).
+
+    :math:`y = \\max(x, 0) + w \\min(x, 0)`.
+    ``weight`` has shape ``()`` or ``(1,)`` (one slope shared by all elements) or
+    ``(x.shape[base_axis],)`` (one slope per channel, the channel axis being ``base_axis``).
+    Gradient w.r.t. x: 1 for :math:`x > 0`, else :math:`w` (``w`` at 0, as PyTorch).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> x = gh.Variable([[-1.0, -1.0], [2.0, -4.0]])
+        >>> F.prelu(x, gh.Variable([0.1, 0.5])).d
+        array([[-0.1, -0.5],
+               [ 2. , -2. ]], dtype=float32)
+    """
+    x = as_variable(x)
+    w = as_variable(weight)
+    nd = x.ndim
+    if not isinstance(base_axis, (int, np.integer)) or not -nd <= base_axis < max(nd, 1):
+        raise ValueError(f"prelu(): argument 'base_axis' {base_axis!r} is out of range for x of "
+                         f"ndim {nd}")
+    ax = int(base_axis) % nd if nd else 0
+    if w.size == 1 and w.ndim <= 1:
+        wb = w if w.ndim == 0 else call("Reshape", w, shape=())
+    elif w.ndim == 1 and nd and w.shape[0] == x.shape[ax]:
+        wb = call("Reshape", w, shape=(w.shape[0],) + (1,) * (nd - ax - 1))
+    else:
+        raise ValueError(
+            f"prelu(): argument 'weight' of shape {w.shape} must have shape (), (1,) or "
+            f"({x.shape[ax] if nd else 1},) (x.shape[base_axis]) for x of shape {x.shape}"
+        )
+    return call("ReLU", x) + wb * call("MinimumScalar", x, val=0.0)
+
+
+# -- samples and references ----------------------------------------------------------------------
+
+
+def _prelu_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, (3,))),
+                 name="channel-wise")
+    yield Sample((draw(rng, (2, 2, 2), avoid=(0.0,)), rng.uniform(0.05, 0.5, (2,))),
+                 {"base_axis": 1}, name="channel-wise NCH")
+    yield Sample((draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, ())), name="shared 0-d")
+    yield Sample((draw(rng, (3, 2), avoid=(0.0,)).T, rng.uniform(0.05, 0.5, (1,))),
+                 name="shared, transposed")
+    yield Sample((draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, (2,))),
+                 {"base_axis": 0}, name="base_axis=0")
+
+
+def _prelu_ref(x: np.ndarray, w: np.ndarray, base_axis: int = 1) -> np.ndarray:
+    w = np.asarray(w)
+    if w.size > 1:
+        w = w.reshape((-1,) + (1,) * (x.ndim - base_axis - 1))
+    else:
+        w = w.reshape(())
+    return np.where(x > 0, x, w * x)
+
+
+def _erf_np(x: np.ndarray) -> np.ndarray:
+    return np.asarray(np.vectorize(math.erf, otypes=[np.float64])(x))
+
+
+def _sigmoid_np(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _elu_np(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    return np.where(x > 0, x, alpha * (np.exp(x) - 1.0))
+
+
+# -- registration --------------------------------------------------------------------------------
 
 
 def register_functions(register: Any) -> None:
-    """Register the activations functions."""
+    """Register the activation functions."""
+    f = register.function
+    f("ReLU", _relu, snake="relu", attrs={"inplace": False}, rule=unary_rule(_relu_bw),
+      fast_backward=_relu_fast, need_inputs=(), need_outputs=(0,),
+      samples=unary_samples(avoid=(0.0,)), reference=lambda x, inplace=False: np.maximum(x, 0.0),
+      elementwise=True, kinks=(0.0,),
+      doc=r"""relu(x, inplace=False): the rectified linear unit :math:`y = \max(x, 0)` (nnabla).
+
+    Gradient 1 for :math:`x > 0`, else 0, with the sub-gradient ``relu'(0) = 0`` (as PyTorch).
+    ``inplace`` is accepted for nnabla compatibility and ignored (the input is never modified).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.relu(gh.Variable([-1.0, 0.0, 2.0])).d
+        array([0., 0., 2.], dtype=float32)
+    """)
+    f("ReLU6", _relu6, snake="relu6", rule=_open_interval_rule(0.0, 6.0),
+      fast_backward=_open_interval_fast(0.0, 6.0), need_inputs=(), need_outputs=(0,),
+      samples=unary_samples(-2.0, 8.0, avoid=(0.0, 6.0)),
+      reference=lambda x: np.minimum(np.maximum(x, 0.0), 6.0), elementwise=True,
+      kinks=(0.0, 6.0),
+      doc=r"""relu6(x): :math:`y = \min(\max(x, 0), 6)` (nnabla).
+
+    Gradient 1 for :math:`0 < x < 6`, else 0 (0 at both kinks, as PyTorch).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.relu6(gh.Variable([-1.0, 3.0, 8.0])).d
+        array([0., 3., 6.], dtype=float32)
+    """)
+    f("HardTanh", _hard_tanh, snake="hard_tanh", rule=_open_interval_rule(-1.0, 1.0),
+      fast_backward=_open_interval_fast(-1.0, 1.0), need_inputs=(), need_outputs=(0,),
+      samples=unary_samples(-2.0, 2.0, avoid=(-1.0, 1.0)),
+      reference=lambda x: np.minimum(np.maximum(x, -1.0), 1.0), elementwise=True,
+      kinks=(-1.0, 1.0),
+      doc=r"""hard_tanh(x): :math:`y = \min(\max(x, -1), 1)` (nnabla).
+
+    Gradient 1 for :math:`-1 < x < 1`, else 0 (0 at both kinks, as PyTorch's hardtanh).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.hard_tanh(gh.Variable([-3.0, 0.5, 2.0])).d
+        array([-1. ,  0.5,  1. ], dtype=float32)
+    """)
+
+    c = register.composite
+    c("LeakyReLU", leaky_relu, snake="leaky_relu", elementwise=True, kinks=(0.0,),
+      samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.3})),
+      reference=lambda x, alpha=0.1, inplace=False: np.where(x > 0, x, alpha * x))
+    c("ELU", elu, snake="elu", elementwise=True, kinks=(0.0,),
+      samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.5})), reference=_elu_np)
+    c("SELU", selu, snake="selu", elementwise=True, kinks=(0.0,),
+      samples=unary_samples(avoid=(0.0,)),
+      reference=lambda x, scale=_SELU_SCALE, alpha=_SELU_ALPHA: scale * _elu_np(x, alpha))
+    c("GELU", gelu, snake="gelu", elementwise=True, samples=unary_samples(-3.0, 3.0),
+      reference=lambda x: 0.5 * x * (1.0 + _erf_np(x / math.sqrt(2.0))))
+    c("Swish", swish, snake="swish", elementwise=True, samples=unary_samples(-3.0, 3.0),
+      reference=lambda x: x * _sigmoid_np(x))
+    c("SiLU", silu, snake="silu", elementwise=True, samples=unary_samples(-3.0, 3.0),
+      reference=lambda x: x / (1.0 + np.exp(-x)))
+    c("Softsign", softsign, snake="softsign", elementwise=True, kinks=(0.0,),
+      samples=unary_samples(avoid=(0.0,)), reference=lambda x: x / (1.0 + np.abs(x)))
+    c("LogSigmoid", log_sigmoid, snake="log_sigmoid", elementwise=True,
+      samples=unary_samples(-4.0, 4.0), reference=lambda x: -np.log1p(np.exp(-x)))
+    c("PReLU", prelu, snake="prelu", samples=_prelu_samples, reference=_prelu_ref)
+
+
+def _chain_attrs(avoid: tuple[float, ...], attrs: tuple[dict[str, Any], ...]) -> Any:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        for a in attrs:
+            for s in unary_samples(avoid=avoid, attrs=a)(rng):
+                s.name = f"{s.name} {a}" if a else s.name
+                yield s
+
+    return samples

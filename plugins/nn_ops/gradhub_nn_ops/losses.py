@@ -1,9 +1,414 @@
-"""gradhub-nn-ops: losses functions."""
+"""gradhub-nn-ops: softmax, log-softmax and losses (nnabla names and conventions).
+
+Losses are elementwise / per-sample, without reduction (as nnabla): take ``F.mean`` or ``F.sum``
+of the result. ``softmax_cross_entropy`` is a primitive (it is on the training hot path) whose rule
+is written with ``softmax``; the other losses are composed from registered functions.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
+
+import numpy as np
+from gradhub import Sample, as_variable
+from gradhub.ops import call
+
+from .math import Shape, draw, norm_axis
+
+# -- softmax / log_softmax -----------------------------------------------------------------------
+
+
+def _softmax(xp: Any, x: Any, axis: Any = None) -> Any:
+    ax = norm_axis("softmax", axis, x.ndim)
+    if x.size == 0:
+        return x.copy()
+    e = xp.exp(x - x.max(axis=ax, keepdims=True))
+    e /= e.sum(axis=ax, keepdims=True)
+    return e
+
+
+def _softmax_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+    axis: Any = None,
+) -> list[Any]:
+    ax = norm_axis("softmax", axis, len(in_shapes[0]))
+    y = outs[0]
+    g = gy[0]
+    return [y * (g - call("Sum", g * y, axis=ax, keepdims=True))]
+
+
+def _softmax_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
+                  ) -> list[Any]:
+    ax = norm_axis("softmax", axis, len(xs[0]))
+    yy, g = y[0], gy[0]
+    return [yy * (g - (g * yy).sum(axis=ax, keepdims=True))]
+
+
+def _log_softmax(xp: Any, x: Any, axis: Any = None) -> Any:
+    ax = norm_axis("log_softmax", axis, x.ndim)
+    if x.size == 0:
+        return x.copy()
+    z = x - x.max(axis=ax, keepdims=True)
+    return z - xp.log(xp.exp(z).sum(axis=ax, keepdims=True))
+
+
+def _log_softmax_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+    axis: Any = None,
+) -> list[Any]:
+    ax = norm_axis("log_softmax", axis, len(in_shapes[0]))
+    g = gy[0]
+    return [g - call("Exp", outs[0]) * call("Sum", g, axis=ax, keepdims=True)]
+
+
+def _log_softmax_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
+                      ) -> list[Any]:
+    ax = norm_axis("log_softmax", axis, len(xs[0]))
+    g = gy[0]
+    return [g - xp.exp(y[0]) * g.sum(axis=ax, keepdims=True)]
+
+
+# -- softmax_cross_entropy -----------------------------------------------------------------------
+
+
+def _label_shape(x_shape: Shape, ax: int) -> Shape:
+    return tuple(1 if i == ax else n for i, n in enumerate(x_shape))
+
+
+def _check_target(x_shape: Shape, t_shape: Shape, ax: int) -> None:
+    kshape = _label_shape(x_shape, ax)
+    squeezed = x_shape[:ax] + x_shape[ax + 1:]
+    if tuple(t_shape) not in (kshape, squeezed):
+        raise ValueError(
+            f"softmax_cross_entropy(): argument 'target' has shape {tuple(t_shape)}; for x of "
+            f"shape {tuple(x_shape)} and axis {ax} it must have shape {kshape} (as nnabla) or "
+            f"{squeezed}"
+        )
+
+
+def _labels(xp: Any, x: Any, target: Any, ax: int) -> Any:
+    """The labels as an integer array of x's shape with size 1 at ``ax``, checked in range."""
+    _check_target(x.shape, target.shape, ax)
+    if target.dtype.kind not in "iub":
+        if target.dtype.kind != "f":
+            raise TypeError(f"softmax_cross_entropy(): argument 'target' must hold integer "
+                            f"labels, got dtype {target.dtype}")
+        target = target.astype(xp.int64)
+    lab = target.reshape(_label_shape(x.shape, ax))
+    n = x.shape[ax]
+    if lab.size and (int(lab.min()) < 0 or int(lab.max()) >= n):
+        raise ValueError(f"softmax_cross_entropy(): argument 'target' holds labels outside "
+                         f"[0, {n}) (min {int(lab.min())}, max {int(lab.max())})")
+    return lab
+
+
+def _sce(xp: Any, x: Any, target: Any, axis: Any = None) -> Any:
+    ax = norm_axis("softmax_cross_entropy", axis, x.ndim)
+    lab = _labels(xp, x, target, ax)
+    if x.size == 0:
+        return xp.zeros(target.shape, dtype=x.dtype)
+    z = x - x.max(axis=ax, keepdims=True)
+    lse = xp.log(xp.exp(z).sum(axis=ax, keepdims=True))
+    if x.ndim == 2 and ax == 1:  # the (N, C) case: plain fancy indexing is the cheapest
+        loss = lse[:, 0] - z[xp.arange(x.shape[0]), lab[:, 0]]
+    else:
+        loss = lse - xp.take_along_axis(z, lab, axis=ax)
+    return loss.reshape(target.shape)
+
+
+def _sce_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+    axis: Any = None,
+) -> list[Any]:
+    x, t = ins
+    shape = tuple(in_shapes[0])
+    ax = norm_axis("softmax_cross_entropy", axis, len(shape))
+    kshape = _label_shape(shape, ax)
+    g = gy[0] if tuple(gy[0].shape) == kshape else call("Reshape", gy[0], shape=kshape)
+    tk = t if tuple(t.shape) == kshape else call("Reshape", t, shape=kshape)
+    # one-hot of the labels: a comparison with the class indices (a constant of x's dtype)
+    iota = x.device.xp.arange(shape[ax], dtype=x.dtype).reshape(
+        tuple(n if i == ax else 1 for i, n in enumerate(shape)))
+    onehot = call("Equal", tk, as_variable(iota))
+    return [g * (call("Softmax", x, axis=ax) - onehot), None]
+
+
+def _sce_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
+              ) -> list[Any]:
+    xx, t = x
+    ax = norm_axis("softmax_cross_entropy", axis, xx.ndim)
+    kshape = _label_shape(xx.shape, ax)
+    lab = t.reshape(kshape)
+    if lab.dtype.kind == "f":
+        lab = lab.astype(xp.int64)
+    p = xp.exp(xx - xx.max(axis=ax, keepdims=True))
+    p /= p.sum(axis=ax, keepdims=True)
+    # subtract 1 at the labels
+    if xx.ndim == 2 and ax == 1:
+        p[xp.arange(xx.shape[0]), lab[:, 0]] -= 1
+    else:
+        classes = xp.arange(xx.shape[ax]).reshape([-1 if i == ax else 1 for i in range(xx.ndim)])
+        p -= lab == classes
+    p *= gy[0].reshape(kshape)
+    return [p, None]
+
+
+# -- composite losses ----------------------------------------------------------------------------
+
+
+def _floating_target(fname: str, target: Any) -> Any:
+    t = as_variable(target)
+    if t.dtype.kind != "f":
+        raise TypeError(f"{fname}(): argument 'target' must be floating point (probabilities "
+                        f"in [0, 1], as nnabla), got dtype {t.dtype}")
+    return t
+
+
+def sigmoid_cross_entropy(x: Any, target: Any) -> Any:
+    """sigmoid_cross_entropy(x, target): the elementwise cross entropy of ``sigmoid(x)`` (nnabla).
+
+    :math:`y = -(t \\ln \\sigma(x) + (1 - t) \\ln(1 - \\sigma(x))) = \\mathrm{softplus}(x) - t x`,
+    computed in that stable form; ``x`` are logits, ``target`` probabilities (floating, usually 0
+    or 1). No reduction. Gradients :math:`\\sigma(x) - t` w.r.t. x and :math:`-x` w.r.t. target.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sigmoid_cross_entropy(gh.Variable([0.0, 100.0]), gh.Variable([1.0, 1.0])).d
+        array([0.6931472, 0.       ], dtype=float32)
+    """
+    x = as_variable(x)
+    t = _floating_target("sigmoid_cross_entropy", target)
+    return call("Softplus", x) - x * t
+
+
+def binary_cross_entropy(x: Any, target: Any) -> Any:
+    """binary_cross_entropy(x, target): the elementwise cross entropy of probabilities (nnabla).
+
+    :math:`y = -(t \\ln x + (1 - t) \\ln(1 - x))` with ``x`` in (0, 1) (no clipping: use
+    ``sigmoid_cross_entropy`` on logits for stability). No reduction. Gradients
+    :math:`(x - t) / (x (1 - x))` w.r.t. x and :math:`\\ln(1 - x) - \\ln x` w.r.t. target.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.binary_cross_entropy(gh.Variable([0.5, 0.9]), gh.Variable([1.0, 0.0])).d
+        array([0.6931472, 2.302585 ], dtype=float32)
+    """
+    x = as_variable(x)
+    t = _floating_target("binary_cross_entropy", target)
+    l1 = call("Log1p", -x)  # ln(1 - x)
+    return t * (l1 - call("Log", x)) - l1
+
+
+def squared_error(x0: Any, x1: Any) -> Any:
+    """squared_error(x0, x1): elementwise :math:`y = (x_0 - x_1)^2` (nnabla; broadcasting).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.squared_error(gh.Variable([1.0, 2.0]), gh.Variable([3.0, 2.0])).d
+        array([4., 0.], dtype=float32)
+    """
+    d = call("Sub2", x0, x1)
+    return d * d
+
+
+def huber_loss(x0: Any, x1: Any, delta: float = 1.0) -> Any:
+    """huber_loss(x0, x1, delta=1.0): the elementwise Huber loss, as nnabla defines it.
+
+    With :math:`d = x_0 - x_1`: :math:`y = d^2` for :math:`|d| < \\delta`, else
+    :math:`\\delta (2|d| - \\delta)` (nnabla's scaling: twice the textbook Huber loss). Composed as
+    :math:`c (2d - c)` with :math:`c = \\mathrm{clip}(d, -\\delta, \\delta)`, which is smooth at
+    :math:`d = 0`; the second derivative jumps at :math:`|d| = \\delta`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.huber_loss(gh.Variable([0.5, 3.0]), gh.Variable([0.0, 0.0])).d
+        array([0.25, 5.  ], dtype=float32)
+    """
+    if not isinstance(delta, (int, float, np.integer, np.floating)) or not delta > 0:
+        raise ValueError(f"huber_loss(): argument 'delta' must be a positive number, got {delta!r}")
+    d = call("Sub2", x0, x1)
+    c = call("Clip", d, min=-float(delta), max=float(delta))
+    return c * (call("MulScalar", d, val=2.0) - c)
+
+
+# -- samples and references ----------------------------------------------------------------------
+
+
+def _softmax_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.uniform(-2, 2, (2, 4)),), {}, name="default axis")
+    yield Sample((rng.uniform(-2, 2, (2, 3, 2)),), {"axis": 1}, name="axis=1")
+    yield Sample((rng.uniform(-2, 2, (3, 2)).T,), {"axis": 0}, name="transposed")
+    yield Sample((rng.uniform(-2, 2, (4,)) + 300.0,), {"axis": -1}, name="large values")
+    yield Sample((rng.uniform(-2, 2, (0, 3)),), {}, name="size-0")
+
+
+def _np_softmax(x: np.ndarray, axis: Any) -> np.ndarray:
+    ax = x.ndim - 1 if axis is None else axis
+    e = np.exp(x - np.max(x, axis=ax, keepdims=True)) if x.size else x
+    return e / np.sum(e, axis=ax, keepdims=True) if x.size else x
+
+
+def _np_log_softmax(x: np.ndarray, axis: Any = None) -> np.ndarray:
+    ax = x.ndim - 1 if axis is None else axis
+    if not x.size:
+        return x
+    m = np.max(x, axis=ax, keepdims=True)
+    return x - m - np.log(np.sum(np.exp(x - m), axis=ax, keepdims=True))
+
+
+def _sce_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.uniform(-2, 2, (3, 4)), rng.integers(0, 4, (3, 1))), name="(N,C), (N,1)")
+    yield Sample((rng.uniform(-2, 2, (3, 4)), rng.integers(0, 4, (3,))), name="(N,C), (N,)")
+    yield Sample((rng.uniform(-2, 2, (2, 3, 2)), rng.integers(0, 3, (2, 1, 2))), {"axis": 1},
+                 name="(N,C,H), axis=1")
+    yield Sample((rng.uniform(-2, 2, (4, 3)).T, rng.integers(0, 4, (3, 1)).astype(np.int32)),
+                 name="transposed, int32 labels")
+    yield Sample((rng.uniform(-2, 2, (0, 3)), np.zeros((0, 1), dtype=np.int64)), name="size-0")
+
+
+def _sce_ref(x: np.ndarray, t: np.ndarray, axis: Any = None) -> np.ndarray:
+    ax = x.ndim - 1 if axis is None else axis
+    lp = _np_log_softmax(x, ax)
+    lab = np.asarray(t).reshape(tuple(1 if i == ax else n for i, n in enumerate(x.shape)))
+    picked = np.take_along_axis(lp, lab.astype(np.int64), axis=ax) if x.size else lab * 0.0
+    return (-picked).reshape(np.shape(t))
+
+
+def _prob_samples(logits: bool) -> Any:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        def x_of(shape: Shape) -> np.ndarray:
+            return draw(rng, shape, -3, 3) if logits else rng.uniform(0.1, 0.9, shape)
+
+        yield Sample((x_of((2, 3)), rng.integers(0, 2, (2, 3)).astype(np.float64)),
+                     grad_inputs=(0,), name="0/1 targets")
+        yield Sample((x_of((2, 3)), rng.uniform(0, 1, (2, 3))), name="soft targets")
+        yield Sample((x_of(()), np.asarray(1.0)), grad_inputs=(0,), name="0-d")
+        yield Sample((x_of((3, 2)).T, rng.uniform(0, 1, (2, 3))), name="transposed")
+        yield Sample((x_of((0, 2)), rng.uniform(0, 1, (0, 2))), name="size-0")
+
+    return samples
+
+
+def _sigmoid_ce_ref(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    p = 1.0 / (1.0 + np.exp(-x))
+    return -(t * np.log(p) + (1 - t) * np.log(1 - p))
+
+
+def _bce_ref(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return -(t * np.log(x) + (1 - t) * np.log(1 - x))
+
+
+def _pair_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (2, 3))), name="(2,3)")
+    yield Sample((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (3,))), name="broadcast")
+    yield Sample((rng.uniform(-2, 2, ()), rng.uniform(-2, 2, ())), name="0-d")
+    yield Sample((rng.uniform(-2, 2, (3, 2)).T, rng.uniform(-2, 2, (2, 3))), name="transposed")
+    yield Sample((rng.uniform(-2, 2, (0, 2)), rng.uniform(-2, 2, (0, 2))), name="size-0")
+
+
+def _huber_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for delta in (1.0, 0.5):
+        x1 = rng.uniform(-2, 2, (2, 3))
+        d = draw(rng, (2, 3), -3, 3, avoid=(-delta, delta))
+        yield Sample((x1 + d, x1), {"delta": delta}, name=f"delta={delta}")
+    x1 = rng.uniform(-1, 1, (3,))
+    d = draw(rng, (2, 3), -3, 3, avoid=(-1.0, 1.0))
+    yield Sample((x1 + d, x1), name="broadcast")
+    yield Sample((np.asarray(0.3), np.asarray(0.0)), name="0-d")
+    yield Sample((np.zeros((0, 2)), np.zeros((0, 2))), name="size-0")
+
+
+def _huber_ref(x0: np.ndarray, x1: np.ndarray, delta: float = 1.0) -> np.ndarray:
+    d = np.abs(x0 - x1)
+    return np.where(d < delta, d * d, delta * (2 * d - delta))
+
+
+# -- registration --------------------------------------------------------------------------------
 
 
 def register_functions(register: Any) -> None:
-    """Register the losses functions."""
+    """Register softmax, log_softmax and the losses."""
+    f = register.function
+    f("Softmax", _softmax, attrs={"axis": None}, rule=_softmax_bw, fast_backward=_softmax_fast,
+      need_inputs=(), need_outputs=(0,), samples=_softmax_samples,
+      reference=lambda x, axis=None: _np_softmax(x, axis),
+      doc=r"""softmax(x, axis=None): :math:`y_i = e^{x_i} / \sum_j e^{x_j}` along ``axis``.
+
+    ``axis=None`` means the last axis (nnabla). Computed with the maximum subtracted, so large
+    inputs do not overflow. Gradient :math:`y \odot (g - \sum_j g_j y_j)`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.softmax(gh.Variable([[0.0, 0.0], [1000.0, 1000.0]])).d
+        array([[0.5, 0.5],
+               [0.5, 0.5]], dtype=float32)
+    """)
+    f("LogSoftmax", _log_softmax, attrs={"axis": None}, rule=_log_softmax_bw,
+      fast_backward=_log_softmax_fast, need_inputs=(), need_outputs=(0,),
+      samples=_softmax_samples, reference=_np_log_softmax,
+      doc=r"""log_softmax(x, axis=None): :math:`y_i = x_i - \ln\sum_j e^{x_j}` along ``axis``.
+
+    ``axis=None`` means the last axis (nnabla). Stable for large inputs. Gradient
+    :math:`g - e^{y} \sum_j g_j`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.log_softmax(gh.Variable([0.0, 0.0])).d
+        array([-0.6931472, -0.6931472], dtype=float32)
+    """)
+    f("SoftmaxCrossEntropy", _sce, inputs=("x", "target"), attrs={"axis": None}, rule=_sce_bw,
+      fast_backward=_sce_fast, need_inputs=(0, 1), need_outputs=(), samples=_sce_samples,
+      reference=_sce_ref,
+      doc=r"""softmax_cross_entropy(x, target, axis=None): per-sample cross entropy of
+    ``softmax(x)`` with integer labels, as nnabla.
+
+    :math:`y = -\ln \mathrm{softmax}(x)_{t} = \ln\sum_j e^{x_j} - x_t` along ``axis`` (the last
+    axis when None). ``target`` holds integer labels in ``[0, x.shape[axis])`` (integer dtype, or
+    floats holding integers, as nnabla) with x's shape and size 1 at ``axis`` (e.g. ``(N, 1)`` for
+    x of shape ``(N, C)``); the loss has the target's shape. A target without the axis (``(N,)``)
+    is accepted too. No reduction. Gradient :math:`\mathrm{softmax}(x) - \mathrm{onehot}(t)`
+    w.r.t. x; none w.r.t. the labels.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> x = gh.Variable([[0.0, 0.0], [0.0, 100.0]])
+        >>> t = gh.Variable([[1], [1]], need_grad=False)
+        >>> F.softmax_cross_entropy(x, t).d
+        array([[0.6931472],
+               [0.       ]], dtype=float32)
+    """)
+    c = register.composite
+    c("SigmoidCrossEntropy", sigmoid_cross_entropy, elementwise=True,
+      samples=_prob_samples(logits=True), reference=_sigmoid_ce_ref)
+    c("BinaryCrossEntropy", binary_cross_entropy, elementwise=True,
+      samples=_prob_samples(logits=False), reference=_bce_ref)
+    c("SquaredError", squared_error, elementwise=True, samples=_pair_samples,
+      reference=lambda x0, x1: (x0 - x1) ** 2)
+    c("HuberLoss", huber_loss, elementwise=True, samples=_huber_samples, reference=_huber_ref)

@@ -1,9 +1,1208 @@
-"""gradhub-nn-ops: math functions."""
+"""gradhub-nn-ops: elementwise math, arithmetic and comparison functions.
+
+Every forward kernel is written against the array module ``xp`` of the device it runs on, and every
+backward rule only calls registered functions, so that gradients are differentiable to any order.
+Comparisons and ``sign`` are non-differentiable: they return floating masks (nnabla style), which
+the rules of ``abs``, ``maximum2``, ``relu`` etc. use as constants.
+
+The helpers at the top (sample generators, axis checks) are shared by the other modules of this
+part of the library (activations, reductions, losses).
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+import numpy as np
+from gradhub import Sample, as_variable
+from gradhub._builtin import sum_to, sum_to_array
+from gradhub.ops import call
+
+Shape = tuple[int, ...]
+RuleFn = Callable[..., list[Any]]
+SampleFn = Callable[[np.random.Generator], Iterator[Sample]]
+
+# -- shared helpers ------------------------------------------------------------------------------
+
+
+def is_scalar(v: Any) -> bool:
+    """Whether ``v`` is a Python or numpy scalar number (not an array, not a Variable)."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+        v, (bool, np.bool_)
+    )
+
+
+def float_dtype(xp: Any, *arrays: Any) -> Any:
+    """The dtype of a mask computed from ``arrays``: their promoted floating dtype, else float32."""
+    floats = [a.dtype for a in arrays if a.dtype.kind == "f"]
+    return np.result_type(*floats) if floats else np.dtype(np.float32)
+
+
+def norm_axes(fname: str, axis: Any, ndim: int) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence of ints) as a sorted tuple of non-negative axes.
+
+    Raises ValueError naming the function and the argument when an axis is out of range or
+    repeated.
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    raw = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in raw:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(
+                f"{fname}(): argument 'axis' must be None, an int or ints, got {axis!r}"
+            )
+        if not -ndim <= a < ndim:
+            raise ValueError(
+                f"{fname}(): argument 'axis' {axis!r} is out of range for an input of ndim {ndim}"
+            )
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fname}(): argument 'axis' {axis!r} repeats an axis")
+    return tuple(sorted(out))
+
+
+def norm_axis(fname: str, axis: Any, ndim: int, default_last: bool = True) -> int:
+    """One axis (``None``: the last one, as nnabla's softmax), made non-negative and checked."""
+    if axis is None and default_last:
+        axis = ndim - 1
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{fname}(): argument 'axis' must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"{fname}(): argument 'axis' {axis} is out of range for an input of ndim {ndim}"
+        )
+    return int(axis) % ndim
+
+
+def kept_shape(shape: Sequence[int], axes: Sequence[int]) -> Shape:
+    """``shape`` with the reduced ``axes`` set to 1 (the keepdims shape)."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def to_kept(v: Any, shape: Sequence[int], axes: Sequence[int]) -> Any:
+    """Reshape a reduction result (or its gradient) ``v`` to the keepdims shape."""
+    k = kept_shape(shape, axes)
+    return v if tuple(v.shape) == k else call("Reshape", v, shape=k)
+
+
+def draw(
+    rng: np.random.Generator,
+    shape: Shape,
+    lo: float = -2.0,
+    hi: float = 2.0,
+    avoid: Sequence[float] = (),
+    margin: float = 0.05,
+) -> np.ndarray:
+    """Uniform float64 values in ``[lo, hi]``, each at least ``margin`` away from ``avoid``."""
+    x = rng.uniform(lo, hi, shape)
+    for _ in range(100):
+        bad = np.zeros(x.shape, dtype=bool)
+        for k in avoid:
+            bad |= np.abs(x - k) < margin
+        if not bad.any():
+            return x
+        x = np.where(bad, rng.uniform(lo, hi, shape), x)
+    raise RuntimeError("draw(): could not keep the samples away from the kinks")
+
+
+def unary_samples(
+    lo: float = -2.0,
+    hi: float = 2.0,
+    avoid: Sequence[float] = (),
+    attrs: dict[str, Any] | None = None,
+) -> SampleFn:
+    """Samples of an elementwise function: a matrix, a 0-d, a size-0 and a transposed input."""
+
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        a = dict(attrs or {})
+        yield Sample((draw(rng, (2, 3), lo, hi, avoid),), dict(a), name="(2,3)")
+        yield Sample((draw(rng, (), lo, hi, avoid),), dict(a), name="0-d")
+        yield Sample((draw(rng, (0, 3), lo, hi, avoid),), dict(a), name="size-0")
+        yield Sample((draw(rng, (3, 2), lo, hi, avoid).T,), dict(a), name="transposed")
+
+    return samples
+
+
+BINARY_SHAPES: tuple[tuple[Shape, Shape], ...] = (
+    ((2, 3), (2, 3)),
+    ((2, 3), (3,)),
+    ((3, 1), (1, 2)),
+    ((), (2, 2)),
+)
+
+
+def binary_samples(
+    lo0: float = -2.0,
+    hi0: float = 2.0,
+    lo1: float = -2.0,
+    hi1: float = 2.0,
+    avoid_equal: bool = False,
+) -> SampleFn:
+    """Samples of a broadcasting binary function (including a transposed operand)."""
+
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        pairs = [(draw(rng, s0, lo0, hi0), s1, f"{s0}x{s1}") for s0, s1 in BINARY_SHAPES]
+        pairs.append((draw(rng, (3, 2), lo0, hi0).T, (2, 3), "transposed"))
+        for a, s1, name in pairs:
+            b = draw(rng, s1, lo1, hi1)
+            while avoid_equal and np.any(np.abs(a - b) < 0.05):
+                b = draw(rng, s1, lo1, hi1)
+            yield Sample((a, b), name=name)
+
+    return samples
+
+
+def unary_rule(fn: Callable[..., Any]) -> RuleFn:
+    """A backward rule ``[fn(g, x, y, **attrs)]`` for a one-input, one-output function."""
+
+    def rule(
+        gy: Sequence[Any],
+        ins: Sequence[Any],
+        in_shapes: Sequence[Shape],
+        outs: Sequence[Any],
+        out_shapes: Sequence[Shape],
+        **attrs: Any,
+    ) -> list[Any]:
+        return [fn(gy[0], ins[0], outs[0], **attrs)]
+
+    rule.__name__ = getattr(fn, "__name__", "rule")
+    return rule
+
+
+def unary_fast(fn: Callable[..., Any]) -> RuleFn:
+    """The array-level first-order rule ``[fn(xp, g, x, y, **attrs)]`` of a one-input function."""
+
+    def fast(xp: Any, gy: Sequence[Any], x: Sequence[Any], xs: Sequence[Shape],
+             y: Sequence[Any], ys: Sequence[Shape], **attrs: Any) -> list[Any]:
+        return [fn(xp, gy[0], x[0], y[0], **attrs)]
+
+    fast.__name__ = getattr(fn, "__name__", "fast")
+    return fast
+
+
+def needs(v: Any) -> bool:
+    """Whether the rule must compute a gradient for the input Variable ``v``."""
+    return v is not None and v.need_grad
+
+
+# -- elementwise math: forward kernels -----------------------------------------------------------
+
+_SQRT_PI = math.sqrt(math.pi)
+_ERF_SPLIT = 2.5  # series below, continued fraction above
+_ERF_SERIES_TERMS = 36
+_ERF_CF_TERMS = 28
+
+
+def _erf(xp: Any, x: Any) -> Any:
+    """erf(x) to about 1e-15 (relative), from ``xp`` operations only.
+
+    For ``|x| < 2.5`` the series ``erf(a) = 2/sqrt(pi) exp(-a^2) sum_n 2^n a^(2n+1) / (2n+1)!!``
+    (all terms positive, so no cancellation); above, ``erf(a) = 1 - erfc(a)`` with the continued
+    fraction ``erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))``.
+    """
+    a = xp.abs(x)
+    s = xp.minimum(a, _ERF_SPLIT)
+    z = s * s
+    term = s
+    total = s
+    for n in range(_ERF_SERIES_TERMS):
+        term = term * (z * (2.0 / (2 * n + 3)))
+        total = total + term
+    series = total * xp.exp(-z) * (2.0 / _SQRT_PI)
+    c = xp.maximum(a, _ERF_SPLIT)
+    f = c
+    for k in range(_ERF_CF_TERMS, 0, -1):
+        f = c + (k / 2.0) / f
+    tail = 1.0 - xp.exp(-(c * c)) / (f * _SQRT_PI)
+    r = xp.where(a < _ERF_SPLIT, series, tail)
+    return xp.where(x < 0, -r, r).astype(r.dtype, copy=False)
+
+
+def _sigmoid(xp: Any, x: Any) -> Any:
+    e = xp.exp(-xp.abs(x))
+    r = 1.0 / (1.0 + e)
+    return xp.where(x >= 0, r, e * r)
+
+
+def _softplus(xp: Any, x: Any, beta: float = 1.0) -> Any:
+    bx = x * beta if beta != 1 else x
+    y = xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))
+    return y / beta if beta != 1 else y
+
+
+# -- elementwise math: rules (registered functions only) -----------------------------------------
+
+
+def _sin_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("Cos", x)
+
+
+def _cos_bw(g: Any, x: Any, y: Any) -> Any:
+    return -(g * call("Sin", x))
+
+
+def _tan_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("AddScalar", y * y, val=1.0)
+
+
+def _exp_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * y
+
+
+def _log_bw(g: Any, x: Any, y: Any) -> Any:
+    return g / x
+
+
+def _sqrt_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("RDivScalar", y, val=0.5)
+
+
+def _tanh_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("RSubScalar", y * y, val=1.0)
+
+
+def _sigmoid_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * (y * call("RSubScalar", y, val=1.0))
+
+
+def _sinh_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("Cosh", x)
+
+
+def _cosh_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("Sinh", x)
+
+
+def _asin_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("PowScalar", call("RSubScalar", x * x, val=1.0), val=-0.5)
+
+
+def _acos_bw(g: Any, x: Any, y: Any) -> Any:
+    return -(g * call("PowScalar", call("RSubScalar", x * x, val=1.0), val=-0.5))
+
+
+def _atan_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("RDivScalar", call("AddScalar", x * x, val=1.0), val=1.0)
+
+
+def _erf_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("MulScalar", call("Exp", -(x * x)), val=2.0 / _SQRT_PI)
+
+
+def _softplus_bw(g: Any, x: Any, y: Any, beta: float = 1.0) -> Any:
+    bx = x if beta == 1 else call("MulScalar", x, val=beta)
+    return g * call("Sigmoid", bx)
+
+
+def _log1p_bw(g: Any, x: Any, y: Any) -> Any:
+    return g / call("AddScalar", x, val=1.0)
+
+
+def _expm1_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("AddScalar", y, val=1.0)
+
+
+def _atan2_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+) -> list[Any]:
+    x0, x1 = ins
+    r = gy[0] / (x0 * x0 + x1 * x1)
+    g0 = sum_to(r * x1, in_shapes[0]) if needs(x0) else None
+    g1 = sum_to(-(r * x0), in_shapes[1]) if needs(x1) else None
+    return [g0, g1]
+
+
+#: the same derivatives on arrays, for first-order backward (fn(xp, g, x, y))
+_FAST: dict[str, Callable[..., Any]] = {
+    "Sin": lambda xp, g, x, y: g * xp.cos(x),
+    "Cos": lambda xp, g, x, y: -(g * xp.sin(x)),
+    "Tan": lambda xp, g, x, y: g * (y * y + 1),
+    "Exp": lambda xp, g, x, y: g * y,
+    "Log": lambda xp, g, x, y: g / x,
+    "Sqrt": lambda xp, g, x, y: g * (0.5 / y),
+    "Tanh": lambda xp, g, x, y: g * (1 - y * y),
+    "Sigmoid": lambda xp, g, x, y: g * (y * (1 - y)),
+    "Sinh": lambda xp, g, x, y: g * xp.cosh(x),
+    "Cosh": lambda xp, g, x, y: g * xp.sinh(x),
+    "ASin": lambda xp, g, x, y: g * (1 - x * x) ** -0.5,
+    "ACos": lambda xp, g, x, y: -(g * (1 - x * x) ** -0.5),
+    "ATan": lambda xp, g, x, y: g * (1 / (x * x + 1)),
+    "Erf": lambda xp, g, x, y: g * (xp.exp(-(x * x)) * (2.0 / _SQRT_PI)),
+    "Log1p": lambda xp, g, x, y: g / (x + 1),
+    "Expm1": lambda xp, g, x, y: g * (y + 1),
+}
+
+
+def _softplus_fast(xp: Any, g: Any, x: Any, y: Any, beta: float = 1.0) -> Any:
+    return g * _sigmoid(xp, x * beta if beta != 1 else x)
+
+
+def _atan2_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
+    x0, x1 = x
+    r = gy[0] / (x0 * x0 + x1 * x1)
+    return [sum_to_array(r * x1, xs[0]), sum_to_array(-(r * x0), xs[1])]
+
+
+def _erf_ref(x: np.ndarray) -> np.ndarray:
+    return np.asarray(np.vectorize(math.erf, otypes=[np.float64])(x))
+
+
+#: name, snake, kernel, rule(g, x, y), needs input, needs output, reference, (lo, hi), doc
+_ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
+    ("Sin", "sin", lambda xp, x: xp.sin(x), _sin_bw, True, False, np.sin, (-3, 3),
+     r"""sin(x): elementwise sine, :math:`y = \sin x`; :math:`dy/dx = \cos x`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sin(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("Cos", "cos", lambda xp, x: xp.cos(x), _cos_bw, True, False, np.cos, (-3, 3),
+     r"""cos(x): elementwise cosine, :math:`y = \cos x`; :math:`dy/dx = -\sin x`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.cos(gh.Variable([0.0])).d
+        array([1.], dtype=float32)
+    """),
+    ("Tan", "tan", lambda xp, x: xp.tan(x), _tan_bw, False, True, np.tan, (-1.2, 1.2),
+     r"""tan(x): elementwise tangent, :math:`y = \tan x`; :math:`dy/dx = 1 + y^2`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.tan(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("Exp", "exp", lambda xp, x: xp.exp(x), _exp_bw, False, True, np.exp, (-2, 2),
+     r"""exp(x): elementwise exponential, :math:`y = e^x`; :math:`dy/dx = y`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.exp(gh.Variable([0.0, 1.0])).d
+        array([1.      , 2.718282], dtype=float32)
+    """),
+    ("Log", "log", lambda xp, x: xp.log(x), _log_bw, True, False, np.log, (0.2, 3),
+     r"""log(x): elementwise natural logarithm, :math:`y = \ln x`; :math:`dy/dx = 1/x`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.log(gh.Variable([1.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("Sqrt", "sqrt", lambda xp, x: xp.sqrt(x), _sqrt_bw, False, True, np.sqrt, (0.2, 3),
+     r"""sqrt(x): elementwise square root, :math:`y = \sqrt{x}`; :math:`dy/dx = 1/(2y)`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sqrt(gh.Variable([4.0, 9.0])).d
+        array([2., 3.], dtype=float32)
+    """),
+    ("Tanh", "tanh", lambda xp, x: xp.tanh(x), _tanh_bw, False, True, np.tanh, (-2, 2),
+     r"""tanh(x): elementwise hyperbolic tangent; :math:`dy/dx = 1 - y^2`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.tanh(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("Sigmoid", "sigmoid", _sigmoid, _sigmoid_bw, False, True,
+     lambda x: 1.0 / (1.0 + np.exp(-x)), (-3, 3),
+     r"""sigmoid(x): the logistic function :math:`y = 1 / (1 + e^{-x})`; :math:`dy/dx = y (1-y)`.
+
+    Computed without overflow for large ``|x|``.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sigmoid(gh.Variable([0.0])).d
+        array([0.5], dtype=float32)
+    """),
+    ("Sinh", "sinh", lambda xp, x: xp.sinh(x), _sinh_bw, True, False, np.sinh, (-2, 2),
+     r"""sinh(x): elementwise hyperbolic sine; :math:`dy/dx = \cosh x`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sinh(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("Cosh", "cosh", lambda xp, x: xp.cosh(x), _cosh_bw, True, False, np.cosh, (-2, 2),
+     r"""cosh(x): elementwise hyperbolic cosine; :math:`dy/dx = \sinh x`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.cosh(gh.Variable([0.0])).d
+        array([1.], dtype=float32)
+    """),
+    ("ASin", "asin", lambda xp, x: xp.arcsin(x), _asin_bw, True, False, np.arcsin, (-0.8, 0.8),
+     r"""asin(x): elementwise arcsine on [-1, 1]; :math:`dy/dx = 1/\sqrt{1 - x^2}`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.asin(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("ACos", "acos", lambda xp, x: xp.arccos(x), _acos_bw, True, False, np.arccos, (-0.8, 0.8),
+     r"""acos(x): elementwise arccosine on [-1, 1]; :math:`dy/dx = -1/\sqrt{1 - x^2}`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.acos(gh.Variable([1.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("ATan", "atan", lambda xp, x: xp.arctan(x), _atan_bw, True, False, np.arctan, (-2, 2),
+     r"""atan(x): elementwise arctangent; :math:`dy/dx = 1/(1 + x^2)`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.atan(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("Erf", "erf", _erf, _erf_bw, True, False, _erf_ref, (-3.5, 3.5),
+     r"""erf(x): the error function :math:`y = \frac{2}{\sqrt\pi}\int_0^x e^{-t^2} dt`;
+    :math:`dy/dx = \frac{2}{\sqrt\pi} e^{-x^2}`.
+
+    Computed with array operations only (a positive series for ``|x| < 2.5``, a continued
+    fraction of erfc above), accurate to about 1e-15 in float64, on every device.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.erf(gh.Variable([0.0, 10.0])).d
+        array([0., 1.], dtype=float32)
+    """),
+    ("Log1p", "log1p", lambda xp, x: xp.log1p(x), _log1p_bw, True, False, np.log1p, (-0.8, 2),
+     r"""log1p(x): :math:`y = \ln(1 + x)`, accurate for small ``x``; :math:`dy/dx = 1/(1+x)`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.log1p(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+    ("Expm1", "expm1", lambda xp, x: xp.expm1(x), _expm1_bw, False, True, np.expm1, (-2, 2),
+     r"""expm1(x): :math:`y = e^x - 1`, accurate for small ``x``; :math:`dy/dx = y + 1`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.expm1(gh.Variable([0.0])).d
+        array([0.], dtype=float32)
+    """),
+)
+
+_SOFTPLUS_DOC = r"""softplus(x, beta=1.0): :math:`y = \frac{1}{\beta}\ln(1 + e^{\beta x})` (nnabla).
+
+    :math:`dy/dx = \mathrm{sigmoid}(\beta x)`. Computed as
+    :math:`\max(\beta x, 0) + \ln(1 + e^{-|\beta x|})` (divided by beta), so it never overflows.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.softplus(gh.Variable([0.0]), beta=2.0).d
+        array([0.3465736], dtype=float32)
+    """
+
+_ATAN2_DOC = r"""atan2(x0, x1): elementwise :math:`\arctan(x_0 / x_1)` in the right quadrant.
+
+    Broadcasting. :math:`\partial y/\partial x_0 = x_1/(x_0^2 + x_1^2)`,
+    :math:`\partial y/\partial x_1 = -x_0/(x_0^2 + x_1^2)`; not differentiable at (0, 0).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.atan2(gh.Variable([1.0]), gh.Variable([0.0])).d
+        array([1.5707964], dtype=float32)
+    """
+
+# -- arithmetic ----------------------------------------------------------------------------------
+
+
+def _pow2(xp: Any, x0: Any, x1: Any) -> Any:
+    return x0**x1
+
+
+def _pow2_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+) -> list[Any]:
+    x0, x1 = ins
+    g = gy[0]
+    g0 = g1 = None
+    if needs(x0):
+        g0 = sum_to(g * x1 * call("Pow2", x0, call("AddScalar", x1, val=-1.0)), in_shapes[0])
+    if needs(x1):
+        g1 = sum_to(g * outs[0] * call("Log", x0), in_shapes[1])
+    return [g0, g1]
+
+
+def _r_sub_scalar(xp: Any, x: Any, val: float = 1.0) -> Any:
+    return (x.dtype.type(val) if x.dtype.kind == "f" else val) - x
+
+
+def _abs_bw(g: Any, x: Any, y: Any) -> Any:
+    return g * call("Sign", x, alpha=0.0)
+
+
+def _abs_fast(xp: Any, g: Any, x: Any, y: Any) -> Any:
+    return g * xp.sign(x)
+
+
+def _max_mask(x0: Any, x1: Any, greater: str) -> Any:
+    """1 where x0 wins, 1/2 at ties, 0 elsewhere (a constant: built from comparisons)."""
+    return call(greater, x0, x1) + call("MulScalar", call("Equal", x0, x1), val=0.5)
+
+
+def _binary_select_rule(greater: str) -> RuleFn:
+    def rule(
+        gy: Sequence[Any],
+        ins: Sequence[Any],
+        in_shapes: Sequence[Shape],
+        outs: Sequence[Any],
+        out_shapes: Sequence[Shape],
+    ) -> list[Any]:
+        x0, x1 = ins
+        g = gy[0]
+        g0 = g * _max_mask(x0, x1, greater)
+        return [
+            sum_to(g0, in_shapes[0]) if needs(x0) else None,
+            sum_to(g - g0, in_shapes[1]) if needs(x1) else None,
+        ]
+
+    return rule
+
+
+def _binary_select_fast(greater: str) -> RuleFn:
+    def fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
+        x0, x1 = x
+        g = gy[0]
+        m = getattr(xp, greater)(x0, x1) + 0.5 * (x0 == x1)
+        g0 = g * m.astype(g.dtype, copy=False)
+        return [sum_to_array(g0, xs[0]), sum_to_array(g - g0, xs[1])]
+
+    return fast
+
+
+def _maximum_scalar(xp: Any, x: Any, val: float = 1.0) -> Any:
+    return xp.maximum(x, x.dtype.type(val) if x.dtype.kind == "f" else val)
+
+
+def _minimum_scalar(xp: Any, x: Any, val: float = 1.0) -> Any:
+    return xp.minimum(x, x.dtype.type(val) if x.dtype.kind == "f" else val)
+
+
+def _maximum_scalar_bw(g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
+    return g * call("GreaterEqualScalar", x, val=val)
+
+
+def _minimum_scalar_bw(g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
+    return g * call("LessEqualScalar", x, val=val)
+
+
+def _where_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
+    g = gy[0]
+    gt = xp.where(x[0], g, 0)
+    return [None, sum_to_array(gt, xs[1]), sum_to_array(g - gt, xs[2])]
+
+
+def _where(xp: Any, condition: Any, x_true: Any, x_false: Any) -> Any:
+    return xp.where(condition, x_true, x_false)
+
+
+def _where_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+) -> list[Any]:
+    cond = ins[0]
+    g = gy[0]
+    gt = call("Where", cond, g, call("MulScalar", g, val=0.0))
+    return [None, sum_to(gt, in_shapes[1]), sum_to(g - gt, in_shapes[2])]
+
+
+def _check_bounds(fname: str, lo: Any, hi: Any) -> None:
+    for arg, v in (("min", lo), ("max", hi)):
+        if v is not None and not is_scalar(v):
+            raise TypeError(f"{fname}(): argument {arg!r} must be a number or None, got {v!r}")
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"{fname}(): argument 'min' ({lo}) is larger than 'max' ({hi})")
+
+
+def _clip(xp: Any, x: Any, min: Any = None, max: Any = None) -> Any:
+    _check_bounds("clip", min, max)
+    if min is None and max is None:
+        return x.copy()
+    t = x.dtype.type if x.dtype.kind == "f" else (lambda v: v)
+    y = x if min is None else xp.maximum(x, t(min))
+    return y if max is None else xp.minimum(y, t(max))
+
+
+def _clip_fast(xp: Any, g: Any, x: Any, y: Any, min: Any = None, max: Any = None) -> Any:
+    if min is None and max is None:
+        return g
+    if min is None:
+        return g * (x <= max)
+    if max is None:
+        return g * (x >= min)
+    return g * ((x >= min) & (x <= max))
+
+
+def _clip_bw(g: Any, x: Any, y: Any, min: Any = None, max: Any = None) -> Any:
+    mask = None
+    if min is not None:
+        mask = call("GreaterEqualScalar", x, val=min)
+    if max is not None:
+        m = call("LessEqualScalar", x, val=max)
+        mask = m if mask is None else mask * m
+    return g if mask is None else g * mask
+
+
+# -- comparisons and sign (non-differentiable) ---------------------------------------------------
+
+
+def _compare(op: str) -> Callable[..., Any]:
+    def kernel(xp: Any, x0: Any, x1: Any) -> Any:
+        return getattr(xp, op)(x0, x1).astype(float_dtype(xp, x0, x1))
+
+    return kernel
+
+
+def _compare_scalar(op: str) -> Callable[..., Any]:
+    def kernel(xp: Any, x0: Any, val: float = 1.0) -> Any:
+        v = x0.dtype.type(val) if x0.dtype.kind == "f" else val
+        return getattr(xp, op)(x0, v).astype(float_dtype(xp, x0))
+
+    return kernel
+
+
+def _sign(xp: Any, x: Any, alpha: float = 1.0) -> Any:
+    dt = float_dtype(xp, x)
+    s = xp.sign(x).astype(dt)
+    if alpha != 0:
+        s = xp.where(x == 0, dt.type(alpha), s).astype(dt, copy=False)
+    return s
+
+
+_COMPARISONS = (
+    ("Greater", "greater", np.greater, ">"),
+    ("GreaterEqual", "greater_equal", np.greater_equal, ">="),
+    ("Less", "less", np.less, "<"),
+    ("LessEqual", "less_equal", np.less_equal, "<="),
+    ("Equal", "equal", np.equal, "=="),
+    ("NotEqual", "not_equal", np.not_equal, "!="),
+)
+
+_COMPARE_DOC = """{snake}(x0, x1): elementwise ``x0 {sym} x1`` as 1.0 / 0.0 (broadcasting).
+
+    As in nnabla the result is floating, not bool: its dtype is the promoted floating dtype of the
+    inputs (float32 when neither is floating), so it can multiply a gradient directly.
+    Non-differentiable: the output needs no gradient.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.{snake}(gh.Variable([1.0, 2.0, 3.0]), gh.Variable([2.0, 2.0, 2.0])).d
+        array({example}, dtype=float32)
+    """
+
+_COMPARE_SCALAR_DOC = """{snake}_scalar(x0, val=1): elementwise ``x0 {sym} val`` as 1.0 / 0.0.
+
+    As in nnabla the result is floating, not bool: it has the dtype of ``x0`` (float32 for
+    integer inputs). Non-differentiable: the output needs no gradient.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.{snake}_scalar(gh.Variable([1.0, 2.0, 3.0]), 2.0).d
+        array({example}, dtype=float32)
+    """
+
+_COMPARE_EXAMPLES = {
+    ">": "[0., 0., 1.]",
+    ">=": "[0., 1., 1.]",
+    "<": "[1., 0., 0.]",
+    "<=": "[1., 1., 0.]",
+    "==": "[0., 1., 0.]",
+    "!=": "[1., 0., 1.]",
+}
+
+
+def _compare_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    # integer-valued floats, so that ties (the interesting case) occur
+    for s0, s1 in BINARY_SHAPES:
+        a = rng.integers(-2, 3, s0).astype(np.float64)
+        yield Sample((a, rng.integers(-2, 3, s1).astype(np.float64)), name=f"{s0}x{s1}")
+    yield Sample((rng.integers(-2, 3, (4,)), rng.integers(-2, 3, (4,))), name="int")
+
+
+def _compare_scalar_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.integers(-2, 3, (3, 4)).astype(np.float64),), {"val": 1.0}, name="(3,4)")
+    yield Sample((np.array(0.5),), {"val": 0.5}, name="0-d tie")
+    yield Sample((np.zeros((0, 2)),), {"val": 0.0}, name="size-0")
+    yield Sample((rng.integers(-2, 3, (5,)),), {"val": 0}, name="int")
+
+
+def _sign_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    x = rng.integers(-2, 3, (3, 4)).astype(np.float64)
+    yield Sample((x,), {"alpha": 1.0}, name="alpha=1")
+    yield Sample((x,), {"alpha": 0.0}, name="alpha=0")
+    yield Sample((np.array(0.0),), {"alpha": -1.0}, name="0-d")
+    yield Sample((np.zeros((0,)),), {"alpha": 1.0}, name="size-0")
+
+
+def _sign_ref(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    return np.where(x > 0, 1.0, np.where(x < 0, -1.0, alpha))
+
+
+# -- composites: add/sub/mul/div/pow with scalars in either position -----------------------------
+
+
+def _both_scalars(fname: str, x0: Any, x1: Any) -> None:
+    if is_scalar(x0) and is_scalar(x1):
+        raise TypeError(
+            f"{fname}(): at least one of the arguments 'x0', 'x1' must be a Variable or an array; "
+            f"got the scalars {x0!r} and {x1!r}"
+        )
+
+
+def add(x0: Any, x1: Any) -> Any:
+    """add(x0, x1): ``x0 + x1`` where either operand may be a Python scalar.
+
+    Dispatches to ``add_scalar`` (a scalar operand) or ``add2`` (two arrays, broadcasting).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.add(1.0, gh.Variable([1.0, 2.0])).d
+        array([2., 3.], dtype=float32)
+    """
+    _both_scalars("add", x0, x1)
+    if is_scalar(x1):
+        return call("AddScalar", x0, val=x1)
+    if is_scalar(x0):
+        return call("AddScalar", x1, val=x0)
+    return call("Add2", x0, x1)
+
+
+def sub(x0: Any, x1: Any) -> Any:
+    """sub(x0, x1): ``x0 - x1`` where either operand may be a Python scalar.
+
+    Dispatches to ``add_scalar`` (``x1`` scalar), ``r_sub_scalar`` (``x0`` scalar) or ``sub2``.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sub(1.0, gh.Variable([1.0, 2.0])).d
+        array([ 0., -1.], dtype=float32)
+    """
+    _both_scalars("sub", x0, x1)
+    if is_scalar(x1):
+        return call("AddScalar", x0, val=-x1)
+    if is_scalar(x0):
+        return call("RSubScalar", x1, val=x0)
+    return call("Sub2", x0, x1)
+
+
+def mul(x0: Any, x1: Any) -> Any:
+    """mul(x0, x1): ``x0 * x1`` where either operand may be a Python scalar.
+
+    Dispatches to ``mul_scalar`` (a scalar operand) or ``mul2`` (two arrays, broadcasting).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.mul(gh.Variable([1.0, 2.0]), 3.0).d
+        array([3., 6.], dtype=float32)
+    """
+    _both_scalars("mul", x0, x1)
+    if is_scalar(x1):
+        return call("MulScalar", x0, val=x1)
+    if is_scalar(x0):
+        return call("MulScalar", x1, val=x0)
+    return call("Mul2", x0, x1)
+
+
+def div(x0: Any, x1: Any) -> Any:
+    """div(x0, x1): ``x0 / x1`` where either operand may be a Python scalar.
+
+    Dispatches to ``mul_scalar`` by ``1/x1`` (``x1`` a non-zero scalar), ``r_div_scalar``
+    (``x0`` scalar) or ``div2`` (two arrays, broadcasting; also a zero scalar divisor, which gives
+    infinities as numpy does).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.div(1.0, gh.Variable([1.0, 2.0])).d
+        array([1. , 0.5], dtype=float32)
+    """
+    _both_scalars("div", x0, x1)
+    if is_scalar(x1):
+        if x1 != 0:
+            return call("MulScalar", x0, val=1.0 / x1)
+        v = as_variable(x0)
+        return call("Div2", v, as_variable(v.device.xp.zeros((), dtype=v.dtype)))
+    if is_scalar(x0):
+        return call("RDivScalar", x1, val=x0)
+    return call("Div2", x0, x1)
+
+
+def pow(x0: Any, x1: Any) -> Any:
+    """pow(x0, x1): ``x0 ** x1`` where either operand may be a Python scalar.
+
+    Dispatches to ``pow_scalar`` (``x1`` scalar), ``r_pow_scalar`` (``x0`` scalar, which must be
+    positive for the gradient) or ``pow2`` (two arrays, broadcasting).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.pow(2.0, gh.Variable([1.0, 3.0])).d
+        array([2., 8.], dtype=float32)
+    """
+    _both_scalars("pow", x0, x1)
+    if is_scalar(x1):
+        return call("PowScalar", x0, val=x1)
+    if is_scalar(x0):
+        return call("RPowScalar", x1, val=x0)
+    return call("Pow2", x0, x1)
+
+
+def clip_by_value(x: Any, min: Any, max: Any) -> Any:
+    """clip_by_value(x, min, max): ``x`` limited to ``[min, max]`` (nnabla).
+
+    :math:`y = \\min(\\max(x, \\mathrm{min}), \\mathrm{max})`. ``min``/``max`` are numbers or
+    Variables (broadcasting). With number bounds this is ``clip``, whose gradient passes where
+    ``min <= x <= max`` (the boundaries included, as ``torch.clamp``). With Variable bounds it is
+    ``minimum2(maximum2(x, min), max)``: gradients also reach the bounds, and at a tie the gradient
+    is split evenly between ``x`` and the bound.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.clip_by_value(gh.Variable([-2.0, 0.5, 2.0]), -1.0, 1.0).d
+        array([-1. ,  0.5,  1. ], dtype=float32)
+    """
+    if is_scalar(min) and is_scalar(max):
+        return call("Clip", x, min=min, max=max)
+    y = call("MaximumScalar", x, val=min) if is_scalar(min) else call("Maximum2", x, min)
+    return call("MinimumScalar", y, val=max) if is_scalar(max) else call("Minimum2", y, max)
+
+
+def _scalar_operand_samples(op: str) -> SampleFn:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        lo = 0.5 if op in ("div", "pow") else -2.0
+        yield from binary_samples(lo0=lo, lo1=0.5 if op == "div" else -2.0)(rng)
+        yield Sample((draw(rng, (2, 3), lo, 2.0),), {"x1": 2.5}, name="x1 scalar")
+
+    return samples
+
+
+def _composite_ref(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def ref(x0: Any, x1: Any) -> Any:
+        return fn(x0, x1)
+
+    return ref
+
+
+def _clip_by_value_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    x = draw(rng, (2, 3), -2, 2, avoid=(-1.0, 1.0))
+    yield Sample((x,), {"min": -1.0, "max": 1.0}, name="scalar bounds")
+    lo = rng.uniform(-1.5, -0.5, (3,))
+    hi = rng.uniform(0.5, 1.5, (2, 1))
+    x = draw(rng, (2, 3), -2, 2)
+    x = np.where(np.abs(x - lo) < 0.05, x + 0.1, x)
+    x = np.where(np.abs(x - hi) < 0.05, x - 0.1, x)
+    yield Sample((x, lo, hi), name="Variable bounds")
+
+
+# -- registration --------------------------------------------------------------------------------
 
 
 def register_functions(register: Any) -> None:
-    """Register the math functions."""
+    """Register the elementwise math, arithmetic and comparison functions."""
+    f = register.function
+    for name, snake, kernel, bw, need_x, need_y, ref, (lo, hi), doc in _ELEMENTWISE:
+        f(name, kernel, snake=snake, rule=unary_rule(bw), fast_backward=unary_fast(_FAST[name]),
+          need_inputs=(0,) if need_x else (),
+          need_outputs=(0,) if need_y else (), samples=unary_samples(lo, hi), reference=ref,
+          elementwise=True, doc=doc)
+    f("Softplus", _softplus, snake="softplus", attrs={"beta": 1.0}, rule=unary_rule(_softplus_bw),
+      fast_backward=unary_fast(_softplus_fast), need_inputs=(0,), need_outputs=(),
+      elementwise=True, doc=_SOFTPLUS_DOC,
+      samples=_chain(unary_samples(-3, 3), unary_samples(-3, 3, attrs={"beta": 2.0})),
+      reference=lambda x, beta=1.0: np.log1p(np.exp(beta * x)) / beta)
+    f("ATan2", lambda xp, x0, x1: xp.arctan2(x0, x1), snake="atan2", inputs=("x0", "x1"),
+      rule=_atan2_bw, fast_backward=_atan2_fast, need_inputs=(0, 1), need_outputs=(),
+      samples=binary_samples(lo1=0.5, hi1=2.0), reference=np.arctan2, elementwise=True,
+      doc=_ATAN2_DOC)
+
+    # arithmetic
+    f("Pow2", _pow2, inputs=("x0", "x1"), rule=_pow2_bw, need_inputs=(0, 1), need_outputs=(0,),
+      samples=binary_samples(lo0=0.5, hi0=2.0), reference=np.power, elementwise=True,
+      doc=r"""pow2(x0, x1): elementwise power :math:`y = x_0^{x_1}` (broadcasting).
+
+    ``Variable ** Variable`` dispatches here. :math:`\partial y/\partial x_0 = x_1 x_0^{x_1 - 1}`,
+    :math:`\partial y/\partial x_1 = y \ln x_0` (``x0 > 0`` for the latter).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.pow2(gh.Variable([2.0, 3.0]), gh.Variable([3.0, 2.0])).d
+        array([8., 9.], dtype=float32)
+    """)
+    f("RSubScalar", _r_sub_scalar, attrs={"val": 1.0},
+      rule=unary_rule(lambda g, x, y, val: -g),
+      fast_backward=unary_fast(lambda xp, g, x, y, val: -g), need_inputs=(), need_outputs=(),
+      samples=unary_samples(attrs={"val": 1.5}), reference=lambda x, val=1.0: val - x,
+      elementwise=True, doc=r"""r_sub_scalar(x, val=1): :math:`y = \mathrm{val} - x`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.r_sub_scalar(gh.Variable([1.0, 2.0]), 3.0).d
+        array([2., 1.], dtype=float32)
+    """)
+    f("Abs", lambda xp, x: xp.abs(x), rule=unary_rule(_abs_bw),
+      fast_backward=unary_fast(_abs_fast), need_inputs=(0,),
+      need_outputs=(), samples=unary_samples(avoid=(0.0,)), reference=np.abs, elementwise=True,
+      kinks=(0.0,), doc=r"""abs(x): elementwise :math:`y = |x|`.
+
+    Gradient :math:`\mathrm{sign}(x)`, with the sub-gradient 0 at ``x = 0`` (as PyTorch).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.abs(gh.Variable([-1.5, 2.0])).d
+        array([1.5, 2. ], dtype=float32)
+    """)
+    f("Maximum2", lambda xp, x0, x1: xp.maximum(x0, x1), inputs=("x0", "x1"),
+      rule=_binary_select_rule("Greater"), fast_backward=_binary_select_fast("greater"),
+      need_inputs=(0, 1), need_outputs=(),
+      samples=binary_samples(avoid_equal=True), reference=np.maximum, elementwise=True,
+      doc=r"""maximum2(x0, x1): elementwise :math:`\max(x_0, x_1)` (broadcasting).
+
+    The gradient goes to the larger operand; at a tie it is split evenly (1/2 each, as
+    ``torch.maximum``).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.maximum2(gh.Variable([1.0, 5.0]), gh.Variable([3.0, 2.0])).d
+        array([3., 5.], dtype=float32)
+    """)
+    f("Minimum2", lambda xp, x0, x1: xp.minimum(x0, x1), inputs=("x0", "x1"),
+      rule=_binary_select_rule("Less"), fast_backward=_binary_select_fast("less"),
+      need_inputs=(0, 1), need_outputs=(),
+      samples=binary_samples(avoid_equal=True), reference=np.minimum, elementwise=True,
+      doc=r"""minimum2(x0, x1): elementwise :math:`\min(x_0, x_1)` (broadcasting).
+
+    The gradient goes to the smaller operand; at a tie it is split evenly (1/2 each, as
+    ``torch.minimum``).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.minimum2(gh.Variable([1.0, 5.0]), gh.Variable([3.0, 2.0])).d
+        array([1., 2.], dtype=float32)
+    """)
+    f("MaximumScalar", _maximum_scalar, attrs={"val": 1.0},
+      rule=unary_rule(_maximum_scalar_bw),
+      fast_backward=unary_fast(lambda xp, g, x, y, val=1.0: g * (x >= val)),
+      need_inputs=(0,), need_outputs=(),
+      samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
+      reference=lambda x, val=1.0: np.maximum(x, val), elementwise=True,
+      doc=r"""maximum_scalar(x, val=1.0): elementwise :math:`\max(x, \mathrm{val})`.
+
+    The gradient passes where ``x >= val`` (ties included, as ``torch.clamp``), else 0.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.maximum_scalar(gh.Variable([-1.0, 2.0]), 0.0).d
+        array([0., 2.], dtype=float32)
+    """)
+    f("MinimumScalar", _minimum_scalar, attrs={"val": 1.0},
+      rule=unary_rule(_minimum_scalar_bw),
+      fast_backward=unary_fast(lambda xp, g, x, y, val=1.0: g * (x <= val)),
+      need_inputs=(0,), need_outputs=(),
+      samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
+      reference=lambda x, val=1.0: np.minimum(x, val), elementwise=True,
+      doc=r"""minimum_scalar(x, val=1.0): elementwise :math:`\min(x, \mathrm{val})`.
+
+    The gradient passes where ``x <= val`` (ties included, as ``torch.clamp``), else 0.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.minimum_scalar(gh.Variable([-1.0, 2.0]), 0.0).d
+        array([-1.,  0.], dtype=float32)
+    """)
+    f("Where", _where, inputs=("condition", "x_true", "x_false"), rule=_where_bw,
+      fast_backward=_where_fast,
+      need_inputs=(0,), need_outputs=(), samples=_where_samples, reference=np.where,
+      elementwise=True, doc=r"""where(condition, x_true, x_false): elementwise selection (nnabla).
+
+    :math:`y = x_\mathrm{true}` where ``condition`` is non-zero (or True), else
+    :math:`x_\mathrm{false}`; the three broadcast together. Gradients go to the selected operand;
+    ``condition`` gets none.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> c = gh.Variable([1.0, 0.0], need_grad=False)
+        >>> F.where(c, gh.Variable([1.0, 2.0]), gh.Variable([-1.0, -2.0])).d
+        array([ 1., -2.], dtype=float32)
+    """)
+    f("Clip", _clip, attrs={"min": None, "max": None}, rule=unary_rule(_clip_bw),
+      fast_backward=unary_fast(_clip_fast),
+      need_inputs=(0,), need_outputs=(), samples=_clip_samples, reference=_clip_ref,
+      elementwise=True, doc=r"""clip(x, min=None, max=None): ``x`` limited to ``[min, max]``.
+
+    :math:`y = \min(\max(x, \mathrm{min}), \mathrm{max})` with number bounds (``None``: no bound
+    on that side). The gradient passes where ``min <= x <= max``, boundaries included (as
+    ``torch.clamp``). ``clip_by_value`` also takes Variable bounds.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.clip(gh.Variable([-2.0, 0.5, 2.0]), -1.0, 1.0).d
+        array([-1. ,  0.5,  1. ], dtype=float32)
+    """)
+
+    # comparisons and sign
+    for name, snake, ref, sym in _COMPARISONS:
+        f(name, _compare(snake), inputs=("x0", "x1"), differentiable=False,
+          samples=_compare_samples, reference=_float_ref(ref), elementwise=True,
+          doc=_COMPARE_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym]))
+        f(name + "Scalar", _compare_scalar(snake), inputs=("x0",), attrs={"val": 1.0},
+          differentiable=False, samples=_compare_scalar_samples,
+          reference=_float_ref(ref), elementwise=True,
+          doc=_COMPARE_SCALAR_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym]))
+    f("Sign", _sign, attrs={"alpha": 1.0}, differentiable=False, samples=_sign_samples,
+      reference=_sign_ref, elementwise=True,
+      doc=r"""sign(x, alpha=1.0): elementwise sign, ``alpha`` at 0 (nnabla).
+
+    :math:`y = 1` for :math:`x > 0`, :math:`-1` for :math:`x < 0`, ``alpha`` for :math:`x = 0`.
+    The result has the floating dtype of ``x`` (float32 for integer inputs). Non-differentiable
+    here (nnabla's straight-through gradient is not used): the output needs no gradient.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sign(gh.Variable([-2.0, 0.0, 3.0])).d
+        array([-1.,  1.,  1.], dtype=float32)
+        >>> F.sign(gh.Variable([-2.0, 0.0, 3.0]), alpha=0.0).d
+        array([-1.,  0.,  1.], dtype=float32)
+    """)
+
+    # composites
+    c = register.composite
+    for fn, ref in ((add, np.add), (sub, np.subtract), (mul, np.multiply), (div, np.divide),
+                    (pow, np.power)):
+        c(fn.__name__.capitalize(), fn, snake=fn.__name__,
+          samples=_scalar_operand_samples(fn.__name__), reference=_composite_ref(ref),
+          elementwise=True)
+    c("ClipByValue", clip_by_value, snake="clip_by_value", samples=_clip_by_value_samples,
+      reference=lambda x, min, max: np.minimum(np.maximum(x, min), max), elementwise=True)
+
+
+def _chain(*fns: SampleFn) -> SampleFn:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        for fn in fns:
+            yield from fn(rng)
+
+    return samples
+
+
+def _float_ref(ref: Callable[..., Any]) -> Callable[..., Any]:
+    def float_ref(x0: np.ndarray, x1: Any = 1.0, val: float | None = None) -> np.ndarray:
+        return np.asarray(ref(x0, x1 if val is None else val), dtype=np.float64)
+
+    return float_ref
+
+
+def _where_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    cond = rng.random((2, 3)) < 0.5
+    yield Sample((cond, draw(rng, (2, 3)), draw(rng, (2, 3))), name="bool")
+    yield Sample((cond.astype(np.float64), draw(rng, (3,)), draw(rng, (2, 1))),
+                 grad_inputs=(1, 2), name="float condition, broadcasting")
+    yield Sample((np.array(True), draw(rng, ()), draw(rng, (2,))), name="0-d condition")
+    yield Sample((np.zeros((0, 2), dtype=bool), draw(rng, (0, 2)), draw(rng, (2,))),
+                 name="size-0")
+    yield Sample((rng.random((2, 3)) < 0.5, draw(rng, (3, 2)).T, draw(rng, (2, 3))),
+                 name="transposed")
+
+
+def _clip_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield from unary_samples(-2, 2, avoid=(-1.0, 1.0), attrs={"min": -1.0, "max": 1.0})(rng)
+    yield Sample((draw(rng, (2, 3), avoid=(0.5,)),), {"min": 0.5, "max": None}, name="min only")
+    yield Sample((draw(rng, (2, 3), avoid=(0.0,)),), {"min": None, "max": 0.0}, name="max only")
+    yield Sample((draw(rng, (4,)),), {"min": None, "max": None}, name="no bounds")
+
+
+def _clip_ref(x: np.ndarray, min: Any = None, max: Any = None) -> np.ndarray:
+    y = np.array(x, dtype=np.float64)
+    if min is not None:
+        y = np.where(y < min, min, y)
+    if max is not None:
+        y = np.where(y > max, max, y)
+    return y

@@ -1,9 +1,472 @@
-"""gradhub-nn-ops: reductions functions."""
+"""gradhub-nn-ops: reductions (nnabla names): mean, max, min, prod, logsumexp, norm.
+
+``axis`` is None (all axes), an int or a tuple of ints; ``keepdims`` keeps the reduced axes with
+size 1. ``sum`` is a core function.
+
+Ties in ``max``/``min``: the gradient is split evenly among the tied elements (each of k tied
+maxima gets 1/k of it), which is the average of the one-sided derivatives' choices and keeps
+``sum(grad) == incoming grad``.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator, Sequence
 from typing import Any
+
+import numpy as np
+from gradhub import Sample, as_variable
+from gradhub.ops import call
+
+from .math import Shape, kept_shape, norm_axes, to_kept
+
+# -- max / min -----------------------------------------------------------------------------------
+
+
+def _flat_index(xp: Any, x: Any, axes: tuple[int, ...], keepdims: bool, arg: str) -> Any:
+    """Index of the max/min within the reduced axes, flattened in C order (nnabla)."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    xt = xp.transpose(x, kept + list(axes)).reshape([x.shape[i] for i in kept] + [-1])
+    idx = getattr(xt, arg)(axis=-1)
+    if keepdims:
+        idx = idx.reshape(kept_shape(x.shape, axes))
+    return xp.asarray(idx)
+
+
+def _select(fname: str, reduce: str, arg: str) -> Any:
+    def kernel(xp: Any, x: Any, axis: Any = None, keepdims: bool = False,
+               only_index: bool = False) -> Any:
+        axes = norm_axes(fname, axis, x.ndim)
+        if any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"{fname}(): cannot reduce over an axis of size 0 (x.shape "
+                             f"{x.shape}, axis {axis!r})")
+        if only_index:
+            return _flat_index(xp, x, axes, keepdims, arg)
+        return xp.asarray(getattr(x, reduce)(axis=axes, keepdims=keepdims))
+
+    return kernel
+
+
+def _with_index_api(fdef: Any) -> Any:
+    """The public callable of Max/Min: nnabla's signature, with ``with_index``.
+
+    The primitive has one output (the values, or the indices with ``only_index``), so that
+    ``F.max(x)`` is a Variable; ``with_index=True`` calls it twice and returns both.
+    """
+    prim = fdef.api
+    fname = fdef.snake
+
+    def api(x: Any, axis: Any = None, keepdims: bool = False, with_index: bool = False,
+            only_index: bool = False) -> Any:
+        if only_index:
+            return prim(x, axis=axis, keepdims=keepdims, only_index=True)
+        y = prim(x, axis=axis, keepdims=keepdims)
+        if with_index:
+            return y, prim(x, axis=axis, keepdims=keepdims, only_index=True)
+        return y
+
+    api.__name__ = api.__qualname__ = fname
+    api.__doc__ = fdef.doc
+    api.fdef = fdef  # type: ignore[attr-defined]
+    return api
+
+
+def _select_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+    axis: Any = None,
+    keepdims: bool = False,
+    only_index: bool = False,
+) -> list[Any]:
+    if only_index:
+        return [None]
+    x = ins[0]
+    shape = in_shapes[0]
+    axes = norm_axes("max", axis, len(shape))
+    g = to_kept(gy[0], shape, axes)
+    y = to_kept(outs[0], shape, axes)
+    # the share of each element: 1/k at the k tied extrema, 0 elsewhere (non-differentiable)
+    mask = call("Equal", x, y)
+    share = mask / call("Sum", mask, axis=axes, keepdims=True)
+    return [g * share]
+
+
+def _select_fast(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
+    keepdims: bool = False, only_index: bool = False,
+) -> list[Any]:
+    if only_index:
+        return [None]
+    shape = tuple(xs[0])
+    axes = norm_axes("max", axis, len(shape))
+    k = kept_shape(shape, axes)
+    mask = (x[0] == y[0].reshape(k)).astype(x[0].dtype)
+    return [gy[0].reshape(k) * (mask / mask.sum(axis=axes, keepdims=True))]
+
+
+# -- prod ----------------------------------------------------------------------------------------
+
+
+def _prod(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    axes = norm_axes("prod", axis, x.ndim)
+    return xp.asarray(x.prod(axis=axes, keepdims=keepdims))
+
+
+def _exclusive_prod_axis(x: Any, a: int) -> Any:
+    """For each element, the product of the other elements along axis ``a`` (no division).
+
+    Builds ``m[..., i, j, ...] = x[..., j, ...]`` for ``i != j`` and 1 on the diagonal, then takes
+    the product over ``j``: a polynomial in ``x``, exact with zeros and at every order.
+    """
+    s = tuple(x.shape)
+    k = s[a]
+    xb = call("BroadcastTo", call("Reshape", x, shape=s[:a] + (1, k) + s[a + 1:]),
+              shape=s[:a] + (k, k) + s[a + 1:])
+    xp = x.device.xp
+    eye = xp.eye(k, dtype=x.dtype).reshape((1,) * a + (k, k) + (1,) * (len(s) - a - 1))
+    off = as_variable(1 - eye)
+    m = xb * off + as_variable(eye)
+    return call("Prod", m, axis=a + 1, keepdims=False)
+
+
+def _exclusive_prod(x: Any, axes: tuple[int, ...]) -> Any:
+    """For each element, the product of the other elements of its group over ``axes``."""
+    if len(axes) == 1:
+        return _exclusive_prod_axis(x, axes[0])
+    a, rest = axes[0], axes[1:]
+    u = call("Prod", x, axis=rest, keepdims=True)
+    return call("BroadcastTo", _exclusive_prod_axis(u, a), shape=x.shape) * _exclusive_prod(x, rest)
+
+
+def _prod_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+    axis: Any = None,
+    keepdims: bool = False,
+) -> list[Any]:
+    x = ins[0]
+    shape = in_shapes[0]
+    axes = norm_axes("prod", axis, len(shape))
+    g = to_kept(gy[0], shape, axes)
+    if not axes:
+        return [g]
+    if bool((x.d == 0).any()):
+        return [g * _exclusive_prod(x, axes)]
+    # no zeros: the product of the others is y / x (exact at every order where x != 0)
+    return [g * (to_kept(outs[0], shape, axes) / x)]
+
+
+def _prod_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
+               keepdims: bool = False) -> list[Any]:
+    shape = tuple(xs[0])
+    axes = norm_axes("prod", axis, len(shape))
+    k = kept_shape(shape, axes)
+    g = gy[0].reshape(k)
+    if not axes:
+        return [g]
+    xx = x[0]
+    if bool((xx == 0).any()):
+        return [g * _exclusive_prod_array(xp, xx, axes)]
+    return [g * (y[0].reshape(k) / xx)]
+
+
+def _exclusive_prod_array(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """Array version of :func:`_exclusive_prod`, by prefix and suffix products (O(n))."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    perm = kept + list(axes)
+    xt = xp.transpose(x, perm)
+    moved_shape = xt.shape
+    xt = xt.reshape(-1, math.prod(x.shape[a] for a in axes))
+    ones = xp.ones((xt.shape[0], 1), dtype=x.dtype)
+    left = xp.concatenate([ones, xp.cumprod(xt[:, :-1], axis=1)], axis=1)
+    rev = xt[:, ::-1]
+    right = xp.concatenate([ones, xp.cumprod(rev[:, :-1], axis=1)], axis=1)[:, ::-1]
+    e = (left * right).reshape(moved_shape)
+    return xp.transpose(e, np.argsort(perm).tolist())
+
+
+# -- logsumexp -----------------------------------------------------------------------------------
+
+
+def _logsumexp(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    axes = norm_axes("logsumexp", axis, x.ndim)
+    if not axes:
+        return x.copy()
+    if x.size == 0:
+        y = xp.full(kept_shape(x.shape, axes), -xp.inf, dtype=x.dtype)
+    else:
+        m = x.max(axis=axes, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)
+        y = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
+    return y if keepdims else y.reshape([n for i, n in enumerate(x.shape) if i not in axes])
+
+
+def _logsumexp_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Sequence[Shape],
+    outs: Sequence[Any],
+    out_shapes: Sequence[Shape],
+    axis: Any = None,
+    keepdims: bool = False,
+) -> list[Any]:
+    shape = in_shapes[0]
+    axes = norm_axes("logsumexp", axis, len(shape))
+    g = to_kept(gy[0], shape, axes)
+    y = to_kept(outs[0], shape, axes)
+    return [g * call("Exp", ins[0] - y)]
+
+
+def _logsumexp_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
+                    keepdims: bool = False) -> list[Any]:
+    shape = tuple(xs[0])
+    k = kept_shape(shape, norm_axes("logsumexp", axis, len(shape)))
+    return [gy[0].reshape(k) * xp.exp(x[0] - y[0].reshape(k))]
+
+
+# -- composites: mean, norm ----------------------------------------------------------------------
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """mean(x, axis=None, keepdims=False): the mean over ``axis`` (all axes when None).
+
+    :math:`y = \\frac{1}{n}\\sum_{i \\in \\mathrm{axis}} x_i`, ``n`` the number of reduced
+    elements (NaN when ``n == 0``). Composed as ``sum(x, axis) * (1/n)``.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.mean(gh.Variable([[1.0, 2.0], [3.0, 6.0]]), axis=1).d
+        array([1.5, 4.5], dtype=float32)
+    """
+    x = as_variable(x)
+    axes = norm_axes("mean", axis, x.ndim)
+    n = math.prod(x.shape[a] for a in axes)
+    s = call("Sum", x, axis=axes, keepdims=keepdims)
+    return call("MulScalar", s, val=1.0 / n if n else math.nan)
+
+
+def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """norm(x, p=None, axis=None, keepdims=False): the p-norm over ``axis`` (nnabla).
+
+    :math:`y = (\\sum_i |x_i|^p)^{1/p}`; ``p=None`` means 2; ``p=inf`` the max-norm
+    :math:`\\max_i |x_i|`. Composed from ``sum``, ``abs`` and powers (``p=2`` uses
+    :math:`\\sqrt{\\sum x^2}`, smooth except at 0), so it is differentiable to any order away from
+    zero vectors; at a zero vector the gradient is not finite.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.norm(gh.Variable([3.0, -4.0])).d
+        array(5., dtype=float32)
+        >>> F.norm(gh.Variable([3.0, -4.0]), p=1).d
+        array(7., dtype=float32)
+    """
+    x = as_variable(x)
+    if p is None:
+        p = 2
+    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool) or p <= 0:
+        raise ValueError(f"norm(): argument 'p' must be a positive number or inf, got {p!r}")
+    axes = norm_axes("norm", axis, x.ndim)
+    if p == 2:
+        return call("Sqrt", call("Sum", x * x, axis=axes, keepdims=keepdims))
+    a = call("Abs", x)
+    if p == 1:
+        return call("Sum", a, axis=axes, keepdims=keepdims)
+    if math.isinf(p):
+        return call("Max", a, axis=axes, keepdims=keepdims)
+    s = call("Sum", call("PowScalar", a, val=float(p)), axis=axes, keepdims=keepdims)
+    return call("PowScalar", s, val=1.0 / float(p))
+
+
+# -- samples and references ----------------------------------------------------------------------
+
+_AXES: tuple[tuple[Any, bool], ...] = ((None, False), (1, False), ((0, 2), True), (-1, True))
+
+
+def _reduce_samples(positive: bool = False, distinct: bool = False,
+                    extra: tuple[dict[str, Any], ...] = ()) -> Any:
+    """Reduction samples: several axis/keepdims choices, a 0-d and a transposed input.
+
+    ``distinct``: well-separated values (no ties, so max/min are differentiable); ``positive``:
+    magnitudes in [0.5, 1.5] (for prod); ``extra``: more attribute sets on a (2, 3) input.
+    """
+
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        def x_of(shape: Shape) -> np.ndarray:
+            if distinct:
+                vals = rng.permutation(math.prod(shape)) * 0.3 - 1.0
+                return (vals + rng.uniform(-0.05, 0.05, vals.shape)).reshape(shape)
+            if positive:
+                return rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+            return rng.uniform(-2.0, 2.0, shape)
+
+        x = x_of((2, 3, 2))
+        for axis, keep in _AXES:
+            yield Sample((x,), {"axis": axis, "keepdims": keep}, name=f"axis={axis},keep={keep}")
+        yield Sample((x_of(()),), {"axis": None}, name="0-d")
+        yield Sample((x_of((3, 2)).T,), {"axis": 0}, name="transposed")
+        for e in extra:
+            yield Sample((x_of((2, 3)),), dict(e), name=str(e))
+
+    return samples
+
+
+def _np_axes(axis: Any) -> Any:
+    return None if axis is None else tuple(np.atleast_1d(axis).tolist())
+
+
+def _select_ref(reduce: Any, arg: Any) -> Any:
+    def ref(x: np.ndarray, axis: Any = None, keepdims: bool = False, with_index: bool = False,
+            only_index: bool = False) -> Any:
+        ax = _np_axes(axis)
+        y = reduce(x, axis=ax, keepdims=keepdims)
+        if not (with_index or only_index):
+            return y
+        axes = tuple(range(x.ndim)) if ax is None else tuple(a % x.ndim for a in ax)
+        kept = [i for i in range(x.ndim) if i not in axes]
+        moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+        idx = arg(moved.reshape([x.shape[i] for i in kept] + [-1]), axis=-1)
+        if keepdims:
+            idx = idx.reshape([1 if i in axes else n for i, n in enumerate(x.shape)])
+        return idx if only_index else (y, idx)
+
+    return ref
+
+
+def _empty_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.uniform(-1, 1, (0, 3)),), {"axis": 1}, name="size-0 kept")
+
+
+def _chain(*fns: Any) -> Any:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        for fn in fns:
+            yield from fn(rng)
+
+    return samples
+
+
+def _norm_ref(x: np.ndarray, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    p = 2 if p is None else p
+    ax = _np_axes(axis)
+    if math.isinf(p):
+        return np.max(np.abs(x), axis=ax, keepdims=keepdims)
+    return np.sum(np.abs(x) ** p, axis=ax, keepdims=keepdims) ** (1.0 / p)
+
+
+def _norm_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    x = rng.uniform(0.5, 1.5, (2, 3)) * rng.choice([-1.0, 1.0], (2, 3))
+    for p, axis, keep in ((None, None, False), (2, 1, True), (1, 0, False), (3, None, False),
+                          (1.5, 1, False), (math.inf, 1, False)):
+        yield Sample((x,), {"p": p, "axis": axis, "keepdims": keep}, name=f"p={p},axis={axis}")
+    yield Sample((rng.uniform(0.5, 1.5, (3, 2)).T,), {"axis": 0}, name="transposed")
+    yield Sample((np.asarray(rng.uniform(0.5, 1.5)),), {}, name="0-d")
+
+
+def _logsumexp_ref(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> Any:
+    ax = _np_axes(axis)
+    return np.log(np.sum(np.exp(x), axis=ax, keepdims=keepdims))
+
+
+# -- registration --------------------------------------------------------------------------------
+
+_SELECT_DOC = r"""{snake}(x, axis=None, keepdims=False, with_index=False, only_index=False):
+    the {what} over ``axis`` (all axes when None), as nnabla.
+
+    ``with_index=True`` also returns the index of the {what} (the first one at ties) within the
+    reduced axes, flattened in C order; ``only_index=True`` returns only that index (int64, no
+    gradient). Gradient: at ties the incoming gradient is split evenly among the k tied elements
+    (1/k each); the rule is again differentiable (its mask is a constant).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> x = gh.Variable([[1.0, 5.0, 2.0], [7.0, 0.0, 7.0]])
+        >>> F.{snake}(x, axis=1).d
+        array({ex_val}, dtype=float32)
+        >>> F.{snake}(x, axis=1, only_index=True).d
+        array({ex_idx})
+    """
 
 
 def register_functions(register: Any) -> None:
-    """Register the reductions functions."""
+    """Register the reductions."""
+    f = register.function
+    attrs = {"axis": None, "keepdims": False, "only_index": False}
+    for name, reduce, arg, ref, aref, what, ex_val, ex_idx in (
+        ("Max", "max", "argmax", np.max, np.argmax, "maximum", "[5., 7.]", "[1, 0]"),
+        ("Min", "min", "argmin", np.min, np.argmin, "minimum", "[1., 0.]", "[0, 1]"),
+    ):
+        fdef = f(name, _select(reduce, reduce, arg), attrs=dict(attrs),
+          rule=_select_bw, fast_backward=_select_fast, need_inputs=(0,), need_outputs=(0,),
+          samples=_chain(
+              _reduce_samples(distinct=True, extra=({"axis": 1, "with_index": True},
+                                                    {"axis": (0, 1), "only_index": True},
+                                                    {"axis": 0, "keepdims": True,
+                                                     "with_index": True})),
+              _ties_samples),
+          reference=_select_ref(ref, aref),
+          doc=_SELECT_DOC.format(snake=reduce, what=what, ex_val=ex_val, ex_idx=ex_idx))
+        fdef.api = _with_index_api(fdef)
+    f("Prod", _prod, attrs={"axis": None, "keepdims": False}, rule=_prod_bw,
+      fast_backward=_prod_fast, need_inputs=(0,), need_outputs=(0,),
+      samples=_chain(_reduce_samples(positive=True), _prod_zero_samples),
+      reference=lambda x, axis=None, keepdims=False: np.prod(x, axis=_np_axes(axis),
+                                                             keepdims=keepdims),
+      doc=r"""prod(x, axis=None, keepdims=False): the product over ``axis`` (all axes when None).
+
+    :math:`y = \prod_{i \in \mathrm{axis}} x_i`. Gradient: the product of the other elements,
+    computed as ``y / x`` when ``x`` has no zeros and without division otherwise, so it is exact
+    with zeros and at every order.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.prod(gh.Variable([[1.0, 2.0], [3.0, 4.0]]), axis=0).d
+        array([3., 8.], dtype=float32)
+    """)
+    f("LogSumExp", _logsumexp, snake="logsumexp", attrs={"axis": None, "keepdims": False},
+      rule=_logsumexp_bw, fast_backward=_logsumexp_fast, need_inputs=(0,), need_outputs=(0,),
+      samples=_chain(_reduce_samples(), _empty_samples), reference=_logsumexp_ref,
+      doc=r"""logsumexp(x, axis=None, keepdims=False): :math:`y = \ln\sum_i e^{x_i}` over ``axis``.
+
+    Computed stably as :math:`m + \ln\sum_i e^{x_i - m}` with :math:`m = \max_i x_i`; gradient
+    :math:`e^{x_i - y}` (the softmax along ``axis``).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.logsumexp(gh.Variable([1000.0, 1000.0])).d
+        array(1000.6932, dtype=float32)
+    """)
+    c = register.composite
+    c("Mean", mean, samples=_chain(_reduce_samples(), _empty_samples),
+      reference=lambda x, axis=None, keepdims=False: np.mean(x, axis=_np_axes(axis),
+                                                             keepdims=keepdims))
+    c("Norm", norm, samples=_norm_samples, reference=_norm_ref)
+
+
+def _ties_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    # forward only at ties (the gradient there is a convention, tested separately)
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    yield Sample((x,), {"axis": 1, "with_index": True}, grad_inputs=(), name="ties")
+
+
+def _prod_zero_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    x = rng.uniform(0.5, 1.5, (2, 3, 2))
+    x[0, 1, 0] = 0.0
+    x[1, 0, 1] = x[1, 2, 1] = 0.0
+    yield Sample((x,), {"axis": 1}, name="zeros, axis=1")
+    yield Sample((x,), {"axis": (0, 1), "keepdims": True}, name="zeros, axis=(0,1)")
+    yield Sample((x[:, :, 0],), {"axis": None}, name="one zero, all axes")
