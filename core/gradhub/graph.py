@@ -93,13 +93,16 @@ class Node:
             o = outs[0]
             self.out_shapes = [o.shape]
             self.out_dtypes = [o.dtype]
-            self.out_type = type(o)
+            self.out_type = type(arrays[0])  # the array type gradients of the inputs have
         else:
             self.out_shapes = [o.shape for o in outs]
             self.out_dtypes = [o.dtype for o in outs]
-            self.out_type = type(outs[0]) if outs else type(arrays[0])
-        self.rule = fdef.rule if need_grad else None
-        self.save(arrays, outs)
+            self.out_type = type(arrays[0])
+        rule = self.rule = fdef.rule if need_grad else None
+        if rule is None or (rule.need_inputs == () and rule.need_outputs == ()):
+            self.saved_in = self.saved_out = None
+        else:
+            self.save(arrays, outs)
         self.outputs: Sequence[weakref.ref[Variable]] = ()
 
     def save(self, arrays: Sequence[Any], outs: Sequence[Any]) -> None:
@@ -190,12 +193,17 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
         ) from e
     single = fdef.n_outputs == 1
     atype = type(arrays[0])
+    # results that are not arrays of a device (numpy scalars) go onto the inputs' device; arrays
+    # of another device stay there (ToDevice)
     if single:
-        if type(out) is not atype:
+        if type(out) is not atype and type(out) not in REGISTRY.by_array_type:
             out = device.asarray(out)
         outs: Sequence[Any] = (out,)
     else:
-        outs = [o if type(o) is atype else device.asarray(o) for o in out]
+        outs = [
+            o if type(o) is atype or type(o) in REGISTRY.by_array_type else device.asarray(o)
+            for o in out
+        ]
 
     if not _mode.recording:
         if single:

@@ -8,7 +8,7 @@ from .errors import FunctionNotFoundError
 from .registry import REGISTRY
 
 _cache: dict[str, Any] = {}
-_cache_gen = -1
+REGISTRY.listeners.append(_cache.clear)
 
 #: Which distribution provides the functions that Variable operators dispatch to.
 _OPERATOR_PROVIDERS = {"Pow2": "gradhub-nn-ops", "BatchMatmul": "gradhub-nn-ops",
@@ -17,24 +17,22 @@ _OPERATOR_PROVIDERS = {"Pow2": "gradhub-nn-ops", "BatchMatmul": "gradhub-nn-ops"
 
 def fdef(name: str) -> Any:
     """The FunctionDef of ``name`` (loads plugins on first use), cached."""
-    global _cache_gen
-    if _cache_gen != REGISTRY.generation:
-        _cache.clear()
-        _cache_gen = REGISTRY.generation
     f = _cache.get(name)
-    if f is None:
-        try:
-            f = REGISTRY.get(name)
-        except FunctionNotFoundError as e:
-            dist = _OPERATOR_PROVIDERS.get(name)
-            if dist:
-                raise FunctionNotFoundError(
-                    f"this operation needs the function {name!r}, which the distribution "
-                    f"{dist} provides: pip install {dist}"
-                ) from e
-            raise
-        if _cache_gen == REGISTRY.generation:
-            _cache[name] = f
+    if f is not None:
+        return f
+    gen = REGISTRY.generation
+    try:
+        f = REGISTRY.get(name)
+    except FunctionNotFoundError as e:
+        dist = _OPERATOR_PROVIDERS.get(name)
+        if dist:
+            raise FunctionNotFoundError(
+                f"this operation needs the function {name!r}, which the distribution "
+                f"{dist} provides: pip install {dist}"
+            ) from e
+        raise
+    if gen == REGISTRY.generation:  # not loaded in between (the cache was cleared then)
+        _cache[name] = f
     return f
 
 
@@ -54,14 +52,17 @@ _apply: Any = None
 def prim(name: str, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
     """Apply the function ``name`` to ``inputs`` with complete ``attrs``, skipping argument
     parsing (used by the Variable operators)."""
-    global _apply
-    f = fdef(name)
+    f = _cache.get(name) or fdef(name)
     if f.kind != "primitive":
         return f.api(*inputs, **attrs)
     if len(attrs) != len(f.attrs):
         attrs = {**f.attrs, **attrs}
-    if _apply is None:
-        from .graph import apply  # graph imports this module through variable
+    return (_apply or _load_apply())(f, inputs, attrs)
 
-        _apply = apply
-    return _apply(f, inputs, attrs)
+
+def _load_apply() -> Any:
+    global _apply
+    from .graph import apply  # graph imports this module through variable
+
+    _apply = apply
+    return apply

@@ -22,6 +22,7 @@ Environment switches, read at load time:
 from __future__ import annotations
 
 import os
+import threading
 import types
 import warnings
 from collections.abc import Callable, Sequence
@@ -69,6 +70,7 @@ class _LoadState:
 
 
 STATE = _LoadState()
+_LOCK = threading.RLock()  # held while plugins load
 
 
 class _Staging:
@@ -435,15 +437,26 @@ def load_plugins(
     ``extra``: additional ``(name, module)`` plugins to load after the entry points (for plugins
     defined in the running program). Called automatically on first use.
     """
-    if STATE.loading:
-        return STATE.records
-    if strict is None:
-        strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
-    STATE.loading = True
-    try:
-        return _load(strict, extra)
-    finally:
-        STATE.loading = False
+    with _LOCK:  # one loading thread; the others wait for it (see ensure_loaded)
+        if STATE.loading:  # a use of gradhub from inside the loading itself
+            return STATE.records
+        if strict is None:
+            strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
+        STATE.loading = True
+        try:
+            return _load(strict, extra)
+        finally:
+            STATE.loading = False
+
+
+def ensure_loaded() -> None:
+    """Load the plugins unless they are loaded; a thread arriving while another one loads them
+    waits for it instead of seeing a half-filled registry."""
+    if STATE.loaded:
+        return
+    with _LOCK:
+        if not STATE.loaded:
+            load_plugins()
 
 
 def _load(strict: bool, extra: Sequence[tuple[str, Any]]) -> list[PluginRecord]:
@@ -534,7 +547,7 @@ def _load(strict: bool, extra: Sequence[tuple[str, Any]]) -> list[PluginRecord]:
     # drop kernels whose function was rolled back (they hang off the function objects)
     STATE.records = records
     STATE.loaded = True
-    REGISTRY.generation += 1
+    REGISTRY.changed()
     for rec in failures:
         warnings.warn(
             PluginLoadWarning(
@@ -548,8 +561,7 @@ def _load(strict: bool, extra: Sequence[tuple[str, Any]]) -> list[PluginRecord]:
 
 def plugin_report() -> list[PluginRecord]:
     """What happened to each plugin (loading them first if needed)."""
-    if not STATE.loaded:
-        load_plugins()
+    ensure_loaded()
     return list(STATE.records)
 
 

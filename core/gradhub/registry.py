@@ -250,6 +250,8 @@ class Registry:
         self.device_providers: dict[str, Provider] = {}
         self.by_array_type: dict[type, DeviceType] = {}
         self.generation = 0
+        #: called whenever the tables change wholesale (reset, plugins loaded): caches clear
+        self.listeners: list[Callable[[], None]] = []
         self.reset()
 
     def reset(self) -> None:
@@ -262,7 +264,13 @@ class Registry:
         self.device_providers.clear()
         self.by_array_type.clear()
         self.add_device_type(CPU_TYPE, Provider("gradhub", _version()), ())
+        self.changed()
+
+    def changed(self) -> None:
+        """Note a wholesale change of the tables: bump the generation and clear caches."""
         self.generation += 1
+        for listener in self.listeners:
+            listener()
 
     # -- devices -------------------------------------------------------------------------------
     def add_device_type(self, dt: DeviceType, provider: Provider, aliases: Sequence[str]) -> None:
