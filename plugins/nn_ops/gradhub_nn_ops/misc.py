@@ -1,9 +1,301 @@
-"""gradhub-nn-ops: misc functions."""
+"""gradhub-nn-ops: misc functions.
+
+Dropout (a composite of the non-differentiable DropoutMask and a product, so backward reuses the
+forward's mask), Embed with its scatter-add adjoint EmbedBackward, and OneHot.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator, Sequence
 from typing import Any
+
+import numpy as np
+from gradhub import Sample, Variable
+from gradhub.ops import call
+
+# -- Dropout -----------------------------------------------------------------------------------
+
+_GLOBAL_RNG: list[np.random.Generator] = []
+
+
+def _global_rng() -> np.random.Generator:
+    """The generator of ``seed=-1`` dropout (created on first use)."""
+    if not _GLOBAL_RNG:
+        _GLOBAL_RNG.append(np.random.default_rng())
+    return _GLOBAL_RNG[0]
+
+
+def seed_dropout(seed: int) -> None:
+    """Reseed the global generator used by dropout with ``seed=-1``.
+
+    Example::
+
+        >>> from gradhub_nn_ops.misc import seed_dropout
+        >>> seed_dropout(0)
+    """
+    _GLOBAL_RNG[:] = [np.random.default_rng(seed)]
+
+
+def _check_p(fn: str, p: float) -> float:
+    p = float(p)
+    if not 0.0 <= p < 1.0:
+        raise ValueError(f"{fn}: p must be in [0, 1), got {p}")
+    return p
+
+
+def _keep(shape: Sequence[int], p: float, seed: int) -> np.ndarray:
+    rng = _global_rng() if seed == -1 else np.random.default_rng(seed)
+    return rng.random(tuple(shape)) >= p
+
+
+def _dropout_mask(xp: Any, x: Any, p: float = 0.5, seed: int = -1) -> Any:
+    p = _check_p("dropout_mask", p)
+    if not isinstance(seed, (int, np.integer)) or (seed < 0 and seed != -1):
+        raise ValueError(f"dropout_mask: seed must be -1 (global generator) or >= 0, got {seed}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"dropout_mask: x must be floating point, got dtype {x.dtype}")
+    keep = _keep(x.shape, p, int(seed))
+    mask = keep.astype(x.dtype) * x.dtype.type(1.0 / (1.0 - p))
+    return mask if xp is np else xp.asarray(mask)
+
+
+def _dropout_mask_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((4, 5)),), {"p": 0.5, "seed": 3})
+    yield Sample((rng.standard_normal((3,)),), {"p": 0.0, "seed": 1}, name="p=0")
+    yield Sample((rng.standard_normal(()),), {"p": 0.2, "seed": 7}, name="0-d")
+
+
+def _dropout_mask_ref(x: np.ndarray, p: float = 0.5, seed: int = -1) -> np.ndarray:
+    u = np.random.default_rng(seed).random(x.shape)
+    return np.where(u < p, 0.0, 1.0 / (1.0 - p))
+
+
+def dropout(x: Any, p: float = 0.5, seed: int = -1) -> Variable:
+    """Dropout: zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    ``y = x * m / (1 - p)`` with ``m_i ~ Bernoulli(1 - p)``. ``seed=-1`` draws ``m`` from a global
+    generator (a new mask each call; reseed with ``gradhub_nn_ops.misc.seed_dropout``); ``seed >=
+    0`` gives the same mask each call. The mask comes from the non-differentiable function
+    DropoutMask, so backward (and any higher derivative) reuses the forward's mask; re-executing
+    the graph with ``y.forward()`` draws a new one when ``seed=-1``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.ones(6))
+        >>> y = F.dropout(x, p=0.5, seed=0)
+        >>> sorted(set(y.d.tolist())) in ([0.0, 2.0], [0.0], [2.0])
+        True
+    """
+    p = _check_p("dropout", p)
+    mask = call("DropoutMask", x, p=p, seed=seed)
+    return call("Mul2", x, mask)  # type: ignore[no-any-return]
+
+
+def _dropout_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((4, 5)),), {"p": 0.5, "seed": 3})
+    yield Sample((rng.standard_normal((2, 3)),), {"p": 0.25, "seed": 11}, name="p=0.25")
+    yield Sample((rng.standard_normal((3,)),), {"p": 0.0, "seed": 1}, name="p=0 keeps all")
+    yield Sample((rng.standard_normal((0, 2)),), {"p": 0.5, "seed": 2}, name="size-0")
+
+
+def _dropout_ref(x: np.ndarray, p: float = 0.5, seed: int = -1) -> np.ndarray:
+    return x * _dropout_mask_ref(x, p, seed)
+
+
+# -- Embed / EmbedBackward ---------------------------------------------------------------------
+
+
+def _check_ids(fn: str, ids: Any, n: int) -> None:
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"{fn}: x0 must hold integer ids, got dtype {ids.dtype}")
+    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= n):
+        raise ValueError(
+            f"{fn}: ids in x0 must be in [0, {n}), got values in [{int(ids.min())}, "
+            f"{int(ids.max())}]"
+        )
+
+
+def _embed(xp: Any, x0: Any, w: Any) -> Any:
+    if w.ndim < 1:
+        raise ValueError("embed: w must have at least 1 dim (n_inputs, ...)")
+    _check_ids("embed", x0, w.shape[0])
+    return xp.take(w, x0, axis=0)
+
+
+def _embed_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    return [None, call("EmbedBackward", inputs[0], gy[0], shape=tuple(in_shapes[1]))]
+
+
+def _embed_backward(xp: Any, x0: Any, g: Any, shape: Sequence[int] = ()) -> Any:
+    shape = tuple(shape)
+    _check_ids("embed_backward", x0, shape[0] if shape else 0)
+    if g.shape != x0.shape + shape[1:]:
+        raise ValueError(f"embed_backward: g has shape {g.shape}, expected "
+                         f"{x0.shape + shape[1:]}")
+    out = xp.zeros(shape, dtype=g.dtype)
+    rows = g.reshape((x0.size, *shape[1:]))
+    ids = x0.reshape(-1)
+    at = getattr(getattr(xp, "add", None), "at", None)
+    if at is not None:
+        at(out, ids, rows)
+    else:  # pragma: no cover - CuPy without ufunc.at
+        import cupyx
+
+        cupyx.scatter_add(out, ids, rows)
+    return out
+
+
+def _embed_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, shape):  # type: ignore[no-untyped-def]
+    return [None, call("Embed", inputs[0], gy[0])]
+
+
+def _embed_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((np.array([0, 2, 2, 4]), rng.standard_normal((5, 3))), name="1-d ids")
+    yield Sample((np.array([[1, 0], [1, 1]]), rng.standard_normal((3, 2, 2))),
+                 name="2-d ids, 3-d w")
+    yield Sample((np.array(2), rng.standard_normal((3, 4))), name="0-d id")
+    yield Sample((np.zeros((0,), dtype=np.int64), rng.standard_normal((3, 2))), name="no ids")
+    yield Sample((np.array([1, 1]), rng.standard_normal((2, 3)).T), name="non-contiguous w")
+
+
+def _embed_ref(x0: np.ndarray, w: np.ndarray) -> np.ndarray:
+    out = np.empty(x0.shape + w.shape[1:], dtype=w.dtype)
+    for pos in np.ndindex(*x0.shape):
+        out[pos] = w[int(x0[pos])]
+    return out
+
+
+def _embed_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((np.array([0, 2, 2, 4]), rng.standard_normal((4, 3))), {"shape": (5, 3)},
+                 name="duplicates accumulate")
+    yield Sample((np.array([[1, 0], [1, 1]]), rng.standard_normal((2, 2, 2))),
+                 {"shape": (3, 2)}, name="2-d ids")
+    yield Sample((np.array(1), rng.standard_normal((2,))), {"shape": (3, 2)}, name="0-d id")
+
+
+def _embed_backward_ref(x0: np.ndarray, g: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
+    out = np.zeros(tuple(shape), dtype=g.dtype)
+    for pos in np.ndindex(*x0.shape):
+        out[int(x0[pos])] += g[pos]
+    return out
+
+
+# -- OneHot ------------------------------------------------------------------------------------
+
+
+def _one_hot(xp: Any, x: Any, shape: Sequence[int] = ()) -> Any:
+    shape = tuple(int(s) for s in shape)
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: x must hold integer indices, got dtype {x.dtype}")
+    if x.ndim < 1 or x.shape[-1] != len(shape):
+        raise ValueError(
+            f"one_hot: the last dim of x ({x.shape[-1] if x.ndim else 'none'}) must equal "
+            f"len(shape) ({len(shape)})"
+        )
+    lead = x.shape[:-1]
+    m = math.prod(lead)
+    idx = x.reshape(m, len(shape))
+    if m and shape:
+        lo = idx.min(axis=0)
+        hi = idx.max(axis=0)
+        for k, n in enumerate(shape):
+            if int(lo[k]) < 0 or int(hi[k]) >= n:
+                raise ValueError(
+                    f"one_hot: x[..., {k}] must be in [0, {n}), got values in "
+                    f"[{int(lo[k])}, {int(hi[k])}]"
+                )
+    flat = xp.zeros((m,), dtype=np.int64)
+    stride = 1
+    for k in reversed(range(len(shape))):
+        flat += idx[:, k].astype(np.int64) * stride
+        stride *= shape[k]
+    out = xp.zeros((m, math.prod(shape)), dtype=np.float32)
+    out[xp.arange(m), flat] = 1.0
+    return out.reshape((*lead, *shape))
+
+
+def _one_hot_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((np.array([[0], [3], [1]]),), {"shape": (4,)}, name="labels")
+    yield Sample((np.array([[[0, 2], [1, 1]], [[1, 0], [0, 0]]]),), {"shape": (2, 3)},
+                 name="2-d positions")
+    yield Sample((np.array([2]),), {"shape": (3,)}, name="single")
+
+
+def _one_hot_ref(x: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
+    out = np.zeros(x.shape[:-1] + tuple(shape), dtype=np.float32)
+    for pos in np.ndindex(*x.shape[:-1]):
+        out[pos + tuple(int(v) for v in x[pos])] = 1.0
+    return out
+
+
+# -- registration ------------------------------------------------------------------------------
 
 
 def register_functions(register: Any) -> None:
     """Register the misc functions."""
+    f = register.function
+    f("DropoutMask", _dropout_mask, attrs={"p": 0.5, "seed": -1}, differentiable=False,
+      samples=_dropout_mask_samples, reference=_dropout_mask_ref,
+      doc="""The scaled keep-mask of dropout, shaped and typed like ``x``: ``m_i / (1 - p)``.
+
+``m_i ~ Bernoulli(1 - p)``; ``seed=-1`` draws from the global generator, ``seed >= 0`` gives the
+same mask on every call. Non-differentiable (its output needs no gradient).
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> m = F.dropout_mask(gh.Variable(np.ones(4)), p=0.5, seed=0)
+    >>> bool(np.all((m.d == 0) | (m.d == 2)))
+    True
+""")
+    register.composite("Dropout", dropout, samples=_dropout_samples, reference=_dropout_ref)
+    f("Embed", _embed, inputs=("x0", "w"), rule=_embed_bw, need_inputs=(0,), need_outputs=(),
+      samples=_embed_samples, reference=_embed_ref,
+      doc="""Look up rows of ``w`` by integer ids (nnabla ``F.embed``): ``y[i...] = w[x0[i...]]``.
+
+The output has shape ``x0.shape + w.shape[1:]``. The gradient w.r.t. ``w`` scatter-adds the
+output gradient into the rows (duplicate ids accumulate); ``x0`` gets none.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> w = gh.Variable(np.arange(6.0).reshape(3, 2))
+    >>> ids = gh.Variable(np.array([2, 0, 2]), need_grad=False)
+    >>> y = F.embed(ids, w)
+    >>> y.backward()
+    >>> w.g[:, 0]
+    array([1., 0., 2.])
+""")
+    f("EmbedBackward", _embed_backward, inputs=("x0", "g"), attrs={"shape": ()},
+      rule=_embed_backward_bw, need_inputs=(0,), need_outputs=(),
+      samples=_embed_backward_samples, reference=_embed_backward_ref,
+      doc="""The adjoint of Embed: ``y = zeros(shape); y[x0[i...]] += g[i...]``.
+
+Duplicate ids accumulate. Its gradient w.r.t. ``g`` is ``Embed(x0, dy)``.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> ids = gh.Variable(np.array([1, 1]), need_grad=False)
+    >>> F.embed_backward(ids, gh.Variable(np.ones((2, 2))), shape=(3, 2)).d
+    array([[0., 0.],
+           [2., 2.],
+           [0., 0.]])
+""")
+    f("OneHot", _one_hot, attrs={"shape": ()}, differentiable=False, samples=_one_hot_samples,
+      reference=_one_hot_ref,
+      doc="""One-hot encoding as nnabla's ``F.one_hot`` (float32 output, non-differentiable).
+
+``x`` holds integer indices of shape ``(..., N)`` with ``N == len(shape)``; the output has shape
+``x.shape[:-1] + shape`` with ``y[i..., x[i..., 0], ..., x[i..., N-1]] = 1`` and zeros elsewhere.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> labels = gh.Variable(np.array([[0], [2]]), need_grad=False)
+    >>> F.one_hot(labels, (3,)).d
+    array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)
+""")

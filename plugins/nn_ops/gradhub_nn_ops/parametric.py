@@ -1,9 +1,427 @@
-"""gradhub-nn-ops: parametric functions."""
+"""gradhub-nn-ops: parametric functions (``gradhub.parametric_functions``) and initializers.
+
+Each parametric function creates its parameters with nnabla's names and layouts under
+``parameter_scope(name)`` (when ``name`` is given) and then its own sub-scope (``affine``,
+``conv``, ``deconv``, ``bn``, ``layer_normalization``, ``embed``); with ``name=None`` they are
+created in the current scope, so a second call without a name reuses them, as in nnabla. Default
+initializers are nnabla's: weights uniform in the Glorot limits of
+:func:`calc_uniform_lim_glorot`, biases zero, batch-normalization beta/gamma/mean/var 0/1/0/1.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
+
+import numpy as np
+from gradhub import Variable, get_parameter_or_create, parameter_scope
+from gradhub.ops import call
+
+# -- initializers ------------------------------------------------------------------------------
+
+_PRNG: list[Any] = []
+
+
+def _default_rng() -> Any:
+    """The generator initializers use when given no ``rng`` (nnabla's seed 313; made on use)."""
+    if not _PRNG:
+        _PRNG.append(np.random.RandomState(313))
+    return _PRNG[0]
+
+
+def seed(value: int) -> None:
+    """Reseed the generator that initializers use by default.
+
+    Example::
+
+        >>> from gradhub_nn_ops.parametric import seed
+        >>> seed(0)
+    """
+    _PRNG[:] = [np.random.RandomState(value)]
+
+
+def calc_uniform_lim_glorot(inmaps: int, outmaps: int, kernel: Sequence[int] = (1, 1)
+                            ) -> tuple[float, float]:
+    """nnabla's Glorot (Xavier) uniform limits: ``d = sqrt(6 / (K * inmaps + K * outmaps))``.
+
+    ``K = prod(kernel)``; returns ``(-d, d)``.
+
+    Example::
+
+        >>> from gradhub_nn_ops.parametric import calc_uniform_lim_glorot
+        >>> calc_uniform_lim_glorot(4, 2)
+        (-1.0, 1.0)
+    """
+    k = math.prod(kernel)
+    d = math.sqrt(6.0 / (k * inmaps + k * outmaps))
+    return -d, d
+
+
+class UniformInitializer:
+    """Values drawn uniformly from ``[lim[0], lim[1])`` as float32.
+
+    Example::
+
+        >>> from gradhub_nn_ops.parametric import UniformInitializer
+        >>> w = UniformInitializer((-0.5, 0.5))((3, 2))
+        >>> w.shape, w.dtype, bool(abs(w).max() <= 0.5)
+        ((3, 2), dtype('float32'), True)
+    """
+
+    def __init__(self, lim: Sequence[float] = (-1.0, 1.0), rng: Any = None) -> None:
+        lo, hi = (float(v) for v in lim)
+        if not lo <= hi:
+            raise ValueError(f"UniformInitializer: lim must be (low, high) with low <= high, "
+                             f"got {tuple(lim)}")
+        self.lim = (lo, hi)
+        self.rng = rng
+
+    def __call__(self, shape: Sequence[int]) -> np.ndarray:
+        rng = self.rng if self.rng is not None else _default_rng()
+        return np.asarray(rng.uniform(self.lim[0], self.lim[1], size=tuple(shape)),
+                          dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"UniformInitializer(lim={self.lim})"
+
+
+class ConstantInitializer:
+    """A constant ``value`` everywhere, as float32.
+
+    Example::
+
+        >>> from gradhub_nn_ops.parametric import ConstantInitializer
+        >>> ConstantInitializer(1.0)((2,))
+        array([1., 1.], dtype=float32)
+    """
+
+    def __init__(self, value: float = 0.0) -> None:
+        self.value = float(value)
+
+    def __call__(self, shape: Sequence[int]) -> np.ndarray:
+        return np.full(tuple(shape), self.value, dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"ConstantInitializer(value={self.value})"
+
+
+class NormalInitializer:
+    """Values drawn from a normal distribution ``N(0, sigma^2)`` as float32.
+
+    Example::
+
+        >>> from gradhub_nn_ops.parametric import NormalInitializer
+        >>> NormalInitializer(0.1)((2, 2)).dtype
+        dtype('float32')
+    """
+
+    def __init__(self, sigma: float = 1.0, rng: Any = None) -> None:
+        self.sigma = float(sigma)
+        self.rng = rng
+
+    def __call__(self, shape: Sequence[int]) -> np.ndarray:
+        rng = self.rng if self.rng is not None else _default_rng()
+        return np.asarray(rng.normal(0.0, self.sigma, size=tuple(shape)), dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"NormalInitializer(sigma={self.sigma})"
+
+
+def _initializer(fn: str, arg: str, init: Any) -> Callable[[tuple[int, ...]], Any]:
+    """An initializer, an array or a scalar as ``shape -> array`` on the context's device."""
+    from gradhub.device import context_device
+
+    if callable(init) and not isinstance(init, (np.ndarray, Variable)):
+        make = init
+    elif isinstance(init, (np.ndarray, Variable, list, tuple)):
+        arr = np.asarray(init.numpy() if isinstance(init, Variable) else init)
+
+        def make(shape: tuple[int, ...]) -> Any:
+            if arr.shape != shape:
+                raise ValueError(f"{fn}: {arg} is an array of shape {arr.shape}, but the "
+                                 f"parameter has shape {shape}")
+            return arr.copy()
+    elif isinstance(init, (int, float, np.number)) and not isinstance(init, bool):
+        make = ConstantInitializer(float(init))
+    else:
+        raise TypeError(f"{fn}: {arg} must be an initializer (callable taking a shape), an "
+                        f"array or a number, got {type(init).__name__}")
+
+    def on_device(shape: tuple[int, ...]) -> Any:
+        a = make(shape)
+        if not hasattr(a, "dtype"):
+            a = np.asarray(a)
+        if a.dtype != np.float32:
+            a = a.astype(np.float32)
+        return context_device().asarray(a)
+
+    return on_device
+
+
+def _param(fn: str, name: str, shape: Sequence[int], init: Any, need_grad: bool) -> Variable:
+    return get_parameter_or_create(name, tuple(int(s) for s in shape),
+                                   _initializer(fn, f"the initializer of {name}", init),
+                                   need_grad)
+
+
+@contextmanager
+def _scopes(name: str | None, sub: str) -> Iterator[None]:
+    if name is None:
+        with parameter_scope(sub):
+            yield
+    else:
+        with parameter_scope(name), parameter_scope(sub):
+            yield
+
+
+def _kernel(fn: str, kernel: Any, x: Any, base_axis: int) -> tuple[int, ...]:
+    if isinstance(kernel, (int, np.integer)):
+        nd = len(x.shape) - base_axis - 1
+        return (int(kernel),) * max(nd, 1)
+    try:
+        k = tuple(int(v) for v in kernel)
+    except TypeError:
+        raise TypeError(f"{fn}: kernel must be an int or a sequence of ints, got {kernel!r}"
+                        ) from None
+    if not k or any(v < 1 for v in k):
+        raise ValueError(f"{fn}: kernel must hold ints >= 1, got {kernel!r}")
+    return k
+
+
+def _channels(fn: str, x: Any, base_axis: int) -> int:
+    if not 0 <= base_axis < len(x.shape):
+        raise ValueError(f"{fn}: base_axis={base_axis} is out of range for an input of shape "
+                         f"{tuple(x.shape)}")
+    return int(x.shape[base_axis])
+
+
+# -- parametric functions ----------------------------------------------------------------------
+
+
+def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init: Any = None,
+           b_init: Any = None, fix_parameters: bool = False, rng: Any = None,
+           with_bias: bool = True, name: str | None = None) -> Variable:
+    """Fully connected layer with parameters ``affine/W`` and ``affine/b`` (nnabla ``PF.affine``).
+
+    ``y = x W + b`` with ``W`` of shape ``(prod(inp.shape[base_axis:]), *n_outmaps)`` (Glorot
+    uniform) and ``b`` of shape ``n_outmaps`` (zeros), created under ``name/affine``.
+    ``fix_parameters`` creates them without gradient.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.affine(gh.Variable(np.ones((4, 3, 2))), 5, name="fc1")
+        >>> y.shape
+        (4, 5)
+        >>> [(k, v.shape) for k, v in gh.get_parameters().items()]
+        [('fc1/affine/W', (6, 5)), ('fc1/affine/b', (5,))]
+    """
+    outs = [int(n_outmaps)] if isinstance(n_outmaps, (int, np.integer)) else [
+        int(n) for n in n_outmaps]
+    if not 0 <= base_axis <= len(inp.shape):
+        raise ValueError(f"affine: base_axis={base_axis} is out of range for an input of shape "
+                         f"{tuple(inp.shape)}")
+    inmaps = math.prod(inp.shape[base_axis:])
+    if w_init is None:
+        w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, math.prod(outs)), rng=rng)
+    if b_init is None:
+        b_init = ConstantInitializer(0.0)
+    with _scopes(name, "affine"):
+        w = _param("affine", "W", [inmaps, *outs], w_init, not fix_parameters)
+        b = _param("affine", "b", outs, b_init, not fix_parameters) if with_bias else None
+    return call("Affine", inp, w, b, base_axis=base_axis)  # type: ignore[no-any-return]
+
+
+def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: Any = None,
+                dilation: Any = None, group: int = 1, w_init: Any = None, b_init: Any = None,
+                base_axis: int = 1, fix_parameters: bool = False, rng: Any = None,
+                with_bias: bool = True, name: str | None = None) -> Variable:
+    """N-d convolution with parameters ``conv/W`` and ``conv/b`` (nnabla ``PF.convolution``).
+
+    ``W`` has shape ``(outmaps, inmaps // group, *kernel)`` (Glorot uniform over
+    ``inmaps * prod(kernel)`` and ``outmaps * prod(kernel)``), ``b`` shape ``(outmaps,)``
+    (zeros); ``inmaps = inp.shape[base_axis]``. Calls ``F.convolution``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.convolution(gh.Variable(np.ones((2, 3, 8, 8))), 4, (3, 3), pad=(1, 1),
+        ...                    name="c1")
+        >>> y.shape, gh.get_parameters()["c1/conv/W"].shape
+        ((2, 4, 8, 8), (4, 3, 3, 3))
+    """
+    fn = "convolution"
+    inmaps = _channels(fn, inp, base_axis)
+    k = _kernel(fn, kernel, inp, base_axis)
+    if group < 1 or inmaps % group or outmaps % group:
+        raise ValueError(f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps "
+                         f"({outmaps})")
+    if w_init is None:
+        w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, outmaps, k), rng=rng)
+    if b_init is None:
+        b_init = ConstantInitializer(0.0)
+    with _scopes(name, "conv"):
+        w = _param(fn, "W", (outmaps, inmaps // group, *k), w_init, not fix_parameters)
+        b = _param(fn, "b", (outmaps,), b_init, not fix_parameters) if with_bias else None
+    return call("Convolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
+                dilation=dilation, group=group)
+
+
+def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: Any = None,
+                  dilation: Any = None, group: int = 1, w_init: Any = None, b_init: Any = None,
+                  base_axis: int = 1, fix_parameters: bool = False, rng: Any = None,
+                  with_bias: bool = True, output_padding: Any = None,
+                  name: str | None = None) -> Variable:
+    """N-d deconvolution with ``deconv/W`` and ``deconv/b`` (nnabla ``PF.deconvolution``).
+
+    ``W`` has shape ``(inmaps, outmaps // group, *kernel)`` (Glorot uniform), ``b`` shape
+    ``(outmaps,)`` (zeros); ``inmaps = inp.shape[base_axis]``. Calls ``F.deconvolution``, the
+    adjoint of convolution.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.deconvolution(gh.Variable(np.ones((2, 3, 4, 4))), 5, (2, 2), stride=(2, 2))
+        >>> y.shape, gh.get_parameters()["deconv/W"].shape
+        ((2, 5, 8, 8), (3, 5, 2, 2))
+    """
+    fn = "deconvolution"
+    inmaps = _channels(fn, inp, base_axis)
+    k = _kernel(fn, kernel, inp, base_axis)
+    if group < 1 or inmaps % group or outmaps % group:
+        raise ValueError(f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps "
+                         f"({outmaps})")
+    if w_init is None:
+        w_init = UniformInitializer(calc_uniform_lim_glorot(outmaps, inmaps, k), rng=rng)
+    if b_init is None:
+        b_init = ConstantInitializer(0.0)
+    with _scopes(name, "deconv"):
+        w = _param(fn, "W", (inmaps, outmaps // group, *k), w_init, not fix_parameters)
+        b = _param(fn, "b", (outmaps,), b_init, not fix_parameters) if with_bias else None
+    return call("Deconvolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
+                dilation=dilation, group=group, output_padding=output_padding)
+
+
+def _stat_shape(fn: str, x: Any, axes: Sequence[int], keep: bool) -> tuple[int, ...]:
+    nd = len(x.shape)
+    norm = []
+    for a in axes:
+        if not -nd <= int(a) < nd:
+            raise ValueError(f"{fn}: axis {a} is out of range for an input of shape "
+                             f"{tuple(x.shape)}")
+        norm.append(int(a) % nd)
+    return tuple((n if i in norm else 1) if keep else (1 if i in norm else n)
+                 for i, n in enumerate(x.shape))
+
+
+def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float = 0.9,
+                        eps: float = 1e-5, batch_stat: bool = True,
+                        fix_parameters: bool = False, param_init: dict[str, Any] | None = None,
+                        name: str | None = None) -> Variable:
+    """Batch normalization with ``bn/beta``, ``bn/gamma``, ``bn/mean``, ``bn/var``.
+
+    As nnabla's ``PF.batch_normalization``: the four parameters have shape ``inp.shape`` on
+    ``axes`` and 1 elsewhere (``(1, C, 1, 1)`` for NCHW); beta (zeros) and gamma (ones) need a
+    gradient, the running mean (zeros) and variance (ones) do not. ``param_init`` may override
+    them by key (``"beta"``, ``"gamma"``, ``"mean"``, ``"var"``). With ``batch_stat`` the batch
+    statistics are used (and the running ones updated with ``decay_rate`` by
+    ``F.batch_normalization``):
+
+    ``y = gamma * (x - mean) / sqrt(var + eps) + beta``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.batch_normalization(gh.Variable(np.ones((2, 3, 4, 4))), name="bn1")
+        >>> [(k, v.shape) for k, v in gh.get_parameters(grad_only=False).items()]
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [('bn1/bn/beta', (1, 3, 1, 1)), ('bn1/bn/gamma', (1, 3, 1, 1)),
+         ('bn1/bn/mean', (1, 3, 1, 1)), ('bn1/bn/var', (1, 3, 1, 1))]
+    """
+    fn = "batch_normalization"
+    axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    shape = _stat_shape(fn, inp, axes, keep=True)
+    init = dict(param_init or {})
+    bad = set(init) - {"beta", "gamma", "mean", "var"}
+    if bad:
+        raise ValueError(f"{fn}: param_init keys must be beta, gamma, mean, var; got "
+                         f"{sorted(bad)}")
+    with _scopes(name, "bn"):
+        beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
+                      not fix_parameters)
+        gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
+                       not fix_parameters)
+        mean = _param(fn, "mean", shape, init.get("mean", ConstantInitializer(0.0)), False)
+        var = _param(fn, "var", shape, init.get("var", ConstantInitializer(1.0)), False)
+    return call("BatchNormalization", inp, beta, gamma, mean, var, axes=tuple(axes),  # type: ignore[no-any-return]
+                decay_rate=decay_rate, eps=eps, batch_stat=batch_stat)
+
+
+def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: float = 1e-5,
+                        fix_parameters: bool = False, param_init: dict[str, Any] | None = None,
+                        name: str | None = None) -> Variable:
+    """Layer normalization with ``layer_normalization/gamma`` and ``layer_normalization/beta``.
+
+    Normalizes each sample over every axis but ``batch_axis``:
+    ``y = gamma * (x - mean) / sqrt(var + eps) + beta``. The scope name is nnabla's
+    (``layer_normalization``); gamma (ones) and beta (zeros) have the input's shape with the
+    batch axes set to 1, so one parameter per feature is shared by all samples. Calls
+    ``F.layer_normalization``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.layer_normalization(gh.Variable(np.ones((2, 3, 4))), name="ln1")
+        >>> [(k, v.shape) for k, v in gh.get_parameters().items()]
+        [('ln1/layer_normalization/gamma', (1, 3, 4)), ('ln1/layer_normalization/beta', (1, 3, 4))]
+    """
+    fn = "layer_normalization"
+    baxes = [batch_axis] if isinstance(batch_axis, (int, np.integer)) else list(batch_axis)
+    shape = _stat_shape(fn, inp, baxes, keep=False)
+    init = dict(param_init or {})
+    bad = set(init) - {"beta", "gamma"}
+    if bad:
+        raise ValueError(f"{fn}: param_init keys must be beta, gamma; got {sorted(bad)}")
+    with _scopes(name, "layer_normalization"):
+        gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
+                       not fix_parameters)
+        beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
+                      not fix_parameters)
+    ba = baxes[0] if len(baxes) == 1 else tuple(baxes)
+    return call("LayerNormalization", inp, beta, gamma, batch_axis=ba, eps=eps)  # type: ignore[no-any-return]
+
+
+def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
+          fix_parameters: bool = False, name: str | None = None) -> Variable:
+    """Embedding lookup with the parameter ``embed/W`` of shape ``(n_inputs, n_features)``.
+
+    As nnabla's ``PF.embed``: ``W`` is uniform in ``[-sqrt(3), sqrt(3))`` and
+    ``y[i...] = W[inp[i...]]`` (``F.embed``).
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> ids = gh.Variable(np.array([[1, 2], [0, 1]]), need_grad=False)
+        >>> PF.embed(ids, 10, 4, name="emb").shape
+        (2, 2, 4)
+    """
+    if initializer is None:
+        initializer = UniformInitializer((-math.sqrt(3.0), math.sqrt(3.0)))
+    with _scopes(name, "embed"):
+        w = _param("embed", "W", (n_inputs, n_features), initializer, not fix_parameters)
+    return call("Embed", inp, w)  # type: ignore[no-any-return]
 
 
 def register_functions(register: Any) -> None:
     """Register the parametric functions."""
+    for fn in (affine, convolution, deconvolution, batch_normalization, layer_normalization,
+               embed):
+        register.parametric(fn.__name__, fn)
