@@ -105,6 +105,10 @@ def _reshape(xp: Any, x: Any, shape: Sequence[int]) -> Any:
     return x.reshape(tuple(shape))
 
 
+def _cast(xp: Any, x: Any, dtype: str) -> Any:
+    return x.astype(dtype, copy=False)
+
+
 def _to_device(xp: Any, x: Any, device: str, source: str) -> Any:
     kind, idx = parse_device_name(device)
     return REGISTRY.device_type(kind).get(idx).asarray(x)
@@ -181,6 +185,21 @@ def _broadcast_to_bw(gy, inputs, in_shapes, outputs, out_shapes, shape):  # type
 
 def _reshape_bw(gy, inputs, in_shapes, outputs, out_shapes, shape):  # type: ignore[no-untyped-def]
     return [_call("Reshape", gy[0], shape=tuple(in_shapes[0]))]
+
+
+def _cast_bw(gy, inputs, in_shapes, outputs, out_shapes, dtype):  # type: ignore[no-untyped-def]
+    return [_call("Cast", gy[0], dtype=inputs[0].dtype.name)]
+
+
+def _cast_fast(xp, gy, x, xs, y, ys, dtype):  # type: ignore[no-untyped-def]
+    return [gy[0].astype(x[0].dtype)]
+
+
+def _cast_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((3, 4)),), {"dtype": "float64"}, name="to float64",
+                 keeps_float32=False)
+    yield Sample((rng.standard_normal(()),), {"dtype": "float64"}, name="0-d",
+                 keeps_float32=False)
 
 
 def _to_device_bw(gy, inputs, in_shapes, outputs, out_shapes, device, source):  # type: ignore[no-untyped-def]
@@ -389,6 +408,10 @@ def gradhub_add_functions(register: Any) -> None:
       fast_backward=_reshape_fast, rule=_reshape_bw, need_inputs=(),
       need_outputs=(), samples=_reshape_samples,
       reference=lambda x, shape: np.reshape(x, shape), doc="x with another shape.")
+    f("Cast", _cast, attrs={"dtype": "float32"}, fast_backward=_cast_fast, rule=_cast_bw,
+      need_inputs=(0,), need_outputs=(), samples=_cast_samples,
+      reference=lambda x, dtype: x.astype(dtype),
+      doc="x converted to dtype; the gradient is converted back to x's dtype.")
     f("ToDevice", _to_device, attrs={"device": "cpu", "source": "cpu"}, rule=_to_device_bw,
       need_inputs=(), need_outputs=(),
       samples=_unary(attrs={"device": "cpu", "source": "cpu"}, shapes=((3,),)),

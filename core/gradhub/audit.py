@@ -83,7 +83,7 @@ def check_forward(fdef: FunctionDef, sample: Sample, device: Any) -> None:
                                      f"(max abs error {err:.3g})")
     # float32 in, float32 out
     f32 = [a.astype(np.float32) if a.dtype == np.float64 else a for a in host]
-    if any(a.dtype == np.float32 for a in f32):
+    if sample.keeps_float32 and any(a.dtype == np.float32 for a in f32):
         outs32 = _call(fdef, sample, [device.asarray(a) for a in f32], need_grad=False)
         for k, o in enumerate(outs32):
             if o.dtype.kind == "f" and o.dtype != np.float32:
@@ -123,8 +123,9 @@ def check_function(
     for s in samples:
         try:
             check_forward(fdef, s, dev)
-        except AssertionError as e:
-            return _done(fdef, device, order, 0, 0, str(e), len(samples), t0, record)
+        except Exception as e:  # a mismatch, or a kernel that raises
+            msg = str(e) if isinstance(e, AssertionError) else f"forward raised {e!r}"
+            return _done(fdef, device, order, 0, 0, msg, len(samples), t0, record)
         if not fdef.differentiable:
             continue
         want = min(order, s.max_order or order)
@@ -143,6 +144,11 @@ def check_function(
                 failed = 1
                 error = msg
                 break
+        except Exception as e:  # a rule or kernel that raises something else
+            failed = 1
+            verified = 0
+            error = f"gradient check raised {e!r}"
+            break
         verified = min(verified, want)
     if not fdef.differentiable:
         verified = 0

@@ -64,6 +64,13 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, width=width)
 
 
+def _text(value: Any, style: str = "") -> Any:
+    """A rich Text of ``value``: data is shown as is, never parsed as markup (``[cuda12]``)."""
+    from rich.text import Text
+
+    return Text(str(value), style=style)
+
+
 def _print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
@@ -184,13 +191,14 @@ def cmd_registry(args: argparse.Namespace) -> int:
             else "yellow"
         )
         table.add_row(
-            r["function"], provider, rule, f"[{style}]{status}[/]", ",".join(r["devices"])
+            _text(r["function"]), _text(provider), _text(rule), _text(status, style),
+            _text(",".join(r["devices"])),
         )
     con = _console()
     con.print(table)
     unusable = [f"{d['device']}: {d['reason']}" for d in _device_rows() if not d["available"]]
     if unusable:
-        con.print("unusable devices: " + "; ".join(unusable), style="dim")
+        con.print(_text("unusable devices: " + "; ".join(unusable), "dim"))
     return EXIT_OK
 
 
@@ -234,26 +242,28 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     for p in plugins:
         dist = f"{p['distribution']} {p['version']}".strip() or "?"
         if p["status"] == "loaded":
-            status = "[green]loaded[/]"
-            detail = ", ".join(f"{n} {k}" for k, n in p["added"].items() if n) or "nothing"
+            style = "green"
+            detail = ", ".join(
+                f"{n} {k if n != 1 else k.rstrip('s')}" for k, n in p["added"].items() if n
+            ) or "nothing"
         elif p["status"] == "failed":
-            status = "[red]failed[/]"
+            style = "red"
             detail = p["error"]
         else:
-            status = f"[yellow]{p['status']}[/]"
+            style = "yellow"
             detail = ""
-        t.add_row(p["name"], dist, status, detail)
+        t.add_row(_text(p["name"]), _text(dist), _text(p["status"], style), _text(detail))
     con.print(t)
     d = Table(title="devices", title_justify="left")
     for col in ("device", "aliases", "provider", "available", "reason"):
         d.add_column(col, overflow="fold")
     for r in devices:
         d.add_row(
-            r["device"],
-            ",".join(r["aliases"]),
-            f"{r['provider']} {r['version']}".strip(),
-            "[green]yes[/]" if r["available"] else "[red]no[/]",
-            r["reason"],
+            _text(r["device"]),
+            _text(",".join(r["aliases"])),
+            _text(f"{r['provider']} {r['version']}".strip()),
+            _text("yes", "green") if r["available"] else _text("no", "red"),
+            _text(r["reason"]),
         )
     con.print(d)
     return EXIT_OK
@@ -277,12 +287,12 @@ def _select_functions(patterns: Sequence[str]) -> list[FunctionDef]:
                 if fnmatch.fnmatchcase(n, pat) or fnmatch.fnmatchcase(f.snake, pat)
             ]
             if not hits:
-                raise UsageError(f"audit --functions: no registered function matches {pat!r}")
+                raise UsageError(f"--functions: no registered function matches {pat!r}")
         else:
             f = REGISTRY.functions.get(pat) or REGISTRY.snake.get(pat)
             if f is None:
                 raise UsageError(
-                    f"audit --functions: no function {pat!r} is registered "
+                    f"--functions: no function {pat!r} is registered "
                     "(see `gradhub registry`)"
                 )
             hits = [f]
@@ -304,29 +314,40 @@ def _select_devices(names: Sequence[str]) -> list[str]:
         dt = REGISTRY.device_type(kind)  # DeviceError naming the distribution to install
         ok, why = dt.availability()
         if not ok:
-            raise UsageError(f"audit --device: device {name!r} is unusable here: {why}")
+            raise UsageError(f"--device: device {name!r} is unusable here: {why}")
         if dt.kind not in kinds:
             kinds.append(dt.kind)
     return kinds
 
 
-def _outcome(r: CheckResult, fdef: FunctionDef) -> tuple[str, bool]:
-    """A short verdict of one audit result and whether it counts as a failure."""
+#: Audit result categories, in the order the summary lists them.
+CATEGORIES = ("verified", "partial", "non-differentiable", "no samples", "failed")
+
+
+def _outcome(r: CheckResult, fdef: FunctionDef) -> tuple[str, str]:
+    """A short verdict of one audit result and its category (one of :data:`CATEGORIES`).
+
+    Only ``failed`` (a wrong forward result, a wrong derivative, a rule that raises) makes the
+    audit exit with status 1. ``partial``: verified below the requested order because the rule is
+    first-order-only or the function's samples cap the order.
+    """
     if r.error == "no samples":
-        return "no samples", False
+        return "no samples", "no samples"
+    if r.error.startswith("raised "):
+        return r.error.partition(":")[0], "failed"
     if r.failed == 0:
-        return "forward mismatch", True
+        return "forward mismatch", "failed"
     if r.failed is not None:
-        return f"failed at order {r.failed}", True
+        return f"failed at order {r.failed}", "failed"
     if r.error:
-        return "error", True
+        return "error", "failed"
     if not fdef.differentiable:
-        return "forward ok (non-differentiable)", False
+        return "forward ok (non-differentiable)", "non-differentiable"
     if r.verified < r.order:
         if fdef.rule is not None and fdef.rule.first_order_only:
-            return f"first-order-only, verified to order {r.verified}", False
-        return f"verified to order {r.verified} (samples cap the order)", False
-    return f"verified to order {r.verified}", False
+            return f"first-order-only, verified to order {r.verified}", "partial"
+        return f"verified to order {r.verified} (samples cap the order)", "partial"
+    return f"verified to order {r.verified}", "verified"
 
 
 def _check_one(fdef: FunctionDef, device: str, order: int) -> CheckResult:
@@ -340,8 +361,8 @@ def _check_one(fdef: FunctionDef, device: str, order: int) -> CheckResult:
         # a rule or kernel that raises is a failing rule: record it as failing at order 1
         if fdef.differentiable:
             fdef.audit[device] = (0, 1)
-        return CheckResult(fdef.name, device, order, 0, 1, f"{type(e).__name__}: {e}", 0,
-                           time.perf_counter() - t0)
+        return CheckResult(fdef.name, device, order, 0, 1, f"raised {type(e).__name__}: {e}",
+                           0, time.perf_counter() - t0)
 
 
 def run_audit(
@@ -355,9 +376,14 @@ def run_audit(
 
     Example::
 
-        >>> from gradhub.cli import run_audit, _select_functions
-        >>> [r.ok for r in run_audit(_select_functions(["Neg"]), ["cpu"], order=2)]
-        [True]
+        >>> import gradhub as gh
+        >>> from gradhub.cli import run_audit
+        >>> from gradhub.registry import REGISTRY
+        >>> [(r.function, r.verified, r.ok) for r in run_audit([REGISTRY.get("Neg")], ["cpu"], 3)]
+        [('Neg', 3, True)]
+        >>> REGISTRY.get("Neg").status()
+        'verified cpu<=3'
+        >>> gh.plugins.reset()  # forget the recorded result
     """
     results = []
     for dev in devices:
@@ -409,11 +435,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     by_name = {f.name: f for f in functions}
     rows = []
-    n_failed = 0
+    counts = dict.fromkeys(CATEGORIES, 0)
     for r in results:
-        verdict, bad = _outcome(r, by_name[r.function])
-        n_failed += bad
-        rows.append(dict(r.as_dict(), verdict=verdict, failure=bad))
+        verdict, category = _outcome(r, by_name[r.function])
+        counts[category] += 1
+        rows.append(
+            dict(r.as_dict(), verdict=verdict, category=category, failure=category == "failed")
+        )
+    n_failed = counts["failed"]
     if args.json:
         _print_json(
             {
@@ -421,6 +450,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 "devices": list(devices),
                 "functions": len(functions),
                 "failed": n_failed,
+                "counts": counts,
                 "seconds": round(seconds, 3),
                 "results": rows,
             }
@@ -438,27 +468,34 @@ def cmd_audit(args: argparse.Namespace) -> int:
     table.add_column("samples", justify="right")
     table.add_column("time", justify="right")
     for row in rows:
-        style = "red" if row["failure"] else "green" if row["verdict"].startswith("verified") \
-            else "yellow"
+        style = {"failed": "red", "verified": "green", "non-differentiable": "dim"}.get(
+            row["category"], "yellow"
+        )
         table.add_row(
-            row["function"],
-            row["device"],
-            f"[{style}]{row['verdict']}[/]",
+            _text(row["function"]),
+            _text(row["device"]),
+            _text(row["verdict"], style),
             str(row["samples"]),
             f"{row['seconds']:.2f}s",
         )
     con.print(table)
     failures = [row for row in rows if row["failure"]]
     for row in failures:
-        con.print(f"[red]FAILED[/] {row['function']} on {row['device']}: {row['error']}",
-                  overflow="fold")
-    n_ok = sum(1 for row in rows if row["verdict"].startswith("verified"))
-    n_other = len(rows) - n_ok - n_failed
-    summary = (
-        f"{n_ok} verified, {n_failed} failed, {n_other} other "
-        f"(of {len(rows)} checks) in {seconds:.1f}s"
-    )
-    con.print(("[red]" if n_failed else "[green]") + summary + "[/]")
+        line = _text("FAILED", "red")
+        line.append(f" {row['function']} on {row['device']}: {row['error']}")
+        con.print(line, overflow="fold")
+    labels = {
+        "verified": f"verified to order {order}",
+        "partial": "verified to a lower order",
+        "non-differentiable": "non-differentiable (forward checked)",
+        "no samples": "without samples (not checked)",
+        "failed": "failed",
+    }
+    parts = [
+        f"{counts[c]} {labels[c]}" for c in CATEGORIES if counts[c] or c in ("verified", "failed")
+    ]
+    summary = ", ".join(parts) + f" (of {len(rows)} checks) in {seconds:.1f}s"
+    con.print(_text(summary, "red" if n_failed else "green"))
     return EXIT_FAILED if n_failed else EXIT_OK
 
 
@@ -577,8 +614,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Example::
 
         >>> from gradhub.cli import main
-        >>> main(["registry", "--json"])  # doctest: +SKIP
-        0
+        >>> main(["audit", "-k", "NoSuchFunction"])  # the error goes to stderr
+        2
     """
     parser = build_parser()
     args = parser.parse_args(argv)

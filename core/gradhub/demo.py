@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 #: Default settings of :func:`run` (and of ``gradhub demo``).
 DEFAULTS: dict[str, Any] = {
     "device": "cpu",
-    "epochs": 4,
+    "epochs": 10,
     "batch_size": 32,
     "seed": 0,
     "lr": 0.01,
@@ -59,7 +59,15 @@ class MissingDependency(GradhubError):
 
 
 def check_dependencies(plot: bool = False) -> None:
-    """Raise :class:`MissingDependency` saying what to install when the demo cannot run."""
+    """Raise :class:`MissingDependency` saying what to install when the demo cannot run.
+
+    Example::
+
+        >>> from gradhub.demo import check_dependencies
+        >>> check_dependencies(plot=True)  # doctest: +SKIP
+        Traceback (most recent call last):
+        gradhub.demo.MissingDependency: --plot needs matplotlib, ... pip install 'gradhub[plot]' ...
+    """
     try:
         import sklearn.datasets  # noqa: F401
     except ImportError as e:
@@ -110,7 +118,15 @@ class DemoResult:
 
 def load_digits_split(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """scikit-learn's digits as float32 images ``(N, 1, 8, 8)`` in [0, 1] and int labels ``(N, 1)``,
-    split (stratified, by ``seed``) into ``x_train, y_train, x_test, y_test``."""
+    split (stratified, by ``seed``) into ``x_train, y_train, x_test, y_test``.
+
+    Example::
+
+        >>> from gradhub.demo import load_digits_split
+        >>> x_train, y_train, x_test, y_test = load_digits_split(seed=0)  # doctest: +SKIP
+        >>> x_train.shape, y_test.shape  # doctest: +SKIP
+        ((1438, 1, 8, 8), (359, 1))
+    """
     check_dependencies()
     from sklearn.datasets import load_digits
 
@@ -131,6 +147,16 @@ def network(x: Variable, rng: np.random.RandomState | None = None) -> Variable:
     Parameters are created (by ``PF.convolution``/``PF.affine``, initialised from ``rng``) on the
     first call and reused afterwards: ``conv1/conv/{W,b}``, ``conv2/conv/{W,b}``,
     ``pred/affine/{W,b}``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh
+        >>> from gradhub.demo import network
+        >>> network(gh.Variable(np.zeros((2, 1, 8, 8), np.float32), need_grad=False)).shape
+        (2, 10)
+        >>> [tuple(p.shape) for p in gh.get_parameters().values()][::2]
+        [(8, 1, 3, 3), (16, 8, 3, 3), (64, 10)]
+        >>> gh.clear_parameters()
     """
     import gradhub.functions as F
     import gradhub.parametric_functions as PF
@@ -143,14 +169,33 @@ def network(x: Variable, rng: np.random.RandomState | None = None) -> Variable:
 
 
 def loss_fn(logits: Variable, labels: Variable) -> Variable:
-    """Mean softmax cross entropy of ``logits (B, 10)`` against ``labels (B, 1)``."""
+    """Mean softmax cross entropy of ``logits (B, 10)`` against ``labels (B, 1)``:
+    ``mean_b (logsumexp(logits_b) - logits_b[label_b])``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh
+        >>> from gradhub.demo import loss_fn
+        >>> labels = gh.Variable(np.array([[1], [7]]), need_grad=False)
+        >>> round(loss_fn(gh.Variable(np.zeros((2, 10))), labels).item(), 6)  # log(10)
+        2.302585
+    """
     import gradhub.functions as F
 
     return F.mean(F.softmax_cross_entropy(logits, labels))
 
 
 def gradient_penalty(grads: list[Variable]) -> Variable:
-    """``sum_p sqrt(sum(g_p ** 2) + eps)``: the sum of the gradients' L2 norms (differentiable)."""
+    """``sum_p sqrt(sum(g_p ** 2) + eps)``: the sum of the gradients' L2 norms (differentiable).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.demo import gradient_penalty
+        >>> p = gradient_penalty([gh.Variable([3.0, 4.0]), gh.Variable([[1.0, 0.0]])])
+        >>> round(p.item(), 4)
+        6.0
+    """
     import gradhub.functions as F
 
     total: Any = 0.0
@@ -311,14 +356,20 @@ def run(
 
 
 def save_plot(result: DemoResult, path: str) -> None:
-    """Save the per-batch loss and penalty curves (with epoch means) as a PNG file."""
+    """Save the per-batch loss and penalty curves (with epoch means) as a PNG file.
+
+    Example::
+
+        >>> from gradhub.demo import run, save_plot
+        >>> save_plot(run(epochs=2), "curves.png")  # doctest: +SKIP
+    """
     check_dependencies(plot=True)
     from matplotlib.figure import Figure  # no pyplot: no global backend state is touched
 
     fig = Figure(figsize=(9, 3.5), layout="constrained")
     steps = np.arange(1, len(result.batch_loss) + 1)
     per_epoch = len(result.batch_loss) // max(len(result.epoch_loss), 1)
-    ends = per_epoch * np.arange(1, len(result.epoch_loss) + 1)
+    mids = per_epoch * (np.arange(len(result.epoch_loss)) + 0.5)  # epoch means at mid-epoch
     for k, (title, batch, epoch) in enumerate(
         (
             ("cross-entropy loss", result.batch_loss, result.epoch_loss),
@@ -328,7 +379,7 @@ def save_plot(result: DemoResult, path: str) -> None:
     ):
         ax = fig.add_subplot(1, 2, k + 1)
         ax.plot(steps, batch, lw=0.8, alpha=0.6, label="minibatch")
-        ax.plot(ends, epoch, "o-", label="epoch mean")
+        ax.plot(mids, epoch, "o-", label="epoch mean")
         ax.set_xlabel("step")
         ax.set_title(title)
         ax.legend()
@@ -383,4 +434,4 @@ def _show_footer(console: Console, r: DemoResult) -> None:
         highlight=False,
     )
     if r.plot:
-        console.print(f"curves saved to {r.plot}", highlight=False)
+        console.print(f"curves saved to {r.plot}", highlight=False, markup=False)

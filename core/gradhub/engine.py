@@ -23,7 +23,7 @@ from .graph import Node, _device_of
 from .modes import set_recording
 from .modes import state as _mode
 from .ops import call
-from .registry import FunctionDef, Rule
+from .registry import REGISTRY, FunctionDef, Rule
 from .variable import Variable, _to_array
 
 _UNREACHABLE = ("zero", "none", "error")
@@ -39,7 +39,9 @@ def _as_list(x: Any, what: str) -> list[Any]:
     raise TypeError(f"grad: {what} must be a Variable or a sequence of Variables, got {x!r}")
 
 
-def _seed(y: Variable, g: Any, loss_scale: float | None, where: str) -> Variable:
+def _seed(
+    y: Variable, g: Any, loss_scale: float | None, where: str, what: str = "the output"
+) -> Variable:
     """The incoming gradient of an output: ones (times loss_scale) when ``g`` is None."""
     dev = y.device
     if g is None:
@@ -50,15 +52,19 @@ def _seed(y: Variable, g: Any, loss_scale: float | None, where: str) -> Variable
         return Variable._new(arr, False, None, 0)
     if isinstance(g, Variable):
         if g.shape != y.shape:
-            raise ValueError(f"{where} has shape {g.shape} but the output has shape {y.shape}")
-        return g
+            raise ValueError(f"{where} has shape {g.shape} but {what} has shape {y.shape}")
+        if g.dtype == y.dtype:
+            return g
+        if g._creator is not None or g.need_grad:  # a graph Variable cannot be cast here
+            raise ValueError(f"{where} has dtype {g.dtype} but {what} has dtype {y.dtype}")
+        g = g._data  # a constant: cast below, like an array
     if isinstance(g, (int, float, np.number)):
         with dev.activate():
             arr = dev.xp.full(y._data.shape, g, dtype=y._data.dtype)
         return Variable._new(arr, False, None, 0)
     arr = _to_array(g, dev)
     if tuple(arr.shape) != y.shape:
-        raise ValueError(f"{where} has shape {tuple(arr.shape)} but the output has shape {y.shape}")
+        raise ValueError(f"{where} has shape {tuple(arr.shape)} but {what} has shape {y.shape}")
     if arr.dtype != y._data.dtype:
         arr = arr.astype(y._data.dtype)
     return Variable._new(arr, False, None, 0)
@@ -214,6 +220,15 @@ def _check_count(node: Node, res: Any) -> Any:
     )
 
 
+def _mixed_precision(node: Node, got: Any, want: Any) -> bool:
+    """Whether a gradient of dtype ``got`` for an input of dtype ``want`` comes from a node whose
+    floating inputs had different precisions (so numpy promoted them); only then is it cast."""
+    if got.kind != "f" or want.kind != "f":
+        return False
+    floats = {dt for dt in node.in_dtypes if dt.kind == "f"}
+    return len(floats) > 1 and got in floats | set(node.out_dtypes)
+
+
 def _check_result(node: Node, res: Any) -> list[Variable | None]:
     """Validate a rule's Variables (count, shape, dtype, device); drop unneeded ones."""
     res = _check_count(node, res)
@@ -231,6 +246,11 @@ def _check_result(node: Node, res: Any) -> list[Variable | None]:
             if dtype.kind not in "fc":  # an integer output of a differentiable node: no gradient
                 out.append(None)
                 continue
+            if arr.dtype != dtype and _mixed_precision(node, arr.dtype, dtype):
+                # float32 * float64: bring the gradient back to the input's dtype,
+                # differentiably, as PyTorch does
+                g = call("Cast", g, dtype=dtype.name)
+                arr = g._data
             err = _bad_result(node, i, arr)
             if err is not None:
                 raise err
@@ -292,10 +312,21 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
             continue
         shape, dtype = node.in_shapes[i], node.in_dtypes[i]
         if type(arr) is not atype or arr.shape != shape or arr.dtype != dtype:
+            if dtype.kind not in "fc":  # an integer output of a differentiable node: no gradient
+                continue
             if isinstance(arr, np.generic):  # numpy turns 0-d results into scalars
                 arr = np.asarray(arr)
+            adt = getattr(arr, "dtype", dtype)
+            if adt != dtype and _mixed_precision(node, adt, dtype):
+                arr = arr.astype(dtype)  # back to the input's dtype
             elif not hasattr(arr, "shape"):
-                arr = node.device.asarray(arr, dtype=dtype)
+                try:
+                    arr = node.device.asarray(arr, dtype=dtype)
+                except (TypeError, ValueError) as e:
+                    raise BackwardRuleError(
+                        f"the backward rule of {fdef.name} (from {rule.provider}) returned a "
+                        f"{type(arr).__name__} for input {i}, not a gradient: {e}"
+                    ) from e
             err = _bad_result(node, i, arr)
             if err is not None:
                 raise err
@@ -465,13 +496,20 @@ def backward(
         raise TypeError(f"backward: expected a Variable, got {type(y).__name__}")
     seed = _seed(y, grad, loss_scale, "backward: grad")
     grads = _run([y], [seed], None, create_graph, retain_grad)
+    given: set[int] = {id(seed._data)}
     with set_recording(create_graph):
         for leaf, g in grads.leaf_items():
             if not leaf.need_grad:
                 continue
             prev = leaf._grad
-            if not create_graph and g._creator is not None:
-                g = Variable._new(g._data, False, None, 0)
+            if prev is None and not create_graph:
+                # each .g is an array of its own (a rule may pass the same or a broadcast view
+                # on to several inputs), so in-place updates of one .g touch no other
+                arr = g._data
+                if id(arr) in given or getattr(arr, "base", None) is not None:
+                    arr = arr.copy()
+                given.add(id(arr))
+                g = Variable._new(arr, False, None, 0)
             leaf._grad = g if prev is None else _add(prev, g)
 
 
@@ -550,7 +588,7 @@ def grad(
         for k, (x, gi) in enumerate(zip(ins, gis)):
             g = grads.get(x)
             if gi is not None:
-                gi = _seed(x, gi, None, f"grad: grad_inputs[{k}]")
+                gi = _seed(x, gi, None, f"grad: grad_inputs[{k}]", "the input")
                 g = gi if g is None else _add(g, gi)
             if g is None:
                 if unreachable == "error":
@@ -588,7 +626,11 @@ def reexecute(y: Variable) -> None:
             kernel = fdef.kernels.get(device.kind, fdef.forward)
             out = kernel(device.xp, *arrays, **n.attrs)
             outs = (out,) if fdef.n_outputs == 1 else tuple(out)
-            outs = tuple(o if type(o) is type(arrays[0]) else device.asarray(o) for o in outs)
+            outs = tuple(
+                o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
+                else device.asarray(o)
+                for o in outs
+            )
             n.in_shapes = [a.shape for a in arrays]
             n.in_dtypes = [a.dtype for a in arrays]
             n.out_shapes = [o.shape for o in outs]

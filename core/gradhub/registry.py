@@ -67,6 +67,7 @@ class Sample:
 
     ``grad_inputs``: indices of the inputs to differentiate (default: every floating input).
     ``max_order``: highest derivative order this sample is checked to (default: the op matrix's).
+    ``keeps_float32``: whether float32 inputs must give float32 outputs (False for casts).
     """
 
     inputs: tuple[Any, ...]
@@ -74,6 +75,7 @@ class Sample:
     grad_inputs: tuple[int, ...] | None = None
     max_order: int | None = None
     name: str = ""
+    keeps_float32: bool = True
 
 
 SampleFn = Callable[[np.random.Generator], Iterable[Sample]]

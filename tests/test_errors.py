@@ -1,0 +1,283 @@
+"""Bad input gets a clear error naming the function and the argument (CONTRACT section 1).
+
+Covers Variables with integer data needing a gradient, wrong grad_outputs/grad_inputs counts,
+shapes and dtypes, malformed backward rules (checked at run time for count, shape and dtype, the
+error naming the function and its provider), failing kernels and wrong call arguments. Devices
+are in test_devices.py. Only the core functions are loaded.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+from gradhub import plugins
+from gradhub.errors import BackwardRuleError, FunctionNotFoundError, GradhubError
+from gradhub.ops import call
+
+PROVIDER = "module errors_test_plugin"
+
+
+def _copy(xp: Any, x: Any) -> Any:
+    return x.copy()
+
+
+def _add(xp: Any, a: Any, b: Any) -> Any:
+    return a + b
+
+
+def _rule(kind: str) -> Callable[..., Any]:
+    def rule(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+        g = gy[0]
+        if kind == "count":
+            return [g, g]
+        if kind == "count2":
+            return g  # a single gradient for a two-input function
+        if kind == "shape":
+            return [g.sum()]
+        if kind == "dtype":
+            return [gh.Variable(np.ones(g.shape, dtype=np.float32), need_grad=False)]
+        if kind == "raises":
+            raise KeyError("no such thing")
+        if kind == "type":
+            return "gradient"
+        return [g]
+
+    return rule
+
+
+def _add_functions(register: Any) -> None:
+    for kind in ("count", "shape", "dtype", "raises", "type"):
+        register.function(f"Bad{kind.capitalize()}", _copy, rule=_rule(kind), need_inputs=(),
+                          need_outputs=())
+    register.function("BadCount2", _add, inputs=("a", "b"), rule=_rule("count2"),
+                      need_inputs=(), need_outputs=())
+
+
+@pytest.fixture(autouse=True)
+def _core_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("GRADHUB_PLUGINS", raising=False)
+    mod = types.ModuleType("errors_test_plugin")
+    mod.gradhub_add_functions = gh.hookimpl(_add_functions)  # type: ignore[attr-defined]
+    plugins.reset()
+    plugins.load_plugins(extra=[("errors_test", mod)])
+    yield
+    plugins.reset()
+
+
+def var(a: Any, **kw: Any) -> gh.Variable:
+    return gh.Variable(np.asarray(a, dtype=np.float64), **kw)
+
+
+# -- Variables -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", [[1, 2], np.arange(3), np.array([True]), 7])
+def test_integer_data_needing_a_gradient(data: Any) -> None:
+    with pytest.raises(TypeError, match=r"Variable: need_grad=True needs floating-point data, "
+                                        r"got dtype (int|bool)"):
+        gh.Variable(data)
+    v = gh.Variable(data, need_grad=False)  # fine for labels
+    assert not v.need_grad
+
+
+# -- backward / grad arguments ---------------------------------------------------------------------
+
+
+def test_backward_grad_of_wrong_shape() -> None:
+    x = var([1.0, 2.0])
+    y = x * 2.0
+    with pytest.raises(ValueError, match=r"backward: grad has shape \(3,\) but the output has "
+                                         r"shape \(2,\)"):
+        y.backward(np.ones(3))
+    with pytest.raises(ValueError, match=r"backward: grad has shape \(2, 1\)"):
+        y.backward(var([[1.0], [1.0]], need_grad=False))
+    assert x.g is None
+
+
+def test_backward_needs_a_variable() -> None:
+    with pytest.raises(TypeError, match="backward: expected a Variable, got ndarray"):
+        gh.backward(np.ones(2))  # type: ignore[arg-type]
+
+
+def test_grad_outputs_count() -> None:
+    x = var([1.0, 2.0])
+    y = x * 2.0
+    with pytest.raises(ValueError, match=r"grad: grad_outputs has 2 entries but there are 1 "
+                                         r"outputs"):
+        gh.grad([y], [x], [None, None])
+    with pytest.raises(ValueError, match=r"grad_outputs must be a list with one entry per output "
+                                         r"\(2 outputs\)"):
+        gh.grad([y, y], [x], np.ones(2))
+
+
+def test_grad_outputs_shape() -> None:
+    x = var([1.0, 2.0])
+    y1 = x * 2.0
+    y2 = x.sum()
+    with pytest.raises(ValueError, match=r"grad: grad_outputs\[1\] has shape \(2,\) but the "
+                                         r"output has shape \(\)"):
+        gh.grad([y1, y2], [x], [None, np.ones(2)])
+
+
+def test_grad_outputs_dtype_of_a_variable() -> None:
+    """A float64 seed Variable for a float32 output: a clear error naming grad_outputs, or the
+    seed is cast like an array would be; never an error blaming a backward rule."""
+    x = gh.Variable([1.0, 2.0])  # float32
+    y = x * 2.0
+    seed = gh.Variable(np.array([1.0, 3.0]), need_grad=False)  # float64, a constant
+    (g,) = gh.grad([y], [x], [seed])
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g.d, [2.0, 6.0])
+    seed_var = gh.Variable(np.array([1.0, 3.0])) * 1.0  # float64 and part of a graph
+    with pytest.raises(ValueError, match=r"grad: grad_outputs\[0\] has dtype float64 but the "
+                                         r"output has dtype float32"):
+        gh.grad([y], [x], [seed_var])
+
+
+def test_grad_inputs_count_shape_and_dtype() -> None:
+    x = gh.Variable([1.0, 2.0])
+    y = x * 2.0
+    with pytest.raises(ValueError, match=r"grad: grad_inputs has 2 entries but there are 1 "
+                                         r"inputs"):
+        gh.grad([y], [x], grad_inputs=[None, None])
+    with pytest.raises(ValueError, match=r"grad: grad_inputs\[0\] has shape \(3,\) but the input "
+                                         r"has shape \(2,\)"):
+        gh.grad([y], [x], grad_inputs=[np.ones(3)])
+    (g,) = gh.grad([y], [x], grad_inputs=[gh.Variable(np.ones(2), need_grad=False)])
+    assert g.dtype == np.float32  # the float64 constant is cast like an array
+
+
+@pytest.mark.parametrize(
+    ("outputs", "inputs", "match"),
+    [
+        ("y", [np.ones(2)], r"grad: inputs\[0\] must be a Variable, got ndarray"),
+        (["y", 3.0], ["x"], r"grad: outputs\[1\] must be a Variable, got float"),
+        ("y", 5, r"grad: inputs must be a Variable or a sequence of Variables, got 5"),
+    ],
+)
+def test_grad_arguments_must_be_variables(outputs: Any, inputs: Any, match: str) -> None:
+    x = var([1.0, 2.0])
+    y = x * 2.0
+    env = {"x": x, "y": y}
+
+    def sub(v: Any) -> Any:
+        if isinstance(v, list):
+            return [env.get(e, e) if isinstance(e, str) else e for e in v]
+        return env.get(v, v) if isinstance(v, str) else v
+
+    with pytest.raises(TypeError, match=match):
+        gh.grad(sub(outputs), sub(inputs))
+
+
+# -- backward rules checked at run time ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("BadCount", r"the backward rule of BadCount \(from {p}\) returned 2 gradients for 1 "
+                     r"inputs"),
+        ("BadShape", r"the backward rule of BadShape \(from {p}\) returned a gradient of shape "
+                     r"\(\) for input 0, whose shape is \(2,\)"),
+        ("BadDtype", r"the backward rule of BadDtype \(from {p}\) returned a gradient of dtype "
+                     r"float32 for input 0, whose dtype is float64"),
+        ("BadRaises", r"the backward rule of BadRaises \(from {p}\) raised KeyError: 'no such "
+                      r"thing'"),
+        ("BadType", r"the backward rule of BadType \(from {p}\) (returned|raised)"),
+    ],
+)
+def test_malformed_rule_results_raise_naming_function_and_provider(
+    name: str, match: str, create_graph: bool
+) -> None:
+    x = var([1.0, 2.0])
+    y = call(name, x)
+    with pytest.raises(BackwardRuleError, match=match.format(p=PROVIDER)):
+        gh.grad([y], [x], create_graph=create_graph)
+    with pytest.raises(BackwardRuleError, match=name):
+        y.backward()
+
+
+def test_rule_with_too_few_gradients() -> None:
+    a = var([1.0])
+    b = var([2.0])
+    with pytest.raises(BackwardRuleError, match=r"BadCount2 .*returned Variable gradients for 2 "
+                                                r"inputs"):
+        call("BadCount2", a, b).backward()
+
+
+def test_errors_share_a_base_class() -> None:
+    x = var([1.0])
+    with pytest.raises(GradhubError):
+        call("BadShape", x).backward()
+
+
+def test_mixed_float_dtypes_in_one_function() -> None:
+    """float32 * float64: numpy promotes the output to float64; gradients must come back in each
+    input's own dtype (as in PyTorch), not fail in the rule's dtype check."""
+    x = gh.Variable([1.0, 2.0])  # float32
+    c = gh.Variable(np.array([3.0, 4.0]))  # float64
+    y = x * c
+    assert y.dtype == np.float64
+    y.sum().backward()
+    assert x.g.dtype == np.float32 and c.g.dtype == np.float64
+    np.testing.assert_array_equal(x.g, [3.0, 4.0])
+    np.testing.assert_array_equal(c.g, [1.0, 2.0])
+
+
+# -- kernels and arguments -------------------------------------------------------------------------
+
+
+def test_failing_kernel_names_function_provider_and_shapes() -> None:
+    with pytest.raises(ValueError, match=r"add2\(\) \(Add2, from gradhub 0.1.0\) failed on inputs "
+                                         r"of shapes \(2,\), \(3,\): operands could not be "
+                                         r"broadcast"):
+        var([1.0, 2.0]) + var([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=r"reshape\(\) \(Reshape, from gradhub 0.1.0\) failed on "
+                                         r"inputs of shapes \(2, 3\)"):
+        var(np.ones((2, 3))).reshape(4)
+
+
+def test_call_arguments() -> None:
+    x = var([1.0])
+    with pytest.raises(TypeError, match=r"add_scalar\(\) got an unexpected keyword argument "
+                                        r"'bogus'"):
+        F.add_scalar(x, bogus=1.0)
+    with pytest.raises(TypeError, match=r"add2\(\) missing required input 'x1'"):
+        F.add2(x)
+    with pytest.raises(TypeError, match=r"add_scalar\(\) takes at most 2 arguments \(3 given\)"):
+        F.add_scalar(x, 1.0, 2.0)
+    with pytest.raises(TypeError, match=r"add2\(\) got multiple values for argument 'x0'"):
+        F.add2(x, x, x0=x)
+    with pytest.raises(TypeError, match=r"add2\(\): input 'x1' must not be None"):
+        F.add2(x, None)
+
+
+def test_unknown_functions() -> None:
+    with pytest.raises(AttributeError, match=r"gradhub\.functions' has no function 'no_such_fn'"):
+        F.no_such_fn  # noqa: B018
+    with pytest.raises(FunctionNotFoundError, match="no function 'NoSuchFn' is registered"):
+        call("NoSuchFn", var([1.0]))
+
+
+@pytest.mark.parametrize(
+    ("op", "name"),
+    [
+        (lambda x: x**x, "Pow2"),
+        (lambda x: x @ x, "BatchMatmul"),
+        (lambda x: x[0], "GetItem"),
+    ],
+)
+def test_operators_from_the_function_library_name_its_distribution(
+    op: Callable[[gh.Variable], Any], name: str
+) -> None:
+    with pytest.raises(FunctionNotFoundError, match=f"needs the function '{name}', which the "
+                                                    "distribution gradhub-nn-ops provides"):
+        op(var([1.0, 2.0]))
