@@ -124,7 +124,7 @@ def check_function(
         try:
             check_forward(fdef, s, dev)
         except Exception as e:  # a mismatch, or a kernel that raises
-            msg = str(e) if isinstance(e, AssertionError) else f"forward raised {e!r}"
+            msg = str(e) if isinstance(e, AssertionError) else f"raised {type(e).__name__}: {e}"
             return _done(fdef, device, order, 0, 0, msg, len(samples), t0, record)
         if not fdef.differentiable:
             continue
@@ -147,7 +147,7 @@ def check_function(
         except Exception as e:  # a rule or kernel that raises something else
             failed = 1
             verified = 0
-            error = f"gradient check raised {e!r}"
+            error = f"raised {type(e).__name__}: {e}"
             break
         verified = min(verified, want)
     if not fdef.differentiable:
@@ -160,7 +160,10 @@ def _done(fdef: FunctionDef, device: str, order: int, verified: int, failed: int
     res = CheckResult(fdef.name, device, order, verified, failed, error, n,
                       time.perf_counter() - t0)
     if record and fdef.differentiable and error != "no samples":
-        fdef.audit[device] = (verified, failed if failed is not None or not error else 0)
+        if failed is None and error:
+            failed = 0
+        # a wrong forward is recorded as failing at the first order
+        fdef.audit[device] = (verified, None if failed is None else max(failed, 1))
     return res
 
 

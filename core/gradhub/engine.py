@@ -278,15 +278,19 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     n_in = len(node.srcs)
     try:
         if rule.fast is not None:
-            res = rule.fast(
+            args = (
                 node.device.xp,
                 gys,
                 node.saved_in or (None,) * n_in,
                 node.in_shapes,
                 node.saved_out or (None,) * len(node.out_shapes),
                 node.out_shapes,
-                **node.attrs,
             )
+            if rule.fast_wants_need_grads:
+                need = tuple(src.need_grad for src in node.srcs)
+                res = rule.fast(*args, need_grads=need, **node.attrs)
+            else:
+                res = rule.fast(*args, **node.attrs)
         else:
             ins = [_input_var(node, i) for i in range(n_in)]
             outs = [_output_var(node, j) for j in range(len(node.out_shapes))]

@@ -50,7 +50,9 @@ class Rule:
     differentiated again. ``fast``: an optional array-level version of the same rule,
     ``fast(xp, grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs) -> arrays``,
     used for first-order backward (``create_graph=False``) where wrapping every intermediate in a
-    Variable would cost more than the arithmetic; it is replaced together with the rule.
+    Variable would cost more than the arithmetic; it is replaced together with the rule. A fast
+    rule with a parameter ``need_grads`` receives a tuple of bools saying which inputs need a
+    gradient (so it can skip, say, the input gradient of a first layer).
     """
 
     fn: RuleFn
@@ -59,6 +61,16 @@ class Rule:
     need_outputs: tuple[int, ...] | None = None
     first_order_only: bool = False
     fast: RuleFn | None = None
+    #: whether ``fast`` takes the keyword ``need_grads`` (which inputs need a gradient)
+    fast_wants_need_grads: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        if self.fast is not None:
+            try:
+                params = inspect.signature(self.fast).parameters
+            except (TypeError, ValueError):
+                params = {}  # type: ignore[assignment]
+            self.fast_wants_need_grads = "need_grads" in params
 
 
 @dataclass

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .device import Context, Device, context_device
+from .device import Context, Device, context_device, current_context
 from .ops import call, prim
 from .registry import REGISTRY
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .graph import Node
 
 _SCALARS = (int, float, np.number)
+_PY_DATA = (list, tuple, int, float, bool, np.generic)
 
 
 def _to_array(data: Any, device: Device | None = None) -> Any:
@@ -21,7 +22,9 @@ def _to_array(data: Any, device: Device | None = None) -> Any:
         return data._data
     dt = REGISTRY.by_array_type.get(type(data))
     if dt is not None and device is None:
-        return data
+        if dt.kind != "cpu" or current_context().backend == "cpu":
+            return data
+        # host arrays under another device's context go to that device
     dev = device or context_device()
     if isinstance(data, (list, tuple, float, int, bool)) or (
         isinstance(data, np.ndarray) is False and np.isscalar(data)
@@ -37,7 +40,8 @@ class Variable:
     """An array (``.d``) with its accumulated gradient (``.g``) and its creator in the graph.
 
     ``data`` is an array of a device (numpy on the CPU), a scalar or a nested list; Python floats
-    become float32, as in PyTorch and nnabla. Arrays are used without a copy. ``need_grad``: whether
+    become float32, as in PyTorch and nnabla. Arrays are used without a copy, except numpy arrays
+    created under another device's context, which go to that device. ``need_grad``: whether
     gradients flow to this Variable (only for floating-point data).
 
     Example::
@@ -88,9 +92,10 @@ class Variable:
 
     @d.setter
     def d(self, value: Any) -> None:
-
         if isinstance(value, Variable):
             value = value._data
+        elif isinstance(value, _PY_DATA):  # straight to this dtype: no rounding through float32
+            value = np.asarray(value, dtype=self._data.dtype)
         dt = REGISTRY.by_array_type.get(type(self._data))
         dev = dt.device_of(self._data) if dt is not None else None
         arr = _to_array(value, dev) if not isinstance(value, type(self._data)) else value
@@ -113,7 +118,24 @@ class Variable:
         if isinstance(value, Variable):
             self._grad = value
             return
-        self._grad = Variable._new(_to_array(value), False, None, 0)
+        # an array of this Variable's device, dtype and shape (scalars fill, as nnabla's x.g = 0)
+        data = self._data
+        if isinstance(value, _PY_DATA):
+            value = np.asarray(value, dtype=data.dtype)
+        dt = REGISTRY.by_array_type.get(type(data))
+        dev = dt.device_of(data) if dt is not None else context_device()
+        arr = _to_array(value, dev)
+        if arr.dtype != data.dtype:
+            arr = arr.astype(data.dtype)
+        if arr.shape != data.shape:
+            try:
+                arr = dev.xp.broadcast_to(arr, data.shape).copy()
+            except ValueError:
+                raise ValueError(
+                    f"Variable.g: a gradient of shape {tuple(arr.shape)} does not fit data of "
+                    f"shape {tuple(data.shape)}"
+                ) from None
+        self._grad = Variable._new(arr, False, None, 0)
 
     grad = g
 

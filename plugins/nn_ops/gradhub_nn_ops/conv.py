@@ -1,9 +1,783 @@
-"""gradhub-nn-ops: conv functions."""
+"""gradhub-nn-ops: the convolution family, N-d (nnabla layout).
+
+``x`` has shape ``(*batch, C, *spatial)`` with ``batch = x.shape[:base_axis]``; the number of
+spatial axes is ``weight.ndim - 2``. Padding is symmetric (``pad[i]`` zeros on both sides of
+spatial axis ``i``).
+
+Forward kernels take sliding windows of the zero-padded input as a strided view
+(``xp.lib.stride_tricks.as_strided``), copy them once into a column matrix and multiply it with
+the weight matrix (``xp.matmul``, BLAS on the CPU); groups are a batch dimension of that product.
+Deconvolution multiplies first and scatters the columns back with one strided add per kernel
+offset.
+
+The family is closed under differentiation, so every rule is differentiable to any order::
+
+    Convolution(x, W, b)      dx  = Deconvolution(gy, W)       dW = ConvolutionFilterGrad(x, gy)
+                              db  = Sum(gy)
+    Deconvolution(x, W, b)    dx  = Convolution(gy, W)         dW = ConvolutionFilterGrad(gy, x)
+                              db  = Sum(gy)
+    ConvolutionFilterGrad(x, dy) -> dW
+                              dx  = Deconvolution(dy, gW)      ddy = Convolution(x, gW)
+"""
 
 from __future__ import annotations
 
+import itertools
+import math
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+from gradhub import Sample
+
+# -- geometry ----------------------------------------------------------------------------------
+
+
+def ints(value: Any, nd: int, default: int, fname: str, arg: str, minimum: int = 0
+         ) -> tuple[int, ...]:
+    """``value`` (None, an int or a sequence) as a tuple of ``nd`` ints, validated.
+
+    Raises a ValueError/TypeError naming the function ``fname`` and the argument ``arg``.
+    """
+    if value is None:
+        vals: tuple[int, ...] = (default,) * nd
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        vals = (int(value),) * nd
+    else:
+        try:
+            vals = tuple(int(v) for v in value)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{fname}(): {arg} must be an int or a sequence of ints, got {value!r}"
+            ) from None
+        if len(vals) != nd:
+            raise ValueError(
+                f"{fname}(): {arg} has {len(vals)} entries but there are {nd} spatial axes "
+                f"(got {arg}={value!r})"
+            )
+    if any(v < minimum for v in vals):
+        raise ValueError(f"{fname}(): every entry of {arg} must be >= {minimum}, got {value!r}")
+    return vals
+
+
+@dataclass(frozen=True)
+class ConvGeom:
+    """Normalized convolution parameters for one call."""
+
+    base_axis: int
+    batch: tuple[int, ...]
+    n: int
+    pad: tuple[int, ...]
+    stride: tuple[int, ...]
+    dilation: tuple[int, ...]
+    group: int
+
+    @property
+    def nd(self) -> int:
+        return len(self.pad)
+
+
+def conv_out_len(size: int, k: int, p: int, s: int, d: int) -> int:
+    """Output length of a convolution along one axis: ``(L + 2p - d(k-1) - 1) // s + 1``."""
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def deconv_out_len(size: int, k: int, p: int, s: int, d: int, op: int = 0) -> int:
+    """Output length of a deconvolution along one axis: ``(I-1)s - 2p + d(k-1) + 1 + op``."""
+    return (size - 1) * s - 2 * p + d * (k - 1) + 1 + op
+
+
+def _geom(fname: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: Any, pad: Any,
+          stride: Any, dilation: Any, group: Any) -> ConvGeom:
+    if len(w_shape) < 3:
+        raise ValueError(
+            f"{fname}(): weight must have at least 3 axes (out, in, *kernel), got shape "
+            f"{tuple(w_shape)}"
+        )
+    nd = len(w_shape) - 2
+    try:
+        ba = int(base_axis)
+    except (TypeError, ValueError):
+        raise TypeError(f"{fname}(): base_axis must be an int, got {base_axis!r}") from None
+    if ba < 0:
+        ba += len(x_shape)
+    if ba < 0 or len(x_shape) != ba + 1 + nd:
+        raise ValueError(
+            f"{fname}(): x of shape {tuple(x_shape)} with base_axis={base_axis} does not match a "
+            f"{nd}-d kernel: x needs base_axis + 1 + {nd} axes (*batch, channels, *spatial)"
+        )
+    try:
+        g = int(group)
+    except (TypeError, ValueError):
+        raise TypeError(f"{fname}(): group must be an int, got {group!r}") from None
+    if g < 1:
+        raise ValueError(f"{fname}(): group must be >= 1, got {group!r}")
+    batch = tuple(int(s) for s in x_shape[:ba])
+    return ConvGeom(
+        base_axis=ba,
+        batch=batch,
+        n=math.prod(batch),
+        pad=ints(pad, nd, 0, fname, "pad"),
+        stride=ints(stride, nd, 1, fname, "stride", 1),
+        dilation=ints(dilation, nd, 1, fname, "dilation", 1),
+        group=g,
+    )
+
+
+def _attrs(geo: ConvGeom) -> dict[str, Any]:
+    return {"base_axis": geo.base_axis, "pad": geo.pad, "stride": geo.stride,
+            "dilation": geo.dilation, "group": geo.group}
+
+
+def _conv_out_shape(fname: str, spatial: Sequence[int], kernel: Sequence[int], geo: ConvGeom
+                    ) -> tuple[int, ...]:
+    out = tuple(
+        conv_out_len(L, k, p, s, d)
+        for L, k, p, s, d in zip(spatial, kernel, geo.pad, geo.stride, geo.dilation)
+    )
+    if any(o < 1 for o in out):
+        raise ValueError(
+            f"{fname}(): the input's spatial shape {tuple(spatial)} (pad {geo.pad}) is smaller "
+            f"than the dilated kernel {tuple(kernel)} (dilation {geo.dilation})"
+        )
+    return out
+
+
+# -- array helpers (xp = numpy or cupy) --------------------------------------------------------
+
+
+def _pad(xp: Any, x: Any, pad: Sequence[int]) -> Any:
+    """Zero-pad the trailing ``len(pad)`` axes of ``x`` symmetrically."""
+    if not any(pad):
+        return x
+    lead = x.ndim - len(pad)
+    out = xp.zeros(x.shape[:lead] + tuple(s + 2 * p for s, p in zip(x.shape[lead:], pad)),
+                   dtype=x.dtype)
+    out[(Ellipsis, *(slice(p, p + s) for s, p in zip(x.shape[lead:], pad)))] = x
+    return out
+
+
+# Stride-1 layout ("flat offsets"): the padded input is flattened over its spatial axes, so the
+# value that kernel offset ``k`` sees at output position ``p`` is at flat index
+# ``p . st + k . (dilation * st)`` (``st``: the padded array's row-major strides in elements).
+# Outputs are computed on an extended grid (first axis: the output length, other axes: the
+# padded lengths); the extra positions are discarded. Every column is then one contiguous slice,
+# much faster to copy or accumulate than a strided window.
+
+
+def _flat_strides(full: Sequence[int]) -> tuple[int, ...]:
+    return tuple(math.prod(full[i + 1:]) for i in range(len(full)))
+
+
+def _flat_offsets(full: Sequence[int], kernel: Sequence[int], dilation: Sequence[int]
+                  ) -> tuple[list[int], int]:
+    """Flat offset of every kernel offset (row-major) and the slack needed after the array."""
+    st = _flat_strides(full)
+    offs = [sum(k * d * t for k, d, t in zip(off, dilation, st))
+            for off in itertools.product(*(range(k) for k in kernel))]
+    slack = sum((k - 1) * d * t for k, d, t in zip(kernel[1:], dilation[1:], st[1:]))
+    return offs, slack
+
+
+def _ext_shape(out: Sequence[int], full: Sequence[int]) -> tuple[int, ...]:
+    return (out[0], *full[1:])
+
+
+def _to_ext(xp: Any, a: Any, ext: Sequence[int]) -> Any:
+    """Zero-extend the trailing spatial axes of ``a`` (N, C, *out) to the extended grid."""
+    if tuple(a.shape[2:]) == tuple(ext):
+        return a
+    out = xp.zeros(a.shape[:2] + tuple(ext), dtype=a.dtype)
+    out[(slice(None), slice(None), *(slice(0, s) for s in a.shape[2:]))] = a
+    return out
+
+
+def _from_ext(xp: Any, a: Any, out: Sequence[int]) -> Any:
+    """The valid part (N, C, *out) of an extended-grid array, contiguous."""
+    if tuple(a.shape[2:]) == tuple(out):
+        return a
+    return xp.ascontiguousarray(a[(slice(None), slice(None), *(slice(0, s) for s in out))])
+
+
+#: On the CPU, column matrices are built and consumed a few samples at a time so that each block
+#: stays in cache, in per-thread scratch buffers reused from call to call (fresh multi-megabyte
+#: temporaries cost a page fault per 4 KiB on every call); devices take the whole batch at once.
+_BLOCK_BYTES = 1 << 21
+_SCRATCH_MAX = 1 << 23
+_scratch_store = threading.local()
+
+
+def _blocks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
+    if xp is not np or n == 0:
+        return [(0, n)]
+    step = max(1, _BLOCK_BYTES // max(1, per_sample_bytes))
+    return [(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = False) -> Any:
+    """A temporary array for use within one kernel call (a reused per-thread buffer on the CPU).
+
+    Each ``slot`` holds one live temporary at a time; the result must not outlive the call.
+    """
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if xp is not np or nbytes > _SCRATCH_MAX:
+        return (xp.zeros if zero else xp.empty)(tuple(shape), dtype=dtype)
+    store = getattr(_scratch_store, "bufs", None)
+    if store is None:
+        store = _scratch_store.bufs = {}
+    buf = store.get(slot)
+    if buf is None or buf.nbytes < nbytes:
+        buf = store[slot] = np.empty(max(nbytes, 64), dtype=np.uint8)
+    out = buf[:nbytes].view(dtype).reshape(tuple(shape))
+    if zero:
+        out.fill(0)
+    return out
+
+
+class _Columns:
+    """The column matrices of ``x`` (N, C, *spatial), block by block over the batch.
+
+    ``block(a, b)`` has shape ``(b - a, C * K, M)``: row ``c * K + k`` holds, for every position
+    of the grid ``ext`` (``out``, or the extended grid for stride 1), the input value that kernel
+    offset ``k`` of channel ``c`` sees. Blocks live in scratch memory: use each before the next.
+    """
+
+    def __init__(self, xp: Any, x: Any, out: Sequence[int], kernel: Sequence[int],
+                 geo: ConvGeom) -> None:
+        self.xp = xp
+        n, c = x.shape[:2]
+        self.c = c
+        self.k = math.prod(kernel)
+        self.dtype = x.dtype
+        self.flat = all(s == 1 for s in geo.stride)
+        if self.flat:
+            full = tuple(s + 2 * p for s, p in zip(x.shape[2:], geo.pad))
+            self.offs, slack = _flat_offsets(full, kernel, geo.dilation)
+            total = math.prod(full)
+            buf = _scratch(xp, (n, c, total + slack), x.dtype, "src", zero=True)
+            inner = (slice(None), slice(None),
+                     *(slice(p, p + s) for s, p in zip(x.shape[2:], geo.pad)))
+            buf[:, :, :total].reshape(n, c, *full)[inner] = x
+            self.src = buf
+            self.ext = _ext_shape(out, full)
+        else:
+            xpad = _pad(xp, x, geo.pad)
+            nd = len(out)
+            st = xpad.strides
+            strides = (st[0], st[1], *(st[2 + i] * geo.dilation[i] for i in range(nd)),
+                       *(st[2 + i] * geo.stride[i] for i in range(nd)))
+            self.src = xp.lib.stride_tricks.as_strided(
+                xpad, shape=(n, c, *kernel, *out), strides=strides)
+            self.ext = tuple(out)
+        self.m = math.prod(self.ext)
+        self.blocks = _blocks(xp, n, c * self.k * self.m * x.dtype.itemsize)
+
+    def block(self, a: int, b: int) -> Any:
+        xp, c, k, m = self.xp, self.c, self.k, self.m
+        cols = _scratch(xp, (b - a, c, k, m) if self.flat else (b - a, c, *self.src.shape[2:]),
+                        self.dtype, "cols")
+        if self.flat:
+            for j, f in enumerate(self.offs):
+                cols[:, :, j] = self.src[a:b, :, f:f + m]
+        else:
+            cols[...] = self.src[a:b]
+        return cols.reshape(b - a, c * k, m)
+
+
+def _col2im_block(xp: Any, buf: Any, cols: Any, kernel: Sequence[int], insp: Sequence[int],
+                  geo: ConvGeom, offs: list[int] | None) -> None:
+    """Scatter-add columns ``(B, C, K, M)`` into ``buf``: ``(B, C, *full)``, or flat
+    ``(B, C, total + slack)`` with flat offsets ``offs`` (stride 1)."""
+    if offs is not None:
+        m = cols.shape[-1]
+        for j, f in enumerate(offs):
+            buf[:, :, f:f + m] += cols[:, :, j]
+        return
+    cols = cols.reshape(*cols.shape[:2], *kernel, *insp)
+    for off in itertools.product(*(range(k) for k in kernel)):
+        sl = tuple(
+            slice(o * d, o * d + s * (i - 1) + 1, s)
+            for o, d, s, i in zip(off, geo.dilation, geo.stride, insp)
+        )
+        buf[(slice(None), slice(None), *sl)] += cols[(slice(None), slice(None), *off)]
+
+
+def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str) -> Any:
+    """Convolution of ``x`` (N, C, *spatial) with ``w`` (O, C // group, *kernel)."""
+    n, c = x.shape[:2]
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    g = geo.group
+    if c != cg * g:
+        raise ValueError(
+            f"{fname}(): x has {c} channels but weight {tuple(w.shape)} with group={g} expects "
+            f"{cg * g} (weight.shape[1] * group)"
+        )
+    if o % g:
+        raise ValueError(
+            f"{fname}(): weight has {o} output maps, which group={g} does not divide"
+        )
+    out = _conv_out_shape(fname, x.shape[2:], kernel, geo)
+    cols = _Columns(xp, x, out, kernel, geo)
+    k = math.prod(kernel)
+    m = cols.m
+    dtype = np.result_type(x.dtype, w.dtype)
+    wm = w.reshape(g, o // g, cg * k).astype(dtype, copy=False)
+    shape = (n, g, o // g, m)
+    y = (_scratch(xp, shape, dtype, "yext") if cols.ext != tuple(out)
+         else xp.empty(shape, dtype=dtype))
+    for a, b in cols.blocks:
+        blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
+        xp.matmul(wm, blk, out=y[a:b])
+    return _from_ext(xp, y.reshape(n, o, *cols.ext), out)
+
+
+def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname: str) -> Any:
+    """Deconvolution of ``x`` (N, Cin, *spatial) with ``w`` (Cin, Og, *kernel)."""
+    n, c = x.shape[:2]
+    ci, og = w.shape[:2]
+    kernel = w.shape[2:]
+    g = geo.group
+    if c != ci:
+        raise ValueError(
+            f"{fname}(): x has {c} channels but weight {tuple(w.shape)} expects {ci} "
+            "(weight.shape[0])"
+        )
+    if ci % g:
+        raise ValueError(f"{fname}(): weight has {ci} input maps, which group={g} does not divide")
+    insp = x.shape[2:]
+    out = tuple(
+        deconv_out_len(i, k, p, s, d, e)
+        for i, k, p, s, d, e in zip(insp, kernel, geo.pad, geo.stride, geo.dilation, op)
+    )
+    if any(L < 1 for L in out):
+        raise ValueError(
+            f"{fname}(): the output shape {out} is empty: pad {geo.pad} is too large for input "
+            f"{tuple(insp)} and kernel {tuple(kernel)}"
+        )
+    full = tuple(L + 2 * p for L, p in zip(out, geo.pad))
+    flat = all(s == 1 for s in geo.stride)
+    offs = None
+    slack = 0
+    if flat:
+        ext = _ext_shape(insp, full)
+        if tuple(insp) != ext:
+            e = _scratch(xp, (n, c, *ext), x.dtype, "ext", zero=True)
+            e[(slice(None), slice(None), *(slice(0, s) for s in insp))] = x
+            x = e
+        offs, slack = _flat_offsets(full, kernel, geo.dilation)
+    k = math.prod(kernel)
+    m = math.prod(x.shape[2:])
+    cig = ci // g
+    dtype = np.result_type(x.dtype, w.dtype)
+    wt = w.reshape(g, cig, og * k).transpose(0, 2, 1).astype(dtype, copy=False)
+    xr = x.reshape(n, g, cig, m)
+    total = math.prod(full)
+    crop = flat or any(geo.pad)
+    shape = (n, g * og, total + slack) if flat else (n, g * og, *full)
+    buf = _scratch(xp, shape, dtype, "buf", zero=True) if crop else xp.zeros(shape, dtype=dtype)
+    for a, b in _blocks(xp, n, g * og * k * m * np.dtype(dtype).itemsize):
+        cols = _scratch(xp, (b - a, g, og * k, m), dtype, "cols")
+        xp.matmul(wt, xr[a:b], out=cols)
+        cols = cols.reshape(b - a, g * og, k, m)
+        _col2im_block(xp, buf[a:b], cols, kernel, insp, geo, offs)
+    y = buf[:, :, :total].reshape(n, g * og, *full) if flat else buf
+    if crop:
+        y = xp.ascontiguousarray(y[(slice(None), slice(None),
+                                    *(slice(p, p + L) for p, L in zip(geo.pad, out)))])
+    return y
+
+
+def _filter_grad_nd(xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGeom,
+                    fname: str) -> Any:
+    """Gradient of a convolution w.r.t. its weight: shape (O, C // group, *kernel)."""
+    c = x.shape[1]
+    o = dy.shape[1]
+    g = geo.group
+    if c % g or o % g:
+        raise ValueError(
+            f"{fname}(): group={g} must divide the channels of x ({c}) and of dy ({o})"
+        )
+    out = _conv_out_shape(fname, x.shape[2:], kernel, geo)
+    if tuple(dy.shape[2:]) != out:
+        raise ValueError(
+            f"{fname}(): dy has spatial shape {tuple(dy.shape[2:])} but the convolution of x "
+            f"{tuple(x.shape)} gives {out}"
+        )
+    cols = _Columns(xp, x, out, kernel, geo)
+    k = math.prod(kernel)
+    cg, og = c // g, o // g
+    m = cols.m
+    dtype = np.result_type(x.dtype, dy.dtype)
+    dw = xp.zeros((g, og, cg * k), dtype=dtype)
+    for a, b in cols.blocks:
+        d = dy[a:b]
+        if tuple(d.shape[2:]) != cols.ext:
+            e = _scratch(xp, (b - a, o, *cols.ext), dy.dtype, "ext", zero=True)
+            e[(slice(None), slice(None), *(slice(0, s) for s in d.shape[2:]))] = d
+            d = e
+        d = d.reshape(b - a, g, og, m)
+        blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
+        # per sample and group (Og, M) @ (M, Cg*K), summed over the block
+        dw += xp.matmul(d, blk.swapaxes(-1, -2)).sum(axis=0)
+    return dw.reshape(o, cg, *kernel)
+
+
+def _flat(x: Any, geo: ConvGeom) -> Any:
+    return x.reshape(geo.n, *x.shape[geo.base_axis:])
+
+
+def _check_bias(fname: str, b: Any, o: int) -> None:
+    if tuple(b.shape) != (o,):
+        raise ValueError(f"{fname}(): bias must have shape ({o},), got {tuple(b.shape)}")
+
+
+# -- forward kernels ---------------------------------------------------------------------------
+
+
+def _convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
+                 stride: Any = None, dilation: Any = None, group: int = 1) -> Any:
+    geo = _geom("convolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
+    y = _conv_nd(xp, _flat(x, geo), w, geo, "convolution")
+    if b is not None:
+        _check_bias("convolution", b, w.shape[0])
+        y += b.reshape((-1,) + (1,) * geo.nd)
+    return y.reshape(geo.batch + y.shape[1:])
+
+
+def _deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
+                   stride: Any = None, dilation: Any = None, group: int = 1,
+                   output_padding: Any = None) -> Any:
+    geo = _geom("deconvolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
+    op = ints(output_padding, geo.nd, 0, "deconvolution", "output_padding")
+    if any(e >= s for e, s in zip(op, geo.stride)):
+        raise ValueError(
+            f"deconvolution(): output_padding {op} must be smaller than stride {geo.stride}"
+        )
+    y = _deconv_nd(xp, _flat(x, geo), w, geo, op, "deconvolution")
+    if b is not None:
+        _check_bias("deconvolution", b, y.shape[1])
+        y += b.reshape((-1,) + (1,) * geo.nd)
+    return y.reshape(geo.batch + y.shape[1:])
+
+
+def _convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_axis: int = 1,
+                             pad: Any = None, stride: Any = None, dilation: Any = None,
+                             group: int = 1) -> Any:
+    fname = "convolution_filter_grad"
+    nd = 1 if isinstance(kernel, (int, np.integer)) else len(tuple(kernel))
+    k = ints(kernel, nd, 1, fname, "kernel", 1)
+    w_shape = (1, 1, *k)
+    geo = _geom(fname, x.shape, w_shape, base_axis, pad, stride, dilation, group)
+    if tuple(dy.shape[: geo.base_axis]) != geo.batch or dy.ndim != x.ndim:
+        raise ValueError(
+            f"{fname}(): dy of shape {tuple(dy.shape)} does not match x of shape "
+            f"{tuple(x.shape)} (same batch axes and number of axes expected)"
+        )
+    return _filter_grad_nd(xp, _flat(x, geo), _flat(dy, geo), k, geo, fname)
+
+
+# -- backward rules ----------------------------------------------------------------------------
+
+
+def _call(name: str, *args: Any, **attrs: Any) -> Any:
+    from gradhub.ops import call
+
+    return call(name, *args, **attrs)
+
+
+def _needs(v: Any) -> bool:
+    return v is not None and bool(v.need_grad)
+
+
+def _bias_grad(g: Any, base_axis: int) -> Any:
+    axes = tuple(i for i in range(g.ndim) if i != base_axis)
+    return _call("Sum", g, axis=axes, keepdims=False)
+
+
+def _dx_output_padding(x_spatial: Sequence[int], y_spatial: Sequence[int],
+                       kernel: Sequence[int], geo: ConvGeom) -> tuple[int, ...]:
+    return tuple(
+        L - deconv_out_len(i, k, p, s, d)
+        for L, i, k, p, s, d in zip(x_spatial, y_spatial, kernel, geo.pad, geo.stride,
+                                    geo.dilation)
+    )
+
+
+def _convolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, stride,  # type: ignore[no-untyped-def]
+                    dilation, group):
+    g = gy[0]
+    x, w = inputs[0], inputs[1]
+    xs, ws = in_shapes[0], in_shapes[1]
+    geo = _geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
+    kernel = tuple(ws[2:])
+    ba = geo.base_axis
+    res: list[Any] = [None, None]
+    if _needs(x):
+        op = _dx_output_padding(xs[ba + 1:], out_shapes[0][ba + 1:], kernel, geo)
+        res[0] = _call("Deconvolution", g, w, output_padding=op, **_attrs(geo))
+    if _needs(w):
+        res[1] = _call("ConvolutionFilterGrad", x, g, kernel=kernel, **_attrs(geo))
+    if len(in_shapes) > 2:
+        res.append(_bias_grad(g, ba))
+    return res
+
+
+def _deconvolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, stride,  # type: ignore[no-untyped-def]
+                      dilation, group, output_padding):
+    g = gy[0]
+    x, w = inputs[0], inputs[1]
+    ws = in_shapes[1]
+    geo = _geom("deconvolution", in_shapes[0], ws, base_axis, pad, stride, dilation, group)
+    res: list[Any] = [None, None]
+    if _needs(x):
+        res[0] = _call("Convolution", g, w, **_attrs(geo))
+    if _needs(w):
+        res[1] = _call("ConvolutionFilterGrad", g, x, kernel=tuple(ws[2:]), **_attrs(geo))
+    if len(in_shapes) > 2:
+        res.append(_bias_grad(g, geo.base_axis))
+    return res
+
+
+def _convolution_filter_grad_bw(gw, inputs, in_shapes, outputs, out_shapes, kernel,  # type: ignore[no-untyped-def]
+                                base_axis, pad, stride, dilation, group):
+    g = gw[0]
+    x, dy = inputs
+    xs, ys = in_shapes
+    geo = _geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
+                dilation, group)
+    ba = geo.base_axis
+    res: list[Any] = [None, None]
+    if _needs(x):
+        op = _dx_output_padding(xs[ba + 1:], ys[ba + 1:], tuple(kernel), geo)
+        res[0] = _call("Deconvolution", dy, g, output_padding=op, **_attrs(geo))
+    if _needs(dy):
+        res[1] = _call("Convolution", x, g, **_attrs(geo))
+    return res
+
+
+# -- references (independent naive loops) ------------------------------------------------------
+
+
+def _ref_params(nd: int, pad: Any, stride: Any, dilation: Any
+                ) -> tuple[list[int], list[int], list[int]]:
+    def one(v: Any, default: int) -> list[int]:
+        if v is None:
+            return [default] * nd
+        return [int(v)] * nd if isinstance(v, int) else [int(a) for a in v]
+
+    return one(pad, 0), one(stride, 1), one(dilation, 1)
+
+
+def _convolution_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None,
+                     base_axis: int = 1, pad: Any = None, stride: Any = None,
+                     dilation: Any = None, group: int = 1) -> np.ndarray:
+    ba = base_axis % x.ndim
+    batch, xf = x.shape[:ba], x.reshape((-1,) + x.shape[ba:])
+    p, s, d = _ref_params(w.ndim - 2, pad, stride, dilation)
+    n = xf.shape[0]
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    sp = xf.shape[2:]
+    out = [(sp[i] + 2 * p[i] - d[i] * (kernel[i] - 1) - 1) // s[i] + 1 for i in range(len(sp))]
+    y = np.zeros((n, o, *out), dtype=np.result_type(x, w))
+    og = o // group
+    for b_ in range(n):
+        for oc in range(o):
+            gi = oc // og
+            for pos in itertools.product(*(range(v) for v in out)):
+                acc = 0.0
+                for ci in range(cg):
+                    for off in itertools.product(*(range(k) for k in kernel)):
+                        idx = [pos[i] * s[i] + off[i] * d[i] - p[i] for i in range(len(sp))]
+                        if all(0 <= idx[i] < sp[i] for i in range(len(sp))):
+                            acc += xf[(b_, gi * cg + ci, *idx)] * w[(oc, ci, *off)]
+                y[(b_, oc, *pos)] = acc
+    if b is not None:
+        y += b.reshape((-1,) + (1,) * len(out))
+    return y.reshape(batch + y.shape[1:])
+
+
+def _deconvolution_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None,
+                       base_axis: int = 1, pad: Any = None, stride: Any = None,
+                       dilation: Any = None, group: int = 1,
+                       output_padding: Any = None) -> np.ndarray:
+    ba = base_axis % x.ndim
+    batch, xf = x.shape[:ba], x.reshape((-1,) + x.shape[ba:])
+    p, s, d = _ref_params(w.ndim - 2, pad, stride, dilation)
+    n, ci = xf.shape[:2]
+    og = w.shape[1]
+    kernel = w.shape[2:]
+    sp = xf.shape[2:]
+    nd = len(sp)
+    op = [0] * nd if output_padding is None else (
+        [output_padding] * nd if isinstance(output_padding, int) else list(output_padding))
+    out = [(sp[i] - 1) * s[i] - 2 * p[i] + d[i] * (kernel[i] - 1) + 1 + op[i] for i in range(nd)]
+    y = np.zeros((n, og * group, *out), dtype=np.result_type(x, w))
+    cig = ci // group
+    for b_ in range(n):
+        for ic in range(ci):
+            gi = ic // cig
+            for pos in itertools.product(*(range(v) for v in sp)):
+                for oc in range(og):
+                    for off in itertools.product(*(range(k) for k in kernel)):
+                        idx = [pos[i] * s[i] + off[i] * d[i] - p[i] for i in range(nd)]
+                        if all(0 <= idx[i] < out[i] for i in range(nd)):
+                            y[(b_, gi * og + oc, *idx)] += xf[(b_, ic, *pos)] * w[(ic, oc, *off)]
+    if b is not None:
+        y += b.reshape((-1,) + (1,) * nd)
+    return y.reshape(batch + y.shape[1:])
+
+
+def _convolution_filter_grad_ref(x: np.ndarray, dy: np.ndarray, kernel: Any = (1,),
+                                 base_axis: int = 1, pad: Any = None, stride: Any = None,
+                                 dilation: Any = None, group: int = 1) -> np.ndarray:
+    kernel = tuple(kernel)
+    ba = base_axis % x.ndim
+    xf, dyf = x.reshape((-1,) + x.shape[ba:]), dy.reshape((-1,) + dy.shape[ba:])
+    p, s, d = _ref_params(len(kernel), pad, stride, dilation)
+    n, c = xf.shape[:2]
+    o = dyf.shape[1]
+    cg, og = c // group, o // group
+    sp = xf.shape[2:]
+    out = dyf.shape[2:]
+    nd = len(sp)
+    dw = np.zeros((o, cg, *kernel), dtype=np.result_type(x, dy))
+    for oc in range(o):
+        gi = oc // og
+        for cc in range(cg):
+            for off in itertools.product(*(range(k) for k in kernel)):
+                acc = 0.0
+                for b_ in range(n):
+                    for pos in itertools.product(*(range(v) for v in out)):
+                        idx = [pos[i] * s[i] + off[i] * d[i] - p[i] for i in range(nd)]
+                        if all(0 <= idx[i] < sp[i] for i in range(nd)):
+                            acc += dyf[(b_, oc, *pos)] * xf[(b_, gi * cg + cc, *idx)]
+                dw[(oc, cc, *off)] = acc
+    return dw
+
+
+# -- samples -----------------------------------------------------------------------------------
+
+
+def _conv_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    r = rng.standard_normal
+    yield Sample((r((2, 2, 4, 4)), r((3, 2, 3, 3)), r((3,))), {"pad": (1, 1)}, name="2d pad bias")
+    yield Sample((r((1, 2, 5, 5)), r((2, 2, 2, 2))), {"pad": (1, 0), "stride": (2, 2)},
+                 name="2d stride")
+    yield Sample((r((1, 4, 4, 3)), r((4, 2, 2, 2)), r((4,))),
+                 {"group": 2, "dilation": (2, 1), "pad": 1}, name="2d group dilation")
+    yield Sample((r((2, 3, 6)), r((2, 3, 3)), r((2,))), {"pad": 1, "stride": 2}, name="1d")
+    yield Sample((r((2, 2, 2, 4)), r((2, 2, 3))), {"base_axis": 2}, name="1d base_axis=2")
+    yield Sample((r((2, 5)), r((3, 2, 2))), {"base_axis": 0}, name="no batch axis")
+    yield Sample((r((0, 2, 3, 3)), r((2, 2, 2, 2))), {}, name="size-0 batch")
+    yield Sample((r((3, 4, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))), {"pad": (0, 1)},
+                 name="non-contiguous x")
+    yield Sample((r((1, 1, 3, 3, 3)), r((2, 1, 2, 2, 2)), r((2,))), {"stride": (1, 2, 1)},
+                 name="3d")
+
+
+def _deconv_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    r = rng.standard_normal
+    yield Sample((r((2, 2, 3, 3)), r((2, 3, 3, 3)), r((3,))), {"pad": (1, 1)},
+                 name="2d pad bias")
+    yield Sample((r((1, 2, 2, 3)), r((2, 2, 2, 2))), {"stride": (2, 2), "pad": (0, 1),
+                                                      "output_padding": (1, 0)},
+                 name="2d stride output_padding")
+    yield Sample((r((1, 4, 2, 2)), r((4, 1, 2, 2)), r((2,))),
+                 {"group": 2, "dilation": (2, 1)}, name="2d group dilation")
+    yield Sample((r((2, 2, 3)), r((2, 2, 3)), r((2,))), {"stride": 2, "pad": 1}, name="1d")
+    yield Sample((r((2, 5)), r((2, 3, 2))), {"base_axis": 0}, name="no batch axis")
+    yield Sample((r((0, 2, 2, 2)), r((2, 2, 2, 2))), {}, name="size-0 batch")
+    yield Sample((r((3, 2, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))), {},
+                 name="non-contiguous x")
+    yield Sample((r((1, 1, 2, 2, 2)), r((1, 2, 2, 1, 2))), {"stride": (1, 2, 1)}, name="3d")
+
+
+def _filter_grad_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    r = rng.standard_normal
+    yield Sample((r((2, 2, 4, 4)), r((2, 3, 4, 4))), {"kernel": (3, 3), "pad": (1, 1)},
+                 name="2d pad")
+    yield Sample((r((1, 2, 5, 5)), r((1, 2, 3, 2))),
+                 {"kernel": (2, 2), "pad": (1, 0), "stride": (2, 2)}, name="2d stride")
+    yield Sample((r((1, 4, 4, 3)), r((1, 4, 2, 2))),
+                 {"kernel": (2, 2), "group": 2, "dilation": (2, 1)}, name="2d group dilation")
+    yield Sample((r((2, 3, 6)), r((2, 2, 3))), {"kernel": (3,), "pad": 1, "stride": 2},
+                 name="1d")
+    yield Sample((r((0, 2, 3, 3)), r((0, 2, 2, 2))), {"kernel": (2, 2)}, name="size-0 batch")
+
+
+_DOC_CONV = """Convolution (nnabla layout), N-d.
+
+    y[n, o, p] = b[o] + sum_{c, k} W[o, c, k] * xpad[n, g(o)*C/group + c, p*stride + k*dilation]
+
+    x: (*batch, C, *spatial) with batch = x.shape[:base_axis]; weight: (outmaps, C // group,
+    *kernel); bias: (outmaps,) or None. pad/stride/dilation: an int or one int per spatial axis
+    (defaults 0/1/1). Output spatial size: (L + 2*pad - dilation*(k - 1) - 1) // stride + 1.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.ones((1, 1, 4, 4), np.float32))
+        >>> w = gh.Variable(np.ones((2, 1, 3, 3), np.float32))
+        >>> F.convolution(x, w, pad=(1, 1)).shape
+        (1, 2, 4, 4)
+    """
+
+_DOC_DECONV = """Deconvolution (transposed convolution, the adjoint of convolution w.r.t. x), N-d.
+
+    y[n, g*Og + o, i * stride + k * dilation - pad] += x[n, g*Cg + c, i] * W[g*Cg + c, o, k]
+
+    x: (*batch, Cin, *spatial); weight: (Cin, outmaps // group, *kernel); bias: (outmaps,) or
+    None. Output size: (L - 1) * stride - 2 * pad + dilation * (k - 1) + 1 + output_padding, with
+    0 <= output_padding < stride.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.ones((1, 2, 3, 3), np.float32))
+        >>> w = gh.Variable(np.ones((2, 4, 2, 2), np.float32))
+        >>> F.deconvolution(x, w, stride=(2, 2)).shape
+        (1, 4, 6, 6)
+    """
+
+_DOC_FG = """Gradient of a convolution w.r.t. its weight (a primitive of the convolution family).
+
+    dW[o, c, k] = sum_{n, p} dy[n, o, p] * xpad[n, g(o) * C/group + c, p * stride + k * dilation]
+
+    x: the convolution's input (*batch, C, *spatial); dy: the gradient of its output
+    (*batch, O, *out); kernel: the kernel's spatial shape. Returns (O, C // group, *kernel).
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.ones((1, 1, 4, 4), np.float32))
+        >>> dy = gh.Variable(np.ones((1, 2, 2, 2), np.float32))
+        >>> F.convolution_filter_grad(x, dy, kernel=(3, 3)).shape
+        (2, 1, 3, 3)
+    """
 
 
 def register_functions(register: Any) -> None:
     """Register the conv functions."""
+    conv_attrs = {"base_axis": 1, "pad": None, "stride": None, "dilation": None, "group": 1}
+    register.function(
+        "Convolution", _convolution, inputs=("x", "weight", "bias?"), attrs=dict(conv_attrs),
+        rule=_convolution_bw, need_inputs=(0, 1), need_outputs=(), samples=_conv_samples,
+        reference=_convolution_ref, doc=_DOC_CONV,
+    )
+    register.function(
+        "Deconvolution", _deconvolution, inputs=("x", "weight", "bias?"),
+        attrs={**conv_attrs, "output_padding": None}, rule=_deconvolution_bw,
+        need_inputs=(0, 1), need_outputs=(), samples=_deconv_samples,
+        reference=_deconvolution_ref, doc=_DOC_DECONV,
+    )
+    register.function(
+        "ConvolutionFilterGrad", _convolution_filter_grad, inputs=("x", "dy"),
+        attrs={"kernel": (1,), **conv_attrs}, rule=_convolution_filter_grad_bw,
+        need_inputs=(0, 1), need_outputs=(), samples=_filter_grad_samples,
+        reference=_convolution_filter_grad_ref, doc=_DOC_FG,
+    )

@@ -1,9 +1,298 @@
-"""gradhub-nn-ops: normalization functions."""
+"""gradhub-nn-ops: normalization (nnabla semantics).
+
+* ``BatchNormalization`` is a primitive: in training mode (``batch_stat=True``) its forward kernel
+  also updates the running ``mean``/``variance`` arrays in place, so re-executing a graph
+  (``y.forward()``, nnabla's static style) updates them again, as in nnabla. Its backward rule is
+  written with registered functions (differentiable to any order).
+* ``LayerNormalization`` is a composite of registered functions (no rule of its own).
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator, Sequence
 from typing import Any
+
+import numpy as np
+from gradhub import Sample
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _norm_axes(fname: str, arg: str, axes: Any, ndim: int) -> tuple[int, ...]:
+    if isinstance(axes, (int, np.integer)):
+        axes = (int(axes),)
+    try:
+        vals = [int(a) for a in axes]
+    except (TypeError, ValueError):
+        raise TypeError(f"{fname}(): {arg} must be an int or a sequence of ints, got {axes!r}"
+                        ) from None
+    out = []
+    for a in vals:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{fname}(): {arg} {axes!r} is out of range for x with {ndim} axes")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fname}(): {arg} {axes!r} repeats an axis")
+    return tuple(sorted(out))
+
+
+def _call(name: str, *args: Any, **attrs: Any) -> Any:
+    from gradhub.ops import call
+
+    return call(name, *args, **attrs)
+
+
+def _mean(v: Any, axes: tuple[int, ...], n: int) -> Any:
+    """Differentiable mean over ``axes`` (kept as size-1 axes) of ``n`` elements."""
+    s = _call("Sum", v, axis=axes, keepdims=True)
+    return _call("MulScalar", s, val=1.0 / n) if n != 1 else s
+
+
+# -- BatchNormalization ------------------------------------------------------------------------
+
+
+def _bn_geometry(x_shape: Sequence[int], axes: Any
+                 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+    """(axes, reduced axes, parameter shape, number of reduced elements)."""
+    nd = len(x_shape)
+    ax = _norm_axes("batch_normalization", "axes", axes, nd)
+    red = tuple(i for i in range(nd) if i not in ax)
+    pshape = tuple(int(x_shape[i]) if i in ax else 1 for i in range(nd))
+    n = math.prod(int(x_shape[i]) for i in red)
+    return ax, red, pshape, n
+
+
+def _update_running(xp: Any, arr: Any, batch: Any, decay_rate: float, name: str) -> None:
+    flags = getattr(arr, "flags", None)
+    if flags is not None and not flags.writeable:
+        raise ValueError(
+            f"batch_normalization(): the running {name} array is read-only; pass a writable "
+            "array (the running statistics are updated in place when batch_stat=True)"
+        )
+    arr[...] = decay_rate * arr + (1.0 - decay_rate) * batch
+
+
+def _batch_normalization(xp: Any, x: Any, beta: Any, gamma: Any, mean: Any, variance: Any,
+                         axes: Any = (1,), decay_rate: float = 0.9, eps: float = 1e-5,
+                         batch_stat: bool = True) -> Any:
+    ax, red, pshape, n = _bn_geometry(x.shape, axes)
+    for name, p in (("beta", beta), ("gamma", gamma), ("mean", mean), ("variance", variance)):
+        if tuple(p.shape) != pshape:
+            raise ValueError(
+                f"batch_normalization(): {name} must have shape {pshape} (x's size on axes "
+                f"{ax}, 1 elsewhere), got {tuple(p.shape)}"
+            )
+    if batch_stat:
+        if n == 0:
+            raise ValueError(
+                f"batch_normalization(): x of shape {tuple(x.shape)} has no element to compute "
+                "batch statistics from (batch_stat=True)"
+            )
+        m = x.mean(axis=red, keepdims=True)
+        xc = x - m
+        v = (xc * xc).mean(axis=red, keepdims=True)
+        _update_running(xp, mean, m, decay_rate, "mean")
+        _update_running(xp, variance, v * (n / (n - 1)) if n > 1 else v, decay_rate,
+                        "variance")
+        return xc / xp.sqrt(v + eps) * gamma + beta
+    return (x - mean) / xp.sqrt(variance + eps) * gamma + beta
+
+
+def _batch_normalization_bw(gy, inputs, in_shapes, outputs, out_shapes, axes, decay_rate,  # type: ignore[no-untyped-def]
+                            eps, batch_stat):
+    g = gy[0]
+    x, _, gamma, mean, var = inputs
+    _, red, _, n = _bn_geometry(in_shapes[0], axes)
+    dbeta = _call("Sum", g, axis=red, keepdims=True)
+    if batch_stat:
+        xc = x - _mean(x, red, n)
+        rstd = _call("PowScalar", _call("AddScalar", _mean(xc * xc, red, n), val=eps), val=-0.5)
+        xhat = xc * rstd
+        dgamma = _call("Sum", g * xhat, axis=red, keepdims=True)
+        dx = None
+        if x.need_grad:
+            dxhat = g * gamma
+            dx = rstd * (dxhat - _mean(dxhat, red, n) - xhat * _mean(dxhat * xhat, red, n))
+        return [dx, dbeta, dgamma, None, None]
+    ve = _call("AddScalar", var, val=eps)
+    rstd = _call("PowScalar", ve, val=-0.5)
+    xc = x - mean
+    gg = g * gamma
+    dx = gg * rstd
+    dgamma = _call("Sum", g * xc * rstd, axis=red, keepdims=True)
+    dmean = -_call("Sum", dx, axis=red, keepdims=True)
+    dvar = (_call("Sum", gg * xc, axis=red, keepdims=True)
+            * _call("PowScalar", ve, val=-1.5) * -0.5)
+    return [dx, dbeta, dgamma, dmean, dvar]
+
+
+def _batch_normalization_ref(x: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                             mean: np.ndarray, variance: np.ndarray, axes: Any = (1,),
+                             decay_rate: float = 0.9, eps: float = 1e-5,
+                             batch_stat: bool = True) -> np.ndarray:
+    ax = [a % x.ndim for a in ([axes] if isinstance(axes, int) else axes)]
+    # move the normalized axes last and flatten the others into rows
+    rest = [i for i in range(x.ndim) if i not in ax]
+    xt = np.transpose(x, rest + ax)
+    rows = xt.reshape(-1, math.prod(x.shape[a] for a in ax))
+    if batch_stat:
+        mu = np.array([np.mean(rows[:, j]) for j in range(rows.shape[1])])
+        var = np.array([np.mean((rows[:, j] - mu[j]) ** 2) for j in range(rows.shape[1])])
+    else:
+        mu, var = mean.reshape(-1), variance.reshape(-1)
+    out = (rows - mu) / np.sqrt(var + eps) * gamma.reshape(-1) + beta.reshape(-1)
+    out = out.reshape(xt.shape)
+    return np.transpose(out, np.argsort(rest + ax)).astype(np.result_type(x, beta, gamma))
+
+
+def _bn_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    # x is drawn uniformly: gradcheck draws its incoming gradients from a standard normal
+    # generator with the same seed, and an incoming gradient equal to x would hide errors in dx
+    def params(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+        return (rng.standard_normal(shape), rng.uniform(0.5, 1.5, shape),
+                rng.standard_normal(shape) * 0.1, rng.uniform(0.5, 1.5, shape))
+
+    def x(shape: tuple[int, ...]) -> np.ndarray:
+        return rng.uniform(-2.0, 2.0, shape)
+
+    yield Sample((x((4, 3)), *params((1, 3))), {}, grad_inputs=(0, 1, 2), name="2d batch_stat")
+    yield Sample((x((2, 3, 2, 2)), *params((1, 3, 1, 1))), {}, grad_inputs=(0, 1, 2),
+                 name="4d batch_stat")
+    yield Sample((x((3, 2, 2)), *params((1, 2, 2))), {"axes": (1, 2)}, grad_inputs=(0, 1, 2),
+                 name="two axes")
+    yield Sample((x((2, 2, 3)), *params((1, 1, 3))), {"axes": (-1,)}, grad_inputs=(0, 1, 2),
+                 name="channel last")
+    yield Sample((x((3, 2, 4)).transpose(2, 1, 0), *params((1, 2, 1))), {},
+                 grad_inputs=(0, 1, 2), name="non-contiguous")
+    yield Sample((x((2, 3, 2)), *params((1, 3, 1))), {"batch_stat": False}, name="inference")
+    yield Sample((x((0, 3)), *params((1, 3))), {"batch_stat": False}, name="inference size-0")
+
+
+_DOC_BN = """Batch normalization (nnabla), over every axis not in ``axes``.
+
+    y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
+
+    batch_stat=True (training): mu, sigma2 are the batch mean and (biased) variance, and the
+    running statistics are updated in place: mean <- decay_rate * mean + (1 - decay_rate) * mu,
+    variance <- decay_rate * variance + (1 - decay_rate) * sigma2 * n / (n - 1) (n: elements per
+    channel). batch_stat=False (inference): mu, sigma2 are the running mean and variance.
+    beta, gamma, mean, variance have x's size on ``axes`` and 1 elsewhere (e.g. (1, C, 1, 1)).
+    Gradients flow to x, beta, gamma (and, in inference mode, to mean and variance).
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.array([[1.0, 2.0], [3.0, 6.0]], np.float32))
+        >>> beta, gamma = np.zeros((1, 2), np.float32), np.ones((1, 2), np.float32)
+        >>> mean, var = np.zeros((1, 2), np.float32), np.ones((1, 2), np.float32)
+        >>> F.batch_normalization(x, beta, gamma, mean, var).d.round(3)
+        array([[-1., -1.],
+               [ 1.,  1.]], dtype=float32)
+        >>> mean
+        array([[0.2, 0.4]], dtype=float32)
+    """
+
+
+# -- LayerNormalization (composite) ------------------------------------------------------------
+
+
+def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis: Any = 0,
+                        eps: float = 1e-5, output_stat: bool = False) -> Any:
+    """Layer normalization (nnabla): normalize over every axis except ``batch_axis``.
+
+    y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
+
+    mu and sigma2 are the mean and (biased) variance of each sample over its non-batch axes.
+    beta and gamma (optional) broadcast against x, typically shaped like x with 1 on the batch
+    axes. With output_stat=True, returns (y, mu, sigma2) (statistics with size-1 axes kept).
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.array([[1.0, 3.0], [2.0, 2.0]], np.float32))
+        >>> F.layer_normalization(x).d.round(3)
+        array([[-1.,  1.],
+               [ 0.,  0.]], dtype=float32)
+    """
+    from gradhub import as_variable
+
+    x = as_variable(x)
+    batch = _norm_axes("layer_normalization", "batch_axis", batch_axis, x.ndim)
+    red = tuple(i for i in range(x.ndim) if i not in batch)
+    n = math.prod(x.shape[i] for i in red)
+    if n == 0:
+        raise ValueError(
+            f"layer_normalization(): x of shape {x.shape} has no element to normalize over "
+            f"(batch_axis={batch_axis!r})"
+        )
+    mu = _mean(x, red, n)
+    xc = x - mu
+    var = _mean(xc * xc, red, n)
+    y = xc * _call("PowScalar", _call("AddScalar", var, val=eps), val=-0.5)
+    try:
+        if gamma is not None:
+            y = y * gamma
+        if beta is not None:
+            y = y + beta
+    except ValueError as e:
+        raise ValueError(
+            f"layer_normalization(): beta/gamma do not broadcast against x of shape {x.shape}: "
+            f"{e}"
+        ) from e
+    return (y, mu, var) if output_stat else y
+
+
+def _layer_normalization_ref(x: np.ndarray, beta: np.ndarray | None = None,
+                             gamma: np.ndarray | None = None, batch_axis: Any = 0,
+                             eps: float = 1e-5, output_stat: bool = False) -> Any:
+    b = [a % x.ndim for a in ([batch_axis] if isinstance(batch_axis, int) else batch_axis)]
+    rest = [i for i in range(x.ndim) if i not in b]
+    xt = np.transpose(x, b + rest)
+    rows = xt.reshape(math.prod(x.shape[a] for a in b), math.prod(x.shape[a] for a in rest))
+    mu = np.array([np.mean(r) for r in rows])[:, None]
+    var = np.array([np.mean((r - np.mean(r)) ** 2) for r in rows])[:, None]
+    y = ((rows - mu) / np.sqrt(var + eps)).reshape(xt.shape)
+    inv = np.argsort(b + rest)
+    y = np.transpose(y, inv)
+    if gamma is not None:
+        y = y * gamma
+    if beta is not None:
+        y = y + beta
+    if not output_stat:
+        return y
+    kshape = [x.shape[i] if i in b else 1 for i in range(x.ndim)]
+    return y, mu.reshape(kshape), var.reshape(kshape)
+
+
+def _ln_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    r = rng.standard_normal
+
+    def x(shape: tuple[int, ...]) -> np.ndarray:  # uniform: see _bn_samples
+        return rng.uniform(-2.0, 2.0, shape)
+
+    yield Sample((x((3, 4)), r((1, 4)), rng.uniform(0.5, 1.5, (1, 4))), name="2d")
+    yield Sample((x((2, 3, 2, 2)), r((1, 3, 2, 2)), r((1, 3, 2, 2))), name="4d")
+    yield Sample((x((2, 5)),), name="no beta/gamma")
+    yield Sample((x((2, 2, 3)), r((1, 1, 3)), r((1, 1, 3))), {"batch_axis": (0, 1)},
+                 name="two batch axes")
+    yield Sample((x((3, 2, 2)), r((3, 1, 1)), r((3, 1, 1))), {"batch_axis": 1, "eps": 1e-3},
+                 name="batch_axis=1")
+    yield Sample((x((0, 4)), r((1, 4)), r((1, 4))), name="size-0 batch")
+    yield Sample((x((4, 3)).T, r((1, 4)), r((1, 4))), name="non-contiguous")
+    yield Sample((x((2, 3)), r((1, 3)), r((1, 3))), {"output_stat": True}, name="output_stat")
 
 
 def register_functions(register: Any) -> None:
     """Register the normalization functions."""
+    register.function(
+        "BatchNormalization", _batch_normalization,
+        inputs=("x", "beta", "gamma", "mean", "variance"),
+        attrs={"axes": (1,), "decay_rate": 0.9, "eps": 1e-5, "batch_stat": True},
+        rule=_batch_normalization_bw, need_inputs=(0, 2, 3, 4), need_outputs=(),
+        samples=_bn_samples, reference=_batch_normalization_ref, doc=_DOC_BN,
+    )
+    register.composite(
+        "LayerNormalization", layer_normalization, samples=_ln_samples,
+        reference=_layer_normalization_ref,
+    )

@@ -1,9 +1,681 @@
-"""gradhub-nn-ops: pooling functions."""
+"""gradhub-nn-ops: pooling (nnabla semantics), vectorized over kernel offsets.
+
+The kernel covers the last ``len(kernel)`` axes of ``x`` (the ones before the last axis when
+``channel_last``). Window ``o`` along an axis starts at ``o * stride - pad`` and ends at
+``min(start + kernel, size + pad)``; only its part inside the input is pooled. Output size::
+
+    ignore_border=True:  (size + 2 * pad - kernel) // stride + 1
+    ignore_border=False: (size + pad - 1) // stride + 1          (nnabla's formula)
+
+Every kernel works on strided views of a padded copy of ``x``, one view per kernel offset, so it
+costs ``prod(kernel)`` vectorized array operations and runs on every device.
+
+Max pooling's sub-gradient at ties: the whole gradient of a window goes to its FIRST maximal
+element in row-major order of the window (as nnabla). Differentiation is closed::
+
+    MaxPooling(x)                 dx  = MaxPoolingBackward(gy, x)
+    MaxPoolingBackward(dy, x)     ddy = MaxPoolingGather(g, x)      (d/dx = 0 almost everywhere)
+    MaxPoolingGather(g, x)        dg  = MaxPoolingBackward(gy, x)   (d/dx = 0 almost everywhere)
+    AveragePooling(x)             dx  = AveragePoolingBackward(gy)  (and back: linear adjoints)
+"""
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+from gradhub import Sample
+
+from .conv import ints
+
+# -- geometry ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PoolGeom:
+    """Normalized pooling parameters for an input shape."""
+
+    shape: tuple[int, ...]
+    axes: tuple[int, ...]
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    pad: tuple[int, ...]
+    out: tuple[int, ...]
+    right: tuple[int, ...]
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        s = list(self.shape)
+        for a, o in zip(self.axes, self.out):
+            s[a] = o
+        return tuple(s)
+
+    @property
+    def padded_shape(self) -> tuple[int, ...]:
+        s = list(self.shape)
+        for a, p, r in zip(self.axes, self.pad, self.right):
+            s[a] += p + r
+        return tuple(s)
+
+    def offsets(self) -> Iterator[tuple[int, ...]]:
+        """Kernel offsets in row-major order."""
+        return itertools.product(*(range(k) for k in self.kernel))
+
+    def window(self, off: Sequence[int]) -> tuple[slice, ...]:
+        """Index of the padded array giving, for every output position, the element at ``off``."""
+        idx = [slice(None)] * len(self.shape)
+        for a, o, s, n in zip(self.axes, off, self.stride, self.out):
+            idx[a] = slice(o, o + s * (n - 1) + 1, s)
+        return tuple(idx)
+
+    def interior(self) -> tuple[slice, ...]:
+        """Index of the padded array giving back the unpadded input."""
+        idx = [slice(None)] * len(self.shape)
+        for a, p, n in zip(self.axes, self.pad, (self.shape[a] for a in self.axes)):
+            idx[a] = slice(p, p + n)
+        return tuple(idx)
+
+
+def pool_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any, ignore_border: bool,
+              pad: Any, channel_last: bool) -> PoolGeom:
+    """Validate pooling arguments for an input of ``shape``; raise naming ``fname``."""
+    shape = tuple(int(s) for s in shape)
+    if kernel is None:
+        raise TypeError(f"{fname}(): kernel is required (a tuple with one size per pooled axis)")
+    nk = 1 if isinstance(kernel, (int, np.integer)) else len(tuple(kernel))
+    k = ints(kernel, nk, 1, fname, "kernel", 1)
+    if nk == 0:
+        raise ValueError(f"{fname}(): kernel must have at least one entry")
+    s = k if stride is None else ints(stride, nk, 1, fname, "stride", 1)
+    p = ints(pad, nk, 0, fname, "pad")
+    need = nk + (1 if channel_last else 0)
+    if len(shape) < need:
+        raise ValueError(
+            f"{fname}(): x of shape {shape} has fewer axes than the kernel {k}"
+            + (" plus the channel axis (channel_last=True)" if channel_last else "")
+        )
+    first = len(shape) - nk - (1 if channel_last else 0)
+    axes = tuple(range(first, first + nk))
+    out = []
+    right = []
+    for i, a in enumerate(axes):
+        w = shape[a]
+        if p[i] >= k[i]:
+            raise ValueError(f"{fname}(): pad {p} must be smaller than kernel {k} on every axis")
+        if ignore_border:
+            if w + 2 * p[i] < k[i]:
+                raise ValueError(
+                    f"{fname}(): kernel {k} is larger than the padded input (shape {shape}, pad "
+                    f"{p}) with ignore_border=True"
+                )
+            o = (w + 2 * p[i] - k[i]) // s[i] + 1
+        else:
+            o = (w + p[i] - 1) // s[i] + 1
+        out.append(o)
+        right.append(max(0, (o - 1) * s[i] - p[i] + k[i] - w))
+    return PoolGeom(shape, axes, k, s, p, tuple(out), tuple(right))
+
+
+def _padded(xp: Any, x: Any, geo: PoolGeom, fill: Any) -> Any:
+    if not any(geo.pad) and not any(geo.right):
+        return x
+    out = xp.full(geo.padded_shape, fill, dtype=x.dtype)
+    out[geo.interior()] = x
+    return out
+
+
+def _lowest(x: Any) -> Any:
+    return -np.inf if x.dtype.kind in "fc" else np.iinfo(x.dtype).min
+
+
+def _first_max_masks(xp: Any, x: Any, geo: PoolGeom
+                     ) -> Iterator[tuple[tuple[int, ...], Any]]:
+    """For each kernel offset, the output-shaped mask of the windows whose first maximum
+    (row-major order in the window) is at that offset. The masks are disjoint."""
+    xpad = _padded(xp, x, geo, _lowest(x))
+    views = [(off, xpad[geo.window(off)]) for off in geo.offsets()]
+    y = views[0][1].copy()
+    for _, v in views[1:]:
+        xp.maximum(y, v, out=y)
+    taken = None
+    last = len(views) - 1
+    for j, (off, v) in enumerate(views):
+        m = v == y
+        if taken is None:
+            taken = m.copy() if last else m
+        else:
+            m &= ~taken
+            if j < last:
+                taken |= m
+        yield off, m
+
+
+def _disjoint(geo: PoolGeom) -> bool:
+    return all(s >= k for s, k in zip(geo.stride, geo.kernel))
+
+
+def _exact_cover(geo: PoolGeom) -> bool:
+    """Whether the windows tile the input exactly (every element in exactly one window)."""
+    return (all(s == k for s, k in zip(geo.stride, geo.kernel)) and not any(geo.pad)
+            and not any(geo.right)
+            and all(o * k == geo.shape[a] for a, o, k in zip(geo.axes, geo.out, geo.kernel)))
+
+
+# -- forward kernels ---------------------------------------------------------------------------
+
+
+def _max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
+                 ignore_border: bool = True, pad: Any = None, channel_last: bool = False) -> Any:
+    geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
+    xpad = _padded(xp, x, geo, _lowest(x))
+    y = None
+    for off in geo.offsets():
+        v = xpad[geo.window(off)]
+        if y is None:
+            y = v.copy()
+        else:
+            xp.maximum(y, v, out=y)
+    return y
+
+
+def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: Any = None,
+                          ignore_border: bool = True, pad: Any = None,
+                          channel_last: bool = False) -> Any:
+    fname = "max_pooling_backward"
+    geo = pool_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
+    if tuple(dy.shape) != geo.out_shape:
+        raise ValueError(f"{fname}(): dy has shape {tuple(dy.shape)}, the pooled output of x "
+                         f"{tuple(x.shape)} has shape {geo.out_shape}")
+    if _exact_cover(geo):
+        dx = xp.empty(x.shape, dtype=dy.dtype)
+        for off, m in _first_max_masks(xp, x, geo):
+            xp.multiply(dy, m, out=dx[geo.window(off)])
+        return dx
+    buf = xp.zeros(geo.padded_shape, dtype=dy.dtype)
+    disjoint = _disjoint(geo)
+    for off, m in _first_max_masks(xp, x, geo):
+        if disjoint:
+            xp.multiply(dy, m, out=buf[geo.window(off)])
+        else:
+            buf[geo.window(off)] += dy * m
+    if not any(geo.pad) and not any(geo.right):
+        return buf
+    return xp.ascontiguousarray(buf[geo.interior()])
+
+
+def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any = None,
+                        ignore_border: bool = True, pad: Any = None,
+                        channel_last: bool = False) -> Any:
+    fname = "max_pooling_gather"
+    geo = pool_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
+    if tuple(g.shape) != tuple(x.shape):
+        raise ValueError(f"{fname}(): g has shape {tuple(g.shape)} but x has {tuple(x.shape)}")
+    gpad = _padded(xp, g, geo, 0)
+    out = xp.zeros(geo.out_shape, dtype=g.dtype)
+    for off, m in _first_max_masks(xp, x, geo):
+        out = xp.where(m, gpad[geo.window(off)], out)
+    return out
+
+
+def _avg_divisor(xp: Any, geo: PoolGeom, including_pad: bool, dtype: Any) -> Any:
+    """Window sizes (nnabla's rule), shaped to broadcast against the output."""
+    div = np.ones((1,) * len(geo.shape))
+    for a, k, s, p, o in zip(geo.axes, geo.kernel, geo.stride, geo.pad, geo.out):
+        w = geo.shape[a]
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, w + p)
+        size = end - start if including_pad else np.minimum(end, w) - np.maximum(start, 0)
+        shape = [1] * len(geo.shape)
+        shape[a] = o
+        div = div * size.reshape(shape)
+    return xp.asarray(div.astype(dtype))
+
+
+def _average_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
+                     ignore_border: bool = True, pad: Any = None, channel_last: bool = False,
+                     including_pad: bool = True) -> Any:
+    geo = pool_geom("average_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
+    xpad = _padded(xp, x, geo, 0)
+    y = None
+    for off in geo.offsets():
+        v = xpad[geo.window(off)]
+        if y is None:
+            y = v.copy()
+        else:
+            y += v
+    y /= _avg_divisor(xp, geo, including_pad, x.dtype)
+    return y
+
+
+def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any = None,
+                              ignore_border: bool = True, pad: Any = None,
+                              channel_last: bool = False, including_pad: bool = True,
+                              x_shape: Any = ()) -> Any:
+    fname = "average_pooling_backward"
+    geo = pool_geom(fname, x_shape, kernel, stride, ignore_border, pad, channel_last)
+    if tuple(dy.shape) != geo.out_shape:
+        raise ValueError(f"{fname}(): dy has shape {tuple(dy.shape)}, the pooled output of "
+                         f"x_shape {geo.shape} has shape {geo.out_shape}")
+    g = dy / _avg_divisor(xp, geo, including_pad, dy.dtype)
+    if _exact_cover(geo):
+        dx = xp.empty(geo.shape, dtype=dy.dtype)
+        for off in geo.offsets():
+            dx[geo.window(off)] = g
+        return dx
+    buf = xp.zeros(geo.padded_shape, dtype=dy.dtype)
+    disjoint = _disjoint(geo)
+    for off in geo.offsets():
+        if disjoint:
+            buf[geo.window(off)] = g
+        else:
+            buf[geo.window(off)] += g
+    if not any(geo.pad) and not any(geo.right):
+        return buf
+    return xp.ascontiguousarray(buf[geo.interior()])
+
+
+# -- backward rules ----------------------------------------------------------------------------
+
+
+def _call(name: str, *args: Any, **attrs: Any) -> Any:
+    from gradhub.ops import call
+
+    return call(name, *args, **attrs)
+
+
+def _max_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_call("MaxPoolingBackward", gy[0], inputs[0], **attrs)]
+
+
+def _max_pooling_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_call("MaxPoolingGather", gy[0], inputs[1], **attrs), None]
+
+
+def _max_pooling_gather_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_call("MaxPoolingBackward", gy[0], inputs[1], **attrs), None]
+
+
+def _average_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_call("AveragePoolingBackward", gy[0], x_shape=tuple(in_shapes[0]), **attrs)]
+
+
+def _average_pooling_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, x_shape,  # type: ignore[no-untyped-def]
+                                 **attrs):
+    return [_call("AveragePooling", gy[0], **attrs)]
+
+
+# -- GlobalAveragePooling (composite) ----------------------------------------------------------
+
+
+def global_average_pooling(x: Any) -> Any:
+    """Average over every axis after the first two; output shape (N, C, 1, 1) as nnabla.
+
+    y[n, c, 0, 0] = mean_{h, w} x[n, c, h, w]
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2))
+        >>> F.global_average_pooling(x).d.ravel()
+        array([1.5, 5.5], dtype=float32)
+    """
+    from gradhub import as_variable
+
+    x = as_variable(x)
+    if x.ndim < 2:
+        raise ValueError(
+            f"global_average_pooling(): x must have at least 2 axes (N, C, ...), got shape "
+            f"{x.shape}"
+        )
+    n = math.prod(x.shape[2:])
+    if n == 0:
+        raise ValueError(f"global_average_pooling(): x of shape {x.shape} has no spatial element")
+    s = _call("Sum", x, axis=tuple(range(2, x.ndim)), keepdims=False) if x.ndim > 2 else x
+    y = _call("Reshape", s, shape=(x.shape[0], x.shape[1], 1, 1))
+    return _call("MulScalar", y, val=1.0 / n) if n != 1 else y
+
+
+# -- references (independent naive loops, nnabla's algorithm) ----------------------------------
+
+
+def _ref_windows(shape: Sequence[int], kernel: Any, stride: Any, ignore_border: bool, pad: Any,
+                 channel_last: bool) -> tuple[list[int], list[list[tuple[int, int]]]]:
+    """Spatial axes and, per axis, the (start, end) of every window (end counts the padding)."""
+    kernel = list(kernel)
+    nk = len(kernel)
+    stride = kernel if stride is None else list(stride)
+    pad = [0] * nk if pad is None else list(pad)
+    first = len(shape) - nk - (1 if channel_last else 0)
+    axes = list(range(first, first + nk))
+    bounds = []
+    for i, a in enumerate(axes):
+        w = shape[a]
+        if ignore_border:
+            n_out = (w + 2 * pad[i] - kernel[i]) // stride[i] + 1
+        else:
+            n_out = (w + pad[i] - 1) // stride[i] + 1
+        b = []
+        for o in range(n_out):
+            start = o * stride[i] - pad[i]
+            end = min(start + kernel[i], w + pad[i])
+            b.append((start, end))
+        bounds.append(b)
+    return axes, bounds
+
+
+def _ref_pool(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
+              channel_last: bool, mode: str, including_pad: bool = True) -> np.ndarray:
+    axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
+    out_shape = list(x.shape)
+    for a, b in zip(axes, bounds):
+        out_shape[a] = len(b)
+    y = np.zeros(out_shape, dtype=x.dtype)
+    other = [a for a in range(x.ndim) if a not in axes]
+    for rest in itertools.product(*(range(x.shape[a]) for a in other)):
+        for pos in itertools.product(*(range(len(b)) for b in bounds)):
+            ranges = []
+            full = 1
+            for a, b, o in zip(axes, bounds, pos):
+                start, end = b[o]
+                full *= end - start
+                ranges.append(range(max(start, 0), min(end, x.shape[a])))
+            vals = []
+            for idx in itertools.product(*ranges):
+                full_idx = [0] * x.ndim
+                for a, v in zip(other, rest):
+                    full_idx[a] = v
+                for a, v in zip(axes, idx):
+                    full_idx[a] = v
+                vals.append(x[tuple(full_idx)])
+            out_idx = [0] * x.ndim
+            for a, v in zip(other, rest):
+                out_idx[a] = v
+            for a, v in zip(axes, pos):
+                out_idx[a] = v
+            if mode == "max":
+                best = vals[0]
+                for v in vals[1:]:
+                    if best < v:
+                        best = v
+                y[tuple(out_idx)] = best
+            else:
+                y[tuple(out_idx)] = sum(vals) / (full if including_pad else len(vals))
+    return y
+
+
+def _max_pooling_ref(x: np.ndarray, kernel: Any, stride: Any = None, ignore_border: bool = True,
+                     pad: Any = None, channel_last: bool = False) -> np.ndarray:
+    return _ref_pool(x, kernel, stride, ignore_border, pad, channel_last, "max")
+
+
+def _average_pooling_ref(x: np.ndarray, kernel: Any, stride: Any = None,
+                         ignore_border: bool = True, pad: Any = None, channel_last: bool = False,
+                         including_pad: bool = True) -> np.ndarray:
+    return _ref_pool(x, kernel, stride, ignore_border, pad, channel_last, "avg", including_pad)
+
+
+def _argmax_positions(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
+                      channel_last: bool) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(output index, input index of the first maximum of its window), for every output."""
+    axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
+    other = [a for a in range(x.ndim) if a not in axes]
+    for rest in itertools.product(*(range(x.shape[a]) for a in other)):
+        for pos in itertools.product(*(range(len(b)) for b in bounds)):
+            ranges = [range(max(b[o][0], 0), min(b[o][1], x.shape[a]))
+                      for a, b, o in zip(axes, bounds, pos)]
+            best_idx = None
+            for idx in itertools.product(*ranges):
+                full_idx = [0] * x.ndim
+                for a, v in zip(other, rest):
+                    full_idx[a] = v
+                for a, v in zip(axes, idx):
+                    full_idx[a] = v
+                t = tuple(full_idx)
+                if best_idx is None or x[best_idx] < x[t]:
+                    best_idx = t
+            out_idx = [0] * x.ndim
+            for a, v in zip(other, rest):
+                out_idx[a] = v
+            for a, v in zip(axes, pos):
+                out_idx[a] = v
+            assert best_idx is not None
+            yield tuple(out_idx), best_idx
+
+
+def _max_pooling_backward_ref(dy: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
+                              ignore_border: bool = True, pad: Any = None,
+                              channel_last: bool = False) -> np.ndarray:
+    dx = np.zeros(x.shape, dtype=dy.dtype)
+    for o, i in _argmax_positions(x, kernel, stride, ignore_border, pad, channel_last):
+        dx[i] += dy[o]
+    return dx
+
+
+def _max_pooling_gather_ref(g: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
+                            ignore_border: bool = True, pad: Any = None,
+                            channel_last: bool = False) -> np.ndarray:
+    pairs = list(_argmax_positions(x, kernel, stride, ignore_border, pad, channel_last))
+    shape = list(x.shape)
+    axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
+    for a, b in zip(axes, bounds):
+        shape[a] = len(b)
+    y = np.zeros(shape, dtype=g.dtype)
+    for o, i in pairs:
+        y[o] = g[i]
+    return y
+
+
+def _average_pooling_backward_ref(dy: np.ndarray, kernel: Any, stride: Any = None,
+                                  ignore_border: bool = True, pad: Any = None,
+                                  channel_last: bool = False, including_pad: bool = True,
+                                  x_shape: Any = ()) -> np.ndarray:
+    """The transpose of average pooling, built column by column from the forward reference."""
+    size = math.prod(x_shape)
+    dx = np.zeros(size, dtype=dy.dtype)
+    for j in range(size):
+        e = np.zeros(size)
+        e[j] = 1.0
+        col = _average_pooling_ref(e.reshape(x_shape), kernel, stride, ignore_border, pad,
+                                   channel_last, including_pad)
+        dx[j] = np.sum(col * dy)
+    return dx.reshape(x_shape)
+
+
+# -- samples -----------------------------------------------------------------------------------
+
+#: (x shape, attrs, name): shared by max and average pooling
+_POOL_CASES: list[tuple[tuple[int, ...], dict[str, Any], str]] = [
+    ((2, 2, 4, 4), {"kernel": (2, 2)}, "2x2"),
+    ((1, 1, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, "overlap pad"),
+    ((1, 2, 5, 3), {"kernel": (2, 2), "ignore_border": False}, "ignore_border=False"),
+    ((1, 1, 4, 4), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "ignore_border": False},
+     "ignore_border=False pad"),
+    ((1, 4, 4, 2), {"kernel": (2, 2), "channel_last": True}, "channel_last"),
+    ((2, 3, 6), {"kernel": (2,), "stride": (1,)}, "1d overlap"),
+    ((1, 1, 4, 4, 2), {"kernel": (2, 2, 2)}, "3d"),
+    ((4, 5), {"kernel": (2, 3), "stride": (2, 1)}, "no batch axes"),
+    ((0, 2, 4, 4), {"kernel": (2, 2)}, "size-0"),
+]
+
+
+def _transposed(rng: np.random.Generator) -> np.ndarray:
+    return rng.standard_normal((4, 4, 2, 1)).transpose(3, 2, 1, 0)
+
+
+def _pool_samples(extra: Sequence[tuple[dict[str, Any], str]] = ()):  # type: ignore[no-untyped-def]
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        for shape, attrs, name in _POOL_CASES:
+            yield Sample((rng.standard_normal(shape),), dict(attrs), name=name)
+        yield Sample((_transposed(rng),), {"kernel": (2, 2), "stride": (1, 2)},
+                     name="non-contiguous")
+        for attrs, name in extra:
+            yield Sample((rng.standard_normal((1, 2, 5, 4)),), dict(attrs), name=name)
+
+    return samples
+
+
+_AVG_EXTRA = [
+    ({"kernel": (3, 2), "pad": (1, 1), "including_pad": False}, "excluding pad"),
+    ({"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "ignore_border": False,
+      "including_pad": False}, "ignore_border=False excluding pad"),
+]
+
+
+def _out_shape(shape: tuple[int, ...], attrs: dict[str, Any]) -> tuple[int, ...]:
+    a = {k: v for k, v in attrs.items() if k != "including_pad"}
+    return pool_geom("sample", shape, a["kernel"], a.get("stride"), a.get("ignore_border", True),
+                     a.get("pad"), a.get("channel_last", False)).out_shape
+
+
+def _max_pooling_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for shape, attrs, name in _POOL_CASES:
+        if name in ("2x2", "overlap pad", "ignore_border=False pad", "1d overlap", "size-0",
+                    "channel_last"):
+            dy = rng.standard_normal(_out_shape(shape, attrs))
+            yield Sample((dy, rng.standard_normal(shape)), dict(attrs), name=name)
+
+
+def _max_pooling_gather_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for shape, attrs, name in _POOL_CASES:
+        if name in ("2x2", "overlap pad", "ignore_border=False", "1d overlap", "size-0", "3d"):
+            yield Sample((rng.standard_normal(shape), rng.standard_normal(shape)), dict(attrs),
+                         name=name)
+
+
+def _average_pooling_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    cases = [(s, a, n) for s, a, n in _POOL_CASES if n in ("2x2", "overlap pad", "channel_last",
+                                                             "ignore_border=False pad", "size-0")]
+    cases += [((1, 2, 5, 4), a, n) for a, n in _AVG_EXTRA]
+    for shape, attrs, name in cases:
+        dy = rng.standard_normal(_out_shape(shape, attrs))
+        yield Sample((dy,), {**attrs, "x_shape": shape}, name=name)
+
+
+_DOC_MAX = """Max pooling (nnabla): the maximum of each window of the last len(kernel) axes.
+
+    y[..., o] = max_{k} x[..., o * stride - pad + k]   (window clipped to the input)
+
+    stride defaults to kernel; pad (default 0) must be < kernel; ignore_border=False also keeps
+    the partial windows at the end: output size (L + pad - 1) // stride + 1 instead of
+    (L + 2 * pad - kernel) // stride + 1. channel_last: the pooled axes are those before the
+    last. Sub-gradient at ties: the window's gradient goes to its first maximal element
+    (row-major order in the window).
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+        >>> F.max_pooling(x, (2, 2)).d.ravel()
+        array([ 5.,  7., 13., 15.], dtype=float32)
+    """
+
+_DOC_AVG = """Average pooling (nnabla): the mean of each window of the last len(kernel) axes.
+
+    y[..., o] = sum_{k in window} x[..., o * stride - pad + k] / size
+
+    size counts the padding when including_pad (windows end at L + pad), else only the elements
+    inside the input. kernel, stride, ignore_border, pad, channel_last: as max_pooling.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+        >>> F.average_pooling(x, (2, 2)).d.ravel()
+        array([ 2.5,  4.5, 10.5, 12.5], dtype=float32)
+    """
+
+_DOC_MAXBW = """Gradient of max_pooling: routes dy to the first maximum of each window of x.
+
+    dx[i] = sum_{o : argmax(window o of x) = i} dy[o]
+
+    Linear in dy; zero derivative w.r.t. x almost everywhere. Same attributes as max_pooling.
+
+    Example::
+
+        >>> import numpy as np, gradhub.functions as F
+        >>> x = np.array([[[[1.0, 3.0], [2.0, 0.0]]]])
+        >>> F.max_pooling_backward(np.ones((1, 1, 1, 1)), x, (2, 2)).d.ravel()
+        array([0., 1., 0., 0.])
+    """
+
+_DOC_GATHER = """Gathers g at the first maximum of each max-pooling window of x (output-shaped).
+
+    y[o] = g[argmax(window o of x)]
+
+    The adjoint of max_pooling_backward w.r.t. dy. Same attributes as max_pooling.
+
+    Example::
+
+        >>> import numpy as np, gradhub.functions as F
+        >>> x = np.array([[[[1.0, 3.0], [2.0, 0.0]]]])
+        >>> F.max_pooling_gather(np.arange(4.0).reshape(1, 1, 2, 2), x, (2, 2)).d.ravel()
+        array([1.])
+    """
+
+_DOC_AVGBW = """Gradient of average_pooling for an input of shape x_shape (its linear adjoint).
+
+    dx[i] = sum_{o : i in window o} dy[o] / size[o]
+
+    Example::
+
+        >>> import numpy as np, gradhub.functions as F
+        >>> F.average_pooling_backward(np.ones((1, 1, 1, 1)), (2, 2), x_shape=(1, 1, 2, 2)).d
+        array([[[[0.25, 0.25],
+                 [0.25, 0.25]]]])
+    """
 
 
 def register_functions(register: Any) -> None:
     """Register the pooling functions."""
+    pool_attrs = {"kernel": None, "stride": None, "ignore_border": True, "pad": None,
+                  "channel_last": False}
+    register.function(
+        "MaxPooling", _max_pooling, inputs=("x",), attrs=dict(pool_attrs),
+        rule=_max_pooling_bw, need_inputs=(0,), need_outputs=(), samples=_pool_samples(),
+        reference=_max_pooling_ref, doc=_DOC_MAX,
+    )
+    register.function(
+        "MaxPoolingBackward", _max_pooling_backward, inputs=("dy", "x"), attrs=dict(pool_attrs),
+        rule=_max_pooling_backward_bw, need_inputs=(1,), need_outputs=(),
+        samples=_max_pooling_backward_samples, reference=_max_pooling_backward_ref,
+        doc=_DOC_MAXBW,
+    )
+    register.function(
+        "MaxPoolingGather", _max_pooling_gather, inputs=("g", "x"), attrs=dict(pool_attrs),
+        rule=_max_pooling_gather_bw, need_inputs=(1,), need_outputs=(),
+        samples=_max_pooling_gather_samples, reference=_max_pooling_gather_ref,
+        doc=_DOC_GATHER,
+    )
+    avg_attrs = {**pool_attrs, "including_pad": True}
+    register.function(
+        "AveragePooling", _average_pooling, inputs=("x",), attrs=dict(avg_attrs),
+        rule=_average_pooling_bw, need_inputs=(), need_outputs=(),
+        samples=_pool_samples(_AVG_EXTRA), reference=_average_pooling_ref, doc=_DOC_AVG,
+    )
+    register.function(
+        "AveragePoolingBackward", _average_pooling_backward, inputs=("dy",),
+        attrs={**avg_attrs, "x_shape": ()}, rule=_average_pooling_backward_bw, need_inputs=(),
+        need_outputs=(), samples=_average_pooling_backward_samples,
+        reference=_average_pooling_backward_ref, doc=_DOC_AVGBW,
+    )
+    register.composite(
+        "GlobalAveragePooling", global_average_pooling, samples=_gap_samples,
+        reference=_gap_ref,
+    )
+
+
+def _gap_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((2, 3, 2, 2)),), name="4d")
+    yield Sample((rng.standard_normal((2, 3)),), name="2d")
+    yield Sample((rng.standard_normal((2, 2, 3)),), name="3d")
+    yield Sample((rng.standard_normal((0, 2, 2, 2)),), name="size-0")
+    yield Sample((rng.standard_normal((2, 2, 3, 2)).transpose(0, 1, 3, 2),), name="transposed")
+
+
+def _gap_ref(x: np.ndarray) -> np.ndarray:
+    flat = x.reshape(x.shape[0], x.shape[1], math.prod(x.shape[2:]))
+    return flat.mean(axis=2).reshape(x.shape[0], x.shape[1], 1, 1)

@@ -40,7 +40,7 @@ import numpy as np
 from ...engine import backward as _native_backward
 from ...engine import grad as _native_grad
 from ...modes import set_recording
-from ...registry import REGISTRY
+from ...registry import REGISTRY, _ensure_loaded
 from ...variable import Variable as _NativeVariable
 from .._common import adopt, call_native, install_operators
 
@@ -65,7 +65,11 @@ def _array_arg(data: Any, where: str) -> Any:
         return data._data
     if isinstance(data, np.generic):
         return np.asarray(data)
-    if type(data) in REGISTRY.by_array_type or isinstance(data, np.ndarray):
+    if isinstance(data, np.ndarray):
+        return data
+    if type(data) not in REGISTRY.by_array_type:
+        _ensure_loaded()  # device plugins register their array types on load
+    if type(data) in REGISTRY.by_array_type:
         return data
     raise TypeError(
         f"{where}: the data must be a numpy or cupy array (as in chainer), got "

@@ -127,10 +127,14 @@ def grad(
     ins = _force_list(inputs)
     for k, o in enumerate(outs):
         if not isinstance(o, _NativeVariable):
-            raise ValueError(f"nnabla.grad: outputs[{k}] must be a Variable, got {type(o).__name__}")
+            raise ValueError(
+                f"nnabla.grad: outputs[{k}] must be a Variable, got {type(o).__name__}"
+            )
     for k, x in enumerate(ins):
         if not isinstance(x, _NativeVariable):
-            raise ValueError(f"nnabla.grad: inputs[{k}] must be a Variable, got {type(x).__name__}")
+            raise ValueError(
+                f"nnabla.grad: inputs[{k}] must be a Variable, got {type(x).__name__}"
+            )
     persistent = list(persistent_outputs)
     if persistent and len(persistent) != len(outs):
         raise ValueError(

@@ -35,9 +35,11 @@ def _scalar(value: Any) -> bool:
 def _shape_tuple(shape: Any, where: str) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
+    if isinstance(shape, str):
+        raise TypeError(f"{where}: shape must be an iterable of ints, got {shape!r}")
     try:
         return tuple(int(s) for s in shape)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeError(f"{where}: shape must be an iterable of ints, got {shape!r}") from None
 
 

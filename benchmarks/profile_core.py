@@ -1,0 +1,283 @@
+"""Where gradhub spends its time on the benchmark workloads (W1 tiny_ops, W2 mlp, W5 nth_sin).
+
+Two views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the harness's data:
+
+* ``cprofile`` (default): deterministic, in this process. Exact call counts per step and the
+  self time (``tottime``) of each function as a share of the profiled total; cProfile inflates
+  cheap Python calls, so shares of many-call functions are upper bounds.
+* ``pyspy``: sampling (``py-spy record``, 1000 Hz) of a child process running the steps without
+  instrumentation; self time of the innermost Python frame (numpy/C work is charged to the Python
+  function calling it) and inclusive time per function (on the stack).
+
+Rows are grouped by area: ``core/gradhub/<file>`` (the core), ``nn_ops/<file>`` (the function
+library's kernels and rules), ``numpy`` and ``other``. Usage::
+
+    python benchmarks/profile_core.py                    # cProfile, W1 W2 W5
+    python benchmarks/profile_core.py --mode pyspy --workloads tiny_ops --seconds 5
+    python benchmarks/profile_core.py --top 30 --markdown prof.md
+
+Not part of the test suite. Threads are pinned to ``--threads`` (default 2) as in the benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_WORKLOADS = ("tiny_ops", "mlp", "nth_sin")
+
+
+def _setup_path(peers: str | None) -> None:
+    sys.path.insert(0, str(HERE))
+    from run import find_peers
+
+    sys.path.insert(0, str(find_peers(peers)))
+
+
+def _make_step(workload: str) -> Callable[[], Any]:
+    import fw_gradhub
+    import harness
+
+    ok, why = fw_gradhub.available()
+    if not ok:
+        raise RuntimeError(f"gradhub is not usable: {why}")
+    return fw_gradhub.make(workload, harness.workload_params(workload))
+
+
+def area(filename: str) -> str:
+    """``core/<file>``, ``nn_ops/<file>``, ``numpy``, ``python`` or ``other`` for a code file."""
+    f = filename.replace(os.sep, "/")
+    for marker, label in (("/core/gradhub/", "core/"), ("/gradhub_nn_ops/", "nn_ops/"),
+                          ("gradhub/", "core/"), ("gradhub_nn_ops/", "nn_ops/")):
+        if marker in f:
+            return label + f.split(marker, 1)[1]
+    if f.endswith("benchmarks/fw_gradhub.py"):
+        return "adapter"
+    if "numpy" in f:
+        return "numpy"
+    if f.startswith("~") or f.startswith("<"):
+        return "builtins"
+    return "other"
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def time_steps(step: Callable[[], Any], seconds: float) -> tuple[float, int]:
+    """Median step time (s) over samples of >= 5 ms each, for about ``seconds``; and the inner
+    count per sample."""
+    for _ in range(3):
+        step()
+    t0 = time.perf_counter()
+    step()
+    est = max(time.perf_counter() - t0, 1e-7)
+    inner = max(1, int(0.005 / est))
+    samples = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or len(samples) < 5:
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            step()
+        samples.append((time.perf_counter() - t0) / inner)
+    return _median(samples), inner
+
+
+# -- cProfile --------------------------------------------------------------------------------------
+
+
+def cprofile_rows(step: Callable[[], Any], n_steps: int) -> tuple[list[dict[str, Any]], float]:
+    """Per function: self time, cumulative time and calls per step, from ``n_steps`` steps."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(n_steps):
+        step()
+    prof.disable()
+    st = pstats.Stats(prof)
+    total = st.total_tt  # type: ignore[attr-defined]
+    rows = []
+    for (filename, line, name), (_cc, nc, tt, ct, _callers) in st.stats.items():  # type: ignore[attr-defined]
+        where = f"{_short(filename)}:{name}" + (f" (l.{line})" if line else "")
+        rows.append({"where": where, "line": line, "area": area(filename),
+                     "self": tt / total, "cum": ct / total, "calls": nc / n_steps})
+    return rows, total / n_steps
+
+
+def _short(filename: str) -> str:
+    a = area(filename)
+    if a.startswith(("core/", "nn_ops/")):
+        return a
+    if filename.startswith("~"):
+        return ""
+    return Path(filename).name
+
+
+# -- py-spy ----------------------------------------------------------------------------------------
+
+
+def pyspy_rows(workload: str, seconds: float, peers: str | None, threads: int) -> tuple[
+        list[dict[str, Any]], int]:
+    """Sample a child running ``workload`` steps; self and inclusive shares per function."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    exe = shutil.which("py-spy")
+    if exe is None:
+        raise RuntimeError("py-spy is not installed (pip install py-spy)")
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.txt"
+        cmd = [exe, "record", "--format", "raw", "--rate", "1000", "--function",
+               "--full-filenames", "-o", str(raw), "--", sys.executable, str(Path(__file__)),
+               "--worker", workload, "--seconds", str(seconds), "--threads", str(threads)]
+        if peers:
+            cmd += ["--peers", peers]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=_thread_env(threads),
+                           check=False)
+        if r.returncode != 0 or not raw.is_file():
+            raise RuntimeError(f"py-spy failed: {r.stderr[-800:]}")
+        lines = raw.read_text().splitlines()
+    selfc: dict[tuple[str, str, int], int] = defaultdict(int)
+    incl: dict[tuple[str, str, int], int] = defaultdict(int)
+    total = 0
+    for ln in lines:
+        stack, _, count_s = ln.rpartition(" ")
+        if not stack:
+            continue
+        frames = stack.split(";")
+        # only samples taken inside the measured steps
+        if not any("_worker_loop" in f for f in frames):
+            continue
+        n = int(count_s)
+        total += n
+        parsed = [_frame(f) for f in frames]
+        selfc[parsed[-1]] += n
+        for fr in set(parsed):
+            incl[fr] += n
+    rows = []
+    for key, n in incl.items():
+        name, filename, line = key
+        where = f"{_short(filename)}:{name}" + (f" (l.{line})" if line else "")
+        rows.append({"where": where, "line": line, "area": area(filename),
+                     "self": selfc.get(key, 0) / total, "cum": n / total, "calls": None})
+    return rows, total
+
+
+def _frame(f: str) -> tuple[str, str, int]:
+    """``'name (file:line)'`` (line: the function's first line) -> (name, file, line)."""
+    name, _, rest = f.partition(" (")
+    rest = rest.rstrip(")")
+    line = 0
+    if ":" in rest and rest.rsplit(":", 1)[1].isdigit():
+        rest, line_s = rest.rsplit(":", 1)
+        line = int(line_s)
+    return name, rest, line
+
+
+def _thread_env(threads: int) -> dict[str, str]:
+    env = os.environ.copy()
+    for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "BLIS_NUM_THREADS",
+              "BENCH_THREADS"):
+        env[v] = str(threads)
+    return env
+
+
+def _worker_loop(step: Callable[[], Any], seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        step()
+
+
+# -- report ----------------------------------------------------------------------------------------
+
+
+def by_area(rows: list[dict[str, Any]]) -> list[tuple[str, float]]:
+    acc: dict[str, float] = defaultdict(float)
+    for r in rows:
+        acc[r["area"]] += r["self"]
+    return sorted(acc.items(), key=lambda kv: -kv[1])
+
+
+def render(workload: str, mode: str, rows: list[dict[str, Any]], top: int,
+           header: str) -> str:
+    out = [f"### {workload} ({mode})", "", header, "",
+           "Self time by area (sums to 100%):", "",
+           "| area | self % |", "|---|---|"]
+    out += [f"| {a} | {100 * s:.1f} |" for a, s in by_area(rows) if s >= 0.002]
+    out += ["", f"Top {top} functions by self time:", "",
+            "| function | self % | incl. % | calls/step |", "|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: -r["self"])[:top]:
+        calls = "-" if r["calls"] is None else f"{r['calls']:.0f}"
+        out.append(f"| `{r['where']}` | {100 * r['self']:.1f} | {100 * r['cum']:.1f} | {calls} |")
+    core = [r for r in rows if r["area"].startswith("core/")]
+    out += ["", "Core functions by inclusive time (on the stack):", "",
+            "| function | incl. % | self % | calls/step |", "|---|---|---|---|"]
+    for r in sorted(core, key=lambda r: -r["cum"])[:top]:
+        calls = "-" if r["calls"] is None else f"{r['calls']:.0f}"
+        out.append(f"| `{r['where']}` | {100 * r['cum']:.1f} | {100 * r['self']:.1f} | {calls} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
+    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both"), default="cprofile")
+    ap.add_argument("--seconds", type=float, default=3.0, help="time per workload")
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--peers", default=None, help="peer harness folder")
+    ap.add_argument("--markdown", default=None, help="also write the report here")
+    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    os.environ.update({k: v for k, v in _thread_env(args.threads).items()
+                       if k.endswith("THREADS")})
+    _setup_path(args.peers)
+    if args.worker:  # the py-spy child: run the steps un-instrumented
+        step = _make_step(args.worker)
+        for _ in range(3):
+            step()
+        _worker_loop(step, args.seconds)
+        return 0
+    import numpy as np
+
+    parts = [f"Profile of gradhub (numpy {np.__version__}, python {sys.version.split()[0]}, "
+             f"{args.threads} threads); `python benchmarks/profile_core.py "
+             + " ".join(argv if argv is not None else sys.argv[1:]) + "`", ""]
+    modes = ("cprofile", "pyspy") if args.mode == "both" else (args.mode,)
+    for w in [w for w in args.workloads.replace(",", " ").split() if w]:
+        step = _make_step(w)
+        med, _ = time_steps(step, min(args.seconds, 2.0))
+        for mode in modes:
+            if mode == "cprofile":
+                n = max(3, int(args.seconds / max(med, 1e-6) / 3))
+                rows, per_step = cprofile_rows(step, n)
+                header = (f"Step median without profiler {med * 1e3:.3f} ms; under cProfile "
+                          f"{per_step * 1e3:.3f} ms per step ({n} steps profiled).")
+            else:
+                rows, total = pyspy_rows(w, args.seconds, args.peers, args.threads)
+                header = (f"Step median without profiler {med * 1e3:.3f} ms; {total} py-spy "
+                          "samples at 1000 Hz inside the step loop.")
+            parts.append(render(w, mode, rows, args.top, header))
+    text = "\n".join(parts)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Tests of the benchmark report logic (targets, ratios, checks) on synthetic harness JSON.
+
+Not collected by the main test suite (``testpaths = ["tests"]``); run with
+``python -m pytest -q benchmarks/test_report.py``. Needs neither torch nor the function library.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import run
+
+
+def _timing(fw: str, wl: str, *medians_s: float, **extra: Any) -> list[dict[str, Any]]:
+    return [{"framework": fw, "workload": wl, "status": "ok", "median_s": m, "min_s": m,
+             "max_s": m, "round": i, **extra} for i, m in enumerate(medians_s)]
+
+
+def _data(ours_w1_s: float = 0.5e-3, check: str = "match") -> dict[str, Any]:
+    results = (
+        _timing("gradhub", "tiny_ops", ours_w1_s, ours_w1_s * 3, ours_w1_s)
+        + _timing("torch", "tiny_ops", 1e-3, 1e-3, 1e-3)
+        + _timing("numpy-manual", "tiny_ops", 1e-4)
+        + _timing("gradhub", "mlp", 10e-3) + _timing("numpy-manual", "mlp", 9e-3)
+        + _timing("torch", "mlp", 8e-3)
+        + _timing("gradhub", "import", 0.09, import_minus_startup_s=0.08)
+        + _timing("gradhub", "deep_mlp_mem", 0.1) + _timing("numpy-manual", "deep_mlp_mem", 0.1)
+        + _timing("torch", "deep_mlp_mem", 0.09)
+    )
+    checks = [{"framework": "gradhub", "workload": w, "status": check, "max_rel": 1e-6}
+              for w in ("tiny_ops", "mlp", "deep_mlp_mem")]
+    memory = [{"framework": "gradhub", "workload": "deep_mlp_mem", "status": "ok",
+               "mem_peak_mb": 80.0},
+              {"framework": "torch", "workload": "deep_mlp_mem", "status": "ok",
+               "mem_peak_mb": 78.0}]
+    meta = {"frameworks": {"gradhub": {}, "torch": {}, "numpy-manual": {}},
+            "workloads": {w: {"n_ops": 100} if w == "tiny_ops" else {} for w in
+                          ("tiny_ops", "mlp", "import", "deep_mlp_mem")},
+            "threads": 2, "rounds": 3}
+    return {"meta": meta, "results": results, "checks": checks, "memory": memory}
+
+
+def _rows(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    cells = run.summarize(data)
+    rows = run.evaluate(cells, "cpu", list(data["meta"]["workloads"]))
+    return {(r["target"].workload, r["target"].metric): r for r in rows}
+
+
+def test_ratios_use_the_median_over_rounds_and_the_right_baseline() -> None:
+    rows = _rows(_data())
+    w1 = rows[("tiny_ops", "per_op")]
+    assert w1["value"] == pytest.approx(5.0)  # median of 0.5, 1.5, 0.5 ms over 100 functions
+    assert w1["measured"] == pytest.approx(0.5) and w1["met"] is True  # vs torch 10 us
+    w2 = rows[("mlp", "time")]
+    assert w2["measured"] == pytest.approx(10 / 9) and w2["met"] is False  # vs numpy-manual
+    assert rows[("deep_mlp_mem", "time")]["met"] is True
+    mem = rows[("deep_mlp_mem", "mem")]
+    assert mem["measured"] == pytest.approx(80 / 78) and mem["met"] is False
+    w6 = rows[("import", "import")]
+    assert w6["measured"] == pytest.approx(90.0) and w6["met"] is True
+
+
+def test_a_mismatched_output_makes_the_target_unmet() -> None:
+    rows = _rows(_data(check="MISMATCH"))
+    w1 = rows[("tiny_ops", "per_op")]
+    assert w1["measured"] == pytest.approx(0.5)
+    assert w1["checked"] is False and w1["met"] is False
+
+
+def test_the_markdown_table_says_which_targets_are_met() -> None:
+    text, _ = run.render(_data(), "cpu", ["tiny_ops", "mlp", "import", "deep_mlp_mem"])
+    line = next(ln for ln in text.splitlines() if ln.startswith("| W1 "))
+    assert "0.50x torch" in line and "<= 0.8x torch" in line and line.endswith("**yes** |")
+    line = next(ln for ln in text.splitlines() if ln.startswith("| W2 "))
+    assert "1.11x numpy-manual" in line and line.endswith("| no |")
+    text, _ = run.render(_data(check="MISMATCH"), "cpu", ["tiny_ops"])
+    assert "no (outputs MISMATCH)" in text
+
+
+def test_the_harness_is_found_and_a_bad_folder_is_an_error(tmp_path: Path) -> None:
+    peers = run.find_peers()
+    assert (peers / "harness.py").is_file()
+    with pytest.raises(FileNotFoundError, match="no peer harness"):
+        run.find_peers(str(tmp_path))
+
+
+def test_the_harness_command_runs_every_row_with_check_first() -> None:
+    args = run.parse_args(["--quick", "--workloads", "tiny_ops,nth_sin"])
+    cmd = run.harness_command(args, Path("/peers"), Path("/tmp/o.json"))
+    assert "--check" in cmd and cmd[cmd.index("--rounds") + 1] == "1"
+    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,torch,numpy-manual"
+    assert f"gradhub=fw_gradhub@{sys.executable}" in cmd
+    cuda = run.parse_args(["--device", "cuda"])
+    assert cuda.workloads == ["mlp", "cnn", "grad_penalty", "nth_sin"]
+    cmd = run.harness_command(cuda, Path("/peers"), Path("/tmp/o.json"))
+    assert f"torch=fw_torch_cuda@{sys.executable}" in cmd and "--no-mem" in cmd
+    with pytest.raises(SystemExit):
+        run.parse_args(["--workloads", "nope"])

@@ -1,0 +1,243 @@
+"""Devices and contexts without a GPU (CONTRACT section 1, "Devices and contexts").
+
+A fake second device type, registered by a test plugin, stores its arrays as a numpy subclass and
+has an array module that returns them; this exercises device dispatch, mixed-device errors,
+transfers and contexts on any machine. Only the core functions are loaded (so the CUDA plugin is
+absent, whatever is installed).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import gradhub as gh
+import numpy as np
+import pytest
+from gradhub import plugins
+from gradhub.device import Device, DeviceType, current_context
+from gradhub.errors import DeviceError
+
+
+class FakeArray(np.ndarray):
+    """The arrays of the fake device."""
+
+
+def _to_fake(r: Any) -> Any:
+    return r.view(FakeArray) if type(r) is np.ndarray else r
+
+
+class FakeXP:
+    """numpy, with every array result moved onto the fake device."""
+
+    def __getattr__(self, name: str) -> Any:
+        obj = getattr(np, name)
+        if callable(obj) and not isinstance(obj, type):
+
+            def wrapped(*args: Any, **kwargs: Any) -> Any:
+                return _to_fake(obj(*args, **kwargs))
+
+            return wrapped
+        return obj
+
+
+class FakeDevice(Device):
+    def __init__(self) -> None:
+        super().__init__("fake", FakeXP(), 0)  # type: ignore[arg-type]
+
+    def asarray(self, data: Any, dtype: Any = None) -> Any:
+        if isinstance(data, np.ndarray):
+            data = data.view(np.ndarray)
+        return np.asarray(data, dtype=dtype).view(FakeArray)
+
+    def to_numpy(self, array: Any) -> np.ndarray:
+        return np.array(array.view(np.ndarray))
+
+
+class FakeType(DeviceType):
+    kind = "fake"
+    array_types = (FakeArray,)
+
+    def __init__(self) -> None:
+        self.device = FakeDevice()
+
+    def get(self, index: int = 0) -> Device:
+        if index != 0:
+            raise DeviceError(f"device 'fake:{index}': only index 0 exists")
+        return self.device
+
+
+class BrokenType(DeviceType):
+    kind = "broken"
+
+    def availability(self) -> tuple[bool, str]:
+        return False, "its driver is missing (test device)"
+
+    def get(self, index: int = 0) -> Device:
+        raise AssertionError("an unusable device must not be instantiated")
+
+
+def _add_devices(register: Any) -> None:
+    register.device(FakeType(), aliases=("fk",))
+    register.device(BrokenType())
+
+
+@pytest.fixture(autouse=True)
+def _core_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("GRADHUB_PLUGINS", raising=False)
+    mod = types.ModuleType("devices_test_plugin")
+    mod.gradhub_add_devices = gh.hookimpl(_add_devices)  # type: ignore[attr-defined]
+    plugins.reset()
+    plugins.load_plugins(extra=[("devices_test", mod)])
+    default = gh.get_default_context()
+    yield
+    gh.set_default_context(default)
+    plugins.reset()
+
+
+@pytest.fixture
+def fake() -> gh.Context:
+    return gh.get_extension_context("fake")
+
+
+def on_fake(fake: gh.Context, data: Any) -> gh.Variable:
+    with gh.context_scope(fake):
+        return gh.Variable(np.asarray(data, dtype=np.float64))
+
+
+# -- asking for devices ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cuda", "cudnn", "cuda:1"])
+def test_cuda_without_its_plugin_names_the_distribution(name: str) -> None:
+    with pytest.raises(DeviceError, match=r"unknown device 'cud(a|nn)': install the distribution "
+                                          r"'gradhub-cuda' \(pip install gradhub-cuda\)"):
+        gh.get_extension_context(name)
+
+
+def test_unknown_device_raises() -> None:
+    with pytest.raises(DeviceError, match=r"unknown device 'tpu': no installed plugin provides it"
+                                          r".*Installed devices: broken, cpu, fake"):
+        gh.get_extension_context("tpu")
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("", "device name must be a non-empty string"),
+        ("cpu:x", r"device name 'cpu:x': the index after ':' must be an integer"),
+        ("cpu:1", r"device 'cpu:1': the CPU device has only index 0"),
+        ("fake:2", r"device 'fake:2': only index 0 exists"),
+    ],
+)
+def test_bad_device_names(name: str, match: str) -> None:
+    with pytest.raises(DeviceError, match=match):
+        gh.get_extension_context(name)
+
+
+def test_unusable_device_says_why() -> None:
+    with pytest.raises(DeviceError, match=r"device 'broken' is unusable here: its driver is "
+                                          r"missing \(test device\)"):
+        gh.get_extension_context("broken")
+
+
+def test_extension_contexts() -> None:
+    assert gh.get_extension_context("cpu") == gh.Context("cpu", 0, "float")
+    assert gh.get_extension_context() == gh.Context("cpu", 0, "float")
+    assert gh.get_extension_context("fk") == gh.Context("fake", 0, "float")
+    assert gh.get_extension_context("fake", type_config="half").type_config == "half"
+    assert gh.Context("fake", 0).device_name == "fake:0"
+    assert gh.Context().device_name == "cpu"
+
+
+# -- contexts --------------------------------------------------------------------------------------
+
+
+def test_context_scope(fake: gh.Context) -> None:
+    assert current_context().backend == "cpu"
+    with gh.context_scope(fake) as ctx:
+        assert ctx is fake and current_context() is fake
+        x = gh.Variable([1.0, 2.0])
+        with gh.context_scope(gh.get_extension_context("cpu")):
+            assert gh.Variable([1.0]).device.name == "cpu"
+        assert current_context() is fake
+    assert type(x.d) is FakeArray and x.device.name == "fake:0"
+    assert gh.Variable([1.0]).device.name == "cpu"
+    with pytest.raises(TypeError, match="context_scope: ctx must be a Context, got str"):
+        with gh.context_scope("fake"):  # type: ignore[arg-type]
+            pass
+
+
+def test_set_default_context(fake: gh.Context) -> None:
+    gh.set_default_context(fake)
+    assert gh.get_default_context() is fake
+    assert gh.Variable([1.0]).device.name == "fake:0"
+    with gh.context_scope(gh.get_extension_context("cpu")):
+        assert gh.Variable([1.0]).device.name == "cpu"
+    assert gh.Variable([1.0]).device.name == "fake:0"
+    with pytest.raises(TypeError, match="set_default_context: ctx must be a Context"):
+        gh.set_default_context("cpu")  # type: ignore[arg-type]
+
+
+# -- computing on a device -------------------------------------------------------------------------
+
+
+def test_forward_and_backward_stay_on_the_device(fake: gh.Context) -> None:
+    x = on_fake(fake, [1.0, 2.0, 3.0])
+    y = (x * x * 3.0 + 2.0**x).sum()
+    assert type(y.d) is FakeArray and y.device.name == "fake:0"
+    y.backward()
+    assert type(x.g) is FakeArray
+    np.testing.assert_allclose(x.g, 6.0 * x.d + np.log(2.0) * 2.0**x.d)
+    (g,) = gh.grad([y], [x])
+    (gg,) = gh.grad([g.sum()], [x])
+    assert type(g.d) is FakeArray and type(gg.d) is FakeArray
+    np.testing.assert_allclose(gg.d, 6.0 + np.log(2.0) ** 2 * 2.0**x.d)
+    assert gh.testing.gradcheck(lambda v: v * v * v, [x.d], order=2, device=x.device)
+
+
+def test_inputs_on_two_devices_raise_naming_both(fake: gh.Context) -> None:
+    a = gh.Variable(np.ones(2))
+    b = on_fake(fake, [1.0, 2.0])
+    with pytest.raises(DeviceError, match=r"add2\(\): inputs are on different devices: cpu \(x0 "
+                                          r"#0\), fake:0 \(x1 #1\)"):
+        a + b
+    with pytest.raises(DeviceError, match=r"mul2\(\): .*fake:0 \(x0 #0\), cpu \(x1 #1\)"):
+        b * a
+
+
+def test_transfer_moves_the_data_and_the_gradient_back(fake: gh.Context) -> None:
+    """``Variable.to(device)`` puts its result on that device; the gradient returns."""
+    x = gh.Variable(np.array([1.0, 2.0]))
+    f = x.to("fake")
+    assert type(f.d) is FakeArray and f.device.name == "fake:0"
+    back = (f * f).to(gh.get_extension_context("cpu"))
+    assert type(back.d) is np.ndarray and back.device.name == "cpu"
+    back.sum().backward()
+    assert type(x.g) is np.ndarray
+    np.testing.assert_array_equal(x.g, [2.0, 4.0])
+    (g,) = gh.grad([back.sum()], [x])  # differentiable again through the transfers
+    (gg,) = gh.grad([g.sum()], [x])
+    np.testing.assert_array_equal(gg.d, [2.0, 2.0])
+    y = on_fake(fake, [3.0])
+    c = y.to("cpu")
+    assert type(c.d) is np.ndarray
+    (c * 2.0).backward()
+    assert type(y.g) is FakeArray and y.g[0] == 2.0
+
+
+def test_reexecution_on_the_device(fake: gh.Context) -> None:
+    x = on_fake(fake, [1.0, 2.0])
+    y = (x * x).sum()
+    x.d = np.array([3.0, 4.0])  # a host array assigned to a device Variable goes to the device
+    assert type(x.d) is FakeArray
+    y.forward()
+    assert type(y.d) is FakeArray and y.d == 25.0
+
+
+def test_repr_and_numpy_of_device_variables(fake: gh.Context) -> None:
+    x = on_fake(fake, [1.5])
+    assert type(x.numpy()) is np.ndarray
+    assert repr(x) == "Variable([1.5], dtype=float64)"
