@@ -23,6 +23,17 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation (HTML) and run its examples (doctest), warnings as errors."""
+    session.install("-r", "docs/requirements.txt")
+    session.install("-e", ".", "-e", "./plugins/nn_ops")
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
+    session.run(
+        "sphinx-build", "-W", "--keep-going", "-b", "doctest", "docs", "docs/_build/doctest"
+    )
+
+
+@nox.session
 def demo(session: nox.Session) -> None:
     """Install gradhub with the function library and run the main job, ``gradhub demo``."""
     session.install("-e", ".[demo]", "-e", "./plugins/nn_ops")

@@ -352,3 +352,48 @@ def test_agrees_with_pytorch() -> None:
     ref = tf.avg_pool2d(torch.tensor(xp), (3, 2), stride=(2, 2), padding=(1, 1),
                         count_include_pad=False).numpy()
     np.testing.assert_allclose(ours, ref, rtol=1e-12)
+
+
+# -- CPU blocking and scratch buffers ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("cfg", _CONV_CONFIGS)
+def test_kernels_processed_one_sample_per_block(cfg: tuple, monkeypatch: pytest.MonkeyPatch
+                                                ) -> None:
+    from gradhub_nn_ops import conv
+    from gradhub_nn_ops.conv import _convolution_filter_grad_ref, _deconvolution_ref
+
+    monkeypatch.setattr(conv, "_BLOCK_BYTES", 1)  # every sample is its own block
+    xs, ws, pad, stride, dilation, group = cfg
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, *xs[1:]))
+    w = rng.standard_normal(ws)
+    kw = {"pad": pad, "stride": stride, "dilation": dilation, "group": group}
+    y = F.convolution(x, w, **kw).d
+    np.testing.assert_allclose(y, _conv_ref(x, w, pad, stride, dilation, group), rtol=1e-10,
+                               atol=1e-12)
+    u = rng.standard_normal(y.shape)
+    np.testing.assert_allclose(F.convolution_filter_grad(x, u, kernel=ws[2:], **kw).d,
+                               _convolution_filter_grad_ref(x, u, ws[2:], 1, **kw), rtol=1e-10,
+                               atol=1e-12)
+    wt = rng.standard_normal((xs[1], ws[0] // group, *ws[2:]))
+    np.testing.assert_allclose(F.deconvolution(x, wt, **kw).d,
+                               _deconvolution_ref(x, wt, None, 1, **kw), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("xs", "ws"),
+    [((1, 1, 5), (1, 1, 3)), ((2, 2, 4, 4), (3, 2, 3, 3)), ((1, 1, 1, 4), (1, 1, 1, 2))],
+)
+def test_results_never_alias_scratch_buffers(xs: tuple, ws: tuple) -> None:
+    rng = np.random.default_rng(12)
+    x1, x2 = rng.standard_normal(xs), rng.standard_normal(xs)
+    w = rng.standard_normal(ws)
+    wt = rng.standard_normal((ws[1], ws[0], *ws[2:]))
+    last_pad = (0,) * (len(ws) - 3) + (1,)
+    for fn, weight, kw in ((F.convolution, w, {"pad": 1}), (F.deconvolution, wt, {}),
+                           (F.deconvolution, wt, {"pad": last_pad})):
+        first = fn(x1, weight, **kw).d
+        kept = first.copy()
+        fn(x2, weight, **kw)
+        np.testing.assert_array_equal(first, kept)

@@ -109,7 +109,7 @@ def _cast(xp: Any, x: Any, dtype: str) -> Any:
     return x.astype(dtype, copy=False)
 
 
-def _to_device(xp: Any, x: Any, device: str, source: str) -> Any:
+def _to_device(xp: Any, x: Any, device: str) -> Any:
     kind, idx = parse_device_name(device)
     return REGISTRY.device_type(kind).get(idx).asarray(x)
 
@@ -202,8 +202,14 @@ def _cast_samples(rng: np.random.Generator) -> Iterator[Sample]:
                  keeps_float32=False)
 
 
-def _to_device_bw(gy, inputs, in_shapes, outputs, out_shapes, device, source):  # type: ignore[no-untyped-def]
-    return [_call("ToDevice", gy[0], device=source, source=device)]
+def _to_device_bw(gy, inputs, in_shapes, outputs, out_shapes, device):  # type: ignore[no-untyped-def]
+    # the input is kept only to know its device (transfers are rarely on a hot path)
+    return [_call("ToDevice", gy[0], device=inputs[0].device.name)]
+
+
+def _to_device_fast(xp, gy, x, xs, y, ys, device):  # type: ignore[no-untyped-def]
+    src = REGISTRY.by_array_type[type(x[0])].device_of(x[0])
+    return [src.asarray(gy[0])]
 
 
 # -- fast first-order rules: the same formulas on arrays (used when create_graph=False) -------
@@ -412,8 +418,9 @@ def gradhub_add_functions(register: Any) -> None:
       need_inputs=(0,), need_outputs=(), samples=_cast_samples,
       reference=lambda x, dtype: x.astype(dtype),
       doc="x converted to dtype; the gradient is converted back to x's dtype.")
-    f("ToDevice", _to_device, attrs={"device": "cpu", "source": "cpu"}, rule=_to_device_bw,
-      need_inputs=(), need_outputs=(),
-      samples=_unary(attrs={"device": "cpu", "source": "cpu"}, shapes=((3,),)),
-      reference=lambda x, device, source: x,
-      doc="x moved to another device; its gradient moves back.")
+    f("ToDevice", _to_device, attrs={"device": "cpu"}, rule=_to_device_bw,
+      fast_backward=_to_device_fast, need_inputs=(0,), need_outputs=(),
+      samples=_unary(attrs={"device": "cpu"}, shapes=((3,), ())),
+      reference=lambda x, device: x,
+      doc="x moved to the device named ``device`` (``cpu``, ``cuda:1``); its gradient moves "
+          "back to x's device.")

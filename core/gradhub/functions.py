@@ -16,25 +16,29 @@ from typing import Any
 
 from .registry import REGISTRY
 
-_generation = -1
 _cached: set[str] = set()
 
 
+def _forget() -> None:
+    """Drop the cached callables (the registry changed wholesale)."""
+    g = globals()
+    for n in _cached:
+        g.pop(n, None)
+    _cached.clear()
+
+
+REGISTRY.listeners.append(_forget)
+
+
 def __getattr__(name: str) -> Any:
-    global _generation
     if name.startswith("__"):
         raise AttributeError(name)
-    if _generation != REGISTRY.generation:
-        g = globals()
-        for n in _cached:
-            g.pop(n, None)
-        _cached.clear()
-        _generation = REGISTRY.generation
+    gen = REGISTRY.generation
     try:
         fdef = REGISTRY.get(name)
     except LookupError as e:
         raise AttributeError(f"module 'gradhub.functions' has no function {name!r}: {e}") from None
-    if _generation == REGISTRY.generation:
+    if gen == REGISTRY.generation:  # not loaded in between (that clears the cache)
         globals()[name] = fdef.api
         _cached.add(name)
     return fdef.api

@@ -243,7 +243,7 @@ class Variable:
             name = device.name
         else:
             name = device.device_name if isinstance(device, Context) else str(device)
-        return call("ToDevice", self, device=name, source=self.device.name)
+        return call("ToDevice", self, device=name)
 
     # -- operators -------------------------------------------------------------------------------
     def __add__(self, other: Any) -> Variable:

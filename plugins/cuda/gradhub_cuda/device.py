@@ -12,7 +12,6 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-
 from gradhub.device import Device, DeviceType
 from gradhub.errors import DeviceError
 

@@ -185,20 +185,11 @@ def _ext_shape(out: Sequence[int], full: Sequence[int]) -> tuple[int, ...]:
     return (out[0], *full[1:])
 
 
-def _to_ext(xp: Any, a: Any, ext: Sequence[int]) -> Any:
-    """Zero-extend the trailing spatial axes of ``a`` (N, C, *out) to the extended grid."""
-    if tuple(a.shape[2:]) == tuple(ext):
-        return a
-    out = xp.zeros(a.shape[:2] + tuple(ext), dtype=a.dtype)
-    out[(slice(None), slice(None), *(slice(0, s) for s in a.shape[2:]))] = a
-    return out
-
-
 def _from_ext(xp: Any, a: Any, out: Sequence[int]) -> Any:
-    """The valid part (N, C, *out) of an extended-grid array, contiguous."""
+    """The valid part (N, C, *out) of an extended-grid array, as a new contiguous array."""
     if tuple(a.shape[2:]) == tuple(out):
         return a
-    return xp.ascontiguousarray(a[(slice(None), slice(None), *(slice(0, s) for s in out))])
+    return a[(slice(None), slice(None), *(slice(0, s) for s in out))].copy()
 
 
 #: On the CPU, column matrices are built and consumed a few samples at a time so that each block
@@ -385,9 +376,8 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
         cols = cols.reshape(b - a, g * og, k, m)
         _col2im_block(xp, buf[a:b], cols, kernel, insp, geo, offs)
     y = buf[:, :, :total].reshape(n, g * og, *full) if flat else buf
-    if crop:
-        y = xp.ascontiguousarray(y[(slice(None), slice(None),
-                                    *(slice(p, p + L) for p, L in zip(geo.pad, out)))])
+    if crop:  # a copy out of the scratch buffer (never a view of it)
+        y = y[(slice(None), slice(None), *(slice(p, p + L) for p, L in zip(geo.pad, out)))].copy()
     return y
 
 
