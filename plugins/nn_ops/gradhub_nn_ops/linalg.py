@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample
-from gradhub._builtin import sum_to
+from gradhub._builtin import sum_to, sum_to_array
 from gradhub.ops import call
 
 # -- BatchMatmul -------------------------------------------------------------------------------
@@ -89,6 +89,27 @@ def _batch_matmul_bw(gy, inputs, in_shapes, outputs, out_shapes,  # type: ignore
         gb = sum_to(gb, sb)
         if gb.shape != tuple(in_shapes[1]):
             gb = call("Reshape", gb, shape=tuple(in_shapes[1]))
+    return [ga, gb]
+
+
+def _batch_matmul_fast(xp, gy, x, xs, y, ys, transpose_a, transpose_b,  # type: ignore[no-untyped-def]
+                       need_grads):
+    """Array version of the BatchMatmul rule (first-order backward)."""
+    a, b = x
+    ta = transpose_a and len(xs[0]) >= 2
+    tb = transpose_b and len(xs[1]) >= 2
+    sa, sb, so = _promoted(xs, ta, tb)
+    g = gy[0].reshape(so)
+    A, B = a.reshape(sa), b.reshape(sb)
+    ga = gb = None
+    if need_grads[0]:
+        ga = (_batch_matmul(xp, g, B, False, not tb) if not ta
+              else _batch_matmul(xp, B, g, tb, True))
+        ga = sum_to_array(ga, sa).reshape(xs[0])
+    if need_grads[1]:
+        gb = (_batch_matmul(xp, A, g, not ta, False) if not tb
+              else _batch_matmul(xp, g, A, True, ta))
+        gb = sum_to_array(gb, sb).reshape(xs[1])
     return [ga, gb]
 
 
@@ -190,6 +211,20 @@ def _affine_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis):  # type: 
         bs = tuple(in_shapes[2])
         gb = call("Sum", g2, axis=0)
         grads.append(gb if gb.shape == bs else call("Reshape", gb, shape=bs))
+    return grads
+
+
+def _affine_fast(xp, gy, x, xs, y, ys, base_axis, need_grads):  # type: ignore[no-untyped-def]
+    """Array version of the Affine rule (first-order backward); skips unneeded products."""
+    n, k, m = _affine_dims("affine", xs[0], xs[1], base_axis)
+    g2 = gy[0].reshape(n, m)
+    grads: list[Any] = [None, None]
+    if need_grads[0]:
+        grads[0] = xp.matmul(g2, x[1].reshape(k, m).T).reshape(xs[0])
+    if need_grads[1]:
+        grads[1] = xp.matmul(x[0].reshape(n, k).T, g2).reshape(xs[1])
+    if len(xs) > 2:
+        grads.append(g2.sum(axis=0).reshape(xs[2]) if need_grads[2] else None)
     return grads
 
 
@@ -320,6 +355,7 @@ def register_functions(register: Any) -> None:
     f = register.function
     f("BatchMatmul", _batch_matmul, inputs=("a", "b"),
       attrs={"transpose_a": False, "transpose_b": False}, rule=_batch_matmul_bw,
+      fast_backward=_batch_matmul_fast,
       need_inputs=(0, 1), need_outputs=(), samples=_batch_matmul_samples,
       reference=_batch_matmul_ref,
       doc="""Batched matrix product ``y[..., i, k] = sum_j op(a)[..., i, j] op(b)[..., j, k]``.
@@ -339,7 +375,8 @@ Example::
     (5, 2, 2)
 """)
     f("Affine", _affine, inputs=("x", "weight", "bias?"), attrs={"base_axis": 1},
-      rule=_affine_bw, need_inputs=(0, 1), need_outputs=(), samples=_affine_samples,
+      rule=_affine_bw, fast_backward=_affine_fast, need_inputs=(0, 1), need_outputs=(),
+      samples=_affine_samples,
       reference=_affine_ref,
       doc="""Fully connected layer, as nnabla: ``y = x W + b``.
 
