@@ -362,3 +362,16 @@ def test_register_outside_plugins_names_both_providers() -> None:
     assert row["overrides"] == ["gradhub 0.1.0 -> module tests.test_plugins"] or row[
         "overrides"
     ][0].startswith("gradhub 0.1.0 -> module ")
+
+
+def test_extra_plugins_after_loading_are_added_incrementally() -> None:
+    import types
+
+    plugins.load_plugins()
+    before = {r.name: r.status for r in plugins.plugin_report()}
+    mod = types.ModuleType("late")
+    exec(GOOD.format(name="LateComer"), mod.__dict__)
+    plugins.load_plugins(extra=[("late", mod)])  # no duplicate warnings for loaded plugins
+    after = {r.name: r.status for r in plugins.plugin_report()}
+    assert after == {**before, "late": "loaded"}
+    assert "LateComer" in REGISTRY.functions and "Add2" in REGISTRY.functions

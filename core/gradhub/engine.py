@@ -275,22 +275,27 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
             f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
             "it cannot be differentiated"
         )
-    n_in = len(node.srcs)
+    srcs = node.srcs
+    n_in = len(srcs)
+    fast = rule.fast
     try:
-        if rule.fast is not None:
-            args = (
-                node.device.xp,
-                gys,
-                node.saved_in or (None,) * n_in,
-                node.in_shapes,
-                node.saved_out or (None,) * len(node.out_shapes),
-                node.out_shapes,
-            )
+        if fast is not None:
+            saved_in = node.saved_in
+            if saved_in is None:
+                saved_in = (None,) * n_in
+            saved_out = node.saved_out
+            if saved_out is None:
+                saved_out = (None,) * len(node.out_shapes)
             if rule.fast_wants_need_grads:
-                need = tuple(src.need_grad for src in node.srcs)
-                res = rule.fast(*args, need_grads=need, **node.attrs)
+                res = fast(
+                    node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes,
+                    need_grads=tuple([src.need_grad for src in srcs]), **node.attrs,
+                )
             else:
-                res = rule.fast(*args, **node.attrs)
+                res = fast(
+                    node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes,
+                    **node.attrs,
+                )
         else:
             ins = [_input_var(node, i) for i in range(n_in)]
             outs = [_output_var(node, j) for j in range(len(node.out_shapes))]
@@ -308,13 +313,13 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     if (type(res) is not list and type(res) is not tuple) or len(res) != n_in:
         res = _check_count(node, res)
     atype = node.out_type
-    srcs = node.srcs
+    in_shapes, in_dtypes = node.in_shapes, node.in_dtypes
     out = [None] * n_in
     for i in range(n_in):
         arr = res[i]
         if arr is None or not srcs[i].need_grad:
             continue
-        shape, dtype = node.in_shapes[i], node.in_dtypes[i]
+        shape, dtype = in_shapes[i], in_dtypes[i]
         if type(arr) is not atype or arr.shape != shape or arr.dtype != dtype:
             if dtype.kind not in "fc":  # an integer output of a differentiable node: no gradient
                 continue
@@ -448,6 +453,7 @@ def _run(
         nodes = _on_paths(nodes, targets)
         keep = {v._creator for v in targets if v._creator is not None}
     pending = grads.nodes
+    plus = grads._plus
     with set_recording(create_graph):
         for node in reversed(nodes):
             gys = pending.get(node) if node in keep else pending.pop(node, None)
@@ -478,8 +484,18 @@ def _run(
             del gys
             srcs, idxs = node.srcs, node.idxs
             for i, g in enumerate(res):
-                if g is not None:
-                    grads.add(srcs[i], idxs[i], g)
+                if g is None:
+                    continue
+                idx = idxs[i]
+                if idx < 0:
+                    grads.add(srcs[i], idx, g)
+                    continue
+                src = srcs[i]  # inlined grads.add for the common case
+                lst = pending.get(src)
+                if lst is None:
+                    lst = pending[src] = [None] * len(src.out_shapes)
+                prev = lst[idx]
+                lst[idx] = g if prev is None else plus(prev, g)
     return grads
 
 

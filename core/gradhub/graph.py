@@ -164,6 +164,10 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     cpu = True
     for x in inputs:
         if not isinstance(x, Variable):
+            if x is None:
+                names = [n.strip("*?") for n in fdef.inputs] or ["x"]
+                name = names[min(len(vs), len(names) - 1)]
+                raise TypeError(f"{fdef.snake}(): input {name!r} must not be None")
             x = as_variable(x)
         vs.append(x)
         a = x._data

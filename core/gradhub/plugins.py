@@ -435,7 +435,8 @@ def load_plugins(
     """Load the built-in functions and every selected plugin; return what happened to each.
 
     ``extra``: additional ``(name, module)`` plugins to load after the entry points (for plugins
-    defined in the running program). Called automatically on first use.
+    defined in the running program). When the plugins are loaded already, only the extras are
+    loaded, into the existing registry. Called automatically on first use.
     """
     with _LOCK:  # one loading thread; the others wait for it (see ensure_loaded)
         if STATE.loading:  # a use of gradhub from inside the loading itself
@@ -444,7 +445,7 @@ def load_plugins(
             strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
         STATE.loading = True
         try:
-            return _load(strict, extra)
+            return _load(strict, extra, incremental=STATE.loaded and bool(extra))
         finally:
             STATE.loading = False
 
@@ -459,20 +460,23 @@ def ensure_loaded() -> None:
             load_plugins()
 
 
-def _load(strict: bool, extra: Sequence[tuple[str, Any]]) -> list[PluginRecord]:
+def _load(
+    strict: bool, extra: Sequence[tuple[str, Any]], incremental: bool = False
+) -> list[PluginRecord]:
     from ._version import __version__
 
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
-    records: list[PluginRecord] = []
+    records: list[PluginRecord] = list(STATE.records) if incremental else []
     candidates: list[tuple[PluginRecord, Callable[[], Any]]] = []
-    core = PluginRecord("gradhub", "gradhub", __version__, "gradhub._builtin")
-    candidates.append((core, builtin_plugin))
+    if not incremental:
+        core = PluginRecord("gradhub", "gradhub", __version__, "gradhub._builtin")
+        candidates.append((core, builtin_plugin))
 
     allow = _split_env("GRADHUB_PLUGINS")
     block = _split_env("GRADHUB_BLOCK_PLUGINS")
     autoload = os.environ.get("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "") in ("", "0")
-    if autoload or allow:
+    if (autoload or allow) and not incremental:
         for ep in _entry_points():
             dist = ep.dist.name if ep.dist is not None else ""
             version = ep.dist.version if ep.dist is not None else ""

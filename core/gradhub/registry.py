@@ -204,8 +204,11 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
     else:
         n_in = len(clean)
         all_names = clean + attr_names
+        all_required = not any(optional)
 
         def api(*args: Any, **kw: Any) -> Any:
+            if not kw and len(args) == n_in and all_required:
+                return apply(fdef, args, defaults)  # the common call: inputs only
             if len(args) > len(all_names):
                 raise TypeError(
                     f"{fname}() takes at most {len(all_names)} arguments ({len(args)} given)"

@@ -4,11 +4,14 @@
 spatial axes is ``weight.ndim - 2``. Padding is symmetric (``pad[i]`` zeros on both sides of
 spatial axis ``i``).
 
-Forward kernels take sliding windows of the zero-padded input as a strided view
-(``xp.lib.stride_tricks.as_strided``), copy them once into a column matrix and multiply it with
-the weight matrix (``xp.matmul``, BLAS on the CPU); groups are a batch dimension of that product.
-Deconvolution multiplies first and scatters the columns back with one strided add per kernel
-offset.
+Kernels build a column matrix of the zero-padded input (one row per channel and kernel offset)
+and multiply it with the weight matrix (``xp.matmul``, BLAS on the CPU); groups are a batch
+dimension of that product. With stride 1 every row is one contiguous slice of the flattened padded
+input (outputs are computed on a slightly wider grid and cropped); otherwise the windows come from
+a strided view (``xp.lib.stride_tricks.as_strided``). Deconvolution multiplies first and scatters
+the columns back with one add per kernel offset. On the CPU the batch is processed in blocks of
+about 2 MiB of columns held in reused per-thread scratch buffers (cache-resident, no page faults
+from fresh temporaries); on other devices the whole batch is one block.
 
 The family is closed under differentiation, so every rule is differentiable to any order::
 
@@ -196,7 +199,7 @@ def _from_ext(xp: Any, a: Any, out: Sequence[int]) -> Any:
 #: stays in cache, in per-thread scratch buffers reused from call to call (fresh multi-megabyte
 #: temporaries cost a page fault per 4 KiB on every call); devices take the whole batch at once.
 _BLOCK_BYTES = 1 << 21
-_SCRATCH_MAX = 1 << 23
+_SCRATCH_MAX = 1 << 22
 _scratch_store = threading.local()
 
 

@@ -64,8 +64,7 @@ def _bn_geometry(x_shape: Sequence[int], axes: Any
 
 
 def _update_running(xp: Any, arr: Any, batch: Any, decay_rate: float, name: str) -> None:
-    flags = getattr(arr, "flags", None)
-    if flags is not None and not flags.writeable:
+    if not getattr(getattr(arr, "flags", None), "writeable", True):
         raise ValueError(
             f"batch_normalization(): the running {name} array is read-only; pass a writable "
             "array (the running statistics are updated in place when batch_stat=True)"

@@ -11,7 +11,9 @@ Every kernel works on strided views of a padded copy of ``x``, one view per kern
 costs ``prod(kernel)`` vectorized array operations and runs on every device.
 
 Max pooling's sub-gradient at ties: the whole gradient of a window goes to its FIRST maximal
-element in row-major order of the window (as nnabla). Differentiation is closed::
+element in row-major order of the window (as nnabla). Gradients are routed by multiplying with
+0/1 masks, so a non-finite incoming gradient also turns the other elements of its window into NaN.
+Differentiation is closed::
 
     MaxPooling(x)                 dx  = MaxPoolingBackward(gy, x)
     MaxPoolingBackward(dy, x)     ddy = MaxPoolingGather(g, x)      (d/dx = 0 almost everywhere)
@@ -215,9 +217,15 @@ def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any
     if tuple(g.shape) != tuple(x.shape):
         raise ValueError(f"{fname}(): g has shape {tuple(g.shape)} but x has {tuple(x.shape)}")
     gpad = _padded(xp, g, geo, 0)
-    out = xp.zeros(geo.out_shape, dtype=g.dtype)
+    out = tmp = None
     for off, m in _first_max_masks(xp, x, geo):
-        out = xp.where(m, gpad[geo.window(off)], out)
+        if out is None:
+            out = xp.multiply(gpad[geo.window(off)], m)
+        else:
+            if tmp is None:
+                tmp = xp.empty(geo.out_shape, dtype=g.dtype)
+            xp.multiply(gpad[geo.window(off)], m, out=tmp)
+            out += tmp
     return out
 
 
