@@ -171,15 +171,18 @@ def test_plugins_reports_a_failed_plugin_and_why(capsys: pytest.CaptureFixture[s
 
 
 def test_audit_verifies_and_records_in_registry(capsys: pytest.CaptureFixture[str]) -> None:
-    res = _json(capsys, ["audit", "-k", "Neg,Mul2", "--json"])
-    assert res["failed"] == 0 and res["order"] == 2 and res["devices"] == ["cpu"]
-    assert {r["function"] for r in res["results"]} == {"Neg", "Mul2"}
+    res = _json(capsys, ["audit", "-k", "Neg,Mul2,Sum", "--json"])
+    assert res["failed"] == 0 and res["order"] is None and res["devices"] == ["cpu"]
+    assert {r["function"] for r in res["results"]} == {"Neg", "Mul2", "Sum"}
+    # by default elementwise functions are verified to order 3, the others to order 2
+    want = {"Neg": 3, "Mul2": 3, "Sum": 2}
     for r in res["results"]:
-        assert r["ok"] and r["verified"] == 2 and r["samples"] > 0
-        assert r["verdict"] == "verified to order 2"
+        n = want[r["function"]]
+        assert r["ok"] and r["verified"] == n and r["samples"] > 0
+        assert r["verdict"] == f"verified to order {n}"
     rows = _rows(capsys)
-    assert rows["Neg"]["status"] == "verified cpu<=2"
-    assert rows["Mul2"]["status"] == "verified cpu<=2"
+    assert rows["Neg"]["status"] == "verified cpu<=3"
+    assert rows["Sum"]["status"] == "verified cpu<=2"
     assert rows["Add2"]["status"] == "unverified"  # not audited
 
 
@@ -211,7 +214,7 @@ def test_audit_fails_on_a_wrong_third_party_rule(capsys: pytest.CaptureFixture[s
     rows = _rows(capsys)
     assert rows["Neg"]["status"] == "failed (cpu@1)"
     assert __name__ in rows["Neg"]["rule_provider"]
-    assert rows["Add2"]["status"] == "verified cpu<=2"
+    assert rows["Add2"]["status"] == "verified cpu<=3"
     # the table names the failure too, and the exit status is 1
     assert main(["audit", "-k", "Neg"]) == 1
     out = capsys.readouterr().out

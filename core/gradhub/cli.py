@@ -365,14 +365,20 @@ def _check_one(fdef: FunctionDef, device: str, order: int) -> CheckResult:
                            0, time.perf_counter() - t0)
 
 
+def default_order(fdef: FunctionDef) -> int:
+    """The order the audit verifies when none is asked for: 3 for elementwise functions, else 2."""
+    return 3 if fdef.elementwise else 2
+
+
 def run_audit(
     functions: Sequence[FunctionDef],
     devices: Sequence[str],
-    order: int,
+    order: int | None,
     on_start: Callable[[FunctionDef, str], None] | None = None,
     on_done: Callable[[CheckResult], None] | None = None,
 ) -> list[CheckResult]:
-    """Audit each function on each device up to ``order``; results are recorded in the registry.
+    """Audit each function on each device up to ``order`` (None: :func:`default_order` of each
+    function); results are recorded in the registry.
 
     Example::
 
@@ -390,7 +396,7 @@ def run_audit(
         for fdef in functions:
             if on_start is not None:
                 on_start(fdef, dev)
-            r = _check_one(fdef, dev, order)
+            r = _check_one(fdef, dev, order if order is not None else default_order(fdef))
             results.append(r)
             if on_done is not None:
                 on_done(r)
@@ -460,7 +466,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     con = _console()
-    title = f"gradhub audit: {len(functions)} functions x {len(devices)} device(s), order {order}"
+    order_text = str(order) if order is not None else "2 (3 for elementwise functions)"
+    title = (
+        f"gradhub audit: {len(functions)} functions x {len(devices)} device(s), order {order_text}"
+    )
     table = Table(title=title, title_justify="left")
     table.add_column("function", no_wrap=True)
     table.add_column("device")
@@ -485,7 +494,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         line.append(f" {row['function']} on {row['device']}: {row['error']}")
         con.print(line, overflow="fold")
     labels = {
-        "verified": f"verified to order {order}",
+        "verified": f"verified to order {order_text}",
         "partial": "verified to a lower order",
         "non-differentiable": "non-differentiable (forward checked)",
         "no samples": "without samples (not checked)",
@@ -568,8 +577,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Numerically verify the backward rules of registered functions "
                        "(forward vs reference, then gradcheck up to --order) on each device. "
                        "Results are recorded in the registry. Exit status 1 if any fails.")
-    a.add_argument("--order", type=_positive_int, default=2,
-                   help="highest derivative order to verify (default 2)")
+    a.add_argument("--order", type=_positive_int, default=None,
+                   help="highest derivative order to verify (default: 3 for elementwise "
+                        "functions, 2 for the others)")
     a.add_argument("-k", "--functions", action="append", metavar="NAME,...",
                    help="functions to audit (names or glob patterns, comma-separated; "
                    "repeatable; default all)")
