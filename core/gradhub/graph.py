@@ -214,51 +214,16 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
             return Variable._new(out, False, None, 0)
         return tuple(Variable._new(o, False, None, 0) for o in outs)
     need = need and fdef.differentiable
+    node = Node(fdef, attrs, vs, arrays, outs, need, device)
     if not single:
-        node = Node(fdef, attrs, vs, arrays, outs, need, device)
         res = tuple(
             Variable._new(o, need and o.dtype.kind in "fc", node, i) for i, o in enumerate(outs)
         )
         node.outputs = tuple(weakref.ref(r) for r in res)
         return res
-    # one output: the common case, with Node.__init__ inlined
-    node = _new_node(Node)
-    node.fdef = fdef
-    node.attrs = attrs
-    node.device = device
-    node.need_grad = need
-    node.seq = next(_seq)
-    srcs = []
-    idxs = []
-    in_shapes = []
-    in_dtypes = []
-    for v in vs:
-        c = v._creator
-        if c is None:
-            srcs.append(v)
-            idxs.append(-1)
-        else:
-            srcs.append(c)
-            idxs.append(v._idx)
-        a = v._data
-        in_shapes.append(a.shape)
-        in_dtypes.append(a.dtype)
-    node.srcs = srcs
-    node.idxs = idxs
-    node.in_shapes = in_shapes
-    node.in_dtypes = in_dtypes
-    node.out_shapes = [out.shape]
-    node.out_dtypes = [out.dtype]
-    node.out_type = atype
-    rule = node.rule = fdef.rule if need else None
-    if rule is None or (rule.need_inputs == () and rule.need_outputs == ()):
-        node.saved_in = node.saved_out = None
-    else:
-        node.save(arrays, outs)
     v = Variable._new(out, need and out.dtype.kind in "fc", node, 0)
     node.outputs = (weakref.ref(v),)
     return v
 
 
-_new_node = object.__new__
 _ndarray = np.ndarray
