@@ -70,40 +70,58 @@ class Node:
         self.device = device
         self.need_grad = need_grad
         self.seq = next(_seq)
-        srcs = []
-        idxs = []
-        in_shapes = []
-        in_dtypes = []
-        for v in inputs:
+        if len(inputs) == 1:  # the common case, without a loop
+            v = inputs[0]
             c = v._creator
             if c is None:
-                srcs.append(v)
-                idxs.append(-1)
+                self.srcs = [v]
+                self.idxs = [-1]
             else:
-                srcs.append(c)
-                idxs.append(v._idx)
+                self.srcs = [c]
+                self.idxs = [v._idx]
             a = v._data
-            in_shapes.append(a.shape)
-            in_dtypes.append(a.dtype)
-        self.srcs = srcs
-        self.idxs = idxs
-        self.in_shapes = in_shapes
-        self.in_dtypes = in_dtypes
+            self.in_shapes = [a.shape]
+            self.in_dtypes = [a.dtype]
+        else:
+            srcs = []
+            idxs = []
+            in_shapes = []
+            in_dtypes = []
+            for v in inputs:
+                c = v._creator
+                if c is None:
+                    srcs.append(v)
+                    idxs.append(-1)
+                else:
+                    srcs.append(c)
+                    idxs.append(v._idx)
+                a = v._data
+                in_shapes.append(a.shape)
+                in_dtypes.append(a.dtype)
+            self.srcs = srcs
+            self.idxs = idxs
+            self.in_shapes = in_shapes
+            self.in_dtypes = in_dtypes
+        self.out_type = type(arrays[0])  # the array type of the inputs' gradients
         if len(outs) == 1:
             o = outs[0]
             self.out_shapes = [o.shape]
             self.out_dtypes = [o.dtype]
-            self.out_type = type(arrays[0])  # the array type gradients of the inputs have
         else:
             self.out_shapes = [o.shape for o in outs]
             self.out_dtypes = [o.dtype for o in outs]
-            self.out_type = type(arrays[0])
         rule = self.rule = fdef.rule if need_grad else None
-        if rule is None or (rule.need_inputs == () and rule.need_outputs == ()):
+        if rule is None:
             self.saved_in = self.saved_out = None
         else:
-            self.save(arrays, outs)
-        self.outputs: Sequence[weakref.ref[Variable]] = ()
+            ni, no = rule.need_inputs, rule.need_outputs
+            if ni == (0,) and no == () and len(arrays) == 1:  # elementwise f(x): keep x only
+                self.saved_in = (arrays[0],)
+                self.saved_out = None
+            elif ni == () and no == ():
+                self.saved_in = self.saved_out = None
+            else:
+                self.save(arrays, outs)
 
     def save(self, arrays: Sequence[Any], outs: Sequence[Any]) -> None:
         """Keep the arrays the rule declared it needs; drop the rest."""
@@ -152,12 +170,10 @@ def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any])
     return devs[0]
 
 
-def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
-    """Run a primitive function on Variables (or array-likes) and record it in the graph.
-
-    Returns one Variable, or a tuple of Variables for functions with several outputs. This is the
-    hot path: plain loops, no pluggy, no per-call dict building.
-    """
+def _inputs(
+    fdef: FunctionDef, inputs: Sequence[Any]
+) -> tuple[list[Variable], list[Any], bool, bool]:
+    """Inputs as Variables, their arrays, whether any needs a gradient, whether all are numpy."""
     vs = []
     arrays = []
     need = False
@@ -178,6 +194,24 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
             cpu = False
     if not vs:
         raise TypeError(f"{fdef.snake}() needs at least one input")
+    return vs, arrays, need, cpu
+
+
+def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """Run a primitive function on Variables (or array-likes) and record it in the graph.
+
+    Returns one Variable, or a tuple of Variables for functions with several outputs. This is the
+    hot path: plain loops, no pluggy, no per-call dict building.
+    """
+    if len(inputs) == 1 and isinstance(inputs[0], Variable):  # the common case, without a loop
+        x = inputs[0]
+        vs: Sequence[Variable] = (x,)
+        a = x._data
+        arrays: Sequence[Any] = (a,)
+        need = x.need_grad
+        cpu = type(a) is _ndarray
+    else:
+        vs, arrays, need, cpu = _inputs(fdef, inputs)
     device = CPU if cpu else _device_of(fdef, vs, arrays)
     kernels = fdef.kernels
     kernel = kernels.get(device.kind, fdef.forward) if kernels else fdef.forward
