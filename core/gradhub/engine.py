@@ -291,10 +291,14 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
                     node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes,
                     need_grads=tuple([src.need_grad for src in srcs]), **node.attrs,
                 )
-            else:
+            elif node.attrs:
                 res = fast(
                     node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes,
                     **node.attrs,
+                )
+            else:
+                res = fast(
+                    node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes
                 )
         else:
             ins = [_input_var(node, i) for i in range(n_in)]
@@ -464,7 +468,7 @@ def _run(
                     v = ref()
                     if v is not None and gys[j] is not None:
                         v._grad = Variable._new(gys[j], False, None, 0) if arrays else gys[j]
-            if _has_none(gys):
+            if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
                 dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
                 gys = [
                     g if g is not None else _zeros(dev, shapes[j], dtypes[j])

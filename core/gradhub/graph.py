@@ -255,9 +255,16 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
         )
         node.outputs = tuple(weakref.ref(r) for r in res)
         return res
-    v = Variable._new(out, need and out.dtype.kind in "fc", node, 0)
+    v = _new_variable(Variable)  # Variable._new, inlined
+    v._data = out
+    v._grad = None
+    v._creator = node
+    v._idx = 0
+    v.need_grad = need and out.dtype.kind in "fc"
+    v.name = None
     node.outputs = (weakref.ref(v),)
     return v
 
 
 _ndarray = np.ndarray
+_new_variable = object.__new__
