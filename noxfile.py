@@ -38,3 +38,14 @@ def demo(session: nox.Session) -> None:
     """Install gradhub with the function library and run the main job, ``gradhub demo``."""
     session.install("-e", ".[demo]", "-e", "./plugins/nn_ops")
     session.run("gradhub", "demo", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Run the benchmark suite (not part of the tests): W1-W7 against PyTorch CPU and hand-written
+    numpy in one run, every output checked against PyTorch before timings count; prints a markdown
+    table of medians, ratios and targets. Options after ``--`` go to benchmarks/run.py, e.g.
+    ``--quick``, ``--rounds 5``, ``--workloads tiny_ops,mlp``, ``--markdown FILE``,
+    ``--device cuda`` (needs a CUDA build of torch and gradhub-cuda[cuda12])."""
+    session.install(*PACKAGES, "torch==2.13.0")
+    session.run("python", "benchmarks/run.py", *session.posargs)

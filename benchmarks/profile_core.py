@@ -92,6 +92,36 @@ def time_steps(step: Callable[[], Any], seconds: float) -> tuple[float, int]:
     return _median(samples), inner
 
 
+def gc_share(step: Callable[[], Any], seconds: float, pairs: int = 6) -> tuple[float, float]:
+    """Mean step time (s) with Python's cyclic garbage collector on and off, alternating
+    ``pairs`` times; the collector's cost is ``1 - off / on``. Means, not medians: collections
+    hit a few steps hard."""
+    import gc
+
+    def mean_time(budget: float) -> float:
+        n, t0 = 0, time.perf_counter()
+        while True:
+            step()
+            n += 1
+            dt = time.perf_counter() - t0
+            if dt >= budget:
+                return dt / n
+
+    on: list[float] = []
+    off: list[float] = []
+    was = gc.isenabled()
+    try:
+        for _ in range(pairs):
+            gc.enable()
+            on.append(mean_time(seconds / (2 * pairs)))
+            gc.disable()
+            off.append(mean_time(seconds / (2 * pairs)))
+    finally:
+        if was:
+            gc.enable()
+    return _median(on), _median(off)
+
+
 # -- cProfile --------------------------------------------------------------------------------------
 
 
@@ -261,16 +291,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     for w in [w for w in args.workloads.replace(",", " ").split() if w]:
         step = _make_step(w)
         med, _ = time_steps(step, min(args.seconds, 2.0))
+        on, off = gc_share(step, min(args.seconds, 3.0))
+        gc_line = (f" Cyclic GC: mean step {on * 1e3:.3f} ms with the collector, "
+                   f"{off * 1e3:.3f} ms without: {100 * (1 - off / on):.0f}% of the step.")
         for mode in modes:
             if mode == "cprofile":
                 n = max(3, int(args.seconds / max(med, 1e-6) / 3))
                 rows, per_step = cprofile_rows(step, n)
                 header = (f"Step median without profiler {med * 1e3:.3f} ms; under cProfile "
-                          f"{per_step * 1e3:.3f} ms per step ({n} steps profiled).")
+                          f"{per_step * 1e3:.3f} ms per step ({n} steps profiled)." + gc_line)
             else:
                 rows, total = pyspy_rows(w, args.seconds, args.peers, args.threads)
                 header = (f"Step median without profiler {med * 1e3:.3f} ms; {total} py-spy "
-                          "samples at 1000 Hz inside the step loop.")
+                          "samples at 1000 Hz inside the step loop." + gc_line)
             parts.append(render(w, mode, rows, args.top, header))
     text = "\n".join(parts)
     print(text)

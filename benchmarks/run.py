@@ -137,6 +137,16 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
     return cmd
 
 
+def git_revision() -> str:
+    """``git describe --always --dirty`` of the repository, or ``"?"``."""
+    try:
+        r = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+                           capture_output=True, text=True, check=False, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return r.stdout.strip() or "?"
+
+
 def precompile(packages: Sequence[str] = ("gradhub", "gradhub_nn_ops", "gradhub_cuda")) -> None:
     """Byte-compile the gradhub packages, as installing a wheel does, so that W6 measures
     importing and not compiling (editable installs under ``PYTHONDONTWRITEBYTECODE`` would
@@ -187,12 +197,14 @@ def summarize(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
         if ok:
             med = _median([r["median_s"] for r in ok])
             c["time_ms"] = med * 1e3
-            c["rounds"] = [r["median_s"] * 1e3 for r in ok]
+            ok.sort(key=lambda r: r.get("round", 0))
+            c["rounds"] = [r["median_s"] * 1e3 for r in ok]  # ms per step, per round
             if key[1] == "tiny_ops":
                 c["per_op_us"] = med / n_ops * 1e6
             if key[1] == "import":
                 c["import_ms"] = med * 1e3
                 c["import_net_ms"] = _median([r["import_minus_startup_s"] for r in ok]) * 1e3
+                c["rounds"] = [r["import_minus_startup_s"] * 1e3 for r in ok]
         cells[key] = c
     for r in data.get("memory", []):
         c = cells.setdefault((r["framework"], r["workload"]), {"status": r.get("status")})
@@ -264,7 +276,18 @@ def evaluate(cells: dict[tuple[str, str], dict[str, Any]], device: str,
             met = False
         else:
             met = measured < t.bound if t.strict else measured <= t.bound
+        spread = None
+        if t.metric in ("time", "per_op") and t.baseline:
+            ra = (ours or {}).get("rounds") or []
+            rb = (cells.get((t.baseline, t.workload)) or {}).get("rounds") or []
+            if len(ra) > 1 and len(ra) == len(rb):
+                per_round = [x / y for x, y in zip(ra, rb)]
+                spread = (min(per_round), max(per_round), min(ra) / min(rb))
+        elif t.metric == "import_net":
+            ra = (ours or {}).get("rounds") or []
+            spread = (min(ra), max(ra)) if len(ra) > 1 else None
         rows.append({"target": t, "value": value, "baseline_value": base, "measured": measured,
+                     "spread": spread,
                      "checked": checked, "check": check, "met": met,
                      "max_rel": (ours or {}).get("max_rel")})
     return rows
@@ -287,7 +310,8 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
     meta = data["meta"]
     fws = list(meta["frameworks"])
     lines = [
-        f"gradhub benchmark, {meta.get('started', '?')} on {meta.get('cpu', '?')} "
+        f"gradhub benchmark (revision {meta.get('gradhub_revision', '?')}), "
+        f"{meta.get('started', '?')} on {meta.get('cpu', '?')} "
         f"(nproc {meta.get('nproc', '?')}), {meta.get('threads')} threads, device {device}, "
         f"{meta.get('rounds', 1)} round(s); command: `{meta.get('command', '')}`",
         "",
@@ -295,6 +319,12 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
         f"{_load(meta, 'after')} on {meta.get('nproc', '?')} cores (other processes distort "
         "the timings, torch's 2-thread pool most).",
         "",
+    ]
+    after = meta.get("gradhub_revision_after")
+    if after and after != meta.get("gradhub_revision"):
+        lines += [f"**The repository changed during the run** (now {after}): children started "
+                  "later imported other code; rerun for numbers of one revision.", ""]
+    lines += [
         "| id | workload | unit | " + " | ".join(fws) + " | measured | target | met |",
         "|---|---|---|" + "---|" * len(fws) + "---|---|---|",
     ]
@@ -303,11 +333,17 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
         vals = [_cell_text(cells.get((fw, t.workload)), t.metric) for fw in fws]
         if t.baseline is None:
             total = (cells.get((OURS, t.workload)) or {}).get("import_ms")
-            measured = f"{_fmt(row['measured'])} ms ({_fmt(total)} ms with the interpreter start)"
+            measured = f"{_fmt(row['measured'])} ms"
+            if row["spread"]:
+                measured += f" (rounds {_fmt(row['spread'][0])}-{_fmt(row['spread'][1])})"
+            measured += f"; {_fmt(total)} ms with the interpreter start"
             target = f"< {t.bound:g} ms" if t.strict else f"<= {t.bound:g} ms"
         else:
             measured = (f"{row['measured']:.2f}x {t.baseline}" if row["measured"] is not None
                         else "-")
+            if row["spread"]:
+                lo, hi, best = row["spread"]
+                measured += f" (rounds {lo:.2f}-{hi:.2f}; best rounds {best:.2f}x)"
             target = f"<= {t.bound:g}x {t.baseline}" if row["met"] is not None else "-"
         if row["met"] is None:
             met = "-"
@@ -318,6 +354,10 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
         desc = DESCRIPTION.get(t.workload, t.workload)
         lines.append(f"| {t.wid} | {t.workload}: {desc} | {UNITS[t.metric]} | "
                      + " | ".join(vals) + f" | {measured} | {target} | {met} |")
+    lines += ["", "Measured: the ratio of the medians over rounds (what the targets are checked "
+                  "on); in parentheses the range of the per-round ratios (frameworks run "
+                  "interleaved within a round) and the ratio of each side's fastest round, which "
+                  "background load on the machine disturbs least."]
     if "import" in workloads:
         lines += ["", "W6 cells: median of 5 fresh `python -c IMPORT` runs minus the median of 5 "
                       "`python -c pass` runs (the bare interpreter start, which the machine's site "
@@ -409,6 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("$ " + " ".join(cmd), flush=True)
         started = datetime.datetime.now().isoformat(timespec="seconds")
         load_before = os.getloadavg()
+        revision = git_revision()
         rc = subprocess.run(cmd, env=harness_env(args), check=False).returncode
         load_after = os.getloadavg()
         if rc != 0 or not out.is_file():
@@ -418,7 +459,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         data["meta"].update(started=started, command="python benchmarks/run.py " + " ".join(
             argv if argv is not None else sys.argv[1:]), host=platform.node(),
                             bench_device=args.device,
-                            loadavg_before=load_before, loadavg_after=load_after)
+                            loadavg_before=load_before, loadavg_after=load_after,
+                            gradhub_revision=revision, gradhub_revision_after=git_revision())
         out.write_text(json.dumps(data, indent=1, default=str))
     data = json.loads(out.read_text())
     device = data["meta"].get("bench_device", args.device)

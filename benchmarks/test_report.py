@@ -102,3 +102,15 @@ def test_the_harness_command_runs_every_row_with_check_first() -> None:
     assert f"torch=fw_torch_cuda@{sys.executable}" in cmd and "--no-mem" in cmd
     with pytest.raises(SystemExit):
         run.parse_args(["--workloads", "nope"])
+
+
+def test_import_over_the_bound_and_gpu_rows_without_targets() -> None:
+    data = _data()
+    for r in data["results"]:
+        if r["workload"] == "import":
+            r["import_minus_startup_s"] = 0.1  # exactly 100 ms: the bound is strict
+    assert _rows(data)[("import", "import_net")]["met"] is False
+    cells = run.summarize(_data())
+    rows = run.evaluate(cells, "cuda", ["mlp"])
+    assert len(rows) == 1 and rows[0]["met"] is None
+    assert rows[0]["measured"] == pytest.approx(10 / 8)  # against torch on the GPU
