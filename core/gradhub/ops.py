@@ -42,8 +42,15 @@ def api(name: str) -> Any:
 
 
 def call(name: str, *args: Any, **attrs: Any) -> Any:
-    """Call the registered function ``name`` with inputs ``args`` and attributes ``attrs``."""
-    return fdef(name).api(*args, **attrs)
+    """Call the registered function ``name`` with inputs ``args`` and attributes ``attrs``.
+
+    Rules call functions this way; the common form (every input positional, attributes by
+    keyword) goes straight to the graph without parsing the arguments again.
+    """
+    f = _cache.get(name) or fdef(name)
+    if len(args) == f.n_plain_inputs and (not attrs or attrs.keys() <= f.attrs.keys()):
+        return (_apply or _load_apply())(f, args, {**f.attrs, **attrs} if attrs else f.attrs)
+    return f.api(*args, **attrs)
 
 
 _apply: Any = None

@@ -125,6 +125,9 @@ class FunctionDef:
             self.snake = snake_case(self.name)
         if self.api is None:
             self.api = make_api(self)
+        #: the number of inputs when all are required and none is variadic, else -1
+        plain = all(not (n.startswith("*") or n.endswith("?")) for n in self.inputs)
+        self.n_plain_inputs = len(self.inputs) if plain and self.kind == "primitive" else -1
 
     def n_out(self, attrs: dict[str, Any], n_inputs: int) -> int:
         n = self.n_outputs
