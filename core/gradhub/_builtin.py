@@ -171,7 +171,7 @@ def _rpow_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: i
 def _sum_bw(gy, inputs, in_shapes, outputs, out_shapes, axis, keepdims):  # type: ignore[no-untyped-def]
     shape = tuple(in_shapes[0])
     g = gy[0]
-    if not keepdims:
+    if not keepdims and g.ndim:  # a 0-d gradient broadcasts as it is
         kept = list(shape)
         for a in _norm_axis(axis, len(shape)):
             kept[a] = 1

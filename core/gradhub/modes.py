@@ -35,15 +35,23 @@ def no_grad() -> Iterator[None]:
         state.recording = prev
 
 
-@contextmanager
-def set_recording(on: bool) -> Iterator[None]:
-    """Set graph recording on or off in this thread for the duration of the block."""
-    prev = state.recording
-    state.recording = on
-    try:
-        yield
-    finally:
-        state.recording = prev
+class set_recording:
+    """Set graph recording on or off in this thread for the duration of a ``with`` block.
+
+    A small class rather than a generator: the engine enters it several times per ``grad``.
+    """
+
+    __slots__ = ("on", "prev")
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    def __enter__(self) -> None:
+        self.prev = state.recording
+        state.recording = self.on
+
+    def __exit__(self, *exc: object) -> None:
+        state.recording = self.prev
 
 
 def is_recording() -> bool:
