@@ -3,8 +3,9 @@
 Every workload is written the way a gradhub user writes it: ``gradhub.functions`` (``F.affine``,
 ``F.convolution``, ``F.max_pooling``, ``F.relu``, ``F.softmax_cross_entropy``, ``F.mean``,
 ``F.norm``, ``F.sin``, ``F.cos``), the Variable operators, and ``gh.grad`` with
-``create_graph=False`` for first-order results (``create_graph=True`` only where a gradient is
-differentiated again: W4 and W5). Nothing is built from primitives in place of a library function.
+``create_graph=False, retain_graph=False`` for first-order results (``create_graph=True`` only
+where a gradient is differentiated again: W4 and W5). Nothing is built from primitives in place
+of a library function.
 
 Layouts: gradhub follows nnabla, so the Affine weight is ``(in, out)``; ``make`` stores a
 transposed contiguous copy of the harness's ``(out, in)`` weight and ``to_numpy`` transposes that
@@ -115,7 +116,9 @@ def _labels(t: np.ndarray) -> np.ndarray:
 
 
 def _first_order(outputs: Sequence[Any], inputs: Sequence[Any]) -> list[Any]:
-    return gh.grad(list(outputs), list(inputs), create_graph=False)
+    # the graph is used once: free each node's saved arrays as soon as its rule has run (as
+    # PyTorch does by default, and nnabla's adapter with clear_buffer=True)
+    return gh.grad(list(outputs), list(inputs), create_graph=False, retain_graph=False)
 
 
 def _cnn_loss(x: Any, t: Any, p: Sequence[Any]) -> Any:

@@ -640,3 +640,39 @@ def test_nth_derivatives_through_several_functions() -> None:
     f = 2.0**xs / xs
     np.testing.assert_allclose(g1.d, f * (ln2 - 1 / xs))
     np.testing.assert_allclose(g2.d, f * ((ln2 - 1 / xs) ** 2 + 1 / xs**2))
+
+
+# -- retain_graph=False ----------------------------------------------------------------------------
+
+
+def test_retain_graph_false_frees_saved_arrays_and_refuses_a_second_pass() -> None:
+    x = gh.Variable([1.0, 2.0, 3.0])
+    h = x * x  # Mul2 keeps both inputs
+    y = (h * 3.0).sum()
+    node = h.creator
+    assert node is not None and node.saved_in is not None
+    y.backward(retain_graph=False)
+    np.testing.assert_allclose(x.g, 6.0 * x.d)
+    assert node.saved_in is None and node.saved_out is None
+    with pytest.raises(BackwardRuleError, match=r"through Sum again: .*retain_graph=False"):
+        y.backward()
+    # forward() recomputes what was freed, and backward works again
+    x.cleargrad()
+    x.d = np.array([2.0, 0.5, -1.0], dtype=np.float32)
+    y.forward()
+    y.backward()
+    np.testing.assert_allclose(x.g, 6.0 * x.d)
+
+
+def test_grad_retain_graph_false_frees_what_a_second_order_needs_too() -> None:
+    """As in PyTorch: the gradient graph refers to the forward graph, so freeing the forward
+    nodes' arrays makes differentiating the gradient again fail, clearly."""
+    x = gh.Variable([0.5, -1.5])
+    y = (x * x * x).sum()
+    (g,) = gh.grad([y], [x], retain_graph=False)  # create_graph=True by default
+    np.testing.assert_allclose(g.d, 3.0 * x.d**2)
+    with pytest.raises(BackwardRuleError, match="retain_graph=False"):
+        gh.grad([g.sum()], [x])
+    y.forward()  # recomputes the forward graph's arrays
+    (gg,) = gh.grad([g.sum()], [x])
+    np.testing.assert_allclose(gg.d, 6.0 * x.d)

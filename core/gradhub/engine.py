@@ -425,6 +425,21 @@ def _guard_first_order(
     return res
 
 
+def _freed_rule(node: Node) -> Rule:
+    """The rule of a node whose saved arrays a ``retain_graph=False`` pass freed: it raises."""
+    name = node.fdef.name
+    provider = node.rule.provider  # type: ignore[union-attr]
+
+    def freed(*_: Any, **__: Any) -> Any:
+        raise BackwardRuleError(
+            f"cannot differentiate through {name} again: its saved arrays were freed by a "
+            "backward/grad with retain_graph=False; call forward() on the output to recompute "
+            "them, or pass retain_graph=True"
+        )
+
+    return Rule(freed, provider, (), (), fast=freed)
+
+
 def _has_none(values: list[Any]) -> bool:
     for v in values:
         if v is None:
@@ -438,6 +453,7 @@ def _run(
     targets: list[Variable] | None,
     create_graph: bool,
     retain_grad: bool,
+    retain_graph: bool = True,
 ) -> _Grads:
     arrays = not create_graph
     grads = _Grads(arrays)
@@ -486,6 +502,9 @@ def _run(
             else:
                 res = _call_rule(node, gys, True)
             del gys
+            if not retain_graph:
+                node.saved_in = node.saved_out = None
+                node.rule = _freed_rule(node)
             srcs, idxs = node.srcs, node.idxs
             for i, g in enumerate(res):
                 if g is None:
@@ -510,16 +529,20 @@ def backward(
     retain_grad: bool = False,
     create_graph: bool = False,
     loss_scale: float | None = None,
+    retain_graph: bool = True,
 ) -> None:
     """Accumulate d(y)/d(leaf) into ``.g`` of every leaf that needs a gradient.
 
     The incoming gradient ``grad`` defaults to ones of y's shape; ``loss_scale`` multiplies that
-    default. With ``create_graph=True`` the accumulated gradients are differentiable.
+    default. With ``create_graph=True`` the accumulated gradients are differentiable. With
+    ``retain_graph=False`` each node's saved arrays are freed as soon as its rule has run (lower
+    peak memory, like PyTorch's default or nnabla's ``clear_buffer=True``); differentiating
+    through those nodes again then raises until ``forward()`` recomputes them.
     """
     if not isinstance(y, Variable):
         raise TypeError(f"backward: expected a Variable, got {type(y).__name__}")
     seed = _seed(y, grad, loss_scale, "backward: grad")
-    grads = _run([y], [seed], None, create_graph, retain_grad)
+    grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph)
     given: set[int] = {id(seed._data)}
     with set_recording(create_graph):
         for leaf, g in grads.leaf_items():
@@ -548,6 +571,7 @@ def grad(
     retain_grad: bool = False,
     loss_scale: float | None = None,
     unreachable: str = "zero",
+    retain_graph: bool = True,
 ) -> list[Variable | None]:
     """Return, for each input, the sum over outputs of d(output)/d(input).
 
@@ -557,6 +581,8 @@ def grad(
     functions on a path from ``inputs`` to ``outputs``. ``.g`` is untouched unless ``set_grad``.
     ``grad_inputs`` are added to the results. ``unreachable``: ``"zero"`` (zeros shaped like the
     input), ``"none"`` or ``"error"``. With ``create_graph=True`` the results are differentiable.
+    ``retain_graph=False`` frees the saved arrays of the nodes it went through (see
+    :func:`backward`).
 
     Example::
 
@@ -606,7 +632,7 @@ def grad(
             )
     else:
         gis = [None] * len(ins)
-    grads = _run(outs, seeds, ins, create_graph, retain_grad)
+    grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph)
     results: list[Variable | None] = []
     with set_recording(create_graph):
         for k, (x, gi) in enumerate(zip(ins, gis)):
@@ -660,6 +686,7 @@ def reexecute(y: Variable) -> None:
             n.out_shapes = [o.shape for o in outs]
             n.out_dtypes = [o.dtype for o in outs]
             if n.rule is not None:
+                n.rule = fdef.rule  # a retain_graph=False pass may have dropped it
                 n.save(arrays, outs)
             for ref, o in zip(n.outputs, outs):
                 v = ref()

@@ -220,13 +220,14 @@ class Variable:
         retain_grad: bool = False,
         create_graph: bool = False,
         loss_scale: float | None = None,
+        retain_graph: bool = True,
     ) -> None:
         """Accumulate d(self)/d(leaf) into ``.g`` of every leaf that needs a gradient.
 
         ``grad``: the incoming gradient (None: ones of this Variable's shape, times ``loss_scale``
         when given). ``retain_grad``: also store the gradients of the intermediate Variables still
         referenced. ``create_graph``: record the backward computation so that ``.g`` can be
-        differentiated again.
+        differentiated again. ``retain_graph=False``: free each node's saved arrays once used.
         """
         _engine().backward(
             self,
@@ -234,6 +235,7 @@ class Variable:
             retain_grad=retain_grad,
             create_graph=create_graph,
             loss_scale=loss_scale,
+            retain_graph=retain_graph,
         )
 
     def to(self, device: Any) -> Variable:
