@@ -490,3 +490,21 @@ def test_auto_forward_and_no_grad_helpers() -> None:
     assert z.need_grad is False
     with pytest.raises(AttributeError):
         _ = nn.not_a_thing
+
+
+def test_backward_clear_buffer_frees_saved_arrays_until_forward() -> None:
+    import gradhub.compat.nnabla as nn
+    import gradhub.compat.nnabla.functions as NF
+    from gradhub.errors import BackwardRuleError
+
+    x = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]))
+    x.need_grad = True
+    y = NF.sum(x * x)
+    y.backward(clear_buffer=True)
+    np.testing.assert_allclose(x.g, 2 * x.d)
+    with pytest.raises(BackwardRuleError, match="retain_graph=False"):
+        y.backward()
+    y.forward()  # recomputes the freed buffers, as in nnabla
+    x.g = 0
+    y.backward()
+    np.testing.assert_allclose(x.g, 2 * x.d)

@@ -320,7 +320,9 @@ class Variable(NativeVariable):
         ``grad`` is the incoming gradient: a scalar (default 1), an array, an NdArray or a
         Variable, or None to use this Variable's current ``.g``; it is not stored in ``.g``. Unless
         ``clear_buffer``, each intermediate Variable still referenced keeps the gradient of this
-        pass in ``.g`` (overwritten, not accumulated, as in nnabla).
+        pass in ``.g`` (overwritten, not accumulated, as in nnabla); with ``clear_buffer`` the
+        arrays the graph saved for backward are freed as they are used (``forward()`` recomputes
+        them), as nnabla frees its buffers.
         """
         _no_hooks("backward", function_pre_hook, function_post_hook)
         if communicator_callbacks is not None:
@@ -342,7 +344,9 @@ class Variable(NativeVariable):
             )
         kept = self._grad
         try:
-            _native_backward(self, seed, retain_grad=not clear_buffer)
+            _native_backward(
+                self, seed, retain_grad=not clear_buffer, retain_graph=not clear_buffer
+            )
         finally:
             self._grad = kept
 
