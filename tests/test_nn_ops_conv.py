@@ -397,3 +397,102 @@ def test_results_never_alias_scratch_buffers(xs: tuple, ws: tuple) -> None:
         kept = first.copy()
         fn(x2, weight, **kw)
         np.testing.assert_array_equal(first, kept)
+
+
+@pytest.mark.parametrize("cfg", _CONV_CONFIGS)
+def test_gemms_cut_into_single_threaded_pieces(cfg: tuple, monkeypatch: pytest.MonkeyPatch
+                                               ) -> None:
+    from gradhub_nn_ops import conv
+    from gradhub_nn_ops.conv import _convolution_filter_grad_ref, _deconvolution_ref
+
+    monkeypatch.setattr(conv, "_GEMM_ST", 7)  # pieces of a column or two, with a remainder
+    xs, ws, pad, stride, dilation, group = cfg
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((2, *xs[1:]))
+    w = rng.standard_normal(ws)
+    b = rng.standard_normal(ws[0])
+    kw = {"pad": pad, "stride": stride, "dilation": dilation, "group": group}
+    y = F.convolution(x, w, b, **kw).d
+    ref = _conv_ref(x, w, pad, stride, dilation, group)
+    ref = ref + b.reshape((-1,) + (1,) * (ref.ndim - 2))
+    np.testing.assert_allclose(y, ref, rtol=1e-10, atol=1e-12)
+    u = rng.standard_normal(y.shape)
+    np.testing.assert_allclose(F.convolution_filter_grad(x, u, kernel=ws[2:], **kw).d,
+                               _convolution_filter_grad_ref(x, u, ws[2:], 1, **kw), rtol=1e-10,
+                               atol=1e-12)
+    wt = rng.standard_normal((xs[1], ws[0] // group, *ws[2:]))
+    np.testing.assert_allclose(F.deconvolution(x, wt, **kw).d,
+                               _deconvolution_ref(x, wt, None, 1, **kw), rtol=1e-10, atol=1e-12)
+
+
+# -- 2x2 max pooling fast path (kernel == stride == 2, exact tiling, float32/float64) ----------
+
+
+def _tied_pool_input(dtype: type) -> np.ndarray:
+    """relu-like data: many all-zero windows, plus hand-made partial ties in every position."""
+    rng = np.random.default_rng(14)
+    x = np.maximum(rng.standard_normal((2, 3, 6, 8)), 0.0)
+    x[0, 0, :2, :2] = [[1.0, 1.0], [1.0, 1.0]]  # all four tie
+    x[0, 0, :2, 2:4] = [[0.5, 2.0], [2.0, 2.0]]  # (0, 1) first
+    x[0, 0, :2, 4:6] = [[0.5, 0.1], [2.0, 2.0]]  # (1, 0) first
+    x[0, 0, :2, 6:8] = [[0.5, 0.1], [0.2, 2.0]]  # (1, 1) only
+    x[0, 1, 2:4, :2] = [[-1.0, -3.0], [-1.0, -2.0]]  # negative tie across rows
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pooling_2x2_fast_path_matches_the_references(dtype: type) -> None:
+    from gradhub_nn_ops import pooling as P
+
+    x = _tied_pool_input(dtype)
+    rng = np.random.default_rng(15)
+    dy = rng.standard_normal((2, 3, 3, 4)).astype(dtype)
+    g = rng.standard_normal(x.shape).astype(dtype)
+    geo = P.pool_geom("t", x.shape, (2, 2), None, True, None, False)
+    assert P._fast2x2(np, geo, x, dy)
+    kw = {"kernel": (2, 2), "stride": None, "ignore_border": True, "pad": None,
+          "channel_last": False}
+    y = P._max_pooling(np, x, **kw)
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, P._max_pooling_ref(x, **kw))
+    dx = P._max_pooling_backward(np, dy, x, **kw)
+    assert dx.dtype == dtype
+    np.testing.assert_array_equal(dx, P._max_pooling_backward_ref(dy, x, **kw))
+    np.testing.assert_array_equal(P._max_pooling_fast(np, [dy], [x], [x.shape], [y], [y.shape],
+                                                      **kw)[0], dx)
+    gy = P._max_pooling_gather(np, g, x, **kw)
+    np.testing.assert_array_equal(gy, P._max_pooling_gather_ref(g, x, **kw))
+    # a non-contiguous input takes the same path
+    xt = np.ascontiguousarray(x.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    np.testing.assert_array_equal(P._max_pooling_backward(np, dy, xt, **kw), dx)
+
+
+def test_max_pooling_2x2_fast_path_nan_window_gets_no_gradient_as_the_generic_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradhub_nn_ops import pooling as P
+
+    x = _tied_pool_input(np.float64)
+    x[1, 2, 0, 0] = np.nan
+    dy = np.ones((2, 3, 3, 4))
+    kw = {"kernel": (2, 2)}
+    fast = P._max_pooling_backward(np, dy, x, **kw)
+    monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
+    np.testing.assert_array_equal(fast, P._max_pooling_backward(np, dy, x, **kw))
+    assert not fast[1, 2, :2, :2].any()
+
+
+def test_max_pooling_2x2_double_backward_float32_matches_float64() -> None:
+    x64 = _tied_pool_input(np.float64)
+    rng = np.random.default_rng(16)
+    w64 = rng.standard_normal((2, 3, 3, 4))
+    out = []
+    for dt in (np.float32, np.float64):
+        x = gh.Variable(x64.astype(dt))
+        w = gh.Variable(w64.astype(dt))
+        loss = F.sum(F.max_pooling(x * x, (2, 2)) * w)
+        gx, gw = gh.grad([loss], [x, w], create_graph=True)
+        total = loss + F.sum(gx * gx) + F.sum(gw * gw)
+        out.append([v.d for v in gh.grad([total], [x, w])])
+    for a, b in zip(*out):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)

@@ -188,19 +188,55 @@ def _ext_shape(out: Sequence[int], full: Sequence[int]) -> tuple[int, ...]:
     return (out[0], *full[1:])
 
 
-def _from_ext(xp: Any, a: Any, out: Sequence[int]) -> Any:
-    """The valid part (N, C, *out) of an extended-grid array, as a new contiguous array."""
+def _from_ext(xp: Any, a: Any, out: Sequence[int], bias: Any = None) -> Any:
+    """The valid part (N, C, *out) of an extended-grid array, as a new contiguous array, plus
+    ``bias`` (C,) if given (added in the same pass as the copy)."""
+    b = None if bias is None else bias.reshape((-1,) + (1,) * len(out))
     if tuple(a.shape[2:]) == tuple(out):
+        if b is not None:
+            a += b
         return a
-    return a[(slice(None), slice(None), *(slice(0, s) for s in out))].copy()
+    valid = a[(slice(None), slice(None), *(slice(0, s) for s in out))]
+    if b is None:
+        return valid.copy()
+    return xp.add(valid, b, out=xp.empty(valid.shape, dtype=a.dtype))
 
 
 #: On the CPU, column matrices are built and consumed a few samples at a time so that each block
 #: stays in cache, in per-thread scratch buffers reused from call to call (fresh multi-megabyte
 #: temporaries cost a page fault per 4 KiB on every call); devices take the whole batch at once.
-_BLOCK_BYTES = 1 << 21
+_BLOCK_BYTES = 2097152
 _SCRATCH_MAX = 1 << 22
 _scratch_store = threading.local()
+
+
+#: OpenBLAS runs a GEMM with ``m * n * k`` at most ``65536 * GEMM_MULTITHREAD_THRESHOLD`` (4 by
+#: default) on one thread; above that it splits the product over its thread pool. For the skinny
+#: per-sample products of a convolution the split buys nothing (measured: no faster on 2 cores)
+#: and costs milliseconds per call whenever another process holds a core (the pool's threads wait
+#: for one another), so on the CPU the products are cut along their long axis into pieces below
+#: that size.
+_GEMM_ST = 1 << 18
+
+
+def _piece(xp: Any, rest: int, length: int) -> int:
+    """Length of the pieces of an axis of ``length`` such that a GEMM of ``rest * piece`` stays
+    single-threaded (the whole length on other devices)."""
+    if xp is not np or rest * length <= _GEMM_ST:
+        return max(length, 1)
+    count = -(-rest * length // _GEMM_ST)
+    return max(1, -(-length // count))
+
+
+def _matmul_cols(xp: Any, a: Any, b: Any, out: Any) -> None:
+    """``out[...] = a @ b`` computed in pieces along the last axis of ``b`` (see ``_GEMM_ST``)."""
+    m = b.shape[-1]
+    step = _piece(xp, a.shape[-2] * a.shape[-1], m)
+    if step >= m:
+        xp.matmul(a, b, out=out)
+        return
+    for j in range(0, m, step):
+        xp.matmul(a, b[..., j:j + step], out=out[..., j:j + step])
 
 
 def _blocks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
@@ -299,8 +335,9 @@ def _col2im_block(xp: Any, buf: Any, cols: Any, kernel: Sequence[int], insp: Seq
         buf[(slice(None), slice(None), *sl)] += cols[(slice(None), slice(None), *off)]
 
 
-def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str) -> Any:
-    """Convolution of ``x`` (N, C, *spatial) with ``w`` (O, C // group, *kernel)."""
+def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = None) -> Any:
+    """Convolution of ``x`` (N, C, *spatial) with ``w`` (O, C // group, *kernel), plus ``bias``
+    (O,) if given."""
     n, c = x.shape[:2]
     o, cg = w.shape[:2]
     kernel = w.shape[2:]
@@ -325,8 +362,8 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str) -> Any:
          else xp.empty(shape, dtype=dtype))
     for a, b in cols.blocks:
         blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
-        xp.matmul(wm, blk, out=y[a:b])
-    return _from_ext(xp, y.reshape(n, o, *cols.ext), out)
+        _matmul_cols(xp, wm, blk, y[a:b])
+    return _from_ext(xp, y.reshape(n, o, *cols.ext), out, bias)
 
 
 def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname: str) -> Any:
@@ -375,7 +412,7 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
     buf = _scratch(xp, shape, dtype, "buf", zero=True) if crop else xp.zeros(shape, dtype=dtype)
     for a, b in _blocks(xp, n, g * og * k * m * np.dtype(dtype).itemsize):
         cols = _scratch(xp, (b - a, g, og * k, m), dtype, "cols")
-        xp.matmul(wt, xr[a:b], out=cols)
+        _matmul_cols(xp, wt, xr[a:b], cols)
         cols = cols.reshape(b - a, g * og, k, m)
         _col2im_block(xp, buf[a:b], cols, kernel, insp, geo, offs)
     y = buf[:, :, :total].reshape(n, g * og, *full) if flat else buf
@@ -414,8 +451,11 @@ def _filter_grad_nd(xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGe
             d = e
         d = d.reshape(b - a, g, og, m)
         blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
-        # per sample and group (Og, M) @ (M, Cg*K), summed over the block
-        dw += xp.matmul(d, blk.swapaxes(-1, -2)).sum(axis=0)
+        # per sample and group (Og, M) @ (M, Cg*K), summed over the block; the contraction
+        # over M in single-threaded pieces (see _GEMM_ST)
+        step = _piece(xp, og * cg * k, m)
+        for j in range(0, m, step):
+            dw += xp.matmul(d[..., j:j + step], blk[..., j:j + step].swapaxes(-1, -2)).sum(axis=0)
     return dw.reshape(o, cg, *kernel)
 
 
@@ -434,10 +474,9 @@ def _check_bias(fname: str, b: Any, o: int) -> None:
 def _convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
                  stride: Any = None, dilation: Any = None, group: int = 1) -> Any:
     geo = _geom("convolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
-    y = _conv_nd(xp, _flat(x, geo), w, geo, "convolution")
     if b is not None:
         _check_bias("convolution", b, w.shape[0])
-        y += b.reshape((-1,) + (1,) * geo.nd)
+    y = _conv_nd(xp, _flat(x, geo), w, geo, "convolution", b)
     return y.reshape(geo.batch + y.shape[1:])
 
 
@@ -549,6 +588,65 @@ def _convolution_filter_grad_bw(gw, inputs, in_shapes, outputs, out_shapes, kern
         res[0] = _call("Deconvolution", dy, g, output_padding=op, **_attrs(geo))
     if _needs(dy):
         res[1] = _call("Convolution", x, g, **_attrs(geo))
+    return res
+
+
+# -- fast (array-level) first-order rules: the same products as the rules above, on arrays -----
+
+
+def _bias_grad_array(g: Any, base_axis: int) -> Any:
+    return g.sum(axis=tuple(i for i in range(g.ndim) if i != base_axis))
+
+
+def _convolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, stride,  # type: ignore[no-untyped-def]
+                      dilation, group, need_grads):
+    g = gy[0]
+    x, w = inputs[0], inputs[1]
+    xs, ws = in_shapes[0], in_shapes[1]
+    geo = _geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
+    kernel = tuple(ws[2:])
+    ba = geo.base_axis
+    res: list[Any] = [None, None]
+    if need_grads[0]:
+        op = _dx_output_padding(xs[ba + 1:], out_shapes[0][ba + 1:], kernel, geo)
+        res[0] = _deconvolution(xp, g, w, None, output_padding=op, **_attrs(geo))
+    if need_grads[1]:
+        res[1] = _convolution_filter_grad(xp, x, g, kernel, **_attrs(geo))
+    if len(in_shapes) > 2:
+        res.append(_bias_grad_array(g, ba) if need_grads[2] else None)
+    return res
+
+
+def _deconvolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad,  # type: ignore[no-untyped-def]
+                        stride, dilation, group, output_padding, need_grads):
+    g = gy[0]
+    x, w = inputs[0], inputs[1]
+    ws = in_shapes[1]
+    geo = _geom("deconvolution", in_shapes[0], ws, base_axis, pad, stride, dilation, group)
+    res: list[Any] = [None, None]
+    if need_grads[0]:
+        res[0] = _convolution(xp, g, w, None, **_attrs(geo))
+    if need_grads[1]:
+        res[1] = _convolution_filter_grad(xp, g, x, tuple(ws[2:]), **_attrs(geo))
+    if len(in_shapes) > 2:
+        res.append(_bias_grad_array(g, geo.base_axis) if need_grads[2] else None)
+    return res
+
+
+def _convolution_filter_grad_fast(xp, gw, inputs, in_shapes, outputs, out_shapes, kernel,  # type: ignore[no-untyped-def]
+                                  base_axis, pad, stride, dilation, group, need_grads):
+    g = gw[0]
+    x, dy = inputs
+    xs, ys = in_shapes
+    geo = _geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
+                dilation, group)
+    ba = geo.base_axis
+    res: list[Any] = [None, None]
+    if need_grads[0]:
+        op = _dx_output_padding(xs[ba + 1:], ys[ba + 1:], tuple(kernel), geo)
+        res[0] = _deconvolution(xp, dy, g, None, output_padding=op, **_attrs(geo))
+    if need_grads[1]:
+        res[1] = _convolution(xp, x, g, None, **_attrs(geo))
     return res
 
 
@@ -759,18 +857,21 @@ def register_functions(register: Any) -> None:
     conv_attrs = {"base_axis": 1, "pad": None, "stride": None, "dilation": None, "group": 1}
     register.function(
         "Convolution", _convolution, inputs=("x", "weight", "bias?"), attrs=dict(conv_attrs),
-        rule=_convolution_bw, need_inputs=(0, 1), need_outputs=(), samples=_conv_samples,
+        rule=_convolution_bw, fast_backward=_convolution_fast, need_inputs=(0, 1),
+        need_outputs=(), samples=_conv_samples,
         reference=_convolution_ref, doc=_DOC_CONV,
     )
     register.function(
         "Deconvolution", _deconvolution, inputs=("x", "weight", "bias?"),
         attrs={**conv_attrs, "output_padding": None}, rule=_deconvolution_bw,
+        fast_backward=_deconvolution_fast,
         need_inputs=(0, 1), need_outputs=(), samples=_deconv_samples,
         reference=_deconvolution_ref, doc=_DOC_DECONV,
     )
     register.function(
         "ConvolutionFilterGrad", _convolution_filter_grad, inputs=("x", "dy"),
         attrs={"kernel": (1,), **conv_attrs}, rule=_convolution_filter_grad_bw,
+        fast_backward=_convolution_filter_grad_fast,
         need_inputs=(0, 1), need_outputs=(), samples=_filter_grad_samples,
         reference=_convolution_filter_grad_ref, doc=_DOC_FG,
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -167,12 +168,86 @@ def _exact_cover(geo: PoolGeom) -> bool:
             and all(o * k == geo.shape[a] for a, o, k in zip(geo.axes, geo.out, geo.kernel)))
 
 
+# -- 2x2 fast path (CPU) -----------------------------------------------------------------------
+# The common case: kernel == stride == (2, 2) over the last two axes, windows tiling the input
+# exactly, a float32/float64 numpy array. The kernels then work on the rows of each window pair
+# (``x4 = x.reshape(L, Ho, 2, W)``: ``x4[:, :, r]`` is row ``r`` of every window, contiguous along
+# W) instead of four strided views per window element, and the first-maximum selection is two
+# bool masks of shape (L, Ho, W) (one per window row) whose tie-breaking is done with 16-bit
+# operations on the byte pairs of a window row. Results are identical to the generic kernels.
+
+_PAIR = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+
+
+def _fast2x2(xp: Any, geo: PoolGeom, *arrays: Any) -> bool:
+    return (xp is np and sys.byteorder == "little" and geo.kernel == (2, 2)
+            and geo.stride == (2, 2) and geo.axes[-1] == len(geo.shape) - 1
+            and math.prod(geo.shape) > 0 and _exact_cover(geo)
+            and all(a.dtype in _PAIR and a.dtype == arrays[0].dtype for a in arrays))
+
+
+def _rows4(a: Any, geo: PoolGeom) -> Any:
+    """(L, Ho, 2, W) view (or contiguous copy) of an input-shaped array."""
+    h, w = geo.shape[-2:]
+    return np.ascontiguousarray(a).reshape(-1, h // 2, 2, w)
+
+
+def _twice(a: Any) -> Any:
+    """(..., n) -> (..., 2n): every value twice along the last axis (one pass, via a complex
+    array whose real and imaginary parts are both the value)."""
+    c = np.empty(a.shape, _PAIR[a.dtype])
+    c.real = a
+    c.imag = a
+    return c.view(a.dtype)
+
+
+def _max2x2(x4: Any) -> Any:
+    r = np.maximum(x4[:, :, 0], x4[:, :, 1])
+    return np.maximum(r[..., 0::2], r[..., 1::2])
+
+
+def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
+    """Bool masks (L, Ho, W) of the first maximum of every window, for its rows 0 and 1."""
+    y2 = _twice(y)
+    e0 = np.equal(x4[:, :, 0], y2)
+    e1 = np.equal(x4[:, :, 1], y2)
+    a = e0.view(np.uint16)  # one uint16 per window row: low byte column 0, high byte column 1
+    b = e1.view(np.uint16)
+    a &= ~((a & 1) << 8)  # column 0 wins over column 1
+    np.multiply(b, a == 0, out=b)  # row 1 only if row 0 has no maximum
+    b &= ~((b & 1) << 8)
+    return e0, e1
+
+
+def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
+    x4 = _rows4(x, geo)
+    y = _max2x2(x4) if y is None else y.reshape(x4.shape[0], x4.shape[1], -1)
+    e0, e1 = _first_max_rows(x4, y)
+    dx = np.empty(geo.shape, dtype=dy.dtype)
+    d4 = dx.reshape(x4.shape)
+    dy2 = _twice(dy.reshape(y.shape))
+    np.multiply(dy2, e0, out=d4[:, :, 0])
+    np.multiply(dy2, e1, out=d4[:, :, 1])
+    return dx
+
+
+def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
+    x4 = _rows4(x, geo)
+    e0, e1 = _first_max_rows(x4, _max2x2(x4))
+    g4 = _rows4(g, geo)
+    s = np.multiply(g4[:, :, 0], e0)
+    s += np.multiply(g4[:, :, 1], e1)
+    return np.add(s[..., 0::2], s[..., 1::2]).reshape(geo.out_shape)
+
+
 # -- forward kernels ---------------------------------------------------------------------------
 
 
 def _max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
                  ignore_border: bool = True, pad: Any = None, channel_last: bool = False) -> Any:
     geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
+    if _fast2x2(xp, geo, x):
+        return _max2x2(_rows4(x, geo)).reshape(geo.out_shape)
     xpad = _padded(xp, x, geo, _lowest(x))
     y = None
     for off in geo.offsets():
@@ -192,6 +267,8 @@ def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: 
     if tuple(dy.shape) != geo.out_shape:
         raise ValueError(f"{fname}(): dy has shape {tuple(dy.shape)}, the pooled output of x "
                          f"{tuple(x.shape)} has shape {geo.out_shape}")
+    if _fast2x2(xp, geo, x, dy):
+        return _backward2x2(dy, x, geo)
     if _exact_cover(geo):
         dx = xp.empty(x.shape, dtype=dy.dtype)
         for off, m in _first_max_masks(xp, x, geo):
@@ -216,6 +293,8 @@ def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any
     geo = pool_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
     if tuple(g.shape) != tuple(x.shape):
         raise ValueError(f"{fname}(): g has shape {tuple(g.shape)} but x has {tuple(x.shape)}")
+    if _fast2x2(xp, geo, x, g):
+        return _gather2x2(g, x, geo)
     gpad = _padded(xp, g, geo, 0)
     out = tmp = None
     for off, m in _first_max_masks(xp, x, geo):
@@ -297,6 +376,25 @@ def _call(name: str, *args: Any, **attrs: Any) -> Any:
 
 def _max_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
     return [_call("MaxPoolingBackward", gy[0], inputs[0], **attrs)]
+
+
+def _max_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, kernel=None,  # type: ignore[no-untyped-def]
+                      stride=None, ignore_border=True, pad=None, channel_last=False):
+    """Array version of the MaxPooling rule; reuses the forward output y (2x2 fast path)."""
+    x, y = inputs[0], outputs[0]
+    g = gy[0]
+    geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
+    if y is not None and tuple(g.shape) == geo.out_shape and _fast2x2(xp, geo, x, g, y):
+        return [_backward2x2(g, x, geo, y)]
+    return [_max_pooling_backward(xp, g, x, kernel, stride, ignore_border, pad, channel_last)]
+
+
+def _max_pooling_backward_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_max_pooling_gather(xp, gy[0], inputs[1], **attrs), None]
+
+
+def _max_pooling_gather_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_max_pooling_backward(xp, gy[0], inputs[1], **attrs), None]
 
 
 def _max_pooling_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
@@ -643,18 +741,21 @@ def register_functions(register: Any) -> None:
                   "channel_last": False}
     register.function(
         "MaxPooling", _max_pooling, inputs=("x",), attrs=dict(pool_attrs),
-        rule=_max_pooling_bw, need_inputs=(0,), need_outputs=(), samples=_pool_samples(),
+        rule=_max_pooling_bw, fast_backward=_max_pooling_fast, need_inputs=(0,),
+        need_outputs=(0,), samples=_pool_samples(),
         reference=_max_pooling_ref, doc=_DOC_MAX,
     )
     register.function(
         "MaxPoolingBackward", _max_pooling_backward, inputs=("dy", "x"), attrs=dict(pool_attrs),
-        rule=_max_pooling_backward_bw, need_inputs=(1,), need_outputs=(),
+        rule=_max_pooling_backward_bw, fast_backward=_max_pooling_backward_fast,
+        need_inputs=(1,), need_outputs=(),
         samples=_max_pooling_backward_samples, reference=_max_pooling_backward_ref,
         doc=_DOC_MAXBW,
     )
     register.function(
         "MaxPoolingGather", _max_pooling_gather, inputs=("g", "x"), attrs=dict(pool_attrs),
-        rule=_max_pooling_gather_bw, need_inputs=(1,), need_outputs=(),
+        rule=_max_pooling_gather_bw, fast_backward=_max_pooling_gather_fast,
+        need_inputs=(1,), need_outputs=(),
         samples=_max_pooling_gather_samples, reference=_max_pooling_gather_ref,
         doc=_DOC_GATHER,
     )
