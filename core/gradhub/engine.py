@@ -23,7 +23,7 @@ from .graph import Node, _device_of
 from .modes import set_recording
 from .modes import state as _mode
 from .ops import call
-from .registry import REGISTRY, FunctionDef, Rule
+from .registry import REGISTRY, FunctionDef, Provider, Rule
 from .variable import Variable, _to_array
 
 _UNREACHABLE = ("zero", "none", "error")
@@ -275,6 +275,8 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
             f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
             "it cannot be differentiated"
         )
+    if rule is _FREED:
+        raise _freed_error(node)
     srcs = node.srcs
     n_in = len(srcs)
     fast = rule.fast
@@ -356,6 +358,8 @@ def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Vari
             f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
             "it cannot be differentiated"
         )
+    if rule is _FREED:
+        raise _freed_error(node)
     try:
         ins = [_input_var(node, i) for i in range(len(node.srcs))]
         outs = [_output_var(node, j) for j in range(len(node.out_shapes))]
@@ -425,19 +429,20 @@ def _guard_first_order(
     return res
 
 
-def _freed_rule(node: Node) -> Rule:
-    """The rule of a node whose saved arrays a ``retain_graph=False`` pass freed: it raises."""
-    name = node.fdef.name
-    provider = node.rule.provider  # type: ignore[union-attr]
+def _refuse_freed(*_: Any, **__: Any) -> Any:
+    raise AssertionError("unreachable: the engine checks for _FREED first")  # pragma: no cover
 
-    def freed(*_: Any, **__: Any) -> Any:
-        raise BackwardRuleError(
-            f"cannot differentiate through {name} again: its saved arrays were freed by a "
-            "backward/grad with retain_graph=False; call forward() on the output to recompute "
-            "them, or pass retain_graph=True"
-        )
 
-    return Rule(freed, provider, (), (), fast=freed)
+#: the rule of a node whose saved arrays a ``retain_graph=False`` pass freed
+_FREED = Rule(_refuse_freed, Provider("gradhub"), (), ())
+
+
+def _freed_error(node: Node) -> BackwardRuleError:
+    return BackwardRuleError(
+        f"cannot differentiate through {node.fdef.name} again: its saved arrays were freed by a "
+        "backward/grad with retain_graph=False; call forward() on the output to recompute them, "
+        "or pass retain_graph=True"
+    )
 
 
 def _has_none(values: list[Any]) -> bool:
@@ -504,7 +509,7 @@ def _run(
             del gys
             if not retain_graph:
                 node.saved_in = node.saved_out = None
-                node.rule = _freed_rule(node)
+                node.rule = _FREED
             srcs, idxs = node.srcs, node.idxs
             for i, g in enumerate(res):
                 if g is None:

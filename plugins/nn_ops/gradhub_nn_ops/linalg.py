@@ -214,13 +214,20 @@ def _affine_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis):  # type: 
     return grads
 
 
+#: weights up to this many elements are copied contiguous before a transposed product
+_SMALL = 1 << 16
+
+
 def _affine_fast(xp, gy, x, xs, y, ys, base_axis, need_grads):  # type: ignore[no-untyped-def]
     """Array version of the Affine rule (first-order backward); skips unneeded products."""
     n, k, m = _affine_dims("affine", xs[0], xs[1], base_axis)
     g2 = gy[0].reshape(n, m)
     grads: list[Any] = [None, None]
     if need_grads[0]:
-        grads[0] = xp.matmul(g2, x[1].reshape(k, m).T).reshape(xs[0])
+        wt = x[1].reshape(k, m).T
+        if wt.size <= _SMALL:  # a contiguous copy of a small weight keeps BLAS on its fast path
+            wt = xp.ascontiguousarray(wt)
+        grads[0] = xp.matmul(g2, wt).reshape(xs[0])
     if need_grads[1]:
         grads[1] = xp.matmul(x[0].reshape(n, k).T, g2).reshape(xs[1])
     if len(xs) > 2:
