@@ -12,7 +12,6 @@ import doctest
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -71,32 +70,6 @@ gh.clear_parameters()
 doctest_default_flags = (
     doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
 )
-
-# -- pages written separately -------------------------------------------------------------------
-#: Pages of the index that other contributors write; one that does not exist yet is left out of
-#: the table of contents (instead of failing the build with a warning).
-OPTIONAL_PAGES = (
-    "cli",
-    "cuda",
-    "performance",
-    "migration-nnabla",
-    "migration-chainer",
-    "migration-mxnet",
-)
-
-
-def _drop_missing_pages(app: Any, docname: str, source: list[str]) -> None:
-    if docname != "index":
-        return
-    missing = {p for p in OPTIONAL_PAGES if not any(HERE.glob(f"{p}.*"))}
-    if missing:
-        lines = source[0].splitlines(keepends=True)
-        source[0] = "".join(line for line in lines if line.strip() not in missing)
-
-
-def setup(app: Any) -> None:
-    app.connect("source-read", _drop_missing_pages)
-
 
 # -- HTML --------------------------------------------------------------------------------------
 html_theme = "alabaster"
