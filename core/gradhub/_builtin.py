@@ -19,15 +19,20 @@ from .registry import REGISTRY, Sample
 # -- helpers used by rules ---------------------------------------------------------------------
 
 
+def _broadcast_axes(gshape: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of a gradient of shape ``gshape`` that broadcasting added to ``shape``."""
+    lead = len(gshape) - len(shape)
+    return tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
+    )
+
+
 def sum_to(g: Any, shape: Sequence[int]) -> Any:
     """Sum the broadcast gradient ``g`` back down to ``shape`` (differentiable)."""
     shape = tuple(shape)
     if g.shape == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1
-    )
+    axes = _broadcast_axes(g.shape, shape)
     s = call("Sum", g, axis=axes, keepdims=True) if axes else g
     return call("Reshape", s, shape=shape) if s.shape != shape else s
 
@@ -220,10 +225,7 @@ def sum_to_array(g: Any, shape: Sequence[int]) -> Any:
     shape = tuple(shape)
     if g.shape == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1
-    )
+    axes = _broadcast_axes(g.shape, shape)
     return (g.sum(axis=axes, keepdims=True) if axes else g).reshape(shape)
 
 

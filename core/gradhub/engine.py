@@ -265,18 +265,25 @@ def _zeros(device: Any, shape: Any, dtype: Any) -> Any:
     return device.xp.zeros(shape, dtype)
 
 
-def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
-    """First-order backward of one node on raw arrays: the fast rule if there is one, else the
-    differentiable rule on graph-less Variables. Returns validated arrays (or None) per input."""
+def _rule_of(node: Node) -> Rule:
+    """The node's rule, or a clear error when it has none or a retain_graph=False pass freed it."""
     rule = node.rule
-    fdef = node.fdef
     if rule is None:
+        fdef = node.fdef
         raise BackwardRuleError(
             f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
             "it cannot be differentiated"
         )
     if rule is _FREED:
         raise _freed_error(node)
+    return rule
+
+
+def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
+    """First-order backward of one node on raw arrays: the fast rule if there is one, else the
+    differentiable rule on graph-less Variables. Returns validated arrays (or None) per input."""
+    rule = _rule_of(node)
+    fdef = node.fdef
     srcs = node.srcs
     n_in = len(srcs)
     fast = rule.fast
@@ -351,15 +358,8 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
 
 def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Variable | None]:
     """Backward of one node on Variables, recorded in the graph when ``create_graph``."""
-    rule = node.rule
+    rule = _rule_of(node)
     fdef = node.fdef
-    if rule is None:
-        raise BackwardRuleError(
-            f"function {fdef.name} (from {fdef.provider}) has no backward rule; "
-            "it cannot be differentiated"
-        )
-    if rule is _FREED:
-        raise _freed_error(node)
     try:
         ins = [_input_var(node, i) for i in range(len(node.srcs))]
         outs = [_output_var(node, j) for j in range(len(node.out_shapes))]
