@@ -6,6 +6,7 @@ with registered functions, so it is differentiable to any order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -103,7 +104,12 @@ def _sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 def _broadcast_to(xp: Any, x: Any, shape: Sequence[int]) -> Any:
-    return xp.broadcast_to(x, tuple(shape))
+    shape = tuple(shape)
+    if x.size == 1 and math.prod(shape) <= 4096:
+        # small results: filling a new array is several times cheaper than numpy's
+        # broadcast_to view machinery (Sum's rule broadcasts a 0-d gradient this way)
+        return xp.full(shape, x.reshape(()), dtype=x.dtype)
+    return xp.broadcast_to(x, shape)
 
 
 def _reshape(xp: Any, x: Any, shape: Sequence[int]) -> Any:
@@ -133,14 +139,20 @@ def _sub2_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-unt
 
 
 def _mul2_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
-    a, b = inputs
-    return [sum_to(gy[0] * b, in_shapes[0]), sum_to(gy[0] * a, in_shapes[1])]
+    a, b = inputs  # only the inputs that need a gradient get one computed
+    return [
+        sum_to(gy[0] * b, in_shapes[0]) if a.need_grad else None,
+        sum_to(gy[0] * a, in_shapes[1]) if b.need_grad else None,
+    ]
 
 
 def _div2_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
     a, b = inputs
     ga = gy[0] / b
-    return [sum_to(ga, in_shapes[0]), sum_to(-ga * a / b, in_shapes[1])]
+    return [
+        sum_to(ga, in_shapes[0]) if a.need_grad else None,
+        sum_to(-ga * a / b, in_shapes[1]) if b.need_grad else None,
+    ]
 
 
 def _neg_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
@@ -280,7 +292,7 @@ def _sum_fast(xp, gy, x, xs, y, ys, axis, keepdims):  # type: ignore[no-untyped-
         for a in _norm_axis(axis, len(shape)):
             kept[a] = 1
         g = g.reshape(kept)
-    return [xp.broadcast_to(g, shape)]
+    return [_broadcast_to(xp, g, shape)]
 
 
 def _broadcast_to_fast(xp, gy, x, xs, y, ys, shape):  # type: ignore[no-untyped-def]
