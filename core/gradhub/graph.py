@@ -105,8 +105,13 @@ class Node:
         self.out_type = type(arrays[0])  # the array type of the inputs' gradients
         if len(outs) == 1:
             o = outs[0]
-            self.out_shapes = [o.shape]
-            self.out_dtypes = [o.dtype]
+            if len(inputs) == 1:  # elementwise f(x): share the (never mutated) lists
+                s, d = o.shape, o.dtype
+                self.out_shapes = self.in_shapes if s == self.in_shapes[0] else [s]
+                self.out_dtypes = self.in_dtypes if d == self.in_dtypes[0] else [d]
+            else:
+                self.out_shapes = [o.shape]
+                self.out_dtypes = [o.dtype]
         else:
             self.out_shapes = [o.shape for o in outs]
             self.out_dtypes = [o.dtype for o in outs]
