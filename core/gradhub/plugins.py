@@ -271,10 +271,8 @@ _REGISTRARS = {
     "gradhub_add_kernels": KernelRegistrar,
     "gradhub_add_backward_rules": RuleRegistrar,
 }
-_PHASES = (
-    ("gradhub_add_devices", "gradhub_add_functions"),
-    ("gradhub_add_kernels", "gradhub_add_backward_rules"),
-)
+#: devices and functions first (for every plugin), then kernels and rules
+_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:])
 
 
 def _split_env(name: str) -> set[str]:

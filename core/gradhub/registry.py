@@ -129,10 +129,6 @@ class FunctionDef:
         plain = all(not (n.startswith("*") or n.endswith("?")) for n in self.inputs)
         self.n_plain_inputs = len(self.inputs) if plain and self.kind == "primitive" else -1
 
-    def n_out(self, attrs: dict[str, Any], n_inputs: int) -> int:
-        n = self.n_outputs
-        return n if isinstance(n, int) else n(n_inputs, **attrs)
-
     def status(self) -> str:
         """Higher-order status: verified/failed/unverified/first-order-only/non-differentiable."""
         if not self.differentiable:
@@ -502,9 +498,3 @@ def show_registry(file: Any = None) -> None:
             unusable.append(f"{kind}: {why}")
     if unusable:
         print("unusable devices: " + "; ".join(unusable), file=out)
-
-
-def check_device_name(kind: str) -> None:
-    """Raise unless ``kind`` names a registered device type."""
-    if kind not in REGISTRY.device_types:
-        raise DeviceError(f"unknown device kind {kind!r}")
