@@ -332,3 +332,20 @@ def test_audit_a_crashing_kernel_is_a_failure_not_a_crash(
     assert "kernel failure on purpose" in by["CrashyKernel"]["error"]
     assert by["Neg"]["ok"]  # the audit went on after the crash
     assert _rows(capsys)["CrashyKernel"]["status"] == "failed (cpu@1)"
+
+
+def test_registry_audit_verifies_the_whole_library(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 3's bar: every function of gradhub-nn-ops verified on CPU to order 2, elementwise
+    ones to order 3, the rest non-differentiable."""
+    from gradhub.registry import REGISTRY
+
+    rows = _json(capsys, ["registry", "--audit", "--json"])
+    for r in rows:
+        fdef = REGISTRY.get(r["function"])
+        if not fdef.differentiable:
+            assert r["status"] == "non-differentiable", r
+        else:
+            want = 3 if fdef.elementwise else 2
+            assert r["status"].startswith("verified") and f"cpu<={want}" in r["status"], r
+            assert "failed" not in r["status"], r
+    assert {r["provider"] for r in rows} == {"gradhub", "gradhub-nn-ops"}

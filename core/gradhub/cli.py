@@ -162,8 +162,12 @@ def _device_rows() -> list[dict[str, Any]]:
 
 def cmd_registry(args: argparse.Namespace) -> int:
     """Print every registered function: provider, rule, higher-order status and devices."""
-    from .registry import registry_table
+    from .registry import REGISTRY, _ensure_loaded, registry_table
 
+    if args.audit:  # verify first, so the status column says verified/failed
+        _ensure_loaded()
+        devices = [k for k, dt in sorted(REGISTRY.device_types.items()) if dt.availability()[0]]
+        run_audit([REGISTRY.functions[n] for n in sorted(REGISTRY.functions)], devices, None)
     rows = registry_table()
     if args.json:
         _print_json(rows)
@@ -564,6 +568,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Show every registered function: its provider and version, "
                        "whether it has a backward rule, its higher-order status and its devices.")
     r.add_argument("--json", action="store_true", help="print the rows as JSON")
+    r.add_argument("--audit", action="store_true",
+                   help="audit every function first (as `gradhub audit` with its default "
+                        "orders), so the status column says verified or failed")
     r.set_defaults(func=cmd_registry)
 
     pl = sub.add_parser("plugins", help="show loaded and failed plugins and device availability",
