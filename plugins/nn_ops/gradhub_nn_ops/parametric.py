@@ -235,6 +235,32 @@ def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init:
     return call("Affine", inp, w, b, base_axis=base_axis)  # type: ignore[no-any-return]
 
 
+def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group: int,
+                 w_init: Any, b_init: Any, base_axis: int, fix_parameters: bool, rng: Any,
+                 with_bias: bool, name: str | None, *, transposed: bool
+                 ) -> tuple[Variable, Variable | None]:
+    """The parameters ``W`` and ``b`` of PF.convolution, or of PF.deconvolution (``transposed``).
+
+    ``W`` has shape ``(outmaps, inmaps // group, *kernel)``, or ``(inmaps, outmaps // group,
+    *kernel)`` when transposed (the fans of its Glorot default swap with it); ``b`` has shape
+    ``(outmaps,)`` and is None without ``with_bias``.
+    """
+    inmaps = _channels(fn, inp, base_axis)
+    k = _kernel(fn, kernel, inp, base_axis)
+    if group < 1 or inmaps % group or outmaps % group:
+        raise ValueError(f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps "
+                         f"({outmaps})")
+    fan_in, fan_out = (outmaps, inmaps) if transposed else (inmaps, outmaps)
+    if w_init is None:
+        w_init = UniformInitializer(calc_uniform_lim_glorot(fan_in, fan_out, k), rng=rng)
+    if b_init is None:
+        b_init = ConstantInitializer(0.0)
+    with _scopes(name, scope):
+        w = _param(fn, "W", (fan_out, fan_in // group, *k), w_init, not fix_parameters)
+        b = _param(fn, "b", (outmaps,), b_init, not fix_parameters) if with_bias else None
+    return w, b
+
+
 def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: Any = None,
                 dilation: Any = None, group: int = 1, w_init: Any = None, b_init: Any = None,
                 base_axis: int = 1, fix_parameters: bool = False, rng: Any = None,
@@ -254,19 +280,8 @@ def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: An
         >>> y.shape, gh.get_parameters()["c1/conv/W"].shape
         ((2, 4, 8, 8), (4, 3, 3, 3))
     """
-    fn = "convolution"
-    inmaps = _channels(fn, inp, base_axis)
-    k = _kernel(fn, kernel, inp, base_axis)
-    if group < 1 or inmaps % group or outmaps % group:
-        raise ValueError(f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps "
-                         f"({outmaps})")
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, outmaps, k), rng=rng)
-    if b_init is None:
-        b_init = ConstantInitializer(0.0)
-    with _scopes(name, "conv"):
-        w = _param(fn, "W", (outmaps, inmaps // group, *k), w_init, not fix_parameters)
-        b = _param(fn, "b", (outmaps,), b_init, not fix_parameters) if with_bias else None
+    w, b = _conv_params("convolution", "conv", inp, outmaps, kernel, group, w_init, b_init,
+                        base_axis, fix_parameters, rng, with_bias, name, transposed=False)
     return call("Convolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
                 dilation=dilation, group=group)
 
@@ -290,19 +305,8 @@ def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: 
         >>> y.shape, gh.get_parameters()["deconv/W"].shape
         ((2, 5, 8, 8), (3, 5, 2, 2))
     """
-    fn = "deconvolution"
-    inmaps = _channels(fn, inp, base_axis)
-    k = _kernel(fn, kernel, inp, base_axis)
-    if group < 1 or inmaps % group or outmaps % group:
-        raise ValueError(f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps "
-                         f"({outmaps})")
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(outmaps, inmaps, k), rng=rng)
-    if b_init is None:
-        b_init = ConstantInitializer(0.0)
-    with _scopes(name, "deconv"):
-        w = _param(fn, "W", (inmaps, outmaps // group, *k), w_init, not fix_parameters)
-        b = _param(fn, "b", (outmaps,), b_init, not fix_parameters) if with_bias else None
+    w, b = _conv_params("deconvolution", "deconv", inp, outmaps, kernel, group, w_init, b_init,
+                        base_axis, fix_parameters, rng, with_bias, name, transposed=True)
     return call("Deconvolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
                 dilation=dilation, group=group, output_padding=output_padding)
 
