@@ -241,3 +241,22 @@ def test_repr_and_numpy_of_device_variables(fake: gh.Context) -> None:
     x = on_fake(fake, [1.5])
     assert type(x.numpy()) is np.ndarray
     assert repr(x) == "Variable([1.5], dtype=float64)"
+
+
+def test_tune_host_allocator_is_opt_in() -> None:
+    """glibc's malloc thresholds change only when asked: by the function or the variable."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gradhub as gh, gradhub.device as d, gradhub.plugins as p\n"
+        "p.load_plugins(); print(bool(d._TUNED))\n"
+    )
+    env_off = {k: v for k, v in __import__("os").environ.items() if k != "GRADHUB_TUNE_MALLOC"}
+    off = subprocess.run([sys.executable, "-c", code], env=env_off, capture_output=True,
+                         text=True, check=True)
+    on = subprocess.run([sys.executable, "-c", code], env={**env_off, "GRADHUB_TUNE_MALLOC": "1"},
+                        capture_output=True, text=True, check=True)
+    assert off.stdout.strip() == "False"
+    expected = "True" if sys.platform.startswith("linux") else "False"
+    assert on.stdout.strip() == expected

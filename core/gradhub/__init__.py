@@ -24,6 +24,7 @@ from .device import (
     get_default_context,
     get_extension_context,
     set_default_context,
+    tune_host_allocator,
 )
 from .engine import backward, grad
 from .errors import (
@@ -79,6 +80,7 @@ __all__ = [
     "registry_table",
     "set_default_context",
     "show_registry",
+    "tune_host_allocator",
 ]
 
 

@@ -17,6 +17,7 @@ Environment switches, read at load time:
 * ``GRADHUB_PLUGINS=a,b``: load only these (entry-point or distribution names).
 * ``GRADHUB_BLOCK_PLUGINS=a,b``: never load these.
 * ``GRADHUB_STRICT_PLUGINS=1``: raise :class:`~gradhub.errors.PluginError` on a broken plugin.
+* ``GRADHUB_TUNE_MALLOC=1``: call :func:`gradhub.device.tune_host_allocator` (opt-in).
 """
 
 from __future__ import annotations
@@ -520,6 +521,10 @@ def load_plugins(
             return STATE.records
         if strict is None:
             strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
+        if os.environ.get("GRADHUB_TUNE_MALLOC", "") not in ("", "0"):
+            from .device import tune_host_allocator
+
+            tune_host_allocator()
         STATE.loading = True
         try:
             return _load(strict, extra, incremental=STATE.loaded and bool(extra))
