@@ -169,21 +169,27 @@ def _on_paths(nodes: list[Node], targets: Sequence[Variable]) -> list[Node]:
     return [n for n in nodes if n in relevant]
 
 
-def _input_var(node: Node, i: int) -> Variable | None:
-    src = node.srcs[i]
-    if node.idxs[i] < 0:
-        return src
-    saved = node.saved_in
-    if saved is None or saved[i] is None:
-        return None
-    return Variable._new(saved[i], src.need_grad, src, node.idxs[i])
-
-
-def _output_var(node: Node, j: int) -> Variable | None:
-    saved = node.saved_out
-    if saved is None or saved[j] is None:
-        return None
-    return Variable._new(saved[j], node.need_grad, node, j)
+def _rule_vars(node: Node) -> tuple[list[Variable | None], list[Variable | None]]:
+    """The Variables a rule receives as ``inputs`` and ``outputs``: leaves themselves, saved
+    arrays at their graph positions (so a recorded rule connects to the forward graph), None
+    where the rule declared it does not need them."""
+    srcs, idxs, saved = node.srcs, node.idxs, node.saved_in
+    ins: list[Variable | None] = []
+    for i, src in enumerate(srcs):
+        idx = idxs[i]
+        if idx < 0:
+            ins.append(src)
+        elif saved is None or saved[i] is None:
+            ins.append(None)
+        else:
+            ins.append(Variable._new(saved[i], src.need_grad, src, idx))
+    so = node.saved_out
+    if so is None:
+        outs: list[Variable | None] = [None] * len(node.out_shapes)
+    else:
+        need = node.need_grad
+        outs = [None if a is None else Variable._new(a, need, node, j) for j, a in enumerate(so)]
+    return ins, outs
 
 
 def _bad_result(node: Node, i: int, arr: Any) -> BackwardRuleError | None:
@@ -310,8 +316,7 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
                     node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes
                 )
         else:
-            ins = [_input_var(node, i) for i in range(n_in)]
-            outs = [_output_var(node, j) for j in range(len(node.out_shapes))]
+            ins, outs = _rule_vars(node)
             gv = [Variable._new(g, False, None, 0) for g in gys]
             res = rule.fn(gv, ins, node.in_shapes, outs, node.out_shapes, **node.attrs)
             res = _check_count(node, res)
@@ -361,8 +366,7 @@ def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Vari
     rule = _rule_of(node)
     fdef = node.fdef
     try:
-        ins = [_input_var(node, i) for i in range(len(node.srcs))]
-        outs = [_output_var(node, j) for j in range(len(node.out_shapes))]
+        ins, outs = _rule_vars(node)
         if create_graph and rule.first_order_only:
             with set_recording(False):
                 res = rule.fn(gys, ins, node.in_shapes, outs, node.out_shapes, **node.attrs)
