@@ -23,6 +23,16 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session
+def typecheck(session: nox.Session) -> None:
+    """Type-check the three distributions with mypy."""
+    session.install("mypy==2.4.1", *PACKAGES)
+    session.run(
+        "mypy", "--ignore-missing-imports", "core/gradhub", "plugins/nn_ops/gradhub_nn_ops",
+        "plugins/cuda/gradhub_cuda",
+    )
+
+
+@nox.session
 def docs(session: nox.Session) -> None:
     """Build the documentation (HTML) and run its examples (doctest), warnings as errors."""
     session.install("-r", "docs/requirements.txt")

@@ -371,7 +371,7 @@ def _reshape_samples(rng: np.random.Generator) -> Iterator[Sample]:
 
 def _sum_ref(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
     ax = None if axis is None else tuple(np.atleast_1d(axis))
-    return np.add.reduce(x, axis=ax, keepdims=keepdims)
+    return np.asarray(np.add.reduce(x, axis=ax, keepdims=keepdims))  # type: ignore[call-overload]
 
 
 @hookimpl

@@ -220,7 +220,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         # failures are reported in the table below; no need to warn about them as well
         warnings.simplefilter("ignore", PluginLoadWarning)
         records = plugin_report()
-    plugins = [
+    plugins: list[dict[str, Any]] = [
         {
             "name": r.name,
             "distribution": r.distribution,

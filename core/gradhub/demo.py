@@ -246,6 +246,11 @@ def _move_parameters(dev: Any) -> None:
                                                 name=name)
 
 
+
+def _all(grads: list[Variable | None]) -> list[Variable]:
+    """``gh.grad`` results with the default ``unreachable="zero"``: never None."""
+    return [g for g in grads if g is not None]
+
 def run(
     device: str = DEFAULTS["device"],
     epochs: int = DEFAULTS["epochs"],
@@ -325,13 +330,13 @@ def run(
                     tb = gh.Variable(dev.asarray(y_train[idx]), need_grad=False)
                     loss = loss_fn(network(xb), tb)
                     if penalty_weight > 0:
-                        grads = gh.grad([loss], params, create_graph=True)
+                        grads = _all(gh.grad([loss], params, create_graph=True))
                         penalty = gradient_penalty(grads)
                         total = loss + penalty * penalty_weight
-                        updates = gh.grad([total], params, create_graph=False)
+                        updates = _all(gh.grad([total], params, create_graph=False))
                         pen = float(penalty.item())
                     else:  # no penalty: first-order gradients, the penalty is only reported
-                        updates = gh.grad([loss], params, create_graph=False)
+                        updates = _all(gh.grad([loss], params, create_graph=False))
                         pen = float(sum(np.sqrt(np.sum(g.numpy().astype(np.float64) ** 2)
                                                 + PENALTY_EPS) for g in updates))
                     opt.update(updates)

@@ -55,6 +55,12 @@ class Node:
         "srcs",
     )
 
+    srcs: list[Any]  # Node (a recorded input) or Variable (a leaf)
+    idxs: list[int]
+    saved_in: tuple[Any, ...] | None
+    saved_out: tuple[Any, ...] | None
+    outputs: Sequence[weakref.ref[Variable]]
+
     def __init__(
         self,
         fdef: FunctionDef,
@@ -83,8 +89,8 @@ class Node:
             self.in_shapes = [a.shape]
             self.in_dtypes = [a.dtype]
         else:
-            srcs = []
-            idxs = []
+            srcs: list[Any] = []
+            idxs: list[int] = []
             in_shapes = []
             in_dtypes = []
             for v in inputs:
@@ -179,8 +185,8 @@ def _inputs(
     fdef: FunctionDef, inputs: Sequence[Any]
 ) -> tuple[list[Variable], list[Any], bool, bool]:
     """Inputs as Variables, their arrays, whether any needs a gradient, whether all are numpy."""
-    vs = []
-    arrays = []
+    vs: list[Variable] = []
+    arrays: list[Any] = []
     need = False
     cpu = True
     for x in inputs:

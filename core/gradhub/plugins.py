@@ -396,11 +396,11 @@ def _check_phase1(s: _Staging) -> None:
                     f"duplicate function {key!r}: already registered by {old.provider}"
                 )
     for pdef, override in s.parametric:
-        old = REGISTRY.parametric.get(pdef.name)
-        if old is not None and not override:
+        old_p = REGISTRY.parametric.get(pdef.name)
+        if old_p is not None and not override:
             raise RegistrationError(
                 f"duplicate parametric function {pdef.name!r}: already registered by "
-                f"{old.provider}"
+                f"{old_p.provider}"
             )
     for dt, aliases in s.devices:
         for key in (dt.kind, *aliases):
@@ -440,10 +440,11 @@ def _check_phase2(s: _Staging) -> None:
             raise RegistrationError(f"backward rule for unknown function {name!r}")
         if fdef.kind == "composite" or not fdef.differentiable:
             raise RegistrationError(f"backward rule for {name!r}, which takes none")
-        old = fdef.rule
-        if old is not None and old.provider != s.provider and not override:
+        old_rule = fdef.rule
+        if old_rule is not None and old_rule.provider != s.provider and not override:
             raise RegistrationError(
-                f"duplicate backward rule for {name!r}: it already has one from {old.provider}; "
+                f"duplicate backward rule for {name!r}: it already has one from "
+                f"{old_rule.provider}; "
                 "pass override=True to replace it"
             )
 
@@ -499,6 +500,11 @@ def _run_hooks(
             registrar = _REGISTRARS[hook_name](s)
             kwargs = {"register": registrar}
             impl.function(**{k: kwargs[k] for k in impl.argnames})
+
+
+def _returning(module: Any) -> Callable[[], Any]:
+    """A loader that returns an already imported plugin module."""
+    return lambda: module
 
 
 def builtin_plugin() -> types.ModuleType:
@@ -573,7 +579,7 @@ def _load(
             candidates.append((rec, ep.load))
     for name, module in extra:
         rec = PluginRecord(name, "", "", getattr(module, "__name__", repr(module)))
-        candidates.append((rec, lambda m=module: m))
+        candidates.append((rec, _returning(module)))
 
     failures: list[PluginRecord] = []
 

@@ -349,7 +349,7 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
          ('bn1/bn/mean', (1, 3, 1, 1)), ('bn1/bn/var', (1, 3, 1, 1))]
     """
     fn = "batch_normalization"
-    axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    axes = [int(axes)] if isinstance(axes, (int, np.integer)) else [int(a) for a in axes]
     shape = _stat_shape(fn, inp, axes, keep=True)
     init = dict(param_init or {})
     bad = set(init) - {"beta", "gamma", "mean", "var"}

@@ -27,10 +27,13 @@ class Context:
     """A device type (``"cpu"`` or ``"gpu"``) and id; usable as ``with mx.gpu(0):``."""
 
     __slots__ = ("device_id", "device_type")
+    device_type: str
+    device_id: int
 
     def __init__(self, device_type: str | Context, device_id: int = 0) -> None:
         if isinstance(device_type, Context):
-            device_type, device_id = device_type.device_type, device_type.device_id
+            other = device_type
+            device_type, device_id = other.device_type, other.device_id
         if device_type not in _KINDS:
             raise ValueError(
                 f"mxnet Context: device_type must be one of {sorted(_KINDS)}, got {device_type!r}"

@@ -111,7 +111,7 @@ class Executor:
         names = symbol.list_arguments()
         self._names = names
         self.arg_arrays: list[NDArray] = _as_list(args, names, "args", True)  # type: ignore[assignment]
-        grads = [None] * len(names) if args_grad is None else _as_list(
+        grads: list[NDArray | None] = [None] * len(names) if args_grad is None else _as_list(
             args_grad, names, "args_grad", False
         )
         self.grad_arrays: list[NDArray | None] = grads
