@@ -276,6 +276,14 @@ def _zeros(device: Any, shape: Any, dtype: Any) -> Any:
     return device.xp.zeros(shape, dtype)
 
 
+def _rule_raised(node: Node, rule: Rule, e: Exception) -> BackwardRuleError:
+    """The error for a rule that raised: names the function, the rule's provider and the cause."""
+    return BackwardRuleError(
+        f"the backward rule of {node.fdef.name} (from {rule.provider}) raised "
+        f"{type(e).__name__}: {e}"
+    )
+
+
 def _rule_of(node: Node) -> Rule:
     """The node's rule, or a clear error when it has none or a retain_graph=False pass freed it."""
     rule = node.rule
@@ -329,10 +337,7 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     except BackwardRuleError:
         raise
     except Exception as e:
-        raise BackwardRuleError(
-            f"the backward rule of {fdef.name} (from {rule.provider}) raised "
-            f"{type(e).__name__}: {e}"
-        ) from e
+        raise _rule_raised(node, rule, e) from e
     if (type(res) is not list and type(res) is not tuple) or len(res) != n_in:
         res = _check_count(node, res)
     atype = node.out_type
@@ -369,7 +374,6 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
 def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Variable | None]:
     """Backward of one node on Variables, recorded in the graph when ``create_graph``."""
     rule = _rule_of(node)
-    fdef = node.fdef
     try:
         ins, outs = _rule_vars(node)
         if create_graph and rule.first_order_only:
@@ -381,10 +385,7 @@ def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Vari
     except BackwardRuleError:
         raise
     except Exception as e:
-        raise BackwardRuleError(
-            f"the backward rule of {fdef.name} (from {rule.provider}) raised "
-            f"{type(e).__name__}: {e}"
-        ) from e
+        raise _rule_raised(node, rule, e) from e
     return _check_result(node, res)
 
 
