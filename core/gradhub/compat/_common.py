@@ -91,3 +91,24 @@ def call_native(name: str, *args: Any, **attrs: Any) -> Any:
     from ..ops import call
 
     return call(name, *args, **attrs)
+
+
+def wrapped_attribute(
+    module: str,
+    native: Any,
+    name: str,
+    cache: dict[str, tuple[Callable[..., Any], Callable[..., Any]]],
+    wrap: Callable[[Callable[..., Any]], Callable[..., Any]],
+) -> Callable[..., Any]:
+    """``native.<name>`` wrapped by ``wrap`` for a compat module's ``__getattr__``; the wrapper is
+    cached until the native function changes (plugins reloaded)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    try:
+        fn = getattr(native, name)
+    except AttributeError as e:
+        raise AttributeError(f"module {module!r} has no function {name!r}: {e}") from None
+    cached = cache.get(name)
+    if cached is None or cached[0] is not fn:
+        cached = cache[name] = (fn, wrap(fn))
+    return cached[1]

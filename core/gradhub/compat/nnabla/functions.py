@@ -26,10 +26,10 @@ import numpy as np
 from ... import functions as _native
 from ...device import context_device
 from ...variable import Variable as _NativeVariable
-from .._common import wrap_function
+from .._common import wrap_function, wrapped_attribute
 from ._variable import Variable
 
-_wrappers: dict[str, Callable[..., Any]] = {}
+_wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
 
 def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
@@ -48,18 +48,9 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
 
 
 def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    try:
-        fn = getattr(_native, name)
-    except AttributeError as e:
-        raise AttributeError(
-            f"module 'gradhub.compat.nnabla.functions' has no function {name!r}: {e}"
-        ) from None
-    w = _wrappers.get(name)
-    if w is None or w.__wrapped__ is not fn:  # type: ignore[attr-defined]
-        w = _wrappers[name] = wrap_function(fn, Variable, name)
-    return w
+    return wrapped_attribute(
+        __name__, _native, name, _wrappers, lambda fn: wrap_function(fn, Variable, name)
+    )
 
 
 def __dir__() -> list[str]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ... import parameters as _parameters
 from ... import parametric_functions as _native
-from .._common import adopt
+from .._common import adopt, wrapped_attribute
 from ._variable import Variable
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
@@ -42,18 +42,7 @@ def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 
 def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    try:
-        fn = getattr(_native, name)
-    except AttributeError as e:
-        raise AttributeError(
-            f"module 'gradhub.compat.nnabla.parametric_functions' has no function {name!r}: {e}"
-        ) from None
-    cached = _wrappers.get(name)
-    if cached is None or cached[0] is not fn:
-        cached = _wrappers[name] = (fn, _wrap(fn, name))
-    return cached[1]
+    return wrapped_attribute(__name__, _native, name, _wrappers, lambda fn: _wrap(fn, name))
 
 
 def __dir__() -> list[str]:
