@@ -325,6 +325,19 @@ def test_import_loads_nothing() -> None:
     assert out.stdout.split() == ["False", "False", "True"]
 
 
+def test_first_call_imports_only_what_it_needs() -> None:
+    """W6 (import + load + first call) must not pay for modules the first call does not use:
+    ``numpy.random`` alone costs about 10 ms, the metadata backport and ``email`` tens of ms."""
+    code = (
+        "import sys, gradhub as gh, gradhub.functions as F\n"
+        "F.sin(gh.Variable([1.0]))\n"
+        "heavy = ('numpy.random', 'importlib_metadata', 'importlib.metadata', 'email', 'rich')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_calls_never_go_through_pluggy_after_loading() -> None:
     plugins.load_plugins()
     seen: list[str] = []
