@@ -676,3 +676,31 @@ def test_grad_retain_graph_false_frees_what_a_second_order_needs_too() -> None:
     y.forward()  # recomputes the forward graph's arrays
     (gg,) = gh.grad([g.sum()], [x])
     np.testing.assert_allclose(gg.d, 6.0 * x.d)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_default_seeds_are_fresh_ones_of_the_outputs_dtype(
+    shape: tuple[int, ...], dtype: Any
+) -> None:
+    # the seed is built with np.array / empty+fill instead of np.ones (cheaper): same values,
+    # dtype and shape, a new writable array per call, loss_scale applied
+    x = gh.Variable(np.arange(1, 7, dtype=dtype)[: int(np.prod(shape))].reshape(shape))
+    y = x * 1.0
+    (g1,) = gh.grad([y], [x], create_graph=False, retain_grad=True)
+    assert g1.d.dtype == dtype and g1.d.shape == shape
+    np.testing.assert_array_equal(g1.d, np.ones(shape, dtype))
+    seed = y.g
+    assert seed.flags.writeable and seed.dtype == dtype and seed.shape == shape
+    (g2,) = gh.grad([y], [x], create_graph=False, retain_grad=True, loss_scale=4.0)
+    np.testing.assert_array_equal(g2.d, np.full(shape, 4.0, dtype))
+    assert y.g is not seed
+    np.testing.assert_array_equal(seed, np.ones(shape, dtype))  # the first seed is untouched
+
+
+def test_sum_rule_broadcast_of_a_scalar_gradient_is_a_fresh_filled_array() -> None:
+    x = gh.Variable(np.arange(6.0).reshape(2, 3))
+    (g,) = gh.grad([(x * x).sum() * 3.0], [x])
+    np.testing.assert_allclose(g.d, 6.0 * np.arange(6.0).reshape(2, 3))
+    (gg,) = gh.grad([g.sum()], [x])
+    np.testing.assert_allclose(gg.d, np.full((2, 3), 6.0))

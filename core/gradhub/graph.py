@@ -88,6 +88,14 @@ class Node:
             a = v._data
             self.in_shapes = [a.shape]
             self.in_dtypes = [a.dtype]
+        elif len(inputs) == 2:  # binary functions, unrolled
+            v, w = inputs
+            c, d = v._creator, w._creator
+            self.srcs = [v if c is None else c, w if d is None else d]
+            self.idxs = [-1 if c is None else v._idx, -1 if d is None else w._idx]
+            a, b = v._data, w._data
+            self.in_shapes = [a.shape, b.shape]
+            self.in_dtypes = [a.dtype, b.dtype]
         else:
             srcs: list[Any] = []
             idxs: list[int] = []
@@ -214,13 +222,19 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     Returns one Variable, or a tuple of Variables for functions with several outputs. This is the
     hot path: plain loops, no pluggy, no per-call dict building.
     """
-    if len(inputs) == 1 and isinstance(inputs[0], Variable):  # the common case, without a loop
+    n = len(inputs)
+    if n == 1 and isinstance(inputs[0], Variable):  # the common cases, without a loop
         x = inputs[0]
         vs: Sequence[Variable] = (x,)
         a = x._data
         arrays: Sequence[Any] = (a,)
         need = x.need_grad
         cpu = type(a) is _ndarray
+    elif n == 2 and isinstance(inputs[0], Variable) and isinstance(inputs[1], Variable):
+        x, y = vs = inputs
+        a, b = arrays = (x._data, y._data)
+        need = x.need_grad or y.need_grad
+        cpu = type(a) is _ndarray and type(b) is _ndarray
     else:
         vs, arrays, need, cpu = _inputs(fdef, inputs)
     device = CPU if cpu else _device_of(fdef, vs, arrays)
