@@ -496,3 +496,85 @@ def test_max_pooling_2x2_double_backward_float32_matches_float64() -> None:
     for a, b in zip(*out):
         assert a.dtype == np.float32
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+# -- recycled output arrays (conv.fresh) ---------------------------------------------------------
+
+
+def _recycling() -> object:
+    from gradhub_nn_ops import conv
+
+    if not conv._FREE_REFS:
+        pytest.skip("reference counts are not available: outputs are never recycled")
+    return conv
+
+
+def test_recycled_outputs_are_handed_out_again_only_when_nothing_refers_to_them() -> None:
+    conv = _recycling()
+    shape = (3, 1 << 14)  # 192 KiB of float32, above _RECYCLE_MIN
+    a = conv.fresh(np, shape, np.float32)
+    b = conv.fresh(np, shape, np.float32)
+    assert a is not b
+    view = a[1:]  # a view keeps its base alive and visible
+    a_id = id(a)
+    del a
+    c = conv.fresh(np, shape, np.float32)
+    assert c is not view.base and c is not b
+    del view
+    d = conv.fresh(np, shape, np.float32)  # now nothing refers to the first array
+    assert id(d) == a_id
+    assert conv.fresh(np, shape, np.float64).dtype == np.float64  # dtype is part of the key
+
+
+def test_recycling_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    conv = _recycling()
+    monkeypatch.setattr(conv, "_RECYCLE_PER_KEY", 2)
+    shape = (5, 1 << 14, 1)
+    held = [conv.fresh(np, shape, np.float32) for _ in range(5)]
+    assert len({id(h) for h in held}) == 5
+    assert len(conv._scratch_store.recycle[(shape, np.dtype(np.float32))]) == 2
+    total = conv._scratch_store.recycled_bytes
+    monkeypatch.setattr(conv, "_RECYCLE_MAX", total)  # full: fresh arrays are plain ones
+    kept = [conv.fresh(np, (7, 1 << 14, 1), np.float32) for _ in range(2)]
+    assert kept[0] is not kept[1]
+    assert conv._scratch_store.recycled_bytes == total
+
+
+def _penalty_step(x: np.ndarray, params: list[np.ndarray]) -> list[np.ndarray]:
+    """W4's gradient penalty on a small float32 CNN: every recycled kernel takes part."""
+    ps = [gh.Variable(p) for p in params]
+    xv = gh.Variable(x, need_grad=False)
+    h = F.max_pooling(F.relu(F.convolution(xv, ps[0], ps[1], pad=(1, 1))), (2, 2))
+    h = F.max_pooling(F.relu(F.convolution(h, ps[2], ps[3], pad=(1, 1))), (2, 2))
+    loss = F.sum(h * h)
+    gs = gh.grad([loss], ps, create_graph=True)
+    total = loss
+    for g in gs:
+        total = total + F.sum(g * g)
+    return [total.d, *(g.d for g in gh.grad([total], ps))]
+
+
+def test_recycled_outputs_never_change_results_or_held_arrays(monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    conv = _recycling()
+    rng = np.random.default_rng(17)
+    params = [rng.standard_normal(s).astype(np.float32) * 0.3
+              for s in ((4, 2, 3, 3), (4,), (3, 4, 3, 3), (3,))]
+    x1, x2 = (rng.standard_normal((3, 2, 8, 8)).astype(np.float32) for _ in range(2))
+    monkeypatch.setattr(conv, "_FREE_REFS", 0)  # recycling off: plain fresh arrays
+    ref1, ref2 = _penalty_step(x1, params), _penalty_step(x2, params)
+    monkeypatch.undo()
+    monkeypatch.setattr(conv, "_RECYCLE_MIN", 0)  # recycle every output, however small
+    first = _penalty_step(x1, params)
+    kept = [a.copy() for a in first]
+    second = _penalty_step(x2, params)
+    assert any(conv._scratch_store.recycle.values())
+    for a, b in zip(first + second, ref1 + ref2):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(first, kept):  # results still held are never handed out again
+        np.testing.assert_array_equal(a, b)
+    y = F.relu(gh.Variable(x1)).d
+    y_kept = y.copy()
+    F.relu(gh.Variable(x2))
+    F.max_pooling(gh.Variable(x2), (2, 2))
+    np.testing.assert_array_equal(y, y_kept)

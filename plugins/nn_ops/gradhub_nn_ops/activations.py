@@ -20,13 +20,16 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.ops import call
 
+from .conv import fresh
 from .math import draw, unary_rule, unary_samples
 
 # -- primitives ----------------------------------------------------------------------------------
 
 
 def _relu(xp: Any, x: Any, inplace: bool = False) -> Any:
-    return xp.maximum(x, 0)
+    if x.dtype.kind != "f":
+        return xp.maximum(x, 0)
+    return xp.maximum(x, 0, out=fresh(xp, x.shape, x.dtype))
 
 
 def _relu_bw(g: Any, x: Any, y: Any, inplace: bool = False) -> Any:
@@ -36,7 +39,10 @@ def _relu_bw(g: Any, x: Any, y: Any, inplace: bool = False) -> Any:
 def _relu_fast(
     xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, inplace: bool = False
 ) -> list[Any]:
-    return [gy[0] * (y[0] > 0)]
+    g, yy = gy[0], y[0]
+    if g.shape != yy.shape or g.dtype.kind != "f":
+        return [g * (yy > 0)]
+    return [xp.multiply(g, yy > 0, out=fresh(xp, g.shape, g.dtype))]
 
 
 def _relu6(xp: Any, x: Any) -> Any:

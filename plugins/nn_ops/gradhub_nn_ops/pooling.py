@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample
 
-from .conv import ints
+from .conv import fresh, ints
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -203,7 +203,8 @@ def _twice(a: Any) -> Any:
 
 def _max2x2(x4: Any) -> Any:
     r = np.maximum(x4[:, :, 0], x4[:, :, 1])
-    return np.maximum(r[..., 0::2], r[..., 1::2])
+    return np.maximum(r[..., 0::2], r[..., 1::2],
+                      out=fresh(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype))
 
 
 def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
@@ -223,7 +224,7 @@ def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
     x4 = _rows4(x, geo)
     y = _max2x2(x4) if y is None else y.reshape(x4.shape[0], x4.shape[1], -1)
     e0, e1 = _first_max_rows(x4, y)
-    dx = np.empty(geo.shape, dtype=dy.dtype)
+    dx = fresh(np, geo.shape, dy.dtype)
     d4 = dx.reshape(x4.shape)
     dy2 = _twice(dy.reshape(y.shape))
     np.multiply(dy2, e0, out=d4[:, :, 0])
@@ -237,7 +238,8 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
     g4 = _rows4(g, geo)
     s = np.multiply(g4[:, :, 0], e0)
     s += np.multiply(g4[:, :, 1], e1)
-    return np.add(s[..., 0::2], s[..., 1::2]).reshape(geo.out_shape)
+    out = fresh(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
+    return np.add(s[..., 0::2], s[..., 1::2], out=out).reshape(geo.out_shape)
 
 
 # -- forward kernels ---------------------------------------------------------------------------
