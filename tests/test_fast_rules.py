@@ -38,3 +38,15 @@ def test_fast_rule_matches_differentiable_rule_for_each_need_grad_mask(name: str
             (slow,) = gh.grad(outs, [xs[only]], seeds, create_graph=True)
             np.testing.assert_allclose(fast.d, slow.d, rtol=1e-10, atol=1e-12,
                                        err_msg=f"{name}[{s.name}] input {only}")
+
+
+@pytest.mark.parametrize("name", ["Mul2", "Div2"])
+def test_binary_fast_rules_skip_the_gradient_of_a_constant_input(name: str) -> None:
+    # W4 multiplies large activations by masks: the mask's gradient must not be computed
+    fast = REGISTRY.get(name).rule.fast  # type: ignore[union-attr]
+    a, b, g = np.full((3,), 2.0), np.full((3,), 4.0), np.ones(3)
+    args = (np, [g], (a, b), [(3,), (3,)], (None,), [(3,)])
+    ga, gb = fast(*args, need_grads=(True, False))
+    assert gb is None and ga is not None
+    ga, gb = fast(*args, need_grads=(False, True))
+    assert ga is None and gb is not None

@@ -251,13 +251,20 @@ def _sub2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
     return [sum_to_array(gy[0], xs[0]), sum_to_array(-gy[0], xs[1])]
 
 
-def _mul2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
-    return [sum_to_array(gy[0] * x[1], xs[0]), sum_to_array(gy[0] * x[0], xs[1])]
+def _mul2_fast(xp, gy, x, xs, y, ys, need_grads):  # type: ignore[no-untyped-def]
+    # a product with a constant (a mask, a scale) computes only the one gradient it needs
+    return [
+        sum_to_array(gy[0] * x[1], xs[0]) if need_grads[0] else None,
+        sum_to_array(gy[0] * x[0], xs[1]) if need_grads[1] else None,
+    ]
 
 
-def _div2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
+def _div2_fast(xp, gy, x, xs, y, ys, need_grads):  # type: ignore[no-untyped-def]
     ga = gy[0] / x[1]
-    return [sum_to_array(ga, xs[0]), sum_to_array(-ga * x[0] / x[1], xs[1])]
+    return [
+        sum_to_array(ga, xs[0]) if need_grads[0] else None,
+        sum_to_array(-ga * x[0] / x[1], xs[1]) if need_grads[1] else None,
+    ]
 
 
 def _neg_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
