@@ -311,7 +311,9 @@ def _rule_of(node: Node) -> Rule:
 def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     """First-order backward of one node on raw arrays: the fast rule if there is one, else the
     differentiable rule on graph-less Variables. Returns validated arrays (or None) per input."""
-    rule = _rule_of(node)
+    rule = node.rule
+    if rule is None or rule is _FREED:
+        rule = _rule_of(node)  # raises
     fdef = node.fdef
     srcs = node.srcs
     n_in = len(srcs)
@@ -351,6 +353,11 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     if (type(res) is not list and type(res) is not tuple) or len(res) != n_in:
         res = _check_count(node, res)
     atype = node.out_type
+    if n_in == 1:  # the common case: one well-formed gradient
+        arr = res[0]
+        if (type(arr) is atype and srcs[0].need_grad and arr.shape == node.in_shapes[0]
+                and arr.dtype == node.in_dtypes[0]):
+            return [arr]
     in_shapes, in_dtypes = node.in_shapes, node.in_dtypes
     out = [None] * n_in
     for i in range(n_in):
