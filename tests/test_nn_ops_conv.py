@@ -578,3 +578,26 @@ def test_recycled_outputs_never_change_results_or_held_arrays(monkeypatch: pytes
     F.relu(gh.Variable(x2))
     F.max_pooling(gh.Variable(x2), (2, 2))
     np.testing.assert_array_equal(y, y_kept)
+
+
+@pytest.mark.parametrize("group", [1, 2])
+def test_stride1_filter_grad_without_columns_matches_the_reference(
+        group: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stride 1: the filter gradient multiplies dy with shifted views of the flat padded input
+    (no column matrix); several blocks and GEMM pieces, float32 against the float64 loops."""
+    from gradhub_nn_ops import conv
+    from gradhub_nn_ops.conv import _convolution_filter_grad_ref
+
+    monkeypatch.setattr(conv, "_BLOCK_BYTES", 4096)
+    monkeypatch.setattr(conv, "_GEMM_ST", 64)
+    rng = np.random.default_rng(18)
+    x = rng.standard_normal((5, 4, 9, 7))
+    dy = rng.standard_normal((5, 6, 9, 5))
+    kw = {"pad": (1, 0), "dilation": (1, 1), "group": group}
+    ref = _convolution_filter_grad_ref(x, dy, (3, 3), 1, **kw)
+    out = conv._convolution_filter_grad(np, x.astype(np.float32), dy.astype(np.float32),
+                                        (3, 3), **kw)
+    assert out.dtype == np.float32 and out.shape == (6, 4 // group, 3, 3)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(conv._convolution_filter_grad(np, x, dy, (3, 3), **kw), ref,
+                               rtol=1e-10, atol=1e-10)

@@ -9,7 +9,8 @@ and multiply it with the weight matrix (``xp.matmul``, BLAS on the CPU); groups 
 dimension of that product. With stride 1 every row is one contiguous slice of the flattened padded
 input (outputs are computed on a slightly wider grid and cropped); otherwise the windows come from
 a strided view (``xp.lib.stride_tricks.as_strided``). Deconvolution multiplies first and scatters
-the columns back with one add per kernel offset. On the CPU the batch is processed in blocks of
+the columns back with one add per kernel offset. The filter gradient with stride 1 builds no
+columns: per kernel offset it multiplies dy with the shifted flat input (a strided view). On the CPU the batch is processed in blocks of
 about 2 MiB of columns held in reused per-thread scratch buffers (cache-resident, no page faults
 from fresh temporaries); on other devices the whole batch is one block. Large outputs (of these
 kernels, of 2x2 max pooling and of ReLU) are recycled on the CPU: ``fresh`` hands out again an
@@ -510,13 +511,26 @@ def _filter_grad_nd(xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGe
     m = cols.m
     dtype = np.result_type(x.dtype, dy.dtype)
     dw = xp.zeros((g, og, cg * k), dtype=dtype)
-    for a, b in cols.blocks:
+    blocks = (_blocks(xp, x.shape[0], o * m * np.dtype(dtype).itemsize) if cols.flat
+              else cols.blocks)
+    for a, b in blocks:
         d = dy[a:b]
         if tuple(d.shape[2:]) != cols.ext:
             e = _scratch(xp, (b - a, o, *cols.ext), dy.dtype, "ext", zero=True)
             e[(slice(None), slice(None), *(slice(0, s) for s in d.shape[2:]))] = d
             d = e
         d = d.reshape(b - a, g, og, m)
+        if cols.flat:
+            # stride 1: per kernel offset j, (Og, M) @ (M, Cg) against the shifted flat input
+            # (a strided view: no column matrix to build), summed over the block
+            src = cols.src[a:b].reshape(b - a, g, cg, cols.src.shape[-1])
+            dwk = dw.reshape(g, og, cg, k)
+            step = _piece(xp, og * cg, m)
+            for jk, f in enumerate(cols.offs):
+                for j in range(0, m, step):
+                    sh = src[..., f + j:f + min(m, j + step)]
+                    dwk[..., jk] += xp.matmul(d[..., j:j + step], sh.swapaxes(-1, -2)).sum(axis=0)
+            continue
         blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
         # per sample and group (Og, M) @ (M, Cg*K), summed over the block; the contraction
         # over M in single-threaded pieces (see _GEMM_ST)
