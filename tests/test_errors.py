@@ -57,6 +57,21 @@ def _add_functions(register: Any) -> None:
                           need_outputs=())
     register.function("BadCount2", _add, inputs=("a", "b"), rule=_rule("count2"),
                       need_inputs=(), need_outputs=())
+    for kind in ("count", "shape", "dtype"):
+        register.function(f"FastBad{kind.capitalize()}", _copy, rule=_rule("good"),
+                          fast_backward=_fast_rule(kind), need_inputs=(), need_outputs=())
+
+
+def _fast_rule(kind: str) -> Callable[..., Any]:
+    def fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
+        g = gy[0]
+        if kind == "count":
+            return [g, g]
+        if kind == "shape":
+            return [g[:1]]
+        return [g.astype(np.float32)]
+
+    return fast
 
 
 @pytest.fixture(autouse=True)
@@ -203,6 +218,26 @@ def test_malformed_rule_results_raise_naming_function_and_provider(
         gh.grad([y], [x], create_graph=create_graph)
     with pytest.raises(BackwardRuleError, match=name):
         y.backward()
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("FastBadCount", r"FastBadCount \(from {p}\) returned 2 gradients for 1 inputs"),
+        ("FastBadShape", r"FastBadShape \(from {p}\) returned a gradient of shape \(1,\) for "
+                         r"input 0, whose shape is \(2,\)"),
+        ("FastBadDtype", r"FastBadDtype \(from {p}\) returned a gradient of dtype float32 for "
+                         r"input 0, whose dtype is float64"),
+    ],
+)
+def test_malformed_fast_rule_results_raise_in_first_order_backward(name: str, match: str) -> None:
+    # regression: single-input fast rules skip the general validation loop only when their one
+    # gradient is well formed
+    x = var([1.0, 2.0])
+    with pytest.raises(BackwardRuleError, match=match.format(p=PROVIDER)):
+        gh.grad([call(name, x)], [x], create_graph=False)
+    (g,) = gh.grad([call(name, x)], [x], create_graph=True)  # the graph rule is fine
+    np.testing.assert_array_equal(g.d, [1.0, 1.0])
 
 
 def test_rule_with_too_few_gradients() -> None:
