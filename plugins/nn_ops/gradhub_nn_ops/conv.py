@@ -10,9 +10,10 @@ dimension of that product. With stride 1 every row is one contiguous slice of th
 input (outputs are computed on a slightly wider grid and cropped); otherwise the windows come from
 a strided view (``xp.lib.stride_tricks.as_strided``). Deconvolution multiplies first and scatters
 the columns back with one add per kernel offset. The filter gradient with stride 1 builds no
-columns: per kernel offset it multiplies dy with the shifted flat input (a strided view). On the CPU the batch is processed in blocks of
-about 2 MiB of columns held in reused per-thread scratch buffers (cache-resident, no page faults
-from fresh temporaries); on other devices the whole batch is one block. Large outputs (of these
+columns: per kernel offset it multiplies dy with the shifted flat input (a strided view). On the
+CPU the batch is processed in blocks of about 2 MiB of columns held in reused per-thread scratch
+buffers (cache-resident, no page faults from fresh temporaries); on other devices the whole batch
+is one block. Large outputs (of these
 kernels, of 2x2 max pooling and of ReLU) are recycled on the CPU: ``fresh`` hands out again an
 array of the same shape that nothing refers to any more (see ``_RECYCLE_MIN``).
 
