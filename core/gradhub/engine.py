@@ -252,6 +252,14 @@ def _mixed_precision(node: Node, got: Any, want: Any) -> bool:
 
 def _check_result(node: Node, res: Any) -> list[Variable | None]:
     """Validate a rule's Variables (count, shape, dtype, device); drop unneeded ones."""
+    srcs = node.srcs
+    if len(srcs) == 1 and type(res) is list and len(res) == 1:  # one well-formed gradient
+        g = res[0]
+        if type(g) is Variable and srcs[0].need_grad:
+            arr = g._data
+            if (type(arr) is node.out_type and arr.shape == node.in_shapes[0]
+                    and arr.dtype == node.in_dtypes[0]):
+                return res
     res = _check_count(node, res)
     out: list[Variable | None] = []
     atype = node.out_type
@@ -390,7 +398,9 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
 
 def _call_rule(node: Node, gys: list[Variable], create_graph: bool) -> list[Variable | None]:
     """Backward of one node on Variables, recorded in the graph when ``create_graph``."""
-    rule = _rule_of(node)
+    rule = node.rule
+    if rule is None or rule is _FREED:
+        rule = _rule_of(node)  # raises
     try:
         ins, outs = _rule_vars(node)
         if create_graph and rule.first_order_only:

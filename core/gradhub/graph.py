@@ -139,6 +139,9 @@ class Node:
                 self.saved_out = None
             elif ni == () and no == ():
                 self.saved_in = self.saved_out = None
+            elif ni == (0, 1) and no == () and len(arrays) == 2:  # binary f(a, b): keep both
+                self.saved_in = tuple(arrays)
+                self.saved_out = None
             else:
                 self.save(arrays, outs)
 

@@ -337,7 +337,7 @@ class Variable:
     def sum(self, axis: Any = None, keepdims: bool = False) -> Variable:
         """Sum over ``axis`` (all axes by default)."""
 
-        return call("Sum", self, axis=axis, keepdims=keepdims)
+        return prim("Sum", (self,), {"axis": axis, "keepdims": keepdims})
 
     # Variables are hashed and compared by identity (they are graph nodes, not values).
     __hash__ = object.__hash__
