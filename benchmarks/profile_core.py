@@ -5,6 +5,10 @@ Two views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the harn
 * ``cprofile`` (default): deterministic, in this process. Exact call counts per step and the
   self time (``tottime``) of each function as a share of the profiled total; cProfile inflates
   cheap Python calls, so shares of many-call functions are upper bounds.
+* ``bytecodes``: deterministic, in this process. The Python bytecodes one step executes, per
+  function (self and inclusive) and in all, plus the C functions it calls. Python-heavy steps
+  (W1, W5) cost roughly in proportion to their bytecodes, and the count does not depend on what
+  else the machine runs, so it compares two revisions of the hot path where timings are noise.
 * ``pyspy``: sampling (``py-spy record``, 1000 Hz) of a child process running the steps without
   instrumentation; self time of the innermost Python frame (numpy/C work is charged to the Python
   function calling it) and inclusive time per function (on the stack).
@@ -14,6 +18,7 @@ library's kernels and rules), ``numpy`` and ``other``. Usage::
 
     python benchmarks/profile_core.py                    # cProfile, W1 W2 W5
     python benchmarks/profile_core.py --mode pyspy --workloads tiny_ops --seconds 5
+    python benchmarks/profile_core.py --mode bytecodes --workloads tiny_ops,nth_sin
     python benchmarks/profile_core.py --top 30 --markdown prof.md
 
 Not part of the test suite. Threads are pinned to ``--threads`` (default 2) as in the benchmark.
@@ -145,6 +150,51 @@ def cprofile_rows(step: Callable[[], Any], n_steps: int) -> tuple[list[dict[str,
     return rows, total / n_steps
 
 
+def bytecode_rows(step: Callable[[], Any]) -> tuple[list[dict[str, Any]], int, int]:
+    """Bytecodes executed by one step per function (self, inclusive), the total, and C calls."""
+    for _ in range(2):
+        step()
+    self_n: dict[Any, int] = defaultdict(int)
+    cum_n: dict[Any, int] = defaultdict(int)
+    calls: dict[Any, int] = defaultdict(int)
+    c_calls = 0
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            code = frame.f_code
+            self_n[code] += 1
+            seen = set()
+            f = frame
+            while f is not None:
+                if f.f_code not in seen:
+                    seen.add(f.f_code)
+                    cum_n[f.f_code] += 1
+                f = f.f_back
+        elif event == "call":
+            calls[frame.f_code] += 1
+        return trace
+
+    def prof(frame: Any, event: str, arg: Any) -> None:
+        nonlocal c_calls
+        if event == "c_call":
+            c_calls += 1
+
+    sys.setprofile(prof)
+    sys.settrace(trace)
+    try:
+        step()
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)
+    total = sum(self_n.values())
+    rows = [{"where": f"{_short(c.co_filename)}:{c.co_name} (l.{c.co_firstlineno})",
+             "area": area(c.co_filename), "self": n / total,
+             "cum": min(1.0, cum_n[c] / total), "calls": calls.get(c, 0)}
+            for c, n in self_n.items()]
+    return rows, total, c_calls
+
+
 def _short(filename: str) -> str:
     a = area(filename)
     if a.startswith(("core/", "nn_ops/")):
@@ -265,7 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
-    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both"), default="cprofile")
+    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both", "bytecodes"),
+                    default="cprofile")
     ap.add_argument("--seconds", type=float, default=3.0, help="time per workload")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
@@ -290,6 +341,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = ("cprofile", "pyspy") if args.mode == "both" else (args.mode,)
     for w in [w for w in args.workloads.replace(",", " ").split() if w]:
         step = _make_step(w)
+        if args.mode == "bytecodes":
+            rows, total, c_calls = bytecode_rows(step)
+            header = (f"One step executes {total} Python bytecodes and calls {c_calls} C "
+                      "functions; shares below are of the bytecodes.")
+            parts.append(render(w, "bytecodes", rows, args.top, header))
+            continue
         med, _ = time_steps(step, min(args.seconds, 2.0))
         on, off = gc_share(step, min(args.seconds, 3.0))
         gc_line = (f" Cyclic GC: mean step {on * 1e3:.3f} ms with the collector, "
