@@ -14,6 +14,8 @@ import numpy as np
 
 from .device import parse_device_name
 from .hookspecs import hookimpl
+from .memory import MIN_BYTES as _REUSE_MIN
+from .memory import binary as _into_reused
 from .ops import call
 from .registry import REGISTRY, Sample
 
@@ -45,6 +47,8 @@ _call = call
 
 
 def _add2(xp: Any, a: Any, b: Any) -> Any:
+    if xp is np and a.nbytes >= _REUSE_MIN:  # large: into a reused array (no page faults)
+        return _into_reused(np.add, a, b)
     return a + b
 
 
@@ -53,6 +57,8 @@ def _sub2(xp: Any, a: Any, b: Any) -> Any:
 
 
 def _mul2(xp: Any, a: Any, b: Any) -> Any:
+    if xp is np and a.nbytes >= _REUSE_MIN:
+        return _into_reused(np.multiply, a, b)
     return a * b
 
 
@@ -253,9 +259,10 @@ def _sub2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
 
 def _mul2_fast(xp, gy, x, xs, y, ys, need_grads):  # type: ignore[no-untyped-def]
     # a product with a constant (a mask, a scale) computes only the one gradient it needs
+    g = gy[0]
     return [
-        sum_to_array(gy[0] * x[1], xs[0]) if need_grads[0] else None,
-        sum_to_array(gy[0] * x[0], xs[1]) if need_grads[1] else None,
+        sum_to_array(_mul2(xp, g, x[1]), xs[0]) if need_grads[0] else None,
+        sum_to_array(_mul2(xp, g, x[0]), xs[1]) if need_grads[1] else None,
     ]
 
 

@@ -14,8 +14,8 @@ columns: per kernel offset it multiplies dy with the shifted flat input (a strid
 CPU the batch is processed in blocks of about 2 MiB of columns held in reused per-thread scratch
 buffers (cache-resident, no page faults from fresh temporaries); on other devices the whole batch
 is one block. Large outputs (of these
-kernels, of 2x2 max pooling and of ReLU) are recycled on the CPU: ``fresh`` hands out again an
-array of the same shape that nothing refers to any more (see ``_RECYCLE_MIN``).
+kernels, of 2x2 max pooling and of ReLU) come from :func:`gradhub.memory.output_array`, which on
+the CPU hands out again an array of the same shape that nothing refers to any more.
 
 The family is closed under differentiation, so every rule is differentiable to any order::
 
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample
+from gradhub.memory import output_array
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -202,7 +202,7 @@ def _from_ext(xp: Any, a: Any, out: Sequence[int], bias: Any = None) -> Any:
             a += b
         return a
     valid = a[(slice(None), slice(None), *(slice(0, s) for s in out))]
-    res = fresh(xp, valid.shape, a.dtype)
+    res = output_array(xp, valid.shape, a.dtype)
     if b is None:
         res[...] = valid
         return res
@@ -271,62 +271,6 @@ def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = 
     out = buf[:nbytes].view(dtype).reshape(tuple(shape))
     if zero:
         out.fill(0)
-    return out
-
-
-#: Kernel outputs of at least ``_RECYCLE_MIN`` bytes come, on the CPU, from per-thread lists of
-#: arrays kept by shape and dtype (at most ``_RECYCLE_PER_KEY`` per key and ``_RECYCLE_MAX``
-#: bytes in all per thread). An array is handed out again only when the list holds the only
-#: reference to it: nothing (no Variable, graph node, user variable or view, whose ``base`` refers
-#: to it) can still see it. A step of a model allocates the same output shapes every time; glibc
-#: returns freed multi-megabyte arrays to the system (heap trimming, ``mmap``), so fresh arrays
-#: cost a page fault per 4 KiB on every step, while recycled ones are already mapped.
-_RECYCLE_MIN = 1 << 16
-_RECYCLE_MAX = 1 << 26
-_RECYCLE_PER_KEY = 8
-
-
-def _refs(lst: list[Any], i: int) -> int:
-    return sys.getrefcount(lst[i])
-
-
-def _free_refs() -> int:
-    """Reference count of an array held only by a recycling list (0: recycling disabled)."""
-    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
-        return 0
-    return _refs([np.empty(1)], 0)
-
-
-_FREE_REFS = _free_refs()
-
-
-def fresh(xp: Any, shape: Sequence[int], dtype: Any) -> Any:
-    """A new uninitialized output array (``xp.empty``), recycled on the CPU (see above).
-
-    Only for arrays that a kernel returns (or that become part of one): the caller must not keep
-    a reference to it beyond the returned result.
-    """
-    shape = tuple(shape)
-    dtype = np.dtype(dtype)
-    nbytes = math.prod(shape) * dtype.itemsize
-    if xp is not np or nbytes < _RECYCLE_MIN or not _FREE_REFS:
-        return xp.empty(shape, dtype=dtype)
-    pools: dict[tuple[tuple[int, ...], np.dtype[Any]], list[Any]] | None = getattr(
-        _scratch_store, "recycle", None)
-    if pools is None:
-        pools = _scratch_store.recycle = {}
-        _scratch_store.recycled_bytes = 0
-    key = (shape, dtype)
-    lst = pools.get(key)
-    if lst is None:
-        lst = pools[key] = []
-    for i in range(len(lst)):
-        if _refs(lst, i) == _FREE_REFS:
-            return lst[i]
-    out = np.empty(shape, dtype=dtype)
-    if len(lst) < _RECYCLE_PER_KEY and _scratch_store.recycled_bytes + nbytes <= _RECYCLE_MAX:
-        lst.append(out)
-        _scratch_store.recycled_bytes += nbytes
     return out
 
 
@@ -422,7 +366,7 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
     wm = w.reshape(g, o // g, cg * k).astype(dtype, copy=False)
     shape = (n, g, o // g, m)
     y = (_scratch(xp, shape, dtype, "yext") if cols.ext != tuple(out)
-         else fresh(xp, shape, dtype))
+         else output_array(xp, shape, dtype))
     for a, b in cols.blocks:
         blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
         _matmul_cols(xp, wm, blk, y[a:b])
@@ -475,7 +419,7 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
     if crop:
         buf = _scratch(xp, shape, dtype, "buf", zero=True)
     else:
-        buf = fresh(xp, shape, dtype)
+        buf = output_array(xp, shape, dtype)
         buf.fill(0)
     for a, b in _blocks(xp, n, g * og * k * m * np.dtype(dtype).itemsize):
         cols = _scratch(xp, (b - a, g, og * k, m), dtype, "cols")
@@ -485,7 +429,7 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
     y = buf[:, :, :total].reshape(n, g * og, *full) if flat else buf
     if crop:  # a copy out of the scratch buffer (never a view of it)
         valid = y[(slice(None), slice(None), *(slice(p, p + L) for p, L in zip(geo.pad, out)))]
-        y = fresh(xp, valid.shape, dtype)
+        y = output_array(xp, valid.shape, dtype)
         y[...] = valid
     return y
 

@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample
+from gradhub.memory import output_array
 
-from .conv import fresh, ints
+from .conv import ints
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -204,7 +205,7 @@ def _twice(a: Any) -> Any:
 def _max2x2(x4: Any) -> Any:
     r = np.maximum(x4[:, :, 0], x4[:, :, 1])
     return np.maximum(r[..., 0::2], r[..., 1::2],
-                      out=fresh(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype))
+                      out=output_array(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype))
 
 
 def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
@@ -224,7 +225,7 @@ def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
     x4 = _rows4(x, geo)
     y = _max2x2(x4) if y is None else y.reshape(x4.shape[0], x4.shape[1], -1)
     e0, e1 = _first_max_rows(x4, y)
-    dx = fresh(np, geo.shape, dy.dtype)
+    dx = output_array(np, geo.shape, dy.dtype)
     d4 = dx.reshape(x4.shape)
     dy2 = _twice(dy.reshape(y.shape))
     np.multiply(dy2, e0, out=d4[:, :, 0])
@@ -238,7 +239,7 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
     g4 = _rows4(g, geo)
     s = np.multiply(g4[:, :, 0], e0)
     s += np.multiply(g4[:, :, 1], e1)
-    out = fresh(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
+    out = output_array(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
     return np.add(s[..., 0::2], s[..., 1::2], out=out).reshape(geo.out_shape)
 
 

@@ -1,0 +1,157 @@
+"""gradhub.memory.output_array: large CPU outputs are reused only when nothing refers to them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+from gradhub import memory
+
+
+@pytest.fixture(autouse=True)
+def _clean_pools() -> Iterator[None]:
+    if not memory.reuse_enabled():
+        pytest.skip("reference counts are not available here: arrays are never reused")
+    memory.release()
+    yield
+    memory.release()
+
+
+def test_arrays_are_handed_out_again_only_when_nothing_refers_to_them() -> None:
+    shape = (3, 1 << 14)  # 192 KiB of float32, above MIN_BYTES
+    a = memory.output_array(np, shape, np.float32)
+    b = memory.output_array(np, shape, np.float32)
+    assert a is not b
+    view = a[1:]  # a view keeps its base alive and visible
+    a_id = id(a)
+    del a
+    c = memory.output_array(np, shape, np.float32)
+    assert c is not view.base and c is not b
+    del view
+    d = memory.output_array(np, shape, np.float32)  # now nothing refers to the first array
+    assert id(d) == a_id
+    assert memory.output_array(np, shape, np.float64).dtype == np.float64  # dtype is in the key
+
+
+def test_small_arrays_are_never_kept() -> None:
+    a = memory.output_array(np, (4, 4), np.float32)
+    del a
+    assert memory.kept_bytes() == 0
+    b = memory.output_array(np, (4, 4), np.float32)
+    assert b.shape == (4, 4) and b.dtype == np.float32 and memory.kept_bytes() == 0
+
+
+def test_reuse_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory, "PER_KEY", 2)
+    shape = (5, 1 << 14, 1)
+    held = [memory.output_array(np, shape, np.float32) for _ in range(5)]
+    assert len({id(h) for h in held}) == 5
+    assert memory.kept_bytes() == 2 * held[0].nbytes
+    total = memory.kept_bytes()
+    monkeypatch.setattr(memory, "MAX_BYTES", total)  # full: new arrays are plain ones
+    kept = [memory.output_array(np, (7, 1 << 14, 1), np.float32) for _ in range(2)]
+    assert kept[0] is not kept[1]
+    assert memory.kept_bytes() == total
+
+
+def test_release_and_switching_off() -> None:
+    shape = (2, 1 << 15)
+    a = memory.output_array(np, shape, np.float32)
+    assert memory.kept_bytes() == a.nbytes
+    del a
+    memory.release()
+    assert memory.kept_bytes() == 0
+    memory.set_reuse(False)
+    try:
+        assert not memory.reuse_enabled()
+        b = memory.output_array(np, shape, np.float32)
+        assert b.shape == shape and memory.kept_bytes() == 0
+    finally:
+        memory.set_reuse(True)
+    assert memory.reuse_enabled()
+
+
+def test_environment_switch_turns_reuse_off() -> None:
+    code = ("import numpy as np; from gradhub import memory; "
+            "a = memory.output_array(np, (1 << 16,), np.float32); "
+            "print(memory.reuse_enabled(), memory.kept_bytes())")
+    env = {**os.environ, "GRADHUB_REUSE_ARRAYS": "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["False", "0"]
+
+
+def test_other_array_modules_get_plain_empty_arrays() -> None:
+    class FakeXp:
+        calls: list[Any] = []
+
+        @staticmethod
+        def empty(shape: Any, dtype: Any) -> np.ndarray:
+            FakeXp.calls.append(shape)
+            return np.empty(shape, dtype)
+
+    memory.output_array(FakeXp, (1 << 16,), np.float32)
+    assert FakeXp.calls == [(1 << 16,)] and memory.kept_bytes() == 0
+
+
+def _penalty_step(x: np.ndarray, params: list[np.ndarray]) -> list[np.ndarray]:
+    """W4's gradient penalty on a small float32 CNN: every reusing kernel takes part (the
+    convolution family, ReLU, 2x2 max pooling, products, gradient sums)."""
+    ps = [gh.Variable(p) for p in params]
+    xv = gh.Variable(x, need_grad=False)
+    h = F.max_pooling(F.relu(F.convolution(xv, ps[0], ps[1], pad=(1, 1))), (2, 2))
+    h = F.max_pooling(F.relu(F.convolution(h, ps[2], ps[3], pad=(1, 1))), (2, 2))
+    loss = F.sum(h * h)
+    gs = gh.grad([loss], ps, create_graph=True)
+    total = loss
+    for g in gs:
+        total = total + F.sum(g * g)
+    return [total.d, *(g.d for g in gh.grad([total], ps))]
+
+
+def test_reuse_never_changes_results_or_held_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(17)
+    params = [rng.standard_normal(s).astype(np.float32) * 0.3
+              for s in ((4, 2, 3, 3), (4,), (3, 4, 3, 3), (3,))]
+    x1, x2 = (rng.standard_normal((3, 2, 8, 8)).astype(np.float32) for _ in range(2))
+    memory.set_reuse(False)  # reference: plain new arrays
+    try:
+        ref1, ref2 = _penalty_step(x1, params), _penalty_step(x2, params)
+    finally:
+        memory.set_reuse(True)
+    monkeypatch.setattr(memory, "MIN_BYTES", 0)  # reuse every output, however small
+    first = _penalty_step(x1, params)
+    kept = [a.copy() for a in first]
+    second = _penalty_step(x2, params)
+    assert memory.kept_bytes() > 0
+    for a, b in zip(first + second, ref1 + ref2):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(first, kept):  # results still held are never handed out again
+        np.testing.assert_array_equal(a, b)
+    y = F.relu(gh.Variable(x1)).d
+    y_kept = y.copy()
+    F.relu(gh.Variable(x2))
+    F.max_pooling(gh.Variable(x2), (2, 2))
+    (x2 * 3.0 * gh.Variable(x2)).d  # noqa: B018 - products reuse too
+    np.testing.assert_array_equal(y, y_kept)
+
+
+def test_idle_arrays_beyond_the_spare_count_are_given_back(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    monkeypatch.setattr(memory, "IDLE_PER_KEY", 1)
+    shape = (4, 1 << 14)
+    held = [memory.output_array(np, shape, np.float32) for _ in range(4)]
+    size = held[0].nbytes
+    assert memory.kept_bytes() == 4 * size
+    del held  # four idle arrays
+    a = memory.output_array(np, shape, np.float32)  # hands out one, keeps one, frees two
+    assert memory.kept_bytes() == 2 * size
+    b = memory.output_array(np, shape, np.float32)  # the kept spare
+    assert b is not a and memory.kept_bytes() == 2 * size
