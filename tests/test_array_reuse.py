@@ -155,3 +155,34 @@ def test_idle_arrays_beyond_the_spare_count_are_given_back(monkeypatch: pytest.M
     assert memory.kept_bytes() == 2 * size
     b = memory.output_array(np, shape, np.float32)  # the kept spare
     assert b is not a and memory.kept_bytes() == 2 * size
+
+
+def test_sole_owner_tells_private_views_from_shared_ones() -> None:
+    assert memory.sole_owner(np.ones((3, 4)))
+    t = (np.ones((3, 4)) @ np.ones((4, 2))).T  # a product's transpose (assigned first: pytest's
+    assert memory.sole_owner(t)  # assertion rewriting would hold the product itself)
+    b = np.ones((3, 4))
+    v = b.T
+    assert not memory.sole_owner(v)  # b still refers to the memory
+    del b
+    assert memory.sole_owner(v)
+    w = v.T
+    assert not memory.sole_owner(v) and not memory.sole_owner(w)  # two views of one array
+    assert not memory.sole_owner(w[:1])  # a view of a view
+
+
+def test_backward_gives_each_leaf_its_own_gradient_array() -> None:
+    # the affine rule returns dW as a transposed view of a fresh product; backward keeps it
+    # without a copy, and every .g stays independent of the others and of the graph
+    rng = np.random.default_rng(3)
+    x = gh.Variable(rng.standard_normal((4, 3)))
+    w = gh.Variable(rng.standard_normal((3, 2)))
+    w2 = gh.Variable(rng.standard_normal((3, 2)))
+    y = F.affine(x, w) + F.affine(x, w2)
+    y.backward()
+    expected = x.d.T @ np.ones((4, 2))
+    np.testing.assert_allclose(w.g, expected)
+    np.testing.assert_allclose(w2.g, expected)
+    w.g[...] = 0.0
+    np.testing.assert_allclose(w2.g, expected)  # not shared
+    np.testing.assert_allclose(x.g, np.ones((4, 2)) @ (w.d + w2.d).T)

@@ -22,6 +22,7 @@ from .errors import BackwardRuleError
 from .graph import Node, _device_of
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
+from .memory import sole_owner as _sole_owner
 from .modes import set_recording
 from .modes import state as _mode
 from .ops import call
@@ -599,7 +600,7 @@ def backward(
                 # each .g is an array of its own (a rule may pass the same or a broadcast view
                 # on to several inputs), so in-place updates of one .g touch no other
                 arr = g._data
-                if id(arr) in given or getattr(arr, "base", None) is not None:
+                if id(arr) in given or not _sole_owner(arr):
                     arr = arr.copy()
                 given.add(id(arr))
                 g = Variable._new(arr, False, None, 0)

@@ -65,7 +65,7 @@ def _refcount(lst: list[Any], i: int) -> int:
 def _calibrate() -> int:
     if os.environ.get("GRADHUB_REUSE_ARRAYS", "").strip() == "0":
         return 0
-    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
+    if not _refcounts_meaningful():
         return 0
     return _refcount([np.empty(1)], 0)  # measured the way output_array measures
 
@@ -135,6 +135,35 @@ def output_array(xp: Any, shape: Sequence[int], dtype: Any) -> Any:
         lst.append(out)
         _local.kept_bytes += nbytes
     return out
+
+
+def sole_owner(arr: Any) -> bool:
+    """Whether ``arr`` owns its memory alone: it is not a view, or it is a view (say, the
+    transposed result of a matrix product) of an array that nothing but ``arr`` refers to.
+    Without meaningful reference counts only non-views count (a copy is then made needlessly,
+    never wrongly)."""
+    global _sole_refs
+    base = getattr(arr, "base", None)
+    if base is None:
+        return True
+    if getattr(base, "base", None) is not None or not _refcounts_meaningful():
+        return False
+    del base  # not counted below
+    if _sole_refs is None:
+        _sole_refs = _base_refs(np.empty((2, 2)).T)  # measured the way it is used below
+    return _base_refs(arr) == _sole_refs
+
+
+_sole_refs: int | None = None
+
+
+def _base_refs(view: Any) -> int:
+    base = view.base
+    return sys.getrefcount(base)
+
+
+def _refcounts_meaningful() -> bool:
+    return hasattr(sys, "getrefcount") and getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 def kept_bytes() -> int:
