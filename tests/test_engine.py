@@ -410,6 +410,27 @@ def test_grad_runs_rules_only_on_paths_from_inputs_to_outputs() -> None:
     np.testing.assert_array_equal(gw.d, u.d)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_with_respect_to_leaves_prunes_only_when_a_leaf_is_left_out(
+    create_graph: bool,
+) -> None:
+    # every leaf needing a gradient is a target: every reached rule is on a path (no pruning
+    # pass); one such leaf left out: its side branch is pruned
+    u, w, _x, _s, z = _side_branch_graph()
+    gu, gw = gh.grad([z], [u, w], create_graph=create_graph)
+    assert sorted(CALLS) == ["on-path-1", "on-path-2", "side", "upstream"]
+    np.testing.assert_array_equal(gu.d, w.d)
+    np.testing.assert_array_equal(gw.d, u.d)
+    CALLS.clear()
+    (gu,) = gh.grad([z], [u], create_graph=create_graph)
+    assert sorted(CALLS) == ["on-path-1", "on-path-2", "upstream"]
+    np.testing.assert_array_equal(gu.d, w.d)
+    CALLS.clear()
+    (gu, gu2) = gh.grad([z], [u, u], create_graph=create_graph)  # a target given twice
+    assert sorted(CALLS) == ["on-path-1", "on-path-2", "upstream"]
+    np.testing.assert_array_equal(gu2.d, w.d)
+
+
 def test_backward_runs_every_rule_reaching_a_leaf() -> None:
     u, w, _x, _s, z = _side_branch_graph()
     z.backward()

@@ -12,6 +12,7 @@ recursion.
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -151,21 +152,26 @@ def _position(v: Variable) -> tuple[Any, int]:
     return (v, -1) if v._creator is None else (v._creator, v._idx)
 
 
-def _collect(roots: Sequence[Node], only_need_grad: bool) -> list[Node]:
-    """Nodes reachable upstream from ``roots``, sorted producers first."""
+def _collect(
+    roots: Sequence[Node], only_need_grad: bool, leaves: set[int] | None = None
+) -> list[Node]:
+    """Nodes reachable upstream from ``roots``, sorted producers first. ``leaves``, if given,
+    receives the ids of the leaves needing a gradient that were reached."""
     seen = set(roots)
     stack = list(roots)
     while stack:
         n = stack.pop()
         for src in n.srcs:
-            if type(src) is Node and src not in seen and (src.need_grad or not only_need_grad):
-                seen.add(src)
-                stack.append(src)
+            if type(src) is Node:
+                if src not in seen and (src.need_grad or not only_need_grad):
+                    seen.add(src)
+                    stack.append(src)
+            elif leaves is not None and src.need_grad:
+                leaves.add(id(src))
     return sorted(seen, key=_seq_key)
 
 
-def _seq_key(n: Node) -> int:
-    return n.seq
+_seq_key = operator.attrgetter("seq")
 
 
 def _on_paths(nodes: list[Node], targets: Sequence[Variable]) -> list[Node]:
@@ -514,10 +520,15 @@ def _run(
             y._grad = grads.get(y)
         if y._creator is not None and y.need_grad:
             roots.append(y._creator)
-    nodes = _collect(roots, only_need_grad=True)
+    leaves: set[int] = set()
+    nodes = _collect(roots, only_need_grad=True, leaves=leaves)
     keep: set[Node] = set()
     if targets is not None:
-        nodes = _on_paths(nodes, targets)
+        target_leaves = {id(v) for v in targets if v._creator is None}
+        # when every target is a leaf and every leaf needing a gradient is a target, every
+        # collected node lies on a path to a target: no pruning pass
+        if len(target_leaves) < len(targets) or not leaves <= target_leaves:
+            nodes = _on_paths(nodes, targets)
         keep = {v._creator for v in targets if v._creator is not None}
     pending = grads.nodes
     plus = grads._plus
