@@ -29,8 +29,7 @@ import threading
 import types
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import pluggy
 
@@ -52,24 +51,34 @@ from .registry import (
 ENTRY_POINT_GROUP = "gradhub.plugins"
 
 
-@dataclass
 class PluginRecord:
-    """What happened to one plugin: loaded, failed (with the error), blocked or not selected."""
+    """What happened to one plugin: loaded, failed (with the error), blocked or not selected.
 
-    name: str
-    distribution: str
-    version: str
-    module: str
-    status: str = "pending"
-    error: str = ""
-    added: dict[str, int] = field(default_factory=dict)
+    (The records of this module are plain classes: dataclasses would add milliseconds to the
+    start-up path.)
+    """
+
+    def __init__(self, name: str, distribution: str, version: str, module: str,
+                 status: str = "pending", error: str = "",
+                 added: dict[str, int] | None = None) -> None:
+        self.name = name
+        self.distribution = distribution
+        self.version = version
+        self.module = module
+        self.status = status
+        self.error = error
+        self.added: dict[str, int] = {} if added is None else added
+
+    def __repr__(self) -> str:
+        return (f"PluginRecord(name={self.name!r}, distribution={self.distribution!r}, "
+                f"status={self.status!r})")
 
 
-@dataclass
 class _LoadState:
-    loaded: bool = False
-    loading: bool = False
-    records: list[PluginRecord] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.loaded = False
+        self.loading = False
+        self.records: list[PluginRecord] = []
 
 
 STATE = _LoadState()
@@ -280,8 +289,7 @@ def _split_env(name: str) -> set[str]:
     return {s.strip() for s in os.environ.get(name, "").split(",") if s.strip()}
 
 
-@dataclass(frozen=True)
-class EntryPoint:
+class EntryPoint(NamedTuple):
     """One entry point of the group ``gradhub.plugins``: its name, ``module[:attr]`` value and
     the distribution (name and version) that declares it."""
 

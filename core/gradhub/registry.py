@@ -13,7 +13,6 @@ import inspect
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,13 +25,38 @@ RuleFn = Callable[..., Any]
 Kernel = Callable[..., Any]
 
 
-@dataclass(frozen=True)
-class Provider:
-    """Who registered something: a distribution and its version, or a module."""
+# The records below are plain classes rather than dataclasses: creating a dataclass costs about
+# 0.5 ms (its methods are generated with exec), and importing gradhub is on the start-up path (W6).
 
+
+class Provider:
+    """Who registered something: a distribution and its version, or a module (immutable)."""
+
+    __slots__ = ("distribution", "module", "version")
     distribution: str
-    version: str = ""
-    module: str = ""
+    version: str
+    module: str
+
+    def __init__(self, distribution: str, version: str = "", module: str = "") -> None:
+        object.__setattr__(self, "distribution", distribution)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "module", module)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Provider is immutable: cannot set {name!r}")
+
+    def _key(self) -> tuple[str, str, str]:
+        return (self.distribution, self.version, self.module)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Provider and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Provider(distribution={self.distribution!r}, version={self.version!r}, "
+                f"module={self.module!r})")
 
     def __str__(self) -> str:
         if self.distribution:
@@ -40,7 +64,6 @@ class Provider:
         return f"module {self.module}"
 
 
-@dataclass(eq=False)
 class Rule:
     """A backward rule and what it needs from the forward pass.
 
@@ -55,21 +78,28 @@ class Rule:
     gradient (so it can skip, say, the input gradient of a first layer).
     """
 
-    fn: RuleFn
-    provider: Provider
-    need_inputs: tuple[int, ...] | None = None
-    need_outputs: tuple[int, ...] | None = None
-    first_order_only: bool = False
-    fast: RuleFn | None = None
-    #: whether ``fast`` takes the keyword ``need_grads`` (which inputs need a gradient)
-    fast_wants_need_grads: bool = field(init=False, default=False)
+    def __init__(
+        self,
+        fn: RuleFn,
+        provider: Provider,
+        need_inputs: tuple[int, ...] | None = None,
+        need_outputs: tuple[int, ...] | None = None,
+        first_order_only: bool = False,
+        fast: RuleFn | None = None,
+    ) -> None:
+        self.fn = fn
+        self.provider = provider
+        self.need_inputs = need_inputs
+        self.need_outputs = need_outputs
+        self.first_order_only = first_order_only
+        self.fast = fast
+        #: whether ``fast`` takes the keyword ``need_grads`` (which inputs need a gradient)
+        self.fast_wants_need_grads = fast is not None and _takes_keyword(fast, "need_grads")
 
-    def __post_init__(self) -> None:
-        if self.fast is not None:
-            self.fast_wants_need_grads = _takes_keyword(self.fast, "need_grads")
+    def __repr__(self) -> str:
+        return f"<Rule {getattr(self.fn, '__qualname__', self.fn)!s} from {self.provider}>"
 
 
-@dataclass
 class Sample:
     """One test case of a function: input arrays (float64 for the differentiable ones) and attrs.
 
@@ -78,53 +108,88 @@ class Sample:
     ``keeps_float32``: whether float32 inputs must give float32 outputs (False for casts).
     """
 
-    inputs: tuple[Any, ...]
-    attrs: dict[str, Any] = field(default_factory=dict)
-    grad_inputs: tuple[int, ...] | None = None
-    max_order: int | None = None
-    name: str = ""
-    keeps_float32: bool = True
+    def __init__(
+        self,
+        inputs: tuple[Any, ...],
+        attrs: dict[str, Any] | None = None,
+        grad_inputs: tuple[int, ...] | None = None,
+        max_order: int | None = None,
+        name: str = "",
+        keeps_float32: bool = True,
+    ) -> None:
+        self.inputs = inputs
+        self.attrs: dict[str, Any] = {} if attrs is None else attrs
+        self.grad_inputs = grad_inputs
+        self.max_order = max_order
+        self.name = name
+        self.keeps_float32 = keeps_float32
+
+    def __repr__(self) -> str:
+        shapes = [getattr(a, "shape", type(a).__name__) for a in self.inputs]
+        return f"Sample({self.name!r}, inputs {shapes}, attrs {self.attrs!r})"
 
 
 #: quoted, so that importing this module does not import ``numpy.random`` (about 10 ms)
 SampleFn = Callable[["np.random.Generator"], Iterable[Sample]]
 
 
-@dataclass(eq=False)
 class FunctionDef:
     """A primitive function: forward kernels, a backward rule and metadata."""
 
-    name: str
-    forward: Kernel
-    provider: Provider
-    inputs: tuple[str, ...] = ("x",)
-    attrs: dict[str, Any] = field(default_factory=dict)
-    n_outputs: int | Callable[..., int] = 1
-    differentiable: bool = True
-    rule: Rule | None = None
-    samples: SampleFn | None = None
-    reference: Callable[..., Any] | None = None
-    elementwise: bool = False
-    kinks: tuple[float, ...] = ()
-    doc: str = ""
-    snake: str = ""
-    kernels: dict[str, Kernel] = field(default_factory=dict)
-    kernel_providers: dict[str, Provider] = field(default_factory=dict)
-    #: audit results: device kind -> (highest verified order, failed order or None)
-    audit: dict[str, tuple[int, int | None]] = field(default_factory=dict)
-    #: rule overrides: (previous provider, new provider)
-    overrides: list[tuple[str, str]] = field(default_factory=list)
-    kind: str = "primitive"
-    api: Callable[..., Any] | None = None
+    kind = "primitive"
 
-    def __post_init__(self) -> None:
-        if not self.snake:
-            self.snake = snake_case(self.name)
-        if self.api is None:
-            self.api = make_api(self)
+    def __init__(
+        self,
+        name: str,
+        forward: Kernel,
+        provider: Provider,
+        inputs: tuple[str, ...] = ("x",),
+        attrs: dict[str, Any] | None = None,
+        n_outputs: int | Callable[..., int] = 1,
+        differentiable: bool = True,
+        rule: Rule | None = None,
+        samples: SampleFn | None = None,
+        reference: Callable[..., Any] | None = None,
+        elementwise: bool = False,
+        kinks: tuple[float, ...] = (),
+        doc: str = "",
+        snake: str = "",
+        kernels: dict[str, Kernel] | None = None,
+        kernel_providers: dict[str, Provider] | None = None,
+        kind: str | None = None,
+        api: Callable[..., Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.forward = forward
+        self.provider = provider
+        self.inputs = inputs
+        self.attrs: dict[str, Any] = {} if attrs is None else attrs
+        self.n_outputs = n_outputs
+        self.differentiable = differentiable
+        self.rule = rule
+        self.samples = samples
+        self.reference = reference
+        self.elementwise = elementwise
+        self.kinks = kinks
+        self.doc = doc
+        self.snake = snake or snake_case(name)
+        self.kernels: dict[str, Kernel] = {} if kernels is None else kernels
+        self.kernel_providers: dict[str, Provider] = (
+            {} if kernel_providers is None else kernel_providers
+        )
+        #: audit results: device kind -> (highest verified order, failed order or None)
+        self.audit: dict[str, tuple[int, int | None]] = {}
+        #: rule overrides: (previous provider, new provider)
+        self.overrides: list[tuple[str, str]] = []
+        if kind is not None:
+            self.kind = kind
+        self.api = make_api(self) if api is None else api
         #: the number of inputs when all are required and none is variadic, else -1
         plain = all(not (n.startswith("*") or n.endswith("?")) for n in self.inputs)
         self.n_plain_inputs = len(self.inputs) if plain and self.kind == "primitive" else -1
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} from {self.provider}>"
 
     def status(self) -> str:
         """Higher-order status: verified/failed/unverified/first-order-only/non-differentiable."""
@@ -147,20 +212,22 @@ class FunctionDef:
         return base
 
 
-@dataclass(eq=False)
 class CompositeDef(FunctionDef):
     """A function written in terms of other functions: it needs no rule of its own."""
 
-    kind: str = "composite"
+    kind = "composite"
 
 
-@dataclass(eq=False)
 class ParametricDef:
     """A parametric function (``PF.affine``): creates parameters and calls functions."""
 
-    name: str
-    fn: Callable[..., Any]
-    provider: Provider
+    def __init__(self, name: str, fn: Callable[..., Any], provider: Provider) -> None:
+        self.name = name
+        self.fn = fn
+        self.provider = provider
+
+    def __repr__(self) -> str:
+        return f"<ParametricDef {self.name} from {self.provider}>"
 
 
 def _takes_keyword(fn: Callable[..., Any], name: str) -> bool:
@@ -189,6 +256,35 @@ _WORD_START = re.compile(r"([a-z0-9])([A-Z])")
 
 def _underscore(m: re.Match[str]) -> str:
     return m.group(1) + "_" + m.group(2)
+
+
+class _LazySignature(inspect.Signature):
+    """The signature of a function's snake_case callable, built when first asked for
+    (``help()``, ``inspect.signature``) rather than for each of the 100-odd functions at load."""
+
+    __slots__ = ("_built", "_spec")
+
+    def __init__(self, inputs: list[str], optional: list[bool], defaults: dict[str, Any]) -> None:
+        self._spec = (inputs, optional, defaults)
+        self._built: dict[str, inspect.Parameter] | None = None
+        self._return_annotation = inspect.Signature.empty
+
+    @property  # type: ignore[override]
+    def _parameters(self) -> Any:
+        if self._built is None:
+            inputs, optional, defaults = self._spec
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            params = [
+                inspect.Parameter(n, kind, default=None) if opt else inspect.Parameter(n, kind)
+                for n, opt in zip(inputs, optional)
+            ]
+            params += [inspect.Parameter(n, kind, default=v) for n, v in defaults.items()]
+            self._built = inspect.Signature(params).parameters  # type: ignore[assignment]
+        return self._built
+
+    def replace(self, **changes: Any) -> inspect.Signature:  # type: ignore[override]
+        """A plain :class:`inspect.Signature` with ``changes`` applied."""
+        return inspect.Signature(list(self.parameters.values())).replace(**changes)
 
 
 def make_api(fdef: FunctionDef) -> Callable[..., Any]:
@@ -255,15 +351,7 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
                     raise TypeError(f"{fname}(): input {clean[i]!r} must not be None")
             return apply(fdef, inputs, attrs)
 
-        params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in clean]
-        for i, p in enumerate(params):
-            if optional[i]:
-                params[i] = p.replace(default=None)
-        params += [
-            inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults[n])
-            for n in attr_names
-        ]
-        api.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        api.__signature__ = _LazySignature(clean, optional, defaults)  # type: ignore[attr-defined]
     api.__name__ = fname
     api.__qualname__ = fname
     api.__doc__ = fdef.doc or f"The function {fdef.name} (registered by {fdef.provider})."

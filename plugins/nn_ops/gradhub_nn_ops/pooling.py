@@ -27,8 +27,7 @@ import itertools
 import math
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gradhub import Sample
@@ -39,8 +38,7 @@ from .conv import ints
 # -- geometry ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PoolGeom:
+class PoolGeom(NamedTuple):  # a NamedTuple: a dataclass costs 0.5 ms of import time
     """Normalized pooling parameters for an input shape."""
 
     shape: tuple[int, ...]
