@@ -16,14 +16,14 @@ def test_provider_and_context_are_immutable_values() -> None:
     assert a == b and hash(a) == hash(b) and a != Provider("dist", "2.0")
     assert str(a) == "dist 1.0" and str(Provider("", "", "mod")) == "module mod"
     assert repr(a) == "Provider(distribution='dist', version='1.0', module='')"
-    with pytest.raises(AttributeError, match="immutable"):
+    with pytest.raises(AttributeError):
         a.version = "2.0"  # type: ignore[misc]
     c = Context("cuda", 1)
     assert c == Context(backend="cuda", device_id=1, type_config="float") and c != Context()
     assert {c: 1}[Context("cuda", 1)] == 1
     assert repr(Context()) == "Context(backend='cpu', device_id=0, type_config='float')"
     assert c.device_name == "cuda:1" and Context().device_name == "cpu"
-    with pytest.raises(AttributeError, match="immutable"):
+    with pytest.raises(AttributeError):
         c.backend = "cpu"  # type: ignore[misc]
 
 

@@ -13,7 +13,7 @@ import inspect
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -25,38 +25,17 @@ RuleFn = Callable[..., Any]
 Kernel = Callable[..., Any]
 
 
-# The records below are plain classes rather than dataclasses: creating a dataclass costs about
-# 0.5 ms (its methods are generated with exec), and importing gradhub is on the start-up path (W6).
+# The records below are plain classes and NamedTuples rather than dataclasses: creating a dataclass
+# costs about 0.5 ms (its methods are generated with exec), and importing gradhub is on the
+# start-up path (W6).
 
 
-class Provider:
+class Provider(NamedTuple):
     """Who registered something: a distribution and its version, or a module (immutable)."""
 
-    __slots__ = ("distribution", "module", "version")
     distribution: str
-    version: str
-    module: str
-
-    def __init__(self, distribution: str, version: str = "", module: str = "") -> None:
-        object.__setattr__(self, "distribution", distribution)
-        object.__setattr__(self, "version", version)
-        object.__setattr__(self, "module", module)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Provider is immutable: cannot set {name!r}")
-
-    def _key(self) -> tuple[str, str, str]:
-        return (self.distribution, self.version, self.module)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is Provider and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"Provider(distribution={self.distribution!r}, version={self.version!r}, "
-                f"module={self.module!r})")
+    version: str = ""
+    module: str = ""
 
     def __str__(self) -> str:
         if self.distribution:
