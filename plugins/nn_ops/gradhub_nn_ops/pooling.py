@@ -130,6 +130,19 @@ def _padded(xp: Any, x: Any, geo: PoolGeom, fill: Any) -> Any:
     return out
 
 
+def _reduce_windows(xp: Any, xpad: Any, geo: PoolGeom, op: Any) -> Any:
+    """``op`` (``xp.maximum``, ``xp.add``) folded over the kernel offsets of every window of the
+    padded input: an output-shaped new array."""
+    y = None
+    for off in geo.offsets():
+        v = xpad[geo.window(off)]
+        if y is None:
+            y = v.copy()
+        else:
+            op(y, v, out=y)
+    return y
+
+
 def _lowest(x: Any) -> Any:
     return -np.inf if x.dtype.kind in "fc" else np.iinfo(x.dtype).min
 
@@ -249,15 +262,7 @@ def _max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
     geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
     if _fast2x2(xp, geo, x):
         return _max2x2(_rows4(x, geo)).reshape(geo.out_shape)
-    xpad = _padded(xp, x, geo, _lowest(x))
-    y = None
-    for off in geo.offsets():
-        v = xpad[geo.window(off)]
-        if y is None:
-            y = v.copy()
-        else:
-            xp.maximum(y, v, out=y)
-    return y
+    return _reduce_windows(xp, _padded(xp, x, geo, _lowest(x)), geo, xp.maximum)
 
 
 def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: Any = None,
@@ -327,14 +332,7 @@ def _average_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
                      ignore_border: bool = True, pad: Any = None, channel_last: bool = False,
                      including_pad: bool = True) -> Any:
     geo = pool_geom("average_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
-    xpad = _padded(xp, x, geo, 0)
-    y = None
-    for off in geo.offsets():
-        v = xpad[geo.window(off)]
-        if y is None:
-            y = v.copy()
-        else:
-            y += v
+    y = _reduce_windows(xp, _padded(xp, x, geo, 0), geo, xp.add)
     y /= _avg_divisor(xp, geo, including_pad, x.dtype)
     return y
 
