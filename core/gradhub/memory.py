@@ -149,12 +149,12 @@ def sole_owner(arr: Any) -> bool:
     base = getattr(arr, "base", None)
     if base is None:
         return True
-    if getattr(base, "base", None) is not None or not _refcounts_meaningful():
+    if getattr(base, "base", None) is not None:
         return False
     del base  # not counted below
-    if _sole_refs is None:
-        _sole_refs = _base_refs(np.empty((2, 2)).T)  # measured the way it is used below
-    return _base_refs(arr) == _sole_refs
+    if _sole_refs is None:  # measured the way it is used below; 0: counts are not meaningful
+        _sole_refs = _base_refs(np.empty((2, 2)).T) if _refcounts_meaningful() else 0
+    return bool(_sole_refs) and _base_refs(arr) == _sole_refs
 
 
 _sole_refs: int | None = None
