@@ -86,6 +86,11 @@ def test_environment_switch_turns_reuse_off() -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     assert out.stdout.split() == ["False", "0"]
+    code += ("; memory.set_reuse(True); b = memory.output_array(np, (1 << 16,), np.float32); "
+             "print(memory.reuse_enabled(), memory.kept_bytes())")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["False", "0", "True", str(1 << 18)]  # the call wins
 
 
 def test_other_array_modules_get_plain_empty_arrays() -> None:

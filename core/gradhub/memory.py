@@ -66,8 +66,6 @@ def _refcount(lst: list[Any], i: int) -> int:
 
 
 def _calibrate() -> int:
-    if os.environ.get("GRADHUB_REUSE_ARRAYS", "").strip() == "0":
-        return 0
     if not _refcounts_meaningful():
         return 0
     return _refcount([np.empty(1)], 0)  # measured the way output_array measures
@@ -77,12 +75,14 @@ def reuse_enabled() -> bool:
     """Whether :func:`output_array` reuses arrays in this process."""
     global _free_refs
     if _free_refs is None:
-        _free_refs = _calibrate()
+        off = os.environ.get("GRADHUB_REUSE_ARRAYS", "").strip() == "0"
+        _free_refs = 0 if off else _calibrate()
     return bool(_free_refs)
 
 
 def set_reuse(enabled: bool) -> None:
-    """Switch array reuse on or off for the whole process (off also releases this thread's)."""
+    """Switch array reuse on or off for the whole process, whatever ``GRADHUB_REUSE_ARRAYS``
+    said (off also releases this thread's kept arrays)."""
     global _free_refs
     _free_refs = _calibrate() if enabled else 0
     if not enabled:
