@@ -114,3 +114,25 @@ def test_import_over_the_bound_and_gpu_rows_without_targets() -> None:
     rows = run.evaluate(cells, "cuda", ["mlp"])
     assert len(rows) == 1 and rows[0]["met"] is None
     assert rows[0]["measured"] == pytest.approx(10 / 8)  # against torch on the GPU
+
+
+def test_bytecode_profile_counts_each_function_of_a_step() -> None:
+    import profile_core
+
+    def inner(n: int) -> int:
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    def step() -> int:
+        return inner(10) + inner(20)
+
+    rows, total, c_calls = profile_core.bytecode_rows(step)
+    by_name = {r["where"].split(":")[1].split(" ")[0]: r for r in rows}
+    assert by_name["inner"]["calls"] == 2 and by_name["step"]["calls"] == 1
+    assert by_name["inner"]["self"] > by_name["step"]["self"] > 0  # the loop dominates
+    assert by_name["step"]["cum"] == pytest.approx(1.0)  # everything runs under step
+    assert abs(sum(r["self"] for r in rows) - 1.0) < 1e-9
+    assert total > 50 and c_calls >= 2  # range() twice
+    assert profile_core.bytecode_rows(step)[1] == total  # deterministic
