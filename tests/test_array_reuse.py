@@ -191,3 +191,19 @@ def test_backward_gives_each_leaf_its_own_gradient_array() -> None:
     w.g[...] = 0.0
     np.testing.assert_allclose(w2.g, expected)  # not shared
     np.testing.assert_allclose(x.g, np.ones((4, 2)) @ (w.d + w2.d).T)
+
+
+def test_binary_writes_same_shaped_arrays_into_reused_outputs() -> None:
+    a = np.full((4, 1 << 14), 2.0, np.float32)
+    b = np.full((4, 1 << 14), 3.0, np.float32)
+    r = memory.binary(np.multiply, a, b)
+    np.testing.assert_array_equal(r, np.full(a.shape, 6.0, np.float32))
+    assert memory.kept_bytes() == r.nbytes  # came from output_array
+    r_id = id(r)
+    del r
+    assert id(memory.binary(np.add, a, b)) == r_id  # handed out again
+    before = memory.kept_bytes()
+    mixed = memory.binary(np.multiply, a, b[:1])  # broadcasting: a plain ufunc call
+    np.testing.assert_array_equal(mixed, np.full(a.shape, 6.0, np.float32))
+    assert memory.binary(np.add, a, b.astype(np.float64)).dtype == np.float64
+    assert memory.kept_bytes() == before
