@@ -19,6 +19,7 @@ import pytest
 from gradhub import plugins
 from gradhub.errors import BackwardRuleError, FunctionNotFoundError, GradhubError
 from gradhub.ops import call
+from gradhub.registry import one_input_fast
 
 PROVIDER = "module errors_test_plugin"
 
@@ -60,6 +61,43 @@ def _add_functions(register: Any) -> None:
     for kind in ("count", "shape", "dtype"):
         register.function(f"FastBad{kind.capitalize()}", _copy, rule=_rule("good"),
                           fast_backward=_fast_rule(kind), need_inputs=(), need_outputs=())
+    for kind in ("shape", "dtype", "raises", "type"):
+        register.function(f"Fast1Bad{kind.capitalize()}", _copy, rule=_rule("good"),
+                          fast_backward=one_input_fast(_fast1_formula(kind)), need_inputs=(),
+                          need_outputs=())
+    register.function("Fast1Scale", lambda xp, x, k: x * k, attrs={"k": 1.0},
+                      rule=lambda gy, i, ish, o, osh, k: [gy[0] * k],
+                      fast_backward=_formula_only(), need_inputs=(0,), need_outputs=(0,))
+
+
+FORMULA_CALLS: list[tuple[Any, ...]] = []
+
+
+def _formula_only() -> Callable[..., Any]:
+    """A fast rule whose general form fails: only the direct call of its formula works."""
+
+    def formula(xp, gy, x, y, k):  # type: ignore[no-untyped-def]
+        FORMULA_CALLS.append((xp, gy, x, y, k))
+        return gy * k
+
+    def general(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("the engine must call the formula of a one-input fast rule")
+
+    general.one_input = one_input_fast(formula).one_input  # type: ignore[attr-defined]
+    return general
+
+
+def _fast1_formula(kind: str) -> Callable[..., Any]:
+    def fn(xp, gy, x, y):  # type: ignore[no-untyped-def]
+        if kind == "shape":
+            return gy[:1]
+        if kind == "dtype":
+            return gy.astype(np.float32)
+        if kind == "raises":
+            raise KeyError("no such thing")
+        return "gradient"
+
+    return fn
 
 
 def _fast_rule(kind: str) -> Callable[..., Any]:
@@ -238,6 +276,41 @@ def test_malformed_fast_rule_results_raise_in_first_order_backward(name: str, ma
         gh.grad([call(name, x)], [x], create_graph=False)
     (g,) = gh.grad([call(name, x)], [x], create_graph=True)  # the graph rule is fine
     np.testing.assert_array_equal(g.d, [1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("Fast1BadShape", r"Fast1BadShape \(from {p}\) returned a gradient of shape \(1,\) for "
+                          r"input 0, whose shape is \(2,\)"),
+        ("Fast1BadDtype", r"Fast1BadDtype \(from {p}\) returned a gradient of dtype float32 for "
+                          r"input 0, whose dtype is float64"),
+        ("Fast1BadRaises", r"Fast1BadRaises \(from {p}\) raised KeyError: 'no such thing'"),
+        ("Fast1BadType", r"Fast1BadType \(from {p}\) returned a str for input 0, not a "
+                         r"gradient"),
+    ],
+)
+def test_malformed_one_input_fast_rule_results_raise(name: str, match: str) -> None:
+    # the engine calls the formula of a one_input_fast rule directly; its result gets the same
+    # validation as any fast rule's
+    x = var([1.0, 2.0])
+    with pytest.raises(BackwardRuleError, match=match.format(p=PROVIDER)):
+        gh.grad([call(name, x)], [x], create_graph=False)
+    (g,) = gh.grad([call(name, x)], [x], create_graph=True)  # the graph rule is fine
+    np.testing.assert_array_equal(g.d, [1.0, 1.0])
+
+
+def test_engine_calls_the_formula_of_a_one_input_fast_rule_directly() -> None:
+    FORMULA_CALLS.clear()
+    x = var([1.0, 2.0])
+    y = call("Fast1Scale", x, k=3.0)
+    (g,) = gh.grad([y], [x], [np.array([1.0, 10.0])], create_graph=False)
+    np.testing.assert_array_equal(g.d, [3.0, 30.0])
+    ((xp, gy, xa, ya, k),) = FORMULA_CALLS
+    assert xp is np and k == 3.0
+    np.testing.assert_array_equal(gy, [1.0, 10.0])
+    np.testing.assert_array_equal(xa, [1.0, 2.0])  # the arrays the rule declared it needs
+    np.testing.assert_array_equal(ya, [3.0, 6.0])
 
 
 def test_rule_with_too_few_gradients() -> None:

@@ -161,6 +161,37 @@ def test_scalar_operators_keep_float32(name: str, op: Callable[[Any, Any], Any])
     assert op(x, 3).dtype == np.float32
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("val", [1.1, -3, 0.0, -0.0, float("inf"), float("nan"), 2**40 + 1])
+def test_scalar_operators_give_numpys_result(dtype: Any, val: float) -> None:
+    # regression for the cached 0-d operands of AddScalar/MulScalar: the same values, dtypes and
+    # signed zeros as numpy with a Python scalar, also when the cache already holds a value
+    # equal to this one (0.0 == -0.0, 1 == 1.0)
+    a = np.array([1.0, -2.0, 0.0]).astype(dtype)
+    for _ in range(2):
+        for other in (val, -val, float(val) if val == val else val):
+            with np.errstate(all="ignore"):
+                want_mul, want_add = a * other, a + other
+                v = gh.Variable(a, need_grad=a.dtype.kind == "f")
+                got_mul, got_add = (v * other).d, (v + other).d
+            for got, want in ((got_mul, want_mul), (got_add, want_add)):
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_cached_scalar_operands_are_read_only_and_bounded() -> None:
+    from gradhub import _builtin
+
+    x = gh.Variable([1.0, 2.0])
+    for k in range(1, 600):
+        x * (k + 0.5)
+    assert 0 < len(_builtin._OPERANDS) <= 256
+    assert not any(a.flags.writeable for a in _builtin._OPERANDS.values())
+    x * float("nan")
+    assert all(k == k for k, _ in _builtin._OPERANDS)  # NaN keys would never be found again
+
+
 def test_power_and_unary_operators() -> None:
     a = np.array([0.5, 2.0, 3.0])
     x = gh.Variable(a)

@@ -333,7 +333,6 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     rule = node.rule
     if rule is None or rule is _FREED:
         rule = _rule_of(node)  # raises
-    fdef = node.fdef
     srcs = node.srcs
     n_in = len(srcs)
     fast = rule.fast
@@ -371,12 +370,21 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
         raise _rule_raised(node, rule, e) from e
     if (type(res) is not list and type(res) is not tuple) or len(res) != n_in:
         res = _check_count(node, res)
-    atype = node.out_type
     if n_in == 1:  # the common case: one well-formed gradient
         arr = res[0]
-        if (type(arr) is atype and srcs[0].need_grad and arr.shape == node.in_shapes[0]
+        if (type(arr) is node.out_type and srcs[0].need_grad and arr.shape == node.in_shapes[0]
                 and arr.dtype == node.in_dtypes[0]):
             return [arr]
+    return _checked_arrays(node, rule, res)
+
+
+def _checked_arrays(node: Node, rule: Rule, res: Sequence[Any]) -> list[Any]:
+    """A fast rule's gradient arrays, one per input, validated (shape, dtype, array type) and
+    mended where that is unambiguous (0-d results, mixed precision); None where none is needed."""
+    fdef = node.fdef
+    srcs = node.srcs
+    n_in = len(srcs)
+    atype = node.out_type
     in_shapes, in_dtypes = node.in_shapes, node.in_dtypes
     out = [None] * n_in
     for i in range(n_in):
@@ -552,7 +560,24 @@ def _run(
                     gys = [g if isinstance(g, Variable) else Variable._new(g, False, None, 0)
                            for g in gys]
             if arrays:
-                if node.device.index:
+                rule = node.rule
+                if (rule is not None and rule.fast1 is not None and not node.device.index
+                        and len(node.srcs) == 1 and len(gys) == 1):
+                    # one input, one output, an array-level formula: called directly
+                    fast1 = rule.fast1
+                    si, so = node.saved_in, node.saved_out
+                    try:
+                        arr = fast1(node.device.xp, gys[0], None if si is None else si[0],
+                                    None if so is None else so[0], **node.attrs)
+                    except BackwardRuleError:
+                        raise
+                    except Exception as e:
+                        raise _rule_raised(node, rule, e) from e
+                    if (type(arr) is not node.out_type or arr.shape != node.in_shapes[0]
+                            or arr.dtype != node.in_dtypes[0]):
+                        arr = _checked_arrays(node, rule, (arr,))[0]
+                    res = [arr]
+                elif node.device.index:
                     with node.device.activate():
                         res = _call_rule_arrays(node, gys)
                 else:

@@ -43,6 +43,32 @@ class Provider(NamedTuple):
         return f"module {self.module}"
 
 
+def one_input_fast(fn: Callable[..., Any]) -> RuleFn:
+    """The array-level first-order rule of a one-input, one-output function, from one formula.
+
+    ``fn(xp, gy, x, y, **attrs)`` returns the input's gradient array from the output's gradient
+    ``gy``, the input ``x`` and the output ``y`` (each ``None`` unless the rule declared it needs
+    it). The result is a regular ``fast_backward``; the engine also finds ``fn`` on it (as
+    ``fast.one_input``) and calls it directly, without building lists.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.registry import one_input_fast
+        >>> fast = one_input_fast(lambda xp, gy, x, y: gy * xp.cos(x))
+        >>> fast(np, [np.ones(1)], [np.zeros(1)], [(1,)], [None], [(1,)])
+        [array([1.])]
+    """
+
+    def fast(xp: Any, gy: Sequence[Any], x: Sequence[Any], xs: Sequence[Any],
+             y: Sequence[Any], ys: Sequence[Any], **attrs: Any) -> list[Any]:
+        return [fn(xp, gy[0], x[0], y[0], **attrs)]
+
+    fast.__name__ = getattr(fn, "__name__", "fast")
+    fast.one_input = fn  # type: ignore[attr-defined]
+    return fast
+
+
 class Rule:
     """A backward rule and what it needs from the forward pass.
 
@@ -72,6 +98,9 @@ class Rule:
         self.need_outputs = need_outputs
         self.first_order_only = first_order_only
         self.fast = fast
+        #: the formula of a fast rule built by :func:`one_input_fast`, which the engine calls
+        #: directly: ``fast1(xp, gy, x, y, **attrs) -> array``
+        self.fast1: Callable[..., Any] | None = getattr(fast, "one_input", None)
         #: whether ``fast`` takes the keyword ``need_grads`` (which inputs need a gradient)
         self.fast_wants_need_grads = fast is not None and _takes_keyword(fast, "need_grads")
 

@@ -19,6 +19,7 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub._builtin import sum_to, sum_to_array
 from gradhub.ops import call
+from gradhub.registry import one_input_fast
 
 Shape = tuple[int, ...]
 RuleFn = Callable[..., list[Any]]
@@ -175,14 +176,9 @@ def unary_rule(fn: Callable[..., Any]) -> RuleFn:
 
 
 def unary_fast(fn: Callable[..., Any]) -> RuleFn:
-    """The array-level first-order rule ``[fn(xp, g, x, y, **attrs)]`` of a one-input function."""
-
-    def fast(xp: Any, gy: Sequence[Any], x: Sequence[Any], xs: Sequence[Shape],
-             y: Sequence[Any], ys: Sequence[Shape], **attrs: Any) -> list[Any]:
-        return [fn(xp, gy[0], x[0], y[0], **attrs)]
-
-    fast.__name__ = getattr(fn, "__name__", "fast")
-    return fast
+    """The array-level first-order rule ``[fn(xp, g, x, y, **attrs)]`` of a one-input function
+    (:func:`gradhub.registry.one_input_fast`, which the engine calls without building lists)."""
+    return one_input_fast(fn)
 
 
 def needs(v: Any) -> bool:
