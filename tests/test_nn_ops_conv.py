@@ -467,6 +467,76 @@ def test_max_pooling_2x2_fast_path_matches_the_references(dtype: type) -> None:
     np.testing.assert_array_equal(P._max_pooling_backward(np, dy, xt, **kw), dx)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pooling_mask_2x2_fast_path_matches_the_references(dtype: type) -> None:
+    from gradhub_nn_ops import pooling as P
+
+    x = _tied_pool_input(dtype)
+    rng = np.random.default_rng(17)
+    dy = rng.standard_normal((2, 3, 3, 4)).astype(dtype)
+    g = rng.standard_normal(x.shape).astype(dtype)
+    kw = {"kernel": (2, 2), "stride": None, "ignore_border": True, "pad": None,
+          "channel_last": False}
+    y = P._max_pooling(np, x, **kw)
+    m = P._max_pooling_mask(np, x, y, **kw)
+    assert m.dtype == bool and m.shape == x.shape
+    np.testing.assert_array_equal(m, P._max_pooling_mask_ref(x, y, **kw))
+    dx = P._masked_unpooling(np, dy, m, **kw)
+    assert dx.dtype == dtype
+    np.testing.assert_array_equal(dx, P._max_pooling_backward_ref(dy, x, **kw))
+    np.testing.assert_array_equal(P._masked_pooling(np, g, m, **kw),
+                                  P._max_pooling_gather_ref(g, x, **kw))
+
+
+def test_max_pooling_double_backward_reuses_one_mask_per_layer() -> None:
+    # the create_graph rule of MaxPooling (windows that do not overlap) records MaxPoolingMask
+    # once; the second derivative gathers with that mask instead of finding the maxima again
+    from gradhub.engine import _collect
+
+    x = _v(_tied_pool_input(np.float64))
+    y = F.max_pooling(x * 1.0, (2, 2))
+    (gx,) = gh.grad([F.sum(y * y)], [x], create_graph=True)
+    names = [n.fdef.name for n in _collect([gx._creator], only_need_grad=False)]
+    assert names.count("MaxPoolingMask") == 1 and "MaskedUnpooling" in names
+    assert "MaxPoolingBackward" not in names
+    (gg,) = gh.grad([F.sum(gx * gx)], [x])
+    xd = x.d
+    mask = np.zeros_like(xd)
+    for idx in itertools.product(*(range(k) for k in xd.shape[:2])):
+        for i in range(0, xd.shape[2], 2):
+            for j in range(0, xd.shape[3], 2):
+                w = xd[idx][i:i + 2, j:j + 2]
+                a, b = np.unravel_index(np.argmax(w), w.shape)  # the first maximum
+                mask[idx][i + a, j + b] = 1.0
+    # gx = 2 y routed to the first maxima = 2 x mask, so d/dx sum(gx^2) = 8 x mask
+    np.testing.assert_allclose(gg.d, 8.0 * xd * mask)
+
+
+def test_overlapping_windows_keep_max_pooling_backward() -> None:
+    x = _v(np.arange(9.0).reshape(1, 1, 3, 3))
+    y = F.max_pooling(x, (2, 2), stride=(1, 1))
+    (gx,) = gh.grad([F.sum(y)], [x], create_graph=True)
+    assert gx._creator.fdef.name == "MaxPoolingBackward"
+    with pytest.raises(ValueError, match=r"max_pooling_mask\(\): needs windows that do not "
+                                         r"overlap \(stride >= kernel on every axis\), got kernel "
+                                         r"\(2, 2\) and stride \(1, 1\)"):
+        F.max_pooling_mask(x, y, (2, 2), stride=(1, 1))
+
+
+def test_masked_pooling_functions_check_their_arguments() -> None:
+    x = np.zeros((1, 1, 2, 2))
+    with pytest.raises(TypeError, match=r"masked_unpooling\(\): mask must be a bool array"):
+        F.masked_unpooling(np.zeros((1, 1, 1, 1)), x, (2, 2))
+    m = np.zeros((1, 1, 2, 2), dtype=bool)
+    with pytest.raises(ValueError, match=r"masked_unpooling\(\): dy has shape \(1, 1, 2, 2\)"):
+        F.masked_unpooling(x, m, (2, 2))
+    with pytest.raises(ValueError, match=r"masked_pooling\(\): g has shape \(1, 1, 1, 1\) but "
+                                         r"mask has \(1, 1, 2, 2\)"):
+        F.masked_pooling(np.zeros((1, 1, 1, 1)), m, (2, 2))
+    with pytest.raises(ValueError, match=r"max_pooling_mask\(\): y has shape \(1, 1, 2, 2\)"):
+        F.max_pooling_mask(x, x, (2, 2))
+
+
 def test_max_pooling_2x2_fast_path_nan_window_gets_no_gradient_as_the_generic_path(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from gradhub_nn_ops import pooling as P

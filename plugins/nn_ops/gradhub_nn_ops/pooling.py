@@ -16,6 +16,10 @@ element in row-major order of the window (as nnabla). Gradients are routed by mu
 Differentiation is closed::
 
     MaxPooling(x)                 dx  = MaxPoolingBackward(gy, x)
+                                  (windows that do not overlap: m = MaxPoolingMask(x, y),
+                                   dx = MaskedUnpooling(gy, m), so that higher derivatives reuse m)
+    MaskedUnpooling(dy, m)        ddy = MaskedPooling(g, m)         (m: bool, no gradient)
+    MaskedPooling(g, m)           dg  = MaskedUnpooling(gy, m)
     MaxPoolingBackward(dy, x)     ddy = MaxPoolingGather(g, x)      (d/dx = 0 almost everywhere)
     MaxPoolingGather(g, x)        dg  = MaxPoolingBackward(gy, x)   (d/dx = 0 almost everywhere)
     AveragePooling(x)             dx  = AveragePoolingBackward(gy)  (and back: linear adjoints)
@@ -147,15 +151,17 @@ def _lowest(x: Any) -> Any:
     return -np.inf if x.dtype.kind in "fc" else np.iinfo(x.dtype).min
 
 
-def _first_max_masks(xp: Any, x: Any, geo: PoolGeom
+def _first_max_masks(xp: Any, x: Any, geo: PoolGeom, y: Any = None
                      ) -> Iterator[tuple[tuple[int, ...], Any]]:
     """For each kernel offset, the output-shaped mask of the windows whose first maximum
-    (row-major order in the window) is at that offset. The masks are disjoint."""
+    (row-major order in the window) is at that offset. The masks are disjoint. ``y``: the
+    windows' maxima if known (more generally, the value whose first occurrence is marked)."""
     xpad = _padded(xp, x, geo, _lowest(x))
     views = [(off, xpad[geo.window(off)]) for off in geo.offsets()]
-    y = views[0][1].copy()
-    for _, v in views[1:]:
-        xp.maximum(y, v, out=y)
+    if y is None:
+        y = views[0][1].copy()
+        for _, v in views[1:]:
+            xp.maximum(y, v, out=y)
     taken = None
     last = len(views) - 1
     for j, (off, v) in enumerate(views):
@@ -219,11 +225,12 @@ def _max2x2(x4: Any) -> Any:
                       out=output_array(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype))
 
 
-def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
-    """Bool masks (L, Ho, W) of the first maximum of every window, for its rows 0 and 1."""
+def _first_max_rows(x4: Any, y: Any, out0: Any = None, out1: Any = None) -> tuple[Any, Any]:
+    """Bool masks (L, Ho, W) of the first maximum of every window, for its rows 0 and 1 (into
+    ``out0``/``out1`` if given: views whose last axis is contiguous)."""
     y2 = _twice(y)
-    e0 = np.equal(x4[:, :, 0], y2)
-    e1 = np.equal(x4[:, :, 1], y2)
+    e0 = np.equal(x4[:, :, 0], y2, out=out0)
+    e1 = np.equal(x4[:, :, 1], y2, out=out1)
     a = e0.view(np.uint16)  # one uint16 per window row: low byte column 0, high byte column 1
     b = e1.view(np.uint16)
     a &= ~((a & 1) << 8)  # column 0 wins over column 1
@@ -314,6 +321,82 @@ def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any
     return out
 
 
+def _disjoint_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any,
+                   ignore_border: bool, pad: Any, channel_last: bool) -> PoolGeom:
+    geo = pool_geom(fname, shape, kernel, stride, ignore_border, pad, channel_last)
+    if not _disjoint(geo):
+        raise ValueError(f"{fname}(): needs windows that do not overlap (stride >= kernel on "
+                         f"every axis), got kernel {geo.kernel} and stride {geo.stride}")
+    return geo
+
+
+def _check_mask(fname: str, mask: Any) -> None:
+    if mask.dtype.kind != "b":
+        raise TypeError(f"{fname}(): mask must be a bool array (from max_pooling_mask), got "
+                        f"dtype {mask.dtype}")
+
+
+def _max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = None,
+                      ignore_border: bool = True, pad: Any = None,
+                      channel_last: bool = False) -> Any:
+    fname = "max_pooling_mask"
+    geo = _disjoint_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
+    if tuple(y.shape) != geo.out_shape:
+        raise ValueError(f"{fname}(): y has shape {tuple(y.shape)}, the pooled output of x "
+                         f"{tuple(x.shape)} has shape {geo.out_shape}")
+    if _fast2x2(xp, geo, x, y):
+        x4 = _rows4(x, geo)
+        m4 = np.empty(x4.shape, dtype=bool)
+        _first_max_rows(x4, y.reshape(x4.shape[0], x4.shape[1], -1), m4[:, :, 0], m4[:, :, 1])
+        return m4.reshape(geo.shape)
+    mpad = xp.zeros(geo.padded_shape, dtype=bool)
+    for off, m in _first_max_masks(xp, x, geo, y):
+        mpad[geo.window(off)] = m
+    return mpad if mpad.shape == geo.shape else xp.ascontiguousarray(mpad[geo.interior()])
+
+
+def _masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: Any = None,
+                      ignore_border: bool = True, pad: Any = None,
+                      channel_last: bool = False) -> Any:
+    fname = "masked_unpooling"
+    _check_mask(fname, mask)
+    geo = _disjoint_geom(fname, mask.shape, kernel, stride, ignore_border, pad, channel_last)
+    if tuple(dy.shape) != geo.out_shape:
+        raise ValueError(f"{fname}(): dy has shape {tuple(dy.shape)}, the pooled output of mask "
+                         f"{tuple(mask.shape)} has shape {geo.out_shape}")
+    if _fast2x2(xp, geo, dy):
+        m4 = _rows4(mask, geo)
+        dx = output_array(np, geo.shape, dy.dtype)
+        dy2 = _twice(dy.reshape(m4.shape[0], m4.shape[1], -1))
+        np.multiply(dy2[:, :, None, :], m4, out=dx.reshape(m4.shape))
+        return dx
+    mpad = _padded(xp, mask, geo, False)
+    buf = xp.zeros(geo.padded_shape, dtype=dy.dtype)
+    for off in geo.offsets():
+        w = geo.window(off)
+        xp.multiply(dy, mpad[w], out=buf[w])
+    return buf if buf.shape == geo.shape else xp.ascontiguousarray(buf[geo.interior()])
+
+
+def _masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any = None,
+                    ignore_border: bool = True, pad: Any = None,
+                    channel_last: bool = False) -> Any:
+    fname = "masked_pooling"
+    _check_mask(fname, mask)
+    geo = _disjoint_geom(fname, mask.shape, kernel, stride, ignore_border, pad, channel_last)
+    if tuple(g.shape) != tuple(mask.shape):
+        raise ValueError(f"{fname}(): g has shape {tuple(g.shape)} but mask has "
+                         f"{tuple(mask.shape)}")
+    if _fast2x2(xp, geo, g):
+        m4 = _rows4(mask, geo)
+        g4 = _rows4(g, geo)
+        s = np.multiply(g4[:, :, 0], m4[:, :, 0])
+        s += np.multiply(g4[:, :, 1], m4[:, :, 1])
+        out = output_array(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
+        return np.add(s[..., 0::2], s[..., 1::2], out=out).reshape(geo.out_shape)
+    return _reduce_windows(xp, _padded(xp, g * mask, geo, 0), geo, xp.add)
+
+
 def _avg_divisor(xp: Any, geo: PoolGeom, including_pad: bool, dtype: Any) -> Any:
     """Window sizes (nnabla's rule), shaped to broadcast against the output."""
     div = np.ones((1,) * len(geo.shape))
@@ -374,7 +457,11 @@ def _call(name: str, *args: Any, **attrs: Any) -> Any:
 
 
 def _max_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_call("MaxPoolingBackward", gy[0], inputs[0], **attrs)]
+    x, y = inputs[0], outputs[0]
+    if y is not None and _disjoint(pool_geom("max_pooling", in_shapes[0], **attrs)):
+        # the mask becomes part of the graph: higher derivatives reuse it
+        return [_call("MaskedUnpooling", gy[0], _call("MaxPoolingMask", x, y, **attrs), **attrs)]
+    return [_call("MaxPoolingBackward", gy[0], x, **attrs)]
 
 
 def _max_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, kernel=None,  # type: ignore[no-untyped-def]
@@ -402,6 +489,22 @@ def _max_pooling_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs
 
 def _max_pooling_gather_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
     return [_call("MaxPoolingBackward", gy[0], inputs[1], **attrs), None]
+
+
+def _masked_unpooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_call("MaskedPooling", gy[0], inputs[1], **attrs), None]
+
+
+def _masked_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_call("MaskedUnpooling", gy[0], inputs[1], **attrs), None]
+
+
+def _masked_unpooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_masked_pooling(xp, gy[0], inputs[1], **attrs), None]
+
+
+def _masked_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+    return [_masked_unpooling(xp, gy[0], inputs[1], **attrs), None]
 
 
 def _average_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
@@ -574,6 +677,71 @@ def _max_pooling_gather_ref(g: np.ndarray, x: np.ndarray, kernel: Any, stride: A
     return y
 
 
+def _window_members(shape: Sequence[int], kernel: Any, stride: Any, ignore_border: bool,
+                    pad: Any, channel_last: bool
+                    ) -> Iterator[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
+    """(output index, input indices of its window in row-major order), for every output."""
+    axes, bounds = _ref_windows(shape, kernel, stride, ignore_border, pad, channel_last)
+    other = [a for a in range(len(shape)) if a not in axes]
+    for rest in itertools.product(*(range(shape[a]) for a in other)):
+        for pos in itertools.product(*(range(len(b)) for b in bounds)):
+            ranges = [range(max(b[o][0], 0), min(b[o][1], shape[a]))
+                      for a, b, o in zip(axes, bounds, pos)]
+            out_idx = [0] * len(shape)
+            for a, v in zip(other, rest):
+                out_idx[a] = v
+            for a, v in zip(axes, pos):
+                out_idx[a] = v
+            members = []
+            for idx in itertools.product(*ranges):
+                full = [0] * len(shape)
+                for a, v in zip(other, rest):
+                    full[a] = v
+                for a, v in zip(axes, idx):
+                    full[a] = v
+                members.append(tuple(full))
+            yield tuple(out_idx), members
+
+
+def _max_pooling_mask_ref(x: np.ndarray, y: np.ndarray, kernel: Any, stride: Any = None,
+                          ignore_border: bool = True, pad: Any = None,
+                          channel_last: bool = False) -> np.ndarray:
+    m = np.zeros(x.shape, dtype=bool)
+    for o, members in _window_members(x.shape, kernel, stride, ignore_border, pad, channel_last):
+        for i in members:
+            if x[i] == y[o]:
+                m[i] = True
+                break
+    return m
+
+
+def _masked_unpooling_ref(dy: np.ndarray, mask: np.ndarray, kernel: Any, stride: Any = None,
+                          ignore_border: bool = True, pad: Any = None,
+                          channel_last: bool = False) -> np.ndarray:
+    dx = np.zeros(mask.shape, dtype=dy.dtype)
+    for o, members in _window_members(mask.shape, kernel, stride, ignore_border, pad,
+                                      channel_last):
+        for i in members:
+            dx[i] += dy[o] * mask[i]
+    return dx
+
+
+def _masked_pooling_ref(g: np.ndarray, mask: np.ndarray, kernel: Any, stride: Any = None,
+                        ignore_border: bool = True, pad: Any = None,
+                        channel_last: bool = False) -> np.ndarray:
+    out = []
+    for o, members in _window_members(mask.shape, kernel, stride, ignore_border, pad,
+                                      channel_last):
+        out.append((o, sum((g[i] * mask[i] for i in members), g.dtype.type(0))))
+    shape = _out_shape(tuple(mask.shape), {"kernel": kernel, "stride": stride,
+                                           "ignore_border": ignore_border, "pad": pad,
+                                           "channel_last": channel_last})
+    y = np.zeros(shape, dtype=g.dtype)
+    for o, v in out:
+        y[o] = v
+    return y
+
+
 def _average_pooling_backward_ref(dy: np.ndarray, kernel: Any, stride: Any = None,
                                   ignore_border: bool = True, pad: Any = None,
                                   channel_last: bool = False, including_pad: bool = True,
@@ -651,6 +819,40 @@ def _max_pooling_gather_samples(rng: np.random.Generator) -> Iterator[Sample]:
                          name=name)
 
 
+#: the cases of _POOL_CASES whose windows do not overlap
+_DISJOINT = ("2x2", "ignore_border=False", "channel_last", "3d", "size-0")
+
+
+def _with_ties(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Values from a small set, so that windows have tied maxima (first-maximum rule)."""
+    return rng.integers(-2, 3, shape).astype(np.float64)
+
+
+def _max_pooling_mask_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for shape, attrs, name in _POOL_CASES:
+        if name in _DISJOINT:
+            x = _with_ties(rng, shape)
+            y = _max_pooling_ref(x, **attrs)
+            yield Sample((x, y), dict(attrs), grad_inputs=(), name=name)
+
+
+def _masked_samples(rng: np.random.Generator, pooled: bool) -> Iterator[Sample]:
+    for shape, attrs, name in _POOL_CASES:
+        if name in _DISJOINT:
+            x = _with_ties(rng, shape)
+            mask = _max_pooling_mask_ref(x, _max_pooling_ref(x, **attrs), **attrs)
+            first = rng.standard_normal(shape if pooled else _out_shape(shape, attrs))
+            yield Sample((first, mask), dict(attrs), grad_inputs=(0,), name=name)
+
+
+def _masked_unpooling_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    return _masked_samples(rng, pooled=False)
+
+
+def _masked_pooling_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    return _masked_samples(rng, pooled=True)
+
+
 def _average_pooling_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
     cases = [(s, a, n) for s, a, n in _POOL_CASES if n in ("2x2", "overlap pad", "channel_last",
                                                              "ignore_border=False pad", "size-0")]
@@ -721,6 +923,53 @@ _DOC_GATHER = """Gathers g at the first maximum of each max-pooling window of x 
         array([1.])
     """
 
+_DOC_MASK = """The first maximum of every max-pooling window of x, as a bool array shaped like x.
+
+    m[i] = (i is the first element of its window, in row-major order, with x[i] == y[o])
+
+    With y = max_pooling(x) this marks where max pooling's gradient goes. Windows must not
+    overlap (stride >= kernel on every axis). Same attributes as max_pooling. Not
+    differentiable (a bool output).
+
+    Example::
+
+        >>> import numpy as np, gradhub.functions as F
+        >>> x = np.array([[[[1.0, 3.0], [3.0, 0.0]]]])
+        >>> F.max_pooling_mask(x, np.array([[[[3.0]]]]), (2, 2)).d.ravel()
+        array([False,  True, False, False])
+    """
+
+_DOC_UNPOOL = """Spreads dy over the max-pooling windows where the bool mask is set (x-shaped).
+
+    dx[i] = dy[o] * mask[i]   (o: the window of i; 0 outside every window)
+
+    With mask = max_pooling_mask(x, max_pooling(x)) this is max_pooling's gradient. Linear in
+    dy, whose adjoint is masked_pooling; no gradient w.r.t. the mask. Windows must not overlap.
+    Same attributes as max_pooling.
+
+    Example::
+
+        >>> import numpy as np, gradhub.functions as F
+        >>> m = np.array([[[[False, True], [False, False]]]])
+        >>> F.masked_unpooling(np.full((1, 1, 1, 1), 5.0), m, (2, 2)).d.ravel()
+        array([0., 5., 0., 0.])
+    """
+
+_DOC_MPOOL = """Sums g over every max-pooling window where the bool mask is set (output-shaped).
+
+    y[o] = sum_{i in window o} g[i] * mask[i]
+
+    The adjoint of masked_unpooling w.r.t. dy; no gradient w.r.t. the mask. Windows must not
+    overlap. Same attributes as max_pooling.
+
+    Example::
+
+        >>> import numpy as np, gradhub.functions as F
+        >>> m = np.array([[[[False, True], [False, False]]]])
+        >>> F.masked_pooling(np.arange(4.0).reshape(1, 1, 2, 2), m, (2, 2)).d.ravel()
+        array([1.])
+    """
+
 _DOC_AVGBW = """Gradient of average_pooling for an input of shape x_shape (its linear adjoint).
 
     dx[i] = sum_{o : i in window o} dy[o] / size[o]
@@ -757,6 +1006,23 @@ def register_functions(register: Any) -> None:
         need_inputs=(1,), need_outputs=(),
         samples=_max_pooling_gather_samples, reference=_max_pooling_gather_ref,
         doc=_DOC_GATHER,
+    )
+    register.function(
+        "MaxPoolingMask", _max_pooling_mask, inputs=("x", "y"), attrs=dict(pool_attrs),
+        differentiable=False, samples=_max_pooling_mask_samples,
+        reference=_max_pooling_mask_ref, doc=_DOC_MASK,
+    )
+    register.function(
+        "MaskedUnpooling", _masked_unpooling, inputs=("dy", "mask"), attrs=dict(pool_attrs),
+        rule=_masked_unpooling_bw, fast_backward=_masked_unpooling_fast, need_inputs=(1,),
+        need_outputs=(), samples=_masked_unpooling_samples, reference=_masked_unpooling_ref,
+        doc=_DOC_UNPOOL,
+    )
+    register.function(
+        "MaskedPooling", _masked_pooling, inputs=("g", "mask"), attrs=dict(pool_attrs),
+        rule=_masked_pooling_bw, fast_backward=_masked_pooling_fast, need_inputs=(1,),
+        need_outputs=(), samples=_masked_pooling_samples, reference=_masked_pooling_ref,
+        doc=_DOC_MPOOL,
     )
     avg_attrs = {**pool_attrs, "including_pad": True}
     register.function(
