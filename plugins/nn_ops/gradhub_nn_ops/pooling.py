@@ -147,6 +147,13 @@ def _reduce_windows(xp: Any, xpad: Any, geo: PoolGeom, op: Any) -> Any:
     return y
 
 
+def _check_pooled(fname: str, name: str, a: Any, of: str, geo: PoolGeom) -> None:
+    """Raise unless the array ``a`` (argument ``name``) has the pooled shape of ``of``."""
+    if tuple(a.shape) != geo.out_shape:
+        raise ValueError(f"{fname}(): {name} has shape {tuple(a.shape)}, the pooled output of "
+                         f"{of} {geo.shape} has shape {geo.out_shape}")
+
+
 def _lowest(x: Any) -> Any:
     return -np.inf if x.dtype.kind in "fc" else np.iinfo(x.dtype).min
 
@@ -277,9 +284,7 @@ def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: 
                           channel_last: bool = False) -> Any:
     fname = "max_pooling_backward"
     geo = pool_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
-    if tuple(dy.shape) != geo.out_shape:
-        raise ValueError(f"{fname}(): dy has shape {tuple(dy.shape)}, the pooled output of x "
-                         f"{tuple(x.shape)} has shape {geo.out_shape}")
+    _check_pooled(fname, "dy", dy, "x", geo)
     if _fast2x2(xp, geo, x, dy):
         return _backward2x2(dy, x, geo)
     if _exact_cover(geo):
@@ -341,9 +346,7 @@ def _max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any =
                       channel_last: bool = False) -> Any:
     fname = "max_pooling_mask"
     geo = _disjoint_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
-    if tuple(y.shape) != geo.out_shape:
-        raise ValueError(f"{fname}(): y has shape {tuple(y.shape)}, the pooled output of x "
-                         f"{tuple(x.shape)} has shape {geo.out_shape}")
+    _check_pooled(fname, "y", y, "x", geo)
     if _fast2x2(xp, geo, x, y):
         x4 = _rows4(x, geo)
         e0, e1 = _first_max_rows(x4, y.reshape(x4.shape[0], x4.shape[1], -1))
@@ -363,9 +366,7 @@ def _masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: A
     fname = "masked_unpooling"
     _check_mask(fname, mask)
     geo = _disjoint_geom(fname, mask.shape, kernel, stride, ignore_border, pad, channel_last)
-    if tuple(dy.shape) != geo.out_shape:
-        raise ValueError(f"{fname}(): dy has shape {tuple(dy.shape)}, the pooled output of mask "
-                         f"{tuple(mask.shape)} has shape {geo.out_shape}")
+    _check_pooled(fname, "dy", dy, "mask", geo)
     if _fast2x2(xp, geo, dy):
         m4 = _rows4(mask, geo)
         dx = output_array(np, geo.shape, dy.dtype)
@@ -428,9 +429,7 @@ def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any 
                               x_shape: Any = ()) -> Any:
     fname = "average_pooling_backward"
     geo = pool_geom(fname, x_shape, kernel, stride, ignore_border, pad, channel_last)
-    if tuple(dy.shape) != geo.out_shape:
-        raise ValueError(f"{fname}(): dy has shape {tuple(dy.shape)}, the pooled output of "
-                         f"x_shape {geo.shape} has shape {geo.out_shape}")
+    _check_pooled(fname, "dy", dy, "x_shape", geo)
     g = dy / _avg_divisor(xp, geo, including_pad, dy.dtype)
     if _exact_cover(geo):
         dx = xp.empty(geo.shape, dtype=dy.dtype)
