@@ -172,6 +172,48 @@ def test_only_declared_arrays_are_kept() -> None:
     assert e.creator.saved_in is None
 
 
+@pytest.mark.parametrize(
+    ("n_in", "need_inputs", "need_outputs", "kept_in", "kept_out"),
+    [
+        (1, (0,), (), (0,), None),
+        (1, (), (0,), None, (0,)),
+        (1, None, None, (0,), (0,)),
+        (2, (0, 1), (), (0, 1), None),
+        (2, (1,), (), (None, 1), None),
+        (2, (0,), (), (0, None), None),
+        (3, (0, 1), (), (0, 1, None), None),
+        (3, (), (), None, None),
+    ],
+)
+def test_nodes_keep_what_their_rule_declares(
+    n_in: int, need_inputs: Any, need_outputs: Any, kept_in: Any, kept_out: Any
+) -> None:
+    # regression for the recording path's shortcuts (Rule.keeps): each input/output count and
+    # declaration keeps exactly the declared arrays, at their positions
+    from gradhub.graph import apply
+    from gradhub.registry import FunctionDef, Provider, Rule
+
+    def rule(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+        return [gy[0]] * n_in
+
+    provider = Provider("test")
+    fdef = FunctionDef("KeepTest", lambda xp, *xs: sum(xs) * 1.0, provider,
+                       inputs=("*xs",), rule=Rule(rule, provider, need_inputs, need_outputs))
+    xs = [var([float(i), 1.0]) for i in range(n_in)]
+    y = apply(fdef, xs, {})
+    node = y.creator
+
+    def expect(kept: Any, arrays: list[Any]) -> Any:
+        return None if kept is None else tuple(None if k is None else arrays[k] for k in kept)
+
+    for got, want in ((node.saved_in, expect(kept_in, [x.d for x in xs])),
+                      (node.saved_out, expect(kept_out, [y.d]))):
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert len(got) == len(want)
+            assert all(g is w for g, w in zip(got, want))
+
+
 def test_arrays_nobody_needs_are_freed_with_their_variable() -> None:
     x = var([1.0, 2.0])
     h = x * 2.0

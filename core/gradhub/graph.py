@@ -76,7 +76,9 @@ class Node:
         self.device = device
         self.need_grad = need_grad
         self.seq = next(_seq)
-        if len(inputs) == 1:  # the common case, without a loop
+        rule = self.rule = fdef.rule if need_grad else None
+        n_in = len(inputs)
+        if n_in == 1:  # the common case, without a loop
             v = inputs[0]
             c = v._creator
             if c is None:
@@ -86,9 +88,18 @@ class Node:
                 self.srcs = [c]
                 self.idxs = [v._idx]
             a = v._data
-            self.in_shapes = [a.shape]
-            self.in_dtypes = [a.dtype]
-        elif len(inputs) == 2:  # binary functions, unrolled
+            in_shapes = self.in_shapes = [a.shape]
+            in_dtypes = self.in_dtypes = [a.dtype]
+            if len(outs) == 1:  # f(x) -> y: share the (never mutated) lists where they agree
+                o = outs[0]
+                s = o.shape
+                self.out_shapes = in_shapes if s == in_shapes[0] else [s]
+                d = o.dtype
+                self.out_dtypes = in_dtypes if d == in_dtypes[0] else [d]
+            else:
+                self.out_shapes = [o.shape for o in outs]
+                self.out_dtypes = [o.dtype for o in outs]
+        elif n_in == 2:  # binary functions, unrolled
             v, w = inputs
             c, d = v._creator, w._creator
             self.srcs = [v if c is None else c, w if d is None else d]
@@ -96,6 +107,7 @@ class Node:
             a, b = v._data, w._data
             self.in_shapes = [a.shape, b.shape]
             self.in_dtypes = [a.dtype, b.dtype]
+            self._set_outputs(outs)
         else:
             srcs: list[Any] = []
             idxs: list[int] = []
@@ -116,34 +128,28 @@ class Node:
             self.idxs = idxs
             self.in_shapes = in_shapes
             self.in_dtypes = in_dtypes
+            self._set_outputs(outs)
         self.out_type = type(arrays[0])  # the array type of the inputs' gradients
+        if rule is None:
+            self.saved_in = self.saved_out = None
+            return
+        keeps = rule.keeps
+        if keeps == n_in and (keeps == 1 or keeps == 2):  # f(x) keeping x, f(a, b) keeping both
+            self.saved_in = tuple(arrays)
+            self.saved_out = None
+        elif keeps == 0:
+            self.saved_in = self.saved_out = None
+        else:
+            self.save(arrays, outs)
+
+    def _set_outputs(self, outs: Sequence[Any]) -> None:
         if len(outs) == 1:
             o = outs[0]
-            if len(inputs) == 1:  # elementwise f(x): share the (never mutated) lists
-                s, d = o.shape, o.dtype
-                self.out_shapes = self.in_shapes if s == self.in_shapes[0] else [s]
-                self.out_dtypes = self.in_dtypes if d == self.in_dtypes[0] else [d]
-            else:
-                self.out_shapes = [o.shape]
-                self.out_dtypes = [o.dtype]
+            self.out_shapes = [o.shape]
+            self.out_dtypes = [o.dtype]
         else:
             self.out_shapes = [o.shape for o in outs]
             self.out_dtypes = [o.dtype for o in outs]
-        rule = self.rule = fdef.rule if need_grad else None
-        if rule is None:
-            self.saved_in = self.saved_out = None
-        else:
-            ni, no = rule.need_inputs, rule.need_outputs
-            if ni == (0,) and no == () and len(arrays) == 1:  # elementwise f(x): keep x only
-                self.saved_in = (arrays[0],)
-                self.saved_out = None
-            elif ni == () and no == ():
-                self.saved_in = self.saved_out = None
-            elif ni == (0, 1) and no == () and len(arrays) == 2:  # binary f(a, b): keep both
-                self.saved_in = tuple(arrays)
-                self.saved_out = None
-            else:
-                self.save(arrays, outs)
 
     def save(self, arrays: Sequence[Any], outs: Sequence[Any]) -> None:
         """Keep the arrays the rule declared it needs; drop the rest."""

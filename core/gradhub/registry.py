@@ -69,6 +69,9 @@ def one_input_fast(fn: Callable[..., Any]) -> RuleFn:
     return fast
 
 
+_KEEPS = {(): 0, (0,): 1, (0, 1): 2}
+
+
 class Rule:
     """A backward rule and what it needs from the forward pass.
 
@@ -96,6 +99,10 @@ class Rule:
         self.provider = provider
         self.need_inputs = need_inputs
         self.need_outputs = need_outputs
+        #: what a node keeps, as a number the recording path tests quickly: 0 nothing, 1 input 0
+        #: only, 2 inputs 0 and 1 only, -1 anything else (see ``Node.save``)
+        self.keeps = (_KEEPS.get(need_inputs, -1)
+                      if need_outputs == () and need_inputs is not None else -1)
         self.first_order_only = first_order_only
         self.fast = fast
         #: the formula of a fast rule built by :func:`one_input_fast`, which the engine calls
