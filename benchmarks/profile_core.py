@@ -1,6 +1,6 @@
 """Where gradhub spends its time on the benchmark workloads (W1 tiny_ops, W2 mlp, W5 nth_sin).
 
-Two views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the harness's data:
+Four views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the harness's data:
 
 * ``cprofile`` (default): deterministic, in this process. Exact call counts per step and the
   self time (``tottime``) of each function as a share of the profiled total; cProfile inflates
@@ -9,6 +9,11 @@ Two views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the harn
   function (self and inclusive) and in all, plus the C functions it calls. Python-heavy steps
   (W1, W5) cost roughly in proportion to their bytecodes, and the count does not depend on what
   else the machine runs, so it compares two revisions of the hot path where timings are noise.
+* ``kernels``: timers around every registered function's forward kernels (``fw NAME``) and
+  its first-order fast rule (``bw NAME``): milliseconds per step spent in each (first quartile
+  over the steps), the rest being the core and Python. A kernel that calls another registered
+  function's kernel counts in both (nn_ops' rules call module functions, which count in theirs).
+  For the array-heavy workloads (W3, W4), where the bytecodes say little.
 * ``pyspy``: sampling (``py-spy record``, 1000 Hz) of a child process running the steps without
   instrumentation; self time of the innermost Python frame (numpy/C work is charged to the Python
   function calling it) and inclusive time per function (on the stack).
@@ -19,6 +24,7 @@ library's kernels and rules), ``numpy`` and ``other``. Usage::
     python benchmarks/profile_core.py                    # cProfile, W1 W2 W5
     python benchmarks/profile_core.py --mode pyspy --workloads tiny_ops --seconds 5
     python benchmarks/profile_core.py --mode bytecodes --workloads tiny_ops,nth_sin
+    python benchmarks/profile_core.py --mode kernels --workloads cnn,grad_penalty
     python benchmarks/profile_core.py --top 30 --markdown prof.md
 
 Not part of the test suite. Threads are pinned to ``--threads`` (default 2) as in the benchmark.
@@ -87,7 +93,7 @@ def time_steps(step: Callable[[], Any], seconds: float) -> tuple[float, int]:
     step()
     est = max(time.perf_counter() - t0, 1e-7)
     inner = max(1, int(0.005 / est))
-    samples = []
+    samples: list[float] = []
     end = time.perf_counter() + seconds
     while time.perf_counter() < end or len(samples) < 5:
         t0 = time.perf_counter()
@@ -193,6 +199,82 @@ def bytecode_rows(step: Callable[[], Any]) -> tuple[list[dict[str, Any]], int, i
              "cum": min(1.0, cum_n[c] / total), "calls": calls.get(c, 0)}
             for c, n in self_n.items()]
     return rows, total, c_calls
+
+
+def _quartile(xs: Sequence[float]) -> float:
+    return sorted(xs)[len(xs) // 4]
+
+
+def kernel_times(step: Callable[[], Any], n_steps: int = 20, warmup: int = 5
+                 ) -> tuple[dict[str, float], float]:
+    """Seconds per step in each registered function's forward kernels (``"fw NAME"``) and
+    first-order fast rule (``"bw NAME"``), and of the whole step: first quartiles over
+    ``n_steps`` steps. The registry's callables are wrapped for the measurement and restored."""
+    from gradhub.registry import REGISTRY, _ensure_loaded
+
+    _ensure_loaded()
+    now: dict[str, float] = defaultdict(float)
+    clock = time.perf_counter
+
+    def timed(key: str, f: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kw: Any) -> Any:
+            t0 = clock()
+            try:
+                return f(*args, **kw)
+            finally:
+                now[key] += clock() - t0
+
+        return run
+
+    saved: list[tuple[Any, str, Any]] = []
+
+    def patch(obj: Any, attr: str, key: str) -> None:
+        f = getattr(obj, attr)
+        if f is None:
+            return
+        saved.append((obj, attr, f))
+        if isinstance(f, dict):
+            setattr(obj, attr, {k: timed(key, v) for k, v in f.items()})
+        else:
+            setattr(obj, attr, timed(key, f))
+
+    for name, fdef in REGISTRY.functions.items():
+        if fdef.kind != "primitive":
+            continue
+        patch(fdef, "forward", f"fw {name}")
+        patch(fdef, "kernels", f"fw {name}")
+        if fdef.rule is not None:
+            patch(fdef.rule, "fast", f"bw {name}")
+            patch(fdef.rule, "fast1", f"bw {name}")
+    per: dict[str, list[float]] = defaultdict(list)
+    steps: list[float] = []
+    try:
+        for _ in range(warmup):
+            step()
+        for i in range(n_steps):
+            now.clear()
+            t0 = clock()
+            step()
+            steps.append(clock() - t0)
+            for k, v in now.items():
+                per[k] += [0.0] * (i - len(per[k])) + [v]
+    finally:
+        for obj, attr, f in reversed(saved):
+            setattr(obj, attr, f)
+    return ({k: _quartile(v + [0.0] * (n_steps - len(v))) for k, v in per.items()},
+            _quartile(steps))
+
+
+def render_kernels(workload: str, times: dict[str, float], step_s: float, top: int) -> str:
+    total = sum(times.values())
+    out = [f"### {workload} (kernels)", "",
+           f"Step {step_s * 1e3:.2f} ms (first quartile); the kernels and fast rules below "
+           f"{total * 1e3:.2f} ms, the rest (core, Python, other numpy calls) "
+           f"{(step_s - total) * 1e3:.2f} ms.", "",
+           "| kernel | ms per step | share of the step |", "|---|---|---|"]
+    for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:top]:
+        out.append(f"| `{k}` | {v * 1e3:.2f} | {100 * v / step_s:.1f}% |")
+    return "\n".join(out) + "\n"
 
 
 def _short(filename: str) -> str:
@@ -315,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
-    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both", "bytecodes"),
+    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both", "bytecodes", "kernels"),
                     default="cprofile")
     ap.add_argument("--seconds", type=float, default=3.0, help="time per workload")
     ap.add_argument("--top", type=int, default=20)
@@ -346,6 +428,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             header = (f"One step executes {total} Python bytecodes and calls {c_calls} C "
                       "functions; shares below are of the bytecodes.")
             parts.append(render(w, "bytecodes", rows, args.top, header))
+            continue
+        if args.mode == "kernels":
+            times, step_s = kernel_times(step)
+            parts.append(render_kernels(w, times, step_s, args.top))
             continue
         med, _ = time_steps(step, min(args.seconds, 2.0))
         on, off = gc_share(step, min(args.seconds, 3.0))

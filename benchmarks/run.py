@@ -276,7 +276,7 @@ def evaluate(cells: dict[tuple[str, str], dict[str, Any]], device: str,
             met = False
         else:
             met = measured < t.bound if t.strict else measured <= t.bound
-        spread = None
+        spread: tuple[float, ...] | None = None
         if t.metric in ("time", "per_op") and t.baseline:
             ra = (ours or {}).get("rounds") or []
             rb = (cells.get((t.baseline, t.workload)) or {}).get("rounds") or []

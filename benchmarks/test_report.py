@@ -136,3 +136,26 @@ def test_bytecode_profile_counts_each_function_of_a_step() -> None:
     assert abs(sum(r["self"] for r in rows) - 1.0) < 1e-9
     assert total > 50 and c_calls >= 2  # range() twice
     assert profile_core.bytecode_rows(step)[1] == total  # deterministic
+
+
+def test_kernel_profile_times_each_kernel_and_restores_the_registry() -> None:
+    import gradhub as gh
+    import numpy as np
+    import profile_core
+    from gradhub.registry import REGISTRY
+
+    x = gh.Variable(np.ones(1000))
+
+    def step() -> Any:
+        y = ((x * 2.0) + x).sum()
+        return gh.grad([y], [x], create_graph=False)
+
+    fdef = REGISTRY.get("MulScalar")
+    before = (fdef.forward, fdef.rule.fast, fdef.rule.fast1)  # type: ignore[union-attr]
+    times, step_s = profile_core.kernel_times(step, n_steps=5, warmup=1)
+    for key in ("fw MulScalar", "bw MulScalar", "fw Add2", "bw Add2", "fw Sum", "bw Sum"):
+        assert times[key] > 0, key
+    assert 0 < sum(times.values()) < step_s
+    assert (fdef.forward, fdef.rule.fast, fdef.rule.fast1) == before  # type: ignore[union-attr]
+    text = profile_core.render_kernels("t", times, step_s, top=3)
+    assert text.count("| `") == 3 and "the rest (core, Python" in text
