@@ -134,6 +134,13 @@ def _padded(xp: Any, x: Any, geo: PoolGeom, fill: Any) -> Any:
     return out
 
 
+def _unpadded(xp: Any, a: Any, geo: PoolGeom) -> Any:
+    """The input-shaped part of a padded-shaped array (the array itself without padding)."""
+    if not any(geo.pad) and not any(geo.right):
+        return a
+    return xp.ascontiguousarray(a[geo.interior()])
+
+
 def _reduce_windows(xp: Any, xpad: Any, geo: PoolGeom, op: Any) -> Any:
     """``op`` (``xp.maximum``, ``xp.add``) folded over the kernel offsets of every window of the
     padded input: an output-shaped new array."""
@@ -299,9 +306,7 @@ def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: 
             xp.multiply(dy, m, out=buf[geo.window(off)])
         else:
             buf[geo.window(off)] += dy * m
-    if not any(geo.pad) and not any(geo.right):
-        return buf
-    return xp.ascontiguousarray(buf[geo.interior()])
+    return _unpadded(xp, buf, geo)
 
 
 def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any = None,
@@ -335,10 +340,13 @@ def _disjoint_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any,
     return geo
 
 
-def _check_mask(fname: str, mask: Any) -> None:
+def _mask_geom(fname: str, mask: Any, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
+               channel_last: bool) -> PoolGeom:
+    """The geometry of the windows of a bool ``mask`` (from max_pooling_mask)."""
     if mask.dtype.kind != "b":
         raise TypeError(f"{fname}(): mask must be a bool array (from max_pooling_mask), got "
                         f"dtype {mask.dtype}")
+    return _disjoint_geom(fname, mask.shape, kernel, stride, ignore_border, pad, channel_last)
 
 
 def _max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = None,
@@ -357,15 +365,14 @@ def _max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any =
     mpad = xp.zeros(geo.padded_shape, dtype=bool)
     for off, m in _first_max_masks(xp, x, geo, y):
         mpad[geo.window(off)] = m
-    return mpad if mpad.shape == geo.shape else xp.ascontiguousarray(mpad[geo.interior()])
+    return _unpadded(xp, mpad, geo)
 
 
 def _masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: Any = None,
                       ignore_border: bool = True, pad: Any = None,
                       channel_last: bool = False) -> Any:
     fname = "masked_unpooling"
-    _check_mask(fname, mask)
-    geo = _disjoint_geom(fname, mask.shape, kernel, stride, ignore_border, pad, channel_last)
+    geo = _mask_geom(fname, mask, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "dy", dy, "mask", geo)
     if _fast2x2(xp, geo, dy):
         m4 = _rows4(mask, geo)
@@ -378,15 +385,14 @@ def _masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: A
     for off in geo.offsets():
         w = geo.window(off)
         xp.multiply(dy, mpad[w], out=buf[w])
-    return buf if buf.shape == geo.shape else xp.ascontiguousarray(buf[geo.interior()])
+    return _unpadded(xp, buf, geo)
 
 
 def _masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any = None,
                     ignore_border: bool = True, pad: Any = None,
                     channel_last: bool = False) -> Any:
     fname = "masked_pooling"
-    _check_mask(fname, mask)
-    geo = _disjoint_geom(fname, mask.shape, kernel, stride, ignore_border, pad, channel_last)
+    geo = _mask_geom(fname, mask, kernel, stride, ignore_border, pad, channel_last)
     if tuple(g.shape) != tuple(mask.shape):
         raise ValueError(f"{fname}(): g has shape {tuple(g.shape)} but mask has "
                          f"{tuple(mask.shape)}")
@@ -443,9 +449,7 @@ def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any 
             buf[geo.window(off)] = g
         else:
             buf[geo.window(off)] += g
-    if not any(geo.pad) and not any(geo.right):
-        return buf
-    return xp.ascontiguousarray(buf[geo.interior()])
+    return _unpadded(xp, buf, geo)
 
 
 # -- backward rules ----------------------------------------------------------------------------
