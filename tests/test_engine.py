@@ -725,3 +725,19 @@ def test_sum_rule_broadcast_of_a_scalar_gradient_is_a_fresh_filled_array() -> No
     np.testing.assert_allclose(g.d, 6.0 * np.arange(6.0).reshape(2, 3))
     (gg,) = gh.grad([g.sum()], [x])
     np.testing.assert_allclose(gg.d, np.full((2, 3), 6.0))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_leaf_switched_off_after_recording_gets_no_gradient(create_graph: bool) -> None:
+    # regression: the engine's direct call of one-input formulas (MulScalar) honours a leaf's
+    # need_grad at backward time, as the general rule paths do
+    x = gh.Variable(np.array([1.0, 2.0]))
+    w = gh.Variable(np.array([3.0, 4.0]))
+    y = (x * 2.0).sum() + (w * 2.0).sum()
+    x.need_grad = False
+    gx, gw = gh.grad([y], [x, w], create_graph=create_graph)
+    np.testing.assert_array_equal(gx.d, [0.0, 0.0])
+    np.testing.assert_array_equal(gw.d, [2.0, 2.0])
+    y.backward()
+    assert x.g is None
+    np.testing.assert_array_equal(w.g, [2.0, 2.0])

@@ -562,8 +562,9 @@ def _run(
             if arrays:
                 rule = node.rule
                 if (rule is not None and rule.fast1 is not None and not node.device.index
-                        and len(node.srcs) == 1 and len(gys) == 1):
-                    # one input, one output, an array-level formula: called directly
+                        and len(node.srcs) == 1 and len(gys) == 1 and node.srcs[0].need_grad):
+                    # one input (needing a gradient), one output, an array-level formula:
+                    # called directly
                     fast1 = rule.fast1
                     si, so = node.saved_in, node.saved_out
                     try:
