@@ -239,12 +239,11 @@ def _max2x2(x4: Any) -> Any:
                       out=output_array(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype))
 
 
-def _first_max_rows(x4: Any, y: Any, out0: Any = None, out1: Any = None) -> tuple[Any, Any]:
-    """Bool masks (L, Ho, W) of the first maximum of every window, for its rows 0 and 1 (into
-    ``out0``/``out1`` if given: views whose last axis is contiguous)."""
+def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
+    """Bool masks (L, Ho, W) of the first maximum of every window, for its rows 0 and 1."""
     y2 = _twice(y)
-    e0 = np.equal(x4[:, :, 0], y2, out=out0)
-    e1 = np.equal(x4[:, :, 1], y2, out=out1)
+    e0 = np.equal(x4[:, :, 0], y2)
+    e1 = np.equal(x4[:, :, 1], y2)
     a = e0.view(np.uint16)  # one uint16 per window row: low byte column 0, high byte column 1
     b = e1.view(np.uint16)
     a &= ~((a & 1) << 8)  # column 0 wins over column 1
@@ -631,57 +630,6 @@ def _average_pooling_ref(x: np.ndarray, kernel: Any, stride: Any = None,
     return _ref_pool(x, kernel, stride, ignore_border, pad, channel_last, "avg", including_pad)
 
 
-def _argmax_positions(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
-                      channel_last: bool) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """(output index, input index of the first maximum of its window), for every output."""
-    axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
-    other = [a for a in range(x.ndim) if a not in axes]
-    for rest in itertools.product(*(range(x.shape[a]) for a in other)):
-        for pos in itertools.product(*(range(len(b)) for b in bounds)):
-            ranges = [range(max(b[o][0], 0), min(b[o][1], x.shape[a]))
-                      for a, b, o in zip(axes, bounds, pos)]
-            best_idx = None
-            for idx in itertools.product(*ranges):
-                full_idx = [0] * x.ndim
-                for a, v in zip(other, rest):
-                    full_idx[a] = v
-                for a, v in zip(axes, idx):
-                    full_idx[a] = v
-                t = tuple(full_idx)
-                if best_idx is None or x[best_idx] < x[t]:
-                    best_idx = t
-            out_idx = [0] * x.ndim
-            for a, v in zip(other, rest):
-                out_idx[a] = v
-            for a, v in zip(axes, pos):
-                out_idx[a] = v
-            assert best_idx is not None
-            yield tuple(out_idx), best_idx
-
-
-def _max_pooling_backward_ref(dy: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
-                              ignore_border: bool = True, pad: Any = None,
-                              channel_last: bool = False) -> np.ndarray:
-    dx = np.zeros(x.shape, dtype=dy.dtype)
-    for o, i in _argmax_positions(x, kernel, stride, ignore_border, pad, channel_last):
-        dx[i] += dy[o]
-    return dx
-
-
-def _max_pooling_gather_ref(g: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
-                            ignore_border: bool = True, pad: Any = None,
-                            channel_last: bool = False) -> np.ndarray:
-    pairs = list(_argmax_positions(x, kernel, stride, ignore_border, pad, channel_last))
-    shape = list(x.shape)
-    axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
-    for a, b in zip(axes, bounds):
-        shape[a] = len(b)
-    y = np.zeros(shape, dtype=g.dtype)
-    for o, i in pairs:
-        y[o] = g[i]
-    return y
-
-
 def _window_members(shape: Sequence[int], kernel: Any, stride: Any, ignore_border: bool,
                     pad: Any, channel_last: bool
                     ) -> Iterator[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
@@ -706,6 +654,40 @@ def _window_members(shape: Sequence[int], kernel: Any, stride: Any, ignore_borde
                     full[a] = v
                 members.append(tuple(full))
             yield tuple(out_idx), members
+
+
+def _argmax_positions(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
+                      channel_last: bool) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(output index, input index of the first maximum of its window), for every output."""
+    for o, members in _window_members(x.shape, kernel, stride, ignore_border, pad, channel_last):
+        best = members[0]
+        for i in members[1:]:
+            if x[best] < x[i]:
+                best = i
+        yield o, best
+
+
+def _max_pooling_backward_ref(dy: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
+                              ignore_border: bool = True, pad: Any = None,
+                              channel_last: bool = False) -> np.ndarray:
+    dx = np.zeros(x.shape, dtype=dy.dtype)
+    for o, i in _argmax_positions(x, kernel, stride, ignore_border, pad, channel_last):
+        dx[i] += dy[o]
+    return dx
+
+
+def _max_pooling_gather_ref(g: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
+                            ignore_border: bool = True, pad: Any = None,
+                            channel_last: bool = False) -> np.ndarray:
+    pairs = list(_argmax_positions(x, kernel, stride, ignore_border, pad, channel_last))
+    shape = list(x.shape)
+    axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
+    for a, b in zip(axes, bounds):
+        shape[a] = len(b)
+    y = np.zeros(shape, dtype=g.dtype)
+    for o, i in pairs:
+        y[o] = g[i]
+    return y
 
 
 def _max_pooling_mask_ref(x: np.ndarray, y: np.ndarray, kernel: Any, stride: Any = None,
@@ -734,16 +716,11 @@ def _masked_unpooling_ref(dy: np.ndarray, mask: np.ndarray, kernel: Any, stride:
 def _masked_pooling_ref(g: np.ndarray, mask: np.ndarray, kernel: Any, stride: Any = None,
                         ignore_border: bool = True, pad: Any = None,
                         channel_last: bool = False) -> np.ndarray:
-    out = []
-    for o, members in _window_members(mask.shape, kernel, stride, ignore_border, pad,
-                                      channel_last):
-        out.append((o, sum((g[i] * mask[i] for i in members), g.dtype.type(0))))
-    shape = _out_shape(tuple(mask.shape), {"kernel": kernel, "stride": stride,
-                                           "ignore_border": ignore_border, "pad": pad,
-                                           "channel_last": channel_last})
-    y = np.zeros(shape, dtype=g.dtype)
-    for o, v in out:
-        y[o] = v
+    attrs = {"kernel": kernel, "stride": stride, "ignore_border": ignore_border, "pad": pad,
+             "channel_last": channel_last}
+    y = np.zeros(_out_shape(tuple(mask.shape), attrs), dtype=g.dtype)
+    for o, members in _window_members(mask.shape, **attrs):
+        y[o] = sum((g[i] * mask[i] for i in members), g.dtype.type(0))
     return y
 
 
