@@ -83,6 +83,37 @@ def test_good_plugin_is_discovered_and_listed(site: Path) -> None:
     assert record("fake-good").status == "loaded"
 
 
+def test_entry_point_scan_agrees_with_importlib_metadata(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast scan finds what importlib.metadata finds: dist-info and egg-info folders,
+    distributions without the group skipped, the first distribution of a name winning."""
+    import importlib.metadata
+
+    make_dist(site, "fake-scan-a", "fake_scan_a", GOOD.format(name="FakeScanA"))
+    egg = site / "fake_scan_egg.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: fake-scan-egg\nVersion: 0.3\n")
+    (egg / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n\n"
+                                          "[gradhub.plugins]\negg = fake_scan_egg_mod\n")
+    other = site / "fake_scan_other-1.0.dist-info"
+    other.mkdir()
+    (other / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-scan-other\n")
+    (other / "entry_points.txt").write_text("[console_scripts]\nother = a:b\n")
+    later = tmp_path / "later"  # the same distribution again, later on sys.path: shadowed
+    make_dist(later, "fake-scan-a", "fake_scan_a_shadowed", GOOD.format(name="FakeScanB"),
+              ep_name="shadowed")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(sys, "path", [*sys.path, str(later)])
+
+    ours = {(e.name, e.value, e.distribution) for e in plugins._entry_points()}
+    theirs = {(e.name, e.value, e.dist.name if e.dist else "")
+              for e in importlib.metadata.entry_points(group=plugins.ENTRY_POINT_GROUP)}
+    assert ours == theirs
+    assert ("egg", "fake_scan_egg_mod", "fake-scan-egg") in ours
+    assert not any(e[0] == "shadowed" for e in ours)
+
+
 def test_import_error_is_reported_once_and_skipped(site: Path) -> None:
     make_dist(site, "fake-broken", "fake_broken_mod", "raise ImportError('no such dependency')")
     with pytest.warns(PluginLoadWarning, match=r"fake-broken.*no such dependency") as rec:

@@ -8,7 +8,6 @@ so each is differentiable to any order.
 from __future__ import annotations
 
 import math
-import string
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -263,6 +262,10 @@ def _affine_ref(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = Non
 # -- Einsum ------------------------------------------------------------------------------------
 
 
+#: einsum subscript letters (``string.ascii_letters``, without importing ``string``: 0.5 ms)
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
 def _parse_einsum(equation: str, shapes: Sequence[Sequence[int]]
                   ) -> tuple[list[str], str, dict[str, int]]:
     """Explicit subscripts (ellipses expanded, output spelled out) and each letter's size."""
@@ -277,7 +280,7 @@ def _parse_einsum(equation: str, shapes: Sequence[Sequence[int]]
         raise ValueError(f"einsum: equation {equation!r} has {len(terms)} operands, "
                          f"{len(shapes)} given")
     used = set(eq) - set(".,->")
-    spare = [c for c in string.ascii_letters if c not in used]
+    spare = [c for c in _LETTERS if c not in used]
     n_ell = max((len(s) - len(t.replace("...", "")) for t, s in zip(terms, shapes)
                  if "..." in t), default=0)
     ell = "".join(spare[:n_ell])
