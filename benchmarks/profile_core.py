@@ -1,6 +1,7 @@
 """Where gradhub spends its time on the benchmark workloads (W1 tiny_ops, W2 mlp, W5 nth_sin).
 
-Four views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the harness's data:
+Four views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the harness's data,
+and one of W6:
 
 * ``cprofile`` (default): deterministic, in this process. Exact call counts per step and the
   self time (``tottime``) of each function as a share of the profiled total; cProfile inflates
@@ -17,6 +18,9 @@ Four views of the same steps, built by ``benchmarks/fw_gradhub.py`` from the har
 * ``pyspy``: sampling (``py-spy record``, 1000 Hz) of a child process running the steps without
   instrumentation; self time of the innermost Python frame (numpy/C work is charged to the Python
   function calling it) and inclusive time per function (on the stack).
+* ``import`` (W6): ``--runs`` fresh interpreters run W6's statement with timers around each step
+  of plugin loading; the median and quartiles of each part (numpy, the core, entry points, the
+  library's modules, registration, the first call).
 
 Rows are grouped by area: ``core/gradhub/<file>`` (the core), ``nn_ops/<file>`` (the function
 library's kernels and rules), ``numpy`` and ``other``. Usage::
@@ -25,6 +29,7 @@ library's kernels and rules), ``numpy`` and ``other``. Usage::
     python benchmarks/profile_core.py --mode pyspy --workloads tiny_ops --seconds 5
     python benchmarks/profile_core.py --mode bytecodes --workloads tiny_ops,nth_sin
     python benchmarks/profile_core.py --mode kernels --workloads cnn,grad_penalty
+    python benchmarks/profile_core.py --mode import --runs 12
     python benchmarks/profile_core.py --top 30 --markdown prof.md
 
 Not part of the test suite. Threads are pinned to ``--threads`` (default 2) as in the benchmark.
@@ -277,6 +282,101 @@ def render_kernels(workload: str, times: dict[str, float], step_s: float, top: i
     return "\n".join(out) + "\n"
 
 
+# -- W6: the parts of a fresh start ---------------------------------------------------------------
+
+#: Run in a fresh interpreter: W6's statement, with timers around each step of plugin loading
+#: (wrapped module functions of gradhub.plugins and importlib.import_module); prints a dict (ms).
+_IMPORT_CHILD = r"""
+import time
+T = {}
+t = time.perf_counter()
+import numpy
+T["import numpy"] = time.perf_counter() - t
+t = time.perf_counter()
+import gradhub as gh, gradhub.functions as F
+T["import gradhub"] = time.perf_counter() - t
+import importlib
+from gradhub import plugins
+
+def timed(owner, name, key):
+    f = getattr(owner, name)
+    def w(*a, **k):
+        t = time.perf_counter()
+        try:
+            return f(*a, **k)
+        finally:
+            T[key] = T.get(key, 0.0) + time.perf_counter() - t
+    setattr(owner, name, w)
+
+timed(plugins, "_entry_points", "entry points")
+timed(plugins, "_run_hooks", "hooks")
+_import = importlib.import_module
+def import_module(name, *a):
+    t = time.perf_counter()
+    try:
+        return _import(name, *a)
+    finally:
+        if name.startswith("gradhub_nn_ops."):
+            T["nn_ops modules"] = T.get("nn_ops modules", 0.0) + time.perf_counter() - t
+importlib.import_module = import_module
+t = time.perf_counter()
+sin = F.sin  # loads the plugins
+T["loading"] = time.perf_counter() - t
+t = time.perf_counter()
+sin(gh.Variable([1.0]))
+T["first call"] = time.perf_counter() - t
+print(repr({k: v * 1e3 for k, v in T.items()}))
+"""
+
+IMPORT_PARTS = (
+    ("import numpy", "`import numpy`"),
+    ("import gradhub", "`import gradhub` (pluggy, the core modules)"),
+    ("entry points", "entry-point discovery"),
+    ("nn_ops modules", "importing gradhub-nn-ops' library modules"),
+    ("registration", "registering the functions (the hooks, less those imports)"),
+    ("other loading", "the rest of loading (pluggy's manager, other plugins)"),
+    ("first call", "the first call"),
+    ("gradhub", "gradhub's share: all but `import numpy`"),
+)
+
+
+def import_parts(runs: int = 12, python: str = sys.executable) -> dict[str, list[float]]:
+    """W6 split into its parts: milliseconds per part, one value per fresh interpreter."""
+    import ast
+    import subprocess
+
+    env = os.environ.copy()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as the suite: use the bytecode caches
+    out: dict[str, list[float]] = defaultdict(list)
+    for _ in range(runs + 1):  # the first run warms the page cache and is dropped
+        r = subprocess.run([python, "-c", _IMPORT_CHILD], capture_output=True, text=True,
+                           env=env, check=False)
+        if r.returncode != 0:
+            raise RuntimeError(f"the import child failed: {r.stderr[-500:]}")
+        t = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+        t.setdefault("nn_ops modules", 0.0)
+        t["registration"] = t.get("hooks", 0.0) - t["nn_ops modules"]
+        t["other loading"] = (t["loading"] - t.get("entry points", 0.0) - t.get("hooks", 0.0))
+        t["gradhub"] = t["import gradhub"] + t["loading"] + t["first call"]
+        for k, v in t.items():
+            out[k].append(v)
+    return {k: v[1:] for k, v in out.items()}
+
+
+def render_import(parts: dict[str, list[float]]) -> str:
+    """The markdown table of :func:`import_parts`: median and quartiles per part."""
+    n = len(parts["gradhub"])
+    lines = ["### import (W6 parts)", "",
+             f"Medians over {n} fresh interpreters (first and third quartile in parentheses), "
+             "each part timed inside the interpreter.", "",
+             "| part | ms |", "|---|---|"]
+    for key, label in IMPORT_PARTS:
+        xs = sorted(parts[key])
+        q1, q3 = _quartile(xs), xs[min(len(xs) - 1, (3 * len(xs)) // 4)]
+        lines.append(f"| {label} | {_median(xs):.2f} ({q1:.2f}-{q3:.2f}) |")
+    return "\n".join(lines) + "\n"
+
+
 def _short(filename: str) -> str:
     a = area(filename)
     if a.startswith(("core/", "nn_ops/")):
@@ -397,10 +497,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
-    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both", "bytecodes", "kernels"),
+    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both", "bytecodes", "kernels",
+                                       "import"),
                     default="cprofile")
     ap.add_argument("--seconds", type=float, default=3.0, help="time per workload")
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=12, help="fresh interpreters (--mode import)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--peers", default=None, help="peer harness folder")
     ap.add_argument("--markdown", default=None, help="also write the report here")
@@ -421,6 +523,9 @@ def main(argv: Sequence[str] | None = None) -> int:
              f"{args.threads} threads); `python benchmarks/profile_core.py "
              + " ".join(argv if argv is not None else sys.argv[1:]) + "`", ""]
     modes = ("cprofile", "pyspy") if args.mode == "both" else (args.mode,)
+    if args.mode == "import":  # W6: fresh interpreters, no workload
+        parts.append(render_import(import_parts(args.runs)))
+        args.workloads = ""
     for w in [w for w in args.workloads.replace(",", " ").split() if w]:
         step = _make_step(w)
         if args.mode == "bytecodes":

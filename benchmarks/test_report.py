@@ -1,7 +1,8 @@
 """Tests of the benchmark report logic (targets, ratios, checks) on synthetic harness JSON.
 
 Not collected by the main test suite (``testpaths = ["tests"]``); run with
-``python -m pytest -q benchmarks/test_report.py``. Needs neither torch nor the function library.
+``python -m pytest -q benchmarks/test_report.py``. Needs neither torch nor, except for the W6
+profile, the function library.
 """
 
 from __future__ import annotations
@@ -159,3 +160,23 @@ def test_kernel_profile_times_each_kernel_and_restores_the_registry() -> None:
     assert (fdef.forward, fdef.rule.fast, fdef.rule.fast1) == before  # type: ignore[union-attr]
     text = profile_core.render_kernels("t", times, step_s, top=3)
     assert text.count("| `") == 3 and "the rest (core, Python" in text
+
+
+def test_import_parts_split_a_fresh_start_into_parts_that_add_up() -> None:
+    pytest.importorskip("gradhub_nn_ops", reason="W6 calls F.sin, from gradhub-nn-ops")
+    import profile_core
+
+    parts = profile_core.import_parts(runs=2)
+    for key, _ in profile_core.IMPORT_PARTS:
+        assert len(parts[key]) == 2, key
+    for i in range(2):
+        p = {k: v[i] for k, v in parts.items()}
+        for key in ("import numpy", "import gradhub", "entry points", "nn_ops modules",
+                    "registration", "first call"):
+            assert p[key] > 0, key
+        assert p["other loading"] >= 0
+        whole = p["import gradhub"] + p["entry points"] + p["nn_ops modules"] + p[
+            "registration"] + p["other loading"] + p["first call"]
+        assert p["gradhub"] == pytest.approx(whole)
+    text = profile_core.render_import(parts)
+    assert text.count("\n| ") == 1 + len(profile_core.IMPORT_PARTS)
