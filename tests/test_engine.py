@@ -685,6 +685,23 @@ def test_retain_graph_false_frees_saved_arrays_and_refuses_a_second_pass() -> No
     np.testing.assert_allclose(x.g, 6.0 * x.d)
 
 
+def test_direct_formula_path_accumulates_fan_out_and_frees_nodes() -> None:
+    """One-input nodes with a one-formula rule (MulScalar, Neg) take the engine's direct path
+    in first-order backward: fan-out into a recorded node and into a leaf sums correctly, and
+    retain_graph=False frees each node as on the general path."""
+    x = gh.Variable([0.5, -1.0, 2.0])
+    h = x * 3.0  # recorded, consumed twice below
+    y = ((h * 2.0) + (-h) + (x * 5.0)).sum()  # dy/dx = 3*2 - 3 + 5 = 8
+    nodes = [h.creator]
+    assert nodes[0] is not None and nodes[0].rule is not None
+    assert nodes[0].rule.fast1 is not None
+    (g,) = gh.grad([y], [x], create_graph=False, retain_graph=False)
+    np.testing.assert_allclose(g.d, np.full(3, 8.0))
+    assert nodes[0].saved_in is None and nodes[0].saved_out is None
+    with pytest.raises(BackwardRuleError, match="retain_graph=False"):
+        gh.grad([y], [x], create_graph=False)
+
+
 def test_grad_retain_graph_false_frees_what_a_second_order_needs_too() -> None:
     """As in PyTorch: the gradient graph refers to the forward graph, so freeing the forward
     nodes' arrays makes differentiating the gradient again fail, clearly."""

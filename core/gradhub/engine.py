@@ -561,24 +561,40 @@ def _run(
                            for g in gys]
             if arrays:
                 rule = node.rule
-                if (rule is not None and rule.fast1 is not None and not node.device.index
-                        and len(node.srcs) == 1 and len(gys) == 1 and node.srcs[0].need_grad):
+                srcs = node.srcs
+                if (rule is not None and rule.fast1 is not None and len(srcs) == 1
+                        and len(gys) == 1 and not node.device.index and srcs[0].need_grad):
                     # one input (needing a gradient), one output, an array-level formula:
-                    # called directly
-                    fast1 = rule.fast1
+                    # called directly, its one gradient accumulated without lists or loops
                     si, so = node.saved_in, node.saved_out
                     try:
-                        arr = fast1(node.device.xp, gys[0], None if si is None else si[0],
-                                    None if so is None else so[0], **node.attrs)
+                        arr = rule.fast1(node.device.xp, gys[0], None if si is None else si[0],
+                                         None if so is None else so[0], **node.attrs)
                     except BackwardRuleError:
                         raise
                     except Exception as e:
                         raise _rule_raised(node, rule, e) from e
+                    del gys
                     if (type(arr) is not node.out_type or arr.shape != node.in_shapes[0]
                             or arr.dtype != node.in_dtypes[0]):
                         arr = _checked_arrays(node, rule, (arr,))[0]
-                    res = [arr]
-                elif node.device.index:
+                    if not retain_graph:
+                        node.saved_in = node.saved_out = None
+                        node.rule = _FREED
+                    if arr is None:
+                        continue
+                    src = srcs[0]
+                    idx = node.idxs[0]
+                    if idx < 0:
+                        grads.add(src, idx, arr)
+                        continue
+                    lst = pending.get(src)
+                    if lst is None:
+                        lst = pending[src] = [None] * len(src.out_shapes)
+                    prev = lst[idx]
+                    lst[idx] = arr if prev is None else plus(prev, arr)
+                    continue
+                if node.device.index:
                     with node.device.activate():
                         res = _call_rule_arrays(node, gys)
                 else:
