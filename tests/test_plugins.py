@@ -114,6 +114,18 @@ def test_entry_point_scan_agrees_with_importlib_metadata(
     assert not any(e[0] == "shadowed" for e in ours)
 
 
+def test_entry_points_file_with_invalid_utf8_elsewhere_still_loads(site: Path) -> None:
+    make_dist(site, "fake-bytes", "fake_bytes_mod", GOOD.format(name="FakeBytes"))
+    ep = next(site.glob("fake_bytes-*.dist-info")) / "entry_points.txt"
+    ep.write_bytes(b"[console_scripts]\nx = caf\xe9:main\n\n" + ep.read_bytes())
+    import gradhub.functions as F
+
+    x = gh.Variable([2.0])
+    F.fake_bytes(x).backward()
+    assert x.g[0] == pytest.approx(4.0)
+    assert record("fake-bytes").status == "loaded"
+
+
 def test_import_error_is_reported_once_and_skipped(site: Path) -> None:
     make_dist(site, "fake-broken", "fake_broken_mod", "raise ImportError('no such dependency')")
     with pytest.warns(PluginLoadWarning, match=r"fake-broken.*no such dependency") as rec:

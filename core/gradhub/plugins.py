@@ -327,7 +327,7 @@ def _section(text: str, group: str) -> list[tuple[str, str]]:
 def _metadata_field(path: str, field: str, text: str | None = None) -> str:
     if text is None:
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read(4096)  # the headers come first
         except OSError:
             return ""
@@ -377,10 +377,10 @@ def _entry_points() -> list[EntryPoint]:
                 continue
             if marker not in data:
                 continue
-            text = data.decode("utf-8")
+            text = data.decode("utf-8", errors="replace")  # a stray byte elsewhere: not ours
             meta = root + ("METADATA" if folder.endswith(".dist-info") else "PKG-INFO")
             try:
-                with open(meta, encoding="utf-8") as fh:
+                with open(meta, encoding="utf-8", errors="replace") as fh:
                     head = fh.read(4096)
             except OSError:
                 head = ""
