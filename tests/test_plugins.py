@@ -115,9 +115,12 @@ def test_entry_point_scan_agrees_with_importlib_metadata(
 
 
 def test_entry_points_file_with_invalid_utf8_elsewhere_still_loads(site: Path) -> None:
+    """A stray non-UTF-8 byte in the metadata of a distribution does not stop loading."""
     make_dist(site, "fake-bytes", "fake_bytes_mod", GOOD.format(name="FakeBytes"))
     ep = next(site.glob("fake_bytes-*.dist-info")) / "entry_points.txt"
     ep.write_bytes(b"[console_scripts]\nx = caf\xe9:main\n\n" + ep.read_bytes())
+    meta = ep.parent / "METADATA"
+    meta.write_bytes(meta.read_bytes() + b"Author: Jos\xe9\n")  # latin-1, not UTF-8
     import gradhub.functions as F
 
     x = gh.Variable([2.0])
