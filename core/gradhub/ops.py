@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import FunctionNotFoundError
-from .registry import REGISTRY
+from .registry import REGISTRY, _graph_apply
 
 _cache: dict[str, Any] = {}
 REGISTRY.listeners.append(_cache.clear)
@@ -69,7 +69,5 @@ def prim(name: str, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
 
 def _load_apply() -> Any:
     global _apply
-    from .graph import apply  # graph imports this module through variable
-
-    _apply = apply
-    return apply
+    _apply = _graph_apply()  # graph imports this module through variable: found on first use
+    return _apply
