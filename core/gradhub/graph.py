@@ -97,8 +97,7 @@ class Node:
                 d = o.dtype
                 self.out_dtypes = in_dtypes if d == in_dtypes[0] else [d]
             else:
-                self.out_shapes = [o.shape for o in outs]
-                self.out_dtypes = [o.dtype for o in outs]
+                self._set_outputs(outs)
         elif n_in == 2:  # binary functions, unrolled
             v, w = inputs
             c, d = v._creator, w._creator
