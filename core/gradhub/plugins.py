@@ -324,13 +324,8 @@ def _section(text: str, group: str) -> list[tuple[str, str]]:
     return out
 
 
-def _metadata_field(path: str, field: str, text: str | None = None) -> str:
-    if text is None:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(4096)  # the headers come first
-        except OSError:
-            return ""
+def _metadata_field(text: str, field: str) -> str:
+    """The value of a header of a METADATA/PKG-INFO text ("" when it has none)."""
     prefix = field + ":"
     for line in text.splitlines():
         if line.startswith(prefix):
@@ -381,11 +376,11 @@ def _entry_points() -> list[EntryPoint]:
             meta = root + ("METADATA" if folder.endswith(".dist-info") else "PKG-INFO")
             try:
                 with open(meta, encoding="utf-8", errors="replace") as fh:
-                    head = fh.read(4096)
+                    head = fh.read(4096)  # the headers come first
             except OSError:
                 head = ""
-            dist = _metadata_field(meta, "Name", head)
-            version = _metadata_field(meta, "Version", head)
+            dist = _metadata_field(head, "Name")
+            version = _metadata_field(head, "Version")
             for name, value in _section(text, ENTRY_POINT_GROUP):
                 eps.setdefault((name, dist), EntryPoint(name, value, dist, version))
     return sorted(eps.values(), key=lambda e: e.name)
