@@ -215,6 +215,8 @@ def _rdiv_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: i
 
 def _rpow_scalar_bw(gy, inputs, in_shapes, outputs, out_shapes, val):  # type: ignore[no-untyped-def]
     # d(val**x)/dx = val**x * log(val); written with the input so that it is differentiable again
+    if val == 0:  # 0**x is constant where it is finite: 0 (as PyTorch), not 0 * log(0) = NaN
+        return [gy[0] * 0.0]
     y = _call("RPowScalar", inputs[0], val=val)
     return [gy[0] * y * float(np.log(val))]
 
@@ -323,6 +325,8 @@ def _rdiv_scalar_fast(xp, gy, x, y, val):  # type: ignore[no-untyped-def]
 
 
 def _rpow_scalar_fast(xp, gy, x, y, val):  # type: ignore[no-untyped-def]
+    if val == 0:
+        return gy * 0
     return gy * _mul_scalar(xp, _rpow_scalar(xp, x, val), float(np.log(val)))
 
 
@@ -458,7 +462,8 @@ def gradhub_add_functions(register: Any) -> None:
     f("RPowScalar", _rpow_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_rpow_scalar_fast), rule=_rpow_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_rpow_samples, reference=lambda x, val: np.power(val, x),
-      elementwise=True, doc="val ** x (val > 0).")
+      elementwise=True,
+      doc="val ** x (val > 0; for val == 0 the derivative is taken as 0, as PyTorch).")
     f("Sum", _sum, attrs={"axis": None, "keepdims": False},
       fast_backward=_sum_fast, rule=_sum_bw, need_inputs=(),
       need_outputs=(), samples=_sum_samples, reference=_sum_ref,

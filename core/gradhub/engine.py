@@ -204,6 +204,8 @@ def _rule_vars(node: Node) -> tuple[list[Variable | None], list[Variable | None]
     for i, src in enumerate(srcs):
         idx = idxs[i]
         if idx < 0:
+            if saved is not None and saved[i] is not None and saved[i] is not src._data:
+                raise _replaced_error(node, i)
             ins.append(src)
         elif saved is None or saved[i] is None:
             ins.append(None)
@@ -253,12 +255,13 @@ def _check_count(node: Node, res: Any) -> Any:
 
 
 def _mixed_precision(node: Node, got: Any, want: Any) -> bool:
-    """Whether a gradient of dtype ``got`` for an input of dtype ``want`` comes from a node whose
-    floating inputs had different precisions (so numpy promoted them); only then is it cast."""
+    """Whether a gradient of dtype ``got`` for a floating input of dtype ``want`` comes from a node
+    whose inputs had different dtypes, so that numpy promoted them (float32 with float64, or with
+    an int64 array: float64); only then is it cast back."""
     if got.kind != "f" or want.kind != "f":
         return False
-    floats = {dt for dt in node.in_dtypes if dt.kind == "f"}
-    return len(floats) > 1 and got in floats | set(node.out_dtypes)
+    dtypes = node.in_dtypes
+    return any(dt != want for dt in dtypes) and (got in dtypes or got in node.out_dtypes)
 
 
 def _check_result(node: Node, res: Any) -> list[Variable | None]:
@@ -336,6 +339,8 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     srcs = node.srcs
     n_in = len(srcs)
     fast = rule.fast
+    if n_in > 1 or node.idxs[0] < 0:
+        _check_leaves(node)
     try:
         if fast is not None:
             saved_in = node.saved_in
@@ -501,6 +506,31 @@ def _freed_error(node: Node) -> BackwardRuleError:
     )
 
 
+def _replaced_error(node: Node, i: int) -> BackwardRuleError:
+    fdef = node.fdef
+    names = [n.strip("*?") for n in fdef.inputs] or ["x"]
+    name = names[min(i, len(names) - 1)]
+    return BackwardRuleError(
+        f"cannot differentiate {fdef.name}: the data of its input {name!r} (#{i}, a leaf "
+        "Variable) was replaced (Variable.d) after the function was recorded; call forward() on "
+        "the output to recompute the graph with the new data, or build the graph again"
+    )
+
+
+def _check_leaves(node: Node) -> None:
+    """Raise when a leaf input's data was replaced since the node saved it: its rule would mix
+    the new leaf with the old intermediate arrays (PyTorch raises likewise)."""
+    saved = node.saved_in
+    if saved is None:
+        return
+    idxs = node.idxs
+    for i, src in enumerate(node.srcs):
+        if idxs[i] < 0:
+            a = saved[i]
+            if a is not None and a is not src._data:
+                raise _replaced_error(node, i)
+
+
 def _has_none(values: list[Any]) -> bool:
     for v in values:
         if v is None:
@@ -524,8 +554,8 @@ def _run(
             continue
         src, idx = _position(y)
         grads.add(src, idx, s._data if arrays else s)
-        if retain_grad:
-            y._grad = grads.get(y)
+        if retain_grad and y._creator is not None:  # a leaf's .g is set by backward itself
+            y._grad = _own(grads.get(y), {id(s._data)})  # type: ignore[arg-type]
         if y._creator is not None and y.need_grad:
             roots.append(y._creator)
     leaves: set[int] = set()
@@ -549,7 +579,10 @@ def _run(
                 for j, ref in enumerate(node.outputs):
                     v = ref()
                     if v is not None and gys[j] is not None:
-                        v._grad = Variable._new(gys[j], False, None, 0) if arrays else gys[j]
+                        # a copy: the array flows on (to an input's .g, or summed into in place)
+                        g = gys[j]
+                        v._grad = (Variable._new(g.copy(), False, None, 0) if arrays
+                                   else _own(g, {id(g._data)}))
             if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
                 dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
                 gys = [
@@ -567,6 +600,10 @@ def _run(
                     # one input (needing a gradient), one output, an array-level formula:
                     # called directly, its one gradient accumulated without lists or loops
                     si, so = node.saved_in, node.saved_out
+                    idx = node.idxs[0]
+                    if idx < 0 and si is not None and si[0] is not None:
+                        if si[0] is not srcs[0]._data:
+                            raise _replaced_error(node, 0)
                     try:
                         arr = rule.fast1(node.device.xp, gys[0], None if si is None else si[0],
                                          None if so is None else so[0], **node.attrs)
@@ -584,7 +621,6 @@ def _run(
                     if arr is None:
                         continue
                     src = srcs[0]
-                    idx = node.idxs[0]
                     if idx < 0:
                         grads.add(src, idx, arr)
                         continue
@@ -649,15 +685,23 @@ def backward(
             if not leaf.need_grad:
                 continue
             prev = leaf._grad
-            if prev is None and not create_graph:
-                # each .g is an array of its own (a rule may pass the same or a broadcast view
-                # on to several inputs), so in-place updates of one .g touch no other
-                arr = g._data
-                if id(arr) in given or not _sole_owner(arr):
-                    arr = arr.copy()
-                given.add(id(arr))
-                g = Variable._new(arr, False, None, 0)
-            leaf._grad = g if prev is None else _add(prev, g)
+            leaf._grad = _own(g, given) if prev is None else _add(prev, g)
+
+
+def _own(g: Variable, given: set[int]) -> Variable:
+    """``g`` with an array of its own, for a ``.g``: a rule may pass the same array, or a
+    read-only broadcast view, on to several inputs, and the caller's ``grad`` array is theirs; so
+    that in-place updates of one ``.g`` touch nothing else, such arrays are copied (in the graph,
+    when ``g`` is recorded: ``g * 1``). ``given``: ids of the arrays handed out already."""
+    arr = g._data
+    if id(arr) in given or not _sole_owner(arr) or not getattr(arr.flags, "writeable", True):
+        if g._creator is not None:
+            g = call("MulScalar", g, val=1.0)
+        else:
+            g = Variable._new(arr.copy(), False, None, 0)
+        arr = g._data
+    given.add(id(arr))
+    return g
 
 
 def grad(
@@ -749,8 +793,10 @@ def grad(
                 g = Variable._new(g._data, False, None, 0)
             results.append(g)
     if set_grad and not retain_grad:
-        for x, g in zip(ins, results):
-            x._grad = g
+        given: set[int] = set()
+        with set_recording(create_graph):
+            for x, g in zip(ins, results):
+                x._grad = None if g is None else _own(g, given)
     return results
 
 

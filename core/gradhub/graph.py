@@ -174,6 +174,22 @@ class Node:
         return f"<Node {self.fdef.name} #{self.seq}>"
 
 
+def _kernel_error(fdef: FunctionDef, arrays: Sequence[Any], e: Exception) -> Exception:
+    """``e`` again, of its type where that can be built from a message (numpy's ufunc errors need
+    more arguments: their base class then), naming the function and the input shapes."""
+    shapes = ", ".join(str(tuple(getattr(a, "shape", ()))) for a in arrays)
+    msg = (f"{fdef.snake}() ({fdef.name}, from {fdef.provider}) failed on inputs of shapes "
+           f"{shapes}: {e}")
+    for cls in type(e).__mro__:
+        if cls in (ValueError, TypeError, IndexError):
+            break
+        try:
+            return cls(msg)
+        except Exception:  # a constructor that needs more than a message
+            continue
+    return cls(msg)
+
+
 def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any]) -> Device:
     t0 = type(arrays[0])
     if t0 is np.ndarray and all(type(a) is np.ndarray for a in arrays):
@@ -257,11 +273,7 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     except GradhubError:
         raise
     except (ValueError, TypeError, IndexError) as e:
-        shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
-        raise type(e)(
-            f"{fdef.snake}() ({fdef.name}, from {fdef.provider}) failed on inputs of shapes "
-            f"{shapes}: {e}"
-        ) from e
+        raise _kernel_error(fdef, arrays, e) from e
     single = fdef.n_outputs == 1
     atype = type(arrays[0])
     # results that are not arrays of a device (numpy scalars) go onto the inputs' device; arrays

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -87,7 +88,11 @@ class Variable:
     # -- data ------------------------------------------------------------------------------------
     @property
     def d(self) -> Any:
-        """The data array (assignable)."""
+        """The data array.
+
+        Assigning an array replaces it (shape included; its dtype is converted to this
+        Variable's); assigning a scalar fills the current shape, as nnabla's ``x.d = 0``.
+        """
         return self._data
 
     @d.setter
@@ -101,6 +106,9 @@ class Variable:
         arr = _to_array(value, dev) if not isinstance(value, type(self._data)) else value
         if arr.dtype != self._data.dtype:
             arr = arr.astype(self._data.dtype)
+        if arr.ndim == 0 and self._data.ndim:  # a scalar fills, as nnabla's x.d = 0
+            xp = np if dev is None else dev.xp
+            arr = xp.full(self._data.shape, arr, dtype=self._data.dtype)
         self._data = arr
 
     data = d
@@ -263,6 +271,9 @@ class Variable:
     def __sub__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
+            if isinstance(other, np.integer):
+                # negating a numpy integer wraps around in its own dtype (-np.uint8(3) == 253)
+                return prim("Sub2", (self, other), {})
             return prim("AddScalar", (self,), {"val": -other})
         return prim("Sub2", (self, other), {})
 
@@ -287,7 +298,9 @@ class Variable:
     def __truediv__(self, other: Any) -> Variable:
 
         if isinstance(other, _SCALARS):
-            return prim("MulScalar", (self,), {"val": 1.0 / other})
+            # x / 0 is +-inf or NaN (x * +-inf), as in numpy and PyTorch, not ZeroDivisionError
+            val = 1.0 / other if other != 0 else math.copysign(math.inf, other)
+            return prim("MulScalar", (self,), {"val": val})
         return prim("Div2", (self, other), {})
 
     def __rtruediv__(self, other: Any) -> Variable:
