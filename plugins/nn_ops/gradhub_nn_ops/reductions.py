@@ -115,30 +115,55 @@ def _prod(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return xp.asarray(x.prod(axis=axes, keepdims=keepdims))
 
 
-def _exclusive_prod_axis(x: Any, a: int) -> Any:
-    """For each element, the product of the other elements along axis ``a`` (no division).
+def _shift(p: Any, d: int, k: int, forward: bool) -> Any:
+    """``p`` (R, K) shifted by ``d`` along axis 1, the vacated places filled with ones.
 
-    Builds ``m[..., i, j, ...] = x[..., j, ...]`` for ``i != j`` and 1 on the diagonal, then takes
-    the product over ``j``: a polynomial in ``x``, exact with zeros and at every order.
+    ``forward``: ``q[:, i] = p[:, i - d]`` (ones for ``i < d``); else ``q[:, i] = p[:, i + d]``.
     """
-    s = tuple(x.shape)
-    k = s[a]
-    xb = call("BroadcastTo", call("Reshape", x, shape=s[:a] + (1, k) + s[a + 1:]),
-              shape=s[:a] + (k, k) + s[a + 1:])
-    xp = x.device.xp
-    eye = xp.eye(k, dtype=x.dtype).reshape((1,) * a + (k, k) + (1,) * (len(s) - a - 1))
-    off = as_variable(1 - eye)
-    m = xb * off + as_variable(eye)
-    return call("Prod", m, axis=a + 1, keepdims=False)
+    if forward:
+        part = call("GetItem", p, key=(slice(None), slice(0, k - d)))
+        return call("Pad", part, pad_width=(d, 0), constant_value=1.0)
+    part = call("GetItem", p, key=(slice(None), slice(d, k)))
+    return call("Pad", part, pad_width=(0, d), constant_value=1.0)
+
+
+def _exclusive_scan(x2: Any, k: int, forward: bool) -> Any:
+    """Exclusive cumulative product of ``x2`` (R, K) along axis 1, in either direction.
+
+    ``forward``: ``out[:, i] = prod_{j < i} x2[:, j]``; else ``prod_{j > i} x2[:, j]``. A
+    Hillis-Steele scan (``p <- p * shift(p, d)`` for ``d = 1, 2, 4, ...``): only products,
+    slices and padding with ones, so it is a polynomial in ``x`` (exact with zeros, at every
+    order), its graph depends on the shape alone, and it costs ``O(R K log K)``.
+    """
+    p = _shift(x2, 1, k, forward)
+    d = 1
+    while d < k:
+        p = p * _shift(p, d, k, forward)
+        d *= 2
+    return p
 
 
 def _exclusive_prod(x: Any, axes: tuple[int, ...]) -> Any:
-    """For each element, the product of the other elements of its group over ``axes``."""
-    if len(axes) == 1:
-        return _exclusive_prod_axis(x, axes[0])
-    a, rest = axes[0], axes[1:]
-    u = call("Prod", x, axis=rest, keepdims=True)
-    return call("BroadcastTo", _exclusive_prod_axis(u, a), shape=x.shape) * _exclusive_prod(x, rest)
+    """For each element, the product of the other elements of its group over ``axes``.
+
+    No division: the product of the exclusive prefix and suffix products of each group (the
+    reduced axes moved last and flattened), built from registered differentiable functions.
+    """
+    shape = tuple(x.shape)
+    nd = len(shape)
+    kept = [i for i in range(nd) if i not in axes]
+    perm = kept + list(axes)
+    k = math.prod(shape[a] for a in axes)
+    if k == 0:  # nothing in any group: an empty gradient
+        return x
+    r = math.prod(shape[i] for i in kept)
+    moved = tuple(shape[i] for i in perm)
+    same = perm == list(range(nd))
+    xt = x if same else call("Transpose", x, axes=tuple(perm))
+    x2 = call("Reshape", xt, shape=(r, k))
+    e = _exclusive_scan(x2, k, True) * _exclusive_scan(x2, k, False)
+    e = call("Reshape", e, shape=moved)
+    return e if same else call("Transpose", e, axes=tuple(np.argsort(perm).tolist()))
 
 
 def _prod_bw(
@@ -156,10 +181,9 @@ def _prod_bw(
     g = to_kept(gy[0], shape, axes)
     if not axes:
         return [g]
-    if bool((x.d == 0).any()):
-        return [g * _exclusive_prod(x, axes)]
-    # no zeros: the product of the others is y / x (exact at every order where x != 0)
-    return [g * (to_kept(outs[0], shape, axes) / x)]
+    # the graph must not depend on x's values (it is re-run by forward() on new data), so it
+    # always takes the division-free exclusive product rather than y / x
+    return [g * _exclusive_prod(x, axes)]
 
 
 def _prod_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
@@ -424,9 +448,14 @@ def register_functions(register: Any) -> None:
                                                              keepdims=keepdims),
       doc=r"""prod(x, axis=None, keepdims=False): the product over ``axis`` (all axes when None).
 
-    :math:`y = \prod_{i \in \mathrm{axis}} x_i`. Gradient: the product of the other elements,
-    computed as ``y / x`` when ``x`` has no zeros and without division otherwise, so it is exact
-    with zeros and at every order.
+    :math:`y = \prod_{i \in \mathrm{axis}} x_i`. Gradient:
+    :math:`\partial y / \partial x_i = \prod_{j \ne i} x_j`, the product of the other elements
+    of the group. The first-order array rule computes it as ``y / x`` when ``x`` has no zeros and
+    by prefix and suffix products otherwise. The differentiable rule (``create_graph=True``)
+    always takes the division-free form ``prefix_i * suffix_i`` (exclusive cumulative products
+    built from registered functions), so it is exact with zeros at every order, and its graph
+    depends only on the shapes: re-running it with ``forward()`` on new data (zeros included)
+    stays correct. That graph holds ``O(n log k)`` elements for ``n`` inputs in groups of ``k``.
 
     Example::
 
@@ -470,3 +499,8 @@ def _prod_zero_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((x,), {"axis": 1}, name="zeros, axis=1")
     yield Sample((x,), {"axis": (0, 1), "keepdims": True}, name="zeros, axis=(0,1)")
     yield Sample((x[:, :, 0],), {"axis": None}, name="one zero, all axes")
+    # groups of 7 (not a power of two) with one, two and no zeros
+    z = rng.uniform(0.5, 1.5, (3, 7)) * rng.choice([-1.0, 1.0], (3, 7))
+    z[0, 3] = z[1, 0] = z[1, 6] = 0.0
+    yield Sample((z,), {"axis": 1}, name="zeros, groups of 7")
+    yield Sample((z.T,), {"axis": 0, "keepdims": True}, name="zeros, groups of 7, transposed")
