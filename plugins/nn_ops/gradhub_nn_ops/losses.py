@@ -169,20 +169,35 @@ def _sce_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = No
 # -- composite losses ----------------------------------------------------------------------------
 
 
-def _floating_target(fname: str, target: Any) -> Any:
+def _prob_pair(fname: str, x: Any, target: Any) -> tuple[Any, Any]:
+    """``x`` and ``target`` as Variables of the same shape, the target of a floating dtype.
+
+    Integer and boolean targets (labels, as nnabla accepts them) are cast to x's dtype by a
+    recorded Cast (no gradient flows to them); the shapes must be equal (no broadcasting, as
+    nnabla and PyTorch).
+    """
+    x = as_variable(x)
     t = as_variable(target)
-    if t.dtype.kind != "f":
-        raise TypeError(f"{fname}(): argument 'target' must be floating point (probabilities "
-                        f"in [0, 1], as nnabla), got dtype {t.dtype}")
-    return t
+    if tuple(x.shape) != tuple(t.shape):
+        raise ValueError(f"{fname}(): x and target must have the same shape, got x "
+                         f"{tuple(x.shape)} and target {tuple(t.shape)}")
+    if t.dtype.kind in "iub":
+        dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
+        t = call("Cast", t, dtype=dtype.name)
+    elif t.dtype.kind != "f":
+        raise TypeError(f"{fname}(): argument 'target' must hold probabilities or 0/1 labels "
+                        f"(a floating, integer or boolean dtype), got dtype {t.dtype}")
+    return x, t
 
 
 def sigmoid_cross_entropy(x: Any, target: Any) -> Any:
     """sigmoid_cross_entropy(x, target): the elementwise cross entropy of ``sigmoid(x)`` (nnabla).
 
     :math:`y = -(t \\ln \\sigma(x) + (1 - t) \\ln(1 - \\sigma(x))) = \\mathrm{softplus}(x) - t x`,
-    computed in that stable form; ``x`` are logits, ``target`` probabilities (floating, usually 0
-    or 1). No reduction. Gradients :math:`\\sigma(x) - t` w.r.t. x and :math:`-x` w.r.t. target.
+    computed in that stable form; ``x`` are logits, ``target`` probabilities (usually 0 or 1) of
+    x's shape (no broadcasting, as nnabla). Integer or boolean targets (labels) are cast to x's
+    dtype. No reduction. Gradients :math:`\\sigma(x) - t` w.r.t. x and :math:`-x` w.r.t. a
+    floating target (none for labels).
 
     Example::
 
@@ -191,17 +206,32 @@ def sigmoid_cross_entropy(x: Any, target: Any) -> Any:
         >>> F.sigmoid_cross_entropy(gh.Variable([0.0, 100.0]), gh.Variable([1.0, 1.0])).d
         array([0.6931472, 0.       ], dtype=float32)
     """
-    x = as_variable(x)
-    t = _floating_target("sigmoid_cross_entropy", target)
+    x, t = _prob_pair("sigmoid_cross_entropy", x, target)
     return call("Softplus", x) - x * t
 
 
 def binary_cross_entropy(x: Any, target: Any) -> Any:
     """binary_cross_entropy(x, target): the elementwise cross entropy of probabilities (nnabla).
 
-    :math:`y = -(t \\ln x + (1 - t) \\ln(1 - x))` with ``x`` in (0, 1) (no clipping: use
-    ``sigmoid_cross_entropy`` on logits for stability). No reduction. Gradients
-    :math:`(x - t) / (x (1 - x))` w.r.t. x and :math:`\\ln(1 - x) - \\ln x` w.r.t. target.
+    As nnabla, with each logarithm's argument clamped at :math:`\\epsilon`, the smallest normal
+    number of x's dtype (``numpy.finfo(dtype).tiny``: about 1.2e-38 in float32, so a clamped log
+    is about -87.3; 2.2e-308 in float64, about -708.4):
+
+    .. math:: y = -(t \\ln \\max(x, \\epsilon) + (1 - t) \\ln \\max(1 - x, \\epsilon))
+
+    ``x`` are probabilities in [0, 1] (e.g. a sigmoid that may round to exactly 0 or 1),
+    ``target`` probabilities (usually 0 or 1) of x's shape (no broadcasting, as nnabla); integer
+    or boolean targets (labels) are cast to x's dtype. A perfect prediction (``x == t`` in
+    {0, 1}) gives loss 0 and the finite gradient of its unclamped term (1 at ``x = t = 0``, -1
+    at ``x = t = 1``); a term whose weight is 0 (``t == 0`` or ``t == 1``) contributes exactly 0
+    at every order (never ``0 * inf``). No reduction.
+
+    Gradient w.r.t. x: :math:`-t / x + (1 - t) / (1 - x)` (:math:`= (x - t) / (x (1 - x))`)
+    where both arguments are at least :math:`\\epsilon`; inside the clamped region
+    (:math:`x < \\epsilon` or :math:`1 - x < \\epsilon`) that log is a constant, so its part of
+    the gradient w.r.t. x is 0 (use ``sigmoid_cross_entropy`` on logits to keep a gradient
+    there). W.r.t. a floating target:
+    :math:`\\ln \\max(1 - x, \\epsilon) - \\ln \\max(x, \\epsilon)` (none for labels).
 
     Example::
 
@@ -209,11 +239,17 @@ def binary_cross_entropy(x: Any, target: Any) -> Any:
         >>> import gradhub.functions as F
         >>> F.binary_cross_entropy(gh.Variable([0.5, 0.9]), gh.Variable([1.0, 0.0])).d
         array([0.6931472, 2.302585 ], dtype=float32)
+        >>> F.binary_cross_entropy(gh.Variable([0.0, 1.0]), gh.Variable([0.0, 1.0])).d
+        array([0., 0.], dtype=float32)
     """
-    x = as_variable(x)
-    t = _floating_target("binary_cross_entropy", target)
-    l1 = call("Log1p", -x)  # ln(1 - x)
-    return t * (l1 - call("Log", x)) - l1
+    x, t = _prob_pair("binary_cross_entropy", x, target)
+    tiny = float(np.finfo(x.dtype).tiny) if x.dtype.kind == "f" else float(
+        np.finfo(np.float32).tiny)
+    lp = call("Log", call("MaximumScalar", x, val=tiny))  # ln max(x, eps)
+    ln = call("Log", call("MaximumScalar", call("RSubScalar", x, val=1.0), val=tiny))
+    # t * ln(x) and (1 - t) * ln(1 - x) as products, so that a zero weight kills its clamped
+    # (finite) log cleanly; written -(a) - b so that a perfect prediction gives +0, not -0
+    return -(t * lp) - call("RSubScalar", t, val=1.0) * ln
 
 
 def squared_error(x0: Any, x1: Any) -> Any:
@@ -306,6 +342,13 @@ def _prob_samples(logits: bool) -> Any:
         yield Sample((x_of(()), np.asarray(1.0)), grad_inputs=(0,), name="0-d")
         yield Sample((x_of((3, 2)).T, rng.uniform(0, 1, (2, 3))), name="transposed")
         yield Sample((x_of((0, 2)), rng.uniform(0, 1, (0, 2))), name="size-0")
+        yield Sample((x_of((2, 3)), rng.integers(0, 2, (2, 3))), grad_inputs=(0,),
+                     name="int64 labels")
+        yield Sample((x_of((3,)), np.array([True, False, True])), grad_inputs=(0,),
+                     name="bool labels")
+        if not logits:  # the clamped logs at x = 0 and 1 (nnabla); linear in t
+            yield Sample((np.array([0.0, 1.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0, 0.0])),
+                         grad_inputs=(1,), name="x at 0 and 1 (clamped)")
 
     return samples
 
@@ -316,7 +359,11 @@ def _sigmoid_ce_ref(x: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def _bce_ref(x: np.ndarray, t: np.ndarray) -> np.ndarray:
-    return -(t * np.log(x) + (1 - t) * np.log(1 - x))
+    tiny = np.finfo(np.float64).tiny
+    with np.errstate(divide="ignore"):
+        lx = np.log(np.maximum(x, tiny))
+        l1 = np.log(np.maximum(1 - x, tiny))
+    return -(t * lx + (1 - t) * l1)
 
 
 def _pair_samples(rng: np.random.Generator) -> Iterator[Sample]:
