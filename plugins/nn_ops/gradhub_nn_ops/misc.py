@@ -107,21 +107,45 @@ def _dropout_ref(x: np.ndarray, p: float = 0.5, seed: int = -1) -> np.ndarray:
 # -- Embed / EmbedBackward ---------------------------------------------------------------------
 
 
-def _check_ids(fn: str, ids: Any, n: int) -> None:
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"{fn}: x0 must hold integer ids, got dtype {ids.dtype}")
+def _integral(xp: Any, fn: str, arg: str, ids: Any) -> Any:
+    """``ids`` as an integer array: integer arrays as they are; floating arrays (nnabla's
+    ``nn.Variable`` is float32) cast to int64 when every value is a whole number.
+
+    Raises a TypeError for other dtypes and a ValueError naming ``fn`` and ``arg`` for
+    non-integral (or non-finite) values.
+    """
+    kind = ids.dtype.kind
+    if kind in "iu":
+        return ids
+    if kind != "f":
+        raise TypeError(f"{fn}: {arg} must hold integer ids (an integer dtype, or floats "
+                        f"holding whole numbers), got dtype {ids.dtype}")
+    if ids.size:
+        # whole numbers small enough for int64 (NaN fails both comparisons, inf the second)
+        ok = (xp.floor(ids) == ids) & (xp.abs(ids) < 2.0**62)
+        if not bool(ok.all()):
+            bad = float(ids[~ok].reshape(-1)[0])
+            raise ValueError(f"{fn}: {arg} must hold integer ids (whole numbers within the "
+                             f"int64 range), got the float value {bad}")
+    return ids.astype(np.int64)
+
+
+def _check_ids(xp: Any, fn: str, ids: Any, n: int) -> Any:
+    """The ids ``x0`` as an integer array, checked to lie in ``[0, n)``."""
+    ids = _integral(xp, fn, "x0", ids)
     if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= n):
         raise ValueError(
             f"{fn}: ids in x0 must be in [0, {n}), got values in [{int(ids.min())}, "
             f"{int(ids.max())}]"
         )
+    return ids
 
 
 def _embed(xp: Any, x0: Any, w: Any) -> Any:
     if w.ndim < 1:
         raise ValueError("embed: w must have at least 1 dim (n_inputs, ...)")
-    _check_ids("embed", x0, w.shape[0])
-    return xp.take(w, x0, axis=0)
+    ids = _check_ids(xp, "embed", x0, w.shape[0])
+    return xp.take(w, ids, axis=0)
 
 
 def _embed_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
@@ -130,7 +154,7 @@ def _embed_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-un
 
 def _embed_backward(xp: Any, x0: Any, g: Any, shape: Sequence[int] = ()) -> Any:
     shape = tuple(shape)
-    _check_ids("embed_backward", x0, shape[0] if shape else 0)
+    x0 = _check_ids(xp, "embed_backward", x0, shape[0] if shape else 0)
     if g.shape != x0.shape + shape[1:]:
         raise ValueError(f"embed_backward: g has shape {g.shape}, expected "
                          f"{x0.shape + shape[1:]}")
@@ -158,6 +182,8 @@ def _embed_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((np.array(2), rng.standard_normal((3, 4))), name="0-d id")
     yield Sample((np.zeros((0,), dtype=np.int64), rng.standard_normal((3, 2))), name="no ids")
     yield Sample((np.array([1, 1]), rng.standard_normal((2, 3)).T), name="non-contiguous w")
+    yield Sample((np.array([[3.0, 0.0], [3.0, 1.0]]), rng.standard_normal((4, 2))),
+                 grad_inputs=(1,), name="float ids (nnabla's float32 nn.Variable)")
 
 
 def _embed_ref(x0: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -173,6 +199,8 @@ def _embed_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((np.array([[1, 0], [1, 1]]), rng.standard_normal((2, 2, 2))),
                  {"shape": (3, 2)}, name="2-d ids")
     yield Sample((np.array(1), rng.standard_normal((2,))), {"shape": (3, 2)}, name="0-d id")
+    yield Sample((np.array([2.0, 0.0, 2.0]), rng.standard_normal((3, 2))), {"shape": (3, 2)},
+                 grad_inputs=(1,), name="float ids")
 
 
 def _embed_backward_ref(x0: np.ndarray, g: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
@@ -187,8 +215,7 @@ def _embed_backward_ref(x0: np.ndarray, g: np.ndarray, shape: Sequence[int] = ()
 
 def _one_hot(xp: Any, x: Any, shape: Sequence[int] = ()) -> Any:
     shape = tuple(int(s) for s in shape)
-    if x.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: x must hold integer indices, got dtype {x.dtype}")
+    x = _integral(xp, "one_hot", "x", x)
     if x.ndim < 1 or x.shape[-1] != len(shape):
         raise ValueError(
             f"one_hot: the last dim of x ({x.shape[-1] if x.ndim else 'none'}) must equal "
@@ -221,6 +248,7 @@ def _one_hot_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((np.array([[[0, 2], [1, 1]], [[1, 0], [0, 0]]]),), {"shape": (2, 3)},
                  name="2-d positions")
     yield Sample((np.array([2]),), {"shape": (3,)}, name="single")
+    yield Sample((np.array([[1.0, 2.0], [0.0, 0.0]]),), {"shape": (2, 3)}, name="float indices")
 
 
 def _one_hot_ref(x: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
@@ -255,8 +283,10 @@ Example::
       samples=_embed_samples, reference=_embed_ref,
       doc="""Look up rows of ``w`` by integer ids (nnabla ``F.embed``): ``y[i...] = w[x0[i...]]``.
 
-The output has shape ``x0.shape + w.shape[1:]``. The gradient w.r.t. ``w`` scatter-adds the
-output gradient into the rows (duplicate ids accumulate); ``x0`` gets none.
+The output has shape ``x0.shape + w.shape[1:]``. ``x0`` holds ids in ``[0, w.shape[0])``: an
+integer dtype, or floats holding whole numbers (cast to int, as nnabla, whose ``nn.Variable`` is
+float32); other floats raise a ValueError. The gradient w.r.t. ``w`` scatter-adds the output
+gradient into the rows (duplicate ids accumulate); ``x0`` gets none.
 
 Example::
 
@@ -288,7 +318,8 @@ Example::
       reference=_one_hot_ref,
       doc="""One-hot encoding as nnabla's ``F.one_hot`` (float32 output, non-differentiable).
 
-``x`` holds integer indices of shape ``(..., N)`` with ``N == len(shape)``; the output has shape
+``x`` holds integer indices (an integer dtype, or floats holding whole numbers, cast as nnabla
+does) of shape ``(..., N)`` with ``N == len(shape)``; the output has shape
 ``x.shape[:-1] + shape`` with ``y[i..., x[i..., 0], ..., x[i..., N-1]] = 1`` and zeros elsewhere.
 
 Example::
