@@ -195,12 +195,18 @@ def _from_ext(xp: Any, a: Any, out: Sequence[int], bias: Any = None) -> Any:
     """The valid part (N, C, *out) of an extended-grid array, as a new contiguous array, plus
     ``bias`` (C,) if given (added in the same pass as the copy)."""
     b = None if bias is None else bias.reshape((-1,) + (1,) * len(out))
+    dtype = a.dtype
+    if b is not None and b.dtype != dtype:
+        dtype = np.result_type(dtype, b.dtype)  # a wider bias promotes the result (numpy)
     if tuple(a.shape[2:]) == tuple(out):
-        if b is not None:
-            a += b
+        if b is None:
+            return a
+        if dtype != a.dtype:
+            return a + b
+        a += b
         return a
     valid = a[(slice(None), slice(None), *(slice(0, s) for s in out))]
-    res = output_array(xp, valid.shape, a.dtype)
+    res = output_array(xp, valid.shape, dtype)
     if b is None:
         res[...] = valid
         return res
@@ -516,7 +522,11 @@ def _deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, p
     y = _deconv_nd(xp, _flat(x, geo), w, geo, op, "deconvolution")
     if b is not None:
         _check_bias("deconvolution", b, y.shape[1])
-        y += b.reshape((-1,) + (1,) * geo.nd)
+        bb = b.reshape((-1,) + (1,) * geo.nd)
+        if bb.dtype != y.dtype and np.result_type(y.dtype, bb.dtype) != y.dtype:
+            y = y + bb  # a wider bias promotes the result (numpy's rules), as x and w do
+        else:
+            y += bb
     return y.reshape(geo.batch + y.shape[1:])
 
 

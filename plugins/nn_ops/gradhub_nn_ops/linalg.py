@@ -186,7 +186,11 @@ def _affine(xp: Any, x: Any, weight: Any, bias: Any = None, base_axis: int = 1) 
         if bias.size != m:
             raise ValueError(f"affine: bias has shape {bias.shape}, expected "
                              f"{tuple(weight.shape[1:])}")
-        y += bias.reshape(m) if bias.ndim != 1 else bias
+        b = bias.reshape(m) if bias.ndim != 1 else bias
+        if b.dtype != y.dtype and np.result_type(y.dtype, b.dtype) != y.dtype:
+            y = y + b  # a wider bias promotes the result (numpy's rules), as x and w do
+        else:
+            y += b
     shape = (*x.shape[:base_axis], *weight.shape[1:])
     return y if y.shape == shape else y.reshape(shape)
 
