@@ -8,15 +8,20 @@ distribution) and leaves nothing half-registered. Strict mode raises instead.
 
 Hooks run in two phases over all plugins: devices and functions first, then kernels and rules (so
 a device plugin can add kernels for functions of a plugin loaded after it). A plugin failing in the
-second phase has its first-phase registrations removed.
+second phase has its first-phase registrations undone, and what they replaced (``override=True``)
+put back, so that a skipped plugin leaves the registry exactly as before it. A plugin that calls
+``sys.exit()`` fails like any other (only ``KeyboardInterrupt`` goes through). A hook must carry
+the ``@gradhub.hookimpl`` marker: an unmarked one (which pluggy would ignore) makes the plugin fail.
 
 Environment switches, read at load time:
 
 * ``GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1``: load no entry point (only those named in
   ``GRADHUB_PLUGINS``, if set).
-* ``GRADHUB_PLUGINS=a,b``: load only these (entry-point or distribution names).
-* ``GRADHUB_BLOCK_PLUGINS=a,b``: never load these.
-* ``GRADHUB_STRICT_PLUGINS=1``: raise :class:`~gradhub.errors.PluginError` on a broken plugin.
+* ``GRADHUB_PLUGINS=a,b``: load only these (entry-point names, or distribution names compared
+  normalized as PEP 503 does: ``gradhub_nn_ops`` selects ``gradhub-nn-ops``).
+* ``GRADHUB_BLOCK_PLUGINS=a,b``: never load these (named the same way).
+* ``GRADHUB_STRICT_PLUGINS=1``: raise :class:`~gradhub.errors.PluginError` on a broken plugin,
+  leaving the registry as it was before loading started.
 * ``GRADHUB_TUNE_MALLOC=1``: call :func:`gradhub.device.tune_host_allocator` (opt-in).
 """
 
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 import threading
 import types
@@ -95,6 +101,10 @@ class _Staging:
         self.parametric: list[tuple[ParametricDef, bool]] = []
         self.kernels: list[tuple[str, str, Callable[..., Any], bool]] = []
         self.rules: list[tuple[str, Rule, bool]] = []
+        #: what committing changed, in order, so that a failure can restore the registry exactly:
+        #: ``[table, key, new value, old value or _MISSING]`` for a dict entry, ``[fdef, new
+        #: rule, old rule, old overrides, old audit]`` for a backward rule
+        self.undo: list[list[Any]] = []
 
     def staged_function(self, name: str) -> FunctionDef | None:
         for f, _ in self.functions:
@@ -289,6 +299,14 @@ def _split_env(name: str) -> set[str]:
     return {s.strip() for s in os.environ.get(name, "").split(",") if s.strip()}
 
 
+_RUNS = re.compile(r"[-_.]+")
+
+
+def _normalize(name: str) -> str:
+    """A distribution name normalized as PEP 503 says: lowercase, runs of ``-_.`` become ``-``."""
+    return _RUNS.sub("-", name).lower()
+
+
 class EntryPoint(NamedTuple):
     """One entry point of the group ``gradhub.plugins``: its name, ``module[:attr]`` value and
     the distribution (name and version) that declares it."""
@@ -386,50 +404,93 @@ def _entry_points() -> list[EntryPoint]:
     return sorted(eps.values(), key=lambda e: e.name)
 
 
-def _validate_hooks(module: Any, record: PluginRecord) -> None:
+def _validate_hooks(pm: pluggy.PluginManager, module: Any, record: PluginRecord) -> None:
+    """Fail on a ``gradhub_*`` callable that is not a hook (a typo) and on a hook that lacks the
+    ``@gradhub.hookimpl`` marker (pluggy would silently ignore it)."""
     for attr in dir(module):
-        if attr.startswith("gradhub_") and attr not in _REGISTRARS:
-            obj = getattr(module, attr)
-            if callable(obj):
-                raise PluginError(
-                    f"hook {attr!r} is not a gradhub hook; known hooks: {', '.join(_REGISTRARS)}"
-                )
+        if not attr.startswith("gradhub_"):
+            continue
+        obj = getattr(module, attr)
+        if not callable(obj):
+            continue
+        if attr not in _REGISTRARS:
+            raise PluginError(
+                f"hook {attr!r} is not a gradhub hook; known hooks: {', '.join(_REGISTRARS)}"
+            )
+        if pm.parse_hookimpl_opts(module, attr) is None:
+            raise PluginError(
+                f"hook {attr!r} of {record.module} lacks the @gradhub.hookimpl marker, so it "
+                "would never be called; decorate it with @gradhub.hookimpl"
+            )
 
 
 def _check_phase1(s: _Staging) -> None:
     names: set[str] = set()
+    snakes: set[str] = set()
     for fdef, override in s.functions:
-        if fdef.name in names:
-            raise RegistrationError(f"function {fdef.name!r} is registered twice by the plugin")
-        names.add(fdef.name)
+        # within the plugin: a later registration of a name needs override=True, as across plugins
+        for key, seen, what in ((fdef.name, names, "function"), (fdef.snake, snakes, "snake_case "
+                                                                 "name")):
+            if key in seen and not override:
+                raise RegistrationError(
+                    f"{what} {key!r} is registered twice by the plugin; pass override=True to "
+                    "the later registration to replace the earlier one"
+                )
+            seen.add(key)
         for key, table in ((fdef.name, REGISTRY.functions), (fdef.snake, REGISTRY.snake)):
             old = table.get(key)
             if old is not None and not override:
                 raise RegistrationError(
                     f"duplicate function {key!r}: already registered by {old.provider}"
                 )
+    pnames: set[str] = set()
     for pdef, override in s.parametric:
+        if pdef.name in pnames and not override:
+            raise RegistrationError(
+                f"parametric function {pdef.name!r} is registered twice by the plugin; pass "
+                "override=True to the later registration to replace the earlier one"
+            )
+        pnames.add(pdef.name)
         old_p = REGISTRY.parametric.get(pdef.name)
         if old_p is not None and not override:
             raise RegistrationError(
                 f"duplicate parametric function {pdef.name!r}: already registered by "
                 f"{old_p.provider}"
             )
+    kinds: set[str] = set()
     for dt, aliases in s.devices:
         for key in (dt.kind, *aliases):
+            if key in kinds:
+                raise RegistrationError(f"device {key!r} is registered twice by the plugin")
+            kinds.add(key)
             if key in REGISTRY.device_types or key in REGISTRY.device_aliases:
                 raise RegistrationError(f"duplicate device {key!r}")
 
 
+_MISSING: Any = object()
+
+
+def _put(s: _Staging, table: dict[Any, Any], key: Any, value: Any) -> None:
+    """``table[key] = value``, noted in the plugin's undo log."""
+    s.undo.append([table, key, value, table.get(key, _MISSING)])
+    table[key] = value
+
+
 def _commit_phase1(s: _Staging) -> None:
     for dt, aliases in s.devices:
-        REGISTRY.add_device_type(dt, s.provider, aliases)
+        _put(s, REGISTRY.device_types, dt.kind, dt)
+        _put(s, REGISTRY.device_providers, dt.kind, s.provider)
+        for a in aliases:
+            _put(s, REGISTRY.device_aliases, a, dt.kind)
+        for t in dt.array_types:
+            _put(s, REGISTRY.by_array_type, t, dt)
     for fdef, override in s.functions:
-        REGISTRY.add_function(fdef, override=True)
+        _put(s, REGISTRY.functions, fdef.name, fdef)
+        _put(s, REGISTRY.snake, fdef.snake, fdef)
         if override:
             fdef.overrides.append(("(replaced function)", str(s.provider)))
     for pdef, _ in s.parametric:
-        REGISTRY.parametric[pdef.name] = pdef
+        _put(s, REGISTRY.parametric, pdef.name, pdef)
 
 
 def _check_phase2(s: _Staging) -> None:
@@ -466,11 +527,14 @@ def _commit_phase2(s: _Staging) -> None:
     for name, kind, fn, _ in s.kernels:
         fdef = REGISTRY.functions[name]
         kind = REGISTRY.device_aliases.get(kind, kind)
-        fdef.kernels[kind] = fn
-        fdef.kernel_providers[kind] = s.provider
+        _put(s, fdef.kernels, kind, fn)
+        _put(s, fdef.kernel_providers, kind, s.provider)
     for name, rule, override in s.rules:
+        fdef = REGISTRY.functions[name]
+        entry = [fdef, None, fdef.rule, list(fdef.overrides), dict(fdef.audit)]
+        s.undo.append(entry)
         set_rule(
-            REGISTRY.functions[name],
+            fdef,
             rule.fn,
             rule.provider,
             override,
@@ -479,27 +543,37 @@ def _commit_phase2(s: _Staging) -> None:
             rule.first_order_only,
             rule.fast,
         )
+        entry[1] = fdef.rule
 
 
-def _rollback(s: _Staging) -> None:
-    """Remove what a plugin committed in phase 1 (it failed in phase 2)."""
-    for fdef, _ in s.functions:
-        if REGISTRY.functions.get(fdef.name) is fdef:
-            del REGISTRY.functions[fdef.name]
-            REGISTRY.snake.pop(fdef.snake, None)
-    for pdef, _ in s.parametric:
-        if REGISTRY.parametric.get(pdef.name) is pdef:
-            del REGISTRY.parametric[pdef.name]
-    for dt, aliases in s.devices:
-        if REGISTRY.device_types.get(dt.kind) is dt:
-            del REGISTRY.device_types[dt.kind]
-            REGISTRY.device_providers.pop(dt.kind, None)
-            for a in aliases:
-                REGISTRY.device_aliases.pop(a, None)
-            for t in dt.array_types:
-                if REGISTRY.by_array_type.get(t) is dt:
-                    del REGISTRY.by_array_type[t]
-    # kernels of other plugins for functions that are now gone disappear with the functions
+def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
+    """Undo everything a plugin committed (it failed after committing some of it), restoring
+    what it replaced: the registry is left as it was before the plugin.
+
+    An entry that a plugin in ``others`` has replaced since is left to that plugin, whose undo log
+    is pointed past this plugin's value, so that undoing it later does not bring this plugin back.
+    """
+    for entry in reversed(s.undo):
+        if len(entry) == 4:
+            table, key, new, old = entry
+            if table.get(key, _MISSING) is new:
+                if old is _MISSING:
+                    del table[key]
+                else:
+                    table[key] = old
+                continue
+            for o in others:
+                for e in o.undo:
+                    if len(e) == 4 and e[0] is table and e[1] == key and e[3] is new:
+                        e[3] = old
+        else:
+            fdef, new_rule, old_rule, overrides, audit = entry
+            if fdef.rule is new_rule:
+                fdef.rule = old_rule
+                fdef.overrides[:] = overrides
+                fdef.audit.clear()
+                fdef.audit.update(audit)
+    s.undo.clear()
 
 
 def _run_hooks(
@@ -533,10 +607,17 @@ def load_plugins(
 
     ``extra``: additional ``(name, module)`` plugins to load after the entry points (for plugins
     defined in the running program). When the plugins are loaded already, only the extras are
-    loaded, into the existing registry. Called automatically on first use.
+    loaded, into the existing registry; a second call without extras changes nothing and returns
+    the same report. Called automatically on first use.
+
+    In strict mode (``strict=True``, or ``GRADHUB_STRICT_PLUGINS=1`` when ``strict`` is None) a
+    broken plugin raises :class:`~gradhub.errors.PluginError` and the registry is left as it was
+    before the call (so the next attempt reports the same error).
     """
     with _LOCK:  # one loading thread; the others wait for it (see ensure_loaded)
         if STATE.loading:  # a use of gradhub from inside the loading itself
+            return STATE.records
+        if STATE.loaded and not extra:  # loaded already and nothing to add
             return STATE.records
         if strict is None:
             strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
@@ -546,7 +627,7 @@ def load_plugins(
             tune_host_allocator()
         STATE.loading = True
         try:
-            return _load(strict, extra, incremental=STATE.loaded and bool(extra))
+            return _load(strict, extra, incremental=STATE.loaded)
         finally:
             STATE.loading = False
 
@@ -578,14 +659,19 @@ def _load(
     block = _split_env("GRADHUB_BLOCK_PLUGINS")
     autoload = os.environ.get("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "") in ("", "0")
     if (autoload or allow) and not incremental:
+        # an entry-point name matches as written; a distribution name also as normalized
+        # (PEP 503), so gradhub_nn_ops and Gradhub.NN-ops both select gradhub-nn-ops
+        allow_n = {_normalize(a) for a in allow}
+        block_n = {_normalize(b) for b in block}
         for ep in _entry_points():
             dist, version = ep.distribution, ep.version
             rec = PluginRecord(ep.name, dist, version, ep.value)
-            if {ep.name, dist} & block:
+            dist_n = _normalize(dist)
+            if ep.name in block or dist_n in block_n:
                 rec.status = "blocked"
                 records.append(rec)
                 continue
-            if allow and not ({ep.name, dist} & allow):
+            if allow and not (ep.name in allow or dist_n in allow_n):
                 rec.status = "not selected"
                 records.append(rec)
                 continue
@@ -595,25 +681,34 @@ def _load(
         candidates.append((rec, _returning(module)))
 
     failures: list[PluginRecord] = []
+    #: the plugins that committed something, in order (a strict failure undoes them all)
+    committed: list[_Staging] = []
 
     def fail(rec: PluginRecord, err: BaseException, where: str) -> None:
         rec.status = "failed"
         rec.error = f"{where}: {type(err).__name__}: {err}"
         failures.append(rec)
         if strict:
+            # leave the registry as before this call: the next attempt then reports this same
+            # error rather than a duplicate of what the plugins before this one registered
+            for done in reversed(committed):
+                _rollback(done)
+            REGISTRY.changed()
             raise PluginError(
                 f"plugin {rec.name!r} (distribution {rec.distribution or '?'} "
                 f"{rec.version}) failed to load: {rec.error}"
             ) from err
 
+    # SystemExit too: a plugin calling sys.exit() is a broken plugin, not a request to end the
+    # program (KeyboardInterrupt still interrupts)
     loaded: list[tuple[PluginRecord, _Staging]] = []
     for rec, loader in candidates:
         records.append(rec)
         try:
             module = loader()
-            _validate_hooks(module, rec)
+            _validate_hooks(pm, module, rec)
             pm.register(module, name=rec.name)
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             fail(rec, e, "import")
             continue
         provider = Provider(rec.distribution, rec.version, rec.module)
@@ -624,10 +719,11 @@ def _load(
         try:
             _run_hooks(pm, rec.name, _PHASES[0], s)
             _check_phase1(s)
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             pm.unregister(name=rec.name)
             fail(rec, e, "registration")
             continue
+        committed.append(s)
         _commit_phase1(s)
         ok.append((rec, s))
 
@@ -635,11 +731,12 @@ def _load(
         try:
             _run_hooks(pm, rec.name, _PHASES[1], s)
             _check_phase2(s)
-        except Exception as e:
-            _rollback(s)
+            _commit_phase2(s)
+        except (Exception, SystemExit) as e:
+            committed.remove(s)
+            _rollback(s, committed)
             fail(rec, e, "registration")
             continue
-        _commit_phase2(s)
         rec.status = "loaded"
         rec.added = {
             "devices": len(s.devices),
@@ -648,7 +745,6 @@ def _load(
             "kernels": len(s.kernels),
             "rules": len(s.rules),
         }
-    # drop kernels whose function was rolled back (they hang off the function objects)
     STATE.records = records
     STATE.loaded = True
     REGISTRY.changed()
