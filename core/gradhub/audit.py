@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from .device import parse_device_name
 from .errors import BackwardRuleError, GradcheckError
 from .registry import REGISTRY, FunctionDef, Sample, _ensure_loaded
-from .testing import gradcheck
+from .testing import NothingToCheckError, gradcheck
 from .variable import Variable
 
 
@@ -95,28 +96,42 @@ _GRADCHECK_SEED = 20261122
 
 
 def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) -> None:
-    """gradcheck the function on one sample up to ``order`` (in float64)."""
+    """gradcheck the function on one sample up to ``order`` (in float64).
+
+    A sample with no derivative to check (``grad_inputs=()``, or only integer outputs such as
+    ``Max(only_index=True)``) is skipped: its forward pass is what :func:`check_forward` checks.
+    """
     attrs = sample.attrs
+    if sample.grad_inputs is not None and not len(sample.grad_inputs):
+        return
 
     def fn(*xs: Variable) -> Any:
         return fdef.api(*xs, **attrs)  # type: ignore[misc]
 
-    gradcheck(
-        fn,
-        [device.asarray(np.asarray(a)) for a in sample.inputs],
-        order=order,
-        seed=_GRADCHECK_SEED,
-        grad_inputs=sample.grad_inputs,
-        device=device,
-        name=f"{fdef.name}[{sample.name}] on {device.name}",
-    )
+    try:
+        gradcheck(
+            fn,
+            [device.asarray(np.asarray(a)) for a in sample.inputs],
+            order=order,
+            seed=_GRADCHECK_SEED,
+            grad_inputs=sample.grad_inputs,
+            device=device,
+            name=f"{fdef.name}[{sample.name}] on {device.name}",
+        )
+    except NothingToCheckError:
+        return
 
 
 def check_function(
     fdef: FunctionDef, device: str = "cpu", order: int = 2, record: bool = True, seed: int = 0
 ) -> CheckResult:
-    """Audit one function on one device kind up to ``order``; record the result if asked."""
-    dev = REGISTRY.device_type(device).get(0)
+    """Audit one function on one device up to ``order``; record the result if asked.
+
+    ``device`` is a device kind (``"cpu"``, index 0) or a name with an index (``"cuda:1"``); an
+    index the device does not have raises :class:`~gradhub.errors.DeviceError`.
+    """
+    kind, index = parse_device_name(device)
+    dev = REGISTRY.device_type(kind).get(index)
     t0 = time.perf_counter()
     samples = samples_of(fdef, seed)
     verified = order
@@ -182,7 +197,7 @@ def audit(
     _ensure_loaded()
     names = sorted(REGISTRY.functions) if functions is None else list(functions)
     if devices is None:
-        devices = [k for k, dt in sorted(REGISTRY.device_types.items()) if dt.availability()[0]]
+        devices = REGISTRY.usable_devices()  # a device whose probe raises is left out
     results = []
     for dev in devices:
         for name in names:

@@ -120,11 +120,8 @@ def _device_rows() -> list[dict[str, Any]]:
 
     _ensure_loaded()
     rows: list[dict[str, Any]] = []
-    for kind, dt in sorted(REGISTRY.device_types.items()):
-        try:
-            ok, why = dt.availability()
-        except Exception as e:  # a broken availability probe is itself a reason
-            ok, why = False, f"availability check failed: {type(e).__name__}: {e}"
+    for kind in sorted(REGISTRY.device_types):
+        ok, why = REGISTRY.availability(kind)  # a broken probe is itself a reason
         prov = REGISTRY.device_providers.get(kind)
         rows.append(
             {
@@ -166,7 +163,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
 
     if args.audit:  # verify first, so the status column says verified/failed
         _ensure_loaded()
-        devices = [k for k, dt in sorted(REGISTRY.device_types.items()) if dt.availability()[0]]
+        devices = REGISTRY.usable_devices()
         run_audit([REGISTRY.functions[n] for n in sorted(REGISTRY.functions)], devices, None)
     rows = registry_table()
     if args.json:
@@ -306,22 +303,42 @@ def _select_functions(patterns: Sequence[str]) -> list[FunctionDef]:
 
 
 def _select_devices(names: Sequence[str]) -> list[str]:
-    """Device kinds to audit on: the named ones (checked usable), or every usable one."""
+    """Devices to audit on: the named ones (checked usable), or every usable one.
+
+    A name is a kind or alias (``"cpu"``, ``"cudnn"``) or a kind with an index (``"cuda:1"``); the
+    result names each device once, as its kind for index 0 (``"cuda"``) and ``kind:index``
+    otherwise. An unknown kind, an index the device does not have and an unusable device are
+    usage errors naming ``--device``.
+    """
+    from .device import parse_device_name
+    from .errors import DeviceError
     from .registry import REGISTRY, _ensure_loaded
 
     _ensure_loaded()
     if not names:
-        return [k for k, dt in sorted(REGISTRY.device_types.items()) if dt.availability()[0]]
-    kinds: list[str] = []
+        return REGISTRY.usable_devices()  # a device whose probe raises is left out
+    devices: list[str] = []
     for name in names:
-        kind = name.partition(":")[0]
-        dt = REGISTRY.device_type(kind)  # DeviceError naming the distribution to install
-        ok, why = dt.availability()
+        try:
+            kind, index = parse_device_name(name)
+            dt = REGISTRY.device_type(kind)  # DeviceError naming the distribution to install
+        except DeviceError as e:
+            raise UsageError(f"--device: {e}") from e
+        ok, why = REGISTRY.availability(dt.kind)
         if not ok:
             raise UsageError(f"--device: device {name!r} is unusable here: {why}")
-        if dt.kind not in kinds:
-            kinds.append(dt.kind)
-    return kinds
+        try:
+            dt.get(index)  # the index must exist (the CPU has only index 0)
+        except DeviceError as e:
+            raise UsageError(f"--device: {e}") from e
+        except Exception as e:  # a plugin's get() failing some other way
+            raise UsageError(
+                f"--device: device {name!r} cannot be used: {type(e).__name__}: {e}"
+            ) from e
+        key = dt.kind if index == 0 else f"{dt.kind}:{index}"
+        if key not in devices:
+            devices.append(key)
+    return devices
 
 
 #: Audit result categories, in the order the summary lists them.

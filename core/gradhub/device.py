@@ -136,16 +136,46 @@ class Context(NamedTuple):
 
 
 def parse_device_name(name: str) -> tuple[str, int]:
-    """Split ``"cuda:1"`` into ``("cuda", 1)``; ``"cpu"`` gives ``("cpu", 0)``."""
+    """Split ``"cuda:1"`` into ``("cuda", 1)``; ``"cpu"`` gives ``("cpu", 0)``.
+
+    Raises :class:`~gradhub.errors.DeviceError` for an empty name, an empty kind (``":0"``) and an
+    index after ``:`` that is missing (``"cpu:"``) or not a non-negative integer.
+    """
     if not isinstance(name, str) or not name:
         raise DeviceError(f"device name must be a non-empty string, got {name!r}")
-    kind, _, idx = name.partition(":")
-    if not idx:
+    kind, sep, idx = name.partition(":")
+    if not kind:
+        raise DeviceError(f"device name {name!r}: the device kind before ':' is missing")
+    if not sep:
         return kind, 0
-    try:
-        return kind, int(idx)
-    except ValueError:
-        raise DeviceError(f"device name {name!r}: the index after ':' must be an integer") from None
+    if not (idx.isascii() and idx.isdigit()):
+        raise DeviceError(
+            f"device name {name!r}: the index after ':' must be an integer >= 0"
+        )
+    return kind, int(idx)
+
+
+#: the values of ``type_config`` (nnabla's), see :class:`Context`
+TYPE_CONFIGS = ("float", "half")
+
+
+def _device_index(func: str, device_id: Any) -> int:
+    """``device_id`` as a non-negative int: an int or a string of digits (nnabla passes "0")."""
+    if isinstance(device_id, str):
+        text = device_id.strip()
+        if not (text.isascii() and text.isdigit()):
+            raise ValueError(
+                f"{func}: device_id must be a non-negative integer, got {device_id!r}"
+            )
+        return int(text)
+    if isinstance(device_id, bool) or not isinstance(device_id, (int, np.integer)):
+        raise TypeError(
+            f"{func}: device_id must be an int (or a string of digits), got "
+            f"{type(device_id).__name__} {device_id!r}"
+        )
+    if device_id < 0:
+        raise ValueError(f"{func}: device_id must be a non-negative integer, got {device_id}")
+    return int(device_id)
 
 
 class _ContextState(threading.local):
@@ -168,10 +198,15 @@ def get_extension_context(
     """Return the context of a device, checking that the device is installed and usable.
 
     ``ext_name`` is a device kind (``"cpu"``, ``"cuda"``, its alias ``"cudnn"``) or a name with an
-    index (``"cuda:1"``).
+    index (``"cuda:1"``, which takes precedence over ``device_id``). ``device_id`` is a
+    non-negative int or a string of digits (as nnabla passes it); ``type_config`` is ``"float"``
+    or ``"half"``.
 
     Raises :class:`~gradhub.errors.DeviceError` naming the distribution to install when no plugin
-    provides the device, or saying why the device is unusable.
+    provides the device, saying why the device is unusable (also when the plugin's availability
+    probe itself raises: the error then names the device, its plugin distribution and the
+    original error), and for a malformed name; ``ValueError``/``TypeError`` naming the argument
+    for a bad ``device_id`` (``"abc"``, ``-1``, ``1.7``) or ``type_config``.
 
     Example::
 
@@ -181,11 +216,21 @@ def get_extension_context(
     """
     from .registry import REGISTRY
 
+    func = "get_extension_context"
     kind, idx = parse_device_name(ext_name)
     if ":" not in ext_name:
-        idx = int(device_id)
+        idx = _device_index(func, device_id)
+    if not isinstance(type_config, str):
+        raise TypeError(
+            f"{func}: type_config must be a string, got {type(type_config).__name__}"
+        )
+    if type_config not in TYPE_CONFIGS:
+        raise ValueError(
+            f"{func}: type_config must be one of {', '.join(map(repr, TYPE_CONFIGS))}, "
+            f"got {type_config!r}"
+        )
     dtype_ = REGISTRY.device_type(kind)  # raises with the distribution to install
-    ok, why = dtype_.availability()
+    ok, why = REGISTRY.availability(dtype_.kind)  # a probe that raises is a reason too
     if not ok:
         raise DeviceError(f"device {ext_name!r} is unusable here: {why}")
     dtype_.get(idx)  # validates the index

@@ -445,6 +445,31 @@ class Registry:
             raise DeviceError(f"unknown device {kind!r}: {hint}. Installed devices: {known}")
         return dt
 
+    def availability(self, kind: str) -> tuple[bool, str]:
+        """Whether the registered device ``kind`` is usable here, and why not.
+
+        The plugin's :meth:`DeviceType.availability <gradhub.device.DeviceType.availability>`
+        probe is guarded: a probe that raises (or returns something other than a pair) makes the
+        device unusable, with a reason naming the device, the plugin distribution that registered
+        it and the original error, instead of taking down the caller (``gradhub registry``,
+        :func:`show_registry`, :func:`~gradhub.device.get_extension_context`...).
+        """
+        kind = self.device_aliases.get(kind, kind)
+        dt = self.device_types[kind]
+        try:
+            ok, why = dt.availability()
+        except (Exception, SystemExit) as e:  # a broken probe is itself a reason
+            prov = self.device_providers.get(kind)
+            by = f" (registered by {prov})" if prov is not None else ""
+            return False, (
+                f"the availability check of device {kind!r}{by} failed: {type(e).__name__}: {e}"
+            )
+        return bool(ok), "" if ok else str(why)
+
+    def usable_devices(self) -> list[str]:
+        """The registered device kinds that are usable here, sorted (see :meth:`availability`)."""
+        return [k for k in sorted(self.device_types) if self.availability(k)[0]]
+
     # -- functions -----------------------------------------------------------------------------
     def get(self, name: str) -> FunctionDef:
         """The function registered as ``name`` (CamelCase or snake_case)."""
@@ -573,7 +598,7 @@ def registry_table() -> list[dict[str, Any]]:
     """Every registered function as a row: name, callable, provider, rule, status, devices."""
     _ensure_loaded()
     rows = []
-    usable = sorted(k for k, dt in REGISTRY.device_types.items() if dt.availability()[0])
+    usable = REGISTRY.usable_devices()
     for name in sorted(REGISTRY.functions):
         f = REGISTRY.functions[name]
         if f.kind == "composite":
@@ -624,8 +649,8 @@ def show_registry(file: Any = None) -> None:
         if k == 0:
             print("  ".join("-" * w for w in widths), file=out)
     unusable = []
-    for kind, dt in sorted(REGISTRY.device_types.items()):
-        ok, why = dt.availability()
+    for kind in sorted(REGISTRY.device_types):
+        ok, why = REGISTRY.availability(kind)
         if not ok:
             unusable.append(f"{kind}: {why}")
     if unusable:

@@ -20,8 +20,13 @@ import numpy as np
 
 from .device import CPU, Device
 from .engine import grad
-from .errors import GradcheckError
+from .errors import GradcheckError, GradhubError
 from .variable import Variable
+
+
+class NothingToCheckError(GradhubError, ValueError):
+    """:func:`gradcheck` was asked for a check that would verify nothing: no input to
+    differentiate, or ``fn`` returned no floating-point Variable."""
 
 
 def _outputs(res: Any) -> list[Variable]:
@@ -52,9 +57,18 @@ def gradcheck(
     """Check the derivatives of ``fn`` up to ``order`` numerically; raise GradcheckError if wrong.
 
     ``fn`` takes Variables and returns a Variable or a sequence of them. Floating inputs are cast
-    to float64; ``grad_inputs`` picks the inputs to differentiate (default: every floating one).
-    Besides the numeric comparison it checks that a zero incoming gradient gives zero gradients
-    and that running backward twice gives the same result.
+    to float64, and so are Python numbers and (nested) lists of them, integers included;
+    ``grad_inputs`` picks the inputs to differentiate (default: every floating one). A numpy
+    integer array is an index-like input, not differentiated unless ``grad_inputs`` names it (it
+    is then cast to float64). Besides the numeric comparison it checks that a zero incoming
+    gradient gives zero gradients and that running backward twice gives the same result.
+
+    A check that would verify nothing raises instead of returning True:
+    :class:`NothingToCheckError` (a ``ValueError``) when no input is differentiated (say, only
+    integer arrays) and when ``fn`` returns no floating-point Variable. Bad arguments raise
+    ``ValueError``/``TypeError`` naming the argument: an ``order`` below 1 or not an int,
+    ``grad_inputs`` that are not distinct indices of ``inputs``, ``grad_outputs`` of the wrong
+    length.
 
     Example::
 
@@ -62,18 +76,50 @@ def gradcheck(
         >>> gh.testing.gradcheck(lambda x: x * x * x, [[0.5, -1.0, 2.0]], order=3)
         True
     """
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
+        raise TypeError(f"gradcheck: order must be an int >= 1, got {type(order).__name__} "
+                        f"{order!r}")
+    if order < 1:
+        raise ValueError(f"gradcheck: order must be >= 1 (the highest derivative order to "
+                         f"check), got {order}")
+    if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
+        raise TypeError(f"gradcheck: inputs must be a sequence (one entry per argument of fn), "
+                        f"got {type(inputs).__name__}")
+    n = len(inputs)
+    if grad_inputs is not None:
+        diff = []
+        for i in grad_inputs:
+            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+                raise TypeError(f"gradcheck: grad_inputs must hold input indices (ints), got "
+                                f"{type(i).__name__} {i!r}")
+            if not 0 <= i < n:
+                raise ValueError(f"gradcheck: grad_inputs index {i} is out of range for {n} "
+                                 f"input(s)")
+            if int(i) in diff:
+                raise ValueError(f"gradcheck: grad_inputs names input {i} twice")
+            diff.append(int(i))
     dev = device or CPU
     arrays = []
-    for a in inputs:
+    for k, a in enumerate(inputs):
         a = a.d if isinstance(a, Variable) else a
-        h = np.asarray(dev.to_numpy(a) if not isinstance(a, (list, float, int)) else a)
-        if h.dtype.kind == "f" or (h.dtype.kind in "iu" and isinstance(a, (list, float))):
+        literal = isinstance(a, (list, tuple, float, int)) and not isinstance(a, bool)
+        h = np.asarray(a if literal else dev.to_numpy(a))
+        if h.dtype.kind == "f" or (h.dtype.kind in "iu" and (
+                literal or (grad_inputs is not None and k in diff))):
             h = h.astype(np.float64)
         arrays.append(dev.asarray(h))
     if grad_inputs is None:
         diff = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
-    else:
-        diff = list(grad_inputs)
+    for i in diff:
+        if arrays[i].dtype.kind != "f":
+            raise TypeError(f"gradcheck: grad_inputs names input {i}, whose dtype "
+                            f"{arrays[i].dtype} cannot be differentiated")
+    if not diff:
+        raise NothingToCheckError(
+            "gradcheck: no input is differentiated, so nothing would be checked: inputs has no "
+            "floating-point input (numpy integer arrays are index-like and left alone); pass "
+            "floats or name the inputs with grad_inputs"
+        )
     rng = np.random.default_rng(seed)
     label = name or getattr(fn, "__name__", "fn")
     _check(fn, arrays, diff, grad_outputs, order, dev, rng, eps, atol, rtol,
@@ -102,39 +148,49 @@ def _check(
     level: int,
 ) -> None:
     xs = _vars(arrays, diff)
-    ys = _outputs(fn(*xs))
+    res = fn(*xs)
+    ys = _outputs(res)
+    if not ys:
+        got = type(res).__name__
+        raise NothingToCheckError(
+            f"gradcheck: fn ({label}, order {level}) returned no floating-point Variable (got "
+            f"{got}), so nothing would be checked; fn must return a Variable or a sequence of "
+            "them"
+        )
     if grad_outputs is None:
         vs = [dev.asarray(rng.standard_normal(y.shape)) for y in ys]
     else:
+        if len(grad_outputs) != len(ys):
+            raise ValueError(f"gradcheck: grad_outputs has {len(grad_outputs)} entries but "
+                             f"{label} returned {len(ys)} floating-point output(s)")
         vs = [dev.asarray(np.asarray(v, dtype=np.float64)) for v in grad_outputs]
     targets = [xs[i] for i in diff]
     gs = grad(ys, targets, grad_outputs=[Variable._new(v, False, None, 0) for v in vs],
-              create_graph=False) if ys else [None] * len(targets)
+              create_graph=False)
     ana = [np.zeros(arrays[i].shape) if g is None else _host(dev, g.d) for i, g in zip(diff, gs)]
 
     # side check: running backward twice gives the same result, also when the backward pass is
     # recorded (create_graph=True runs the differentiable rules, False may run fast array rules)
-    if ys:
-        xs2 = _vars(arrays, diff)
-        ys2 = _outputs(fn(*xs2))
-        gs2 = grad(ys2, [xs2[i] for i in diff],
-                   grad_outputs=[Variable._new(v, False, None, 0) for v in vs], create_graph=True)
-        for k, (a, g2) in enumerate(zip(ana, gs2)):
-            b = _host(dev, g2.d)  # type: ignore[union-attr]
-            if not np.allclose(a, b, rtol=1e-9, atol=1e-12 * (1 + np.abs(a).max(initial=0))):
-                raise GradcheckError(f"{label} (order {level}): running backward twice (with and "
-                                     f"without create_graph) gave different gradients for input "
-                                     f"{diff[k]}: max diff {np.abs(a - b).max()}", level)
-        # side check: a zero incoming gradient gives zero gradients
-        zs = [Variable._new(dev.xp.zeros_like(v), False, None, 0) for v in vs]
-        gz = grad(ys2, [xs2[i] for i in diff], grad_outputs=zs, create_graph=False)
-        for k, g in enumerate(gz):
-            h = _host(dev, g.d)  # type: ignore[union-attr]
-            if np.any(h != 0):
-                raise GradcheckError(f"{label} (order {level}): a zero incoming gradient gave a "
-                                     f"non-zero gradient for input {diff[k]} "
-                                     f"(max {np.abs(h).max()})",
-                                     level)
+    xs2 = _vars(arrays, diff)
+    ys2 = _outputs(fn(*xs2))
+    gs2 = grad(ys2, [xs2[i] for i in diff],
+               grad_outputs=[Variable._new(v, False, None, 0) for v in vs], create_graph=True)
+    for k, (a, g2) in enumerate(zip(ana, gs2)):
+        b = _host(dev, g2.d)  # type: ignore[union-attr]
+        if not np.allclose(a, b, rtol=1e-9, atol=1e-12 * (1 + np.abs(a).max(initial=0))):
+            raise GradcheckError(f"{label} (order {level}): running backward twice (with and "
+                                 f"without create_graph) gave different gradients for input "
+                                 f"{diff[k]}: max diff {np.abs(a - b).max()}", level)
+    # side check: a zero incoming gradient gives zero gradients
+    zs = [Variable._new(dev.xp.zeros_like(v), False, None, 0) for v in vs]
+    gz = grad(ys2, [xs2[i] for i in diff], grad_outputs=zs, create_graph=False)
+    for k, g in enumerate(gz):
+        h = _host(dev, g.d)  # type: ignore[union-attr]
+        if np.any(h != 0):
+            raise GradcheckError(f"{label} (order {level}): a zero incoming gradient gave a "
+                                 f"non-zero gradient for input {diff[k]} "
+                                 f"(max {np.abs(h).max()})",
+                                 level)
 
     def phi(shifted: list[Any]) -> float:
         # not under no_grad: at order > 1, fn itself computes a gradient
