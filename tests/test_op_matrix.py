@@ -20,7 +20,7 @@ def _functions() -> list[str]:
 
 def _devices() -> list[str]:
     _ensure_loaded()
-    return [k for k, dt in sorted(REGISTRY.device_types.items()) if dt.availability()[0]]
+    return REGISTRY.usable_devices()
 
 
 def _cases() -> list[tuple[str, str]]:

@@ -800,6 +800,29 @@ def grad(
     return results
 
 
+def leaves_replaced(outputs: Sequence[Variable]) -> bool:
+    """Whether the data of a leaf was replaced (``Variable.d``) after a function of the outputs'
+    graph recorded it, so that differentiating that graph needs ``forward()`` first."""
+    roots = [y._creator for y in outputs if y._creator is not None]
+    for node in _collect(roots, only_need_grad=False):
+        try:
+            _check_leaves(node)
+        except BackwardRuleError:
+            return True
+    return False
+
+
+def clear_intermediate_grads(y: Variable) -> None:
+    """Set ``.g`` of every Variable that the graph of ``y`` produced (not ``y``) to None."""
+    if y._creator is None:
+        return
+    for node in _collect([y._creator], only_need_grad=False):
+        for ref in node.outputs:
+            v = ref()
+            if v is not None and v is not y:
+                v._grad = None
+
+
 def reexecute(y: Variable) -> None:
     """Recompute the graph producing ``y`` from its leaves' current data (nnabla's forward)."""
     if y._creator is None:

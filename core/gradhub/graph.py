@@ -289,9 +289,10 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
         ]
 
     if not _mode.recording:
+        root = need and fdef.differentiable and _mode.keep_need_grad  # chainer's roots
         if single:
-            return Variable._new(out, False, None, 0)
-        return tuple(Variable._new(o, False, None, 0) for o in outs)
+            return Variable._new(out, root and out.dtype.kind in "fc", None, 0)
+        return tuple(Variable._new(o, root and o.dtype.kind in "fc", None, 0) for o in outs)
     need = need and fdef.differentiable
     node = Node(fdef, attrs, vs, arrays, outs, need, device)
     if not single:

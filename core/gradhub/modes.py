@@ -9,6 +9,9 @@ from contextlib import contextmanager
 
 class _GradMode(threading.local):
     recording: bool = True
+    # while not recording: whether results still need a gradient when an input does (chainer's
+    # no_backprop_mode: roots of later graphs) rather than never (no_grad, as PyTorch)
+    keep_need_grad: bool = False
 
 
 state = _GradMode()

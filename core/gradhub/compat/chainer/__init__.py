@@ -38,8 +38,10 @@ from typing import Any
 import numpy as np
 
 from ...engine import backward as _native_backward
+from ...engine import clear_intermediate_grads as _clear_intermediate_grads
 from ...engine import grad as _native_grad
 from ...modes import set_recording
+from ...modes import state as _mode
 from ...registry import REGISTRY, _ensure_loaded
 from ...variable import Variable as _NativeVariable
 from .._common import adopt, call_native, install_operators
@@ -242,6 +244,8 @@ class Variable(_NativeVariable):
             if loss_scale is not None:
                 ones *= loss_scale
             self._grad = _NativeVariable._new(ones, False, None, 0)
+        if not retain_grad:  # chainer: the intermediate Variables' grads become None
+            _clear_intermediate_grads(self)
         _native_backward(
             self, self._grad, retain_grad=retain_grad, create_graph=enable_double_backprop
         )
@@ -332,9 +336,18 @@ def as_array(obj: Any) -> Any:
 
 @contextmanager
 def no_backprop_mode() -> Iterator[None]:
-    """Stop graph recording in the block (chainer's ``enable_backprop = False``)."""
-    with set_recording(False):
-        yield
+    """Stop graph recording in the block (chainer's ``enable_backprop = False``).
+
+    As in chainer, a result still requires a gradient when an input does: it is a new root of
+    later graphs (its ``.grad`` is set by their backward), with no creator.
+    """
+    prev = _mode.keep_need_grad
+    _mode.keep_need_grad = True
+    try:
+        with set_recording(False):
+            yield
+    finally:
+        _mode.keep_need_grad = prev
 
 
 @contextmanager

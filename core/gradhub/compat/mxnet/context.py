@@ -108,7 +108,7 @@ def num_gpus() -> int:
 
     _ensure_loaded()
     dt = REGISTRY.device_types.get("cuda")
-    if dt is None or not dt.availability()[0]:
+    if dt is None or not REGISTRY.availability("cuda")[0]:
         return 0
     count = getattr(dt, "count", None)
     return int(count()) if callable(count) else 1

@@ -38,6 +38,8 @@ import numpy as np
 from ... import parameters as _parameters
 from ...device import Context, context_scope, current_context, set_default_context
 from ...engine import grad as _native_grad
+from ...engine import leaves_replaced as _leaves_replaced
+from ...engine import reexecute as _reexecute
 from ...modes import no_grad
 from ...variable import Variable as _NativeVariable
 from .._common import adopt
@@ -157,6 +159,11 @@ def grad(
                 f"({len(outs)} outputs)"
             )
         gos = [_grad_output(grad_outputs, outs[0], 0)]
+    # nnabla's grad only connects functions; values appear on forward(). Leaves given new data
+    # since the graph was built: recompute it first, as that forward() would
+    for y in outs:
+        if _leaves_replaced([y]):
+            _reexecute(y)
     res = _native_grad(outs, ins, gos, create_graph=True, unreachable="none")
     out: list[Variable] = []
     for x, g in zip(ins, res):

@@ -38,6 +38,6 @@ def list_extensions() -> list[str]:
     from ...registry import REGISTRY, _ensure_loaded
 
     _ensure_loaded()
-    names = [k for k, dt in REGISTRY.device_types.items() if dt.availability()[0]]
+    names = REGISTRY.usable_devices()
     names += [a for a, k in REGISTRY.device_aliases.items() if k in names]
     return sorted(names)
