@@ -1,8 +1,9 @@
-"""Shared fixtures: a clean parameter table for every test."""
+"""Shared fixtures: a clean parameter table for every test; a site folder for fake plugins."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import gradhub as gh
 import pytest
@@ -13,3 +14,12 @@ def _clean_parameters() -> Iterator[None]:
     gh.clear_parameters()
     yield
     gh.clear_parameters()
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder on sys.path, where tests write fake distributions and plugin modules."""
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(str(root))
+    return root

@@ -312,36 +312,28 @@ def test_affine_same_and_narrower_bias_dtypes_are_unchanged() -> None:
     assert F.affine(x64, w64, gh.Variable(np.zeros(2, np.float32))).dtype == np.float64
 
 
-@pytest.mark.parametrize("pad, stride", [((0, 0), (1, 1)), ((1, 1), (1, 1)), ((1, 0), (2, 2)),
-                                         ((0, 0), (2, 1))])
-def test_convolution_with_a_float64_bias_promotes(pad: tuple[int, int],
+@pytest.mark.parametrize("name, w_shape, pad, stride", [
+    ("convolution", (3, 2, 3, 3), (0, 0), (1, 1)),
+    ("convolution", (3, 2, 3, 3), (1, 1), (1, 1)),
+    ("convolution", (3, 2, 3, 3), (1, 0), (2, 2)),
+    ("convolution", (3, 2, 3, 3), (0, 0), (2, 1)),
+    ("deconvolution", (2, 3, 3, 3), (0, 0), (1, 1)),
+    ("deconvolution", (2, 3, 3, 3), (1, 1), (2, 2)),
+])
+def test_convolutions_with_a_float64_bias_promote(name: str, w_shape: tuple[int, ...],
+                                                  pad: tuple[int, int],
                                                   stride: tuple[int, int]) -> None:
+    fn = getattr(F, name)
     x = RNG.standard_normal((2, 2, 5, 5)).astype(np.float32)
-    w = RNG.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    w = RNG.standard_normal(w_shape).astype(np.float32)
     b = RNG.standard_normal(3) + 1e-3 * np.pi
-    y = F.convolution(gh.Variable(x), gh.Variable(w), gh.Variable(b), pad=pad, stride=stride)
-    nob = F.convolution(gh.Variable(x), gh.Variable(w), pad=pad, stride=stride)
+    y = fn(gh.Variable(x), gh.Variable(w), gh.Variable(b), pad=pad, stride=stride)
+    nob = fn(gh.Variable(x), gh.Variable(w), pad=pad, stride=stride)
     assert nob.dtype == np.float32
     assert y.dtype == np.float64
     np.testing.assert_allclose(y.d, nob.d.astype(np.float64) + b[:, None, None], rtol=0,
                                atol=1e-12)
-    _check_grad_dtypes_and_values(lambda *a: F.convolution(*a, pad=pad, stride=stride),
-                                  [x, w, b])
-
-
-@pytest.mark.parametrize("pad, stride", [((0, 0), (1, 1)), ((1, 1), (2, 2))])
-def test_deconvolution_with_a_float64_bias_promotes(pad: tuple[int, int],
-                                                    stride: tuple[int, int]) -> None:
-    x = RNG.standard_normal((2, 2, 4, 4)).astype(np.float32)
-    w = RNG.standard_normal((2, 3, 3, 3)).astype(np.float32)
-    b = RNG.standard_normal(3) + 1e-3 * np.pi
-    y = F.deconvolution(gh.Variable(x), gh.Variable(w), gh.Variable(b), pad=pad, stride=stride)
-    nob = F.deconvolution(gh.Variable(x), gh.Variable(w), pad=pad, stride=stride)
-    assert y.dtype == np.float64
-    np.testing.assert_allclose(y.d, nob.d.astype(np.float64) + b[:, None, None], rtol=0,
-                               atol=1e-12)
-    _check_grad_dtypes_and_values(lambda *a: F.deconvolution(*a, pad=pad, stride=stride),
-                                  [x, w, b])
+    _check_grad_dtypes_and_values(lambda *a: fn(*a, pad=pad, stride=stride), [x, w, b])
 
 
 def test_convolution_same_dtype_bias_stays_float32() -> None:

@@ -42,14 +42,6 @@ def _core_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     plugins.reset()
 
 
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "site"
-    root.mkdir()
-    monkeypatch.syspath_prepend(str(root))
-    return root
-
-
 def make_dist(root: Path, dist: str, module: str, code: str, ep_name: str | None = None,
               version: str = "1.0") -> None:
     """Write a fake installed distribution ``dist`` whose entry point loads ``module``."""

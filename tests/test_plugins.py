@@ -58,14 +58,6 @@ def make_dist(root: Path, dist: str, module: str, code: str, ep_name: str | None
     (root / f"{module}.py").write_text(textwrap.dedent(code))
 
 
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "site"
-    root.mkdir()
-    monkeypatch.syspath_prepend(str(root))
-    return root
-
-
 def record(name: str) -> plugins.PluginRecord:
     return next(r for r in plugins.plugin_report() if r.name == name)
 
