@@ -600,16 +600,14 @@ def _run(
                     # one input (needing a gradient), one output, an array-level formula:
                     # called directly, its one gradient accumulated without lists or loops
                     si, so = node.saved_in, node.saved_out
-                    idx = node.idxs[0]
-                    if idx < 0 and si is not None and si[0] is not None:
-                        if si[0] is not srcs[0]._data:
-                            raise _replaced_error(node, 0)
                     try:
                         arr = rule.fast1(node.device.xp, gys[0], None if si is None else si[0],
                                          None if so is None else so[0], **node.attrs)
                     except BackwardRuleError:
                         raise
                     except Exception as e:
+                        if node.idxs[0] < 0:
+                            _check_leaves(node)  # replaced leaf data: the clearer error
                         raise _rule_raised(node, rule, e) from e
                     del gys
                     if (type(arr) is not node.out_type or arr.shape != node.in_shapes[0]
@@ -621,7 +619,11 @@ def _run(
                     if arr is None:
                         continue
                     src = srcs[0]
+                    idx = node.idxs[0]
                     if idx < 0:
+                        # a leaf whose data was replaced since: the rule mixed old and new data
+                        if si is not None and si[0] is not None and si[0] is not src._data:
+                            raise _replaced_error(node, 0)
                         grads.add(src, idx, arr)
                         continue
                     lst = pending.get(src)
