@@ -158,3 +158,37 @@ def test_kernel_errors_of_private_numpy_types_still_name_the_function() -> None:
     a missing constructor argument instead of naming the function."""
     with pytest.raises(TypeError, match=r"add2\(\) \(Add2"):
         gh.Variable([1.0]) + "a"
+
+
+def test_fixed_use_of_an_existing_trainable_parameter_passes_no_gradient() -> None:
+    """PF.affine(..., fix_parameters=True) on weights that exist trainable returned the trainable
+    Variable itself, so the 'fixed' path updated them (nnabla returns an unlinked copy)."""
+    import gradhub.parametric_functions as PF
+
+    gh.clear_parameters()
+    x = gh.Variable(np.ones((2, 3), np.float32), need_grad=False)
+    PF.affine(x, 4, name="fc")
+    y2 = PF.affine(x, 4, name="fc", fix_parameters=True)
+    w = gh.get_parameters()["fc/affine/W"]
+    gh.functions.sum(y2).backward()
+    assert w.need_grad and w.g is None
+    y1 = PF.affine(x, 4, name="fc")  # the trainable use still reaches them
+    gh.functions.sum(y1).backward()
+    np.testing.assert_array_equal(w.g, np.full((3, 4), 2.0))
+    np.testing.assert_array_equal(y1.d, y2.d)  # the same weights
+
+
+def test_adam_bias_correction_counts_each_parameters_own_updates() -> None:
+    """Adam's t was one counter for all parameters: a parameter skipped (None) for 10 calls then
+    moved by 0.048 on its first update instead of lr (PyTorch, nnabla: per-parameter steps)."""
+    from gradhub.optim import Adam
+
+    g = np.array([0.5], np.float32)
+    a, b = gh.Variable([1.0]), gh.Variable([1.0])
+    opt = Adam([a, b], lr=0.1)
+    for _ in range(10):
+        opt.update([g, None])
+    opt.update([g, g])
+    np.testing.assert_allclose(b.d, [0.9], rtol=1e-6)
+    # a: 11 updates with a constant gradient, each m_hat / sqrt(v_hat) = 1: moved by 11 lr
+    np.testing.assert_allclose(a.d, [1.0 - 11 * 0.1], rtol=1e-5)

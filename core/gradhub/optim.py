@@ -128,6 +128,9 @@ class Adam(_Optimizer):
         v \\leftarrow \\beta_2 v + (1-\\beta_2) g^2, \\quad
         p \\leftarrow p - \\eta \\frac{m / (1-\\beta_1^t)}{\\sqrt{v / (1-\\beta_2^t)} + \\epsilon}
 
+    ``t`` counts the updates of each parameter: one skipped (a None gradient) keeps its count, as
+    PyTorch's and nnabla's per-parameter state.
+
     Example::
 
         >>> import gradhub as gh
@@ -158,6 +161,7 @@ class Adam(_Optimizer):
         self.lr, self.beta1, self.beta2, self.eps = float(lr), float(beta1), float(beta2), eps
         self.m: list[Any] = [None] * len(self.params)
         self.v: list[Any] = [None] * len(self.params)
+        self.steps = [0] * len(self.params)  # updates per parameter: the t of the bias correction
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
         xp = p.device.xp
@@ -169,6 +173,8 @@ class Adam(_Optimizer):
         m += (1 - self.beta1) * g
         v *= self.beta2
         v += (1 - self.beta2) * (g * g)
-        c1 = 1 - self.beta1**self.t
-        c2 = 1 - self.beta2**self.t
+        self.steps[k] += 1
+        t = self.steps[k]
+        c1 = 1 - self.beta1**t
+        c2 = 1 - self.beta2**t
         p.d -= (self.lr / c1) * m / (xp.sqrt(v / c2) + self.eps)

@@ -48,7 +48,10 @@ def get_parameter_or_create(
 ) -> Variable:
     """The parameter ``name`` in the current scope, created with ``initializer(shape)`` if new.
 
-    An existing parameter must have the requested shape.
+    An existing parameter must have the requested shape. When it exists with another
+    ``need_grad`` (``fix_parameters=True`` on a trainable parameter, or the reverse), the result
+    is an unlinked Variable sharing its data with that ``need_grad``, as nnabla: a fixed use of
+    shared weights passes no gradient to them.
     """
     full = _full(name)
     p = _params.get(full)
@@ -58,6 +61,10 @@ def get_parameter_or_create(
             raise ValueError(
                 f"parameter {full!r} exists with shape {p.shape}, but shape {shape} was requested"
             )
+        if p.need_grad != bool(need_grad):
+            v = Variable._new(p._data, bool(need_grad), None, 0)
+            v.name = p.name
+            return v
         return p
     p = Variable(initializer(shape), need_grad=need_grad, name=full)
     _params[full] = p
