@@ -16,6 +16,7 @@ import gradhub as gh
 import numpy as np
 import pytest
 from gradhub import plugins
+from gradhub.errors import DeviceError
 from gradhub.registry import REGISTRY
 
 
@@ -135,6 +136,19 @@ def test_plugin_adds_no_functions_or_rules(fresh: None, monkeypatch: pytest.Monk
     without = snapshot()
     assert "cuda" not in REGISTRY.device_types
     assert with_cuda == without
+
+
+def test_a_blocked_cuda_plugin_is_not_called_missing(fresh: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """gradhub-cuda installed but blocked: the errors said 'pip install gradhub-cuda'."""
+    from gradhub.cli import _device_rows
+
+    monkeypatch.setenv("GRADHUB_BLOCK_PLUGINS", "gradhub-cuda")
+    plugins.reset()
+    with pytest.raises(DeviceError, match="'gradhub-cuda' is installed but blocked"):
+        gh.get_extension_context("cuda")
+    (row,) = [r for r in _device_rows() if r["device"] == "cuda"]
+    assert row["reason"] == "installed but blocked (GRADHUB_BLOCK_PLUGINS)"
 
 
 # -- on a GPU ------------------------------------------------------------------------------------

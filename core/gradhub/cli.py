@@ -148,10 +148,19 @@ def _device_rows() -> list[dict[str, Any]]:
                 "provider": dist,
                 "version": "",
                 "available": False,
-                "reason": f"not installed: pip install {dist}",
+                "reason": _not_installed_reason(dist),
             }
         )
     return rows
+
+
+def _not_installed_reason(dist: str) -> str:
+    from .registry import missing_distribution_hint
+
+    hint = missing_distribution_hint(dist)
+    if hint.startswith("install the distribution"):
+        return f"not installed: pip install {dist}"
+    return hint.replace(f"the distribution {dist!r} is ", "")
 
 
 # -- gradhub registry --------------------------------------------------------------------------

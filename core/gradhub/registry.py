@@ -437,7 +437,7 @@ class Registry:
         if dt is None:
             dist = KNOWN_DEVICE_DISTRIBUTIONS.get(kind)
             hint = (
-                f"install the distribution {dist!r} (pip install {dist})"
+                missing_distribution_hint(dist)
                 if dist
                 else "no installed plugin provides it; install the plugin distribution for it"
             )
@@ -509,6 +509,24 @@ REGISTRY = Registry()
 
 
 _plugins: Any = None
+
+
+def missing_distribution_hint(dist: str) -> str:
+    """Why the plugin distribution ``dist`` provides nothing: installed but blocked, not selected
+    or broken (from the plugin records), else not installed (with the pip command)."""
+    _ensure_loaded()
+    want = dist.lower().replace("_", "-")
+    for rec in _plugins.STATE.records:
+        if rec.distribution.lower().replace("_", "-") != want:
+            continue
+        if rec.status == "blocked":
+            return f"the distribution {dist!r} is installed but blocked (GRADHUB_BLOCK_PLUGINS)"
+        if rec.status == "not selected":
+            return (f"the distribution {dist!r} is installed but not selected (GRADHUB_PLUGINS, "
+                    "GRADHUB_DISABLE_PLUGIN_AUTOLOAD)")
+        if rec.status == "failed":
+            return f"the distribution {dist!r} is installed but failed to load: {rec.error}"
+    return f"install the distribution {dist!r} (pip install {dist})"
 
 
 def _ensure_loaded() -> None:
