@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BackwardRuleError
+from .errors import BackwardRuleError, DeviceError
 from .graph import Node, _device_of
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
@@ -56,12 +56,17 @@ def _seed(
     if g is None:
         with dev.activate():
             arr = dev.xp.ones(y._data.shape, dtype=y._data.dtype)
-        if loss_scale is not None:
-            arr *= loss_scale
+            if loss_scale is not None:
+                arr *= loss_scale
         return Variable._new(arr, False, None, 0)
     if isinstance(g, Variable):
         if g.shape != y.shape:
             raise ValueError(f"{where} has shape {g.shape} but {what} has shape {y.shape}")
+        if g.device.name != dev.name:
+            raise DeviceError(
+                f"{where} is on {g.device.name} but {what} is on {dev.name}; move it first "
+                "(Variable.to)"
+            )
         if g.dtype == y.dtype:
             return g
         if g._creator is not None or g.need_grad:  # a graph Variable cannot be cast here
@@ -91,11 +96,40 @@ def _cpu_ones(like: np.ndarray) -> np.ndarray:
 
 def _add(a: Variable, b: Variable) -> Variable:
     if not _mode.recording:
-        r = a._data + b._data
-        if type(r) is not type(a._data):  # numpy turns 0-d sums into scalars
-            r = a.device.asarray(r)
-        return Variable._new(r, False, None, 0)
+        return Variable._new(_add_arrays(a._data, b._data), False, None, 0)
     return call("Add2", a, b)
+
+
+def _array_device(a: Any) -> Any:
+    """The Device of a non-numpy array (None for an unregistered array type)."""
+    dt = REGISTRY.by_array_type.get(type(a))
+    return dt.device_of(a) if dt is not None else None
+
+
+def _add_arrays(a: Any, b: Any) -> Any:
+    """``a + b`` of two arrays of one device, made current for the sum when it is not device 0
+    (CuPy computes on the current device)."""
+    if type(a) is np.ndarray:
+        r = a + b
+        return r if type(r) is np.ndarray else np.asarray(r)  # numpy scalars from 0-d sums
+    dev = _array_device(a)
+    if dev is None:
+        return a + b
+    if dev.index:
+        with dev.activate():
+            r = a + b
+    else:
+        r = a + b
+    return r if type(r) is type(a) else dev.asarray(r)
+
+
+def _copy_array(a: Any) -> Any:
+    """A copy of ``a`` on its own device (CuPy copies onto the current one)."""
+    dev = None if type(a) is np.ndarray else _array_device(a)
+    if dev is not None and dev.index:
+        with dev.activate():
+            return a.copy()
+    return a.copy()
 
 
 class _Grads:
@@ -112,10 +146,12 @@ class _Grads:
 
     def _plus(self, a: Any, b: Any) -> Any:
         if self.arrays:
-            if type(a) is np.ndarray and a.nbytes >= _REUSE_MIN:
-                return _into_reused(np.add, a, b)  # large sums: no page faults per step
-            r = a + b
-            return r if type(r) is type(a) else np.asarray(r)  # numpy scalars from 0-d sums
+            if type(a) is np.ndarray:
+                if a.nbytes >= _REUSE_MIN:
+                    return _into_reused(np.add, a, b)  # large sums: no page faults per step
+                r = a + b
+                return r if type(r) is np.ndarray else np.asarray(r)  # numpy scalars (0-d sums)
+            return _add_arrays(a, b)  # another device: made current for the sum
         return _add(a, b)
 
     def add(self, src: Any, idx: int, g: Any) -> None:
@@ -581,7 +617,7 @@ def _run(
                     if v is not None and gys[j] is not None:
                         # a copy: the array flows on (to an input's .g, or summed into in place)
                         g = gys[j]
-                        v._grad = (Variable._new(g.copy(), False, None, 0) if arrays
+                        v._grad = (Variable._new(_copy_array(g), False, None, 0) if arrays
                                    else _own(g, {id(g._data)}))
             if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
                 dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
@@ -700,7 +736,7 @@ def _own(g: Variable, given: set[int]) -> Variable:
         if g._creator is not None:
             g = call("MulScalar", g, val=1.0)
         else:
-            g = Variable._new(arr.copy(), False, None, 0)
+            g = Variable._new(_copy_array(arr), False, None, 0)
         arr = g._data
     given.add(id(arr))
     return g
@@ -845,7 +881,11 @@ def reexecute(y: Variable) -> None:
             fdef = n.fdef
             device = _device_of(fdef, (), arrays)
             kernel = fdef.kernels.get(device.kind, fdef.forward)
-            out = kernel(device.xp, *arrays, **n.attrs)
+            if device.index:
+                with device.activate():
+                    out = kernel(device.xp, *arrays, **n.attrs)
+            else:
+                out = kernel(device.xp, *arrays, **n.attrs)
             outs = (out,) if fdef.n_outputs == 1 else tuple(out)
             outs = tuple(
                 o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type

@@ -72,9 +72,12 @@ class _Optimizer:
             for k, (p, g) in enumerate(zip(self.params, gs)):
                 if g is None:
                     continue
-                if g.dtype != p.dtype:
-                    g = g.astype(p.dtype)
-                self._step(k, p, g)
+                dev = p.device
+                if dev.index:  # device N > 0 made current (CuPy works on the current device)
+                    with dev.activate():
+                        self._step(k, p, g if g.dtype == p.dtype else g.astype(p.dtype))
+                else:
+                    self._step(k, p, g if g.dtype == p.dtype else g.astype(p.dtype))
 
     def _step(self, k: int, p: Variable, g: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

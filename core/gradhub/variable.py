@@ -37,6 +37,33 @@ def _to_array(data: Any, device: Device | None = None) -> Any:
     return dev.asarray(data)
 
 
+def _fitted(arr: Any, data: Any, xp: Any) -> Any:
+    """``arr`` as new data for a Variable holding ``data``: its dtype; a scalar fills its shape
+    (as nnabla's ``x.d = 0``). Runs with the Variable's device current."""
+    if arr.dtype != data.dtype:
+        arr = arr.astype(data.dtype)
+    if arr.ndim == 0 and data.ndim:
+        arr = xp.full(data.shape, arr, dtype=data.dtype)
+    return arr
+
+
+def _grad_array(value: Any, data: Any, dev: Device) -> Any:
+    """A gradient array for ``data`` from an assigned value: its device, dtype and shape
+    (scalars fill, as nnabla's ``x.g = 0``). Runs with that device current."""
+    arr = _to_array(value, dev)
+    if arr.dtype != data.dtype:
+        arr = arr.astype(data.dtype)
+    if arr.shape != data.shape:
+        try:
+            arr = dev.xp.broadcast_to(arr, data.shape).copy()
+        except ValueError:
+            raise ValueError(
+                f"Variable.g: a gradient of shape {tuple(arr.shape)} does not fit data of "
+                f"shape {tuple(data.shape)}"
+            ) from None
+    return arr
+
+
 class Variable:
     """An array (``.d``) with its accumulated gradient (``.g``) and its creator in the graph.
 
@@ -101,15 +128,19 @@ class Variable:
             value = value._data
         elif isinstance(value, _PY_DATA):  # straight to this dtype: no rounding through float32
             value = np.asarray(value, dtype=self._data.dtype)
-        dt = REGISTRY.by_array_type.get(type(self._data))
-        dev = dt.device_of(self._data) if dt is not None else None
-        arr = _to_array(value, dev) if not isinstance(value, type(self._data)) else value
-        if arr.dtype != self._data.dtype:
-            arr = arr.astype(self._data.dtype)
-        if arr.ndim == 0 and self._data.ndim:  # a scalar fills, as nnabla's x.d = 0
-            xp = np if dev is None else dev.xp
-            arr = xp.full(self._data.shape, arr, dtype=self._data.dtype)
-        self._data = arr
+        data = self._data
+        dt = REGISTRY.by_array_type.get(type(data))
+        dev = dt.device_of(data) if dt is not None else None
+        if type(value) is type(data) and (dt is None or dt.device_of(value) is dev):
+            arr = value
+        else:  # data of another device (or array type) is copied to this Variable's device
+            arr = _to_array(value, dev)
+        xp = np if dev is None else dev.xp
+        if dev is not None and dev.index:
+            with dev.activate():
+                self._data = _fitted(arr, data, xp)
+        else:
+            self._data = _fitted(arr, data, xp)
 
     data = d
 
@@ -132,17 +163,11 @@ class Variable:
             value = np.asarray(value, dtype=data.dtype)
         dt = REGISTRY.by_array_type.get(type(data))
         dev = dt.device_of(data) if dt is not None else context_device()
-        arr = _to_array(value, dev)
-        if arr.dtype != data.dtype:
-            arr = arr.astype(data.dtype)
-        if arr.shape != data.shape:
-            try:
-                arr = dev.xp.broadcast_to(arr, data.shape).copy()
-            except ValueError:
-                raise ValueError(
-                    f"Variable.g: a gradient of shape {tuple(arr.shape)} does not fit data of "
-                    f"shape {tuple(data.shape)}"
-                ) from None
+        if dev.index:
+            with dev.activate():
+                arr = _grad_array(value, data, dev)
+        else:
+            arr = _grad_array(value, data, dev)
         self._grad = Variable._new(arr, False, None, 0)
 
     grad = g

@@ -150,7 +150,9 @@ class Variable(NativeVariable):
 
     def __init__(self, shape: Iterable[int] | int = (), need_grad: bool | None = None) -> None:
         shape = _shape_tuple(shape, "nnabla Variable")
-        arr = context_device().xp.zeros(shape, dtype=_FLOAT)
+        dev = context_device()
+        with dev.activate():
+            arr = dev.xp.zeros(shape, dtype=_FLOAT)
         super().__init__(arr, need_grad=bool(need_grad))
 
     @classmethod
@@ -186,6 +188,10 @@ class Variable(NativeVariable):
     def _fit(self, value: Any, dtype: Any, what: str) -> Any:
         """``value`` as a fresh array of this Variable's shape and ``dtype`` on its device."""
         dev = self.device
+        with dev.activate():  # CuPy allocates on the current device
+            return self._fit_here(dev, value, dtype, what)
+
+    def _fit_here(self, dev: Any, value: Any, dtype: Any, what: str) -> Any:
         xp = dev.xp
         value = _raw(value)
         if _scalar(value):
@@ -218,7 +224,9 @@ class Variable(NativeVariable):
         """The gradient array: zeros until a gradient is accumulated (assignable like ``d``)."""
         gv = self._grad
         if gv is None:
-            zeros = self.device.xp.zeros(self._data.shape, dtype=self._grad_dtype())
+            dev = self.device
+            with dev.activate():
+                zeros = dev.xp.zeros(self._data.shape, dtype=self._grad_dtype())
             gv = self._grad = NativeVariable._new(zeros, False, None, 0)
         return gv._data
 

@@ -41,7 +41,9 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
         >>> F.constant(2.5, (2,)).d
         array([2.5, 2.5], dtype=float32)
     """
-    arr = context_device().xp.full(tuple(int(s) for s in shape), val, dtype=np.float32)
+    dev = context_device()
+    with dev.activate():
+        arr = dev.xp.full(tuple(int(s) for s in shape), val, dtype=np.float32)
     v = Variable.__new__(Variable)
     _NativeVariable.__init__(v, arr, need_grad=False)
     return v
