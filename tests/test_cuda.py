@@ -95,7 +95,11 @@ def test_import_probes_no_gpu() -> None:
         (_fake_cupy(count=RuntimeError("cudaErrorNoDevice")), "no usable CUDA driver or GPU"),
         (_fake_cupy(count=0), "no GPU found"),
         (_fake_cupy(driver=12040, runtime=13000), "driver is too old: it supports CUDA 12.4, "
-                                                  "CuPy needs 13.0"),
+                                                  "CuPy (built for CUDA 13.0) needs a CUDA 13.x "
+                                                  "driver; upgrade the driver or install a CuPy "
+                                                  "for CUDA 12 (cupy-cuda12x)"),
+        (_fake_cupy(driver=11080, runtime=12000), "it supports CUDA 11.8, CuPy (built for CUDA "
+                                                  "12.0) needs a CUDA 12.x driver"),
     ],
 )
 def test_availability_reasons(fake: types.ModuleType, reason: str) -> None:
@@ -106,6 +110,22 @@ def test_availability_reasons(fake: types.ModuleType, reason: str) -> None:
     assert not ok and reason in why
     with pytest.raises(gh.DeviceError, match="unusable here"):
         dt.get(0)
+
+
+@pytest.mark.parametrize(
+    ("driver", "runtime"),
+    [(12020, 12080), (12000, 12090), (12080, 12080), (13010, 13000), (13000, 12080)],
+)
+def test_a_driver_of_the_same_major_version_runs_a_newer_minor_runtime(
+    driver: int, runtime: int
+) -> None:
+    # CUDA minor version compatibility (11 and later): a 12.2 driver runs a CuPy built for 12.8
+    # (regression: any driver older than the runtime, minor versions included, was rejected)
+    from gradhub_cuda.device import CudaDeviceType
+
+    dt = CudaDeviceType(cupy=_fake_cupy(count=1, driver=driver, runtime=runtime))
+    assert dt.availability() == (True, "")
+    assert dt.device_count() == 1
 
 
 def test_available_with_a_working_driver() -> None:

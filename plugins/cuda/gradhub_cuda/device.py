@@ -94,10 +94,14 @@ class CudaDeviceType(DeviceType):
             runtime = rt.runtimeGetVersion()
         except Exception as e:
             return False, f"cannot read the CUDA driver version ({type(e).__name__}: {e})"
-        if driver < runtime:
+        # minor version compatibility (CUDA 11 and later): a driver runs programs built with any
+        # toolkit of its major version, so a 12.2 driver runs a CuPy built for 12.8; only an
+        # older major version (a 12.x driver, CuPy for 13.x) cannot
+        if driver // 1000 < runtime // 1000:
             return False, (
-                f"the CUDA driver is too old: it supports CUDA {_ver(driver)}, CuPy needs "
-                f"{_ver(runtime)}; upgrade the driver or install a CuPy for an older CUDA"
+                f"the CUDA driver is too old: it supports CUDA {_ver(driver)}, CuPy (built for "
+                f"CUDA {_ver(runtime)}) needs a CUDA {runtime // 1000}.x driver; upgrade the "
+                f"driver or install a CuPy for CUDA {driver // 1000} (cupy-cuda{driver // 1000}x)"
             )
         return True, ""
 

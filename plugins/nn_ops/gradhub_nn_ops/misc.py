@@ -161,13 +161,7 @@ def _embed_backward(xp: Any, x0: Any, g: Any, shape: Sequence[int] = ()) -> Any:
     out = xp.zeros(shape, dtype=g.dtype)
     rows = g.reshape((x0.size, *shape[1:]))
     ids = x0.reshape(-1)
-    at = getattr(getattr(xp, "add", None), "at", None)
-    if at is not None:
-        at(out, ids, rows)
-    else:  # pragma: no cover - CuPy without ufunc.at
-        import cupyx
-
-        cupyx.scatter_add(out, ids, rows)
+    xp.add.at(out, ids, rows)  # repeated ids accumulate (numpy and CuPy alike)
     return out
 
 

@@ -55,14 +55,12 @@ def _as_xp(xp: Any, a: Any) -> Any:
 
 
 def _scatter_add(xp: Any, out: Any, key: Any, values: Any) -> None:
-    """``out[key] += values`` with duplicate indices accumulated, on any array module."""
-    at = getattr(getattr(xp, "add", None), "at", None)
-    if at is not None:
-        at(out, key, values)
-        return
-    import cupyx  # pragma: no cover - only on CuPy versions without ufunc.at
+    """``out[key] += values`` with duplicate indices accumulated, on any array module.
 
-    cupyx.scatter_add(out, key, values)  # pragma: no cover
+    ``xp.add.at`` is that operation in numpy and in CuPy (>= 12; gradhub-cuda needs >= 13), and
+    a device's ``xp`` must provide it: no device branch here.
+    """
+    xp.add.at(out, key, values)
 
 
 # -- Transpose ---------------------------------------------------------------------------------

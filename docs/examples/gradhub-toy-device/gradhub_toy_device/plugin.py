@@ -42,24 +42,59 @@ def _tag(result: Any) -> Any:
     return result
 
 
+def _on_device(fn: Any) -> Any:
+    """``fn`` with its array results tagged as toy arrays."""
+
+    @functools.wraps(fn)
+    def on_device(*args: Any, **kwargs: Any) -> Any:
+        return _tag(fn(*args, **kwargs))
+
+    return on_device
+
+
+class ToyUfunc:
+    """A numpy ufunc of the toy ``xp``: called, or through its methods (``xp.add.at``,
+    ``xp.add.reduce``...), it computes as numpy's and returns toy arrays.
+
+    Kernels use ufunc methods as they use functions (``xp.add.at(out, idx, values)`` scatter-adds
+    with repeated indices, on numpy and on CuPy alike), so the toy ``xp`` must keep them.
+    """
+
+    def __init__(self, ufunc: np.ufunc) -> None:
+        self._ufunc = ufunc
+        self.__name__ = ufunc.__name__
+        self.__doc__ = ufunc.__doc__
+        self._call = _on_device(ufunc)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        obj = getattr(self._ufunc, name)  # nin, nout, identity... or a method: at, reduce...
+        return _on_device(obj) if callable(obj) else obj  # ``at`` works in place: None
+
+    def __repr__(self) -> str:
+        return f"<toy ufunc {self.__name__!r}>"
+
+
 class ToyArrayModule(types.ModuleType):
     """The ``xp`` of the toy device: numpy, with every array result returned as a ToyArray.
 
     A kernel calling ``xp.zeros(...)`` or ``xp.tanh(x)`` thus creates data on the device that
-    ``xp`` belongs to, as CuPy does on a GPU.
+    ``xp`` belongs to, as CuPy does on a GPU. Ufuncs stay ufuncs (:class:`ToyUfunc`): their
+    methods, such as ``xp.add.at``, are there as in numpy and CuPy.
     """
 
     def __getattr__(self, name: str) -> Any:
         obj = getattr(np, name)
-        if isinstance(obj, (type, types.ModuleType)) or not callable(obj):
+        if isinstance(obj, np.ufunc):
+            wrapped: Any = ToyUfunc(obj)
+        elif isinstance(obj, (type, types.ModuleType)) or not callable(obj):
             return obj  # dtypes, constants and submodules are numpy's own
-
-        @functools.wraps(obj)
-        def on_device(*args: Any, **kwargs: Any) -> Any:
-            return _tag(obj(*args, **kwargs))
-
-        setattr(self, name, on_device)  # cache: __getattr__ runs once per name
-        return on_device
+        else:
+            wrapped = _on_device(obj)
+        setattr(self, name, wrapped)  # cache: __getattr__ runs once per name
+        return wrapped
 
 
 toy_xp = ToyArrayModule("toy_xp")
