@@ -192,3 +192,51 @@ def test_adam_bias_correction_counts_each_parameters_own_updates() -> None:
     np.testing.assert_allclose(b.d, [0.9], rtol=1e-6)
     # a: 11 updates with a constant gradient, each m_hat / sqrt(v_hat) = 1: moved by 11 lr
     np.testing.assert_allclose(a.d, [1.0 - 11 * 0.1], rtol=1e-5)
+
+
+def test_an_in_place_update_of_a_leaf_is_detected_like_a_replacement() -> None:
+    """w.d += v and the optimizers' in-place updates kept the array object, so a graph recorded
+    before them mixed new leaf data with old saved arrays without an error."""
+    from gradhub.optim import SGD
+
+    w = gh.Variable(np.array([2.0]))
+    x = gh.Variable(np.array([3.0]), need_grad=False)
+    y = (w * x) * w
+    y.backward()
+    np.testing.assert_allclose(w.g, [12.0])
+    SGD([w], lr=0.1).update()  # w = 0.8, in place
+    w.cleargrad()
+    with pytest.raises(BackwardRuleError, match="forward"):
+        y.backward()
+    y.forward()
+    y.backward()
+    np.testing.assert_allclose(w.g, [2 * 0.8 * 3.0])
+    v = gh.Variable(np.array([2.0]))
+    z = gh.functions.sin(v) * v
+    v.d += 3.0
+    with pytest.raises(BackwardRuleError):
+        z.backward()
+
+
+def test_mean_follows_a_new_batch_size_on_forward() -> None:
+    """F.mean was sum * (1/n) with n fixed when the graph was built: after forward() on a
+    larger batch its value and gradient were silently wrong."""
+    F = gh.functions
+    x = gh.Variable(np.ones((2, 3)))
+    m = F.mean(x * x)
+    x.d = np.full((4, 3), 2.0)
+    m.forward()
+    assert float(m.d) == 4.0
+    m.backward()
+    np.testing.assert_allclose(x.g, np.full((4, 3), 2 * 2.0 / 12))
+    # batch normalization's batch statistics follow too (its means use the same function)
+    b = gh.Variable(np.arange(6.0).reshape(2, 3))
+    beta, gamma = gh.Variable(np.zeros((1, 3))), gh.Variable(np.ones((1, 3)))
+    rm, rv = gh.Variable(np.zeros((1, 3)), need_grad=False), gh.Variable(np.ones((1, 3)),
+                                                                       need_grad=False)
+    y = F.batch_normalization(b, beta, gamma, rm, rv, batch_stat=True)
+    new = np.arange(12.0).reshape(4, 3) ** 2
+    b.d = new
+    y.forward()
+    want = (new - new.mean(0)) / np.sqrt(new.var(0) + 1e-5)
+    np.testing.assert_allclose(y.d, want, rtol=1e-6)

@@ -132,7 +132,10 @@ class Variable:
         dt = REGISTRY.by_array_type.get(type(data))
         dev = dt.device_of(data) if dt is not None else None
         if type(value) is type(data) and (dt is None or dt.device_of(value) is dev):
-            arr = value
+            # x.d += v (or an optimizer's p.d -= ...) changed the array in place and assigns it
+            # back: hold it as a new array object (a view), so that graphs recorded before the
+            # change see a replaced leaf and refuse to be differentiated without forward()
+            arr = value.view() if value is data else value
         else:  # data of another device (or array type) is copied to this Variable's device
             arr = _to_array(value, dev)
         xp = np if dev is None else dev.xp

@@ -43,10 +43,10 @@ def _call(name: str, *args: Any, **attrs: Any) -> Any:
     return call(name, *args, **attrs)
 
 
-def _mean(v: Any, axes: tuple[int, ...], n: int) -> Any:
-    """Differentiable mean over ``axes`` (kept as size-1 axes) of ``n`` elements."""
-    s = _call("Sum", v, axis=axes, keepdims=True)
-    return _call("MulScalar", s, val=1.0 / n) if n != 1 else s
+def _mean(v: Any, axes: tuple[int, ...]) -> Any:
+    """Differentiable mean over ``axes``, kept as size-1 axes (the Mean function, whose count
+    follows the shape when ``forward()`` re-runs the graph on another batch size)."""
+    return _call("Mean", v, axis=axes, keepdims=True)
 
 
 # -- BatchNormalization ------------------------------------------------------------------------
@@ -102,17 +102,17 @@ def _batch_normalization_bw(gy, inputs, in_shapes, outputs, out_shapes, axes, de
                             eps, batch_stat):
     g = gy[0]
     x, _, gamma, mean, var = inputs
-    _, red, _, n = _bn_geometry(in_shapes[0], axes)
+    _, red, _, _ = _bn_geometry(in_shapes[0], axes)
     dbeta = _call("Sum", g, axis=red, keepdims=True)
     if batch_stat:
-        xc = x - _mean(x, red, n)
-        rstd = _call("PowScalar", _call("AddScalar", _mean(xc * xc, red, n), val=eps), val=-0.5)
+        xc = x - _mean(x, red)
+        rstd = _call("PowScalar", _call("AddScalar", _mean(xc * xc, red), val=eps), val=-0.5)
         xhat = xc * rstd
         dgamma = _call("Sum", g * xhat, axis=red, keepdims=True)
         dx = None
         if x.need_grad:
             dxhat = g * gamma
-            dx = rstd * (dxhat - _mean(dxhat, red, n) - xhat * _mean(dxhat * xhat, red, n))
+            dx = rstd * (dxhat - _mean(dxhat, red) - xhat * _mean(dxhat * xhat, red))
         return [dx, dbeta, dgamma, None, None]
     ve = _call("AddScalar", var, val=eps)
     rstd = _call("PowScalar", ve, val=-0.5)
@@ -225,9 +225,9 @@ def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis:
             f"layer_normalization(): x of shape {x.shape} has no element to normalize over "
             f"(batch_axis={batch_axis!r})"
         )
-    mu = _mean(x, red, n)
+    mu = _mean(x, red)
     xc = x - mu
-    var = _mean(xc * xc, red, n)
+    var = _mean(xc * xc, red)
     y = xc * _call("PowScalar", _call("AddScalar", var, val=eps), val=-0.5)
     try:
         if gamma is not None:

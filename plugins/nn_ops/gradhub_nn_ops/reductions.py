@@ -257,11 +257,39 @@ def _logsumexp_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: An
 # -- composites: mean, norm ----------------------------------------------------------------------
 
 
-def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """mean(x, axis=None, keepdims=False): the mean over ``axis`` (all axes when None).
+def _mean_count(shape: Sequence[int], axes: tuple[int, ...]) -> float:
+    """``1/n`` for the ``n`` elements reduced over ``axes`` (NaN when there are none)."""
+    n = math.prod(shape[a] for a in axes)
+    return 1.0 / n if n else math.nan
 
-    :math:`y = \\frac{1}{n}\\sum_{i \\in \\mathrm{axis}} x_i`, ``n`` the number of reduced
-    elements (NaN when ``n == 0``). Composed as ``sum(x, axis) * (1/n)``.
+
+def _mean(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    axes = norm_axes("mean", axis, x.ndim)
+    return xp.asarray(x.sum(axis=axes, keepdims=keepdims)) * _mean_count(x.shape, axes)
+
+
+def _mean_bw(gy, inputs, in_shapes, outputs, out_shapes, axis=None, keepdims=False):  # type: ignore[no-untyped-def]
+    # n comes from the shape the node has now: forward() on a new batch size updates it
+    shape = tuple(in_shapes[0])
+    axes = norm_axes("mean", axis, len(shape))
+    g = call("BroadcastTo", to_kept(gy[0], shape, axes), shape=shape)
+    return [call("MulScalar", g, val=_mean_count(shape, axes))]
+
+
+def _mean_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
+               keepdims: bool = False) -> list[Any]:
+    shape = tuple(xs[0])
+    axes = norm_axes("mean", axis, len(shape))
+    g = gy[0].reshape(kept_shape(shape, axes)) * _mean_count(shape, axes)
+    return [xp.broadcast_to(g, shape)]
+
+
+_MEAN_DOC = r"""mean(x, axis=None, keepdims=False): the mean over ``axis`` (all axes when None).
+
+    :math:`y = \frac{1}{n}\sum_{i \in \mathrm{axis}} x_i`, ``n`` the number of reduced
+    elements (NaN when ``n == 0``). Gradient: :math:`1/n` broadcast over the reduced axes. A
+    primitive rather than ``sum(x) * (1/n)``, so that ``n`` follows the input's shape when
+    ``forward()`` re-runs the graph on data of another batch size.
 
     Example::
 
@@ -270,11 +298,6 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
         >>> F.mean(gh.Variable([[1.0, 2.0], [3.0, 6.0]]), axis=1).d
         array([1.5, 4.5], dtype=float32)
     """
-    x = as_variable(x)
-    axes = norm_axes("mean", axis, x.ndim)
-    n = math.prod(x.shape[a] for a in axes)
-    s = call("Sum", x, axis=axes, keepdims=keepdims)
-    return call("MulScalar", s, val=1.0 / n if n else math.nan)
 
 
 def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
@@ -479,10 +502,13 @@ def register_functions(register: Any) -> None:
         >>> F.logsumexp(gh.Variable([1000.0, 1000.0])).d
         array(1000.6932, dtype=float32)
     """)
-    c = register.composite
-    c("Mean", mean, samples=_chain(_reduce_samples(), _empty_samples),
+    f("Mean", _mean, attrs={"axis": None, "keepdims": False}, rule=_mean_bw,
+      fast_backward=_mean_fast, need_inputs=(), need_outputs=(),
+      samples=_chain(_reduce_samples(), _empty_samples),
       reference=lambda x, axis=None, keepdims=False: np.mean(x, axis=_np_axes(axis),
-                                                             keepdims=keepdims))
+                                                             keepdims=keepdims),
+      doc=_MEAN_DOC)
+    c = register.composite
     c("Norm", norm, samples=_norm_samples, reference=_norm_ref)
 
 
