@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .errors import BackwardRuleError, DeviceError
-from .graph import Node, _device_of
+from .graph import Node, _device_of, input_name
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
 from .memory import sole_owner as _sole_owner
@@ -115,10 +115,7 @@ def _add_arrays(a: Any, b: Any) -> Any:
     dev = _array_device(a)
     if dev is None:
         return a + b
-    if dev.index:
-        with dev.activate():
-            r = a + b
-    else:
+    with dev.activate():
         r = a + b
     return r if type(r) is type(a) else dev.asarray(r)
 
@@ -126,10 +123,10 @@ def _add_arrays(a: Any, b: Any) -> Any:
 def _copy_array(a: Any) -> Any:
     """A copy of ``a`` on its own device (CuPy copies onto the current one)."""
     dev = None if type(a) is np.ndarray else _array_device(a)
-    if dev is not None and dev.index:
-        with dev.activate():
-            return a.copy()
-    return a.copy()
+    if dev is None:
+        return a.copy()
+    with dev.activate():
+        return a.copy()
 
 
 class _Grads:
@@ -239,7 +236,8 @@ def _rule_vars(node: Node) -> tuple[list[Variable | None], list[Variable | None]
     ins: list[Variable | None] = []
     for i, src in enumerate(srcs):
         idx = idxs[i]
-        if idx < 0:
+        if idx < 0:  # a leaf: its data must be what the node saved (checked here, at no cost
+            # to the other inputs, rather than by a _check_leaves pass over every node)
             if saved is not None and saved[i] is not None and saved[i] is not src._data:
                 raise _replaced_error(node, i)
             ins.append(src)
@@ -544,8 +542,7 @@ def _freed_error(node: Node) -> BackwardRuleError:
 
 def _replaced_error(node: Node, i: int) -> BackwardRuleError:
     fdef = node.fdef
-    names = [n.strip("*?") for n in fdef.inputs] or ["x"]
-    name = names[min(i, len(names) - 1)]
+    name = input_name(fdef, i)
     return BackwardRuleError(
         f"cannot differentiate {fdef.name}: the data of its input {name!r} (#{i}, a leaf "
         "Variable) was replaced (Variable.d) after the function was recorded; call forward() on "
@@ -553,18 +550,26 @@ def _replaced_error(node: Node, i: int) -> BackwardRuleError:
     )
 
 
-def _check_leaves(node: Node) -> None:
-    """Raise when a leaf input's data was replaced since the node saved it: its rule would mix
-    the new leaf with the old intermediate arrays (PyTorch raises likewise)."""
+def _replaced_leaf(node: Node) -> int:
+    """The index of a leaf input whose data was replaced since the node saved it, or -1."""
     saved = node.saved_in
     if saved is None:
-        return
+        return -1
     idxs = node.idxs
     for i, src in enumerate(node.srcs):
         if idxs[i] < 0:
             a = saved[i]
             if a is not None and a is not src._data:
-                raise _replaced_error(node, i)
+                return i
+    return -1
+
+
+def _check_leaves(node: Node) -> None:
+    """Raise when a leaf input's data was replaced since the node saved it: its rule would mix
+    the new leaf with the old intermediate arrays (PyTorch raises likewise)."""
+    i = _replaced_leaf(node)
+    if i >= 0:
+        raise _replaced_error(node, i)
 
 
 def _has_none(values: list[Any]) -> bool:
@@ -842,12 +847,7 @@ def leaves_replaced(outputs: Sequence[Variable]) -> bool:
     """Whether the data of a leaf was replaced (``Variable.d``) after a function of the outputs'
     graph recorded it, so that differentiating that graph needs ``forward()`` first."""
     roots = [y._creator for y in outputs if y._creator is not None]
-    for node in _collect(roots, only_need_grad=False):
-        try:
-            _check_leaves(node)
-        except BackwardRuleError:
-            return True
-    return False
+    return any(_replaced_leaf(node) >= 0 for node in _collect(roots, only_need_grad=False))
 
 
 def clear_intermediate_grads(y: Variable) -> None:

@@ -174,6 +174,15 @@ class Node:
         return f"<Node {self.fdef.name} #{self.seq}>"
 
 
+def input_name(fdef: FunctionDef, i: int) -> str:
+    """The name of input ``i`` of a function, for messages (a variadic last input names the rest;
+    ``"x"`` for a function that declares none)."""
+    names = fdef.inputs
+    if not names:
+        return "x"
+    return names[min(i, len(names) - 1)].strip("*?")
+
+
 def _kernel_error(fdef: FunctionDef, arrays: Sequence[Any], e: Exception) -> Exception:
     """``e`` again, of its type where that can be built from a message (numpy's ufunc errors need
     more arguments: their base class then), naming the function and the input shapes."""
@@ -203,7 +212,7 @@ def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any])
     names = {d.name for d in devs}
     if len(names) > 1:
         where = ", ".join(
-            f"{n} ({fdef.inputs[min(i, len(fdef.inputs) - 1)].strip('*?')} #{i})"
+            f"{n} ({input_name(fdef, i)} #{i})"
             for i, n in enumerate(d.name for d in devs)
         )
         raise DeviceError(
@@ -224,8 +233,7 @@ def _inputs(
     for x in inputs:
         if not isinstance(x, Variable):
             if x is None:
-                names = [n.strip("*?") for n in fdef.inputs] or ["x"]
-                name = names[min(len(vs), len(names) - 1)]
+                name = input_name(fdef, len(vs))
                 raise TypeError(f"{fdef.snake}(): input {name!r} must not be None")
             x = as_variable(x)
         vs.append(x)

@@ -72,11 +72,7 @@ class _Optimizer:
             for k, (p, g) in enumerate(zip(self.params, gs)):
                 if g is None:
                     continue
-                dev = p.device
-                if dev.index:  # device N > 0 made current (CuPy works on the current device)
-                    with dev.activate():
-                        self._step(k, p, g if g.dtype == p.dtype else g.astype(p.dtype))
-                else:
+                with p.device.activate():  # CuPy works on the current device
                     self._step(k, p, g if g.dtype == p.dtype else g.astype(p.dtype))
 
     def _step(self, k: int, p: Variable, g: Any) -> None:  # pragma: no cover - abstract

@@ -138,12 +138,11 @@ class Variable:
             arr = value.view() if value is data else value
         else:  # data of another device (or array type) is copied to this Variable's device
             arr = _to_array(value, dev)
-        xp = np if dev is None else dev.xp
-        if dev is not None and dev.index:
-            with dev.activate():
-                self._data = _fitted(arr, data, xp)
+        if dev is None:
+            self._data = _fitted(arr, data, np)
         else:
-            self._data = _fitted(arr, data, xp)
+            with dev.activate():
+                self._data = _fitted(arr, data, dev.xp)
 
     data = d
 
@@ -166,10 +165,7 @@ class Variable:
             value = np.asarray(value, dtype=data.dtype)
         dt = REGISTRY.by_array_type.get(type(data))
         dev = dt.device_of(data) if dt is not None else context_device()
-        if dev.index:
-            with dev.activate():
-                arr = _grad_array(value, data, dev)
-        else:
+        with dev.activate():
             arr = _grad_array(value, data, dev)
         self._grad = Variable._new(arr, False, None, 0)
 
