@@ -155,12 +155,9 @@ def _device_rows() -> list[dict[str, Any]]:
 
 
 def _not_installed_reason(dist: str) -> str:
-    from .registry import missing_distribution_hint
+    from .registry import installed_but_unused
 
-    hint = missing_distribution_hint(dist)
-    if hint.startswith("install the distribution"):
-        return f"not installed: pip install {dist}"
-    return hint.replace(f"the distribution {dist!r} is ", "")
+    return installed_but_unused(dist) or f"not installed: pip install {dist}"
 
 
 # -- gradhub registry --------------------------------------------------------------------------

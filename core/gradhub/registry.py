@@ -511,21 +511,30 @@ REGISTRY = Registry()
 _plugins: Any = None
 
 
-def missing_distribution_hint(dist: str) -> str:
-    """Why the plugin distribution ``dist`` provides nothing: installed but blocked, not selected
-    or broken (from the plugin records), else not installed (with the pip command)."""
+def installed_but_unused(dist: str) -> str | None:
+    """Why the installed plugin distribution ``dist`` provides nothing (``"installed but
+    blocked (GRADHUB_BLOCK_PLUGINS)"``, not selected, failed to load), from the plugin records;
+    None when it is not installed (or loaded)."""
     _ensure_loaded()
-    want = dist.lower().replace("_", "-")
+    want = _plugins._normalize(dist)
     for rec in _plugins.STATE.records:
-        if rec.distribution.lower().replace("_", "-") != want:
+        if _plugins._normalize(rec.distribution) != want:
             continue
         if rec.status == "blocked":
-            return f"the distribution {dist!r} is installed but blocked (GRADHUB_BLOCK_PLUGINS)"
+            return "installed but blocked (GRADHUB_BLOCK_PLUGINS)"
         if rec.status == "not selected":
-            return (f"the distribution {dist!r} is installed but not selected (GRADHUB_PLUGINS, "
-                    "GRADHUB_DISABLE_PLUGIN_AUTOLOAD)")
+            return "installed but not selected (GRADHUB_PLUGINS, GRADHUB_DISABLE_PLUGIN_AUTOLOAD)"
         if rec.status == "failed":
-            return f"the distribution {dist!r} is installed but failed to load: {rec.error}"
+            return f"installed but failed to load: {rec.error}"
+    return None
+
+
+def missing_distribution_hint(dist: str) -> str:
+    """Why the plugin distribution ``dist`` provides nothing: installed but blocked, not selected
+    or broken, else not installed (with the pip command)."""
+    why = installed_but_unused(dist)
+    if why is not None:
+        return f"the distribution {dist!r} is {why}"
     return f"install the distribution {dist!r} (pip install {dist})"
 
 
