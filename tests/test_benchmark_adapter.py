@@ -39,7 +39,9 @@ def bench() -> Any:
     """The harness and the two adapters, imported without touching the process environment."""
     peers = _peers()
     if peers is None:
-        pytest.skip("the peer benchmark harness (../shared/bench/peers) is not beside the repository")
+        pytest.skip(
+            "the peer benchmark harness (../shared/bench/peers) is not beside the repository"
+        )
     mp = pytest.MonkeyPatch()
     # the harness pins thread variables (and hides GPUs) at import unless BENCH_THREADS is set
     mp.setenv("BENCH_THREADS", "2")
@@ -59,8 +61,12 @@ def _params(bench: dict[str, ModuleType], workload: str) -> dict[str, Any]:
     return p
 
 
+def _outputs(adapter: ModuleType, step: Any) -> list[np.ndarray]:
+    return [np.asarray(a, dtype=np.float64) for a in adapter.to_numpy(step())]
+
+
 def _run(adapter: ModuleType, workload: str, params: dict[str, Any]) -> list[np.ndarray]:
-    return [np.asarray(a, dtype=np.float64) for a in adapter.to_numpy(adapter.make(workload, params)())]
+    return _outputs(adapter, adapter.make(workload, params))
 
 
 def _assert_close(got: list[np.ndarray], ref: list[np.ndarray], workload: str) -> None:
@@ -82,7 +88,7 @@ def test_first_order_workloads_match_hand_written_numpy(bench: Any, workload: st
     # a second step on the same graph objects gives the same numbers (no state leaks between steps)
     step = bench["fw_gradhub"].make(workload, params)
     step()
-    again = [np.asarray(a, dtype=np.float64) for a in bench["fw_gradhub"].to_numpy(step())]
+    again = _outputs(bench["fw_gradhub"], step)
     _assert_close(again, ref, workload)
 
 
@@ -95,7 +101,9 @@ def test_nth_sin_matches_the_closed_form(bench: Any) -> None:
 
 
 def test_grad_penalty_matches_pytorch(bench: Any) -> None:
-    pytest.importorskip("torch", reason="W4 has no hand-written reference; PyTorch is not installed")
+    pytest.importorskip(
+        "torch", reason="W4 has no hand-written reference; PyTorch is not installed"
+    )
     fw_torch = importlib.import_module("fw_torch")
     try:
         got = _run(bench["fw_gradhub"], "grad_penalty", _params(bench, "grad_penalty"))
