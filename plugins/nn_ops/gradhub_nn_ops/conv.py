@@ -42,6 +42,19 @@ from gradhub.memory import output_array
 # -- geometry ----------------------------------------------------------------------------------
 
 
+def _is_int(v: Any) -> bool:
+    """Whether ``v`` is a Python or numpy integer (not a bool, not a float holding one)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def an_int(value: Any, fname: str, arg: str) -> int:
+    """``value`` (a Python or numpy integer) as an int; a TypeError naming ``fname`` and ``arg``
+    for anything else (a float such as 1.5 is never truncated)."""
+    if not _is_int(value):
+        raise TypeError(f"{fname}(): {arg} must be an int, got {value!r}")
+    return int(value)
+
+
 def ints(value: Any, nd: int, default: int, fname: str, arg: str, minimum: int = 0
          ) -> tuple[int, ...]:
     """``value`` (None, an int or a sequence) as a tuple of ``nd`` ints, validated.
@@ -50,15 +63,18 @@ def ints(value: Any, nd: int, default: int, fname: str, arg: str, minimum: int =
     """
     if value is None:
         vals: tuple[int, ...] = (default,) * nd
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+    elif _is_int(value):
         vals = (int(value),) * nd
     else:
         try:
-            vals = tuple(int(v) for v in value)
-        except (TypeError, ValueError):
+            entries = tuple(value)
+        except TypeError:
+            entries = (None,)  # not iterable: reported below
+        if not all(_is_int(v) for v in entries):  # 1.5 is never truncated to 1
             raise TypeError(
                 f"{fname}(): {arg} must be an int or a sequence of ints, got {value!r}"
             ) from None
+        vals = tuple(int(v) for v in entries)
         if len(vals) != nd:
             raise ValueError(
                 f"{fname}(): {arg} has {len(vals)} entries but there are {nd} spatial axes "
@@ -103,10 +119,7 @@ def _geom(fname: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis:
             f"{tuple(w_shape)}"
         )
     nd = len(w_shape) - 2
-    try:
-        ba = int(base_axis)
-    except (TypeError, ValueError):
-        raise TypeError(f"{fname}(): base_axis must be an int, got {base_axis!r}") from None
+    ba = an_int(base_axis, fname, "base_axis")
     if ba < 0:
         ba += len(x_shape)
     if ba < 0 or len(x_shape) != ba + 1 + nd:
@@ -114,10 +127,7 @@ def _geom(fname: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis:
             f"{fname}(): x of shape {tuple(x_shape)} with base_axis={base_axis} does not match a "
             f"{nd}-d kernel: x needs base_axis + 1 + {nd} axes (*batch, channels, *spatial)"
         )
-    try:
-        g = int(group)
-    except (TypeError, ValueError):
-        raise TypeError(f"{fname}(): group must be an int, got {group!r}") from None
+    g = an_int(group, fname, "group")
     if g < 1:
         raise ValueError(f"{fname}(): group must be >= 1, got {group!r}")
     batch = tuple(int(s) for s in x_shape[:ba])
@@ -530,12 +540,28 @@ def _deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, p
     return y.reshape(geo.batch + y.shape[1:])
 
 
+def _filter_kernel(kernel: Any) -> tuple[int, ...]:
+    """ConvolutionFilterGrad's ``kernel`` as a tuple of ints >= 1 (an int ``k`` means ``(k,)``,
+    one spatial axis), checked; the forward kernel and both backward rules use it."""
+    fname = "convolution_filter_grad"
+    if _is_int(kernel):
+        nd = 1
+    else:
+        try:
+            nd = len(tuple(kernel))
+        except TypeError:
+            raise TypeError(f"{fname}(): kernel must be an int or a sequence of ints, got "
+                            f"{kernel!r}") from None
+        if nd == 0:
+            raise ValueError(f"{fname}(): kernel must have at least one entry, got {kernel!r}")
+    return ints(kernel, nd, 1, fname, "kernel", 1)
+
+
 def _convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_axis: int = 1,
                              pad: Any = None, stride: Any = None, dilation: Any = None,
                              group: int = 1) -> Any:
     fname = "convolution_filter_grad"
-    nd = 1 if isinstance(kernel, (int, np.integer)) else len(tuple(kernel))
-    k = ints(kernel, nd, 1, fname, "kernel", 1)
+    k = _filter_kernel(kernel)
     w_shape = (1, 1, *k)
     geo = _geom(fname, x.shape, w_shape, base_axis, pad, stride, dilation, group)
     if tuple(dy.shape[: geo.base_axis]) != geo.batch or dy.ndim != x.ndim:
@@ -613,6 +639,7 @@ def _convolution_filter_grad_bw(gw, inputs, in_shapes, outputs, out_shapes, kern
     g = gw[0]
     x, dy = inputs
     xs, ys = in_shapes
+    kernel = _filter_kernel(kernel)
     geo = _geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
                 dilation, group)
     ba = geo.base_axis
@@ -672,6 +699,7 @@ def _convolution_filter_grad_fast(xp, gw, inputs, in_shapes, outputs, out_shapes
     g = gw[0]
     x, dy = inputs
     xs, ys = in_shapes
+    kernel = _filter_kernel(kernel)
     geo = _geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
                 dilation, group)
     ba = geo.base_axis
