@@ -7,7 +7,14 @@ CNN here, several milliseconds. Kernels that return a large array can ask :func:
 for it instead of ``xp.empty``. On the CPU it keeps the arrays it handed out in per-thread lists
 keyed by shape and dtype, and hands one out again only when the list holds the **only**
 reference to it (``sys.getrefcount``): no Variable, graph node, user variable or view (a view
-refers to its ``base``) can see it any more, so reusing it is as safe as a new allocation.
+refers to its ``base``) can see it any more, so reusing it is as safe as a new allocation. An
+array whose last user changed it in place before dropping it (its ``shape``, ``dtype`` or
+writeable flag) is dropped from the list instead of handed out.
+
+The lists hold strong references, which their users can notice: a weak reference or
+``weakref.finalize`` of a dropped output array stays alive (and may see the array reused), and
+``ndarray.resize`` refuses the array while it is kept. ``GRADHUB_REUSE_ARRAYS=0`` (or
+:func:`set_reuse`) turns reuse off for programs that rely on either.
 
 Bounds: arrays below :data:`MIN_BYTES` are never kept (small allocations are cheap), at most
 :data:`PER_KEY` per shape and dtype, at most :data:`MAX_BYTES` per thread. Of the kept arrays of
@@ -124,6 +131,13 @@ def output_array(xp: Any, shape: Sequence[int], dtype: Any) -> Any:
         if _refcount(lst, i) == free:
             if found is None:
                 found = lst[i]
+                if not _intact(found, shape, dtype):
+                    # its owner reshaped, retyped or froze it in place before dropping it: it no
+                    # longer fits this key (numpy would broadcast or cast into it); forget it
+                    found = None
+                    _local.kept_bytes -= nbytes
+                    del lst[i]
+                    continue
             elif spare:  # keep a few idle arrays of this key for the next requests
                 spare -= 1
             else:  # more idle arrays than that: give the memory back
@@ -138,6 +152,17 @@ def output_array(xp: Any, shape: Sequence[int], dtype: Any) -> Any:
         lst.append(out)
         _local.kept_bytes += nbytes
     return out
+
+
+def _intact(a: np.ndarray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> bool:
+    """Whether the kept array ``a`` is still what :func:`output_array` handed out: ``shape``,
+    ``dtype``, writeable, C-contiguous and owning its memory. Its last user may have changed the
+    array object in place (``a.shape = ...``, ``a.dtype = ...``, ``a.flags.writeable = False``)
+    before dropping it; the list's key does not see that."""
+    if a.shape != shape or a.dtype != dtype:
+        return False
+    flags = a.flags
+    return bool(flags.writeable and flags.c_contiguous and flags.owndata)
 
 
 def sole_owner(arr: Any) -> bool:

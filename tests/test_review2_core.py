@@ -1,0 +1,86 @@
+"""Regression tests for the second review of the core (Variable, engine, built-in functions and
+the array-reuse pool)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+from gradhub import memory
+
+V = gh.Variable
+
+# -- the array-reuse pool: arrays changed in place by their last user ------------------------------
+
+_BIG = (128, 256)  # 128 KiB of float32: above memory.MIN_BYTES
+
+
+@pytest.fixture
+def pool() -> Iterator[None]:
+    if not memory.reuse_enabled():
+        pytest.skip("reference counts are not available here: arrays are never reused")
+    memory.release()
+    yield
+    memory.release()
+
+
+def _big_input() -> gh.Variable:
+    return V(np.random.default_rng(0).standard_normal(_BIG).astype(np.float32))
+
+
+@pytest.mark.usefixtures("pool")
+def test_pool_skips_an_output_reshaped_in_place() -> None:
+    x = _big_input()
+    a = F.relu(x).d
+    a.shape = (1, *_BIG)  # a batch axis added in place, then dropped
+    del a
+    y = F.relu(x)
+    assert y.shape == _BIG
+    np.testing.assert_array_equal(F.sum(y, axis=0).d, np.maximum(x.d, 0).sum(axis=0))
+
+
+@pytest.mark.usefixtures("pool")
+def test_pool_skips_a_product_reshaped_in_place() -> None:
+    x = _big_input()
+    p = (x * x).d
+    p.shape = (1, *_BIG)
+    del p
+    y = x * x
+    assert y.shape == _BIG
+    np.testing.assert_array_equal(y.d, x.d * x.d)
+
+
+@pytest.mark.usefixtures("pool")
+def test_pool_skips_an_output_whose_dtype_was_changed_in_place() -> None:
+    x = V(np.random.default_rng(1).standard_normal(_BIG))  # float64
+    a = F.relu(x).d
+    a.dtype = np.complex64  # the same bytes reinterpreted
+    del a
+    y = F.relu(x)
+    assert y.dtype == np.float64 and y.shape == _BIG
+    np.testing.assert_array_equal(y.d, np.maximum(x.d, 0))
+
+
+@pytest.mark.usefixtures("pool")
+def test_pool_skips_an_output_made_read_only() -> None:
+    x = _big_input()
+    a = F.relu(x).d
+    a.flags.writeable = False
+    del a
+    y = F.relu(x)
+    assert y.d.flags.writeable
+    np.testing.assert_array_equal(y.d, np.maximum(x.d, 0))
+
+
+@pytest.mark.usefixtures("pool")
+def test_pool_drops_the_changed_array_from_its_list() -> None:
+    a = memory.output_array(np, _BIG, np.float32)
+    kept = memory.kept_bytes()
+    a.shape = (-1,)
+    del a
+    b = memory.output_array(np, _BIG, np.float32)
+    assert b.shape == _BIG
+    assert memory.kept_bytes() == kept  # the changed one went, the new one came
