@@ -42,6 +42,45 @@ def float_dtype(xp: Any, *arrays: Any) -> Any:
     return np.result_type(*floats) if floats else np.dtype(np.float32)
 
 
+def float_input(x: Any) -> Any:
+    """The array ``x`` itself when it is floating; integer and bool data converted to the floating
+    dtype numpy's ufuncs compute them in (``np.result_type(dtype, np.float16)``: float16 for
+    bool, int8 and uint8, float32 for int16 and uint16, float64 for wider integers).
+
+    Called at the top of kernels whose result is defined in floating point (sigmoid, softplus,
+    erf, logsumexp, average pooling...), so that integer inputs do not wrap around or overflow
+    in the integer arithmetic. Floating inputs pay one ``dtype.kind`` test.
+    """
+    if x.dtype.kind in "biu":
+        return x.astype(np.result_type(x.dtype, np.float16))
+    return x
+
+
+def float_variable(x: Any) -> Any:
+    """The Variable ``x`` itself when it is floating; integer and bool data ``Cast`` to the
+    floating dtype of :func:`float_input` (for composites; such a Variable needs no gradient)."""
+    if x.dtype.kind in "biu":
+        return call("Cast", x, dtype=np.result_type(x.dtype, np.float16).name)
+    return x
+
+
+def acc_sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``x.sum(axis, keepdims)``, accumulated in float32 for float16 data (result float16).
+
+    As numpy's ``mean`` and PyTorch do: a float16 running sum overflows past 65504 and stops
+    growing at 2048 when adding ones. Other dtypes pay one dtype comparison.
+    """
+    if x.dtype == np.float16:
+        return x.sum(axis=axis, keepdims=keepdims, dtype=np.float32).astype(np.float16)
+    return x.sum(axis=axis, keepdims=keepdims)
+
+
+def is_half(x: Any) -> bool:
+    """Whether ``x`` (an array or a Variable) holds float16 data (computed in float32 inside
+    reductions and normalizations, then cast back)."""
+    return bool(x.dtype == np.float16)
+
+
 def norm_axes(fname: str, axis: Any, ndim: int) -> tuple[int, ...]:
     """``axis`` (None, an int or a sequence of ints) as a sorted tuple of non-negative axes.
 
@@ -50,7 +89,15 @@ def norm_axes(fname: str, axis: Any, ndim: int) -> tuple[int, ...]:
     """
     if axis is None:
         return tuple(range(ndim))
-    raw = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if isinstance(axis, (int, np.integer)):
+        raw: tuple[Any, ...] = (axis,)
+    else:
+        try:
+            raw = tuple(axis)
+        except TypeError:
+            raise TypeError(
+                f"{fname}(): argument 'axis' must be None, an int or ints, got {axis!r}"
+            ) from None
     out = []
     for a in raw:
         if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
@@ -200,7 +247,9 @@ def _erf(xp: Any, x: Any) -> Any:
     For ``|x| < 2.5`` the series ``erf(a) = 2/sqrt(pi) exp(-a^2) sum_n 2^n a^(2n+1) / (2n+1)!!``
     (all terms positive, so no cancellation); above, ``erf(a) = 1 - erfc(a)`` with the continued
     fraction ``erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))``.
+    Integer and bool inputs are computed in floating point (:func:`float_input`).
     """
+    x = float_input(x)
     a = xp.abs(x)
     s = xp.minimum(a, _ERF_SPLIT)
     z = s * s
@@ -220,12 +269,14 @@ def _erf(xp: Any, x: Any) -> Any:
 
 
 def _sigmoid(xp: Any, x: Any) -> Any:
+    x = float_input(x)
     e = xp.exp(-xp.abs(x))
     r = 1.0 / (1.0 + e)
     return xp.where(x >= 0, r, e * r)
 
 
 def _softplus(xp: Any, x: Any, beta: float = 1.0) -> Any:
+    x = float_input(x)
     bx = x * beta if beta != 1 else x
     y = xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))
     return y / beta if beta != 1 else y
@@ -569,7 +620,11 @@ def _pow2_bw(
     if needs(x0):
         g0 = sum_to(g * x1 * call("Pow2", x0, call("AddScalar", x1, val=-1.0)), in_shapes[0])
     if needs(x1):
-        g1 = sum_to(g * outs[0] * call("Log", x0), in_shapes[1])
+        # d/dx1 = y ln x0; where x0 == 0 the log is taken of 1 instead (x0 + [x0 == 0], the mask
+        # a constant), so the derivative there is 0 for x1 >= 0 (0**x1 is constant in x1, as
+        # PyTorch) instead of 0 * -inf = NaN; for x1 < 0 it is inf * 0 = NaN (y = inf there)
+        safe = x0 + call("EqualScalar", x0, val=0.0)
+        g1 = sum_to(g * outs[0] * call("Log", safe), in_shapes[1])
     return [g0, g1]
 
 
@@ -716,7 +771,7 @@ def _compare_scalar(op: str) -> Callable[..., Any]:
 
 def _sign(xp: Any, x: Any, alpha: float = 1.0) -> Any:
     dt = float_dtype(xp, x)
-    s = xp.sign(x).astype(dt)
+    s = xp.sign(x.astype(dt) if x.dtype.kind == "b" else x).astype(dt)
     if alpha != 0:
         s = xp.where(x == 0, dt.type(alpha), s).astype(dt, copy=False)
     return s
@@ -988,7 +1043,8 @@ def register_functions(register: Any) -> None:
       doc=r"""pow2(x0, x1): elementwise power :math:`y = x_0^{x_1}` (broadcasting).
 
     ``Variable ** Variable`` dispatches here. :math:`\partial y/\partial x_0 = x_1 x_0^{x_1 - 1}`,
-    :math:`\partial y/\partial x_1 = y \ln x_0` (``x0 > 0`` for the latter).
+    :math:`\partial y/\partial x_1 = y \ln x_0` (``x0 > 0``), taken as 0 where ``x0 == 0`` and
+    ``x1 >= 0`` (``0 ** x1`` does not depend on ``x1`` there; as PyTorch).
 
     Example::
 

@@ -18,7 +18,7 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.ops import call
 
-from .math import Shape, kept_shape, norm_axes, to_kept
+from .math import Shape, float_input, float_variable, kept_shape, norm_axes, to_kept
 
 # -- max / min -----------------------------------------------------------------------------------
 
@@ -112,6 +112,9 @@ def _select_fast(
 
 def _prod(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     axes = norm_axes("prod", axis, x.ndim)
+    if x.dtype == np.float16:  # float32 partial products: no overflow/underflow in between
+        return xp.asarray(x.prod(axis=axes, keepdims=keepdims, dtype=np.float32)
+                          ).astype(np.float16)
     return xp.asarray(x.prod(axis=axes, keepdims=keepdims))
 
 
@@ -220,14 +223,19 @@ def _exclusive_prod_array(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
 
 def _logsumexp(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     axes = norm_axes("logsumexp", axis, x.ndim)
+    x = float_input(x)
     if not axes:
         return x.copy()
     if x.size == 0:
         y = xp.full(kept_shape(x.shape, axes), -xp.inf, dtype=x.dtype)
     else:
-        m = x.max(axis=axes, keepdims=True)
+        half = x.dtype == np.float16
+        xf = x.astype(np.float32) if half else x  # float16: computed in float32, cast back
+        m = xf.max(axis=axes, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)
-        y = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
+        y = xp.log(xp.exp(xf - m).sum(axis=axes, keepdims=True)) + m
+        if half:
+            y = y.astype(np.float16)
     return y if keepdims else y.reshape([n for i, n in enumerate(x.shape) if i not in axes])
 
 
@@ -265,6 +273,9 @@ def _mean_count(shape: Sequence[int], axes: tuple[int, ...]) -> float:
 
 def _mean(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     axes = norm_axes("mean", axis, x.ndim)
+    if x.dtype == np.float16:  # accumulated and divided in float32, then cast back
+        s = xp.asarray(x.sum(axis=axes, keepdims=keepdims, dtype=np.float32))
+        return (s * np.float32(_mean_count(x.shape, axes))).astype(np.float16)
     return xp.asarray(x.sum(axis=axes, keepdims=keepdims)) * _mean_count(x.shape, axes)
 
 
@@ -305,8 +316,15 @@ def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any
 
     :math:`y = (\\sum_i |x_i|^p)^{1/p}`; ``p=None`` means 2; ``p=inf`` the max-norm
     :math:`\\max_i |x_i|`. Composed from ``sum``, ``abs`` and powers (``p=2`` uses
-    :math:`\\sqrt{\\sum x^2}`, smooth except at 0), so it is differentiable to any order away from
-    zero vectors; at a zero vector the gradient is not finite.
+    :math:`\\sqrt{\\sum x^2}`), so it is differentiable to any order away from zero vectors.
+
+    At a zero vector (``y = 0``) the gradient is 0, the sub-gradient PyTorch also returns: the
+    root is taken of ``s + [s == 0]`` and the result multiplied by ``[s != 0]``, so the
+    gradient reaching ``s`` there is 0 instead of ``0 * inf``. This holds for every ``p >= 1``
+    (``p=1`` and ``p=inf`` give ``sign(0) = 0`` anyway); for ``0 < p < 1`` the derivative of
+    ``|x_i|^p`` at ``x_i = 0`` is infinite and stays so. Integer and bool inputs are computed in
+    floating point (float16 for 8-bit types, float32 for 16-bit, float64 wider); float16 inputs
+    are computed in float32 and the result cast back (``x * x`` overflows float16 past 256).
 
     Example::
 
@@ -317,21 +335,28 @@ def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any
         >>> F.norm(gh.Variable([3.0, -4.0]), p=1).d
         array(7., dtype=float32)
     """
-    x = as_variable(x)
+    x = float_variable(as_variable(x))
     if p is None:
         p = 2
     if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool) or p <= 0:
         raise ValueError(f"norm(): argument 'p' must be a positive number or inf, got {p!r}")
     axes = norm_axes("norm", axis, x.ndim)
-    if p == 2:
-        return call("Sqrt", call("Sum", x * x, axis=axes, keepdims=keepdims))
-    a = call("Abs", x)
-    if p == 1:
-        return call("Sum", a, axis=axes, keepdims=keepdims)
-    if math.isinf(p):
+    if x.dtype == np.float16:
+        y = norm(call("Cast", x, dtype="float32"), p, axes, keepdims)
+        return call("Cast", y, dtype="float16")
+    if p == 1 or math.isinf(p):
+        a = call("Abs", x)
+        if p == 1:
+            return call("Sum", a, axis=axes, keepdims=keepdims)
         return call("Max", a, axis=axes, keepdims=keepdims)
-    s = call("Sum", call("PowScalar", a, val=float(p)), axis=axes, keepdims=keepdims)
-    return call("PowScalar", s, val=1.0 / float(p))
+    s = call("Sum", x * x if p == 2 else call("PowScalar", call("Abs", x), val=float(p)),
+             axis=axes, keepdims=keepdims)
+    # a constant mask, 1 where the norm is not 0 (NaN included, so NaN propagates); the root is
+    # taken of 1 where it is 0 and the result multiplied by the mask: value and gradient 0 there
+    pos = call("NotEqualScalar", s, val=0.0)
+    safe = s + call("RSubScalar", pos, val=1.0)
+    r = call("Sqrt", safe) if p == 2 else call("PowScalar", safe, val=1.0 / float(p))
+    return r * pos
 
 
 # -- samples and references ----------------------------------------------------------------------
