@@ -32,18 +32,27 @@ def _check_matmul(a_shape: Sequence[int], b_shape: Sequence[int], ta: bool, tb: 
             f"batch_matmul: the contracted dims differ: a {tuple(a_shape)} "
             f"(transpose_a={ta}) and b {tuple(b_shape)} (transpose_b={tb})"
         )
+    ba, bb = tuple(a_shape[:-2]), tuple(b_shape[:-2])
+    try:
+        np.broadcast_shapes(ba, bb)
+    except ValueError:
+        raise ValueError(
+            f"batch_matmul: the batch dims of a {tuple(a_shape)} and b {tuple(b_shape)} do not "
+            f"broadcast: {ba} against {bb} (numpy's rules: equal, or 1 in either)"
+        ) from None
 
 
 def _batch_matmul(xp: Any, a: Any, b: Any, transpose_a: bool = False,
                   transpose_b: bool = False) -> Any:
+    sa, sb = a.shape, b.shape
     if transpose_a and a.ndim >= 2:
         a = a.swapaxes(-1, -2)
     if transpose_b and b.ndim >= 2:
         b = b.swapaxes(-1, -2)
     try:
         return xp.matmul(a, b)
-    except ValueError:
-        _check_matmul(a.shape, b.shape, False, False)
+    except ValueError:  # the shapes as given, in a message naming a and b
+        _check_matmul(sa, sb, bool(transpose_a), bool(transpose_b))
         raise
 
 
@@ -162,6 +171,8 @@ def _batch_matmul_ref(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
 
 def _affine_dims(fn: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: int
                  ) -> tuple[int, int, int]:
+    if not isinstance(base_axis, (int, np.integer)) or isinstance(base_axis, bool):
+        raise TypeError(f"{fn}: base_axis must be an int, got {base_axis!r}")
     if not 0 <= base_axis <= len(x_shape):
         raise ValueError(f"{fn}: base_axis={base_axis} is out of range for x of shape "
                          f"{tuple(x_shape)}")
@@ -273,7 +284,14 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def _parse_einsum(equation: str, shapes: Sequence[Sequence[int]]
                   ) -> tuple[list[str], str, dict[str, int]]:
     """Explicit subscripts (ellipses expanded, output spelled out) and each letter's size."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum: equation must be a str such as 'ij,jk->ik', got {equation!r}")
     eq = equation.replace(" ", "")
+    bad = set(eq) - set(_LETTERS) - set(".,->")
+    if bad or eq.count("->") > 1 or eq.replace("...", "").count(".") or eq.count("-") != eq.count(
+            "->"):
+        raise ValueError(f"einsum: equation {equation!r} is not valid: it takes letters, commas, "
+                         f"'...' and at most one '->'")
     if "->" in eq:
         lhs, out = eq.split("->")
         explicit = True
