@@ -84,3 +84,49 @@ def test_pool_drops_the_changed_array_from_its_list() -> None:
     b = memory.output_array(np, _BIG, np.float32)
     assert b.shape == _BIG
     assert memory.kept_bytes() == kept  # the changed one went, the new one came
+
+
+# -- grad(set_grad=True) never stores the caller's arrays as .g ------------------------------------
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_set_grad_copies_the_callers_grad_outputs(create_graph: bool) -> None:
+    x = V(np.zeros(4, np.float32))
+    y = x + 1.0
+    go = np.full(4, 3.0, np.float32)
+    gh.grad([y], [x], grad_outputs=[go], set_grad=True, create_graph=create_graph)
+    assert x.g is not go
+    x.g *= 0.5
+    np.testing.assert_array_equal(go, np.full(4, 3.0, np.float32))
+    np.testing.assert_array_equal(x.g, np.full(4, 1.5, np.float32))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_set_grad_copies_a_grad_outputs_variable(create_graph: bool) -> None:
+    x = V(np.zeros(3))
+    gov = V(np.arange(3.0), need_grad=False)
+    gh.grad([x + 1.0], [x], grad_outputs=[gov], set_grad=True, create_graph=create_graph)
+    assert x.g is not gov.d
+    x.g[:] = 7.0
+    np.testing.assert_array_equal(gov.d, np.arange(3.0))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_set_grad_copies_the_callers_grad_inputs(create_graph: bool) -> None:
+    x = V(np.ones(3))
+    unreached = V(np.ones(3))
+    gi = np.full(3, 2.0)
+    gh.grad([x * x], [x, unreached], grad_inputs=[None, gi], set_grad=True,
+            create_graph=create_graph)
+    assert unreached.g is not gi
+    unreached.g[:] = 0.0
+    np.testing.assert_array_equal(gi, np.full(3, 2.0))
+    np.testing.assert_array_equal(x.g, np.full(3, 2.0))
+
+
+def test_grad_set_grad_of_an_output_that_is_an_input() -> None:
+    x = V(np.zeros(3))
+    go = np.ones(3)
+    gh.grad([x], [x], grad_outputs=[go], set_grad=True, create_graph=False)
+    assert x.g is not go
+    np.testing.assert_array_equal(x.g, go)

@@ -821,11 +821,14 @@ def grad(
         gis = [None] * len(ins)
     grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph)
     results: list[Variable | None] = []
+    # the arrays given by the caller (or made for them) that a .g must not share
+    given: set[int] = {id(s._data) for s in seeds if s is not None}
     with set_recording(create_graph):
         for k, (x, gi) in enumerate(zip(ins, gis)):
             g = grads.get(x)
             if gi is not None:
                 gi = _seed(x, gi, None, f"grad: grad_inputs[{k}]", "the input")
+                given.add(id(gi._data))
                 g = gi if g is None else _add(g, gi)
             if g is None:
                 if unreachable == "error":
@@ -836,7 +839,6 @@ def grad(
                 g = Variable._new(g._data, False, None, 0)
             results.append(g)
     if set_grad and not retain_grad:
-        given: set[int] = set()
         with set_recording(create_graph):
             for x, g in zip(ins, results):
                 x._grad = None if g is None else _own(g, given)
