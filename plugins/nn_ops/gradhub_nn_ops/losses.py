@@ -478,9 +478,9 @@ def register_functions(register: Any) -> None:
     :math:`y = -\ln \mathrm{softmax}(x)_{t} = \ln\sum_j e^{x_j} - x_t` along ``axis`` (the last
     axis when None). ``target`` holds integer labels in ``[0, x.shape[axis])`` (integer dtype, or
     floats holding whole numbers, as nnabla; 1.9, -0.5, NaN or a bool dtype raise) with x's shape
-    and size 1 at ``axis`` (e.g. ``(N, 1)`` for x of shape ``(N, C)``); the loss has the target's shape. A target without the axis (``(N,)``)
-    is accepted too. No reduction. Gradient :math:`\mathrm{softmax}(x) - \mathrm{onehot}(t)`
-    w.r.t. x; none w.r.t. the labels.
+    and size 1 at ``axis`` (e.g. ``(N, 1)`` for x of shape ``(N, C)``); the loss has the
+    target's shape. A target without the axis (``(N,)``) is accepted too. No reduction.
+    Gradient :math:`\mathrm{softmax}(x) - \mathrm{onehot}(t)` w.r.t. x; none w.r.t. the labels.
 
     Example::
 

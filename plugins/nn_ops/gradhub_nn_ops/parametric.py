@@ -176,21 +176,57 @@ def _scopes(name: str | None, sub: str) -> Iterator[None]:
             yield
 
 
-def _kernel(fn: str, kernel: Any, x: Any, base_axis: int) -> tuple[int, ...]:
-    if isinstance(kernel, (int, np.integer)):
-        nd = len(x.shape) - base_axis - 1
-        return (int(kernel),) * max(nd, 1)
+def _is_int(v: Any) -> bool:
+    """Whether ``v`` is a Python or numpy integer (not a bool, not a float holding one)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _positive(fn: str, arg: str, value: Any) -> int:
+    """``value`` as an int >= 1; a TypeError/ValueError naming ``PF.<fn>`` and ``arg``."""
+    if not _is_int(value):
+        raise TypeError(f"PF.{fn}: {arg} must be a positive int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"PF.{fn}: {arg} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def _positives(fn: str, arg: str, value: Any) -> list[int]:
+    """An int or a non-empty sequence of ints, each >= 1, as a list (``n_outmaps``)."""
+    if _is_int(value):
+        return [_positive(fn, arg, value)]
     try:
-        k = tuple(int(v) for v in kernel)
+        vals = list(value)
     except TypeError:
-        raise TypeError(f"{fn}: kernel must be an int or a sequence of ints, got {kernel!r}"
+        raise TypeError(f"PF.{fn}: {arg} must be a positive int or a tuple of them, got "
+                        f"{value!r}") from None
+    if not vals or not all(_is_int(v) and v >= 1 for v in vals):
+        raise ValueError(f"PF.{fn}: {arg} must be a positive int or a non-empty tuple of them, "
+                         f"got {value!r}")
+    return [int(v) for v in vals]
+
+
+def _kernel(fn: str, kernel: Any, x: Any, base_axis: int) -> tuple[int, ...]:
+    if _is_int(kernel):
+        nd = len(x.shape) - base_axis - 1
+        return (_positive(fn, "kernel", kernel),) * max(nd, 1)
+    try:
+        k = tuple(kernel)
+    except TypeError:
+        raise TypeError(f"PF.{fn}: kernel must be an int or a sequence of ints, got {kernel!r}"
                         ) from None
-    if not k or any(v < 1 for v in k):
-        raise ValueError(f"{fn}: kernel must hold ints >= 1, got {kernel!r}")
-    return k
+    if not k or not all(_is_int(v) and v >= 1 for v in k):
+        raise ValueError(f"PF.{fn}: kernel must hold ints >= 1, got {kernel!r}")
+    return tuple(int(v) for v in k)
+
+
+def _base_axis(fn: str, base_axis: Any) -> int:
+    if not _is_int(base_axis):
+        raise TypeError(f"PF.{fn}: base_axis must be an int, got {base_axis!r}")
+    return int(base_axis)
 
 
 def _channels(fn: str, x: Any, base_axis: int) -> int:
+    base_axis = _base_axis(fn, base_axis)
     if not 0 <= base_axis < len(x.shape):
         raise ValueError(f"{fn}: base_axis={base_axis} is out of range for an input of shape "
                          f"{tuple(x.shape)}")
@@ -219,9 +255,8 @@ def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init:
         >>> [(k, v.shape) for k, v in gh.get_parameters().items()]
         [('fc1/affine/W', (6, 5)), ('fc1/affine/b', (5,))]
     """
-    outs = [int(n_outmaps)] if isinstance(n_outmaps, (int, np.integer)) else [
-        int(n) for n in n_outmaps]
-    if not 0 <= base_axis <= len(inp.shape):
+    outs = _positives("affine", "n_outmaps", n_outmaps)
+    if not 0 <= _base_axis("affine", base_axis) <= len(inp.shape):
         raise ValueError(f"affine: base_axis={base_axis} is out of range for an input of shape "
                          f"{tuple(inp.shape)}")
     inmaps = math.prod(inp.shape[base_axis:])
@@ -246,8 +281,10 @@ def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group
     ``(outmaps,)`` and is None without ``with_bias``.
     """
     inmaps = _channels(fn, inp, base_axis)
+    outmaps = _positive(fn, "outmaps", outmaps)
     k = _kernel(fn, kernel, inp, base_axis)
-    if group < 1 or inmaps % group or outmaps % group:
+    group = _positive(fn, "group", group)
+    if inmaps % group or outmaps % group:
         raise ValueError(f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps "
                          f"({outmaps})")
     fan_in, fan_out = (outmaps, inmaps) if transposed else (inmaps, outmaps)
@@ -315,6 +352,8 @@ def _stat_shape(fn: str, x: Any, axes: Sequence[int], keep: bool) -> tuple[int, 
     nd = len(x.shape)
     norm = []
     for a in axes:
+        if not _is_int(a):
+            raise TypeError(f"PF.{fn}: axes must be ints, got {a!r}")
         if not -nd <= int(a) < nd:
             raise ValueError(f"{fn}: axis {a} is out of range for an input of shape "
                              f"{tuple(x.shape)}")
@@ -349,8 +388,9 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
          ('bn1/bn/mean', (1, 3, 1, 1)), ('bn1/bn/var', (1, 3, 1, 1))]
     """
     fn = "batch_normalization"
-    axes = [int(axes)] if isinstance(axes, (int, np.integer)) else [int(a) for a in axes]
+    axes = [axes] if _is_int(axes) else list(axes)
     shape = _stat_shape(fn, inp, axes, keep=True)
+    axes = [int(a) for a in axes]
     init = dict(param_init or {})
     bad = set(init) - {"beta", "gamma", "mean", "var"}
     if bad:
@@ -387,7 +427,14 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
         [('ln1/layer_normalization/gamma', (1, 3, 4)), ('ln1/layer_normalization/beta', (1, 3, 4))]
     """
     fn = "layer_normalization"
-    baxes = [batch_axis] if isinstance(batch_axis, (int, np.integer)) else list(batch_axis)
+    if _is_int(batch_axis):
+        baxes = [batch_axis]
+    else:
+        try:
+            baxes = list(batch_axis)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(f"PF.{fn}: batch_axis must be an int or a sequence of ints, got "
+                            f"{batch_axis!r}") from None
     shape = _stat_shape(fn, inp, baxes, keep=False)
     init = dict(param_init or {})
     bad = set(init) - {"beta", "gamma"}
@@ -417,6 +464,8 @@ def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
         >>> PF.embed(ids, 10, 4, name="emb").shape
         (2, 2, 4)
     """
+    n_inputs = _positive("embed", "n_inputs", n_inputs)
+    n_features = _positive("embed", "n_features", n_features)
     if initializer is None:
         initializer = UniformInitializer((-math.sqrt(3.0), math.sqrt(3.0)))
     with _scopes(name, "embed"):
