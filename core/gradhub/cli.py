@@ -212,6 +212,14 @@ def cmd_registry(args: argparse.Namespace) -> int:
 # -- gradhub plugins ---------------------------------------------------------------------------
 
 
+#: the detail column of a plugin that was left out, by status
+_SKIPPED_DETAIL = {
+    "blocked": "GRADHUB_BLOCK_PLUGINS",
+    "not selected": "GRADHUB_PLUGINS",
+    "autoload off": "GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1 (GRADHUB_PLUGINS={name} loads it)",
+}
+
+
 def cmd_plugins(args: argparse.Namespace) -> int:
     """Print what was loaded, from which distribution and version, what failed and why."""
     import warnings
@@ -258,7 +266,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
             detail = p["error"]
         else:
             style = "yellow"
-            detail = ""
+            detail = _SKIPPED_DETAIL.get(p["status"], "").format(name=p["name"])
         t.add_row(_text(p["name"]), _text(dist), _text(p["status"], style), _text(detail))
     con.print(t)
     d = Table(title="devices", title_justify="left")

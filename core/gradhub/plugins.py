@@ -16,7 +16,7 @@ the ``@gradhub.hookimpl`` marker: an unmarked one (which pluggy would ignore) ma
 Environment switches, read at load time:
 
 * ``GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1``: load no entry point (only those named in
-  ``GRADHUB_PLUGINS``, if set).
+  ``GRADHUB_PLUGINS``, if set); the others are still listed, with the status ``autoload off``.
 * ``GRADHUB_PLUGINS=a,b``: load only these (entry-point names, or distribution names compared
   normalized as PEP 503 does: ``gradhub_nn_ops`` selects ``gradhub-nn-ops``).
 * ``GRADHUB_BLOCK_PLUGINS=a,b``: never load these (named the same way).
@@ -58,7 +58,8 @@ ENTRY_POINT_GROUP = "gradhub.plugins"
 
 
 class PluginRecord:
-    """What happened to one plugin: loaded, failed (with the error), blocked or not selected.
+    """What happened to one plugin: loaded, failed (with the error), blocked, not selected or
+    autoload off (installed, but ``GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1`` left it out).
 
     (The records of this module are plain classes: dataclasses would add milliseconds to the
     start-up path.)
@@ -576,6 +577,42 @@ def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
     s.undo.clear()
 
 
+#: gradhub's own distributions: among the plugins that only add, these commit first (in this
+#: order), so that a third-party plugin clashing with one of them is the one that fails
+OWN_DISTRIBUTIONS = ("gradhub", "gradhub-nn-ops", "gradhub-cuda")
+
+
+def _replaces(s: _Staging) -> bool:
+    """Whether a plugin registers anything with ``override=True`` (so far)."""
+    return (any(o for _, o in s.functions) or any(o for _, o in s.parametric)
+            or any(k[3] for k in s.kernels) or any(r[2] for r in s.rules))
+
+
+def _commit_order(
+    staged: Sequence[tuple[PluginRecord, _Staging]],
+) -> list[tuple[PluginRecord, _Staging]]:
+    """The order in which staged plugins commit: first those that only add (no ``override=True``
+    registration), gradhub's own distributions first among them, then those that replace
+    something; otherwise in load order (entry-point name order, then ``extra``).
+
+    So a plugin replacing a function of gradhub-nn-ops replaces it whatever its entry point is
+    called, and a clash between two plain registrations fails the plugin that is not gradhub's
+    own (or the later one by name).
+    """
+
+    def key(item: tuple[int, tuple[PluginRecord, _Staging]]) -> tuple[int, int, int]:
+        i, (rec, s) = item
+        if _replaces(s):
+            return (1, 0, i)
+        dist = _normalize(rec.distribution)
+        own = OWN_DISTRIBUTIONS.index(dist) if dist in OWN_DISTRIBUTIONS else len(
+            OWN_DISTRIBUTIONS)
+        return (0, own, i)
+
+    return [item for _, item in sorted(enumerate(staged), key=key)]
+
+
+
 def _run_hooks(
     pm: pluggy.PluginManager, plugin_name: str, hooks: Sequence[str], s: _Staging
 ) -> None:
@@ -658,7 +695,7 @@ def _load(
     allow = _split_env("GRADHUB_PLUGINS")
     block = _split_env("GRADHUB_BLOCK_PLUGINS")
     autoload = os.environ.get("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "") in ("", "0")
-    if (autoload or allow) and not incremental:
+    if not incremental:
         # an entry-point name matches as written; a distribution name also as normalized
         # (PEP 503), so gradhub_nn_ops and Gradhub.NN-ops both select gradhub-nn-ops
         allow_n = {_normalize(a) for a in allow}
@@ -675,9 +712,19 @@ def _load(
                 rec.status = "not selected"
                 records.append(rec)
                 continue
+            if not autoload and not allow:  # listed (so messages can say it is installed)
+                rec.status = "autoload off"
+                records.append(rec)
+                continue
             candidates.append((rec, ep.load))
     for name, module in extra:
-        rec = PluginRecord(name, "", "", getattr(module, "__name__", repr(module)))
+        mod_name = getattr(module, "__name__", repr(module))
+        # an installed plugin that autoload or the allow list left out, loaded by hand: its
+        # distribution is known from its entry point
+        ep_rec = next((r for r in records if r.module == mod_name
+                       and r.status in ("autoload off", "not selected")), None)
+        rec = PluginRecord(name, ep_rec.distribution if ep_rec else "",
+                           ep_rec.version if ep_rec else "", mod_name)
         candidates.append((rec, _returning(module)))
 
     failures: list[PluginRecord] = []
@@ -714,10 +761,21 @@ def _load(
         provider = Provider(rec.distribution, rec.version, rec.module)
         loaded.append((rec, _Staging(provider)))
 
-    ok: list[tuple[PluginRecord, _Staging]] = []
+    # phase 1: every plugin's hooks fill its staging area (nothing reaches the registry yet);
+    # then the staged registrations are checked and committed in the order of _commit_order, so
+    # that which plugin a clash fails does not depend on the entry-point names
+    staged: list[tuple[PluginRecord, _Staging]] = []
     for rec, s in loaded:
         try:
             _run_hooks(pm, rec.name, _PHASES[0], s)
+        except (Exception, SystemExit) as e:
+            pm.unregister(name=rec.name)
+            fail(rec, e, "registration")
+            continue
+        staged.append((rec, s))
+    ok: list[tuple[PluginRecord, _Staging]] = []
+    for rec, s in _commit_order(staged):
+        try:
             _check_phase1(s)
         except (Exception, SystemExit) as e:
             pm.unregister(name=rec.name)
@@ -727,16 +785,18 @@ def _load(
         _commit_phase1(s)
         ok.append((rec, s))
 
-    for rec, s in ok:
+    def drop(rec: PluginRecord, s: _Staging, e: BaseException) -> None:
+        committed.remove(s)
+        _rollback(s, committed)
+        fail(rec, e, "registration")
+
+    def commit2(rec: PluginRecord, s: _Staging) -> None:
         try:
-            _run_hooks(pm, rec.name, _PHASES[1], s)
             _check_phase2(s)
             _commit_phase2(s)
         except (Exception, SystemExit) as e:
-            committed.remove(s)
-            _rollback(s, committed)
-            fail(rec, e, "registration")
-            continue
+            drop(rec, s, e)
+            return
         rec.status = "loaded"
         rec.added = {
             "devices": len(s.devices),
@@ -745,6 +805,22 @@ def _load(
             "kernels": len(s.kernels),
             "rules": len(s.rules),
         }
+
+    # phase 2, in the same order; a plugin that replaces something (override=True, in either
+    # phase) commits after every plugin that only adds
+    replacing: list[tuple[PluginRecord, _Staging]] = []
+    for rec, s in ok:
+        try:
+            _run_hooks(pm, rec.name, _PHASES[1], s)
+        except (Exception, SystemExit) as e:
+            drop(rec, s, e)
+            continue
+        if _replaces(s):
+            replacing.append((rec, s))
+        else:
+            commit2(rec, s)
+    for rec, s in replacing:
+        commit2(rec, s)
     STATE.records = records
     STATE.loaded = True
     REGISTRY.changed()

@@ -480,7 +480,12 @@ class Registry:
             if self.functions and "gradhub-nn-ops" not in {
                 fd.provider.distribution for fd in self.functions.values()
             }:
-                hint = " (the function library is the distribution gradhub-nn-ops)"
+                why = installed_but_unused("gradhub-nn-ops")
+                hint = (
+                    f" (the function library, the distribution gradhub-nn-ops, is {why})"
+                    if why is not None
+                    else " (the function library is the distribution gradhub-nn-ops)"
+                )
             raise FunctionNotFoundError(
                 f"no function {name!r} is registered; installed plugins provide "
                 f"{len(self.functions)} functions{hint}"
@@ -513,8 +518,8 @@ _plugins: Any = None
 
 def installed_but_unused(dist: str) -> str | None:
     """Why the installed plugin distribution ``dist`` provides nothing (``"installed but
-    blocked (GRADHUB_BLOCK_PLUGINS)"``, not selected, failed to load), from the plugin records;
-    None when it is not installed (or loaded)."""
+    blocked (GRADHUB_BLOCK_PLUGINS)"``, not selected, left out because plugin autoload is off,
+    failed to load), from the plugin records; None when it is not installed (or loaded)."""
     _ensure_loaded()
     want = _plugins._normalize(dist)
     for rec in _plugins.STATE.records:
@@ -524,6 +529,13 @@ def installed_but_unused(dist: str) -> str | None:
             return "installed but blocked (GRADHUB_BLOCK_PLUGINS)"
         if rec.status == "not selected":
             return "installed but not selected (GRADHUB_PLUGINS, GRADHUB_DISABLE_PLUGIN_AUTOLOAD)"
+        if rec.status == "autoload off":
+            return (
+                "installed, but plugin autoload is off (GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1): "
+                f"unset the variable, or select it with GRADHUB_PLUGINS={rec.name}, or load it "
+                f"with gradhub.plugins.load_plugins(extra=[({rec.name!r}, "
+                f"importlib.import_module({rec.module.partition(':')[0]!r}))])"
+            )
         if rec.status == "failed":
             return f"installed but failed to load: {rec.error}"
     return None
