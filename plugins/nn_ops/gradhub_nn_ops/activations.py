@@ -21,7 +21,7 @@ from gradhub import Sample, as_variable
 from gradhub.memory import output_array
 from gradhub.ops import call
 
-from .math import draw, unary_rule, unary_samples
+from .math import draw, float_variable, unary_rule, unary_samples
 
 # -- primitives ----------------------------------------------------------------------------------
 
@@ -106,7 +106,7 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
         >>> F.elu(gh.Variable([0.0, 2.0])).d
         array([0., 2.], dtype=float32)
     """
-    x = as_variable(x)
+    x = float_variable(as_variable(x))
     neg = call("Expm1", call("MinimumScalar", x, val=0.0))
     if alpha != 1:
         neg = call("MulScalar", neg, val=alpha)
@@ -144,7 +144,7 @@ def gelu(x: Any) -> Any:
         >>> F.gelu(gh.Variable([0.0, 1.0])).d
         array([0.       , 0.8413447], dtype=float32)
     """
-    x = as_variable(x)
+    x = float_variable(as_variable(x))
     e = call("Erf", call("MulScalar", x, val=1.0 / math.sqrt(2.0)))
     return call("MulScalar", x * call("AddScalar", e, val=1.0), val=0.5)
 
@@ -159,7 +159,7 @@ def swish(x: Any) -> Any:
         >>> F.swish(gh.Variable([0.0, 1.0])).d
         array([0.       , 0.7310586], dtype=float32)
     """
-    x = as_variable(x)
+    x = float_variable(as_variable(x))
     return x * call("Sigmoid", x)
 
 
@@ -188,7 +188,7 @@ def softsign(x: Any) -> Any:
         >>> F.softsign(gh.Variable([-1.0, 3.0])).d
         array([-0.5 ,  0.75], dtype=float32)
     """
-    x = as_variable(x)
+    x = float_variable(as_variable(x))
     return x / call("AddScalar", call("Abs", x), val=1.0)
 
 
@@ -204,7 +204,7 @@ def log_sigmoid(x: Any) -> Any:
         >>> F.log_sigmoid(gh.Variable([0.0])).d
         array([-0.6931472], dtype=float32)
     """
-    x = as_variable(x)
+    x = float_variable(as_variable(x))
     return -call("Softplus", -x)
 
 

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from gradhub import Sample
 
+from .math import float_input, float_variable
+
 # -- helpers -----------------------------------------------------------------------------------
 
 
@@ -82,20 +84,46 @@ def _batch_normalization(xp: Any, x: Any, beta: Any, gamma: Any, mean: Any, vari
                 f"batch_normalization(): {name} must have shape {pshape} (x's size on axes "
                 f"{ax}, 1 elsewhere), got {tuple(p.shape)}"
             )
+    _check_settings(eps, decay_rate)
+    x = float_input(x)
+    # float16: the statistics and the normalization are computed in float32 (a float16 variance
+    # overflows past 65504), the result cast to the dtype the float16 formula gives
+    out_dtype = np.result_type(x.dtype, beta.dtype, gamma.dtype) if x.dtype == np.float16 else None
+    if out_dtype is not None:
+        x = x.astype(np.float32)
     if batch_stat:
         if n == 0:
             raise ValueError(
                 f"batch_normalization(): x of shape {tuple(x.shape)} has no element to compute "
                 "batch statistics from (batch_stat=True)"
             )
+        if n == 1:
+            raise ValueError(
+                f"batch_normalization(): x of shape {tuple(x.shape)} has one value per channel "
+                f"(axes {ax}): its batch variance is 0 and the output all zeros; training mode "
+                "(batch_stat=True) needs more than one value per channel"
+            )
         m = x.mean(axis=red, keepdims=True)
         xc = x - m
         v = (xc * xc).mean(axis=red, keepdims=True)
         _update_running(xp, mean, m, decay_rate, "mean")
-        _update_running(xp, variance, v * (n / (n - 1)) if n > 1 else v, decay_rate,
-                        "variance")
-        return xc / xp.sqrt(v + eps) * gamma + beta
-    return (x - mean) / xp.sqrt(variance + eps) * gamma + beta
+        _update_running(xp, variance, v * (n / (n - 1)), decay_rate, "variance")
+        y = xc / xp.sqrt(v + eps) * gamma + beta
+    else:
+        y = (x - mean) / xp.sqrt(variance + eps) * gamma + beta
+    return y if out_dtype is None else y.astype(out_dtype)
+
+
+def _check_settings(eps: Any, decay_rate: Any) -> None:
+    """Raise unless ``eps > 0`` and ``0 <= decay_rate <= 1`` (real numbers)."""
+    real = (int, float, np.integer, np.floating)
+    if not isinstance(eps, real) or isinstance(eps, bool) or not eps > 0:
+        raise ValueError(f"batch_normalization(): argument 'eps' must be a number > 0, got "
+                         f"{eps!r}")
+    if (not isinstance(decay_rate, real) or isinstance(decay_rate, bool)
+            or not 0 <= decay_rate <= 1):
+        raise ValueError(f"batch_normalization(): argument 'decay_rate' must be a number in "
+                         f"[0, 1], got {decay_rate!r}")
 
 
 def _batch_normalization_bw(gy, inputs, in_shapes, outputs, out_shapes, axes, decay_rate,  # type: ignore[no-untyped-def]
@@ -104,13 +132,28 @@ def _batch_normalization_bw(gy, inputs, in_shapes, outputs, out_shapes, axes, de
     x, _, gamma, mean, var = inputs
     _, red, _, _ = _bn_geometry(in_shapes[0], axes)
     dbeta = _call("Sum", g, axis=red, keepdims=True)
+    if x.dtype != np.float16:
+        return _bn_grads(g, x, gamma, mean, var, red, eps, batch_stat, x.need_grad, dbeta)
+    # as the forward: computed in float32, each gradient cast back to its input's dtype
+    g32 = _call("Cast", g, dtype="float32") if g.dtype == np.float16 else g
+    res = _bn_grads(g32, _call("Cast", x, dtype="float32"), gamma, mean, var, red, eps,
+                    batch_stat, x.need_grad, dbeta)
+    for i, like in ((0, x), (2, gamma), (3, mean), (4, var)):
+        if res[i] is not None and res[i].dtype != like.dtype:
+            res[i] = _call("Cast", res[i], dtype=like.dtype.name)
+    return res
+
+
+def _bn_grads(g: Any, x: Any, gamma: Any, mean: Any, var: Any, red: tuple[int, ...], eps: float,
+              batch_stat: bool, need_dx: bool, dbeta: Any) -> list[Any]:
+    """The gradients (x, beta, gamma, mean, variance) of batch normalization."""
     if batch_stat:
         xc = x - _mean(x, red)
         rstd = _call("PowScalar", _call("AddScalar", _mean(xc * xc, red), val=eps), val=-0.5)
         xhat = xc * rstd
         dgamma = _call("Sum", g * xhat, axis=red, keepdims=True)
         dx = None
-        if x.need_grad:
+        if need_dx:
             dxhat = g * gamma
             dx = rstd * (dxhat - _mean(dxhat, red) - xhat * _mean(dxhat * xhat, red))
         return [dx, dbeta, dgamma, None, None]
@@ -216,7 +259,7 @@ def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis:
     """
     from gradhub import as_variable
 
-    x = as_variable(x)
+    x = float_variable(as_variable(x))
     batch = _norm_axes("layer_normalization", "batch_axis", batch_axis, x.ndim)
     red = tuple(i for i in range(x.ndim) if i not in batch)
     n = math.prod(x.shape[i] for i in red)
@@ -225,21 +268,39 @@ def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis:
             f"layer_normalization(): x of shape {x.shape} has no element to normalize over "
             f"(batch_axis={batch_axis!r})"
         )
-    mu = _mean(x, red)
-    xc = x - mu
+    if not isinstance(eps, (int, float, np.integer, np.floating)) or not eps > 0:
+        raise ValueError(f"layer_normalization(): argument 'eps' must be a number > 0, got "
+                         f"{eps!r}")
+    for name, p in (("beta", beta), ("gamma", gamma)):
+        if p is not None:
+            _check_broadcast("layer_normalization", name, tuple(np.shape(p)), tuple(x.shape))
+    half = x.dtype == np.float16  # computed in float32, then cast back (as PyTorch)
+    xf = _call("Cast", x, dtype="float32") if half else x
+    mu = _mean(xf, red)
+    xc = xf - mu
     var = _mean(xc * xc, red)
     y = xc * _call("PowScalar", _call("AddScalar", var, val=eps), val=-0.5)
-    try:
-        if gamma is not None:
-            y = y * gamma
-        if beta is not None:
-            y = y + beta
-    except ValueError as e:
-        raise ValueError(
-            f"layer_normalization(): beta/gamma do not broadcast against x of shape {x.shape}: "
-            f"{e}"
-        ) from e
+    if half:
+        y, mu, var = (_call("Cast", v, dtype="float16") for v in (y, mu, var))
+    if gamma is not None:
+        y = y * gamma
+    if beta is not None:
+        y = y + beta
     return (y, mu, var) if output_stat else y
+
+
+def _check_broadcast(fname: str, arg: str, shape: tuple[int, ...], x_shape: tuple[int, ...]
+                     ) -> None:
+    """Raise unless ``shape`` broadcasts against ``x_shape`` to ``x_shape``."""
+    ok = len(shape) <= len(x_shape) and all(
+        s in (1, n) for s, n in zip(shape[::-1], x_shape[::-1])
+    )
+    if not ok:
+        raise ValueError(
+            f"{fname}(): argument {arg!r} of shape {shape} does not broadcast against x of "
+            f"shape {x_shape} (each of its axes must be 1 or x's size, e.g. (1, ...) on the "
+            "batch axes)"
+        )
 
 
 def _layer_normalization_ref(x: np.ndarray, beta: np.ndarray | None = None,
