@@ -39,15 +39,23 @@ def _axes(fn: str, arg: str, axes: Any, ndim: int) -> tuple[int, ...]:
     return out
 
 
+def _is_int(v: Any) -> bool:
+    """Whether ``v`` is a Python or numpy integer (not a bool, not a float holding one)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
 def _ints(fn: str, arg: str, value: Any) -> tuple[int, ...]:
-    if isinstance(value, (int, np.integer)):
+    """An int or a sequence of ints as a tuple; a TypeError naming ``fn`` and ``arg`` for
+    anything else (1.5 is never truncated to 1)."""
+    if _is_int(value):
         return (int(value),)
     try:
-        return tuple(int(v) for v in value)
+        vals = tuple(value)
     except TypeError:
-        raise TypeError(
-            f"{fn}: {arg} must be an int or a sequence of ints, got {value!r}"
-        ) from None
+        vals = (None,)
+    if isinstance(value, (str, bytes)) or not all(_is_int(v) for v in vals):
+        raise TypeError(f"{fn}: {arg} must be an int or a sequence of ints, got {value!r}")
+    return tuple(int(v) for v in vals)
 
 
 def _as_xp(xp: Any, a: Any) -> Any:
@@ -250,6 +258,9 @@ def slice_(x: Any, start: Any = None, stop: Any = None, step: Any = None) -> Var
     start = tuple(start) if start is not None else (None,) * n
     stop = tuple(stop) if stop is not None else (None,) * n
     step = tuple(step) if step is not None else (None,) * n
+    for arg, vals in (("start", start), ("stop", stop), ("step", step)):
+        if not all(v is None or _is_int(v) for v in vals):
+            raise TypeError(f"slice: {arg} must hold ints or None, got {arg}={vals}")
     if any(s == 0 for s in step if s is not None):
         raise ValueError(f"slice: step must not contain 0, got step={step}")
     key = (slice(None),) * (ndim - n) + tuple(
@@ -305,7 +316,15 @@ def _concat_axis(axis: Any, ndim: int) -> int:
 def _concatenate(xp: Any, *xs: Any, axis: Any = None) -> Any:
     if not xs:
         raise ValueError("concatenate: needs at least one input")
-    return xp.concatenate(xs, axis=_concat_axis(axis, xs[0].ndim))
+    ax = _concat_axis(axis, xs[0].ndim)
+    try:
+        return xp.concatenate(xs, axis=ax)
+    except ValueError:  # only a failing call pays for the message
+        shapes = [tuple(x.shape) for x in xs]
+        raise ValueError(
+            f"concatenate: the inputs xs must have the same number of dims and the same size "
+            f"on every axis but axis={ax}, got shapes {shapes}"
+        ) from None
 
 
 def _concatenate_bw(gy, inputs, in_shapes, outputs, out_shapes, axis):  # type: ignore[no-untyped-def]
@@ -338,7 +357,12 @@ def _concatenate_ref(*xs: np.ndarray, axis: Any = None) -> np.ndarray:
 def _stack(xp: Any, *xs: Any, axis: int = 0) -> Any:
     if not xs:
         raise ValueError("stack: needs at least one input")
-    return xp.stack(xs, axis=_axis("stack", "axis", axis, xs[0].ndim + 1))
+    ax = _axis("stack", "axis", axis, xs[0].ndim + 1)
+    try:
+        return xp.stack(xs, axis=ax)
+    except ValueError:  # only a failing call pays for the message
+        raise ValueError(f"stack: the inputs xs must all have the same shape, got shapes "
+                         f"{[tuple(x.shape) for x in xs]}") from None
 
 
 def _stack_bw(gy, inputs, in_shapes, outputs, out_shapes, axis):  # type: ignore[no-untyped-def]
@@ -389,11 +413,16 @@ _PAD_MODES = ("constant", "reflect", "repeat")
 def _pad_pairs(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     """nnabla's flat pad_width (before, after pairs of the last dims) -> one pair per dim."""
     flat: list[int] = []
-    for v in pad_width:
-        if isinstance(v, (tuple, list)):
-            flat.extend(int(u) for u in v)
-        else:
-            flat.append(int(v))
+    try:
+        items = list(pad_width)
+    except TypeError:
+        items = [None]
+    for v in items:
+        vals = list(v) if isinstance(v, (tuple, list)) else [v]
+        if not all(_is_int(u) for u in vals):  # 1.5 is never truncated to 1
+            raise TypeError(f"pad: pad_width must be a sequence of ints (or of int pairs), got "
+                            f"{pad_width!r}")
+        flat.extend(int(u) for u in vals)
     if len(flat) % 2:
         raise ValueError(f"pad: pad_width must hold an even number of values, got {pad_width}")
     if len(flat) > 2 * ndim:
@@ -608,7 +637,14 @@ def broadcast(x: Any, shape: Sequence[int]) -> Variable:
         array([[1., 1., 1.],
                [2., 2., 2.]])
     """
-    return call("BroadcastTo", x, shape=tuple(int(s) for s in shape))  # type: ignore[no-any-return]
+    target = _ints("broadcast", "shape", shape)
+    xs = tuple(x.shape)
+    if len(target) < len(xs) or any(
+            a not in (1, b) for a, b in zip(xs, target[len(target) - len(xs):])):
+        raise ValueError(f"broadcast: x of shape {xs} cannot be broadcast to shape {target} "
+                         f"(each axis of x must equal the target's or be 1; the target may add "
+                         f"leading axes)")
+    return call("BroadcastTo", x, shape=target)  # type: ignore[no-any-return]
 
 
 def _squeeze_samples(rng: np.random.Generator) -> Iterator[Sample]:
