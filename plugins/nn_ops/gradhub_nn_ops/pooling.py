@@ -92,6 +92,8 @@ def pool_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any, ignore
     shape = tuple(int(s) for s in shape)
     if kernel is None:
         raise TypeError(f"{fname}(): kernel is required (a tuple with one size per pooled axis)")
+    for arg, v in (("kernel", kernel), ("stride", stride), ("pad", pad)):
+        _check_integers(fname, arg, v)
     nk = 1 if isinstance(kernel, (int, np.integer)) else len(tuple(kernel))
     k = ints(kernel, nk, 1, fname, "kernel", 1)
     if nk == 0:
@@ -124,6 +126,20 @@ def pool_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any, ignore
         out.append(o)
         right.append(max(0, (o - 1) * s[i] - p[i] + k[i] - w))
     return PoolGeom(shape, axes, k, s, p, tuple(out), tuple(right))
+
+
+def _check_integers(fname: str, arg: str, v: Any) -> None:
+    """Raise a TypeError naming ``fname`` and ``arg`` unless ``v`` is None, an integer or a
+    sequence of integers (Python or numpy; bool is not an integer here)."""
+    if v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool)):
+        return
+    try:
+        vals = list(v)
+    except TypeError:
+        vals = [v]
+    for e in vals:
+        if not isinstance(e, (int, np.integer)) or isinstance(e, bool):
+            raise TypeError(f"{fname}(): every entry of {arg} must be an integer, got {arg}={v!r}")
 
 
 def _padded(xp: Any, x: Any, geo: PoolGeom, fill: Any) -> Any:
@@ -423,9 +439,13 @@ def _average_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
                      ignore_border: bool = True, pad: Any = None, channel_last: bool = False,
                      including_pad: bool = True) -> Any:
     geo = pool_geom("average_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
-    y = _reduce_windows(xp, _padded(xp, x, geo, 0), geo, xp.add)
-    y /= _avg_divisor(xp, geo, including_pad, x.dtype)
-    return y
+    if x.dtype.kind in "biu":  # integer and bool data: averaged in float64, as numpy's mean
+        x = x.astype(np.float64)
+    half = x.dtype == np.float16  # float16: summed and divided in float32, then cast back
+    xf = x.astype(np.float32) if half else x
+    y = _reduce_windows(xp, _padded(xp, xf, geo, 0), geo, xp.add)
+    y /= _avg_divisor(xp, geo, including_pad, xf.dtype)
+    return y.astype(np.float16) if half else y
 
 
 def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any = None,
@@ -435,6 +455,10 @@ def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any 
     fname = "average_pooling_backward"
     geo = pool_geom(fname, x_shape, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "dy", dy, "x_shape", geo)
+    if dy.dtype == np.float16:  # float32 inside (the divisor overflows float16), cast back
+        dx = _average_pooling_backward(xp, dy.astype(np.float32), kernel, stride, ignore_border,
+                                       pad, channel_last, including_pad, x_shape)
+        return dx.astype(np.float16)
     g = dy / _avg_divisor(xp, geo, including_pad, dy.dtype)
     if _exact_cover(geo):
         dx = xp.empty(geo.shape, dtype=dy.dtype)
@@ -546,9 +570,10 @@ def global_average_pooling(x: Any) -> Any:
     n = math.prod(x.shape[2:])
     if n == 0:
         raise ValueError(f"global_average_pooling(): x of shape {x.shape} has no spatial element")
-    s = _call("Sum", x, axis=tuple(range(2, x.ndim)), keepdims=False) if x.ndim > 2 else x
-    y = _call("Reshape", s, shape=(x.shape[0], x.shape[1], 1, 1))
-    return _call("MulScalar", y, val=1.0 / n) if n != 1 else y
+    # Mean: float16 is accumulated in float32 (a float16 sum overflows), integers give float64
+    s = _call("Mean", x, axis=tuple(range(2, x.ndim)), keepdims=True) if x.ndim > 2 else x
+    shape = (x.shape[0], x.shape[1], 1, 1)
+    return s if tuple(s.shape) == shape else _call("Reshape", s, shape=shape)
 
 
 # -- references (independent naive loops, nnabla's algorithm) ----------------------------------
