@@ -38,6 +38,8 @@ def seed_dropout(seed: int) -> None:
 
 
 def _check_p(fn: str, p: float) -> float:
+    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
+        raise TypeError(f"{fn}: p must be a number in [0, 1), got {p!r}")
     p = float(p)
     if not 0.0 <= p < 1.0:
         raise ValueError(f"{fn}: p must be in [0, 1), got {p}")
@@ -153,7 +155,7 @@ def _embed_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-un
 
 
 def _embed_backward(xp: Any, x0: Any, g: Any, shape: Sequence[int] = ()) -> Any:
-    shape = tuple(shape)
+    shape = _shape("embed_backward", shape)
     x0 = _check_ids(xp, "embed_backward", x0, shape[0] if shape else 0)
     if g.shape != x0.shape + shape[1:]:
         raise ValueError(f"embed_backward: g has shape {g.shape}, expected "
@@ -207,8 +209,23 @@ def _embed_backward_ref(x0: np.ndarray, g: np.ndarray, shape: Sequence[int] = ()
 # -- OneHot ------------------------------------------------------------------------------------
 
 
+def _shape(fn: str, shape: Any) -> tuple[int, ...]:
+    """``shape`` as a tuple of ints >= 0; a TypeError/ValueError naming ``fn`` and ``shape``
+    (2.5 is never truncated to 2)."""
+    try:
+        vals = tuple(shape)
+    except TypeError:
+        vals = (None,)
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+               for v in vals):
+        raise TypeError(f"{fn}: shape must be a sequence of ints, got {shape!r}")
+    if any(v < 0 for v in vals):
+        raise ValueError(f"{fn}: shape must hold sizes >= 0, got {shape!r}")
+    return tuple(int(v) for v in vals)
+
+
 def _one_hot(xp: Any, x: Any, shape: Sequence[int] = ()) -> Any:
-    shape = tuple(int(s) for s in shape)
+    shape = _shape("one_hot", shape)
     x = _integral(xp, "one_hot", "x", x)
     if x.ndim < 1 or x.shape[-1] != len(shape):
         raise ValueError(
