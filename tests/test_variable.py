@@ -51,8 +51,11 @@ def test_integer_data_without_gradient() -> None:
     assert "need_grad=False" in repr(labels)
 
 
-def test_complex_data_may_need_grad() -> None:
-    assert gh.Variable(np.array([1 + 2j])).need_grad
+def test_complex_data_is_refused() -> None:
+    # gradhub computes with real data: complex data used to be accepted and its imaginary part
+    # silently dropped by the kernels (review 2; see tests/test_review2_core.py)
+    with pytest.raises(TypeError, match=r"Variable\(data\): complex data"):
+        gh.Variable(np.array([1 + 2j]))
 
 
 def test_as_variable() -> None:

@@ -28,7 +28,7 @@ from .modes import set_recording
 from .modes import state as _mode
 from .ops import call
 from .registry import REGISTRY, FunctionDef, Provider, Rule
-from .variable import Variable, _to_array
+from .variable import Variable, _complex_error, _to_array
 
 _UNREACHABLE = ("zero", "none", "error")
 
@@ -72,11 +72,13 @@ def _seed(
         if g._creator is not None or g.need_grad:  # a graph Variable cannot be cast here
             raise ValueError(f"{where} has dtype {g.dtype} but {what} has dtype {y.dtype}")
         g = g._data  # a constant: cast below, like an array
-    if isinstance(g, (int, float, np.number)):
+    if isinstance(g, (int, float, np.integer, np.floating)):
         with dev.activate():
             arr = dev.xp.full(y._data.shape, g, dtype=y._data.dtype)
         return Variable._new(arr, False, None, 0)
     arr = _to_array(g, dev)
+    if arr.dtype.kind == "c":
+        raise _complex_error(where, arr.dtype)
     if tuple(arr.shape) != y.shape:
         raise ValueError(f"{where} has shape {tuple(arr.shape)} but {what} has shape {y.shape}")
     if arr.dtype != y._data.dtype:

@@ -19,7 +19,7 @@ from .device import CPU, Device
 from .errors import DeviceError, GradhubError
 from .modes import state as _mode
 from .registry import REGISTRY
-from .variable import Variable, as_variable
+from .variable import Variable, _complex_error, _to_array
 
 if TYPE_CHECKING:
     from .registry import FunctionDef
@@ -235,7 +235,11 @@ def _inputs(
             if x is None:
                 name = input_name(fdef, len(vs))
                 raise TypeError(f"{fdef.snake}(): input {name!r} must not be None")
-            x = as_variable(x)
+            a = _to_array(x)  # as_variable, naming the function and input for complex data
+            if a.dtype.kind == "c":
+                raise _complex_error(f"{fdef.snake}(): input {input_name(fdef, len(vs))!r}",
+                                     a.dtype)
+            x = Variable._new(a, False, None, 0)
         vs.append(x)
         a = x._data
         arrays.append(a)

@@ -14,7 +14,9 @@ from .registry import REGISTRY
 if TYPE_CHECKING:
     from .graph import Node
 
-_SCALARS = (int, float, np.number)
+#: the scalar operands of the operators' *Scalar functions (numpy complex scalars are not: they go
+#: the way of arrays, whose slow path rejects complex data)
+_SCALARS = (int, float, np.integer, np.floating)
 _PY_DATA = (list, tuple, int, float, bool, np.generic)
 
 
@@ -37,10 +39,34 @@ def _to_array(data: Any, device: Device | None = None) -> Any:
     return dev.asarray(data)
 
 
+def _complex_error(where: str, dtype: Any) -> TypeError:
+    """The error for complex data given to gradhub at ``where`` (a function and argument)."""
+    return TypeError(
+        f"{where}: complex data (dtype {dtype}) is not supported; gradhub computes with real "
+        "floating-point, integer and bool data (pass the real part, or the magnitude, explicitly)"
+    )
+
+
+def _py_array(value: Any, dtype: Any, where: str) -> np.ndarray:
+    """A Python or numpy scalar or nested list assigned at ``where`` as an array of ``dtype``
+    (straight to that dtype: no rounding through float32); complex values are refused."""
+    if isinstance(value, np.complexfloating):
+        raise _complex_error(where, value.dtype)
+    try:
+        return np.asarray(value, dtype=dtype)
+    except TypeError:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "c":  # a list holding complex numbers
+            raise _complex_error(where, arr.dtype) from None
+        raise
+
+
 def _fitted(arr: Any, data: Any, xp: Any) -> Any:
     """``arr`` as new data for a Variable holding ``data``: its dtype; a scalar fills its shape
     (as nnabla's ``x.d = 0``). Runs with the Variable's device current."""
     if arr.dtype != data.dtype:
+        if arr.dtype.kind == "c":  # (never data's: Variables hold no complex data)
+            raise _complex_error("Variable.d", arr.dtype)
         arr = arr.astype(data.dtype)
     if arr.ndim == 0 and data.ndim:
         arr = xp.full(data.shape, arr, dtype=data.dtype)
@@ -52,6 +78,8 @@ def _grad_array(value: Any, data: Any, dev: Device) -> Any:
     (scalars fill, as nnabla's ``x.g = 0``). Runs with that device current."""
     arr = _to_array(value, dev)
     if arr.dtype != data.dtype:
+        if arr.dtype.kind == "c":
+            raise _complex_error("Variable.g", arr.dtype)
         arr = arr.astype(data.dtype)
     if arr.shape != data.shape:
         try:
@@ -89,7 +117,10 @@ class Variable:
 
     def __init__(self, data: Any, need_grad: bool = True, name: str | None = None) -> None:
         arr = _to_array(data)
-        if need_grad and arr.dtype.kind not in "fc":
+        kind = arr.dtype.kind
+        if kind == "c":
+            raise _complex_error("Variable(data)", arr.dtype)
+        if need_grad and kind != "f":
             raise TypeError(
                 f"Variable: need_grad=True needs floating-point data, got dtype {arr.dtype}; "
                 "pass need_grad=False for integer data such as labels"
@@ -127,7 +158,7 @@ class Variable:
         if isinstance(value, Variable):
             value = value._data
         elif isinstance(value, _PY_DATA):  # straight to this dtype: no rounding through float32
-            value = np.asarray(value, dtype=self._data.dtype)
+            value = _py_array(value, self._data.dtype, "Variable.d")
         data = self._data
         dt = REGISTRY.by_array_type.get(type(data))
         dev = dt.device_of(data) if dt is not None else None
@@ -162,7 +193,7 @@ class Variable:
         # an array of this Variable's device, dtype and shape (scalars fill, as nnabla's x.g = 0)
         data = self._data
         if isinstance(value, _PY_DATA):
-            value = np.asarray(value, dtype=data.dtype)
+            value = _py_array(value, data.dtype, "Variable.g")
         dt = REGISTRY.by_array_type.get(type(data))
         dev = dt.device_of(data) if dt is not None else context_device()
         with dev.activate():
@@ -384,7 +415,10 @@ def as_variable(x: Any) -> Variable:
     """``x`` if it is a Variable, else a constant leaf (need_grad False) holding it."""
     if isinstance(x, Variable):
         return x
-    return Variable._new(_to_array(x), False, None, 0)
+    arr = _to_array(x)
+    if arr.dtype.kind == "c":
+        raise _complex_error("as_variable", arr.dtype)
+    return Variable._new(arr, False, None, 0)
 
 
 _engine_module: Any = None
