@@ -16,7 +16,7 @@ from .device import parse_device_name
 from .hookspecs import hookimpl
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
-from .ops import call
+from .ops import call, with_real_scalars
 from .registry import REGISTRY, Sample, one_input_fast
 
 # -- helpers used by rules ---------------------------------------------------------------------
@@ -443,27 +443,27 @@ def gradhub_add_functions(register: Any) -> None:
       fast_backward=one_input_fast(_neg_fast), rule=_neg_bw, need_inputs=(), need_outputs=(),
       samples=_unary(),
       reference=np.negative, elementwise=True, doc="-x.")
-    f("AddScalar", _add_scalar, attrs={"val": 1.0},
+    with_real_scalars(f("AddScalar", _add_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_add_scalar_fast), rule=_add_scalar_bw, need_inputs=(),
       need_outputs=(), samples=_unary(attrs={"val": 1.5}),
-      reference=lambda x, val: x + val, elementwise=True, doc="x + val.")
-    f("MulScalar", _mul_scalar, attrs={"val": 1.0},
+      reference=lambda x, val: x + val, elementwise=True, doc="x + val."))
+    with_real_scalars(f("MulScalar", _mul_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_mul_scalar_fast), rule=_mul_scalar_bw, need_inputs=(),
       need_outputs=(), samples=_unary(attrs={"val": -2.5}),
-      reference=lambda x, val: x * val, elementwise=True, doc="x * val.")
-    f("PowScalar", _pow_scalar, attrs={"val": 1.0},
+      reference=lambda x, val: x * val, elementwise=True, doc="x * val."))
+    with_real_scalars(f("PowScalar", _pow_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_pow_scalar_fast), rule=_pow_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_pow_samples, reference=lambda x, val: np.power(x, val),
-      elementwise=True, kinks=(0.0,), doc="x ** val.")
-    f("RDivScalar", _rdiv_scalar, attrs={"val": 1.0},
+      elementwise=True, kinks=(0.0,), doc="x ** val."))
+    with_real_scalars(f("RDivScalar", _rdiv_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_rdiv_scalar_fast), rule=_rdiv_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_rdiv_samples, reference=lambda x, val: val / x,
-      elementwise=True, kinks=(0.0,), doc="val / x.")
-    f("RPowScalar", _rpow_scalar, attrs={"val": 1.0},
+      elementwise=True, kinks=(0.0,), doc="val / x."))
+    with_real_scalars(f("RPowScalar", _rpow_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_rpow_scalar_fast), rule=_rpow_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_rpow_samples, reference=lambda x, val: np.power(val, x),
       elementwise=True,
-      doc="val ** x (val > 0; for val == 0 the derivative is taken as 0, as PyTorch).")
+      doc="val ** x (val > 0; for val == 0 the derivative is taken as 0, as PyTorch)."))
     f("Sum", _sum, attrs={"axis": None, "keepdims": False},
       fast_backward=_sum_fast, rule=_sum_bw, need_inputs=(),
       need_outputs=(), samples=_sum_samples, reference=_sum_ref,

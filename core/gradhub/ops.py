@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from .errors import FunctionNotFoundError
 from .registry import REGISTRY, _graph_apply
@@ -71,3 +74,55 @@ def _load_apply() -> Any:
     global _apply
     _apply = _graph_apply()  # graph imports this module through variable: found on first use
     return _apply
+
+
+_REAL_PY = (int, float, bool)
+_REAL_NP = (np.integer, np.floating, np.bool_)
+
+
+def real_scalar(fname: str, name: str, value: Any) -> Any:
+    """``value`` checked as the real scalar argument ``name`` of the function ``fname``: a Python
+    or numpy int, float or bool (returned as it is) or a 0-d real array (returned as its numpy
+    scalar); anything else (None, complex numbers, arrays, Variables) raises a TypeError naming
+    the function and the argument."""
+    if type(value) in _REAL_PY or isinstance(value, _REAL_NP):
+        return value
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
+        return value[()]
+    shape = getattr(value, "shape", None)
+    what = (f"{type(value).__name__} of shape {tuple(shape)}" if shape is not None
+            else repr(value) if value is None or isinstance(value, complex)
+            else type(value).__name__)
+    raise TypeError(
+        f"{fname}(): argument {name!r} must be a real number (a Python or numpy int, float or "
+        f"bool, or a 0-d real array), got {what}; for an array or Variable operand use the "
+        "elementwise function or the operator instead"
+    )
+
+
+def with_real_scalars(fdef: Any, names: Sequence[str] = ("val",)) -> Any:
+    """Make ``fdef``'s public callable (``F.add_scalar``) check its attributes ``names`` with
+    :func:`real_scalar`; returns ``fdef``. Only calls through that callable pay: the Variable
+    operators and rules apply the function directly."""
+    inner = fdef.api
+    attrs = list(fdef.attrs)
+    n_in = len(fdef.inputs)
+    checks = [(n, n_in + attrs.index(n)) for n in names]
+    fname = fdef.snake
+
+    def api(*args: Any, **kw: Any) -> Any:
+        for name, pos in checks:
+            if len(args) > pos:
+                v = real_scalar(fname, name, args[pos])
+                if v is not args[pos]:
+                    args = (*args[:pos], v, *args[pos + 1:])
+            elif name in kw:
+                kw[name] = real_scalar(fname, name, kw[name])
+        return inner(*args, **kw)
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__signature__"):
+        if hasattr(inner, attr):
+            setattr(api, attr, getattr(inner, attr))
+    api.fdef = fdef  # type: ignore[attr-defined]
+    fdef.api = api
+    return fdef
