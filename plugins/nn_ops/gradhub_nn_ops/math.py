@@ -618,7 +618,10 @@ def _pow2_bw(
     g = gy[0]
     g0 = g1 = None
     if needs(x0):
-        g0 = sum_to(g * x1 * call("Pow2", x0, call("AddScalar", x1, val=-1.0)), in_shapes[0])
+        # d/dx0 = x1 x0^(x1 - 1), taken as 0 where x1 == 0 (x0^0 is constant, as PyTorch): the
+        # power is taken with exponent 0 there (x1 - 1 + [x1 == 0]), not 0 * 0^-1 = NaN
+        e = call("AddScalar", x1, val=-1.0) + call("EqualScalar", x1, val=0.0)
+        g0 = sum_to(g * x1 * call("Pow2", x0, e), in_shapes[0])
     if needs(x1):
         # d/dx1 = y ln x0; where x0 == 0 the log is taken of 1 instead (x0 + [x0 == 0], the mask
         # a constant), so the derivative there is 0 for x1 >= 0 (0**x1 is constant in x1, as
@@ -1044,7 +1047,8 @@ def register_functions(register: Any) -> None:
 
     ``Variable ** Variable`` dispatches here. :math:`\partial y/\partial x_0 = x_1 x_0^{x_1 - 1}`,
     :math:`\partial y/\partial x_1 = y \ln x_0` (``x0 > 0``), taken as 0 where ``x0 == 0`` and
-    ``x1 >= 0`` (``0 ** x1`` does not depend on ``x1`` there; as PyTorch).
+    ``x1 >= 0`` (``0 ** x1`` does not depend on ``x1`` there; as PyTorch); the first is taken as
+    0 where ``x1 == 0`` (also at ``x0 == 0``, as PyTorch).
 
     Example::
 
