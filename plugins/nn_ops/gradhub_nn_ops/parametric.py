@@ -388,9 +388,9 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
          ('bn1/bn/mean', (1, 3, 1, 1)), ('bn1/bn/var', (1, 3, 1, 1))]
     """
     fn = "batch_normalization"
-    axes = [axes] if _is_int(axes) else list(axes)
-    shape = _stat_shape(fn, inp, axes, keep=True)
-    axes = [int(a) for a in axes]
+    raw: list[Any] = [axes] if _is_int(axes) else list(axes)
+    shape = _stat_shape(fn, inp, raw, keep=True)
+    axes = [int(a) for a in raw]
     init = dict(param_init or {})
     bad = set(init) - {"beta", "gamma", "mean", "var"}
     if bad:
@@ -427,6 +427,7 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
         [('ln1/layer_normalization/gamma', (1, 3, 4)), ('ln1/layer_normalization/beta', (1, 3, 4))]
     """
     fn = "layer_normalization"
+    baxes: list[Any]
     if _is_int(batch_axis):
         baxes = [batch_axis]
     else:
