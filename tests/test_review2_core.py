@@ -242,3 +242,24 @@ def test_scalar_functions_take_real_numbers_and_0d_arrays(fname: str, ref: objec
     h = 1e-6
     fd = (ref(xd + h, v) - ref(xd - h, v)) / (2 * h)  # type: ignore[operator]
     np.testing.assert_allclose(x.g, fd, rtol=1e-6, atol=1e-8)
+
+
+# -- bool(Variable) follows numpy ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [(np.array([0.0]), False), (np.array([2.0]), True), (np.array(0.0), False),
+     (np.array(-1.5), True), (np.array([[0]], np.int32), False), (np.array([True]), True)],
+    ids=repr,
+)
+def test_bool_of_a_single_element(data: np.ndarray, expected: bool) -> None:
+    assert bool(V(data, need_grad=False)) is expected
+    assert bool(V(data, need_grad=False)) is bool(data)
+
+
+@pytest.mark.parametrize("shape", [(2,), (0,), (2, 3)])
+def test_bool_of_several_elements_is_ambiguous(shape: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match=r"truth value of a Variable with \d+ elements .*"
+                                         r"is ambiguous"):
+        bool(V(np.zeros(shape)))

@@ -252,6 +252,17 @@ class Variable:
     def __len__(self) -> int:
         return len(self._data)
 
+    def __bool__(self) -> bool:
+        """The truth value of the single element, as numpy's and PyTorch's; ambiguous (a
+        ValueError) for any other size."""
+        data = self._data
+        if data.size != 1:
+            raise ValueError(
+                f"the truth value of a Variable with {data.size} elements (shape "
+                f"{tuple(data.shape)}) is ambiguous; use .d.any() or .d.all()"
+            )
+        return bool(data)
+
     def __repr__(self) -> str:
         body = np.array2string(np.asarray(self.device.to_numpy(self._data)), separator=", ")
         extra = "" if self.need_grad else ", need_grad=False"
