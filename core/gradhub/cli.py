@@ -165,7 +165,7 @@ def _not_installed_reason(dist: str) -> str:
 
 def cmd_registry(args: argparse.Namespace) -> int:
     """Print every registered function: provider, rule, higher-order status and devices."""
-    from .registry import REGISTRY, _ensure_loaded, registry_table
+    from .registry import REGISTRY, _ensure_loaded, registry_table, rule_cell
 
     if args.audit:  # verify first, so the status column says verified/failed
         _ensure_loaded()
@@ -185,11 +185,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
     table.add_column("devices")
     for r in rows:
         provider = f"{r['provider']} {r['version']}".strip()
-        rule = r["rule"]
-        if r["rule_provider"] and r["rule_provider"] != provider:
-            rule += f" ({r['rule_provider']})"
-        if r["overrides"]:
-            rule += " [overridden]"
+        rule = rule_cell(r)
         status = r["status"]
         style = (
             "green" if status.startswith("verified") or ", verified" in status

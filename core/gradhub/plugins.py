@@ -50,6 +50,7 @@ from .registry import (
     Provider,
     Rule,
     SampleFn,
+    restore_composite,
     set_rule,
     snake_case,
 )
@@ -104,7 +105,7 @@ class _Staging:
         self.rules: list[tuple[str, Rule, bool]] = []
         #: what committing changed, in order, so that a failure can restore the registry exactly:
         #: ``[table, key, new value, old value or _MISSING]`` for a dict entry, ``[fdef, new
-        #: rule, old rule, old overrides, old audit]`` for a backward rule
+        #: rule, old rule, old overrides, old audit, was a composite]`` for a backward rule
         self.undo: list[list[Any]] = []
 
     def staged_function(self, name: str) -> FunctionDef | None:
@@ -269,6 +270,9 @@ class RuleRegistrar:
         override: bool = False,
     ) -> None:
         """Set the backward rule of the existing function ``name``.
+
+        A rule on a composite function turns it into a primitive whose forward kernel evaluates
+        the composite's body on arrays (see :func:`gradhub.registry.composite_to_primitive`).
 
         ``fast_backward(xp, grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs)``
         is an optional array-level version of the same rule for first-order backward.
@@ -513,8 +517,10 @@ def _check_phase2(s: _Staging) -> None:
         fdef = REGISTRY.functions.get(name)
         if fdef is None:
             raise RegistrationError(f"backward rule for unknown function {name!r}")
-        if fdef.kind == "composite" or not fdef.differentiable:
-            raise RegistrationError(f"backward rule for {name!r}, which takes none")
+        if not fdef.differentiable:
+            raise RegistrationError(
+                f"backward rule for {name!r}, which is non-differentiable and takes none"
+            )
         old_rule = fdef.rule
         if old_rule is not None and old_rule.provider != s.provider and not override:
             raise RegistrationError(
@@ -532,7 +538,9 @@ def _commit_phase2(s: _Staging) -> None:
         _put(s, fdef.kernel_providers, kind, s.provider)
     for name, rule, override in s.rules:
         fdef = REGISTRY.functions[name]
-        entry = [fdef, None, fdef.rule, list(fdef.overrides), dict(fdef.audit)]
+        # a rule on a composite turns it into a primitive (set_rule): rollback turns it back
+        entry = [fdef, None, fdef.rule, list(fdef.overrides), dict(fdef.audit),
+                 fdef.kind == "composite"]
         s.undo.append(entry)
         set_rule(
             fdef,
@@ -568,8 +576,10 @@ def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
                     if len(e) == 4 and e[0] is table and e[1] == key and e[3] is new:
                         e[3] = old
         else:
-            fdef, new_rule, old_rule, overrides, audit = entry
+            fdef, new_rule, old_rule, overrides, audit, was_composite = entry
             if fdef.rule is new_rule:
+                if was_composite:
+                    restore_composite(fdef)
                 fdef.rule = old_rule
                 fdef.overrides[:] = overrides
                 fdef.audit.clear()

@@ -582,6 +582,13 @@ def register(
     functions are differentiable to any order. A name whose rule comes from another provider needs
     ``override=True``; the override is recorded and shown by :func:`show_registry`.
 
+    A composite function (written with other functions, kind ``composite``) has no rule until one
+    is registered: registering one (no ``override=True`` needed the first time) turns it into a
+    primitive whose forward kernel evaluates the composite's body on arrays without recording a
+    graph, and whose backward rule is ``backward_fn``. Its inputs are the arguments of a call that
+    are Variables or arrays (and the first argument); the other parameters are attributes, passed
+    to the rule by name (see :func:`composite_to_primitive`).
+
     Example::
 
         >>> import gradhub as gh
@@ -607,13 +614,11 @@ def set_rule(
     """Install ``fn`` as the rule of ``fdef`` (shared by :func:`register` and plugins)."""
     if not callable(fn):
         raise RegistrationError(f"register({fdef.name!r}): the backward rule must be callable")
-    if fdef.kind == "composite":
-        raise RegistrationError(
-            f"register({fdef.name!r}): {fdef.name} is a composite of other functions and is "
-            "differentiated through them; it takes no rule"
-        )
     if not fdef.differentiable:
         raise RegistrationError(f"register({fdef.name!r}): {fdef.name} is non-differentiable")
+    if fdef.kind == "composite":
+        composite_to_primitive(fdef)
+        fdef.overrides.append(("(composite: differentiated through its body)", str(provider)))
     old = fdef.rule
     if old is not None and old.provider != provider:
         if not override:
@@ -631,6 +636,116 @@ def set_rule(
         fast,
     )
     fdef.audit.clear()
+
+
+def _is_array_input(value: Any) -> bool:
+    from .variable import Variable
+
+    return (isinstance(value, Variable) or type(value) is np.ndarray
+            or type(value) in REGISTRY.by_array_type)
+
+
+def _several_outputs(**attrs: Any) -> int:
+    """``n_outputs`` of a composite turned primitive: as many as its body returns (the forward
+    kernel always returns a tuple; the callable unpacks a single result)."""
+    return -1
+
+
+#: what :func:`composite_to_primitive` changes on a function, so that it can be put back
+_COMPOSITE_FIELDS = ("kind", "forward", "api", "inputs", "n_outputs", "n_plain_inputs", "rule")
+
+
+def composite_to_primitive(fdef: FunctionDef) -> None:
+    """Turn the composite function ``fdef`` into a primitive (before a backward rule is set on
+    it): its forward kernel evaluates the composite's body on arrays without recording a graph,
+    and the rule set next differentiates it.
+
+    The callable keeps the body's Python signature. At each call the arguments that are
+    Variables or device arrays (and the first argument, always) become the inputs of the
+    primitive, in signature order; every other parameter (with its default) becomes an attribute,
+    passed to the rule by name. The old state is kept for :func:`restore_composite`.
+    """
+    body = fdef.api
+    try:
+        sig = inspect.signature(body)
+    except (TypeError, ValueError) as e:
+        raise RegistrationError(
+            f"register({fdef.name!r}): the signature of the composite {fdef.name} cannot be read "
+            f"({e}), so its inputs cannot be told from its attributes"
+        ) from None
+    params = list(sig.parameters.values())
+    if not params or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise RegistrationError(
+            f"register({fdef.name!r}): the composite {fdef.name} takes *args/**kwargs (or no "
+            "argument), so its inputs cannot be told from its attributes; it takes no rule"
+        )
+    fdef._composite_state = {k: fdef.__dict__.get(k, _MISSING) for k in _COMPOSITE_FIELDS}
+    names = [p.name for p in params]
+    keyword_only = {p.name for p in params if p.kind == p.KEYWORD_ONLY}
+    apply = _graph_apply()
+
+    def forward(xp: Any, *arrays: Any, **attrs: Any) -> tuple[Any, ...]:
+        from .modes import set_recording
+        from .variable import Variable
+
+        it = iter(arrays)
+        args: list[Any] = []
+        kw: dict[str, Any] = {}
+        for n in names:
+            v = attrs[n] if n in attrs else Variable._new(next(it), False, None, 0)
+            if n in keyword_only:
+                kw[n] = v
+            else:
+                args.append(v)
+        with set_recording(False):
+            out = body(*args, **kw)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        return tuple(o._data if isinstance(o, Variable) else o for o in outs)
+
+    def api(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{fdef.snake}(): {e}") from None
+        bound.apply_defaults()
+        inputs: list[Any] = []
+        attrs: dict[str, Any] = {}
+        for i, (n, v) in enumerate(bound.arguments.items()):
+            if i == 0 or _is_array_input(v):
+                inputs.append(v)
+            else:
+                attrs[n] = v
+        out = apply(fdef, inputs, attrs)
+        return out[0] if len(out) == 1 else out
+
+    api.__name__ = api.__qualname__ = fdef.snake
+    api.__doc__ = body.__doc__
+    api.__signature__ = sig  # type: ignore[attr-defined]
+    api.fdef = fdef  # type: ignore[attr-defined]
+    api.composite_body = body  # type: ignore[attr-defined]
+    fdef.kind = "primitive"
+    fdef.forward = forward
+    fdef.api = api
+    fdef.inputs = tuple(f"{n}?" for n in names)  # for messages: which are inputs varies
+    fdef.n_outputs = _several_outputs
+    fdef.n_plain_inputs = -1
+    REGISTRY.changed()  # gradhub.functions caches the callables
+
+
+def restore_composite(fdef: FunctionDef) -> None:
+    """Undo :func:`composite_to_primitive` (a plugin that set the rule was rolled back)."""
+    state = fdef.__dict__.pop("_composite_state", None)
+    if state is None:
+        return
+    for k, v in state.items():
+        if v is _MISSING:
+            fdef.__dict__.pop(k, None)
+        else:
+            setattr(fdef, k, v)
+    REGISTRY.changed()
+
+
+_MISSING: Any = object()
 
 
 def registry_table() -> list[dict[str, Any]]:
@@ -667,6 +782,19 @@ def registry_table() -> list[dict[str, Any]]:
     return rows
 
 
+def rule_cell(row: dict[str, Any]) -> str:
+    """The rule column of a :func:`registry_table` row, as :func:`show_registry` and ``gradhub
+    registry`` print it: ``yes``/``none``/``composed``, the rule's provider where it is not the
+    function's, and ``[overridden]`` when a registration replaced something."""
+    provider = f"{row['provider']} {row['version']}".strip()
+    cell = str(row["rule"])
+    if row["rule_provider"] and row["rule_provider"] != provider:
+        cell += f" ({row['rule_provider']})"
+    if row["overrides"]:
+        cell += " [overridden]"
+    return cell
+
+
 def show_registry(file: Any = None) -> None:
     """Print the registry as a table: function, provider, rule, higher-order status, devices."""
     rows = registry_table()
@@ -675,7 +803,7 @@ def show_registry(file: Any = None) -> None:
         (
             r["function"],
             f"{r['provider']} {r['version']}".strip(),
-            r["rule"] + (f" ({r['rule_provider']})" if r["overrides"] else ""),
+            rule_cell(r),
             r["status"],
             ",".join(r["devices"]),
         )
