@@ -70,8 +70,9 @@ def test_scattering_functions_pass_the_audit_on_toy(toy: Any, name: str) -> None
 
 
 def test_every_registered_function_passes_the_audit_on_toy(toy: Any) -> None:
-    # ToDevice's samples move between "cpu" and "cpu" only (transfers have their own tests)
-    names = [n for n in REGISTRY.functions if n != "ToDevice"]
+    # ToDevice included: its output is on another device than its input, so the gradient check
+    # seeds each output on its own device
+    names = list(REGISTRY.functions)
     assert len(names) >= 10
     failures = {}
     for name in names:

@@ -34,8 +34,17 @@ def _outputs(res: Any) -> list[Variable]:
     return [o for o in outs if isinstance(o, Variable) and o.dtype.kind == "f"]
 
 
+def _dev_of(a: Any, default: Device) -> Device:
+    """The device holding the array ``a`` (``default`` for a type no device registered)."""
+    from .registry import REGISTRY
+
+    dt = REGISTRY.by_array_type.get(type(a))
+    return default if dt is None else dt.device_of(a)
+
+
 def _host(dev: Device, a: Any) -> np.ndarray:
-    return np.asarray(dev.to_numpy(a), dtype=np.float64)
+    """``a`` as a float64 numpy array, copied from the device holding it (``dev`` if unknown)."""
+    return np.asarray(_dev_of(a, dev).to_numpy(a), dtype=np.float64)
 
 
 def gradcheck(
@@ -157,13 +166,15 @@ def _check(
             f"{got}), so nothing would be checked; fn must return a Variable or a sequence of "
             "them"
         )
+    # the seeds go on each output's device (an output of ToDevice is not on the inputs' one)
     if grad_outputs is None:
-        vs = [dev.asarray(rng.standard_normal(y.shape)) for y in ys]
+        vs = [_dev_of(y._data, dev).asarray(rng.standard_normal(y.shape)) for y in ys]
     else:
         if len(grad_outputs) != len(ys):
             raise ValueError(f"gradcheck: grad_outputs has {len(grad_outputs)} entries but "
                              f"{label} returned {len(ys)} floating-point output(s)")
-        vs = [dev.asarray(np.asarray(v, dtype=np.float64)) for v in grad_outputs]
+        vs = [_dev_of(y._data, dev).asarray(np.asarray(v, dtype=np.float64))
+              for y, v in zip(ys, grad_outputs)]
     targets = [xs[i] for i in diff]
     gs = grad(ys, targets, grad_outputs=[Variable._new(v, False, None, 0) for v in vs],
               create_graph=False)
@@ -182,7 +193,7 @@ def _check(
                                  f"without create_graph) gave different gradients for input "
                                  f"{diff[k]}: max diff {np.abs(a - b).max()}", level)
     # side check: a zero incoming gradient gives zero gradients
-    zs = [Variable._new(dev.xp.zeros_like(v), False, None, 0) for v in vs]
+    zs = [Variable._new(_dev_of(v, dev).xp.zeros_like(v), False, None, 0) for v in vs]
     gz = grad(ys2, [xs2[i] for i in diff], grad_outputs=zs, create_graph=False)
     for k, g in enumerate(gz):
         h = _host(dev, g.d)  # type: ignore[union-attr]
@@ -209,12 +220,13 @@ def _check(
     else:
         directions = [[rng.standard_normal(arrays[m].shape) for m in diff] for _ in range(n_dirs)]
     host = [_host(dev, a) for a in arrays]
+    devs = [_dev_of(a, dev) for a in arrays]  # at order > 1 the seeds are inputs too
     for d in directions:
         plus = list(arrays)
         minus = list(arrays)
         for k, i in enumerate(diff):
-            plus[i] = dev.asarray(host[i] + eps * d[k])
-            minus[i] = dev.asarray(host[i] - eps * d[k])
+            plus[i] = devs[i].asarray(host[i] + eps * d[k])
+            minus[i] = devs[i].asarray(host[i] - eps * d[k])
         num = (phi(plus) - phi(minus)) / (2 * eps)
         an = float(sum(np.sum(a * dk) for a, dk in zip(ana, d)))
         if not abs(num - an) <= atol + rtol * max(abs(num), abs(an)):
