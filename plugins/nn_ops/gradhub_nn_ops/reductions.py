@@ -319,12 +319,14 @@ def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any
     :math:`\\sqrt{\\sum x^2}`), so it is differentiable to any order away from zero vectors.
 
     At a zero vector (``y = 0``) the gradient is 0, the sub-gradient PyTorch also returns: the
-    root is taken of ``s + [s == 0]`` and the result multiplied by ``[s != 0]``, so the
-    gradient reaching ``s`` there is 0 instead of ``0 * inf``. This holds for every ``p >= 1``
-    (``p=1`` and ``p=inf`` give ``sign(0) = 0`` anyway); for ``0 < p < 1`` the derivative of
-    ``|x_i|^p`` at ``x_i = 0`` is infinite and stays so. Integer and bool inputs are computed in
-    floating point (float16 for 8-bit types, float32 for 16-bit, float64 wider); float16 inputs
-    are computed in float32 and the result cast back (``x * x`` overflows float16 past 256).
+    root is taken of ``s + [s == 0]`` (``s`` the sum of ``|x|^p``) and ``[s == 0]`` subtracted
+    again, so the gradient reaching ``s`` there is finite and the one reaching ``x`` is 0 instead
+    of ``inf * 0``. This holds for every ``p > 1`` (``p=1`` and ``p=inf`` give ``sign(0) = 0``
+    anyway); the second derivative at the zero vector is a convention. For ``0 < p < 1`` the
+    derivative of ``|x_i|^p`` at ``x_i = 0`` is infinite and stays so. Integer and bool inputs
+    are computed in floating point (float16 for 8-bit types, float32 for 16-bit, float64
+    wider); float16 inputs are computed in float32 and the result cast back (``x * x``
+    overflows float16 past 256).
 
     Example::
 
@@ -351,12 +353,13 @@ def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any
         return call("Max", a, axis=axes, keepdims=keepdims)
     s = call("Sum", x * x if p == 2 else call("PowScalar", call("Abs", x), val=float(p)),
              axis=axes, keepdims=keepdims)
-    # a constant mask, 1 where the norm is not 0 (NaN included, so NaN propagates); the root is
-    # taken of 1 where it is 0 and the result multiplied by the mask: value and gradient 0 there
-    pos = call("NotEqualScalar", s, val=0.0)
-    safe = s + call("RSubScalar", pos, val=1.0)
+    # z, a constant mask, is 1 where s == 0: there the root is taken of 1 (finite derivative)
+    # and z subtracted again, so the value is exact (NaN propagates) and the gradient reaching x
+    # is a finite multiple of d|x|^p/dx = 0
+    z = call("EqualScalar", s, val=0.0)
+    safe = s + z
     r = call("Sqrt", safe) if p == 2 else call("PowScalar", safe, val=1.0 / float(p))
-    return r * pos
+    return r - z
 
 
 # -- samples and references ----------------------------------------------------------------------
