@@ -7,6 +7,7 @@ with registered functions, so it is differentiable to any order.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -122,17 +123,42 @@ def _rpow_scalar(xp: Any, x: Any, val: float) -> Any:
     return x.dtype.type(val) ** x if x.dtype.kind == "f" else val**x
 
 
+def _axes(axis: Any) -> tuple[int, ...]:
+    """A reduction's ``axis`` (not None) as a tuple of ints: an int, a numpy integer or a sequence
+    of them; anything else (a float, say) raises a TypeError naming the argument (the graph adds
+    the function)."""
+    if type(axis) is int:
+        return (axis,)
+    if type(axis) is tuple and all(type(a) is int for a in axis):
+        return axis
+    if isinstance(axis, np.ndarray):
+        axis = axis.tolist()
+    try:
+        if isinstance(axis, str):
+            raise TypeError
+        if hasattr(axis, "__iter__"):
+            return tuple(operator.index(a) for a in axis)
+        return (operator.index(axis),)
+    except TypeError:
+        raise TypeError(
+            f"argument 'axis' must be an int, a tuple of ints or None, got {axis!r}"
+        ) from None
+
+
 def _norm_axis(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, int):
-        axis = (axis,)
-    return tuple(sorted(a % ndim if ndim else a for a in axis))
+    return tuple(sorted(a % ndim if ndim else a for a in _axes(axis)))
+
+
+_F16 = np.dtype(np.float16)
 
 
 def _sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    return xp.asarray(x.sum(axis=axis if axis is None else tuple(np.atleast_1d(axis)),
-                            keepdims=keepdims))
+    ax = None if axis is None else _axes(axis)
+    if x.dtype is _F16:  # accumulated in float32, as PyTorch (a float16 sum overflows at 65504)
+        return xp.asarray(x.sum(axis=ax, keepdims=keepdims, dtype=np.float32).astype(_F16))
+    return xp.asarray(x.sum(axis=ax, keepdims=keepdims))
 
 
 def _broadcast_to(xp: Any, x: Any, shape: Sequence[int]) -> Any:
