@@ -540,3 +540,60 @@ def test_nnabla_compat_register_on_a_composite() -> None:
     np.testing.assert_allclose(
         g.d, _fd_grad(lambda a: float(np.sum(F.leaky_relu(gh.Variable(a), 0.3).d)), x0), rtol=1e-7
     )
+
+
+# -- 5. registry display -----------------------------------------------------------------------
+
+
+def _show_registry_line(name: str) -> str:
+    import io
+
+    from gradhub.registry import show_registry
+
+    buf = io.StringIO()
+    show_registry(file=buf)
+    return next(ln for ln in buf.getvalue().splitlines() if ln.startswith(name + " "))
+
+
+def test_show_registry_marks_an_overridden_rule_as_the_cli_does() -> None:
+    """Reproduced: show_registry printed ``yes (module __main__)`` without ``[overridden]``."""
+    gh.register("Neg", lambda go, *rest: [-go[0]], override=True)
+    assert f"yes (module {__name__}) [overridden]" in _show_registry_line("Neg")
+
+
+def test_show_registry_rule_cell_of_a_replaced_function_without_rule() -> None:
+    """Reproduced: a function replaced with override=True and no rule showed ``none ()``."""
+    import types
+
+    def functions(register: plugins.FunctionRegistrar) -> None:
+        register.function("Neg", lambda xp, x: -x, override=True)
+
+    mod = types.ModuleType("neg_norule")
+    mod.gradhub_add_functions = gh.hookimpl(functions)  # type: ignore[attr-defined]
+    plugins.load_plugins(extra=[("neg_norule", mod)])
+    line = _show_registry_line("Neg")
+    assert "none [overridden]" in line and "()" not in line and "no rule" in line
+
+
+# -- 6. CLI: the audit title, subcommand errors ------------------------------------------------
+
+
+def test_audit_title_is_not_wrapped_in_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """Reproduced: "order 2 (3 for" / "elementwise functions)" on two lines."""
+    assert main(["audit", "-k", "Neg", "--device", "cpu", "--no-progress"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        "gradhub audit: 1 functions x 1 device(s), order 2 (3 for elementwise functions)"
+    )
+
+
+def test_unknown_option_of_a_subcommand_names_the_subcommand(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Reproduced: ``gradhub audit --bogus`` said ``gradhub: error:`` with the top-level usage."""
+    with pytest.raises(SystemExit) as info:
+        main(["audit", "--bogus"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "gradhub audit: error: unrecognized arguments: --bogus" in err
+    assert err.startswith("usage: gradhub audit")

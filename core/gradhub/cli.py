@@ -501,7 +501,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     title = (
         f"gradhub audit: {len(functions)} functions x {len(devices)} device(s), order {order_text}"
     )
-    table = Table(title=title, title_justify="left")
+    # the title on its own line, never wrapped at the width of the (narrow) table
+    con.print(_text(title), soft_wrap=True)
+    table = Table()
     table.add_column("function", no_wrap=True)
     table.add_column("device")
     table.add_column("result")
@@ -662,7 +664,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         2
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # reported by the subcommand's parser, so the message names it (gradhub audit)
+        subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        (subs.choices.get(args.command) or parser).error(
+            "unrecognized arguments: " + " ".join(extra)
+        )
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
