@@ -307,3 +307,52 @@ def test_float16_sum_accumulates_in_float32() -> None:
     c = np.full((3000, 2), 1.0, np.float16)
     np.testing.assert_array_equal(F.sum(V(c), axis=0, keepdims=True).d, [[3000.0, 3000.0]])
     assert F.sum(V(c)).d == 6000.0 and F.sum(V(c)).dtype == np.float16
+
+
+# -- a stale .g of another shape is not accumulated into ----------------------------------------
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize(("old", "new"), [((3, 1), (3, 3)), ((3,), (2,))])
+def test_backward_refuses_to_accumulate_into_a_stale_grad(
+    old: tuple[int, ...], new: tuple[int, ...], create_graph: bool
+) -> None:
+    x = V(np.ones(old), name="w")
+    (x * x).sum().backward(create_graph=create_graph)
+    np.testing.assert_array_equal(x.g, np.full(old, 2.0))
+    x.d = np.ones(new)
+    with pytest.raises(ValueError, match=r"Variable 'w'.*stale: call cleargrad\(\)"):
+        (x * x).sum().backward(create_graph=create_graph)
+    np.testing.assert_array_equal(x.g, np.full(old, 2.0))  # untouched
+    x.cleargrad()
+    (x * x).sum().backward(create_graph=create_graph)
+    np.testing.assert_array_equal(x.g, np.full(new, 2.0))
+
+
+def test_stale_grad_error_names_the_variable_and_both_shapes() -> None:
+    x = V(np.ones((3, 1)), name="w")
+    (x * x).sum().backward()
+    x.d = np.ones((3, 3))
+    with pytest.raises(ValueError) as e:
+        (x * x).sum().backward()
+    assert "'w'" in str(e.value) and "(3, 1)" in str(e.value) and "(3, 3)" in str(e.value)
+    y = V(np.ones(2))
+    (y * 1.0).sum().backward()
+    y.d = np.ones(3)
+    with pytest.raises(ValueError, match=r"a leaf Variable of shape \(3,\).*\(2,\).*\(3,\)"):
+        (y * 1.0).sum().backward()
+
+
+def test_a_refused_accumulation_leaves_every_grad_as_it_was() -> None:
+    a = V(np.ones(2))
+    b = V(np.ones(2))
+    c = V(np.ones(2))
+    (a * b * c).sum().backward()
+    b.d = np.ones((1, 2))  # broadcasts with a and c: the new gradient of b is (1, 2)
+    fresh = V(np.ones(2))
+    with pytest.raises(ValueError, match="stale"):
+        (a * b * c * fresh).sum().backward()
+    for v in (a, b, c):
+        np.testing.assert_array_equal(v.g, np.ones(v.g.shape))
+    assert b.g.shape == (2,)
+    assert fresh.g is None

@@ -725,12 +725,35 @@ def backward(
     seed = _seed(y, grad, loss_scale, "backward: grad")
     grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph)
     given: set[int] = {id(seed._data)}
+    items = grads.leaf_items()
+    accumulated: list[tuple[Variable, Variable]] = []
     with set_recording(create_graph):
-        for leaf, g in grads.leaf_items():
+        for k, (leaf, g) in enumerate(items):
             if not leaf.need_grad:
                 continue
             prev = leaf._grad
-            leaf._grad = _own(g, given) if prev is None else _add(prev, g)
+            if prev is None:
+                leaf._grad = _own(g, given)
+                continue
+            if prev._data.shape != g._data.shape:  # only accumulation pays for this test
+                # leave every .g as it was, so that the call can be repeated after cleargrad()
+                for done, _ in items[:k]:
+                    if done.need_grad:
+                        done._grad = None
+                for done, before in accumulated:
+                    done._grad = before
+                raise _stale_grad_error(leaf, prev, g)
+            accumulated.append((leaf, prev))
+            leaf._grad = _add(prev, g)
+
+
+def _stale_grad_error(leaf: Variable, prev: Variable, g: Variable) -> ValueError:
+    who = f"Variable {leaf.name!r}" if leaf.name else f"a leaf Variable of shape {leaf.shape}"
+    return ValueError(
+        f"backward: cannot accumulate the gradient of {who}: its .g has shape "
+        f"{tuple(prev._data.shape)} but the new gradient has shape {tuple(g._data.shape)} (its "
+        ".d changed shape since); that .g is stale: call cleargrad() first"
+    )
 
 
 def _own(g: Variable, given: set[int]) -> Variable:
