@@ -238,13 +238,13 @@ def _rule_vars(node: Node) -> tuple[list[Variable | None], list[Variable | None]
     ins: list[Variable | None] = []
     for i, src in enumerate(srcs):
         idx = idxs[i]
-        if idx < 0:  # a leaf: its data must be what the node saved (checked here, at no cost
+        if saved is None or saved[i] is None:  # not declared by the rule (leaf or not): None
+            ins.append(None)
+        elif idx < 0:  # a leaf: its data must be what the node saved (checked here, at no cost
             # to the other inputs, rather than by a _check_leaves pass over every node)
-            if saved is not None and saved[i] is not None and saved[i] is not src._data:
+            if saved[i] is not src._data:
                 raise _replaced_error(node, i)
             ins.append(src)
-        elif saved is None or saved[i] is None:
-            ins.append(None)
         else:
             ins.append(Variable._new(saved[i], src.need_grad, src, idx))
     so = node.saved_out
