@@ -357,3 +357,50 @@ def test_layer_normalization_parameter_shape_checked_first(arg: str) -> None:
     with pytest.raises(ValueError, match=rf"layer_normalization\(\): argument '{arg}'") as e:
         F.layer_normalization(V(np.ones((2, 3))), **{arg: V(np.ones((1, 4)))})
     assert "mul2" not in str(e.value) and "add2" not in str(e.value)
+
+
+# -- softmax, log_softmax and softmax_cross_entropy: float16 and integer inputs ----------------
+
+
+def _np_softmax64(x: np.ndarray) -> np.ndarray:
+    z = x.astype(np.float64)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_softmax_family_float16_sums_in_float32() -> None:
+    """Review repro: softmax of (1, 70000) float16 zeros gave 0 (the sum overflowed to inf)."""
+    z = np.zeros((1, 70000), np.float16)
+    y = F.softmax(V(z))
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y.d.astype(np.float64), 1 / 70000, rtol=1e-2)
+    ly = F.log_softmax(V(z))
+    assert ly.dtype == np.float16
+    np.testing.assert_allclose(ly.d.astype(np.float64), -math.log(70000), rtol=1e-3)
+    t = const(np.array([[1], [0]]))
+    loss = F.softmax_cross_entropy(V(np.zeros((2, 70000), np.float16)), t)
+    assert loss.dtype == np.float16
+    np.testing.assert_allclose(loss.d.astype(np.float64), math.log(70000), rtol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int64, np.bool_])
+def test_softmax_family_integer_and_bool_inputs(dtype: Any) -> None:
+    """Review repro: softmax of uint8 [1, 2, 3] gave [nan, nan, 0]; bool data raised numpy's
+    'boolean subtract' error."""
+    a = (
+        np.array([[1, 0, 1]], dtype)
+        if dtype is np.bool_
+        else np.array([[-128 if np.dtype(dtype).kind == "i" else 0, 2, 100]], dtype)
+    )
+    ref = _np_softmax64(a)
+    want = np.result_type(a.dtype, np.float16)
+    y = F.softmax(const(a))
+    assert y.dtype == want
+    tol = 2e-3 if want == np.float16 else 1e-6
+    np.testing.assert_allclose(y.d.astype(np.float64), ref, rtol=tol, atol=tol)
+    ly = F.log_softmax(const(a))
+    assert ly.dtype == want
+    ok = ref > 1e-30
+    np.testing.assert_allclose(ly.d.astype(np.float64)[ok], np.log(ref[ok]), rtol=tol, atol=tol)
+    loss = F.softmax_cross_entropy(const(a), const(np.array([[2]])))
+    np.testing.assert_allclose(float(loss.d[0, 0]), -math.log(ref[0, 2]), rtol=tol, atol=tol)

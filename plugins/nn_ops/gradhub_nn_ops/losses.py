@@ -14,12 +14,15 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.ops import call
 
-from .math import Shape, draw, norm_axis
+from .math import Shape, draw, float_input, norm_axis
 
 # -- softmax / log_softmax -----------------------------------------------------------------------
 
 
 def _softmax(xp: Any, x: Any, axis: Any = None) -> Any:
+    x = float_input(x)
+    if x.dtype == np.float16:  # the sum of exponentials accumulates in float32
+        return _softmax(xp, x.astype(np.float32), axis).astype(np.float16)
     ax = norm_axis("softmax", axis, x.ndim)
     if x.size == 0:
         return x.copy()
@@ -50,6 +53,9 @@ def _softmax_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any 
 
 
 def _log_softmax(xp: Any, x: Any, axis: Any = None) -> Any:
+    x = float_input(x)
+    if x.dtype == np.float16:  # the sum of exponentials accumulates in float32
+        return _log_softmax(xp, x.astype(np.float32), axis).astype(np.float16)
     ax = norm_axis("log_softmax", axis, x.ndim)
     if x.size == 0:
         return x.copy()
@@ -127,6 +133,9 @@ def _labels(xp: Any, x: Any, target: Any, ax: int) -> Any:
 
 
 def _sce(xp: Any, x: Any, target: Any, axis: Any = None) -> Any:
+    x = float_input(x)
+    if x.dtype == np.float16:  # the sum of exponentials accumulates in float32
+        return _sce(xp, x.astype(np.float32), target, axis).astype(np.float16)
     ax = norm_axis("softmax_cross_entropy", axis, x.ndim)
     lab = _labels(xp, x, target, ax)
     if x.size == 0:
