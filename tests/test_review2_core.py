@@ -4,6 +4,7 @@ the array-reuse pool)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import gradhub as gh
 import gradhub.functions as F
@@ -116,8 +117,9 @@ def test_grad_set_grad_copies_the_callers_grad_inputs(create_graph: bool) -> Non
     x = V(np.ones(3))
     unreached = V(np.ones(3))
     gi = np.full(3, 2.0)
-    gh.grad([x * x], [x, unreached], grad_inputs=[None, gi], set_grad=True,
-            create_graph=create_graph)
+    gh.grad(
+        [x * x], [x, unreached], grad_inputs=[None, gi], set_grad=True, create_graph=create_graph
+    )
     assert unreached.g is not gi
     unreached.g[:] = 0.0
     np.testing.assert_array_equal(gi, np.full(3, 2.0))
@@ -230,8 +232,9 @@ def test_scalar_functions_refuse_a_val_that_is_not_a_real_number(fname: str, val
 @pytest.mark.parametrize(
     "val", [3, 2.5, True, np.float32(1.5), np.int64(2), np.array(0.5)], ids=repr
 )
-def test_scalar_functions_take_real_numbers_and_0d_arrays(fname: str, ref: object,
-                                                          val: object) -> None:
+def test_scalar_functions_take_real_numbers_and_0d_arrays(
+    fname: str, ref: object, val: object
+) -> None:
     xd = np.array([0.5, 2.0])
     v = val[()] if isinstance(val, np.ndarray) else val
     x = V(xd)
@@ -249,8 +252,14 @@ def test_scalar_functions_take_real_numbers_and_0d_arrays(fname: str, ref: objec
 
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [(np.array([0.0]), False), (np.array([2.0]), True), (np.array(0.0), False),
-     (np.array(-1.5), True), (np.array([[0]], np.int32), False), (np.array([True]), True)],
+    [
+        (np.array([0.0]), False),
+        (np.array([2.0]), True),
+        (np.array(0.0), False),
+        (np.array(-1.5), True),
+        (np.array([[0]], np.int32), False),
+        (np.array([True]), True),
+    ],
     ids=repr,
 )
 def test_bool_of_a_single_element(data: np.ndarray, expected: bool) -> None:
@@ -260,8 +269,11 @@ def test_bool_of_a_single_element(data: np.ndarray, expected: bool) -> None:
 
 @pytest.mark.parametrize("shape", [(2,), (0,), (2, 3)])
 def test_bool_of_several_elements_is_ambiguous(shape: tuple[int, ...]) -> None:
-    with pytest.raises(ValueError, match=r"truth value of a Variable with \d+ elements .*"
-                                         r"is ambiguous"):
+    with pytest.raises(
+        ValueError,
+        match=r"truth value of a Variable with \d+ elements .*"
+        r"is ambiguous",
+    ):
         bool(V(np.zeros(shape)))
 
 
@@ -300,8 +312,7 @@ def test_float16_sum_accumulates_in_float32() -> None:
     a = np.full((10000, 2), 0.1, np.float16)  # along axis 0, numpy adds float16 to float16
     y = F.sum(V(a), axis=0)
     assert y.dtype == np.float16
-    np.testing.assert_allclose(y.d.astype(np.float64), a.astype(np.float64).sum(axis=0),
-                               rtol=1e-3)
+    np.testing.assert_allclose(y.d.astype(np.float64), a.astype(np.float64).sum(axis=0), rtol=1e-3)
     b = np.tile(np.array([[6e4], [6e4], [-6e4], [-6e4]], np.float16), (1, 3))
     np.testing.assert_array_equal(F.sum(V(b), axis=0).d, np.zeros(3, np.float16))  # not inf - inf
     c = np.full((3000, 2), 1.0, np.float16)
@@ -378,11 +389,17 @@ def _scale2_needs_b_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ign
     return [gy[0] * 2.0, gy[0] * 3.0]
 
 
-def _add_test_functions(register: object) -> None:
-    register.function("Scale2None", _scale2, inputs=("a", "b"), rule=_scale2_bw,  # type: ignore[attr-defined]
-                      need_inputs=(), need_outputs=())
-    register.function("Scale2B", _scale2, inputs=("a", "b"), rule=_scale2_needs_b_bw,  # type: ignore[attr-defined]
-                      need_inputs=(1,), need_outputs=())
+def _add_test_functions(register: Any) -> None:
+    f = register.function
+    f("Scale2None", _scale2, inputs=("a", "b"), rule=_scale2_bw, need_inputs=(), need_outputs=())
+    f(
+        "Scale2B",
+        _scale2,
+        inputs=("a", "b"),
+        rule=_scale2_needs_b_bw,
+        need_inputs=(1,),
+        need_outputs=(),
+    )
 
 
 @pytest.fixture
@@ -416,3 +433,55 @@ def test_rule_inputs_not_declared_arrive_as_none(leaves: bool, create_graph: boo
     (ga, gb) = gh.grad([call("Scale2B", ia, ib)], [a, b], create_graph=create_graph)
     np.testing.assert_array_equal(gb.d, [3.0, 3.0])
     assert _SEEN == [(True, True), (True, False)]
+
+
+# -- abs(Variable); integer powers --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_abs_of_a_variable_is_the_function_abs(create_graph: bool) -> None:
+    xd = np.array([-1.5, 2.0, -0.25])
+    x = V(xd)
+    y = abs(x)
+    assert y.creator is not None and y.creator.fdef.name == "Abs"
+    np.testing.assert_array_equal(y.d, np.abs(xd))
+    (g,) = gh.grad([y], [x], create_graph=create_graph)
+    np.testing.assert_array_equal(g.d, np.sign(xd))  # known: d|x|/dx = sign(x) away from 0
+
+
+def test_abs_without_the_function_library_names_the_distribution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gradhub import plugins
+    from gradhub.errors import FunctionNotFoundError
+
+    monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("GRADHUB_PLUGINS", raising=False)
+    plugins.reset()
+    try:
+        plugins.load_plugins()
+        with pytest.raises(FunctionNotFoundError, match=r"'Abs'.*gradhub-nn-ops"):
+            abs(V(np.array([-1.0])))
+    finally:
+        plugins.reset()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int64])
+@pytest.mark.parametrize("val", [-1, np.int64(-2)], ids=repr)
+def test_integer_base_to_a_negative_integer_power_is_a_clear_error(dtype: type, val: int) -> None:
+    u = V(np.array([1, 2], dtype), need_grad=False)
+    with pytest.raises(
+        ValueError,
+        match=r"pow_scalar\(\).*argument 'val'.*integer base.*"
+        r"negative integer power",
+    ):
+        u**val
+    with pytest.raises(ValueError, match=r"pow_scalar\(\).*negative integer power"):
+        F.pow_scalar(u, val)
+    np.testing.assert_array_equal((u**-1.0).d, [1.0, 0.5])  # a float power is fine
+
+
+def test_integer_overflow_in_a_kernel_names_the_function() -> None:
+    u = V(np.array([1, 2], np.uint8), need_grad=False)
+    with pytest.raises(OverflowError, match=r"add_scalar\(\).*300"):
+        u + 300

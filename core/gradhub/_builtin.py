@@ -112,7 +112,15 @@ def _mul_scalar(xp: Any, x: Any, val: float) -> Any:
 def _pow_scalar(xp: Any, x: Any, val: float) -> Any:
     if val == 2:
         return x * x
-    return x ** x.dtype.type(val) if x.dtype.kind == "f" else x**val
+    if x.dtype.kind == "f":
+        return x ** x.dtype.type(val)
+    if isinstance(val, (int, np.integer)) and val < 0 and x.dtype.kind in "iub":
+        raise ValueError(
+            f"argument 'val': an integer base (x of dtype {x.dtype}) to the negative integer "
+            f"power {val} is not defined in integers (numpy: 'Integers to negative integer powers "
+            "are not allowed'); cast x to a floating dtype first, or pass a float val"
+        )
+    return x**val
 
 
 def _rdiv_scalar(xp: Any, x: Any, val: float) -> Any:

@@ -284,7 +284,7 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
                 out = kernel(device.xp, *arrays, **attrs)
     except GradhubError:
         raise
-    except (ValueError, TypeError, IndexError) as e:
+    except (ValueError, TypeError, IndexError, OverflowError) as e:  # (uint8 data + 300)
         raise _kernel_error(fdef, arrays, e) from e
     single = fdef.n_outputs == 1
     atype = type(arrays[0])

@@ -15,7 +15,7 @@ REGISTRY.listeners.append(_cache.clear)
 
 #: Which distribution provides the functions that Variable operators dispatch to.
 _OPERATOR_PROVIDERS = {"Pow2": "gradhub-nn-ops", "BatchMatmul": "gradhub-nn-ops",
-                       "GetItem": "gradhub-nn-ops"}
+                       "GetItem": "gradhub-nn-ops", "Abs": "gradhub-nn-ops"}
 
 
 def fdef(name: str) -> Any:

@@ -394,6 +394,10 @@ class Variable:
     def __pos__(self) -> Variable:
         return self
 
+    def __abs__(self) -> Variable:
+        """``abs(x)``: the function Abs (from gradhub-nn-ops)."""
+        return prim("Abs", (self,), {})
+
     def __matmul__(self, other: Any) -> Variable:
 
         return prim("BatchMatmul", (self, other), {})
