@@ -127,7 +127,7 @@ def test_override_plugin_failing_in_phase2_sorting_first_leaves_nn_ops_loaded(
     """Reproduced: entry point ``b_phase2`` (sorts before ``nn_ops``) replaced Sinh, so nn_ops
     failed with "duplicate function 'Sinh'", and then b_phase2 was rolled back: 16 functions."""
     alone = _nn_ops_alone(monkeypatch)
-    make_dist(site, "fake-phase2", "fake_phase2_mod", PHASE2_RAISES, ep_name="b_phase2")
+    make_dist(site, "review2-phase2", "review2_phase2_mod", PHASE2_RAISES, ep_name="b_phase2")
     monkeypatch.setenv("GRADHUB_PLUGINS", "nn_ops,b_phase2")
     messages = _load_quietly()
     assert record("nn_ops").status == "loaded"
@@ -146,14 +146,14 @@ def test_working_override_plugin_replaces_whatever_its_entry_point_name(
     """Reproduced: the same plugin as ``a_override`` knocked out nn_ops, as ``z_override`` it
     worked."""
     alone = _nn_ops_alone(monkeypatch)
-    make_dist(site, "fake-override", "fake_override_mod", SINH_OVERRIDE, ep_name=ep_name)
+    make_dist(site, "review2-override", "review2_override_mod", SINH_OVERRIDE, ep_name=ep_name)
     monkeypatch.setenv("GRADHUB_PLUGINS", f"nn_ops,{ep_name}")
     assert _load_quietly() == []
     assert record("nn_ops").status == "loaded" and record(ep_name).status == "loaded"
     assert set(REGISTRY.functions) == alone | {"Phase2Cube"}
     sinh = REGISTRY.functions["Sinh"]
-    assert sinh.provider.distribution == "fake-override"
-    assert sinh.overrides == [("(replaced function)", "fake-override 1.0")]
+    assert sinh.provider.distribution == "review2-override"
+    assert sinh.overrides == [("(replaced function)", "review2-override 1.0")]
     x = gh.Variable([0.5])
     import gradhub.functions as F
 
@@ -166,7 +166,7 @@ def test_plain_clash_with_nn_ops_fails_the_third_party_plugin(
 ) -> None:
     """Reproduced: ``b_clash`` registering Tanh without override made nn_ops fail instead."""
     alone = _nn_ops_alone(monkeypatch)
-    make_dist(site, "fake-clash", "fake_clash_mod", TANH_CLASH, ep_name="b_clash")
+    make_dist(site, "review2-clash", "review2_clash_mod", TANH_CLASH, ep_name="b_clash")
     monkeypatch.setenv("GRADHUB_PLUGINS", "nn_ops,b_clash")
     messages = _load_quietly()
     assert record("nn_ops").status == "loaded"
@@ -184,7 +184,7 @@ def test_strict_mode_with_a_phase2_failure_of_an_override_plugin(
     site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Strict mode still names the broken plugin and leaves the registry empty."""
-    make_dist(site, "fake-phase2", "fake_phase2_mod", PHASE2_RAISES, ep_name="b_phase2")
+    make_dist(site, "review2-phase2", "review2_phase2_mod", PHASE2_RAISES, ep_name="b_phase2")
     monkeypatch.setenv("GRADHUB_PLUGINS", "nn_ops,b_phase2")
     with pytest.raises(PluginError, match=r"plugin 'b_phase2'.*broken in phase 2"):
         plugins.load_plugins(strict=True)

@@ -603,9 +603,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_registry)
 
     pl = sub.add_parser("plugins", help="show loaded and failed plugins and device availability",
-                        description="Show each plugin (loaded, failed with the reason, blocked or "
-                        "not selected) with its distribution and version, and every device with "
-                        "whether it is usable here and why not.")
+                        description="Show each plugin (loaded, failed with the reason, blocked, "
+                        "not selected or autoload off) with its distribution and version, and "
+                        "every device with whether it is usable here and why not.")
     pl.add_argument("--json", action="store_true", help="print the report as JSON")
     pl.set_defaults(func=cmd_plugins)
 

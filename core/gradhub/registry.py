@@ -679,7 +679,9 @@ def composite_to_primitive(fdef: FunctionDef) -> None:
             f"register({fdef.name!r}): the composite {fdef.name} takes *args/**kwargs (or no "
             "argument), so its inputs cannot be told from its attributes; it takes no rule"
         )
-    fdef._composite_state = {k: fdef.__dict__.get(k, _MISSING) for k in _COMPOSITE_FIELDS}
+    fdef.__dict__["_composite_state"] = {
+        k: fdef.__dict__.get(k, _MISSING) for k in _COMPOSITE_FIELDS
+    }
     names = [p.name for p in params]
     keyword_only = {p.name for p in params if p.kind == p.KEYWORD_ONLY}
     apply = _graph_apply()
