@@ -8,6 +8,7 @@ absent, whatever is installed).
 
 from __future__ import annotations
 
+import importlib.metadata
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -112,8 +113,15 @@ def on_fake(fake: gh.Context, data: Any) -> gh.Variable:
 
 @pytest.mark.parametrize("name", ["cuda", "cudnn", "cuda:1"])
 def test_cuda_without_its_plugin_names_the_distribution(name: str) -> None:
-    with pytest.raises(DeviceError, match=r"unknown device 'cud(a|nn)': install the distribution "
-                                          r"'gradhub-cuda' \(pip install gradhub-cuda\)"):
+    """With the plugin not loaded, the error names gradhub-cuda: how to install it, or, when it
+    is installed (as in the test environment), that autoload is off and how to load it."""
+    try:
+        importlib.metadata.distribution("gradhub-cuda")
+        hint = (r"the distribution 'gradhub-cuda' is installed, but plugin autoload is off "
+                r"\(GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1\)")
+    except importlib.metadata.PackageNotFoundError:
+        hint = r"install the distribution 'gradhub-cuda' \(pip install gradhub-cuda\)"
+    with pytest.raises(DeviceError, match=r"unknown device 'cud(a|nn)': " + hint):
         gh.get_extension_context(name)
 
 

@@ -164,4 +164,5 @@ def test_first_use_from_several_threads_loads_plugins_once(
     assert errors == []
     assert values == [3.0, 3.0, 3.0]
     assert len(loads) == 1
-    assert [r.status for r in plugins.plugin_report()] == ["loaded"]
+    # (installed entry points that autoload skipped are listed as "autoload off")
+    assert [r.status for r in plugins.plugin_report() if r.status != "autoload off"] == ["loaded"]
