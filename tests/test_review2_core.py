@@ -201,7 +201,19 @@ def test_backward_and_grad_refuse_complex_seeds(seed: object) -> None:
 
 # -- the public *_scalar functions check their val ---------------------------------------------
 
-_SCALAR_FNS = ["add_scalar", "mul_scalar", "pow_scalar", "r_div_scalar", "r_pow_scalar"]
+_SCALAR_FNS = [
+    "add_scalar",
+    "mul_scalar",
+    "pow_scalar",
+    "r_div_scalar",
+    "r_pow_scalar",
+    # gradhub-nn-ops' scalar functions
+    "r_sub_scalar",
+    "maximum_scalar",
+    "minimum_scalar",
+    "greater_scalar",
+    "equal_scalar",
+]
 
 
 @pytest.mark.parametrize(
@@ -485,3 +497,25 @@ def test_integer_overflow_in_a_kernel_names_the_function() -> None:
     u = V(np.array([1, 2], np.uint8), need_grad=False)
     with pytest.raises(OverflowError, match=r"add_scalar\(\).*300"):
         u + 300
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (lambda x: F.elu(x, alpha=None), r"elu\(\): argument 'alpha'"),
+        (lambda x: F.selu(x, scale=None), r"selu\(\): argument 'scale'"),
+        (lambda x: F.selu(x, alpha=np.ones(2)), r"selu\(\): argument 'alpha'"),
+        (lambda x: F.pad(x, (1, 1), constant_value=None), r"pad\(\): argument 'constant_value'"),
+    ],
+)
+def test_real_settings_of_nn_ops_refuse_none_and_arrays(call: Any, pattern: str) -> None:
+    """Review repro: elu(alpha=None), selu(scale=None) and pad(constant_value=None) gave NaN."""
+    with pytest.raises(TypeError, match=pattern + " must be a real number"):
+        call(V(np.array([1.0, -2.0])))
+
+
+def test_real_settings_of_nn_ops_take_numpy_scalars_and_0d_arrays() -> None:
+    x = V(np.array([1.0, -2.0]))
+    np.testing.assert_allclose(F.elu(x, alpha=np.array(2.0)).d, [1.0, 2.0 * np.expm1(-2.0)])
+    np.testing.assert_allclose(F.pad(x, (1, 1), constant_value=np.float32(3)).d, [3, 1, -2, 3])
+    np.testing.assert_array_equal(F.greater_scalar(x, np.int64(0)).d, [1.0, 0.0])

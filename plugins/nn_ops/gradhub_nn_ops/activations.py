@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.memory import output_array
-from gradhub.ops import call
+from gradhub.ops import call, real_scalar
 
 from .math import draw, float_variable, unary_rule, unary_samples
 
@@ -106,6 +106,7 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
         >>> F.elu(gh.Variable([0.0, 2.0])).d
         array([0., 2.], dtype=float32)
     """
+    alpha = real_scalar("elu", "alpha", alpha)
     x = float_variable(as_variable(x))
     neg = call("Expm1", call("MinimumScalar", x, val=0.0))
     if alpha != 1:
@@ -128,6 +129,8 @@ def selu(x: Any, scale: float = _SELU_SCALE, alpha: float = _SELU_ALPHA) -> Any:
         >>> F.selu(gh.Variable([0.0, 1.0])).d
         array([0.      , 1.050701], dtype=float32)
     """
+    scale = real_scalar("selu", "scale", scale)
+    alpha = real_scalar("selu", "alpha", alpha)
     return call("MulScalar", elu(x, alpha), val=scale)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample, as_variable
 from gradhub._builtin import sum_to, sum_to_array
-from gradhub.ops import call
+from gradhub.ops import call, with_real_scalars
 from gradhub.registry import one_input_fast
 
 Shape = tuple[int, ...]
@@ -1057,7 +1057,7 @@ def register_functions(register: Any) -> None:
         >>> F.pow2(gh.Variable([2.0, 3.0]), gh.Variable([3.0, 2.0])).d
         array([8., 9.], dtype=float32)
     """)
-    f("RSubScalar", _r_sub_scalar, attrs={"val": 1.0},
+    with_real_scalars(f("RSubScalar", _r_sub_scalar, attrs={"val": 1.0},
       rule=unary_rule(lambda g, x, y, val: -g),
       fast_backward=unary_fast(lambda xp, g, x, y, val: -g), need_inputs=(), need_outputs=(),
       samples=unary_samples(attrs={"val": 1.5}), reference=lambda x, val=1.0: val - x,
@@ -1069,7 +1069,7 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.r_sub_scalar(gh.Variable([1.0, 2.0]), 3.0).d
         array([2., 1.], dtype=float32)
-    """)
+    """))
     f("Abs", lambda xp, x: xp.abs(x), rule=unary_rule(_abs_bw),
       fast_backward=unary_fast(_abs_fast), need_inputs=(0,),
       need_outputs=(), samples=unary_samples(avoid=(0.0,)), reference=np.abs, elementwise=True,
@@ -1116,7 +1116,7 @@ def register_functions(register: Any) -> None:
         >>> F.minimum2(gh.Variable([1.0, 5.0]), gh.Variable([3.0, 2.0])).d
         array([1., 2.], dtype=float32)
     """)
-    f("MaximumScalar", _maximum_scalar, attrs={"val": 1.0},
+    with_real_scalars(f("MaximumScalar", _maximum_scalar, attrs={"val": 1.0},
       rule=unary_rule(_maximum_scalar_bw),
       fast_backward=unary_fast(lambda xp, g, x, y, val=1.0: g * (x >= val)),
       need_inputs=(0,), need_outputs=(),
@@ -1132,8 +1132,8 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.maximum_scalar(gh.Variable([-1.0, 2.0]), 0.0).d
         array([0., 2.], dtype=float32)
-    """)
-    f("MinimumScalar", _minimum_scalar, attrs={"val": 1.0},
+    """))
+    with_real_scalars(f("MinimumScalar", _minimum_scalar, attrs={"val": 1.0},
       rule=unary_rule(_minimum_scalar_bw),
       fast_backward=unary_fast(lambda xp, g, x, y, val=1.0: g * (x <= val)),
       need_inputs=(0,), need_outputs=(),
@@ -1149,7 +1149,7 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.minimum_scalar(gh.Variable([-1.0, 2.0]), 0.0).d
         array([-1.,  0.], dtype=float32)
-    """)
+    """))
     f("Where", _where, inputs=("condition", "x_true", "x_false"), rule=_where_bw,
       fast_backward=_where_fast,
       need_inputs=(0,), need_outputs=(), samples=_where_samples, reference=np.where,
@@ -1189,10 +1189,11 @@ def register_functions(register: Any) -> None:
         f(name, _compare(snake), inputs=("x0", "x1"), differentiable=False,
           samples=_compare_samples, reference=_float_ref(ref), elementwise=True,
           doc=_COMPARE_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym]))
-        f(name + "Scalar", _compare_scalar(snake), inputs=("x0",), attrs={"val": 1.0},
-          differentiable=False, samples=_compare_scalar_samples,
-          reference=_float_ref(ref), elementwise=True,
-          doc=_COMPARE_SCALAR_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym]))
+        with_real_scalars(f(
+            name + "Scalar", _compare_scalar(snake), inputs=("x0",), attrs={"val": 1.0},
+            differentiable=False, samples=_compare_scalar_samples,
+            reference=_float_ref(ref), elementwise=True,
+            doc=_COMPARE_SCALAR_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym])))
     f("Sign", _sign, attrs={"alpha": 1.0}, differentiable=False, samples=_sign_samples,
       reference=_sign_ref, elementwise=True,
       doc=r"""sign(x, alpha=1.0): elementwise sign, ``alpha`` at 0 (nnabla).

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample, Variable
-from gradhub.ops import call
+from gradhub.ops import call, with_real_scalars
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -762,7 +762,8 @@ Example::
     >>> b.d
     array([2., 3.])
 """)
-    f("Pad", _pad, attrs={"pad_width": (), "mode": "constant", "constant_value": 0.0},
+    with_real_scalars(f(
+      "Pad", _pad, attrs={"pad_width": (), "mode": "constant", "constant_value": 0.0},
       rule=_pad_bw, need_inputs=(), need_outputs=(), samples=_pad_samples, reference=_pad_ref,
       doc="""Pad the last dims of ``x`` as nnabla's ``F.pad``.
 
@@ -777,7 +778,7 @@ Example::
     >>> x = gh.Variable(np.array([1.0, 2.0, 3.0]))
     >>> F.pad(x, (2, 1), mode="reflect").d
     array([3., 2., 1., 2., 3., 2.])
-""")
+"""), ("constant_value",))
     f("Flip", _flip, attrs={"axes": None}, rule=_flip_bw, need_inputs=(), need_outputs=(),
       samples=_flip_samples, reference=_flip_ref,
       doc="""Reverse ``x`` along ``axes`` (nnabla default: the last axis).
