@@ -56,16 +56,17 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 # -- doctest -----------------------------------------------------------------------------------
 # Every ``{doctest}`` block of the pages, and the ``>>>`` blocks of the docstrings that autodoc
 # pulls in, run with ``sphinx-build -b doctest``. Each page starts from a freshly loaded registry.
+# The setup imports under private names only, so a page that uses ``np`` or ``gh`` without
+# importing them fails here, as it would for a reader who copies its blocks.
 doctest_global_setup = """
-import numpy as np
-import gradhub as gh
-import gradhub.plugins
-gradhub.plugins.reset()
-gh.clear_parameters()
+import gradhub as _gh_doc
+import gradhub.plugins as _gh_doc_plugins
+_gh_doc_plugins.reset()
+_gh_doc.clear_parameters()
 """
 doctest_global_cleanup = """
-gradhub.plugins.reset()
-gh.clear_parameters()
+_gh_doc_plugins.reset()
+_gh_doc.clear_parameters()
 """
 doctest_default_flags = (
     doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
