@@ -14,7 +14,7 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.ops import call
 
-from .math import Shape, draw, float_input, norm_axis
+from .math import Shape, draw, float_input, norm_axis, whole_numbers
 
 # -- softmax / log_softmax -----------------------------------------------------------------------
 
@@ -101,29 +101,10 @@ def _check_target(x_shape: Shape, t_shape: Shape, ax: int) -> None:
         )
 
 
-def _whole_labels(xp: Any, target: Any) -> Any:
-    """Floating labels (nnabla's ``nn.Variable`` is float32) as int64, each checked to be a whole
-    number: 1.9, -0.5, NaN and inf raise a ValueError (never truncated). Other non-integer dtypes
-    (bool included: True is no class index) raise a TypeError."""
-    if target.dtype.kind != "f":
-        raise TypeError(f"softmax_cross_entropy(): argument 'target' must hold integer labels "
-                        f"(an integer dtype, or floats holding whole numbers), got dtype "
-                        f"{target.dtype}")
-    if target.size:
-        # whole numbers small enough for int64 (NaN fails both comparisons, inf the second)
-        ok = (xp.floor(target) == target) & (xp.abs(target) < 2.0**62)
-        if not bool(ok.all()):
-            bad = float(target[~ok].reshape(-1)[0])
-            raise ValueError(f"softmax_cross_entropy(): argument 'target' must hold integer "
-                             f"labels (whole numbers), got the float value {bad}")
-    return target.astype(xp.int64)
-
-
 def _labels(xp: Any, x: Any, target: Any, ax: int) -> Any:
     """The labels as an integer array of x's shape with size 1 at ``ax``, checked in range."""
     _check_target(x.shape, target.shape, ax)
-    if target.dtype.kind not in "iu":
-        target = _whole_labels(xp, target)
+    target = whole_numbers(xp, "softmax_cross_entropy(): argument 'target'", target, "labels")
     lab = target.reshape(_label_shape(x.shape, ax))
     n = x.shape[ax]
     if lab.size and (int(lab.min()) < 0 or int(lab.max()) >= n):

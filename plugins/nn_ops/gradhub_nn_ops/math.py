@@ -56,6 +56,30 @@ def float_input(x: Any) -> Any:
     return x
 
 
+def whole_numbers(xp: Any, where: str, a: Any, what: str) -> Any:
+    """``a`` as an integer array: integer arrays as they are; floating arrays (nnabla's
+    ``nn.Variable`` is float32) cast to int64 when every value is a whole number.
+
+    Raises a TypeError for other dtypes (bool included: True is no index) and a ValueError for
+    non-integral or non-finite values (never truncated); both messages start with ``where``
+    (``"embed: x0"``) and call the values integer ``what`` (``"ids"``, ``"labels"``).
+    """
+    kind = a.dtype.kind
+    if kind in "iu":
+        return a
+    if kind != "f":
+        raise TypeError(f"{where} must hold integer {what} (an integer dtype, or floats "
+                        f"holding whole numbers), got dtype {a.dtype}")
+    if a.size:
+        # whole numbers small enough for int64 (NaN fails both comparisons, inf the second)
+        ok = (xp.floor(a) == a) & (xp.abs(a) < 2.0**62)
+        if not bool(ok.all()):
+            bad = float(a[~ok].reshape(-1)[0])
+            raise ValueError(f"{where} must hold integer {what} (whole numbers within the "
+                             f"int64 range), got the float value {bad}")
+    return a.astype(np.int64)
+
+
 def float_variable(x: Any) -> Any:
     """The Variable ``x`` itself when it is floating; integer and bool data ``Cast`` to the
     floating dtype of :func:`float_input` (for composites; such a Variable needs no gradient)."""

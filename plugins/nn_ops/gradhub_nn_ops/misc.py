@@ -14,6 +14,8 @@ import numpy as np
 from gradhub import Sample, Variable
 from gradhub.ops import call
 
+from .math import whole_numbers
+
 # -- Dropout -----------------------------------------------------------------------------------
 
 _GLOBAL_RNG: list[np.random.Generator] = []
@@ -110,26 +112,9 @@ def _dropout_ref(x: np.ndarray, p: float = 0.5, seed: int = -1) -> np.ndarray:
 
 
 def _integral(xp: Any, fn: str, arg: str, ids: Any) -> Any:
-    """``ids`` as an integer array: integer arrays as they are; floating arrays (nnabla's
-    ``nn.Variable`` is float32) cast to int64 when every value is a whole number.
-
-    Raises a TypeError for other dtypes and a ValueError naming ``fn`` and ``arg`` for
-    non-integral (or non-finite) values.
-    """
-    kind = ids.dtype.kind
-    if kind in "iu":
-        return ids
-    if kind != "f":
-        raise TypeError(f"{fn}: {arg} must hold integer ids (an integer dtype, or floats "
-                        f"holding whole numbers), got dtype {ids.dtype}")
-    if ids.size:
-        # whole numbers small enough for int64 (NaN fails both comparisons, inf the second)
-        ok = (xp.floor(ids) == ids) & (xp.abs(ids) < 2.0**62)
-        if not bool(ok.all()):
-            bad = float(ids[~ok].reshape(-1)[0])
-            raise ValueError(f"{fn}: {arg} must hold integer ids (whole numbers within the "
-                             f"int64 range), got the float value {bad}")
-    return ids.astype(np.int64)
+    """``ids`` as an integer array (:func:`~gradhub_nn_ops.math.whole_numbers`, naming them
+    "ids")."""
+    return whole_numbers(xp, f"{fn}: {arg}", ids, "ids")
 
 
 def _check_ids(xp: Any, fn: str, ids: Any, n: int) -> Any:
