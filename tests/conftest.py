@@ -23,3 +23,16 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     monkeypatch.syspath_prepend(str(root))
     return root
+
+
+@pytest.fixture
+def pool() -> Iterator[None]:
+    """An empty array-reuse pool before and after the test (skips where arrays are never
+    reused)."""
+    from gradhub import memory
+
+    if not memory.reuse_enabled():
+        pytest.skip("reference counts are not available here: arrays are never reused")
+    memory.release()
+    yield
+    memory.release()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import gradhub as gh
@@ -14,14 +13,8 @@ import numpy as np
 import pytest
 from gradhub import memory
 
-
-@pytest.fixture(autouse=True)
-def _clean_pools() -> Iterator[None]:
-    if not memory.reuse_enabled():
-        pytest.skip("reference counts are not available here: arrays are never reused")
-    memory.release()
-    yield
-    memory.release()
+#: an empty pool before and after each test (the ``pool`` fixture of conftest.py)
+pytestmark = pytest.mark.usefixtures("pool")
 
 
 def test_arrays_are_handed_out_again_only_when_nothing_refers_to_them() -> None:

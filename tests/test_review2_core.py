@@ -19,15 +19,6 @@ V = gh.Variable
 _BIG = (128, 256)  # 128 KiB of float32: above memory.MIN_BYTES
 
 
-@pytest.fixture
-def pool() -> Iterator[None]:
-    if not memory.reuse_enabled():
-        pytest.skip("reference counts are not available here: arrays are never reused")
-    memory.release()
-    yield
-    memory.release()
-
-
 def _big_input() -> gh.Variable:
     return V(np.random.default_rng(0).standard_normal(_BIG).astype(np.float32))
 
