@@ -39,18 +39,15 @@ import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
 
+from .math import is_int
+
 # -- geometry ----------------------------------------------------------------------------------
-
-
-def _is_int(v: Any) -> bool:
-    """Whether ``v`` is a Python or numpy integer (not a bool, not a float holding one)."""
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def an_int(value: Any, fname: str, arg: str) -> int:
     """``value`` (a Python or numpy integer) as an int; a TypeError naming ``fname`` and ``arg``
     for anything else (a float such as 1.5 is never truncated)."""
-    if not _is_int(value):
+    if not is_int(value):
         raise TypeError(f"{fname}(): {arg} must be an int, got {value!r}")
     return int(value)
 
@@ -63,14 +60,14 @@ def ints(value: Any, nd: int, default: int, fname: str, arg: str, minimum: int =
     """
     if value is None:
         vals: tuple[int, ...] = (default,) * nd
-    elif _is_int(value):
+    elif is_int(value):
         vals = (int(value),) * nd
     else:
         try:
             entries = tuple(value)
         except TypeError:
             entries = (None,)  # not iterable: reported below
-        if not all(_is_int(v) for v in entries):  # 1.5 is never truncated to 1
+        if not all(is_int(v) for v in entries):  # 1.5 is never truncated to 1
             raise TypeError(
                 f"{fname}(): {arg} must be an int or a sequence of ints, got {value!r}"
             ) from None
@@ -544,7 +541,7 @@ def _filter_kernel(kernel: Any) -> tuple[int, ...]:
     """ConvolutionFilterGrad's ``kernel`` as a tuple of ints >= 1 (an int ``k`` means ``(k,)``,
     one spatial axis), checked; the forward kernel and both backward rules use it."""
     fname = "convolution_filter_grad"
-    if _is_int(kernel):
+    if is_int(kernel):
         nd = 1
     else:
         try:

@@ -16,6 +16,8 @@ from gradhub import Sample
 from gradhub._builtin import sum_to, sum_to_array
 from gradhub.ops import call
 
+from .math import is_int
+
 # -- BatchMatmul -------------------------------------------------------------------------------
 
 
@@ -171,7 +173,7 @@ def _batch_matmul_ref(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
 
 def _affine_dims(fn: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: int
                  ) -> tuple[int, int, int]:
-    if not isinstance(base_axis, (int, np.integer)) or isinstance(base_axis, bool):
+    if not is_int(base_axis):
         raise TypeError(f"{fn}: base_axis must be an int, got {base_axis!r}")
     if not 0 <= base_axis <= len(x_shape):
         raise ValueError(f"{fn}: base_axis={base_axis} is out of range for x of shape "

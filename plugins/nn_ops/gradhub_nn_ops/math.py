@@ -36,6 +36,11 @@ def is_scalar(v: Any) -> bool:
     )
 
 
+def is_int(v: Any) -> bool:
+    """Whether ``v`` is a Python or numpy integer (not a bool, not a float holding one)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
 def float_dtype(xp: Any, *arrays: Any) -> Any:
     """The dtype of a mask computed from ``arrays``: their promoted floating dtype, else float32."""
     floats = [a.dtype for a in arrays if a.dtype.kind == "f"]
@@ -124,7 +129,7 @@ def norm_axes(fname: str, axis: Any, ndim: int) -> tuple[int, ...]:
             ) from None
     out = []
     for a in raw:
-        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+        if not is_int(a):
             raise TypeError(
                 f"{fname}(): argument 'axis' must be None, an int or ints, got {axis!r}"
             )
@@ -142,7 +147,7 @@ def norm_axis(fname: str, axis: Any, ndim: int, default_last: bool = True) -> in
     """One axis (``None``: the last one, as nnabla's softmax), made non-negative and checked."""
     if axis is None and default_last:
         axis = ndim - 1
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+    if not is_int(axis):
         raise TypeError(f"{fname}(): argument 'axis' must be an int, got {axis!r}")
     if not -ndim <= axis < ndim:
         raise ValueError(

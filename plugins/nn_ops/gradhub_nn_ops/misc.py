@@ -14,7 +14,7 @@ import numpy as np
 from gradhub import Sample, Variable
 from gradhub.ops import call
 
-from .math import whole_numbers
+from .math import is_int, whole_numbers
 
 # -- Dropout -----------------------------------------------------------------------------------
 
@@ -201,8 +201,7 @@ def _shape(fn: str, shape: Any) -> tuple[int, ...]:
         vals = tuple(shape)
     except TypeError:
         vals = (None,)
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-               for v in vals):
+    if not all(is_int(v) for v in vals):
         raise TypeError(f"{fn}: shape must be a sequence of ints, got {shape!r}")
     if any(v < 0 for v in vals):
         raise ValueError(f"{fn}: shape must hold sizes >= 0, got {shape!r}")

@@ -19,6 +19,8 @@ import numpy as np
 from gradhub import Variable, get_parameter_or_create, parameter_scope
 from gradhub.ops import call
 
+from .math import is_int
+
 # -- initializers ------------------------------------------------------------------------------
 
 _PRNG: list[Any] = []
@@ -176,14 +178,9 @@ def _scopes(name: str | None, sub: str) -> Iterator[None]:
             yield
 
 
-def _is_int(v: Any) -> bool:
-    """Whether ``v`` is a Python or numpy integer (not a bool, not a float holding one)."""
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
 def _positive(fn: str, arg: str, value: Any) -> int:
     """``value`` as an int >= 1; a TypeError/ValueError naming ``PF.<fn>`` and ``arg``."""
-    if not _is_int(value):
+    if not is_int(value):
         raise TypeError(f"PF.{fn}: {arg} must be a positive int, got {value!r}")
     if value < 1:
         raise ValueError(f"PF.{fn}: {arg} must be a positive int, got {value!r}")
@@ -192,21 +189,21 @@ def _positive(fn: str, arg: str, value: Any) -> int:
 
 def _positives(fn: str, arg: str, value: Any) -> list[int]:
     """An int or a non-empty sequence of ints, each >= 1, as a list (``n_outmaps``)."""
-    if _is_int(value):
+    if is_int(value):
         return [_positive(fn, arg, value)]
     try:
         vals = list(value)
     except TypeError:
         raise TypeError(f"PF.{fn}: {arg} must be a positive int or a tuple of them, got "
                         f"{value!r}") from None
-    if not vals or not all(_is_int(v) and v >= 1 for v in vals):
+    if not vals or not all(is_int(v) and v >= 1 for v in vals):
         raise ValueError(f"PF.{fn}: {arg} must be a positive int or a non-empty tuple of them, "
                          f"got {value!r}")
     return [int(v) for v in vals]
 
 
 def _kernel(fn: str, kernel: Any, x: Any, base_axis: int) -> tuple[int, ...]:
-    if _is_int(kernel):
+    if is_int(kernel):
         nd = len(x.shape) - base_axis - 1
         return (_positive(fn, "kernel", kernel),) * max(nd, 1)
     try:
@@ -214,13 +211,13 @@ def _kernel(fn: str, kernel: Any, x: Any, base_axis: int) -> tuple[int, ...]:
     except TypeError:
         raise TypeError(f"PF.{fn}: kernel must be an int or a sequence of ints, got {kernel!r}"
                         ) from None
-    if not k or not all(_is_int(v) and v >= 1 for v in k):
+    if not k or not all(is_int(v) and v >= 1 for v in k):
         raise ValueError(f"PF.{fn}: kernel must hold ints >= 1, got {kernel!r}")
     return tuple(int(v) for v in k)
 
 
 def _base_axis(fn: str, base_axis: Any) -> int:
-    if not _is_int(base_axis):
+    if not is_int(base_axis):
         raise TypeError(f"PF.{fn}: base_axis must be an int, got {base_axis!r}")
     return int(base_axis)
 
@@ -352,7 +349,7 @@ def _stat_shape(fn: str, x: Any, axes: Sequence[int], keep: bool) -> tuple[int, 
     nd = len(x.shape)
     norm = []
     for a in axes:
-        if not _is_int(a):
+        if not is_int(a):
             raise TypeError(f"PF.{fn}: axes must be ints, got {a!r}")
         if not -nd <= int(a) < nd:
             raise ValueError(f"{fn}: axis {a} is out of range for an input of shape "
@@ -388,7 +385,7 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
          ('bn1/bn/mean', (1, 3, 1, 1)), ('bn1/bn/var', (1, 3, 1, 1))]
     """
     fn = "batch_normalization"
-    raw: list[Any] = [axes] if _is_int(axes) else list(axes)
+    raw: list[Any] = [axes] if is_int(axes) else list(axes)
     shape = _stat_shape(fn, inp, raw, keep=True)
     axes = [int(a) for a in raw]
     init = dict(param_init or {})
@@ -428,7 +425,7 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
     """
     fn = "layer_normalization"
     baxes: list[Any]
-    if _is_int(batch_axis):
+    if is_int(batch_axis):
         baxes = [batch_axis]
     else:
         try:

@@ -38,6 +38,7 @@ from gradhub import Sample
 from gradhub.memory import output_array
 
 from .conv import ints
+from .math import is_int
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -131,14 +132,14 @@ def pool_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any, ignore
 def _check_integers(fname: str, arg: str, v: Any) -> None:
     """Raise a TypeError naming ``fname`` and ``arg`` unless ``v`` is None, an integer or a
     sequence of integers (Python or numpy; bool is not an integer here)."""
-    if v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool)):
+    if v is None or is_int(v):
         return
     try:
         vals = list(v)
     except TypeError:
         vals = [v]
     for e in vals:
-        if not isinstance(e, (int, np.integer)) or isinstance(e, bool):
+        if not is_int(e):
             raise TypeError(f"{fname}(): every entry of {arg} must be an integer, got {arg}={v!r}")
 
 

@@ -17,6 +17,8 @@ import numpy as np
 from gradhub import Sample, Variable
 from gradhub.ops import call, with_real_scalars
 
+from .math import is_int
+
 # -- helpers -----------------------------------------------------------------------------------
 
 
@@ -39,21 +41,16 @@ def _axes(fn: str, arg: str, axes: Any, ndim: int) -> tuple[int, ...]:
     return out
 
 
-def _is_int(v: Any) -> bool:
-    """Whether ``v`` is a Python or numpy integer (not a bool, not a float holding one)."""
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
 def _ints(fn: str, arg: str, value: Any) -> tuple[int, ...]:
     """An int or a sequence of ints as a tuple; a TypeError naming ``fn`` and ``arg`` for
     anything else (1.5 is never truncated to 1)."""
-    if _is_int(value):
+    if is_int(value):
         return (int(value),)
     try:
         vals = tuple(value)
     except TypeError:
         vals = (None,)
-    if isinstance(value, (str, bytes)) or not all(_is_int(v) for v in vals):
+    if isinstance(value, (str, bytes)) or not all(is_int(v) for v in vals):
         raise TypeError(f"{fn}: {arg} must be an int or a sequence of ints, got {value!r}")
     return tuple(int(v) for v in vals)
 
@@ -259,7 +256,7 @@ def slice_(x: Any, start: Any = None, stop: Any = None, step: Any = None) -> Var
     stop = tuple(stop) if stop is not None else (None,) * n
     step = tuple(step) if step is not None else (None,) * n
     for arg, vals in (("start", start), ("stop", stop), ("step", step)):
-        if not all(v is None or _is_int(v) for v in vals):
+        if not all(v is None or is_int(v) for v in vals):
             raise TypeError(f"slice: {arg} must hold ints or None, got {arg}={vals}")
     if any(s == 0 for s in step if s is not None):
         raise ValueError(f"slice: step must not contain 0, got step={step}")
@@ -419,7 +416,7 @@ def _pad_pairs(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
         items = [None]
     for v in items:
         vals = list(v) if isinstance(v, (tuple, list)) else [v]
-        if not all(_is_int(u) for u in vals):  # 1.5 is never truncated to 1
+        if not all(is_int(u) for u in vals):  # 1.5 is never truncated to 1
             raise TypeError(f"pad: pad_width must be a sequence of ints (or of int pairs), got "
                             f"{pad_width!r}")
         flat.extend(int(u) for u in vals)
