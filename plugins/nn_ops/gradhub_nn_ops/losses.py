@@ -14,15 +14,13 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.ops import call
 
-from .math import Shape, draw, float_input, norm_axis, whole_numbers
+from .math import Shape, draw, floating_kernel, norm_axis, whole_numbers
 
 # -- softmax / log_softmax -----------------------------------------------------------------------
 
 
+@floating_kernel  # integer inputs in floating point, float16 in float32
 def _softmax(xp: Any, x: Any, axis: Any = None) -> Any:
-    x = float_input(x)
-    if x.dtype == np.float16:  # the sum of exponentials accumulates in float32
-        return _softmax(xp, x.astype(np.float32), axis).astype(np.float16)
     ax = norm_axis("softmax", axis, x.ndim)
     if x.size == 0:
         return x.copy()
@@ -52,10 +50,8 @@ def _softmax_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any 
     return [yy * (g - (g * yy).sum(axis=ax, keepdims=True))]
 
 
+@floating_kernel  # integer inputs in floating point, float16 in float32
 def _log_softmax(xp: Any, x: Any, axis: Any = None) -> Any:
-    x = float_input(x)
-    if x.dtype == np.float16:  # the sum of exponentials accumulates in float32
-        return _log_softmax(xp, x.astype(np.float32), axis).astype(np.float16)
     ax = norm_axis("log_softmax", axis, x.ndim)
     if x.size == 0:
         return x.copy()
@@ -113,10 +109,8 @@ def _labels(xp: Any, x: Any, target: Any, ax: int) -> Any:
     return lab
 
 
+@floating_kernel  # integer inputs in floating point, float16 in float32
 def _sce(xp: Any, x: Any, target: Any, axis: Any = None) -> Any:
-    x = float_input(x)
-    if x.dtype == np.float16:  # the sum of exponentials accumulates in float32
-        return _sce(xp, x.astype(np.float32), target, axis).astype(np.float16)
     ax = norm_axis("softmax_cross_entropy", axis, x.ndim)
     lab = _labels(xp, x, target, ax)
     if x.size == 0:

@@ -85,29 +85,29 @@ def whole_numbers(xp: Any, where: str, a: Any, what: str) -> Any:
     return a.astype(np.int64)
 
 
+def floating_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The array kernel ``kernel(xp, x, *args, **attrs)`` of a function defined in floating point
+    whose reductions must not overflow: integer and bool ``x`` computed as :func:`float_input`
+    converts it, float16 ``x`` computed in float32 and the result cast back to float16 (a float16
+    sum of exponentials overflows past 65504), as PyTorch. Other inputs pay two dtype tests."""
+
+    def run(xp: Any, x: Any, *args: Any, **attrs: Any) -> Any:
+        x = float_input(x)
+        if x.dtype == np.float16:
+            return kernel(xp, x.astype(np.float32), *args, **attrs).astype(np.float16)
+        return kernel(xp, x, *args, **attrs)
+
+    run.__name__ = run.__qualname__ = kernel.__name__
+    run.__doc__ = kernel.__doc__
+    return run
+
+
 def float_variable(x: Any) -> Any:
     """The Variable ``x`` itself when it is floating; integer and bool data ``Cast`` to the
     floating dtype of :func:`float_input` (for composites; such a Variable needs no gradient)."""
     if x.dtype.kind in "biu":
         return call("Cast", x, dtype=np.result_type(x.dtype, np.float16).name)
     return x
-
-
-def acc_sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """``x.sum(axis, keepdims)``, accumulated in float32 for float16 data (result float16).
-
-    As numpy's ``mean`` and PyTorch do: a float16 running sum overflows past 65504 and stops
-    growing at 2048 when adding ones. Other dtypes pay one dtype comparison.
-    """
-    if x.dtype == np.float16:
-        return x.sum(axis=axis, keepdims=keepdims, dtype=np.float32).astype(np.float16)
-    return x.sum(axis=axis, keepdims=keepdims)
-
-
-def is_half(x: Any) -> bool:
-    """Whether ``x`` (an array or a Variable) holds float16 data (computed in float32 inside
-    reductions and normalizations, then cast back)."""
-    return bool(x.dtype == np.float16)
 
 
 def norm_axes(fname: str, axis: Any, ndim: int) -> tuple[int, ...]:

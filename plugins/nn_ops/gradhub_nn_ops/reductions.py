@@ -18,7 +18,7 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.ops import call
 
-from .math import Shape, float_input, float_variable, kept_shape, norm_axes, to_kept
+from .math import Shape, float_variable, floating_kernel, kept_shape, norm_axes, to_kept
 
 # -- max / min -----------------------------------------------------------------------------------
 
@@ -221,21 +221,17 @@ def _exclusive_prod_array(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
 # -- logsumexp -----------------------------------------------------------------------------------
 
 
+@floating_kernel  # integer inputs in floating point, float16 in float32
 def _logsumexp(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     axes = norm_axes("logsumexp", axis, x.ndim)
-    x = float_input(x)
     if not axes:
         return x.copy()
     if x.size == 0:
         y = xp.full(kept_shape(x.shape, axes), -xp.inf, dtype=x.dtype)
     else:
-        half = x.dtype == np.float16
-        xf = x.astype(np.float32) if half else x  # float16: computed in float32, cast back
-        m = xf.max(axis=axes, keepdims=True)
+        m = x.max(axis=axes, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)
-        y = xp.log(xp.exp(xf - m).sum(axis=axes, keepdims=True)) + m
-        if half:
-            y = y.astype(np.float16)
+        y = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
     return y if keepdims else y.reshape([n for i, n in enumerate(x.shape) if i not in axes])
 
 
