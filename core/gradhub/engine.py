@@ -725,26 +725,19 @@ def backward(
     seed = _seed(y, grad, loss_scale, "backward: grad")
     grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph)
     given: set[int] = {id(seed._data)}
-    items = grads.leaf_items()
-    accumulated: list[tuple[Variable, Variable]] = []
+    changed: list[tuple[Variable, Variable | None]] = []  # (leaf, its .g before), for a refusal
     with set_recording(create_graph):
-        for k, (leaf, g) in enumerate(items):
+        for leaf, g in grads.leaf_items():
             if not leaf.need_grad:
                 continue
             prev = leaf._grad
-            if prev is None:
-                leaf._grad = _own(g, given)
-                continue
-            if prev._data.shape != g._data.shape:  # only accumulation pays for this test
+            if prev is not None and prev._data.shape != g._data.shape:
                 # leave every .g as it was, so that the call can be repeated after cleargrad()
-                for done, _ in items[:k]:
-                    if done.need_grad:
-                        done._grad = None
-                for done, before in accumulated:
+                for done, before in changed:
                     done._grad = before
                 raise _stale_grad_error(leaf, prev, g)
-            accumulated.append((leaf, prev))
-            leaf._grad = _add(prev, g)
+            changed.append((leaf, prev))
+            leaf._grad = _own(g, given) if prev is None else _add(prev, g)
 
 
 def _stale_grad_error(leaf: Variable, prev: Variable, g: Variable) -> ValueError:
