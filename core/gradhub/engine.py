@@ -102,19 +102,13 @@ def _add(a: Variable, b: Variable) -> Variable:
     return call("Add2", a, b)
 
 
-def _array_device(a: Any) -> Any:
-    """The Device of a non-numpy array (None for an unregistered array type)."""
-    dt = REGISTRY.by_array_type.get(type(a))
-    return dt.device_of(a) if dt is not None else None
-
-
 def _add_arrays(a: Any, b: Any) -> Any:
     """``a + b`` of two arrays of one device, made current for the sum when it is not device 0
     (CuPy computes on the current device)."""
     if type(a) is np.ndarray:
         r = a + b
         return r if type(r) is np.ndarray else np.asarray(r)  # numpy scalars from 0-d sums
-    dev = _array_device(a)
+    dev = REGISTRY.array_device(a)
     if dev is None:
         return a + b
     with dev.activate():
@@ -124,7 +118,7 @@ def _add_arrays(a: Any, b: Any) -> Any:
 
 def _copy_array(a: Any) -> Any:
     """A copy of ``a`` on its own device (CuPy copies onto the current one)."""
-    dev = None if type(a) is np.ndarray else _array_device(a)
+    dev = None if type(a) is np.ndarray else REGISTRY.array_device(a)
     if dev is None:
         return a.copy()
     with dev.activate():

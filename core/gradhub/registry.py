@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .device import CPU_TYPE, KNOWN_DEVICE_DISTRIBUTIONS, DeviceType
+from .device import CPU_TYPE, KNOWN_DEVICE_DISTRIBUTIONS, Device, DeviceType
 from .errors import DeviceError, FunctionNotFoundError, RegistrationError
 
 #: ``rule(grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs) -> grads``
@@ -413,6 +413,11 @@ class Registry:
         self.by_array_type.clear()
         self.add_device_type(CPU_TYPE, Provider("gradhub", _version()), ())
         self.changed()
+
+    def array_device(self, a: Any) -> Device | None:
+        """The Device holding the array ``a`` (None for an array type no device registered)."""
+        dt = self.by_array_type.get(type(a))
+        return None if dt is None else dt.device_of(a)
 
     def changed(self) -> None:
         """Note a wholesale change of the tables: bump the generation and clear caches."""

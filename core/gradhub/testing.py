@@ -38,8 +38,8 @@ def _dev_of(a: Any, default: Device) -> Device:
     """The device holding the array ``a`` (``default`` for a type no device registered)."""
     from .registry import REGISTRY
 
-    dt = REGISTRY.by_array_type.get(type(a))
-    return default if dt is None else dt.device_of(a)
+    dev = REGISTRY.array_device(a)
+    return default if dev is None else dev
 
 
 def _host(dev: Device, a: Any) -> np.ndarray:
