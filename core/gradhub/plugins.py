@@ -622,7 +622,6 @@ def _commit_order(
     return [item for _, item in sorted(enumerate(staged), key=key)]
 
 
-
 def _run_hooks(
     pm: pluggy.PluginManager, plugin_name: str, hooks: Sequence[str], s: _Staging
 ) -> None:

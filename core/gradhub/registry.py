@@ -687,14 +687,14 @@ def composite_to_primitive(fdef: FunctionDef) -> None:
     fdef.__dict__["_composite_state"] = {
         k: fdef.__dict__.get(k, _MISSING) for k in _COMPOSITE_FIELDS
     }
+    from .modes import set_recording
+    from .variable import Variable
+
     names = [p.name for p in params]
     keyword_only = {p.name for p in params if p.kind == p.KEYWORD_ONLY}
     apply = _graph_apply()
 
     def forward(xp: Any, *arrays: Any, **attrs: Any) -> tuple[Any, ...]:
-        from .modes import set_recording
-        from .variable import Variable
-
         it = iter(arrays)
         args: list[Any] = []
         kw: dict[str, Any] = {}
