@@ -41,6 +41,14 @@ def is_int(v: Any) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
+def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """Whether an array of ``shape`` broadcasts to ``target`` unchanged: each of its axes is 1 or
+    the target's size, counted from the last; the target may add leading axes."""
+    return len(shape) <= len(target) and all(
+        s in (1, n) for s, n in zip(reversed(shape), reversed(target))
+    )
+
+
 def float_dtype(xp: Any, *arrays: Any) -> Any:
     """The dtype of a mask computed from ``arrays``: their promoted floating dtype, else float32."""
     floats = [a.dtype for a in arrays if a.dtype.kind == "f"]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample
 
-from .math import float_input, float_variable
+from .math import broadcasts_to, float_input, float_variable, is_scalar
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -116,12 +116,10 @@ def _batch_normalization(xp: Any, x: Any, beta: Any, gamma: Any, mean: Any, vari
 
 def _check_settings(eps: Any, decay_rate: Any) -> None:
     """Raise unless ``eps > 0`` and ``0 <= decay_rate <= 1`` (real numbers)."""
-    real = (int, float, np.integer, np.floating)
-    if not isinstance(eps, real) or isinstance(eps, bool) or not eps > 0:
+    if not is_scalar(eps) or not eps > 0:
         raise ValueError(f"batch_normalization(): argument 'eps' must be a number > 0, got "
                          f"{eps!r}")
-    if (not isinstance(decay_rate, real) or isinstance(decay_rate, bool)
-            or not 0 <= decay_rate <= 1):
+    if not is_scalar(decay_rate) or not 0 <= decay_rate <= 1:
         raise ValueError(f"batch_normalization(): argument 'decay_rate' must be a number in "
                          f"[0, 1], got {decay_rate!r}")
 
@@ -292,10 +290,7 @@ def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis:
 def _check_broadcast(fname: str, arg: str, shape: tuple[int, ...], x_shape: tuple[int, ...]
                      ) -> None:
     """Raise unless ``shape`` broadcasts against ``x_shape`` to ``x_shape``."""
-    ok = len(shape) <= len(x_shape) and all(
-        s in (1, n) for s, n in zip(shape[::-1], x_shape[::-1])
-    )
-    if not ok:
+    if not broadcasts_to(shape, x_shape):
         raise ValueError(
             f"{fname}(): argument {arg!r} of shape {shape} does not broadcast against x of "
             f"shape {x_shape} (each of its axes must be 1 or x's size, e.g. (1, ...) on the "

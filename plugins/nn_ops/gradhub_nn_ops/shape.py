@@ -17,7 +17,7 @@ import numpy as np
 from gradhub import Sample, Variable
 from gradhub.ops import call, with_real_scalars
 
-from .math import is_int
+from .math import broadcasts_to, is_int
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -636,8 +636,7 @@ def broadcast(x: Any, shape: Sequence[int]) -> Variable:
     """
     target = _ints("broadcast", "shape", shape)
     xs = tuple(x.shape)
-    if len(target) < len(xs) or any(
-            a not in (1, b) for a, b in zip(xs, target[len(target) - len(xs):])):
+    if not broadcasts_to(xs, target):
         raise ValueError(f"broadcast: x of shape {xs} cannot be broadcast to shape {target} "
                          f"(each axis of x must equal the target's or be 1; the target may add "
                          f"leading axes)")
