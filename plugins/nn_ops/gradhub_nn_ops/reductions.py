@@ -15,10 +15,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from gradhub import Sample, as_variable
+from gradhub import Sample
 from gradhub.ops import call
 
-from .math import Shape, float_variable, floating_kernel, kept_shape, norm_axes, to_kept
+from .math import Shape, floating_kernel, kept_shape, norm_axes, to_kept
 
 # -- max / min -----------------------------------------------------------------------------------
 
@@ -258,7 +258,7 @@ def _logsumexp_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: An
     return [gy[0].reshape(k) * xp.exp(x[0] - y[0].reshape(k))]
 
 
-# -- composites: mean, norm ----------------------------------------------------------------------
+# -- mean and norm --------------------------------------------------------------------------------
 
 
 def _mean_count(shape: Sequence[int], axes: tuple[int, ...]) -> float:
@@ -307,22 +307,84 @@ _MEAN_DOC = r"""mean(x, axis=None, keepdims=False): the mean over ``axis`` (all 
     """
 
 
-def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
-    """norm(x, p=None, axis=None, keepdims=False): the p-norm over ``axis`` (nnabla).
+def _norm_p(p: Any) -> float:
+    """``p`` as a float (None means 2); ValueError naming norm() and 'p' unless positive."""
+    if p is None:
+        return 2.0
+    if (not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool)
+            or not p > 0):
+        raise ValueError(f"norm(): argument 'p' must be a positive number or inf, got {p!r}")
+    return float(p)
 
-    :math:`y = (\\sum_i |x_i|^p)^{1/p}`; ``p=None`` means 2; ``p=inf`` the max-norm
-    :math:`\\max_i |x_i|`. Composed from ``sum``, ``abs`` and powers (``p=2`` uses
-    :math:`\\sqrt{\\sum x^2}`), so it is differentiable to any order away from zero vectors.
+
+@floating_kernel  # integer inputs in floating point, float16 in float32
+def _norm(xp: Any, x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    q = _norm_p(p)
+    axes = norm_axes("norm", axis, x.ndim)
+    if q == 2:
+        return xp.sqrt(xp.asarray((x * x).sum(axis=axes, keepdims=keepdims)))
+    a = xp.abs(x)
+    if q == 1:
+        return xp.asarray(a.sum(axis=axes, keepdims=keepdims))
+    if math.isinf(q):
+        if a.size == 0:  # the max-norm of nothing is 0, as every p-norm of nothing
+            return xp.zeros(kept_shape(x.shape, axes) if keepdims else
+                            [n for i, n in enumerate(x.shape) if i not in axes], x.dtype)
+        return xp.asarray(a.max(axis=axes, keepdims=keepdims))
+    return xp.asarray((a ** q).sum(axis=axes, keepdims=keepdims)) ** (1.0 / q)
+
+
+def _norm_bw(gy, ins, in_shapes, outs, out_shapes, p=None, axis=None, keepdims=False):  # type: ignore[no-untyped-def]
+    # dy/dx_i = sign(x_i) |x_i|^(p-1) / y^(p-1); y + [y == 0] in the denominator makes it 0 at
+    # the zero vector (x = 0 there), as PyTorch; the mask [y == 0] is a constant
+    x, shape = ins[0], in_shapes[0]
+    q, axes = _norm_p(p), norm_axes("norm", axis, len(shape))
+    g = to_kept(gy[0], shape, axes)
+    if q == 1:
+        return [g * call("Sign", x, alpha=0.0)]
+    y = to_kept(outs[0], shape, axes)
+    if math.isinf(q):  # the max-norm: split among the elements of largest |x_i|, as max does
+        top = call("Equal", call("Abs", x), y)
+        return [call("Sign", x, alpha=0.0) * top * (g / call("Sum", top, axis=axes, keepdims=True))]
+    safe = y + call("EqualScalar", y, val=0.0)
+    if q == 2:
+        return [x * (g / safe)]
+    lead = call("Sign", x, alpha=0.0) * call("PowScalar", call("Abs", x), val=q - 1.0)
+    return [lead * (g / call("PowScalar", safe, val=q - 1.0))]
+
+
+def _norm_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, p: Any = None,
+               axis: Any = None, keepdims: bool = False) -> list[Any]:
+    x0, q = x[0], _norm_p(p)
+    axes = norm_axes("norm", axis, len(xs[0]))
+    k = kept_shape(xs[0], axes)
+    g = gy[0].reshape(k)
+    if q == 1:
+        return [g * xp.sign(x0)]
+    yk = y[0].reshape(k)
+    if math.isinf(q):
+        top = xp.abs(x0) == yk
+        return [xp.sign(x0) * top * (g / top.sum(axis=axes, keepdims=True, dtype=g.dtype))]
+    safe = yk + (yk == 0)
+    if q == 2:
+        return [x0 * (g / safe)]
+    return [xp.sign(x0) * xp.abs(x0) ** (q - 1.0) * (g / safe ** (q - 1.0))]
+
+
+_NORM_DOC = r"""norm(x, p=None, axis=None, keepdims=False): the p-norm over ``axis`` (nnabla).
+
+    :math:`y = (\sum_i |x_i|^p)^{1/p}`; ``p=None`` means 2; ``p=inf`` the max-norm
+    :math:`\max_i |x_i|`. Gradient :math:`\mathrm{sign}(x_i)\,|x_i|^{p-1} / y^{p-1}` (for
+    ``p=inf``, split evenly among the elements of largest :math:`|x_i|`, as ``max``). A primitive
+    whose rule is written with registered functions, so it is differentiable to any order.
 
     At a zero vector (``y = 0``) the gradient is 0, the sub-gradient PyTorch also returns: the
-    root is taken of ``s + [s == 0]`` (``s`` the sum of ``|x|^p``) and ``[s == 0]`` subtracted
-    again, so the gradient reaching ``s`` there is finite and the one reaching ``x`` is 0 instead
-    of ``inf * 0``. This holds for every ``p > 1`` (``p=1`` and ``p=inf`` give ``sign(0) = 0``
-    anyway); the second derivative at the zero vector is a convention. For ``0 < p < 1`` the
-    derivative of ``|x_i|^p`` at ``x_i = 0`` is infinite and stays so. Integer and bool inputs
-    are computed in floating point (float16 for 8-bit types, float32 for 16-bit, float64
-    wider); float16 inputs are computed in float32 and the result cast back (``x * x``
-    overflows float16 past 256).
+    rule divides by ``y + [y == 0]`` (a constant mask), so the gradient there is ``0 * g / 1``
+    instead of ``0 / 0``. This holds for every ``p >= 1``; the second derivative at the zero
+    vector is a convention. For ``0 < p < 1`` the derivative of ``|x_i|^p`` at ``x_i = 0`` is
+    infinite and stays so. Integer and bool inputs are computed in floating point (float16 for
+    8-bit types, float32 for 16-bit, float64 wider); float16 inputs are computed in float32 and
+    the result cast back (``x * x`` overflows float16 past 256).
 
     Example::
 
@@ -333,29 +395,6 @@ def norm(x: Any, p: Any = None, axis: Any = None, keepdims: bool = False) -> Any
         >>> F.norm(gh.Variable([3.0, -4.0]), p=1).d
         array(7., dtype=float32)
     """
-    x = float_variable(as_variable(x))
-    if p is None:
-        p = 2
-    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool) or p <= 0:
-        raise ValueError(f"norm(): argument 'p' must be a positive number or inf, got {p!r}")
-    axes = norm_axes("norm", axis, x.ndim)
-    if x.dtype == np.float16:
-        y = norm(call("Cast", x, dtype="float32"), p, axes, keepdims)
-        return call("Cast", y, dtype="float16")
-    if p == 1 or math.isinf(p):
-        a = call("Abs", x)
-        if p == 1:
-            return call("Sum", a, axis=axes, keepdims=keepdims)
-        return call("Max", a, axis=axes, keepdims=keepdims)
-    s = call("Sum", x * x if p == 2 else call("PowScalar", call("Abs", x), val=float(p)),
-             axis=axes, keepdims=keepdims)
-    # z, a constant mask, is 1 where s == 0: there the root is taken of 1 (finite derivative)
-    # and z subtracted again, so the value is exact (NaN propagates) and the gradient reaching x
-    # is a finite multiple of d|x|^p/dx = 0
-    z = call("EqualScalar", s, val=0.0)
-    safe = s + z
-    r = call("Sqrt", safe) if p == 2 else call("PowScalar", safe, val=1.0 / float(p))
-    return r - z
 
 
 # -- samples and references ----------------------------------------------------------------------
@@ -532,8 +571,9 @@ def register_functions(register: Any) -> None:
       reference=lambda x, axis=None, keepdims=False: np.mean(x, axis=_np_axes(axis),
                                                              keepdims=keepdims),
       doc=_MEAN_DOC)
-    c = register.composite
-    c("Norm", norm, samples=_norm_samples, reference=_norm_ref)
+    f("Norm", _norm, attrs={"p": None, "axis": None, "keepdims": False}, rule=_norm_bw,
+      fast_backward=_norm_fast, need_inputs=(0,), need_outputs=(0,), samples=_norm_samples,
+      reference=_norm_ref, doc=_NORM_DOC)
 
 
 def _ties_samples(rng: np.random.Generator) -> Iterator[Sample]:
