@@ -66,8 +66,8 @@ def test_optimizer_errors_name_the_argument() -> None:
         Adam([w]).update([np.ones(2), np.ones(2)])
     with pytest.raises(ValueError, match=r"SGD.update: gradient 0 has shape \(3,\)"):
         SGD([w]).update([np.ones(3)])
-    with pytest.raises(ValueError, match="SGD: lr must be positive"):
-        SGD([w], lr=0.0)
+    with pytest.raises(ValueError, match="SGD: lr must be >= 0"):
+        SGD([w], lr=-0.1)  # lr=0 is accepted, as torch.optim.SGD
     with pytest.raises(ValueError, match="Adam: beta2"):
         Adam([w], beta2=1.0)
     with pytest.raises(TypeError, match=r"SGD: params\[0\] must be a Variable"):

@@ -1,16 +1,28 @@
-"""Two small optimizers, :class:`SGD` (with momentum) and :class:`Adam`.
+"""Two small optimizers, :class:`SGD` and :class:`Adam`, with PyTorch's update rules.
 
 They update the ``.d`` arrays of parameter Variables in place, with the array module of each
 parameter's device (so they work on every device), under :func:`gradhub.no_grad`. Gradients are
-passed to :meth:`update` (arrays or Variables, e.g. the result of :func:`gradhub.grad`) or, when
-omitted, read from each parameter's ``.g``.
+passed to :meth:`~SGD.update` (arrays or Variables, e.g. the result of :func:`gradhub.grad`) or,
+when omitted, read from each parameter's ``.g``; a parameter whose gradient is None is skipped
+(its state untouched). :meth:`~SGD.zero_grad` clears every parameter's ``.g`` (to None, as
+:meth:`gradhub.Variable.cleargrad`) before the next ``backward``.
+
+The updates, hyper-parameters and defaults are those of ``torch.optim.SGD`` and
+``torch.optim.Adam`` (checked against them in float64 over several steps): ``SGD(params, lr)``
+has no momentum unless ``momentum`` is given, ``weight_decay`` adds ``weight_decay * p`` to the
+gradient (L2, as both; not AdamW's decoupled decay), ``nesterov`` is PyTorch's formula, and
+``lr=0`` (a warm-up schedule's first value) and Adam's ``eps=0`` are accepted. ``lr`` may be
+changed between steps (``opt.lr = ...``). ``params`` is an iterable of Variables (a list, a
+tuple, a generator) or a mapping name -> Variable (``gh.get_parameters()``); one Variable or
+one array is rejected, as an empty list.
 
 Example::
 
     >>> import gradhub as gh
     >>> from gradhub.optim import SGD
     >>> w = gh.Variable([1.0, -2.0])
-    >>> opt = SGD([w], lr=0.1, momentum=0.0)
+    >>> opt = SGD([w], lr=0.1)
+    >>> opt.zero_grad()
     >>> (w * w).sum().backward()
     >>> opt.update()
     >>> w.d
@@ -27,7 +39,21 @@ from .variable import Variable
 
 
 def _param_list(params: Iterable[Variable] | Mapping[str, Variable], who: str) -> list[Variable]:
+    # one Variable or one array is iterable (over its first axis): list() would turn it into new
+    # 0-d graph nodes whose .g stays None, an optimizer that silently changes nothing
+    if isinstance(params, Variable) or (hasattr(params, "shape") and hasattr(params, "dtype")):
+        raise TypeError(
+            f"{who}: params must be an iterable (list, tuple, dict) of Variables, not one "
+            f"{type(params).__name__}; write {who}([w], ...) for a single parameter"
+        )
+    if isinstance(params, (str, bytes)) or not isinstance(params, (Iterable, Mapping)):
+        raise TypeError(
+            f"{who}: params must be an iterable (list, tuple, dict) of Variables, got "
+            f"{type(params).__name__}"
+        )
     ps = list(params.values()) if isinstance(params, Mapping) else list(params)
+    if not ps:
+        raise ValueError(f"{who}: params is empty (create the parameters before the optimizer)")
     for i, p in enumerate(ps):
         if not isinstance(p, Variable):
             raise TypeError(f"{who}: params[{i}] must be a Variable, got {type(p).__name__}")
@@ -36,12 +62,48 @@ def _param_list(params: Iterable[Variable] | Mapping[str, Variable], who: str) -
     return ps
 
 
+def _number(who: str, name: str, value: Any) -> float:
+    """``value`` as a float, or a TypeError naming the optimizer and the argument."""
+    if isinstance(value, bool):
+        raise TypeError(f"{who}: {name} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{who}: {name} must be a number, got {value!r}") from None
+
+
+def _non_negative(who: str, name: str, value: Any) -> float:
+    """``value >= 0`` as a float; negative values and NaN raise a ValueError naming ``name``."""
+    v = _number(who, name, value)
+    if not v >= 0:
+        raise ValueError(f"{who}: {name} must be >= 0, got {value}")
+    return v
+
+
+def _unit(who: str, name: str, value: Any) -> float:
+    """``value`` in ``[0, 1)`` as a float (momentum, betas)."""
+    v = _number(who, name, value)
+    if not 0 <= v < 1:
+        raise ValueError(f"{who}: {name} must be in [0, 1), got {value}")
+    return v
+
+
 class _Optimizer:
-    """Shared parts: the parameter list and gradient fetching."""
+    """Shared parts: the parameter list, gradient fetching and :meth:`zero_grad`."""
 
     def __init__(self, params: Iterable[Variable] | Mapping[str, Variable]) -> None:
         self.params = _param_list(params, type(self).__name__)
         self.t = 0
+
+    def zero_grad(self) -> None:
+        """Clear every parameter's gradient: ``.g`` becomes None, as ``p.cleargrad()``.
+
+        As ``torch.optim.Optimizer.zero_grad()`` (``set_to_none=True``): call it before each
+        ``backward`` (which accumulates into ``.g``); a parameter that then receives no gradient
+        is skipped by :meth:`update`.
+        """
+        for p in self.params:
+            p.cleargrad()
 
     def _grads(self, grads: Sequence[Any] | None) -> list[Any]:
         name = type(self).__name__
@@ -80,16 +142,28 @@ class _Optimizer:
 
 
 class SGD(_Optimizer):
-    """Gradient descent with (heavy-ball) momentum.
+    """Stochastic gradient descent with optional momentum, Nesterov momentum and weight decay.
 
-    .. math:: v \\leftarrow \\mu v - \\eta g, \\qquad p \\leftarrow p + v
+    The update of ``torch.optim.SGD`` (no dampening), for a parameter :math:`p` with gradient
+    :math:`g`, momentum buffer :math:`b` (:math:`b = g` on the parameter's first step):
+
+    .. math::
+        g \\leftarrow g + \\lambda p, \\qquad b \\leftarrow \\mu b + g, \\qquad
+        p \\leftarrow p - \\eta\\, (g + \\mu b \\text{ if nesterov else } b)
+
+    with :math:`\\lambda` = ``weight_decay`` (L2, 0 by default), :math:`\\mu` = ``momentum``
+    (0 by default, as PyTorch: plain ``p -= lr * g``; pass ``momentum=0.9`` for heavy-ball
+    momentum) and :math:`\\eta` = ``lr``. ``lr`` and ``weight_decay`` must be >= 0 (``lr=0``
+    is accepted, as PyTorch), ``momentum`` in ``[0, 1)``; ``nesterov=True`` needs
+    ``momentum > 0``. As PyTorch, the buffer accumulates gradients unscaled, so changing
+    ``opt.lr`` between steps scales the whole next step.
 
     Example::
 
         >>> import gradhub as gh
         >>> from gradhub.optim import SGD
         >>> w = gh.Variable([3.0])
-        >>> opt = SGD([w], lr=0.5, momentum=0.0)
+        >>> opt = SGD([w], lr=0.5)
         >>> opt.update([gh.Variable([2.0])])
         >>> w.d
         array([2.], dtype=float32)
@@ -99,36 +173,52 @@ class SGD(_Optimizer):
         self,
         params: Iterable[Variable] | Mapping[str, Variable],
         lr: float = 0.01,
-        momentum: float = 0.9,
+        momentum: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
     ) -> None:
         super().__init__(params)
-        if not lr > 0:
-            raise ValueError(f"SGD: lr must be positive, got {lr}")
-        if not 0 <= momentum < 1:
-            raise ValueError(f"SGD: momentum must be in [0, 1), got {momentum}")
-        self.lr = float(lr)
-        self.momentum = float(momentum)
-        self.velocity: list[Any] = [None] * len(self.params)
+        self.lr = _non_negative("SGD", "lr", lr)
+        self.momentum = _unit("SGD", "momentum", momentum)
+        self.weight_decay = _non_negative("SGD", "weight_decay", weight_decay)
+        if not isinstance(nesterov, bool):
+            raise TypeError(f"SGD: nesterov must be True or False, got {nesterov!r}")
+        if nesterov and self.momentum == 0:
+            raise ValueError("SGD: nesterov=True requires momentum > 0 (as torch.optim.SGD)")
+        self.nesterov = nesterov
+        self.velocity: list[Any] = [None] * len(self.params)  # the momentum buffers
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
-        v = self.velocity[k]
-        if v is None:
-            v = self.velocity[k] = p.device.xp.zeros_like(p.d)
-        v *= self.momentum
-        v -= self.lr * g
-        p.d += v
+        if self.weight_decay:
+            g = g + self.weight_decay * p.d  # a new array: g may be the parameter's own .g
+        if self.momentum:
+            b = self.velocity[k]
+            if b is None:
+                b = self.velocity[k] = g.copy()
+            else:
+                b *= self.momentum
+                b += g
+            g = g + self.momentum * b if self.nesterov else b
+        p.d -= self.lr * g
 
 
 class Adam(_Optimizer):
-    """Adam (Kingma and Ba, 2015) with bias correction.
+    """Adam (Kingma and Ba, 2015) with bias correction and optional L2 weight decay.
+
+    The update of ``torch.optim.Adam`` (``amsgrad=False``):
 
     .. math::
+        g \\leftarrow g + \\lambda p, \\quad
         m \\leftarrow \\beta_1 m + (1-\\beta_1) g, \\quad
         v \\leftarrow \\beta_2 v + (1-\\beta_2) g^2, \\quad
         p \\leftarrow p - \\eta \\frac{m / (1-\\beta_1^t)}{\\sqrt{v / (1-\\beta_2^t)} + \\epsilon}
 
-    ``t`` counts the updates of each parameter: one skipped (a None gradient) keeps its count, as
-    PyTorch's and nnabla's per-parameter state.
+    ``weight_decay`` (:math:`\\lambda`, 0 by default) is added to the gradient (L2, as
+    ``torch.optim.Adam``; AdamW's decoupled decay is not offered). ``lr``, ``eps`` and
+    ``weight_decay`` must be >= 0 (``lr=0`` and ``eps=0`` are accepted, as PyTorch; with
+    ``eps=0`` an entry whose gradients were all zero becomes NaN, as there), ``beta1`` and
+    ``beta2`` in ``[0, 1)``. ``t`` counts the updates of each parameter: one skipped (a None
+    gradient) keeps its count, as PyTorch's and nnabla's per-parameter state.
 
     Example::
 
@@ -148,22 +238,22 @@ class Adam(_Optimizer):
         beta1: float = 0.9,
         beta2: float = 0.999,
         eps: float = 1e-8,
+        weight_decay: float = 0.0,
     ) -> None:
         super().__init__(params)
-        if not lr > 0:
-            raise ValueError(f"Adam: lr must be positive, got {lr}")
-        for name, b in (("beta1", beta1), ("beta2", beta2)):
-            if not 0 <= b < 1:
-                raise ValueError(f"Adam: {name} must be in [0, 1), got {b}")
-        if not eps > 0:
-            raise ValueError(f"Adam: eps must be positive, got {eps}")
-        self.lr, self.beta1, self.beta2, self.eps = float(lr), float(beta1), float(beta2), eps
+        self.lr = _non_negative("Adam", "lr", lr)
+        self.beta1 = _unit("Adam", "beta1", beta1)
+        self.beta2 = _unit("Adam", "beta2", beta2)
+        self.eps = _non_negative("Adam", "eps", eps)
+        self.weight_decay = _non_negative("Adam", "weight_decay", weight_decay)
         self.m: list[Any] = [None] * len(self.params)
         self.v: list[Any] = [None] * len(self.params)
         self.steps = [0] * len(self.params)  # updates per parameter: the t of the bias correction
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
         xp = p.device.xp
+        if self.weight_decay:
+            g = g + self.weight_decay * p.d
         if self.m[k] is None:
             self.m[k] = xp.zeros_like(p.d)
             self.v[k] = xp.zeros_like(p.d)
