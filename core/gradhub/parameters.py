@@ -1,6 +1,8 @@
 """Named parameters, nnabla style: ``parameter_scope``, ``get_parameters``, ``clear_parameters``.
 
-Parameters live in one ordered table keyed by their full name (``conv1/conv/W``).
+Parameters live in one ordered table keyed by their full name (``conv1/conv/W``), shared by all
+threads; the current scope (the name prefix) is per thread. ``get_parameters`` and
+``clear_parameters`` act on the parameters under the current scope, as nnabla's.
 """
 
 from __future__ import annotations
@@ -89,10 +91,30 @@ def get_parameters(grad_only: bool = True) -> OrderedDict[str, Variable]:
 
 
 def set_parameter(name: str, value: Variable) -> None:
-    """Put a Variable into the table under ``name`` in the current scope."""
+    """Put a Variable into the table under ``name`` in the current scope.
+
+    ``value`` must be a :class:`~gradhub.Variable` (a TypeError naming the parameter otherwise;
+    wrap an array with ``gh.Variable(array)``).
+    """
+    if not isinstance(value, Variable):
+        raise TypeError(
+            f"set_parameter: the value of parameter {_full(name)!r} must be a Variable, got "
+            f"{type(value).__name__} (wrap an array with gradhub.Variable(array))"
+        )
     _params[_full(name)] = value
 
 
 def clear_parameters() -> None:
-    """Forget every parameter."""
-    _params.clear()
+    """Forget the parameters under the current scope (every parameter at top level).
+
+    As nnabla's ``clear_parameters`` ("Clear all parameters in the current scope"): inside
+    ``parameter_scope("dec")`` it removes ``dec/...`` and keeps the others; outside any scope it
+    empties the table. The Variables themselves are not changed; a later ``PF`` call or
+    :func:`get_parameter_or_create` under a removed name creates a new parameter.
+    """
+    if not _scope.prefix:
+        _params.clear()
+        return
+    prefix = "/".join(_scope.prefix) + "/"
+    for full in [k for k in _params if k.startswith(prefix)]:
+        del _params[full]
