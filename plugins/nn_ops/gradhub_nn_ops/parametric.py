@@ -6,6 +6,13 @@ Each parametric function creates its parameters with nnabla's names and layouts 
 created in the current scope, so a second call without a name reuses them, as in nnabla. Default
 initializers are nnabla's: weights uniform in the Glorot limits of
 :func:`calc_uniform_lim_glorot`, biases zero, batch-normalization beta/gamma/mean/var 0/1/0/1.
+
+An initializer argument (``w_init``, ``b_init``, ``param_init[key]``, ``initializer``) may be an
+initializer (a callable taking the shape), an array of the parameter's shape or a number. The
+built-in initializers give float32, and so do callables, lists and Python numbers (their result
+is cast); an explicit floating-point numpy array, Variable or numpy scalar keeps its dtype, so
+``w_init=np.float64_array`` makes a float64 parameter, as :func:`gradhub.get_parameter_or_create`.
+An array of another shape raises a ValueError naming the function and the argument.
 """
 
 from __future__ import annotations
@@ -131,41 +138,59 @@ class NormalInitializer:
         return f"NormalInitializer(sigma={self.sigma})"
 
 
-def _initializer(fn: str, arg: str, init: Any) -> Callable[[tuple[int, ...]], Any]:
-    """An initializer, an array or a scalar as ``shape -> array`` on the context's device."""
+def _initializer(fn: str, arg: str, name: str, init: Any) -> Callable[[tuple[int, ...]], Any]:
+    """``init`` (the argument ``arg`` of ``PF.<fn>`` for parameter ``name``) as ``shape -> array``.
+
+    The array is put on the context's device. Its dtype: a floating-point numpy array, Variable
+    or numpy scalar keeps its dtype (a float64 array makes a float64 parameter, as
+    :func:`gradhub.get_parameter_or_create` and ``gradhub.Variable``); what an initializer
+    callable returns, lists, Python numbers and integer arrays become float32 (the built-in
+    initializers' dtype, as nnabla's parameters).
+    """
     from gradhub.device import context_device
 
+    keep = False  # keep the dtype of an explicit floating-point array or numpy scalar
     if callable(init) and not isinstance(init, (np.ndarray, Variable)):
         make = init
     elif isinstance(init, (np.ndarray, Variable, list, tuple)):
         arr = np.asarray(init.numpy() if isinstance(init, Variable) else init)
+        keep = isinstance(init, (np.ndarray, Variable)) and arr.dtype.kind == "f"
 
         def make(shape: tuple[int, ...]) -> Any:
             if arr.shape != shape:
-                raise ValueError(f"{fn}: {arg} is an array of shape {arr.shape}, but the "
-                                 f"parameter has shape {shape}")
+                raise ValueError(f"PF.{fn}: the initializer of {name} is an array of shape "
+                                 f"{arr.shape}, but the parameter has shape {shape} "
+                                 f"(argument {arg})")
             return arr.copy()
+    elif isinstance(init, np.floating):
+        scalar = init
+        keep = True
+
+        def make(shape: tuple[int, ...]) -> Any:
+            return np.full(shape, scalar, dtype=scalar.dtype)
     elif isinstance(init, (int, float, np.number)) and not isinstance(init, bool):
         make = ConstantInitializer(float(init))
     else:
-        raise TypeError(f"{fn}: {arg} must be an initializer (callable taking a shape), an "
-                        f"array or a number, got {type(init).__name__}")
+        raise TypeError(f"PF.{fn}: the initializer of {name} must be an initializer (callable "
+                        f"taking a shape), an array or a number (argument {arg}), got "
+                        f"{type(init).__name__}")
 
     def on_device(shape: tuple[int, ...]) -> Any:
         a = make(shape)
         if not hasattr(a, "dtype"):
             a = np.asarray(a)
-        if a.dtype != np.float32:
+        if not keep and a.dtype != np.float32:
             a = a.astype(np.float32)
         return context_device().asarray(a)
 
     return on_device
 
 
-def _param(fn: str, name: str, shape: Sequence[int], init: Any, need_grad: bool) -> Variable:
+def _param(fn: str, name: str, shape: Sequence[int], init: Any, need_grad: bool,
+           arg: str) -> Variable:
+    """The parameter ``name`` in the current scope; ``arg`` names ``init``'s argument."""
     return get_parameter_or_create(name, tuple(int(s) for s in shape),
-                                   _initializer(fn, f"the initializer of {name}", init),
-                                   need_grad)
+                                   _initializer(fn, arg, name, init), need_grad)
 
 
 @contextmanager
@@ -262,8 +287,9 @@ def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init:
     if b_init is None:
         b_init = ConstantInitializer(0.0)
     with _scopes(name, "affine"):
-        w = _param("affine", "W", [inmaps, *outs], w_init, not fix_parameters)
-        b = _param("affine", "b", outs, b_init, not fix_parameters) if with_bias else None
+        w = _param("affine", "W", [inmaps, *outs], w_init, not fix_parameters, "w_init")
+        b = (_param("affine", "b", outs, b_init, not fix_parameters, "b_init") if with_bias
+             else None)
     return call("Affine", inp, w, b, base_axis=base_axis)  # type: ignore[no-any-return]
 
 
@@ -290,8 +316,9 @@ def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group
     if b_init is None:
         b_init = ConstantInitializer(0.0)
     with _scopes(name, scope):
-        w = _param(fn, "W", (fan_out, fan_in // group, *k), w_init, not fix_parameters)
-        b = _param(fn, "b", (outmaps,), b_init, not fix_parameters) if with_bias else None
+        w = _param(fn, "W", (fan_out, fan_in // group, *k), w_init, not fix_parameters, "w_init")
+        b = (_param(fn, "b", (outmaps,), b_init, not fix_parameters, "b_init") if with_bias
+             else None)
     return w, b
 
 
@@ -395,11 +422,13 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
                          f"{sorted(bad)}")
     with _scopes(name, "bn"):
         beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                      not fix_parameters)
+                      not fix_parameters, "param_init['beta']")
         gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                       not fix_parameters)
-        mean = _param(fn, "mean", shape, init.get("mean", ConstantInitializer(0.0)), False)
-        var = _param(fn, "var", shape, init.get("var", ConstantInitializer(1.0)), False)
+                       not fix_parameters, "param_init['gamma']")
+        mean = _param(fn, "mean", shape, init.get("mean", ConstantInitializer(0.0)), False,
+                      "param_init['mean']")
+        var = _param(fn, "var", shape, init.get("var", ConstantInitializer(1.0)), False,
+                     "param_init['var']")
     return call("BatchNormalization", inp, beta, gamma, mean, var, axes=tuple(axes),  # type: ignore[no-any-return]
                 decay_rate=decay_rate, eps=eps, batch_stat=batch_stat)
 
@@ -440,9 +469,9 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
         raise ValueError(f"{fn}: param_init keys must be beta, gamma; got {sorted(bad)}")
     with _scopes(name, "layer_normalization"):
         gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                       not fix_parameters)
+                       not fix_parameters, "param_init['gamma']")
         beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                      not fix_parameters)
+                      not fix_parameters, "param_init['beta']")
     ba = baxes[0] if len(baxes) == 1 else tuple(baxes)
     return call("LayerNormalization", inp, beta, gamma, batch_axis=ba, eps=eps)  # type: ignore[no-any-return]
 
@@ -467,7 +496,8 @@ def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
     if initializer is None:
         initializer = UniformInitializer((-math.sqrt(3.0), math.sqrt(3.0)))
     with _scopes(name, "embed"):
-        w = _param("embed", "W", (n_inputs, n_features), initializer, not fix_parameters)
+        w = _param("embed", "W", (n_inputs, n_features), initializer, not fix_parameters,
+                   "initializer")
     return call("Embed", inp, w)  # type: ignore[no-any-return]
 
 
