@@ -37,9 +37,11 @@ from typing import Any
 
 import numpy as np
 
+from ...engine import _collect, _on_paths
 from ...engine import backward as _native_backward
 from ...engine import clear_intermediate_grads as _clear_intermediate_grads
 from ...engine import grad as _native_grad
+from ...graph import Node, _device_of
 from ...modes import set_recording
 from ...modes import state as _mode
 from ...registry import REGISTRY, _ensure_loaded
@@ -217,8 +219,9 @@ class Variable(_NativeVariable):
         """Backpropagate from this Variable; gradients accumulate into the leaves' ``.grad``.
 
         The initial error is this Variable's ``.grad``; when it is None and the Variable has one
-        element it is set to 1 (times ``loss_scale``) and kept. ``retain_grad`` keeps the
-        gradients of intermediate Variables; ``enable_double_backprop`` records the backward pass
+        element it is 1 (times ``loss_scale``). As in chainer, ``.grad`` of this Variable is None
+        afterwards unless ``retain_grad``, which keeps it (the initial error) and the gradients
+        of the intermediate Variables; ``enable_double_backprop`` records the backward pass
         so that the gradients can be differentiated again. A Variable without a creator (a leaf)
         does nothing, as in chainer.
         """
@@ -249,6 +252,8 @@ class Variable(_NativeVariable):
         _native_backward(
             self, self._grad, retain_grad=retain_grad, create_graph=enable_double_backprop
         )
+        if not retain_grad:  # chainer 7: the output's .grad is not kept either
+            self._grad = None
 
     def __repr__(self) -> str:
         return _chainer_repr(self, ", ")
@@ -280,9 +285,11 @@ def grad(
     ``grad_outputs``: initial output gradients (None entries: ones, times ``loss_scale``; results
     stay scaled). ``grad_inputs``: added to the results. ``set_grad``: also store each result in
     the input's ``.grad_var``. ``retain_grad``: store the gradients of the outputs and of the
-    intermediate Variables in their ``.grad_var`` (``set_grad`` is then ignored, as documented).
-    ``enable_double_backprop``: the results are differentiable again. Unreachable inputs give
-    None. ``.grad`` of the inputs is otherwise untouched, so nothing accumulates between calls.
+    intermediate Variables (inputs among them) in their ``.grad_var`` (``set_grad`` is then
+    ignored, as documented). ``enable_double_backprop``: the results are differentiable again.
+    Every input is differentiated, also one with ``requires_grad=False`` (through every path);
+    unreachable inputs give None. ``.grad`` of the inputs is otherwise untouched, so nothing
+    accumulates between calls.
 
     Example::
 
@@ -308,18 +315,130 @@ def grad(
             "chainer.grad: grad_inputs must be of the same length as inputs.\n"
             f"len(inputs) = {len(inputs)}, len(grad_inputs) = {len(grad_inputs)}"
         )
-    res = _native_grad(
-        list(outputs),
-        list(inputs),
-        None if grad_outputs is None else list(grad_outputs),
-        grad_inputs=None if grad_inputs is None else list(grad_inputs),
-        create_graph=enable_double_backprop,
-        set_grad=set_grad,
-        retain_grad=retain_grad,
-        loss_scale=loss_scale,
-        unreachable="none",
-    )
+    outs, ins = list(outputs), list(inputs)
+    for what, seq in (("outputs", outs), ("inputs", ins)):
+        for k, v in enumerate(seq):
+            if not isinstance(v, _NativeVariable):
+                raise TypeError(
+                    f"chainer.grad: {what}[{k}] must be a Variable, got {type(v).__name__}"
+                )
+    constants = [v for v in ins if not v.need_grad and v._data.dtype.kind in "fc"]
+    undo = _differentiable_constants(outs, constants) if constants else None
+    try:
+        res = _native_grad(
+            outs,
+            ins,
+            None if grad_outputs is None else list(grad_outputs),
+            grad_inputs=None if grad_inputs is None else list(grad_inputs),
+            create_graph=enable_double_backprop,
+            set_grad=set_grad,
+            retain_grad=retain_grad,
+            loss_scale=loss_scale,
+            unreachable="none",
+        )
+    finally:
+        if undo is not None:
+            undo()
+    if retain_grad:
+        # chainer: an input that is an intermediate Variable is one of the Variables whose
+        # gradient retain_grad keeps (the gradient returned for it)
+        for x, g in zip(ins, res):
+            if g is not None and x._creator is not None:
+                x._grad = g
     return adopt(list(res), Variable)  # type: ignore[no-any-return]
+
+
+def _differentiable_constants(
+    outputs: list[_NativeVariable], constants: list[_NativeVariable]
+) -> Any:
+    """Make the graph differentiable w.r.t. ``constants`` (inputs with ``requires_grad=False``)
+    for one :func:`grad` call; return the function that undoes it.
+
+    chainer differentiates every entry of ``inputs`` whatever its ``requires_grad``. The native
+    graph records no backward rule or saved arrays for a function none of whose inputs needs a
+    gradient ("constant" nodes: their inputs are constants or other constant nodes). So, for the
+    call only: the constants need a gradient, and each constant node on a path from them to the
+    outputs gets its rule and saved arrays, taken from its live output Variables or recomputed
+    from its (constant) inputs' current data. Only calls with such inputs pay for this.
+    """
+    flipped: list[Any] = []  # Variables and nodes whose need_grad is set for the call
+    upgraded: list[Node] = []
+
+    def undo() -> None:
+        for obj in flipped:
+            obj.need_grad = False
+        for node in upgraded:
+            node.need_grad = False
+            node.rule = None
+            node.saved_in = node.saved_out = None
+
+    roots = [y._creator for y in outputs if y._creator is not None]
+    if not roots:
+        return undo
+    try:
+        for v in constants:
+            if not v.need_grad:
+                v.need_grad = True
+                flipped.append(v)
+                c = v._creator
+                if c is not None and not c.need_grad:  # the rules downstream read this flag
+                    c.need_grad = True
+                    upgraded.append(c)
+        nodes = _collect(roots, only_need_grad=False)
+        on_path = set(_on_paths(nodes, constants))
+        values: dict[Node, tuple[Any, ...]] = {}
+        for node in nodes:
+            if node in on_path and node.rule is None and node.fdef.differentiable:
+                arrays = [
+                    src._data if idx < 0 else _node_value(src, values)[idx]
+                    for src, idx in zip(node.srcs, node.idxs)
+                ]
+                if not node.need_grad:
+                    node.need_grad = True
+                    upgraded.append(node)
+                node.rule = node.fdef.rule
+                node.save(arrays, _node_value(node, values))
+        for y in outputs:
+            if not y.need_grad and y._creator is not None and y._creator.need_grad:
+                y.need_grad = True  # an output of constants: a root of the backward pass
+                flipped.append(y)
+    except BaseException:
+        undo()
+        raise
+    return undo
+
+
+def _node_value(node: Node, values: dict[Node, tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The output arrays of a constant node: its live output Variables' data, else recomputed
+    (without recording) from its inputs, themselves constants or constant nodes."""
+    got = values.get(node)
+    if got is not None:
+        return got
+    live = [ref() for ref in node.outputs]
+    if all(v is not None for v in live):
+        got = tuple(v._data for v in live)  # type: ignore[union-attr]
+    else:
+        arrays = [
+            src._data if idx < 0 else _node_value(src, values)[idx]
+            for src, idx in zip(node.srcs, node.idxs)
+        ]
+        fdef = node.fdef
+        device = _device_of(fdef, (), arrays)
+        kernel = fdef.kernels.get(device.kind, fdef.forward) if fdef.kernels else fdef.forward
+        if device.index:
+            with device.activate():
+                out = kernel(device.xp, *arrays, **node.attrs)
+        else:
+            out = kernel(device.xp, *arrays, **node.attrs)
+        outs = (out,) if fdef.n_outputs == 1 else tuple(out)
+        got = tuple(
+            o
+            if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
+            else device.asarray(o)
+            for o in outs
+        )
+    values[node] = got
+    return got
 
 
 def as_variable(obj: Any) -> Variable:
