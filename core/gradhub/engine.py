@@ -837,14 +837,17 @@ def grad(
     given: set[int] = {id(s._data) for s in seeds if s is not None}
     with set_recording(create_graph):
         for k, (x, gi) in enumerate(zip(ins, gis)):
-            g = grads.get(x)
+            # an input needing no gradient has none, also when it is an output itself
+            g = grads.get(x) if x.need_grad else None
             if gi is not None:
                 gi = _seed(x, gi, None, f"grad: grad_inputs[{k}]", "the input")
                 given.add(id(gi._data))
                 g = gi if g is None else _add(g, gi)
             if g is None:
                 if unreachable == "error":
-                    raise ValueError(f"grad: inputs[{k}] is not reachable from the outputs")
+                    why = ("is not reachable from the outputs" if x.need_grad else
+                           "needs no gradient (need_grad=False)")
+                    raise ValueError(f"grad: inputs[{k}] {why}")
                 if unreachable == "zero":
                     g = Variable._new(_zeros(x.device, x.shape, x.dtype), False, None, 0)
             elif not create_graph and g._creator is not None:

@@ -136,6 +136,8 @@ def normalize_key(key: Any, xp: Any = np) -> tuple[Any, bool]:
             out.append(int(k))
             continue
         a = np.asarray(k) if isinstance(k, (list, tuple)) else k
+        if isinstance(k, (list, tuple)) and a.size == 0:  # [] is an empty index, as in numpy
+            a = a.astype(np.intp)
         dtype = getattr(a, "dtype", None)
         if dtype is None or dtype.kind not in "biu":
             raise TypeError(
