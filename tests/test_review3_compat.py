@@ -9,11 +9,17 @@ auto_forward on), and a second backward after ``clear_buffer=True`` names nnabla
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 
 import gradhub.compat.chainer.functions as CF
+import gradhub.compat.nnabla as nn
+import gradhub.compat.nnabla.functions as NF
+import gradhub.compat.nnabla.parametric_functions as PF
 import numpy as np
+import pytest
 from gradhub.compat import chainer
+from gradhub.errors import BackwardRuleError
 
 
 def _c(values: object, requires_grad: bool = True) -> chainer.Variable:
@@ -133,3 +139,139 @@ def test_chainer_backward_clears_the_output_grad_without_retain_grad() -> None:
     z.backward(loss_scale=3.0)
     assert z.grad is None
     np.testing.assert_allclose(x.grad, 20.0)  # 14 + 3 * 2
+
+
+# -- nnabla: auto_forward and batch normalization's running statistics --------------------------
+
+_BATCH = np.arange(24.0).reshape(8, 3)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_parameters() -> Iterator[None]:
+    nn.clear_parameters()
+    yield
+    nn.clear_parameters()
+    nn.set_auto_forward(False)
+
+
+def _stats(prefix: str = "bn/bn") -> tuple[np.ndarray, np.ndarray]:
+    p = nn.get_parameters(grad_only=False)
+    return p[f"{prefix}/mean"].d.ravel().copy(), p[f"{prefix}/var"].d.ravel().copy()
+
+
+def test_nnabla_auto_forward_is_a_thread_local_flag_off_by_default() -> None:
+    assert nn.get_auto_forward() is False
+    with nn.auto_forward():
+        assert nn.get_auto_forward() is True
+        seen: list[bool] = []
+        t = threading.Thread(target=lambda: seen.append(nn.get_auto_forward()))
+        t.start()
+        t.join()
+        assert seen == [False]
+        with nn.auto_forward(False):
+            assert nn.get_auto_forward() is False
+        assert nn.get_auto_forward() is True
+    assert nn.get_auto_forward() is False
+    nn.set_auto_forward(True)
+    assert nn.get_auto_forward() is True
+
+
+def test_nnabla_pf_batch_normalization_build_leaves_running_statistics_alone() -> None:
+    x = nn.Variable((8, 3))
+    h = PF.batch_normalization(x, name="bn")
+    m, v = _stats()
+    np.testing.assert_array_equal(m, [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(v, [1.0, 1.0, 1.0])
+    x.d = _BATCH
+    h.forward()
+    m, v = _stats()
+    mean, var = _BATCH.mean(0), _BATCH.var(0, ddof=1)  # var = 60 for every column
+    np.testing.assert_allclose(m, 0.1 * mean, rtol=1e-6)
+    np.testing.assert_allclose(v, 0.9 + 0.1 * var, rtol=1e-6)  # 6.3
+    h.forward()
+    m2, v2 = _stats()
+    np.testing.assert_allclose(m2, 0.9 * m + 0.1 * mean, rtol=1e-6)
+    np.testing.assert_allclose(v2, 0.9 * v + 0.1 * var, rtol=1e-6)
+
+
+def test_nnabla_pf_batch_normalization_rebuild_with_existing_parameters() -> None:
+    x = nn.Variable.from_numpy_array(_BATCH)
+    with nn.parameter_scope("net"):
+        PF.batch_normalization(x, (1,), 0.5, 1e-5, True, name="bn").forward()
+        m, v = _stats("bn/bn")
+        # a second build (positional batch_stat) reuses the parameters and leaves them alone
+        h = PF.batch_normalization(x, (1,), 0.5, 1e-5, True, name="bn")
+        np.testing.assert_array_equal(_stats("bn/bn")[1], v)
+        np.testing.assert_array_equal(_stats("bn/bn")[0], m)
+        h.forward()
+        np.testing.assert_allclose(_stats("bn/bn")[1], 0.5 * v + 0.5 * _BATCH.var(0, ddof=1))
+
+
+def test_nnabla_pf_batch_normalization_with_auto_forward_updates_at_build() -> None:
+    x = nn.Variable.from_numpy_array(_BATCH)
+    var = _BATCH.var(0, ddof=1)
+    with nn.auto_forward():
+        h = PF.batch_normalization(x, name="bn")
+    _, v = _stats()
+    np.testing.assert_allclose(v, 0.9 + 0.1 * var, rtol=1e-6)
+    h.forward()
+    np.testing.assert_allclose(_stats()[1], 0.9 * (0.9 + 0.1 * var) + 0.1 * var, rtol=1e-6)
+
+
+def test_nnabla_f_batch_normalization_build_leaves_running_statistics_alone() -> None:
+    x = nn.Variable.from_numpy_array(_BATCH)
+    beta = nn.Variable.from_numpy_array(np.zeros((1, 3)))
+    gamma = nn.Variable.from_numpy_array(np.ones((1, 3)))
+    mean = nn.Variable.from_numpy_array(np.zeros((1, 3)))
+    var = nn.Variable.from_numpy_array(np.ones((1, 3)))
+    mean_arr = mean.d
+    y = NF.batch_normalization(x, beta, gamma, mean, var, decay_rate=0.8)
+    np.testing.assert_array_equal(mean.d, np.zeros((1, 3)))
+    np.testing.assert_array_equal(var.d, np.ones((1, 3)))
+    assert mean.d is mean_arr  # restored in place: the graph still uses the same arrays
+    y.forward()
+    np.testing.assert_allclose(mean.d.ravel(), 0.2 * _BATCH.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(var.d.ravel(), 0.8 + 0.2 * _BATCH.var(0, ddof=1), rtol=1e-6)
+    # inference mode and auto_forward on: nothing restored (nothing to, or nnabla computes)
+    before = var.d.copy()
+    NF.batch_normalization(x, beta, gamma, mean, var, batch_stat=False)
+    np.testing.assert_array_equal(var.d, before)
+    with nn.auto_forward(True):
+        NF.batch_normalization(x, beta, gamma, mean, var, decay_rate=0.8)
+    np.testing.assert_allclose(var.d.ravel(), 0.8 * before.ravel() + 0.2 * _BATCH.var(0, ddof=1))
+
+
+# -- nnabla: clear_parameters forgets the current scope only ---------------------------------------
+
+
+def test_nnabla_clear_parameters_inside_a_scope_keeps_the_other_scopes() -> None:
+    x = nn.Variable.from_numpy_array(np.ones((2, 3)))
+    PF.affine(x, 2, name="enc")
+    PF.affine(x, 2, name="dec")
+    with nn.parameter_scope("dec"):
+        nn.clear_parameters()
+        assert list(nn.get_parameters()) == []
+    assert list(nn.get_parameters()) == ["enc/affine/W", "enc/affine/b"]
+    nn.clear_parameters()
+    assert list(nn.get_parameters(grad_only=False)) == []
+
+
+# -- nnabla: a second backward after clear_buffer=True names nnabla's remedy ----------------------
+
+
+def test_nnabla_backward_after_clear_buffer_asks_for_forward() -> None:
+    x = nn.Variable.from_numpy_array(np.array([1.0, 2.0]), need_grad=True)
+    y = NF.sum(NF.sin(x) * x)
+    y.backward(clear_buffer=True)
+    with pytest.raises(BackwardRuleError, match=r"backward\(clear_buffer=True\).*forward\(\)") as e:
+        y.backward()
+    assert "retain_graph" not in str(e.value)
+    assert "nnabla Variable.backward" in str(e.value)
+    with pytest.raises(BackwardRuleError, match=r"nnabla\.grad: .*forward\(\)") as e:
+        nn.grad([y], [x])
+    assert "retain_graph" not in str(e.value)
+    y.forward()
+    x.g = 0
+    y.backward()
+    xd = np.array([1.0, 2.0])
+    np.testing.assert_allclose(x.g, np.sin(xd) + xd * np.cos(xd), rtol=1e-6)

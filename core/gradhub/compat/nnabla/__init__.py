@@ -40,10 +40,13 @@ from ...device import Context, context_scope, current_context, set_default_conte
 from ...engine import grad as _native_grad
 from ...engine import leaves_replaced as _leaves_replaced
 from ...engine import reexecute as _reexecute
+from ...errors import BackwardRuleError
 from ...modes import no_grad
 from ...variable import Variable as _NativeVariable
 from .._common import adopt
-from ._variable import NdArray, Variable
+from ._auto_forward import get_auto_forward as _get_auto_forward
+from ._auto_forward import set_auto_forward as _set_auto_forward
+from ._variable import NdArray, Variable, freed_buffers_error
 
 __all__ = [
     "Context",
@@ -164,7 +167,13 @@ def grad(
     for y in outs:
         if _leaves_replaced([y]):
             _reexecute(y)
-    res = _native_grad(outs, ins, gos, create_graph=True, unreachable="none")
+    try:
+        res = _native_grad(outs, ins, gos, create_graph=True, unreachable="none")
+    except BackwardRuleError:
+        freed = freed_buffers_error(outs, "nnabla.grad")
+        if freed is None:
+            raise
+        raise freed from None
     out: list[Variable] = []
     for x, g in zip(ins, res):
         if g is None:
@@ -216,7 +225,10 @@ def parameter_scope(name: str, scope: Any = None) -> Iterator[None]:
 
 
 def clear_parameters() -> None:
-    """Forget every parameter."""
+    """Forget the parameters of the current scope (all at top level), as nnabla's.
+
+    Inside ``parameter_scope("dec")`` it removes ``dec/...`` and keeps the other parameters.
+    """
     _parameters.clear_parameters()
 
 
@@ -227,14 +239,26 @@ def get_current_context() -> Context:
 
 @contextmanager
 def auto_forward(auto: bool = True) -> Iterator[None]:
-    """Accepted for nnabla compatibility: gradhub always computes graphs as they are built."""
-    yield
+    """Set this thread's auto_forward flag in the block (nnabla's ``nn.auto_forward``).
+
+    gradhub computes every graph as it is built either way; the flag decides whether building
+    counts as executing for the running statistics of batch normalization: off (the default,
+    as nnabla's), building leaves them alone and each ``forward()`` updates them once; on,
+    building updates them too, as nnabla's dynamic mode computes at build time.
+    """
+    prev = _get_auto_forward()
+    _set_auto_forward(auto)
+    try:
+        yield
+    finally:
+        _set_auto_forward(prev)
 
 
 def set_auto_forward(auto: bool) -> None:
-    """Accepted for nnabla compatibility: gradhub always computes graphs as they are built."""
+    """Set this thread's auto_forward flag (see :func:`auto_forward`)."""
+    _set_auto_forward(auto)
 
 
 def get_auto_forward() -> bool:
-    """Always True: gradhub computes graphs as they are built (``forward()`` re-executes)."""
-    return True
+    """This thread's auto_forward flag: False by default, as nnabla (see :func:`auto_forward`)."""
+    return _get_auto_forward()

@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from ...device import context_device
+from ...engine import _FREED, _collect
 from ...engine import backward as _native_backward
+from ...errors import BackwardRuleError
 from ...variable import Variable as NativeVariable
 from .._common import adopt, install_operators
 
@@ -355,11 +357,35 @@ class Variable(NativeVariable):
             _native_backward(
                 self, seed, retain_grad=not clear_buffer, retain_graph=not clear_buffer
             )
+        except BackwardRuleError:
+            freed = freed_buffers_error([self], "nnabla Variable.backward")
+            if freed is None:
+                raise
+            raise freed from None
         finally:
             self._grad = kept
 
     def __repr__(self) -> str:
         return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
+
+
+def freed_buffers_error(outputs: list[Any], where: str) -> BackwardRuleError | None:
+    """The error to raise, in nnabla's terms, when a backward pass met a function whose buffers
+    an earlier ``backward(clear_buffer=True)`` freed (None when the graph has no such function).
+
+    The native error suggests ``retain_graph=True``, which nnabla's ``backward`` does not have;
+    in nnabla the remedy is ``forward()`` again, or ``clear_buffer=False`` on the first backward.
+    Only the error path pays for the graph walk.
+    """
+    roots = [y._creator for y in outputs if isinstance(y, NativeVariable) and y._creator]
+    freed = [n for n in _collect(roots, only_need_grad=False) if n.rule is _FREED]
+    if not freed:
+        return None
+    return BackwardRuleError(
+        f"{where}: cannot backpropagate through {freed[-1].fdef.snake} again: its buffers were "
+        "freed by an earlier backward(clear_buffer=True); call forward() on the output first "
+        "to recompute them (or keep them with clear_buffer=False on the earlier backward)"
+    )
 
 
 def _no_hooks(where: str, pre: Any, post: Any) -> None:

@@ -18,6 +18,8 @@ Example::
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -26,7 +28,8 @@ import numpy as np
 from ... import functions as _native
 from ...device import context_device
 from ...variable import Variable as _NativeVariable
-from .._common import wrap_function, wrapped_attribute
+from .._common import adopt, wrap_function, wrapped_attribute
+from ._auto_forward import kept_unless_auto_forward, running_array
 from ._variable import Variable
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
@@ -49,10 +52,34 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
     return v
 
 
+def _batch_normalization(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``F.batch_normalization`` that, while auto_forward is off (nnabla's default), leaves the
+    running ``mean``/``variance`` as they were before the build: only ``forward()`` updates them
+    (see :mod:`gradhub.compat.nnabla._auto_forward`)."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError:
+            return adopt(fn(*args, **kwargs), Variable)  # the native call names the problem
+        a = bound.arguments
+        stats = [running_array(a.get("mean")), running_array(a.get("variance"))]
+        with kept_unless_auto_forward(stats if a.get("batch_stat", True) else []):
+            return adopt(fn(*args, **kwargs), Variable)
+
+    return wrapped
+
+
+def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    if name == "batch_normalization":
+        return _batch_normalization(fn)
+    return wrap_function(fn, Variable, name)
+
+
 def __getattr__(name: str) -> Any:
-    return wrapped_attribute(
-        __name__, _native, name, _wrappers, lambda fn: wrap_function(fn, Variable, name)
-    )
+    return wrapped_attribute(__name__, _native, name, _wrappers, lambda fn: _wrap(fn, name))
 
 
 def __dir__() -> list[str]:

@@ -17,20 +17,53 @@ Example::
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from ... import parameters as _parameters
 from ... import parametric_functions as _native
 from .._common import adopt, wrapped_attribute
+from ._auto_forward import get_auto_forward, kept_unless_auto_forward
 from ._variable import Variable
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
 
+def _batch_normalization(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    """``PF.batch_normalization`` that, while auto_forward is off (nnabla's default), leaves the
+    running statistics ``bn/mean`` and ``bn/var`` as they were before the build (their initial
+    values for new parameters): only ``forward()`` updates them."""
+    if get_auto_forward():
+        return fn(*args, **kwargs)
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return fn(*args, **kwargs)  # the native call names the problem
+    if not bound.arguments.get("batch_stat", True):
+        return fn(*args, **kwargs)
+    name = bound.arguments.get("name")
+    keys = [
+        "/".join((*_parameters._scope.prefix, *([] if name is None else [name]), "bn", k))
+        for k in ("mean", "var")
+    ]
+    stats = [_parameters._params.get(k) for k in keys]
+    if any(p is None for p in stats):
+        # new parameters: created (with their initial values) by an inference-mode call, which
+        # updates nothing
+        bound.arguments["batch_stat"] = False
+        fn(*bound.args, **bound.kwargs)
+        stats = [_parameters._params.get(k) for k in keys]
+    with kept_unless_auto_forward([p._data for p in stats if p is not None]):
+        return fn(*args, **kwargs)
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        out = adopt(fn(*args, **kwargs), Variable)
+        if name == "batch_normalization":
+            out = adopt(_batch_normalization(fn, args, kwargs), Variable)
+        else:
+            out = adopt(fn(*args, **kwargs), Variable)
         for p in _parameters.get_parameters(grad_only=False).values():
             adopt(p, Variable)
         return out
