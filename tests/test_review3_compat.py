@@ -89,6 +89,16 @@ def test_chainer_grad_of_an_intermediate_constant_and_double_backprop() -> None:
     np.testing.assert_allclose(gg.array, 6 * w.array)
 
 
+def test_chainer_grad_of_a_constant_that_is_also_the_output_is_the_seed() -> None:
+    w = _c([1.0, 2.0], requires_grad=False)
+    (g,) = chainer.grad([w], [w])
+    np.testing.assert_array_equal(g.array, [1.0, 1.0])
+    h = 2 * w
+    (g,) = chainer.grad([h], [h], grad_outputs=[np.array([3.0, 4.0])])
+    np.testing.assert_array_equal(g.array, [3.0, 4.0])
+    assert w.requires_grad is False and h.requires_grad is False
+
+
 def test_chainer_grad_of_an_unreachable_constant_is_still_none() -> None:
     x = _c([1.0, 2.0])
     w = _c([1.0, 2.0], requires_grad=False)

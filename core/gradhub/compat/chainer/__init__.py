@@ -373,10 +373,8 @@ def _differentiable_constants(
             node.saved_in = node.saved_out = None
 
     roots = [y._creator for y in outputs if y._creator is not None]
-    if not roots:
-        return undo
     try:
-        for v in constants:
+        for v in constants:  # (an input that is an output too gets its seed)
             if not v.need_grad:
                 v.need_grad = True
                 flipped.append(v)
@@ -384,6 +382,8 @@ def _differentiable_constants(
                 if c is not None and not c.need_grad:  # the rules downstream read this flag
                     c.need_grad = True
                     upgraded.append(c)
+        if not roots:
+            return undo
         nodes = _collect(roots, only_need_grad=False)
         on_path = set(_on_paths(nodes, constants))
         values: dict[Node, tuple[Any, ...]] = {}
