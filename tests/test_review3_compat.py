@@ -285,3 +285,17 @@ def test_nnabla_backward_after_clear_buffer_asks_for_forward() -> None:
     y.backward()
     xd = np.array([1.0, 2.0])
     np.testing.assert_allclose(x.g, np.sin(xd) + xd * np.cos(xd), rtol=1e-6)
+
+
+def test_chainer_grad_of_a_constant_through_a_deep_chain_of_dead_intermediates() -> None:
+    """Recomputing the values of collected constant nodes is iterative: no RecursionError."""
+    w = _c([0.3, -0.2], requires_grad=False)
+    h = w
+    for _ in range(3000):  # deeper than Python's recursion limit
+        h = CF.tanh(h)  # each intermediate Variable dies at the next iteration
+    (gw,) = chainer.grad([CF.sum(h)], [w])
+    v, d = w.array.copy(), np.ones(2)
+    for _ in range(3000):
+        v = np.tanh(v)
+        d = d * (1 - v * v)
+    np.testing.assert_allclose(gw.array, d, rtol=1e-10)

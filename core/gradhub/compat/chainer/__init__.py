@@ -410,35 +410,45 @@ def _differentiable_constants(
 
 def _node_value(node: Node, values: dict[Node, tuple[Any, ...]]) -> tuple[Any, ...]:
     """The output arrays of a constant node: its live output Variables' data, else recomputed
-    (without recording) from its inputs, themselves constants or constant nodes."""
-    got = values.get(node)
-    if got is not None:
-        return got
-    live = [ref() for ref in node.outputs]
-    if all(v is not None for v in live):
-        got = tuple(v._data for v in live)  # type: ignore[union-attr]
-    else:
-        arrays = [
-            src._data if idx < 0 else _node_value(src, values)[idx]
-            for src, idx in zip(node.srcs, node.idxs)
-        ]
-        fdef = node.fdef
-        device = _device_of(fdef, (), arrays)
-        kernel = fdef.kernels.get(device.kind, fdef.forward) if fdef.kernels else fdef.forward
-        if device.index:
-            with device.activate():
-                out = kernel(device.xp, *arrays, **node.attrs)
-        else:
+    (without recording) from its inputs, themselves constants or constant nodes. Iterative: a
+    node waits on a stack until the nodes it reads have their values."""
+    stack = [node]
+    while stack:
+        n = stack[-1]
+        if n in values:
+            stack.pop()
+            continue
+        live = [ref() for ref in n.outputs]
+        if all(v is not None for v in live):
+            values[n] = tuple(v._data for v in live)  # type: ignore[union-attr]
+            stack.pop()
+            continue
+        missing = [src for src, idx in zip(n.srcs, n.idxs) if idx >= 0 and src not in values]
+        if missing:
+            stack.extend(missing)
+            continue
+        arrays = [src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)]
+        values[n] = _recompute(n, arrays)
+        stack.pop()
+    return values[node]
+
+
+def _recompute(node: Node, arrays: list[Any]) -> tuple[Any, ...]:
+    """Run ``node``'s forward kernel on ``arrays`` without recording; its output arrays."""
+    fdef = node.fdef
+    device = _device_of(fdef, (), arrays)
+    kernel = fdef.kernels.get(device.kind, fdef.forward) if fdef.kernels else fdef.forward
+    if device.index:
+        with device.activate():
             out = kernel(device.xp, *arrays, **node.attrs)
-        outs = (out,) if fdef.n_outputs == 1 else tuple(out)
-        got = tuple(
-            o
-            if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
-            else device.asarray(o)
-            for o in outs
-        )
-    values[node] = got
-    return got
+    else:
+        out = kernel(device.xp, *arrays, **node.attrs)
+    outs = (out,) if fdef.n_outputs == 1 else tuple(out)
+    return tuple(
+        o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
+        else device.asarray(o)
+        for o in outs
+    )
 
 
 def as_variable(obj: Any) -> Variable:
