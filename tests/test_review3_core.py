@@ -44,3 +44,25 @@ def test_empty_list_index_selects_nothing() -> None:
     (g,) = gh.grad([y], [x], grad_outputs=[np.zeros((0, 4, 2))])
     np.testing.assert_array_equal(g.d, np.zeros_like(x0))
     assert x[1, []].shape == x0[1, []].shape
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_retain_grad_stores_the_gradient_of_an_intermediate_input(create_graph: bool) -> None:
+    """An input of grad() that is an intermediate Variable is one whose gradient retain_grad
+    keeps (as chainer); it was pruned from the pass and kept no .g."""
+    x = gh.Variable(np.array([1.0, 2.0]))
+    h = 2.0 * x
+    z = 3.0 * h
+    (g,) = gh.grad([z], [h], retain_grad=True, create_graph=create_graph)
+    np.testing.assert_array_equal(g.d, [3.0, 3.0])
+    np.testing.assert_array_equal(h.g, [3.0, 3.0])
+    np.testing.assert_array_equal(z.g, [1.0, 1.0])
+    assert x.g is None  # leaves keep their .g (set_grad is what stores on them)
+
+
+def test_grad_retain_grad_leaves_an_unreached_intermediate_input_alone() -> None:
+    x = gh.Variable(np.array([1.0, 2.0]))
+    h = 2.0 * x
+    (g,) = gh.grad([3.0 * x], [h], retain_grad=True)  # h is not on a path: zeros, no .g
+    np.testing.assert_array_equal(g.d, [0.0, 0.0])
+    assert h.g is None

@@ -835,6 +835,7 @@ def grad(
     results: list[Variable | None] = []
     # the arrays given by the caller (or made for them) that a .g must not share
     given: set[int] = {id(s._data) for s in seeds if s is not None}
+    reached: list[bool] = []  # per input: whether it has a gradient (before ``unreachable``)
     with set_recording(create_graph):
         for k, (x, gi) in enumerate(zip(ins, gis)):
             # an input needing no gradient has none, also when it is an output itself
@@ -843,6 +844,7 @@ def grad(
                 gi = _seed(x, gi, None, f"grad: grad_inputs[{k}]", "the input")
                 given.add(id(gi._data))
                 g = gi if g is None else _add(g, gi)
+            reached.append(g is not None)
             if g is None:
                 if unreachable == "error":
                     why = ("is not reachable from the outputs" if x.need_grad else
@@ -857,6 +859,10 @@ def grad(
         with set_recording(create_graph):
             for x, g in zip(ins, results):
                 x._grad = None if g is None else _own(g, given)
+    elif retain_grad:  # an input that is an intermediate Variable keeps its gradient too
+        for x, g, hit in zip(ins, results, reached):
+            if hit and x._creator is not None:
+                x._grad = _own(g, given)  # type: ignore[arg-type]
     return results
 
 

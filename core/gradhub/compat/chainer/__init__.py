@@ -339,12 +339,6 @@ def grad(
     finally:
         if undo is not None:
             undo()
-    if retain_grad:
-        # chainer: an input that is an intermediate Variable is one of the Variables whose
-        # gradient retain_grad keeps (the gradient returned for it)
-        for x, g in zip(ins, res):
-            if g is not None and x._creator is not None:
-                x._grad = g
     return adopt(list(res), Variable)  # type: ignore[no-any-return]
 
 
