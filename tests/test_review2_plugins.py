@@ -22,6 +22,7 @@ from gradhub import plugins
 from gradhub.cli import main
 from gradhub.errors import DeviceError, PluginError, PluginLoadWarning
 from gradhub.registry import REGISTRY
+from numeric_helpers import central_differences
 
 ENV = (
     "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
@@ -295,17 +296,6 @@ def test_autoload_off_cli_lists_the_skipped_entry_points(
 # -- 3. a backward rule on a composite function ------------------------------------------------
 
 
-def _fd_grad(f: Any, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Central finite differences (float64) of the scalar function ``f`` at ``x``."""
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (f(xp) - f(xm)) / (2 * eps)
-    return g
-
-
 def leaky_relu_backward(
     grad_outputs: Any,
     inputs: Any,
@@ -363,14 +353,14 @@ def _check_first_and_second_order(call: Any, x0: np.ndarray, w: np.ndarray) -> N
 
     x = gh.Variable(x0.copy())
     (gx,) = gh.grad([F.sum(call(x) * w)], [x], create_graph=True)
-    np.testing.assert_allclose(gx.d, _fd_grad(loss, x0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gx.d, central_differences(loss, x0), rtol=1e-6, atol=1e-7)
 
     def grad_dot_w(xa: np.ndarray) -> float:
         xv = gh.Variable(xa)
         return float(np.sum(gh.grad([F.sum(call(xv) * w)], [xv])[0].d * w))
 
     (ggx,) = gh.grad([F.sum(gx * w)], [x])
-    np.testing.assert_allclose(ggx.d, _fd_grad(grad_dot_w, x0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ggx.d, central_differences(grad_dot_w, x0), rtol=1e-5, atol=1e-6)
 
 
 @needs_nn_ops
@@ -427,7 +417,9 @@ def test_register_rule_on_layer_normalization_composite() -> None:
     xv = gh.Variable(x0)
     grads = gh.grad([F.sum(F.layer_normalization(xv, beta, gamma) * w)], [beta, gamma])
     for g, which, at in zip(grads, (1, 2), (beta0, gamma0)):
-        np.testing.assert_allclose(g.d, _fd_grad(loss_of(which), at), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(
+            g.d, central_differences(loss_of(which), at), rtol=1e-6, atol=1e-7
+        )
 
 
 @needs_nn_ops
@@ -538,7 +530,9 @@ def test_nnabla_compat_register_on_a_composite() -> None:
     x = gh.Variable(x0.copy())
     (g,) = gh.grad([F.sum(F.leaky_relu(x, 0.3))], [x])
     np.testing.assert_allclose(
-        g.d, _fd_grad(lambda a: float(np.sum(F.leaky_relu(gh.Variable(a), 0.3).d)), x0), rtol=1e-7
+        g.d,
+        central_differences(lambda a: float(np.sum(F.leaky_relu(gh.Variable(a), 0.3).d)), x0),
+        rtol=1e-7,
     )
 
 

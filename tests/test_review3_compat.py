@@ -10,7 +10,7 @@ auto_forward on), and a second backward after ``clear_buffer=True`` names nnabla
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import gradhub.compat.chainer.functions as CF
 import gradhub.compat.nnabla as nn
@@ -20,21 +20,13 @@ import numpy as np
 import pytest
 from gradhub.compat import chainer
 from gradhub.errors import BackwardRuleError
+from numeric_helpers import central_differences
 
 
 def _c(values: object, requires_grad: bool = True) -> chainer.Variable:
     return chainer.Variable(np.array(values, dtype=np.float64), requires_grad=requires_grad)
 
 
-def _fd(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Central finite differences of a scalar function of a float64 array."""
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (f(xp) - f(xm)) / (2 * eps)
-    return g
 
 
 # -- chainer F1: inputs with requires_grad=False are differentiated ------------------------------
@@ -61,7 +53,7 @@ def test_chainer_grad_of_a_constant_goes_through_every_path() -> None:
 
     y = CF.sum(CF.exp(w) * CF.sin(2 * w) * x + (w * x) * x + w)
     (gw,) = chainer.grad([y], [w])
-    np.testing.assert_allclose(gw.array, _fd(f, w.array.copy()), rtol=1e-7)
+    np.testing.assert_allclose(gw.array, central_differences(f, w.array.copy()), rtol=1e-7)
     assert w.grad is None and x.grad is None
     assert w.requires_grad is False  # restored after the call
     y.backward()  # a plain backward still leaves the constant alone

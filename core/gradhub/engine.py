@@ -884,6 +884,25 @@ def clear_intermediate_grads(y: Variable) -> None:
                 v._grad = None
 
 
+def rerun_kernel(node: Node, arrays: list[Any]) -> tuple[Any, ...]:
+    """Run ``node``'s forward kernel again on ``arrays`` (on their device); its output arrays.
+    Records nothing itself: callers run it with recording off."""
+    fdef = node.fdef
+    device = _device_of(fdef, (), arrays)
+    kernel = fdef.kernels.get(device.kind, fdef.forward)
+    if device.index:
+        with device.activate():
+            out = kernel(device.xp, *arrays, **node.attrs)
+    else:
+        out = kernel(device.xp, *arrays, **node.attrs)
+    outs = (out,) if fdef.n_outputs == 1 else tuple(out)
+    return tuple(
+        o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
+        else device.asarray(o)
+        for o in outs
+    )
+
+
 def reexecute(y: Variable) -> None:
     """Recompute the graph producing ``y`` from its leaves' current data (nnabla's forward)."""
     if y._creator is None:
@@ -902,19 +921,7 @@ def reexecute(y: Variable) -> None:
                 src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)
             ]
             fdef = n.fdef
-            device = _device_of(fdef, (), arrays)
-            kernel = fdef.kernels.get(device.kind, fdef.forward)
-            if device.index:
-                with device.activate():
-                    out = kernel(device.xp, *arrays, **n.attrs)
-            else:
-                out = kernel(device.xp, *arrays, **n.attrs)
-            outs = (out,) if fdef.n_outputs == 1 else tuple(out)
-            outs = tuple(
-                o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
-                else device.asarray(o)
-                for o in outs
-            )
+            outs = rerun_kernel(n, arrays)
             n.in_shapes = [a.shape for a in arrays]
             n.in_dtypes = [a.dtype for a in arrays]
             n.out_shapes = [o.shape for o in outs]

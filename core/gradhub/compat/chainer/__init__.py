@@ -37,11 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from ...engine import _collect, _on_paths
+from ...engine import _collect, _on_paths, rerun_kernel
 from ...engine import backward as _native_backward
 from ...engine import clear_intermediate_grads as _clear_intermediate_grads
 from ...engine import grad as _native_grad
-from ...graph import Node, _device_of
+from ...graph import Node
 from ...modes import set_recording
 from ...modes import state as _mode
 from ...registry import REGISTRY, _ensure_loaded
@@ -422,27 +422,10 @@ def _node_value(node: Node, values: dict[Node, tuple[Any, ...]]) -> tuple[Any, .
             stack.extend(missing)
             continue
         arrays = [src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)]
-        values[n] = _recompute(n, arrays)
+        with set_recording(False):
+            values[n] = rerun_kernel(n, arrays)
         stack.pop()
     return values[node]
-
-
-def _recompute(node: Node, arrays: list[Any]) -> tuple[Any, ...]:
-    """Run ``node``'s forward kernel on ``arrays`` without recording; its output arrays."""
-    fdef = node.fdef
-    device = _device_of(fdef, (), arrays)
-    kernel = fdef.kernels.get(device.kind, fdef.forward) if fdef.kernels else fdef.forward
-    if device.index:
-        with device.activate():
-            out = kernel(device.xp, *arrays, **node.attrs)
-    else:
-        out = kernel(device.xp, *arrays, **node.attrs)
-    outs = (out,) if fdef.n_outputs == 1 else tuple(out)
-    return tuple(
-        o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
-        else device.asarray(o)
-        for o in outs
-    )
 
 
 def as_variable(obj: Any) -> Variable:
