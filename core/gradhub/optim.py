@@ -89,7 +89,10 @@ def _unit(who: str, name: str, value: Any) -> float:
 
 
 class _Optimizer:
-    """Shared parts: the parameter list, gradient fetching and :meth:`zero_grad`."""
+    """Shared parts: the parameter list, gradient fetching, L2 weight decay and
+    :meth:`zero_grad`."""
+
+    weight_decay = 0.0  # set by each optimizer's constructor
 
     def __init__(self, params: Iterable[Variable] | Mapping[str, Variable]) -> None:
         self.params = _param_list(params, type(self).__name__)
@@ -135,7 +138,11 @@ class _Optimizer:
                 if g is None:
                     continue
                 with p.device.activate():  # CuPy works on the current device
-                    self._step(k, p, g if g.dtype == p.dtype else g.astype(p.dtype))
+                    if g.dtype != p.dtype:
+                        g = g.astype(p.dtype)
+                    if self.weight_decay:  # L2: a new array (g may be the parameter's own .g)
+                        g = g + self.weight_decay * p.d
+                    self._step(k, p, g)
 
     def _step(self, k: int, p: Variable, g: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -189,8 +196,6 @@ class SGD(_Optimizer):
         self.velocity: list[Any] = [None] * len(self.params)  # the momentum buffers
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
-        if self.weight_decay:
-            g = g + self.weight_decay * p.d  # a new array: g may be the parameter's own .g
         if self.momentum:
             b = self.velocity[k]
             if b is None:
@@ -252,8 +257,6 @@ class Adam(_Optimizer):
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
         xp = p.device.xp
-        if self.weight_decay:
-            g = g + self.weight_decay * p.d
         if self.m[k] is None:
             self.m[k] = xp.zeros_like(p.d)
             self.v[k] = xp.zeros_like(p.d)

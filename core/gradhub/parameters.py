@@ -112,9 +112,5 @@ def clear_parameters() -> None:
     empties the table. The Variables themselves are not changed; a later ``PF`` call or
     :func:`get_parameter_or_create` under a removed name creates a new parameter.
     """
-    if not _scope.prefix:
-        _params.clear()
-        return
-    prefix = "/".join(_scope.prefix) + "/"
-    for full in [k for k in _params if k.startswith(prefix)]:
-        del _params[full]
+    for name in get_parameters(grad_only=False):  # named relative to the scope
+        del _params[_full(name)]

@@ -43,10 +43,8 @@ def _batch_normalization(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     if not bound.arguments.get("batch_stat", True):
         return fn(*args, **kwargs)
     name = bound.arguments.get("name")
-    keys = [
-        "/".join((*_parameters._scope.prefix, *([] if name is None else [name]), "bn", k))
-        for k in ("mean", "var")
-    ]
+    keys = [_parameters._full("bn/" + k if name is None else f"{name}/bn/{k}")
+            for k in ("mean", "var")]
     stats = [_parameters._params.get(k) for k in keys]
     if any(p is None for p in stats):
         # new parameters: created (with their initial values) by an inference-mode call, which
