@@ -126,12 +126,14 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
     else:
         rows = {OURS: f"fw_gradhub@{py}", REFERENCE: f"fw_torch_cuda@{torch_py}"}
     frameworks = [f for f in rows if f not in args.skip]
+    frameworks += [f for f in args.also if f not in rows]  # the harness's own rows (its venvs)
     cmd = [py, str(peers / "run.py"), "--frameworks", ",".join(frameworks),
            "--workloads", ",".join(args.workloads), "--threads", str(args.threads),
            "--rounds", str(args.rounds), "--repeat-scale", str(args.repeat_scale),
            "--timeout", str(args.timeout), "--out", str(out), "--check"]
     for name in frameworks:
-        cmd += ["--extra", f"{name}={rows[name]}"]
+        if name in rows:
+            cmd += ["--extra", f"{name}={rows[name]}"]
     if args.device != "cpu" or args.no_mem:
         cmd.append("--no-mem")
     return cmd
@@ -410,6 +412,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--no-mem", action="store_true", help="skip the memory children (W7 memory)")
     ap.add_argument("--timeout", type=float, default=300.0, help="per-child limit (s)")
     ap.add_argument("--skip", default="", help="framework rows to leave out, e.g. numpy-manual")
+    ap.add_argument("--also", default="",
+                    help="more rows of the harness's own peers, run with the pythons its setup.sh "
+                         "builds, e.g. chainer,nnabla,mxnet,jax,jax-jit,autograd (no targets)")
     ap.add_argument("--python", default=sys.executable, help="interpreter for gradhub and numpy")
     ap.add_argument("--torch-python", default=None,
                     help="interpreter with torch (default: --python)")
@@ -427,6 +432,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         if w not in CPU_WORKLOADS:
             ap.error(f"unknown workload {w!r} (known: {', '.join(CPU_WORKLOADS)})")
     args.skip = set(_split([args.skip]))
+    args.also = _split([args.also])
     if args.quick:
         args.rounds, args.repeat_scale = 1, 0.4
     if args.rounds < 1 or args.threads < 1:

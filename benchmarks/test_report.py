@@ -97,6 +97,10 @@ def test_the_harness_command_runs_every_row_with_check_first() -> None:
     assert "--check" in cmd and cmd[cmd.index("--rounds") + 1] == "1"
     assert cmd[cmd.index("--frameworks") + 1] == "gradhub,torch,numpy-manual"
     assert f"gradhub=fw_gradhub@{sys.executable}" in cmd
+    more = run.parse_args(["--also", "chainer, jax-jit", "--skip", "numpy-manual"])
+    cmd = run.harness_command(more, Path("/peers"), Path("/tmp/o.json"))
+    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,torch,chainer,jax-jit"
+    assert not any(c.startswith(("chainer=", "jax-jit=")) for c in cmd)  # the harness's pythons
     cuda = run.parse_args(["--device", "cuda"])
     assert cuda.workloads == ["mlp", "cnn", "grad_penalty", "nth_sin"]
     cmd = run.harness_command(cuda, Path("/peers"), Path("/tmp/o.json"))
