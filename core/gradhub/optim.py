@@ -16,6 +16,13 @@ changed between steps (``opt.lr = ...``). ``params`` is an iterable of Variables
 tuple, a generator) or a mapping name -> Variable (``gh.get_parameters()``); one Variable or
 one array is rejected, as an empty list.
 
+float16 parameters are updated in float32 (the gradient, the weight decay, the moments or the
+momentum buffer and the step), and the parameter and the optimizer state are stored back in
+float16, rounded once, as PyTorch on the CPU: Adam's ``g * g`` of a gradient above 256 and
+``v / (1 - beta2**t)`` would overflow float16. The state keeps the parameter's dtype, so an Adam
+second moment above 65504 (a gradient above about 8100 with ``beta2=0.999``) is still ``inf``
+in float16 and that entry stops moving, as in PyTorch; use float32 parameters for such gradients.
+
 Example::
 
     >>> import gradhub as gh
@@ -34,8 +41,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .modes import no_grad
 from .variable import Variable
+
+_F32 = np.dtype(np.float32)
 
 
 def _param_list(params: Iterable[Variable] | Mapping[str, Variable], who: str) -> list[Variable]:
@@ -138,10 +149,13 @@ class _Optimizer:
                 if g is None:
                     continue
                 with p.device.activate():  # CuPy works on the current device
-                    if g.dtype != p.dtype:
-                        g = g.astype(p.dtype)
+                    # float16 parameters are updated in float32 (g*g overflows float16 for
+                    # |g| > 256) and the results stored back in float16: _step gets g in float32
+                    cd = p.dtype if p.dtype.itemsize >= 4 else _F32
+                    if g.dtype != cd:
+                        g = g.astype(cd)
                     if self.weight_decay:  # L2: a new array (g may be the parameter's own .g)
-                        g = g + self.weight_decay * p.d
+                        g = g + self.weight_decay * (p.d if cd is p.dtype else p.d.astype(cd))
                     self._step(k, p, g)
 
     def _step(self, k: int, p: Variable, g: Any) -> None:  # pragma: no cover - abstract
@@ -196,6 +210,9 @@ class SGD(_Optimizer):
         self.velocity: list[Any] = [None] * len(self.params)  # the momentum buffers
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
+        if g.dtype != p.dtype:  # float16 parameter, g in float32: see _Optimizer.update
+            self._step_wide(k, p, g)
+            return
         if self.momentum:
             b = self.velocity[k]
             if b is None:
@@ -205,6 +222,22 @@ class SGD(_Optimizer):
                 b += g
             g = g + self.momentum * b if self.nesterov else b
         p.d -= self.lr * g
+
+    def _step_wide(self, k: int, p: Variable, g: Any) -> None:
+        """The step of a float16 parameter: computed in float32 (``g``'s dtype), the buffer and
+        the parameter rounded once to float16."""
+        if self.momentum:
+            b = self.velocity[k]
+            if b is None:
+                b32 = g
+                self.velocity[k] = g.astype(p.dtype)
+            else:
+                b32 = b.astype(g.dtype)
+                b32 *= self.momentum
+                b32 += g
+                b[...] = b32
+            g = g + self.momentum * b32 if self.nesterov else b32
+        p.d[...] = p.d.astype(g.dtype) - self.lr * g
 
 
 class Adam(_Optimizer):
@@ -261,12 +294,25 @@ class Adam(_Optimizer):
             self.m[k] = xp.zeros_like(p.d)
             self.v[k] = xp.zeros_like(p.d)
         m, v = self.m[k], self.v[k]
-        m *= self.beta1
-        m += (1 - self.beta1) * g
-        v *= self.beta2
-        v += (1 - self.beta2) * (g * g)
         self.steps[k] += 1
         t = self.steps[k]
         c1 = 1 - self.beta1**t
         c2 = 1 - self.beta2**t
+        if g.dtype != p.dtype:
+            # float16 parameter, g in float32 (see _Optimizer.update): m, v and the step in
+            # float32, stored back in float16 (g*g and v / c2 overflow float16 past 65504)
+            m32, v32 = m.astype(g.dtype), v.astype(g.dtype)
+            m32 *= self.beta1
+            m32 += (1 - self.beta1) * g
+            v32 *= self.beta2
+            v32 += (1 - self.beta2) * (g * g)
+            m[...] = m32
+            v[...] = v32
+            step = (self.lr / c1) * m32 / (xp.sqrt(v32 / c2) + self.eps)
+            p.d[...] = p.d.astype(g.dtype) - step
+            return
+        m *= self.beta1
+        m += (1 - self.beta1) * g
+        v *= self.beta2
+        v += (1 - self.beta2) * (g * g)
         p.d -= (self.lr / c1) * m / (xp.sqrt(v / c2) + self.eps)

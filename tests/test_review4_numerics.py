@@ -1,0 +1,96 @@
+"""Regression tests for review 4 (numerics at the extremes): float16 optimizers, elu/selu's
+gradient for very negative x, binary_cross_entropy's ln(1 - x), atan2's partials at tiny inputs.
+
+Every reference is an exact float64 formula (CI has no PyTorch)."""
+
+from __future__ import annotations
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+from gradhub.optim import SGD, Adam
+
+# -- F1: float16 parameters in Adam and SGD ------------------------------------------------------
+
+
+def _adam_f64(
+    p: np.ndarray, grads: list[np.ndarray], lr: float, wd: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """torch.optim.Adam's update in float64: the parameter, m and v after ``grads``."""
+    p = p.astype(np.float64)
+    m = np.zeros_like(p)
+    v = np.zeros_like(p)
+    for t, g in enumerate(grads, 1):
+        g = g.astype(np.float64) + wd * p
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        p = p - lr / (1 - 0.9**t) * m / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+    return p, m, v
+
+
+def test_adam_float16_large_gradient_does_not_overflow_v() -> None:
+    g = np.array([0.5, 200.0, 300.0, 1000.0, 5000.0], np.float16)
+    w = gh.Variable(np.ones(5, np.float16))
+    opt = Adam([w], lr=0.01)
+    opt.update([g])
+    p, m, v = _adam_f64(np.ones(5), [g], 0.01)
+    assert w.d.dtype == opt.m[0].dtype == opt.v[0].dtype == np.float16
+    assert np.isfinite(opt.v[0]).all()
+    np.testing.assert_allclose(opt.v[0], v, rtol=1e-3)  # 90, 1000 and 25000: was inf
+    np.testing.assert_allclose(opt.m[0], m, rtol=1e-3)
+    np.testing.assert_allclose(w.d, p, rtol=1e-3)  # every entry moves by lr (was 0 past 256)
+
+
+def test_adam_float16_entry_keeps_moving_after_a_large_gradient() -> None:
+    grads = [np.array([300.0, 0.5], np.float16)] + [np.array([0.5, 0.5], np.float16)] * 100
+    w = gh.Variable(np.ones(2, np.float16))
+    opt = Adam([w], lr=0.01)
+    for g in grads:
+        opt.update([g])
+    p, _, v = _adam_f64(np.ones(2), grads, 0.01)
+    assert np.isfinite(opt.v[0]).all()
+    # v stored in float16 decays in steps of its spacing (0.0625 near 80): 83.75 vs 81.5, as torch
+    np.testing.assert_allclose(opt.v[0], v, rtol=4e-2)
+    # 100 float16 roundings of p drift by ~0.01 (torch too); entry 0 was frozen at 1.0 (off 0.07)
+    np.testing.assert_allclose(w.d, p, atol=2e-2)
+
+
+def test_adam_float16_weight_decay_matches_float64() -> None:
+    grads = [np.array([300.0, -0.5, 4.0], np.float16)] * 5
+    w = gh.Variable(np.array([2.0, -1.0, 0.5], np.float16))
+    opt = Adam([w], lr=0.01, weight_decay=0.1)
+    for g in grads:
+        opt.update([g])
+    p, _, _ = _adam_f64(np.array([2.0, -1.0, 0.5]), grads, 0.01, wd=0.1)
+    assert w.d.dtype == np.float16
+    np.testing.assert_allclose(w.d, p, atol=2e-3)
+
+
+def test_adam_float32_unchanged() -> None:
+    grads = [np.array([0.3, -2.0, 1e3], np.float32)] * 3
+    w = gh.Variable(np.array([1.0, 2.0, 3.0], np.float32))
+    opt = Adam([w], lr=0.1)
+    for g in grads:
+        opt.update([g])
+    p, _, v = _adam_f64(np.array([1.0, 2.0, 3.0]), grads, 0.1)
+    assert w.d.dtype == opt.v[0].dtype == np.float32
+    np.testing.assert_allclose(w.d, p, rtol=1e-6)
+    np.testing.assert_allclose(opt.v[0], v, rtol=1e-6)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_sgd_float16_momentum_matches_float64(nesterov: bool) -> None:
+    g = np.array([3000.0, -0.25, 7.0], np.float16)
+    w = gh.Variable(np.array([1.0, 2.0, -3.0], np.float16))
+    opt = SGD([w], lr=1e-3, momentum=0.9, weight_decay=0.01, nesterov=nesterov)
+    p = w.d.astype(np.float64)
+    b = None
+    for _ in range(5):
+        opt.update([g])
+        gg = g.astype(np.float64) + 0.01 * p
+        b = gg if b is None else 0.9 * b + gg
+        p = p - 1e-3 * (gg + 0.9 * b if nesterov else b)
+    assert w.d.dtype == opt.velocity[0].dtype == np.float16
+    np.testing.assert_allclose(w.d, p, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(opt.velocity[0], b, rtol=2e-3)
