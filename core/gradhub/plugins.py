@@ -50,6 +50,9 @@ from .registry import (
     Provider,
     Rule,
     SampleFn,
+    check_function_name,
+    check_needs,
+    check_rule_signature,
     restore_composite,
     set_rule,
     snake_case,
@@ -166,8 +169,11 @@ class FunctionRegistrar:
         cases; ``reference(*arrays, **attrs)`` an independent numpy implementation; ``kinks`` the
         input values where the function is not differentiable.
         """
+        where = "register.function"
+        snake = snake or snake_case(name) if isinstance(name, str) else ""
+        check_function_name(name, snake, where)
         if not callable(forward):
-            raise RegistrationError(f"register.function({name!r}): forward must be callable")
+            raise RegistrationError(f"{where}({name!r}): forward must be callable")
         fdef = FunctionDef(
             name=name,
             forward=forward,
@@ -181,9 +187,13 @@ class FunctionRegistrar:
             elementwise=elementwise,
             kinks=tuple(kinks),
             doc=doc,
-            snake=snake or snake_case(name),
+            snake=snake,
         )
+        check_needs(fdef, need_inputs, need_outputs, where)
         if rule is not None:
+            if not callable(rule):
+                raise RegistrationError(f"{where}({name!r}): the rule must be callable")
+            check_rule_signature(rule, name, where, self._s.provider, fdef.attrs)
             fdef.rule = Rule(
                 rule,
                 self._s.provider,
@@ -209,6 +219,8 @@ class FunctionRegistrar:
         override: bool = False,
     ) -> FunctionDef:
         """Register a function written with other functions; it needs no backward rule."""
+        snake = snake or snake_case(name) if isinstance(name, str) else ""
+        check_function_name(name, snake, "register.composite")
         if not callable(fn):
             raise RegistrationError(f"register.composite({name!r}): fn must be callable")
         fdef = CompositeDef(
@@ -222,7 +234,7 @@ class FunctionRegistrar:
             elementwise=elementwise,
             kinks=tuple(kinks),
             doc=fn.__doc__ or "",
-            snake=snake or snake_case(name),
+            snake=snake,
             api=fn,
         )
         self._s.functions.append((fdef, override))
@@ -279,6 +291,9 @@ class RuleRegistrar:
         """
         if not callable(fn):
             raise RegistrationError(f"register.rule({name!r}): the rule must be callable")
+        # the positional parameters now (the plugin fails while its hook runs); the attributes
+        # when the rule is set (set_rule), once the function is known
+        check_rule_signature(fn, name, "register.rule", self._s.provider)
         rule = Rule(
             fn,
             self._s.provider,
@@ -551,6 +566,7 @@ def _commit_phase2(s: _Staging) -> None:
             rule.need_outputs,
             rule.first_order_only,
             rule.fast,
+            where="register.rule",
         )
         entry[1] = fdef.rule
 

@@ -16,31 +16,14 @@ Example::
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ...registry import REGISTRY, Provider, _ensure_loaded, set_rule
+from ...registry import REGISTRY, Provider, _ensure_loaded, check_rule_signature, set_rule
 from ...registry import show_registry as _native_show
 
-
-def _check_signature(func_name: str, func: Callable[..., Any]) -> None:
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        return  # builtins and the like: trust the caller
-    params = list(sig.parameters.values())
-    if any(p.kind is p.VAR_POSITIONAL for p in params):
-        return
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(positional) < 5:
-        raise TypeError(
-            f"nnabla.backward_functions.register({func_name!r}): the backward function must take "
-            "(grad_outputs, inputs, input_shapes, outputs, output_shapes, **kwargs) (nnabla >= "
-            f"1.32); {getattr(func, '__name__', func)!r} takes {len(positional)} positional "
-            "arguments"
-        )
+_WHERE = "nnabla.backward_functions.register"
 
 
 def register(func_name: str, func: Callable[..., Any]) -> None:
@@ -53,10 +36,10 @@ def register(func_name: str, func: Callable[..., Any]) -> None:
     """
     if not callable(func):
         raise TypeError(f"nnabla.backward_functions.register({func_name!r}): func must be callable")
-    _check_signature(func_name, func)
+    check_rule_signature(func, func_name, _WHERE)  # before the look-up, as nnabla
     fdef = REGISTRY.get(func_name)
     module = sys._getframe(1).f_globals.get("__name__", "?")
-    set_rule(fdef, func, Provider("", "", module), override=True)
+    set_rule(fdef, func, Provider("", "", module), override=True, where=_WHERE)
 
 
 def show_registry(file: Any = None) -> None:
