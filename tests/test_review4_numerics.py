@@ -10,6 +10,7 @@ import gradhub.functions as F
 import numpy as np
 import pytest
 from gradhub.optim import SGD, Adam
+from gradhub.testing import gradcheck
 
 # -- F1: float16 parameters in Adam and SGD ------------------------------------------------------
 
@@ -94,3 +95,83 @@ def test_sgd_float16_momentum_matches_float64(nesterov: bool) -> None:
     assert w.d.dtype == opt.velocity[0].dtype == np.float16
     np.testing.assert_allclose(w.d, p, rtol=2e-3, atol=2e-3)
     np.testing.assert_allclose(opt.velocity[0], b, rtol=2e-3)
+
+
+# -- F2: elu / selu: the derivative for x < 0 is alpha * exp(x), not expm1(x) + 1 ----------------
+
+_SELU = (1.05070098735548, 1.673263242354377)
+
+
+def _grads(fn, x: np.ndarray, order: int) -> list[np.ndarray]:  # type: ignore[no-untyped-def]
+    v = gh.Variable(x)
+    out = [fn(v)]
+    res = []
+    for _ in range(order):
+        (g,) = gh.grad([F.sum(out[-1])], [v], create_graph=True)
+        out.append(g)
+        res.append(g.d)
+    return res
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize(
+    "name,fn,scale,alpha",
+    [
+        ("elu", F.elu, 1.0, 1.0),
+        ("elu a=0.5", lambda v: F.elu(v, alpha=0.5), 1.0, 0.5),
+        ("selu", F.selu, *_SELU),
+    ],
+)
+def test_elu_selu_derivatives_for_very_negative_x(name, fn, scale, alpha, dtype) -> None:  # type: ignore[no-untyped-def]
+    x = {
+        np.float64: [-5.0, -20.0, -30.0, -40.0, -100.0, -700.0],
+        np.float32: [-5.0, -10.0, -15.0, -20.0, -30.0, -80.0],
+        np.float16: [-4.0, -8.0, -10.0, -12.0, -15.0],
+    }[dtype]
+    x = np.array(x, dtype)
+    exact = scale * alpha * np.exp(x.astype(np.float64))  # every derivative order, x < 0
+    g1, g2 = _grads(fn, x, 2)
+    assert g1.dtype == g2.dtype == dtype
+    tiny = 2 * np.finfo(dtype).smallest_subnormal  # two roundings (alpha, scale) in subnormals
+    rtol = {np.float64: 1e-14, np.float32: 1e-6, np.float16: 2e-3}[dtype]
+    for g in (g1, g2):  # was expm1(x) + 1: 0 below x = -17 in float32, -37 in float64
+        np.testing.assert_allclose(g, exact, rtol=rtol, atol=tiny)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_elu_value_keeps_expm1_accuracy_near_zero(dtype) -> None:  # type: ignore[no-untyped-def]
+    x = np.array([-1e-10, -1e-7, -1e-4, -0.3, -3.0, 0.0, 1e-8, 2.0], dtype)
+    xd = x.astype(np.float64)
+    for alpha in (1.0, 0.5):
+        y = F.elu(gh.Variable(x), alpha=alpha).d
+        exact = np.where(xd > 0, xd, alpha * np.expm1(xd))
+        assert y.dtype == dtype
+        np.testing.assert_allclose(y, exact, rtol=np.finfo(dtype).eps, atol=0)
+
+
+def test_elu_kink_and_extremes() -> None:
+    x = np.array([0.0, -np.inf, np.inf, 1.5])
+    v = gh.Variable(x)
+    (g,) = gh.grad([F.sum(F.elu(v, alpha=0.5))], [v])
+    np.testing.assert_array_equal(F.elu(v, alpha=0.5).d, [0.0, -0.5, np.inf, 1.5])
+    np.testing.assert_array_equal(g.d, [0.5, 0.0, 1.0, 1.0])  # elu'(0) = alpha, as documented
+    assert np.isnan(F.elu(gh.Variable(np.array([np.nan]))).d).all()
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 2.0])
+def test_elu_selu_gradcheck_ordinary_points(alpha: float) -> None:
+    x = np.array([[-2.3, -0.7, -0.05], [0.4, 1.1, 2.5]])
+    assert gradcheck(lambda v: F.elu(v, alpha=alpha), [x], order=3)
+    assert gradcheck(lambda v: F.selu(v, alpha=alpha), [x], order=2)
+
+
+def test_elu_integer_input_and_alpha_checks() -> None:
+    y = F.elu(gh.Variable(np.array([-1, 2], np.int16), need_grad=False))
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y.d, [np.expm1(-1.0), 2.0], rtol=1e-6)
+    np.testing.assert_allclose(
+        F.elu(gh.Variable([-1.0]), alpha=np.array(2.0)).d, [2 * np.expm1(-1.0)], rtol=1e-6
+    )
+    assert F.elu(gh.Variable([-1.0]), alpha=np.array(2.0)).dtype == np.float32
+    with pytest.raises(TypeError, match=r"elu\(\): argument 'alpha'"):
+        F.elu(gh.Variable([-1.0]), alpha=None)

@@ -2,8 +2,9 @@
 
 ReLU, ReLU6 and HardTanh are primitives (ReLU is on the hot path): their rules multiply the
 incoming gradient by a mask computed with a non-differentiable comparison, so the rule is again
-differentiable (its own derivative is zero away from the kinks). The others are composed from
-registered functions and need no rule of their own.
+differentiable (its own derivative is zero away from the kinks). ELU is a primitive too, so that
+its value comes from expm1 and its gradient from exp (its rule: a mask and Exp). The others are
+composed from registered functions and need no rule of their own.
 
 Sub-gradients at kinks: ``relu'(0) = 0`` (as PyTorch), ``relu6'`` and ``hard_tanh'`` are 0 at both
 ends of the linear piece (as PyTorch's hardtanh), ``leaky_relu'(0) = alpha``, ``prelu'(0) = w``,
@@ -19,9 +20,9 @@ from typing import Any
 import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.memory import output_array
-from gradhub.ops import call, real_scalar
+from gradhub.ops import call, real_scalar, with_real_scalars
 
-from .math import draw, float_variable, unary_rule, unary_samples
+from .math import draw, float_input, float_variable, unary_fast, unary_rule, unary_samples
 
 # -- primitives ----------------------------------------------------------------------------------
 
@@ -93,11 +94,42 @@ def leaky_relu(x: Any, alpha: float = 0.1, inplace: bool = False) -> Any:
     return x * slope
 
 
-def elu(x: Any, alpha: float = 1.0) -> Any:
-    """elu(x, alpha=1.0): :math:`y = x` for :math:`x > 0`, else :math:`\\alpha (e^x - 1)` (nnabla).
+# ELU: a primitive (expm1 for the value, exp for the derivative; a composite of Expm1 would get
+# the derivative as expm1(x) + 1, which cancels)
 
-    Composed as ``relu(x) + alpha * expm1(minimum_scalar(x, 0))``; gradient 1 for
-    :math:`x > 0`, :math:`\\alpha e^x` for :math:`x \\le 0` (``alpha`` at 0).
+
+def _elu(xp: Any, x: Any, alpha: float = 1.0) -> Any:
+    x = float_input(x)
+    neg = xp.expm1(xp.minimum(x, 0))  # expm1: accurate for small |x|, where e^x - 1 cancels
+    if alpha != 1:
+        neg = neg * x.dtype.type(alpha)
+    return xp.where(x > 0, x, neg)
+
+
+def _elu_bw(g: Any, x: Any, y: Any, alpha: float = 1.0) -> Any:
+    # 1 for x > 0, alpha * e^x for x <= 0: from exp itself, not y + alpha (= alpha * (expm1(x) +
+    # 1), which cancels to 0 below x = -17 in float32); differentiable again through Exp
+    pos = call("GreaterScalar", x, val=0.0)  # a constant mask
+    e = call("Exp", call("MinimumScalar", x, val=0.0))
+    if alpha != 1:
+        e = call("MulScalar", e, val=alpha)
+    return g * (pos + e * call("RSubScalar", pos, val=1.0))
+
+
+def _elu_fast(xp: Any, g: Any, x: Any, y: Any, alpha: float = 1.0) -> Any:
+    e = xp.exp(xp.minimum(x, 0))
+    if alpha != 1:
+        e = e * x.dtype.type(alpha)
+    return g * xp.where(x > 0, x.dtype.type(1), e)
+
+
+_ELU_DOC = r"""elu(x, alpha=1.0): :math:`y = x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`
+    (nnabla).
+
+    A primitive: the value is computed with ``expm1`` (accurate for small :math:`|x|`), the
+    gradient is 1 for :math:`x > 0` and :math:`\alpha e^x` for :math:`x \le 0` (``alpha`` at
+    0), computed with ``exp`` (accurate down to the smallest :math:`e^x`, as PyTorch), to any
+    order.
 
     Example::
 
@@ -106,12 +138,6 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
         >>> F.elu(gh.Variable([0.0, 2.0])).d
         array([0., 2.], dtype=float32)
     """
-    alpha = real_scalar("elu", "alpha", alpha)
-    x = float_variable(as_variable(x))
-    neg = call("Expm1", call("MinimumScalar", x, val=0.0))
-    if alpha != 1:
-        neg = call("MulScalar", neg, val=alpha)
-    return call("ReLU", x) + neg
 
 
 _SELU_SCALE = 1.05070098735548
@@ -131,7 +157,7 @@ def selu(x: Any, scale: float = _SELU_SCALE, alpha: float = _SELU_ALPHA) -> Any:
     """
     scale = real_scalar("selu", "scale", scale)
     alpha = real_scalar("selu", "alpha", alpha)
-    return call("MulScalar", elu(x, alpha), val=scale)
+    return call("MulScalar", call("ELU", as_variable(x), alpha=alpha), val=scale)
 
 
 def gelu(x: Any) -> Any:
@@ -280,7 +306,7 @@ def _sigmoid_np(x: np.ndarray) -> np.ndarray:
 
 
 def _elu_np(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
-    return np.where(x > 0, x, alpha * (np.exp(x) - 1.0))
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0.0)))
 
 
 # -- registration --------------------------------------------------------------------------------
@@ -337,13 +363,15 @@ def register_functions(register: Any) -> None:
         >>> F.hard_tanh(gh.Variable([-3.0, 0.5, 2.0])).d
         array([-1. ,  0.5,  1. ], dtype=float32)
     """)
+    with_real_scalars(f("ELU", _elu, snake="elu", attrs={"alpha": 1.0}, rule=unary_rule(_elu_bw),
+      fast_backward=unary_fast(_elu_fast), need_inputs=(0,), need_outputs=(),
+      samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.5})), reference=_elu_np,
+      elementwise=True, kinks=(0.0,), doc=_ELU_DOC), names=("alpha",))
 
     c = register.composite
     c("LeakyReLU", leaky_relu, snake="leaky_relu", elementwise=True, kinks=(0.0,),
       samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.3})),
       reference=lambda x, alpha=0.1, inplace=False: np.where(x > 0, x, alpha * x))
-    c("ELU", elu, snake="elu", elementwise=True, kinks=(0.0,),
-      samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.5})), reference=_elu_np)
     c("SELU", selu, snake="selu", elementwise=True, kinks=(0.0,),
       samples=unary_samples(avoid=(0.0,)),
       reference=lambda x, scale=_SELU_SCALE, alpha=_SELU_ALPHA: scale * _elu_np(x, alpha))
