@@ -554,7 +554,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sys.stderr.write(f"gradhub demo: {e}\n")
         return EXIT_USAGE
     console = None if args.json else _console()
-    result = demo.run(
+    try:
+        result = _run_demo(args, console)
+    except demo.PlotError as e:
+        if args.json and e.result is not None:  # saving failed after training: keep the results
+            _print_json(e.result.as_dict())
+        sys.stderr.write(f"gradhub demo: error: --plot: {e}\n")
+        return EXIT_USAGE
+    if args.json:
+        _print_json(result.as_dict())
+    return EXIT_OK
+
+
+def _run_demo(args: argparse.Namespace, console: Console | None) -> Any:
+    from . import demo
+
+    return demo.run(
         device=args.device,
         epochs=args.epochs,
         batch_size=args.batch_size,
@@ -565,9 +580,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
         plot=args.plot,
         console=console,
     )
-    if args.json:
-        _print_json(result.as_dict())
-    return EXIT_OK
 
 
 # -- parser and entry point --------------------------------------------------------------------

@@ -58,6 +58,63 @@ class MissingDependency(GradhubError):
     """An optional dependency of the demo (scikit-learn, matplotlib) is not installed."""
 
 
+class PlotError(GradhubError, ValueError):
+    """The ``plot`` file (``gradhub demo --plot FILE``) cannot be written.
+
+    ``result``: the finished run when saving failed at the end (None when the path was refused
+    before training).
+    """
+
+    def __init__(self, message: str, result: DemoResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def check_plot_path(path: str) -> None:
+    """Raise :class:`PlotError` saying what to do unless the curves can be saved to ``path``:
+    its folder exists and is writable, it is not a folder, and its suffix (if any) is a format
+    matplotlib writes. Called before training, so that a bad path does not cost the run.
+
+    Example::
+
+        >>> from gradhub.demo import check_plot_path
+        >>> check_plot_path("/nonexistent/dir/curves.png")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        gradhub.demo.PlotError: cannot write ...: the folder '/nonexistent/dir' does not exist; ...
+    """
+    import os
+
+    if not path:
+        raise PlotError("expected a file name, got ''")
+    folder = os.path.dirname(os.path.abspath(path))
+    shown = os.path.dirname(path) or "."
+    if os.path.isdir(path):
+        raise PlotError(f"{path!r} is a folder; give a file name such as {path.rstrip('/')}/"
+                        "curves.png")
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise PlotError(
+            f"cannot write {path!r}: the folder {shown!r} {what}; create it or choose another path"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PlotError(
+            f"cannot write {path!r}: the folder {shown!r} is not writable; choose another path"
+        )
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise PlotError(f"cannot write {path!r}: the file exists and is not writable")
+    suffix = os.path.splitext(path)[1].lstrip(".").lower()
+    if suffix:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if suffix not in formats:
+            raise PlotError(
+                f"cannot write {path!r}: matplotlib does not write .{suffix} files; use one of "
+                + ", ".join("." + f for f in sorted(formats))
+                + " (.png by default)"
+            )
+
+
 def check_dependencies(plot: bool = False) -> None:
     """Raise :class:`MissingDependency` saying what to install when the demo cannot run.
 
@@ -265,7 +322,8 @@ def run(
     """Train the seed network with the gradient-norm penalty; return curves and accuracy.
 
     ``device``: a device name for :func:`gradhub.get_extension_context`. ``max_batches``: stop
-    each epoch early (for quick runs). ``plot``: save the loss and penalty curves to this PNG.
+    each epoch early (for quick runs). ``plot``: save the loss and penalty curves to this PNG
+    (checked before training: :class:`PlotError` when it cannot be written).
     ``console``: a rich console to show progress and results on (None: silent). The caller's
     parameters (``gh.get_parameters()``) are left untouched.
 
@@ -291,6 +349,8 @@ def run(
     if not penalty_weight >= 0:
         raise ValueError(f"demo: penalty_weight must be >= 0, got {penalty_weight!r}")
     check_dependencies(plot=plot is not None)
+    if plot is not None:
+        check_plot_path(plot)  # before training: a bad path must not cost the run
     t_start = time.perf_counter()
     ctx = gh.get_extension_context(device)  # DeviceError saying what to install / why unusable
     x_train, y_train, x_test, y_test = load_digits_split(seed)
@@ -353,7 +413,15 @@ def run(
         result.parameters = {n: p.numpy().copy() for n, p in zip(names, params)}
     result.seconds = time.perf_counter() - t_start
     if plot is not None:
-        save_plot(result, plot)
+        try:
+            save_plot(result, plot)
+        except (OSError, ValueError, RuntimeError) as e:  # disk full, removed folder, ...
+            if console is not None:
+                _show_footer(console, result)
+            raise PlotError(
+                f"could not save the curves to {plot!r} after training "
+                f"({type(e).__name__}: {e}); the results above are not affected", result
+            ) from e
         result.plot = plot
     if console is not None:
         _show_footer(console, result)
