@@ -175,3 +175,62 @@ def test_elu_integer_input_and_alpha_checks() -> None:
     assert F.elu(gh.Variable([-1.0]), alpha=np.array(2.0)).dtype == np.float32
     with pytest.raises(TypeError, match=r"elu\(\): argument 'alpha'"):
         F.elu(gh.Variable([-1.0]), alpha=None)
+
+
+# -- F4: binary_cross_entropy computes ln(1 - x) as log1p(-x) -----------------------------------
+
+
+def _bce_exact(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    tiny = np.finfo(x.dtype).tiny
+    x = x.astype(np.float64)
+    with np.errstate(divide="ignore"):
+        lx = np.maximum(np.log(x), np.log(tiny))
+        l1 = np.maximum(np.log1p(-x), np.log(tiny))
+    return -(t * lx + (1 - t) * l1)
+
+
+@pytest.mark.parametrize(
+    "dtype,xs",
+    [
+        (np.float32, [1e-8, 1e-6, 1e-4, 1e-3, 0.3]),
+        (np.float64, [1e-17, 1e-16, 1e-14, 1e-9, 0.3]),
+    ],
+)
+def test_bce_small_x_value_and_gradients_match_log1p(dtype, xs) -> None:  # type: ignore[no-untyped-def]
+    x = np.array(xs, dtype)
+    t = np.array([0.0, 0.0, 0.25, 0.0, 0.0], dtype)
+    xv, tv = gh.Variable(x), gh.Variable(t)
+    y = F.binary_cross_entropy(xv, tv)
+    gx, gt = gh.grad([F.sum(y)], [xv, tv])
+    xd, td = x.astype(np.float64), t.astype(np.float64)
+    eps = np.finfo(dtype).eps
+    assert y.dtype == gx.dtype == gt.dtype == dtype
+    # the loss was 0 at x = 1e-8 (float32) and 11% off at x = 1e-16 (float64)
+    np.testing.assert_allclose(y.d, _bce_exact(x, td), rtol=4 * eps)
+    np.testing.assert_allclose(gx.d, -td / xd + (1 - td) / (1 - xd), rtol=4 * eps)
+    np.testing.assert_allclose(gt.d, np.log1p(-xd) - np.log(xd), rtol=4 * eps)
+
+
+def test_bce_clamp_at_one_and_perfect_predictions_to_order_3() -> None:
+    x = np.array([1.0, 1.0, 0.0, 1.0 - 2.0**-53])
+    t = np.array([0.5, 1.0, 0.0, 0.0])
+    xv, tv = gh.Variable(x), gh.Variable(t)
+    y = F.binary_cross_entropy(xv, tv)
+    ln_tiny = np.log(np.finfo(np.float64).tiny)
+    np.testing.assert_array_equal(y.d[:3], [-0.5 * ln_tiny, 0.0, 0.0])
+    np.testing.assert_allclose(y.d[3], 53 * np.log(2.0), rtol=1e-15)  # ln(1 - x) exact
+    gx, gt = gh.grad([F.sum(y)], [xv, tv], create_graph=True)
+    np.testing.assert_array_equal(gx.d[:3], [-0.5, -1.0, 1.0])  # the clamped log: no gradient
+    np.testing.assert_array_equal(gt.d[:3], [ln_tiny, ln_tiny, -ln_tiny])
+    (g2,) = gh.grad([F.sum(gx)], [xv], create_graph=True)
+    (g3,) = gh.grad([F.sum(g2)], [xv])
+    assert np.isfinite(g2.d).all() and np.isfinite(g3.d).all()  # never 0 * inf or 0 / 0
+    np.testing.assert_array_equal(g2.d[:3], [0.5, 1.0, 1.0])  # t / x^2 + (1 - t) / (1 - x)^2
+    np.testing.assert_array_equal(g3.d[:3], [-1.0, -2.0, 2.0])
+    assert np.isnan(F.binary_cross_entropy(gh.Variable([np.nan]), gh.Variable([0.0])).d).all()
+
+
+def test_bce_gradcheck_ordinary_points() -> None:
+    x = np.array([[0.1, 0.45, 0.9], [0.3, 0.7, 0.02]])
+    t = np.array([[0.0, 1.0, 0.2], [1.0, 0.6, 0.0]])
+    assert gradcheck(F.binary_cross_entropy, [x, t], order=3, eps=1e-7)

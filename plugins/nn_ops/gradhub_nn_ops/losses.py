@@ -7,6 +7,7 @@ is written with ``softmax``; the other losses are composed from registered funct
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -234,6 +235,9 @@ def binary_cross_entropy(x: Any, target: Any) -> Any:
 
     .. math:: y = -(t \\ln \\max(x, \\epsilon) + (1 - t) \\ln \\max(1 - x, \\epsilon))
 
+    The second logarithm is computed as :math:`\\max(\\mathrm{log1p}(-x), \\ln \\epsilon)`, so
+    it keeps its precision for small ``x`` (``1 - x`` is not rounded first), as PyTorch.
+
     ``x`` are probabilities in [0, 1] (e.g. a sigmoid that may round to exactly 0 or 1; a value
     outside [0, 1] raises a ValueError, as PyTorch; NaN propagates),
     ``target`` probabilities (usually 0 or 1) of x's shape (no broadcasting, as nnabla); integer
@@ -268,7 +272,13 @@ def binary_cross_entropy(x: Any, target: Any) -> Any:
     tiny = float(np.finfo(x.dtype).tiny) if x.dtype.kind == "f" else float(
         np.finfo(np.float32).tiny)
     lp = call("Log", call("MaximumScalar", x, val=tiny))  # ln max(x, eps)
-    ln = call("Log", call("MaximumScalar", call("RSubScalar", x, val=1.0), val=tiny))
+    # ln max(1 - x, eps) = max(log1p(-x), ln eps): log1p, as 1 - x rounds (loss 0 at x = 1e-8 in
+    # float32). For x in [0, 1], 1 - x >= eps except at x = 1 exactly (the smallest non-zero
+    # 1 - x is about ulp(1)), so the clamp is: ln eps and no gradient at x = 1, where Log1p gets
+    # 0 (a masked x) so that no order of its rule divides by 0. NaN fails both masks: propagates.
+    below = call("LessScalar", x, val=1.0)  # constant masks
+    ln = call("Log1p", -(x * below)) + call(
+        "MulScalar", call("GreaterEqualScalar", x, val=1.0), val=math.log(tiny))
     # t * ln(x) and (1 - t) * ln(1 - x) as products, so that a zero weight kills its clamped
     # (finite) log cleanly; written -(a) - b so that a perfect prediction gives +0, not -0
     return -(t * lp) - call("RSubScalar", t, val=1.0) * ln
@@ -391,7 +401,7 @@ def _bce_ref(x: np.ndarray, t: np.ndarray) -> np.ndarray:
     tiny = np.finfo(np.float64).tiny
     with np.errstate(divide="ignore"):
         lx = np.log(np.maximum(x, tiny))
-        l1 = np.log(np.maximum(1 - x, tiny))
+        l1 = np.maximum(np.log1p(-x), np.log(tiny))
     return -(t * lx + (1 - t) * l1)
 
 
