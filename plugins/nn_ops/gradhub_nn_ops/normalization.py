@@ -209,6 +209,74 @@ def _bn_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((x((0, 3)), *params((1, 3))), {"batch_stat": False}, name="inference size-0")
 
 
+_BN_OPTIONAL = ("beta", "gamma", "mean", "variance")
+
+
+def _bn_api(fdef: Any) -> Any:
+    """The public callable of BatchNormalization: the registered one, plus nnabla's None for
+    ``beta``/``gamma``/``mean``/``variance`` (see :func:`_bn_fill_none`). The common calls (no
+    None) go on to the registered callable after four identity tests."""
+    inner = fdef.api
+    defaults = fdef.attrs
+    from gradhub.graph import apply
+
+    def api(*args: Any, **kw: Any) -> Any:
+        if len(args) == 5 and not kw:
+            if (args[1] is not None and args[2] is not None and args[3] is not None
+                    and args[4] is not None):
+                return apply(fdef, args, defaults)  # the common call: inputs only
+            return _bn_fill_none(inner, args, kw)
+        for a in args[1:5]:
+            if a is None:
+                return _bn_fill_none(inner, args, kw)
+        for n in _BN_OPTIONAL:
+            if n in kw and kw[n] is None:
+                return _bn_fill_none(inner, args, kw)
+        return inner(*args, **kw)
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__signature__"):
+        if hasattr(inner, attr):
+            setattr(api, attr, getattr(inner, attr))
+    api.fdef = fdef  # type: ignore[attr-defined]
+    return api
+
+
+def _bn_fill_none(inner: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """batch_normalization with some of beta/gamma/mean/variance None, as nnabla: beta None
+    omits the bias (a constant 0), gamma None the scale (a constant 1); mean/variance None use a
+    dummy array the running statistic goes into and is dropped. mean/variance None with
+    batch_stat=False is an error (there is no statistic to normalize with)."""
+    from gradhub import as_variable
+
+    names = ("x", *_BN_OPTIONAL, "axes", "decay_rate", "eps", "batch_stat")
+    if len(args) > len(names):
+        return inner(*args, **kw)  # the registered callable names the problem
+    a = dict(zip(names, args))
+    for k, v in kw.items():
+        if k in a or k not in names:
+            return inner(*args, **kw)  # a repeated or unknown argument: named there
+        a[k] = v
+    if "x" not in a:
+        return inner(*args, **kw)
+    batch_stat = a.get("batch_stat", True)
+    for n in ("mean", "variance"):
+        if n in a and a[n] is None and not batch_stat:
+            raise ValueError(
+                f"batch_normalization(): argument {n!r} must not be None when batch_stat=False "
+                "(inference normalizes with the running statistics; nnabla prohibits it too)"
+            )
+    x = as_variable(a["x"])
+    _, _, pshape, _ = _bn_geometry(x.shape, a.get("axes", (1,)))
+    xp = x.device.xp
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
+    with x.device.activate():
+        for n, val in (("beta", 0.0), ("gamma", 1.0), ("mean", 0.0), ("variance", 1.0)):
+            if n in a and a[n] is None:
+                a[n] = xp.full(pshape, val, dtype=dtype)
+    a["x"] = x
+    return inner(**a)
+
+
 _DOC_BN = """Batch normalization (nnabla), over every axis not in ``axes``.
 
     y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
@@ -219,6 +287,9 @@ _DOC_BN = """Batch normalization (nnabla), over every axis not in ``axes``.
     channel). batch_stat=False (inference): mu, sigma2 are the running mean and variance.
     beta, gamma, mean, variance have x's size on ``axes`` and 1 elsewhere (e.g. (1, C, 1, 1)).
     Gradients flow to x, beta, gamma (and, in inference mode, to mean and variance).
+    As in nnabla (and PyTorch's batch_norm), each of beta, gamma, mean, variance may be None:
+    beta None omits the bias, gamma None the scale; mean/variance None in training mode uses a
+    dummy statistic (nothing is updated); mean/variance None with batch_stat=False is an error.
 
     Example::
 
@@ -340,13 +411,14 @@ def _ln_samples(rng: np.random.Generator) -> Iterator[Sample]:
 
 def register_functions(register: Any) -> None:
     """Register the normalization functions."""
-    register.function(
+    bn = register.function(
         "BatchNormalization", _batch_normalization,
         inputs=("x", "beta", "gamma", "mean", "variance"),
         attrs={"axes": (1,), "decay_rate": 0.9, "eps": 1e-5, "batch_stat": True},
         rule=_batch_normalization_bw, need_inputs=(0, 2, 3, 4), need_outputs=(),
         samples=_bn_samples, reference=_batch_normalization_ref, doc=_DOC_BN,
     )
+    bn.api = _bn_api(bn)
     register.composite(
         "LayerNormalization", layer_normalization, samples=_ln_samples,
         reference=_layer_normalization_ref,

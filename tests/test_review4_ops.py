@@ -1,0 +1,111 @@
+"""Review 4 (ops vs PyTorch): batch_normalization with None terms, group/instance normalization,
+deconvolution output_padding below max(stride, dilation).
+
+No torch: values against independent numpy formulas, gradients against float64 finite
+differences (gradhub.testing.gradcheck, to second order).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+from gradhub.testing import gradcheck
+
+
+def _bn_np(
+    x: np.ndarray,
+    gamma: np.ndarray | None,
+    beta: np.ndarray | None,
+    red: tuple[int, ...],
+    eps: float = 1e-5,
+) -> np.ndarray:
+    mu = x.mean(axis=red, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=red, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    if gamma is not None:
+        y = y * gamma
+    if beta is not None:
+        y = y + beta
+    return y
+
+
+# -- 1. batch_normalization with None ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("omit", list(itertools.product([False, True], repeat=4)))
+def test_batch_normalization_accepts_none_terms(omit: tuple[bool, ...]) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-2, 2, (4, 3, 2))
+    beta, gamma = rng.standard_normal((1, 3, 1)), rng.uniform(0.5, 1.5, (1, 3, 1))
+    mean, var = np.zeros((1, 3, 1)), np.ones((1, 3, 1))
+    args = [None if o else a for o, a in zip(omit, (beta, gamma, mean, var))]
+    y = F.batch_normalization(gh.Variable(x), *args)
+    want = _bn_np(x, None if omit[1] else gamma, None if omit[0] else beta, (0, 2))
+    np.testing.assert_allclose(y.d, want, rtol=1e-10, atol=1e-12)
+    # a running statistic that was passed is updated; None leaves nothing to update
+    if not omit[2]:
+        np.testing.assert_allclose(mean, 0.1 * x.mean(axis=(0, 2), keepdims=True), rtol=1e-12)
+    if not omit[3]:
+        assert not np.allclose(var, 1.0)
+
+
+def test_batch_normalization_none_by_keyword_and_inference() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-2, 2, (5, 3))
+    mean, var = rng.standard_normal((1, 3)) * 0.1, rng.uniform(0.5, 1.5, (1, 3))
+    y = F.batch_normalization(x, beta=None, gamma=None, mean=mean, variance=var, batch_stat=False)
+    np.testing.assert_allclose(y.d, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-12)
+    y = F.batch_normalization(x, None, None, mean, var, (1,), 0.9, 1e-5, False)
+    np.testing.assert_allclose(y.d, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-12)
+    # float32 stays float32 (the dummies take x's dtype)
+    y32 = F.batch_normalization(x.astype(np.float32), None, None, None, None)
+    assert y32.dtype == np.float32
+
+
+@pytest.mark.parametrize("which", ["mean", "variance"])
+def test_batch_normalization_none_statistic_in_inference_is_an_error(which: str) -> None:
+    x = np.ones((4, 3))
+    kw = {"mean": np.zeros((1, 3)), "variance": np.ones((1, 3)), which: None}
+    with pytest.raises(ValueError, match=rf"batch_normalization\(\).*'{which}'.*batch_stat"):
+        F.batch_normalization(x, None, None, batch_stat=False, **kw)
+    args = (x, None, None, kw["mean"], kw["variance"], (1,), 0.9, 1e-5, False)
+    with pytest.raises(ValueError, match=rf"'{which}'"):
+        F.batch_normalization(*args)
+
+
+@pytest.mark.parametrize("batch_stat", [True, False])
+@pytest.mark.parametrize("drop", ["none", "beta", "gamma", "both"])
+def test_batch_normalization_none_gradients_order_2(batch_stat: bool, drop: str) -> None:
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-2, 2, (4, 3))
+    beta, gamma = rng.standard_normal((1, 3)), rng.uniform(0.5, 1.5, (1, 3))
+    mean, var = rng.standard_normal((1, 3)) * 0.1, rng.uniform(0.5, 1.5, (1, 3))
+
+    def fn(x, beta, gamma):  # type: ignore[no-untyped-def]
+        b = None if drop in ("beta", "both") else beta
+        g = None if drop in ("gamma", "both") else gamma
+        m = None if batch_stat else gh.Variable(mean, need_grad=False)
+        v = None if batch_stat else gh.Variable(var, need_grad=False)
+        return F.batch_normalization(x, b, g, m, v, batch_stat=batch_stat)
+
+    keep = [0] + [i for i, n in ((1, "beta"), (2, "gamma")) if drop not in (n, "both")]
+    assert gradcheck(fn, [x, beta, gamma], order=2, grad_inputs=keep)
+
+
+def test_batch_normalization_none_through_nnabla_compat() -> None:
+    import gradhub.compat.nnabla as nn
+    import gradhub.compat.nnabla.functions as NF
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-2, 2, (4, 3))
+    xv = nn.Variable.from_numpy_array(x)
+    y = NF.batch_normalization(xv, None, None, None, None)
+    y.forward()
+    np.testing.assert_allclose(y.d, _bn_np(x, None, None, (0,)), rtol=1e-6, atol=1e-6)
+    assert isinstance(y, nn.Variable)
+    with pytest.raises(ValueError, match="'mean'"):
+        NF.batch_normalization(xv, None, None, None, None, batch_stat=False)
