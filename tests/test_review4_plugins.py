@@ -325,3 +325,29 @@ def test_demo_plot_failing_at_the_end_is_a_clear_error(
     assert err.startswith("gradhub demo: error: --plot: could not save the curves to")
     assert "No space left on device" in err and "Traceback" not in err
     assert json.loads(out)["epochs"] == 1  # the results of the run are still printed
+
+
+# -- F6: a closed standard output is not the status of a failing audit -------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["registry"], ["registry", "--json"], ["plugins"], ["audit", "-k", "Neg,Sin", "--order", "1"]],
+)
+def test_closed_stdout_ends_with_141_not_1(args: list[str]) -> None:
+    import subprocess
+    import sys
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "gradhub.cli", *args]
+        + (["--no-progress"] if args[0] == "audit" else []),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert p.stdout is not None
+    p.stdout.close()  # before the command writes anything: every write meets a closed pipe
+    p.stdout = None
+    _, err_bytes = p.communicate(timeout=120)
+    err = err_bytes.decode()
+    assert p.returncode == 141, err
+    assert "Traceback" not in err and "Exception ignored" not in err

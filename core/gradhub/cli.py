@@ -5,7 +5,8 @@
 progress bars to stderr; ``--json`` prints machine-readable results instead of tables.
 
 Exit status: 0 on success, 1 when ``audit`` finds a failing function, 2 on a usage error (unknown
-function or device, missing optional dependency).
+function or device, missing optional dependency), 141 when standard output is closed early
+(``gradhub audit | head -1``).
 
 Example::
 
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
 
 #: Exit statuses.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: Exit status when standard output is closed early (``gradhub audit | head -1``): 128 + SIGPIPE,
+#: what a shell reports for a program that SIGPIPE ended (never 1, which means a failing audit).
+EXIT_BROKEN_PIPE = 141
 
 
 class UsageError(GradhubError):
@@ -61,7 +65,28 @@ def _console(stderr: bool = False) -> Console:
     isatty = getattr(stream, "isatty", None)
     tty = bool(isatty and isatty())
     width = None if tty or os.environ.get("COLUMNS") else PIPE_WIDTH
-    return Console(stderr=stderr, highlight=False, width=width)
+    console = Console(stderr=stderr, highlight=False, width=width)
+    # rich ends the program with status 1 on a broken pipe, the status of a failing audit: hand
+    # it to main() instead, which ends with EXIT_BROKEN_PIPE
+    console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
+    return console
+
+
+def _raise_broken_pipe() -> None:
+    raise BrokenPipeError("standard output was closed")
+
+
+def _end_broken_pipe() -> int:
+    """Python's recipe for SIGPIPE (docs.python.org/3/library/signal.html#note-on-sigpipe): point
+    standard output at devnull, so that the flush at exit raises nothing, and end quietly."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (captured output)
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def _text(value: Any, style: str = "") -> Any:
@@ -686,7 +711,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe raises here, not in the interpreter's flush at exit
+        return status
+    except BrokenPipeError:
+        return _end_broken_pipe()
     except GradhubError as e:
         sys.stderr.write(f"gradhub {args.command}: error: {e}\n")
         return EXIT_USAGE
