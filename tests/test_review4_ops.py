@@ -109,3 +109,59 @@ def test_batch_normalization_none_through_nnabla_compat() -> None:
     assert isinstance(y, nn.Variable)
     with pytest.raises(ValueError, match="'mean'"):
         NF.batch_normalization(xv, None, None, None, None, batch_stat=False)
+
+
+# -- 2. group_normalization, instance_normalization -------------------------------------------
+
+
+def test_group_normalization_value_and_gradients() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-2, 2, (2, 6, 3))
+    beta, gamma = rng.standard_normal((1, 6, 1)), rng.uniform(0.5, 1.5, (1, 6, 1))
+    y = F.group_normalization(x, beta, gamma, 3)
+    xg = x.reshape(2, 3, 2, 3)  # (N, G, C/G, L): statistics over the last two axes
+    want = _bn_np(xg, None, None, (2, 3)).reshape(x.shape) * gamma + beta
+    np.testing.assert_allclose(y.d, want, rtol=1e-10, atol=1e-12)
+    assert gradcheck(
+        lambda x, b, g: F.group_normalization(x, b, g, num_groups=3), [x, beta, gamma], order=2
+    )
+    # no_scale / no_bias / None omit the terms
+    y = F.group_normalization(x, None, gamma, 3, no_scale=True)
+    np.testing.assert_allclose(y.d, _bn_np(xg, None, None, (2, 3)).reshape(x.shape), rtol=1e-10)
+
+
+def test_instance_normalization_value_and_gradients() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2, 2, (2, 3, 2, 2))
+    beta, gamma = rng.standard_normal((1, 3, 1, 1)), rng.uniform(0.5, 1.5, (1, 3, 1, 1))
+    y = F.instance_normalization(x, beta, gamma)
+    np.testing.assert_allclose(y.d, _bn_np(x, gamma, beta, (2, 3)), rtol=1e-10, atol=1e-12)
+    assert gradcheck(lambda x, b, g: F.instance_normalization(x, b, g), [x, beta, gamma], order=2)
+    # channel last
+    y = F.instance_normalization(x, None, None, channel_axis=-1)
+    np.testing.assert_allclose(y.d, _bn_np(x, None, None, (1, 2)), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("num_groups", "err", "msg"),
+    [
+        (4, ValueError, "divide the 6 channels"),
+        (0, ValueError, ">= 1"),
+        (-2, ValueError, ">= 1"),
+        (2.0, TypeError, "must be an int"),
+        (True, TypeError, "must be an int"),
+    ],
+)
+def test_group_normalization_checks_num_groups(num_groups: object, err: type, msg: str) -> None:
+    with pytest.raises(err, match=rf"group_normalization\(\): argument 'num_groups'.*{msg}"):
+        F.group_normalization(np.ones((2, 6, 3)), None, None, num_groups)
+
+
+def test_instance_normalization_checks_axes_and_shapes() -> None:
+    x = np.ones((2, 3, 4))
+    with pytest.raises(ValueError, match=r"instance_normalization\(\): channel_axis 0 .*batch"):
+        F.instance_normalization(x, None, None, channel_axis=0)
+    with pytest.raises(ValueError, match=r"instance_normalization\(\): argument 'gamma'"):
+        F.instance_normalization(x, None, np.ones((1, 2, 1)))
+    with pytest.raises(ValueError, match=r"instance_normalization\(\): argument 'eps'"):
+        F.instance_normalization(x, None, None, eps=0.0)

@@ -4,7 +4,9 @@
   also updates the running ``mean``/``variance`` arrays in place, so re-executing a graph
   (``y.forward()``, nnabla's static style) updates them again, as in nnabla. Its backward rule is
   written with registered functions (differentiable to any order).
-* ``LayerNormalization`` is a composite of registered functions (no rule of its own).
+* ``LayerNormalization`` is a composite of registered functions (no rule of its own), and so
+  are ``InstanceNormalization`` and ``GroupNormalization`` (layer normalization over the right
+  axes, after a reshape for the groups).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample
 
-from .math import broadcasts_to, float_input, float_variable, is_scalar
+from .math import broadcasts_to, float_input, float_variable, is_int, is_scalar
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -409,6 +411,221 @@ def _ln_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((x((2, 3)), r((1, 3)), r((1, 3))), {"output_stat": True}, name="output_stat")
 
 
+# -- InstanceNormalization, GroupNormalization (composites) -------------------------------------
+
+
+def _channel_and_batch(fname: str, ndim: int, channel_axis: Any, batch_axis: Any
+                       ) -> tuple[int, tuple[int, ...]]:
+    """``channel_axis`` and ``batch_axis`` as non-negative axes, checked (distinct)."""
+    if not is_int(channel_axis):
+        raise TypeError(f"{fname}(): argument 'channel_axis' must be an int, got "
+                        f"{channel_axis!r}")
+    if not -ndim <= int(channel_axis) < ndim:
+        raise ValueError(f"{fname}(): channel_axis {channel_axis!r} is out of range for x with "
+                         f"{ndim} axes")
+    c = int(channel_axis) % ndim
+    batch = _norm_axes(fname, "batch_axis", batch_axis, ndim)
+    if c in batch:
+        raise ValueError(f"{fname}(): channel_axis {channel_axis!r} is also in batch_axis "
+                         f"{batch_axis!r}")
+    return c, batch
+
+
+def _normalize_over(fname: str, x: Any, keep: tuple[int, ...], eps: Any, output_stat: bool
+                    ) -> Any:
+    """Layer normalization of ``x`` with the axes ``keep`` as its batch axes, after checking
+    ``eps`` and that some element is normalized over (the errors naming ``fname``)."""
+    if not is_scalar(eps) or not eps > 0:
+        raise ValueError(f"{fname}(): argument 'eps' must be a number > 0, got {eps!r}")
+    if math.prod(x.shape[i] for i in range(x.ndim) if i not in keep) == 0:
+        raise ValueError(f"{fname}(): x of shape {x.shape} has no element to normalize over")
+    return layer_normalization(x, None, None, batch_axis=keep, eps=eps, output_stat=output_stat)
+
+
+def _scale_shift(fname: str, y: Any, beta: Any, gamma: Any, no_scale: bool, no_bias: bool,
+                 x_shape: tuple[int, ...]) -> Any:
+    for name, p, off in (("gamma", gamma, no_scale), ("beta", beta, no_bias)):
+        if p is not None and not off:
+            _check_broadcast(fname, name, tuple(np.shape(p)), x_shape)
+    if gamma is not None and not no_scale:
+        y = y * gamma
+    if beta is not None and not no_bias:
+        y = y + beta
+    return y
+
+
+def instance_normalization(x: Any, beta: Any, gamma: Any, channel_axis: int = 1,
+                           batch_axis: Any = 0, eps: float = 1e-5, no_scale: bool = False,
+                           no_bias: bool = False, output_stat: bool = False) -> Any:
+    """Instance normalization (nnabla): normalize each sample's each channel over the other axes.
+
+    y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
+
+    mu and sigma2 are the mean and (biased) variance over every axis that is neither
+    ``channel_axis`` nor in ``batch_axis`` (for (N, C, H, W): over H, W, one pair per (n, c)).
+    beta and gamma broadcast against x, typically (1, C, 1, 1) (x's size on the channel axis, 1
+    elsewhere); None, or ``no_bias``/``no_scale`` True, omits the term. With output_stat=True
+    returns (y, mu, sigma2), the statistics shaped like x with 1 on the normalized axes.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.array([[[1.0, 3.0], [2.0, 6.0]]], np.float32))
+        >>> F.instance_normalization(x, None, None).d.round(3)
+        array([[[-1.,  1.],
+                [-1.,  1.]]], dtype=float32)
+    """
+    from gradhub import as_variable
+
+    fname = "instance_normalization"
+    x = float_variable(as_variable(x))
+    c, batch = _channel_and_batch(fname, x.ndim, channel_axis, batch_axis)
+    out = _normalize_over(fname, x, tuple(sorted((*batch, c))), eps, output_stat)
+    y = out[0] if output_stat else out
+    y = _scale_shift(fname, y, beta, gamma, no_scale, no_bias, tuple(x.shape))
+    return (y, *out[1:]) if output_stat else y
+
+
+def group_normalization(x: Any, beta: Any, gamma: Any, num_groups: int, channel_axis: int = 1,
+                        batch_axis: Any = 0, eps: float = 1e-5, no_scale: bool = False,
+                        no_bias: bool = False, output_stat: bool = False) -> Any:
+    """Group normalization (nnabla): the channels split into ``num_groups`` groups, each
+    sample's each group normalized over its channels and the other non-batch axes.
+
+    y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
+
+    For (N, C, H, W), x is viewed as (N, G, C / G, H, W) and mu, sigma2 (biased variance) are
+    taken over (C / G, H, W) per (n, g). ``num_groups`` must divide x's size on
+    ``channel_axis``; 1 normalizes each sample as a whole, C each channel (instance
+    normalization). beta and gamma broadcast against x, typically (1, C, 1, 1); None, or
+    ``no_bias``/``no_scale`` True, omits the term. With output_stat=True returns
+    (y, mu, sigma2), the statistics of the grouped view (e.g. (N, G, 1, 1, 1)).
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.array([[[1.0], [3.0], [2.0], [6.0]]], np.float32))
+        >>> F.group_normalization(x, None, None, num_groups=2).d.ravel().round(3)
+        array([-1.,  1., -1.,  1.], dtype=float32)
+    """
+    from gradhub import as_variable
+
+    fname = "group_normalization"
+    x = float_variable(as_variable(x))
+    c, batch = _channel_and_batch(fname, x.ndim, channel_axis, batch_axis)
+    if not is_int(num_groups) or isinstance(num_groups, bool):
+        raise TypeError(f"{fname}(): argument 'num_groups' must be an int, got {num_groups!r}")
+    g = int(num_groups)
+    nc = x.shape[c]
+    if g < 1 or nc % g:
+        raise ValueError(f"{fname}(): argument 'num_groups' must be >= 1 and divide the "
+                         f"{nc} channels of x (axis {c}), got {num_groups!r}")
+    shape = (*x.shape[:c], g, nc // g, *x.shape[c + 1:])
+    keep = tuple(sorted((*(a if a < c else a + 1 for a in batch), c)))
+    out = _normalize_over(fname, _call("Reshape", x, shape=shape), keep, eps, output_stat)
+    y = _call("Reshape", out[0] if output_stat else out, shape=tuple(x.shape))
+    y = _scale_shift(fname, y, beta, gamma, no_scale, no_bias, tuple(x.shape))
+    return (y, *out[1:]) if output_stat else y
+
+
+def _norm_ref(x: np.ndarray, keep: Sequence[int], eps: float) -> tuple[np.ndarray, ...]:
+    """(y, mu, var): x normalized per index of the axes ``keep`` (explicit loops)."""
+    red = [i for i in range(x.ndim) if i not in keep]
+    xt = np.transpose(x, [*keep, *red])
+    rows = xt.reshape(math.prod(x.shape[i] for i in keep), -1)
+    mu = np.array([sum(r) / len(r) for r in rows])
+    var = np.array([sum((v - m) ** 2 for v in r) / len(r) for r, m in zip(rows, mu)])
+    y = ((rows - mu[:, None]) / np.sqrt(var[:, None] + eps)).reshape(xt.shape)
+    kshape = [x.shape[i] if i in keep else 1 for i in range(x.ndim)]
+    return (np.transpose(y, np.argsort([*keep, *red])), mu.reshape(kshape),
+            var.reshape(kshape))
+
+
+def _ref_affine(y: np.ndarray, beta: Any, gamma: Any, no_scale: bool, no_bias: bool
+                ) -> np.ndarray:
+    if gamma is not None and not no_scale:
+        y = y * gamma
+    if beta is not None and not no_bias:
+        y = y + beta
+    return y
+
+
+def _ref_axes(ndim: int, channel_axis: int, batch_axis: Any) -> tuple[int, list[int]]:
+    b = [batch_axis] if isinstance(batch_axis, int) else list(batch_axis)
+    return channel_axis % ndim, [a % ndim for a in b]
+
+
+def _instance_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, channel_axis: int = 1,
+                                batch_axis: Any = 0, eps: float = 1e-5, no_scale: bool = False,
+                                no_bias: bool = False, output_stat: bool = False) -> Any:
+    c, b = _ref_axes(x.ndim, channel_axis, batch_axis)
+    y, mu, var = _norm_ref(x, sorted([*b, c]), eps)
+    y = _ref_affine(y, beta, gamma, no_scale, no_bias)
+    return (y, mu, var) if output_stat else y
+
+
+def _group_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, num_groups: int,
+                             channel_axis: int = 1, batch_axis: Any = 0, eps: float = 1e-5,
+                             no_scale: bool = False, no_bias: bool = False,
+                             output_stat: bool = False) -> Any:
+    c, b = _ref_axes(x.ndim, channel_axis, batch_axis)
+    y = np.empty_like(x)
+    per = x.shape[c] // num_groups
+    mus, vs = [], []
+    for gi in range(num_groups):  # each group's channels normalized as one instance
+        sl = (slice(None),) * c + (slice(gi * per, (gi + 1) * per),)
+        part, mu, var = _norm_ref(x[sl], sorted(b), eps)
+        y[sl] = part
+        mus.append(np.expand_dims(mu, c))
+        vs.append(np.expand_dims(var, c))
+    y = _ref_affine(y, beta, gamma, no_scale, no_bias)
+    if not output_stat:
+        return y
+    return y, np.concatenate(mus, axis=c), np.concatenate(vs, axis=c)
+
+
+def _in_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    def x(shape: tuple[int, ...]) -> np.ndarray:  # uniform: see _bn_samples
+        return rng.uniform(-2.0, 2.0, shape)
+
+    def p(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        return rng.standard_normal(shape), rng.uniform(0.5, 1.5, shape)
+
+    yield Sample((x((2, 3, 4)), *p((1, 3, 1))), name="1d")
+    yield Sample((x((2, 3, 2, 2)), *p((1, 3, 1, 1))), {"eps": 1e-3}, name="2d")
+    yield Sample((x((2, 2, 3, 2)), *p((1, 1, 1, 2))), {"channel_axis": -1},
+                 name="channel last")
+    yield Sample((x((2, 2, 3, 3)), *p((1, 1, 3, 1))), {"channel_axis": 2, "batch_axis": (0, 1)},
+                 name="two batch axes")
+    yield Sample((x((2, 3, 4)), *p((1, 3, 1))), {"no_scale": True, "no_bias": True},
+                 grad_inputs=(0,), name="no scale, no bias")
+    yield Sample((x((2, 3, 4)), *p((1, 3, 1))), {"output_stat": True}, name="output_stat")
+    yield Sample((x((4, 3, 2)).transpose(2, 1, 0), *p((1, 3, 1))), name="non-contiguous")
+
+
+def _gn_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    def x(shape: tuple[int, ...]) -> np.ndarray:  # uniform: see _bn_samples
+        return rng.uniform(-2.0, 2.0, shape)
+
+    def p(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        return rng.standard_normal(shape), rng.uniform(0.5, 1.5, shape)
+
+    yield Sample((x((2, 6, 3)), *p((1, 6, 1))), {"num_groups": 3}, name="1d 3 groups")
+    yield Sample((x((2, 4, 2, 2)), *p((1, 4, 1, 1))), {"num_groups": 2, "eps": 1e-3},
+                 name="2d 2 groups")
+    yield Sample((x((2, 3, 3)), *p((1, 3, 1))), {"num_groups": 1}, name="one group")
+    yield Sample((x((2, 3, 3)), *p((1, 3, 1))), {"num_groups": 3}, name="a group per channel")
+    yield Sample((x((2, 3, 4)), *p((1, 1, 4))), {"num_groups": 2, "channel_axis": -1},
+                 name="channel last")
+    yield Sample((x((2, 2, 4, 2)), *p((1, 1, 4, 1))),
+                 {"num_groups": 2, "channel_axis": 2, "batch_axis": (0, 1)},
+                 name="two batch axes")
+    yield Sample((x((2, 4, 2)), *p((1, 4, 1))), {"num_groups": 2, "no_scale": True},
+                 grad_inputs=(0, 1), name="no scale")
+    yield Sample((x((2, 4, 3)), *p((1, 4, 1))), {"num_groups": 2, "output_stat": True},
+                 name="output_stat")
+
+
 def register_functions(register: Any) -> None:
     """Register the normalization functions."""
     bn = register.function(
@@ -422,4 +639,12 @@ def register_functions(register: Any) -> None:
     register.composite(
         "LayerNormalization", layer_normalization, samples=_ln_samples,
         reference=_layer_normalization_ref,
+    )
+    register.composite(
+        "InstanceNormalization", instance_normalization, samples=_in_samples,
+        reference=_instance_normalization_ref,
+    )
+    register.composite(
+        "GroupNormalization", group_normalization, samples=_gn_samples,
+        reference=_group_normalization_ref,
     )
