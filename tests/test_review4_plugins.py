@@ -351,3 +351,62 @@ def test_closed_stdout_ends_with_141_not_1(args: list[str]) -> None:
     err = err_bytes.decode()
     assert p.returncode == 141, err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+# -- F3: a missing function names the installed plugins that were left out --------------------
+
+REVLIKE = """
+    from gradhub import hookimpl
+
+    @hookimpl
+    def gradhub_add_functions(register):
+        register.function("RevCubeLike", lambda xp, x: x ** 3)
+"""
+
+
+def _make_dist(root: Path, dist: str, module: str, code: str, ep_name: str) -> None:
+    import textwrap
+
+    info = root / f"{dist.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[gradhub.plugins]\n{ep_name} = {module}\n")
+    (root / f"{module}.py").write_text(textwrap.dedent(code))
+
+
+@pytest.mark.parametrize(
+    ("env", "status"),
+    [
+        ({"GRADHUB_DISABLE_PLUGIN_AUTOLOAD": "1"}, "autoload off"),
+        ({"GRADHUB_PLUGINS": "nn_ops"}, "not selected by GRADHUB_PLUGINS"),
+    ],
+)
+def test_missing_function_lists_the_left_out_plugins(
+    site: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], status: str
+) -> None:
+    from gradhub.errors import FunctionNotFoundError
+
+    _make_dist(site, "gradhub-revlike", "revlike_plugin", REVLIKE, "revlike")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    with pytest.raises(FunctionNotFoundError) as info:
+        REGISTRY.get("rev_cube_like")
+    msg = str(info.value)
+    assert f"revlike (gradhub-revlike 1.0, {status})" in msg
+    assert "one of which may provide it" in msg
+    assert "gradhub.plugins.load_plugins(extra=[(" in msg  # how to load one in the program
+    # the advice works: selecting it with GRADHUB_PLUGINS loads the function
+    selected = msg.split("GRADHUB_PLUGINS=")[-1].split(";")[0].split()[0]
+    assert "revlike" in selected.split(",")
+    monkeypatch.delenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    monkeypatch.setenv("GRADHUB_PLUGINS", selected)
+    plugins.reset()
+    assert REGISTRY.get("rev_cube_like").provider.distribution == "gradhub-revlike"
+
+
+def test_missing_function_with_everything_loaded_names_no_plugin(site: Path) -> None:
+    from gradhub.errors import FunctionNotFoundError
+
+    with pytest.raises(FunctionNotFoundError) as info:
+        REGISTRY.get("no_such_fn")
+    assert "left out" not in str(info.value)

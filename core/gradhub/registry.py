@@ -628,10 +628,12 @@ class Registry:
         f = self.functions.get(name) or self.snake.get(name)
         if f is None:
             hint = ""
+            nn_ops_hinted = False
             if self.functions and "gradhub-nn-ops" not in {
                 fd.provider.distribution for fd in self.functions.values()
             }:
                 why = installed_but_unused("gradhub-nn-ops")
+                nn_ops_hinted = why is not None
                 hint = (
                     f" (the function library, the distribution gradhub-nn-ops, is {why})"
                     if why is not None
@@ -639,7 +641,7 @@ class Registry:
                 )
             raise FunctionNotFoundError(
                 f"no function {name!r} is registered; installed plugins provide "
-                f"{len(self.functions)} functions{hint}"
+                f"{len(self.functions)} functions{hint}{left_out_hint(nn_ops_hinted)}"
             )
         return f
 
@@ -690,6 +692,59 @@ def installed_but_unused(dist: str) -> str | None:
         if rec.status == "failed":
             return f"installed but failed to load: {rec.error}"
     return None
+
+
+#: how to load a plugin that was left out, by the status of its record
+_LEFT_OUT = {
+    "autoload off": "autoload off",
+    "not selected": "not selected by GRADHUB_PLUGINS",
+    "blocked": "blocked by GRADHUB_BLOCK_PLUGINS",
+    "failed": "failed to load, see `gradhub plugins`",
+}
+
+
+def left_out_hint(skip_nn_ops: bool = False) -> str:
+    """``"; installed plugins left out, which may provide it: ..."`` listing the installed
+    plugins that were not loaded (autoload off, not selected, blocked or failed: gradhub cannot
+    tell which of them provides a name without importing them) with their distributions, and how
+    to load them; ``""`` when none was left out. ``skip_nn_ops``: gradhub-nn-ops was named
+    already. Only for error messages (it reads the plugin records)."""
+    import os
+
+    _ensure_loaded()
+    left = [
+        r for r in _plugins.STATE.records
+        if r.status in _LEFT_OUT
+        and not (skip_nn_ops and _plugins._normalize(r.distribution) == "gradhub-nn-ops")
+    ]
+    if not left:
+        return ""
+    items = [
+        f"{r.name} ({(r.distribution + ' ' + r.version).strip() or 'no distribution'}, "
+        f"{_LEFT_OUT[r.status]})"
+        for r in left
+    ]
+    how = []
+    selectable = [r.name for r in left if r.status in ("autoload off", "not selected")]
+    if selectable:
+        allow = [a.strip() for a in os.environ.get("GRADHUB_PLUGINS", "").split(",") if a.strip()]
+        names = ",".join(dict.fromkeys(allow + selectable))
+        how.append(f"select them with GRADHUB_PLUGINS={names}")
+        if any(r.status == "autoload off" for r in left) and not allow:
+            how[-1] = "unset GRADHUB_DISABLE_PLUGIN_AUTOLOAD, or " + how[-1]
+    if any(r.status == "blocked" for r in left):
+        how.append("take the blocked ones out of GRADHUB_BLOCK_PLUGINS")
+    example = next((r for r in left if r.status != "failed" and r.module), None)
+    if example is not None:
+        how.append(
+            f"load one in the program with gradhub.plugins.load_plugins(extra=[({example.name!r}, "
+            f"importlib.import_module({example.module.partition(':')[0]!r}))])"
+        )
+    to_load = f"; to load them: {'; or '.join(how)}" if how else ""
+    return (
+        "; installed plugins that were left out, one of which may provide it: "
+        + ", ".join(items) + to_load
+    )
 
 
 def missing_distribution_hint(dist: str) -> str:
