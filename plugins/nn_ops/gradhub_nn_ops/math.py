@@ -398,10 +398,15 @@ def _atan2_bw(
     outs: Sequence[Any],
     out_shapes: Sequence[Shape],
 ) -> list[Any]:
+    # x1 / (x0^2 + x1^2) and -x0 / (...) with both scaled by s = max(|x0|, |x1|) first, so that
+    # the squares neither underflow (inf for tiny inputs) nor overflow; the result does not
+    # depend on s, so s's own (sub)gradient cancels at every order. NaN at (0, 0) (s = 0).
     x0, x1 = ins
-    r = gy[0] / (x0 * x0 + x1 * x1)
-    g0 = sum_to(r * x1, in_shapes[0]) if needs(x0) else None
-    g1 = sum_to(-(r * x0), in_shapes[1]) if needs(x1) else None
+    s = call("Maximum2", call("Abs", x0), call("Abs", x1))
+    a, b = x0 / s, x1 / s
+    r = gy[0] / (s * (a * a + b * b))
+    g0 = sum_to(r * b, in_shapes[0]) if needs(x0) else None
+    g1 = sum_to(-(r * a), in_shapes[1]) if needs(x1) else None
     return [g0, g1]
 
 
@@ -432,8 +437,10 @@ def _softplus_fast(xp: Any, g: Any, x: Any, y: Any, beta: float = 1.0) -> Any:
 
 def _atan2_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
     x0, x1 = x
-    r = gy[0] / (x0 * x0 + x1 * x1)
-    return [sum_to_array(r * x1, xs[0]), sum_to_array(-(r * x0), xs[1])]
+    s = xp.maximum(xp.abs(x0), xp.abs(x1))  # scaled as _atan2_bw (xp.hypot is slower)
+    a, b = x0 / s, x1 / s
+    r = gy[0] / (s * (a * a + b * b))
+    return [sum_to_array(r * b, xs[0]), sum_to_array(-(r * a), xs[1])]
 
 
 def _erf_ref(x: np.ndarray) -> np.ndarray:
@@ -627,7 +634,9 @@ _SOFTPLUS_DOC = r"""softplus(x, beta=1.0): :math:`y = \frac{1}{\beta}\ln(1 + e^{
 _ATAN2_DOC = r"""atan2(x0, x1): elementwise :math:`\arctan(x_0 / x_1)` in the right quadrant.
 
     Broadcasting. :math:`\partial y/\partial x_0 = x_1/(x_0^2 + x_1^2)`,
-    :math:`\partial y/\partial x_1 = -x_0/(x_0^2 + x_1^2)`; not differentiable at (0, 0).
+    :math:`\partial y/\partial x_1 = -x_0/(x_0^2 + x_1^2)`, computed with the inputs scaled by
+    the larger magnitude first, so the squares neither underflow nor overflow (finite for tiny
+    and huge inputs); not differentiable at (0, 0) (NaN there).
 
     Example::
 
