@@ -165,3 +165,66 @@ def test_instance_normalization_checks_axes_and_shapes() -> None:
         F.instance_normalization(x, None, np.ones((1, 2, 1)))
     with pytest.raises(ValueError, match=r"instance_normalization\(\): argument 'eps'"):
         F.instance_normalization(x, None, None, eps=0.0)
+
+
+# -- 3. deconvolution output_padding < max(stride, dilation) ----------------------------------
+
+
+_DECONV_CASES = [
+    # x shape, w shape, attrs (output_padding >= stride, allowed because < dilation)
+    ((1, 1, 3), (1, 1, 2), {"stride": 1, "dilation": 2, "output_padding": 1}),
+    ((2, 2, 3), (2, 3, 2), {"stride": 1, "dilation": 3, "output_padding": 2, "pad": 1}),
+    ((1, 2, 3), (2, 1, 2), {"stride": 2, "dilation": 3, "output_padding": 2}),
+    (
+        (1, 2, 3, 2),
+        (2, 2, 2, 2),
+        {"stride": (1, 2), "dilation": (2, 1), "pad": (1, 0), "output_padding": (1, 1)},
+    ),
+    (
+        (1, 4, 2, 3),
+        (4, 1, 2, 2),
+        {"group": 2, "dilation": (3, 2), "pad": (2, 1), "output_padding": (2, 1)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("xs", "ws", "attrs"), _DECONV_CASES)
+def test_deconvolution_output_padding_below_dilation(xs, ws, attrs) -> None:  # type: ignore[no-untyped-def]
+    from gradhub_nn_ops.conv import _deconvolution_ref
+
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    b = rng.standard_normal(ws[1] * attrs.get("group", 1))
+    y = F.deconvolution(x, w, b, **attrs)
+    np.testing.assert_allclose(y.d, _deconvolution_ref(x, w, b, **attrs), rtol=1e-12, atol=1e-12)
+    assert gradcheck(lambda x, w, b: F.deconvolution(x, w, b, **attrs), [x, w, b], order=2)
+
+
+def test_deconvolution_output_padding_example_from_the_review() -> None:
+    # torch conv_transpose1d(x, w, stride=1, dilation=2, output_padding=1) gives this (review 4)
+    x = np.array([[[0.0, 1.0, 2.0]]])
+    w = np.array([[[1.0, 0.0]]])
+    y = F.deconvolution(x, w, stride=1, dilation=2, output_padding=1)
+    np.testing.assert_array_equal(y.d, [[[0.0, 1.0, 2.0, 0.0, 0.0, 0.0]]])
+
+
+def test_deconvolution_output_padding_first_order_fast_path() -> None:
+    # a plain backward (the array-level rule) against central differences
+    from numeric_helpers import central_differences
+
+    rng = np.random.default_rng(7)
+    x, w = rng.standard_normal((2, 2, 3)), rng.standard_normal((2, 2, 2))
+    attrs = {"stride": 1, "dilation": 3, "output_padding": 2, "pad": 1}
+    wy = rng.standard_normal(F.deconvolution(x, w, **attrs).shape)
+    xv, wv = gh.Variable(x), gh.Variable(w)
+    F.sum(F.deconvolution(xv, wv, **attrs) * wy).backward()
+    fx = central_differences(lambda a: float((F.deconvolution(a, w, **attrs).d * wy).sum()), x)
+    fw = central_differences(lambda a: float((F.deconvolution(x, a, **attrs).d * wy).sum()), w)
+    np.testing.assert_allclose(xv.g, fx, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(wv.g, fw, rtol=1e-6, atol=1e-8)
+
+
+def test_deconvolution_output_padding_still_checked() -> None:
+    x, w = np.ones((1, 1, 3)), np.ones((1, 1, 2))
+    with pytest.raises(ValueError, match=r"deconvolution\(\): output_padding .*stride.*dilation"):
+        F.deconvolution(x, w, stride=2, dilation=2, output_padding=2)

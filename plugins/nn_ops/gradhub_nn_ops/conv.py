@@ -522,9 +522,10 @@ def _deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, p
                    output_padding: Any = None) -> Any:
     geo = _geom("deconvolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
     op = ints(output_padding, geo.nd, 0, "deconvolution", "output_padding")
-    if any(e >= s for e, s in zip(op, geo.stride)):
+    if any(e >= s and e >= d for e, s, d in zip(op, geo.stride, geo.dilation)):
         raise ValueError(
-            f"deconvolution(): output_padding {op} must be smaller than stride {geo.stride}"
+            f"deconvolution(): output_padding {op} must be smaller than stride {geo.stride} "
+            f"or dilation {geo.dilation} (axis by axis, as PyTorch)"
         )
     y = _deconv_nd(xp, _flat(x, geo), w, geo, op, "deconvolution")
     if b is not None:
@@ -615,17 +616,34 @@ def _convolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, 
     return res
 
 
+def _extra_rows(output_padding: Any, geo: ConvGeom) -> tuple[int, ...]:
+    """Per spatial axis, ``output_padding // stride``: how many more positions the convolution
+    of the deconvolution's output gives than its input has (nonzero only when output_padding
+    >= stride, allowed below the dilation). Zeros for every usual deconvolution."""
+    op = ints(output_padding, geo.nd, 0, "deconvolution", "output_padding")
+    return tuple(e // s for e, s in zip(op, geo.stride))
+
+
 def _deconvolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, stride,  # type: ignore[no-untyped-def]
                       dilation, group, output_padding):
     g = gy[0]
     x, w = inputs[0], inputs[1]
-    ws = in_shapes[1]
-    geo = _geom("deconvolution", in_shapes[0], ws, base_axis, pad, stride, dilation, group)
+    xs, ws = in_shapes[0], in_shapes[1]
+    geo = _geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
+    extra = _extra_rows(output_padding, geo)
     res: list[Any] = [None, None]
     if _needs(x):
         res[0] = _call("Convolution", g, w, **_attrs(geo))
+        if any(extra):  # the trailing positions past x's size: not x's gradient
+            res[0] = _call("Slice", res[0], start=(0,) * geo.nd, stop=tuple(xs[-geo.nd:]),
+                           step=(1,) * geo.nd)
     if _needs(w):
-        res[1] = _call("ConvolutionFilterGrad", g, x, kernel=tuple(ws[2:]), **_attrs(geo))
+        if any(extra):  # x zero-padded to the size the convolution of g gives
+            pw = tuple(v for e in extra for v in (0, e))
+            xe = _call("Pad", x, pad_width=pw)
+        else:
+            xe = x
+        res[1] = _call("ConvolutionFilterGrad", g, xe, kernel=tuple(ws[2:]), **_attrs(geo))
     if len(in_shapes) > 2:
         res.append(_bias_grad(g, geo.base_axis))
     return res
@@ -679,13 +697,22 @@ def _deconvolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axi
                         stride, dilation, group, output_padding, need_grads):
     g = gy[0]
     x, w = inputs[0], inputs[1]
-    ws = in_shapes[1]
-    geo = _geom("deconvolution", in_shapes[0], ws, base_axis, pad, stride, dilation, group)
+    xs, ws = in_shapes[0], in_shapes[1]
+    geo = _geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
+    extra = _extra_rows(output_padding, geo)
     res: list[Any] = [None, None]
     if need_grads[0]:
         res[0] = _convolution(xp, g, w, None, **_attrs(geo))
+        if any(extra):  # as the rule: the positions past x's size dropped
+            crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd:]))]
+            res[0] = xp.ascontiguousarray(crop)
     if need_grads[1]:
-        res[1] = _convolution_filter_grad(xp, g, x, tuple(ws[2:]), **_attrs(geo))
+        xe = x
+        if any(extra):  # as the rule: x zero-padded to the size the convolution of g gives
+            xe = xp.zeros((*x.shape[:-geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd:], extra))),
+                          dtype=x.dtype)
+            xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd:]))] = x
+        res[1] = _convolution_filter_grad(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(g, geo.base_axis) if need_grads[2] else None)
     return res
@@ -883,7 +910,8 @@ _DOC_DECONV = """Deconvolution (transposed convolution, the adjoint of convoluti
 
     x: (*batch, Cin, *spatial); weight: (Cin, outmaps // group, *kernel); bias: (outmaps,) or
     None. Output size: (L - 1) * stride - 2 * pad + dilation * (k - 1) + 1 + output_padding, with
-    0 <= output_padding < stride.
+    0 <= output_padding < max(stride, dilation) on each axis (as PyTorch); positions no input
+    reaches hold the bias only.
 
     Example::
 
