@@ -410,3 +410,25 @@ def test_missing_function_with_everything_loaded_names_no_plugin(site: Path) -> 
     with pytest.raises(FunctionNotFoundError) as info:
         REGISTRY.get("no_such_fn")
     assert "left out" not in str(info.value)
+
+
+# -- F7: an empty -k is a usage error -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["-k", ""], "--functions"),
+        (["-k", " , "], "--functions"),
+        (["-k", "Neg", "--device", ""], "--device"),
+    ],
+)
+def test_audit_with_an_empty_selection_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], args: list[str], option: str
+) -> None:
+    from gradhub.cli import main
+
+    assert main(["audit", "--order", "1", "--no-progress", *args]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"gradhub audit: error: {option}: empty selection")
+    assert out == ""  # nothing was audited

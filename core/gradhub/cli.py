@@ -470,6 +470,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
         TimeElapsedColumn,
     )
 
+    # an option given with nothing in it (-k "$UNSET") is an error, not "all" (the option absent)
+    for option, values in (("--functions", args.functions), ("--device", args.device)):
+        if values is not None and not _split_list(values):
+            raise UsageError(
+                f"{option}: empty selection ({' '.join(repr(v) for v in values)}); name at least "
+                f"one, or leave {option} out to select all"
+            )
     functions = _select_functions(_split_list(args.functions))
     devices = _select_devices(_split_list(args.device))
     order = args.order
