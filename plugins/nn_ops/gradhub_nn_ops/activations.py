@@ -120,7 +120,7 @@ def _elu_fast(xp: Any, g: Any, x: Any, y: Any, alpha: float = 1.0) -> Any:
     e = xp.exp(xp.minimum(x, 0))
     if alpha != 1:
         e = e * x.dtype.type(alpha)
-    return g * xp.where(x > 0, x.dtype.type(1), e)
+    return xp.where(x > 0, g, g * e)
 
 
 _ELU_DOC = r"""elu(x, alpha=1.0): :math:`y = x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`
