@@ -331,7 +331,9 @@ def test_audit_a_crashing_kernel_is_a_failure_not_a_crash(
     assert by["CrashyKernel"]["verdict"] == "raised ZeroDivisionError"
     assert "kernel failure on purpose" in by["CrashyKernel"]["error"]
     assert by["Neg"]["ok"]  # the audit went on after the crash
-    assert _rows(capsys)["CrashyKernel"]["status"] == "failed (cpu@1)"
+    # the forward kernel raised: recorded as failing at order 0 (the forward), as the JSON says
+    assert by["CrashyKernel"]["failed"] == 0
+    assert _rows(capsys)["CrashyKernel"]["status"] == "failed (cpu@0)"
 
 
 def test_registry_audit_verifies_the_whole_library(capsys: pytest.CaptureFixture[str]) -> None:

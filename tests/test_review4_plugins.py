@@ -432,3 +432,32 @@ def test_audit_with_an_empty_selection_is_a_usage_error(
     out, err = capsys.readouterr()
     assert err.startswith(f"gradhub audit: error: {option}: empty selection")
     assert out == ""  # nothing was audited
+
+
+# -- F8: a forward mismatch is shown as such in the registry -----------------------------------
+
+
+def test_forward_mismatch_is_recorded_as_order_0(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from gradhub.cli import main
+    from gradhub.registry import Sample
+
+    def samples(rng: Any) -> Iterator[Sample]:
+        yield Sample((rng.standard_normal(3),), name="(3,)")
+
+    def reg(r: Any) -> None:
+        r.function(
+            "BadRef", _identity, rule=_id_rule, samples=samples, reference=lambda x: x + 1.0
+        )  # the kernel is right, the reference is not
+
+    rec, _ = _load("badref", _plugin("badref", functions=reg))
+    assert rec.status == "loaded", rec.error
+    assert main(["audit", "-k", "BadRef,Neg", "--json"]) == 1
+    by = {r["function"]: r for r in json.loads(capsys.readouterr().out)["results"]}
+    assert by["BadRef"]["failed"] == 0 and by["BadRef"]["verdict"] == "forward mismatch"
+    assert REGISTRY.get("BadRef").status() == "failed (cpu@0)"
+    assert REGISTRY.get("Neg").status() == "verified cpu<=3"
+    assert main(["registry", "--json"]) == 0
+    rows = {r["function"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["BadRef"]["status"] == "failed (cpu@0)"

@@ -182,8 +182,9 @@ def _done(fdef: FunctionDef, device: str, order: int, verified: int, failed: int
     if record and fdef.differentiable and error != "no samples":
         if failed is None and error:
             failed = 0
-        # a wrong forward is recorded as failing at the first order
-        fdef.audit[device] = (verified, None if failed is None else max(failed, 1))
+        # a wrong (or crashing) forward is recorded as failing at order 0, as the result says:
+        # the registry shows it as failed (DEVICE@0), not as a wrong first derivative
+        fdef.audit[device] = (verified, failed)
     return res
 
 

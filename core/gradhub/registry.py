@@ -194,7 +194,8 @@ class FunctionDef:
         self.kernel_providers: dict[str, Provider] = (
             {} if kernel_providers is None else kernel_providers
         )
-        #: audit results: device kind -> (highest verified order, failed order or None)
+        #: audit results: device kind -> (highest verified order, failed order or None; 0 for a
+        #: wrong forward result)
         self.audit: dict[str, tuple[int, int | None]] = {}
         #: rule overrides: (previous provider, new provider)
         self.overrides: list[tuple[str, str]] = []
@@ -209,7 +210,11 @@ class FunctionDef:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"
 
     def status(self) -> str:
-        """Higher-order status: verified/failed/unverified/first-order-only/non-differentiable."""
+        """Higher-order status: verified/failed/unverified/first-order-only/non-differentiable.
+
+        ``failed (DEVICE@N)``: the audit found the derivative of order N wrong on DEVICE; N = 0:
+        the forward result differs from the reference (or the kernel raised).
+        """
         if not self.differentiable:
             return "non-differentiable"
         if self.kind == "primitive" and self.rule is None:
