@@ -476,6 +476,89 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
     return call("LayerNormalization", inp, beta, gamma, batch_axis=ba, eps=eps)  # type: ignore[no-any-return]
 
 
+def _channel_params(fn: str, inp: Any, channel_axis: int, no_scale: bool, no_bias: bool,
+                    fix_parameters: bool, param_init: dict[str, Any] | None, name: str | None
+                    ) -> tuple[Any, Any]:
+    """gamma (ones) and beta (zeros) of shape (1, ..., C, ..., 1) under the scope ``fn``: one
+    value per channel, as nnabla's group and instance normalization (None where omitted)."""
+    nd = len(inp.shape)
+    if not is_int(channel_axis) or not -nd <= int(channel_axis) < nd:
+        raise ValueError(f"PF.{fn}: channel_axis must be an int in [{-nd}, {nd}), got "
+                         f"{channel_axis!r} for an input of shape {tuple(inp.shape)}")
+    ca = int(channel_axis) % nd
+    shape = tuple(int(n) if i == ca else 1 for i, n in enumerate(inp.shape))
+    init = dict(param_init or {})
+    bad = set(init) - {"beta", "gamma"}
+    if bad:
+        raise ValueError(f"PF.{fn}: param_init keys must be beta, gamma; got {sorted(bad)}")
+    gamma = beta = None
+    with _scopes(name, fn):
+        if not no_bias:
+            beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
+                          not fix_parameters, "param_init['beta']")
+        if not no_scale:
+            gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
+                           not fix_parameters, "param_init['gamma']")
+    return beta, gamma
+
+
+def group_normalization(inp: Any, num_groups: int, channel_axis: int = 1,
+                        batch_axis: int | Sequence[int] = 0, eps: float = 1e-5,
+                        output_stat: bool = False, fix_parameters: bool = False,
+                        param_init: dict[str, Any] | None = None, no_scale: bool = False,
+                        no_bias: bool = False, name: str | None = None) -> Any:
+    """Group normalization with ``group_normalization/gamma`` and ``group_normalization/beta``.
+
+    ``y = gamma * (x - mean) / sqrt(var + eps) + beta`` with the statistics of each sample's
+    each group of ``C / num_groups`` channels (see ``F.group_normalization``). gamma (ones) and
+    beta (zeros) hold one value per channel: shape (1, C, 1, 1) for (N, C, H, W), as nnabla;
+    ``no_scale``/``no_bias`` leave them out.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.group_normalization(gh.Variable(np.ones((2, 6, 3, 3))), num_groups=3)
+        >>> [(k, v.shape) for k, v in gh.get_parameters().items()]
+        [('group_normalization/beta', (1, 6, 1, 1)), ('group_normalization/gamma', (1, 6, 1, 1))]
+    """
+    import gradhub.functions as F
+
+    beta, gamma = _channel_params("group_normalization", inp, channel_axis, no_scale, no_bias,
+                                  fix_parameters, param_init, name)
+    return F.group_normalization(inp, beta, gamma, num_groups, channel_axis=channel_axis,
+                                 batch_axis=batch_axis, eps=eps, no_scale=no_scale,
+                                 no_bias=no_bias, output_stat=output_stat)
+
+
+def instance_normalization(inp: Any, channel_axis: int = 1, batch_axis: int | Sequence[int] = 0,
+                           eps: float = 1e-5, output_stat: bool = False,
+                           fix_parameters: bool = False, param_init: dict[str, Any] | None = None,
+                           no_scale: bool = False, no_bias: bool = False,
+                           name: str | None = None) -> Any:
+    """Instance normalization with ``instance_normalization/gamma`` and ``.../beta``.
+
+    ``y = gamma * (x - mean) / sqrt(var + eps) + beta`` with the statistics of each sample's
+    each channel (see ``F.instance_normalization``); gamma (ones) and beta (zeros) have shape
+    (1, C, 1, 1) for (N, C, H, W), as nnabla; ``no_scale``/``no_bias`` leave them out.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.instance_normalization(gh.Variable(np.ones((2, 4, 3))), no_bias=True)
+        >>> [(k, v.shape) for k, v in gh.get_parameters().items()]
+        [('instance_normalization/gamma', (1, 4, 1))]
+    """
+    import gradhub.functions as F
+
+    beta, gamma = _channel_params("instance_normalization", inp, channel_axis, no_scale,
+                                  no_bias, fix_parameters, param_init, name)
+    return F.instance_normalization(inp, beta, gamma, channel_axis=channel_axis,
+                                    batch_axis=batch_axis, eps=eps, no_scale=no_scale,
+                                    no_bias=no_bias, output_stat=output_stat)
+
+
 def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
           fix_parameters: bool = False, name: str | None = None) -> Variable:
     """Embedding lookup with the parameter ``embed/W`` of shape ``(n_inputs, n_features)``.
@@ -504,5 +587,5 @@ def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
 def register_functions(register: Any) -> None:
     """Register the parametric functions."""
     for fn in (affine, convolution, deconvolution, batch_normalization, layer_normalization,
-               embed):
+               group_normalization, instance_normalization, embed):
         register.parametric(fn.__name__, fn)
