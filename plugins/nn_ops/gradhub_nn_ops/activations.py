@@ -88,6 +88,7 @@ def leaky_relu(x: Any, alpha: float = 0.1, inplace: bool = False) -> Any:
         array([-1.,  3.], dtype=float32)
     """
     x = as_variable(x)
+    alpha = real_scalar("leaky_relu", "alpha", alpha)
     # slope: a constant computed with a non-differentiable comparison
     slope = call("AddScalar", call("MulScalar", call("GreaterScalar", x, val=0.0),
                                    val=1.0 - alpha), val=alpha)

@@ -303,6 +303,62 @@ def squared_error(x0: Any, x1: Any) -> Any:
     return d * d
 
 
+def absolute_error(x0: Any, x1: Any) -> Any:
+    r"""absolute_error(x0, x1): elementwise :math:`y = |x_0 - x_1|` (nnabla).
+
+    ``x0`` and ``x1`` must have the same shape (no broadcasting, as ``squared_error``). Composed
+    as ``abs(x0 - x1)``: the gradient w.r.t. x0 is :math:`\operatorname{sign}(x_0 - x_1)`, 0
+    where the two are equal (as PyTorch's ``l1_loss``).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.absolute_error(gh.Variable([1.0, 2.0]), gh.Variable([3.0, 2.0])).d
+        array([2., 0.], dtype=float32)
+    """
+    x0, x1 = _same_shape("absolute_error", x0, x1, ("x0", "x1"))
+    return call("Abs", call("Sub2", x0, x1))
+
+
+_KL_EPS = 1e-8  # nnabla's clamp of p and q inside the logarithms
+
+
+def kl_multinomial(p: Any, q: Any, base_axis: int = 1) -> Any:
+    r"""kl_multinomial(p, q, base_axis=1): the Kullback-Leibler divergence of multinomial
+    (categorical) distributions, as nnabla.
+
+    :math:`D = \sum_i p_i \left(\ln \max(p_i, \epsilon) - \ln \max(q_i, \epsilon)\right)`
+    with :math:`\epsilon = 10^{-8}` (nnabla's clamp; the smallest normal number in float16),
+    summed over the axes from ``base_axis`` on (the axes before it are sample axes). The result
+    has shape ``p.shape[:base_axis] + (1,)``. ``p`` and ``q`` must have the same shape. Where
+    :math:`p_i = 0` the term is 0. Gradients: :math:`\ln p_i + 1 - \ln q_i` w.r.t. p and
+    :math:`-p_i / q_i` w.r.t. q; where :math:`p_i < \epsilon` the clamp is constant, so p's
+    gradient there is :math:`\ln \epsilon - \ln q_i` (nnabla's rule adds 1 there too), and
+    where :math:`q_i < \epsilon` q's gradient is 0.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.kl_multinomial(gh.Variable([[0.5, 0.5]]), gh.Variable([[0.5, 0.5]])).d
+        array([[0.]], dtype=float32)
+    """
+    p, q = _same_shape("kl_multinomial", p, q, ("p", "q"))
+    nd = len(p.shape)
+    if isinstance(base_axis, bool) or not isinstance(base_axis, (int, np.integer)) or not (
+            0 <= base_axis <= nd):
+        raise ValueError(f"kl_multinomial(): argument 'base_axis' must be an int in [0, {nd}] "
+                         f"for p of shape {tuple(p.shape)}, got {base_axis!r}")
+    dt = np.dtype(p.dtype)
+    eps = max(_KL_EPS, float(np.finfo(dt).tiny)) if dt.kind == "f" else _KL_EPS
+    d = call("Sub2", call("Log", call("MaximumScalar", p, val=eps)),
+             call("Log", call("MaximumScalar", q, val=eps)))
+    axes = tuple(range(int(base_axis), nd))
+    s = call("Sum", p * d, axis=axes, keepdims=False) if axes else p * d
+    return call("Reshape", s, shape=(*p.shape[:base_axis], 1))
+
+
 def huber_loss(x0: Any, x1: Any, delta: float = 1.0) -> Any:
     """huber_loss(x0, x1, delta=1.0): the elementwise Huber loss, as nnabla defines it.
 
@@ -412,6 +468,21 @@ def _pair_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((rng.uniform(-2, 2, (0, 2)), rng.uniform(-2, 2, (0, 2))), name="size-0")
 
 
+def _kl_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    def probs(shape: tuple[int, ...]) -> np.ndarray:
+        a = rng.uniform(0.2, 1.0, shape)
+        return a / a.sum(axis=-1, keepdims=True)
+
+    yield Sample((probs((2, 3)), probs((2, 3))), name="(2,3)")
+    yield Sample((probs((2, 2, 3)), probs((2, 2, 3))), {"base_axis": 2}, name="base_axis=2")
+    yield Sample((probs((4,)), probs((4,))), {"base_axis": 0}, name="base_axis=0")
+
+
+def _kl_ref(p: np.ndarray, q: np.ndarray, base_axis: int = 1) -> np.ndarray:
+    d = p * (np.log(np.maximum(p, _KL_EPS)) - np.log(np.maximum(q, _KL_EPS)))
+    return d.reshape(*p.shape[:base_axis], -1).sum(axis=-1)[..., None]
+
+
 def _huber_samples(rng: np.random.Generator) -> Iterator[Sample]:
     for delta in (1.0, 0.5):
         x1 = rng.uniform(-2, 2, (2, 3))
@@ -494,3 +565,7 @@ def register_functions(register: Any) -> None:
     c("SquaredError", squared_error, elementwise=True, samples=_pair_samples,
       reference=lambda x0, x1: (x0 - x1) ** 2)
     c("HuberLoss", huber_loss, elementwise=True, samples=_huber_samples, reference=_huber_ref)
+    c("AbsoluteError", absolute_error, elementwise=True, kinks=(0.0,), samples=_pair_samples,
+      reference=lambda x0, x1: np.abs(x0 - x1))
+    c("KLMultinomial", kl_multinomial, snake="kl_multinomial", samples=_kl_samples,
+      reference=_kl_ref)

@@ -313,6 +313,8 @@ def _sigmoid(xp: Any, x: Any) -> Any:
 
 
 def _softplus(xp: Any, x: Any, beta: float = 1.0) -> Any:
+    if beta == 0:
+        raise ValueError("softplus(): argument 'beta' must not be 0 (y = ln(1 + e^(bx)) / b)")
     x = float_input(x)
     bx = x * beta if beta != 1 else x
     y = xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))
@@ -1076,11 +1078,12 @@ def register_functions(register: Any) -> None:
           need_inputs=(0,) if need_x else (),
           need_outputs=(0,) if need_y else (), samples=unary_samples(lo, hi), reference=ref,
           elementwise=True, doc=doc)
-    f("Softplus", _softplus, snake="softplus", attrs={"beta": 1.0}, rule=unary_rule(_softplus_bw),
+    with_real_scalars(f(
+      "Softplus", _softplus, snake="softplus", attrs={"beta": 1.0}, rule=unary_rule(_softplus_bw),
       fast_backward=unary_fast(_softplus_fast), need_inputs=(0,), need_outputs=(),
       elementwise=True, doc=_SOFTPLUS_DOC,
       samples=_chain(unary_samples(-3, 3), unary_samples(-3, 3, attrs={"beta": 2.0})),
-      reference=lambda x, beta=1.0: np.log1p(np.exp(beta * x)) / beta)
+      reference=lambda x, beta=1.0: np.log1p(np.exp(beta * x)) / beta), ("beta",))
     f("ATan2", lambda xp, x0, x1: xp.arctan2(x0, x1), snake="atan2", inputs=("x0", "x1"),
       rule=_atan2_bw, fast_backward=_atan2_fast, need_inputs=(0, 1), need_outputs=(),
       samples=binary_samples(lo1=0.5, hi1=2.0), reference=np.arctan2, elementwise=True,
@@ -1240,8 +1243,8 @@ def register_functions(register: Any) -> None:
             differentiable=False, samples=_compare_scalar_samples,
             reference=_float_ref(ref), elementwise=True,
             doc=_COMPARE_SCALAR_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym])))
-    f("Sign", _sign, attrs={"alpha": 1.0}, differentiable=False, samples=_sign_samples,
-      reference=_sign_ref, elementwise=True,
+    with_real_scalars(f("Sign", _sign, attrs={"alpha": 1.0}, differentiable=False,
+      samples=_sign_samples, reference=_sign_ref, elementwise=True,
       doc=r"""sign(x, alpha=1.0): elementwise sign, ``alpha`` at 0 (nnabla).
 
     :math:`y = 1` for :math:`x > 0`, :math:`-1` for :math:`x < 0`, ``alpha`` for :math:`x = 0`.
@@ -1256,7 +1259,7 @@ def register_functions(register: Any) -> None:
         array([-1.,  1.,  1.], dtype=float32)
         >>> F.sign(gh.Variable([-2.0, 0.0, 3.0]), alpha=0.0).d
         array([-1.,  0.,  1.], dtype=float32)
-    """)
+    """), ("alpha",))
 
     # composites
     c = register.composite
