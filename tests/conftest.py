@@ -1,4 +1,5 @@
-"""Shared fixtures: a clean parameter table for every test; a site folder for fake plugins."""
+"""Shared fixtures: a clean parameter table for every test; a site folder for fake plugins;
+unloaded plugins (``fresh_plugins``); an empty array pool."""
 
 from __future__ import annotations
 
@@ -23,6 +24,26 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     monkeypatch.syspath_prepend(str(root))
     return root
+
+
+PLUGIN_ENV = (
+    "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
+    "GRADHUB_PLUGINS",
+    "GRADHUB_BLOCK_PLUGINS",
+    "GRADHUB_STRICT_PLUGINS",
+)
+
+
+@pytest.fixture
+def fresh_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No plugin-selection variables set, and no plugin loaded, before and after the test."""
+    from gradhub import plugins
+
+    for var in PLUGIN_ENV:
+        monkeypatch.delenv(var, raising=False)
+    plugins.reset()
+    yield
+    plugins.reset()
 
 
 @pytest.fixture

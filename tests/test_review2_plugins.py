@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import textwrap
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,21 +23,7 @@ from gradhub.errors import DeviceError, PluginError, PluginLoadWarning
 from gradhub.registry import REGISTRY
 from numeric_helpers import central_differences
 
-ENV = (
-    "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
-    "GRADHUB_PLUGINS",
-    "GRADHUB_BLOCK_PLUGINS",
-    "GRADHUB_STRICT_PLUGINS",
-)
-
-
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in ENV:
-        monkeypatch.delenv(var, raising=False)
-    plugins.reset()
-    yield
-    plugins.reset()
+pytestmark = pytest.mark.usefixtures("fresh_plugins")
 
 
 def _installed(dist: str) -> bool:

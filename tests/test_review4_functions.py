@@ -3,20 +3,11 @@ settings of sign/leaky_relu/softplus, absolute_error and kl_multinomial."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import gradhub as gh
 import gradhub.functions as F
 import gradhub.parametric_functions as PF
 import numpy as np
 import pytest
-
-
-@pytest.fixture(autouse=True)
-def _fresh_parameters() -> Iterator[None]:
-    gh.clear_parameters()
-    yield
-    gh.clear_parameters()
 
 
 def _group_norm_ref(x: np.ndarray, groups: int, eps: float = 1e-5) -> np.ndarray:

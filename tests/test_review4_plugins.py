@@ -24,21 +24,7 @@ from gradhub.compat.nnabla import backward_functions as B
 from gradhub.errors import PluginLoadWarning, RegistrationError
 from gradhub.registry import REGISTRY, check_rule_signature
 
-ENV = (
-    "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
-    "GRADHUB_PLUGINS",
-    "GRADHUB_BLOCK_PLUGINS",
-    "GRADHUB_STRICT_PLUGINS",
-)
-
-
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in ENV:
-        monkeypatch.delenv(var, raising=False)
-    plugins.reset()
-    yield
-    plugins.reset()
+pytestmark = pytest.mark.usefixtures("fresh_plugins")
 
 
 def _plugin(
