@@ -120,9 +120,17 @@ def with_real_scalars(fdef: Any, names: Sequence[str] = ("val",)) -> Any:
                 kw[name] = real_scalar(fname, name, kw[name])
         return inner(*args, **kw)
 
+    return replace_api(fdef, api)
+
+
+def replace_api(fdef: Any, api: Any) -> Any:
+    """Install ``api`` as ``fdef``'s public callable (``gradhub.functions.<snake>``), with the
+    name, docstring and signature of the callable it replaces, which it usually calls for the
+    common case; returns ``fdef``."""
+    inner = fdef.api
     for attr in ("__name__", "__qualname__", "__doc__", "__signature__"):
         if hasattr(inner, attr):
             setattr(api, attr, getattr(inner, attr))
-    api.fdef = fdef  # type: ignore[attr-defined]
+    api.fdef = fdef
     fdef.api = api
     return fdef

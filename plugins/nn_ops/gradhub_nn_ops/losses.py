@@ -15,7 +15,7 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.ops import call
 
-from .math import Shape, draw, floating_kernel, norm_axis, whole_numbers
+from .math import Shape, draw, floating_kernel, is_int, norm_axis, whole_numbers
 
 # -- softmax / log_softmax -----------------------------------------------------------------------
 
@@ -346,8 +346,7 @@ def kl_multinomial(p: Any, q: Any, base_axis: int = 1) -> Any:
     """
     p, q = _same_shape("kl_multinomial", p, q, ("p", "q"))
     nd = len(p.shape)
-    if isinstance(base_axis, bool) or not isinstance(base_axis, (int, np.integer)) or not (
-            0 <= base_axis <= nd):
+    if not is_int(base_axis) or not 0 <= base_axis <= nd:
         raise ValueError(f"kl_multinomial(): argument 'base_axis' must be an int in [0, {nd}] "
                          f"for p of shape {tuple(p.shape)}, got {base_axis!r}")
     dt = np.dtype(p.dtype)

@@ -215,12 +215,13 @@ _BN_OPTIONAL = ("beta", "gamma", "mean", "variance")
 
 
 def _bn_api(fdef: Any) -> Any:
-    """The public callable of BatchNormalization: the registered one, plus nnabla's None for
-    ``beta``/``gamma``/``mean``/``variance`` (see :func:`_bn_fill_none`). The common calls (no
-    None) go on to the registered callable after four identity tests."""
+    """Install the public callable of BatchNormalization: the registered one, plus nnabla's None
+    for ``beta``/``gamma``/``mean``/``variance`` (see :func:`_bn_fill_none`). The common calls
+    (no None) go on to the registered callable after four identity tests."""
     inner = fdef.api
     defaults = fdef.attrs
     from gradhub.graph import apply
+    from gradhub.ops import replace_api
 
     def api(*args: Any, **kw: Any) -> Any:
         if len(args) == 5 and not kw:
@@ -236,11 +237,7 @@ def _bn_api(fdef: Any) -> Any:
                 return _bn_fill_none(inner, args, kw)
         return inner(*args, **kw)
 
-    for attr in ("__name__", "__qualname__", "__doc__", "__signature__"):
-        if hasattr(inner, attr):
-            setattr(api, attr, getattr(inner, attr))
-    api.fdef = fdef  # type: ignore[attr-defined]
-    return api
+    return replace_api(fdef, api)
 
 
 def _bn_fill_none(inner: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
@@ -513,7 +510,7 @@ def group_normalization(x: Any, beta: Any, gamma: Any, num_groups: int, channel_
     fname = "group_normalization"
     x = float_variable(as_variable(x))
     c, batch = _channel_and_batch(fname, x.ndim, channel_axis, batch_axis)
-    if not is_int(num_groups) or isinstance(num_groups, bool):
+    if not is_int(num_groups):
         raise TypeError(f"{fname}(): argument 'num_groups' must be an int, got {num_groups!r}")
     g = int(num_groups)
     nc = x.shape[c]
@@ -584,13 +581,21 @@ def _group_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, num_groups: i
     return y, np.concatenate(mus, axis=c), np.concatenate(vs, axis=c)
 
 
-def _in_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    def x(shape: tuple[int, ...]) -> np.ndarray:  # uniform: see _bn_samples
+def _x_and_params(rng: np.random.Generator) -> tuple[Any, Any]:
+    """Two sample makers: ``x(shape)`` (uniform: see _bn_samples) and ``p(shape)``, a (beta,
+    gamma) pair with gamma away from 0."""
+
+    def x(shape: tuple[int, ...]) -> np.ndarray:
         return rng.uniform(-2.0, 2.0, shape)
 
     def p(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
         return rng.standard_normal(shape), rng.uniform(0.5, 1.5, shape)
 
+    return x, p
+
+
+def _in_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    x, p = _x_and_params(rng)
     yield Sample((x((2, 3, 4)), *p((1, 3, 1))), name="1d")
     yield Sample((x((2, 3, 2, 2)), *p((1, 3, 1, 1))), {"eps": 1e-3}, name="2d")
     yield Sample((x((2, 2, 3, 2)), *p((1, 1, 1, 2))), {"channel_axis": -1},
@@ -604,12 +609,7 @@ def _in_samples(rng: np.random.Generator) -> Iterator[Sample]:
 
 
 def _gn_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    def x(shape: tuple[int, ...]) -> np.ndarray:  # uniform: see _bn_samples
-        return rng.uniform(-2.0, 2.0, shape)
-
-    def p(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-        return rng.standard_normal(shape), rng.uniform(0.5, 1.5, shape)
-
+    x, p = _x_and_params(rng)
     yield Sample((x((2, 6, 3)), *p((1, 6, 1))), {"num_groups": 3}, name="1d 3 groups")
     yield Sample((x((2, 4, 2, 2)), *p((1, 4, 1, 1))), {"num_groups": 2, "eps": 1e-3},
                  name="2d 2 groups")
@@ -635,7 +635,7 @@ def register_functions(register: Any) -> None:
         rule=_batch_normalization_bw, need_inputs=(0, 2, 3, 4), need_outputs=(),
         samples=_bn_samples, reference=_batch_normalization_ref, doc=_DOC_BN,
     )
-    bn.api = _bn_api(bn)
+    _bn_api(bn)
     register.composite(
         "LayerNormalization", layer_normalization, samples=_ln_samples,
         reference=_layer_normalization_ref,
