@@ -99,6 +99,15 @@ def _unit(who: str, name: str, value: Any) -> float:
     return v
 
 
+def _descend(p: Variable, step: Any) -> None:
+    """``p.d -= step``, in place; a float32 step of a float16 parameter is subtracted in float32
+    and the result rounded once to float16."""
+    if step.dtype != p.dtype:
+        p.d[...] = p.d.astype(step.dtype) - step
+    else:
+        p.d -= step
+
+
 class _Optimizer:
     """Shared parts: the parameter list, gradient fetching, L2 weight decay and
     :meth:`zero_grad`."""
@@ -210,34 +219,20 @@ class SGD(_Optimizer):
         self.velocity: list[Any] = [None] * len(self.params)  # the momentum buffers
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
-        if g.dtype != p.dtype:  # float16 parameter, g in float32: see _Optimizer.update
-            self._step_wide(k, p, g)
-            return
+        wide = g.dtype != p.dtype  # float16 parameter, g in float32: see _Optimizer.update
         if self.momentum:
             b = self.velocity[k]
             if b is None:
-                b = self.velocity[k] = g.copy()
+                bw = g if wide else g.copy()
+                self.velocity[k] = g.astype(p.dtype) if wide else bw
             else:
-                b *= self.momentum
-                b += g
-            g = g + self.momentum * b if self.nesterov else b
-        p.d -= self.lr * g
-
-    def _step_wide(self, k: int, p: Variable, g: Any) -> None:
-        """The step of a float16 parameter: computed in float32 (``g``'s dtype), the buffer and
-        the parameter rounded once to float16."""
-        if self.momentum:
-            b = self.velocity[k]
-            if b is None:
-                b32 = g
-                self.velocity[k] = g.astype(p.dtype)
-            else:
-                b32 = b.astype(g.dtype)
-                b32 *= self.momentum
-                b32 += g
-                b[...] = b32
-            g = g + self.momentum * b32 if self.nesterov else b32
-        p.d[...] = p.d.astype(g.dtype) - self.lr * g
+                bw = b.astype(g.dtype) if wide else b  # float16: in float32, stored back
+                bw *= self.momentum
+                bw += g
+                if wide:
+                    b[...] = bw
+            g = g + self.momentum * bw if self.nesterov else bw
+        _descend(p, self.lr * g)
 
 
 class Adam(_Optimizer):
@@ -298,21 +293,15 @@ class Adam(_Optimizer):
         t = self.steps[k]
         c1 = 1 - self.beta1**t
         c2 = 1 - self.beta2**t
-        if g.dtype != p.dtype:
-            # float16 parameter, g in float32 (see _Optimizer.update): m, v and the step in
-            # float32, stored back in float16 (g*g and v / c2 overflow float16 past 65504)
-            m32, v32 = m.astype(g.dtype), v.astype(g.dtype)
-            m32 *= self.beta1
-            m32 += (1 - self.beta1) * g
-            v32 *= self.beta2
-            v32 += (1 - self.beta2) * (g * g)
-            m[...] = m32
-            v[...] = v32
-            step = (self.lr / c1) * m32 / (xp.sqrt(v32 / c2) + self.eps)
-            p.d[...] = p.d.astype(g.dtype) - step
-            return
-        m *= self.beta1
-        m += (1 - self.beta1) * g
-        v *= self.beta2
-        v += (1 - self.beta2) * (g * g)
-        p.d -= (self.lr / c1) * m / (xp.sqrt(v / c2) + self.eps)
+        wide = g.dtype != p.dtype
+        # float16 parameter, g in float32 (see _Optimizer.update): m, v and the step in float32,
+        # stored back in float16 (g*g and v / c2 overflow float16 past 65504)
+        mw, vw = (m.astype(g.dtype), v.astype(g.dtype)) if wide else (m, v)
+        mw *= self.beta1
+        mw += (1 - self.beta1) * g
+        vw *= self.beta2
+        vw += (1 - self.beta2) * (g * g)
+        if wide:
+            m[...] = mw
+            v[...] = vw
+        _descend(p, (self.lr / c1) * mw / (xp.sqrt(vw / c2) + self.eps))

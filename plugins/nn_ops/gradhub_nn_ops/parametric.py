@@ -372,6 +372,17 @@ def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: 
                 dilation=dilation, group=group, output_padding=output_padding)
 
 
+def _param_init(label: str, param_init: dict[str, Any] | None, keys: Sequence[str]
+                ) -> dict[str, Any]:
+    """``param_init`` as a dict, checked to name only ``keys`` (the error starts with
+    ``label``)."""
+    init = dict(param_init or {})
+    bad = set(init) - set(keys)
+    if bad:
+        raise ValueError(f"{label}: param_init keys must be {', '.join(keys)}; got {sorted(bad)}")
+    return init
+
+
 def _stat_shape(fn: str, x: Any, axes: Sequence[int], keep: bool) -> tuple[int, ...]:
     nd = len(x.shape)
     norm = []
@@ -415,11 +426,7 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
     raw: list[Any] = [axes] if is_int(axes) else list(axes)
     shape = _stat_shape(fn, inp, raw, keep=True)
     axes = [int(a) for a in raw]
-    init = dict(param_init or {})
-    bad = set(init) - {"beta", "gamma", "mean", "var"}
-    if bad:
-        raise ValueError(f"{fn}: param_init keys must be beta, gamma, mean, var; got "
-                         f"{sorted(bad)}")
+    init = _param_init(fn, param_init, ("beta", "gamma", "mean", "var"))
     with _scopes(name, "bn"):
         beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
                       not fix_parameters, "param_init['beta']")
@@ -463,10 +470,7 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
             raise TypeError(f"PF.{fn}: batch_axis must be an int or a sequence of ints, got "
                             f"{batch_axis!r}") from None
     shape = _stat_shape(fn, inp, baxes, keep=False)
-    init = dict(param_init or {})
-    bad = set(init) - {"beta", "gamma"}
-    if bad:
-        raise ValueError(f"{fn}: param_init keys must be beta, gamma; got {sorted(bad)}")
+    init = _param_init(fn, param_init, ("beta", "gamma"))
     with _scopes(name, "layer_normalization"):
         gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
                        not fix_parameters, "param_init['gamma']")
@@ -487,10 +491,7 @@ def _channel_params(fn: str, inp: Any, channel_axis: int, no_scale: bool, no_bia
                          f"{channel_axis!r} for an input of shape {tuple(inp.shape)}")
     ca = int(channel_axis) % nd
     shape = tuple(int(n) if i == ca else 1 for i, n in enumerate(inp.shape))
-    init = dict(param_init or {})
-    bad = set(init) - {"beta", "gamma"}
-    if bad:
-        raise ValueError(f"PF.{fn}: param_init keys must be beta, gamma; got {sorted(bad)}")
+    init = _param_init(f"PF.{fn}", param_init, ("beta", "gamma"))
     gamma = beta = None
     with _scopes(name, fn):
         if not no_bias:
