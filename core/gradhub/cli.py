@@ -587,7 +587,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     console = None if args.json else _console()
     try:
-        result = _run_demo(args, console)
+        result = demo.run(
+            device=args.device,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            penalty_weight=args.penalty_weight,
+            seed=args.seed,
+            max_batches=args.max_batches,
+            plot=args.plot,
+            console=console,
+        )
     except demo.PlotError as e:
         if args.json and e.result is not None:  # saving failed after training: keep the results
             _print_json(e.result.as_dict())
@@ -596,22 +606,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.as_dict())
     return EXIT_OK
-
-
-def _run_demo(args: argparse.Namespace, console: Console | None) -> Any:
-    from . import demo
-
-    return demo.run(
-        device=args.device,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        seed=args.seed,
-        lr=args.lr,
-        penalty_weight=args.penalty_weight,
-        max_batches=args.max_batches,
-        plot=args.plot,
-        console=console,
-    )
 
 
 # -- parser and entry point --------------------------------------------------------------------

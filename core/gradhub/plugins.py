@@ -131,6 +131,14 @@ class DeviceRegistrar:
         self._s.devices.append((device_type, tuple(aliases)))
 
 
+def _checked_snake(name: Any, snake: str | None, where: str) -> str:
+    """The snake_case callable name of the function ``name`` (``snake`` or derived from
+    ``name``), checked with :func:`check_function_name`."""
+    snake = snake or (snake_case(name) if isinstance(name, str) else "")
+    check_function_name(name, snake, where)
+    return snake
+
+
 class FunctionRegistrar:
     """Passed to ``gradhub_add_functions``."""
 
@@ -170,8 +178,7 @@ class FunctionRegistrar:
         input values where the function is not differentiable.
         """
         where = "register.function"
-        snake = snake or snake_case(name) if isinstance(name, str) else ""
-        check_function_name(name, snake, where)
+        snake = _checked_snake(name, snake, where)
         if not callable(forward):
             raise RegistrationError(f"{where}({name!r}): forward must be callable")
         fdef = FunctionDef(
@@ -219,8 +226,7 @@ class FunctionRegistrar:
         override: bool = False,
     ) -> FunctionDef:
         """Register a function written with other functions; it needs no backward rule."""
-        snake = snake or snake_case(name) if isinstance(name, str) else ""
-        check_function_name(name, snake, "register.composite")
+        snake = _checked_snake(name, snake, "register.composite")
         if not callable(fn):
             raise RegistrationError(f"register.composite({name!r}): fn must be callable")
         fdef = CompositeDef(
