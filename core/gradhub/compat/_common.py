@@ -27,11 +27,16 @@ OPERATORS = (
     "__pow__",
     "__rpow__",
     "__neg__",
+    "__pos__",
+    "__abs__",
     "__matmul__",
     "__rmatmul__",
     "__getitem__",
+    "reshape",
     "sum",
     "to",
+    "detach",
+    "get_unlinked_variable",
 )
 
 

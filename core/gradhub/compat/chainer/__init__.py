@@ -39,7 +39,6 @@ import numpy as np
 
 from ...engine import _collect, _on_paths, rerun_kernel
 from ...engine import backward as _native_backward
-from ...engine import clear_intermediate_grads as _clear_intermediate_grads
 from ...engine import grad as _native_grad
 from ...graph import Node
 from ...modes import set_recording
@@ -158,11 +157,7 @@ class Variable(_NativeVariable):
         if isinstance(value, _NativeVariable):
             value = value._data
         arr = _array_arg(value, "chainer Variable.grad")
-        if tuple(arr.shape) != self.shape:
-            raise ValueError(
-                f"chainer Variable.grad: the gradient has shape {tuple(arr.shape)} but the "
-                f"Variable has shape {self.shape}"
-            )
+        self._check_grad(arr, "grad")
         self._grad = _NativeVariable._new(arr, False, None, 0)
 
     @property
@@ -172,7 +167,28 @@ class Variable(_NativeVariable):
 
     @grad_var.setter
     def grad_var(self, value: _NativeVariable | None) -> None:
+        if value is not None:
+            if not isinstance(value, _NativeVariable):
+                raise TypeError(
+                    "chainer Variable.grad_var: expected a Variable or None, got "
+                    f"{type(value).__name__}"
+                )
+            self._check_grad(value._data, "grad_var")
         self._grad = value
+
+    def _check_grad(self, arr: Any, what: str) -> None:
+        """Refuse a gradient of another dtype (TypeError) or shape (ValueError), as chainer."""
+        data = self._data
+        if arr.dtype != data.dtype:
+            raise TypeError(
+                f"chainer Variable.{what}: the gradient has dtype {arr.dtype} but the Variable "
+                f"has dtype {data.dtype} (dtype of data and grad mismatch, as in chainer)"
+            )
+        if tuple(arr.shape) != tuple(data.shape):
+            raise ValueError(
+                f"chainer Variable.{what}: the gradient has shape {tuple(arr.shape)} but the "
+                f"Variable has shape {tuple(data.shape)}"
+            )
 
     @property
     def requires_grad(self) -> bool:
@@ -219,21 +235,15 @@ class Variable(_NativeVariable):
         """Backpropagate from this Variable; gradients accumulate into the leaves' ``.grad``.
 
         The initial error is this Variable's ``.grad``; when it is None and the Variable has one
-        element it is 1 (times ``loss_scale``). As in chainer, ``.grad`` of this Variable is None
-        afterwards unless ``retain_grad``, which keeps it (the initial error) and the gradients
-        of the intermediate Variables; ``enable_double_backprop`` records the backward pass
-        so that the gradients can be differentiated again. A Variable without a creator (a leaf)
-        does nothing, as in chainer.
+        element it is 1 (times ``loss_scale``). As in chainer 7, ``.grad`` of this Variable is
+        None afterwards unless ``retain_grad``, which keeps it (the initial error) and stores the
+        gradients of the intermediate Variables; without ``retain_grad`` the intermediate
+        Variables' ``.grad`` is left as it was (neither set nor cleared).
+        ``enable_double_backprop`` records the backward pass so that the gradients can be
+        differentiated again. A Variable without a creator (a leaf) only gets the initial
+        error: ``.grad`` becomes 1 when it was None and the Variable has one element.
         """
-        if self._creator is None:
-            return
-        if self._grad is None:
-            if self._data.size != 1:
-                raise ValueError(
-                    f"chainer Variable.backward: the Variable has {self._data.size} elements; "
-                    "set its .grad (the initial error) first, as chainer fills 1 only for a "
-                    "single-element Variable"
-                )
+        if self._grad is None and self._data.size == 1:
             if self._data.ndim != 0:
                 warnings.warn(
                     "Treating a scalar as a variable with only one element in Variable.backward "
@@ -247,19 +257,59 @@ class Variable(_NativeVariable):
             if loss_scale is not None:
                 ones *= loss_scale
             self._grad = _NativeVariable._new(ones, False, None, 0)
-        if not retain_grad:  # chainer: the intermediate Variables' grads become None
-            _clear_intermediate_grads(self)
+        if self._creator is None:  # chainer: a leaf keeps its (initial) gradient
+            return
+        if self._grad is None:
+            raise ValueError(
+                f"chainer Variable.backward: the Variable has {self._data.size} elements; "
+                "set its .grad (the initial error) first, as chainer fills 1 only for a "
+                "single-element Variable"
+            )
         _native_backward(
             self, self._grad, retain_grad=retain_grad, create_graph=enable_double_backprop
         )
         if not retain_grad:  # chainer 7: the output's .grad is not kept either
             self._grad = None
 
+    # -- chainer refuses comparisons and truth values of Variables --------------------------------
+    def __eq__(self, other: object) -> bool:
+        raise _no_comparison("==")
+
+    def __ne__(self, other: object) -> bool:
+        raise _no_comparison("!=")
+
+    def __lt__(self, other: object) -> bool:
+        raise _no_comparison("<")
+
+    def __le__(self, other: object) -> bool:
+        raise _no_comparison("<=")
+
+    def __gt__(self, other: object) -> bool:
+        raise _no_comparison(">")
+
+    def __ge__(self, other: object) -> bool:
+        raise _no_comparison(">=")
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "chainer Variable: Variables cannot be evaluated as Python bool (as in chainer); "
+            "use the array attribute instead"
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # chainer: unhashable
+
     def __repr__(self) -> str:
         return _chainer_repr(self, ", ")
 
     def __str__(self) -> str:
         return _chainer_repr(self, " ")
+
+
+def _no_comparison(op: str) -> TypeError:
+    return TypeError(
+        f"chainer Variable: Variables do not support the {op} operator (as in chainer); "
+        "compare the array attribute instead"
+    )
 
 
 def _check_seq(value: Any, what: str, allow_none: bool = False) -> None:
