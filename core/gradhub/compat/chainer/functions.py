@@ -226,8 +226,9 @@ def softplus(x: Any, beta: float = 1.0) -> Variable:
     return _out(_call("Softplus", _call("MulScalar", x, val=beta)) * (1.0 / beta))  # type: ignore[no-any-return]
 
 
-def clip(x: Any, x_min: float, x_max: float) -> Variable:
-    """x clipped to [x_min, x_max] (gradient 1 inside, 0 outside).
+def clip(x: Any, x_min: float | None, x_max: float | None) -> Variable:
+    """x clipped to [x_min, x_max] (gradient 1 inside, 0 outside); one bound may be None
+    (one-sided clipping, as chainer 7).
 
     Example::
 
@@ -235,8 +236,16 @@ def clip(x: Any, x_min: float, x_max: float) -> Variable:
         >>> import gradhub.compat.chainer.functions as F
         >>> F.clip(np.array([-2.0, 0.5, 2.0], dtype=np.float32), -1.0, 1.0)
         variable([-1. ,  0.5,  1. ])
+        >>> F.clip(np.array([-2.0, 0.5, 2.0], dtype=np.float32), None, 1.0)
+        variable([-2. ,  0.5,  1. ])
     """
-    if x_min is None or x_max is None or x_min >= x_max:
+    if x_min is None and x_max is None:
+        raise ValueError("chainer F.clip: x_min and x_max are both None; set either (or both)")
+    if x_min is None:
+        return _out(_call("MinimumScalar", x, val=x_max))  # type: ignore[no-any-return]
+    if x_max is None:
+        return _out(_call("MaximumScalar", x, val=x_min))  # type: ignore[no-any-return]
+    if x_min >= x_max:
         raise ValueError(f"chainer F.clip: need x_min < x_max, got {x_min!r} and {x_max!r}")
     return _out(_call("ClipByValue", x, x_min, x_max))  # type: ignore[no-any-return]
 
@@ -298,8 +307,13 @@ def mean(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False) 
             )
         wb = w
     else:
+        if isinstance(axis, (tuple, list)) and len(axis) == 1:
+            axis = axis[0]  # chainer accepts a one-element tuple
         if not isinstance(axis, (int, np.integer)):
-            raise ValueError("chainer F.mean: weights need axis None or an int")
+            raise ValueError(
+                f"chainer F.mean: weights need axis None, an int or a one-element tuple, got "
+                f"{axis!r}"
+            )
         nd = len(_shape(x))
         ax = int(axis) % nd
         if tuple(w.shape) != (_shape(x)[ax],):
@@ -444,19 +458,32 @@ def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True, reduce: str = 
     return _out(_reduce_masked(per, mask, normalize, _shape(x)[0]))  # type: ignore[no-any-return]
 
 
+def _same_shapes(fname: str, x0: Any, x1: Any) -> None:
+    """chainer's elementwise losses need operands of equal shapes (no broadcasting)."""
+    s0, s1 = _shape(x0), _shape(x1)
+    if s0 != s1:
+        raise ValueError(
+            f"chainer F.{fname}: x0 and x1 must have the same shape (chainer does not "
+            f"broadcast them), got {s0} and {s1}"
+        )
+
+
 def squared_error(x0: Any, x1: Any) -> Variable:
-    """Elementwise ``(x0 - x1) ** 2``."""
+    """Elementwise ``(x0 - x1) ** 2`` of two arrays of the same shape."""
+    _same_shapes("squared_error", x0, x1)
     d = _call("Sub2", x0, x1)
     return _out(d * d)  # type: ignore[no-any-return]
 
 
 def absolute_error(x0: Any, x1: Any) -> Variable:
-    """Elementwise ``|x0 - x1|``."""
+    """Elementwise ``|x0 - x1|`` of two arrays of the same shape."""
+    _same_shapes("absolute_error", x0, x1)
     return _out(_call("Abs", _call("Sub2", x0, x1)))  # type: ignore[no-any-return]
 
 
 def mean_squared_error(x0: Any, x1: Any) -> Variable:
-    """``mean((x0 - x1) ** 2)`` over all elements (a 0-d Variable).
+    """``mean((x0 - x1) ** 2)`` over all elements (a 0-d Variable); x0 and x1 must have the
+    same shape.
 
     Example::
 
@@ -466,12 +493,15 @@ def mean_squared_error(x0: Any, x1: Any) -> Variable:
         >>> F.mean_squared_error(a, a + 2)
         variable(4.)
     """
+    _same_shapes("mean_squared_error", x0, x1)
     d = _call("Sub2", x0, x1)
     return _out(_call("Sum", d * d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
 
 
 def mean_absolute_error(x0: Any, x1: Any) -> Variable:
-    """``mean(|x0 - x1|)`` over all elements (a 0-d Variable)."""
+    """``mean(|x0 - x1|)`` over all elements (a 0-d Variable); x0 and x1 must have the same
+    shape."""
+    _same_shapes("mean_absolute_error", x0, x1)
     d = _call("Abs", _call("Sub2", x0, x1))
     return _out(_call("Sum", d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
 
@@ -594,7 +624,13 @@ def split_axis(
             raise ValueError(f"chainer F.split_axis: cannot split length {n} into {k} sections")
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
-        bounds = [0, *(int(i) for i in indices_or_sections), n]
+        indices = [int(i) for i in indices_or_sections]
+        if indices and indices[-1] > n:
+            raise ValueError(
+                f"chainer F.split_axis: the last index {indices[-1]} is past the end of axis "
+                f"{axis} of length {n}"
+            )
+        bounds = [0, *indices, n]
     nd = len(_shape(x))
     ax = axis % nd
     parts = []
