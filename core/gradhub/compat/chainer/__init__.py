@@ -305,6 +305,64 @@ class Variable(_NativeVariable):
         return _chainer_repr(self, " ")
 
 
+#: Binary operators whose constant operand is cast to the Variable's dtype, as chainer does.
+_BINARY_OPERATORS = (
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__pow__",
+    "__rpow__",
+    "__matmul__",
+    "__rmatmul__",
+)
+
+
+def match_dtype(where: str, dtype: Any, other: Any) -> Any:
+    """``other`` for an operation with a chainer Variable of ``dtype``, as chainer does: a
+    constant (array or numpy scalar) is cast to ``dtype`` (chainer's ``_preprocess_const``), a
+    Variable of another dtype is refused (TypeError naming ``where`` and both dtypes), Python
+    scalars and everything else pass unchanged."""
+    if isinstance(other, _NativeVariable):
+        if other._data.dtype != dtype:
+            raise TypeError(
+                f"{where}: the operands have different dtypes {dtype} and "
+                f"{other._data.dtype}; chainer does not promote between Variables (cast the "
+                "array of one of them)"
+            )
+        return other
+    if isinstance(other, np.generic):
+        return other.item() if other.dtype != dtype else other
+    odt = getattr(other, "dtype", None)
+    if odt is not None and odt != dtype:
+        return other.astype(dtype)
+    return other
+
+
+def _chainer_operator(name: str) -> Any:
+    base = getattr(_NativeVariable, name)
+    where = f"chainer Variable.{name}"
+
+    def method(self: Variable, other: Any) -> Any:
+        if not isinstance(other, (int, float)):  # Python scalars keep the dtype already
+            other = match_dtype(where, self._data.dtype, other)
+        return adopt(base(self, other), Variable)
+
+    method.__name__ = name
+    method.__qualname__ = f"Variable.{name}"
+    method.__doc__ = base.__doc__
+    return method
+
+
+for _name in _BINARY_OPERATORS:
+    setattr(Variable, _name, _chainer_operator(_name))
+del _name
+
+
 def _no_comparison(op: str) -> TypeError:
     return TypeError(
         f"chainer Variable: Variables do not support the {op} operator (as in chainer); "

@@ -30,7 +30,7 @@ import numpy as np
 from ...variable import Variable as _NativeVariable
 from .._common import adopt
 from .._common import call_native as _call
-from . import Variable
+from . import Variable, match_dtype
 
 __all__ = [
     "absolute",
@@ -123,6 +123,17 @@ def _const(arr: Any, like: Any) -> _NativeVariable:
     dev = like.device if isinstance(like, _NativeVariable) else None
     data = dev.asarray(arr) if dev is not None else np.asarray(arr)
     return _NativeVariable._new(data, False, None, 0)
+
+
+def _match(fname: str, *xs: Any) -> list[Any]:
+    """The operands of a chainer function of several data operands, with chainer's dtype rule:
+    when one is a Variable, constants (arrays, numpy scalars) are cast to its dtype and a
+    Variable of another dtype is refused (TypeError); without Variables they pass unchanged."""
+    ref = next((x for x in xs if isinstance(x, _NativeVariable)), None)
+    if ref is None:
+        return list(xs)
+    where, dt = f"chainer F.{fname}", ref._data.dtype
+    return [x if x is None or x is ref else match_dtype(where, dt, x) for x in xs]
 
 
 def _unary(name: str, native: str, formula: str) -> Callable[[Any], Variable]:
@@ -252,16 +263,19 @@ def clip(x: Any, x_min: float | None, x_max: float | None) -> Variable:
 
 def maximum(x1: Any, x2: Any) -> Variable:
     """Elementwise maximum of two arrays of the same shape."""
+    x1, x2 = _match("maximum", x1, x2)
     return _out(_call("Maximum2", x1, x2))  # type: ignore[no-any-return]
 
 
 def minimum(x1: Any, x2: Any) -> Variable:
     """Elementwise minimum of two arrays of the same shape."""
+    x1, x2 = _match("minimum", x1, x2)
     return _out(_call("Minimum2", x1, x2))  # type: ignore[no-any-return]
 
 
 def where(condition: Any, x: Any, y: Any) -> Variable:
     """``x`` where ``condition`` is true, ``y`` elsewhere (no gradient w.r.t. the condition)."""
+    x, y = _match("where", x, y)
     cond = _const(_arr(condition).astype(bool), x)
     return _out(_call("Where", cond, x, y))  # type: ignore[no-any-return]
 
@@ -471,6 +485,7 @@ def _same_shapes(fname: str, x0: Any, x1: Any) -> None:
 def squared_error(x0: Any, x1: Any) -> Variable:
     """Elementwise ``(x0 - x1) ** 2`` of two arrays of the same shape."""
     _same_shapes("squared_error", x0, x1)
+    x0, x1 = _match("squared_error", x0, x1)
     d = _call("Sub2", x0, x1)
     return _out(d * d)  # type: ignore[no-any-return]
 
@@ -478,6 +493,7 @@ def squared_error(x0: Any, x1: Any) -> Variable:
 def absolute_error(x0: Any, x1: Any) -> Variable:
     """Elementwise ``|x0 - x1|`` of two arrays of the same shape."""
     _same_shapes("absolute_error", x0, x1)
+    x0, x1 = _match("absolute_error", x0, x1)
     return _out(_call("Abs", _call("Sub2", x0, x1)))  # type: ignore[no-any-return]
 
 
@@ -494,6 +510,7 @@ def mean_squared_error(x0: Any, x1: Any) -> Variable:
         variable(4.)
     """
     _same_shapes("mean_squared_error", x0, x1)
+    x0, x1 = _match("mean_squared_error", x0, x1)
     d = _call("Sub2", x0, x1)
     return _out(_call("Sum", d * d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
 
@@ -502,6 +519,7 @@ def mean_absolute_error(x0: Any, x1: Any) -> Variable:
     """``mean(|x0 - x1|)`` over all elements (a 0-d Variable); x0 and x1 must have the same
     shape."""
     _same_shapes("mean_absolute_error", x0, x1)
+    x0, x1 = _match("mean_absolute_error", x0, x1)
     d = _call("Abs", _call("Sub2", x0, x1))
     return _out(_call("Sum", d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
 
@@ -527,6 +545,7 @@ def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
         raise ValueError(f"chainer F.linear: n_batch_axes must be >= 1, got {n_batch_axes}")
     if len(_shape(W)) != 2:
         raise ValueError(f"chainer F.linear: W must be 2-d (out, in), got shape {_shape(W)}")
+    x, W, b = _match("linear", x, W, b)
     wt = _call("Transpose", W, axes=(1, 0))
     return _out(_call("Affine", x, wt, b, base_axis=n_batch_axes))  # type: ignore[no-any-return]
 
@@ -543,6 +562,7 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
         variable([[2., 0.],
                   [0., 2.]])
     """
+    a, b = _match("matmul", a, b)
     return _out(_call("BatchMatmul", a, b, transpose_a=transa, transpose_b=transb))  # type: ignore[no-any-return]
 
 
@@ -600,12 +620,12 @@ def squeeze(x: Any, axis: Any = None) -> Variable:
 
 def concat(xs: Sequence[Any], axis: int = 1) -> Variable:
     """The Variables ``xs`` joined along ``axis`` (chainer's default: 1)."""
-    return _out(_call("Concatenate", *xs, axis=axis))  # type: ignore[no-any-return]
+    return _out(_call("Concatenate", *_match("concat", *xs), axis=axis))  # type: ignore[no-any-return]
 
 
 def stack(xs: Sequence[Any], axis: int = 0) -> Variable:
     """The Variables ``xs`` stacked along a new axis ``axis``."""
-    return _out(_call("Stack", *xs, axis=axis))  # type: ignore[no-any-return]
+    return _out(_call("Stack", *_match("stack", *xs), axis=axis))  # type: ignore[no-any-return]
 
 
 def get_item(x: Any, slices: Any) -> Variable:
@@ -682,6 +702,7 @@ def convolution_2d(
     if cover_all:
         raise NotImplementedError("chainer F.convolution_2d: cover_all=True is not supported")
     where = "chainer F.convolution_2d"
+    x, W, b = _match("convolution_2d", x, W, b)
     return _out(  # type: ignore[no-any-return]
         _call(
             "Convolution",
