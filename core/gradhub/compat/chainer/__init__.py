@@ -30,6 +30,7 @@ Example (the accumulating backward of chainer)::
 from __future__ import annotations
 
 import importlib
+import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,9 +52,11 @@ __all__ = [
     "Variable",
     "as_array",
     "as_variable",
+    "config",
     "force_backprop_mode",
     "grad",
     "no_backprop_mode",
+    "using_config",
 ]
 
 
@@ -569,3 +572,87 @@ def force_backprop_mode() -> Iterator[None]:
     """Record the graph in the block even inside :func:`no_backprop_mode`."""
     with set_recording(True):
         yield
+
+
+class _LocalConfig(threading.local):
+    """The per-thread overrides of :data:`config` (chainer's ``LocalConfig``)."""
+
+
+class _Config:
+    """chainer's ``chainer.config``: thread-local configuration values.
+
+    ``train`` (default True; False makes :func:`functions.dropout` the identity) and
+    ``enable_backprop`` (default True; False is :func:`no_backprop_mode`, read from and written
+    to the thread's graph-recording switch) are built in; any other name can be set, and reading
+    a name never set raises AttributeError, as in chainer. Values set here apply to the current
+    thread only.
+    """
+
+    __slots__ = ()
+    _defaults: dict[str, Any] = {"train": True}  # chainer's global_config
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "enable_backprop":
+            return _mode.recording
+        try:
+            return _local.__dict__[name]
+        except KeyError:
+            pass
+        try:
+            return self._defaults[name]
+        except KeyError:
+            raise AttributeError(f"chainer.config has no attribute {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "enable_backprop":
+            _mode.recording = bool(value)
+            if not value:  # chainer's no_backprop_mode: results still require a gradient
+                _mode.keep_need_grad = True
+            return
+        setattr(_local, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _local.__dict__.pop(name, None)
+
+    def __repr__(self) -> str:
+        values = {**self._defaults, **_local.__dict__, "enable_backprop": _mode.recording}
+        return "chainer.config(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")"
+
+
+_local = _LocalConfig()
+#: chainer's ``chainer.config`` (thread-local): ``chainer.config.train = False``.
+config = _Config()
+
+
+@contextmanager
+def using_config(name: str, value: Any) -> Iterator[None]:
+    """Set ``chainer.config.<name>`` to ``value`` in this thread for the block.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.compat import chainer
+        >>> import gradhub.compat.chainer.functions as F
+        >>> x = chainer.Variable(np.ones(3, dtype=np.float32))
+        >>> with chainer.using_config("train", False):
+        ...     F.dropout(x)                    # evaluation: the identity
+        variable([1., 1., 1.])
+    """
+    if name == "enable_backprop":
+        prev_mode = (_mode.recording, _mode.keep_need_grad)
+        setattr(config, name, value)
+        try:
+            yield
+        finally:
+            _mode.recording, _mode.keep_need_grad = prev_mode
+        return
+    missing = object()
+    prev = _local.__dict__.get(name, missing)
+    setattr(config, name, value)
+    try:
+        yield
+    finally:
+        if prev is missing:
+            _local.__dict__.pop(name, None)
+        else:
+            _local.__dict__[name] = prev

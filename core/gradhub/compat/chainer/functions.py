@@ -30,7 +30,7 @@ import numpy as np
 from ...variable import Variable as _NativeVariable
 from .._common import adopt
 from .._common import call_native as _call
-from . import Variable, match_dtype
+from . import Variable, as_variable, config, match_dtype
 
 __all__ = [
     "absolute",
@@ -792,9 +792,12 @@ def average_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0) -> 
 
 
 def dropout(x: Any, ratio: float = 0.5) -> Variable:
-    """Zero each element with probability ``ratio`` and scale the rest by 1 / (1 - ratio)."""
+    """Zero each element with probability ``ratio`` and scale the rest by 1 / (1 - ratio);
+    the identity (``x`` itself as a Variable) when ``chainer.config.train`` is False."""
     if not 0.0 <= ratio < 1.0:
         raise ValueError(f"chainer F.dropout: ratio must be in [0, 1), got {ratio}")
+    if not config.train:  # chainer: evaluation mode
+        return as_variable(x)
     return _out(_call("Dropout", x, p=ratio))  # type: ignore[no-any-return]
 
 
