@@ -18,7 +18,7 @@ from .hookspecs import hookimpl
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
 from .ops import call, with_real_scalars
-from .registry import REGISTRY, Sample, one_input_fast
+from .registry import REGISTRY, Sample, ignore_arguments, one_input_fast
 
 # -- helpers used by rules ---------------------------------------------------------------------
 
@@ -454,41 +454,130 @@ def _sum_ref(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndar
     return np.asarray(np.add.reduce(x, axis=ax, keepdims=keepdims))  # type: ignore[call-overload]
 
 
+_DOC_BROADCAST_TO = """broadcast_to(x, y=None, axis=None, shape=None): broadcasting, in two forms.
+
+    nnabla's form, ``broadcast_to(x, y, axis=None)`` with ``y`` a Variable or array: ``y``
+    broadcast to the shape of ``x``, its axes aligned with x's axes ``axis, axis + 1, ...``
+    (the trailing axes of x when ``axis`` is None or -1, as nnabla). Each of y's sizes must equal
+    x's size there (or be 1, which broadcasts: a superset of nnabla). Only ``y`` gets a gradient
+    (the sum of the output's gradient over the broadcast axes); ``x`` only gives the shape.
+
+    gradhub's form, ``broadcast_to(x, shape)`` with ``shape`` a tuple or list of ints (or the
+    keyword ``shape=``): ``x`` broadcast to ``shape`` (numpy's rules), its gradient summed back.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> big, small = gh.Variable(np.zeros((2, 3))), gh.Variable([1.0, 2.0])
+        >>> F.broadcast_to(big, small, axis=0).d
+        array([[1., 1., 1.],
+               [2., 2., 2.]], dtype=float32)
+        >>> F.broadcast_to(gh.Variable([1.0, 2.0, 3.0]), (2, 3)).shape
+        (2, 3)
+    """
+
+
+def _is_shape(value: Any) -> bool:
+    """Whether ``value`` is a shape (a tuple or list of ints) rather than data."""
+    return isinstance(value, (tuple, list)) and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value
+    )
+
+
+def _broadcast_to_api(fdef: Any) -> Any:
+    """Install the public callable ``F.broadcast_to`` of BroadcastTo: nnabla's form ``(x, y,
+    axis=None)`` (``y`` broadcast to x's shape) when ``y`` is data, gradhub's ``(x, shape)`` when
+    it is a shape. Rules and ``call("BroadcastTo", x, shape=...)`` apply the function directly."""
+    inner = fdef.api
+
+    def broadcast_to(x: Any, y: Any = None, axis: Any = None, shape: Any = None) -> Any:
+        if shape is not None or y is None or _is_shape(y):
+            if shape is not None and y is not None:
+                raise TypeError("broadcast_to(): pass either y (nnabla's form: the data to "
+                                "broadcast to x's shape) or shape, not both")
+            if axis is not None:
+                raise TypeError("broadcast_to(): argument 'axis' belongs to nnabla's form "
+                                "broadcast_to(x, y, axis) with y a Variable or array; with a shape "
+                                f"({y if shape is None else shape!r}) it is not accepted")
+            return inner(x, () if y is None and shape is None else (shape if y is None else y))
+        xshape = tuple(getattr(x, "shape", np.shape(x)))
+        yshape = tuple(getattr(y, "shape", np.shape(y)))
+        nx, ny = len(xshape), len(yshape)
+        if ny > nx:
+            raise ValueError(f"broadcast_to(): argument 'y' of shape {yshape} has more axes than "
+                             f"x of shape {xshape} (nnabla's form broadcasts y to x's shape)")
+        if axis is None or (type(axis) is int and axis == -1):
+            a = nx - ny
+        elif isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+            a = int(axis)
+            if not 0 <= a <= nx - ny:
+                raise ValueError(
+                    f"broadcast_to(): argument 'axis' must be in [0, {nx - ny}] (or -1 or None) "
+                    f"to align y of shape {yshape} with x of shape {xshape}, got {axis}"
+                )
+        else:
+            raise TypeError(f"broadcast_to(): argument 'axis' must be an int or None, got "
+                            f"{axis!r}")
+        for i, n in enumerate(yshape):
+            if n != xshape[a + i] and n != 1:
+                raise ValueError(
+                    f"broadcast_to(): argument 'y' of shape {yshape} does not match x of shape "
+                    f"{xshape} on x's axes {a}..{a + ny - 1} (axis={axis}): size {n} against "
+                    f"{xshape[a + i]}"
+                )
+        full = (1,) * a + yshape + (1,) * (nx - a - ny)
+        if full != yshape:
+            y = _call("Reshape", y, shape=full)
+        return _call("BroadcastTo", y, shape=xshape)
+
+    broadcast_to.__doc__ = _DOC_BROADCAST_TO
+    broadcast_to.fdef = fdef  # type: ignore[attr-defined]
+    fdef.api = broadcast_to
+    return fdef
+
+
 @hookimpl
 def gradhub_add_functions(register: Any) -> None:
     """Register the core arithmetic, reduction and shape functions."""
     f = register.function
-    f("Add2", _add2, inputs=("x0", "x1"),
+    ignore_arguments(f("Add2", _add2, inputs=("x0", "x1"),
       fast_backward=_add2_fast, rule=_add2_bw, need_inputs=(), need_outputs=(),
-      samples=_binary(), reference=np.add, elementwise=True, doc="x0 + x1 (broadcasting).")
-    f("Sub2", _sub2, inputs=("x0", "x1"),
+      samples=_binary(), reference=np.add, elementwise=True, doc="x0 + x1 (broadcasting)."),
+      inplace=False)
+    ignore_arguments(f("Sub2", _sub2, inputs=("x0", "x1"),
       fast_backward=_sub2_fast, rule=_sub2_bw, need_inputs=(), need_outputs=(),
       samples=_binary(), reference=np.subtract, elementwise=True,
-      doc="x0 - x1 (broadcasting).")
-    f("Mul2", _mul2, inputs=("x0", "x1"),
+      doc="x0 - x1 (broadcasting)."),
+      inplace=False)
+    ignore_arguments(f("Mul2", _mul2, inputs=("x0", "x1"),
       fast_backward=_mul2_fast, rule=_mul2_bw, need_inputs=(0, 1), need_outputs=(),
       samples=_binary(), reference=np.multiply, elementwise=True,
-      doc="x0 * x1 (broadcasting).")
-    f("Div2", _div2, inputs=("x0", "x1"),
+      doc="x0 * x1 (broadcasting)."),
+      inplace=False)
+    ignore_arguments(f("Div2", _div2, inputs=("x0", "x1"),
       fast_backward=_div2_fast, rule=_div2_bw, need_inputs=(0, 1), need_outputs=(),
       samples=_binary(), reference=np.divide, elementwise=True, kinks=(0.0,),
-      doc="x0 / x1 (broadcasting).")
+      doc="x0 / x1 (broadcasting)."),
+      inplace=False)
     f("Neg", _neg,
       fast_backward=one_input_fast(_neg_fast), rule=_neg_bw, need_inputs=(), need_outputs=(),
       samples=_unary(),
       reference=np.negative, elementwise=True, doc="-x.")
-    with_real_scalars(f("AddScalar", _add_scalar, attrs={"val": 1.0},
+    with_real_scalars(ignore_arguments(f("AddScalar", _add_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_add_scalar_fast), rule=_add_scalar_bw, need_inputs=(),
       need_outputs=(), samples=_unary(attrs={"val": 1.5}),
-      reference=lambda x, val: x + val, elementwise=True, doc="x + val."))
-    with_real_scalars(f("MulScalar", _mul_scalar, attrs={"val": 1.0},
+      reference=lambda x, val: x + val, elementwise=True, doc="x + val."),
+      inplace=False))
+    with_real_scalars(ignore_arguments(f("MulScalar", _mul_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_mul_scalar_fast), rule=_mul_scalar_bw, need_inputs=(),
       need_outputs=(), samples=_unary(attrs={"val": -2.5}),
-      reference=lambda x, val: x * val, elementwise=True, doc="x * val."))
-    with_real_scalars(f("PowScalar", _pow_scalar, attrs={"val": 1.0},
+      reference=lambda x, val: x * val, elementwise=True, doc="x * val."),
+      inplace=False))
+    with_real_scalars(ignore_arguments(f("PowScalar", _pow_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_pow_scalar_fast), rule=_pow_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_pow_samples, reference=lambda x, val: np.power(x, val),
-      elementwise=True, kinks=(0.0,), doc="x ** val."))
+      elementwise=True, kinks=(0.0,), doc="x ** val."),
+      inplace=False))
     with_real_scalars(f("RDivScalar", _rdiv_scalar, attrs={"val": 1.0},
       fast_backward=one_input_fast(_rdiv_scalar_fast), rule=_rdiv_scalar_bw, need_inputs=(0,),
       need_outputs=(), samples=_rdiv_samples, reference=lambda x, val: val / x,
@@ -502,14 +591,15 @@ def gradhub_add_functions(register: Any) -> None:
       fast_backward=_sum_fast, rule=_sum_bw, need_inputs=(),
       need_outputs=(), samples=_sum_samples, reference=_sum_ref,
       doc="Sum over axis (all axes when None).")
-    f("BroadcastTo", _broadcast_to, attrs={"shape": ()},
+    _broadcast_to_api(f("BroadcastTo", _broadcast_to, attrs={"shape": ()},
       fast_backward=_broadcast_to_fast, rule=_broadcast_to_bw, need_inputs=(),
       need_outputs=(), samples=_broadcast_samples,
-      reference=lambda x, shape: np.broadcast_to(x, shape), doc="Broadcast x to shape.")
-    f("Reshape", _reshape, attrs={"shape": ()},
+      reference=lambda x, shape: np.broadcast_to(x, shape), doc=_DOC_BROADCAST_TO))
+    ignore_arguments(f("Reshape", _reshape, attrs={"shape": ()},
       fast_backward=_reshape_fast, rule=_reshape_bw, need_inputs=(),
       need_outputs=(), samples=_reshape_samples,
-      reference=lambda x, shape: np.reshape(x, shape), doc="x with another shape.")
+      reference=lambda x, shape: np.reshape(x, shape), doc="x with another shape."),
+      inplace=True)
     f("Cast", _cast, attrs={"dtype": "float32"}, fast_backward=_cast_fast, rule=_cast_bw,
       need_inputs=(0,), need_outputs=(), samples=_cast_samples,
       reference=lambda x, dtype: x.astype(dtype),

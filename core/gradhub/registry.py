@@ -154,6 +154,9 @@ class FunctionDef:
     """A primitive function: forward kernels, a backward rule and metadata."""
 
     kind = "primitive"
+    #: arguments the public callable accepts and ignores, with their defaults (nnabla's
+    #: ``inplace``), after the attributes; set with :func:`ignore_arguments`
+    ignored: dict[str, Any] = {}
 
     def __init__(
         self,
@@ -479,6 +482,7 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
     clean = [n.strip("*?") for n in names]
     attr_names = list(fdef.attrs)
     defaults = dict(fdef.attrs)
+    ignored = fdef.ignored
     fname = fdef.snake
 
     if variadic:
@@ -487,13 +491,16 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
             if len(xs) == 1 and isinstance(xs[0], (list, tuple)):
                 xs = tuple(xs[0])
             bad = set(kw) - set(defaults)
+            if bad & ignored.keys():  # accepted and ignored (nnabla's inplace)
+                kw = {k: v for k, v in kw.items() if k not in ignored}
+                bad -= ignored.keys()
             if bad:
                 raise TypeError(f"{fname}() got unexpected keyword argument(s) {sorted(bad)}")
             return apply(fdef, xs, {**defaults, **kw} if kw else defaults)
 
     else:
         n_in = len(clean)
-        all_names = clean + attr_names
+        all_names = clean + attr_names + list(ignored)
         all_required = not any(optional)
 
         def api(*args: Any, **kw: Any) -> Any:
@@ -510,6 +517,8 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
             for key, value in kw.items():
                 if key in attrs:
                     attrs[key] = value
+                elif key in ignored:
+                    continue  # accepted and ignored (nnabla's inplace); positional ones too
                 elif key in clean:
                     i = clean.index(key)
                     if i < len(inputs):
@@ -529,12 +538,39 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
                     raise TypeError(f"{fname}(): input {clean[i]!r} must not be None")
             return apply(fdef, inputs, attrs)
 
-        api.__signature__ = _LazySignature(clean, optional, defaults)  # type: ignore[attr-defined]
+        api.__signature__ = _LazySignature(  # type: ignore[attr-defined]
+            clean, optional, {**defaults, **ignored} if ignored else defaults
+        )
     api.__name__ = fname
     api.__qualname__ = fname
     api.__doc__ = fdef.doc or f"The function {fdef.name} (registered by {fdef.provider})."
     api.fdef = fdef  # type: ignore[attr-defined]
     return api
+
+
+def ignore_arguments(fdef: FunctionDef, **defaults: Any) -> FunctionDef:
+    """Make the public callable of the primitive ``fdef`` accept the arguments ``defaults``
+    (name -> default) after its attributes, positionally or by keyword, and ignore them (nnabla's
+    ``inplace=`` of ``add2``, ``reshape``...: gradhub never modifies an input); returns ``fdef``.
+
+    Only calls that pass them pay (the common call is unchanged); rules and operators, which
+    apply the function directly, never see them. Call it before wrapping the callable (as
+    :func:`gradhub.ops.with_real_scalars` does).
+
+    Example::
+
+        >>> import gradhub as gh, gradhub.functions as F
+        >>> F.add2(gh.Variable([1.0]), gh.Variable([2.0]), inplace=True).d
+        array([3.], dtype=float32)
+    """
+    clash = [n for n in defaults if n in fdef.attrs or n in (i.strip("*?") for i in fdef.inputs)]
+    if clash:
+        raise RegistrationError(
+            f"ignore_arguments({fdef.name!r}): {clash} are already inputs or attributes"
+        )
+    fdef.ignored = {**fdef.ignored, **defaults}
+    fdef.api = make_api(fdef)
+    return fdef
 
 
 class Registry:

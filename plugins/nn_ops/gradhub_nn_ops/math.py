@@ -19,7 +19,7 @@ import numpy as np
 from gradhub import Sample, as_variable
 from gradhub._builtin import sum_to, sum_to_array
 from gradhub.ops import call, with_real_scalars
-from gradhub.registry import one_input_fast
+from gradhub.registry import ignore_arguments, one_input_fast
 
 Shape = tuple[int, ...]
 RuleFn = Callable[..., list[Any]]
@@ -1090,7 +1090,8 @@ def register_functions(register: Any) -> None:
       doc=_ATAN2_DOC)
 
     # arithmetic
-    f("Pow2", _pow2, inputs=("x0", "x1"), rule=_pow2_bw, need_inputs=(0, 1), need_outputs=(0,),
+    ignore_arguments(f(
+      "Pow2", _pow2, inputs=("x0", "x1"), rule=_pow2_bw, need_inputs=(0, 1), need_outputs=(0,),
       samples=binary_samples(lo0=0.5, hi0=2.0), reference=np.power, elementwise=True,
       doc=r"""pow2(x0, x1): elementwise power :math:`y = x_0^{x_1}` (broadcasting).
 
@@ -1105,7 +1106,7 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.pow2(gh.Variable([2.0, 3.0]), gh.Variable([3.0, 2.0])).d
         array([8., 9.], dtype=float32)
-    """)
+    """), inplace=False)  # nnabla's inplace: accepted and ignored
     with_real_scalars(f("RSubScalar", _r_sub_scalar, attrs={"val": 1.0},
       rule=unary_rule(lambda g, x, y, val: -g),
       fast_backward=unary_fast(lambda xp, g, x, y, val: -g), need_inputs=(), need_outputs=(),

@@ -452,8 +452,8 @@ def _scale_shift(fname: str, y: Any, beta: Any, gamma: Any, no_scale: bool, no_b
 
 
 def instance_normalization(x: Any, beta: Any, gamma: Any, channel_axis: int = 1,
-                           batch_axis: Any = 0, eps: float = 1e-5, no_scale: bool = False,
-                           no_bias: bool = False, output_stat: bool = False) -> Any:
+                           batch_axis: Any = 0, eps: float = 1e-5, output_stat: bool = False,
+                           no_scale: bool = False, no_bias: bool = False) -> Any:
     """Instance normalization (nnabla): normalize each sample's each channel over the other axes.
 
     y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
@@ -484,8 +484,8 @@ def instance_normalization(x: Any, beta: Any, gamma: Any, channel_axis: int = 1,
 
 
 def group_normalization(x: Any, beta: Any, gamma: Any, num_groups: int, channel_axis: int = 1,
-                        batch_axis: Any = 0, eps: float = 1e-5, no_scale: bool = False,
-                        no_bias: bool = False, output_stat: bool = False) -> Any:
+                        batch_axis: Any = 0, eps: float = 1e-5, output_stat: bool = False,
+                        no_scale: bool = False, no_bias: bool = False) -> Any:
     """Group normalization (nnabla): the channels split into ``num_groups`` groups, each
     sample's each group normalized over its channels and the other non-batch axes.
 
@@ -553,8 +553,8 @@ def _ref_axes(ndim: int, channel_axis: int, batch_axis: Any) -> tuple[int, list[
 
 
 def _instance_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, channel_axis: int = 1,
-                                batch_axis: Any = 0, eps: float = 1e-5, no_scale: bool = False,
-                                no_bias: bool = False, output_stat: bool = False) -> Any:
+                                batch_axis: Any = 0, eps: float = 1e-5, output_stat: bool = False,
+                                no_scale: bool = False, no_bias: bool = False) -> Any:
     c, b = _ref_axes(x.ndim, channel_axis, batch_axis)
     y, mu, var = _norm_ref(x, sorted([*b, c]), eps)
     y = _ref_affine(y, beta, gamma, no_scale, no_bias)
@@ -563,8 +563,8 @@ def _instance_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, channel_ax
 
 def _group_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, num_groups: int,
                              channel_axis: int = 1, batch_axis: Any = 0, eps: float = 1e-5,
-                             no_scale: bool = False, no_bias: bool = False,
-                             output_stat: bool = False) -> Any:
+                             output_stat: bool = False, no_scale: bool = False,
+                             no_bias: bool = False) -> Any:
     c, b = _ref_axes(x.ndim, channel_axis, batch_axis)
     y = np.empty_like(x)
     per = x.shape[c] // num_groups
