@@ -25,7 +25,7 @@ from ...engine import _FREED, _collect
 from ...engine import backward as _native_backward
 from ...errors import BackwardRuleError
 from ...variable import Variable as NativeVariable
-from .._common import adopt, install_operators
+from .._common import adopt, call_native, install_operators
 
 _FLOAT = np.float32
 
@@ -281,19 +281,24 @@ class Variable(NativeVariable):
         return int(math.prod(self.shape[max(axis, 0) :]))
 
     def reshape(self, shape: Any, unlink: bool = False) -> Variable:  # type: ignore[override]
-        """This Variable with another shape; ``unlink=True`` cuts it from the graph."""
+        """This Variable with another shape; ``unlink=True`` cuts it from the graph.
+
+        The unlinked result shares the data and gradient buffers, as nnabla's (see
+        :meth:`get_unlinked_variable`), seen through the new shape.
+        """
         if unlink:
-            v = self.get_unlinked_variable()
-            v._data = v._data.reshape(tuple(shape))
-            return v
+            return _Unlinked.of(self, self.need_grad, tuple(shape))
         return adopt(NativeVariable.reshape(self, shape), Variable)
 
     def get_unlinked_variable(self, need_grad: bool | None = None) -> Variable:
-        """A leaf sharing this Variable's data, cut from the graph (need_grad kept unless given)."""
-        v = NativeVariable._new(
-            self._data, self.need_grad if need_grad is None else bool(need_grad), None, 0
-        )
-        return adopt(v, Variable)  # type: ignore[no-any-return]
+        """A leaf cut from the graph that shares this Variable's data and gradient, as nnabla's.
+
+        ``need_grad`` is kept unless given. The two stay one buffer: after ``forward()``
+        recomputes this Variable (or its ``.d`` is assigned), the unlinked Variable reads the new
+        data; a backward pass through the unlinked Variable accumulates into the shared ``.g``
+        (nnabla's GAN idiom ``fake.get_unlinked_variable(need_grad=True)`` relies on both).
+        """
+        return _Unlinked.of(self, self.need_grad if need_grad is None else bool(need_grad), None)
 
     unlinked = get_unlinked_variable
 
@@ -367,6 +372,100 @@ class Variable(NativeVariable):
 
     def __repr__(self) -> str:
         return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
+
+
+
+
+class _Unlinked(Variable):
+    """A leaf sharing the data and gradient of another Variable (its source), possibly seen
+    through another shape: nnabla's ``get_unlinked_variable`` and ``reshape(unlink=True)``.
+
+    ``_data`` and ``_grad`` (the slots every gradhub function, the engine and re-execution read
+    and write) are properties that forward to the source's, so the source's new arrays (a
+    ``forward()`` re-execution, ``.d = ...``) are what this Variable holds, and gradients
+    accumulated here land in the source's ``.g``. Only these Variables pay for the indirection.
+    A reshaped view is cached per source array, so that its identity is stable while the source
+    keeps its array (the engine recognises a replaced leaf by identity).
+    """
+
+    __slots__ = ("_cache", "_src", "_vshape")
+
+    _src: NativeVariable
+    _vshape: tuple[int, ...] | None
+    _cache: tuple[Any, Any] | None
+
+    @classmethod
+    def of(cls, src: NativeVariable, need_grad: bool, shape: tuple[int, ...] | None) -> _Unlinked:
+        """A new unlinked Variable over ``src`` (seen with ``shape``; None keeps its shape)."""
+        if isinstance(src, _Unlinked) and src._vshape is None:
+            src = src._src  # one level of indirection, whatever the chain
+        v = object.__new__(cls)
+        v._src = src
+        v._cache = None
+        v._vshape = None
+        if shape is not None:
+            arr = src._data
+            try:
+                view = arr.reshape(shape)
+            except ValueError:
+                raise ValueError(
+                    f"nnabla Variable.reshape: cannot reshape a Variable of shape "
+                    f"{tuple(arr.shape)} to {shape}"
+                ) from None
+            v._vshape = tuple(view.shape)
+            v._cache = (arr, view)
+        v._creator = None
+        v._idx = 0
+        v.name = None
+        v.need_grad = need_grad
+        return v
+
+    @property  # type: ignore[override]
+    def _data(self) -> Any:
+        arr = self._src._data
+        shape = self._vshape
+        if shape is None:
+            return arr
+        cache = self._cache
+        if cache is not None and cache[0] is arr:
+            return cache[1]
+        view = arr.reshape(shape)
+        self._cache = (arr, view)
+        return view
+
+    @_data.setter
+    def _data(self, value: Any) -> None:
+        src = self._src
+        if self._vshape is None:
+            src._data = value
+            return
+        base = value.reshape(src._data.shape)
+        src._data = base
+        self._cache = (base, value)
+
+    @property  # type: ignore[override]
+    def _grad(self) -> NativeVariable | None:
+        g = self._src._grad
+        shape = self._vshape
+        if g is None or shape is None:
+            return g
+        return _reshaped(g, shape)
+
+    @_grad.setter
+    def _grad(self, value: NativeVariable | None) -> None:
+        src = self._src
+        if value is not None and self._vshape is not None:
+            value = _reshaped(value, tuple(src._data.shape))
+        src._grad = value
+
+
+def _reshaped(g: NativeVariable, shape: tuple[int, ...]) -> NativeVariable:
+    """A gradient Variable seen with ``shape`` (a view of its array; in the graph if recorded)."""
+    if tuple(g._data.shape) == shape:
+        return g
+    if g._creator is not None:
+        return call_native("Reshape", g, shape=shape)  # type: ignore[no-any-return]
+    return NativeVariable._new(g._data.reshape(shape), False, None, 0)
 
 
 def freed_buffers_error(outputs: list[Any], where: str) -> BackwardRuleError | None:
