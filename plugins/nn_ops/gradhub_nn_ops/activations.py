@@ -238,8 +238,10 @@ def log_sigmoid(x: Any) -> Any:
     return -call("Softplus", -x)
 
 
-def prelu(x: Any, weight: Any, base_axis: int = 1) -> Any:
-    """prelu(x, weight, base_axis=1): parametric ReLU (nnabla).
+def prelu(x0: Any = None, x1: Any = None, base_axis: int = 1, *, x: Any = None,
+          weight: Any = None) -> Any:
+    """prelu(x0, x1, base_axis=1): parametric ReLU (nnabla; x0 is the input, x1 the slopes,
+    also accepted by the keywords ``x`` and ``weight``).
 
     :math:`y = \\max(x, 0) + w \\min(x, 0)`.
     ``weight`` has shape ``()`` or ``(1,)`` (one slope shared by all elements) or
@@ -255,8 +257,20 @@ def prelu(x: Any, weight: Any, base_axis: int = 1) -> Any:
         array([[-0.1, -0.5],
                [ 2. , -2. ]], dtype=float32)
     """
-    x = as_variable(x)
-    w = as_variable(weight)
+    for nn_name, alias, value in (("x0", "x", x), ("x1", "weight", weight)):
+        if value is not None:
+            if (x0 if nn_name == "x0" else x1) is not None:
+                raise TypeError(f"prelu(): got values for both {nn_name!r} and its alias "
+                                f"{alias!r}")
+            if nn_name == "x0":
+                x0 = value
+            else:
+                x1 = value
+    if x0 is None or x1 is None:
+        raise TypeError(f"prelu() missing required argument {'x0' if x0 is None else 'x1'!r} "
+                        "(the input and the slopes: prelu(x0, x1, base_axis=1))")
+    x = as_variable(x0)
+    w = as_variable(x1)
     nd = x.ndim
     if not isinstance(base_axis, (int, np.integer)) or not -nd <= base_axis < max(nd, 1):
         raise ValueError(f"prelu(): argument 'base_axis' {base_axis!r} is out of range for x of "

@@ -29,6 +29,7 @@ The family is closed under differentiation, so every rule is differentiable to a
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 import threading
@@ -939,22 +940,101 @@ _DOC_FG = """Gradient of a convolution w.r.t. its weight (a primitive of the con
     """
 
 
+def _channel_last(fname: str, inner: Any, x: Any, weight: Any, bias: Any, base_axis: Any,
+                  kw: dict[str, Any]) -> Any:
+    """``F.<fname>`` with ``channel_last=True`` (nnabla's layouts): x is ``(*batch, *spatial,
+    C)``, the weight ``(O, *kernel, I / group)`` (convolution) or ``(I, *kernel, O / group)``
+    (deconvolution), the result ``(*batch, *spatial_out, O)``. Computed with transposes around the
+    channel-first function (so it is differentiable like it)."""
+    nd = len(x.shape)
+    ba = an_int(base_axis, fname, "base_axis")
+    if not 0 <= ba < nd - 1:
+        raise ValueError(f"{fname}(): base_axis={base_axis} must leave a channel axis and at "
+                         f"least one spatial axis in x of shape {tuple(x.shape)} "
+                         "(channel_last=True)")
+    ndw = len(weight.shape)
+    xt = _call("Transpose", x, axes=(*range(ba), nd - 1, *range(ba, nd - 1)))
+    wt = _call("Transpose", weight, axes=(0, ndw - 1, *range(1, ndw - 1)))
+    y = inner(xt, wt, bias, ba, **kw)
+    ny = len(y.shape)
+    return _call("Transpose", y, axes=(*range(ba), *range(ba + 1, ny), ba))
+
+
+def _nnabla_conv_api(fdef: Any, transposed: bool) -> None:
+    """Install ``F.convolution``/``F.deconvolution`` with nnabla's parameters: ``channel_last``
+    9th (before ``output_padding`` in deconvolution). The common calls (channel-first, at most 8
+    positional arguments) go on to the registered callable unchanged."""
+    from gradhub.ops import replace_api
+
+    inner = fdef.api
+    fname = fdef.snake
+
+    def api(*args: Any, **kw: Any) -> Any:
+        if len(args) <= 8 and "channel_last" not in kw:
+            return inner(*args, **kw)
+        names = _NN_CONV_NAMES + (("output_padding",) if transposed else ())
+        if len(args) > len(names):
+            raise TypeError(f"{fname}() takes at most {len(names)} arguments ({len(args)} given)")
+        for n, v in zip(names[8:], args[8:]):
+            if n in kw:
+                raise TypeError(f"{fname}() got multiple values for argument {n!r}")
+            kw[n] = v
+        args = args[:8]
+        channel_last = kw.pop("channel_last", False)
+        if not isinstance(channel_last, (bool, np.bool_)):
+            raise TypeError(f"{fname}(): argument 'channel_last' must be a bool, got "
+                            f"{channel_last!r} (nnabla's order: ..., group, channel_last"
+                            f"{', output_padding' if transposed else ''})")
+        if not channel_last:
+            return inner(*args, **kw)
+        a = dict(zip(_NN_CONV_NAMES, args))
+        for n in ("x", "weight", "bias", "base_axis"):
+            if n in kw:
+                if n in a:
+                    raise TypeError(f"{fname}() got multiple values for argument {n!r}")
+                a[n] = kw.pop(n)
+        if "x" not in a or "weight" not in a:
+            missing = "x" if "x" not in a else "weight"
+            raise TypeError(f"{fname}() missing required input {missing!r}")
+        rest = {n: v for n, v in a.items() if n not in ("x", "weight", "bias", "base_axis")}
+        from gradhub import as_variable
+
+        return _channel_last(fname, inner, as_variable(a["x"]), as_variable(a["weight"]),
+                             a.get("bias"), a.get("base_axis", 1), {**rest, **kw})
+
+    replace_api(fdef, api)
+    P = inspect.Parameter
+    params = [P("x", P.POSITIONAL_OR_KEYWORD), P("weight", P.POSITIONAL_OR_KEYWORD)]
+    params += [P(n, P.POSITIONAL_OR_KEYWORD, default=v)
+               for n, v in {"bias": None, **fdef.attrs}.items() if n != "output_padding"]
+    params.append(P("channel_last", P.POSITIONAL_OR_KEYWORD, default=False))
+    if transposed:
+        params.append(P("output_padding", P.POSITIONAL_OR_KEYWORD, default=None))
+    api.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+
+
+_NN_CONV_NAMES = ("x", "weight", "bias", "base_axis", "pad", "stride", "dilation", "group",
+                  "channel_last")
+
+
 def register_functions(register: Any) -> None:
     """Register the conv functions."""
     conv_attrs = {"base_axis": 1, "pad": None, "stride": None, "dilation": None, "group": 1}
-    register.function(
+    conv = register.function(
         "Convolution", _convolution, inputs=("x", "weight", "bias?"), attrs=dict(conv_attrs),
         rule=_convolution_bw, fast_backward=_convolution_fast, need_inputs=(0, 1),
         need_outputs=(), samples=_conv_samples,
         reference=_convolution_ref, doc=_DOC_CONV,
     )
-    register.function(
+    _nnabla_conv_api(conv, transposed=False)
+    deconv = register.function(
         "Deconvolution", _deconvolution, inputs=("x", "weight", "bias?"),
         attrs={**conv_attrs, "output_padding": None}, rule=_deconvolution_bw,
         fast_backward=_deconvolution_fast,
         need_inputs=(0, 1), need_outputs=(), samples=_deconv_samples,
         reference=_deconvolution_ref, doc=_DOC_DECONV,
     )
+    _nnabla_conv_api(deconv, transposed=True)
     register.function(
         "ConvolutionFilterGrad", _convolution_filter_grad, inputs=("x", "dy"),
         attrs={"kernel": (1,), **conv_attrs}, rule=_convolution_filter_grad_bw,

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -229,6 +230,8 @@ def _bn_api(fdef: Any) -> Any:
                     and args[4] is not None):
                 return apply(fdef, args, defaults)  # the common call: inputs only
             return _bn_fill_none(inner, args, kw)
+        if len(args) > 9 or "output_stat" in kw:
+            return _bn_output_stat(api, args, kw)
         for a in args[1:5]:
             if a is None:
                 return _bn_fill_none(inner, args, kw)
@@ -237,7 +240,47 @@ def _bn_api(fdef: Any) -> Any:
                 return _bn_fill_none(inner, args, kw)
         return inner(*args, **kw)
 
-    return replace_api(fdef, api)
+    replace_api(fdef, api)
+    P = inspect.Parameter
+    params = [P(n, P.POSITIONAL_OR_KEYWORD) for n in ("x", *_BN_OPTIONAL)]
+    params += [P(n, P.POSITIONAL_OR_KEYWORD, default=v)
+               for n, v in {**defaults, "output_stat": False}.items()]
+    api.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return fdef
+
+
+_BN_NAMES = ("x", *_BN_OPTIONAL, "axes", "decay_rate", "eps", "batch_stat", "output_stat")
+
+
+def _bn_output_stat(api: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """batch_normalization with nnabla's ``output_stat`` (the 10th argument): with True, returns
+    ``(y, batch mean, batch variance)`` (biased, shaped like the parameters), as nnabla, which
+    allows it only with ``batch_stat=True``."""
+    from gradhub import as_variable
+
+    if len(args) > len(_BN_NAMES):
+        raise TypeError(f"batch_normalization() takes at most {len(_BN_NAMES)} arguments "
+                        f"({len(args)} given)")
+    kw = dict(kw)
+    if len(args) == len(_BN_NAMES):
+        if "output_stat" in kw:
+            raise TypeError("batch_normalization() got multiple values for argument "
+                            "'output_stat'")
+        kw["output_stat"] = args[-1]
+        args = args[:-1]
+    output_stat = kw.pop("output_stat")
+    y = api(*args, **kw)
+    if not output_stat:
+        return y
+    a = {**dict(zip(_BN_NAMES, args)), **kw}
+    if not a.get("batch_stat", True):
+        raise ValueError("batch_normalization(): output_stat=True needs batch_stat=True (the "
+                         "batch statistics are its outputs; nnabla refuses it too)")
+    x = as_variable(a["x"])
+    _, red, _, _ = _bn_geometry(x.shape, a.get("axes", (1,)))
+    mu = _mean(x, red)
+    xc = x - mu
+    return y, mu, _mean(xc * xc, red)
 
 
 def _bn_fill_none(inner: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
