@@ -27,7 +27,7 @@ from ...variable import Variable as NativeVariable
 from .._common import call_native as _call
 from .context import Context
 from .ndarray import NDArray
-from .symbol import Symbol, _grad_reqs
+from .symbol import Symbol, _grad_reqs, _infer_types
 
 _ACTIVATIONS = {
     "relu": "ReLU",
@@ -52,7 +52,14 @@ _BINARY_OPS = {
     "_Mul": "Mul2",
     "_Div": "Div2",
     "_Power": "Pow2",
+    "broadcast_add": "Add2",
+    "broadcast_sub": "Sub2",
+    "broadcast_mul": "Mul2",
+    "broadcast_div": "Div2",
+    "broadcast_power": "Pow2",
 }
+#: mxnet's broadcast_maximum/minimum: at ties the gradient goes to the left operand.
+_SELECT_OPS = {"broadcast_maximum": "GreaterEqual", "broadcast_minimum": "LessEqual"}
 
 
 def _as_list(
@@ -124,9 +131,14 @@ class Executor:
                     f"bind: the gradient array of {n!r} has shape {g.shape} but the argument has "
                     f"shape {a.shape}"
                 )
+        _infer_types(symbol, {n: a._arr.dtype for n, a in zip(names, self.arg_arrays)}, "bind")
         self._reqs = reqs
+        # the arrays the executor reads and writes: replacing an entry of arg_dict/grad_dict (not
+        # writing into it) does not redirect the executor, as in mxnet
+        self._args: list[NDArray] = list(self.arg_arrays)
+        self._grads: dict[str, NDArray | None] = dict(zip(names, grads))
         self.arg_dict: dict[str, NDArray] = dict(zip(names, self.arg_arrays))
-        self.grad_dict: dict[str, NDArray] = {n: g for n, g in zip(names, grads) if g is not None}
+        self.grad_dict: dict[str, NDArray | None] = dict(zip(names, grads))
         self.aux_arrays: list[NDArray] = []
         self.aux_dict: dict[str, NDArray] = {}
         self._topo = symbol._topo()
@@ -148,26 +160,28 @@ class Executor:
     ) -> None:
         """Copy the arrays of ``arg_params`` into the bound argument arrays."""
         for name, value in arg_params.items():
-            if name not in self.arg_dict:
+            if name not in self._names:
                 if allow_extra_params:
                     continue
                 raise ValueError(f"copy_params_from: {name!r} is not an argument of the symbol")
-            self.arg_dict[name][:] = value
+            self._args[self._names.index(name)][:] = value
 
     # -- forward ---------------------------------------------------------------------------------
     def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
         """Evaluate the symbol on the current argument arrays and return the outputs.
 
         Keyword arguments copy new values into the named argument arrays first.
-        ``is_train`` is accepted (none of the supported layers behaves differently).
+        ``is_train`` is accepted (none of the supported layers behaves differently). As in
+        mxnet the results are written into the same output NDArrays each time (while their
+        shapes stay), so an output held from an earlier call shows the latest values.
         """
         for name, value in kwargs.items():
-            if name not in self.arg_dict:
+            if name not in self._names:
                 raise ValueError(f"Executor.forward: {name!r} is not an argument of the symbol "
                                  f"(arguments: {self._names})")
-            self.arg_dict[name][:] = value
-        for n, v in self._vars.items():
-            v._data = self._device.asarray(self.arg_dict[n]._arr)
+            self._args[self._names.index(name)][:] = value
+        for n, a in zip(self._names, self._args):
+            self._vars[n]._data = self._device.asarray(a._arr)
         values: dict[int, NativeVariable] = {}
         losses: list[NativeVariable] = []
         with set_recording(True):
@@ -179,8 +193,16 @@ class Executor:
                     values[id(node)] = _run_node(node, ins, losses)
         heads = [values[id(h)] for h in self._heads]
         self._graph = (heads, losses)
-        self.outputs = [NDArray(h._data, self._ctx) for h in heads]
-        return self.outputs
+        outs = self.outputs
+        if len(outs) == len(heads) and all(
+            o._arr.shape == h._data.shape and o._arr.dtype == h._data.dtype
+            for o, h in zip(outs, heads)
+        ):
+            for o, h in zip(outs, heads):
+                o._arr[...] = h._data
+        else:  # first forward: own copies (a head may share an argument's data)
+            outs[:] = [NDArray(h._data.copy(), self._ctx) for h in heads]
+        return outs
 
     # -- backward --------------------------------------------------------------------------------
     def _out_grads(self, out_grads: Any) -> list[Any]:
@@ -239,7 +261,8 @@ class Executor:
         else:
             grads = [None] * len(xs)
         for n, x, g in zip(targets, xs, grads):
-            dst = self.grad_dict[n]
+            dst = self._grads[n]
+            assert dst is not None  # targets have a gradient array (req "null" otherwise)
             arr = self._device.xp.zeros_like(x._data) if g is None else g._data
             if self._reqs[n] == "add":
                 dst._arr += arr
@@ -303,7 +326,7 @@ def _softmax_output(
             f"SoftmaxOutput {node.name!r}: the label has shape {labels.shape} but data of shape "
             f"{shape} needs labels of shape {lshape}"
         )
-    ints = np.rint(labels.reshape(lshape)).astype(np.int64)
+    ints = np.trunc(labels.reshape(lshape)).astype(np.int64)  # static_cast<int>, as mxnet
     ignored = ints == int(a["ignore_label"])
     mask = ~ignored if a["use_ignore"] else np.ones(ints.shape, dtype=bool)
     bad = mask & ((ints < 0) | (ints >= classes))
@@ -330,9 +353,14 @@ def _softmax_output(
 
 
 def _make_loss(node: Symbol, x: NativeVariable, losses: list[NativeVariable]) -> NativeVariable:
+    """The value ``x`` (detached) and the loss term ``grad_scale / norm * sum(x)``.
+
+    ``"batch"`` divides as mxnet's kernel, which views data as 2-D (every axis but the last
+    flattened into rows): by the product of all axes but the last (1 for 0-d and 1-D data).
+    """
     a = node._attrs
     valid = int((x.numpy() > a["valid_thresh"]).sum()) if a["normalization"] == "valid" else 0
-    norm = _norm(a["normalization"], x.shape[0] if x.ndim else 1, valid)
+    norm = _norm(a["normalization"], int(math.prod(x.shape[:-1])), valid)
     losses.append(_call("Sum", x) * (a["grad_scale"] / norm))
     return x.detach()
 
@@ -380,4 +408,8 @@ def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariab
         return _SCALAR_OPS[op](ins[0], node._attrs["scalar"])
     if op in _BINARY_OPS:
         return _call(_BINARY_OPS[op], ins[0], ins[1])
+    if op in _SELECT_OPS:
+        with no_grad():
+            take_lhs = _call(_SELECT_OPS[op], ins[0], ins[1])
+        return _call("Where", take_lhs, ins[0], ins[1])
     raise NotImplementedError(f"mxnet operator {op!r} ({node.name!r}) is not supported")

@@ -36,6 +36,15 @@ __all__ = [
     "SoftmaxOutput",
     "Symbol",
     "Variable",
+    "broadcast_add",
+    "broadcast_div",
+    "broadcast_maximum",
+    "broadcast_minimum",
+    "broadcast_minus",
+    "broadcast_mul",
+    "broadcast_plus",
+    "broadcast_power",
+    "broadcast_sub",
     "var",
 ]
 
@@ -43,6 +52,16 @@ ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 NORMALIZATIONS = ("null", "batch", "valid")
 #: Operators whose gradient ignores the head gradient (mxnet's loss layers).
 LOSS_OPS = ("SoftmaxOutput", "MakeLoss")
+#: mxnet's broadcasting binary operators (numpy broadcasting; gradients summed back).
+BROADCAST_OPS = (
+    "broadcast_add",
+    "broadcast_sub",
+    "broadcast_mul",
+    "broadcast_div",
+    "broadcast_power",
+    "broadcast_maximum",
+    "broadcast_minimum",
+)
 
 
 class _Names(threading.local):
@@ -212,7 +231,13 @@ class Symbol:
         return Executor(self, ctx, args, args_grad, grad_req)
 
     def simple_bind(self, ctx: Any, grad_req: Any = "write", **kwargs: Any) -> Any:
-        """Allocate zero arrays (and gradient arrays) from the given input shapes, then bind."""
+        """Allocate zero arrays (and gradient arrays) from the given input shapes, then bind.
+
+        ``type_dict`` (name -> dtype) gives some argument dtypes; the others (weights, biases,
+        labels) and the gradient arrays take the dtype mxnet's type inference gives them: every
+        supported operator has one dtype for its inputs and output. Without ``type_dict`` every
+        argument is float32.
+        """
         from . import ndarray as nd
 
         type_dict = kwargs.pop("type_dict", None) or {}
@@ -225,10 +250,21 @@ class Symbol:
                 f"{self.list_arguments()}"
             )
         names = self.list_arguments()
-        args = {n: nd.zeros(s, ctx, dtype=type_dict.get(n)) for n, s in zip(names, arg_shapes)}
+        if type_dict:
+            given = {n: np.dtype(t) for n, t in type_dict.items() if n in names}
+            dtypes = _infer_types(self, given, "simple_bind")
+            undecided = [n for n in names if n not in dtypes]
+            if undecided:
+                raise ValueError(
+                    f"simple_bind: type inference cannot decide the dtype of {undecided} from "
+                    f"type_dict={type_dict!r}; give them in type_dict (as mxnet)"
+                )
+        else:
+            dtypes = {n: np.dtype(np.float32) for n in names}
+        args = {n: nd.zeros(s, ctx, dtype=dtypes[n]) for n, s in zip(names, arg_shapes)}
         reqs = _grad_reqs(grad_req, names)
         grads = {
-            n: nd.zeros(s, ctx, dtype=type_dict.get(n))
+            n: nd.zeros(s, ctx, dtype=dtypes[n])
             for n, s in zip(names, arg_shapes)
             if reqs[n] != "null"
         }
@@ -350,8 +386,17 @@ def _infer_node(
         return ins[0]
     if op == "Group":
         return None
-    # elementwise binary operators: same shapes (broadcasting allowed)
     x, y = ins
+    if op in BROADCAST_OPS:  # mxnet learns no operand shape from the other one here
+        if x is None or y is None:
+            return None
+        try:
+            return tuple(np.broadcast_shapes(x, y))
+        except ValueError:
+            raise ValueError(
+                f"infer_shape: {op} {node._name!r}: the shapes {x} and {y} do not broadcast"
+            ) from None
+    # elementwise binary operators: same shapes (broadcasting allowed)
     if x is None and y is not None:
         learn(node._inputs[0], y)
         return y
@@ -361,6 +406,40 @@ def _infer_node(
     if x is None or y is None:
         return None
     return tuple(np.broadcast_shapes(x, y))
+
+
+def _infer_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[str, np.dtype]:
+    """The argument dtypes that ``known`` (name -> dtype) determines, as mxnet's type inference:
+    every supported operator has one dtype for all its inputs and its output. Raises a TypeError
+    naming the operator and both dtypes when they disagree."""
+    dtypes: dict[int, np.dtype] = {}
+    topo = sym._topo()
+    for node in topo:
+        if node._op == "null" and node._name in known:
+            dtypes[id(node)] = np.dtype(known[node._name])
+    changed = True
+    while changed:
+        changed = False
+        for node in topo:
+            if node._op in ("null", "Group"):
+                continue
+            members = (node, *node._inputs)
+            seen = [(m, dtypes[id(m)]) for m in members if id(m) in dtypes]
+            if not seen:
+                continue
+            first, dt = seen[0]
+            for m, other in seen[1:]:
+                if other != dt:
+                    raise TypeError(
+                        f"{what}: operator {node._op} {node._name!r} needs one dtype for its "
+                        f"inputs and output, but {first._name!r} is {dt.name} and {m._name!r} is "
+                        f"{other.name} (as mxnet: convert one with astype or give type_dict)"
+                    )
+            for m in members:
+                if id(m) not in dtypes:
+                    dtypes[id(m)] = dt
+                    changed = True
+    return {n._name: dtypes[id(n)] for n in topo if n._op == "null" and id(n) in dtypes}
 
 
 # -- constructors ---------------------------------------------------------------------------
@@ -522,3 +601,63 @@ def Group(symbols: Sequence[Symbol]) -> Symbol:
     if not symbols or not all(isinstance(s, Symbol) for s in symbols):
         raise TypeError("mx.sym.Group: expected a non-empty list of Symbols")
     return Symbol("Group", _auto_name("group"), symbols)
+
+
+def _broadcast(op: str, lhs: Any, rhs: Any, name: str | None) -> Symbol:
+    for arg, v in (("lhs", lhs), ("rhs", rhs)):
+        if not isinstance(v, Symbol):
+            raise TypeError(f"mx.sym.{op}: {arg} must be a Symbol, got {type(v).__name__}")
+    return Symbol(op, name or _auto_name(op), [lhs, rhs])
+
+
+def broadcast_add(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
+                  **kwargs: Any) -> Symbol:
+    """``lhs + rhs`` with numpy broadcasting; each operand's gradient is summed back to its
+    shape."""
+    return _broadcast("broadcast_add", lhs, rhs, name)
+
+
+def broadcast_sub(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
+                  **kwargs: Any) -> Symbol:
+    """``lhs - rhs`` with numpy broadcasting; each operand's gradient is summed back to its
+    shape."""
+    return _broadcast("broadcast_sub", lhs, rhs, name)
+
+
+def broadcast_mul(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
+                  **kwargs: Any) -> Symbol:
+    """``lhs * rhs`` with numpy broadcasting; each operand's gradient is summed back to its
+    shape."""
+    return _broadcast("broadcast_mul", lhs, rhs, name)
+
+
+def broadcast_div(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
+                  **kwargs: Any) -> Symbol:
+    """``lhs / rhs`` with numpy broadcasting; each operand's gradient is summed back to its
+    shape."""
+    return _broadcast("broadcast_div", lhs, rhs, name)
+
+
+def broadcast_power(lhs: Symbol | None = None, rhs: Symbol | None = None,
+                    name: str | None = None, **kwargs: Any) -> Symbol:
+    """``lhs ** rhs`` with numpy broadcasting; each operand's gradient is summed back to its
+    shape."""
+    return _broadcast("broadcast_power", lhs, rhs, name)
+
+
+def broadcast_maximum(lhs: Symbol | None = None, rhs: Symbol | None = None,
+                      name: str | None = None, **kwargs: Any) -> Symbol:
+    """The elementwise maximum with numpy broadcasting; at ties the gradient goes to ``lhs``
+    (as mxnet)."""
+    return _broadcast("broadcast_maximum", lhs, rhs, name)
+
+
+def broadcast_minimum(lhs: Symbol | None = None, rhs: Symbol | None = None,
+                      name: str | None = None, **kwargs: Any) -> Symbol:
+    """The elementwise minimum with numpy broadcasting; at ties the gradient goes to ``lhs``
+    (as mxnet)."""
+    return _broadcast("broadcast_minimum", lhs, rhs, name)
+
+
+broadcast_plus = broadcast_add
+broadcast_minus = broadcast_sub
