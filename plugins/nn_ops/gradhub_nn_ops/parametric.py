@@ -186,11 +186,34 @@ def _initializer(fn: str, arg: str, name: str, init: Any) -> Callable[[tuple[int
     return on_device
 
 
-def _param(fn: str, name: str, shape: Sequence[int], init: Any, need_grad: bool,
-           arg: str) -> Variable:
-    """The parameter ``name`` in the current scope; ``arg`` names ``init``'s argument."""
-    return get_parameter_or_create(name, tuple(int(s) for s in shape),
-                                   _initializer(fn, arg, name, init), need_grad)
+def _param(fn: str, name: str, shape: Sequence[int], init: Any, fix_parameters: bool,
+           arg: str, trainable: bool = True) -> Variable:
+    """The parameter ``name`` in the current scope; ``arg`` names ``init``'s argument.
+
+    As nnabla (``get_parameter_or_create(..., as_need_grad=not fix_parameters)``): a
+    ``trainable`` parameter is created (or fetched) needing a gradient, and ``fix_parameters``
+    only makes this call use an unlinked view of it without gradient; a later trainable use of
+    the same layer gets gradients and :func:`gradhub.get_parameters` lists it. Parameters that
+    are never trained (batch normalization's running statistics) pass ``trainable=False``.
+    """
+    p = get_parameter_or_create(name, tuple(int(s) for s in shape),
+                                _initializer(fn, arg, name, init), trainable)
+    if fix_parameters and p.need_grad:
+        view = p.get_unlinked_variable()  # shares the data, needs no gradient
+        view.name = p.name
+        return view
+    return p
+
+
+def _apply(fn: str, arg: str, f: Any, v: Any) -> Any:
+    """``f(v)`` for nnabla's ``apply_w``/``apply_b`` (None: ``v`` itself); a TypeError naming
+    ``PF.<fn>`` and ``arg`` unless ``f`` is callable."""
+    if f is None:
+        return v
+    if not callable(f):
+        raise TypeError(f"PF.{fn}: {arg} must be a callable taking the parameter (or None), got "
+                        f"{type(f).__name__}")
+    return f(v)
 
 
 @contextmanager
@@ -260,12 +283,15 @@ def _channels(fn: str, x: Any, base_axis: int) -> int:
 
 def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init: Any = None,
            b_init: Any = None, fix_parameters: bool = False, rng: Any = None,
-           with_bias: bool = True, name: str | None = None) -> Variable:
+           with_bias: bool = True, apply_w: Any = None, apply_b: Any = None,
+           name: str | None = None) -> Variable:
     """Fully connected layer with parameters ``affine/W`` and ``affine/b`` (nnabla ``PF.affine``).
 
     ``y = x W + b`` with ``W`` of shape ``(prod(inp.shape[base_axis:]), *n_outmaps)`` (Glorot
     uniform) and ``b`` of shape ``n_outmaps`` (zeros), created under ``name/affine``.
-    ``fix_parameters`` creates them without gradient.
+    ``fix_parameters`` uses them without gradient in this call (they stay trainable, as nnabla);
+    ``apply_w``/``apply_b`` (callables) transform them before use (nnabla; e.g. a weight
+    normalization).
 
     Example::
 
@@ -287,23 +313,34 @@ def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init:
     if b_init is None:
         b_init = ConstantInitializer(0.0)
     with _scopes(name, "affine"):
-        w = _param("affine", "W", [inmaps, *outs], w_init, not fix_parameters, "w_init")
-        b = (_param("affine", "b", outs, b_init, not fix_parameters, "b_init") if with_bias
+        w = _param("affine", "W", [inmaps, *outs], w_init, fix_parameters, "w_init")
+        b = (_param("affine", "b", outs, b_init, fix_parameters, "b_init") if with_bias
              else None)
+    w = _apply("affine", "apply_w", apply_w, w)
+    if b is not None:
+        b = _apply("affine", "apply_b", apply_b, b)
     return call("Affine", inp, w, b, base_axis=base_axis)  # type: ignore[no-any-return]
 
 
 def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group: int,
                  w_init: Any, b_init: Any, base_axis: int, fix_parameters: bool, rng: Any,
-                 with_bias: bool, name: str | None, *, transposed: bool
-                 ) -> tuple[Variable, Variable | None]:
+                 with_bias: bool, name: str | None, *, transposed: bool,
+                 channel_last: bool = False) -> tuple[Variable, Variable | None]:
     """The parameters ``W`` and ``b`` of PF.convolution, or of PF.deconvolution (``transposed``).
 
     ``W`` has shape ``(outmaps, inmaps // group, *kernel)``, or ``(inmaps, outmaps // group,
     *kernel)`` when transposed (the fans of its Glorot default swap with it); ``b`` has shape
-    ``(outmaps,)`` and is None without ``with_bias``.
+    ``(outmaps,)`` and is None without ``with_bias``. With ``channel_last`` (nnabla's layout)
+    the input's channels are its last axis and ``W`` has the kernel before the channel axis it
+    is sliced by: ``(outmaps, *kernel, inmaps // group)``, or ``(inmaps, *kernel, outmaps //
+    group)`` when transposed.
     """
-    inmaps = _channels(fn, inp, base_axis)
+    if not isinstance(channel_last, (bool, np.bool_)):
+        raise TypeError(f"PF.{fn}: channel_last must be a bool, got {channel_last!r} (nnabla's "
+                        "order: ..., group, channel_last, ...)")
+    inmaps = _channels(fn, inp, base_axis)  # also checks base_axis
+    if channel_last:
+        inmaps = int(inp.shape[-1])
     outmaps = _positive(fn, "outmaps", outmaps)
     k = _kernel(fn, kernel, inp, base_axis)
     group = _positive(fn, "group", group)
@@ -316,21 +353,27 @@ def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group
     if b_init is None:
         b_init = ConstantInitializer(0.0)
     with _scopes(name, scope):
-        w = _param(fn, "W", (fan_out, fan_in // group, *k), w_init, not fix_parameters, "w_init")
-        b = (_param(fn, "b", (outmaps,), b_init, not fix_parameters, "b_init") if with_bias
+        wshape = ((fan_out, *k, fan_in // group) if channel_last
+                  else (fan_out, fan_in // group, *k))
+        w = _param(fn, "W", wshape, w_init, fix_parameters, "w_init")
+        b = (_param(fn, "b", (outmaps,), b_init, fix_parameters, "b_init") if with_bias
              else None)
     return w, b
 
 
 def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: Any = None,
-                dilation: Any = None, group: int = 1, w_init: Any = None, b_init: Any = None,
-                base_axis: int = 1, fix_parameters: bool = False, rng: Any = None,
-                with_bias: bool = True, name: str | None = None) -> Variable:
+                dilation: Any = None, group: int = 1, channel_last: bool = False,
+                w_init: Any = None, b_init: Any = None, base_axis: int = 1,
+                fix_parameters: bool = False, rng: Any = None, with_bias: bool = True,
+                apply_w: Any = None, apply_b: Any = None, name: str | None = None) -> Variable:
     """N-d convolution with parameters ``conv/W`` and ``conv/b`` (nnabla ``PF.convolution``).
 
     ``W`` has shape ``(outmaps, inmaps // group, *kernel)`` (Glorot uniform over
     ``inmaps * prod(kernel)`` and ``outmaps * prod(kernel)``), ``b`` shape ``(outmaps,)``
-    (zeros); ``inmaps = inp.shape[base_axis]``. Calls ``F.convolution``.
+    (zeros); ``inmaps = inp.shape[base_axis]``. Calls ``F.convolution``. The arguments are
+    nnabla's, in its order: ``channel_last`` (input ``(N, *spatial, C)``, ``W`` of shape
+    ``(outmaps, *kernel, inmaps // group)``), ``fix_parameters`` (used without gradient in this
+    call; they stay trainable), ``apply_w``/``apply_b`` (callables applied to the parameters).
 
     Example::
 
@@ -342,21 +385,33 @@ def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: An
         ((2, 4, 8, 8), (4, 3, 3, 3))
     """
     w, b = _conv_params("convolution", "conv", inp, outmaps, kernel, group, w_init, b_init,
-                        base_axis, fix_parameters, rng, with_bias, name, transposed=False)
+                        base_axis, fix_parameters, rng, with_bias, name, transposed=False,
+                        channel_last=channel_last)
+    w = _apply("convolution", "apply_w", apply_w, w)
+    if b is not None:
+        b = _apply("convolution", "apply_b", apply_b, b)
+    if channel_last:
+        import gradhub.functions as F
+
+        return F.convolution(inp, w, b, base_axis, pad, stride, dilation, group,  # type: ignore[no-any-return]
+                             channel_last=True)
     return call("Convolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
                 dilation=dilation, group=group)
 
 
 def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: Any = None,
-                  dilation: Any = None, group: int = 1, w_init: Any = None, b_init: Any = None,
+                  dilation: Any = None, group: int = 1, channel_last: bool = False,
+                  output_padding: Any = None, w_init: Any = None, b_init: Any = None,
                   base_axis: int = 1, fix_parameters: bool = False, rng: Any = None,
-                  with_bias: bool = True, output_padding: Any = None,
+                  with_bias: bool = True, apply_w: Any = None, apply_b: Any = None,
                   name: str | None = None) -> Variable:
     """N-d deconvolution with ``deconv/W`` and ``deconv/b`` (nnabla ``PF.deconvolution``).
 
     ``W`` has shape ``(inmaps, outmaps // group, *kernel)`` (Glorot uniform), ``b`` shape
     ``(outmaps,)`` (zeros); ``inmaps = inp.shape[base_axis]``. Calls ``F.deconvolution``, the
-    adjoint of convolution.
+    adjoint of convolution. The arguments are nnabla's, in its order (``channel_last``: ``W``
+    of shape ``(inmaps, *kernel, outmaps // group)``; ``apply_w``/``apply_b`` as in
+    :func:`convolution`).
 
     Example::
 
@@ -367,7 +422,16 @@ def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: 
         ((2, 5, 8, 8), (3, 5, 2, 2))
     """
     w, b = _conv_params("deconvolution", "deconv", inp, outmaps, kernel, group, w_init, b_init,
-                        base_axis, fix_parameters, rng, with_bias, name, transposed=True)
+                        base_axis, fix_parameters, rng, with_bias, name, transposed=True,
+                        channel_last=channel_last)
+    w = _apply("deconvolution", "apply_w", apply_w, w)
+    if b is not None:
+        b = _apply("deconvolution", "apply_b", apply_b, b)
+    if channel_last:
+        import gradhub.functions as F
+
+        return F.deconvolution(inp, w, b, base_axis, pad, stride, dilation, group,  # type: ignore[no-any-return]
+                               True, output_padding)
     return call("Deconvolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
                 dilation=dilation, group=group, output_padding=output_padding)
 
@@ -398,9 +462,10 @@ def _stat_shape(fn: str, x: Any, axes: Sequence[int], keep: bool) -> tuple[int, 
 
 
 def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float = 0.9,
-                        eps: float = 1e-5, batch_stat: bool = True,
+                        eps: float = 1e-5, batch_stat: bool = True, output_stat: bool = False,
                         fix_parameters: bool = False, param_init: dict[str, Any] | None = None,
-                        name: str | None = None) -> Variable:
+                        no_scale: bool = False, no_bias: bool = False,
+                        name: str | None = None) -> Any:
     """Batch normalization with ``bn/beta``, ``bn/gamma``, ``bn/mean``, ``bn/var``.
 
     As nnabla's ``PF.batch_normalization``: the four parameters have shape ``inp.shape`` on
@@ -411,6 +476,10 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
     ``F.batch_normalization``):
 
     ``y = gamma * (x - mean) / sqrt(var + eps) + beta``.
+
+    The arguments are nnabla's, in its order: ``output_stat`` returns ``(y, batch mean, batch
+    variance)``; ``fix_parameters`` uses beta and gamma without gradient in this call (they stay
+    trainable); ``no_scale``/``no_bias`` create no gamma/beta (the term is left out).
 
     Example::
 
@@ -427,29 +496,41 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
     shape = _stat_shape(fn, inp, raw, keep=True)
     axes = [int(a) for a in raw]
     init = _param_init(fn, param_init, ("beta", "gamma", "mean", "var"))
+    beta = gamma = None
     with _scopes(name, "bn"):
-        beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                      not fix_parameters, "param_init['beta']")
-        gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                       not fix_parameters, "param_init['gamma']")
+        if not no_bias:
+            beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
+                          fix_parameters, "param_init['beta']")
+        if not no_scale:
+            gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
+                           fix_parameters, "param_init['gamma']")
         mean = _param(fn, "mean", shape, init.get("mean", ConstantInitializer(0.0)), False,
-                      "param_init['mean']")
+                      "param_init['mean']", trainable=False)
         var = _param(fn, "var", shape, init.get("var", ConstantInitializer(1.0)), False,
-                     "param_init['var']")
+                     "param_init['var']", trainable=False)
+    if beta is None or gamma is None or output_stat:
+        import gradhub.functions as F
+
+        return F.batch_normalization(inp, beta, gamma, mean, var, tuple(axes), decay_rate, eps,
+                                     batch_stat, output_stat)
     return call("BatchNormalization", inp, beta, gamma, mean, var, axes=tuple(axes),  # type: ignore[no-any-return]
                 decay_rate=decay_rate, eps=eps, batch_stat=batch_stat)
 
 
 def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: float = 1e-5,
-                        fix_parameters: bool = False, param_init: dict[str, Any] | None = None,
-                        name: str | None = None) -> Variable:
-    """Layer normalization with ``layer_normalization/gamma`` and ``layer_normalization/beta``.
+                        output_stat: bool = False, fix_parameters: bool = False,
+                        param_init: dict[str, Any] | None = None, no_scale: bool = False,
+                        no_bias: bool = False, name: str | None = None) -> Any:
+    """Layer normalization with ``layer_normalization/beta`` and ``layer_normalization/gamma``.
 
     Normalizes each sample over every axis but ``batch_axis``:
     ``y = gamma * (x - mean) / sqrt(var + eps) + beta``. The scope name is nnabla's
     (``layer_normalization``); gamma (ones) and beta (zeros) have the input's shape with the
     batch axes set to 1, so one parameter per feature is shared by all samples. Calls
-    ``F.layer_normalization``.
+    ``F.layer_normalization``. The arguments are nnabla's, in its order: ``output_stat``
+    returns ``(y, mean, variance)`` (per sample); ``fix_parameters`` uses beta and gamma without
+    gradient in this call (they stay trainable); ``no_scale``/``no_bias`` create no gamma/beta.
+    beta is created first, as nnabla (the order of :func:`gradhub.get_parameters`).
 
     Example::
 
@@ -457,7 +538,7 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
         >>> gh.clear_parameters()
         >>> y = PF.layer_normalization(gh.Variable(np.ones((2, 3, 4))), name="ln1")
         >>> [(k, v.shape) for k, v in gh.get_parameters().items()]
-        [('ln1/layer_normalization/gamma', (1, 3, 4)), ('ln1/layer_normalization/beta', (1, 3, 4))]
+        [('ln1/layer_normalization/beta', (1, 3, 4)), ('ln1/layer_normalization/gamma', (1, 3, 4))]
     """
     fn = "layer_normalization"
     baxes: list[Any]
@@ -471,13 +552,17 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
                             f"{batch_axis!r}") from None
     shape = _stat_shape(fn, inp, baxes, keep=False)
     init = _param_init(fn, param_init, ("beta", "gamma"))
+    beta = gamma = None
     with _scopes(name, "layer_normalization"):
-        gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                       not fix_parameters, "param_init['gamma']")
-        beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                      not fix_parameters, "param_init['beta']")
+        if not no_bias:
+            beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
+                          fix_parameters, "param_init['beta']")
+        if not no_scale:
+            gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
+                           fix_parameters, "param_init['gamma']")
     ba = baxes[0] if len(baxes) == 1 else tuple(baxes)
-    return call("LayerNormalization", inp, beta, gamma, batch_axis=ba, eps=eps)  # type: ignore[no-any-return]
+    return call("LayerNormalization", inp, beta, gamma, batch_axis=ba, eps=eps,  # type: ignore[no-any-return]
+                output_stat=output_stat)  # type: ignore[no-any-return]
 
 
 def _channel_params(fn: str, inp: Any, channel_axis: int, no_scale: bool, no_bias: bool,
@@ -496,10 +581,10 @@ def _channel_params(fn: str, inp: Any, channel_axis: int, no_scale: bool, no_bia
     with _scopes(name, fn):
         if not no_bias:
             beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                          not fix_parameters, "param_init['beta']")
+                          fix_parameters, "param_init['beta']")
         if not no_scale:
             gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                           not fix_parameters, "param_init['gamma']")
+                           fix_parameters, "param_init['gamma']")
     return beta, gamma
 
 
@@ -561,7 +646,7 @@ def instance_normalization(inp: Any, channel_axis: int = 1, batch_axis: int | Se
 
 
 def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
-          fix_parameters: bool = False, name: str | None = None) -> Variable:
+          fix_parameters: bool = False, apply_w: Any = None, name: str | None = None) -> Variable:
     """Embedding lookup with the parameter ``embed/W`` of shape ``(n_inputs, n_features)``.
 
     As nnabla's ``PF.embed``: ``W`` is uniform in ``[-sqrt(3), sqrt(3))`` and
@@ -580,9 +665,9 @@ def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
     if initializer is None:
         initializer = UniformInitializer((-math.sqrt(3.0), math.sqrt(3.0)))
     with _scopes(name, "embed"):
-        w = _param("embed", "W", (n_inputs, n_features), initializer, not fix_parameters,
+        w = _param("embed", "W", (n_inputs, n_features), initializer, fix_parameters,
                    "initializer")
-    return call("Embed", inp, w)  # type: ignore[no-any-return]
+    return call("Embed", inp, _apply("embed", "apply_w", apply_w, w))  # type: ignore[no-any-return]
 
 
 def register_functions(register: Any) -> None:
