@@ -6,6 +6,7 @@ gave, re-derived here independently with numpy (or by hand) so that the tests ne
 
 from __future__ import annotations
 
+import gradhub as gh
 import gradhub.compat.nnabla as nn
 import gradhub.compat.nnabla.functions as F
 import numpy as np
@@ -108,3 +109,59 @@ def test_reshape_unlink_shares_data_and_grad_through_the_new_shape() -> None:
     np.testing.assert_array_equal(fake.d, np.arange(12.0).reshape(4, 3))
     with pytest.raises(ValueError, match="cannot reshape a Variable of shape"):
         fake.reshape((5,), unlink=True)
+
+
+# -- F4: need_grad=False on an intermediate Variable stops the gradient there -------------------
+
+
+def test_need_grad_false_on_an_intermediate_stops_backward_and_grad() -> None:
+    x = _var([1.0, 2.0])
+    h = x * 3
+    y = F.sum(h * x)  # dy/dx = 6x through both paths; with h held fixed: h = 3x
+    h.need_grad = False  # set after the graph was built
+    assert h.need_grad is False
+    y.forward()
+    y.backward()
+    np.testing.assert_allclose(x.g, [3.0, 6.0])  # nnabla 1.39: [3, 6]
+    assert not h.g.any()  # nnabla leaves h.g at zeros
+    g = nn.grad([y], [x])[0]
+    g.forward()
+    np.testing.assert_allclose(g.d, [3.0, 6.0])
+    h.need_grad = True  # restores the path
+    x.g = 0
+    y.backward()
+    np.testing.assert_allclose(x.g, [6.0, 12.0])
+    np.testing.assert_allclose(nn.grad([y], [x])[0].d, [6.0, 12.0])
+
+
+def test_need_grad_false_before_building_and_on_the_root() -> None:
+    x = _var([1.0, 2.0])
+    h = x * 3
+    h.need_grad = False
+    y = F.sum(h * x)
+    assert y.need_grad is True
+    y.backward()
+    np.testing.assert_allclose(x.g, [3.0, 6.0])
+    x.g = 0
+    y3 = F.sum(h)
+    assert y3.need_grad is False  # built from h only
+    y3.backward()
+    assert not x.g.any()
+    r = x * 2
+    r.need_grad = False
+    r.backward()  # nnabla backpropagates from a root all the same
+    np.testing.assert_allclose(x.g, [2.0, 2.0])
+    assert r.need_grad is False
+    # the native Variable is untouched: need_grad stays its plain slot
+    assert type(gh.Variable.__dict__["need_grad"]).__name__ == "member_descriptor"
+
+
+def test_need_grad_false_on_one_output_of_a_multi_output_function_is_refused() -> None:
+    xs = _var([[1.0, 2.0], [3.0, 4.0]])
+    a, b = F.split(xs, axis=0)
+    with pytest.raises(NotImplementedError, match="need_grad=False on one output of split"):
+        a.need_grad = False
+    a.need_grad = True  # allowed (nothing to change)
+    ym = F.sum(a * 2.0) + F.sum(b * 3.0)
+    ym.backward()
+    np.testing.assert_allclose(xs.g, [[2.0, 2.0], [3.0, 3.0]])
