@@ -6,7 +6,8 @@ with gradhub functions and whose ``backward`` runs the native engine, writing or
 gradients into the bound gradient arrays per ``grad_req``. See ``docs/migration-mxnet.md``.
 
 Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOutput``,
-``MakeLoss``, ``BlockGrad``, ``Group``, symbol arithmetic, ``list_arguments``,
+``MakeLoss``, ``BlockGrad``, ``Group``, symbol arithmetic, ``broadcast_add`` (``sub``, ``mul``,
+``div``, ``power``, ``maximum``, ``minimum``), ``list_arguments``,
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
 ``mx.cpu()``, ``mx.gpu(i)``.
 
