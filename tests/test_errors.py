@@ -360,8 +360,9 @@ def test_call_arguments() -> None:
         F.add_scalar(x, bogus=1.0)
     with pytest.raises(TypeError, match=r"add2\(\) missing required input 'x1'"):
         F.add2(x)
-    with pytest.raises(TypeError, match=r"add_scalar\(\) takes at most 2 arguments \(3 given\)"):
-        F.add_scalar(x, 1.0, 2.0)
+    # the third argument is nnabla's inplace (accepted and ignored)
+    with pytest.raises(TypeError, match=r"add_scalar\(\) takes at most 3 arguments \(4 given\)"):
+        F.add_scalar(x, 1.0, False, 2.0)
     with pytest.raises(TypeError, match=r"add2\(\) got multiple values for argument 'x0'"):
         F.add2(x, x, x0=x)
     with pytest.raises(TypeError, match=r"add2\(\): input 'x1' must not be None"):

@@ -63,9 +63,11 @@ def test_fix_parameters_and_custom_initializers() -> None:
     w0 = np.arange(6.0).reshape(3, 2)
     y = PF.affine(x, 2, w_init=w0, b_init=ConstantInitializer(0.5), fix_parameters=True,
                   name="fixed")
-    assert _shapes(grad_only=False) == [("fixed/affine/W", (3, 2), False),
-                                        ("fixed/affine/b", (2,), False)]
-    assert gh.get_parameters() == {}
+    # as nnabla: the parameters are stored trainable; only this call uses them without gradient
+    assert _shapes(grad_only=False) == [("fixed/affine/W", (3, 2), True),
+                                        ("fixed/affine/b", (2,), True)]
+    w = gh.get_parameters()["fixed/affine/W"]
+    np.testing.assert_allclose(gh.grad([y.sum()], [w])[0].d, 0.0)  # no gradient through y
     np.testing.assert_allclose(y.d, np.ones((2, 3)) @ w0 + 0.5)
     with pytest.raises(ValueError, match="affine: the initializer of W is an array of shape"):
         PF.affine(x, 4, w_init=np.zeros((2, 2)), name="bad")
@@ -139,8 +141,8 @@ def test_layer_normalization_parameters() -> None:
     x = _x(np.random.default_rng(0).standard_normal((2, 3, 4)))
     y = PF.layer_normalization(x, name="ln1")
     assert y.shape == x.shape
-    assert _shapes() == [("ln1/layer_normalization/gamma", (1, 3, 4), True),
-                         ("ln1/layer_normalization/beta", (1, 3, 4), True)]
+    assert _shapes() == [("ln1/layer_normalization/beta", (1, 3, 4), True),  # nnabla's order
+                         ("ln1/layer_normalization/gamma", (1, 3, 4), True)]
     np.testing.assert_allclose(y.d.reshape(2, -1).mean(axis=1), 0.0, atol=1e-6)
 
 
