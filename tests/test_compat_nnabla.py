@@ -180,9 +180,10 @@ def test_backward_keeps_intermediate_grads_unless_clear_buffer() -> None:
     np.testing.assert_allclose(x2.g, [6.0, 12.0])
 
 
-def test_backward_on_a_leaf_does_nothing() -> None:
+def test_backward_on_a_leaf_raises_as_nnabla() -> None:
     x = _var([1.0, 2.0])
-    x.backward()
+    with pytest.raises(RuntimeError, match="has no parent"):  # nnabla 1.39 raises likewise
+        x.backward()
     np.testing.assert_array_equal(x.g, [0.0, 0.0])
 
 

@@ -65,7 +65,14 @@ __all__ = [
     "set_default_context",
 ]
 
-_SUBMODULES = ("functions", "parametric_functions", "backward_functions", "ext_utils")
+_SUBMODULES = (
+    "functions",
+    "parametric_functions",
+    "backward_functions",
+    "ext_utils",
+    "parameter",
+    "solvers",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -191,7 +198,9 @@ def get_parameters(
     """The parameters (name -> Variable) under the current scope, or under ``path`` within it.
 
     ``grad_only``: only those that need a gradient. The Variables follow nnabla semantics
-    (``.g`` is an array).
+    (``.g`` is an array). ``path`` differs from nnabla's (documented there as internal): here it
+    selects the sub-scope ``path`` and names relative to it, as ``parameter_scope(path)`` would;
+    nnabla's only prefixes every name of the current scope with ``path/``.
     """
     if params is not None:
         raise NotImplementedError("nnabla.get_parameters: the params argument is not supported")

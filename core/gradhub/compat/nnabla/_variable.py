@@ -15,6 +15,7 @@ nnabla semantics kept here (they differ from the native defaults):
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,6 +29,9 @@ from ...variable import Variable as NativeVariable
 from .._common import adopt, call_native, install_operators
 
 _FLOAT = np.float32
+#: ids of the Variables whose ``persistent`` flag is set (entries removed when they die); the
+#: layer's Variable has no slot of its own (a native Variable is adopted by switching its class)
+_persistent: dict[int, bool] = {}
 #: the native Variable's ``need_grad`` slot, under the layer's property
 _NEED_GRAD = NativeVariable.__dict__["need_grad"]
 
@@ -299,12 +303,19 @@ class Variable(NativeVariable):
 
     @property
     def persistent(self) -> bool:
-        """Accepted for nnabla compatibility: gradhub never clears data, so always True."""
-        return True
+        """nnabla's flag that keeps an intermediate's data through ``clear_buffer``: False by
+        default; stores what is set. gradhub never clears the data of a Variable still
+        referenced, so the flag changes nothing else."""
+        return _persistent.get(id(self), False)
 
     @persistent.setter
     def persistent(self, value: bool) -> None:
-        pass
+        key = id(self)
+        if not value:
+            _persistent.pop(key, None)
+        elif key not in _persistent:
+            _persistent[key] = True
+            weakref.finalize(self, _persistent.pop, key, None)
 
     def size_from_axis(self, axis: int = -1) -> int:
         """The product of the dimensions from ``axis`` on (the whole size for -1)."""
@@ -375,7 +386,10 @@ class Variable(NativeVariable):
                 "nnabla Variable.backward: communicator_callbacks are not supported by gradhub"
             )
         if self._creator is None:
-            return  # a leaf: nothing to propagate, as in nnabla
+            raise RuntimeError(
+                "nnabla Variable.backward: the variable has no parent (a leaf: no function "
+                "produced it, so there is nothing to backpropagate), as nnabla raises"
+            )
         if grad is None:
             seed: Any = self.g.copy()
         elif isinstance(grad, NativeVariable):

@@ -9,9 +9,10 @@ Example::
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
-from ...device import Context
+from ...device import Context, _device_index
 from ...device import get_extension_context as _native_context
 
 
@@ -30,7 +31,56 @@ def get_extension_context(ext_name: str, **kw: Any) -> Context:
             f"get_extension_context() got unexpected keyword argument(s) {sorted(kw)}; "
             "it takes device_id and type_config"
         )
+    if ext_name == "cpu":
+        # nnabla's CPU backend ignores the device id: scripts written for several GPUs pass
+        # device_id=args.device_id with "cpu" when run without one. Checked, then ignored.
+        _device_index("get_extension_context", device_id)
+        device_id = 0
     return _native_context(ext_name, device_id=device_id, type_config=type_config)
+
+
+def import_extension_module(ext_name: str) -> ModuleType:
+    """nnabla's extension module of ``ext_name`` (``"cpu"``, ``"cuda"``, ``"cudnn"``).
+
+    It offers what nnabla scripts call on it: ``context(device_id="0", type_config="float")``,
+    ``synchronize(device_id="0")``, ``device_synchronize``, ``clear_memory_cache()`` (nothing
+    to clear: the device's own allocator keeps its pools), ``get_device_count()`` and
+    ``get_devices()``. A device that is not installed or not usable raises the
+    :class:`gradhub.DeviceError` of :func:`get_extension_context`.
+    """
+    get_extension_context(ext_name)  # raises for a device not installed or not usable
+    kind = "cpu" if ext_name == "cpu" else get_extension_context(ext_name).backend
+    mod = ModuleType(f"gradhub.compat.nnabla.ext.{ext_name}")
+    mod.__doc__ = f"nnabla's extension module {ext_name!r} on gradhub"
+
+    def context(device_id: Any = "0", type_config: str = "float", **kw: Any) -> Context:
+        return get_extension_context(ext_name, device_id=device_id, type_config=type_config, **kw)
+
+    def _device(device_id: Any) -> Any:
+        from ...registry import REGISTRY
+
+        idx = 0 if kind == "cpu" else _device_index("synchronize", device_id)
+        return REGISTRY.device_type(kind).get(idx)
+
+    def synchronize(device_id: Any = "0", **kw: Any) -> None:
+        _device(device_id).synchronize()
+
+    def clear_memory_cache() -> None:
+        return None
+
+    def get_device_count() -> int:
+        from ...registry import REGISTRY
+
+        count = getattr(REGISTRY.device_type(kind), "device_count", None)
+        return 1 if count is None else int(count() if callable(count) else count)
+
+    def get_devices() -> list[str]:
+        return [str(i) for i in range(get_device_count())]
+
+    for fn in (context, synchronize, clear_memory_cache, get_device_count, get_devices):
+        setattr(mod, fn.__name__, fn)
+    mod.device_synchronize = synchronize  # type: ignore[attr-defined]
+    return mod
 
 
 def list_extensions() -> list[str]:
