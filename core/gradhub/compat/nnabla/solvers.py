@@ -21,13 +21,13 @@ Example::
     >>> import gradhub.compat.nnabla as nn
     >>> import gradhub.compat.nnabla.solvers as S
     >>> w = nn.Variable.from_numpy_array(np.array([1.0, -2.0]), need_grad=True)
-    >>> solver = S.Sgd(lr=0.5)
+    >>> solver = S.Sgd(lr=0.25)
     >>> solver.set_parameters({"w": w})
     >>> solver.zero_grad()
     >>> (w * w).backward()
     >>> solver.update()
     >>> w.d
-    array([ 0., -0.], dtype=float32)
+    array([ 0.5, -1. ], dtype=float32)
 """
 
 from __future__ import annotations
