@@ -358,3 +358,19 @@ def test_persistent_stores_what_is_set() -> None:
     assert v.persistent is True
     v.persistent = False
     assert v.persistent is False
+
+
+def test_pf_batch_normalization_output_stat_in_a_static_graph() -> None:
+    """PF.batch_normalization(output_stat=True) through the layer's static-graph wrapper, which
+    first creates new parameters with an inference-mode call (that call must not pass
+    output_stat, which needs batch statistics): (y, batch mean, biased batch variance)."""
+    import gradhub.compat.nnabla.parametric_functions as PF
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    with nn.parameter_scope("bn_output_stat"):
+        y, mean, var = PF.batch_normalization(nn.Variable.from_numpy_array(a), output_stat=True)
+    y.forward()
+    np.testing.assert_allclose(mean.d.ravel(), a.mean(axis=(0, 2)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var.d.ravel(), a.var(axis=(0, 2)), rtol=1e-5, atol=1e-6)
+    assert mean.shape == var.shape == (1, 3, 1)

@@ -50,6 +50,8 @@ def _batch_normalization(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
         # new parameters: created (with their initial values) by an inference-mode call, which
         # updates nothing
         bound.arguments["batch_stat"] = False
+        if "output_stat" in bound.arguments:  # the inference mode has no batch statistics
+            bound.arguments["output_stat"] = False
         fn(*bound.args, **bound.kwargs)
         stats = [_parameters._params.get(k) for k in keys]
     with kept_unless_auto_forward([p._data for p in stats if p is not None]):
