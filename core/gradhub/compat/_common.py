@@ -14,8 +14,8 @@ from ..variable import Variable as NativeVariable
 
 V = TypeVar("V", bound=NativeVariable)
 
-#: Native Variable methods whose results are Variables the layer must adopt.
-OPERATORS = (
+#: Native binary operators (the Variable and one operand, on either side).
+BINARY_OPERATORS = (
     "__add__",
     "__radd__",
     "__sub__",
@@ -26,11 +26,16 @@ OPERATORS = (
     "__rtruediv__",
     "__pow__",
     "__rpow__",
+    "__matmul__",
+    "__rmatmul__",
+)
+
+#: Native Variable methods whose results are Variables the layer must adopt.
+OPERATORS = (
+    *BINARY_OPERATORS,
     "__neg__",
     "__pos__",
     "__abs__",
-    "__matmul__",
-    "__rmatmul__",
     "__getitem__",
     "reshape",
     "sum",

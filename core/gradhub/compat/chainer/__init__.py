@@ -46,7 +46,7 @@ from ...modes import set_recording
 from ...modes import state as _mode
 from ...registry import REGISTRY, _ensure_loaded
 from ...variable import Variable as _NativeVariable
-from .._common import adopt, call_native, install_operators
+from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
 
 __all__ = [
     "Variable",
@@ -308,23 +308,6 @@ class Variable(_NativeVariable):
         return _chainer_repr(self, " ")
 
 
-#: Binary operators whose constant operand is cast to the Variable's dtype, as chainer does.
-_BINARY_OPERATORS = (
-    "__add__",
-    "__radd__",
-    "__sub__",
-    "__rsub__",
-    "__mul__",
-    "__rmul__",
-    "__truediv__",
-    "__rtruediv__",
-    "__pow__",
-    "__rpow__",
-    "__matmul__",
-    "__rmatmul__",
-)
-
-
 def match_dtype(where: str, dtype: Any, other: Any) -> Any:
     """``other`` for an operation with a chainer Variable of ``dtype``, as chainer does: a
     constant (array or numpy scalar) is cast to ``dtype`` (chainer's ``_preprocess_const``), a
@@ -361,7 +344,7 @@ def _chainer_operator(name: str) -> Any:
     return method
 
 
-for _name in _BINARY_OPERATORS:
+for _name in BINARY_OPERATORS:  # a constant operand is cast to the Variable's dtype
     setattr(Variable, _name, _chainer_operator(_name))
 del _name
 
