@@ -69,7 +69,7 @@ def _seed(
             )
         if g.dtype == y.dtype:
             return g
-        if g._creator is not None or g.need_grad:  # a graph Variable cannot be cast here
+        if g._creator is not None or g._need_grad:  # a graph Variable cannot be cast here
             raise ValueError(f"{where} has dtype {g.dtype} but {what} has dtype {y.dtype}")
         g = g._data  # a constant: cast below, like an array
     if isinstance(g, (int, float, np.integer, np.floating)):
@@ -195,7 +195,7 @@ def _collect(
                 if src not in seen and (src.need_grad or not only_need_grad):
                     seen.add(src)
                     stack.append(src)
-            elif leaves is not None and src.need_grad:
+            elif leaves is not None and src._need_grad:
                 leaves.add(id(src))
     return sorted(seen, key=_seq_key)
 
@@ -474,7 +474,7 @@ def _guard_first_order(
     node: Node, grads: list[Variable | None], used: list[Variable | None]
 ) -> list[Variable | None]:
     """Make first-order-only results raise when a graph through them is differentiated again."""
-    parents = [v for v in used if v is not None and v.need_grad]
+    parents = [v for v in used if v is not None and v._need_grad]
     if not parents:
         return grads
     name = node.fdef.name
@@ -593,7 +593,7 @@ def _run(
         grads.add(src, idx, s._data if arrays else s)
         if retain_grad and y._creator is not None:  # a leaf's .g is set by backward itself
             y._grad = _own(grads.get(y), {id(s._data)})  # type: ignore[arg-type]
-        if y._creator is not None and y.need_grad:
+        if y._creator is not None and y._need_grad:
             roots.append(y._creator)
     leaves: set[int] = set()
     nodes = _collect(roots, only_need_grad=True, leaves=leaves)
@@ -722,7 +722,7 @@ def backward(
     changed: list[tuple[Variable, Variable | None]] = []  # (leaf, its .g before), for a refusal
     with set_recording(create_graph):
         for leaf, g in grads.leaf_items():
-            if not leaf.need_grad:
+            if not leaf._need_grad:
                 continue
             prev = leaf._grad
             if prev is not None and prev._data.shape != g._data.shape:
@@ -839,7 +839,7 @@ def grad(
     with set_recording(create_graph):
         for k, (x, gi) in enumerate(zip(ins, gis)):
             # an input needing no gradient has none, also when it is an output itself
-            g = grads.get(x) if x.need_grad else None
+            g = grads.get(x) if x._need_grad else None
             if gi is not None:
                 gi = _seed(x, gi, None, f"grad: grad_inputs[{k}]", "the input")
                 given.add(id(gi._data))
@@ -847,7 +847,7 @@ def grad(
             reached.append(g is not None)
             if g is None:
                 if unreachable == "error":
-                    why = ("is not reachable from the outputs" if x.need_grad else
+                    why = ("is not reachable from the outputs" if x._need_grad else
                            "needs no gradient (need_grad=False)")
                     raise ValueError(f"grad: inputs[{k}] {why}")
                 if unreachable == "zero":

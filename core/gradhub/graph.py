@@ -243,7 +243,7 @@ def _inputs(
         vs.append(x)
         a = x._data
         arrays.append(a)
-        if x.need_grad:
+        if x._need_grad:
             need = True
         if type(a) is not _ndarray:
             cpu = False
@@ -264,12 +264,12 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
         vs: Sequence[Variable] = (x,)
         a = x._data
         arrays: Sequence[Any] = (a,)
-        need = x.need_grad
+        need = x._need_grad
         cpu = type(a) is _ndarray
     elif n == 2 and isinstance(inputs[0], Variable) and isinstance(inputs[1], Variable):
         x, y = vs = inputs
         a, b = arrays = (x._data, y._data)
-        need = x.need_grad or y.need_grad
+        need = x._need_grad or y._need_grad
         cpu = type(a) is _ndarray and type(b) is _ndarray
     else:
         vs, arrays, need, cpu = _inputs(fdef, inputs)
@@ -318,7 +318,7 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     v._grad = None
     v._creator = node
     v._idx = 0
-    v.need_grad = need and out.dtype.kind in "fc"
+    v._need_grad = need and out.dtype.kind in "fc"
     v.name = None
     node.outputs = (weakref.ref(v),)
     return v

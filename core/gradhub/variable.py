@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -110,7 +111,7 @@ class Variable:
         array([2., 4., 6.], dtype=float32)
     """
 
-    __slots__ = ("__weakref__", "_creator", "_data", "_grad", "_idx", "name", "need_grad")
+    __slots__ = ("__weakref__", "_creator", "_data", "_grad", "_idx", "_need_grad", "name")
     __array_priority__ = 1000.0  # numpy defers ``ndarray <op> Variable`` to Variable
 
     _creator: Node | None
@@ -129,7 +130,7 @@ class Variable:
         self._grad: Variable | None = None
         self._creator = None
         self._idx = 0
-        self.need_grad = bool(need_grad)
+        self._need_grad = bool(need_grad)
         self.name = name
 
     @classmethod
@@ -139,9 +140,54 @@ class Variable:
         v._grad = None
         v._creator = creator
         v._idx = idx
-        v.need_grad = need_grad
+        v._need_grad = need_grad
         v.name = None
         return v
+
+    # -- need_grad -------------------------------------------------------------------------------
+    def _set_need_grad(self, value: bool) -> None:
+        """``need_grad``'s setter: on a leaf, the flag; on an intermediate Variable it also marks
+        the function that produced it, so that no gradient flows through it (set before or after
+        the Variable was used), as nnabla's; ``True`` restores that. Refused: True on integer
+        data (as the constructor), True on an output recorded needing no gradient (nothing could
+        reach it), False on one output of a function with several (it would stop them all)."""
+        value = bool(value)
+        if value and self._data.dtype.kind != "f":
+            raise TypeError(
+                f"Variable.need_grad: need_grad=True needs floating-point data, got dtype "
+                f"{self._data.dtype}"
+            )
+        node = self._creator
+        if node is None or value == self._need_grad:
+            pass
+        elif node.rule is None:  # recorded needing no gradient: no rule to restore
+            if value:
+                raise ValueError(
+                    f"Variable.need_grad: cannot set need_grad=True on an output of "
+                    f"{node.fdef.snake}(), which was recorded needing no gradient (none of its "
+                    "inputs needed one, or the function is not differentiable): no gradient can "
+                    "reach it; use its .detach() with need_grad=True as a new leaf, or build it "
+                    "from inputs that need a gradient"
+                )
+        elif len(node.out_shapes) == 1:
+            node.need_grad = value
+        elif not value:
+            raise NotImplementedError(
+                f"Variable.need_grad: need_grad=False on one output of {node.fdef.snake}() "
+                f"(a function with {len(node.out_shapes)} outputs) is not supported: it would "
+                "stop the gradients of every output; give its consumers this output's "
+                ".detach() instead"
+            )
+        self._need_grad = value
+
+    #: read in rules and in the engine: a C getter (no Python frame); the hot paths read the slot
+    need_grad = property(
+        operator.attrgetter("_need_grad"),
+        _set_need_grad,
+        doc="Whether gradients flow to this Variable (only for floating-point data). False on a "
+        "Variable produced by a function stops gradients there, also when set after the "
+        "Variable was used: backward and grad then treat it as a constant.",
+    )
 
     # -- data ------------------------------------------------------------------------------------
     @property
@@ -265,7 +311,7 @@ class Variable:
 
     def __repr__(self) -> str:
         body = np.array2string(np.asarray(self.device.to_numpy(self._data)), separator=", ")
-        extra = "" if self.need_grad else ", need_grad=False"
+        extra = "" if self._need_grad else ", need_grad=False"
         return f"Variable({body}, dtype={self.dtype}{extra})"
 
     def numpy(self) -> np.ndarray:

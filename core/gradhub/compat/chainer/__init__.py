@@ -453,8 +453,11 @@ def _differentiable_constants(
     upgraded: list[Node] = []
 
     def undo() -> None:
-        for obj in flipped:
-            obj.need_grad = False
+        for obj in flipped:  # Variables (their slot: no node marking) and nodes
+            if isinstance(obj, _NativeVariable):
+                obj._need_grad = False
+            else:
+                obj.need_grad = False
         for node in upgraded:
             node.need_grad = False
             node.rule = None
@@ -464,12 +467,14 @@ def _differentiable_constants(
     try:
         for v in constants:  # (an input that is an output too gets its seed)
             if not v.need_grad:
-                v.need_grad = True
+                v._need_grad = True  # the slot: the node is handled below
                 flipped.append(v)
                 c = v._creator
                 if c is not None and not c.need_grad:  # the rules downstream read this flag
                     c.need_grad = True
-                    upgraded.append(c)
+                    # a node with a rule was stopped by need_grad=False on v: only the flag
+                    # goes back; a constant node gets its rule below, undone with it
+                    (flipped if c.rule is not None else upgraded).append(c)
         if not roots:
             return undo
         nodes = _collect(roots, only_need_grad=False)
@@ -488,7 +493,7 @@ def _differentiable_constants(
                 node.save(arrays, _node_value(node, values))
         for y in outputs:
             if not y.need_grad and y._creator is not None and y._creator.need_grad:
-                y.need_grad = True  # an output of constants: a root of the backward pass
+                y._need_grad = True  # an output of constants: a root of the backward pass
                 flipped.append(y)
     except BaseException:
         undo()

@@ -32,8 +32,6 @@ _FLOAT = np.float32
 #: ids of the Variables whose ``persistent`` flag is set (entries removed when they die); the
 #: layer's Variable has no slot of its own (a native Variable is adopted by switching its class)
 _persistent: dict[int, bool] = {}
-#: the native Variable's ``need_grad`` slot, under the layer's property
-_NEED_GRAD = NativeVariable.__dict__["need_grad"]
 
 
 def _scalar(value: Any) -> bool:
@@ -261,34 +259,6 @@ class Variable(NativeVariable):
     def grad(self, value: Any) -> None:
         self.g = value
 
-    # -- need_grad ------------------------------------------------------------------------------
-    def _set_need_grad(self, value: bool) -> None:
-        """nnabla's ``h.need_grad = False`` on an intermediate Variable stops gradients at ``h``
-        (``backward`` and ``nn.grad`` do not propagate into the function that produced it), also
-        when set after the graph was built; ``True`` restores them. The producing node is marked,
-        as the engine marks a node none of whose inputs needs a gradient."""
-        value = bool(value)
-        node = self._creator
-        if node is not None and node.rule is not None:  # recorded as needing a gradient
-            if len(node.outputs) == 1:
-                node.need_grad = value
-            elif not value:
-                raise NotImplementedError(
-                    f"nnabla Variable.need_grad: need_grad=False on one output of "
-                    f"{node.fdef.snake} (a function with {len(node.outputs)} outputs) is not "
-                    "supported by gradhub: it would stop the gradients of every output; build "
-                    "this output's consumers from its get_unlinked_variable(need_grad=False) "
-                    "instead"
-                )
-        _NEED_GRAD.__set__(self, value)
-
-    need_grad = property(  # type: ignore[assignment]
-        _NEED_GRAD.__get__,
-        _set_need_grad,
-        doc="Whether gradients flow to this Variable; False on an intermediate Variable stops "
-        "them there, as nnabla's.",
-    )
-
     # -- nnabla helpers --------------------------------------------------------------------------
     def apply(self, **kwargs: Any) -> Variable:
         """Set attributes (``need_grad=True``, ``d=...``) and return self."""
@@ -402,9 +372,9 @@ class Variable(NativeVariable):
                 f"Variable has shape {self.shape}"
             )
         kept = self._grad
-        root_off = not self.need_grad and self._creator.rule is not None
+        root_off = not self._need_grad and self._creator.rule is not None
         if root_off:  # nnabla backpropagates from a root set need_grad=False all the same
-            _NEED_GRAD.__set__(self, True)
+            self._need_grad = True  # (the slot: its node stays marked)
         try:
             _native_backward(
                 self, seed, retain_grad=not clear_buffer, retain_graph=not clear_buffer
@@ -417,7 +387,7 @@ class Variable(NativeVariable):
         finally:
             self._grad = kept
             if root_off:
-                _NEED_GRAD.__set__(self, False)
+                self._need_grad = False
 
     def __repr__(self) -> str:
         return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
@@ -466,7 +436,7 @@ class _Unlinked(Variable):
         v._creator = None
         v._idx = 0
         v.name = None
-        v.need_grad = need_grad
+        v._need_grad = need_grad
         return v
 
     @property  # type: ignore[override]
