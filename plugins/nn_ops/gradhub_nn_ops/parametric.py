@@ -216,6 +216,12 @@ def _apply(fn: str, arg: str, f: Any, v: Any) -> Any:
     return f(v)
 
 
+def _apply_wb(fn: str, w: Any, b: Any, apply_w: Any, apply_b: Any) -> tuple[Any, Any]:
+    """``(apply_w(w), apply_b(b))`` as nnabla applies them (b None: no bias, left None)."""
+    return (_apply(fn, "apply_w", apply_w, w),
+            None if b is None else _apply(fn, "apply_b", apply_b, b))
+
+
 @contextmanager
 def _scopes(name: str | None, sub: str) -> Iterator[None]:
     if name is None:
@@ -316,9 +322,7 @@ def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init:
         w = _param("affine", "W", [inmaps, *outs], w_init, fix_parameters, "w_init")
         b = (_param("affine", "b", outs, b_init, fix_parameters, "b_init") if with_bias
              else None)
-    w = _apply("affine", "apply_w", apply_w, w)
-    if b is not None:
-        b = _apply("affine", "apply_b", apply_b, b)
+    w, b = _apply_wb("affine", w, b, apply_w, apply_b)
     return call("Affine", inp, w, b, base_axis=base_axis)  # type: ignore[no-any-return]
 
 
@@ -387,9 +391,7 @@ def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: An
     w, b = _conv_params("convolution", "conv", inp, outmaps, kernel, group, w_init, b_init,
                         base_axis, fix_parameters, rng, with_bias, name, transposed=False,
                         channel_last=channel_last)
-    w = _apply("convolution", "apply_w", apply_w, w)
-    if b is not None:
-        b = _apply("convolution", "apply_b", apply_b, b)
+    w, b = _apply_wb("convolution", w, b, apply_w, apply_b)
     if channel_last:
         import gradhub.functions as F
 
@@ -424,9 +426,7 @@ def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: 
     w, b = _conv_params("deconvolution", "deconv", inp, outmaps, kernel, group, w_init, b_init,
                         base_axis, fix_parameters, rng, with_bias, name, transposed=True,
                         channel_last=channel_last)
-    w = _apply("deconvolution", "apply_w", apply_w, w)
-    if b is not None:
-        b = _apply("deconvolution", "apply_b", apply_b, b)
+    w, b = _apply_wb("deconvolution", w, b, apply_w, apply_b)
     if channel_last:
         import gradhub.functions as F
 
