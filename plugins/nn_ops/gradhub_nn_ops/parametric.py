@@ -205,6 +205,20 @@ def _param(fn: str, name: str, shape: Sequence[int], init: Any, fix_parameters: 
     return p
 
 
+def _beta_gamma(fn: str, shape: Sequence[int], init: dict[str, Any], no_bias: bool,
+                no_scale: bool, fix_parameters: bool) -> tuple[Any, Any]:
+    """A normalization's ``beta`` (zeros) and ``gamma`` (ones) of ``shape`` in the current
+    scope, beta first (nnabla's order); None where ``no_bias`` / ``no_scale`` omit them."""
+    beta = gamma = None
+    if not no_bias:
+        beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
+                      fix_parameters, "param_init['beta']")
+    if not no_scale:
+        gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
+                       fix_parameters, "param_init['gamma']")
+    return beta, gamma
+
+
 def _apply(fn: str, arg: str, f: Any, v: Any) -> Any:
     """``f(v)`` for nnabla's ``apply_w``/``apply_b`` (None: ``v`` itself); a TypeError naming
     ``PF.<fn>`` and ``arg`` unless ``f`` is callable."""
@@ -496,14 +510,8 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
     shape = _stat_shape(fn, inp, raw, keep=True)
     axes = [int(a) for a in raw]
     init = _param_init(fn, param_init, ("beta", "gamma", "mean", "var"))
-    beta = gamma = None
     with _scopes(name, "bn"):
-        if not no_bias:
-            beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                          fix_parameters, "param_init['beta']")
-        if not no_scale:
-            gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                           fix_parameters, "param_init['gamma']")
+        beta, gamma = _beta_gamma(fn, shape, init, no_bias, no_scale, fix_parameters)
         mean = _param(fn, "mean", shape, init.get("mean", ConstantInitializer(0.0)), False,
                       "param_init['mean']", trainable=False)
         var = _param(fn, "var", shape, init.get("var", ConstantInitializer(1.0)), False,
@@ -552,14 +560,8 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
                             f"{batch_axis!r}") from None
     shape = _stat_shape(fn, inp, baxes, keep=False)
     init = _param_init(fn, param_init, ("beta", "gamma"))
-    beta = gamma = None
     with _scopes(name, "layer_normalization"):
-        if not no_bias:
-            beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                          fix_parameters, "param_init['beta']")
-        if not no_scale:
-            gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                           fix_parameters, "param_init['gamma']")
+        beta, gamma = _beta_gamma(fn, shape, init, no_bias, no_scale, fix_parameters)
     ba = baxes[0] if len(baxes) == 1 else tuple(baxes)
     return call("LayerNormalization", inp, beta, gamma, batch_axis=ba, eps=eps,  # type: ignore[no-any-return]
                 output_stat=output_stat)  # type: ignore[no-any-return]
@@ -577,15 +579,8 @@ def _channel_params(fn: str, inp: Any, channel_axis: int, no_scale: bool, no_bia
     ca = int(channel_axis) % nd
     shape = tuple(int(n) if i == ca else 1 for i, n in enumerate(inp.shape))
     init = _param_init(f"PF.{fn}", param_init, ("beta", "gamma"))
-    gamma = beta = None
     with _scopes(name, fn):
-        if not no_bias:
-            beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                          fix_parameters, "param_init['beta']")
-        if not no_scale:
-            gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                           fix_parameters, "param_init['gamma']")
-    return beta, gamma
+        return _beta_gamma(fn, shape, init, no_bias, no_scale, fix_parameters)
 
 
 def group_normalization(inp: Any, num_groups: int, channel_axis: int = 1,
