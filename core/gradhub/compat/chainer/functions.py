@@ -472,28 +472,28 @@ def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True, reduce: str = 
     return _out(_reduce_masked(per, mask, normalize, _shape(x)[0]))  # type: ignore[no-any-return]
 
 
-def _same_shapes(fname: str, x0: Any, x1: Any) -> None:
-    """chainer's elementwise losses need operands of equal shapes (no broadcasting)."""
+def _loss_operands(fname: str, x0: Any, x1: Any) -> list[Any]:
+    """The operands of chainer's elementwise loss ``fname``: of equal shapes (chainer does not
+    broadcast them), under chainer's dtype rule (:func:`_match`)."""
     s0, s1 = _shape(x0), _shape(x1)
     if s0 != s1:
         raise ValueError(
             f"chainer F.{fname}: x0 and x1 must have the same shape (chainer does not "
             f"broadcast them), got {s0} and {s1}"
         )
+    return _match(fname, x0, x1)
 
 
 def squared_error(x0: Any, x1: Any) -> Variable:
     """Elementwise ``(x0 - x1) ** 2`` of two arrays of the same shape."""
-    _same_shapes("squared_error", x0, x1)
-    x0, x1 = _match("squared_error", x0, x1)
+    x0, x1 = _loss_operands("squared_error", x0, x1)
     d = _call("Sub2", x0, x1)
     return _out(d * d)  # type: ignore[no-any-return]
 
 
 def absolute_error(x0: Any, x1: Any) -> Variable:
     """Elementwise ``|x0 - x1|`` of two arrays of the same shape."""
-    _same_shapes("absolute_error", x0, x1)
-    x0, x1 = _match("absolute_error", x0, x1)
+    x0, x1 = _loss_operands("absolute_error", x0, x1)
     return _out(_call("Abs", _call("Sub2", x0, x1)))  # type: ignore[no-any-return]
 
 
@@ -509,8 +509,7 @@ def mean_squared_error(x0: Any, x1: Any) -> Variable:
         >>> F.mean_squared_error(a, a + 2)
         variable(4.)
     """
-    _same_shapes("mean_squared_error", x0, x1)
-    x0, x1 = _match("mean_squared_error", x0, x1)
+    x0, x1 = _loss_operands("mean_squared_error", x0, x1)
     d = _call("Sub2", x0, x1)
     return _out(_call("Sum", d * d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
 
@@ -518,8 +517,7 @@ def mean_squared_error(x0: Any, x1: Any) -> Variable:
 def mean_absolute_error(x0: Any, x1: Any) -> Variable:
     """``mean(|x0 - x1|)`` over all elements (a 0-d Variable); x0 and x1 must have the same
     shape."""
-    _same_shapes("mean_absolute_error", x0, x1)
-    x0, x1 = _match("mean_absolute_error", x0, x1)
+    x0, x1 = _loss_operands("mean_absolute_error", x0, x1)
     d = _call("Abs", _call("Sub2", x0, x1))
     return _out(_call("Sum", d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
 
