@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -610,54 +610,34 @@ def _broadcast(op: str, lhs: Any, rhs: Any, name: str | None) -> Symbol:
     return Symbol(op, name or _auto_name(op), [lhs, rhs])
 
 
-def broadcast_add(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
-                  **kwargs: Any) -> Symbol:
-    """``lhs + rhs`` with numpy broadcasting; each operand's gradient is summed back to its
-    shape."""
-    return _broadcast("broadcast_add", lhs, rhs, name)
+def _broadcast_op(op: str, doc: str) -> Callable[..., Symbol]:
+    """mx.sym.<op>(lhs, rhs, name=None): a binary operator with numpy broadcasting."""
+
+    def symbol(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
+               **kwargs: Any) -> Symbol:
+        return _broadcast(op, lhs, rhs, name)
+
+    symbol.__name__ = symbol.__qualname__ = op
+    symbol.__doc__ = doc
+    return symbol
 
 
-def broadcast_sub(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
-                  **kwargs: Any) -> Symbol:
-    """``lhs - rhs`` with numpy broadcasting; each operand's gradient is summed back to its
-    shape."""
-    return _broadcast("broadcast_sub", lhs, rhs, name)
-
-
-def broadcast_mul(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
-                  **kwargs: Any) -> Symbol:
-    """``lhs * rhs`` with numpy broadcasting; each operand's gradient is summed back to its
-    shape."""
-    return _broadcast("broadcast_mul", lhs, rhs, name)
-
-
-def broadcast_div(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
-                  **kwargs: Any) -> Symbol:
-    """``lhs / rhs`` with numpy broadcasting; each operand's gradient is summed back to its
-    shape."""
-    return _broadcast("broadcast_div", lhs, rhs, name)
-
-
-def broadcast_power(lhs: Symbol | None = None, rhs: Symbol | None = None,
-                    name: str | None = None, **kwargs: Any) -> Symbol:
-    """``lhs ** rhs`` with numpy broadcasting; each operand's gradient is summed back to its
-    shape."""
-    return _broadcast("broadcast_power", lhs, rhs, name)
-
-
-def broadcast_maximum(lhs: Symbol | None = None, rhs: Symbol | None = None,
-                      name: str | None = None, **kwargs: Any) -> Symbol:
-    """The elementwise maximum with numpy broadcasting; at ties the gradient goes to ``lhs``
-    (as mxnet)."""
-    return _broadcast("broadcast_maximum", lhs, rhs, name)
-
-
-def broadcast_minimum(lhs: Symbol | None = None, rhs: Symbol | None = None,
-                      name: str | None = None, **kwargs: Any) -> Symbol:
-    """The elementwise minimum with numpy broadcasting; at ties the gradient goes to ``lhs``
-    (as mxnet)."""
-    return _broadcast("broadcast_minimum", lhs, rhs, name)
-
-
+_SUMMED = "; each operand's gradient is summed back to its shape."
+broadcast_add = _broadcast_op("broadcast_add", "``lhs + rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_sub = _broadcast_op("broadcast_sub", "``lhs - rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_mul = _broadcast_op("broadcast_mul", "``lhs * rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_div = _broadcast_op("broadcast_div", "``lhs / rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_power = _broadcast_op("broadcast_power",
+                                "``lhs ** rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_maximum = _broadcast_op(
+    "broadcast_maximum",
+    "The elementwise maximum with numpy broadcasting; at ties the gradient goes to ``lhs`` "
+    "(as mxnet).",
+)
+broadcast_minimum = _broadcast_op(
+    "broadcast_minimum",
+    "The elementwise minimum with numpy broadcasting; at ties the gradient goes to ``lhs`` "
+    "(as mxnet).",
+)
 broadcast_plus = broadcast_add
 broadcast_minus = broadcast_sub
