@@ -3,6 +3,8 @@
 It reuses ``fw_torch.make`` unchanged: during ``make`` the adapter's ``torch`` name points at a
 thin proxy whose ``from_numpy`` returns a tensor on ``cuda`` (labels, inputs and parameters alike),
 and each step ends with ``torch.cuda.synchronize()`` so that the harness times finished work.
+TF32 is switched off (cuBLAS and cuDNN), so that PyTorch computes in float32 as gradhub does;
+PyTorch's default runs its convolutions in TF32.
 Used by ``benchmarks/run.py --device cuda`` (row ``torch``, the reference of the check).
 The harness hides GPUs from its children; the original ``CUDA_VISIBLE_DEVICES`` comes back from
 ``BENCH_CUDA_VISIBLE_DEVICES`` before torch is imported.
@@ -65,6 +67,8 @@ class _CudaTorch:
 def make(workload: str, params: dict[str, Any]) -> Callable[[], Any]:
     """``fw_torch.make`` with the data on the GPU; each step synchronises."""
     torch = fw_torch.torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     fw_torch.torch = _CudaTorch(torch)
     try:
         step = fw_torch.make(workload, params)

@@ -247,3 +247,50 @@ def test_memory_pool_does_not_grow_over_gradient_penalty_steps() -> None:
         step()
     cupy.cuda.Device(0).synchronize()
     assert pool.used_bytes() <= before * 1.05 + 1024
+
+
+def _seed_cnn_penalty(device: str, dtype: type) -> list[np.ndarray]:
+    """The seed CNN with its gradient-norm penalty on ``device``: [total, d total / d params]."""
+    from gradhub import parameters
+    from gradhub.demo import _own_parameters, gradient_penalty, loss_fn, network
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((16, 1, 8, 8)).astype(dtype)
+    t = rng.integers(0, 10, (16, 1))
+    ctx = gh.get_extension_context(device)
+    with _own_parameters(), gh.context_scope(ctx):
+        xv, tv = gh.Variable(x, need_grad=False), gh.Variable(t, need_grad=False)
+        network(xv, rng=np.random.RandomState(0))  # creates the parameters on the host
+        for name, p in list(parameters._params.items()):  # same values, on the device, in dtype
+            parameters._params[name] = gh.Variable(p.numpy().astype(dtype), need_grad=True,
+                                                   name=name)
+        params = list(gh.get_parameters().values())
+        loss = loss_fn(network(xv), tv)
+        grads = gh.grad([loss], params, create_graph=True)
+        total = loss + gradient_penalty(grads)
+        d_params = gh.grad([total], params)
+        assert all(g.device.name == ("cpu" if device == "cpu" else "cuda:0") for g in d_params)
+        return [total.numpy()] + [g.numpy() for g in d_params]
+
+
+@gpu
+@pytest.mark.parametrize(("dtype", "rtol"), [(np.float64, 1e-10), (np.float32, 1e-4)])
+def test_seed_cnn_with_gradient_penalty_matches_the_cpu(dtype: type, rtol: float) -> None:
+    """The issue's end-to-end check: double backward through convolution, pooling and the loss
+    on ``cuda`` gives the CPU's numbers (the tolerance is relative to each array's scale)."""
+    cpu, gpu_ = _seed_cnn_penalty("cpu", dtype), _seed_cnn_penalty("cuda", dtype)
+    for i, (g, c) in enumerate(zip(gpu_, cpu)):
+        assert g.dtype == c.dtype == dtype
+        np.testing.assert_allclose(g, c, rtol=rtol, atol=rtol * float(np.max(np.abs(c))),
+                                   err_msg=f"output #{i}")
+
+
+@gpu
+def test_the_demo_trains_on_cuda_as_on_the_cpu() -> None:
+    from gradhub.demo import run
+
+    kw = {"epochs": 1, "max_batches": 3, "seed": 0}
+    cpu, gpu_ = run(device="cpu", **kw), run(device="cuda", **kw)
+    assert gpu_.device == "cuda:0"
+    np.testing.assert_allclose(gpu_.batch_loss, cpu.batch_loss, rtol=1e-4)
+    np.testing.assert_allclose(gpu_.batch_penalty, cpu.batch_penalty, rtol=1e-4)

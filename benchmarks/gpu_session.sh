@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine (the `device` tool; see docs/cuda.md): install the three
+# distributions from wheels built beforehand, record the environment, then run the steps named
+# on the command line (default: all), each under its own time limit, logging to $OUT.
+#
+#   here:   pip wheel --no-deps --no-build-isolation -w .whl . ./plugins/nn_ops ./plugins/cuda
+#           cp -r ../shared/bench/peers .peers        # the peer harness does not travel
+#   there:  bash benchmarks/gpu_session.sh [env] [tests] [compare] [harness] [suite]
+#           (carrying .whl and .peers)
+#
+# Steps: env (nvidia-smi, CuPy's configuration, `gradhub plugins`), tests (tests/test_cuda.py and
+# the op matrix on cuda), compare (benchmarks/gpu_compare.py at batch 256, with a cProfile of
+# gradhub's steps), harness (benchmarks/run.py --device cuda: W2-W5 at the harness's sizes),
+# suite (the whole test suite, which also checks the machine's Python and numpy).
+set -u
+OUT=${OUT:-/tmp/gpu_out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+PY=${PY:-python3}
+steps=${*:-env tests compare harness suite}
+
+$PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site
+
+for step in $steps; do
+    echo "=== $step ($(date +%T))"
+    case $step in
+    env)
+        { nvidia-smi; $PY -c "import cupy; cupy.show_config()"
+          $PY -c "from gradhub.cli import main; main(['plugins'])"; } >"$OUT/env.txt" 2>&1
+        head -20 "$OUT/env.txt" ;;
+    tests)
+        timeout 330 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 --durations 15 \
+            tests/test_cuda.py tests/test_op_matrix.py -k cuda 2>&1 | tee "$OUT/tests.txt" \
+            | tail -40 ;;
+    compare)
+        timeout 240 $PY benchmarks/gpu_compare.py --peers .peers --batch "${BATCH:-256}" \
+            --profile "$OUT/profile.txt" ${COMPARE_ARGS:-} 2>&1 | tee "$OUT/compare.txt" ;;
+    harness)
+        timeout 300 $PY benchmarks/run.py --device cuda --peers .peers --python "$PY" \
+            --rounds "${ROUNDS:-1}" --out "$OUT/harness.json" --markdown "$OUT/harness.md" \
+            2>&1 | tail -30 ;;
+    suite)
+        timeout 240 $PY -m pytest -q -p no:cacheprovider -x -n 8 2>&1 | tee "$OUT/suite.txt" \
+            | tail -15 ;;
+    *)
+        echo "unknown step $step" ;;
+    esac
+done
+echo "=== done ($(date +%T))"
