@@ -44,8 +44,13 @@ def _setup(peers: str | None, device: str) -> Any:
     from run import find_peers
 
     sys.path.insert(0, str(find_peers(peers)))
-    import harness
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    import harness  # pins the CPU libraries' threads, and hides the GPUs (for its children)
 
+    if visible is None:
+        os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+    else:
+        os.environ["CUDA_VISIBLE_DEVICES"] = visible
     return harness
 
 
