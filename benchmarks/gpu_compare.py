@@ -12,6 +12,7 @@ time::
     python benchmarks/gpu_compare.py --batch 256                 # W2 W3 W4 W5
     python benchmarks/gpu_compare.py --workloads mlp --batch 512 --rounds 9
     python benchmarks/gpu_compare.py --profile prof.txt          # + cProfile of gradhub's steps
+    python benchmarks/gpu_compare.py --profile p.txt --gpu-activity   # + kernels and copies
 
 PyTorch runs with TF32 off (``allow_tf32 = False`` for cuBLAS and cuDNN), so that both sides
 compute in float32; PyTorch's default uses TF32 for its convolutions. Not part of the test suite;
@@ -115,7 +116,7 @@ def compare(harness: Any, workload: str, batch: int, rounds: int, block_s: float
             "ours_ms": t_ours * 1e3, "ref_ms": t_ref * 1e3, "ratio": t_ours / t_ref,
             "spread": (min(times["ours"]) / max(times["ref"]),
                        max(times["ours"]) / min(times["ref"])),
-            "max_rel": worst, "match": not bad, "detail": bad, "step": ours}
+            "max_rel": worst, "match": not bad, "detail": bad, "step": ours, "ref": ref}
 
 
 def profile(step: Callable[[], Any], n: int, top: int) -> str:
@@ -128,6 +129,32 @@ def profile(step: Callable[[], Any], n: int, top: int) -> str:
     buf = io.StringIO()
     pstats.Stats(pr, stream=buf).sort_stats("tottime").print_stats(top)
     return buf.getvalue()
+
+
+def gpu_activity(step: Callable[[], Any], n: int, top: int) -> tuple[dict[str, float], str]:
+    """What ``n`` steps run on the GPU, seen by PyTorch's profiler (CUPTI sees every kernel of
+    the process, CuPy's too): per step, the kernels launched, their summed GPU time, the copies
+    between host and device (each one a synchronisation), and the ``top`` kernels by time."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(n):
+            step()
+    kernels: dict[str, list[float]] = {}
+    copies = 0
+    for e in prof.events():
+        if e.device_type.name != "CUDA":
+            continue
+        if "Memcpy" in e.name and ("HtoD" in e.name or "DtoH" in e.name):
+            copies += 1
+        kernels.setdefault(e.name, []).append(e.device_time)
+    n_k = sum(len(v) for v in kernels.values())
+    busy = sum(sum(v) for v in kernels.values())
+    summary = {"kernels": n_k / n, "gpu_us": busy / n, "copies": copies / n}
+    lines = [f"{len(v) / n:6.1f} x {sum(v) / len(v):8.1f} us  {name[:90]}"
+             for name, v in sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:top]]
+    return summary, "\n".join(lines)
 
 
 def environment() -> list[str]:
@@ -163,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--peers", default=None, help="peer harness folder")
     ap.add_argument("--profile", default=None, help="write cProfile reports of gradhub here")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--gpu-activity", action="store_true",
+                    help="also profile the GPU side (kernels, copies) of both, into --profile")
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
                     help="cpu: a dry run of this script against PyTorch CPU")
     args = ap.parse_args(argv)
@@ -182,6 +211,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.profile:
             reports.append(f"## {row['id']} {w} (batch {row['batch']})\n"
                            + profile(row["step"], 20, args.top))
+        if args.gpu_activity and args.device == "cuda":
+            for who, step in (("gradhub", row["step"]), ("torch", row["ref"])):
+                summary, table = gpu_activity(step, 10, args.top)
+                print(f"   {who}: {summary['kernels']:.0f} kernels, "
+                      f"{summary['gpu_us']:.0f} us of GPU time, {summary['copies']:.1f} "
+                      "host<->device copies per step", flush=True)
+                reports.append(f"## GPU activity: {row['id']} {w}, {who}\n{summary}\n{table}\n")
     if args.profile:
         Path(args.profile).write_text("\n".join(reports))
     print()

@@ -38,7 +38,7 @@ for step in $steps; do
         timeout 240 $PY benchmarks/gpu_compare.py --peers .peers --batch "${BATCH:-256}" \
             --profile "$OUT/profile.txt" ${COMPARE_ARGS:-} 2>&1 | tee "$OUT/compare.txt" ;;
     harness)
-        timeout 300 $PY benchmarks/run.py --device cuda --peers .peers --python "$PY" \
+        timeout 300 $PY benchmarks/run.py --device cuda --peers .peers --python "$(command -v $PY)" \
             --rounds "${ROUNDS:-1}" --out "$OUT/harness.json" --markdown "$OUT/harness.md" \
             2>&1 | tail -30 ;;
     suite)
