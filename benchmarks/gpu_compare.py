@@ -148,7 +148,7 @@ def gpu_activity(step: Callable[[], Any], n: int, top: int) -> tuple[dict[str, f
             continue
         if "Memcpy" in e.name and ("HtoD" in e.name or "DtoH" in e.name):
             copies += 1
-        kernels.setdefault(e.name, []).append(e.device_time)
+        kernels.setdefault(e.name, []).append(e.time_range.elapsed_us())
     n_k = sum(len(v) for v in kernels.values())
     busy = sum(sum(v) for v in kernels.values())
     summary = {"kernels": n_k / n, "gpu_us": busy / n, "copies": copies / n}
