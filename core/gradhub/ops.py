@@ -56,6 +56,29 @@ def call(name: str, *args: Any, **attrs: Any) -> Any:
     return f.api(*args, **attrs)
 
 
+def kernel(name: str, like: Any) -> Any:
+    """The forward kernel of the function ``name`` for the device the array ``like`` lives on:
+    a device plugin's kernel for that device kind (``register.kernel``), else the generic one.
+
+    Array-level rules call other functions' kernels through this (``kernel("Deconvolution",
+    x)(xp, gy, w, ...)``), so a device plugin's faster kernels serve them as they serve calls.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.ops import kernel
+        >>> kernel("Neg", np.ones(2))(np, np.ones(2))
+        array([-1., -1.])
+    """
+    f = _cache.get(name) or fdef(name)
+    kernels = f.kernels
+    if kernels:
+        dt = REGISTRY.by_array_type.get(type(like))
+        if dt is not None:
+            return kernels.get(dt.kind, f.forward)
+    return f.forward
+
+
 _apply: Any = None
 
 

@@ -1,14 +1,481 @@
-"""Faster CUDA kernels keyed by function name.
+"""Faster CUDA kernels keyed by function name (the table :data:`KERNELS`).
 
-A kernel is added here only where a GPU measurement shows a gain over the function's generic
-``xp`` kernel running on CuPy; each one is covered by the op matrix on ``cuda`` like the generic
-kernels. None has been measured yet (no GPU was available when this plugin was written; see
-docs/cuda.md), so the table is empty and every function runs its generic kernel on CuPy.
+A kernel is added here only where a GPU measurement showed a gain over the function's generic
+``xp`` kernel running on CuPy (docs/cuda.md gives the numbers), and each one is covered by the op
+matrix on ``cuda`` like the generic kernels. On a GPU the generic kernels are bound by the host:
+CuPy costs some microseconds of Python per launched kernel, and the generic convolution and
+pooling launch one small kernel (or several) per kernel offset. These kernels do the same work in
+a few launches:
+
+* **Convolution, Deconvolution, ConvolutionFilterGrad** (2-d, ``group=1``, float32/float64):
+  one im2col kernel builds the column matrix ``(C*KH*KW, N*Ho*Wo)``, one cuBLAS product does the
+  contraction, and one kernel reorders the result to NCHW (adding the bias) or, for the
+  deconvolution, gathers the columns back onto the image (col2im, without atomics, so results
+  are deterministic)::
+
+      y[n, o]  = W2 @ col(x)[:, n]            W2 = W.reshape(O, C*KH*KW)
+      dx       = col2im(W2.T @ gy2)           gy2 = gy as (O, N*Ho*Wo)
+      dW       = gy2 @ col(x).T
+
+* **MaxPooling and its derivative family** (2-d windows over the last two axes,
+  float32/float64): one kernel per call, one thread per output (or input) element, with the
+  generic kernels' first-maximum rule (row-major within the window, padding counted as -inf) and
+  their NaN behaviour (gradients routed by multiplying with 0/1).
+
+Anything else (other dimensions, groups, integer or mixed dtypes, empty batches, invalid
+arguments) goes to the generic kernel, which also raises the library's errors. Argument checks
+and shapes come from gradhub-nn-ops' own geometry helpers, so both paths agree on them.
+Nothing here imports CuPy before a kernel runs.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
-KERNELS: dict[str, Callable[..., Any]] = {}
+import numpy as np
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+# -- the CUDA sources --------------------------------------------------------------------------
+
+_IDX = "long long"  # 64-bit index arithmetic: column matrices can pass 2**31 elements
+
+_IM2COL = f"""
+{_IDX} q = i % NP, r = i / NP;
+{_IDX} kx = r % KW; r /= KW;
+{_IDX} ky = r % KH; {_IDX} c = r / KH;
+{_IDX} ox = q % Wo; q /= Wo;
+{_IDX} oy = q % Ho; {_IDX} n = q / Ho;
+{_IDX} yy = oy * sh - ph + ky * dh, xx = ox * sw - pw + kx * dw;
+col = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? x[((n * C + c) * H + yy) * W + xx] : (T)0;
+"""
+
+_COL2IM = f"""
+{_IDX} xx = i % W, t = i / W;
+{_IDX} yy = t % H; t /= H;
+{_IDX} c = t % C, n = t / C;
+T s = 0;
+for ({_IDX} ky = 0; ky < KH; ++ky) {{
+    {_IDX} ty = yy + ph - ky * dh;
+    if (ty < 0 || ty % sh) continue;
+    {_IDX} oy = ty / sh;
+    if (oy >= Ho) continue;
+    for ({_IDX} kx = 0; kx < KW; ++kx) {{
+        {_IDX} tx = xx + pw - kx * dw;
+        if (tx < 0 || tx % sw) continue;
+        {_IDX} ox = tx / sw;
+        if (ox >= Wo) continue;
+        s += col[((c * KH + ky) * KW + kx) * NP + (n * Ho + oy) * Wo + ox];
+    }}
+}}
+out = has_b ? (T)(s + b[c]) : s;
+"""
+
+_TO_NCHW = f"""
+{_IDX} p = i % P, t = i / P;
+{_IDX} o = t % O, n = t / O;
+T v = y2[o * NP + n * P + p];
+y = has_b ? (T)(v + b[o]) : v;
+"""
+
+_FROM_NCHW = f"""
+{_IDX} q = i % NP, o = i / NP;
+g2 = g[(q / P * O + o) * P + q % P];
+"""
+
+# Pooling: the window of output (oy, ox) starts at (oy * sh - ph, ox * sw - pw); positions outside
+# the input count as ``lowest`` (-inf), as in the generic kernels' padded copy.
+_POOL_PREAMBLE = f"""
+template <typename A, typename T>
+__device__ T gh_window_max(const A& x, {_IDX} base, {_IDX} H, {_IDX} W, {_IDX} y0, {_IDX} x0,
+                           {_IDX} KH, {_IDX} KW, T lowest) {{
+    T m = lowest;
+    bool first = true;
+    for ({_IDX} ky = 0; ky < KH; ++ky) {{
+        for ({_IDX} kx = 0; kx < KW; ++kx) {{
+            {_IDX} yy = y0 + ky, xx = x0 + kx;
+            T v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? (T)x[base + yy * W + xx] : lowest;
+            if (first) {{ m = v; first = false; }}
+            else if (!isnan(m) && (isnan(v) || v > m)) m = v;
+        }}
+    }}
+    return m;
+}}
+
+/* offset ky * KW + kx of the first element equal to m in the window, or -1 */
+template <typename A, typename T>
+__device__ {_IDX} gh_window_first(const A& x, {_IDX} base, {_IDX} H, {_IDX} W, {_IDX} y0,
+                                  {_IDX} x0, {_IDX} KH, {_IDX} KW, T lowest, T m) {{
+    for ({_IDX} ky = 0; ky < KH; ++ky) {{
+        for ({_IDX} kx = 0; kx < KW; ++kx) {{
+            {_IDX} yy = y0 + ky, xx = x0 + kx;
+            T v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? (T)x[base + yy * W + xx] : lowest;
+            if (v == m) return ky * KW + kx;
+        }}
+    }}
+    return -1;
+}}
+"""
+
+_POOL_OUT_INDEX = f"""
+{_IDX} ox = i % Wo, t = i / Wo;
+{_IDX} oy = t % Ho, l = t / Ho;
+{_IDX} y0 = oy * sh - ph, x0 = ox * sw - pw, base = l * H * W;
+"""
+
+_MAX_POOL = _POOL_OUT_INDEX + "y = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);"
+
+_MAX_POOL_GATHER = _POOL_OUT_INDEX + f"""
+T m = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);
+{_IDX} arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
+T s = 0;
+for ({_IDX} ky = 0; ky < KH; ++ky) {{
+    for ({_IDX} kx = 0; kx < KW; ++kx) {{
+        {_IDX} yy = y0 + ky, xx = x0 + kx;
+        T v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? (T)g[base + yy * W + xx] : (T)0;
+        s += v * (T)(ky * KW + kx == arg);
+    }}
+}}
+out = s;
+"""
+
+_MASKED_POOL = _POOL_OUT_INDEX + f"""
+T s = 0;
+for ({_IDX} ky = 0; ky < KH; ++ky) {{
+    for ({_IDX} kx = 0; kx < KW; ++kx) {{
+        {_IDX} yy = y0 + ky, xx = x0 + kx;
+        if (yy >= 0 && yy < H && xx >= 0 && xx < W)
+            s += g[base + yy * W + xx] * (T)mask[base + yy * W + xx];
+    }}
+}}
+out = s;
+"""
+
+_POOL_IN_INDEX = f"""
+{_IDX} xx = i % W, t = i / W;
+{_IDX} yy = t % H, l = t / H;
+{_IDX} base = l * H * W, obase = l * Ho * Wo;
+"""
+
+# the windows containing input (yy, xx): oy from ceil((yy + ph - KH + 1) / sh) to (yy + ph) / sh
+_WINDOWS_OF_INPUT = f"""
+{_IDX} ay = yy + ph - KH + 1, ax = xx + pw - KW + 1;
+{_IDX} oy0 = ay <= 0 ? 0 : (ay + sh - 1) / sh, ox0 = ax <= 0 ? 0 : (ax + sw - 1) / sw;
+{_IDX} oy1 = min((yy + ph) / sh, Ho - 1), ox1 = min((xx + pw) / sw, Wo - 1);
+"""
+
+_MAX_POOL_BACKWARD = _POOL_IN_INDEX + _WINDOWS_OF_INPUT + f"""
+T s = 0;
+for ({_IDX} oy = oy0; oy <= oy1; ++oy) {{
+    for ({_IDX} ox = ox0; ox <= ox1; ++ox) {{
+        {_IDX} y0 = oy * sh - ph, x0 = ox * sw - pw;
+        T m = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);
+        {_IDX} arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
+        s += dy[obase + oy * Wo + ox] * (T)((yy - y0) * KW + (xx - x0) == arg);
+    }}
+}}
+dx = s;
+"""
+
+# windows that do not overlap: an input element lies in at most one
+_ONE_WINDOW = f"""
+{_IDX} oy = (yy + ph) / sh, ox = (xx + pw) / sw;
+bool inside = (yy + ph) % sh < KH && (xx + pw) % sw < KW && oy < Ho && ox < Wo;
+"""
+
+_MAX_POOL_MASK = _POOL_IN_INDEX + _ONE_WINDOW + f"""
+bool hit = false;
+if (inside) {{
+    {_IDX} y0 = oy * sh - ph, x0 = ox * sw - pw;
+    {_IDX} arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, y[obase + oy * Wo + ox]);
+    hit = (yy - y0) * KW + (xx - x0) == arg;
+}}
+mask = hit;
+"""
+
+_MASKED_UNPOOL = _POOL_IN_INDEX + _ONE_WINDOW + """
+dx = inside ? (T)(dy[obase + oy * Wo + ox] * (T)mask[i]) : (T)0;
+"""
+
+_CONV_PARAMS = ("int64 C, int64 H, int64 W, int64 KH, int64 KW, int64 Ho, int64 Wo, int64 ph, "
+                "int64 pw, int64 sh, int64 sw, int64 dh, int64 dw, int64 NP")
+_POOL_PARAMS = ("int64 H, int64 W, int64 Ho, int64 Wo, int64 KH, int64 KW, int64 sh, int64 sw, "
+                "int64 ph, int64 pw, T lowest")
+
+
+@cache
+def _k() -> dict[str, Any]:
+    """The CuPy kernel objects (compiled by CuPy on first launch, cached on disk)."""
+    import cupy
+
+    def ew(name: str, params: str, out: str, body: str, preamble: str = "") -> Any:
+        return cupy.ElementwiseKernel(params, out, body, f"gradhub_{name}", preamble=preamble)
+
+    return {
+        "im2col": ew("im2col", "raw T x, " + _CONV_PARAMS, "T col", _IM2COL),
+        "col2im": ew("col2im", "raw T col, raw T b, bool has_b, " + _CONV_PARAMS, "T out",
+                     _COL2IM),
+        "to_nchw": ew("to_nchw", "raw T y2, raw T b, bool has_b, int64 O, int64 P, int64 NP",
+                      "T y", _TO_NCHW),
+        "from_nchw": ew("from_nchw", "raw T g, int64 O, int64 P, int64 NP", "T g2", _FROM_NCHW),
+        "max_pool": ew("max_pool", "raw T x, " + _POOL_PARAMS, "T y", _MAX_POOL, _POOL_PREAMBLE),
+        "max_pool_backward": ew("max_pool_backward", "raw T dy, raw T x, " + _POOL_PARAMS,
+                                "T dx", _MAX_POOL_BACKWARD, _POOL_PREAMBLE),
+        "max_pool_gather": ew("max_pool_gather", "raw T g, raw T x, " + _POOL_PARAMS, "T out",
+                              _MAX_POOL_GATHER, _POOL_PREAMBLE),
+        "max_pool_mask": ew("max_pool_mask", "raw T x, raw T y, " + _POOL_PARAMS, "bool mask",
+                            _MAX_POOL_MASK, _POOL_PREAMBLE),
+        "masked_unpool": ew("masked_unpool", "raw T dy, raw bool mask, " + _POOL_PARAMS, "T dx",
+                            _MASKED_UNPOOL),
+        "masked_pool": ew("masked_pool", "raw T g, raw bool mask, " + _POOL_PARAMS, "T out",
+                          _MASKED_POOL),
+    }
+
+
+@cache
+def _generic(name: str) -> Callable[..., Any]:
+    """The generic ``xp`` kernel of the function ``name``."""
+    from gradhub.ops import fdef
+
+    return fdef(name).forward  # type: ignore[no-any-return]
+
+
+def _conv_module() -> Any:
+    from gradhub_nn_ops import conv
+
+    return conv
+
+
+def _pool_module() -> Any:
+    from gradhub_nn_ops import pooling
+
+    return pooling
+
+
+def _same_float(*arrays: Any) -> bool:
+    """All arrays of one floating dtype (float32 or float64), none empty."""
+    dt = arrays[0].dtype
+    return dt in _FLOATS and all(a.dtype == dt and a.size for a in arrays)
+
+
+# -- convolution -------------------------------------------------------------------------------
+
+
+def _geometry(kind: str, x_shape: Any, w_shape: Any, base_axis: Any, pad: Any, stride: Any,
+              dilation: Any, group: Any) -> Any:
+    """nn-ops' ConvGeom when this module handles the call (2-d, one group), else None."""
+    if len(w_shape) != 4:
+        return None
+    geo = _conv_module()._geom(kind, x_shape, w_shape, base_axis, pad, stride, dilation, group)
+    return geo if geo.group == 1 and geo.n > 0 else None
+
+
+def _im2col(xp: Any, x: Any, kh: int, kw: int, out: tuple[int, int], geo: Any) -> Any:
+    """Column matrix ``(C*KH*KW, N*Ho*Wo)`` of ``x`` (N, C, H, W)."""
+    n, c, h, w = x.shape
+    npos = n * out[0] * out[1]
+    col = xp.empty((c * kh * kw, npos), dtype=x.dtype)
+    _k()["im2col"](xp.ascontiguousarray(x), c, h, w, kh, kw, out[0], out[1], *geo.pad,
+                   *geo.stride, *geo.dilation, npos, col)
+    return col
+
+
+def _from_nchw(xp: Any, g: Any) -> Any:
+    """``g`` (N, O, *spatial) as the matrix ``(O, N * prod(spatial))``."""
+    n, o = g.shape[:2]
+    p = math.prod(g.shape[2:])
+    g2 = xp.empty((o, n * p), dtype=g.dtype)
+    _k()["from_nchw"](xp.ascontiguousarray(g), o, p, n * p, g2)
+    return g2
+
+
+def convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
+                stride: Any = None, dilation: Any = None, group: int = 1) -> Any:
+    """Convolution on ``cuda``: im2col, one GEMM, one reorder to NCHW with the bias."""
+    geo = _geometry("convolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
+    if (geo is None or not _same_float(x, w, *(() if b is None else (b,)))
+            or x.shape[geo.base_axis] != w.shape[1] or (b is not None and b.shape != w.shape[:1])):
+        return _generic("Convolution")(xp, x, w, b, base_axis, pad, stride, dilation, group)
+    conv = _conv_module()
+    xf = x.reshape(geo.n, *x.shape[geo.base_axis:])
+    o, _, kh, kw = w.shape
+    out = conv._conv_out_shape("convolution", xf.shape[2:], (kh, kw), geo)
+    col = _im2col(xp, xf, kh, kw, out, geo)
+    y2 = xp.dot(w.reshape(o, -1), col)
+    p = out[0] * out[1]
+    y = xp.empty((geo.n, o, *out), dtype=x.dtype)
+    _k()["to_nchw"](y2, y2 if b is None else b, b is not None, o, p, geo.n * p, y)
+    return y.reshape(geo.batch + y.shape[1:])
+
+
+def deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
+                  stride: Any = None, dilation: Any = None, group: int = 1,
+                  output_padding: Any = None) -> Any:
+    """Deconvolution on ``cuda``: one GEMM, then col2im (a gather) with the bias."""
+    args = (base_axis, pad, stride, dilation, group, output_padding)
+    geo = _geometry("deconvolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
+    if (geo is None or not _same_float(x, w, *(() if b is None else (b,)))
+            or x.shape[geo.base_axis] != w.shape[0] or (b is not None and b.shape != w.shape[1:2])):
+        return _generic("Deconvolution")(xp, x, w, b, *args)
+    conv = _conv_module()
+    op = conv.ints(output_padding, 2, 0, "deconvolution", "output_padding")
+    if any(e >= s and e >= d for e, s, d in zip(op, geo.stride, geo.dilation)):
+        return _generic("Deconvolution")(xp, x, w, b, *args)  # raises
+    ci, co, kh, kw = w.shape
+    hi, wi = x.shape[-2:]
+    size = tuple(conv.deconv_out_len(i, k, p, s, d, e) for i, k, p, s, d, e in
+                 zip((hi, wi), (kh, kw), geo.pad, geo.stride, geo.dilation, op))
+    if min(size) < 1:
+        return _generic("Deconvolution")(xp, x, w, b, *args)  # raises
+    xf = x.reshape(geo.n, ci, hi * wi)
+    col = xp.dot(w.reshape(ci, -1).T, _from_nchw(xp, xf))  # (Co*KH*KW, N*Hi*Wi)
+    y = xp.empty((geo.n, co, *size), dtype=x.dtype)
+    _k()["col2im"](col, col if b is None else b, b is not None, co, size[0], size[1], kh, kw,
+                   hi, wi, *geo.pad, *geo.stride, *geo.dilation, geo.n * hi * wi, y)
+    return y.reshape(geo.batch + y.shape[1:])
+
+
+def convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_axis: int = 1,
+                            pad: Any = None, stride: Any = None, dilation: Any = None,
+                            group: int = 1) -> Any:
+    """The weight gradient on ``cuda``: ``dy2 @ col(x).T``, one GEMM."""
+    args = (kernel, base_axis, pad, stride, dilation, group)
+    conv = _conv_module()
+    k = conv._filter_kernel(kernel)
+    geo = _geometry("convolution_filter_grad", x.shape, (1, 1, *k), base_axis, pad, stride,
+                    dilation, group)
+    if geo is None or not _same_float(x, dy) or dy.ndim != x.ndim:
+        return _generic("ConvolutionFilterGrad")(xp, x, dy, *args)
+    ba = geo.base_axis
+    xf = x.reshape(geo.n, *x.shape[ba:])
+    dyf = dy.reshape(-1, *dy.shape[ba:])
+    out = conv._conv_out_shape("convolution_filter_grad", xf.shape[2:], k, geo)
+    if tuple(dy.shape[:ba]) != geo.batch or tuple(dyf.shape[2:]) != out:
+        return _generic("ConvolutionFilterGrad")(xp, x, dy, *args)  # raises
+    col = _im2col(xp, xf, k[0], k[1], out, geo)
+    dw = xp.dot(_from_nchw(xp, dyf), col.T)
+    return dw.reshape(dyf.shape[1], xf.shape[1], *k)
+
+
+# -- max pooling -------------------------------------------------------------------------------
+
+
+def _pool_geometry(fname: str, shape: Any, kernel: Any, stride: Any, ignore_border: bool,
+                   pad: Any, channel_last: bool) -> Any:
+    """nn-ops' PoolGeom when this module handles the call (2-d windows, channels first)."""
+    if channel_last:
+        return None
+    geo = _pool_module().pool_geom(fname, shape, kernel, stride, ignore_border, pad, channel_last)
+    return geo if len(geo.kernel) == 2 else None
+
+
+def _pool_args(geo: Any, dtype: Any) -> tuple[Any, ...]:
+    h, w = geo.shape[-2:]
+    return (h, w, *geo.out, *geo.kernel, *geo.stride, *geo.pad, dtype.type(-np.inf))
+
+
+def max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
+                ignore_border: bool = True, pad: Any = None, channel_last: bool = False) -> Any:
+    """Max pooling on ``cuda``: one thread per output."""
+    args = (kernel, stride, ignore_border, pad, channel_last)
+    geo = _pool_geometry("max_pooling", x.shape, *args)
+    if geo is None or not _same_float(x):
+        return _generic("MaxPooling")(xp, x, *args)
+    y = xp.empty(geo.out_shape, dtype=x.dtype)
+    _k()["max_pool"](xp.ascontiguousarray(x), *_pool_args(geo, x.dtype), y)
+    return y
+
+
+def max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: Any = None,
+                         ignore_border: bool = True, pad: Any = None,
+                         channel_last: bool = False) -> Any:
+    """MaxPoolingBackward on ``cuda``: one thread per input element, summing over its windows."""
+    args = (kernel, stride, ignore_border, pad, channel_last)
+    geo = _pool_geometry("max_pooling_backward", x.shape, *args)
+    if geo is None or not _same_float(x, dy) or tuple(dy.shape) != geo.out_shape:
+        return _generic("MaxPoolingBackward")(xp, dy, x, *args)
+    dx = xp.empty(x.shape, dtype=x.dtype)
+    _k()["max_pool_backward"](xp.ascontiguousarray(dy), xp.ascontiguousarray(x),
+                              *_pool_args(geo, x.dtype), dx)
+    return dx
+
+
+def max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any = None,
+                       ignore_border: bool = True, pad: Any = None,
+                       channel_last: bool = False) -> Any:
+    """MaxPoolingGather on ``cuda``: one thread per output."""
+    args = (kernel, stride, ignore_border, pad, channel_last)
+    geo = _pool_geometry("max_pooling_gather", x.shape, *args)
+    if geo is None or not _same_float(x, g) or g.shape != x.shape:
+        return _generic("MaxPoolingGather")(xp, g, x, *args)
+    out = xp.empty(geo.out_shape, dtype=x.dtype)
+    _k()["max_pool_gather"](xp.ascontiguousarray(g), xp.ascontiguousarray(x),
+                            *_pool_args(geo, x.dtype), out)
+    return out
+
+
+def _disjoint(geo: Any) -> bool:
+    return all(s >= k for s, k in zip(geo.stride, geo.kernel))
+
+
+def max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = None,
+                     ignore_border: bool = True, pad: Any = None,
+                     channel_last: bool = False) -> Any:
+    """MaxPoolingMask on ``cuda``: one thread per input element (windows that do not overlap)."""
+    args = (kernel, stride, ignore_border, pad, channel_last)
+    geo = _pool_geometry("max_pooling_mask", x.shape, *args)
+    if (geo is None or not _disjoint(geo) or not _same_float(x, y)
+            or tuple(y.shape) != geo.out_shape):
+        return _generic("MaxPoolingMask")(xp, x, y, *args)
+    mask = xp.empty(x.shape, dtype=bool)
+    _k()["max_pool_mask"](xp.ascontiguousarray(x), xp.ascontiguousarray(y),
+                          *_pool_args(geo, x.dtype), mask)
+    return mask
+
+
+def masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: Any = None,
+                     ignore_border: bool = True, pad: Any = None,
+                     channel_last: bool = False) -> Any:
+    """MaskedUnpooling on ``cuda``: one thread per input element."""
+    args = (kernel, stride, ignore_border, pad, channel_last)
+    geo = (_pool_geometry("masked_unpooling", mask.shape, *args)
+           if mask.dtype == np.bool_ else None)
+    if (geo is None or not _disjoint(geo) or not _same_float(dy)
+            or tuple(dy.shape) != geo.out_shape):
+        return _generic("MaskedUnpooling")(xp, dy, mask, *args)
+    dx = xp.empty(mask.shape, dtype=dy.dtype)
+    _k()["masked_unpool"](xp.ascontiguousarray(dy), xp.ascontiguousarray(mask),
+                          *_pool_args(geo, dy.dtype), dx)
+    return dx
+
+
+def masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any = None,
+                   ignore_border: bool = True, pad: Any = None,
+                   channel_last: bool = False) -> Any:
+    """MaskedPooling on ``cuda``: one thread per output."""
+    args = (kernel, stride, ignore_border, pad, channel_last)
+    geo = (_pool_geometry("masked_pooling", mask.shape, *args)
+           if mask.dtype == np.bool_ else None)
+    if geo is None or not _disjoint(geo) or not _same_float(g) or g.shape != mask.shape:
+        return _generic("MaskedPooling")(xp, g, mask, *args)
+    out = xp.empty(geo.out_shape, dtype=g.dtype)
+    _k()["masked_pool"](xp.ascontiguousarray(g), xp.ascontiguousarray(mask),
+                        *_pool_args(geo, g.dtype), out)
+    return out
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "Convolution": convolution,
+    "Deconvolution": deconvolution,
+    "ConvolutionFilterGrad": convolution_filter_grad,
+    "MaxPooling": max_pooling,
+    "MaxPoolingBackward": max_pooling_backward,
+    "MaxPoolingGather": max_pooling_gather,
+    "MaxPoolingMask": max_pooling_mask,
+    "MaskedUnpooling": masked_unpooling,
+    "MaskedPooling": masked_pooling,
+}
+"""Function name -> its ``cuda`` kernel (same signature as the generic ``xp`` kernel)."""

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
+from gradhub.ops import kernel as kernel_of
 
 from .math import is_int
 
@@ -669,6 +670,7 @@ def _convolution_filter_grad_bw(gw, inputs, in_shapes, outputs, out_shapes, kern
 
 
 # -- fast (array-level) first-order rules: the same products as the rules above, on arrays -----
+# (each product through the kernel of its function for the array's device: gradhub.ops.kernel)
 
 
 def _bias_grad_array(g: Any, base_axis: int) -> Any:
@@ -686,9 +688,9 @@ def _convolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis,
     res: list[Any] = [None, None]
     if need_grads[0]:
         op = _dx_output_padding(xs[ba + 1:], out_shapes[0][ba + 1:], kernel, geo)
-        res[0] = _deconvolution(xp, g, w, None, output_padding=op, **_attrs(geo))
+        res[0] = kernel_of("Deconvolution", g)(xp, g, w, None, output_padding=op, **_attrs(geo))
     if need_grads[1]:
-        res[1] = _convolution_filter_grad(xp, x, g, kernel, **_attrs(geo))
+        res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(g, ba) if need_grads[2] else None)
     return res
@@ -703,7 +705,7 @@ def _deconvolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axi
     extra = _extra_rows(output_padding, geo)
     res: list[Any] = [None, None]
     if need_grads[0]:
-        res[0] = _convolution(xp, g, w, None, **_attrs(geo))
+        res[0] = kernel_of("Convolution", g)(xp, g, w, None, **_attrs(geo))
         if any(extra):  # as the rule: the positions past x's size dropped
             crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd:]))]
             res[0] = xp.ascontiguousarray(crop)
@@ -713,7 +715,7 @@ def _deconvolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axi
             xe = xp.zeros((*x.shape[:-geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd:], extra))),
                           dtype=x.dtype)
             xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd:]))] = x
-        res[1] = _convolution_filter_grad(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
+        res[1] = kernel_of("ConvolutionFilterGrad", g)(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(g, geo.base_axis) if need_grads[2] else None)
     return res
@@ -731,9 +733,10 @@ def _convolution_filter_grad_fast(xp, gw, inputs, in_shapes, outputs, out_shapes
     res: list[Any] = [None, None]
     if need_grads[0]:
         op = _dx_output_padding(xs[ba + 1:], ys[ba + 1:], tuple(kernel), geo)
-        res[0] = _deconvolution(xp, dy, g, None, output_padding=op, **_attrs(geo))
+        res[0] = kernel_of("Deconvolution", dy)(xp, dy, g, None, output_padding=op,
+                                                **_attrs(geo))
     if need_grads[1]:
-        res[1] = _convolution(xp, x, g, None, **_attrs(geo))
+        res[1] = kernel_of("Convolution", x)(xp, x, g, None, **_attrs(geo))
     return res
 
 

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
+from gradhub.ops import kernel as kernel_of
 
 from .conv import ints
 from .math import is_int
@@ -477,6 +478,7 @@ def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any 
 
 
 # -- backward rules ----------------------------------------------------------------------------
+# (the array-level ones call each function's kernel for the array's device: gradhub.ops.kernel)
 
 
 def _call(name: str, *args: Any, **attrs: Any) -> Any:
@@ -501,15 +503,16 @@ def _max_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, kernel=Non
     geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
     if y is not None and tuple(g.shape) == geo.out_shape and _fast2x2(xp, geo, x, g, y):
         return [_backward2x2(g, x, geo, y)]
-    return [_max_pooling_backward(xp, g, x, kernel, stride, ignore_border, pad, channel_last)]
+    return [kernel_of("MaxPoolingBackward", x)(xp, g, x, kernel, stride, ignore_border, pad,
+                                               channel_last)]
 
 
 def _max_pooling_backward_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_max_pooling_gather(xp, gy[0], inputs[1], **attrs), None]
+    return [kernel_of("MaxPoolingGather", gy[0])(xp, gy[0], inputs[1], **attrs), None]
 
 
 def _max_pooling_gather_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_max_pooling_backward(xp, gy[0], inputs[1], **attrs), None]
+    return [kernel_of("MaxPoolingBackward", gy[0])(xp, gy[0], inputs[1], **attrs), None]
 
 
 def _max_pooling_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
@@ -529,11 +532,11 @@ def _masked_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # 
 
 
 def _masked_unpooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_masked_pooling(xp, gy[0], inputs[1], **attrs), None]
+    return [kernel_of("MaskedPooling", gy[0])(xp, gy[0], inputs[1], **attrs), None]
 
 
 def _masked_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_masked_unpooling(xp, gy[0], inputs[1], **attrs), None]
+    return [kernel_of("MaskedUnpooling", gy[0])(xp, gy[0], inputs[1], **attrs), None]
 
 
 def _average_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
