@@ -171,6 +171,19 @@ def test_a_blocked_cuda_plugin_is_not_called_missing(fresh: None,
     assert row["reason"] == "installed but blocked (GRADHUB_BLOCK_PLUGINS)"
 
 
+def test_the_cuda_kernels_are_registered_for_their_functions(fresh: None) -> None:
+    """Each kernel of gradhub_cuda.kernels is the ``cuda`` kernel of its function, provided by
+    gradhub-cuda (registration needs no GPU; the op matrix runs them where one is usable)."""
+    from gradhub_cuda.kernels import KERNELS
+
+    assert set(KERNELS) >= {"Convolution", "Deconvolution", "ConvolutionFilterGrad",
+                            "MaxPooling", "SoftmaxCrossEntropy"}
+    for name, fn in KERNELS.items():
+        fdef = REGISTRY.get(name)
+        assert fdef.kernels["cuda"] is fn, name
+        assert fdef.kernel_providers["cuda"].distribution == "gradhub-cuda"
+
+
 # -- on a GPU ------------------------------------------------------------------------------------
 
 
@@ -294,3 +307,24 @@ def test_the_demo_trains_on_cuda_as_on_the_cpu() -> None:
     assert gpu_.device == "cuda:0"
     np.testing.assert_allclose(gpu_.batch_loss, cpu.batch_loss, rtol=1e-4)
     np.testing.assert_allclose(gpu_.batch_penalty, cpu.batch_penalty, rtol=1e-4)
+
+
+@gpu
+def test_softmax_cross_entropy_on_cuda_checks_the_labels() -> None:
+    """The one-kernel SoftmaxCrossEntropy counts labels outside [0, C) on the GPU and then raises
+    the generic kernel's error; valid labels give the CPU's numbers."""
+    import gradhub.functions as F
+
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 4))
+    ctx = gh.get_extension_context("cuda")
+    for t in (np.array([[0], [3], [1], [2], [3]]), np.array([0, 3, 1, 2, 3])):
+        with gh.context_scope(ctx):
+            got = F.softmax_cross_entropy(gh.Variable(x), gh.Variable(t, need_grad=False))
+        want = F.softmax_cross_entropy(gh.Variable(x), gh.Variable(t, need_grad=False))
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    with gh.context_scope(ctx):
+        xv, bad = gh.Variable(x), gh.Variable(np.array([[0], [4], [1], [2], [3]]), need_grad=False)
+        with pytest.raises(ValueError, match=r"labels outside \[0, 4\) \(min 0, max 4\)"):
+            F.softmax_cross_entropy(xv, bad)

@@ -171,9 +171,10 @@ def _sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 def _broadcast_to(xp: Any, x: Any, shape: Sequence[int]) -> Any:
     shape = tuple(shape)
-    if x.size == 1 and math.prod(shape) <= 4096:
+    if xp is np and x.size == 1 and math.prod(shape) <= 4096:
         # small results: filling a new array is several times cheaper than numpy's
-        # broadcast_to view machinery (Sum's rule broadcasts a 0-d gradient this way)
+        # broadcast_to view machinery (Sum's rule broadcasts a 0-d gradient this way); not on
+        # CuPy, whose fill() with a device scalar compares it with 0 on the host (a sync)
         out = xp.empty(shape, dtype=x.dtype)  # empty + fill: about half of xp.full's cost
         out.fill(x.reshape(()))
         return out

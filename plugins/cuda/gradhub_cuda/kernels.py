@@ -17,6 +17,9 @@ a few launches:
       dx       = col2im(W2.T @ gy2)           gy2 = gy as (O, N*Ho*Wo)
       dW       = gy2 @ col(x).T
 
+* **SoftmaxCrossEntropy** of (N, C) logits with integer labels: one thread per row, and one
+  synchronisation for the label check where the generic kernel takes two.
+
 * **MaxPooling and its derivative family** (2-d windows over the last two axes,
   float32/float64): one kernel per call, one thread per output (or input) element, with the
   generic kernels' first-maximum rule (row-major within the window, padding counted as -inf) and
@@ -200,6 +203,25 @@ _MASKED_UNPOOL = _POOL_IN_INDEX + _ONE_WINDOW + """
 dx = inside ? (T)(dy[obase + oy * Wo + ox] * (T)mask[i]) : (T)0;
 """
 
+# Softmax cross entropy over the classes of (N, C) logits, one thread per row; a label outside
+# [0, C) is counted in bad[0] (the caller then lets the generic kernel raise the error)
+_SCE = f"""
+{_IDX} row = i * C, lab = (long long)t[i];
+T m = x[row];
+for ({_IDX} c = 1; c < C; ++c) {{
+    T v = x[row + c];
+    if (isnan(v) || v > m) m = v;
+}}
+T s = 0;
+for ({_IDX} c = 0; c < C; ++c) s += exp(x[row + c] - m);
+if (lab < 0 || lab >= C) {{
+    atomicAdd(&bad[0], 1);
+    loss = 0;
+}} else {{
+    loss = log(s) - (x[row + lab] - m);
+}}
+"""
+
 _CONV_PARAMS = ("int64 C, int64 H, int64 W, int64 KH, int64 KW, int64 Ho, int64 Wo, int64 ph, "
                 "int64 pw, int64 sh, int64 sw, int64 dh, int64 dw, int64 NP")
 _POOL_PARAMS = ("int64 H, int64 W, int64 Ho, int64 Wo, int64 KH, int64 KW, int64 sh, int64 sw, "
@@ -230,6 +252,7 @@ def _k() -> dict[str, Any]:
                             _MAX_POOL_MASK, _POOL_PREAMBLE),
         "masked_unpool": ew("masked_unpool", "raw T dy, raw bool mask, " + _POOL_PARAMS, "T dx",
                             _MASKED_UNPOOL),
+        "sce": ew("sce", "raw T x, raw L t, raw int32 bad, int64 C", "T loss", _SCE),
         "masked_pool": ew("masked_pool", "raw T g, raw bool mask, " + _POOL_PARAMS, "T out",
                           _MASKED_POOL),
     }
@@ -467,6 +490,24 @@ def masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any =
     return out
 
 
+# -- softmax cross entropy ---------------------------------------------------------------------
+
+
+def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any:
+    """SoftmaxCrossEntropy of (N, C) logits on ``cuda``: one kernel (the generic one launches
+    about fifteen), and one synchronisation for the label check (the generic one takes two)."""
+    n = x.shape[0]
+    if (x.ndim != 2 or axis not in (None, 1, -1) or not _same_float(x) or target.size != n
+            or target.dtype.kind not in "iu" or tuple(target.shape) not in ((n, 1), (n,))):
+        return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)
+    bad = xp.zeros(1, dtype=np.int32)
+    loss = xp.empty(target.shape, dtype=x.dtype)
+    _k()["sce"](xp.ascontiguousarray(x), xp.ascontiguousarray(target), bad, x.shape[1], loss)
+    if int(bad.get()[0]):
+        return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)  # raises, naming the labels
+    return loss
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "Convolution": convolution,
     "Deconvolution": deconvolution,
@@ -477,5 +518,6 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "MaxPoolingMask": max_pooling_mask,
     "MaskedUnpooling": masked_unpooling,
     "MaskedPooling": masked_pooling,
+    "SoftmaxCrossEntropy": softmax_cross_entropy,
 }
 """Function name -> its ``cuda`` kernel (same signature as the generic ``xp`` kernel)."""
