@@ -42,7 +42,7 @@ for step in $steps; do
             --rounds "${ROUNDS:-1}" --out "$OUT/harness.json" --markdown "$OUT/harness.md" \
             2>&1 | tail -30 ;;
     suite)
-        timeout 240 $PY -m pytest -q -p no:cacheprovider -x -n 8 2>&1 | tee "$OUT/suite.txt" \
+        timeout 240 $PY -m pytest -q -p no:cacheprovider -p no:benchmark -n 8 2>&1 | tee "$OUT/suite.txt" \
             | tail -15 ;;
     *)
         echo "unknown step $step" ;;

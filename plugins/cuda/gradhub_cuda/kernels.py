@@ -252,7 +252,7 @@ def _k() -> dict[str, Any]:
                             _MAX_POOL_MASK, _POOL_PREAMBLE),
         "masked_unpool": ew("masked_unpool", "raw T dy, raw bool mask, " + _POOL_PARAMS, "T dx",
                             _MASKED_UNPOOL),
-        "sce": ew("sce", "raw T x, raw L t, raw int32 bad, int64 C", "T loss", _SCE),
+        "sce": ew("sce", "raw T x, raw L t, int64 C", "T loss, raw int32 bad", _SCE),
         "masked_pool": ew("masked_pool", "raw T g, raw bool mask, " + _POOL_PARAMS, "T out",
                           _MASKED_POOL),
     }
@@ -502,7 +502,7 @@ def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any
         return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)
     bad = xp.zeros(1, dtype=np.int32)
     loss = xp.empty(target.shape, dtype=x.dtype)
-    _k()["sce"](xp.ascontiguousarray(x), xp.ascontiguousarray(target), bad, x.shape[1], loss)
+    _k()["sce"](xp.ascontiguousarray(x), xp.ascontiguousarray(target), x.shape[1], loss, bad)
     if int(bad.get()[0]):
         return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)  # raises, naming the labels
     return loss
