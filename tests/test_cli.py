@@ -104,8 +104,10 @@ def test_importing_gradhub_and_cli_does_not_import_rich() -> None:
 # -- registry -----------------------------------------------------------------------------------
 
 
-def test_registry_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["registry"]) == 0
+def test_registry_table(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+                        ) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough for every header (a usable GPU adds a
+    assert main(["registry"]) == 0         # device to each row, and rich shortens headers)
     out = capsys.readouterr().out
     for word in ("function", "provider", "rule", "higher-order status", "devices", "Add2",
                  f"gradhub {gh.__version__}", "unverified"):
@@ -146,7 +148,9 @@ def test_plugins_json(capsys: pytest.CaptureFixture[str]) -> None:
         assert "pip install gradhub-cuda" in cuda["reason"] and "cudnn" in cuda["aliases"]
 
 
-def test_plugins_reports_a_failed_plugin_and_why(capsys: pytest.CaptureFixture[str]) -> None:
+def test_plugins_reports_a_failed_plugin_and_why(capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the error is printed whole, not cut by the width
     broken = types.ModuleType("broken_plugin_for_cli_test")
 
     @gh.hookimpl
@@ -171,7 +175,7 @@ def test_plugins_reports_a_failed_plugin_and_why(capsys: pytest.CaptureFixture[s
 
 
 def test_audit_verifies_and_records_in_registry(capsys: pytest.CaptureFixture[str]) -> None:
-    res = _json(capsys, ["audit", "-k", "Neg,Mul2,Sum", "--json"])
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "Neg,Mul2,Sum", "--json"])
     assert res["failed"] == 0 and res["order"] is None and res["devices"] == ["cpu"]
     assert {r["function"] for r in res["results"]} == {"Neg", "Mul2", "Sum"}
     # by default elementwise functions are verified to order 3, the others to order 2
@@ -187,7 +191,8 @@ def test_audit_verifies_and_records_in_registry(capsys: pytest.CaptureFixture[st
 
 
 def test_audit_order_and_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["audit", "--functions", "Sum", "-k", "mul_scalar", "--order", "3"]) == 0
+    assert main(["audit", "--device", "cpu", "--functions", "Sum", "-k", "mul_scalar",
+                 "--order", "3"]) == 0
     out = capsys.readouterr().out
     assert "Sum" in out and "MulScalar" in out and "verified to order 3" in out
     assert "2 verified to order 3, 0 failed" in out
@@ -195,7 +200,7 @@ def test_audit_order_and_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_audit_glob_pattern(capsys: pytest.CaptureFixture[str]) -> None:
-    res = _json(capsys, ["audit", "-k", "*Scalar", "--order", "1", "--json"])
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "*Scalar", "--order", "1", "--json"])
     names = {r["function"] for r in res["results"]}
     assert {"AddScalar", "MulScalar", "PowScalar", "RDivScalar", "RPowScalar"} <= names
     assert all(n.endswith("Scalar") for n in names)
@@ -205,7 +210,7 @@ def test_audit_glob_pattern(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_audit_fails_on_a_wrong_third_party_rule(capsys: pytest.CaptureFixture[str]) -> None:
     gh.register("Neg", _neg_wrong_sign, override=True)
-    res = _json(capsys, ["audit", "-k", "Neg,Add2", "--json"], status=1)
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "Neg,Add2", "--json"], status=1)
     assert res["failed"] == 1
     by = {r["function"]: r for r in res["results"]}
     assert by["Neg"]["failure"] and by["Neg"]["failed"] == 1 and not by["Neg"]["ok"]
@@ -216,16 +221,16 @@ def test_audit_fails_on_a_wrong_third_party_rule(capsys: pytest.CaptureFixture[s
     assert __name__ in rows["Neg"]["rule_provider"]
     assert rows["Add2"]["status"] == "verified cpu<=3"
     # the table names the failure too, and the exit status is 1
-    assert main(["audit", "-k", "Neg"]) == 1
+    assert main(["audit", "--device", "cpu", "-k", "Neg"]) == 1
     out = capsys.readouterr().out
     assert "FAILED" in out and "failed at order 1" in out and "1 failed" in out
 
 
 def test_audit_catches_a_wrong_second_order(capsys: pytest.CaptureFixture[str]) -> None:
     gh.register("Mul2", _mul_wrong_second_order, override=True, need_inputs=(0, 1))
-    res = _json(capsys, ["audit", "-k", "Mul2", "--order", "1", "--json"])
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "Mul2", "--order", "1", "--json"])
     assert res["failed"] == 0  # first order is right
-    res = _json(capsys, ["audit", "-k", "Mul2", "--json"], status=1)
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "Mul2", "--json"], status=1)
     (r,) = res["results"]
     assert r["failed"] == 2 and r["verified"] == 1
     assert _rows(capsys)["Mul2"]["status"] == "failed (cpu@2)"
@@ -233,7 +238,7 @@ def test_audit_catches_a_wrong_second_order(capsys: pytest.CaptureFixture[str]) 
 
 def test_audit_verifies_a_right_third_party_rule(capsys: pytest.CaptureFixture[str]) -> None:
     gh.register("Neg", _neg_right, override=True, need_inputs=())
-    res = _json(capsys, ["audit", "-k", "Neg", "--order", "3", "--json"])
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "Neg", "--order", "3", "--json"])
     assert res["failed"] == 0 and res["results"][0]["verified"] == 3
     row = _rows(capsys)["Neg"]
     assert row["status"] == "verified cpu<=3" and __name__ in row["rule_provider"]
@@ -242,7 +247,7 @@ def test_audit_verifies_a_right_third_party_rule(capsys: pytest.CaptureFixture[s
 
 def test_audit_a_crashing_rule_is_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
     gh.register("Neg", _neg_crashes, override=True)
-    res = _json(capsys, ["audit", "-k", "Neg", "--json"], status=1)
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "Neg", "--json"], status=1)
     (r,) = res["results"]
     assert r["failure"] and "ZeroDivisionError" in r["error"]
     assert "deliberate failure" in r["error"]
@@ -326,7 +331,7 @@ def test_audit_a_crashing_kernel_is_a_failure_not_a_crash(
     plugin.gradhub_add_functions = gradhub_add_functions  # type: ignore[attr-defined]
     gradhub.plugins.reset()
     gradhub.plugins.load_plugins(extra=[("crashy", plugin)])
-    res = _json(capsys, ["audit", "-k", "CrashyKernel,Neg", "--json"], status=1)
+    res = _json(capsys, ["audit", "--device", "cpu", "-k", "CrashyKernel,Neg", "--json"], status=1)
     by = {r["function"]: r for r in res["results"]}
     assert by["CrashyKernel"]["verdict"] == "raised ZeroDivisionError"
     assert "kernel failure on purpose" in by["CrashyKernel"]["error"]

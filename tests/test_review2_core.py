@@ -3,6 +3,7 @@ the array-reuse pool)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,11 +24,19 @@ def _big_input() -> gh.Variable:
     return V(np.random.default_rng(0).standard_normal(_BIG).astype(np.float32))
 
 
+def _set_in_place(a: np.ndarray, attr: str, value: Any) -> None:
+    """``a.shape = value`` or ``a.dtype = value``: still possible, but deprecated since NumPy 2.5
+    (a DeprecationWarning, an error under this suite's warning filter)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        setattr(a, attr, value)
+
+
 @pytest.mark.usefixtures("pool")
 def test_pool_skips_an_output_reshaped_in_place() -> None:
     x = _big_input()
     a = F.relu(x).d
-    a.shape = (1, *_BIG)  # a batch axis added in place, then dropped
+    _set_in_place(a, "shape", (1, *_BIG))  # a batch axis added in place, then dropped
     del a
     y = F.relu(x)
     assert y.shape == _BIG
@@ -38,7 +47,7 @@ def test_pool_skips_an_output_reshaped_in_place() -> None:
 def test_pool_skips_a_product_reshaped_in_place() -> None:
     x = _big_input()
     p = (x * x).d
-    p.shape = (1, *_BIG)
+    _set_in_place(p, "shape", (1, *_BIG))
     del p
     y = x * x
     assert y.shape == _BIG
@@ -49,7 +58,7 @@ def test_pool_skips_a_product_reshaped_in_place() -> None:
 def test_pool_skips_an_output_whose_dtype_was_changed_in_place() -> None:
     x = V(np.random.default_rng(1).standard_normal(_BIG))  # float64
     a = F.relu(x).d
-    a.dtype = np.complex64  # the same bytes reinterpreted
+    _set_in_place(a, "dtype", np.complex64)  # the same bytes reinterpreted
     del a
     y = F.relu(x)
     assert y.dtype == np.float64 and y.shape == _BIG
@@ -71,7 +80,7 @@ def test_pool_skips_an_output_made_read_only() -> None:
 def test_pool_drops_the_changed_array_from_its_list() -> None:
     a = memory.output_array(np, _BIG, np.float32)
     kept = memory.kept_bytes()
-    a.shape = (-1,)
+    _set_in_place(a, "shape", (-1,))
     del a
     b = memory.output_array(np, _BIG, np.float32)
     assert b.shape == _BIG

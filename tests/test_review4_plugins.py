@@ -439,7 +439,7 @@ def test_forward_mismatch_is_recorded_as_order_0(capsys: pytest.CaptureFixture[s
 
     rec, _ = _load("badref", _plugin("badref", functions=reg))
     assert rec.status == "loaded", rec.error
-    assert main(["audit", "-k", "BadRef,Neg", "--json"]) == 1
+    assert main(["audit", "--device", "cpu", "-k", "BadRef,Neg", "--json"]) == 1
     by = {r["function"]: r for r in json.loads(capsys.readouterr().out)["results"]}
     assert by["BadRef"]["failed"] == 0 and by["BadRef"]["verdict"] == "forward mismatch"
     assert REGISTRY.get("BadRef").status() == "failed (cpu@0)"
