@@ -2,8 +2,9 @@
 
 The plugin only adds: the ``cuda`` device (alias ``cudnn``) and, where measurement shows a gain,
 faster kernels keyed by (function, ``cuda``). It defines no functions and no backward rules, so
-uninstalling it cannot change any gradient. Every gradhub-nn-ops function runs on ``cuda`` through
-its generic ``xp`` kernel.
+uninstalling it cannot change any gradient. Every gradhub-nn-ops function runs on ``cuda``: through
+a kernel of :mod:`gradhub_cuda.kernels` where one was measured faster, else its generic ``xp``
+kernel.
 """
 
 from __future__ import annotations
