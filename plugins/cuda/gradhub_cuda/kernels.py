@@ -400,6 +400,15 @@ def _pool_args(geo: Any, dtype: Any) -> tuple[Any, ...]:
     return (h, w, *geo.out, *geo.kernel, *geo.stride, *geo.pad, dtype.type(-np.inf))
 
 
+def _pool_launch(xp: Any, name: str, a: Any, b: Any, geo: Any, shape: Any, dtype: Any,
+                 out_dtype: Any = None) -> Any:
+    """Run the two-input pooling kernel ``name`` on ``a`` and ``b`` (data of ``dtype``) into a new
+    array of ``shape`` (``out_dtype``, else ``dtype``)."""
+    out = xp.empty(shape, dtype=dtype if out_dtype is None else out_dtype)
+    _k()[name](xp.ascontiguousarray(a), xp.ascontiguousarray(b), *_pool_args(geo, dtype), out)
+    return out
+
+
 def max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
                 ignore_border: bool = True, pad: Any = None, channel_last: bool = False) -> Any:
     """Max pooling on ``cuda``: one thread per output."""
@@ -420,10 +429,7 @@ def max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: A
     geo = _pool_geometry("max_pooling_backward", x.shape, *args)
     if geo is None or not _same_float(x, dy) or tuple(dy.shape) != geo.out_shape:
         return _generic("MaxPoolingBackward")(xp, dy, x, *args)
-    dx = xp.empty(x.shape, dtype=x.dtype)
-    _k()["max_pool_backward"](xp.ascontiguousarray(dy), xp.ascontiguousarray(x),
-                              *_pool_args(geo, x.dtype), dx)
-    return dx
+    return _pool_launch(xp, "max_pool_backward", dy, x, geo, x.shape, x.dtype)
 
 
 def max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any = None,
@@ -434,10 +440,7 @@ def max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any 
     geo = _pool_geometry("max_pooling_gather", x.shape, *args)
     if geo is None or not _same_float(x, g) or g.shape != x.shape:
         return _generic("MaxPoolingGather")(xp, g, x, *args)
-    out = xp.empty(geo.out_shape, dtype=x.dtype)
-    _k()["max_pool_gather"](xp.ascontiguousarray(g), xp.ascontiguousarray(x),
-                            *_pool_args(geo, x.dtype), out)
-    return out
+    return _pool_launch(xp, "max_pool_gather", g, x, geo, geo.out_shape, x.dtype)
 
 
 def _disjoint(geo: Any) -> bool:
@@ -453,10 +456,7 @@ def max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = 
     if (geo is None or not _disjoint(geo) or not _same_float(x, y)
             or tuple(y.shape) != geo.out_shape):
         return _generic("MaxPoolingMask")(xp, x, y, *args)
-    mask = xp.empty(x.shape, dtype=bool)
-    _k()["max_pool_mask"](xp.ascontiguousarray(x), xp.ascontiguousarray(y),
-                          *_pool_args(geo, x.dtype), mask)
-    return mask
+    return _pool_launch(xp, "max_pool_mask", x, y, geo, x.shape, x.dtype, np.bool_)
 
 
 def masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: Any = None,
@@ -469,10 +469,7 @@ def masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: An
     if (geo is None or not _disjoint(geo) or not _same_float(dy)
             or tuple(dy.shape) != geo.out_shape):
         return _generic("MaskedUnpooling")(xp, dy, mask, *args)
-    dx = xp.empty(mask.shape, dtype=dy.dtype)
-    _k()["masked_unpool"](xp.ascontiguousarray(dy), xp.ascontiguousarray(mask),
-                          *_pool_args(geo, dy.dtype), dx)
-    return dx
+    return _pool_launch(xp, "masked_unpool", dy, mask, geo, mask.shape, dy.dtype)
 
 
 def masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any = None,
@@ -484,10 +481,7 @@ def masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any =
            if mask.dtype == np.bool_ else None)
     if geo is None or not _disjoint(geo) or not _same_float(g) or g.shape != mask.shape:
         return _generic("MaskedPooling")(xp, g, mask, *args)
-    out = xp.empty(geo.out_shape, dtype=g.dtype)
-    _k()["masked_pool"](xp.ascontiguousarray(g), xp.ascontiguousarray(mask),
-                        *_pool_args(geo, g.dtype), out)
-    return out
+    return _pool_launch(xp, "masked_pool", g, mask, geo, geo.out_shape, g.dtype)
 
 
 # -- softmax cross entropy ---------------------------------------------------------------------
