@@ -184,6 +184,22 @@ def test_the_cuda_kernels_are_registered_for_their_functions(fresh: None) -> Non
         assert fdef.kernel_providers["cuda"].distribution == "gradhub-cuda"
 
 
+def test_the_cuda_pooling_kernels_take_only_their_geometry() -> None:
+    """Which pooling calls the CUDA kernels take (no GPU needed to decide): 2-d windows over
+    channels-first data, and for the mask functions windows that do not overlap; the rest go to
+    the generic kernels."""
+    from gradhub_cuda.kernels import _pool_geometry
+
+    plugins.load_plugins() if not plugins.STATE.loaded else None
+    shape = (2, 3, 6, 6)
+    assert _pool_geometry("p", shape, (2, 2), None, True, None, False).out == (3, 3)
+    assert _pool_geometry("p", shape, (3, 3), (1, 1), True, None, False) is not None
+    assert _pool_geometry("p", shape, (3, 3), (1, 1), True, None, False, disjoint=True) is None
+    assert _pool_geometry("p", shape, (2, 2), None, True, None, False, disjoint=True) is not None
+    assert _pool_geometry("p", shape, (2,), None, True, None, False) is None  # 1-d windows
+    assert _pool_geometry("p", shape, (2, 2), None, True, None, True) is None  # channel_last
+
+
 # -- on a GPU ------------------------------------------------------------------------------------
 
 

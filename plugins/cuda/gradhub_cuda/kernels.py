@@ -252,9 +252,9 @@ def _k() -> dict[str, Any]:
                             _MAX_POOL_MASK, _POOL_PREAMBLE),
         "masked_unpool": ew("masked_unpool", "raw T dy, raw bool mask, " + _POOL_PARAMS, "T dx",
                             _MASKED_UNPOOL),
-        "sce": ew("sce", "raw T x, raw L t, int64 C", "T loss, raw int32 bad", _SCE),
         "masked_pool": ew("masked_pool", "raw T g, raw bool mask, " + _POOL_PARAMS, "T out",
                           _MASKED_POOL),
+        "sce": ew("sce", "raw T x, raw L t, int64 C", "T loss, raw int32 bad", _SCE),
     }
 
 
@@ -387,12 +387,16 @@ def convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_a
 
 
 def _pool_geometry(fname: str, shape: Any, kernel: Any, stride: Any, ignore_border: bool,
-                   pad: Any, channel_last: bool) -> Any:
-    """nn-ops' PoolGeom when this module handles the call (2-d windows, channels first)."""
+                   pad: Any, channel_last: bool, disjoint: bool = False) -> Any:
+    """nn-ops' PoolGeom when this module handles the call (2-d windows, channels first, and
+    with ``disjoint`` windows that do not overlap), else None."""
     if channel_last:
         return None
-    geo = _pool_module().pool_geom(fname, shape, kernel, stride, ignore_border, pad, channel_last)
-    return geo if len(geo.kernel) == 2 else None
+    pooling = _pool_module()
+    geo = pooling.pool_geom(fname, shape, kernel, stride, ignore_border, pad, channel_last)
+    if len(geo.kernel) != 2 or (disjoint and not pooling._disjoint(geo)):
+        return None
+    return geo
 
 
 def _pool_args(geo: Any, dtype: Any) -> tuple[Any, ...]:
@@ -443,18 +447,13 @@ def max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any 
     return _pool_launch(xp, "max_pool_gather", g, x, geo, geo.out_shape, x.dtype)
 
 
-def _disjoint(geo: Any) -> bool:
-    return all(s >= k for s, k in zip(geo.stride, geo.kernel))
-
-
 def max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = None,
                      ignore_border: bool = True, pad: Any = None,
                      channel_last: bool = False) -> Any:
     """MaxPoolingMask on ``cuda``: one thread per input element (windows that do not overlap)."""
     args = (kernel, stride, ignore_border, pad, channel_last)
-    geo = _pool_geometry("max_pooling_mask", x.shape, *args)
-    if (geo is None or not _disjoint(geo) or not _same_float(x, y)
-            or tuple(y.shape) != geo.out_shape):
+    geo = _pool_geometry("max_pooling_mask", x.shape, *args, disjoint=True)
+    if geo is None or not _same_float(x, y) or tuple(y.shape) != geo.out_shape:
         return _generic("MaxPoolingMask")(xp, x, y, *args)
     return _pool_launch(xp, "max_pool_mask", x, y, geo, x.shape, x.dtype, np.bool_)
 
@@ -464,10 +463,9 @@ def masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: An
                      channel_last: bool = False) -> Any:
     """MaskedUnpooling on ``cuda``: one thread per input element."""
     args = (kernel, stride, ignore_border, pad, channel_last)
-    geo = (_pool_geometry("masked_unpooling", mask.shape, *args)
+    geo = (_pool_geometry("masked_unpooling", mask.shape, *args, disjoint=True)
            if mask.dtype == np.bool_ else None)
-    if (geo is None or not _disjoint(geo) or not _same_float(dy)
-            or tuple(dy.shape) != geo.out_shape):
+    if geo is None or not _same_float(dy) or tuple(dy.shape) != geo.out_shape:
         return _generic("MaskedUnpooling")(xp, dy, mask, *args)
     return _pool_launch(xp, "masked_unpool", dy, mask, geo, mask.shape, dy.dtype)
 
@@ -477,9 +475,9 @@ def masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any =
                    channel_last: bool = False) -> Any:
     """MaskedPooling on ``cuda``: one thread per output."""
     args = (kernel, stride, ignore_border, pad, channel_last)
-    geo = (_pool_geometry("masked_pooling", mask.shape, *args)
+    geo = (_pool_geometry("masked_pooling", mask.shape, *args, disjoint=True)
            if mask.dtype == np.bool_ else None)
-    if geo is None or not _disjoint(geo) or not _same_float(g) or g.shape != mask.shape:
+    if geo is None or not _same_float(g) or g.shape != mask.shape:
         return _generic("MaskedPooling")(xp, g, mask, *args)
     return _pool_launch(xp, "masked_pool", g, mask, geo, geo.out_shape, g.dtype)
 
