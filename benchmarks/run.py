@@ -42,6 +42,7 @@ REPO = HERE.parent
 OURS = "gradhub"
 REFERENCE = "torch"
 MANUAL = "numpy-manual"
+BASELINE = "gradhub-baseline"
 CPU_WORKLOADS = ("tiny_ops", "mlp", "cnn", "grad_penalty", "nth_sin", "import", "deep_mlp_mem")
 CUDA_WORKLOADS = ("mlp", "cnn", "grad_penalty", "nth_sin")
 
@@ -125,6 +126,9 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
                 MANUAL: f"fw_numpy_manual@{py}"}
     else:
         rows = {OURS: f"fw_gradhub@{py}", REFERENCE: f"fw_torch_cuda@{torch_py}"}
+    if args.baseline:
+        # another revision's gradhub (its own interpreter and installs), with today's adapter
+        rows[BASELINE] = f"fw_gradhub@{args.baseline}"
     frameworks = [f for f in rows if f not in args.skip]
     frameworks += [f for f in args.also if f not in rows]  # the harness's own rows (its venvs)
     cmd = [py, str(peers / "run.py"), "--frameworks", ",".join(frameworks),
@@ -365,6 +369,16 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
                       "`python -c pass` runs (the bare interpreter start, which the machine's site "
                       "packages make slower or faster); bytecode is precompiled as an install "
                       "would do."]
+    if BASELINE in fws:
+        lines += ["", f"gradhub against {BASELINE} (another revision's installs, same run; "
+                      "ratio of the medians, below 1 is faster):", ""]
+        for w in workloads:
+            metric = "import_net" if w == "import" else ("per_op" if w == "tiny_ops" else "time")
+            a = _value(cells.get((OURS, w)), metric)
+            b = _value(cells.get((BASELINE, w)), metric)
+            ratio = f"{a / b:.2f}x" if a is not None and b else "-"
+            lines.append(f"- {_wid(w)} {w}: {ratio} ({_fmt(a)} against {_fmt(b)} "
+                         f"{UNITS[metric]})")
     lines += ["", "Output check of gradhub against torch (max |a-r| / max |r| over the step's "
                   "outputs; an element fails above 1e-3 (|r| + max|r|)):", ""]
     for w in workloads:
@@ -418,6 +432,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--python", default=sys.executable, help="interpreter for gradhub and numpy")
     ap.add_argument("--torch-python", default=None,
                     help="interpreter with torch (default: --python)")
+    ap.add_argument("--baseline", default=None, metavar="PYTHON",
+                    help="also run gradhub from this interpreter's installs (e.g. a venv of an "
+                         "earlier revision) as the row 'gradhub-baseline', in the same run")
     ap.add_argument("--peers", default=None, help="peer harness folder")
     ap.add_argument("--out", default="results-bench.json", help="the harness JSON")
     ap.add_argument("--markdown", default=None, help="also write the markdown report here")
@@ -451,6 +468,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.report_only:
         out.parent.mkdir(parents=True, exist_ok=True)
         precompile()
+        if args.baseline:  # the same for the baseline's own installs, in its interpreter
+            subprocess.run([args.baseline, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                            "import run; run.precompile()", str(HERE)], check=False)
         cmd = harness_command(args, peers, out)
         print("$ " + " ".join(cmd), flush=True)
         started = datetime.datetime.now().isoformat(timespec="seconds")

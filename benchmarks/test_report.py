@@ -109,6 +109,21 @@ def test_the_harness_command_runs_every_row_with_check_first() -> None:
         run.parse_args(["--workloads", "nope"])
 
 
+def test_a_baseline_interpreter_adds_a_row_and_its_ratios() -> None:
+    args = run.parse_args(["--workloads", "tiny_ops,mlp", "--baseline", "/old/bin/python"])
+    cmd = run.harness_command(args, Path("/peers"), Path("/tmp/o.json"))
+    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,torch,numpy-manual,gradhub-baseline"
+    assert "gradhub-baseline=fw_gradhub@/old/bin/python" in cmd
+    data = _data()
+    data["meta"]["frameworks"]["gradhub-baseline"] = {}
+    data["results"] += (_timing("gradhub-baseline", "tiny_ops", 1e-3)
+                        + _timing("gradhub-baseline", "mlp", 8e-3))
+    text, _ = run.render(data, "cpu", ["tiny_ops", "mlp"])
+    assert "- W1 tiny_ops: 0.50x (5.00 against 10.0" in text  # 5 us against 10 us per function
+    assert "- W2 mlp: 1.25x (10.0 against 8.00" in text
+    assert "gradhub-baseline" not in run.render(_data(), "cpu", ["tiny_ops"])[0]
+
+
 def test_import_over_the_bound_and_gpu_rows_without_targets() -> None:
     data = _data()
     for r in data["results"]:
