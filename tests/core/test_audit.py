@@ -18,6 +18,7 @@ pytestmark = pytest.mark.usefixtures("fresh_plugins")
 
 # -- an empty -k is a usage error -----------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("args", "option"),
     [
@@ -38,6 +39,7 @@ def test_audit_with_an_empty_selection_is_a_usage_error(
 
 
 # -- a forward mismatch is shown as such in the registry -----------------------------------
+
 
 def test_forward_mismatch_is_recorded_as_order_0(capsys: pytest.CaptureFixture[str]) -> None:
     import json

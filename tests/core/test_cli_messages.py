@@ -11,6 +11,7 @@ pytestmark = pytest.mark.usefixtures("fresh_plugins")
 
 # -- a closed standard output is not the status of a failing audit -------------------------
 
+
 @pytest.mark.parametrize(
     "args",
     [["registry"], ["registry", "--json"], ["plugins"], ["audit", "-k", "Neg,Sin", "--order", "1"]],
@@ -35,6 +36,7 @@ def test_closed_stdout_ends_with_141_not_1(args: list[str]) -> None:
 
 
 # -- CLI: the audit title, subcommand errors ------------------------------------------------
+
 
 def test_audit_title_is_not_wrapped_in_a_file(capsys: pytest.CaptureFixture[str]) -> None:
     """Formerly: "order 2 (3 for" / "elementwise functions)" on two lines."""

@@ -81,6 +81,7 @@ def test_raising_probe_in_registry_audit(boom: None, capsys: pytest.CaptureFixtu
 
 # -- device names and the audit's --device ------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [

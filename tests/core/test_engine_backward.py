@@ -43,6 +43,7 @@ V = gh.Variable
 
 # -- a stale .g of another shape is not accumulated into ----------------------------------------
 
+
 @pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize(("old", "new"), [((3, 1), (3, 3)), ((3,), (2,))])
 def test_backward_refuses_to_accumulate_into_a_stale_grad(

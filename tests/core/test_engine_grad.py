@@ -37,6 +37,7 @@ V = gh.Variable
 
 # -- grad(set_grad=True) never stores the caller's arrays as .g ------------------------------------
 
+
 @pytest.mark.parametrize("create_graph", [False, True])
 def test_grad_set_grad_copies_the_callers_grad_outputs(create_graph: bool) -> None:
     x = V(np.zeros(4, np.float32))

@@ -15,6 +15,7 @@ def _v(a: object, need_grad: bool = True) -> gh.Variable:
 
 # -- indexing ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "key",
     [

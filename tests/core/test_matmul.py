@@ -27,6 +27,7 @@ def raises(fn: Callable[[], Any], exc: type[BaseException], pattern: str) -> Non
 
 # -- linear algebra ----------------------------------------------------------------------------
 
+
 def test_matmul_operator_dispatches_to_batch_matmul() -> None:
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))
@@ -49,6 +50,7 @@ def test_batch_matmul_mismatch_names_the_function() -> None:
 
 
 # -- linalg -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "sa, sb, ta, tb",

@@ -222,6 +222,7 @@ def _adam_f64(
 
 # -- optimizers (independent of the function library) -------------------------------------------
 
+
 def test_sgd_momentum_matches_hand_computation() -> None:
     w = gh.Variable(np.array([1.0, -2.0]))
     opt = SGD([w], lr=0.1, momentum=0.5)

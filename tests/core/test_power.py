@@ -14,6 +14,7 @@ V = gh.Variable
 
 # -- pow2 at base 0 --------------------------------------------------------------------------
 
+
 def test_pow2_exponent_gradient_at_base_zero() -> None:
     b = V(np.array([0.0, 2.0]))
     e = V(np.array([2.0, 2.0]))

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.usefixtures("fresh_plugins")
 
 # -- names and need_inputs/need_outputs are checked ----------------------------------------
 
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

@@ -13,6 +13,7 @@ V = gh.Variable
 
 # -- reduction axes: numpy integers, clear errors -----------------------------------------------
 
+
 @pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize(
@@ -39,6 +40,7 @@ def test_sum_refuses_a_non_integer_axis_naming_it(axis: object) -> None:
 
 
 # -- float16 sums accumulate in float32 ---------------------------------------------------------
+
 
 def test_float16_sum_accumulates_in_float32() -> None:
     a = np.full((10000, 2), 0.1, np.float16)  # along axis 0, numpy adds float16 to float16

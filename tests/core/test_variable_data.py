@@ -21,6 +21,7 @@ def test_assigning_a_scalar_to_d_fills() -> None:
 
 # -- bool(Variable) follows numpy ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("data", "expected"),
     [

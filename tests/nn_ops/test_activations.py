@@ -48,6 +48,7 @@ def _np_softmax64(x: np.ndarray) -> np.ndarray:
 
 # -- kinks and ties: the documented sub-gradients ----------------------------------------------
 
+
 def test_relu_family_at_kinks() -> None:
     x = var([-1.0, 0.0, 2.0])
     np.testing.assert_array_equal(both_modes(F.relu, x)[0], [0.0, 0.0, 1.0])
@@ -201,6 +202,7 @@ def test_softmax_family_integer_and_bool_inputs(dtype: Any) -> None:
 
 
 # -- small ones ------------------------------------------------------------------------
+
 
 def test_prelu_nnabla_keywords() -> None:
     x = gh.Variable([[-1.0, -1.0], [2.0, -4.0]])

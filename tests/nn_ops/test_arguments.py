@@ -239,6 +239,7 @@ def test_bad_arguments_name_the_function_and_argument(call: object, match: str) 
 
 # -- clear errors ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("call", "exc", "pattern"),
     [

@@ -46,6 +46,7 @@ def test_maximum2_minimum2_split_ties_evenly() -> None:
 
 # -- arithmetic composites with scalars ------------------------------------------------------------
 
+
 def test_scalar_operands_in_either_position() -> None:
     x = var([1.0, 2.0, 4.0])
     cases = (

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.usefixtures("fresh_plugins")
 
 # -- gradhub demo --plot checks the file before training -----------------------------------
 
+
 def test_demo_plot_into_a_missing_folder_is_a_usage_error_before_training(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,6 +14,7 @@ def _v(a: object, need_grad: bool = True) -> gh.Variable:
 
 # -- dropout, embed, one_hot -------------------------------------------------------------------
 
+
 def test_dropout_seeded_mask_and_backward_reuses_it() -> None:
     x = _v(np.ones((50,)))
     y1, y2 = F.dropout(x, p=0.3, seed=5), F.dropout(x, p=0.3, seed=5)

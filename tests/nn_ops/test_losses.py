@@ -143,6 +143,7 @@ def _bce_exact(x: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 # -- softmax and losses --------------------------------------------------------------------------
 
+
 def test_softmax_cross_entropy_shapes_as_nnabla() -> None:
     rng = np.random.default_rng(0)
     x = var(rng.standard_normal((4, 3)))

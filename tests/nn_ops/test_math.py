@@ -72,6 +72,7 @@ def var(a: object, need_grad: bool = True) -> gh.Variable:
 
 # -- numerics --------------------------------------------------------------------------------------
 
+
 def test_erf_accuracy() -> None:
     xs = np.concatenate([np.linspace(-7.0, 7.0, 20001), [0.0, 1e-300, -1e-12, 2.5, -2.5, 30.0]])
     got = F.erf(var(xs)).d

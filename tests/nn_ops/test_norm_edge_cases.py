@@ -31,6 +31,7 @@ def test_norm_float16() -> None:
 
 # -- norm at the zero vector -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("p", [None, 2, 1, 3, 1.5, math.inf])
 def test_norm_gradient_at_zero_vector_is_zero(p: Any) -> None:
     x = V(np.zeros(3))

@@ -236,6 +236,7 @@ def test_layer_normalization_statistics() -> None:
 
 # -- float16 accumulates in float32 ---------------------------------------------------------
 
+
 def test_layer_normalization_float16_large_variance() -> None:
     """Formerly: (1, 512) float16 data with std ~12 came back all zeros."""
     x = (np.random.RandomState(0).randn(1, 512) * 12).astype(np.float16)
@@ -279,6 +280,7 @@ def test_batch_normalization_float16_variance_above_float16_max() -> None:
 
 # -- batch normalization settings -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("shape", [(1, 3), (1, 3, 1, 1)])
 def test_batch_normalization_one_value_per_channel_raises(shape: tuple[int, ...]) -> None:
     x = V(np.ones(shape))
@@ -303,6 +305,7 @@ def test_batch_normalization_settings_checked(kw: dict[str, float], arg: str) ->
 
 
 # -- layer normalization beta/gamma shapes ----------------------------------------------------
+
 
 @pytest.mark.parametrize("arg", ["beta", "gamma"])
 def test_layer_normalization_parameter_shape_checked_first(arg: str) -> None:
@@ -335,6 +338,7 @@ def test_instance_normalization_positional_output_stat() -> None:
 
 
 # -- missing arguments -----------------------------------------------------------------
+
 
 def test_batch_normalization_output_stat() -> None:
     x = _x((4, 3, 2))

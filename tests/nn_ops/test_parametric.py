@@ -181,6 +181,7 @@ def _group_norm_ref(x: np.ndarray, groups: int, eps: float = 1e-5) -> np.ndarray
 
 # -- PF initializers -----------------------------------------------------------------------------
 
+
 def test_an_explicit_float64_array_initializer_keeps_its_dtype() -> None:
     """w_init=float64 array made a float32 W (0.1 became 0.10000000149)."""
     w0 = np.array([[0.1, 0.2], [0.3, 0.4]])

@@ -51,6 +51,7 @@ def test_pf_convolution_positional_channel_last() -> None:
 
 # -- fix_parameters --------------------------------------------------------------------
 
+
 def test_fix_parameters_first_use_keeps_the_stored_parameters_trainable() -> None:
     """nnabla 1.39 gives keys [W, b], W.g = 2s, need_grad True."""
     gh.clear_parameters()

@@ -33,6 +33,7 @@ V = gh.Variable
 
 # -- max pooling: ties and sub-gradients -------------------------------------------------------
 
+
 def test_max_pooling_ties_go_to_the_first_element_of_the_window() -> None:
     x = _v(np.ones((1, 1, 4, 4)))
     y = F.max_pooling(x, (2, 2))
@@ -76,6 +77,7 @@ def test_max_pooling_padding_is_never_the_maximum() -> None:
 
 
 # -- pooling shapes and values (nnabla's formulas) ---------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("shape", "kwargs", "out"),
@@ -290,6 +292,7 @@ def test_global_average_pooling_float16() -> None:
 
 
 # -- non-integer pooling settings and axes ----------------------------------------------------
+
 
 @pytest.mark.parametrize("fn", [F.max_pooling, F.average_pooling])
 @pytest.mark.parametrize(

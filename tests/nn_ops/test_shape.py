@@ -122,6 +122,7 @@ def raises(fn: Callable[[], Any], exc: type[BaseException], pattern: str) -> Non
 
 # -- shape and misc functions ---------------------------------------------------------------
 
+
 def test_shape_functions_reject_fractional_sizes() -> None:
     x = V(np.ones((2, 3)))
     raises(lambda: F.pad(x, (1.5, 1)), TypeError, r"pad: pad_width must be a sequence of ints")
@@ -177,6 +178,7 @@ def test_shape_functions_still_accept_ints() -> None:
 
 
 # -- broadcast_to ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "yshape,axis,first",
