@@ -3,7 +3,8 @@
 ``TwoIndexDevice`` is a numpy-backed device with two indices that follows CuPy's rule: an
 operation on an array of another index than the current one raises, and new arrays are made on
 the current index. Before the fix, gradient sums, forward() re-execution, loss scaling, ``.d``
-and ``.g`` assignment, the optimizers and nnabla's Variable constructor worked on index 0.
+and ``.g`` assignment, the optimizers and nnabla's Variable constructor worked on index 0
+(the nnabla layer's test is in tests/compat/nnabla/test_device_index.py).
 """
 
 from __future__ import annotations

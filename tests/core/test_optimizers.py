@@ -202,9 +202,6 @@ def test_hyper_parameter_checks() -> None:
         SGD([w], momentum=0.9, nesterov=1)  # type: ignore[arg-type]
 
 
-# -- PF initializers -----------------------------------------------------------------------------
-
-
 def _adam_f64(
     p: np.ndarray, grads: list[np.ndarray], lr: float, wd: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -19,7 +19,7 @@ from gradhub import plugins
 from gradhub.device import Device, DeviceType
 from gradhub.errors import PluginError, PluginLoadWarning
 from gradhub.registry import REGISTRY
-from plugin_helpers import BOOM_DEVICE, make_dist
+from plugin_helpers import make_dist
 from plugin_helpers import marked_plugin as plugin
 
 TABLES = ("functions", "snake", "parametric", "device_types", "device_aliases",
@@ -139,15 +139,6 @@ def test_skipped_plugin_from_a_distribution_leaves_the_registry_as_before(
     }
     assert REGISTRY.functions["Neg"].provider.distribution == "gradhub"
     assert REGISTRY.snake["neg"] is REGISTRY.functions["Neg"]
-
-
-# -- a device whose availability probe raises ---------------------------------------------------
-
-
-@pytest.fixture
-def boom(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    make_dist(site, "fake-boom", "fake_boom_mod", BOOM_DEVICE, version="0.7")
-    monkeypatch.setenv("GRADHUB_PLUGINS", "fake-boom")
 
 
 # -- sys.exit() in a plugin ---------------------------------------------------------------------
@@ -314,7 +305,7 @@ def test_duplicate_snake_name_within_one_plugin_with_override() -> None:
     assert REGISTRY.snake["my_x"].name == "MyB"
 
 
-# -- device names and the audit's --device ------------------------------------------------------
+# -- distribution names in the plugin selection -------------------------------------------------
 
 
 @pytest.mark.parametrize("spelling", ["Fake_Norm.Dist", "fake-norm-dist", "FAKE__NORM--DIST"])

@@ -198,7 +198,7 @@ def test_conv_accepts_numpy_integers() -> None:
     np.testing.assert_array_equal(y.d, ref)
 
 
-# -- shape and misc functions ---------------------------------------------------------------
+# -- convolution, pooling and normalization -------------------------------------------------
 
 
 def var(a: object, need_grad: bool = True) -> gh.Variable:

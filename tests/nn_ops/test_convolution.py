@@ -208,7 +208,7 @@ def test_gemms_cut_into_single_threaded_pieces(cfg: tuple, monkeypatch: pytest.M
                                _deconvolution_ref(x, wt, None, 1, **kw), rtol=1e-10, atol=1e-12)
 
 
-# -- 2x2 max pooling fast path (kernel == stride == 2, exact tiling, float32/float64) ----------
+# -- the filter gradient with stride 1 ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("group", [1, 2])

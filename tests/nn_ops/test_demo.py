@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from gradhub.cli import main
 
-# -- optimizers (independent of the function library) -------------------------------------------
+# -- the gradient penalty -----------------------------------------------------------------------
 
 
 def test_gradient_penalty_is_the_sum_of_norms() -> None:

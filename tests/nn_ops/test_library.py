@@ -62,7 +62,7 @@ def test_docstring_example_runs(name: str) -> None:
     assert result.failed == 0, "".join(out)
 
 
-# -- clear errors ----------------------------------------------------------------------------------
+# -- float32 gradients -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("create_graph", [False, True])

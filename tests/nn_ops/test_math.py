@@ -70,7 +70,7 @@ def var(a: object, need_grad: bool = True) -> gh.Variable:
     return gh.Variable(np.asarray(a, dtype=np.float64), need_grad=need_grad)
 
 
-# -- numerics --------------------------------------------------------------------------------------
+# -- erf -------------------------------------------------------------------------------------------
 
 
 def test_erf_accuracy() -> None:

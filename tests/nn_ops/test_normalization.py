@@ -135,7 +135,7 @@ def test_instance_normalization_checks_axes_and_shapes() -> None:
         F.instance_normalization(x, None, None, eps=0.0)
 
 
-# -- deconvolution output_padding < max(stride, dilation) ----------------------------------
+# -- batch and layer normalization: running statistics -------------------------------------
 
 
 def _v(a: object, need_grad: bool = True) -> gh.Variable:

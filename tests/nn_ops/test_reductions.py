@@ -43,7 +43,7 @@ def test_prod_float16_intermediate_overflow() -> None:
     np.testing.assert_allclose(float(y.d), 300.0, rtol=2e-3)
 
 
-# -- softmax, log_softmax and softmax_cross_entropy: float16 and integer inputs ----------------
+# -- ties, empty inputs and prod's gradient at zeros -------------------------------------------
 
 
 def var(a: object, need_grad: bool = True) -> gh.Variable:

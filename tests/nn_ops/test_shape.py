@@ -105,9 +105,6 @@ def test_tile_gradient_sums_the_copies() -> None:
     np.testing.assert_array_equal(x.g, [6.0, 6.0])
 
 
-# -- dropout, embed, one_hot -------------------------------------------------------------------
-
-
 V = gh.Variable
 
 
