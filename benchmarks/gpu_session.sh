@@ -8,10 +8,11 @@
 #   there:  bash benchmarks/gpu_session.sh [env] [tests] [compare] [harness] [suite]
 #           (carrying .whl and .peers)
 #
-# Steps: env (nvidia-smi, CuPy's configuration, `gradhub plugins`), tests (tests/test_cuda.py and
-# the op matrix on cuda), compare (benchmarks/gpu_compare.py at batch 256, with a cProfile of
-# gradhub's steps), harness (benchmarks/run.py --device cuda: W2-W5 at the harness's sizes),
-# suite (the whole test suite, which also checks the machine's Python and numpy).
+# Steps: env (nvidia-smi, CuPy's configuration, `gradhub plugins`), tests
+# (tests/cuda/test_cuda.py and the op matrix on cuda), compare (benchmarks/gpu_compare.py at
+# batch 256, with a cProfile of gradhub's steps), harness (benchmarks/run.py --device cuda: W2-W5
+# at the harness's sizes), suite (the whole test suite, which also checks the machine's Python
+# and numpy).
 set -u
 OUT=${OUT:-/tmp/gpu_out}
 mkdir -p "$OUT"
@@ -32,7 +33,7 @@ for step in $steps; do
         head -20 "$OUT/env.txt" ;;
     tests)
         timeout 330 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 --durations 15 \
-            tests/test_cuda.py tests/test_op_matrix.py -k cuda 2>&1 | tee "$OUT/tests.txt" \
+            tests/cuda/test_cuda.py tests/contracts/test_op_matrix.py -k cuda 2>&1 | tee "$OUT/tests.txt" \
             | tail -40 ;;
     compare)
         timeout 240 $PY benchmarks/gpu_compare.py --peers .peers --batch "${BATCH:-256}" \

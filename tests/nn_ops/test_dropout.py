@@ -1,0 +1,47 @@
+"""Dropout: seeded masks reused by backward, the global generator, re-execution and bad ``p``."""
+
+from __future__ import annotations
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+
+
+def _v(a: object, need_grad: bool = True) -> gh.Variable:
+    return gh.Variable(np.asarray(a, dtype=np.float64), need_grad=need_grad)
+
+
+# -- dropout, embed, one_hot -------------------------------------------------------------------
+
+
+def test_dropout_seeded_mask_and_backward_reuses_it() -> None:
+    x = _v(np.ones((50,)))
+    y1, y2 = F.dropout(x, p=0.3, seed=5), F.dropout(x, p=0.3, seed=5)
+    np.testing.assert_array_equal(y1.d, y2.d)
+    assert set(np.unique(y1.d)) <= {0.0, 1.0 / 0.7}
+    assert 0 < np.count_nonzero(y1.d) < 50
+    y1.backward()
+    np.testing.assert_array_equal(x.g, y1.d)  # dy/dx is the scaled mask itself
+
+
+def test_dropout_global_generator_and_reexecution() -> None:
+    from gradhub_nn_ops.misc import seed_dropout
+
+    seed_dropout(123)
+    x = _v(np.ones((200,)))
+    y = F.dropout(x, p=0.5)
+    first = y.d.copy()
+    y2 = F.dropout(x, p=0.5)
+    assert not np.array_equal(first, y2.d)  # a new mask on every call
+    y.forward()  # re-execution draws a new mask ...
+    assert not np.array_equal(first, y.d)
+    y.backward()
+    np.testing.assert_array_equal(x.g, y.d)  # ... and backward uses that one
+    seed_dropout(123)
+    np.testing.assert_array_equal(F.dropout(x, p=0.5).d, first)
+
+
+def test_dropout_rejects_bad_p() -> None:
+    with pytest.raises(ValueError, match=r"dropout: p must be in \[0, 1\)"):
+        F.dropout(_v([1.0]), p=1.0)

@@ -1,0 +1,117 @@
+"""Affine and einsum of gradhub-nn-ops: nnabla shapes and values, gradients, bias dtypes and
+argument checks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+from gradhub.testing import gradcheck
+
+
+def _v(a: object, need_grad: bool = True) -> gh.Variable:
+    return gh.Variable(np.asarray(a, dtype=np.float64), need_grad=need_grad)
+
+
+RNG = np.random.default_rng(7)
+
+
+def _check_grad_dtypes_and_values(fn: object, arrays: list[np.ndarray]) -> None:
+    """fn on the mixed-dtype arrays: result and gradients vs fn on float64 copies."""
+    vs = [gh.Variable(a) for a in arrays]
+    v64s = [gh.Variable(a.astype(np.float64)) for a in arrays]
+    y = fn(*vs)  # type: ignore[operator]
+    y64 = fn(*v64s)  # type: ignore[operator]
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y.d, y64.d, rtol=1e-5, atol=1e-5)
+    gy = RNG.standard_normal(y.shape)
+    ref = gh.grad([y64], v64s, [gy], create_graph=False)
+    for create_graph in (False, True):
+        gs = gh.grad([y], vs, [gy], create_graph=create_graph)
+        for a, g, r in zip(arrays, gs, ref):
+            assert g.dtype == a.dtype  # each input gets a gradient of its own dtype
+            np.testing.assert_allclose(g.d, r.d, rtol=1e-4, atol=1e-4)
+
+
+V = gh.Variable
+
+
+def raises(fn: Callable[[], Any], exc: type[BaseException], pattern: str) -> None:
+    with pytest.raises(exc, match=pattern):
+        fn()
+
+
+def test_affine_nnabla_shapes_and_values() -> None:
+    rng = np.random.default_rng(1)
+    x, w, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 2, 5)), rng.standard_normal(
+        (2, 5))
+    y = F.affine(_v(x), _v(w), _v(b), base_axis=2)
+    assert y.shape == (2, 3, 2, 5)
+    np.testing.assert_allclose(y.d, np.einsum("abk,kcd->abcd", x, w) + b)
+    with pytest.raises(ValueError, match=r"affine: weight.shape\[0\] \(4\) must equal"):
+        F.affine(_v(x), _v(w))
+
+
+def test_affine_gradients_and_skipped_input_gradient() -> None:
+    rng = np.random.default_rng(2)
+    x, w, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2)), rng.standard_normal(2)
+    vx, vw, vb = _v(x, need_grad=False), _v(w), _v(b)
+    g = rng.standard_normal((3, 2))
+    F.affine(vx, vw, vb).backward(g)
+    assert vx.g is None
+    np.testing.assert_allclose(vw.g, x.T @ g)
+    np.testing.assert_allclose(vb.g, g.sum(0))
+
+
+def test_affine_double_backward() -> None:
+    # the gradient-norm penalty of an MLP differentiates Affine twice
+    rng = np.random.default_rng(3)
+    gradcheck(lambda x, w, b: F.affine(x, w, b) ** 2.0,
+              [rng.standard_normal((2, 3)), rng.standard_normal((3, 2)),
+               rng.standard_normal(2)], order=3)
+
+
+def test_einsum_rejects_diagonals() -> None:
+    with pytest.raises(ValueError, match="einsum: repeated subscripts"):
+        F.einsum(_v(np.zeros((2, 2))), equation="ii->i")
+
+
+def test_affine_with_a_float64_bias_promotes() -> None:
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    w = RNG.standard_normal((4, 2)).astype(np.float32)
+    b = RNG.standard_normal(2) + 1e-3 * np.pi  # not representable in float32
+    y = F.affine(gh.Variable(x), gh.Variable(w), gh.Variable(b))
+    assert y.dtype == np.float64
+    # the float64 bias is added in float64 (a float32 add would round it)
+    np.testing.assert_allclose(y.d, (x @ w).astype(np.float64) + b, rtol=0, atol=1e-12)
+    _check_grad_dtypes_and_values(lambda *a: F.affine(*a), [x, w, b])
+    _check_grad_dtypes_and_values(lambda *a: F.affine(*a, base_axis=2),
+                                  [RNG.standard_normal((2, 2, 3)).astype(np.float32),
+                                   RNG.standard_normal((3, 2, 2)).astype(np.float32),
+                                   RNG.standard_normal((2, 2))])
+
+
+def test_affine_same_and_narrower_bias_dtypes_are_unchanged() -> None:
+    x = gh.Variable(RNG.standard_normal((3, 4)).astype(np.float32))
+    w = gh.Variable(RNG.standard_normal((4, 2)).astype(np.float32))
+    assert F.affine(x, w, gh.Variable(np.zeros(2, np.float32))).dtype == np.float32
+    x64 = gh.Variable(RNG.standard_normal((3, 4)))
+    w64 = gh.Variable(RNG.standard_normal((4, 2)))
+    assert F.affine(x64, w64, gh.Variable(np.zeros(2, np.float32))).dtype == np.float64
+
+
+def test_einsum_and_affine_check_their_attributes() -> None:
+    a, b = V(np.ones((2, 3))), V(np.ones((3, 2)))
+    raises(lambda: F.einsum(a, b, equation=None), TypeError, r"einsum: equation must be a str")
+    for eq in ("i1,jk", "ij,jk->ik->i", "ij,jk-ik", "..ij,jk"):
+        raises(
+            lambda eq=eq: F.einsum(a, b, equation=eq),
+            ValueError,
+            rf"einsum: equation {re.escape(repr(eq))} is not valid",
+        )
+    raises(lambda: F.affine(a, b, base_axis=1.5), TypeError, r"affine: base_axis must be an int")

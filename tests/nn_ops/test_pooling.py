@@ -1,0 +1,316 @@
+"""Max, average and global average pooling of gradhub-nn-ops: ties, padding, borders, shapes,
+float16 accumulation, argument checks and the 2x2 fast paths against the generic ones."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import gradhub as gh
+import gradhub.functions as F
+import numpy as np
+import pytest
+
+
+def _v(a: object, need_grad: bool = True) -> gh.Variable:
+    return gh.Variable(np.asarray(a, dtype=np.float64), need_grad=need_grad)
+
+
+def _tied_pool_input(dtype: type) -> np.ndarray:
+    """relu-like data: many all-zero windows, plus hand-made partial ties in every position."""
+    rng = np.random.default_rng(14)
+    x = np.maximum(rng.standard_normal((2, 3, 6, 8)), 0.0)
+    x[0, 0, :2, :2] = [[1.0, 1.0], [1.0, 1.0]]  # all four tie
+    x[0, 0, :2, 2:4] = [[0.5, 2.0], [2.0, 2.0]]  # (0, 1) first
+    x[0, 0, :2, 4:6] = [[0.5, 0.1], [2.0, 2.0]]  # (1, 0) first
+    x[0, 0, :2, 6:8] = [[0.5, 0.1], [0.2, 2.0]]  # (1, 1) only
+    x[0, 1, 2:4, :2] = [[-1.0, -3.0], [-1.0, -2.0]]  # negative tie across rows
+    return x.astype(dtype)
+
+
+V = gh.Variable
+
+
+# -- max pooling: ties and sub-gradients -------------------------------------------------------
+
+
+def test_max_pooling_ties_go_to_the_first_element_of_the_window() -> None:
+    x = _v(np.ones((1, 1, 4, 4)))
+    y = F.max_pooling(x, (2, 2))
+    y.backward(np.arange(1.0, 5.0).reshape(1, 1, 2, 2))
+    expected = np.array([[1, 0, 2, 0], [0, 0, 0, 0], [3, 0, 4, 0], [0, 0, 0, 0]], dtype=float)
+    np.testing.assert_array_equal(x.g[0, 0], expected)
+
+
+def test_max_pooling_partial_ties_pick_the_first_maximum_in_row_major_order() -> None:
+    # window values: [[1, 5], [5, 2]] -> the maximum 5 appears at (0, 1) and (1, 0)
+    x = _v([[[[1.0, 5.0], [5.0, 2.0]]]])
+    F.max_pooling(x, (2, 2)).backward()
+    np.testing.assert_array_equal(x.g[0, 0], [[0.0, 1.0], [0.0, 0.0]])
+
+
+def test_max_pooling_overlapping_windows_accumulate() -> None:
+    # stride 1: the centre element is the maximum of all four 2x2 windows
+    x = _v([[[[0.0, 0.0, 0.0], [0.0, 9.0, 0.0], [0.0, 0.0, 0.0]]]])
+    F.max_pooling(x, (2, 2), stride=(1, 1)).backward()
+    expected = np.zeros((3, 3))
+    expected[1, 1] = 4.0
+    np.testing.assert_array_equal(x.g[0, 0], expected)
+
+
+def test_max_pooling_double_backward_with_ties_is_consistent() -> None:
+    # d/dgy of <gg, MaxPoolingBackward(gy, x)> gathers gg at the same first-maximum positions
+    x = _v(np.ones((1, 1, 2, 4)), need_grad=False)
+    gy = _v(np.ones((1, 1, 1, 2)))
+    dx = F.max_pooling_backward(gy, x, (2, 2))
+    np.testing.assert_array_equal(dx.d[0, 0], [[1, 0, 1, 0], [0, 0, 0, 0]])
+    gg = np.arange(8.0).reshape(1, 1, 2, 4)
+    (g,) = gh.grad([dx], [gy], grad_outputs=[gg])
+    np.testing.assert_array_equal(g.d[0, 0, 0], [0.0, 2.0])
+
+
+def test_max_pooling_padding_is_never_the_maximum() -> None:
+    x = _v(-np.ones((1, 1, 2, 2)) * 5.0)
+    y = F.max_pooling(x, (2, 2), stride=(1, 1), pad=(1, 1))
+    assert y.shape == (1, 1, 3, 3)
+    np.testing.assert_array_equal(y.d, -5.0 * np.ones((1, 1, 3, 3)))
+
+
+# -- pooling shapes and values (nnabla's formulas) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "kwargs", "out"),
+    [
+        ((1, 1, 5, 5), {"kernel": (2, 2)}, (2, 2)),
+        ((1, 1, 5, 5), {"kernel": (2, 2), "ignore_border": False}, (3, 3)),
+        ((1, 1, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, (3, 3)),
+        # nnabla: (5 + 1 - 1) // 2 + 1 = 3 (only one pad counts when ignore_border=False)
+        ((1, 1, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1),
+                        "ignore_border": False}, (3, 3)),
+        ((1, 1, 6, 6), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1),
+                        "ignore_border": False}, (4, 4)),
+        ((1, 1, 7, 4), {"kernel": (3, 2), "stride": (3, 1)}, (2, 3)),
+        ((2, 4, 4, 3), {"kernel": (2, 2), "channel_last": True}, (2, 2)),
+    ],
+)
+def test_pooling_output_shapes(shape: tuple[int, ...], kwargs: dict, out: tuple[int, ...]
+                               ) -> None:
+    x = np.zeros(shape)
+    for fn in (F.max_pooling, F.average_pooling):
+        y = fn(x, **kwargs)
+        got = y.shape[1:3] if kwargs.get("channel_last") else y.shape[-2:]
+        assert got == out, (fn.__name__, kwargs, y.shape)
+
+
+def test_max_pooling_ignore_border_false_keeps_the_partial_window() -> None:
+    x = _v([[[1.0, 7.0, 3.0, 4.0, 9.0]]])
+    np.testing.assert_array_equal(F.max_pooling(x, (2,)).d, [[[7.0, 4.0]]])
+    np.testing.assert_array_equal(F.max_pooling(x, (2,), ignore_border=False).d,
+                                  [[[7.0, 4.0, 9.0]]])
+
+
+def test_average_pooling_including_pad_by_hand() -> None:
+    x = _v(np.arange(1.0, 10.0).reshape(1, 1, 3, 3))
+    # 2x2 windows, stride 2, pad 1: window (0, 0) holds only x[0, 0] = 1 plus three pads
+    inc = F.average_pooling(x, (2, 2), pad=(1, 1), including_pad=True).d[0, 0]
+    exc = F.average_pooling(x, (2, 2), pad=(1, 1), including_pad=False).d[0, 0]
+    np.testing.assert_allclose(inc, [[1 / 4, (2 + 3) / 4], [(4 + 7) / 4, (5 + 6 + 8 + 9) / 4]])
+    np.testing.assert_allclose(exc, [[1.0, 2.5], [5.5, 7.0]])
+
+
+def test_average_pooling_ignore_border_false_divides_by_the_truncated_window() -> None:
+    # nnabla: the last window ends at L + pad, so with pad 0 it holds one element only
+    x = _v([[[2.0, 4.0, 6.0]]])
+    y = F.average_pooling(x, (2,), ignore_border=False)
+    np.testing.assert_allclose(y.d, [[[3.0, 6.0]]])
+    y.backward()
+    np.testing.assert_allclose(x.g, [[[0.5, 0.5, 1.0]]])
+
+
+def test_global_average_pooling_shape_and_gradient() -> None:
+    x = _v(np.arange(24.0).reshape(2, 3, 2, 2))
+    y = F.global_average_pooling(x)
+    assert y.shape == (2, 3, 1, 1)
+    np.testing.assert_allclose(y.d[:, :, 0, 0], x.d.mean(axis=(2, 3)))
+    y.backward()
+    np.testing.assert_allclose(x.g, np.full((2, 3, 2, 2), 0.25))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pooling_2x2_fast_path_matches_the_references(dtype: type) -> None:
+    from gradhub_nn_ops import pooling as P
+
+    x = _tied_pool_input(dtype)
+    rng = np.random.default_rng(15)
+    dy = rng.standard_normal((2, 3, 3, 4)).astype(dtype)
+    g = rng.standard_normal(x.shape).astype(dtype)
+    geo = P.pool_geom("t", x.shape, (2, 2), None, True, None, False)
+    assert P._fast2x2(np, geo, x, dy)
+    kw = {"kernel": (2, 2), "stride": None, "ignore_border": True, "pad": None,
+          "channel_last": False}
+    y = P._max_pooling(np, x, **kw)
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, P._max_pooling_ref(x, **kw))
+    dx = P._max_pooling_backward(np, dy, x, **kw)
+    assert dx.dtype == dtype
+    np.testing.assert_array_equal(dx, P._max_pooling_backward_ref(dy, x, **kw))
+    np.testing.assert_array_equal(P._max_pooling_fast(np, [dy], [x], [x.shape], [y], [y.shape],
+                                                      **kw)[0], dx)
+    gy = P._max_pooling_gather(np, g, x, **kw)
+    np.testing.assert_array_equal(gy, P._max_pooling_gather_ref(g, x, **kw))
+    # a non-contiguous input takes the same path
+    xt = np.ascontiguousarray(x.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    np.testing.assert_array_equal(P._max_pooling_backward(np, dy, xt, **kw), dx)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pooling_mask_2x2_fast_path_matches_the_references(dtype: type) -> None:
+    from gradhub_nn_ops import pooling as P
+
+    x = _tied_pool_input(dtype)
+    rng = np.random.default_rng(17)
+    dy = rng.standard_normal((2, 3, 3, 4)).astype(dtype)
+    g = rng.standard_normal(x.shape).astype(dtype)
+    kw = {"kernel": (2, 2), "stride": None, "ignore_border": True, "pad": None,
+          "channel_last": False}
+    y = P._max_pooling(np, x, **kw)
+    m = P._max_pooling_mask(np, x, y, **kw)
+    assert m.dtype == bool and m.shape == x.shape
+    np.testing.assert_array_equal(m, P._max_pooling_mask_ref(x, y, **kw))
+    dx = P._masked_unpooling(np, dy, m, **kw)
+    assert dx.dtype == dtype
+    np.testing.assert_array_equal(dx, P._max_pooling_backward_ref(dy, x, **kw))
+    np.testing.assert_array_equal(P._masked_pooling(np, g, m, **kw),
+                                  P._max_pooling_gather_ref(g, x, **kw))
+
+
+def test_max_pooling_double_backward_reuses_one_mask_per_layer() -> None:
+    # the create_graph rule of MaxPooling (windows that do not overlap) records MaxPoolingMask
+    # once; the second derivative gathers with that mask instead of finding the maxima again
+    from gradhub.engine import _collect
+
+    x = _v(_tied_pool_input(np.float64))
+    y = F.max_pooling(x * 1.0, (2, 2))
+    (gx,) = gh.grad([F.sum(y * y)], [x], create_graph=True)
+    names = [n.fdef.name for n in _collect([gx._creator], only_need_grad=False)]
+    assert names.count("MaxPoolingMask") == 1 and "MaskedUnpooling" in names
+    assert "MaxPoolingBackward" not in names
+    (gg,) = gh.grad([F.sum(gx * gx)], [x])
+    xd = x.d
+    mask = np.zeros_like(xd)
+    for idx in itertools.product(*(range(k) for k in xd.shape[:2])):
+        for i in range(0, xd.shape[2], 2):
+            for j in range(0, xd.shape[3], 2):
+                w = xd[idx][i:i + 2, j:j + 2]
+                a, b = np.unravel_index(np.argmax(w), w.shape)  # the first maximum
+                mask[idx][i + a, j + b] = 1.0
+    # gx = 2 y routed to the first maxima = 2 x mask, so d/dx sum(gx^2) = 8 x mask
+    np.testing.assert_allclose(gg.d, 8.0 * xd * mask)
+
+
+def test_overlapping_windows_keep_max_pooling_backward() -> None:
+    x = _v(np.arange(9.0).reshape(1, 1, 3, 3))
+    y = F.max_pooling(x, (2, 2), stride=(1, 1))
+    (gx,) = gh.grad([F.sum(y)], [x], create_graph=True)
+    assert gx._creator.fdef.name == "MaxPoolingBackward"
+    with pytest.raises(ValueError, match=r"max_pooling_mask\(\): needs windows that do not "
+                                         r"overlap \(stride >= kernel on every axis\), got kernel "
+                                         r"\(2, 2\) and stride \(1, 1\)"):
+        F.max_pooling_mask(x, y, (2, 2), stride=(1, 1))
+
+
+def test_masked_pooling_functions_check_their_arguments() -> None:
+    x = np.zeros((1, 1, 2, 2))
+    with pytest.raises(TypeError, match=r"masked_unpooling\(\): mask must be a bool array"):
+        F.masked_unpooling(np.zeros((1, 1, 1, 1)), x, (2, 2))
+    m = np.zeros((1, 1, 2, 2), dtype=bool)
+    with pytest.raises(ValueError, match=r"masked_unpooling\(\): dy has shape \(1, 1, 2, 2\)"):
+        F.masked_unpooling(x, m, (2, 2))
+    with pytest.raises(ValueError, match=r"masked_pooling\(\): g has shape \(1, 1, 1, 1\) but "
+                                         r"mask has \(1, 1, 2, 2\)"):
+        F.masked_pooling(np.zeros((1, 1, 1, 1)), m, (2, 2))
+    with pytest.raises(ValueError, match=r"max_pooling_mask\(\): y has shape \(1, 1, 2, 2\)"):
+        F.max_pooling_mask(x, x, (2, 2))
+
+
+def test_max_pooling_2x2_fast_path_nan_window_gets_no_gradient_as_the_generic_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradhub_nn_ops import pooling as P
+
+    x = _tied_pool_input(np.float64)
+    x[1, 2, 0, 0] = np.nan
+    dy = np.ones((2, 3, 3, 4))
+    kw = {"kernel": (2, 2)}
+    fast = P._max_pooling_backward(np, dy, x, **kw)
+    monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
+    np.testing.assert_array_equal(fast, P._max_pooling_backward(np, dy, x, **kw))
+    assert not fast[1, 2, :2, :2].any()
+
+
+def test_max_pooling_2x2_double_backward_float32_matches_float64() -> None:
+    x64 = _tied_pool_input(np.float64)
+    rng = np.random.default_rng(16)
+    w64 = rng.standard_normal((2, 3, 3, 4))
+    out = []
+    for dt in (np.float32, np.float64):
+        x = gh.Variable(x64.astype(dt))
+        w = gh.Variable(w64.astype(dt))
+        loss = F.sum(F.max_pooling(x * x, (2, 2)) * w)
+        gx, gw = gh.grad([loss], [x, w], create_graph=True)
+        total = loss + F.sum(gx * gx) + F.sum(gw * gw)
+        out.append([v.d for v in gh.grad([total], [x, w])])
+    for a, b in zip(*out):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_average_pooling_float16() -> None:
+    x = V(np.ones((1, 1, 256, 256), np.float16))
+    y = F.average_pooling(x, kernel=(256, 256))
+    assert y.dtype == np.float16
+    np.testing.assert_array_equal(y.d, [[[[1.0]]]])
+    (g,) = gh.grad([y], [x])
+    assert g.dtype == np.float16
+    np.testing.assert_allclose(g.d.astype(np.float64), 1 / 65536, rtol=1e-3)
+    # overlapping windows and padding against float64
+    r = np.random.RandomState(2)
+    x16 = (r.rand(1, 2, 9, 9) * 100).astype(np.float16)
+    kw = {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}
+    y16 = F.average_pooling(V(x16), **kw)
+    y64 = F.average_pooling(V(x16.astype(np.float64)), **kw)
+    np.testing.assert_allclose(y16.d.astype(np.float64), y64.d, rtol=2e-3)
+
+
+def test_global_average_pooling_float16() -> None:
+    x = V(np.ones((1, 1, 256, 256), np.float16))
+    y = F.global_average_pooling(x)
+    assert y.dtype == np.float16 and y.shape == (1, 1, 1, 1)
+    np.testing.assert_array_equal(y.d, [[[[1.0]]]])
+    (g,) = gh.grad([y], [x])
+    np.testing.assert_allclose(g.d.astype(np.float64), 1 / 65536, rtol=1e-3)
+
+
+# -- non-integer pooling settings and axes ----------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", [F.max_pooling, F.average_pooling])
+@pytest.mark.parametrize(
+    ("kw", "arg"),
+    [
+        ({"pad": (1.5, 1.5)}, "pad"),
+        ({"stride": (1.7, 1.7)}, "stride"),
+        ({"kernel": (2.0, 2)}, "kernel"),
+        ({"stride": 1.0}, "stride"),
+    ],
+)
+def test_pooling_rejects_non_integer_settings(fn: Any, kw: dict[str, Any], arg: str) -> None:
+    args = {"kernel": (2, 2), **kw}
+    with pytest.raises(TypeError, match=rf"{fn.__name__}\(\).*{arg}.*integer"):
+        fn(V(np.ones((1, 1, 5, 5))), **args)
+
+
+def test_pooling_accepts_numpy_integers() -> None:
+    x = V(np.ones((1, 1, 5, 5)))
+    y = F.max_pooling(x, kernel=np.array([2, 2]), stride=(np.int64(1), 1), pad=np.int32(1))
+    assert y.shape == (1, 1, 6, 6)
