@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 import sys
 import threading
 import types
@@ -50,6 +49,8 @@ from .registry import (
     Provider,
     Rule,
     SampleFn,
+    _normalize,
+    bind_plugin_loader,
     check_function_name,
     check_needs,
     check_rule_signature,
@@ -325,12 +326,6 @@ def _split_env(name: str) -> set[str]:
     return {s.strip() for s in os.environ.get(name, "").split(",") if s.strip()}
 
 
-_RUNS = re.compile(r"[-_.]+")
-
-
-def _normalize(name: str) -> str:
-    """A distribution name normalized as PEP 503 says: lowercase, runs of ``-_.`` become ``-``."""
-    return _RUNS.sub("-", name).lower()
 
 
 class EntryPoint(NamedTuple):
@@ -877,3 +872,12 @@ def reset() -> None:
     REGISTRY.reset()
     STATE.loaded = False
     STATE.records = []
+
+
+def _records() -> list[PluginRecord]:
+    return STATE.records
+
+
+# lookups in the registry (below this module) load the plugins on first use through this loader
+# (see "Layers" in docs/design.md)
+bind_plugin_loader(ensure_loaded, _records)
