@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import plugins  # noqa: F401  (binds the loader that the registry's lookups call)
 from ._version import __version__
 from .device import (
     Context,
@@ -86,7 +87,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # submodules that are imported on demand (``gh.testing.gradcheck``)
-    if name in ("testing", "functions", "parametric_functions", "plugins", "compat"):
+    if name in ("testing", "functions", "parametric_functions", "compat"):
         import importlib
 
         return importlib.import_module(f"gradhub.{name}")

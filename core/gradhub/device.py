@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -186,6 +186,32 @@ _default_context = Context()
 _ctx_state = _ContextState()
 
 
+class DeviceLookup(Protocol):
+    """What contexts ask of the device tables (:class:`gradhub.registry.Registry` answers)."""
+
+    def device_type(self, kind: str) -> DeviceType: ...
+
+    def availability(self, kind: str) -> tuple[bool, str]: ...
+
+
+#: The device tables that contexts resolve their backend in. The registry sits above this module
+#: (it imports it), so it binds itself here when imported (:func:`bind_device_lookup`; see "Layers"
+#: in docs/design.md).
+_lookup: DeviceLookup | None = None
+
+
+def bind_device_lookup(lookup: DeviceLookup) -> None:
+    """Make ``lookup`` the device tables of contexts (gradhub.registry calls it once)."""
+    global _lookup
+    _lookup = lookup
+
+
+def _devices() -> DeviceLookup:
+    if _lookup is None:  # gradhub/__init__ imports gradhub.registry, which binds it
+        raise DeviceError("no device registry is bound: import gradhub first")
+    return _lookup
+
+
 def current_context() -> Context:
     """The context in force in this thread: the innermost ``context_scope``, else the default."""
     stack = _ctx_state.stack
@@ -214,8 +240,6 @@ def get_extension_context(
         >>> gh.get_extension_context("cpu")
         Context(backend='cpu', device_id=0, type_config='float')
     """
-    from .registry import REGISTRY
-
     func = "get_extension_context"
     kind, idx = parse_device_name(ext_name)
     if ":" not in ext_name:
@@ -229,8 +253,9 @@ def get_extension_context(
             f"{func}: type_config must be one of {', '.join(map(repr, TYPE_CONFIGS))}, "
             f"got {type_config!r}"
         )
-    dtype_ = REGISTRY.device_type(kind)  # raises with the distribution to install
-    ok, why = REGISTRY.availability(dtype_.kind)  # a probe that raises is a reason too
+    devices = _devices()
+    dtype_ = devices.device_type(kind)  # raises with the distribution to install
+    ok, why = devices.availability(dtype_.kind)  # a probe that raises is a reason too
     if not ok:
         raise DeviceError(f"device {ext_name!r} is unusable here: {why}")
     dtype_.get(idx)  # validates the index
@@ -269,9 +294,7 @@ def context_device() -> Device:
     ctx = current_context()
     if ctx.backend == "cpu":
         return CPU
-    from .registry import REGISTRY
-
-    return REGISTRY.device_type(ctx.backend).get(ctx.device_id)
+    return _devices().device_type(ctx.backend).get(ctx.device_id)
 
 
 _TUNED: dict[str, int] = {}

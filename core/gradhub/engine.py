@@ -28,7 +28,7 @@ from .modes import set_recording
 from .modes import state as _mode
 from .ops import call
 from .registry import REGISTRY, FunctionDef, Provider, Rule
-from .variable import Variable, _complex_error, _to_array
+from .variable import Variable, _complex_error, _to_array, bind_engine
 
 _UNREACHABLE = ("zero", "none", "error")
 
@@ -939,3 +939,8 @@ def reexecute(y: Variable) -> None:
                     consumers[src] -= 1
                     if consumers[src] == 0 and src is not y._creator:
                         del values[src]
+
+
+# Variable.backward and Variable.forward run this module's passes; variable sits below it (see
+# "Layers" in docs/design.md)
+bind_engine(backward, reexecute)

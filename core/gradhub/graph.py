@@ -18,7 +18,8 @@ import numpy as np
 from .device import CPU, Device
 from .errors import DeviceError, GradhubError
 from .modes import state as _mode
-from .registry import REGISTRY
+from .ops import bind_apply
+from .registry import REGISTRY, bind_graph
 from .variable import Variable, _complex_error, _to_array
 
 if TYPE_CHECKING:
@@ -326,3 +327,8 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
 
 _ndarray = np.ndarray
 _new_variable = object.__new__
+
+# ops and the registry sit below this module and apply functions through it (see "Layers" in
+# docs/design.md)
+bind_apply(apply)
+bind_graph(apply, Variable)

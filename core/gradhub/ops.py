@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .errors import FunctionNotFoundError
-from .registry import REGISTRY, _graph_apply
+from .registry import REGISTRY
 
 _cache: dict[str, Any] = {}
 REGISTRY.listeners.append(_cache.clear)
@@ -52,7 +52,7 @@ def call(name: str, *args: Any, **attrs: Any) -> Any:
     """
     f = _cache.get(name) or fdef(name)
     if len(args) == f.n_plain_inputs and (not attrs or attrs.keys() <= f.attrs.keys()):
-        return (_apply or _load_apply())(f, args, {**f.attrs, **attrs} if attrs else f.attrs)
+        return _apply(f, args, {**f.attrs, **attrs} if attrs else f.attrs)
     return f.api(*args, **attrs)
 
 
@@ -79,7 +79,16 @@ def kernel(name: str, like: Any) -> Any:
     return f.forward
 
 
+#: ``gradhub.graph.apply``: graph sits above this module (through Variable) and binds it here when
+#: imported (see "Layers" in docs/design.md)
 _apply: Any = None
+
+
+def bind_apply(apply: Any) -> None:
+    """Make ``apply`` the function that :func:`call` and :func:`prim` apply primitives with
+    (gradhub.graph calls it)."""
+    global _apply
+    _apply = apply
 
 
 def prim(name: str, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
@@ -90,13 +99,7 @@ def prim(name: str, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         return f.api(*inputs, **attrs)
     if len(attrs) != len(f.attrs):
         attrs = {**f.attrs, **attrs}
-    return (_apply or _load_apply())(f, inputs, attrs)
-
-
-def _load_apply() -> Any:
-    global _apply
-    _apply = _graph_apply()  # graph imports this module through variable: found on first use
-    return _apply
+    return _apply(f, inputs, attrs)
 
 
 _REAL_PY = (int, float, bool)

@@ -11,7 +11,12 @@ a device plugin can add kernels for functions of a plugin loaded after it). A pl
 second phase has its first-phase registrations undone, and what they replaced (``override=True``)
 put back, so that a skipped plugin leaves the registry exactly as before it. A plugin that calls
 ``sys.exit()`` fails like any other (only ``KeyboardInterrupt`` goes through). A hook must carry
-the ``@gradhub.hookimpl`` marker: an unmarked one (which pluggy would ignore) makes the plugin fail.
+the ``@gradhub.hookimpl`` marker: an unmarked one (which pluggy would ignore) makes the plugin fail,
+and so does a hookimpl option that calling each plugin's hooks once cannot honour (``wrapper``,
+``hookwrapper``, ``tryfirst``, ``trylast``, ``optionalhook``).
+
+Entry points are found by ``importlib_metadata.entry_points`` (imported when plugins load), so
+distributions served by zip files or custom finders are found too.
 
 Environment switches, read at load time:
 
@@ -29,8 +34,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
-import sys
 import threading
 import types
 import warnings
@@ -50,6 +53,8 @@ from .registry import (
     Provider,
     Rule,
     SampleFn,
+    _normalize,
+    bind_plugin_loader,
     check_function_name,
     check_needs,
     check_rule_signature,
@@ -325,12 +330,6 @@ def _split_env(name: str) -> set[str]:
     return {s.strip() for s in os.environ.get(name, "").split(",") if s.strip()}
 
 
-_RUNS = re.compile(r"[-_.]+")
-
-
-def _normalize(name: str) -> str:
-    """A distribution name normalized as PEP 503 says: lowercase, runs of ``-_.`` become ``-``."""
-    return _RUNS.sub("-", name).lower()
 
 
 class EntryPoint(NamedTuple):
@@ -379,75 +378,111 @@ def _metadata_field(text: str, field: str) -> str:
     return ""
 
 
-def _entry_points() -> list[EntryPoint]:
-    """The entry points of the group, found as importlib.metadata finds them (the
-    ``entry_points.txt`` of each ``*.dist-info``/``*.egg-info`` folder on ``sys.path``, the first
-    distribution of a name winning) but reading the metadata of only the distributions that
-    declare one: scanning every installed distribution's metadata costs tens of milliseconds.
-
-    Files are read as bytes and decoded only when they name the group: most distributions have
-    no ``entry_points.txt`` or one without the group, and text-mode files cost a decoder each.
-    """
-    marker = f"[{ENTRY_POINT_GROUP}]".encode()
-    seen_dists: set[str] = set()
-    eps: dict[tuple[str, str], EntryPoint] = {}
-    for base in sys.path:
-        folder_of = base or "."
+def _read_text(dist: Any, filename: str) -> str:
+    """The metadata file ``filename`` of the distribution ``dist`` ("" when it has none). A file
+    that is not UTF-8 (a stray byte in an author's name) is read again as bytes where the
+    distribution lives on disk, with the bad bytes replaced: a byte outside the group is not
+    ours to refuse."""
+    try:
+        return dist.read_text(filename) or ""
+    except ValueError:  # UnicodeDecodeError
+        folder = getattr(dist, "_path", None)  # importlib_metadata.PathDistribution
+        if folder is None:
+            return ""
         try:
-            names = os.listdir(folder_of)
+            return str(folder.joinpath(filename).read_bytes().decode("utf-8", errors="replace"))
         except OSError:
+            return ""
+
+
+def _name_version(dist: Any) -> tuple[str, str]:
+    """The ``Name`` and ``Version`` headers of a distribution's metadata, read without parsing
+    the whole file (nor any file of the distributions that declare no plugin)."""
+    head = _read_text(dist, "METADATA") or _read_text(dist, "PKG-INFO")
+    return _metadata_field(head, "Name"), _metadata_field(head, "Version")
+
+
+def _entry_points_one_by_one(metadata: Any) -> list[tuple[str, str, Any]]:
+    """``(name, value, distribution)`` of the group's entry points, each distribution read on its
+    own, for when ``entry_points()`` fails on a file that is not UTF-8: the first distribution of
+    a (normalized) name wins, as there."""
+    found = []
+    seen: set[str] = set()
+    for dist in metadata.distributions():
+        key = _normalize(_name_version(dist)[0])
+        if key in seen:
             continue
-        prefix = folder_of if folder_of.endswith(os.sep) else folder_of + os.sep
-        for folder in sorted(names):
-            if not folder.endswith((".dist-info", ".egg-info")):
-                continue
-            key = folder.rsplit("-", 1)[0].replace("_", "-").lower() if "-" in folder else folder
-            if key in seen_dists:
-                continue
-            seen_dists.add(key)
-            root = prefix + folder + os.sep
-            path = root + "entry_points.txt"
-            if not os.access(path, os.F_OK):  # most have none: no exception to raise
-                continue
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError:
-                continue
-            if marker not in data:
-                continue
-            text = data.decode("utf-8", errors="replace")  # a stray byte elsewhere: not ours
-            meta = root + ("METADATA" if folder.endswith(".dist-info") else "PKG-INFO")
-            try:
-                with open(meta, encoding="utf-8", errors="replace") as fh:
-                    head = fh.read(4096)  # the headers come first
-            except OSError:
-                head = ""
-            dist = _metadata_field(head, "Name")
-            version = _metadata_field(head, "Version")
-            for name, value in _section(text, ENTRY_POINT_GROUP):
-                eps.setdefault((name, dist), EntryPoint(name, value, dist, version))
+        if key:  # a distribution without a name shadows nothing
+            seen.add(key)
+        text = _read_text(dist, "entry_points.txt")
+        if f"[{ENTRY_POINT_GROUP}]" in text:
+            found += [(name, value, dist) for name, value in _section(text, ENTRY_POINT_GROUP)]
+    return found
+
+
+def _entry_points() -> list[EntryPoint]:
+    """The entry points of the group, found by ``importlib_metadata.entry_points``: every
+    distribution on ``sys.path`` that any finder serves (``*.dist-info``/``*.egg-info`` folders,
+    zip files, custom finders), the first distribution of a name winning, with the name and
+    version of the distribution that declares each.
+
+    ``importlib_metadata`` (about 12 ms with the ``email`` package it imports) is imported here,
+    when plugins load, never when gradhub is imported.
+    """
+    import importlib_metadata
+
+    try:
+        found = [
+            (ep.name, ep.value, ep.dist)
+            for ep in importlib_metadata.entry_points(group=ENTRY_POINT_GROUP)
+        ]
+    except ValueError:  # a metadata file that is not UTF-8 somewhere on sys.path
+        found = _entry_points_one_by_one(importlib_metadata)
+    eps: dict[tuple[str, str], EntryPoint] = {}
+    for name, value, dist in found:
+        dist_name, version = _name_version(dist) if dist is not None else ("", "")
+        eps.setdefault((name, dist_name), EntryPoint(name, value, dist_name, version))
     return sorted(eps.values(), key=lambda e: e.name)
 
 
+#: hookimpl options that loading does not honour: each plugin's hooks are called once, directly,
+#: so that a broken plugin fails alone (a wrapper would wrap nothing; the order of plugins is
+#: gradhub's, see _commit_order; every hook is optional)
+_UNSUPPORTED_OPTIONS = ("wrapper", "hookwrapper", "tryfirst", "trylast", "optionalhook")
+
+
 def _validate_hooks(pm: pluggy.PluginManager, module: Any, record: PluginRecord) -> None:
-    """Fail on a ``gradhub_*`` callable that is not a hook (a typo) and on a hook that lacks the
-    ``@gradhub.hookimpl`` marker (pluggy would silently ignore it)."""
+    """Fail on a ``gradhub_*`` callable that is not a hook (a typo), on a hook that lacks the
+    ``@gradhub.hookimpl`` marker (pluggy would silently ignore it), on a hookimpl whose
+    ``specname`` is not a gradhub hook and on a hookimpl option that loading does not honour
+    (:data:`_UNSUPPORTED_OPTIONS`: the hook would be reported as loaded but register nothing)."""
     for attr in dir(module):
-        if not attr.startswith("gradhub_"):
+        opts = pm.parse_hookimpl_opts(module, attr)
+        if opts is None:
+            if attr.startswith("gradhub_") and callable(getattr(module, attr)):
+                if attr not in _REGISTRARS:
+                    raise PluginError(
+                        f"hook {attr!r} is not a gradhub hook; known hooks: "
+                        f"{', '.join(_REGISTRARS)}"
+                    )
+                raise PluginError(
+                    f"hook {attr!r} of {record.module} lacks the @gradhub.hookimpl marker, so it "
+                    "would never be called; decorate it with @gradhub.hookimpl"
+                )
             continue
-        obj = getattr(module, attr)
-        if not callable(obj):
-            continue
-        if attr not in _REGISTRARS:
+        hook = opts.get("specname") or attr
+        if hook not in _REGISTRARS:
             raise PluginError(
-                f"hook {attr!r} is not a gradhub hook; known hooks: {', '.join(_REGISTRARS)}"
+                f"hook {hook!r} is not a gradhub hook; known hooks: {', '.join(_REGISTRARS)}"
             )
-        if pm.parse_hookimpl_opts(module, attr) is None:
-            raise PluginError(
-                f"hook {attr!r} of {record.module} lacks the @gradhub.hookimpl marker, so it "
-                "would never be called; decorate it with @gradhub.hookimpl"
-            )
+        for option in _UNSUPPORTED_OPTIONS:
+            if opts.get(option):
+                raise PluginError(
+                    f"plugin {record.name!r} ({record.module}): hook {hook!r} is marked "
+                    f"@gradhub.hookimpl({option}=True), an option gradhub does not support: "
+                    "each plugin's hooks are called once, in gradhub's order, so that a broken "
+                    "plugin fails alone; remove the option"
+                )
 
 
 def _check_phase1(s: _Staging) -> None:
@@ -877,3 +912,12 @@ def reset() -> None:
     REGISTRY.reset()
     STATE.loaded = False
     STATE.records = []
+
+
+def _records() -> list[PluginRecord]:
+    return STATE.records
+
+
+# lookups in the registry (below this module) load the plugins on first use through this loader
+# (see "Layers" in docs/design.md)
+bind_plugin_loader(ensure_loaded, _records)

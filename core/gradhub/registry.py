@@ -19,8 +19,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .device import CPU_TYPE, KNOWN_DEVICE_DISTRIBUTIONS, Device, DeviceType
+from .device import (
+    CPU_TYPE,
+    KNOWN_DEVICE_DISTRIBUTIONS,
+    Device,
+    DeviceType,
+    bind_device_lookup,
+)
 from .errors import DeviceError, FunctionNotFoundError, RegistrationError
+from .modes import set_recording
 
 #: ``rule(grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs) -> grads``
 RuleFn = Callable[..., Any]
@@ -456,17 +463,41 @@ class _LazySignature(inspect.Signature):
         return inspect.Signature(list(self.parameters.values())).replace(**changes)
 
 
-_APPLY: list[Callable[..., Any]] = []
+# -- bindings from the layers above (see "Layers" in docs/design.md) ---------------------------
+# The callables this module builds apply functions to the graph (gradhub.graph) and composites
+# make Variables (gradhub.variable); the registry loads the plugins (gradhub.plugins) on first
+# lookup. Those modules import this one, so each binds what it offers here when it is imported.
+
+#: ``gradhub.graph.apply``, bound by gradhub.graph
+_apply: Callable[..., Any] = None  # type: ignore[assignment]
+#: ``gradhub.variable.Variable``, bound by gradhub.graph
+_variable_type: Any = None
 
 
-def _graph_apply() -> Callable[..., Any]:
-    """``gradhub.graph.apply``, imported on first use (graph imports this module) and kept: an
-    import statement in :func:`make_api` costs 4 us for each of the 100-odd functions at load."""
-    if not _APPLY:
-        from .graph import apply
+def bind_graph(apply: Callable[..., Any], variable_type: type) -> None:
+    """Give the registry the graph's ``apply`` and the Variable class (gradhub.graph calls it)."""
+    global _apply, _variable_type
+    _apply = apply
+    _variable_type = variable_type
 
-        _APPLY.append(apply)
-    return _APPLY[0]
+
+def _no_plugins() -> None:
+    """The loader until gradhub.plugins binds its own (gradhub/__init__ imports it)."""
+
+
+#: loads the plugins unless loaded (``gradhub.plugins.ensure_loaded``), bound by gradhub.plugins
+_load_plugins: Callable[[], None] = _no_plugins
+#: the plugin records (``gradhub.plugins.STATE.records``), bound by gradhub.plugins
+_plugin_records: Callable[[], list[Any]] = list
+
+
+def bind_plugin_loader(load: Callable[[], None], records: Callable[[], list[Any]]) -> None:
+    """Make ``load`` the function that lookups call to load the plugins on first use, and
+    ``records`` the source of the plugin records that error messages read (gradhub.plugins
+    calls it)."""
+    global _load_plugins, _plugin_records
+    _load_plugins = load
+    _plugin_records = records
 
 
 def make_api(fdef: FunctionDef) -> Callable[..., Any]:
@@ -475,7 +506,7 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
     Input names ending in ``?`` are optional (``None`` leaves them out); a leading ``*`` makes the
     input variadic.
     """
-    apply = _graph_apply()
+    apply = _apply
     names = list(fdef.inputs)
     variadic = bool(names) and names[0].startswith("*")
     optional = [n.endswith("?") for n in names]
@@ -705,9 +736,14 @@ def _version() -> str:
 
 
 REGISTRY = Registry()
+bind_device_lookup(REGISTRY)
+
+_RUNS = re.compile(r"[-_.]+")
 
 
-_plugins: Any = None
+def _normalize(name: str) -> str:
+    """A distribution name normalized as PEP 503 says: lowercase, runs of ``-_.`` become ``-``."""
+    return _RUNS.sub("-", name).lower()
 
 
 def installed_but_unused(dist: str) -> str | None:
@@ -715,9 +751,9 @@ def installed_but_unused(dist: str) -> str | None:
     blocked (GRADHUB_BLOCK_PLUGINS)"``, not selected, left out because plugin autoload is off,
     failed to load), from the plugin records; None when it is not installed (or loaded)."""
     _ensure_loaded()
-    want = _plugins._normalize(dist)
-    for rec in _plugins.STATE.records:
-        if _plugins._normalize(rec.distribution) != want:
+    want = _normalize(dist)
+    for rec in _plugin_records():
+        if _normalize(rec.distribution) != want:
             continue
         if rec.status == "blocked":
             return "installed but blocked (GRADHUB_BLOCK_PLUGINS)"
@@ -754,9 +790,9 @@ def left_out_hint(skip_nn_ops: bool = False) -> str:
 
     _ensure_loaded()
     left = [
-        r for r in _plugins.STATE.records
+        r for r in _plugin_records()
         if r.status in _LEFT_OUT
-        and not (skip_nn_ops and _plugins._normalize(r.distribution) == "gradhub-nn-ops")
+        and not (skip_nn_ops and _normalize(r.distribution) == "gradhub-nn-ops")
     ]
     if not left:
         return ""
@@ -798,13 +834,8 @@ def missing_distribution_hint(dist: str) -> str:
 
 
 def _ensure_loaded() -> None:
-    global _plugins
-    if _plugins is None:
-        from . import plugins  # plugins imports this module
-
-        _plugins = plugins
-    if not _plugins.STATE.loaded:
-        _plugins.ensure_loaded()
+    """Load the plugins unless they are loaded (through the loader gradhub.plugins binds)."""
+    _load_plugins()
 
 
 def _caller_provider(depth: int = 2) -> Provider:
@@ -897,9 +928,7 @@ def set_rule(
 
 
 def _is_array_input(value: Any) -> bool:
-    from .variable import Variable
-
-    return (isinstance(value, Variable) or type(value) is np.ndarray
+    return (isinstance(value, _variable_type) or type(value) is np.ndarray
             or type(value) in REGISTRY.by_array_type)
 
 
@@ -940,12 +969,10 @@ def composite_to_primitive(fdef: FunctionDef) -> None:
     fdef.__dict__["_composite_state"] = {
         k: fdef.__dict__.get(k, _MISSING) for k in _COMPOSITE_FIELDS
     }
-    from .modes import set_recording
-    from .variable import Variable
-
+    Variable = _variable_type
     names = [p.name for p in params]
     keyword_only = {p.name for p in params if p.kind == p.KEYWORD_ONLY}
-    apply = _graph_apply()
+    apply = _apply
 
     def forward(xp: Any, *arrays: Any, **attrs: Any) -> tuple[Any, ...]:
         it = iter(arrays)

@@ -331,7 +331,7 @@ class Variable:
     # -- graph -----------------------------------------------------------------------------------
     def forward(self) -> None:
         """Re-execute the graph that produced this Variable from its leaves' current data."""
-        _engine().reexecute(self)
+        _reexecute(self)
 
     def backward(
         self,
@@ -349,7 +349,7 @@ class Variable:
         referenced. ``create_graph``: record the backward computation so that ``.g`` can be
         differentiated again. ``retain_graph=False``: free each node's saved arrays once used.
         """
-        _engine().backward(
+        _backward(
             self,
             grad,
             retain_grad=retain_grad,
@@ -482,13 +482,20 @@ def as_variable(x: Any) -> Variable:
     return Variable._new(arr, False, None, 0)
 
 
-_engine_module: Any = None
+# -- the one intrinsic cycle (see "Layers" in docs/design.md) ----------------------------------
+# Variable.backward and Variable.forward run the engine's passes, and the engine (through the
+# graph) builds Variables: gradhub.engine imports this module and binds its two passes here when
+# it is imported, the one way every lower module reaches a higher one.
+
+#: ``gradhub.engine.backward``, bound by gradhub.engine
+_backward: Any = None
+#: ``gradhub.engine.reexecute``, bound by gradhub.engine
+_reexecute: Any = None
 
 
-def _engine() -> Any:
-    global _engine_module
-    if _engine_module is None:
-        from . import engine  # engine imports this module
-
-        _engine_module = engine
-    return _engine_module
+def bind_engine(backward: Any, reexecute: Any) -> None:
+    """Make ``backward`` and ``reexecute`` what :meth:`Variable.backward` and
+    :meth:`Variable.forward` run (gradhub.engine calls it)."""
+    global _backward, _reexecute
+    _backward = backward
+    _reexecute = reexecute
