@@ -1,16 +1,16 @@
-"""The chainer compatibility layer (``gradhub.compat.chainer``): chainer's semantics, option by
+"""The chainer compatibility layer (``gradhub_compat.chainer``): chainer's semantics, option by
 option, and its functions against numpy references and numeric gradients.
 """
 
 from __future__ import annotations
 
 import gradhub as gh
-import gradhub.compat.chainer.functions as F
+import gradhub_compat.chainer.functions as F
 import numpy as np
 import pytest
-from gradhub.compat import chainer
-from gradhub.compat.chainer import Variable
 from gradhub.testing import gradcheck
+from gradhub_compat import chainer
+from gradhub_compat.chainer import Variable
 
 
 def _v(values: object, dtype: object = np.float32, **kw: object) -> Variable:

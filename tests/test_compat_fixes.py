@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gradhub as gh
-import gradhub.compat.chainer.functions as CF
-import gradhub.compat.nnabla as nn
-import gradhub.compat.nnabla.functions as NF
+import gradhub_compat.chainer.functions as CF
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as NF
 import numpy as np
-from gradhub.compat import chainer
+from gradhub_compat import chainer
 
 
 def test_nnabla_grad_after_feeding_data_to_a_built_graph() -> None:

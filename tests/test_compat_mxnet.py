@@ -1,4 +1,4 @@
-"""The mxnet compatibility layer (``gradhub.compat.mxnet``): symbols, NDArrays and executors with
+"""The mxnet compatibility layer (``gradhub_compat.mxnet``): symbols, NDArrays and executors with
 mxnet's semantics (grad_req write/add/null, loss layers ignoring the head gradient), option by
 option, against hand-derived or numpy values.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import gradhub as gh
-import gradhub.compat.mxnet as mx
+import gradhub_compat.mxnet as mx
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""The nnabla compatibility layer (``gradhub.compat.nnabla``): nnabla's semantics, option by option.
+"""The nnabla compatibility layer (``gradhub_compat.nnabla``): nnabla's semantics, option by option.
 
 Reference values are derived by hand (e.g. d(x^3)/dx = 3x^2) or from numpy.
 """
@@ -9,13 +9,13 @@ import io
 from collections.abc import Iterator
 
 import gradhub as gh
-import gradhub.compat.nnabla as nn
-import gradhub.compat.nnabla.backward_functions as B
-import gradhub.compat.nnabla.functions as F
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.backward_functions as B
+import gradhub_compat.nnabla.functions as F
 import numpy as np
 import pytest
-from gradhub.compat.nnabla.ext_utils import get_extension_context, list_extensions
 from gradhub.registry import REGISTRY
+from gradhub_compat.nnabla.ext_utils import get_extension_context, list_extensions
 
 
 def _var(values: list[float], need_grad: bool = True) -> nn.Variable:
@@ -362,7 +362,7 @@ def test_operators_return_nnabla_variables() -> None:
 
 
 def test_parametric_functions_create_nnabla_parameters() -> None:
-    import gradhub.compat.nnabla.parametric_functions as PF
+    import gradhub_compat.nnabla.parametric_functions as PF
 
     x = nn.Variable((4, 3))
     with nn.parameter_scope("net"):
@@ -496,8 +496,8 @@ def test_auto_forward_and_no_grad_helpers() -> None:
 
 
 def test_backward_clear_buffer_frees_saved_arrays_until_forward() -> None:
-    import gradhub.compat.nnabla as nn
-    import gradhub.compat.nnabla.functions as NF
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.functions as NF
     from gradhub.errors import BackwardRuleError
 
     x = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]))

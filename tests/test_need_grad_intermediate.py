@@ -231,7 +231,7 @@ def test_repr_shows_the_flag() -> None:
 
 
 def test_chainer_grad_of_a_stopped_intermediate_keeps_its_rule() -> None:
-    chainer = pytest.importorskip("gradhub.compat.chainer")
+    chainer = pytest.importorskip("gradhub_compat.chainer")
     x = chainer.Variable(X0.copy())
     h = x * 3
     y = F.sum(h * x)

@@ -507,8 +507,8 @@ def test_plugin_rule_on_a_composite_is_undone_with_the_plugin() -> None:
 @needs_nn_ops
 def test_nnabla_compat_register_on_a_composite() -> None:
     """Reproduced: B.register("LeakyReLU", ...) raised "it takes no rule"."""
-    import gradhub.compat.nnabla.backward_functions as B
     import gradhub.functions as F
+    import gradhub_compat.nnabla.backward_functions as B
 
     B.register("LeakyReLU", leaky_relu_backward)
     x0 = np.array([-2.0, 1.5])

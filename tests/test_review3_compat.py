@@ -12,14 +12,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
-import gradhub.compat.chainer.functions as CF
-import gradhub.compat.nnabla as nn
-import gradhub.compat.nnabla.functions as NF
-import gradhub.compat.nnabla.parametric_functions as PF
+import gradhub_compat.chainer.functions as CF
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as NF
+import gradhub_compat.nnabla.parametric_functions as PF
 import numpy as np
 import pytest
-from gradhub.compat import chainer
 from gradhub.errors import BackwardRuleError
+from gradhub_compat import chainer
 from numeric_helpers import central_differences
 
 

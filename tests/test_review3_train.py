@@ -231,8 +231,8 @@ def test_clear_parameters_in_a_scope_clears_only_that_scope() -> None:
 
 
 def test_nnabla_compat_clear_parameters_follows_the_scope() -> None:
-    import gradhub.compat.nnabla as nn
-    import gradhub.compat.nnabla.parametric_functions as NPF
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.parametric_functions as NPF
 
     x = gh.Variable(np.ones((2, 3)))
     NPF.affine(x, 2, name="enc")

@@ -1,4 +1,4 @@
-"""Regression tests for the fifth review of gradhub.compat.chainer against chainer 7.8.1.
+"""Regression tests for the fifth review of gradhub_compat.chainer against chainer 7.8.1.
 
 Each expected behaviour was checked with the real chainer 7.8.1 (the reviewer's scripts in the
 review report); gradients are compared with independently known values.
@@ -11,12 +11,12 @@ import threading
 import warnings
 
 import gradhub as gh
-import gradhub.compat.chainer.functions as F
 import gradhub.optim
+import gradhub_compat.chainer.functions as F
 import numpy as np
 import pytest
-from gradhub.compat import chainer
-from gradhub.compat.chainer import Variable
+from gradhub_compat import chainer
+from gradhub_compat.chainer import Variable
 
 
 def _v(data: object, dtype: object = np.float32) -> Variable:

@@ -1,4 +1,4 @@
-"""Regression tests for the fifth review of ``gradhub.compat.mxnet`` (findings F1-F12 of the
+"""Regression tests for the fifth review of ``gradhub_compat.mxnet`` (findings F1-F12 of the
 comparison with the real mxnet 1.9.1). Expected values were taken from runs of mxnet 1.9.1 (CPU)
 or are derived by hand / by float64 finite differences, as each test says.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gradhub.compat.mxnet as mx
+import gradhub_compat.mxnet as mx
 import numpy as np
 import pytest
 

@@ -7,8 +7,8 @@ gave, re-derived here independently with numpy (or by hand) so that the tests ne
 from __future__ import annotations
 
 import gradhub as gh
-import gradhub.compat.nnabla as nn
-import gradhub.compat.nnabla.functions as F
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as F
 import numpy as np
 import pytest
 
@@ -234,7 +234,7 @@ def _reference(kind: str, steps: int = 3) -> list[tuple[np.ndarray, np.ndarray]]
     ],
 )
 def test_solvers_follow_nnabla_update_formulas(kind: str, make: object) -> None:
-    import gradhub.compat.nnabla.solvers as S
+    import gradhub_compat.nnabla.solvers as S
 
     got = _run_solver(make(S))  # type: ignore[operator]
     for (w, b), (rw, rb) in zip(got, _reference(kind)):
@@ -244,7 +244,7 @@ def test_solvers_follow_nnabla_update_formulas(kind: str, make: object) -> None:
 
 
 def test_adam_values_given_by_nnabla() -> None:
-    import gradhub.compat.nnabla.solvers as S
+    import gradhub_compat.nnabla.solvers as S
 
     got = _run_solver(S.Adam(0.01))
     # printed by nnabla 1.39 for the same program
@@ -255,7 +255,7 @@ def test_adam_values_given_by_nnabla() -> None:
 
 
 def test_solver_api_as_nnabla() -> None:
-    import gradhub.compat.nnabla.solvers as S
+    import gradhub_compat.nnabla.solvers as S
 
     w, b = _sgd_params()
     s = S.Momentum(0.1, 0.9)
@@ -294,8 +294,8 @@ def test_solver_api_as_nnabla() -> None:
 def test_solver_training_loop_with_shared_parameter_views() -> None:
     # the solver updates the parameter's array, so an unlinked view (fix_parameters) follows,
     # and a graph recorded before the update is recomputed by forward()
-    import gradhub.compat.nnabla.solvers as S
-    from gradhub.compat.nnabla.parameter import get_parameter_or_create
+    import gradhub_compat.nnabla.solvers as S
+    from gradhub_compat.nnabla.parameter import get_parameter_or_create
 
     with nn.parameter_scope("review5_solver"):
         try:
@@ -323,7 +323,7 @@ def test_solver_training_loop_with_shared_parameter_views() -> None:
 
 
 def test_import_extension_module_cpu() -> None:
-    from gradhub.compat.nnabla.ext_utils import get_extension_context, import_extension_module
+    from gradhub_compat.nnabla.ext_utils import get_extension_context, import_extension_module
 
     ext = import_extension_module("cpu")
     ext.synchronize(device_id="0")
@@ -336,7 +336,7 @@ def test_import_extension_module_cpu() -> None:
 
 
 def test_cpu_context_ignores_the_device_id() -> None:
-    from gradhub.compat.nnabla.ext_utils import get_extension_context
+    from gradhub_compat.nnabla.ext_utils import get_extension_context
 
     ctx = get_extension_context("cpu", device_id="1")  # nnabla 1.39 accepts it
     assert ctx.backend == "cpu" and ctx.device_id == 0
@@ -365,7 +365,7 @@ def test_pf_batch_normalization_output_stat_in_a_static_graph() -> None:
     """PF.batch_normalization(output_stat=True) through the layer's static-graph wrapper, which
     first creates new parameters with an inference-mode call (that call must not pass
     output_stat, which needs batch statistics): (y, batch mean, biased batch variance)."""
-    import gradhub.compat.nnabla.parametric_functions as PF
+    import gradhub_compat.nnabla.parametric_functions as PF
 
     rng = np.random.default_rng(3)
     a = rng.standard_normal((4, 3, 2)).astype(np.float32)

@@ -1,4 +1,4 @@
-"""nnabla's solvers: ``import gradhub.compat.nnabla.solvers as S``.
+"""nnabla's solvers: ``import gradhub_compat.nnabla.solvers as S``.
 
 :class:`Sgd`, :class:`Momentum`, :class:`Adam`, :class:`Adagrad` and :class:`RMSprop` with
 nnabla's API (``set_parameters(params, reset=True, retain_state=False)``, ``zero_grad()``,
@@ -18,8 +18,8 @@ be differentiated again (nnabla's loop calls ``forward()`` first anyway).
 Example::
 
     >>> import numpy as np
-    >>> import gradhub.compat.nnabla as nn
-    >>> import gradhub.compat.nnabla.solvers as S
+    >>> import gradhub_compat.nnabla as nn
+    >>> import gradhub_compat.nnabla.solvers as S
     >>> w = nn.Variable.from_numpy_array(np.array([1.0, -2.0]), need_grad=True)
     >>> solver = S.Sgd(lr=0.25)
     >>> solver.set_parameters({"w": w})
@@ -38,8 +38,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from gradhub.variable import Variable as NativeVariable
 
-from ...variable import Variable as NativeVariable
 from ._variable import Variable
 
 __all__ = ["Adagrad", "Adam", "Momentum", "RMSprop", "Sgd", "Solver", "SolverState"]

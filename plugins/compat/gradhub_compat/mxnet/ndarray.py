@@ -6,7 +6,7 @@ makes float32 arrays unless the source is an NDArray, indexing and ``x[:] = valu
 
 Example::
 
-    >>> import gradhub.compat.mxnet as mx
+    >>> import gradhub_compat.mxnet as mx
     >>> a = mx.nd.array([1, 2, 3])
     >>> a[:] = 5
     >>> (a * 2).asnumpy()
@@ -124,7 +124,7 @@ class NDArray:
 
         Example::
 
-            >>> import gradhub.compat.mxnet as mx
+            >>> import gradhub_compat.mxnet as mx
             >>> x = mx.nd.zeros((2, 3, 4))
             >>> x.reshape((0, -1)).shape, x.reshape((-3, -2)).shape
             ((2, 12), (6, 4))

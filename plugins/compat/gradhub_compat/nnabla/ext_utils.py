@@ -1,8 +1,8 @@
-"""nnabla's ``ext_utils``: ``from gradhub.compat.nnabla.ext_utils import get_extension_context``.
+"""nnabla's ``ext_utils``: ``from gradhub_compat.nnabla.ext_utils import get_extension_context``.
 
 Example::
 
-    >>> from gradhub.compat.nnabla.ext_utils import get_extension_context
+    >>> from gradhub_compat.nnabla.ext_utils import get_extension_context
     >>> get_extension_context("cpu")
     Context(backend='cpu', device_id=0, type_config='float')
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from ...device import Context, _device_index
-from ...device import get_extension_context as _native_context
+from gradhub.device import Context, device_index
+from gradhub.device import get_extension_context as _native_context
 
 
 def get_extension_context(ext_name: str, **kw: Any) -> Context:
@@ -34,7 +34,7 @@ def get_extension_context(ext_name: str, **kw: Any) -> Context:
     if ext_name == "cpu":
         # nnabla's CPU backend ignores the device id: scripts written for several GPUs pass
         # device_id=args.device_id with "cpu" when run without one. Checked, then ignored.
-        _device_index("get_extension_context", device_id)
+        device_index("get_extension_context", device_id)
         device_id = 0
     return _native_context(ext_name, device_id=device_id, type_config=type_config)
 
@@ -50,16 +50,16 @@ def import_extension_module(ext_name: str) -> ModuleType:
     """
     get_extension_context(ext_name)  # raises for a device not installed or not usable
     kind = "cpu" if ext_name == "cpu" else get_extension_context(ext_name).backend
-    mod = ModuleType(f"gradhub.compat.nnabla.ext.{ext_name}")
+    mod = ModuleType(f"gradhub_compat.nnabla.ext.{ext_name}")
     mod.__doc__ = f"nnabla's extension module {ext_name!r} on gradhub"
 
     def context(device_id: Any = "0", type_config: str = "float", **kw: Any) -> Context:
         return get_extension_context(ext_name, device_id=device_id, type_config=type_config, **kw)
 
     def _device(device_id: Any) -> Any:
-        from ...registry import REGISTRY
+        from gradhub.registry import REGISTRY
 
-        idx = 0 if kind == "cpu" else _device_index("synchronize", device_id)
+        idx = 0 if kind == "cpu" else device_index("synchronize", device_id)
         return REGISTRY.device_type(kind).get(idx)
 
     def synchronize(device_id: Any = "0", **kw: Any) -> None:
@@ -69,7 +69,7 @@ def import_extension_module(ext_name: str) -> ModuleType:
         return None
 
     def get_device_count() -> int:
-        from ...registry import REGISTRY
+        from gradhub.registry import REGISTRY
 
         count = getattr(REGISTRY.device_type(kind), "device_count", None)
         return 1 if count is None else int(count() if callable(count) else count)
@@ -85,9 +85,10 @@ def import_extension_module(ext_name: str) -> ModuleType:
 
 def list_extensions() -> list[str]:
     """The extension names usable here (installed and available device kinds and aliases)."""
-    from ...registry import REGISTRY, _ensure_loaded
+    from gradhub.plugins import ensure_loaded
+    from gradhub.registry import REGISTRY
 
-    _ensure_loaded()
+    ensure_loaded()
     names = REGISTRY.usable_devices()
     names += [a for a, k in REGISTRY.device_aliases.items() if k in names]
     return sorted(names)

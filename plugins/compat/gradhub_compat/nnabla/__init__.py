@@ -1,11 +1,11 @@
-"""The nnabla compatibility layer: ``import gradhub.compat.nnabla as nn``.
+"""The nnabla compatibility layer: ``import gradhub_compat.nnabla as nn``.
 
 Replace the import lines of an nnabla program and it runs on gradhub with nnabla's semantics::
 
-    import gradhub.compat.nnabla as nn                          # import nnabla as nn
-    import gradhub.compat.nnabla.functions as F                 # import nnabla.functions as F
-    import gradhub.compat.nnabla.parametric_functions as PF     # ... as PF
-    from gradhub.compat.nnabla.ext_utils import get_extension_context
+    import gradhub_compat.nnabla as nn                          # import nnabla as nn
+    import gradhub_compat.nnabla.functions as F                 # import nnabla.functions as F
+    import gradhub_compat.nnabla.parametric_functions as PF     # ... as PF
+    from gradhub_compat.nnabla.ext_utils import get_extension_context
 
 What differs from the native API (see ``docs/migration-nnabla.md``): :class:`Variable` takes a
 shape and defaults to ``need_grad=False``; ``.g`` is always an array (zeros before any backward);
@@ -15,8 +15,8 @@ a differentiable graph and gives zeros for inputs the outputs do not depend on.
 Example (the n-th derivative program of nnabla's documentation)::
 
     >>> import numpy as np
-    >>> import gradhub.compat.nnabla as nn
-    >>> import gradhub.compat.nnabla.functions as F
+    >>> import gradhub_compat.nnabla as nn
+    >>> import gradhub_compat.nnabla.functions as F
     >>> x = nn.Variable.from_numpy_array(np.array([0.5, 1.0])).apply(need_grad=True)
     >>> y = x * x * x
     >>> dx = nn.grad([y], [x])[0]          # 3 x^2
@@ -34,15 +34,15 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+from gradhub import parameters as _parameters
+from gradhub.device import Context, context_scope, current_context, set_default_context
+from gradhub.engine import grad as _native_grad
+from gradhub.engine import leaves_replaced as _leaves_replaced
+from gradhub.engine import reexecute as _reexecute
+from gradhub.errors import BackwardRuleError
+from gradhub.modes import no_grad
+from gradhub.variable import Variable as _NativeVariable
 
-from ... import parameters as _parameters
-from ...device import Context, context_scope, current_context, set_default_context
-from ...engine import grad as _native_grad
-from ...engine import leaves_replaced as _leaves_replaced
-from ...engine import reexecute as _reexecute
-from ...errors import BackwardRuleError
-from ...modes import no_grad
-from ...variable import Variable as _NativeVariable
 from .._common import adopt
 from ._auto_forward import get_auto_forward as _get_auto_forward
 from ._auto_forward import set_auto_forward as _set_auto_forward
@@ -128,7 +128,7 @@ def grad(
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.nnabla as nn
+        >>> import gradhub_compat.nnabla as nn
         >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0]), need_grad=True)
         >>> z = nn.Variable((2,), need_grad=True)
         >>> gx, gz = nn.grad([x * x], [x, z])

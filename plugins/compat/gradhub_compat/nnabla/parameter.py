@@ -1,14 +1,14 @@
 """nnabla's ``nnabla.parameter``: ``get_parameter_or_create`` and the parameter table helpers.
 
-``import gradhub.compat.nnabla.parameter as P`` (or ``from ... import get_parameter_or_create``).
+``import gradhub_compat.nnabla.parameter as P`` (or ``from ... import get_parameter_or_create``).
 The table is gradhub's (:mod:`gradhub.parameters`): the same one ``PF`` functions and
 ``nn.get_parameters`` use. Names may contain ``/`` (nested scopes), as nnabla's.
 
 Example::
 
     >>> import numpy as np
-    >>> import gradhub.compat.nnabla as nn
-    >>> from gradhub.compat.nnabla.parameter import get_parameter_or_create
+    >>> import gradhub_compat.nnabla as nn
+    >>> from gradhub_compat.nnabla.parameter import get_parameter_or_create
     >>> with nn.parameter_scope("doc_example"):
     ...     w = get_parameter_or_create("w", (2,), np.array([1.0, 2.0]))
     ...     w.d
@@ -23,9 +23,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from gradhub import parameters as _parameters
+from gradhub.modes import is_recording
 
-from ... import parameters as _parameters
-from ...modes import state as _mode
 from . import clear_parameters, get_parameters, parameter_scope
 from ._variable import Variable, _Unlinked
 
@@ -109,7 +109,7 @@ def get_parameter_or_create(
     """
     if as_need_grad is None:
         as_need_grad = need_grad
-    if not _mode.recording:
+    if not is_recording():
         as_need_grad = False
     key = "/".join(n for n in str(name).split("/") if n)
     full = _parameters._full(key)

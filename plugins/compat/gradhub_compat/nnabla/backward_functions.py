@@ -9,7 +9,7 @@ every layer). The rule has nnabla's (>= 1.32) signature::
 
 Example::
 
-    >>> import gradhub.compat.nnabla.backward_functions as B
+    >>> import gradhub_compat.nnabla.backward_functions as B
     >>> "Add2" in B.registry
     True
 """
@@ -20,8 +20,8 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ...registry import REGISTRY, Provider, _ensure_loaded, check_rule_signature, set_rule
-from ...registry import show_registry as _native_show
+from gradhub.registry import REGISTRY, Provider, check_rule_signature, set_rule
+from gradhub.registry import show_registry as _native_show
 
 _WHERE = "nnabla.backward_functions.register"
 
@@ -51,7 +51,9 @@ class _RuleRegistry(Mapping[str, Callable[..., Any]]):
     """Function name -> backward rule, read live from the gradhub registry (read-only)."""
 
     def _rules(self) -> dict[str, Callable[..., Any]]:
-        _ensure_loaded()
+        from gradhub.plugins import ensure_loaded
+
+        ensure_loaded()
         return {n: f.rule.fn for n, f in REGISTRY.functions.items() if f.rule is not None}
 
     def __getitem__(self, name: str) -> Callable[..., Any]:

@@ -1,4 +1,4 @@
-"""The mxnet compatibility layer: ``import gradhub.compat.mxnet as mx``.
+"""The mxnet compatibility layer: ``import gradhub_compat.mxnet as mx``.
 
 A small symbolic front end on the native engine: symbols (``mx.sym``) record a DAG; ``bind``
 attaches NDArrays (``mx.nd``) and returns an :class:`Executor` whose ``forward`` evaluates the DAG
@@ -13,7 +13,7 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
-    >>> import gradhub.compat.mxnet as mx
+    >>> import gradhub_compat.mxnet as mx
     >>> net = mx.sym.Variable("data")
     >>> net = mx.sym.FullyConnected(net, name="fc", num_hidden=6)
     >>> net = mx.sym.Activation(net, name="relu", act_type="relu")

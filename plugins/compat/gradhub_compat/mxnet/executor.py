@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gradhub.engine import grad as _native_grad
+from gradhub.modes import no_grad, set_recording
+from gradhub.variable import Variable as NativeVariable
 
-from ...engine import grad as _native_grad
-from ...modes import no_grad, set_recording
-from ...variable import Variable as NativeVariable
 from .._common import call_native as _call
 from .context import Context
 from .ndarray import NDArray
@@ -95,7 +95,7 @@ class Executor:
 
     Example (the second example of mxnet's ``Executor.backward`` documentation)::
 
-        >>> import gradhub.compat.mxnet as mx
+        >>> import gradhub_compat.mxnet as mx
         >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
         >>> c = 2 * a + b
         >>> ex = c.bind(ctx=mx.cpu(), args={"a": mx.nd.array([1, 2]), "b": mx.nd.array([2, 3])},

@@ -1,16 +1,16 @@
-"""nnabla's functions: ``import gradhub.compat.nnabla.functions as F``.
+"""nnabla's functions: ``import gradhub_compat.nnabla.functions as F``.
 
 Every function registered in gradhub (``gradhub.functions``: nnabla names and arguments, e.g.
 ``F.convolution``, ``F.max_pooling``, ``F.softmax_cross_entropy``) is offered here, with its
-Variable results adopted as :class:`gradhub.compat.nnabla.Variable` (so ``.g`` is an array and
+Variable results adopted as :class:`gradhub_compat.nnabla.Variable` (so ``.g`` is an array and
 ``backward`` has nnabla's signature). Looking a name up loads the plugins, as in
 ``gradhub.functions``.
 
 Example::
 
     >>> import numpy as np
-    >>> import gradhub.compat.nnabla as nn
-    >>> import gradhub.compat.nnabla.functions as F
+    >>> import gradhub_compat.nnabla as nn
+    >>> import gradhub_compat.nnabla.functions as F
     >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]))
     >>> F.sum(x * 2.0).d
     array(12., dtype=float32)
@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+from gradhub import functions as _native
+from gradhub.device import context_device
+from gradhub.variable import Variable as _NativeVariable
 
-from ... import functions as _native
-from ...device import context_device
-from ...variable import Variable as _NativeVariable
 from .._common import adopt, wrap_function, wrapped_attribute
 from ._auto_forward import kept_unless_auto_forward, running_array
 from ._variable import Variable
@@ -40,7 +40,7 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
 
     Example::
 
-        >>> import gradhub.compat.nnabla.functions as F
+        >>> import gradhub_compat.nnabla.functions as F
         >>> F.constant(2.5, (2,)).d
         array([2.5, 2.5], dtype=float32)
     """
@@ -55,7 +55,7 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
 def _batch_normalization(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``F.batch_normalization`` that, while auto_forward is off (nnabla's default), leaves the
     running ``mean``/``variance`` as they were before the build: only ``forward()`` updates them
-    (see :mod:`gradhub.compat.nnabla._auto_forward`)."""
+    (see :mod:`gradhub_compat.nnabla._auto_forward`)."""
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)

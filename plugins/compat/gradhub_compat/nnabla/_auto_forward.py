@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ...variable import Variable as _NativeVariable
+from gradhub.variable import Variable as _NativeVariable
 
 
 class _Flag(threading.local):

@@ -9,7 +9,7 @@ layer, as mxnet does (``FullyConnected(name="fc")`` adds ``fc_weight`` and ``fc_
 
 Example::
 
-    >>> import gradhub.compat.mxnet as mx
+    >>> import gradhub_compat.mxnet as mx
     >>> net = mx.sym.Variable("data")
     >>> net = mx.sym.FullyConnected(net, name="fc", num_hidden=6)
     >>> net = mx.sym.SoftmaxOutput(net, name="softmax")
@@ -169,7 +169,7 @@ class Symbol:
 
         Example::
 
-            >>> import gradhub.compat.mxnet as mx
+            >>> import gradhub_compat.mxnet as mx
             >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
             >>> fc.infer_shape(x=(2, 5))
             ([(2, 5), (3, 5), (3,)], [(2, 3)], [])

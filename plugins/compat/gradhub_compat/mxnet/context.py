@@ -7,7 +7,7 @@ mxnet); allocating an array or binding on an unusable device raises a
 
 Example::
 
-    >>> import gradhub.compat.mxnet as mx
+    >>> import gradhub_compat.mxnet as mx
     >>> mx.cpu(), mx.gpu(1)
     (cpu(0), gpu(1))
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ...device import CPU, Device
-from ...device import get_extension_context as _native_context
+from gradhub.device import CPU, Device
+from gradhub.device import get_extension_context as _native_context
 
 _KINDS = {"cpu": "cpu", "gpu": "cuda", "cpu_pinned": "cpu"}
 
@@ -46,7 +46,7 @@ class Context:
         kind = _KINDS[self.device_type]
         if kind == "cpu":
             return CPU
-        from ...registry import REGISTRY
+        from gradhub.registry import REGISTRY
 
         ctx = _native_context(kind, device_id=self.device_id)
         return REGISTRY.device_type(ctx.backend).get(ctx.device_id)
@@ -104,9 +104,10 @@ def current_context() -> Context:
 
 def num_gpus() -> int:
     """The number of usable GPUs (0 without the CUDA plugin or a GPU)."""
-    from ...registry import REGISTRY, _ensure_loaded
+    from gradhub.plugins import ensure_loaded
+    from gradhub.registry import REGISTRY
 
-    _ensure_loaded()
+    ensure_loaded()
     dt = REGISTRY.device_types.get("cuda")
     if dt is None or not REGISTRY.availability("cuda")[0]:
         return 0

@@ -1,15 +1,15 @@
-"""nnabla's parametric functions: ``import gradhub.compat.nnabla.parametric_functions as PF``.
+"""nnabla's parametric functions: ``import gradhub_compat.nnabla.parametric_functions as PF``.
 
 Every parametric function registered in gradhub (``gradhub.parametric_functions``:
 ``PF.convolution``, ``PF.affine``...; nnabla names, arguments and parameter names such as
 ``conv1/conv/W``) is offered here. Its result and the parameters it creates are
-:class:`gradhub.compat.nnabla.Variable` objects (nnabla semantics: ``.g`` is an array).
+:class:`gradhub_compat.nnabla.Variable` objects (nnabla semantics: ``.g`` is an array).
 
 Example::
 
     >>> import numpy as np
-    >>> import gradhub.compat.nnabla as nn
-    >>> import gradhub.compat.nnabla.parametric_functions as PF
+    >>> import gradhub_compat.nnabla as nn
+    >>> import gradhub_compat.nnabla.parametric_functions as PF
     >>> h = PF.affine(nn.Variable((4, 3)), 5, name="fc")
     >>> h.shape, sorted(nn.get_parameters())
     ((4, 5), ['fc/affine/W', 'fc/affine/b'])
@@ -21,8 +21,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ... import parameters as _parameters
-from ... import parametric_functions as _native
+from gradhub import parameters as _parameters
+from gradhub import parametric_functions as _native
+
 from .._common import adopt, wrapped_attribute
 from ._auto_forward import get_auto_forward, kept_unless_auto_forward
 from ._variable import Variable

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..variable import Variable as NativeVariable
+from gradhub.variable import Variable as NativeVariable
 
 V = TypeVar("V", bound=NativeVariable)
 
@@ -98,7 +98,7 @@ def wrap_function(fn: Callable[..., Any], cls: type[V], name: str) -> Callable[.
 
 def call_native(name: str, *args: Any, **attrs: Any) -> Any:
     """Call the registered function ``name`` (CamelCase or snake_case)."""
-    from ..ops import call
+    from gradhub.ops import call
 
     return call(name, *args, **attrs)
 

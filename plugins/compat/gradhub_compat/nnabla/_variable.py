@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from gradhub.device import context_device
+from gradhub.engine import backward as _native_backward
+from gradhub.engine import collect_graph, is_freed
+from gradhub.errors import BackwardRuleError
+from gradhub.variable import Variable as NativeVariable
 
-from ...device import context_device
-from ...engine import _FREED, _collect
-from ...engine import backward as _native_backward
-from ...errors import BackwardRuleError
-from ...variable import Variable as NativeVariable
 from .._common import adopt, call_native, install_operators
 
 _FLOAT = np.float32
@@ -65,7 +65,7 @@ class NdArray:
 
     Example::
 
-        >>> import gradhub.compat.nnabla as nn
+        >>> import gradhub_compat.nnabla as nn
         >>> x = nn.Variable((2,), need_grad=True)
         >>> x.grad.fill(3.0)
         >>> x.g
@@ -136,12 +136,12 @@ class Variable(NativeVariable):
 
     ``Variable(shape=(), need_grad=False)`` holds float32 zeros of ``shape``; assign ``.d`` and
     call ``forward()`` on a result to re-execute the graph (nnabla's static style). Results of
-    functions of :mod:`gradhub.compat.nnabla.functions` are Variables of this class.
+    functions of :mod:`gradhub_compat.nnabla.functions` are Variables of this class.
 
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.nnabla as nn
+        >>> import gradhub_compat.nnabla as nn
         >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0])).apply(need_grad=True)
         >>> x.g                      # always an array: zeros before any backward
         array([0., 0.], dtype=float32)
@@ -495,8 +495,8 @@ def freed_buffers_error(outputs: list[Any], where: str) -> BackwardRuleError | N
     in nnabla the remedy is ``forward()`` again, or ``clear_buffer=False`` on the first backward.
     Only the error path pays for the graph walk.
     """
-    roots = [y._creator for y in outputs if isinstance(y, NativeVariable) and y._creator]
-    freed = [n for n in _collect(roots, only_need_grad=False) if n.rule is _FREED]
+    variables = [y for y in outputs if isinstance(y, NativeVariable)]
+    freed = [n for n in collect_graph(variables) if is_freed(n)]
     if not freed:
         return None
     return BackwardRuleError(

@@ -1,17 +1,17 @@
-"""chainer's functions: ``import gradhub.compat.chainer.functions as F``.
+"""chainer's functions: ``import gradhub_compat.chainer.functions as F``.
 
 Each function keeps chainer's name, arguments and defaults (``F.softmax(x, axis=1)``,
 ``F.linear(x, W, b)`` with ``W`` of shape (out, in), ``F.softmax_cross_entropy`` averaging over the
 batch and ignoring label -1, ``F.max_pooling_2d(..., cover_all=True)``) and maps onto the
 registered gradhub functions (nnabla conventions), so every derivative, of any order, comes from
 the native engine. Inputs may be Variables or arrays; results are
-:class:`gradhub.compat.chainer.Variable` objects. See ``docs/migration-chainer.md`` for the list.
+:class:`gradhub_compat.chainer.Variable` objects. See ``docs/migration-chainer.md`` for the list.
 
 Example::
 
     >>> import numpy as np
-    >>> from gradhub.compat import chainer
-    >>> import gradhub.compat.chainer.functions as F
+    >>> from gradhub_compat import chainer
+    >>> import gradhub_compat.chainer.functions as F
     >>> x = chainer.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32))
     >>> y = F.sum(x, axis=1)
     >>> y
@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from gradhub.variable import Variable as _NativeVariable
 
-from ...variable import Variable as _NativeVariable
 from .._common import adopt
 from .._common import call_native as _call
 from . import Variable, as_variable, config, match_dtype
@@ -144,7 +144,7 @@ def _unary(name: str, native: str, formula: str) -> Callable[[Any], Variable]:
     fn.__doc__ = (
         f"Elementwise {formula} (chainer's ``F.{name}``; gradhub's ``{native}``).\n\n"
         f"Example::\n\n    >>> import numpy as np\n"
-        f"    >>> import gradhub.compat.chainer.functions as F\n"
+        f"    >>> import gradhub_compat.chainer.functions as F\n"
         f"    >>> F.{name}(np.array([0.5], dtype=np.float32)).shape\n    (1,)\n"
     )
     return fn
@@ -176,7 +176,7 @@ def square(x: Any) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.square(np.array([3.0], dtype=np.float32))
         variable([9.])
     """
@@ -189,7 +189,7 @@ def leaky_relu(x: Any, slope: float = 0.2) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.leaky_relu(np.array([-1.0, 2.0], dtype=np.float32))
         variable([-0.2,  2. ])
     """
@@ -202,7 +202,7 @@ def elu(x: Any, alpha: float = 1.0) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.elu(np.array([0.0, 2.0], dtype=np.float32))
         variable([0., 2.])
     """
@@ -215,7 +215,7 @@ def selu(x: Any, alpha: float = 1.6732632423543772, scale: float = 1.05070098735
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.selu(np.array([0.0], dtype=np.float32))
         variable([0.])
     """
@@ -228,7 +228,7 @@ def softplus(x: Any, beta: float = 1.0) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.softplus(np.array([0.0], dtype=np.float32)).array.round(4)
         array([0.6931], dtype=float32)
     """
@@ -244,7 +244,7 @@ def clip(x: Any, x_min: float | None, x_max: float | None) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.clip(np.array([-2.0, 0.5, 2.0], dtype=np.float32), -1.0, 1.0)
         variable([-1. ,  0.5,  1. ])
         >>> F.clip(np.array([-2.0, 0.5, 2.0], dtype=np.float32), None, 1.0)
@@ -289,7 +289,7 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.sum(np.ones((2, 3), dtype=np.float32), axis=0)
         variable([2., 2., 2.])
     """
@@ -305,7 +305,7 @@ def mean(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False) 
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
         >>> F.mean(x), F.mean(x, weights=np.array([1.0, 0.0, 1.0], dtype=np.float32))
         (variable(2.), variable(2.))
@@ -367,7 +367,7 @@ def softmax(x: Any, axis: int = 1) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.softmax(np.zeros((1, 4), dtype=np.float32))
         variable([[0.25, 0.25, 0.25, 0.25]])
     """
@@ -412,7 +412,7 @@ def softmax_cross_entropy(
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> x = np.zeros((2, 4), dtype=np.float32)
         >>> round(float(F.softmax_cross_entropy(x, np.array([1, -1])).array), 4)  # log 4
         1.3863
@@ -504,7 +504,7 @@ def mean_squared_error(x0: Any, x1: Any) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> a = np.array([1.0, 2.0], dtype=np.float32)
         >>> F.mean_squared_error(a, a + 2)
         variable(4.)
@@ -532,7 +532,7 @@ def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> x = np.ones((2, 3), dtype=np.float32)
         >>> W = np.arange(6, dtype=np.float32).reshape(2, 3)
         >>> F.linear(x, W)
@@ -554,7 +554,7 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> a = np.eye(2, dtype=np.float32)
         >>> F.matmul(a, 2 * a)
         variable([[2., 0.],
@@ -692,7 +692,7 @@ def convolution_2d(
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> x = np.ones((1, 1, 3, 3), dtype=np.float32)
         >>> F.convolution_2d(x, np.ones((1, 1, 2, 2), dtype=np.float32)).shape
         (1, 1, 2, 2)
@@ -736,7 +736,7 @@ def max_pooling_2d(
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> x = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3)
         >>> F.max_pooling_2d(x, 2)          # cover_all: 2 windows per axis
         variable([[[[4., 5.],
@@ -769,7 +769,7 @@ def average_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0) -> 
     Example::
 
         >>> import numpy as np
-        >>> import gradhub.compat.chainer.functions as F
+        >>> import gradhub_compat.chainer.functions as F
         >>> F.average_pooling_2d(np.ones((1, 1, 4, 4), dtype=np.float32), 2).shape
         (1, 1, 2, 2)
     """

@@ -1,10 +1,10 @@
-"""The chainer compatibility layer: ``from gradhub.compat import chainer``.
+"""The chainer compatibility layer: ``from gradhub_compat import chainer``.
 
 Replace the import lines of a chainer program and it runs on gradhub with chainer's semantics::
 
-    from gradhub.compat import chainer                    # import chainer
-    from gradhub.compat.chainer import Variable           # from chainer import Variable
-    import gradhub.compat.chainer.functions as F          # import chainer.functions as F
+    from gradhub_compat import chainer                    # import chainer
+    from gradhub_compat.chainer import Variable           # from chainer import Variable
+    import gradhub_compat.chainer.functions as F          # import chainer.functions as F
 
 What differs from the native API (see ``docs/migration-chainer.md``): :class:`Variable` takes an
 array (kept as is: no copy, no dtype change) and ``requires_grad``; ``.grad`` is None until a
@@ -15,7 +15,7 @@ unless ``enable_double_backprop=True`` and gives None for unreachable inputs.
 Example (the accumulating backward of chainer)::
 
     >>> import numpy as np
-    >>> from gradhub.compat import chainer
+    >>> from gradhub_compat import chainer
     >>> x = chainer.Variable(np.array(3.0, dtype=np.float32))
     >>> y = 2 * x
     >>> y.backward()
@@ -37,15 +37,14 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+from gradhub.engine import backward as _native_backward
+from gradhub.engine import collect_graph, nodes_on_paths, rerun_kernel
+from gradhub.engine import grad as _native_grad
+from gradhub.graph import Node
+from gradhub.modes import grad_mode, is_recording, set_grad_mode, set_recording
+from gradhub.registry import REGISTRY
+from gradhub.variable import Variable as _NativeVariable
 
-from ...engine import _collect, _on_paths, rerun_kernel
-from ...engine import backward as _native_backward
-from ...engine import grad as _native_grad
-from ...graph import Node
-from ...modes import set_recording
-from ...modes import state as _mode
-from ...registry import REGISTRY, _ensure_loaded
-from ...variable import Variable as _NativeVariable
 from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
 
 __all__ = [
@@ -74,7 +73,9 @@ def _array_arg(data: Any, where: str) -> Any:
     if isinstance(data, np.ndarray):
         return data
     if type(data) not in REGISTRY.by_array_type:
-        _ensure_loaded()  # device plugins register their array types on load
+        from gradhub.plugins import ensure_loaded
+
+        ensure_loaded()  # device plugins register their array types on load
     if type(data) in REGISTRY.by_array_type:
         return data
     raise TypeError(
@@ -105,7 +106,7 @@ class Variable(_NativeVariable):
     Example::
 
         >>> import numpy as np
-        >>> from gradhub.compat.chainer import Variable
+        >>> from gradhub_compat.chainer import Variable
         >>> x = Variable(np.array([1.0, 2.0], dtype=np.float32))
         >>> print(x.grad)
         None
@@ -388,7 +389,7 @@ def grad(
     Example::
 
         >>> import numpy as np
-        >>> from gradhub.compat import chainer
+        >>> from gradhub_compat import chainer
         >>> x0 = chainer.Variable(np.array([0, 1], dtype=np.float32))
         >>> x1 = chainer.Variable(np.array([2, 3], dtype=np.float32))
         >>> z = 2 * (2 * x0 + 3 * x1)
@@ -477,8 +478,8 @@ def _differentiable_constants(
                     (flipped if c.rule is not None else upgraded).append(c)
         if not roots:
             return undo
-        nodes = _collect(roots, only_need_grad=False)
-        on_path = set(_on_paths(nodes, constants))
+        nodes = collect_graph(outputs)
+        on_path = set(nodes_on_paths(nodes, constants))
         values: dict[Node, tuple[Any, ...]] = {}
         for node in nodes:
             if node in on_path and node.rule is None and node.fdef.differentiable:
@@ -546,13 +547,12 @@ def no_backprop_mode() -> Iterator[None]:
     As in chainer, a result still requires a gradient when an input does: it is a new root of
     later graphs (its ``.grad`` is set by their backward), with no creator.
     """
-    prev = _mode.keep_need_grad
-    _mode.keep_need_grad = True
+    prev = grad_mode()
+    set_grad_mode(False, True)
     try:
-        with set_recording(False):
-            yield
+        yield
     finally:
-        _mode.keep_need_grad = prev
+        set_grad_mode(*prev)
 
 
 @contextmanager
@@ -581,7 +581,7 @@ class _Config:
 
     def __getattr__(self, name: str) -> Any:
         if name == "enable_backprop":
-            return _mode.recording
+            return is_recording()
         try:
             return _local.__dict__[name]
         except KeyError:
@@ -593,9 +593,8 @@ class _Config:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "enable_backprop":
-            _mode.recording = bool(value)
-            if not value:  # chainer's no_backprop_mode: results still require a gradient
-                _mode.keep_need_grad = True
+            # chainer's no_backprop_mode (value False): results still require a gradient
+            set_grad_mode(bool(value), True if not value else grad_mode()[1])
             return
         setattr(_local, name, value)
 
@@ -603,7 +602,7 @@ class _Config:
         _local.__dict__.pop(name, None)
 
     def __repr__(self) -> str:
-        values = {**self._defaults, **_local.__dict__, "enable_backprop": _mode.recording}
+        values = {**self._defaults, **_local.__dict__, "enable_backprop": is_recording()}
         return "chainer.config(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")"
 
 
@@ -619,20 +618,20 @@ def using_config(name: str, value: Any) -> Iterator[None]:
     Example::
 
         >>> import numpy as np
-        >>> from gradhub.compat import chainer
-        >>> import gradhub.compat.chainer.functions as F
+        >>> from gradhub_compat import chainer
+        >>> import gradhub_compat.chainer.functions as F
         >>> x = chainer.Variable(np.ones(3, dtype=np.float32))
         >>> with chainer.using_config("train", False):
         ...     F.dropout(x)                    # evaluation: the identity
         variable([1., 1., 1.])
     """
     if name == "enable_backprop":
-        prev_mode = (_mode.recording, _mode.keep_need_grad)
+        prev_mode = grad_mode()
         setattr(config, name, value)
         try:
             yield
         finally:
-            _mode.recording, _mode.keep_need_grad = prev_mode
+            set_grad_mode(*prev_mode)
         return
     missing = object()
     prev = _local.__dict__.get(name, missing)
