@@ -1,264 +1,22 @@
-"""The chainer compatibility layer (``gradhub_compat.chainer``): chainer's semantics, option by
-option, and its functions against numpy references and numeric gradients.
+"""``gradhub_compat.chainer.functions``: every function against a numpy reference and numeric
+gradients, argument errors, the options of the losses, convolution and pooling, dropout,
+``embed_id``, ``split_axis``, one-sided ``clip``, ``mean`` with weights, and the elementwise
+losses refusing operands of different shapes. Expected behaviour was checked against chainer
+7.8.1.
 """
 
 from __future__ import annotations
 
-import gradhub as gh
 import gradhub_compat.chainer.functions as F
 import numpy as np
 import pytest
+from compat.chainer.helpers import _v
 from gradhub.testing import gradcheck
-from gradhub_compat import chainer
 from gradhub_compat.chainer import Variable
 
-
-def _v(values: object, dtype: object = np.float32, **kw: object) -> Variable:
-    return Variable(np.array(values, dtype=dtype), **kw)  # type: ignore[arg-type]
-
-
-# -- Variable ----------------------------------------------------------------------------------
-
-
-def test_variable_uses_the_array_as_is() -> None:
-    arr = np.array([1.0, 2.0])  # float64 stays float64
-    x = Variable(arr)
-    assert x.array is arr and x.data is arr and x.dtype == np.float64
-    assert x.requires_grad is True and x.grad is None and x.grad_var is None
-    assert Variable(arr, requires_grad=False).requires_grad is False
-    assert Variable(np.array([1, 2])).requires_grad is False  # integers take no gradient
-    assert Variable(np.float32(2.0)).shape == ()
-    x.array = np.array([3.0, 4.0])
-    np.testing.assert_array_equal(x.data, [3.0, 4.0])
-    assert x.xp is np
-
-
-def test_variable_rejects_lists_and_none() -> None:
-    with pytest.raises(TypeError, match="chainer Variable: the data must be a numpy or cupy"):
-        Variable([1.0, 2.0])
-    with pytest.raises(TypeError, match="uninitialized Variables"):
-        Variable()
-
-
-def test_variable_name_grad_and_repr() -> None:
-    x = _v([4.0, 4.0], name="x", grad=np.array([1.0, 2.0], dtype=np.float32))
-    np.testing.assert_array_equal(x.grad, [1.0, 2.0])
-    assert repr(x) == "variable x([4., 4.])"
-    assert str(_v([4.0, 4.0])) == "variable([4. 4.])"
-    assert repr(_v(np.zeros((0, 2)))) == "variable([], shape=(0, 2))"
-    with pytest.raises(ValueError, match=r"chainer Variable.grad: the gradient has shape \(3,\)"):
-        x.grad = np.zeros(3, dtype=np.float32)
-    x.grad = None
-    assert x.grad is None
-
-
-def test_operators_and_methods_return_chainer_variables() -> None:
-    x = _v([[1.0, 2.0], [3.0, 4.0]])
-    results = [x + 1, 1 + x, x - x, 1 - x, x * x, 2 * x, x / 2, 2 / x, x**2, -x, x[0],
-               x.sum(), x.reshape(4), x.reshape((1, 4)), x.T, x.transpose(1, 0),
-               x.transpose((1, 0)), x.transpose(None), x @ x]
-    assert all(type(r) is Variable for r in results)
-    np.testing.assert_array_equal(x.T.array, [[1.0, 3.0], [2.0, 4.0]])
-
-
-# -- backward ----------------------------------------------------------------------------------
-
-
-def test_backward_of_a_scalar_starts_from_one_and_accumulates() -> None:
-    x = _v(3.0)
-    y = x * x
-    y.backward()
-    np.testing.assert_allclose(x.grad, 6.0)
-    assert y.grad is None  # chainer 7: the initial error is not kept without retain_grad
-    y.backward()
-    np.testing.assert_allclose(x.grad, 12.0)
-    x.cleargrad()
-    assert x.grad is None
-    y.backward()
-    np.testing.assert_allclose(x.grad, 6.0)
-
-
-def test_backward_of_a_one_element_array_warns_as_chainer() -> None:
-    x = _v([1.0])
-    y = 2 * x
-    with pytest.warns(DeprecationWarning, match="Treating a scalar as a variable"):
-        y.backward()
-    np.testing.assert_array_equal(x.grad, [2.0])
-
-
-def test_backward_of_a_vector_needs_its_grad() -> None:
-    x = _v([1.0, 2.0])
-    y = x * x
-    with pytest.raises(ValueError, match=r"has 2 elements; set its \.grad"):
-        y.backward()
-    y.grad = np.array([1.0, 10.0], dtype=np.float32)
-    y.backward()
-    np.testing.assert_allclose(x.grad, [2.0, 40.0])
-
-
-def test_backward_loss_scale_scales_the_default_seed_and_the_gradients() -> None:
-    x = _v(3.0)
-    y = x * x
-    y.backward(loss_scale=8.0, retain_grad=True)  # chainer keeps y.grad only with retain_grad
-    np.testing.assert_allclose(y.grad, 8.0)
-    np.testing.assert_allclose(x.grad, 48.0)  # stays scaled, as in chainer
-
-
-def test_backward_retain_grad_keeps_intermediate_gradients() -> None:
-    x = _v([1.0, 2.0])
-    h = x * x
-    y = (h * 3).sum()
-    y.backward()
-    assert h.grad is None
-    y.backward(retain_grad=True)
-    np.testing.assert_allclose(h.grad, [3.0, 3.0])
-    np.testing.assert_allclose(x.grad, [12.0, 24.0])
-
-
-def test_backward_enable_double_backprop() -> None:
-    x = _v([1.0, 2.0])
-    y = (x * x * x).sum()
-    y.backward()
-    assert x.grad_var.creator is None  # not differentiable
-    x.cleargrad()
-    y.backward(enable_double_backprop=True)
-    gx = x.grad_var
-    assert isinstance(gx, Variable) and gx.creator is not None
-    (ggx,) = chainer.grad([gx], [x], grad_outputs=[_v([1.0, 1.0])])
-    np.testing.assert_allclose(ggx.array, [6.0, 12.0])
-
-
-def test_backward_on_a_leaf_only_seeds_a_one_element_grad() -> None:
-    """chainer 7.8.1 fills the initial error of a one-element leaf (was: "does nothing")."""
-    x = _v(2.0)
-    x.backward()
-    np.testing.assert_array_equal(x.grad, 1.0)
-    big = _v([1.0, 2.0])
-    big.backward()
-    assert big.grad is None
-
-
-def test_zerograd_is_deprecated_but_works() -> None:
-    x = _v([1.0, 2.0])
-    with pytest.warns(DeprecationWarning, match="zerograd is deprecated"):
-        x.zerograd()
-    np.testing.assert_array_equal(x.grad, [0.0, 0.0])
-
-
-# -- grad --------------------------------------------------------------------------------------
-
-
-def _graph() -> tuple[Variable, Variable, Variable, Variable]:
-    x0 = _v([0.0, 1.0])
-    x1 = _v([2.0, 3.0])
-    y = 2 * x0 + 3 * x1
-    z = 2 * y
-    return x0, x1, y, z
-
-
-def test_grad_returns_chainer_variables_without_touching_grad() -> None:
-    x0, x1, _, z = _graph()
-    g0, g1 = chainer.grad([z], [x0, x1])
-    assert type(g0) is Variable
-    np.testing.assert_array_equal(g0.array, [4.0, 4.0])
-    np.testing.assert_array_equal(g1.array, [6.0, 6.0])
-    assert x0.grad is None
-    (again,) = chainer.grad((z,), (x0,))  # tuples too; nothing accumulates between calls
-    np.testing.assert_array_equal(again.array, [4.0, 4.0])
-    assert g0.creator is None  # not differentiable by default
-
-
-def test_grad_unreachable_inputs_give_none() -> None:
-    x0, _, y, _ = _graph()
-    other = _v([1.0, 1.0])
-    assert chainer.grad([y], [other]) == [None]
-    g = chainer.grad([x0 * 1], [x0, other])
-    assert g[1] is None
-
-
-def test_grad_set_grad() -> None:
-    x0, _, y, _ = _graph()
-    (g,) = chainer.grad([y], [x0], set_grad=True)
-    np.testing.assert_array_equal(g.array, [2.0, 2.0])
-    np.testing.assert_array_equal(x0.grad, [2.0, 2.0])
-
-
-def test_grad_retain_grad_stores_output_and_intermediate_grads() -> None:
-    x0, _, y, z = _graph()
-    (g,) = chainer.grad([z], [x0], retain_grad=True, set_grad=True)
-    np.testing.assert_array_equal(g.array, [4.0, 4.0])
-    np.testing.assert_array_equal(z.grad, [1.0, 1.0])
-    np.testing.assert_array_equal(y.grad, [2.0, 2.0])
-    assert x0.grad is None  # set_grad is ignored with retain_grad (documented)
-
-
-def test_grad_grad_outputs_and_grad_inputs() -> None:
-    x0, x1, y, _ = _graph()
-    (g,) = chainer.grad([y], [x0], grad_outputs=[_v([1.0, 10.0])])
-    np.testing.assert_array_equal(g.array, [2.0, 20.0])
-    (g,) = chainer.grad([y], [x0], grad_outputs=[None])
-    np.testing.assert_array_equal(g.array, [2.0, 2.0])
-    g0, g1 = chainer.grad([y], [x0, x1], grad_inputs=[_v([100.0, 100.0]), None])
-    np.testing.assert_array_equal(g0.array, [102.0, 102.0])
-    np.testing.assert_array_equal(g1.array, [3.0, 3.0])
-    other = _v([0.0, 0.0])
-    (g,) = chainer.grad([y], [other], grad_inputs=[_v([5.0, 5.0])])
-    np.testing.assert_array_equal(g.array, [5.0, 5.0])
-
-
-def test_grad_loss_scale() -> None:
-    x0, _, y, _ = _graph()
-    (g,) = chainer.grad([y], [x0], loss_scale=4.0)
-    np.testing.assert_array_equal(g.array, [8.0, 8.0])
-
-
-def test_grad_enable_double_backprop() -> None:
-    x = _v([1.0, 2.0])
-    y = x * x * x
-    (g,) = chainer.grad([y], [x], enable_double_backprop=True)
-    (gg,) = chainer.grad([g], [x], enable_double_backprop=True)
-    (ggg,) = chainer.grad([gg], [x])
-    np.testing.assert_allclose(g.array, [3.0, 12.0])
-    np.testing.assert_allclose(gg.array, [6.0, 12.0])
-    np.testing.assert_allclose(ggg.array, [6.0, 6.0])
-
-
-def test_grad_argument_errors() -> None:
-    x0, _, y, _ = _graph()
-    with pytest.raises(TypeError, match="outputs must be a tuple or a list"):
-        chainer.grad(y, [x0])
-    with pytest.raises(TypeError, match="inputs must be a tuple or a list"):
-        chainer.grad([y], x0)
-    with pytest.raises(TypeError, match="grad_outputs must be a tuple or a list or None"):
-        chainer.grad([y], [x0], grad_outputs=_v([1.0, 1.0]))
-    with pytest.raises(ValueError, match="grad_outputs must be of the same length as outputs"):
-        chainer.grad([y], [x0], grad_outputs=[None, None])
-    with pytest.raises(ValueError, match="grad_inputs must be of the same length as inputs"):
-        chainer.grad([y], [x0], grad_inputs=[None, None])
-
-
-def test_helpers() -> None:
-    arr = np.ones(2, dtype=np.float32)
-    v = chainer.as_variable(arr)
-    assert isinstance(v, Variable) and v.requires_grad is False
-    assert chainer.as_variable(v) is v
-    native = gh.Variable(arr)
-    assert isinstance(chainer.as_variable(native), Variable)
-    assert chainer.as_array(v) is arr and chainer.as_array(arr) is arr
-    x = _v([1.0])
-    with chainer.no_backprop_mode():
-        y = x * 2
-        with chainer.force_backprop_mode():
-            z = x * 2
-    assert y.creator is None and z.creator is not None
-    assert chainer.functions is F
-    with pytest.raises(AttributeError):
-        _ = chainer.no_such_name
-
-
-# -- functions ---------------------------------------------------------------------------------
-
 _RNG = np.random.default_rng(0)
+
+
 _X = _RNG.uniform(0.2, 0.9, (2, 3))
 
 
@@ -344,6 +102,35 @@ _ELEMENTWISE = [
     ("matmul", lambda x: F.matmul(x, x, transb=True), lambda x: x @ x.T),
     ("matmul_ta", lambda x: F.matmul(x, x, transa=True), lambda x: x.T @ x),
 ]
+
+
+def _conv_ref(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, _, h, wd = xp.shape
+    o, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+def _pool_ref(x: np.ndarray, k: int, s: int, p: int, cover_all: bool) -> np.ndarray:
+    n, c, h, w = x.shape
+
+    def size(d: int) -> int:
+        return (d + 2 * p - k + (s - 1 if cover_all else 0)) // s + 1
+
+    oh, ow = size(h), size(w)
+    big = np.full((n, c, h + 2 * p + k + s, w + 2 * p + k + s), -np.inf)
+    big[:, :, p : p + h, p : p + w] = x
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            out[:, :, i, j] = big[:, :, i * s : i * s + k, j * s : j * s + k].max(axis=(2, 3))
+    return out
 
 
 @pytest.mark.parametrize(("name", "fn", "ref"), _ELEMENTWISE, ids=[c[0] for c in _ELEMENTWISE])
@@ -439,19 +226,6 @@ def test_sigmoid_cross_entropy_options() -> None:
         F.sigmoid_cross_entropy(Variable(x), t, reduce="sum")
 
 
-def _conv_ref(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
-    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    n, _, h, wd = xp.shape
-    o, _, kh, kw = w.shape
-    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
-    out = np.zeros((n, o, oh, ow))
-    for i in range(oh):
-        for j in range(ow):
-            patch = xp[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
-            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
-    return out
-
-
 def test_convolution_2d() -> None:
     x = _RNG.standard_normal((1, 2, 4, 4))
     w = _RNG.standard_normal((3, 2, 3, 3))
@@ -464,22 +238,6 @@ def test_convolution_2d() -> None:
         F.convolution_2d(Variable(x), w, cover_all=True)
     with pytest.raises(ValueError, match="stride must be an int or a pair"):
         F.convolution_2d(Variable(x), w, stride=(1, 2, 3))
-
-
-def _pool_ref(x: np.ndarray, k: int, s: int, p: int, cover_all: bool) -> np.ndarray:
-    n, c, h, w = x.shape
-
-    def size(d: int) -> int:
-        return (d + 2 * p - k + (s - 1 if cover_all else 0)) // s + 1
-
-    oh, ow = size(h), size(w)
-    big = np.full((n, c, h + 2 * p + k + s, w + 2 * p + k + s), -np.inf)
-    big[:, :, p : p + h, p : p + w] = x
-    out = np.empty((n, c, oh, ow))
-    for i in range(oh):
-        for j in range(ow):
-            out[:, :, i, j] = big[:, :, i * s : i * s + k, j * s : j * s + k].max(axis=(2, 3))
-    return out
 
 
 @pytest.mark.parametrize(
@@ -527,3 +285,51 @@ def test_embed_id() -> None:
     gradcheck(lambda u: F.embed_id(ids, u, ignore_label=0), [w], order=1)
     with pytest.raises(TypeError, match="integer ids"):
         F.embed_id(np.ones(2), Variable(w))
+
+
+@pytest.mark.parametrize(
+    "name", ["mean_squared_error", "mean_absolute_error", "squared_error", "absolute_error"]
+)
+def test_elementwise_losses_refuse_different_shapes(name: str) -> None:
+    y = _v([[1.0], [2.0], [3.0], [4.0]])  # (N, 1) prediction
+    t = np.array([1.0, 2.0, 3.0, 4.0], np.float32)  # (N,) target
+    with pytest.raises(ValueError, match=rf"chainer F\.{name}: .*\(4, 1\) and \(4,\)"):
+        getattr(F, name)(y, t)
+
+
+def test_mean_squared_error_of_equal_shapes_and_its_gradient() -> None:
+    y = _v([1.0, 2.0, 4.0])
+    t = np.array([1.0, 1.0, 1.0], np.float32)
+    loss = F.mean_squared_error(y, t)
+    assert float(loss.array) == pytest.approx((0 + 1 + 9) / 3)
+    loss.backward()
+    np.testing.assert_allclose(y.grad, 2 * (y.array - t) / 3, rtol=1e-6)
+
+
+def test_clip_with_one_bound() -> None:
+    x = _v([-2.0, 0.5, 3.0])
+    hi = F.clip(x, None, 1.0)
+    np.testing.assert_array_equal(hi.array, [-2.0, 0.5, 1.0])
+    lo = F.clip(x, 0.0, None)
+    np.testing.assert_array_equal(lo.array, [0.0, 0.5, 3.0])
+    F.sum(hi).backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match=r"chainer F\.clip: x_min and x_max are both None"):
+        F.clip(x, None, None)
+
+
+def test_split_axis_refuses_indices_past_the_axis() -> None:
+    x = Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    with pytest.raises(ValueError, match=r"chainer F.split_axis: the last index 5 .* length 3"):
+        F.split_axis(x, [1, 5], axis=1)
+    assert [p.shape for p in F.split_axis(x, [1, 3], axis=1)] == [(2, 1), (2, 2), (2, 0)]
+
+
+def test_mean_weights_with_one_element_tuple_axis() -> None:
+    x = Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    w = np.array([1.0, 2.0, 3.0], np.float32)
+    for axis in ((1,), (-1,), [1]):
+        m = F.mean(x, axis=axis, weights=w)
+        np.testing.assert_allclose(m.array, [8 / 6, 26 / 6], rtol=1e-6)
+    with pytest.raises(ValueError, match=r"chainer F\.mean: weights need axis None, an int"):
+        F.mean(x, axis=(0, 1), weights=np.ones((2, 3), np.float32))
