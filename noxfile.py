@@ -5,12 +5,14 @@ from __future__ import annotations
 import nox
 
 nox.options.sessions = ["lint", "tests"]
-PACKAGES = ["-e", ".[test]", "-e", "./plugins/nn_ops", "-e", "./plugins/cuda"]
+PACKAGES = [
+    "-e", ".[test]", "-e", "./plugins/nn_ops", "-e", "./plugins/cuda", "-e", "./plugins/compat",
+]
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Install the three distributions and run the test suite (warnings are errors)."""
+    """Install the four distributions and run the test suite (warnings are errors)."""
     session.install(*PACKAGES)
     session.run("pytest", *session.posargs)
 
@@ -24,11 +26,11 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """Type-check the three distributions with mypy."""
+    """Type-check the four distributions with mypy."""
     session.install("mypy==2.4.1", *PACKAGES)
     session.run(
         "mypy", "--ignore-missing-imports", "core/gradhub", "plugins/nn_ops/gradhub_nn_ops",
-        "plugins/cuda/gradhub_cuda",
+        "plugins/cuda/gradhub_cuda", "plugins/compat/gradhub_compat",
     )
 
 

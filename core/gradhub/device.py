@@ -159,8 +159,13 @@ def parse_device_name(name: str) -> tuple[str, int]:
 TYPE_CONFIGS = ("float", "half")
 
 
-def _device_index(func: str, device_id: Any) -> int:
-    """``device_id`` as a non-negative int: an int or a string of digits (nnabla passes "0")."""
+def device_index(func: str, device_id: Any) -> int:
+    """``device_id`` as a non-negative int: an int or a string of digits (nnabla passes "0").
+
+    Anything else raises (TypeError for another type, ValueError for a negative number or a
+    string that is not digits) with a message starting with ``func``, the caller's name. A
+    service for front-ends that take device ids (gradhub-compat's ``ext_utils``).
+    """
     if isinstance(device_id, str):
         text = device_id.strip()
         if not (text.isascii() and text.isdigit()):
@@ -176,6 +181,9 @@ def _device_index(func: str, device_id: Any) -> int:
     if device_id < 0:
         raise ValueError(f"{func}: device_id must be a non-negative integer, got {device_id}")
     return int(device_id)
+
+
+_device_index = device_index  # the name the core's own callers use
 
 
 class _ContextState(threading.local):

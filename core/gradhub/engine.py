@@ -866,6 +866,30 @@ def grad(
     return results
 
 
+def collect_graph(outputs: Sequence[Variable], *, only_need_grad: bool = False) -> list[Node]:
+    """The recorded function calls (nodes) of the graph producing ``outputs``, producers first.
+
+    ``only_need_grad=True`` keeps to the nodes that need a gradient (those a backward pass
+    visits). A service for front-ends that inspect a graph (gradhub-compat); the engine walks
+    graphs the same way.
+    """
+    roots = [y._creator for y in outputs if y._creator is not None]
+    return _collect(roots, only_need_grad) if roots else []
+
+
+def nodes_on_paths(nodes: Sequence[Node], targets: Sequence[Variable]) -> list[Node]:
+    """Of ``nodes`` (producers first, as :func:`collect_graph` gives them), those with one of
+    ``targets`` (leaves or recorded results) upstream: the nodes on the paths from ``targets``
+    to the outputs, where :func:`grad` computes backward."""
+    return _on_paths(list(nodes), targets)
+
+
+def is_freed(node: Node) -> bool:
+    """Whether a backward pass with ``retain_graph=False`` freed the arrays that ``node`` saved
+    for its rule: differentiating through it again needs ``forward()`` on the output first."""
+    return node.rule is _FREED
+
+
 def leaves_replaced(outputs: Sequence[Variable]) -> bool:
     """Whether the data of a leaf was replaced (``Variable.d``) after a function of the outputs'
     graph recorded it, so that differentiating that graph needs ``forward()`` first."""

@@ -60,3 +60,24 @@ class set_recording:
 def is_recording() -> bool:
     """Whether functions called in this thread now record a graph."""
     return state.recording
+
+
+def grad_mode() -> tuple[bool, bool]:
+    """This thread's two switches, ``(recording, keep_need_grad)``.
+
+    ``recording`` is :func:`is_recording`. ``keep_need_grad`` says what happens while not
+    recording: results still need a gradient when an input does (chainer's
+    ``no_backprop_mode``: they become roots of later graphs) instead of never (:func:`no_grad`,
+    as PyTorch). A service for front-ends with their own recording switches (gradhub-compat).
+    """
+    return state.recording, state.keep_need_grad
+
+
+def set_grad_mode(recording: bool, keep_need_grad: bool) -> None:
+    """Set this thread's two switches (see :func:`grad_mode`) until they are set again.
+
+    Not scoped: a caller that sets them for a block saves :func:`grad_mode` first and restores
+    it after (``with no_grad():`` and ``with set_recording(on):`` do so for ``recording``).
+    """
+    state.recording = recording
+    state.keep_need_grad = keep_need_grad

@@ -42,6 +42,41 @@ def _full(name: str) -> str:
     return "/".join((*_scope.prefix, name))
 
 
+def full_name(name: str) -> str:
+    """``name`` prefixed with the current parameter scope (``conv1/conv/W`` for ``conv/W`` inside
+    ``parameter_scope("conv1")``): the key under which the parameter table stores it.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.parameters import full_name
+        >>> with gh.parameter_scope("fc1"):
+        ...     full_name("affine/W")
+        'fc1/affine/W'
+    """
+    return _full(name)
+
+
+def parameter_table() -> OrderedDict[str, Variable]:
+    """The live table of every parameter, keyed by full name, in creation order (not a copy).
+
+    For front-ends that keep their framework's own parameter semantics (the nnabla layer's
+    ``get_parameter``/``set_parameter``); changes to it are seen by ``get_parameters`` and the
+    parametric functions at once.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.parameters import parameter_table
+        >>> gh.clear_parameters()
+        >>> w = gh.get_parameter_or_create("w", (2,), lambda shape: [0.0, 0.0])
+        >>> parameter_table()["w"] is w
+        True
+        >>> gh.clear_parameters()
+    """
+    return _params
+
+
 def get_parameter_or_create(
     name: str,
     shape: Sequence[int],

@@ -144,6 +144,24 @@ class Variable:
         v.name = None
         return v
 
+    @classmethod
+    def leaf(cls, data: Any, need_grad: bool = False) -> Variable:
+        """A leaf holding the array ``data`` itself: no copy, no conversion, no check.
+
+        For front-ends and plugins that already hold an array of a device's type with a valid
+        dtype (the constructor validates and converts; this does not). ``need_grad`` must only be
+        True for floating data.
+
+        Example::
+
+            >>> import numpy as np
+            >>> import gradhub as gh
+            >>> a = np.zeros(2)
+            >>> gh.Variable.leaf(a).d is a
+            True
+        """
+        return cls._new(data, need_grad, None, 0)
+
     # -- need_grad -------------------------------------------------------------------------------
     def _set_need_grad(self, value: bool) -> None:
         """``need_grad``'s setter: on a leaf, the flag; on an intermediate Variable it also marks

@@ -22,10 +22,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "core" / "gradhub"
 
-#: Subpackages that live in the core's folder today but are not part of it: the compat layers move
-#: to their own distribution, gradhub-compat (issue 19), and leave this constant with them.
-NOT_CORE = ("gradhub.compat",)
-
 #: The one cycle the core's import graph may contain: Variable's ``backward``/``forward`` run the
 #: engine, and the engine (through the graph) builds Variables. Every other cycle fails.
 ALLOWED_CYCLE = frozenset({"gradhub.variable", "gradhub.engine"})
@@ -92,8 +88,7 @@ def _module_names(root: Path, package: str) -> dict[str, Path]:
         if parts[-1] == "__init__":
             parts.pop()
         name = ".".join(parts)
-        if not any(name == o or name.startswith(o + ".") for o in NOT_CORE):
-            names[name] = path
+        names[name] = path
     return names
 
 

@@ -28,14 +28,14 @@ from pathlib import Path
 import gradhub as gh
 import numpy as np
 import pytest
-from gradhub.compat.nnabla.ext_utils import list_extensions
+from gradhub_compat.nnabla.ext_utils import list_extensions
 
 NNABLA_IMPORTS = """\
-import gradhub.compat.nnabla as nn
-import gradhub.compat.nnabla.functions as F
-import gradhub.compat.nnabla.parametric_functions as PF
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as F
+import gradhub_compat.nnabla.parametric_functions as PF
 import numpy as np
-from gradhub.compat.nnabla.ext_utils import get_extension_context
+from gradhub_compat.nnabla.ext_utils import get_extension_context
 """
 
 # seed 000 (Japanese page), after "例 :"
@@ -104,8 +104,8 @@ loss.backward()
 """
 
 NTH_DERIVATIVE = """\
-import gradhub.compat.nnabla as nn
-import gradhub.compat.nnabla.functions as F
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as F
 import numpy as np
 
 x = nn.Variable.from_numpy_array(np.random.randn(2, 2)).apply(need_grad=True)
@@ -123,12 +123,12 @@ dnx.backward()
 print(np.allclose(-np.cos(x.d), x.g))
 
 # Show the supported status for each function
-from gradhub.compat.nnabla.backward_functions import show_registry
+from gradhub_compat.nnabla.backward_functions import show_registry
 show_registry()
 """
 
 MXNET_EXAMPLES = """\
-import gradhub.compat.mxnet as mx
+import gradhub_compat.mxnet as mx
 
 # Example for binding on loss function symbol, which gives the loss value of the model.
 net = mx.sym.Variable('data')
@@ -160,8 +160,8 @@ print(texec.grad_arrays[1].asnumpy())
 
 CHAINER_BLOG = """\
 import numpy as np
-from gradhub.compat import chainer
-from gradhub.compat.chainer import Variable
+from gradhub_compat import chainer
+from gradhub_compat.chainer import Variable
 
 x = Variable(np.array([1], dtype=np.float32))
 y = 2*x
@@ -299,7 +299,7 @@ def test_nnabla_gradient_penalty_runs_on_cpu(program: str) -> None:
     finally:
         gh.set_default_context(before)
         np.random.set_state(rng_state)
-    import gradhub.compat.nnabla as nn
+    import gradhub_compat.nnabla as nn
 
     params = nn.get_parameters()
     assert list(params) == ["conv1/conv/W", "conv1/conv/b", "conv2/conv/W", "conv2/conv/b",

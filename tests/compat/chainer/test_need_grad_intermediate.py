@@ -11,7 +11,7 @@ X0 = np.array([1.0, 2.0])
 
 
 def test_chainer_grad_of_a_stopped_intermediate_keeps_its_rule() -> None:
-    chainer = pytest.importorskip("gradhub.compat.chainer")
+    chainer = pytest.importorskip("gradhub_compat.chainer")
     x = chainer.Variable(X0.copy())
     h = x * 3
     y = F.sum(h * x)

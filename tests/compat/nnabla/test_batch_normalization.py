@@ -8,8 +8,8 @@ from numeric_helpers import batch_normalization_reference as _bn_np
 
 
 def test_batch_normalization_none_through_nnabla_compat() -> None:
-    import gradhub.compat.nnabla as nn
-    import gradhub.compat.nnabla.functions as NF
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.functions as NF
 
     rng = np.random.default_rng(3)
     x = rng.uniform(-2, 2, (4, 3))

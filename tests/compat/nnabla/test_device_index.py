@@ -23,8 +23,8 @@ def one() -> Iterator[Any]:
 
 
 def test_nnabla_variables_are_created_on_the_context_index(one: Any) -> None:
-    import gradhub.compat.nnabla as nn
-    import gradhub.compat.nnabla.parametric_functions as PF
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.parametric_functions as PF
 
     gh.clear_parameters()
     with nn.context_scope(one):

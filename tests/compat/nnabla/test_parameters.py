@@ -7,8 +7,8 @@ import numpy as np
 
 
 def test_nnabla_compat_clear_parameters_follows_the_scope() -> None:
-    import gradhub.compat.nnabla as nn
-    import gradhub.compat.nnabla.parametric_functions as NPF
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.parametric_functions as NPF
 
     x = gh.Variable(np.ones((2, 3)))
     NPF.affine(x, 2, name="enc")

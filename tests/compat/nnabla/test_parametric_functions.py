@@ -6,8 +6,8 @@ import numpy as np
 
 
 def test_nnabla_style_pf_embed_with_a_float32_variable() -> None:
-    import gradhub.compat.nnabla as nn
-    import gradhub.compat.nnabla.parametric_functions as PF
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.parametric_functions as PF
 
     x = nn.Variable((2, 3))  # float32, as nnabla's nn.Variable
     x.d = np.array([[0, 1, 2], [3, 4, 1]])

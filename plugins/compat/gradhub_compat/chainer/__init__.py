@@ -1,0 +1,645 @@
+"""The chainer compatibility layer: ``from gradhub_compat import chainer``.
+
+Replace the import lines of a chainer program and it runs on gradhub with chainer's semantics::
+
+    from gradhub_compat import chainer                    # import chainer
+    from gradhub_compat.chainer import Variable           # from chainer import Variable
+    import gradhub_compat.chainer.functions as F          # import chainer.functions as F
+
+What differs from the native API (see ``docs/migration-chainer.md``): :class:`Variable` takes an
+array (kept as is: no copy, no dtype change) and ``requires_grad``; ``.grad`` is None until a
+gradient is accumulated; ``backward()`` starts from the output's ``.grad`` (filled with 1 only
+for a single-element output) and accumulates into the leaves; :func:`grad` is not differentiable
+unless ``enable_double_backprop=True`` and gives None for unreachable inputs.
+
+Example (the accumulating backward of chainer)::
+
+    >>> import numpy as np
+    >>> from gradhub_compat import chainer
+    >>> x = chainer.Variable(np.array(3.0, dtype=np.float32))
+    >>> y = 2 * x
+    >>> y.backward()
+    >>> y.backward()
+    >>> x.grad
+    array(4., dtype=float32)
+    >>> x.cleargrad()
+    >>> chainer.grad([y], [x])
+    [variable(2.)]
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from gradhub.engine import backward as _native_backward
+from gradhub.engine import collect_graph, nodes_on_paths, rerun_kernel
+from gradhub.engine import grad as _native_grad
+from gradhub.graph import Node
+from gradhub.modes import grad_mode, is_recording, set_grad_mode, set_recording
+from gradhub.registry import REGISTRY
+from gradhub.variable import Variable as _NativeVariable
+
+from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
+
+__all__ = [
+    "Variable",
+    "as_array",
+    "as_variable",
+    "config",
+    "force_backprop_mode",
+    "grad",
+    "no_backprop_mode",
+    "using_config",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "functions":
+        return importlib.import_module(f"{__name__}.functions")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _array_arg(data: Any, where: str) -> Any:
+    if isinstance(data, _NativeVariable):
+        return data._data
+    if isinstance(data, np.generic):
+        return np.asarray(data)
+    if isinstance(data, np.ndarray):
+        return data
+    if type(data) not in REGISTRY.by_array_type:
+        from gradhub.plugins import ensure_loaded
+
+        ensure_loaded()  # device plugins register their array types on load
+    if type(data) in REGISTRY.by_array_type:
+        return data
+    raise TypeError(
+        f"{where}: the data must be a numpy or cupy array (as in chainer), got "
+        f"{type(data).__name__}; wrap lists with numpy.array(..., dtype=numpy.float32)"
+    )
+
+
+def _chainer_repr(v: _NativeVariable, separator: str) -> str:
+    prefix = "variable" if not v.name else f"variable {v.name}"
+    arr = np.asarray(v.device.to_numpy(v._data))
+    if arr.size > 0 or arr.shape == (0,):
+        body = np.array2string(arr, None, None, None, separator, prefix + "(")
+    else:
+        body = f"[], shape={arr.shape!r}"
+    return f"{prefix}({body})"
+
+
+@install_operators
+class Variable(_NativeVariable):
+    """chainer's Variable: a :class:`gradhub.Variable` with chainer's names and semantics.
+
+    ``Variable(data, *, name=None, grad=None, requires_grad=True)``: ``data`` is a numpy (or
+    device) array, used without a copy and keeping its dtype. ``.array``/``.data`` is the data,
+    ``.grad`` the accumulated gradient array (None until one is accumulated), ``.grad_var`` the
+    same as a Variable. Non-floating data never requires a gradient.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat.chainer import Variable
+        >>> x = Variable(np.array([1.0, 2.0], dtype=np.float32))
+        >>> print(x.grad)
+        None
+        >>> y = (x * x).sum()
+        >>> y.backward()
+        >>> x.grad
+        array([2., 4.], dtype=float32)
+    """
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        name: str | None = None,
+        grad: Any = None,
+        requires_grad: bool = True,
+    ) -> None:
+        if data is None:
+            raise TypeError(
+                "chainer Variable: uninitialized Variables (data=None) are not supported by "
+                "gradhub; pass an array"
+            )
+        arr = _array_arg(data, "chainer Variable")
+        super().__init__(arr, need_grad=bool(requires_grad) and arr.dtype.kind in "fc", name=name)
+        if grad is not None:
+            self.grad = grad
+
+    # -- data and gradient -----------------------------------------------------------------------
+    @property
+    def array(self) -> Any:
+        """The data array (assignable)."""
+        return self._data
+
+    @array.setter
+    def array(self, value: Any) -> None:
+        self._data = _array_arg(value, "chainer Variable.array")
+
+    data = array  # type: ignore[assignment]
+
+    @property
+    def grad(self) -> Any:  # type: ignore[override]
+        """The gradient array, or None (assignable; None clears it)."""
+        return None if self._grad is None else self._grad._data
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is None:
+            self._grad = None
+            return
+        if isinstance(value, _NativeVariable):
+            value = value._data
+        arr = _array_arg(value, "chainer Variable.grad")
+        self._check_grad(arr, "grad")
+        self._grad = _NativeVariable.leaf(arr, False)
+
+    @property
+    def grad_var(self) -> Variable | None:  # type: ignore[override]
+        """The gradient as a Variable (differentiable after double backprop), or None."""
+        return adopt(self._grad, Variable)  # type: ignore[no-any-return]
+
+    @grad_var.setter
+    def grad_var(self, value: _NativeVariable | None) -> None:
+        if value is not None:
+            if not isinstance(value, _NativeVariable):
+                raise TypeError(
+                    "chainer Variable.grad_var: expected a Variable or None, got "
+                    f"{type(value).__name__}"
+                )
+            self._check_grad(value._data, "grad_var")
+        self._grad = value
+
+    def _check_grad(self, arr: Any, what: str) -> None:
+        """Refuse a gradient of another dtype (TypeError) or shape (ValueError), as chainer."""
+        data = self._data
+        if arr.dtype != data.dtype:
+            raise TypeError(
+                f"chainer Variable.{what}: the gradient has dtype {arr.dtype} but the Variable "
+                f"has dtype {data.dtype} (dtype of data and grad mismatch, as in chainer)"
+            )
+        if tuple(arr.shape) != tuple(data.shape):
+            raise ValueError(
+                f"chainer Variable.{what}: the gradient has shape {tuple(arr.shape)} but the "
+                f"Variable has shape {tuple(data.shape)}"
+            )
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for this Variable."""
+        return self.need_grad
+
+    @property
+    def xp(self) -> Any:
+        """The array module of the data (numpy on the CPU)."""
+        return self.device.xp
+
+    @property
+    def T(self) -> Variable:
+        """The transposed Variable (axes reversed)."""
+        return self.transpose()
+
+    def zerograd(self) -> None:
+        """Set the gradient to zeros (deprecated in chainer; use :meth:`cleargrad`)."""
+        warnings.warn(
+            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self._grad = _NativeVariable.leaf(self.device.xp.zeros_like(self._data), False)
+
+    def reshape(self, *shape: Any) -> Variable:
+        """This Variable with another shape (differentiable)."""
+        return adopt(_NativeVariable.reshape(self, *shape), Variable)  # type: ignore[no-any-return]
+
+    def transpose(self, *axes: Any) -> Variable:
+        """The Variable with permuted axes (reversed when none are given)."""
+        if len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+            axes = tuple(axes[0]) if axes[0] is not None else ()
+        perm = tuple(int(a) for a in axes) if axes else tuple(range(self.ndim))[::-1]
+        return adopt(call_native("Transpose", self, axes=perm), Variable)  # type: ignore[no-any-return]
+
+    # -- backprop --------------------------------------------------------------------------------
+    def backward(  # type: ignore[override]
+        self,
+        retain_grad: bool = False,
+        enable_double_backprop: bool = False,
+        loss_scale: float | None = None,
+    ) -> None:
+        """Backpropagate from this Variable; gradients accumulate into the leaves' ``.grad``.
+
+        The initial error is this Variable's ``.grad``; when it is None and the Variable has one
+        element it is 1 (times ``loss_scale``). As in chainer 7, ``.grad`` of this Variable is
+        None afterwards unless ``retain_grad``, which keeps it (the initial error) and stores the
+        gradients of the intermediate Variables; without ``retain_grad`` the intermediate
+        Variables' ``.grad`` is left as it was (neither set nor cleared).
+        ``enable_double_backprop`` records the backward pass so that the gradients can be
+        differentiated again. A Variable without a creator (a leaf) only gets the initial
+        error: ``.grad`` becomes 1 when it was None and the Variable has one element.
+        """
+        if self._grad is None and self._data.size == 1:
+            if self._data.ndim != 0:
+                warnings.warn(
+                    "Treating a scalar as a variable with only one element in Variable.backward "
+                    "is deprecated. A scalar variable must be a 0-dimensional array. Apply "
+                    "chainer.functions.squeeze to obtain a scalar variable. If the size of this "
+                    "variable accidentally becomes one, set zero to grad.",
+                    DeprecationWarning,
+                    stacklevel=1,
+                )
+            ones = self.device.xp.ones_like(self._data)
+            if loss_scale is not None:
+                ones *= loss_scale
+            self._grad = _NativeVariable.leaf(ones, False)
+        if self._creator is None:  # chainer: a leaf keeps its (initial) gradient
+            return
+        if self._grad is None:
+            raise ValueError(
+                f"chainer Variable.backward: the Variable has {self._data.size} elements; "
+                "set its .grad (the initial error) first, as chainer fills 1 only for a "
+                "single-element Variable"
+            )
+        _native_backward(
+            self, self._grad, retain_grad=retain_grad, create_graph=enable_double_backprop
+        )
+        if not retain_grad:  # chainer 7: the output's .grad is not kept either
+            self._grad = None
+
+    # -- chainer refuses comparisons and truth values of Variables --------------------------------
+    def __eq__(self, other: object) -> bool:
+        raise _no_comparison("==")
+
+    def __ne__(self, other: object) -> bool:
+        raise _no_comparison("!=")
+
+    def __lt__(self, other: object) -> bool:
+        raise _no_comparison("<")
+
+    def __le__(self, other: object) -> bool:
+        raise _no_comparison("<=")
+
+    def __gt__(self, other: object) -> bool:
+        raise _no_comparison(">")
+
+    def __ge__(self, other: object) -> bool:
+        raise _no_comparison(">=")
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "chainer Variable: Variables cannot be evaluated as Python bool (as in chainer); "
+            "use the array attribute instead"
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # chainer: unhashable
+
+    def __repr__(self) -> str:
+        return _chainer_repr(self, ", ")
+
+    def __str__(self) -> str:
+        return _chainer_repr(self, " ")
+
+
+def match_dtype(where: str, dtype: Any, other: Any) -> Any:
+    """``other`` for an operation with a chainer Variable of ``dtype``, as chainer does: a
+    constant (array or numpy scalar) is cast to ``dtype`` (chainer's ``_preprocess_const``), a
+    Variable of another dtype is refused (TypeError naming ``where`` and both dtypes), Python
+    scalars and everything else pass unchanged."""
+    if isinstance(other, _NativeVariable):
+        if other._data.dtype != dtype:
+            raise TypeError(
+                f"{where}: the operands have different dtypes {dtype} and "
+                f"{other._data.dtype}; chainer does not promote between Variables (cast the "
+                "array of one of them)"
+            )
+        return other
+    if isinstance(other, np.generic):
+        return other.item() if other.dtype != dtype else other
+    odt = getattr(other, "dtype", None)
+    if odt is not None and odt != dtype:
+        return other.astype(dtype)
+    return other
+
+
+def _chainer_operator(name: str) -> Any:
+    base = getattr(_NativeVariable, name)
+    where = f"chainer Variable.{name}"
+
+    def method(self: Variable, other: Any) -> Any:
+        if not isinstance(other, (int, float)):  # Python scalars keep the dtype already
+            other = match_dtype(where, self._data.dtype, other)
+        return adopt(base(self, other), Variable)
+
+    method.__name__ = name
+    method.__qualname__ = f"Variable.{name}"
+    method.__doc__ = base.__doc__
+    return method
+
+
+for _name in BINARY_OPERATORS:  # a constant operand is cast to the Variable's dtype
+    setattr(Variable, _name, _chainer_operator(_name))
+del _name
+
+
+def _no_comparison(op: str) -> TypeError:
+    return TypeError(
+        f"chainer Variable: Variables do not support the {op} operator (as in chainer); "
+        "compare the array attribute instead"
+    )
+
+
+def _check_seq(value: Any, what: str, allow_none: bool = False) -> None:
+    if allow_none and value is None:
+        return
+    if not isinstance(value, (tuple, list)):
+        kind = "a tuple or a list or None" if allow_none else "a tuple or a list"
+        raise TypeError(f"chainer.grad: {what} must be {kind}, not {type(value)}.")
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    grad_inputs: Any = None,
+    set_grad: bool = False,
+    retain_grad: bool = False,
+    enable_double_backprop: bool = False,
+    loss_scale: float | None = None,
+) -> list[Variable | None]:
+    """The gradients of ``outputs`` w.r.t. ``inputs``, backpropagated along the minimal paths.
+
+    ``grad_outputs``: initial output gradients (None entries: ones, times ``loss_scale``; results
+    stay scaled). ``grad_inputs``: added to the results. ``set_grad``: also store each result in
+    the input's ``.grad_var``. ``retain_grad``: store the gradients of the outputs and of the
+    intermediate Variables (inputs among them) in their ``.grad_var`` (``set_grad`` is then
+    ignored, as documented). ``enable_double_backprop``: the results are differentiable again.
+    Every input is differentiated, also one with ``requires_grad=False`` (through every path);
+    unreachable inputs give None. ``.grad`` of the inputs is otherwise untouched, so nothing
+    accumulates between calls.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> x0 = chainer.Variable(np.array([0, 1], dtype=np.float32))
+        >>> x1 = chainer.Variable(np.array([2, 3], dtype=np.float32))
+        >>> z = 2 * (2 * x0 + 3 * x1)
+        >>> chainer.grad([z], [x0, x1])
+        [variable([4., 4.]), variable([6., 6.])]
+    """
+    _check_seq(outputs, "outputs")
+    _check_seq(inputs, "inputs")
+    _check_seq(grad_outputs, "grad_outputs", allow_none=True)
+    _check_seq(grad_inputs, "grad_inputs", allow_none=True)
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise ValueError(
+            "chainer.grad: grad_outputs must be of the same length as outputs.\n"
+            f"len(outputs) = {len(outputs)}, len(grad_outputs) = {len(grad_outputs)}"
+        )
+    if grad_inputs is not None and len(grad_inputs) != len(inputs):
+        raise ValueError(
+            "chainer.grad: grad_inputs must be of the same length as inputs.\n"
+            f"len(inputs) = {len(inputs)}, len(grad_inputs) = {len(grad_inputs)}"
+        )
+    outs, ins = list(outputs), list(inputs)
+    for what, seq in (("outputs", outs), ("inputs", ins)):
+        for k, v in enumerate(seq):
+            if not isinstance(v, _NativeVariable):
+                raise TypeError(
+                    f"chainer.grad: {what}[{k}] must be a Variable, got {type(v).__name__}"
+                )
+    constants = [v for v in ins if not v.need_grad and v._data.dtype.kind in "fc"]
+    undo = _differentiable_constants(outs, constants) if constants else None
+    try:
+        res = _native_grad(
+            outs,
+            ins,
+            None if grad_outputs is None else list(grad_outputs),
+            grad_inputs=None if grad_inputs is None else list(grad_inputs),
+            create_graph=enable_double_backprop,
+            set_grad=set_grad,
+            retain_grad=retain_grad,
+            loss_scale=loss_scale,
+            unreachable="none",
+        )
+    finally:
+        if undo is not None:
+            undo()
+    return adopt(list(res), Variable)  # type: ignore[no-any-return]
+
+
+def _differentiable_constants(
+    outputs: list[_NativeVariable], constants: list[_NativeVariable]
+) -> Any:
+    """Make the graph differentiable w.r.t. ``constants`` (inputs with ``requires_grad=False``)
+    for one :func:`grad` call; return the function that undoes it.
+
+    chainer differentiates every entry of ``inputs`` whatever its ``requires_grad``. The native
+    graph records no backward rule or saved arrays for a function none of whose inputs needs a
+    gradient ("constant" nodes: their inputs are constants or other constant nodes). So, for the
+    call only: the constants need a gradient, and each constant node on a path from them to the
+    outputs gets its rule and saved arrays, taken from its live output Variables or recomputed
+    from its (constant) inputs' current data. Only calls with such inputs pay for this.
+    """
+    flipped: list[Any] = []  # Variables and nodes whose need_grad is set for the call
+    upgraded: list[Node] = []
+
+    def undo() -> None:
+        for obj in flipped:  # Variables (their slot: no node marking) and nodes
+            if isinstance(obj, _NativeVariable):
+                obj._need_grad = False
+            else:
+                obj.need_grad = False
+        for node in upgraded:
+            node.need_grad = False
+            node.rule = None
+            node.saved_in = node.saved_out = None
+
+    roots = [y._creator for y in outputs if y._creator is not None]
+    try:
+        for v in constants:  # (an input that is an output too gets its seed)
+            if not v.need_grad:
+                v._need_grad = True  # the slot: the node is handled below
+                flipped.append(v)
+                c = v._creator
+                if c is not None and not c.need_grad:  # the rules downstream read this flag
+                    c.need_grad = True
+                    # a node with a rule was stopped by need_grad=False on v: only the flag
+                    # goes back; a constant node gets its rule below, undone with it
+                    (flipped if c.rule is not None else upgraded).append(c)
+        if not roots:
+            return undo
+        nodes = collect_graph(outputs)
+        on_path = set(nodes_on_paths(nodes, constants))
+        values: dict[Node, tuple[Any, ...]] = {}
+        for node in nodes:
+            if node in on_path and node.rule is None and node.fdef.differentiable:
+                arrays = [
+                    src._data if idx < 0 else _node_value(src, values)[idx]
+                    for src, idx in zip(node.srcs, node.idxs)
+                ]
+                if not node.need_grad:
+                    node.need_grad = True
+                    upgraded.append(node)
+                node.rule = node.fdef.rule
+                node.save(arrays, _node_value(node, values))
+        for y in outputs:
+            if not y.need_grad and y._creator is not None and y._creator.need_grad:
+                y._need_grad = True  # an output of constants: a root of the backward pass
+                flipped.append(y)
+    except BaseException:
+        undo()
+        raise
+    return undo
+
+
+def _node_value(node: Node, values: dict[Node, tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The output arrays of a constant node: its live output Variables' data, else recomputed
+    (without recording) from its inputs, themselves constants or constant nodes. Iterative: a
+    node waits on a stack until the nodes it reads have their values."""
+    stack = [node]
+    while stack:
+        n = stack[-1]
+        if n in values:
+            stack.pop()
+            continue
+        live = [ref() for ref in n.outputs]
+        if all(v is not None for v in live):
+            values[n] = tuple(v._data for v in live)  # type: ignore[union-attr]
+            stack.pop()
+            continue
+        missing = [src for src, idx in zip(n.srcs, n.idxs) if idx >= 0 and src not in values]
+        if missing:
+            stack.extend(missing)
+            continue
+        arrays = [src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)]
+        with set_recording(False):
+            values[n] = rerun_kernel(n, arrays)
+        stack.pop()
+    return values[node]
+
+
+def as_variable(obj: Any) -> Variable:
+    """``obj`` if it is a Variable, else a Variable holding it that requires no gradient."""
+    if isinstance(obj, _NativeVariable):
+        return adopt(obj, Variable)  # type: ignore[no-any-return]
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj: Any) -> Any:
+    """The array of ``obj`` if it is a Variable, else ``obj``."""
+    return obj._data if isinstance(obj, _NativeVariable) else obj
+
+
+@contextmanager
+def no_backprop_mode() -> Iterator[None]:
+    """Stop graph recording in the block (chainer's ``enable_backprop = False``).
+
+    As in chainer, a result still requires a gradient when an input does: it is a new root of
+    later graphs (its ``.grad`` is set by their backward), with no creator.
+    """
+    prev = grad_mode()
+    set_grad_mode(False, True)
+    try:
+        yield
+    finally:
+        set_grad_mode(*prev)
+
+
+@contextmanager
+def force_backprop_mode() -> Iterator[None]:
+    """Record the graph in the block even inside :func:`no_backprop_mode`."""
+    with set_recording(True):
+        yield
+
+
+class _LocalConfig(threading.local):
+    """The per-thread overrides of :data:`config` (chainer's ``LocalConfig``)."""
+
+
+class _Config:
+    """chainer's ``chainer.config``: thread-local configuration values.
+
+    ``train`` (default True; False makes :func:`functions.dropout` the identity) and
+    ``enable_backprop`` (default True; False is :func:`no_backprop_mode`, read from and written
+    to the thread's graph-recording switch) are built in; any other name can be set, and reading
+    a name never set raises AttributeError, as in chainer. Values set here apply to the current
+    thread only.
+    """
+
+    __slots__ = ()
+    _defaults: dict[str, Any] = {"train": True}  # chainer's global_config
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "enable_backprop":
+            return is_recording()
+        try:
+            return _local.__dict__[name]
+        except KeyError:
+            pass
+        try:
+            return self._defaults[name]
+        except KeyError:
+            raise AttributeError(f"chainer.config has no attribute {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "enable_backprop":
+            # chainer's no_backprop_mode (value False): results still require a gradient
+            set_grad_mode(bool(value), True if not value else grad_mode()[1])
+            return
+        setattr(_local, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _local.__dict__.pop(name, None)
+
+    def __repr__(self) -> str:
+        values = {**self._defaults, **_local.__dict__, "enable_backprop": is_recording()}
+        return "chainer.config(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")"
+
+
+_local = _LocalConfig()
+#: chainer's ``chainer.config`` (thread-local): ``chainer.config.train = False``.
+config = _Config()
+
+
+@contextmanager
+def using_config(name: str, value: Any) -> Iterator[None]:
+    """Set ``chainer.config.<name>`` to ``value`` in this thread for the block.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = chainer.Variable(np.ones(3, dtype=np.float32))
+        >>> with chainer.using_config("train", False):
+        ...     F.dropout(x)                    # evaluation: the identity
+        variable([1., 1., 1.])
+    """
+    if name == "enable_backprop":
+        prev_mode = grad_mode()
+        setattr(config, name, value)
+        try:
+            yield
+        finally:
+            set_grad_mode(*prev_mode)
+        return
+    missing = object()
+    prev = _local.__dict__.get(name, missing)
+    setattr(config, name, value)
+    try:
+        yield
+    finally:
+        if prev is missing:
+            _local.__dict__.pop(name, None)
+        else:
+            _local.__dict__[name] = prev

@@ -1,0 +1,811 @@
+"""chainer's functions: ``import gradhub_compat.chainer.functions as F``.
+
+Each function keeps chainer's name, arguments and defaults (``F.softmax(x, axis=1)``,
+``F.linear(x, W, b)`` with ``W`` of shape (out, in), ``F.softmax_cross_entropy`` averaging over the
+batch and ignoring label -1, ``F.max_pooling_2d(..., cover_all=True)``) and maps onto the
+registered gradhub functions (nnabla conventions), so every derivative, of any order, comes from
+the native engine. Inputs may be Variables or arrays; results are
+:class:`gradhub_compat.chainer.Variable` objects. See ``docs/migration-chainer.md`` for the list.
+
+Example::
+
+    >>> import numpy as np
+    >>> from gradhub_compat import chainer
+    >>> import gradhub_compat.chainer.functions as F
+    >>> x = chainer.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32))
+    >>> y = F.sum(x, axis=1)
+    >>> y
+    variable([3., 7.])
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from gradhub.variable import Variable as _NativeVariable
+
+from .._common import adopt
+from .._common import call_native as _call
+from . import Variable, as_variable, config, match_dtype
+
+__all__ = [
+    "absolute",
+    "absolute_error",
+    "arccos",
+    "arcsin",
+    "arctan",
+    "average_pooling_2d",
+    "broadcast_to",
+    "clip",
+    "concat",
+    "convolution_2d",
+    "cos",
+    "cosh",
+    "dropout",
+    "elu",
+    "embed_id",
+    "erf",
+    "exp",
+    "expand_dims",
+    "expm1",
+    "flatten",
+    "flip",
+    "get_item",
+    "leaky_relu",
+    "linear",
+    "log",
+    "log1p",
+    "log_softmax",
+    "logsumexp",
+    "matmul",
+    "max",
+    "max_pooling_2d",
+    "maximum",
+    "mean",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "min",
+    "minimum",
+    "prod",
+    "relu",
+    "reshape",
+    "selu",
+    "sigmoid",
+    "sigmoid_cross_entropy",
+    "sin",
+    "sinh",
+    "softmax",
+    "softmax_cross_entropy",
+    "softplus",
+    "split_axis",
+    "sqrt",
+    "square",
+    "squared_error",
+    "squeeze",
+    "stack",
+    "sum",
+    "tan",
+    "tanh",
+    "tile",
+    "transpose",
+    "where",
+]
+
+
+def _out(v: Any) -> Any:
+    return adopt(v, Variable)
+
+
+def _arr(x: Any) -> Any:
+    """The array of a Variable or array-like (for labels and masks, which take no gradient)."""
+    return x._data if isinstance(x, _NativeVariable) else np.asarray(x)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+
+
+def _pair(v: Any, what: str, where: str) -> tuple[int, int]:
+    if isinstance(v, (int, np.integer)):
+        return (int(v), int(v))
+    t = tuple(int(a) for a in v)
+    if len(t) != 2:
+        raise ValueError(f"{where}: {what} must be an int or a pair of ints, got {v!r}")
+    return (t[0], t[1])
+
+
+def _const(arr: Any, like: Any) -> _NativeVariable:
+    """A constant leaf on the device of ``like``."""
+    dev = like.device if isinstance(like, _NativeVariable) else None
+    data = dev.asarray(arr) if dev is not None else np.asarray(arr)
+    return _NativeVariable.leaf(data, False)
+
+
+def _match(fname: str, *xs: Any) -> list[Any]:
+    """The operands of a chainer function of several data operands, with chainer's dtype rule:
+    when one is a Variable, constants (arrays, numpy scalars) are cast to its dtype and a
+    Variable of another dtype is refused (TypeError); without Variables they pass unchanged."""
+    ref = next((x for x in xs if isinstance(x, _NativeVariable)), None)
+    if ref is None:
+        return list(xs)
+    where, dt = f"chainer F.{fname}", ref._data.dtype
+    return [x if x is None or x is ref else match_dtype(where, dt, x) for x in xs]
+
+
+def _unary(name: str, native: str, formula: str) -> Callable[[Any], Variable]:
+    def fn(x: Any) -> Variable:
+        return _out(_call(native, x))  # type: ignore[no-any-return]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (
+        f"Elementwise {formula} (chainer's ``F.{name}``; gradhub's ``{native}``).\n\n"
+        f"Example::\n\n    >>> import numpy as np\n"
+        f"    >>> import gradhub_compat.chainer.functions as F\n"
+        f"    >>> F.{name}(np.array([0.5], dtype=np.float32)).shape\n    (1,)\n"
+    )
+    return fn
+
+
+sin = _unary("sin", "Sin", "sin(x)")
+cos = _unary("cos", "Cos", "cos(x)")
+tan = _unary("tan", "Tan", "tan(x)")
+arcsin = _unary("arcsin", "ASin", "arcsin(x)")
+arccos = _unary("arccos", "ACos", "arccos(x)")
+arctan = _unary("arctan", "ATan", "arctan(x)")
+sinh = _unary("sinh", "Sinh", "sinh(x)")
+cosh = _unary("cosh", "Cosh", "cosh(x)")
+exp = _unary("exp", "Exp", "exp(x)")
+expm1 = _unary("expm1", "Expm1", "exp(x) - 1")
+log = _unary("log", "Log", "log(x)")
+log1p = _unary("log1p", "Log1p", "log(1 + x)")
+sqrt = _unary("sqrt", "Sqrt", "sqrt(x)")
+tanh = _unary("tanh", "Tanh", "tanh(x)")
+sigmoid = _unary("sigmoid", "Sigmoid", "1 / (1 + exp(-x))")
+relu = _unary("relu", "ReLU", "max(x, 0)")
+erf = _unary("erf", "Erf", "erf(x)")
+absolute = _unary("absolute", "Abs", "|x|")
+
+
+def square(x: Any) -> Variable:
+    """Elementwise x ** 2.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.square(np.array([3.0], dtype=np.float32))
+        variable([9.])
+    """
+    return _out(_call("PowScalar", x, val=2.0))  # type: ignore[no-any-return]
+
+
+def leaky_relu(x: Any, slope: float = 0.2) -> Variable:
+    """x for x >= 0, ``slope * x`` otherwise (chainer's default slope is 0.2).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.leaky_relu(np.array([-1.0, 2.0], dtype=np.float32))
+        variable([-0.2,  2. ])
+    """
+    return _out(_call("LeakyReLU", x, alpha=slope))  # type: ignore[no-any-return]
+
+
+def elu(x: Any, alpha: float = 1.0) -> Variable:
+    """x for x >= 0, ``alpha * (exp(x) - 1)`` otherwise.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.elu(np.array([0.0, 2.0], dtype=np.float32))
+        variable([0., 2.])
+    """
+    return _out(_call("ELU", x, alpha=alpha))  # type: ignore[no-any-return]
+
+
+def selu(x: Any, alpha: float = 1.6732632423543772, scale: float = 1.0507009873554805) -> Variable:
+    """``scale * elu(x, alpha)``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.selu(np.array([0.0], dtype=np.float32))
+        variable([0.])
+    """
+    return _out(_call("SELU", x, scale=scale, alpha=alpha))  # type: ignore[no-any-return]
+
+
+def softplus(x: Any, beta: float = 1.0) -> Variable:
+    """``log(1 + exp(beta * x)) / beta``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.softplus(np.array([0.0], dtype=np.float32)).array.round(4)
+        array([0.6931], dtype=float32)
+    """
+    if beta == 1.0:
+        return _out(_call("Softplus", x))  # type: ignore[no-any-return]
+    return _out(_call("Softplus", _call("MulScalar", x, val=beta)) * (1.0 / beta))  # type: ignore[no-any-return]
+
+
+def clip(x: Any, x_min: float | None, x_max: float | None) -> Variable:
+    """x clipped to [x_min, x_max] (gradient 1 inside, 0 outside); one bound may be None
+    (one-sided clipping, as chainer 7).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.clip(np.array([-2.0, 0.5, 2.0], dtype=np.float32), -1.0, 1.0)
+        variable([-1. ,  0.5,  1. ])
+        >>> F.clip(np.array([-2.0, 0.5, 2.0], dtype=np.float32), None, 1.0)
+        variable([-2. ,  0.5,  1. ])
+    """
+    if x_min is None and x_max is None:
+        raise ValueError("chainer F.clip: x_min and x_max are both None; set either (or both)")
+    if x_min is None:
+        return _out(_call("MinimumScalar", x, val=x_max))  # type: ignore[no-any-return]
+    if x_max is None:
+        return _out(_call("MaximumScalar", x, val=x_min))  # type: ignore[no-any-return]
+    if x_min >= x_max:
+        raise ValueError(f"chainer F.clip: need x_min < x_max, got {x_min!r} and {x_max!r}")
+    return _out(_call("ClipByValue", x, x_min, x_max))  # type: ignore[no-any-return]
+
+
+def maximum(x1: Any, x2: Any) -> Variable:
+    """Elementwise maximum of two arrays of the same shape."""
+    x1, x2 = _match("maximum", x1, x2)
+    return _out(_call("Maximum2", x1, x2))  # type: ignore[no-any-return]
+
+
+def minimum(x1: Any, x2: Any) -> Variable:
+    """Elementwise minimum of two arrays of the same shape."""
+    x1, x2 = _match("minimum", x1, x2)
+    return _out(_call("Minimum2", x1, x2))  # type: ignore[no-any-return]
+
+
+def where(condition: Any, x: Any, y: Any) -> Variable:
+    """``x`` where ``condition`` is true, ``y`` elsewhere (no gradient w.r.t. the condition)."""
+    x, y = _match("where", x, y)
+    cond = _const(_arr(condition).astype(bool), x)
+    return _out(_call("Where", cond, x, y))  # type: ignore[no-any-return]
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """Sum of the elements over ``axis`` (all axes when None).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.sum(np.ones((2, 3), dtype=np.float32), axis=0)
+        variable([2., 2., 2.])
+    """
+    return _out(_call("Sum", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+
+
+def mean(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False) -> Variable:
+    """The (weighted) mean over ``axis`` (all axes when None).
+
+    ``weights``: None, or an array of x's shape (``axis=None``) or of shape ``(x.shape[axis],)``
+    (an int ``axis``); the result is ``sum(x * w) / sum(w)``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+        >>> F.mean(x), F.mean(x, weights=np.array([1.0, 0.0, 1.0], dtype=np.float32))
+        (variable(2.), variable(2.))
+    """
+    if weights is None:
+        return _out(_call("Mean", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+    w = weights if isinstance(weights, _NativeVariable) else _const(np.asarray(weights), x)
+    if axis is None:
+        if tuple(w.shape) != _shape(x):
+            raise ValueError(
+                f"chainer F.mean: weights of shape {tuple(w.shape)} must have x's shape "
+                f"{_shape(x)} when axis is None"
+            )
+        wb = w
+    else:
+        if isinstance(axis, (tuple, list)) and len(axis) == 1:
+            axis = axis[0]  # chainer accepts a one-element tuple
+        if not isinstance(axis, (int, np.integer)):
+            raise ValueError(
+                f"chainer F.mean: weights need axis None, an int or a one-element tuple, got "
+                f"{axis!r}"
+            )
+        nd = len(_shape(x))
+        ax = int(axis) % nd
+        if tuple(w.shape) != (_shape(x)[ax],):
+            raise ValueError(
+                f"chainer F.mean: weights must have shape ({_shape(x)[ax]},) for axis={axis}, "
+                f"got {tuple(w.shape)}"
+            )
+        wb = _call("Reshape", w, shape=tuple(w.shape[0] if i == ax else 1 for i in range(nd)))
+    num = _call("Sum", x * wb if isinstance(x, _NativeVariable) else wb * x, axis=axis,
+                keepdims=keepdims)
+    return _out(num / _call("Sum", w))  # type: ignore[no-any-return]
+
+
+def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """The maximum over ``axis`` (all axes when None)."""
+    return _out(_call("Max", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+
+
+def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """The minimum over ``axis`` (all axes when None)."""
+    return _out(_call("Min", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+
+
+def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """The product over ``axis`` (all axes when None)."""
+    return _out(_call("Prod", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+
+
+def logsumexp(x: Any, axis: Any = None) -> Variable:
+    """``log(sum(exp(x), axis))``, computed stably."""
+    return _out(_call("LogSumExp", x, axis=axis))  # type: ignore[no-any-return]
+
+
+def softmax(x: Any, axis: int = 1) -> Variable:
+    """``exp(x) / sum(exp(x), axis)`` over ``axis`` (chainer's default: 1).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.softmax(np.zeros((1, 4), dtype=np.float32))
+        variable([[0.25, 0.25, 0.25, 0.25]])
+    """
+    return _out(_call("Softmax", x, axis=axis))  # type: ignore[no-any-return]
+
+
+def log_softmax(x: Any, axis: int = 1) -> Variable:
+    """``x - logsumexp(x, axis)`` over ``axis`` (chainer's default: 1)."""
+    return _out(_call("LogSoftmax", x, axis=axis))  # type: ignore[no-any-return]
+
+
+# -- losses ---------------------------------------------------------------------------------
+
+
+def _reduce_masked(per: Any, mask: np.ndarray, normalize: bool, n_batch: int) -> Any:
+    count = float(mask.sum()) if normalize else float(n_batch)
+    return _call("Sum", per) * (1.0 / _maxf(count, 1.0))
+
+
+def _maxf(a: float, b: float) -> float:
+    return a if a > b else b
+
+
+def softmax_cross_entropy(
+    x: Any,
+    t: Any,
+    normalize: bool = True,
+    cache_score: bool = True,
+    class_weight: Any = None,
+    ignore_label: int = -1,
+    reduce: str = "mean",
+    enable_double_backprop: bool = False,
+    soft_target_loss: str = "cross-entropy",
+) -> Variable:
+    """Softmax cross entropy of scores ``x`` (N, C, ...) and integer labels ``t`` (N, ...).
+
+    Labels equal to ``ignore_label`` contribute 0. ``reduce="mean"``: the sum divided by the
+    number of non-ignored labels (``normalize=True``) or by N; ``reduce="no"``: the loss per
+    label, of t's shape. ``cache_score`` and ``enable_double_backprop`` are accepted (every
+    gradhub graph is differentiable again); ``class_weight`` and soft targets are not supported.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = np.zeros((2, 4), dtype=np.float32)
+        >>> round(float(F.softmax_cross_entropy(x, np.array([1, -1])).array), 4)  # log 4
+        1.3863
+    """
+    if class_weight is not None:
+        raise NotImplementedError("chainer F.softmax_cross_entropy: class_weight is not supported")
+    if reduce not in ("mean", "no"):
+        raise ValueError(f"chainer F.softmax_cross_entropy: reduce must be 'mean' or 'no', "
+                         f"got {reduce!r}")
+    labels = _arr(t)
+    if labels.dtype.kind not in "iu":
+        raise NotImplementedError(
+            "chainer F.softmax_cross_entropy: t must hold integer labels (soft targets are not "
+            "supported)"
+        )
+    xs = _shape(x)
+    if len(xs) < 2 or tuple(labels.shape) != (xs[0], *xs[2:]):
+        raise ValueError(
+            f"chainer F.softmax_cross_entropy: t of shape {tuple(labels.shape)} does not match "
+            f"x of shape {xs} (expected {(xs[0], *xs[2:]) if len(xs) >= 2 else '(N, ...)'})"
+        )
+    mask = labels != ignore_label
+    safe = np.where(mask, labels, 0)
+    target = _const(np.expand_dims(safe, 1), x)
+    per = _call("SoftmaxCrossEntropy", x, target, axis=1)
+    per = _call("Reshape", per, shape=tuple(labels.shape))
+    if not mask.all():
+        per = per * _const(mask.astype(per.dtype), per)
+    if reduce == "no":
+        return _out(per)  # type: ignore[no-any-return]
+    return _out(_reduce_masked(per, mask, normalize, xs[0]))  # type: ignore[no-any-return]
+
+
+def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True, reduce: str = "mean") -> Variable:
+    """Sigmoid cross entropy of scores ``x`` and binary labels ``t`` (same shape; -1 ignored).
+
+    ``reduce="mean"``: the sum divided by the number of non-ignored labels (``normalize=True``)
+    or by the batch size; ``reduce="no"``: the elementwise loss.
+    """
+    if reduce not in ("mean", "no"):
+        raise ValueError(f"chainer F.sigmoid_cross_entropy: reduce must be 'mean' or 'no', "
+                         f"got {reduce!r}")
+    labels = _arr(t)
+    if tuple(labels.shape) != _shape(x):
+        raise ValueError(
+            f"chainer F.sigmoid_cross_entropy: t of shape {tuple(labels.shape)} must have x's "
+            f"shape {_shape(x)}"
+        )
+    mask = labels != -1
+    dtype = x.dtype if isinstance(x, _NativeVariable) else np.asarray(x).dtype
+    target = _const(np.where(mask, labels, 0).astype(dtype), x)
+    per = _call("SigmoidCrossEntropy", x, target)
+    if not mask.all():
+        per = per * _const(mask.astype(per.dtype), per)
+    if reduce == "no":
+        return _out(per)  # type: ignore[no-any-return]
+    return _out(_reduce_masked(per, mask, normalize, _shape(x)[0]))  # type: ignore[no-any-return]
+
+
+def _loss_operands(fname: str, x0: Any, x1: Any) -> list[Any]:
+    """The operands of chainer's elementwise loss ``fname``: of equal shapes (chainer does not
+    broadcast them), under chainer's dtype rule (:func:`_match`)."""
+    s0, s1 = _shape(x0), _shape(x1)
+    if s0 != s1:
+        raise ValueError(
+            f"chainer F.{fname}: x0 and x1 must have the same shape (chainer does not "
+            f"broadcast them), got {s0} and {s1}"
+        )
+    return _match(fname, x0, x1)
+
+
+def squared_error(x0: Any, x1: Any) -> Variable:
+    """Elementwise ``(x0 - x1) ** 2`` of two arrays of the same shape."""
+    x0, x1 = _loss_operands("squared_error", x0, x1)
+    d = _call("Sub2", x0, x1)
+    return _out(d * d)  # type: ignore[no-any-return]
+
+
+def absolute_error(x0: Any, x1: Any) -> Variable:
+    """Elementwise ``|x0 - x1|`` of two arrays of the same shape."""
+    x0, x1 = _loss_operands("absolute_error", x0, x1)
+    return _out(_call("Abs", _call("Sub2", x0, x1)))  # type: ignore[no-any-return]
+
+
+def mean_squared_error(x0: Any, x1: Any) -> Variable:
+    """``mean((x0 - x1) ** 2)`` over all elements (a 0-d Variable); x0 and x1 must have the
+    same shape.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> a = np.array([1.0, 2.0], dtype=np.float32)
+        >>> F.mean_squared_error(a, a + 2)
+        variable(4.)
+    """
+    x0, x1 = _loss_operands("mean_squared_error", x0, x1)
+    d = _call("Sub2", x0, x1)
+    return _out(_call("Sum", d * d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
+
+
+def mean_absolute_error(x0: Any, x1: Any) -> Variable:
+    """``mean(|x0 - x1|)`` over all elements (a 0-d Variable); x0 and x1 must have the same
+    shape."""
+    x0, x1 = _loss_operands("mean_absolute_error", x0, x1)
+    d = _call("Abs", _call("Sub2", x0, x1))
+    return _out(_call("Sum", d) * (1.0 / _maxf(d.size, 1)))  # type: ignore[no-any-return]
+
+
+# -- linear algebra -------------------------------------------------------------------------
+
+
+def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
+    """``x W^T + b`` with ``W`` of shape (out, in), as chainer; x is flattened after the batch
+    axes.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = np.ones((2, 3), dtype=np.float32)
+        >>> W = np.arange(6, dtype=np.float32).reshape(2, 3)
+        >>> F.linear(x, W)
+        variable([[ 3., 12.],
+                  [ 3., 12.]])
+    """
+    if n_batch_axes < 1:
+        raise ValueError(f"chainer F.linear: n_batch_axes must be >= 1, got {n_batch_axes}")
+    if len(_shape(W)) != 2:
+        raise ValueError(f"chainer F.linear: W must be 2-d (out, in), got shape {_shape(W)}")
+    x, W, b = _match("linear", x, W, b)
+    wt = _call("Transpose", W, axes=(1, 0))
+    return _out(_call("Affine", x, wt, b, base_axis=n_batch_axes))  # type: ignore[no-any-return]
+
+
+def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
+    """The matrix product of ``a`` and ``b`` (batched over leading axes), optionally transposed.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> a = np.eye(2, dtype=np.float32)
+        >>> F.matmul(a, 2 * a)
+        variable([[2., 0.],
+                  [0., 2.]])
+    """
+    a, b = _match("matmul", a, b)
+    return _out(_call("BatchMatmul", a, b, transpose_a=transa, transpose_b=transb))  # type: ignore[no-any-return]
+
+
+# -- shapes ---------------------------------------------------------------------------------
+
+
+def reshape(x: Any, shape: Sequence[int]) -> Variable:
+    """x with another shape (one dimension may be -1)."""
+    shape = tuple(int(s) for s in shape)
+    size = int(math.prod(_shape(x)))
+    if shape.count(-1) == 1:
+        rest = int(math.prod(s for s in shape if s != -1))
+        shape = tuple(size // rest if s == -1 else s for s in shape) if rest else shape
+    if int(math.prod(shape)) != size:
+        raise ValueError(f"chainer F.reshape: cannot reshape {_shape(x)} into {shape}")
+    return _out(_call("Reshape", x, shape=shape))  # type: ignore[no-any-return]
+
+
+def flatten(x: Any) -> Variable:
+    """x as a 1-d Variable."""
+    return reshape(x, (-1,))
+
+
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
+    """x with permuted axes (reversed when None)."""
+    nd = len(_shape(x))
+    perm = tuple(range(nd))[::-1] if axes is None else tuple(int(a) % nd for a in axes)
+    return _out(_call("Transpose", x, axes=perm))  # type: ignore[no-any-return]
+
+
+def broadcast_to(x: Any, shape: Sequence[int]) -> Variable:
+    """x broadcast to ``shape``."""
+    return _out(_call("BroadcastTo", x, shape=tuple(int(s) for s in shape)))  # type: ignore[no-any-return]
+
+
+def expand_dims(x: Any, axis: int) -> Variable:
+    """x with a new axis of length 1 at ``axis``."""
+    return _out(_call("ExpandDims", x, axis=axis))  # type: ignore[no-any-return]
+
+
+def squeeze(x: Any, axis: Any = None) -> Variable:
+    """x without its axes of length 1 (those in ``axis`` when given)."""
+    shape = _shape(x)
+    nd = len(shape)
+    if axis is None:
+        axes = {i for i, s in enumerate(shape) if s == 1}
+    else:
+        axes = {int(a) % nd for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+        for a in axes:
+            if shape[a] != 1:
+                raise ValueError(f"chainer F.squeeze: axis {a} of shape {shape} is not 1")
+    new = tuple(s for i, s in enumerate(shape) if i not in axes)
+    return _out(_call("Reshape", x, shape=new))  # type: ignore[no-any-return]
+
+
+def concat(xs: Sequence[Any], axis: int = 1) -> Variable:
+    """The Variables ``xs`` joined along ``axis`` (chainer's default: 1)."""
+    return _out(_call("Concatenate", *_match("concat", *xs), axis=axis))  # type: ignore[no-any-return]
+
+
+def stack(xs: Sequence[Any], axis: int = 0) -> Variable:
+    """The Variables ``xs`` stacked along a new axis ``axis``."""
+    return _out(_call("Stack", *_match("stack", *xs), axis=axis))  # type: ignore[no-any-return]
+
+
+def get_item(x: Any, slices: Any) -> Variable:
+    """``x[slices]`` (basic and integer-array indexing)."""
+    return _out(_call("GetItem", x, key=slices))  # type: ignore[no-any-return]
+
+
+def split_axis(
+    x: Any, indices_or_sections: Any, axis: int, force_tuple: bool = True
+) -> tuple[Variable, ...] | Variable:
+    """x split along ``axis`` into equal sections (an int) or at the given indices."""
+    n = _shape(x)[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0 or n % k:
+            raise ValueError(f"chainer F.split_axis: cannot split length {n} into {k} sections")
+        bounds = [i * (n // k) for i in range(k + 1)]
+    else:
+        indices = [int(i) for i in indices_or_sections]
+        if indices and indices[-1] > n:
+            raise ValueError(
+                f"chainer F.split_axis: the last index {indices[-1]} is past the end of axis "
+                f"{axis} of length {n}"
+            )
+        bounds = [0, *indices, n]
+    nd = len(_shape(x))
+    ax = axis % nd
+    parts = []
+    for lo, hi in itertools.pairwise(bounds):
+        key = tuple(slice(lo, hi) if i == ax else slice(None) for i in range(nd))
+        parts.append(get_item(x, key))
+    if len(parts) == 1 and not force_tuple:
+        return parts[0]
+    return tuple(parts)
+
+
+def tile(x: Any, reps: Any) -> Variable:
+    """x repeated ``reps`` times along each axis."""
+    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    return _out(_call("Tile", x, reps=reps))  # type: ignore[no-any-return]
+
+
+def flip(x: Any, axis: int) -> Variable:
+    """x reversed along ``axis``."""
+    return _out(_call("Flip", x, axes=(int(axis),)))  # type: ignore[no-any-return]
+
+
+# -- neural-network layers ------------------------------------------------------------------
+
+
+def convolution_2d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    cover_all: bool = False,
+    *,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
+    """2-d convolution of x (N, C, H, W) with filters W (out, C // groups, kh, kw), plus b.
+
+    ``cover_all=True`` is not supported.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = np.ones((1, 1, 3, 3), dtype=np.float32)
+        >>> F.convolution_2d(x, np.ones((1, 1, 2, 2), dtype=np.float32)).shape
+        (1, 1, 2, 2)
+    """
+    if cover_all:
+        raise NotImplementedError("chainer F.convolution_2d: cover_all=True is not supported")
+    where = "chainer F.convolution_2d"
+    x, W, b = _match("convolution_2d", x, W, b)
+    return _out(  # type: ignore[no-any-return]
+        _call(
+            "Convolution",
+            x,
+            W,
+            b,
+            base_axis=1,
+            pad=_pair(pad, "pad", where),
+            stride=_pair(stride, "stride", where),
+            dilation=_pair(dilate, "dilate", where),
+            group=int(groups),
+        )
+    )
+
+
+def _pool_out(size: int, k: int, s: int, p: int, cover_all: bool) -> int:
+    if cover_all:
+        return (size + 2 * p - k + s - 1) // s + 1
+    return (size + 2 * p - k) // s + 1
+
+
+def max_pooling_2d(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    cover_all: bool = True,
+    return_indices: bool = False,
+) -> Variable:
+    """2-d max pooling (stride defaults to ksize), as chainer: padding never wins the maximum,
+    and ``cover_all=True`` (the default) adds windows covering the whole input.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3)
+        >>> F.max_pooling_2d(x, 2)          # cover_all: 2 windows per axis
+        variable([[[[4., 5.],
+                    [7., 8.]]]])
+    """
+    if return_indices:
+        raise NotImplementedError("chainer F.max_pooling_2d: return_indices is not supported")
+    where = "chainer F.max_pooling_2d"
+    k = _pair(ksize, "ksize", where)
+    s = k if stride is None else _pair(stride, "stride", where)
+    p = _pair(pad, "pad", where)
+    shape = _shape(x)
+    if len(shape) != 4:
+        raise ValueError(f"{where}: x must be 4-d (N, C, H, W), got shape {shape}")
+    widths = []
+    for i in range(2):
+        n = shape[2 + i]
+        out = _pool_out(n, k[i], s[i], p[i], cover_all)
+        extra = _maxf((out - 1) * s[i] + k[i] - (n + 2 * p[i]), 0)
+        widths += [p[i], p[i] + int(extra)]
+    h = x
+    if any(widths):
+        h = _call("Pad", x, pad_width=tuple(widths), mode="constant", constant_value=-np.inf)
+    return _out(_call("MaxPooling", h, kernel=k, stride=s, ignore_border=True, pad=(0, 0)))  # type: ignore[no-any-return]
+
+
+def average_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0) -> Variable:
+    """2-d average pooling (stride defaults to ksize); padded zeros count in the average.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.average_pooling_2d(np.ones((1, 1, 4, 4), dtype=np.float32), 2).shape
+        (1, 1, 2, 2)
+    """
+    where = "chainer F.average_pooling_2d"
+    k = _pair(ksize, "ksize", where)
+    s = k if stride is None else _pair(stride, "stride", where)
+    return _out(  # type: ignore[no-any-return]
+        _call(
+            "AveragePooling",
+            x,
+            kernel=k,
+            stride=s,
+            ignore_border=True,
+            pad=_pair(pad, "pad", where),
+            including_pad=True,
+        )
+    )
+
+
+def dropout(x: Any, ratio: float = 0.5) -> Variable:
+    """Zero each element with probability ``ratio`` and scale the rest by 1 / (1 - ratio);
+    the identity (``x`` itself as a Variable) when ``chainer.config.train`` is False."""
+    if not 0.0 <= ratio < 1.0:
+        raise ValueError(f"chainer F.dropout: ratio must be in [0, 1), got {ratio}")
+    if not config.train:  # chainer: evaluation mode
+        return as_variable(x)
+    return _out(_call("Dropout", x, p=ratio))  # type: ignore[no-any-return]
+
+
+def embed_id(x: Any, W: Any, ignore_label: int | None = None) -> Variable:
+    """The rows of ``W`` selected by the integer ids ``x`` (rows of zeros for ``ignore_label``)."""
+    ids = _arr(x)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"chainer F.embed_id: x must hold integer ids, got dtype {ids.dtype}")
+    if ignore_label is None:
+        return _out(_call("Embed", _const(ids, W), W))  # type: ignore[no-any-return]
+    mask = ids != ignore_label
+    e = _call("Embed", _const(np.where(mask, ids, 0), W), W)
+    return _out(e * _const(mask[..., None].astype(e.dtype), e))  # type: ignore[no-any-return]

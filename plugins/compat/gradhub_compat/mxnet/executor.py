@@ -1,0 +1,415 @@
+"""mxnet's Executor: a symbol bound to arrays, run by the native gradhub engine.
+
+``forward`` evaluates the symbol's DAG with gradhub functions on native Variables holding the
+current argument arrays (so data written into ``arg_dict`` is picked up); ``backward`` runs
+:func:`gradhub.grad` over that graph and writes (``grad_req="write"``) or adds (``"add"``) the
+gradients into the bound gradient arrays.
+
+Loss layers keep mxnet's semantics without any special rule: ``SoftmaxOutput`` outputs
+``softmax(data)`` with no graph behind it and adds the loss term
+``grad_scale / norm * sum(softmax_cross_entropy(data, label))``, whose true gradient is mxnet's
+``grad_scale / norm * (softmax(data) - onehot(label))``; ``MakeLoss`` outputs its data (detached)
+and adds ``grad_scale / norm * sum(data)``. The head gradients of loss layers are therefore
+ignored, as in mxnet, and every gradient the executor computes is an exact derivative.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gradhub.engine import grad as _native_grad
+from gradhub.modes import no_grad, set_recording
+from gradhub.variable import Variable as NativeVariable
+
+from .._common import call_native as _call
+from .context import Context
+from .ndarray import NDArray
+from .symbol import Symbol, _grad_reqs, _infer_types
+
+_ACTIVATIONS = {
+    "relu": "ReLU",
+    "sigmoid": "Sigmoid",
+    "tanh": "Tanh",
+    "softrelu": "Softplus",
+    "softsign": "Softsign",
+}
+_SCALAR_OPS = {
+    "_PlusScalar": lambda x, s: x + s,
+    "_MinusScalar": lambda x, s: x - s,
+    "_RMinusScalar": lambda x, s: s - x,
+    "_MulScalar": lambda x, s: x * s,
+    "_DivScalar": lambda x, s: x / s,
+    "_RDivScalar": lambda x, s: s / x,
+    "_PowerScalar": lambda x, s: x**s,
+    "_RPowerScalar": lambda x, s: s**x,
+}
+_BINARY_OPS = {
+    "_Plus": "Add2",
+    "_Minus": "Sub2",
+    "_Mul": "Mul2",
+    "_Div": "Div2",
+    "_Power": "Pow2",
+    "broadcast_add": "Add2",
+    "broadcast_sub": "Sub2",
+    "broadcast_mul": "Mul2",
+    "broadcast_div": "Div2",
+    "broadcast_power": "Pow2",
+}
+#: mxnet's broadcast_maximum/minimum: at ties the gradient goes to the left operand.
+_SELECT_OPS = {"broadcast_maximum": "GreaterEqual", "broadcast_minimum": "LessEqual"}
+
+
+def _as_list(
+    arrays: Any, names: Sequence[str], what: str, required: bool
+) -> list[NDArray | None]:
+    if isinstance(arrays, dict):
+        unknown = [k for k in arrays if k not in names]
+        if unknown and not required:
+            raise ValueError(f"bind: {what} names unknown arguments {sorted(unknown)}")
+        out = [arrays.get(n) for n in names]
+    elif isinstance(arrays, (list, tuple)):
+        if len(arrays) != len(names):
+            raise ValueError(
+                f"bind: {what} has {len(arrays)} arrays but the symbol has {len(names)} "
+                f"arguments {list(names)}"
+            )
+        out = list(arrays)
+    else:
+        raise TypeError(f"bind: {what} must be a list or a dict of NDArrays, got "
+                        f"{type(arrays).__name__}")
+    for n, a in zip(names, out):
+        if a is None:
+            if required:
+                raise ValueError(f"bind: no array given for the argument {n!r} ({what})")
+            continue
+        if not isinstance(a, NDArray):
+            raise TypeError(f"bind: {what}[{n!r}] must be an NDArray, got {type(a).__name__}")
+    return out
+
+
+class Executor:
+    """A bound symbol: ``forward``, ``backward``, ``outputs``, ``arg_dict``, ``grad_dict``.
+
+    Example (the second example of mxnet's ``Executor.backward`` documentation)::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+        >>> c = 2 * a + b
+        >>> ex = c.bind(ctx=mx.cpu(), args={"a": mx.nd.array([1, 2]), "b": mx.nd.array([2, 3])},
+        ...             args_grad={"a": mx.nd.zeros((2,)), "b": mx.nd.zeros((2,))})
+        >>> out = ex.forward(is_train=True)[0].copy()
+        >>> ex.backward(out)
+        >>> ex.grad_arrays[0].asnumpy(), ex.grad_arrays[1].asnumpy()
+        (array([ 8., 14.], dtype=float32), array([4., 7.], dtype=float32))
+    """
+
+    def __init__(
+        self, symbol: Symbol, ctx: Any, args: Any, args_grad: Any, grad_req: Any
+    ) -> None:
+        if not isinstance(ctx, Context):
+            raise TypeError(f"bind: ctx must be a Context such as mx.cpu(), got "
+                            f"{type(ctx).__name__}")
+        self._symbol = symbol
+        self._ctx = ctx
+        self._device = ctx.device()
+        names = symbol.list_arguments()
+        self._names = names
+        self.arg_arrays: list[NDArray] = _as_list(args, names, "args", True)  # type: ignore[assignment]
+        grads: list[NDArray | None] = [None] * len(names) if args_grad is None else _as_list(
+            args_grad, names, "args_grad", False
+        )
+        self.grad_arrays: list[NDArray | None] = grads
+        reqs = _grad_reqs(grad_req, names)
+        for n, a, g in zip(names, self.arg_arrays, grads):
+            if g is None:
+                reqs[n] = "null"
+            elif g.shape != a.shape:
+                raise ValueError(
+                    f"bind: the gradient array of {n!r} has shape {g.shape} but the argument has "
+                    f"shape {a.shape}"
+                )
+        _infer_types(symbol, {n: a._arr.dtype for n, a in zip(names, self.arg_arrays)}, "bind")
+        self._reqs = reqs
+        # the arrays the executor reads and writes: replacing an entry of arg_dict/grad_dict (not
+        # writing into it) does not redirect the executor, as in mxnet
+        self._args: list[NDArray] = list(self.arg_arrays)
+        self._grads: dict[str, NDArray | None] = dict(zip(names, grads))
+        self.arg_dict: dict[str, NDArray] = dict(zip(names, self.arg_arrays))
+        self.grad_dict: dict[str, NDArray | None] = dict(zip(names, grads))
+        self.aux_arrays: list[NDArray] = []
+        self.aux_dict: dict[str, NDArray] = {}
+        self._topo = symbol._topo()
+        self._heads = symbol._heads()
+        self._vars: dict[str, NativeVariable] = {}
+        for n, a in zip(names, self.arg_arrays):
+            need = reqs[n] != "null" and a._arr.dtype.kind in "fc"
+            self._vars[n] = NativeVariable.leaf(self._device.asarray(a._arr), need)
+        self._graph: tuple[list[NativeVariable], list[NativeVariable]] | None = None
+        self.outputs: list[NDArray] = []
+
+    @property
+    def output_dict(self) -> dict[str, NDArray]:
+        """Output name -> NDArray (after ``forward``)."""
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    def copy_params_from(
+        self, arg_params: dict[str, Any], aux_params: Any = None, allow_extra_params: bool = False
+    ) -> None:
+        """Copy the arrays of ``arg_params`` into the bound argument arrays."""
+        for name, value in arg_params.items():
+            if name not in self._names:
+                if allow_extra_params:
+                    continue
+                raise ValueError(f"copy_params_from: {name!r} is not an argument of the symbol")
+            self._args[self._names.index(name)][:] = value
+
+    # -- forward ---------------------------------------------------------------------------------
+    def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
+        """Evaluate the symbol on the current argument arrays and return the outputs.
+
+        Keyword arguments copy new values into the named argument arrays first.
+        ``is_train`` is accepted (none of the supported layers behaves differently). As in
+        mxnet the results are written into the same output NDArrays each time (while their
+        shapes stay), so an output held from an earlier call shows the latest values.
+        """
+        for name, value in kwargs.items():
+            if name not in self._names:
+                raise ValueError(f"Executor.forward: {name!r} is not an argument of the symbol "
+                                 f"(arguments: {self._names})")
+            self._args[self._names.index(name)][:] = value
+        for n, a in zip(self._names, self._args):
+            self._vars[n]._data = self._device.asarray(a._arr)
+        values: dict[int, NativeVariable] = {}
+        losses: list[NativeVariable] = []
+        with set_recording(True):
+            for node in self._topo:
+                if node.op == "null":
+                    values[id(node)] = self._vars[node.name]
+                elif node.op != "Group":
+                    ins = [values[id(s)] for s in node._inputs]
+                    values[id(node)] = _run_node(node, ins, losses)
+        heads = [values[id(h)] for h in self._heads]
+        self._graph = (heads, losses)
+        outs = self.outputs
+        if len(outs) == len(heads) and all(
+            o._arr.shape == h._data.shape and o._arr.dtype == h._data.dtype
+            for o, h in zip(outs, heads)
+        ):
+            for o, h in zip(outs, heads):
+                o._arr[...] = h._data
+        else:  # first forward: own copies (a head may share an argument's data)
+            outs[:] = [NDArray(h._data.copy(), self._ctx) for h in heads]
+        return outs
+
+    # -- backward --------------------------------------------------------------------------------
+    def _out_grads(self, out_grads: Any) -> list[Any]:
+        n = len(self._heads)
+        if out_grads is None:
+            return [None] * n
+        if isinstance(out_grads, (NDArray, np.ndarray)):
+            out_grads = [out_grads]
+        if isinstance(out_grads, dict):
+            names = self._symbol.list_outputs()
+            unknown = set(out_grads) - set(names)
+            if unknown:
+                raise ValueError(f"Executor.backward: out_grads names unknown outputs "
+                                 f"{sorted(unknown)} (outputs: {names})")
+            out_grads = [out_grads.get(k) for k in names]
+        if not isinstance(out_grads, (list, tuple)) or len(out_grads) != n:
+            got = len(out_grads) if isinstance(out_grads, (list, tuple)) else type(out_grads)
+            raise ValueError(f"Executor.backward: expected {n} out_grads (one per output), got "
+                             f"{got}")
+        return list(out_grads)
+
+    def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
+        """Compute the gradients of the arguments and store them per ``grad_req``.
+
+        ``out_grads`` (an NDArray, a list, or a dict by output name) are the head gradients of
+        outputs that are not loss layers (None: ones); loss layers (``SoftmaxOutput``,
+        ``MakeLoss``) ignore them. ``"write"`` overwrites the gradient arrays, ``"add"`` adds to
+        them, ``"null"`` leaves them alone.
+        """
+        if self._graph is None:
+            raise RuntimeError("Executor.backward: call forward() before backward()")
+        heads, losses = self._graph
+        outs: list[NativeVariable] = []
+        seeds: list[Any] = []
+        for sym, h, og in zip(self._heads, heads, self._out_grads(out_grads)):
+            if sym.is_loss:
+                continue
+            if og is not None:
+                arr = og._arr if isinstance(og, NDArray) else np.asarray(og)
+                if tuple(arr.shape) != h.shape:
+                    raise ValueError(
+                        f"Executor.backward: the head gradient of {sym.name!r} has shape "
+                        f"{tuple(arr.shape)} but the output has shape {h.shape}"
+                    )
+                og = self._device.asarray(arr).astype(h.dtype, copy=False)
+            outs.append(h)
+            seeds.append(og)
+        outs += losses
+        seeds += [None] * len(losses)
+        targets = [n for n in self._names if self._reqs[n] != "null" and self._vars[n].need_grad]
+        if not targets:
+            return
+        xs = [self._vars[n] for n in targets]
+        if outs:
+            grads = _native_grad(outs, xs, seeds, create_graph=False, unreachable="zero")
+        else:
+            grads = [None] * len(xs)
+        for n, x, g in zip(targets, xs, grads):
+            dst = self._grads[n]
+            assert dst is not None  # targets have a gradient array (req "null" otherwise)
+            arr = self._device.xp.zeros_like(x._data) if g is None else g._data
+            if self._reqs[n] == "add":
+                dst._arr += arr
+            else:
+                dst._arr[...] = arr
+
+
+def _const(arr: Any, like: NativeVariable) -> NativeVariable:
+    return NativeVariable.leaf(like.device.asarray(arr), False)
+
+
+def _norm(normalization: str, batch: int, valid: int) -> float:
+    if normalization == "batch":
+        return float(max(batch, 1))
+    if normalization == "valid":
+        return float(max(valid, 1))
+    return 1.0
+
+
+def _softmax_output(
+    node: Symbol, x: NativeVariable, label: NativeVariable, losses: list[NativeVariable]
+) -> NativeVariable:
+    """The value softmax(x) (no graph) and the loss term whose gradient is mxnet's.
+
+    Normalization follows mxnet's kernel: without ``multi_output`` the labels are flattened to
+    ``m`` entries (m = batch, or every position but the last axis with ``preserve_shape``) and
+    ``"batch"`` divides by m; with ``multi_output`` (labels (n, d)) ``"null"`` divides by d and
+    ``"batch"`` by n * d. ``"valid"`` divides by the number of labels not equal to
+    ``ignore_label``. A label of data's own shape is a probability target: the gradient is
+    ``grad_scale * (softmax(x) - label)``, unnormalized.
+    """
+    a = node._attrs
+    shape = x.shape
+    if x.ndim < 1:
+        raise ValueError(f"SoftmaxOutput {node.name!r}: data must have a batch axis, got a 0-d "
+                         "array")
+    n = shape[0]
+    xs = x
+    if a["multi_output"]:
+        axis, lshape = 1, (n, *shape[2:])
+    elif a["preserve_shape"]:
+        axis, lshape = x.ndim - 1, shape[:-1]
+    else:
+        axis, lshape = 1, (n,)
+        if x.ndim != 2:
+            xs = _call("Reshape", x, shape=(n, int(math.prod(shape[1:]))))
+    with no_grad():
+        value = _call("Softmax", xs, axis=axis)
+        if value.shape != shape:
+            value = _call("Reshape", value, shape=shape)
+    if label.shape == shape and label.shape != lshape:
+        # probabilities as labels: d/dx [logsumexp(x) - sum(label * x)] = softmax(x) - label
+        target = _const(label.numpy().reshape(xs.shape), xs)
+        per = _call("LogSumExp", xs, axis=axis) - _call("Sum", xs * target, axis=axis)
+        losses.append(_call("Sum", per) * a["grad_scale"])
+        return value  # type: ignore[no-any-return]
+    classes = xs.shape[axis]
+    labels = np.asarray(label.numpy())
+    if labels.size != int(math.prod(lshape)):
+        raise ValueError(
+            f"SoftmaxOutput {node.name!r}: the label has shape {labels.shape} but data of shape "
+            f"{shape} needs labels of shape {lshape}"
+        )
+    ints = np.trunc(labels.reshape(lshape)).astype(np.int64)  # static_cast<int>, as mxnet
+    ignored = ints == int(a["ignore_label"])
+    mask = ~ignored if a["use_ignore"] else np.ones(ints.shape, dtype=bool)
+    bad = mask & ((ints < 0) | (ints >= classes))
+    if bad.any():
+        raise ValueError(
+            f"SoftmaxOutput {node.name!r}: labels must be class indices in [0, {classes}), got "
+            f"{ints[bad].tolist()[:5]}"
+        )
+    ints = np.where(mask, ints, 0)
+    target = _const(np.expand_dims(ints, axis), xs)
+    per = _call("SoftmaxCrossEntropy", xs, target, axis=axis)
+    if not mask.all():
+        per = per * _const(np.expand_dims(mask, axis).astype(per.dtype), per)
+    valid = int(ints.size - ignored.sum())
+    if a["multi_output"]:
+        d = int(math.prod(shape[2:]))
+        norm = {"null": float(d), "batch": float(max(n * d, 1))}.get(
+            a["normalization"], float(max(valid, 1))
+        )
+    else:
+        norm = _norm(a["normalization"], ints.size, valid)
+    losses.append(_call("Sum", per) * (a["grad_scale"] / norm))
+    return value  # type: ignore[no-any-return]
+
+
+def _make_loss(node: Symbol, x: NativeVariable, losses: list[NativeVariable]) -> NativeVariable:
+    """The value ``x`` (detached) and the loss term ``grad_scale / norm * sum(x)``.
+
+    ``"batch"`` divides as mxnet's kernel, which views data as 2-D (every axis but the last
+    flattened into rows): by the product of all axes but the last (1 for 0-d and 1-D data).
+    """
+    a = node._attrs
+    valid = int((x.numpy() > a["valid_thresh"]).sum()) if a["normalization"] == "valid" else 0
+    norm = _norm(a["normalization"], int(math.prod(x.shape[:-1])), valid)
+    losses.append(_call("Sum", x) * (a["grad_scale"] / norm))
+    return x.detach()
+
+
+def _fully_connected(node: Symbol, ins: list[NativeVariable]) -> NativeVariable:
+    a = node._attrs
+    x, w = ins[0], ins[1]
+    b = ins[2] if len(ins) > 2 else None
+    nh = a["num_hidden"]
+    if a["flatten"]:
+        if x.ndim != 2:
+            x = _call("Reshape", x, shape=(x.shape[0], int(math.prod(x.shape[1:]))))
+        base_axis = 1
+    else:
+        base_axis = x.ndim - 1
+    want = (nh, x.shape[-1])
+    wname = node._inputs[1].name
+    if w.shape != want:
+        raise ValueError(
+            f"FullyConnected {node.name!r}: the weight {wname!r} has shape {w.shape}, but data of "
+            f"shape {x.shape} and num_hidden={nh} need {want}"
+        )
+    if b is not None and b.shape != (nh,):
+        raise ValueError(
+            f"FullyConnected {node.name!r}: the bias {node._inputs[2].name!r} has shape "
+            f"{b.shape}, expected {(nh,)}"
+        )
+    wt = _call("Transpose", w, axes=(1, 0))
+    return _call("Affine", x, wt, b, base_axis=base_axis)  # type: ignore[no-any-return]
+
+
+def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariable]) -> Any:
+    op = node.op
+    if op == "FullyConnected":
+        return _fully_connected(node, ins)
+    if op == "Activation":
+        return _call(_ACTIVATIONS[node._attrs["act_type"]], ins[0])
+    if op == "SoftmaxOutput":
+        return _softmax_output(node, ins[0], ins[1], losses)
+    if op == "MakeLoss":
+        return _make_loss(node, ins[0], losses)
+    if op == "BlockGrad":
+        return ins[0].detach()
+    if op in _SCALAR_OPS:
+        return _SCALAR_OPS[op](ins[0], node._attrs["scalar"])
+    if op in _BINARY_OPS:
+        return _call(_BINARY_OPS[op], ins[0], ins[1])
+    if op in _SELECT_OPS:
+        with no_grad():
+            take_lhs = _call(_SELECT_OPS[op], ins[0], ins[1])
+        return _call("Where", take_lhs, ins[0], ins[1])
+    raise NotImplementedError(f"mxnet operator {op!r} ({node.name!r}) is not supported")

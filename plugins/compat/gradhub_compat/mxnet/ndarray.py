@@ -1,0 +1,432 @@
+"""mxnet's NDArray: ``mx.nd.array``, ``mx.nd.ones``, ``mx.nd.zeros``, ``mx.nd.full``.
+
+An NDArray holds an array of a gradhub device (numpy on the CPU). As in mxnet, ``mx.nd.array``
+makes float32 arrays unless the source is an NDArray, indexing and ``x[:] = value`` work in place,
+``asnumpy()`` and ``copy()`` copy.
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> a = mx.nd.array([1, 2, 3])
+    >>> a[:] = 5
+    >>> (a * 2).asnumpy()
+    array([10., 10., 10.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .context import Context, current_context
+
+_DEFAULT_DTYPE = np.float32
+
+
+def _ctx(ctx: Any) -> Context:
+    if ctx is None:
+        return current_context()
+    if not isinstance(ctx, Context):
+        raise TypeError(f"mxnet: ctx must be a Context such as mx.cpu(), got {type(ctx).__name__}")
+    return ctx
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+class NDArray:
+    """An n-dimensional array on a context (``.context``), mxnet style."""
+
+    __slots__ = ("_arr", "_ctx")
+
+    def __init__(self, arr: Any, ctx: Context | None = None) -> None:
+        self._arr = arr
+        self._ctx = ctx or Context("cpu", 0)
+
+    # -- properties ------------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._arr.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self._arr.dtype.type
+
+    @property
+    def size(self) -> int:
+        return int(self._arr.size)
+
+    @property
+    def ndim(self) -> int:
+        return int(self._arr.ndim)
+
+    @property
+    def context(self) -> Context:
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def T(self) -> NDArray:
+        return NDArray(self._arr.T.copy(), self._ctx)
+
+    # -- conversion ------------------------------------------------------------------------------
+    def asnumpy(self) -> np.ndarray:
+        """A numpy copy of the data."""
+        return np.array(self._ctx.device().to_numpy(self._arr), copy=True)
+
+    def asscalar(self) -> Any:
+        """The single element as a numpy scalar of the array's dtype (``numpy.float32`` ...)."""
+        if self.size != 1:
+            raise ValueError(f"NDArray.asscalar: the array has {self.size} elements, not 1")
+        return self.asnumpy().reshape(())[()]
+
+    def copy(self) -> NDArray:
+        """A copy on the same context."""
+        return NDArray(self._arr.copy(), self._ctx)
+
+    def copyto(self, other: NDArray | Context) -> NDArray:
+        """Copy into the NDArray ``other`` (in place) or onto the context ``other``."""
+        if isinstance(other, NDArray):
+            if other.shape != self.shape:
+                raise ValueError(
+                    f"NDArray.copyto: shapes differ: {self.shape} into {other.shape}"
+                )
+            other._arr[...] = other._ctx.device().asarray(self.asnumpy())
+            return other
+        dev = _ctx(other).device()
+        return NDArray(dev.asarray(self.asnumpy()), other)
+
+    def as_in_context(self, context: Context) -> NDArray:
+        """This array itself when it is on ``context`` already, else a copy there (as mxnet)."""
+        if _ctx(context) == self._ctx:
+            return self
+        return self.copyto(context)
+
+    def astype(self, dtype: Any, copy: bool = True) -> NDArray:
+        """A copy converted to ``dtype``; with ``copy=False`` the array itself when it has that
+        dtype already (as mxnet)."""
+        if not copy and np.dtype(dtype) == self._arr.dtype:
+            return self
+        return NDArray(self._arr.astype(dtype), self._ctx)
+
+    def reshape(self, *shape: Any, **kwargs: Any) -> NDArray:
+        """The same data with another shape (a view), with mxnet's special codes: ``0`` copies
+        the input dimension, ``-1`` infers one dimension, ``-2`` copies all remaining ones,
+        ``-3`` merges two consecutive ones, ``-4`` splits one into the next two values (one may
+        be ``-1``). ``reverse=True`` matches the codes from the right.
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> x = mx.nd.zeros((2, 3, 4))
+            >>> x.reshape((0, -1)).shape, x.reshape((-3, -2)).shape
+            ((2, 12), (6, 4))
+            >>> x.reshape(2, -4, -1, 3, 4).shape, x.reshape(shape=(-1, 0), reverse=True).shape
+            ((2, 1, 3, 4), (6, 4))
+        """
+        unknown = set(kwargs) - {"shape", "reverse"}
+        if unknown:
+            raise TypeError(
+                f"NDArray.reshape: unknown keyword arguments {sorted(unknown)} (accepted: 'shape' "
+                "and 'reverse')"
+            )
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        elif not shape:
+            shape = kwargs.get("shape")  # type: ignore[assignment]
+            if shape is None:
+                raise TypeError("NDArray.reshape: no shape given")
+            shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        target = _mx_reshape(self.shape, tuple(shape), bool(kwargs.get("reverse", False)))
+        return NDArray(self._arr.reshape(target), self._ctx)
+
+    def wait_to_read(self) -> None:
+        """Accepted for mxnet compatibility: gradhub computes synchronously."""
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.asnumpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    # -- indexing --------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._arr)
+
+    def __getitem__(self, key: Any) -> NDArray:
+        res = self._arr[key]
+        if getattr(res, "ndim", 0) == 0 and self._arr.ndim > 0:
+            # mxnet gives shape (1,) for a single element, as a view of the original
+            res = self._arr[_last_as_slice(key, self._arr.shape)]
+        return NDArray(res, self._ctx)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._arr[key] = self._value(value)
+
+    def __bool__(self) -> bool:
+        if self.size == 0:
+            return False
+        if self.size > 1:
+            raise ValueError(
+                "The truth value of an NDArray with multiple elements is ambiguous (use "
+                "asnumpy().any() or .all())"
+            )
+        return bool(self.asnumpy().reshape(()))
+
+    __hash__ = object.__hash__
+
+    def _value(self, value: Any) -> Any:
+        if isinstance(value, NDArray):
+            return self._ctx.device().asarray(value.asnumpy())
+        if isinstance(value, (bool, int, float, np.number)):
+            return value
+        return self._ctx.device().asarray(np.asarray(value))
+
+    # -- arithmetic ------------------------------------------------------------------------------
+    def _operand(self, other: Any, what: str) -> Any:
+        """``other`` as an operand of ``self``'s dtype: an NDArray of the same dtype (mxnet
+        refuses mixed dtypes) or a number converted to the dtype first (as mxnet's scalar
+        operators: ``int32 array * 1.5`` multiplies by 1)."""
+        dt = self._arr.dtype
+        if isinstance(other, NDArray):
+            if other._arr.dtype != dt:
+                raise TypeError(
+                    f"NDArray {what}: the operands have different dtypes {dt.name} and "
+                    f"{other._arr.dtype.name} (mxnet refuses mixed dtypes; convert one with "
+                    "astype)"
+                )
+            if other._ctx != self._ctx:
+                raise ValueError(
+                    f"NDArray {what}: the operands are on different contexts {self._ctx} and "
+                    f"{other._ctx}"
+                )
+            return other._arr
+        if isinstance(other, (bool, int, float, np.number)):
+            try:
+                return dt.type(other)
+            except (OverflowError, ValueError) as e:
+                raise ValueError(
+                    f"NDArray {what}: the scalar {other!r} does not fit the dtype {dt.name}: {e}"
+                ) from None
+        raise TypeError(
+            f"NDArray {what}: type {type(other).__name__} not supported (an NDArray or a number)"
+        )
+
+    def _binary(self, other: Any, op: Callable[[Any, Any], Any], what: str) -> NDArray:
+        res = op(self._arr, self._operand(other, what))
+        if type(res) is not type(self._arr):
+            res = self._ctx.device().asarray(res)
+        if res.dtype != self._arr.dtype:
+            res = res.astype(self._arr.dtype)  # int / int: truncated, as mxnet
+        return NDArray(res, self._ctx)
+
+    def _inplace(self, other: Any, op: Callable[[Any, Any], Any], what: str) -> NDArray:
+        self._arr[...] = self._binary(other, op, what)._arr
+        return self
+
+    def __add__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a + b, "+")
+
+    def __radd__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: b + a, "+")
+
+    def __sub__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a - b, "-")
+
+    def __rsub__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: b - a, "-")
+
+    def __mul__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a * b, "*")
+
+    def __rmul__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: b * a, "*")
+
+    def __truediv__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a / b, "/")
+
+    def __rtruediv__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: b / a, "/")
+
+    def __pow__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a**b, "**")
+
+    def __rpow__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: b**a, "**")
+
+    def __neg__(self) -> NDArray:
+        return NDArray(-self._arr, self._ctx)
+
+    def __iadd__(self, o: Any) -> NDArray:
+        return self._inplace(o, lambda a, b: a + b, "+=")
+
+    def __isub__(self, o: Any) -> NDArray:
+        return self._inplace(o, lambda a, b: a - b, "-=")
+
+    def __imul__(self, o: Any) -> NDArray:
+        return self._inplace(o, lambda a, b: a * b, "*=")
+
+    def __itruediv__(self, o: Any) -> NDArray:
+        return self._inplace(o, lambda a, b: a / b, "/=")
+
+    # -- comparisons (elementwise, 1/0 in the array's dtype, as mxnet) ----------------------------
+    def __eq__(self, o: Any) -> NDArray:  # type: ignore[override]
+        return self._binary(o, lambda a, b: a == b, "==")
+
+    def __ne__(self, o: Any) -> NDArray:  # type: ignore[override]
+        return self._binary(o, lambda a, b: a != b, "!=")
+
+    def __lt__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a < b, "<")
+
+    def __le__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a <= b, "<=")
+
+    def __gt__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a > b, ">")
+
+    def __ge__(self, o: Any) -> NDArray:
+        return self._binary(o, lambda a, b: a >= b, ">=")
+
+    def __repr__(self) -> str:
+        shape = "x".join(str(s) for s in self.shape)
+        return f"\n{self.asnumpy()}\n<NDArray {shape} @{self._ctx}>"
+
+
+def _last_as_slice(key: Any, shape: tuple[int, ...]) -> Any:
+    """``key`` (integers selecting one element) with its last integer made a length-1 slice, so
+    that indexing gives a (1,)-shaped view; ``key`` is known to be in range."""
+    parts = list(key) if isinstance(key, tuple) else [key]
+    for i in range(len(parts) - 1, -1, -1):
+        k = parts[i]
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            axis = i if Ellipsis not in parts else len(shape) - (len(parts) - i)
+            k = int(k) + (shape[axis] if k < 0 else 0)
+            parts[i] = slice(k, k + 1)
+            return tuple(parts)
+    return (*parts, None)  # no integer (e.g. a 0-d result of a mask): add an axis
+
+
+def _mx_reshape(src: tuple[int, ...], codes: tuple[Any, ...], reverse: bool) -> tuple[int, ...]:
+    """The shape mxnet's ``reshape(codes, reverse)`` gives an array of shape ``src``."""
+
+    def bad(why: str) -> ValueError:
+        return ValueError(f"NDArray.reshape: cannot reshape an array of shape {src} into "
+                          f"{codes}: {why}")
+
+    try:
+        spec = [int(c) for c in codes]
+    except (TypeError, ValueError):
+        raise bad("the shape must be integers") from None
+    dims = list(src)
+    if reverse:
+        spec.reverse()
+        dims.reverse()
+    out: list[int] = []
+    infer = -1
+    j = 0  # the next input dimension
+    i = 0
+    while i < len(spec):
+        c = spec[i]
+        if c == 0:
+            if j >= len(dims):
+                raise bad("0 copies an input dimension, but none is left")
+            out.append(dims[j])
+            j += 1
+        elif c == -1:
+            if infer >= 0:
+                raise bad("only one dimension can be -1 (inferred)")
+            infer = len(out)
+            out.append(1)
+            j += 1
+        elif c == -2:
+            out.extend(dims[j:])
+            j = len(dims)
+        elif c == -3:
+            if j + 1 >= len(dims):
+                raise bad("-3 merges two input dimensions, but fewer are left")
+            out.append(dims[j] * dims[j + 1])
+            j += 2
+        elif c == -4:
+            if i + 2 >= len(spec):
+                raise bad("-4 must be followed by the two sizes it splits into")
+            if j >= len(dims):
+                raise bad("-4 splits an input dimension, but none is left")
+            d0, d1, d2 = dims[j], spec[i + 1], spec[i + 2]
+            j += 1
+            i += 2
+            if d1 == -1 and d2 == -1:
+                raise bad("-4 cannot split into two inferred (-1) sizes")
+            if d1 < -1 or d2 < -1 or d1 == 0 or d2 == 0:
+                raise bad("the sizes after -4 must be positive or -1")
+            if d1 == -1:
+                d1 = d0 // d2 if d2 else 0
+            elif d2 == -1:
+                d2 = d0 // d1 if d1 else 0
+            if d1 * d2 != d0:
+                raise bad(f"-4 splits {d0} into {d1} x {d2}")
+            out.extend((d1, d2))
+        elif c < -4:
+            raise bad(f"{c} is not a valid code (0, -1, -2, -3, -4 or a size)")
+        else:
+            out.append(c)
+            j += 1
+        i += 1
+    total = math.prod(src)
+    if infer >= 0:
+        rest = math.prod(out)  # the inferred dimension counts as 1
+        if rest == 0 or total % rest:
+            raise bad("the inferred (-1) dimension does not divide the size")
+        out[infer] = total // rest
+    if reverse:
+        out.reverse()
+    if math.prod(out) != total:
+        raise bad(f"the sizes differ ({total} elements into {math.prod(out)})")
+    return tuple(out)
+
+
+def _make(data: Any, ctx: Any, dtype: Any) -> NDArray:
+    c = _ctx(ctx)
+    return NDArray(c.device().asarray(np.asarray(data, dtype=dtype)), c)
+
+
+def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """An NDArray holding a copy of ``source_array``.
+
+    ``dtype`` defaults to the source's dtype for an NDArray and to float32 otherwise (as mxnet).
+    """
+    if isinstance(source_array, NDArray):
+        data = source_array.asnumpy()
+        dtype = dtype or data.dtype
+    else:
+        data = np.array(source_array)
+        dtype = dtype or _DEFAULT_DTYPE
+    return _make(np.array(data, dtype=dtype, copy=True), ctx, dtype)
+
+
+def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
+    """An NDArray of zeros (float32 by default)."""
+    return _make(np.zeros(_shape(shape)), ctx, dtype or _DEFAULT_DTYPE)
+
+
+def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
+    """An NDArray of ones (float32 by default)."""
+    return _make(np.ones(_shape(shape)), ctx, dtype or _DEFAULT_DTYPE)
+
+
+def full(
+    shape: Any, val: float, ctx: Context | None = None, dtype: Any = None, **kwargs: Any
+) -> NDArray:
+    """An NDArray filled with ``val`` (float32 by default)."""
+    return _make(np.full(_shape(shape), val), ctx, dtype or _DEFAULT_DTYPE)
+
+
+def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """An NDArray of the given shape (zeros in gradhub)."""
+    return zeros(shape, ctx, dtype)
+

@@ -1,0 +1,643 @@
+"""mxnet's symbolic API: ``mx.sym.Variable``, layers, arithmetic, ``bind``.
+
+A :class:`Symbol` records a node of a DAG (an operator, its inputs and attributes); nothing is
+computed until the symbol is bound to arrays (:meth:`Symbol.bind`, :meth:`Symbol.simple_bind`)
+and the executor runs ``forward``. Layers create their own parameter arguments, named after the
+layer, as mxnet does (``FullyConnected(name="fc")`` adds ``fc_weight`` and ``fc_bias``;
+``SoftmaxOutput(name="softmax")`` adds ``softmax_label``); unnamed layers are numbered
+(``fullyconnected0``).
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> net = mx.sym.Variable("data")
+    >>> net = mx.sym.FullyConnected(net, name="fc", num_hidden=6)
+    >>> net = mx.sym.SoftmaxOutput(net, name="softmax")
+    >>> net.list_arguments()
+    ['data', 'fc_weight', 'fc_bias', 'softmax_label']
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Activation",
+    "BlockGrad",
+    "FullyConnected",
+    "Group",
+    "MakeLoss",
+    "SoftmaxOutput",
+    "Symbol",
+    "Variable",
+    "broadcast_add",
+    "broadcast_div",
+    "broadcast_maximum",
+    "broadcast_minimum",
+    "broadcast_minus",
+    "broadcast_mul",
+    "broadcast_plus",
+    "broadcast_power",
+    "broadcast_sub",
+    "var",
+]
+
+ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
+NORMALIZATIONS = ("null", "batch", "valid")
+#: Operators whose gradient ignores the head gradient (mxnet's loss layers).
+LOSS_OPS = ("SoftmaxOutput", "MakeLoss")
+#: mxnet's broadcasting binary operators (numpy broadcasting; gradients summed back).
+BROADCAST_OPS = (
+    "broadcast_add",
+    "broadcast_sub",
+    "broadcast_mul",
+    "broadcast_div",
+    "broadcast_power",
+    "broadcast_maximum",
+    "broadcast_minimum",
+)
+
+
+class _Names(threading.local):
+    def __init__(self) -> None:
+        self.counters: dict[str, Iterator[int]] = {}
+
+
+_names = _Names()
+
+
+def _auto_name(hint: str) -> str:
+    c = _names.counters.setdefault(hint, itertools.count())
+    return f"{hint}{next(c)}"
+
+
+def _is_scalar(x: Any) -> bool:
+    return isinstance(x, (bool, int, float, np.number))
+
+
+class Symbol:
+    """A node of a symbolic graph: an operator (``op``), its input symbols and attributes."""
+
+    __slots__ = ("_attrs", "_inputs", "_name", "_op")
+
+    def __init__(
+        self,
+        op: str,
+        name: str,
+        inputs: Sequence[Symbol] = (),
+        attrs: dict[str, Any] | None = None,
+    ) -> None:
+        self._op = op
+        self._name = name
+        self._inputs = tuple(inputs)
+        self._attrs = dict(attrs or {})
+
+    @property
+    def name(self) -> str:
+        """The symbol's name."""
+        return self._name
+
+    @property
+    def op(self) -> str:
+        """The operator (``"null"`` for a variable)."""
+        return self._op
+
+    @property
+    def is_loss(self) -> bool:
+        """Whether this is a loss layer (its gradient ignores the head gradient)."""
+        return self._op in LOSS_OPS
+
+    # -- graph traversal -------------------------------------------------------------------------
+    def _topo(self) -> list[Symbol]:
+        """Every node this symbol depends on, inputs before their consumers (left to right)."""
+        order: list[Symbol] = []
+        seen: set[int] = set()
+        stack: list[tuple[Symbol, bool]] = [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            for child in reversed(node._inputs):
+                if id(child) not in seen:
+                    stack.append((child, False))
+        return order
+
+    def _heads(self) -> list[Symbol]:
+        if self._op == "Group":
+            out: list[Symbol] = []
+            for s in self._inputs:
+                out.extend(s._heads())
+            return out
+        return [self]
+
+    def list_arguments(self) -> list[str]:
+        """The names of the arguments (variables), in the order bind expects them."""
+        names: list[str] = []
+        for node in self._topo():
+            if node._op == "null" and node._name not in names:
+                names.append(node._name)
+        return names
+
+    list_inputs = list_arguments
+
+    def list_outputs(self) -> list[str]:
+        """The names of the outputs (``NAME_output``)."""
+        return [h._name if h._op == "null" else f"{h._name}_output" for h in self._heads()]
+
+    def list_auxiliary_states(self) -> list[str]:
+        """Auxiliary states (none of the supported layers has any)."""
+        return []
+
+    # -- shapes ----------------------------------------------------------------------------------
+    def infer_shape(
+        self, *args: Any, **kwargs: Any
+    ) -> tuple[list[tuple[int, ...]] | None, list[tuple[int, ...]] | None, list[Any] | None]:
+        """Infer argument and output shapes from the given ones (positional in argument order,
+        or by name). Returns ``(arg_shapes, out_shapes, aux_shapes)``, or three Nones when the
+        given shapes do not determine them all.
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> fc.infer_shape(x=(2, 5))
+            ([(2, 5), (3, 5), (3,)], [(2, 3)], [])
+        """
+        names = self.list_arguments()
+        known: dict[str, tuple[int, ...]] = {}
+        for name, shape in zip(names, args):
+            if shape is not None:
+                known[name] = tuple(int(s) for s in shape)
+        for name, shape in kwargs.items():
+            if name not in names:
+                raise ValueError(
+                    f"infer_shape: {name!r} is not an argument of the symbol (arguments: {names})"
+                )
+            known[name] = tuple(int(s) for s in shape)
+        shapes: dict[int, tuple[int, ...] | None] = {}
+        for node in self._topo():
+            if node._op == "null":
+                s = known.get(node._name) or node._attrs.get("shape")
+                if s is not None:
+                    known.setdefault(node._name, s)
+                shapes[id(node)] = s
+                continue
+            shapes[id(node)] = _infer_node(node, shapes, known)
+        arg_shapes: list[tuple[int, ...]] = []
+        for name in names:
+            s = known.get(name)
+            if s is None:
+                return None, None, None
+            arg_shapes.append(s)
+        outs = [shapes.get(id(h)) for h in self._heads()]
+        if any(o is None for o in outs):
+            return None, None, None
+        return arg_shapes, outs, []  # type: ignore[return-value]
+
+    # -- binding ---------------------------------------------------------------------------------
+    def bind(
+        self,
+        ctx: Any,
+        args: Any,
+        args_grad: Any = None,
+        grad_req: Any = "write",
+        aux_states: Any = None,
+        group2ctx: Any = None,
+        shared_exec: Any = None,
+    ) -> Any:
+        """Bind arrays to the arguments and return an :class:`~.executor.Executor`.
+
+        ``args``: a list in :meth:`list_arguments` order, or a dict name -> NDArray (the arrays
+        are used, not copied: writing into ``executor.arg_dict[name]`` changes the next forward).
+        ``args_grad``: list or dict of NDArrays receiving the gradients (arguments without one get
+        none). ``grad_req``: ``"write"`` (overwrite), ``"add"`` (accumulate) or ``"null"``, as a
+        string for all arguments, a list, or a dict (missing names: ``"null"``).
+        """
+        from .executor import Executor
+
+        if aux_states:
+            raise ValueError("bind: the supported layers have no auxiliary states")
+        return Executor(self, ctx, args, args_grad, grad_req)
+
+    def simple_bind(self, ctx: Any, grad_req: Any = "write", **kwargs: Any) -> Any:
+        """Allocate zero arrays (and gradient arrays) from the given input shapes, then bind.
+
+        ``type_dict`` (name -> dtype) gives some argument dtypes; the others (weights, biases,
+        labels) and the gradient arrays take the dtype mxnet's type inference gives them: every
+        supported operator has one dtype for its inputs and output. Without ``type_dict`` every
+        argument is float32.
+        """
+        from . import ndarray as nd
+
+        type_dict = kwargs.pop("type_dict", None) or {}
+        for k in ("stype_dict", "group2ctx", "shared_arg_names", "shared_exec", "shared_buffer"):
+            kwargs.pop(k, None)
+        arg_shapes, _, _ = self.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise ValueError(
+                f"simple_bind: the shapes {kwargs} do not determine every argument shape of "
+                f"{self.list_arguments()}"
+            )
+        names = self.list_arguments()
+        if type_dict:
+            given = {n: np.dtype(t) for n, t in type_dict.items() if n in names}
+            dtypes = _infer_types(self, given, "simple_bind")
+            undecided = [n for n in names if n not in dtypes]
+            if undecided:
+                raise ValueError(
+                    f"simple_bind: type inference cannot decide the dtype of {undecided} from "
+                    f"type_dict={type_dict!r}; give them in type_dict (as mxnet)"
+                )
+        else:
+            dtypes = {n: np.dtype(np.float32) for n in names}
+        args = {n: nd.zeros(s, ctx, dtype=dtypes[n]) for n, s in zip(names, arg_shapes)}
+        reqs = _grad_reqs(grad_req, names)
+        grads = {
+            n: nd.zeros(s, ctx, dtype=dtypes[n])
+            for n, s in zip(names, arg_shapes)
+            if reqs[n] != "null"
+        }
+        return self.bind(ctx, args, grads, grad_req)
+
+    # -- arithmetic ------------------------------------------------------------------------------
+    def _arith(self, other: Any, op: str, reverse: bool = False) -> Symbol:
+        if isinstance(other, Symbol):
+            a, b = (other, self) if reverse else (self, other)
+            return Symbol(f"_{op}", _auto_name(f"_{op.lower()}"), (a, b))
+        if _is_scalar(other):
+            name = f"_R{op}Scalar" if reverse else f"_{op}Scalar"
+            return Symbol(name, _auto_name(name.lower()), (self,), {"scalar": float(other)})
+        return NotImplemented
+
+    def __add__(self, o: Any) -> Symbol:
+        return self._arith(o, "Plus")
+
+    def __radd__(self, o: Any) -> Symbol:
+        return self._arith(o, "Plus")
+
+    def __sub__(self, o: Any) -> Symbol:
+        return self._arith(o, "Minus")
+
+    def __rsub__(self, o: Any) -> Symbol:
+        return self._arith(o, "Minus", reverse=True)
+
+    def __mul__(self, o: Any) -> Symbol:
+        return self._arith(o, "Mul")
+
+    def __rmul__(self, o: Any) -> Symbol:
+        return self._arith(o, "Mul")
+
+    def __truediv__(self, o: Any) -> Symbol:
+        return self._arith(o, "Div")
+
+    def __rtruediv__(self, o: Any) -> Symbol:
+        return self._arith(o, "Div", reverse=True)
+
+    def __pow__(self, o: Any) -> Symbol:
+        return self._arith(o, "Power")
+
+    def __rpow__(self, o: Any) -> Symbol:
+        return self._arith(o, "Power", reverse=True)
+
+    def __neg__(self) -> Symbol:
+        return self._arith(-1.0, "Mul")
+
+    def __repr__(self) -> str:
+        if self._op == "Group":
+            return f"<Symbol group [{', '.join(h._name for h in self._heads())}]>"
+        return f"<Symbol {self._name}>"
+
+
+def _grad_reqs(grad_req: Any, names: Sequence[str]) -> dict[str, str]:
+    valid = ("write", "add", "null", "inplace")
+    if isinstance(grad_req, str):
+        reqs = {n: grad_req for n in names}
+    elif isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(names):
+            raise ValueError(
+                f"bind: grad_req has {len(grad_req)} entries but the symbol has {len(names)} "
+                f"arguments {list(names)}"
+            )
+        reqs = dict(zip(names, grad_req))
+    elif isinstance(grad_req, dict):
+        unknown = set(grad_req) - set(names)
+        if unknown:
+            raise ValueError(f"bind: grad_req names unknown arguments {sorted(unknown)}")
+        reqs = {n: grad_req.get(n, "null") for n in names}
+    else:
+        raise TypeError(
+            f"bind: grad_req must be a str, list or dict, got {type(grad_req).__name__}"
+        )
+    for n, r in reqs.items():
+        if r not in valid:
+            raise ValueError(f"bind: grad_req for {n!r} must be one of {valid}, got {r!r}")
+        if r == "inplace":
+            reqs[n] = "write"
+    return reqs
+
+
+def _infer_node(
+    node: Symbol, shapes: dict[int, tuple[int, ...] | None], known: dict[str, tuple[int, ...]]
+) -> tuple[int, ...] | None:
+    """The output shape of ``node``; fills ``known`` with the parameter shapes it determines."""
+    ins = [shapes.get(id(s)) for s in node._inputs]
+    a = node._attrs
+    op = node._op
+
+    def learn(sym: Symbol, shape: tuple[int, ...]) -> None:
+        if sym._op == "null" and sym._name not in known:
+            known[sym._name] = shape
+            shapes[id(sym)] = shape
+
+    if op == "FullyConnected":
+        x = ins[0]
+        if x is None:
+            return None
+        nh = a["num_hidden"]
+        n_in = int(math.prod(x[1:])) if a["flatten"] else x[-1]
+        learn(node._inputs[1], (nh, n_in))
+        if len(node._inputs) > 2:
+            learn(node._inputs[2], (nh,))
+        return (x[0], nh) if a["flatten"] else (*x[:-1], nh)
+    if op == "SoftmaxOutput":
+        x = ins[0]
+        if x is None:
+            return None
+        if a["multi_output"]:
+            label: tuple[int, ...] = (x[0], *x[2:])
+        elif a["preserve_shape"]:
+            label = x[:-1]
+        else:
+            label = (x[0],)
+        learn(node._inputs[1], label)
+        return x
+    if op in ("Activation", "MakeLoss", "BlockGrad") or op.endswith("Scalar"):
+        return ins[0]
+    if op == "Group":
+        return None
+    x, y = ins
+    if op in BROADCAST_OPS:  # mxnet learns no operand shape from the other one here
+        if x is None or y is None:
+            return None
+        try:
+            return tuple(np.broadcast_shapes(x, y))
+        except ValueError:
+            raise ValueError(
+                f"infer_shape: {op} {node._name!r}: the shapes {x} and {y} do not broadcast"
+            ) from None
+    # elementwise binary operators: same shapes (broadcasting allowed)
+    if x is None and y is not None:
+        learn(node._inputs[0], y)
+        return y
+    if y is None and x is not None:
+        learn(node._inputs[1], x)
+        return x
+    if x is None or y is None:
+        return None
+    return tuple(np.broadcast_shapes(x, y))
+
+
+def _infer_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[str, np.dtype]:
+    """The argument dtypes that ``known`` (name -> dtype) determines, as mxnet's type inference:
+    every supported operator has one dtype for all its inputs and its output. Raises a TypeError
+    naming the operator and both dtypes when they disagree."""
+    dtypes: dict[int, np.dtype] = {}
+    topo = sym._topo()
+    for node in topo:
+        if node._op == "null" and node._name in known:
+            dtypes[id(node)] = np.dtype(known[node._name])
+    changed = True
+    while changed:
+        changed = False
+        for node in topo:
+            if node._op in ("null", "Group"):
+                continue
+            members = (node, *node._inputs)
+            seen = [(m, dtypes[id(m)]) for m in members if id(m) in dtypes]
+            if not seen:
+                continue
+            first, dt = seen[0]
+            for m, other in seen[1:]:
+                if other != dt:
+                    raise TypeError(
+                        f"{what}: operator {node._op} {node._name!r} needs one dtype for its "
+                        f"inputs and output, but {first._name!r} is {dt.name} and {m._name!r} is "
+                        f"{other.name} (as mxnet: convert one with astype or give type_dict)"
+                    )
+            for m in members:
+                if id(m) not in dtypes:
+                    dtypes[id(m)] = dt
+                    changed = True
+    return {n._name: dtypes[id(n)] for n in topo if n._op == "null" and id(n) in dtypes}
+
+
+# -- constructors ---------------------------------------------------------------------------
+
+
+def Variable(
+    name: str,
+    attr: Any = None,
+    shape: Sequence[int] | None = None,
+    lr_mult: Any = None,
+    wd_mult: Any = None,
+    dtype: Any = None,
+    init: Any = None,
+    stype: Any = None,
+    **kwargs: Any,
+) -> Symbol:
+    """A named argument of the graph (its array is given at bind time); ``shape`` is a hint
+    used by :meth:`Symbol.infer_shape`.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"mx.sym.Variable: name must be a non-empty string, got {name!r}")
+    return Symbol("null", name, (), {"shape": None if shape is None else tuple(shape)})
+
+
+var = Variable
+
+
+def _data_arg(op: str, data: Any) -> Symbol:
+    if not isinstance(data, Symbol):
+        raise TypeError(f"mx.sym.{op}: data must be a Symbol, got {type(data).__name__}")
+    return data
+
+
+def FullyConnected(
+    data: Symbol | None = None,
+    weight: Symbol | None = None,
+    bias: Symbol | None = None,
+    num_hidden: int | None = None,
+    no_bias: bool = False,
+    flatten: bool = True,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """A dense layer ``y = x W^T + b`` with ``W`` of shape (num_hidden, in) and ``b`` of shape
+    (num_hidden,); ``flatten=True`` flattens x to (batch, -1) first. Creates the arguments
+    ``NAME_weight`` and ``NAME_bias`` unless given.
+    """
+    data = _data_arg("FullyConnected", data)
+    if num_hidden is None or int(num_hidden) <= 0:
+        raise ValueError(f"mx.sym.FullyConnected: num_hidden must be a positive int, got "
+                         f"{num_hidden!r}")
+    name = name or _auto_name("fullyconnected")
+    weight = weight if weight is not None else Variable(f"{name}_weight")
+    inputs = [data, weight]
+    if not no_bias:
+        inputs.append(bias if bias is not None else Variable(f"{name}_bias"))
+    return Symbol(
+        "FullyConnected", name, inputs, {"num_hidden": int(num_hidden), "flatten": bool(flatten)}
+    )
+
+
+def Activation(
+    data: Symbol | None = None, act_type: str | None = None, name: str | None = None, **kwargs: Any
+) -> Symbol:
+    """An elementwise activation: ``act_type`` is relu, sigmoid, tanh, softrelu
+    (log(1 + exp(x))) or softsign (x / (1 + |x|)).
+    """
+    data = _data_arg("Activation", data)
+    if act_type not in ACT_TYPES:
+        raise ValueError(f"mx.sym.Activation: act_type must be one of {ACT_TYPES}, got "
+                         f"{act_type!r}")
+    return Symbol("Activation", name or _auto_name("activation"), [data], {"act_type": act_type})
+
+
+def _check_norm(op: str, normalization: str) -> None:
+    if normalization not in NORMALIZATIONS:
+        raise ValueError(f"mx.sym.{op}: normalization must be one of {NORMALIZATIONS}, got "
+                         f"{normalization!r}")
+
+
+def SoftmaxOutput(
+    data: Symbol | None = None,
+    label: Symbol | None = None,
+    grad_scale: float = 1.0,
+    ignore_label: float = -1.0,
+    multi_output: bool = False,
+    use_ignore: bool = False,
+    preserve_shape: bool = False,
+    normalization: str = "null",
+    out_grad: bool = False,
+    smooth_alpha: float = 0.0,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """Softmax with a cross-entropy gradient: the output is ``softmax(data)``; backward gives
+    ``data`` the gradient ``grad_scale * (softmax(data) - onehot(label)) / norm`` and ignores the
+    head gradient (a loss layer).
+
+    The softmax runs over axis 1 after flattening data to (batch, -1) (labels (batch,)), over
+    axis 1 of the unflattened data with ``multi_output`` (labels (batch, d1, ...)), or over the
+    last axis with ``preserve_shape`` (labels of data's shape without the last axis). ``norm``
+    follows mxnet's kernel: ``"null"`` 1 (``multi_output``: d = d1 * ...), ``"batch"`` the number
+    of labels (``multi_output``: batch * d), ``"valid"`` the number of labels not equal to
+    ``ignore_label``. With ``use_ignore`` those labels get no gradient. A label of data's own shape
+    holds probabilities: the gradient is ``grad_scale * (softmax(data) - label)``. Creates the
+    argument ``NAME_label`` unless given.
+    """
+    data = _data_arg("SoftmaxOutput", data)
+    _check_norm("SoftmaxOutput", normalization)
+    if out_grad:
+        raise NotImplementedError("mx.sym.SoftmaxOutput: out_grad=True is not supported")
+    if smooth_alpha:
+        raise NotImplementedError("mx.sym.SoftmaxOutput: smooth_alpha is not supported")
+    name = name or _auto_name("softmaxoutput")
+    label = label if label is not None else Variable(f"{name}_label")
+    attrs = {
+        "grad_scale": float(grad_scale),
+        "ignore_label": float(ignore_label),
+        "multi_output": bool(multi_output),
+        "use_ignore": bool(use_ignore),
+        "preserve_shape": bool(preserve_shape),
+        "normalization": normalization,
+    }
+    return Symbol("SoftmaxOutput", name, [data, label], attrs)
+
+
+def MakeLoss(
+    data: Symbol | None = None,
+    grad_scale: float = 1.0,
+    valid_thresh: float = 0.0,
+    normalization: str = "null",
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """Make ``data`` a loss: the output is ``data``; backward gives it the gradient
+    ``grad_scale / norm`` everywhere, ignoring the head gradient. ``norm`` is 1 (``"null"``), the
+    batch size (``"batch"``) or the number of elements greater than ``valid_thresh``
+    (``"valid"``).
+    """
+    data = _data_arg("MakeLoss", data)
+    _check_norm("MakeLoss", normalization)
+    attrs = {
+        "grad_scale": float(grad_scale),
+        "valid_thresh": float(valid_thresh),
+        "normalization": normalization,
+    }
+    return Symbol("MakeLoss", name or _auto_name("makeloss"), [data], attrs)
+
+
+def BlockGrad(data: Symbol | None = None, name: str | None = None, **kwargs: Any) -> Symbol:
+    """``data`` unchanged, stopping the gradient (nothing flows back through it)."""
+    data = _data_arg("BlockGrad", data)
+    return Symbol("BlockGrad", name or _auto_name("blockgrad"), [data])
+
+
+def Group(symbols: Sequence[Symbol]) -> Symbol:
+    """A symbol whose outputs are the outputs of ``symbols`` (bound together)."""
+    symbols = list(symbols)
+    if not symbols or not all(isinstance(s, Symbol) for s in symbols):
+        raise TypeError("mx.sym.Group: expected a non-empty list of Symbols")
+    return Symbol("Group", _auto_name("group"), symbols)
+
+
+def _broadcast(op: str, lhs: Any, rhs: Any, name: str | None) -> Symbol:
+    for arg, v in (("lhs", lhs), ("rhs", rhs)):
+        if not isinstance(v, Symbol):
+            raise TypeError(f"mx.sym.{op}: {arg} must be a Symbol, got {type(v).__name__}")
+    return Symbol(op, name or _auto_name(op), [lhs, rhs])
+
+
+def _broadcast_op(op: str, doc: str) -> Callable[..., Symbol]:
+    """mx.sym.<op>(lhs, rhs, name=None): a binary operator with numpy broadcasting."""
+
+    def symbol(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
+               **kwargs: Any) -> Symbol:
+        return _broadcast(op, lhs, rhs, name)
+
+    symbol.__name__ = symbol.__qualname__ = op
+    symbol.__doc__ = doc
+    return symbol
+
+
+_SUMMED = "; each operand's gradient is summed back to its shape."
+broadcast_add = _broadcast_op("broadcast_add", "``lhs + rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_sub = _broadcast_op("broadcast_sub", "``lhs - rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_mul = _broadcast_op("broadcast_mul", "``lhs * rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_div = _broadcast_op("broadcast_div", "``lhs / rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_power = _broadcast_op("broadcast_power",
+                                "``lhs ** rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_maximum = _broadcast_op(
+    "broadcast_maximum",
+    "The elementwise maximum with numpy broadcasting; at ties the gradient goes to ``lhs`` "
+    "(as mxnet).",
+)
+broadcast_minimum = _broadcast_op(
+    "broadcast_minimum",
+    "The elementwise minimum with numpy broadcasting; at ties the gradient goes to ``lhs`` "
+    "(as mxnet).",
+)
+broadcast_plus = broadcast_add
+broadcast_minus = broadcast_sub

@@ -1,0 +1,514 @@
+"""nnabla's ``Variable`` and ``NdArray`` on top of :class:`gradhub.Variable`.
+
+nnabla semantics kept here (they differ from the native defaults):
+
+* ``Variable(shape, need_grad=False)`` allocates float32 zeros; ``need_grad`` defaults to False.
+* ``Variable.from_numpy_array`` copies; floating data becomes float32 (nnabla's ``"float"`` type
+  configuration, the type every nnabla function computes in); integer data (labels) keeps its type.
+* ``.g`` is always an array: zeros until a gradient is accumulated. ``.d = value`` and
+  ``.g = value`` copy ``value`` into the Variable, broadcasting scalars (``x.g = 0``).
+* ``backward(grad=1, clear_buffer=False)`` uses ``grad`` as the incoming gradient without storing
+  it in ``.g`` (``grad=None`` uses the current ``.g``), accumulates into the leaves' ``.g`` and,
+  unless ``clear_buffer``, leaves each intermediate Variable's gradient of this pass in its ``.g``.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from gradhub.device import context_device
+from gradhub.engine import backward as _native_backward
+from gradhub.engine import collect_graph, is_freed
+from gradhub.errors import BackwardRuleError
+from gradhub.variable import Variable as NativeVariable
+
+from .._common import adopt, call_native, install_operators
+
+_FLOAT = np.float32
+#: ids of the Variables whose ``persistent`` flag is set (entries removed when they die); the
+#: layer's Variable has no slot of its own (a native Variable is adopted by switching its class)
+_persistent: dict[int, bool] = {}
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, np.number))
+
+
+def _shape_tuple(shape: Any, where: str) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    if isinstance(shape, str):
+        raise TypeError(f"{where}: shape must be an iterable of ints, got {shape!r}")
+    try:
+        return tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: shape must be an iterable of ints, got {shape!r}") from None
+
+
+def _raw(value: Any) -> Any:
+    """The array behind a Variable or an NdArray; other values unchanged."""
+    if isinstance(value, NativeVariable):
+        return value._data
+    if isinstance(value, NdArray):
+        return value.data
+    return value
+
+
+class NdArray:
+    """The data or gradient buffer of a Variable, as nnabla's ``x.data`` / ``x.grad`` return it.
+
+    ``.data`` reads and writes the array; ``zero()`` and ``fill(value)`` reset it.
+
+    Example::
+
+        >>> import gradhub_compat.nnabla as nn
+        >>> x = nn.Variable((2,), need_grad=True)
+        >>> x.grad.fill(3.0)
+        >>> x.g
+        array([3., 3.], dtype=float32)
+    """
+
+    __slots__ = ("_var", "_which")
+
+    def __init__(self, var: Variable, which: str) -> None:
+        self._var = var
+        self._which = which
+
+    @property
+    def data(self) -> Any:
+        """The array (assignable: the value is copied in, broadcasting scalars)."""
+        return getattr(self._var, self._which)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        setattr(self._var, self._which, value)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._var.shape
+
+    @property
+    def size(self) -> int:
+        return self._var.size
+
+    @property
+    def ndim(self) -> int:
+        return self._var.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.data.dtype
+
+    def zero(self) -> None:
+        """Set every element to 0."""
+        self.fill(0)
+
+    def fill(self, value: float) -> None:
+        """Set every element to ``value``."""
+        setattr(self._var, self._which, value)
+
+    def cast(self, dtype: Any, ctx: Any = None) -> Any:
+        """The array converted to ``dtype`` (kept in the Variable), as nnabla's ``cast``."""
+        arr = self.data
+        if arr.dtype != np.dtype(dtype):
+            arr = arr.astype(dtype)
+            if self._which == "d":
+                self._var._data = arr
+            else:
+                self._var._grad = NativeVariable.leaf(arr, False)
+        return arr
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = np.asarray(self._var.device.to_numpy(self.data))
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"<NdArray({self.shape}) at {hex(id(self))}>"
+
+
+@install_operators
+class Variable(NativeVariable):
+    """nnabla's Variable: a :class:`gradhub.Variable` with nnabla's defaults and semantics.
+
+    ``Variable(shape=(), need_grad=False)`` holds float32 zeros of ``shape``; assign ``.d`` and
+    call ``forward()`` on a result to re-execute the graph (nnabla's static style). Results of
+    functions of :mod:`gradhub_compat.nnabla.functions` are Variables of this class.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0])).apply(need_grad=True)
+        >>> x.g                      # always an array: zeros before any backward
+        array([0., 0.], dtype=float32)
+        >>> y = x * x
+        >>> y.backward()             # grad=1
+        >>> y.backward()             # gradients accumulate into the leaves
+        >>> x.g
+        array([4., 8.], dtype=float32)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, shape: Iterable[int] | int = (), need_grad: bool | None = None) -> None:
+        shape = _shape_tuple(shape, "nnabla Variable")
+        dev = context_device()
+        with dev.activate():
+            arr = dev.xp.zeros(shape, dtype=_FLOAT)
+        super().__init__(arr, need_grad=bool(need_grad))
+
+    @classmethod
+    def from_numpy_array(
+        cls, data: Any, grad: Any = None, need_grad: bool | None = None
+    ) -> Variable:
+        """A Variable holding a copy of ``data`` (and of ``grad``, if given).
+
+        Floating data is stored as float32 (nnabla computes in float32); integer data such as
+        labels keeps its type. ``need_grad`` defaults to False.
+        """
+        arr = np.array(_raw(data), copy=True)
+        if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
+            arr = arr.astype(_FLOAT)
+        if need_grad and arr.dtype.kind not in "fc":
+            raise TypeError(
+                "nnabla Variable.from_numpy_array: need_grad=True needs floating-point data, "
+                f"got dtype {arr.dtype}"
+            )
+        v = cls.__new__(cls)
+        NativeVariable.__init__(v, context_device().asarray(arr), need_grad=bool(need_grad))
+        if grad is not None:
+            g = np.asarray(_raw(grad))
+            if g.shape != arr.shape:
+                raise ValueError(
+                    f"nnabla Variable.from_numpy_array: grad has shape {g.shape} but data has "
+                    f"shape {arr.shape}"
+                )
+            v.g = g
+        return v
+
+    # -- data and gradient -----------------------------------------------------------------------
+    def _fit(self, value: Any, dtype: Any, what: str) -> Any:
+        """``value`` as a fresh array of this Variable's shape and ``dtype`` on its device."""
+        dev = self.device
+        with dev.activate():  # CuPy allocates on the current device
+            return self._fit_here(dev, value, dtype, what)
+
+    def _fit_here(self, dev: Any, value: Any, dtype: Any, what: str) -> Any:
+        xp = dev.xp
+        value = _raw(value)
+        if _scalar(value):
+            return xp.full(self._data.shape, value, dtype=dtype)
+        arr = dev.asarray(value)
+        if tuple(arr.shape) != self.shape:
+            try:
+                arr = xp.broadcast_to(arr, self.shape)
+            except ValueError:
+                raise ValueError(
+                    f"nnabla Variable.{what}: cannot assign an array of shape {tuple(arr.shape)} "
+                    f"to a Variable of shape {self.shape}"
+                ) from None
+        return xp.array(arr, dtype=dtype, copy=True)
+
+    @property
+    def d(self) -> Any:
+        """The data array (a reference; assigning copies the value in, broadcasting scalars)."""
+        return self._data
+
+    @d.setter
+    def d(self, value: Any) -> None:
+        self._data = self._fit(value, self._data.dtype, "d")
+
+    def _grad_dtype(self) -> Any:
+        return self._data.dtype if self._data.dtype.kind in "fc" else np.dtype(_FLOAT)
+
+    @property
+    def g(self) -> Any:
+        """The gradient array: zeros until a gradient is accumulated (assignable like ``d``)."""
+        gv = self._grad
+        if gv is None:
+            dev = self.device
+            with dev.activate():
+                zeros = dev.xp.zeros(self._data.shape, dtype=self._grad_dtype())
+            gv = self._grad = NativeVariable.leaf(zeros, False)
+        return gv._data
+
+    @g.setter
+    def g(self, value: Any) -> None:
+        arr = self._fit(value, self._grad_dtype(), "g")
+        self._grad = NativeVariable.leaf(arr, False)
+
+    @property
+    def data(self) -> NdArray:  # type: ignore[override]
+        """The data buffer as an :class:`NdArray` (``x.data.zero()``; assignable)."""
+        return NdArray(self, "d")
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self.d = value
+
+    @property
+    def grad(self) -> NdArray:  # type: ignore[override]
+        """The gradient buffer as an :class:`NdArray` (``x.grad.zero()``; assignable)."""
+        return NdArray(self, "g")
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        self.g = value
+
+    # -- nnabla helpers --------------------------------------------------------------------------
+    def apply(self, **kwargs: Any) -> Variable:
+        """Set attributes (``need_grad=True``, ``d=...``) and return self."""
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+        return self
+
+    @property
+    def parent(self) -> Any:
+        """The graph node that produced this Variable (None for a leaf)."""
+        return self._creator
+
+    @property
+    def persistent(self) -> bool:
+        """nnabla's flag that keeps an intermediate's data through ``clear_buffer``: False by
+        default; stores what is set. gradhub never clears the data of a Variable still
+        referenced, so the flag changes nothing else."""
+        return _persistent.get(id(self), False)
+
+    @persistent.setter
+    def persistent(self, value: bool) -> None:
+        key = id(self)
+        if not value:
+            _persistent.pop(key, None)
+        elif key not in _persistent:
+            _persistent[key] = True
+            weakref.finalize(self, _persistent.pop, key, None)
+
+    def size_from_axis(self, axis: int = -1) -> int:
+        """The product of the dimensions from ``axis`` on (the whole size for -1)."""
+        return int(math.prod(self.shape[max(axis, 0) :]))
+
+    def reshape(self, shape: Any, unlink: bool = False) -> Variable:  # type: ignore[override]
+        """This Variable with another shape; ``unlink=True`` cuts it from the graph.
+
+        The unlinked result shares the data and gradient buffers, as nnabla's (see
+        :meth:`get_unlinked_variable`), seen through the new shape.
+        """
+        if unlink:
+            return _Unlinked.of(self, self.need_grad, tuple(shape))
+        return adopt(NativeVariable.reshape(self, shape), Variable)
+
+    def get_unlinked_variable(self, need_grad: bool | None = None) -> Variable:
+        """A leaf cut from the graph that shares this Variable's data and gradient, as nnabla's.
+
+        ``need_grad`` is kept unless given. The two stay one buffer: after ``forward()``
+        recomputes this Variable (or its ``.d`` is assigned), the unlinked Variable reads the new
+        data; a backward pass through the unlinked Variable accumulates into the shared ``.g``
+        (nnabla's GAN idiom ``fake.get_unlinked_variable(need_grad=True)`` relies on both).
+        """
+        return _Unlinked.of(self, self.need_grad if need_grad is None else bool(need_grad), None)
+
+    unlinked = get_unlinked_variable
+
+    def detach(self) -> Variable:
+        """A new leaf sharing the data, cut from the graph, needing no gradient."""
+        return self.get_unlinked_variable(need_grad=False)
+
+    # -- graph -----------------------------------------------------------------------------------
+    def forward(  # type: ignore[override]
+        self,
+        clear_buffer: bool = False,
+        clear_no_need_grad: bool = False,
+        function_pre_hook: Any = None,
+        function_post_hook: Any = None,
+    ) -> None:
+        """Re-execute the graph that produced this Variable from its leaves' current data.
+
+        ``clear_buffer``/``clear_no_need_grad`` are accepted and have no effect (the graph keeps
+        only the arrays its backward rules need). Function hooks are not supported.
+        """
+        _no_hooks("forward", function_pre_hook, function_post_hook)
+        NativeVariable.forward(self)
+
+    def backward(  # type: ignore[override]
+        self,
+        grad: Any = 1,
+        clear_buffer: bool = False,
+        communicator_callbacks: Any = None,
+        function_pre_hook: Any = None,
+        function_post_hook: Any = None,
+    ) -> None:
+        """Backpropagate from this Variable; gradients accumulate into the leaves' ``.g``.
+
+        ``grad`` is the incoming gradient: a scalar (default 1), an array, an NdArray or a
+        Variable, or None to use this Variable's current ``.g``; it is not stored in ``.g``. Unless
+        ``clear_buffer``, each intermediate Variable still referenced keeps the gradient of this
+        pass in ``.g`` (overwritten, not accumulated, as in nnabla); with ``clear_buffer`` the
+        arrays the graph saved for backward are freed as they are used (``forward()`` recomputes
+        them), as nnabla frees its buffers.
+        """
+        _no_hooks("backward", function_pre_hook, function_post_hook)
+        if communicator_callbacks is not None:
+            raise NotImplementedError(
+                "nnabla Variable.backward: communicator_callbacks are not supported by gradhub"
+            )
+        if self._creator is None:
+            raise RuntimeError(
+                "nnabla Variable.backward: the variable has no parent (a leaf: no function "
+                "produced it, so there is nothing to backpropagate), as nnabla raises"
+            )
+        if grad is None:
+            seed: Any = self.g.copy()
+        elif isinstance(grad, NativeVariable):
+            seed = grad._data
+        else:
+            seed = _raw(grad)
+        if not _scalar(seed) and tuple(np.shape(seed)) != self.shape:
+            raise ValueError(
+                f"nnabla Variable.backward: grad has shape {tuple(np.shape(seed))} but the "
+                f"Variable has shape {self.shape}"
+            )
+        kept = self._grad
+        root_off = not self._need_grad and self._creator.rule is not None
+        if root_off:  # nnabla backpropagates from a root set need_grad=False all the same
+            self._need_grad = True  # (the slot: its node stays marked)
+        try:
+            _native_backward(
+                self, seed, retain_grad=not clear_buffer, retain_graph=not clear_buffer
+            )
+        except BackwardRuleError:
+            freed = freed_buffers_error([self], "nnabla Variable.backward")
+            if freed is None:
+                raise
+            raise freed from None
+        finally:
+            self._grad = kept
+            if root_off:
+                self._need_grad = False
+
+    def __repr__(self) -> str:
+        return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
+
+
+
+
+class _Unlinked(Variable):
+    """A leaf sharing the data and gradient of another Variable (its source), possibly seen
+    through another shape: nnabla's ``get_unlinked_variable`` and ``reshape(unlink=True)``.
+
+    ``_data`` and ``_grad`` (the slots every gradhub function, the engine and re-execution read
+    and write) are properties that forward to the source's, so the source's new arrays (a
+    ``forward()`` re-execution, ``.d = ...``) are what this Variable holds, and gradients
+    accumulated here land in the source's ``.g``. Only these Variables pay for the indirection.
+    A reshaped view is cached per source array, so that its identity is stable while the source
+    keeps its array (the engine recognises a replaced leaf by identity).
+    """
+
+    __slots__ = ("_cache", "_src", "_vshape")
+
+    _src: NativeVariable
+    _vshape: tuple[int, ...] | None
+    _cache: tuple[Any, Any] | None
+
+    @classmethod
+    def of(cls, src: NativeVariable, need_grad: bool, shape: tuple[int, ...] | None) -> _Unlinked:
+        """A new unlinked Variable over ``src`` (seen with ``shape``; None keeps its shape)."""
+        if isinstance(src, _Unlinked) and src._vshape is None:
+            src = src._src  # one level of indirection, whatever the chain
+        v = object.__new__(cls)
+        v._src = src
+        v._cache = None
+        v._vshape = None
+        if shape is not None:
+            arr = src._data
+            try:
+                view = arr.reshape(shape)
+            except ValueError:
+                raise ValueError(
+                    f"nnabla Variable.reshape: cannot reshape a Variable of shape "
+                    f"{tuple(arr.shape)} to {shape}"
+                ) from None
+            v._vshape = tuple(view.shape)
+            v._cache = (arr, view)
+        v._creator = None
+        v._idx = 0
+        v.name = None
+        v._need_grad = need_grad
+        return v
+
+    @property  # type: ignore[override]
+    def _data(self) -> Any:
+        arr = self._src._data
+        shape = self._vshape
+        if shape is None:
+            return arr
+        cache = self._cache
+        if cache is not None and cache[0] is arr:
+            return cache[1]
+        view = arr.reshape(shape)
+        self._cache = (arr, view)
+        return view
+
+    @_data.setter
+    def _data(self, value: Any) -> None:
+        src = self._src
+        if self._vshape is None:
+            src._data = value
+            return
+        base = value.reshape(src._data.shape)
+        src._data = base
+        self._cache = (base, value)
+
+    @property  # type: ignore[override]
+    def _grad(self) -> NativeVariable | None:
+        g = self._src._grad
+        shape = self._vshape
+        if g is None or shape is None:
+            return g
+        return _reshaped(g, shape)
+
+    @_grad.setter
+    def _grad(self, value: NativeVariable | None) -> None:
+        src = self._src
+        if value is not None and self._vshape is not None:
+            value = _reshaped(value, tuple(src._data.shape))
+        src._grad = value
+
+
+def _reshaped(g: NativeVariable, shape: tuple[int, ...]) -> NativeVariable:
+    """A gradient Variable seen with ``shape`` (a view of its array; in the graph if recorded)."""
+    if tuple(g._data.shape) == shape:
+        return g
+    if g._creator is not None:
+        return call_native("Reshape", g, shape=shape)  # type: ignore[no-any-return]
+    return NativeVariable.leaf(g._data.reshape(shape), False)
+
+
+def freed_buffers_error(outputs: list[Any], where: str) -> BackwardRuleError | None:
+    """The error to raise, in nnabla's terms, when a backward pass met a function whose buffers
+    an earlier ``backward(clear_buffer=True)`` freed (None when the graph has no such function).
+
+    The native error suggests ``retain_graph=True``, which nnabla's ``backward`` does not have;
+    in nnabla the remedy is ``forward()`` again, or ``clear_buffer=False`` on the first backward.
+    Only the error path pays for the graph walk.
+    """
+    variables = [y for y in outputs if isinstance(y, NativeVariable)]
+    freed = [n for n in collect_graph(variables) if is_freed(n)]
+    if not freed:
+        return None
+    return BackwardRuleError(
+        f"{where}: cannot backpropagate through {freed[-1].fdef.snake} again: its buffers were "
+        "freed by an earlier backward(clear_buffer=True); call forward() on the output first "
+        "to recompute them (or keep them with clear_buffer=False on the earlier backward)"
+    )
+
+
+def _no_hooks(where: str, pre: Any, post: Any) -> None:
+    if pre is not None or post is not None:
+        raise NotImplementedError(
+            f"nnabla Variable.{where}: function_pre_hook/function_post_hook are not supported "
+            "by gradhub"
+        )

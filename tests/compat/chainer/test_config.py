@@ -1,0 +1,82 @@
+"""``chainer.config``, ``chainer.using_config``, ``no_backprop_mode`` and ``force_backprop_mode`` of
+the chainer layer: ``train`` switching dropout off, ``enable_backprop`` read from and written to
+the thread's recording switch, other names, and results computed without recording that still
+require a gradient (roots of later graphs) while the native ``gh.no_grad`` keeps its own rule.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import gradhub as gh
+import gradhub.optim
+import gradhub_compat.chainer.functions as CF
+import gradhub_compat.chainer.functions as F
+import numpy as np
+import pytest
+from compat.chainer.helpers import _v
+from gradhub_compat import chainer
+
+
+def test_config_train_switches_dropout_off() -> None:
+    x = _v(np.ones(1000))
+    assert chainer.config.train is True
+    with chainer.using_config("train", False):
+        assert chainer.config.train is False
+        assert F.dropout(x) is x
+    assert chainer.config.train is True
+    assert (F.dropout(x).array == 0).any()
+    chainer.config.train = False
+    try:
+        assert F.dropout(x) is x
+        seen: list[object] = []
+        t = threading.Thread(target=lambda: seen.append(chainer.config.train))
+        t.start()
+        t.join()
+        assert seen == [True]  # thread-local, as chainer
+    finally:
+        chainer.config.train = True
+
+
+def test_config_enable_backprop() -> None:
+    x = _v([1.0, 2.0])
+    assert chainer.config.enable_backprop is True
+    with chainer.using_config("enable_backprop", False):
+        assert chainer.config.enable_backprop is False
+        y = x * 2
+    assert y.creator is None and y.requires_grad  # as chainer's no_backprop_mode
+    assert chainer.config.enable_backprop is True
+    with chainer.no_backprop_mode():
+        assert chainer.config.enable_backprop is False
+    assert (x * 2).creator is not None
+
+
+def test_config_other_names() -> None:
+    with pytest.raises(AttributeError, match="foo"):
+        _ = chainer.config.foo
+    with chainer.using_config("foo", 3):
+        assert chainer.config.foo == 3
+    with pytest.raises(AttributeError, match="foo"):
+        _ = chainer.config.foo
+
+
+def test_chainer_no_backprop_results_are_roots_that_require_grad() -> None:
+    """chainer: a result computed under no_backprop_mode requires a gradient when its input
+    does; it has no creator, so later graphs stop at it."""
+    x = chainer.Variable(np.array([1.0, 2.0], dtype=np.float32))
+    with chainer.no_backprop_mode():
+        q = x * 2
+    assert q.requires_grad and q.creator is None
+    CF.sum(q * q).backward()
+    np.testing.assert_array_equal(q.grad, [4.0, 8.0])
+    assert x.grad is None
+    (gq,) = chainer.grad([CF.sum(q * q)], [q])
+    np.testing.assert_array_equal(gq.array, [4.0, 8.0])
+
+
+def test_native_no_grad_results_still_need_no_gradient() -> None:
+    """gradhub's own no_grad keeps PyTorch's semantics (results need no gradient)."""
+    a = gh.Variable([1.0])
+    with gh.no_grad():
+        b = a * 2.0
+    assert not b.need_grad

@@ -1,0 +1,335 @@
+"""``gradhub_compat.chainer.functions``: every function against a numpy reference and numeric
+gradients, argument errors, the options of the losses, convolution and pooling, dropout,
+``embed_id``, ``split_axis``, one-sided ``clip``, ``mean`` with weights, and the elementwise
+losses refusing operands of different shapes. Expected behaviour was checked against chainer
+7.8.1.
+"""
+
+from __future__ import annotations
+
+import gradhub_compat.chainer.functions as F
+import numpy as np
+import pytest
+from compat.chainer.helpers import _v
+from gradhub.testing import gradcheck
+from gradhub_compat.chainer import Variable
+
+_RNG = np.random.default_rng(0)
+
+
+_X = _RNG.uniform(0.2, 0.9, (2, 3))
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+_ELEMENTWISE = [
+    ("sin", F.sin, np.sin),
+    ("cos", F.cos, np.cos),
+    ("tan", F.tan, np.tan),
+    ("arcsin", F.arcsin, np.arcsin),
+    ("arccos", F.arccos, np.arccos),
+    ("arctan", F.arctan, np.arctan),
+    ("sinh", F.sinh, np.sinh),
+    ("cosh", F.cosh, np.cosh),
+    ("exp", F.exp, np.exp),
+    ("expm1", F.expm1, np.expm1),
+    ("log", F.log, np.log),
+    ("log1p", F.log1p, np.log1p),
+    ("sqrt", F.sqrt, np.sqrt),
+    ("tanh", F.tanh, np.tanh),
+    ("sigmoid", F.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+    ("relu", F.relu, lambda x: np.maximum(x, 0)),
+    ("absolute", F.absolute, np.abs),
+    ("square", F.square, np.square),
+    ("erf", F.erf, np.vectorize(__import__("math").erf)),
+    ("leaky_relu", F.leaky_relu, lambda x: np.where(x > 0, x, 0.2 * x)),
+    ("elu", F.elu, lambda x: np.where(x > 0, x, np.expm1(x))),
+    (
+        "selu",
+        F.selu,
+        lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)),
+    ),
+    ("softplus", F.softplus, lambda x: np.log1p(np.exp(x))),
+    ("softplus_beta2", lambda x: F.softplus(x, beta=2.0), lambda x: np.log1p(np.exp(2 * x)) / 2),
+    ("softmax", F.softmax, lambda x: _softmax(x, 1)),
+    ("softmax_axis0", lambda x: F.softmax(x, axis=0), lambda x: _softmax(x, 0)),
+    ("log_softmax", F.log_softmax, lambda x: np.log(_softmax(x, 1))),
+    ("sum", F.sum, np.sum),
+    ("sum_axis", lambda x: F.sum(x, axis=1, keepdims=True), lambda x: x.sum(1, keepdims=True)),
+    ("mean", F.mean, np.mean),
+    ("mean_axis", lambda x: F.mean(x, axis=0), lambda x: x.mean(0)),
+    (
+        "mean_weights",
+        lambda x: F.mean(x, axis=1, weights=np.array([1.0, 2.0, 3.0])),
+        lambda x: (x * [1.0, 2.0, 3.0]).sum(1) / 6.0,
+    ),
+    (
+        "mean_weights_all",
+        lambda x: F.mean(x, weights=np.arange(1.0, 7.0).reshape(2, 3)),
+        lambda x: (x * np.arange(1.0, 7.0).reshape(2, 3)).sum() / 21.0,
+    ),
+    ("max", lambda x: F.max(x, axis=1), lambda x: x.max(1)),
+    ("min", lambda x: F.min(x, axis=0, keepdims=True), lambda x: x.min(0, keepdims=True)),
+    ("prod", lambda x: F.prod(x, axis=1), lambda x: x.prod(1)),
+    ("logsumexp", lambda x: F.logsumexp(x, axis=1), lambda x: np.log(np.exp(x).sum(1))),
+    ("clip", lambda x: F.clip(x, 0.3, 0.6), lambda x: np.clip(x, 0.3, 0.6)),
+    ("reshape", lambda x: F.reshape(x, (3, -1)), lambda x: x.reshape(3, 2)),
+    ("flatten", F.flatten, lambda x: x.reshape(-1)),
+    ("transpose", F.transpose, lambda x: x.T),
+    ("broadcast_to", lambda x: F.broadcast_to(x, (4, 2, 3)),
+     lambda x: np.broadcast_to(x, (4, 2, 3))),
+    ("expand_dims", lambda x: F.expand_dims(x, 1), lambda x: x[:, None]),
+    ("squeeze", lambda x: F.squeeze(F.expand_dims(x, 0)), lambda x: x),
+    ("get_item", lambda x: F.get_item(x, (slice(None), 1)), lambda x: x[:, 1]),
+    ("tile", lambda x: F.tile(x, (2, 1)), lambda x: np.tile(x, (2, 1))),
+    ("flip", lambda x: F.flip(x, 1), lambda x: x[:, ::-1]),
+    ("concat", lambda x: F.concat([x, x * 2]), lambda x: np.concatenate([x, x * 2], 1)),
+    ("stack", lambda x: F.stack([x, x * 2], axis=1), lambda x: np.stack([x, x * 2], 1)),
+    ("maximum", lambda x: F.maximum(x, 1 - x), lambda x: np.maximum(x, 1 - x)),
+    ("minimum", lambda x: F.minimum(x, 1 - x), lambda x: np.minimum(x, 1 - x)),
+    ("where", lambda x: F.where(np.array([[True, False, True]] * 2), x, -x),
+     lambda x: np.where([[True, False, True]] * 2, x, -x)),
+    ("squared_error", lambda x: F.squared_error(x, 1 - x), lambda x: (2 * x - 1) ** 2),
+    ("absolute_error", lambda x: F.absolute_error(x, 1 - x), lambda x: np.abs(2 * x - 1)),
+    ("mse", lambda x: F.mean_squared_error(x, 1 - x), lambda x: ((2 * x - 1) ** 2).mean()),
+    ("mae", lambda x: F.mean_absolute_error(x, 1 - x), lambda x: np.abs(2 * x - 1).mean()),
+    ("linear", lambda x: F.linear(x, np.arange(6.0).reshape(2, 3), np.array([1.0, -1.0])),
+     lambda x: x @ np.arange(6.0).reshape(2, 3).T + [1.0, -1.0]),
+    ("linear_nobias", lambda x: F.linear(x, np.ones((4, 3))), lambda x: x @ np.ones((3, 4))),
+    ("matmul", lambda x: F.matmul(x, x, transb=True), lambda x: x @ x.T),
+    ("matmul_ta", lambda x: F.matmul(x, x, transa=True), lambda x: x.T @ x),
+]
+
+
+def _conv_ref(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, _, h, wd = xp.shape
+    o, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+def _pool_ref(x: np.ndarray, k: int, s: int, p: int, cover_all: bool) -> np.ndarray:
+    n, c, h, w = x.shape
+
+    def size(d: int) -> int:
+        return (d + 2 * p - k + (s - 1 if cover_all else 0)) // s + 1
+
+    oh, ow = size(h), size(w)
+    big = np.full((n, c, h + 2 * p + k + s, w + 2 * p + k + s), -np.inf)
+    big[:, :, p : p + h, p : p + w] = x
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            out[:, :, i, j] = big[:, :, i * s : i * s + k, j * s : j * s + k].max(axis=(2, 3))
+    return out
+
+
+@pytest.mark.parametrize(("name", "fn", "ref"), _ELEMENTWISE, ids=[c[0] for c in _ELEMENTWISE])
+def test_function_matches_numpy_and_gradcheck(name: str, fn: object, ref: object) -> None:
+    x = Variable(_X.copy())
+    y = fn(x)  # type: ignore[operator]
+    assert type(y) is Variable
+    np.testing.assert_allclose(y.array, ref(_X), rtol=1e-10, atol=1e-12)  # type: ignore[operator]
+    if name not in ("max", "min", "clip", "maximum", "minimum", "absolute_error", "mae"):
+        gradcheck(fn, [_X], order=1)  # type: ignore[arg-type]
+
+
+def test_split_axis() -> None:
+    x = Variable(np.arange(12.0).reshape(2, 6))
+    parts = F.split_axis(x, 3, axis=1)
+    assert [p.shape for p in parts] == [(2, 2)] * 3
+    np.testing.assert_array_equal(parts[2].array, [[4.0, 5.0], [10.0, 11.0]])
+    _, b = F.split_axis(x, [1], axis=0)
+    np.testing.assert_array_equal(b.array, [[6.0, 7.0, 8.0, 9.0, 10.0, 11.0]])
+    (whole,) = F.split_axis(x, 1, axis=0)
+    assert F.split_axis(x, 1, axis=0, force_tuple=False).shape == whole.shape
+    with pytest.raises(ValueError, match="cannot split length 6 into 4 sections"):
+        F.split_axis(x, 4, axis=1)
+
+
+def test_function_argument_errors() -> None:
+    x = Variable(_X.copy())
+    with pytest.raises(ValueError, match=r"chainer F\.clip: need x_min < x_max"):
+        F.clip(x, 1.0, 0.0)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        F.reshape(x, (4, 2))
+    with pytest.raises(ValueError, match="axis 0 of shape"):
+        F.squeeze(x, 0)
+    with pytest.raises(ValueError, match="weights must have shape"):
+        F.mean(x, axis=1, weights=np.ones(2))
+    with pytest.raises(ValueError, match="must have x's shape"):
+        F.mean(x, weights=np.ones(3))
+    with pytest.raises(ValueError, match="W must be 2-d"):
+        F.linear(x, np.ones(3))
+    with pytest.raises(ValueError, match="n_batch_axes"):
+        F.linear(x, np.ones((2, 3)), n_batch_axes=0)
+    with pytest.raises(ValueError, match="ratio must be in"):
+        F.dropout(x, 1.5)
+
+
+def test_softmax_cross_entropy_options() -> None:
+    x = _RNG.standard_normal((4, 3))
+    t = np.array([0, 2, -1, 1])
+    logp = np.log(_softmax(x, 1))
+    per = np.array([-logp[i, t[i]] if t[i] >= 0 else 0.0 for i in range(4)])
+    np.testing.assert_allclose(F.softmax_cross_entropy(Variable(x), t).array, per.sum() / 3)
+    np.testing.assert_allclose(
+        F.softmax_cross_entropy(Variable(x), t, normalize=False).array, per.sum() / 4
+    )
+    np.testing.assert_allclose(F.softmax_cross_entropy(Variable(x), t, reduce="no").array, per)
+    gradcheck(lambda v: F.softmax_cross_entropy(v, t), [x], order=2)
+    t2 = np.array([0, 2, 7, 1])  # a custom ignore label
+    per2 = np.where(t2 == 7, 0.0, per)
+    np.testing.assert_allclose(
+        F.softmax_cross_entropy(Variable(x), t2, ignore_label=7, reduce="no").array,
+        np.where(t2 == 7, 0.0, per2),
+    )
+    # (N, C, d) scores with (N, d) labels
+    x3 = _RNG.standard_normal((2, 3, 2))
+    t3 = np.array([[0, 1], [2, 0]])
+    lp3 = np.log(_softmax(x3, 1))
+    ref3 = -np.array([[lp3[n, t3[n, d], d] for d in range(2)] for n in range(2)])
+    np.testing.assert_allclose(F.softmax_cross_entropy(Variable(x3), t3, reduce="no").array, ref3)
+    with pytest.raises(NotImplementedError, match="class_weight"):
+        F.softmax_cross_entropy(Variable(x), t, class_weight=np.ones(3))
+    with pytest.raises(NotImplementedError, match="soft targets"):
+        F.softmax_cross_entropy(Variable(x), x)
+    with pytest.raises(ValueError, match="does not match"):
+        F.softmax_cross_entropy(Variable(x), np.array([0, 1]))
+    with pytest.raises(ValueError, match="reduce must be"):
+        F.softmax_cross_entropy(Variable(x), t, reduce="sum")
+
+
+def test_sigmoid_cross_entropy_options() -> None:
+    x = _RNG.standard_normal((2, 3))
+    t = np.array([[1, 0, -1], [0, 1, 1]])
+    p = 1 / (1 + np.exp(-x))
+    per = np.where(t == -1, 0.0, -(t * np.log(p) + (1 - t) * np.log(1 - p)))
+    np.testing.assert_allclose(F.sigmoid_cross_entropy(Variable(x), t).array, per.sum() / 5)
+    np.testing.assert_allclose(
+        F.sigmoid_cross_entropy(Variable(x), t, normalize=False).array, per.sum() / 2
+    )
+    np.testing.assert_allclose(F.sigmoid_cross_entropy(Variable(x), t, reduce="no").array, per)
+    gradcheck(lambda v: F.sigmoid_cross_entropy(v, t), [x], order=2)
+    with pytest.raises(ValueError, match="must have x's shape"):
+        F.sigmoid_cross_entropy(Variable(x), t[0])
+    with pytest.raises(ValueError, match="reduce must be"):
+        F.sigmoid_cross_entropy(Variable(x), t, reduce="sum")
+
+
+def test_convolution_2d() -> None:
+    x = _RNG.standard_normal((1, 2, 4, 4))
+    w = _RNG.standard_normal((3, 2, 3, 3))
+    b = _RNG.standard_normal(3)
+    y = F.convolution_2d(Variable(x), w, b, stride=2, pad=1)
+    np.testing.assert_allclose(y.array, _conv_ref(x, w, 2, 1) + b[:, None, None], rtol=1e-10)
+    gradcheck(lambda v, u: F.convolution_2d(v, u, stride=1, pad=0), [x[:, :, :3, :3], w[:1]],
+              order=1)
+    with pytest.raises(NotImplementedError, match="cover_all"):
+        F.convolution_2d(Variable(x), w, cover_all=True)
+    with pytest.raises(ValueError, match="stride must be an int or a pair"):
+        F.convolution_2d(Variable(x), w, stride=(1, 2, 3))
+
+
+@pytest.mark.parametrize(
+    ("k", "s", "p", "cover_all"),
+    [(2, None, 0, True), (2, None, 0, False), (3, 2, 1, True), (2, 1, 0, False)],
+)
+def test_max_pooling_2d(k: int, s: int | None, p: int, cover_all: bool) -> None:
+    x = _RNG.permutation(50).astype(np.float64).reshape(1, 2, 5, 5)  # distinct values: no ties
+    y = F.max_pooling_2d(Variable(x), k, s, p, cover_all=cover_all)
+    np.testing.assert_array_equal(y.array, _pool_ref(x, k, s or k, p, cover_all))
+    gradcheck(lambda v: F.max_pooling_2d(v, k, s, p, cover_all=cover_all), [x], order=1)
+
+
+def test_max_pooling_2d_errors() -> None:
+    with pytest.raises(NotImplementedError, match="return_indices"):
+        F.max_pooling_2d(Variable(np.ones((1, 1, 2, 2))), 2, return_indices=True)
+    with pytest.raises(ValueError, match="x must be 4-d"):
+        F.max_pooling_2d(Variable(np.ones((2, 2))), 2)
+
+
+def test_average_pooling_2d_counts_padding() -> None:
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    y = F.average_pooling_2d(Variable(x), 2)
+    np.testing.assert_allclose(y.array, [[[[2.5, 4.5], [10.5, 12.5]]]])
+    yp = F.average_pooling_2d(Variable(x), 3, stride=3, pad=1)  # corner window: 4 of 9 cells
+    np.testing.assert_allclose(yp.array[0, 0, 0, 0], (0 + 1 + 4 + 5) / 9)
+    gradcheck(lambda v: F.average_pooling_2d(v, 2, 1, 1), [x], order=1)
+
+
+def test_dropout_scales_the_kept_elements() -> None:
+    x = Variable(np.ones((50, 40)))
+    y = F.dropout(x, 0.25).array
+    kept = y != 0
+    np.testing.assert_allclose(y[kept], 1 / 0.75)
+    assert 0.6 < kept.mean() < 0.9
+    np.testing.assert_array_equal(F.dropout(x, 0.0).array, x.array)
+
+
+def test_embed_id() -> None:
+    w = _RNG.standard_normal((5, 3))
+    ids = np.array([[0, 4], [2, 0]])
+    np.testing.assert_allclose(F.embed_id(ids, Variable(w)).array, w[ids])
+    y = F.embed_id(ids, Variable(w), ignore_label=0)
+    np.testing.assert_allclose(y.array, np.where((ids == 0)[..., None], 0.0, w[ids]))
+    gradcheck(lambda u: F.embed_id(ids, u, ignore_label=0), [w], order=1)
+    with pytest.raises(TypeError, match="integer ids"):
+        F.embed_id(np.ones(2), Variable(w))
+
+
+@pytest.mark.parametrize(
+    "name", ["mean_squared_error", "mean_absolute_error", "squared_error", "absolute_error"]
+)
+def test_elementwise_losses_refuse_different_shapes(name: str) -> None:
+    y = _v([[1.0], [2.0], [3.0], [4.0]])  # (N, 1) prediction
+    t = np.array([1.0, 2.0, 3.0, 4.0], np.float32)  # (N,) target
+    with pytest.raises(ValueError, match=rf"chainer F\.{name}: .*\(4, 1\) and \(4,\)"):
+        getattr(F, name)(y, t)
+
+
+def test_mean_squared_error_of_equal_shapes_and_its_gradient() -> None:
+    y = _v([1.0, 2.0, 4.0])
+    t = np.array([1.0, 1.0, 1.0], np.float32)
+    loss = F.mean_squared_error(y, t)
+    assert float(loss.array) == pytest.approx((0 + 1 + 9) / 3)
+    loss.backward()
+    np.testing.assert_allclose(y.grad, 2 * (y.array - t) / 3, rtol=1e-6)
+
+
+def test_clip_with_one_bound() -> None:
+    x = _v([-2.0, 0.5, 3.0])
+    hi = F.clip(x, None, 1.0)
+    np.testing.assert_array_equal(hi.array, [-2.0, 0.5, 1.0])
+    lo = F.clip(x, 0.0, None)
+    np.testing.assert_array_equal(lo.array, [0.0, 0.5, 3.0])
+    F.sum(hi).backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match=r"chainer F\.clip: x_min and x_max are both None"):
+        F.clip(x, None, None)
+
+
+def test_split_axis_refuses_indices_past_the_axis() -> None:
+    x = Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    with pytest.raises(ValueError, match=r"chainer F.split_axis: the last index 5 .* length 3"):
+        F.split_axis(x, [1, 5], axis=1)
+    assert [p.shape for p in F.split_axis(x, [1, 3], axis=1)] == [(2, 1), (2, 2), (2, 0)]
+
+
+def test_mean_weights_with_one_element_tuple_axis() -> None:
+    x = Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    w = np.array([1.0, 2.0, 3.0], np.float32)
+    for axis in ((1,), (-1,), [1]):
+        m = F.mean(x, axis=axis, weights=w)
+        np.testing.assert_allclose(m.array, [8 / 6, 26 / 6], rtol=1e-6)
+    with pytest.raises(ValueError, match=r"chainer F\.mean: weights need axis None, an int"):
+        F.mean(x, axis=(0, 1), weights=np.ones((2, 3), np.float32))

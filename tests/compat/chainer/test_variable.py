@@ -1,0 +1,151 @@
+"""The chainer layer's ``Variable``: the array used as it is, refused data, name, ``.grad``,
+``.grad_var`` (and setting them with another dtype or shape), repr, operators and methods
+returning chainer Variables, comparisons, ``bool`` and ``hash`` raising, and the module helpers
+(``as_variable``, ``as_array``). Expected behaviour was checked against chainer 7.8.1.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gradhub as gh
+import gradhub.optim
+import gradhub_compat.chainer.functions as F
+import numpy as np
+import pytest
+from compat.chainer.helpers import _v
+from gradhub_compat import chainer
+from gradhub_compat.chainer import Variable
+
+
+def test_variable_uses_the_array_as_is() -> None:
+    arr = np.array([1.0, 2.0])  # float64 stays float64
+    x = Variable(arr)
+    assert x.array is arr and x.data is arr and x.dtype == np.float64
+    assert x.requires_grad is True and x.grad is None and x.grad_var is None
+    assert Variable(arr, requires_grad=False).requires_grad is False
+    assert Variable(np.array([1, 2])).requires_grad is False  # integers take no gradient
+    assert Variable(np.float32(2.0)).shape == ()
+    x.array = np.array([3.0, 4.0])
+    np.testing.assert_array_equal(x.data, [3.0, 4.0])
+    assert x.xp is np
+
+
+def test_variable_rejects_lists_and_none() -> None:
+    with pytest.raises(TypeError, match="chainer Variable: the data must be a numpy or cupy"):
+        Variable([1.0, 2.0])
+    with pytest.raises(TypeError, match="uninitialized Variables"):
+        Variable()
+
+
+def test_variable_name_grad_and_repr() -> None:
+    x = _v([4.0, 4.0], name="x", grad=np.array([1.0, 2.0], dtype=np.float32))
+    np.testing.assert_array_equal(x.grad, [1.0, 2.0])
+    assert repr(x) == "variable x([4., 4.])"
+    assert str(_v([4.0, 4.0])) == "variable([4. 4.])"
+    assert repr(_v(np.zeros((0, 2)))) == "variable([], shape=(0, 2))"
+    with pytest.raises(ValueError, match=r"chainer Variable.grad: the gradient has shape \(3,\)"):
+        x.grad = np.zeros(3, dtype=np.float32)
+    x.grad = None
+    assert x.grad is None
+
+
+def test_operators_and_methods_return_chainer_variables() -> None:
+    x = _v([[1.0, 2.0], [3.0, 4.0]])
+    results = [x + 1, 1 + x, x - x, 1 - x, x * x, 2 * x, x / 2, 2 / x, x**2, -x, x[0],
+               x.sum(), x.reshape(4), x.reshape((1, 4)), x.T, x.transpose(1, 0),
+               x.transpose((1, 0)), x.transpose(None), x @ x]
+    assert all(type(r) is Variable for r in results)
+    np.testing.assert_array_equal(x.T.array, [[1.0, 3.0], [2.0, 4.0]])
+
+
+def test_helpers() -> None:
+    arr = np.ones(2, dtype=np.float32)
+    v = chainer.as_variable(arr)
+    assert isinstance(v, Variable) and v.requires_grad is False
+    assert chainer.as_variable(v) is v
+    native = gh.Variable(arr)
+    assert isinstance(chainer.as_variable(native), Variable)
+    assert chainer.as_array(v) is arr and chainer.as_array(arr) is arr
+    x = _v([1.0])
+    with chainer.no_backprop_mode():
+        y = x * 2
+        with chainer.force_backprop_mode():
+            z = x * 2
+    assert y.creator is None and z.creator is not None
+    assert chainer.functions is F
+    with pytest.raises(AttributeError):
+        _ = chainer.no_such_name
+
+
+def test_abs_and_other_operators_return_chainer_variables() -> None:
+    x = _v([[-1.0, 2.0], [3.0, -4.0]])
+    a = abs(x)
+    assert type(a) is Variable
+    np.testing.assert_array_equal(a.array, [[1.0, 2.0], [3.0, 4.0]])
+    assert a.creator is not None
+    assert type(abs(x) * 2) is Variable
+    results = [
+        +x,
+        -x,
+        2.0 / x,
+        2.0**x,
+        x**2,
+        x.T,
+        x.reshape(4),
+        x.transpose(),
+        x[0],
+        x.sum(),
+        x @ x,
+        x.detach(),
+        x.get_unlinked_variable(),
+    ]
+    for r in results:
+        assert type(r) is Variable, r
+    F.sum(abs(x)).backward()
+    np.testing.assert_array_equal(x.grad, [[-1.0, 1.0], [1.0, -1.0]])
+
+
+def test_grad_setter_refuses_another_dtype_and_shape() -> None:
+    w = _v([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"Variable\.grad: .*float64.*float32"):
+        w.grad = np.zeros(2, np.float64)
+    with pytest.raises(ValueError, match=r"Variable\.grad: .*\(3,\).*\(2,\)"):
+        w.grad = np.zeros(3, np.float32)
+    with pytest.raises(TypeError, match=r"Variable\.grad_var: .*float64.*float32"):
+        w.grad_var = Variable(np.zeros(2, np.float64))
+    with pytest.raises(ValueError, match=r"Variable\.grad_var: .*\(3,\).*\(2,\)"):
+        w.grad_var = Variable(np.zeros(3, np.float32))
+    assert w.grad is None
+    F.sum(w * w).backward()
+    assert w.grad.dtype == np.float32
+    np.testing.assert_array_equal(w.grad, [2.0, 4.0])
+
+
+def test_comparisons_bool_and_hash_raise() -> None:
+    loss = _v(0.0)
+    a, b = _v([1.0, 2.0]), _v([1.0, 2.0])
+    for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+        for left, right in ((a, b), (loss, 0.0), (np.ones(2, np.float32), a)):
+            with pytest.raises(TypeError, match="do not support"):
+                op(left, right)
+    with pytest.raises(TypeError, match="cannot be evaluated as Python bool"):
+        bool(loss)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(a)
+    assert a in [a]  # identity, as chainer
+
+
+def test_unhashable_variables_work_with_grad_and_optimizers() -> None:
+    """Nothing in gradhub hashes Variables: chainer.grad, double backprop and an optimizer."""
+    x = _v([1.0, 2.0])
+    y = F.sum(x * x * x)
+    (gx,) = chainer.grad([y], [x], enable_double_backprop=True)
+    np.testing.assert_allclose(gx.array, 3 * x.array**2)
+    (ggx,) = chainer.grad([F.sum(gx)], [x])
+    np.testing.assert_allclose(ggx.array, 6 * x.array)
+    opt = gradhub.optim.SGD([x], lr=0.1)
+    x.cleargrad()
+    F.sum(x * x).backward()
+    opt.update()
+    np.testing.assert_allclose(x.array, [0.8, 1.6], rtol=1e-6)

@@ -1,0 +1,55 @@
+"""``gradhub_compat.nnabla.functions`` and ``parametric_functions``: results, operators included,
+are nnabla Variables, and parametric functions create nnabla parameters.
+"""
+
+from __future__ import annotations
+
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as F
+import numpy as np
+import pytest
+from compat.nnabla.helpers import _var
+
+
+def test_functions_return_nnabla_variables() -> None:
+    x = _var([0.5, 1.0])
+    y = F.sum(x * x, axis=0, keepdims=True)
+    assert isinstance(y, nn.Variable)
+    np.testing.assert_allclose(y.d, [1.25])
+    np.testing.assert_array_equal(y.g, [0.0])  # nnabla semantics on results
+    assert F.sum is F.sum  # cached wrapper
+    assert "sum" in dir(F) and "constant" in dir(F)
+    with pytest.raises(AttributeError, match="has no function 'no_such_function'"):
+        _ = F.no_such_function
+    c = F.constant(2.5, (2,))
+    assert isinstance(c, nn.Variable) and c.need_grad is False
+    np.testing.assert_array_equal(c.d, [2.5, 2.5])
+
+
+def test_operators_return_nnabla_variables() -> None:
+    x = _var([1.0, 2.0])
+    results = [x + 1.0, 1.0 + x, x - x, 2.0 - x, x * x, x / 2.0, 2.0 / x, x**2.0, -x, x[0],
+               x.sum(), sum([x, x])]
+    assert all(type(r) is nn.Variable for r in results)
+
+
+def test_parametric_functions_create_nnabla_parameters() -> None:
+    import gradhub_compat.nnabla.parametric_functions as PF
+
+    x = nn.Variable((4, 3))
+    with nn.parameter_scope("net"):
+        h = PF.affine(x, 5, name="fc")
+    assert isinstance(h, nn.Variable) and h.shape == (4, 5)
+    params = nn.get_parameters()
+    assert list(params) == ["net/fc/affine/W", "net/fc/affine/b"]
+    assert params["net/fc/affine/W"].shape == (3, 5)
+    assert all(isinstance(p, nn.Variable) for p in params.values())
+    np.testing.assert_array_equal(params["net/fc/affine/b"].g, np.zeros(5))
+    assert list(nn.get_parameters(path="net/fc")) == ["affine/W", "affine/b"]
+    with nn.parameter_scope("net/fc"):
+        assert list(nn.get_parameters()) == ["affine/W", "affine/b"]
+    assert "affine" in dir(PF)
+    with pytest.raises(AttributeError, match="has no function 'nope'"):
+        _ = PF.nope
+    nn.clear_parameters()
+    assert nn.get_parameters() == {}

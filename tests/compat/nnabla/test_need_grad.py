@@ -1,0 +1,67 @@
+"""``need_grad=False`` in the nnabla layer: on an intermediate Variable it stops ``backward`` and
+``grad`` there, before building and on the root, and on one output of a multi-output function
+it is refused. Expected values are those of nnabla 1.39, re-derived with numpy.
+"""
+
+from __future__ import annotations
+
+import gradhub as gh
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as F
+import numpy as np
+import pytest
+from compat.nnabla.helpers import _var64
+
+
+def test_need_grad_false_on_an_intermediate_stops_backward_and_grad() -> None:
+    x = _var64([1.0, 2.0])
+    h = x * 3
+    y = F.sum(h * x)  # dy/dx = 6x through both paths; with h held fixed: h = 3x
+    h.need_grad = False  # set after the graph was built
+    assert h.need_grad is False
+    y.forward()
+    y.backward()
+    np.testing.assert_allclose(x.g, [3.0, 6.0])  # nnabla 1.39: [3, 6]
+    assert not h.g.any()  # nnabla leaves h.g at zeros
+    g = nn.grad([y], [x])[0]
+    g.forward()
+    np.testing.assert_allclose(g.d, [3.0, 6.0])
+    h.need_grad = True  # restores the path
+    x.g = 0
+    y.backward()
+    np.testing.assert_allclose(x.g, [6.0, 12.0])
+    np.testing.assert_allclose(nn.grad([y], [x])[0].d, [6.0, 12.0])
+
+
+def test_need_grad_false_before_building_and_on_the_root() -> None:
+    x = _var64([1.0, 2.0])
+    h = x * 3
+    h.need_grad = False
+    y = F.sum(h * x)
+    assert y.need_grad is True
+    y.backward()
+    np.testing.assert_allclose(x.g, [3.0, 6.0])
+    x.g = 0
+    y3 = F.sum(h)
+    assert y3.need_grad is False  # built from h only
+    y3.backward()
+    assert not x.g.any()
+    r = x * 2
+    r.need_grad = False
+    r.backward()  # nnabla backpropagates from a root all the same
+    np.testing.assert_allclose(x.g, [2.0, 2.0])
+    assert r.need_grad is False
+    # the layer reuses the native Variable's need_grad (a property with these semantics)
+    assert "need_grad" not in nn.Variable.__dict__
+    assert isinstance(gh.Variable.__dict__["need_grad"], property)
+
+
+def test_need_grad_false_on_one_output_of_a_multi_output_function_is_refused() -> None:
+    xs = _var64([[1.0, 2.0], [3.0, 4.0]])
+    a, b = F.split(xs, axis=0)
+    with pytest.raises(NotImplementedError, match="need_grad=False on one output of split"):
+        a.need_grad = False
+    a.need_grad = True  # allowed (nothing to change)
+    ym = F.sum(a * 2.0) + F.sum(b * 3.0)
+    ym.backward()
+    np.testing.assert_allclose(xs.g, [[2.0, 2.0], [3.0, 3.0]])

@@ -1,0 +1,164 @@
+"""``gradhub_compat.nnabla.solvers``: the update formulas of each solver against a numpy
+reference, Adam's values as nnabla 1.39 gives them, the solver API (parameters, states,
+gradient clipping and scaling, the learning rate), and a training loop with shared parameter
+views.
+"""
+
+from __future__ import annotations
+
+import gradhub_compat.nnabla as nn
+import gradhub_compat.nnabla.functions as F
+import numpy as np
+import pytest
+from compat.nnabla.helpers import _var64
+
+
+def _sgd_params() -> tuple[nn.Variable, nn.Variable]:
+    w = _var64([1.0, -2.0, 3.0])
+    b = _var64([[0.5, 0.25]])
+    return w, b
+
+
+def _run_solver(solver: object, steps: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
+    w, b = _sgd_params()
+    solver.set_parameters({"w": w, "b": b})  # type: ignore[attr-defined]
+    out = []
+    for it in range(steps):
+        solver.zero_grad()  # type: ignore[attr-defined]
+        assert not w.g.any()
+        w.g = np.array([0.5, -1.0, 2.0]) * (it + 1)
+        b.g = np.array([[3.0, -4.0]])
+        solver.weight_decay(0.01)  # type: ignore[attr-defined]
+        solver.update()  # type: ignore[attr-defined]
+        out.append((w.d.copy(), b.d.copy()))
+    return out
+
+
+def _reference(kind: str, steps: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
+    """nnabla 1.39's formulas in float64 (the values nnabla gave agree to float32 rounding)."""
+    ws = [np.array([1.0, -2.0, 3.0]), np.array([[0.5, 0.25]])]
+    st: list[dict[str, np.ndarray]] = [{}, {}]
+    out = []
+    for it in range(steps):
+        gs = [np.array([0.5, -1.0, 2.0]) * (it + 1), np.array([[3.0, -4.0]])]
+        t = it + 1
+        for k in range(2):
+            w, g, s = ws[k], gs[k] + 0.01 * ws[k], st[k]
+            if kind == "sgd":
+                w = w - 0.1 * g
+            elif kind == "momentum":
+                s["m"] = 0.9 * s.get("m", 0) + 0.1 * g
+                w = w - s["m"]
+            elif kind == "adam":
+                s["m"] = 0.9 * s.get("m", 0) + 0.1 * g
+                s["v"] = 0.999 * s.get("v", 0) + 0.001 * g * g
+                alpha_t = 0.01 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t)
+                w = w - alpha_t * s["m"] / (np.sqrt(s["v"]) + 1e-8)
+            elif kind == "adagrad":
+                s["v"] = s.get("v", 0) + g * g
+                w = w - 0.1 * g / (np.sqrt(s["v"]) + 1e-8)
+            elif kind == "rmsprop":
+                s["v"] = 0.9 * s.get("v", 0) + 0.1 * g * g
+                w = w - 0.01 * g / (np.sqrt(s["v"]) + 1e-8)
+            ws[k] = w
+        out.append((ws[0].copy(), ws[1].copy()))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("kind", "make"),
+    [
+        ("sgd", lambda S: S.Sgd(0.1)),
+        ("momentum", lambda S: S.Momentum(0.1, 0.9)),
+        ("adam", lambda S: S.Adam(0.01)),
+        ("adagrad", lambda S: S.Adagrad(0.1)),
+        ("rmsprop", lambda S: S.RMSprop(0.01)),
+    ],
+)
+def test_solvers_follow_nnabla_update_formulas(kind: str, make: object) -> None:
+    import gradhub_compat.nnabla.solvers as S
+
+    got = _run_solver(make(S))  # type: ignore[operator]
+    for (w, b), (rw, rb) in zip(got, _reference(kind)):
+        assert w.dtype == np.float32
+        np.testing.assert_allclose(w, rw, rtol=2e-6, atol=1e-6)
+        np.testing.assert_allclose(b, rb, rtol=2e-6, atol=1e-6)
+
+
+def test_adam_values_given_by_nnabla() -> None:
+    import gradhub_compat.nnabla.solvers as S
+
+    got = _run_solver(S.Adam(0.01))
+    # printed by nnabla 1.39 for the same program
+    np.testing.assert_allclose(
+        got[2][0], [0.970747172832489, -1.9707472324371338, 2.97075247], 1e-6
+    )
+    np.testing.assert_allclose(got[2][1], [[0.4700000286102295, 0.2799999713897705]], 1e-6)
+
+
+def test_solver_api_as_nnabla() -> None:
+    import gradhub_compat.nnabla.solvers as S
+
+    w, b = _sgd_params()
+    s = S.Momentum(0.1, 0.9)
+    assert s.name == "Momentum" and s.learning_rate() == float(np.float32(0.1))
+    s.set_parameters({"w": w, "b": b})
+    assert list(s.get_parameters()) == ["b", "w"]  # sorted, as nnabla's
+    w.g = np.array([3.0, 4.0, 0.0])
+    b.g = np.array([[0.3, 0.4]])
+    s.clip_grad_by_norm(1.0)  # per parameter
+    np.testing.assert_allclose(w.g, [0.6, 0.8, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(b.g, [[0.3, 0.4]], rtol=1e-6)
+    s.scale_grad(2.0)
+    np.testing.assert_allclose(w.g, [1.2, 1.6, 0.0], rtol=1e-6)
+    assert s.check_inf_or_nan_grad() is False
+    w.g = 1.0
+    s.update()
+    g_after = w.g.copy()
+    np.testing.assert_array_equal(g_after, np.ones(3))  # update leaves .g alone
+    states = s.get_states()
+    assert states["w"].t == 1 and list(states["w"].pstate) == ["m"]
+    np.testing.assert_allclose(states["w"].pstate["m"].d, np.full(3, 0.1), rtol=1e-6)
+    s.set_parameters({"w": w}, reset=False, retain_state=True)
+    np.testing.assert_allclose(s.get_states()["w"].pstate["m"].d, np.full(3, 0.1), rtol=1e-6)
+    s.set_parameters({"w": w}, reset=False)
+    assert not s.get_states()["w"].pstate["m"].d.any()
+    s.remove_parameters(["b"])
+    assert list(s.get_parameters()) == ["w"]
+    s.set_learning_rate(0.5)
+    assert s.learning_rate() == 0.5
+    with pytest.raises(TypeError, match=r"Sgd\.set_parameters: param_dict must be a dict"):
+        S.Sgd(0.1).set_parameters([w, b])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="set_states: no parameter 'zz' is registered"):
+        s.set_states({"zz": states["w"]})
+
+
+def test_solver_training_loop_with_shared_parameter_views() -> None:
+    # the solver updates the parameter's array, so an unlinked view (fix_parameters) follows,
+    # and a graph recorded before the update is recomputed by forward()
+    import gradhub_compat.nnabla.solvers as S
+    from gradhub_compat.nnabla.parameter import get_parameter_or_create
+
+    with nn.parameter_scope("review5_solver"):
+        try:
+            w = get_parameter_or_create("w", (2,), np.array([1.0, 2.0]))
+            frozen = get_parameter_or_create("w", (2,), as_need_grad=False)
+            assert w.need_grad is True and frozen.need_grad is False and w.name == "w"
+            params = nn.get_parameters()
+            assert list(params) == ["w"] and params["w"].need_grad is True
+            x = _var64([3.0, 4.0], need_grad=False)
+            loss = F.sum(w * x)
+            solver = S.Sgd(0.5)
+            solver.set_parameters(params)
+            for _ in range(2):
+                loss.forward()
+                solver.zero_grad()
+                loss.backward()
+                solver.update()
+            np.testing.assert_allclose(params["w"].d, [1.0 - 3.0, 2.0 - 4.0])
+            np.testing.assert_allclose(w.d, params["w"].d)
+            np.testing.assert_allclose(frozen.d, params["w"].d)
+            with pytest.raises(ValueError, match="exists with shape \\(2,\\)"):
+                get_parameter_or_create("w", (3,))
+        finally:
+            nn.clear_parameters()

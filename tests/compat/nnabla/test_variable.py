@@ -1,0 +1,117 @@
+"""The nnabla layer's ``Variable``: created from a shape (no gradient by default) or with
+``from_numpy_array``, ``.g`` always an array, assignment to ``.d``/``.g``, NdArray views,
+``apply``, repr, ``parent``, ``persistent`` and ``size_from_axis``. Reference values are derived
+by hand or with numpy; behaviour was checked against nnabla 1.39.
+"""
+
+from __future__ import annotations
+
+import gradhub_compat.nnabla as nn
+import numpy as np
+import pytest
+from compat.nnabla.helpers import _var
+
+
+def test_variable_takes_a_shape_and_defaults_to_no_grad() -> None:
+    x = nn.Variable((2, 3))
+    assert x.shape == (2, 3)
+    assert x.d.dtype == np.float32
+    assert np.all(x.d == 0)
+    assert x.need_grad is False
+    assert nn.Variable(4).shape == (4,)
+    assert nn.Variable().shape == ()
+    assert nn.Variable([2], need_grad=True).need_grad is True
+    with pytest.raises(TypeError, match="nnabla Variable: shape"):
+        nn.Variable("abc")  # type: ignore[arg-type]
+
+
+def test_from_numpy_array_copies_casts_floats_and_keeps_labels() -> None:
+    src = np.array([1.0, 2.0])
+    x = nn.Variable.from_numpy_array(src)
+    assert x.d.dtype == np.float32  # nnabla computes in float32
+    assert x.need_grad is False
+    src[0] = 100.0
+    assert x.d[0] == 1.0  # copied
+    labels = nn.Variable.from_numpy_array(np.array([[3], [1]]))
+    assert labels.d.dtype == np.int64
+    with pytest.raises(TypeError, match="from_numpy_array: need_grad=True needs floating"):
+        nn.Variable.from_numpy_array(np.array([1, 2]), need_grad=True)
+    y = nn.Variable.from_numpy_array(np.ones(2), grad=np.array([5.0, 6.0]), need_grad=True)
+    np.testing.assert_array_equal(y.g, [5.0, 6.0])
+    with pytest.raises(ValueError, match="grad has shape"):
+        nn.Variable.from_numpy_array(np.ones(2), grad=np.ones(3))
+
+
+def test_g_is_always_an_array() -> None:
+    x = _var([1.0, 2.0])
+    y = x * x
+    assert isinstance(x.g, np.ndarray) and x.g.dtype == np.float32
+    np.testing.assert_array_equal(x.g, [0.0, 0.0])
+    np.testing.assert_array_equal(y.g, [0.0, 0.0])
+    labels = nn.Variable.from_numpy_array(np.array([1, 2]))
+    assert labels.g.dtype == np.float32
+
+
+def test_d_and_g_assignment_copies_and_broadcasts() -> None:
+    x = nn.Variable((2, 2), need_grad=True)
+    x.d = 3
+    np.testing.assert_array_equal(x.d, np.full((2, 2), 3.0))
+    x.d = [1.0, 2.0]  # broadcast along the first axis
+    np.testing.assert_array_equal(x.d, [[1.0, 2.0], [1.0, 2.0]])
+    arr = np.arange(4.0).reshape(2, 2)
+    x.d = arr
+    arr[0, 0] = 99.0
+    assert x.d[0, 0] == 0.0 and x.d.dtype == np.float32
+    x.g = 1.5
+    np.testing.assert_array_equal(x.g, np.full((2, 2), 1.5))
+    with pytest.raises(ValueError, match=r"Variable\.d: cannot assign an array of shape \(3,\)"):
+        x.d = np.ones(3)
+    with pytest.raises(ValueError, match=r"nnabla Variable\.g"):
+        x.g = np.ones((3, 3))
+
+
+def test_ndarray_views_zero_fill_and_cast() -> None:
+    x = _var([1.0, 2.0])
+    x.g = 4.0
+    x.grad.zero()
+    np.testing.assert_array_equal(x.g, [0.0, 0.0])
+    x.grad.fill(2.0)
+    np.testing.assert_array_equal(x.g, [2.0, 2.0])
+    x.data.data = [5.0, 6.0]
+    np.testing.assert_array_equal(x.d, [5.0, 6.0])
+    assert x.data.shape == (2,) and x.data.size == 2 and x.data.ndim == 1
+    np.testing.assert_array_equal(np.asarray(x.data), [5.0, 6.0])
+    x.data.zero()
+    np.testing.assert_array_equal(x.d, [0.0, 0.0])
+    assert x.data.cast(np.float64).dtype == np.float64
+    assert x.d.dtype == np.float64
+    x.grad = nn.Variable.from_numpy_array(np.array([7.0, 8.0])).data
+    np.testing.assert_array_equal(x.g, [7.0, 8.0])
+    assert "NdArray((2,))" in repr(x.grad)
+
+
+def test_apply_sets_attributes_and_returns_self() -> None:
+    x = nn.Variable((2,))
+    assert x.apply(need_grad=True, d=2.0) is x
+    assert x.need_grad is True
+    np.testing.assert_array_equal(x.d, [2.0, 2.0])
+
+
+def test_repr_parent_persistent_and_size_from_axis() -> None:
+    x = nn.Variable((10, 9), need_grad=True)
+    assert repr(x).startswith("<Variable((10, 9), need_grad=True) at 0x")
+    assert x.parent is None
+    y = x * 2.0
+    assert y.parent is not None
+    y.persistent = True
+    assert y.persistent is True
+    assert (x.size_from_axis(), x.size_from_axis(0), x.size_from_axis(1)) == (90, 90, 9)
+
+
+def test_persistent_stores_what_is_set() -> None:
+    v = nn.Variable((2,))
+    assert v.persistent is False  # nnabla's default
+    v.persistent = True
+    assert v.persistent is True
+    v.persistent = False
+    assert v.persistent is False
