@@ -1,5 +1,6 @@
 """``gradhub_compat.nnabla.functions`` and ``parametric_functions``: results, operators included,
-are nnabla Variables, and parametric functions create nnabla parameters.
+are nnabla Variables, parametric functions create nnabla parameters, and ``PF.embed`` takes
+float32 Variables holding ids (nnabla's ``nn.Variable`` default dtype).
 """
 
 from __future__ import annotations
@@ -53,3 +54,15 @@ def test_parametric_functions_create_nnabla_parameters() -> None:
         _ = PF.nope
     nn.clear_parameters()
     assert nn.get_parameters() == {}
+
+
+def test_nnabla_style_pf_embed_with_a_float32_variable() -> None:
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.parametric_functions as PF
+
+    x = nn.Variable((2, 3))  # float32, as nnabla's nn.Variable
+    x.d = np.array([[0, 1, 2], [3, 4, 1]])
+    y = PF.embed(x, 5, 4)
+    y.forward()
+    assert y.shape == (2, 3, 4)
+    assert np.isfinite(y.d).all()

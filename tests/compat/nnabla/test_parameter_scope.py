@@ -33,3 +33,15 @@ def test_get_parameters_grad_only() -> None:
         nn.get_parameters(params={})
     with pytest.raises(NotImplementedError, match="scope argument"), nn.parameter_scope("a", {}):
         pass
+
+
+def test_nnabla_compat_clear_parameters_follows_the_scope() -> None:
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.parametric_functions as NPF
+
+    x = gh.Variable(np.ones((2, 3)))
+    NPF.affine(x, 2, name="enc")
+    NPF.affine(x, 2, name="dec")
+    with nn.parameter_scope("dec"):
+        nn.clear_parameters()
+    assert list(nn.get_parameters()) == ["enc/affine/W", "enc/affine/b"]

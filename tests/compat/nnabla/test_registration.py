@@ -7,8 +7,8 @@ import gradhub as gh
 import numpy as np
 import pytest
 from gradhub import plugins
-from gradhub_compat.nnabla import backward_functions as B
 from gradhub.registry import check_rule_signature
+from gradhub_compat.nnabla import backward_functions as B
 from numeric_helpers import central_differences
 from plugin_helpers import leaky_relu_backward, old_rule
 
@@ -38,8 +38,8 @@ def test_nnabla_register_uses_the_same_check() -> None:
 @needs_nn_ops
 def test_nnabla_compat_register_on_a_composite() -> None:
     """Formerly: B.register("LeakyReLU", ...) raised "it takes no rule"."""
-    import gradhub_compat.nnabla.backward_functions as B
     import gradhub.functions as F
+    import gradhub_compat.nnabla.backward_functions as B
 
     B.register("LeakyReLU", leaky_relu_backward)
     x0 = np.array([-2.0, 1.5])
