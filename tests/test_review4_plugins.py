@@ -270,7 +270,7 @@ def test_demo_plot_into_a_missing_folder_is_a_usage_error_before_training(
 ) -> None:
     pytest.importorskip("sklearn")
     pytest.importorskip("matplotlib")
-    from gradhub import demo
+    from gradhub_nn_ops import demo
     from gradhub.cli import main
 
     def no_training(*args: Any, **kwargs: Any) -> Any:
@@ -297,7 +297,7 @@ def test_demo_plot_failing_at_the_end_is_a_clear_error(
     pytest.importorskip("matplotlib")
     import json
 
-    from gradhub import demo
+    from gradhub_nn_ops import demo
     from gradhub.cli import main
 
     def full_disk(result: Any, path: str) -> None:
