@@ -16,18 +16,16 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..registry import Sample
+from ..registry import Sample, SampleFn
 
-__all__ = ["BINARY_SHAPES", "SampleFn", "binary_samples", "draw", "unary_samples"]
+__all__ = ["BINARY_SHAPES", "binary_samples", "draw", "unary_samples"]
 
 Shape = tuple[int, ...]
-#: quoted, so that importing this module does not import ``numpy.random`` (about 10 ms)
-SampleFn = Callable[["np.random.Generator"], Iterator[Sample]]
 
 
 def draw(

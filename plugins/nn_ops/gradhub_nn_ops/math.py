@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.broadcasting import sum_to, sum_to_array
-from gradhub.builtin.samples import BINARY_SHAPES, SampleFn, binary_samples, draw, unary_samples
+from gradhub.builtin.samples import BINARY_SHAPES, binary_samples, draw, unary_samples
 from gradhub.ops import call, with_real_scalars
-from gradhub.registry import one_input_fast
+from gradhub.registry import SampleFn, one_input_fast
 
 Shape = tuple[int, ...]
 RuleFn = Callable[..., list[Any]]
