@@ -168,3 +168,14 @@ def test_broadcasting_helpers() -> None:
     (gv,) = gh.grad([(sum_to(v * v, (1, 4)) ** 2.0).sum()], [v])
     col = (g * g).sum(axis=(0, 1))
     np.testing.assert_allclose(gv.d, 4 * g * col, rtol=1e-12)
+
+
+def test_gradhub_audit_passes_with_the_core_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from gradhub.cli import main
+
+    assert main(["audit", "--order", "2", "--device", "cpu", "--json", "--no-progress"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["failed"] == 0 and report["functions"] == len(CORE)
+    assert sorted({r["function"] for r in report["results"]}) == CORE
