@@ -695,7 +695,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     word = _command_word(argv)
     # the plugins' commands are collected (which loads the plugins) only for a command that is
     # not the core's own, or for the help that lists every command
-    core = word is not None and word in {c.name for c in core_commands()}
+    core = (word in {c.name for c in core_commands()} if word is not None
+            else "--version" in argv)
     parser = build_parser(plugin_commands=not core)
     if word in MOVED_COMMANDS and word not in _subcommands(parser):
         dist, install = MOVED_COMMANDS[word]
