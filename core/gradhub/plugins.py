@@ -363,8 +363,8 @@ class CommandRegistrar:
         ``run(args)`` gets the parsed ``argparse.Namespace`` and returns the exit status (0 on
         success; None counts as 0); ``add_arguments(parser)`` adds the command's options to its
         ``argparse.ArgumentParser``; ``help`` is its line in ``gradhub --help``, ``description``
-        the text of ``gradhub NAME --help`` (``help`` when None). A name that the core or another
-        plugin already uses is an error unless ``override=True``.
+        the text of ``gradhub NAME --help`` (``help`` when None). A name of the core's commands
+        is an error; one that another plugin already uses is an error unless ``override=True``.
         """
         where = f"register.command({name!r})"
         if not isinstance(name, str) or not _COMMAND_NAME.fullmatch(name):
@@ -961,10 +961,11 @@ def plugin_commands(taken: Sequence[str] = (), strict: bool | None = None) -> li
     Called by the command line only, when it builds its parser for a command that is not one of
     its own (never at import time, nor when plugins load). Each plugin's hook runs on its own: a
     plugin whose hook fails, or that adds a command whose name is in ``taken`` (the core's
-    commands) or already added by a plugin before it without ``override=True``, adds no command
-    and is named in a :class:`~gradhub.errors.PluginLoadWarning` (a
-    :class:`~gradhub.errors.PluginError` in strict mode, as when plugins load). With
-    ``override=True`` a command replaces the one of that name.
+    commands, which cannot be replaced) or already added by a plugin before it without
+    ``override=True``, adds no command and is named in a
+    :class:`~gradhub.errors.PluginLoadWarning` (a :class:`~gradhub.errors.PluginError` in strict
+    mode, as when plugins load). With ``override=True`` a command replaces another plugin's
+    command of that name.
     """
     ensure_loaded()
     if strict is None:
@@ -979,11 +980,16 @@ def plugin_commands(taken: Sequence[str] = (), strict: bool | None = None) -> li
         try:
             hook(register=register)
             for cmd, override in register.commands:
-                if not override and (cmd.name in taken or cmd.name in found):
-                    owner = "gradhub" if cmd.name in taken else str(found[cmd.name].provider)
+                if cmd.name in taken:
+                    raise RegistrationError(
+                        f"register.command({cmd.name!r}): {cmd.name!r} is a command of gradhub "
+                        "itself, which plugins cannot replace; choose another name"
+                    )
+                if not override and cmd.name in found:
                     raise RegistrationError(
                         f"register.command({cmd.name!r}): the command {cmd.name!r} exists "
-                        f"already (from {owner}); pass override=True to replace it"
+                        f"already (from {found[cmd.name].provider}); pass override=True to "
+                        "replace it"
                     )
         except (Exception, SystemExit) as e:
             message = (f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "

@@ -4,7 +4,8 @@ A plugin's command is parsed and run like the core's (options, exit status, help
 called lazily (never at import or load time, nor for the core's own commands); a failing hook or a
 duplicate name skips that plugin's commands alone with a warning naming it (an error in strict
 mode); ``override=True`` replaces a command; ``register.command`` checks its arguments; and
-``gradhub demo`` without gradhub-nn-ops says what to install.
+``gradhub demo`` without gradhub-nn-ops says what to install. The core's commands cannot be
+replaced.
 """
 
 from __future__ import annotations
@@ -133,8 +134,16 @@ def test_a_duplicate_name_is_an_error_unless_override(capsys: pytest.CaptureFixt
     messages = [str(w.message) for w in caught if issubclass(w.category, PluginLoadWarning)]
     assert len(messages) == 2, messages
     assert "'bb_second'" in messages[0] and "exists already (from module aa_first)" in messages[0]
-    assert "'cc_clash'" in messages[1] and "exists already (from gradhub)" in messages[1]
+    assert "'cc_clash'" in messages[1] and "'audit' is a command of gradhub itself" in messages[1]
     assert cmds["hello"].help == "first" and "audit" not in cmds
+
+
+def test_a_core_command_cannot_be_replaced(capsys: pytest.CaptureFixture[str]) -> None:
+    _load(_plugin("replacer", lambda r: r.command("plugins", lambda a: 7, help="mine",
+                                                  override=True)))
+    with pytest.warns(PluginLoadWarning, match="'plugins' is a command of gradhub itself"):
+        assert plugins.plugin_commands(taken=("registry", "plugins", "audit")) == []
+    assert main(["plugins", "--json"]) == 0  # the core's own command runs
 
 
 def test_override_replaces_a_command(capsys: pytest.CaptureFixture[str]) -> None:
