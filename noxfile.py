@@ -18,6 +18,14 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def tests_core(session: nox.Session) -> None:
+    """Install the core alone (``-e .[test]``, no plugin) and run its tests, ``tests/core``: the
+    Variable operators, the engine, the optimizers and the audit must need no plugin."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "tests/core", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Run ruff over the whole tree."""
     session.install("ruff>=0.5")
@@ -47,8 +55,9 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def demo(session: nox.Session) -> None:
-    """Install gradhub with the function library and run the main job, ``gradhub demo``."""
-    session.install("-e", ".[demo]", "-e", "./plugins/nn_ops")
+    """Install gradhub with the function library and run the main job, ``gradhub demo`` (a
+    command of gradhub-nn-ops, with its extra ``demo``)."""
+    session.install("-e", ".", "-e", "./plugins/nn_ops[demo]")
     session.run("gradhub", "demo", *session.posargs)
 
 

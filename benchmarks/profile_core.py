@@ -215,9 +215,10 @@ def kernel_times(step: Callable[[], Any], n_steps: int = 20, warmup: int = 5
     """Seconds per step in each registered function's forward kernels (``"fw NAME"``) and
     first-order fast rule (``"bw NAME"``), and of the whole step: first quartiles over
     ``n_steps`` steps. The registry's callables are wrapped for the measurement and restored."""
-    from gradhub.registry import REGISTRY, _ensure_loaded
+    from gradhub.plugins import ensure_loaded
+    from gradhub.registry import REGISTRY
 
-    _ensure_loaded()
+    ensure_loaded()
     now: dict[str, float] = defaultdict(float)
     clock = time.perf_counter
 

@@ -1,7 +1,10 @@
 """The functions the engine and the Variable operators need, registered as the built-in plugin.
 
 They register through the same hooks as any plugin (provider ``gradhub``). Each rule is written
-with registered functions, so it is differentiable to any order.
+with registered functions, so it is differentiable to any order. This module holds the
+arithmetic, reduction, shape, cast and transfer functions; the modules of
+:mod:`gradhub.builtin` hold the rest (``Pow2``, ``Abs``, ``BatchMatmul``, ``GetItem`` and the
+functions their rules call), so that the core needs no plugin.
 """
 
 from __future__ import annotations
@@ -13,33 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from .broadcasting import sum_to, sum_to_array
+from .builtin import elementwise, indexing, linalg
 from .device import parse_device_name
 from .hookspecs import hookimpl
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
 from .ops import call, with_real_scalars
 from .registry import REGISTRY, Sample, ignore_arguments, one_input_fast
-
-# -- helpers used by rules ---------------------------------------------------------------------
-
-
-def _broadcast_axes(gshape: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The axes of a gradient of shape ``gshape`` that broadcasting added to ``shape``."""
-    lead = len(gshape) - len(shape)
-    return tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
-    )
-
-
-def sum_to(g: Any, shape: Sequence[int]) -> Any:
-    """Sum the broadcast gradient ``g`` back down to ``shape`` (differentiable)."""
-    shape = tuple(shape)
-    if g.shape == shape:
-        return g
-    axes = _broadcast_axes(g.shape, shape)
-    s = call("Sum", g, axis=axes, keepdims=True) if axes else g
-    return call("Reshape", s, shape=shape) if s.shape != shape else s
-
 
 _call = call
 
@@ -303,15 +287,6 @@ def _to_device_fast(xp, gy, x, xs, y, ys, device):  # type: ignore[no-untyped-de
 # -- fast first-order rules: the same formulas on arrays (used when create_graph=False) -------
 
 
-def sum_to_array(g: Any, shape: Sequence[int]) -> Any:
-    """Array version of :func:`sum_to`."""
-    shape = tuple(shape)
-    if g.shape == shape:
-        return g
-    axes = _broadcast_axes(g.shape, shape)
-    return (g.sum(axis=axes, keepdims=True) if axes else g).reshape(shape)
-
-
 def _add2_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
     return [sum_to_array(gy[0], xs[0]), sum_to_array(gy[0], xs[1])]
 
@@ -539,7 +514,8 @@ def _broadcast_to_api(fdef: Any) -> Any:
 
 @hookimpl
 def gradhub_add_functions(register: Any) -> None:
-    """Register the core arithmetic, reduction and shape functions."""
+    """Register the core arithmetic, reduction and shape functions, then those of
+    :mod:`gradhub.builtin` (the rest of what the Variable operators need)."""
     f = register.function
     ignore_arguments(f("Add2", _add2, inputs=("x0", "x1"),
       fast_backward=_add2_fast, rule=_add2_bw, need_inputs=(), need_outputs=(),
@@ -611,3 +587,5 @@ def gradhub_add_functions(register: Any) -> None:
       reference=lambda x, device: x,
       doc="x moved to the device named ``device`` (``cpu``, ``cuda:1``); its gradient moves "
           "back to x's device.")
+    for module in (elementwise, linalg, indexing):
+        module.register_functions(register)

@@ -1,4 +1,8 @@
-"""The ``gradhub`` command line: ``registry``, ``plugins``, ``audit`` and ``demo``.
+"""The ``gradhub`` command line: ``registry``, ``plugins``, ``audit``, and plugins' commands.
+
+Plugins add subcommands through the hook ``gradhub_add_commands`` (gradhub-nn-ops adds
+``demo``); they are collected only when the command line runs a command that is not one of the
+core's, or shows the list of commands.
 
 ``rich`` draws the tables and progress bars; it is imported inside the command functions only, so
 ``import gradhub`` (and ``import gradhub.cli``) stays light. Tables and results go to stdout,
@@ -6,7 +10,7 @@ progress bars to stderr; ``--json`` prints machine-readable results instead of t
 
 Exit status: 0 on success, 1 when ``audit`` finds a failing function, 2 on a usage error (unknown
 function or device, missing optional dependency), 141 when standard output is closed early
-(``gradhub audit | head -1``).
+(``gradhub audit | head -1``). A plugin command's own status is passed on.
 
 Example::
 
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from .audit import CheckResult
+    from .plugins import CommandDef
     from .registry import FunctionDef
 
 #: Exit statuses.
@@ -52,7 +57,7 @@ class UsageError(GradhubError):
 PIPE_WIDTH = 160
 
 
-def _console(stderr: bool = False) -> Console:
+def console(stderr: bool = False) -> Console:
     """A rich console on stdout (or stderr), created at call time so redirections are honoured.
 
     Output that goes to a file or a pipe is laid out PIPE_WIDTH columns wide (COLUMNS overrides).
@@ -65,11 +70,11 @@ def _console(stderr: bool = False) -> Console:
     isatty = getattr(stream, "isatty", None)
     tty = bool(isatty and isatty())
     width = None if tty or os.environ.get("COLUMNS") else PIPE_WIDTH
-    console = Console(stderr=stderr, highlight=False, width=width)
+    con = Console(stderr=stderr, highlight=False, width=width)
     # rich ends the program with status 1 on a broken pipe, the status of a failing audit: hand
     # it to main() instead, which ends with EXIT_BROKEN_PIPE
-    console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
-    return console
+    con.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
+    return con
 
 
 def _raise_broken_pipe() -> None:
@@ -96,7 +101,8 @@ def _text(value: Any, style: str = "") -> Any:
     return Text(str(value), style=style)
 
 
-def _print_json(obj: Any) -> None:
+def print_json(obj: Any) -> None:
+    """Write ``obj`` to stdout as indented JSON (values JSON does not know written as strings)."""
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
@@ -108,7 +114,8 @@ def _split_list(values: Sequence[str] | None) -> list[str]:
     return out
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse ``type=``: ``text`` as an int >= 1, else an ArgumentTypeError saying so."""
     try:
         n = int(text)
     except ValueError:
@@ -118,7 +125,8 @@ def _positive_int(text: str) -> int:
     return n
 
 
-def _positive_float(text: str) -> float:
+def positive_float(text: str) -> float:
+    """An argparse ``type=``: ``text`` as a float > 0, else an ArgumentTypeError saying so."""
     try:
         x = float(text)
     except ValueError:
@@ -128,7 +136,8 @@ def _positive_float(text: str) -> float:
     return x
 
 
-def _non_negative_float(text: str) -> float:
+def non_negative_float(text: str) -> float:
+    """An argparse ``type=``: ``text`` as a float >= 0, else an ArgumentTypeError saying so."""
     try:
         x = float(text)
     except ValueError:
@@ -198,7 +207,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
         run_audit([REGISTRY.functions[n] for n in sorted(REGISTRY.functions)], devices, None)
     rows = registry_table()
     if args.json:
-        _print_json(rows)
+        print_json(rows)
         return EXIT_OK
     from rich.table import Table
 
@@ -222,7 +231,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
             _text(r["function"]), _text(provider), _text(rule), _text(status, style),
             _text(",".join(r["devices"])),
         )
-    con = _console()
+    con = console()
     con.print(table)
     unusable = [f"{d['device']}: {d['reason']}" for d in _device_rows() if not d["available"]]
     if unusable:
@@ -266,11 +275,11 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     ]
     devices = _device_rows()
     if args.json:
-        _print_json({"plugins": plugins, "devices": devices})
+        print_json({"plugins": plugins, "devices": devices})
         return EXIT_OK
     from rich.table import Table
 
-    con = _console()
+    con = console()
     t = Table(title="plugins", title_justify="left")
     for col in ("plugin", "distribution", "status"):
         t.add_column(col, no_wrap=True)
@@ -487,7 +496,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=_console(stderr=True),
+        console=console(stderr=True),
         transient=True,
         disable=args.json or args.no_progress,
     )
@@ -513,7 +522,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         )
     n_failed = counts["failed"]
     if args.json:
-        _print_json(
+        print_json(
             {
                 "order": order,
                 "devices": list(devices),
@@ -528,7 +537,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     from rich.table import Table
 
-    con = _console()
+    con = console()
     order_text = str(order) if order is not None else "2 (3 for elementwise functions)"
     title = (
         f"gradhub audit: {len(functions)} functions x {len(devices)} device(s), order {order_text}"
@@ -573,51 +582,71 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_FAILED if n_failed else EXIT_OK
 
 
-# -- gradhub demo ------------------------------------------------------------------------------
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Train the seed network with a gradient-norm penalty on scikit-learn's digits."""
-    from . import demo
-
-    try:
-        demo.check_dependencies(plot=args.plot is not None)
-    except demo.MissingDependency as e:
-        sys.stderr.write(f"gradhub demo: {e}\n")
-        return EXIT_USAGE
-    console = None if args.json else _console()
-    try:
-        result = demo.run(
-            device=args.device,
-            epochs=args.epochs,
-            batch_size=args.batch_size,
-            lr=args.lr,
-            penalty_weight=args.penalty_weight,
-            seed=args.seed,
-            max_batches=args.max_batches,
-            plot=args.plot,
-            console=console,
-        )
-    except demo.PlotError as e:
-        if args.json and e.result is not None:  # saving failed after training: keep the results
-            _print_json(e.result.as_dict())
-        sys.stderr.write(f"gradhub demo: error: --plot: {e}\n")
-        return EXIT_USAGE
-    if args.json:
-        _print_json(result.as_dict())
-    return EXIT_OK
-
-
 # -- parser and entry point --------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``gradhub`` command."""
+def _registry_arguments(r: argparse.ArgumentParser) -> None:
+    r.add_argument("--json", action="store_true", help="print the rows as JSON")
+    r.add_argument("--audit", action="store_true",
+                   help="audit every function first (as `gradhub audit` with its default "
+                        "orders), so the status column says verified or failed")
+
+
+def _plugins_arguments(pl: argparse.ArgumentParser) -> None:
+    pl.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _audit_arguments(a: argparse.ArgumentParser) -> None:
+    a.add_argument("--order", type=positive_int, default=None,
+                   help="highest derivative order to verify (default: 3 for elementwise "
+                        "functions, 2 for the others)")
+    a.add_argument("-k", "--functions", action="append", metavar="NAME,...",
+                   help="functions to audit (names or glob patterns, comma-separated; "
+                   "repeatable; default all)")
+    a.add_argument("--device", action="append", metavar="DEV,...",
+                   help="devices to audit on (comma-separated; default every usable device)")
+    a.add_argument("--json", action="store_true", help="print the results as JSON")
+    a.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
+
+
+def core_commands() -> list[CommandDef]:
+    """The core's own subcommands: ``registry``, ``plugins`` and ``audit`` (plugins add more
+    through the hook ``gradhub_add_commands``)."""
+    from .plugins import CommandDef
+    from .registry import Provider
+
+    core = Provider("gradhub", __version__, "gradhub.cli")
+    return [
+        CommandDef("registry", cmd_registry,
+                   "show every registered function and its rule status", _registry_arguments,
+                   "Show every registered function: its provider and version, whether it has a "
+                   "backward rule, its higher-order status and its devices.", core),
+        CommandDef("plugins", cmd_plugins,
+                   "show loaded and failed plugins and device availability", _plugins_arguments,
+                   "Show each plugin (loaded, failed with the reason, blocked, not selected or "
+                   "autoload off) with its distribution and version, and every device with "
+                   "whether it is usable here and why not.", core),
+        CommandDef("audit", cmd_audit, "numerically verify every backward rule",
+                   _audit_arguments,
+                   "Numerically verify the backward rules of registered functions (forward vs "
+                   "reference, then gradcheck up to --order) on each device. Results are "
+                   "recorded in the registry. Exit status 1 if any fails.", core),
+    ]
+
+
+#: commands that moved to a plugin distribution: ``gradhub NAME`` without it says what to install
+MOVED_COMMANDS = {
+    "demo": ("gradhub-nn-ops", "pip install 'gradhub-nn-ops[demo]'"),
+}
+
+
+def build_parser(plugin_commands: bool = True) -> argparse.ArgumentParser:
+    """The argument parser of the ``gradhub`` command: the core's commands
+    (:func:`core_commands`) and, when ``plugin_commands``, those the loaded plugins add
+    (:func:`gradhub.plugins.plugin_commands`, which loads the plugins)."""
     import platform
 
     import numpy as np
-
-    from .demo import DEFAULTS
 
     p = argparse.ArgumentParser(
         prog="gradhub",
@@ -630,66 +659,27 @@ def build_parser() -> argparse.ArgumentParser:
         f"(Python {platform.python_version()}, numpy {np.__version__})",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    commands = {c.name: c for c in core_commands()}
+    if plugin_commands:
+        from .plugins import plugin_commands as added
 
-    r = sub.add_parser("registry", help="show every registered function and its rule status",
-                       description="Show every registered function: its provider and version, "
-                       "whether it has a backward rule, its higher-order status and its devices.")
-    r.add_argument("--json", action="store_true", help="print the rows as JSON")
-    r.add_argument("--audit", action="store_true",
-                   help="audit every function first (as `gradhub audit` with its default "
-                        "orders), so the status column says verified or failed")
-    r.set_defaults(func=cmd_registry)
-
-    pl = sub.add_parser("plugins", help="show loaded and failed plugins and device availability",
-                        description="Show each plugin (loaded, failed with the reason, blocked, "
-                        "not selected or autoload off) with its distribution and version, and "
-                        "every device with whether it is usable here and why not.")
-    pl.add_argument("--json", action="store_true", help="print the report as JSON")
-    pl.set_defaults(func=cmd_plugins)
-
-    a = sub.add_parser("audit", help="numerically verify every backward rule",
-                       description="Numerically verify the backward rules of registered functions "
-                       "(forward vs reference, then gradcheck up to --order) on each device. "
-                       "Results are recorded in the registry. Exit status 1 if any fails.")
-    a.add_argument("--order", type=_positive_int, default=None,
-                   help="highest derivative order to verify (default: 3 for elementwise "
-                        "functions, 2 for the others)")
-    a.add_argument("-k", "--functions", action="append", metavar="NAME,...",
-                   help="functions to audit (names or glob patterns, comma-separated; "
-                   "repeatable; default all)")
-    a.add_argument("--device", action="append", metavar="DEV,...",
-                   help="devices to audit on (comma-separated; default every usable device)")
-    a.add_argument("--json", action="store_true", help="print the results as JSON")
-    a.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
-    a.set_defaults(func=cmd_audit)
-
-    d = sub.add_parser("demo", help="train the seed network on handwritten digits",
-                       description="Train conv-relu-maxpool x2 + affine with softmax cross "
-                       "entropy and a gradient-norm penalty on scikit-learn's digits, then report "
-                       "the held-out accuracy. Needs the extra 'demo' (scikit-learn); --plot "
-                       "needs the extra 'plot' (matplotlib).")
-    d.add_argument("--device", default=DEFAULTS["device"],
-                   help=f"device to train on (default {DEFAULTS['device']})")
-    d.add_argument("--epochs", type=_positive_int, default=DEFAULTS["epochs"],
-                   help=f"passes over the training set (default {DEFAULTS['epochs']})")
-    d.add_argument("--batch-size", type=_positive_int, default=DEFAULTS["batch_size"],
-                   help=f"minibatch size (default {DEFAULTS['batch_size']})")
-    d.add_argument("--seed", type=int, default=DEFAULTS["seed"],
-                   help=f"random seed of the split, initialisation and shuffling "
-                   f"(default {DEFAULTS['seed']})")
-    d.add_argument("--lr", type=_positive_float, default=DEFAULTS["lr"],
-                   help=f"Adam learning rate (default {DEFAULTS['lr']})")
-    d.add_argument("--penalty-weight", type=_non_negative_float,
-                   default=DEFAULTS["penalty_weight"],
-                   help="weight of the gradient-norm penalty sum_p ||dL/dp|| "
-                   f"(default {DEFAULTS['penalty_weight']})")
-    d.add_argument("--max-batches", type=_positive_int, default=None,
-                   help="stop each epoch after this many minibatches (for quick runs)")
-    d.add_argument("--plot", metavar="FILE", default=None,
-                   help="save the loss and penalty curves to this PNG file")
-    d.add_argument("--json", action="store_true", help="print the results as JSON")
-    d.set_defaults(func=cmd_demo)
+        commands.update((c.name, c) for c in added(taken=tuple(commands)))
+    for cmd in commands.values():
+        sp = sub.add_parser(cmd.name, help=cmd.help, description=cmd.description or cmd.help)
+        if cmd.add_arguments is not None:
+            cmd.add_arguments(sp)
+        sp.set_defaults(func=cmd.run)
     return p
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return subs.choices  # type: ignore[no-any-return]
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (its first word that is not an option), if any."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -701,18 +691,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> main(["audit", "-k", "NoSuchFunction"])  # the error goes to stderr
         2
     """
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    word = _command_word(argv)
+    # the plugins' commands are collected (which loads the plugins) only for a command that is
+    # not the core's own, or for the help that lists every command
+    core = (word in {c.name for c in core_commands()} if word is not None
+            else "--version" in argv)
+    parser = build_parser(plugin_commands=not core)
+    if word in MOVED_COMMANDS and word not in _subcommands(parser):
+        dist, install = MOVED_COMMANDS[word]
+        sys.stderr.write(f"gradhub {word}: error: the command {word!r} comes with the "
+                         f"distribution {dist}, which is not installed or not loaded (see "
+                         f"`gradhub plugins`): {install}\n")
+        return EXIT_USAGE
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the subcommand's parser, so the message names it (gradhub audit)
-        subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        (subs.choices.get(args.command) or parser).error(
+        (_subcommands(parser).get(args.command) or parser).error(
             "unrecognized arguments: " + " ".join(extra)
         )
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        status = int(args.func(args))
+        status = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe raises here, not in the interpreter's flush at exit
         return status
     except BrokenPipeError:

@@ -3,7 +3,8 @@
 A plugin is a module named by an entry point in the group ``gradhub.plugins``; it implements
 some of these hooks, marked with :data:`gradhub.hookimpl`. gradhub calls each hook once per
 plugin, at load time, in this order: devices, functions, kernels, rules. Nothing a plugin
-registers is used until all its hooks have succeeded.
+registers is used until all its hooks have succeeded. The last hook, commands, is called only by
+the ``gradhub`` command line when it builds its parser, never at load time.
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from .plugins import DeviceRegistrar, FunctionRegistrar, KernelRegistrar, RuleRegistrar
+    from .plugins import (
+        CommandRegistrar,
+        DeviceRegistrar,
+        FunctionRegistrar,
+        KernelRegistrar,
+        RuleRegistrar,
+    )
 
 PROJECT = "gradhub"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -53,10 +60,23 @@ def gradhub_add_backward_rules(register: RuleRegistrar) -> None:
     """
 
 
-#: Hook names in the order gradhub calls them.
+@hookspec
+def gradhub_add_commands(register: CommandRegistrar) -> None:
+    """Add subcommands to the ``gradhub`` command line: ``register.command(name, run,
+    help=..., add_arguments=None, description=None, override=False)``, with ``run(args)``
+    returning the exit status and ``add_arguments(parser)`` adding the command's options.
+
+    Called only when the ``gradhub`` command runs a command that is not one of the core's (or
+    shows its help), after the plugins have loaded; never at import or load time.
+    """
+
+
+#: Hook names in the order gradhub calls them: the first four when plugins load, the last one
+#: (``gradhub_add_commands``) only from the ``gradhub`` command line.
 HOOK_ORDER = (
     "gradhub_add_devices",
     "gradhub_add_functions",
     "gradhub_add_kernels",
     "gradhub_add_backward_rules",
+    "gradhub_add_commands",
 )

@@ -7,15 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FunctionNotFoundError
 from .registry import REGISTRY
 
 _cache: dict[str, Any] = {}
 REGISTRY.listeners.append(_cache.clear)
-
-#: Which distribution provides the functions that Variable operators dispatch to.
-_OPERATOR_PROVIDERS = {"Pow2": "gradhub-nn-ops", "BatchMatmul": "gradhub-nn-ops",
-                       "GetItem": "gradhub-nn-ops", "Abs": "gradhub-nn-ops"}
 
 
 def fdef(name: str) -> Any:
@@ -24,16 +19,7 @@ def fdef(name: str) -> Any:
     if f is not None:
         return f
     gen = REGISTRY.generation
-    try:
-        f = REGISTRY.get(name)
-    except FunctionNotFoundError as e:
-        dist = _OPERATOR_PROVIDERS.get(name)
-        if dist:
-            raise FunctionNotFoundError(
-                f"this operation needs the function {name!r}, which the distribution "
-                f"{dist} provides: pip install {dist}"
-            ) from e
-        raise
+    f = REGISTRY.get(name)
     if gen == REGISTRY.generation:  # not loaded in between (the cache was cleared then)
         _cache[name] = f
     return f

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import threading
 import types
 import warnings
@@ -95,6 +96,8 @@ class _LoadState:
         self.loaded = False
         self.loading = False
         self.records: list[PluginRecord] = []
+        #: the module of each plugin that was imported, by plugin name (for the CLI's commands)
+        self.modules: dict[str, Any] = {}
 
 
 STATE = _LoadState()
@@ -316,14 +319,92 @@ class RuleRegistrar:
         self._s.rules.append((name, rule, override))
 
 
-_REGISTRARS = {
+#: a command name: lower-case letters, digits and inner hyphens (``demo``, ``train-mnist``)
+_COMMAND_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+
+
+class CommandDef:
+    """One subcommand of the ``gradhub`` command line, from the core or a plugin.
+
+    ``name`` (``gradhub NAME``), ``help`` (its line in ``gradhub --help``), ``description``
+    (the text of ``gradhub NAME --help``), ``add_arguments(parser)`` (adds its options to the
+    ``argparse`` sub-parser), ``run(args) -> int`` (runs it with the parsed ``argparse.Namespace``
+    and returns the exit status; None counts as 0) and ``provider`` (who registered it).
+    """
+
+    def __init__(self, name: str, run: Callable[[Any], Any], help: str,
+                 add_arguments: Callable[[Any], None] | None, description: str | None,
+                 provider: Provider) -> None:
+        self.name = name
+        self.run = run
+        self.help = help
+        self.add_arguments = add_arguments
+        self.description = description
+        self.provider = provider
+
+    def __repr__(self) -> str:
+        return f"CommandDef(name={self.name!r}, provider={str(self.provider)!r})"
+
+
+class CommandRegistrar:
+    """Passed to ``gradhub_add_commands``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+        #: the commands registered through this registrar, with their ``override`` flag
+        self.commands: list[tuple[CommandDef, bool]] = []
+
+    def command(
+        self,
+        name: str,
+        run: Callable[[Any], Any],
+        *,
+        help: str,
+        add_arguments: Callable[[Any], None] | None = None,
+        description: str | None = None,
+        override: bool = False,
+    ) -> None:
+        """Add the subcommand ``gradhub NAME``.
+
+        ``run(args)`` gets the parsed ``argparse.Namespace`` and returns the exit status (0 on
+        success; None counts as 0); ``add_arguments(parser)`` adds the command's options to its
+        ``argparse.ArgumentParser``; ``help`` is its line in ``gradhub --help``, ``description``
+        the text of ``gradhub NAME --help`` (``help`` when None). A name of the core's commands
+        is an error; one that another plugin already uses is an error unless ``override=True``.
+        """
+        where = f"register.command({name!r})"
+        if not isinstance(name, str) or not _COMMAND_NAME.fullmatch(name):
+            raise RegistrationError(
+                f"{where}: the name must be lower-case letters, digits and inner hyphens "
+                "(such as 'demo' or 'train-mnist')"
+            )
+        if not callable(run):
+            raise RegistrationError(f"{where}: argument 'run' must be callable, got "
+                                    f"{type(run).__name__}")
+        if not isinstance(help, str) or not help.strip():
+            raise RegistrationError(f"{where}: argument 'help' must be a non-empty string")
+        if add_arguments is not None and not callable(add_arguments):
+            raise RegistrationError(f"{where}: argument 'add_arguments' must be callable or "
+                                    f"None, got {type(add_arguments).__name__}")
+        if description is not None and not isinstance(description, str):
+            raise RegistrationError(f"{where}: argument 'description' must be a string or None")
+        self.commands.append(
+            (CommandDef(name, run, help, add_arguments, description, self._s.provider),
+             bool(override))
+        )
+
+
+_REGISTRARS: dict[str, Any] = {
     "gradhub_add_devices": DeviceRegistrar,
     "gradhub_add_functions": FunctionRegistrar,
     "gradhub_add_kernels": KernelRegistrar,
     "gradhub_add_backward_rules": RuleRegistrar,
+    "gradhub_add_commands": CommandRegistrar,
 }
 #: devices and functions first (for every plugin), then kernels and rules
-_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:])
+#: the hooks that loading calls, in two phases; ``gradhub_add_commands`` is called only by the
+#: ``gradhub`` command line (:func:`plugin_commands`), never when plugins load
+_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:4])
 
 
 def _split_env(name: str) -> set[str]:
@@ -753,6 +834,7 @@ def _load(
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     records: list[PluginRecord] = list(STATE.records) if incremental else []
+    modules: dict[str, Any] = dict(STATE.modules) if incremental else {}
     candidates: list[tuple[PluginRecord, Callable[[], Any]]] = []
     if not incremental:
         core = PluginRecord("gradhub", "gradhub", __version__, "gradhub._builtin")
@@ -824,6 +906,7 @@ def _load(
         except (Exception, SystemExit) as e:
             fail(rec, e, "import")
             continue
+        modules[rec.name] = module
         provider = Provider(rec.distribution, rec.version, rec.module)
         loaded.append((rec, _Staging(provider)))
 
@@ -888,6 +971,7 @@ def _load(
     for rec, s in replacing:
         commit2(rec, s)
     STATE.records = records
+    STATE.modules = modules
     STATE.loaded = True
     REGISTRY.changed()
     for rec in failures:
@@ -907,11 +991,61 @@ def plugin_report() -> list[PluginRecord]:
     return list(STATE.records)
 
 
+def plugin_commands(taken: Sequence[str] = (), strict: bool | None = None) -> list[CommandDef]:
+    """The ``gradhub`` subcommands that the loaded plugins add (``gradhub_add_commands``).
+
+    Called by the command line only, when it builds its parser for a command that is not one of
+    its own (never at import time, nor when plugins load). Each plugin's hook runs on its own: a
+    plugin whose hook fails, or that adds a command whose name is in ``taken`` (the core's
+    commands, which cannot be replaced) or already added by a plugin before it without
+    ``override=True``, adds no command and is named in a
+    :class:`~gradhub.errors.PluginLoadWarning` (a :class:`~gradhub.errors.PluginError` in strict
+    mode, as when plugins load). With ``override=True`` a command replaces another plugin's
+    command of that name.
+    """
+    ensure_loaded()
+    if strict is None:
+        strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
+    found: dict[str, CommandDef] = {}
+    for rec in list(STATE.records):
+        module = STATE.modules.get(rec.name)
+        hook = getattr(module, "gradhub_add_commands", None)
+        if rec.status != "loaded" or hook is None:
+            continue
+        register = CommandRegistrar(_Staging(Provider(rec.distribution, rec.version, rec.module)))
+        try:
+            hook(register=register)
+            for cmd, override in register.commands:
+                if cmd.name in taken:
+                    raise RegistrationError(
+                        f"register.command({cmd.name!r}): {cmd.name!r} is a command of gradhub "
+                        "itself, which plugins cannot replace; choose another name"
+                    )
+                if not override and cmd.name in found:
+                    raise RegistrationError(
+                        f"register.command({cmd.name!r}): the command {cmd.name!r} exists "
+                        f"already (from {found[cmd.name].provider}); pass override=True to "
+                        "replace it"
+                    )
+        except (Exception, SystemExit) as e:
+            message = (f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
+                       f"{rec.version}) adds no command: gradhub_add_commands: "
+                       f"{type(e).__name__}: {e}")
+            if strict:
+                raise PluginError(message) from e
+            warnings.warn(PluginLoadWarning(message), stacklevel=2)
+            continue
+        for cmd, _ in register.commands:
+            found[cmd.name] = cmd
+    return list(found.values())
+
+
 def reset() -> None:
     """Forget every registration and plugin; the next use loads them again (for tests)."""
     REGISTRY.reset()
     STATE.loaded = False
     STATE.records = []
+    STATE.modules = {}
 
 
 def _records() -> list[PluginRecord]:

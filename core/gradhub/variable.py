@@ -459,7 +459,7 @@ class Variable:
         return self
 
     def __abs__(self) -> Variable:
-        """``abs(x)``: the function Abs (from gradhub-nn-ops)."""
+        """``abs(x)``: the function Abs."""
         return prim("Abs", (self,), {})
 
     def __matmul__(self, other: Any) -> Variable:

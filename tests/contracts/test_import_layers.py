@@ -26,20 +26,6 @@ CORE = ROOT / "core" / "gradhub"
 #: engine, and the engine (through the graph) builds Variables. Every other cycle fails.
 ALLOWED_CYCLE = frozenset({"gradhub.variable", "gradhub.engine"})
 
-#: Private imports of plugins that are known today, as ``(file, imported name)``. The list must end
-#: empty: each entry goes once the core offers the helper publicly (or the plugin stops using it).
-#: An entry that no longer matches an import fails the test too, so the list only shrinks.
-KNOWN_PRIVATE_IMPORTS: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("plugins/cuda/gradhub_cuda/kernels.py", "gradhub_nn_ops.conv._conv_out_shape"),
-        ("plugins/cuda/gradhub_cuda/kernels.py", "gradhub_nn_ops.conv._filter_kernel"),
-        ("plugins/cuda/gradhub_cuda/kernels.py", "gradhub_nn_ops.pooling._disjoint"),
-        ("plugins/nn_ops/gradhub_nn_ops/linalg.py", "gradhub._builtin.sum_to"),
-        ("plugins/nn_ops/gradhub_nn_ops/linalg.py", "gradhub._builtin.sum_to_array"),
-        ("plugins/nn_ops/gradhub_nn_ops/math.py", "gradhub._builtin.sum_to"),
-        ("plugins/nn_ops/gradhub_nn_ops/math.py", "gradhub._builtin.sum_to_array"),
-    }
-)
 
 Edge = tuple[str, str, int, bool]  # importer, imported, line, inside a function
 
@@ -337,14 +323,11 @@ def test_plugins_import_only_public_names() -> None:
     dists = _distributions()
     assert any(d.name == "nn_ops" for d in dists) and any(d.name == "gradhub-mish" for d in dists)
     found = [f for d in dists for f in private_imports(d)]
-    unknown = sorted({f for f in found if f[:2] not in KNOWN_PRIVATE_IMPORTS})
-    assert not unknown, (
+    assert not found, (
         "plugins import private modules or names of gradhub or of another distribution (use a "
         "public helper, or ask the core to offer one):\n"
-        + "\n".join(f"  {file}:{line}: {name}" for file, name, line in unknown)
+        + "\n".join(f"  {file}:{line}: {name}" for file, name, line in sorted(set(found)))
     )
-    gone = sorted(KNOWN_PRIVATE_IMPORTS - {f[:2] for f in found})
-    assert not gone, f"no longer imported: take them out of KNOWN_PRIVATE_IMPORTS: {gone}"
 
 
 @pytest.mark.parametrize("name", ["_builtin", "_x", "_version"])

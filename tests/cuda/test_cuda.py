@@ -281,7 +281,7 @@ def test_memory_pool_does_not_grow_over_gradient_penalty_steps() -> None:
 def _seed_cnn_penalty(device: str, dtype: type) -> list[np.ndarray]:
     """The seed CNN with its gradient-norm penalty on ``device``: [total, d total / d params]."""
     from gradhub import parameters
-    from gradhub.demo import _own_parameters, gradient_penalty, loss_fn, network
+    from gradhub_nn_ops.demo import _own_parameters, gradient_penalty, loss_fn, network
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal((16, 1, 8, 8)).astype(dtype)
@@ -316,7 +316,7 @@ def test_seed_cnn_with_gradient_penalty_matches_the_cpu(dtype: type, rtol: float
 
 @gpu
 def test_the_demo_trains_on_cuda_as_on_the_cpu() -> None:
-    from gradhub.demo import run
+    from gradhub_nn_ops.demo import run
 
     kw = {"epochs": 1, "max_batches": 3, "seed": 0}
     cpu, gpu_ = run(device="cpu", **kw), run(device="cuda", **kw)

@@ -20,7 +20,7 @@ from gradhub.cli import main
 
 
 def test_gradient_penalty_is_the_sum_of_norms() -> None:
-    from gradhub.demo import gradient_penalty
+    from gradhub_nn_ops.demo import gradient_penalty
 
     g1 = gh.Variable(np.array([3.0, 4.0]))
     g2 = gh.Variable(np.array([[1.0, 0.0], [0.0, 0.0]]))
@@ -41,7 +41,7 @@ def test_demo_without_scikit_learn_says_what_to_install(
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
     assert main(["demo", "--epochs", "1"]) == 2
     err = capsys.readouterr().err
-    assert "scikit-learn" in err and "pip install 'gradhub[demo]'" in err
+    assert "scikit-learn" in err and "pip install 'gradhub-nn-ops[demo]'" in err
 
 
 def test_demo_plot_without_matplotlib_says_what_to_install(
@@ -52,13 +52,13 @@ def test_demo_plot_without_matplotlib_says_what_to_install(
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert main(["demo", "--epochs", "1", "--plot", str(tmp_path / "c.png")]) == 2
     err = capsys.readouterr().err
-    assert "matplotlib" in err and "pip install 'gradhub[plot]'" in err
+    assert "matplotlib" in err and "pip install 'gradhub-nn-ops[plot]'" in err
     assert not (tmp_path / "c.png").exists()
 
 
 def test_demo_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("sklearn")
-    from gradhub.demo import run
+    from gradhub_nn_ops.demo import run
 
     with pytest.raises(SystemExit):
         main(["demo", "--epochs", "0"])
@@ -73,7 +73,7 @@ def test_demo_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_digits_split_is_stratified_and_reproducible() -> None:
     pytest.importorskip("sklearn")
-    from gradhub.demo import load_digits_split
+    from gradhub_nn_ops.demo import load_digits_split
 
     xtr, ytr, xte, yte = load_digits_split(seed=3)
     assert xte.shape[1:] == (1, 8, 8) and len(xte) == len(yte)
@@ -96,7 +96,7 @@ def _needs_library() -> None:
 
 def test_short_demo_decreases_the_loss_and_keeps_caller_parameters() -> None:
     _needs_library()
-    from gradhub.demo import run
+    from gradhub_nn_ops.demo import run
 
     with gh.parameter_scope("mine"):
         mine = gh.get_parameter_or_create("w", (2,), np.ones)
@@ -120,7 +120,7 @@ def test_short_demo_decreases_the_loss_and_keeps_caller_parameters() -> None:
 
 def test_penalty_enters_the_update_and_runs_are_reproducible() -> None:
     _needs_library()
-    from gradhub.demo import run
+    from gradhub_nn_ops.demo import run
 
     a = run(epochs=1, max_batches=2, penalty_weight=0.5, seed=1)
     b = run(epochs=1, max_batches=2, penalty_weight=0.5, seed=1)
@@ -170,7 +170,7 @@ def test_demo_console_script() -> None:
 @pytest.mark.slow
 def test_full_default_demo_reaches_90_percent_in_under_a_minute() -> None:
     _needs_library()
-    from gradhub.demo import run
+    from gradhub_nn_ops.demo import run
 
     r = run()
     assert r.accuracy >= 0.9, r.accuracy

@@ -19,8 +19,8 @@ def test_demo_plot_into_a_missing_folder_is_a_usage_error_before_training(
 ) -> None:
     pytest.importorskip("sklearn")
     pytest.importorskip("matplotlib")
-    from gradhub import demo
     from gradhub.cli import main
+    from gradhub_nn_ops import demo
 
     def no_training(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the demo trained before checking --plot")
@@ -46,8 +46,8 @@ def test_demo_plot_failing_at_the_end_is_a_clear_error(
     pytest.importorskip("matplotlib")
     import json
 
-    from gradhub import demo
     from gradhub.cli import main
+    from gradhub_nn_ops import demo
 
     def full_disk(result: Any, path: str) -> None:
         raise OSError(28, "No space left on device")

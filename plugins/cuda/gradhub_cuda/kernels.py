@@ -292,7 +292,7 @@ def _geometry(kind: str, x_shape: Any, w_shape: Any, base_axis: Any, pad: Any, s
     """nn-ops' ConvGeom when this module handles the call (2-d, one group), else None."""
     if len(w_shape) != 4:
         return None
-    geo = _conv_module()._geom(kind, x_shape, w_shape, base_axis, pad, stride, dilation, group)
+    geo = _conv_module().conv_geom(kind, x_shape, w_shape, base_axis, pad, stride, dilation, group)
     return geo if geo.group == 1 and geo.n > 0 else None
 
 
@@ -325,7 +325,7 @@ def convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad:
     conv = _conv_module()
     xf = x.reshape(geo.n, *x.shape[geo.base_axis:])
     o, _, kh, kw = w.shape
-    out = conv._conv_out_shape("convolution", xf.shape[2:], (kh, kw), geo)
+    out = conv.conv_out_shape("convolution", xf.shape[2:], (kh, kw), geo)
     col = _im2col(xp, xf, kh, kw, out, geo)
     y2 = xp.dot(w.reshape(o, -1), col)
     p = out[0] * out[1]
@@ -367,7 +367,7 @@ def convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_a
     """The weight gradient on ``cuda``: ``dy2 @ col(x).T``, one GEMM."""
     args = (kernel, base_axis, pad, stride, dilation, group)
     conv = _conv_module()
-    k = conv._filter_kernel(kernel)
+    k = conv.filter_kernel(kernel)
     geo = _geometry("convolution_filter_grad", x.shape, (1, 1, *k), base_axis, pad, stride,
                     dilation, group)
     if geo is None or not _same_float(x, dy) or dy.ndim != x.ndim:
@@ -375,7 +375,7 @@ def convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_a
     ba = geo.base_axis
     xf = x.reshape(geo.n, *x.shape[ba:])
     dyf = dy.reshape(-1, *dy.shape[ba:])
-    out = conv._conv_out_shape("convolution_filter_grad", xf.shape[2:], k, geo)
+    out = conv.conv_out_shape("convolution_filter_grad", xf.shape[2:], k, geo)
     if tuple(dy.shape[:ba]) != geo.batch or tuple(dyf.shape[2:]) != out:
         return _generic("ConvolutionFilterGrad")(xp, x, dy, *args)  # raises
     col = _im2col(xp, xf, k[0], k[1], out, geo)
@@ -394,7 +394,7 @@ def _pool_geometry(fname: str, shape: Any, kernel: Any, stride: Any, ignore_bord
         return None
     pooling = _pool_module()
     geo = pooling.pool_geom(fname, shape, kernel, stride, ignore_border, pad, channel_last)
-    if len(geo.kernel) != 2 or (disjoint and not pooling._disjoint(geo)):
+    if len(geo.kernel) != 2 or (disjoint and not pooling.disjoint_windows(geo)):
         return None
     return geo
 

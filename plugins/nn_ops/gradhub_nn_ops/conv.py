@@ -25,6 +25,11 @@ The family is closed under differentiation, so every rule is differentiable to a
                               db  = Sum(gy)
     ConvolutionFilterGrad(x, dy) -> dW
                               dx  = Deconvolution(dy, gW)      ddy = Convolution(x, gW)
+
+Device plugins that replace these kernels (gradhub-cuda, which depends on gradhub-nn-ops) read a
+call's geometry with the public helpers :class:`ConvGeom`, :func:`conv_geom`,
+:func:`conv_out_shape`, :func:`conv_out_len`, :func:`deconv_out_len`, :func:`ints` and
+:func:`filter_kernel`, so that their checks and messages are those of the generic kernels.
 """
 
 from __future__ import annotations
@@ -110,8 +115,15 @@ def deconv_out_len(size: int, k: int, p: int, s: int, d: int, op: int = 0) -> in
     return (size - 1) * s - 2 * p + d * (k - 1) + 1 + op
 
 
-def _geom(fname: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: Any, pad: Any,
-          stride: Any, dilation: Any, group: Any) -> ConvGeom:
+def conv_geom(fname: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: Any,
+              pad: Any, stride: Any, dilation: Any, group: Any) -> ConvGeom:
+    """The :class:`ConvGeom` of a convolution (or deconvolution) call: ``base_axis`` made
+    non-negative, ``pad``, ``stride``, ``dilation`` one int per spatial axis, ``group`` checked.
+
+    Raises ValueError or TypeError naming ``fname`` and the argument for bad arguments or an ``x``
+    that does not match a ``len(w_shape) - 2``-d kernel. Device plugins (gradhub-cuda) call it to
+    read a call's geometry as the generic kernels do.
+    """
     if len(w_shape) < 3:
         raise ValueError(
             f"{fname}(): weight must have at least 3 axes (out, in, *kernel), got shape "
@@ -146,8 +158,11 @@ def _attrs(geo: ConvGeom) -> dict[str, Any]:
             "dilation": geo.dilation, "group": geo.group}
 
 
-def _conv_out_shape(fname: str, spatial: Sequence[int], kernel: Sequence[int], geo: ConvGeom
-                    ) -> tuple[int, ...]:
+def conv_out_shape(fname: str, spatial: Sequence[int], kernel: Sequence[int], geo: ConvGeom
+                   ) -> tuple[int, ...]:
+    """The spatial output shape of a convolution of an input of spatial shape ``spatial`` with
+    ``kernel`` and the geometry ``geo`` (:func:`conv_geom`); a ValueError naming ``fname`` when
+    the dilated kernel does not fit in the padded input."""
     out = tuple(
         conv_out_len(L, k, p, s, d)
         for L, k, p, s, d in zip(spatial, kernel, geo.pad, geo.stride, geo.dilation)
@@ -371,7 +386,7 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
         raise ValueError(
             f"{fname}(): weight has {o} output maps, which group={g} does not divide"
         )
-    out = _conv_out_shape(fname, x.shape[2:], kernel, geo)
+    out = conv_out_shape(fname, x.shape[2:], kernel, geo)
     cols = _Columns(xp, x, out, kernel, geo)
     k = math.prod(kernel)
     m = cols.m
@@ -457,7 +472,7 @@ def _filter_grad_nd(xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGe
         raise ValueError(
             f"{fname}(): group={g} must divide the channels of x ({c}) and of dy ({o})"
         )
-    out = _conv_out_shape(fname, x.shape[2:], kernel, geo)
+    out = conv_out_shape(fname, x.shape[2:], kernel, geo)
     if tuple(dy.shape[2:]) != out:
         raise ValueError(
             f"{fname}(): dy has spatial shape {tuple(dy.shape[2:])} but the convolution of x "
@@ -512,7 +527,7 @@ def _check_bias(fname: str, b: Any, o: int) -> None:
 
 def _convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
                  stride: Any = None, dilation: Any = None, group: int = 1) -> Any:
-    geo = _geom("convolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
+    geo = conv_geom("convolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
     if b is not None:
         _check_bias("convolution", b, w.shape[0])
     y = _conv_nd(xp, _flat(x, geo), w, geo, "convolution", b)
@@ -522,7 +537,7 @@ def _convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad
 def _deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
                    stride: Any = None, dilation: Any = None, group: int = 1,
                    output_padding: Any = None) -> Any:
-    geo = _geom("deconvolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
+    geo = conv_geom("deconvolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
     op = ints(output_padding, geo.nd, 0, "deconvolution", "output_padding")
     if any(e >= s and e >= d for e, s, d in zip(op, geo.stride, geo.dilation)):
         raise ValueError(
@@ -540,7 +555,7 @@ def _deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, p
     return y.reshape(geo.batch + y.shape[1:])
 
 
-def _filter_kernel(kernel: Any) -> tuple[int, ...]:
+def filter_kernel(kernel: Any) -> tuple[int, ...]:
     """ConvolutionFilterGrad's ``kernel`` as a tuple of ints >= 1 (an int ``k`` means ``(k,)``,
     one spatial axis), checked; the forward kernel and both backward rules use it."""
     fname = "convolution_filter_grad"
@@ -561,9 +576,9 @@ def _convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_
                              pad: Any = None, stride: Any = None, dilation: Any = None,
                              group: int = 1) -> Any:
     fname = "convolution_filter_grad"
-    k = _filter_kernel(kernel)
+    k = filter_kernel(kernel)
     w_shape = (1, 1, *k)
-    geo = _geom(fname, x.shape, w_shape, base_axis, pad, stride, dilation, group)
+    geo = conv_geom(fname, x.shape, w_shape, base_axis, pad, stride, dilation, group)
     if tuple(dy.shape[: geo.base_axis]) != geo.batch or dy.ndim != x.ndim:
         raise ValueError(
             f"{fname}(): dy of shape {tuple(dy.shape)} does not match x of shape "
@@ -604,7 +619,7 @@ def _convolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, 
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
-    geo = _geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
+    geo = conv_geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
     kernel = tuple(ws[2:])
     ba = geo.base_axis
     res: list[Any] = [None, None]
@@ -631,7 +646,7 @@ def _deconvolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
-    geo = _geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
+    geo = conv_geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
     extra = _extra_rows(output_padding, geo)
     res: list[Any] = [None, None]
     if _needs(x):
@@ -656,8 +671,8 @@ def _convolution_filter_grad_bw(gw, inputs, in_shapes, outputs, out_shapes, kern
     g = gw[0]
     x, dy = inputs
     xs, ys = in_shapes
-    kernel = _filter_kernel(kernel)
-    geo = _geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
+    kernel = filter_kernel(kernel)
+    geo = conv_geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
                 dilation, group)
     ba = geo.base_axis
     res: list[Any] = [None, None]
@@ -682,7 +697,7 @@ def _convolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis,
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
-    geo = _geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
+    geo = conv_geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
     kernel = tuple(ws[2:])
     ba = geo.base_axis
     res: list[Any] = [None, None]
@@ -701,7 +716,7 @@ def _deconvolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axi
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
-    geo = _geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
+    geo = conv_geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
     extra = _extra_rows(output_padding, geo)
     res: list[Any] = [None, None]
     if need_grads[0]:
@@ -726,8 +741,8 @@ def _convolution_filter_grad_fast(xp, gw, inputs, in_shapes, outputs, out_shapes
     g = gw[0]
     x, dy = inputs
     xs, ys = in_shapes
-    kernel = _filter_kernel(kernel)
-    geo = _geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
+    kernel = filter_kernel(kernel)
+    geo = conv_geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
                 dilation, group)
     ba = geo.base_axis
     res: list[Any] = [None, None]

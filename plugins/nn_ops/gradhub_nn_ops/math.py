@@ -2,11 +2,14 @@
 
 Every forward kernel is written against the array module ``xp`` of the device it runs on, and every
 backward rule only calls registered functions, so that gradients are differentiable to any order.
-Comparisons and ``sign`` are non-differentiable: they return floating masks (nnabla style), which
-the rules of ``abs``, ``maximum2``, ``relu`` etc. use as constants.
+Comparisons are non-differentiable: they return floating masks (nnabla style), which the rules of
+``maximum2``, ``relu`` etc. use as constants. The functions the core's Variable operators need
+(``Pow2``, ``Abs``, ``Log``, ``Sign``, ``EqualScalar``) are the core's own
+(:mod:`gradhub.builtin.elementwise`).
 
-The helpers at the top (sample generators, axis checks) are shared by the other modules of this
-part of the library (activations, reductions, losses).
+The helpers at the top (axis checks, rule wrappers; the sample generators ``draw``,
+``unary_samples``, ``binary_samples`` come from :mod:`gradhub.builtin.samples`) are shared by
+the other modules of this part of the library (activations, reductions, losses).
 """
 
 from __future__ import annotations
@@ -17,14 +20,13 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample, as_variable
-from gradhub._builtin import sum_to, sum_to_array
+from gradhub.broadcasting import sum_to, sum_to_array
+from gradhub.builtin.samples import BINARY_SHAPES, binary_samples, draw, unary_samples
 from gradhub.ops import call, with_real_scalars
-from gradhub.registry import ignore_arguments, one_input_fast
+from gradhub.registry import SampleFn, one_input_fast
 
 Shape = tuple[int, ...]
 RuleFn = Callable[..., list[Any]]
-#: quoted, so that importing this module does not import ``numpy.random`` (about 10 ms)
-SampleFn = Callable[["np.random.Generator"], Iterator[Sample]]
 
 # -- shared helpers ------------------------------------------------------------------------------
 
@@ -175,73 +177,6 @@ def to_kept(v: Any, shape: Sequence[int], axes: Sequence[int]) -> Any:
     return v if tuple(v.shape) == k else call("Reshape", v, shape=k)
 
 
-def draw(
-    rng: np.random.Generator,
-    shape: Shape,
-    lo: float = -2.0,
-    hi: float = 2.0,
-    avoid: Sequence[float] = (),
-    margin: float = 0.05,
-) -> np.ndarray:
-    """Uniform float64 values in ``[lo, hi]``, each at least ``margin`` away from ``avoid``."""
-    x = rng.uniform(lo, hi, shape)
-    for _ in range(100):
-        bad = np.zeros(x.shape, dtype=bool)
-        for k in avoid:
-            bad |= np.abs(x - k) < margin
-        if not bad.any():
-            return x
-        x = np.where(bad, rng.uniform(lo, hi, shape), x)
-    raise RuntimeError("draw(): could not keep the samples away from the kinks")
-
-
-def unary_samples(
-    lo: float = -2.0,
-    hi: float = 2.0,
-    avoid: Sequence[float] = (),
-    attrs: dict[str, Any] | None = None,
-) -> SampleFn:
-    """Samples of an elementwise function: a matrix, a 0-d, a size-0 and a transposed input."""
-
-    def samples(rng: np.random.Generator) -> Iterator[Sample]:
-        a = dict(attrs or {})
-        yield Sample((draw(rng, (2, 3), lo, hi, avoid),), dict(a), name="(2,3)")
-        yield Sample((draw(rng, (), lo, hi, avoid),), dict(a), name="0-d")
-        yield Sample((draw(rng, (0, 3), lo, hi, avoid),), dict(a), name="size-0")
-        yield Sample((draw(rng, (3, 2), lo, hi, avoid).T,), dict(a), name="transposed")
-
-    return samples
-
-
-BINARY_SHAPES: tuple[tuple[Shape, Shape], ...] = (
-    ((2, 3), (2, 3)),
-    ((2, 3), (3,)),
-    ((3, 1), (1, 2)),
-    ((), (2, 2)),
-)
-
-
-def binary_samples(
-    lo0: float = -2.0,
-    hi0: float = 2.0,
-    lo1: float = -2.0,
-    hi1: float = 2.0,
-    avoid_equal: bool = False,
-) -> SampleFn:
-    """Samples of a broadcasting binary function (including a transposed operand)."""
-
-    def samples(rng: np.random.Generator) -> Iterator[Sample]:
-        pairs = [(draw(rng, s0, lo0, hi0), s1, f"{s0}x{s1}") for s0, s1 in BINARY_SHAPES]
-        pairs.append((draw(rng, (3, 2), lo0, hi0).T, (2, 3), "transposed"))
-        for a, s1, name in pairs:
-            b = draw(rng, s1, lo1, hi1)
-            while avoid_equal and np.any(np.abs(a - b) < 0.05):
-                b = draw(rng, s1, lo1, hi1)
-            yield Sample((a, b), name=name)
-
-    return samples
-
-
 def unary_rule(fn: Callable[..., Any]) -> RuleFn:
     """A backward rule ``[fn(g, x, y, **attrs)]`` for a one-input, one-output function."""
 
@@ -340,10 +275,6 @@ def _exp_bw(g: Any, x: Any, y: Any) -> Any:
     return g * y
 
 
-def _log_bw(g: Any, x: Any, y: Any) -> Any:
-    return g / x
-
-
 def _sqrt_bw(g: Any, x: Any, y: Any) -> Any:
     return g * call("RDivScalar", y, val=0.5)
 
@@ -418,7 +349,6 @@ _FAST: dict[str, Callable[..., Any]] = {
     "Cos": lambda xp, g, x, y: -(g * xp.sin(x)),
     "Tan": lambda xp, g, x, y: g * (y * y + 1),
     "Exp": lambda xp, g, x, y: g * y,
-    "Log": lambda xp, g, x, y: g / x,
     "Sqrt": lambda xp, g, x, y: g * (0.5 / y),
     "Tanh": lambda xp, g, x, y: g * (1 - y * y),
     "Sigmoid": lambda xp, g, x, y: g * (y * (1 - y)),
@@ -490,16 +420,6 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.exp(gh.Variable([0.0, 1.0])).d
         array([1.      , 2.718282], dtype=float32)
-    """),
-    ("Log", "log", lambda xp, x: xp.log(x), _log_bw, True, False, np.log, (0.2, 3),
-     r"""log(x): elementwise natural logarithm, :math:`y = \ln x`; :math:`dy/dx = 1/x`.
-
-    Example::
-
-        >>> import gradhub as gh
-        >>> import gradhub.functions as F
-        >>> F.log(gh.Variable([1.0])).d
-        array([0.], dtype=float32)
     """),
     ("Sqrt", "sqrt", lambda xp, x: xp.sqrt(x), _sqrt_bw, False, True, np.sqrt, (0.2, 3),
      r"""sqrt(x): elementwise square root, :math:`y = \sqrt{x}`; :math:`dy/dx = 1/(2y)`.
@@ -651,44 +571,8 @@ _ATAN2_DOC = r"""atan2(x0, x1): elementwise :math:`\arctan(x_0 / x_1)` in the ri
 # -- arithmetic ----------------------------------------------------------------------------------
 
 
-def _pow2(xp: Any, x0: Any, x1: Any) -> Any:
-    return x0**x1
-
-
-def _pow2_bw(
-    gy: Sequence[Any],
-    ins: Sequence[Any],
-    in_shapes: Sequence[Shape],
-    outs: Sequence[Any],
-    out_shapes: Sequence[Shape],
-) -> list[Any]:
-    x0, x1 = ins
-    g = gy[0]
-    g0 = g1 = None
-    if needs(x0):
-        # d/dx0 = x1 x0^(x1 - 1), taken as 0 where x1 == 0 (x0^0 is constant, as PyTorch): the
-        # power is taken with exponent 0 there (x1 - 1 + [x1 == 0]), not 0 * 0^-1 = NaN
-        e = call("AddScalar", x1, val=-1.0) + call("EqualScalar", x1, val=0.0)
-        g0 = sum_to(g * x1 * call("Pow2", x0, e), in_shapes[0])
-    if needs(x1):
-        # d/dx1 = y ln x0; where x0 == 0 the log is taken of 1 instead (x0 + [x0 == 0], the mask
-        # a constant), so the derivative there is 0 for x1 >= 0 (0**x1 is constant in x1, as
-        # PyTorch) instead of 0 * -inf = NaN; for x1 < 0 it is inf * 0 = NaN (y = inf there)
-        safe = x0 + call("EqualScalar", x0, val=0.0)
-        g1 = sum_to(g * outs[0] * call("Log", safe), in_shapes[1])
-    return [g0, g1]
-
-
 def _r_sub_scalar(xp: Any, x: Any, val: float = 1.0) -> Any:
     return (x.dtype.type(val) if x.dtype.kind == "f" else val) - x
-
-
-def _abs_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("Sign", x, alpha=0.0)
-
-
-def _abs_fast(xp: Any, g: Any, x: Any, y: Any) -> Any:
-    return g * xp.sign(x)
 
 
 def _max_mask(x0: Any, x1: Any, greater: str) -> Any:
@@ -802,7 +686,7 @@ def _clip_bw(g: Any, x: Any, y: Any, min: Any = None, max: Any = None) -> Any:
     return g if mask is None else g * mask
 
 
-# -- comparisons and sign (non-differentiable) ---------------------------------------------------
+# -- comparisons (non-differentiable) ------------------------------------------------------------
 
 
 def _compare(op: str) -> Callable[..., Any]:
@@ -818,14 +702,6 @@ def _compare_scalar(op: str) -> Callable[..., Any]:
         return getattr(xp, op)(x0, v).astype(float_dtype(xp, x0))
 
     return kernel
-
-
-def _sign(xp: Any, x: Any, alpha: float = 1.0) -> Any:
-    dt = float_dtype(xp, x)
-    s = xp.sign(x.astype(dt) if x.dtype.kind == "b" else x).astype(dt)
-    if alpha != 0:
-        s = xp.where(x == 0, dt.type(alpha), s).astype(dt, copy=False)
-    return s
 
 
 _COMPARISONS = (
@@ -887,18 +763,6 @@ def _compare_scalar_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((np.array(0.5),), {"val": 0.5}, name="0-d tie")
     yield Sample((np.zeros((0, 2)),), {"val": 0.0}, name="size-0")
     yield Sample((rng.integers(-2, 3, (5,)),), {"val": 0}, name="int")
-
-
-def _sign_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    x = rng.integers(-2, 3, (3, 4)).astype(np.float64)
-    yield Sample((x,), {"alpha": 1.0}, name="alpha=1")
-    yield Sample((x,), {"alpha": 0.0}, name="alpha=0")
-    yield Sample((np.array(0.0),), {"alpha": -1.0}, name="0-d")
-    yield Sample((np.zeros((0,)),), {"alpha": 1.0}, name="size-0")
-
-
-def _sign_ref(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
-    return np.where(x > 0, 1.0, np.where(x < 0, -1.0, alpha))
 
 
 # -- composites: add/sub/mul/div/pow with scalars in either position -----------------------------
@@ -1089,24 +953,6 @@ def register_functions(register: Any) -> None:
       samples=binary_samples(lo1=0.5, hi1=2.0), reference=np.arctan2, elementwise=True,
       doc=_ATAN2_DOC)
 
-    # arithmetic
-    ignore_arguments(f(
-      "Pow2", _pow2, inputs=("x0", "x1"), rule=_pow2_bw, need_inputs=(0, 1), need_outputs=(0,),
-      samples=binary_samples(lo0=0.5, hi0=2.0), reference=np.power, elementwise=True,
-      doc=r"""pow2(x0, x1): elementwise power :math:`y = x_0^{x_1}` (broadcasting).
-
-    ``Variable ** Variable`` dispatches here. :math:`\partial y/\partial x_0 = x_1 x_0^{x_1 - 1}`,
-    :math:`\partial y/\partial x_1 = y \ln x_0` (``x0 > 0``), taken as 0 where ``x0 == 0`` and
-    ``x1 >= 0`` (``0 ** x1`` does not depend on ``x1`` there; as PyTorch); the first is taken as
-    0 where ``x1 == 0`` (also at ``x0 == 0``, as PyTorch).
-
-    Example::
-
-        >>> import gradhub as gh
-        >>> import gradhub.functions as F
-        >>> F.pow2(gh.Variable([2.0, 3.0]), gh.Variable([3.0, 2.0])).d
-        array([8., 9.], dtype=float32)
-    """), inplace=False)  # nnabla's inplace: accepted and ignored
     with_real_scalars(f("RSubScalar", _r_sub_scalar, attrs={"val": 1.0},
       rule=unary_rule(lambda g, x, y, val: -g),
       fast_backward=unary_fast(lambda xp, g, x, y, val: -g), need_inputs=(), need_outputs=(),
@@ -1120,20 +966,6 @@ def register_functions(register: Any) -> None:
         >>> F.r_sub_scalar(gh.Variable([1.0, 2.0]), 3.0).d
         array([2., 1.], dtype=float32)
     """))
-    f("Abs", lambda xp, x: xp.abs(x), rule=unary_rule(_abs_bw),
-      fast_backward=unary_fast(_abs_fast), need_inputs=(0,),
-      need_outputs=(), samples=unary_samples(avoid=(0.0,)), reference=np.abs, elementwise=True,
-      kinks=(0.0,), doc=r"""abs(x): elementwise :math:`y = |x|`.
-
-    Gradient :math:`\mathrm{sign}(x)`, with the sub-gradient 0 at ``x = 0`` (as PyTorch).
-
-    Example::
-
-        >>> import gradhub as gh
-        >>> import gradhub.functions as F
-        >>> F.abs(gh.Variable([-1.5, 2.0])).d
-        array([1.5, 2. ], dtype=float32)
-    """)
     f("Maximum2", lambda xp, x0, x1: xp.maximum(x0, x1), inputs=("x0", "x1"),
       rule=_binary_select_rule("Greater"), fast_backward=_binary_select_fast("greater"),
       need_inputs=(0, 1), need_outputs=(),
@@ -1234,34 +1066,18 @@ def register_functions(register: Any) -> None:
         array([-1. ,  0.5,  1. ], dtype=float32)
     """)
 
-    # comparisons and sign
+    # comparisons
     for name, snake, ref, sym in _COMPARISONS:
         f(name, _compare(snake), inputs=("x0", "x1"), differentiable=False,
           samples=_compare_samples, reference=_float_ref(ref), elementwise=True,
           doc=_COMPARE_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym]))
+        if name == "Equal":  # EqualScalar is the core's (Pow2's rule uses it)
+            continue
         with_real_scalars(f(
             name + "Scalar", _compare_scalar(snake), inputs=("x0",), attrs={"val": 1.0},
             differentiable=False, samples=_compare_scalar_samples,
             reference=_float_ref(ref), elementwise=True,
             doc=_COMPARE_SCALAR_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym])))
-    with_real_scalars(f("Sign", _sign, attrs={"alpha": 1.0}, differentiable=False,
-      samples=_sign_samples, reference=_sign_ref, elementwise=True,
-      doc=r"""sign(x, alpha=1.0): elementwise sign, ``alpha`` at 0 (nnabla).
-
-    :math:`y = 1` for :math:`x > 0`, :math:`-1` for :math:`x < 0`, ``alpha`` for :math:`x = 0`.
-    The result has the floating dtype of ``x`` (float32 for integer inputs). Non-differentiable
-    here (nnabla's straight-through gradient is not used): the output needs no gradient.
-
-    Example::
-
-        >>> import gradhub as gh
-        >>> import gradhub.functions as F
-        >>> F.sign(gh.Variable([-2.0, 0.0, 3.0])).d
-        array([-1.,  1.,  1.], dtype=float32)
-        >>> F.sign(gh.Variable([-2.0, 0.0, 3.0]), alpha=0.0).d
-        array([-1.,  0.,  1.], dtype=float32)
-    """), ("alpha",))
-
     # composites
     c = register.composite
     for fn, ref in ((add, np.add), (sub, np.subtract), (mul, np.multiply), (div, np.divide),

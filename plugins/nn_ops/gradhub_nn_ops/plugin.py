@@ -1,4 +1,5 @@
-"""The hook implementations of gradhub-nn-ops: each module of the library registers its part."""
+"""The hook implementations of gradhub-nn-ops: each module of the library registers its part, and
+the command ``gradhub demo`` (:mod:`gradhub_nn_ops.demo`) is added to the command line."""
 
 from __future__ import annotations
 
@@ -29,3 +30,12 @@ def gradhub_add_functions(register: Any) -> None:
     for name in MODULES:
         module = importlib.import_module(f"gradhub_nn_ops.{name}")
         module.register_functions(register)
+
+
+@hookimpl
+def gradhub_add_commands(register: Any) -> None:
+    """Add ``gradhub demo`` (training the seed network on digits; the extra ``demo``)."""
+    from . import demo
+
+    register.command("demo", demo.run_command, help=demo.COMMAND_HELP,
+                     description=demo.COMMAND_DESCRIPTION, add_arguments=demo.add_arguments)

@@ -23,6 +23,10 @@ Differentiation is closed::
     MaxPoolingBackward(dy, x)     ddy = MaxPoolingGather(g, x)      (d/dx = 0 almost everywhere)
     MaxPoolingGather(g, x)        dg  = MaxPoolingBackward(gy, x)   (d/dx = 0 almost everywhere)
     AveragePooling(x)             dx  = AveragePoolingBackward(gy)  (and back: linear adjoints)
+
+Device plugins that replace these kernels (gradhub-cuda, which depends on gradhub-nn-ops) read a
+call's geometry with the public helpers :class:`PoolGeom`, :func:`pool_geom` and
+:func:`disjoint_windows`.
 """
 
 from __future__ import annotations
@@ -207,7 +211,9 @@ def _first_max_masks(xp: Any, x: Any, geo: PoolGeom, y: Any = None
         yield off, m
 
 
-def _disjoint(geo: PoolGeom) -> bool:
+def disjoint_windows(geo: PoolGeom) -> bool:
+    """Whether the pooling windows of ``geo`` (:func:`pool_geom`) never overlap (each stride at
+    least its kernel size): each input element is then in at most one window."""
     return all(s >= k for s, k in zip(geo.stride, geo.kernel))
 
 
@@ -317,7 +323,7 @@ def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: 
             xp.multiply(dy, m, out=dx[geo.window(off)])
         return dx
     buf = xp.zeros(geo.padded_shape, dtype=dy.dtype)
-    disjoint = _disjoint(geo)
+    disjoint = disjoint_windows(geo)
     for off, m in _first_max_masks(xp, x, geo):
         if disjoint:
             xp.multiply(dy, m, out=buf[geo.window(off)])
@@ -351,7 +357,7 @@ def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any
 def _disjoint_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any,
                    ignore_border: bool, pad: Any, channel_last: bool) -> PoolGeom:
     geo = pool_geom(fname, shape, kernel, stride, ignore_border, pad, channel_last)
-    if not _disjoint(geo):
+    if not disjoint_windows(geo):
         raise ValueError(f"{fname}(): needs windows that do not overlap (stride >= kernel on "
                          f"every axis), got kernel {geo.kernel} and stride {geo.stride}")
     return geo
@@ -468,7 +474,7 @@ def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any 
             dx[geo.window(off)] = g
         return dx
     buf = xp.zeros(geo.padded_shape, dtype=dy.dtype)
-    disjoint = _disjoint(geo)
+    disjoint = disjoint_windows(geo)
     for off in geo.offsets():
         if disjoint:
             buf[geo.window(off)] = g
@@ -489,7 +495,7 @@ def _call(name: str, *args: Any, **attrs: Any) -> Any:
 
 def _max_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
     x, y = inputs[0], outputs[0]
-    if y is not None and _disjoint(pool_geom("max_pooling", in_shapes[0], **attrs)):
+    if y is not None and disjoint_windows(pool_geom("max_pooling", in_shapes[0], **attrs)):
         # the mask becomes part of the graph: higher derivatives reuse it
         return [_call("MaskedUnpooling", gy[0], _call("MaxPoolingMask", x, y, **attrs), **attrs)]
     return [_call("MaxPoolingBackward", gy[0], x, **attrs)]

@@ -11,12 +11,13 @@ training and a held-out part. Each step differentiates the loss twice:
 
 where the gradients inside ``P`` come from ``gh.grad([L], params, create_graph=True)``, so the
 update differentiates through a backward pass (a second-order derivative through convolution,
-pooling and cross entropy). scikit-learn is the optional extra ``demo``, matplotlib (for
-``plot=``) the extra ``plot``.
+pooling and cross entropy). scikit-learn is the optional extra ``demo`` of gradhub-nn-ops,
+matplotlib (for ``plot=``) its extra ``plot``. gradhub-nn-ops adds the command ``gradhub demo``
+(:func:`add_arguments`, :func:`run_command`) through the hook ``gradhub_add_commands``.
 
 Example::
 
-    >>> from gradhub.demo import run
+    >>> from gradhub_nn_ops.demo import run
     >>> result = run(epochs=1, max_batches=5)  # doctest: +SKIP
     >>> result.batch_loss[-1] < result.batch_loss[0]  # doctest: +SKIP
     True
@@ -24,6 +25,7 @@ Example::
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import time
 from collections.abc import Iterator
@@ -31,13 +33,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from .errors import GradhubError
+from gradhub.errors import GradhubError
 
 if TYPE_CHECKING:
+    from gradhub.variable import Variable
     from rich.console import Console
-
-    from .variable import Variable
 
 #: Default settings of :func:`run` (and of ``gradhub demo``).
 DEFAULTS: dict[str, Any] = {
@@ -77,10 +77,10 @@ def check_plot_path(path: str) -> None:
 
     Example::
 
-        >>> from gradhub.demo import check_plot_path
+        >>> from gradhub_nn_ops.demo import check_plot_path
         >>> check_plot_path("/nonexistent/dir/curves.png")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        gradhub.demo.PlotError: cannot write ...: the folder '/nonexistent/dir' does not exist; ...
+        gradhub_nn_ops.demo.PlotError: cannot write ...: the folder '/nonexistent/dir' does not ...
     """
     import os
 
@@ -120,17 +120,17 @@ def check_dependencies(plot: bool = False) -> None:
 
     Example::
 
-        >>> from gradhub.demo import check_dependencies
+        >>> from gradhub_nn_ops.demo import check_dependencies
         >>> check_dependencies(plot=True)  # doctest: +SKIP
         Traceback (most recent call last):
-        gradhub.demo.MissingDependency: --plot needs matplotlib, ... pip install 'gradhub[plot]' ...
+        gradhub_nn_ops.demo.MissingDependency: --plot needs matplotlib, ... gradhub-nn-ops[plot] ...
     """
     try:
         import sklearn.datasets  # noqa: F401
     except ImportError as e:
         raise MissingDependency(
             "the demo trains on scikit-learn's digits, but scikit-learn is not installed "
-            f"({e}); install the extra: pip install 'gradhub[demo]'"
+            f"({e}); install the extra: pip install 'gradhub-nn-ops[demo]'"
         ) from e
     if plot:
         try:
@@ -138,7 +138,7 @@ def check_dependencies(plot: bool = False) -> None:
         except ImportError as e:
             raise MissingDependency(
                 f"--plot needs matplotlib, which is not installed ({e}); install the extra: "
-                "pip install 'gradhub[plot]' (or run without --plot)"
+                "pip install 'gradhub-nn-ops[plot]' (or run without --plot)"
             ) from e
 
 
@@ -179,7 +179,7 @@ def load_digits_split(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
     Example::
 
-        >>> from gradhub.demo import load_digits_split
+        >>> from gradhub_nn_ops.demo import load_digits_split
         >>> x_train, y_train, x_test, y_test = load_digits_split(seed=0)  # doctest: +SKIP
         >>> x_train.shape, y_test.shape  # doctest: +SKIP
         ((1438, 1, 8, 8), (359, 1))
@@ -208,7 +208,7 @@ def network(x: Variable, rng: np.random.RandomState | None = None) -> Variable:
     Example::
 
         >>> import numpy as np, gradhub as gh
-        >>> from gradhub.demo import network
+        >>> from gradhub_nn_ops.demo import network
         >>> network(gh.Variable(np.zeros((2, 1, 8, 8), np.float32), need_grad=False)).shape
         (2, 10)
         >>> [tuple(p.shape) for p in gh.get_parameters().values()][::2]
@@ -232,7 +232,7 @@ def loss_fn(logits: Variable, labels: Variable) -> Variable:
     Example::
 
         >>> import numpy as np, gradhub as gh
-        >>> from gradhub.demo import loss_fn
+        >>> from gradhub_nn_ops.demo import loss_fn
         >>> labels = gh.Variable(np.array([[1], [7]]), need_grad=False)
         >>> round(loss_fn(gh.Variable(np.zeros((2, 10))), labels).item(), 6)  # log(10)
         2.302585
@@ -248,7 +248,7 @@ def gradient_penalty(grads: list[Variable]) -> Variable:
     Example::
 
         >>> import gradhub as gh
-        >>> from gradhub.demo import gradient_penalty
+        >>> from gradhub_nn_ops.demo import gradient_penalty
         >>> p = gradient_penalty([gh.Variable([3.0, 4.0]), gh.Variable([[1.0, 0.0]])])
         >>> round(p.item(), 4)
         6.0
@@ -264,15 +264,16 @@ def gradient_penalty(grads: list[Variable]) -> Variable:
 @contextlib.contextmanager
 def _own_parameters() -> Iterator[None]:
     """Run with an empty parameter table; put the caller's parameters back afterwards."""
-    from . import parameters
+    from gradhub.parameters import clear_parameters, get_parameters, set_parameter
 
-    saved = parameters._params.copy()
-    parameters._params.clear()
+    saved = get_parameters(grad_only=False)
+    clear_parameters()
     try:
         yield
     finally:
-        parameters._params.clear()
-        parameters._params.update(saved)
+        clear_parameters()
+        for name, p in saved.items():
+            set_parameter(name, p)
 
 
 def _evaluate(x: np.ndarray, y: np.ndarray, dev: Any, batch: int = 512) -> tuple[float, float]:
@@ -294,13 +295,13 @@ def _evaluate(x: np.ndarray, y: np.ndarray, dev: Any, batch: int = 512) -> tuple
 
 def _move_parameters(dev: Any) -> None:
     """Put every parameter's data on ``dev`` (parameters are initialised on the host)."""
-    from . import parameters
-    from .variable import Variable
+    from gradhub.parameters import get_parameters, set_parameter
+    from gradhub.variable import Variable
 
-    for name, p in list(parameters._params.items()):
+    for name, p in get_parameters(grad_only=False).items():
         if type(p.d) is not type(dev.asarray(np.zeros(0, dtype=np.float32))):
-            parameters._params[name] = Variable(dev.asarray(p.numpy()), need_grad=p.need_grad,
-                                                name=name)
+            set_parameter(name, Variable(dev.asarray(p.numpy()), need_grad=p.need_grad,
+                                         name=name))
 
 
 
@@ -329,15 +330,14 @@ def run(
 
     Example::
 
-        >>> from gradhub.demo import run
+        >>> from gradhub_nn_ops.demo import run
         >>> r = run(epochs=4)  # doctest: +SKIP
         >>> r.accuracy >= 0.9  # doctest: +SKIP
         True
     """
     import gradhub as gh
-
-    from .device import context_device
-    from .optim import Adam
+    from gradhub.device import context_device
+    from gradhub.optim import Adam
 
     for name, value in (("epochs", epochs), ("batch_size", batch_size)):
         if not isinstance(value, (int, np.integer)) or value < 1:
@@ -433,7 +433,7 @@ def save_plot(result: DemoResult, path: str) -> None:
 
     Example::
 
-        >>> from gradhub.demo import run, save_plot
+        >>> from gradhub_nn_ops.demo import run, save_plot
         >>> save_plot(run(epochs=2), "curves.png")  # doctest: +SKIP
     """
     check_dependencies(plot=True)
@@ -508,3 +508,75 @@ def _show_footer(console: Console, r: DemoResult) -> None:
     )
     if r.plot:
         console.print(f"curves saved to {r.plot}", highlight=False, markup=False)
+
+
+# -- the command ``gradhub demo`` ---------------------------------------------------------------
+
+#: the ``help`` and ``description`` of ``gradhub demo``
+COMMAND_HELP = "train the seed network on handwritten digits"
+COMMAND_DESCRIPTION = (
+    "Train conv-relu-maxpool x2 + affine with softmax cross entropy and a gradient-norm penalty "
+    "on scikit-learn's digits, then report the held-out accuracy. Needs the extra 'demo' of "
+    "gradhub-nn-ops (scikit-learn); --plot needs its extra 'plot' (matplotlib)."
+)
+
+
+def add_arguments(d: argparse.ArgumentParser) -> None:
+    """Add the options of ``gradhub demo`` (the arguments of :func:`run`) to its parser."""
+    from gradhub.cli import non_negative_float, positive_float, positive_int
+
+    d.add_argument("--device", default=DEFAULTS["device"],
+                   help=f"device to train on (default {DEFAULTS['device']})")
+    d.add_argument("--epochs", type=positive_int, default=DEFAULTS["epochs"],
+                   help=f"passes over the training set (default {DEFAULTS['epochs']})")
+    d.add_argument("--batch-size", type=positive_int, default=DEFAULTS["batch_size"],
+                   help=f"minibatch size (default {DEFAULTS['batch_size']})")
+    d.add_argument("--seed", type=int, default=DEFAULTS["seed"],
+                   help=f"random seed of the split, initialisation and shuffling "
+                   f"(default {DEFAULTS['seed']})")
+    d.add_argument("--lr", type=positive_float, default=DEFAULTS["lr"],
+                   help=f"Adam learning rate (default {DEFAULTS['lr']})")
+    d.add_argument("--penalty-weight", type=non_negative_float,
+                   default=DEFAULTS["penalty_weight"],
+                   help="weight of the gradient-norm penalty sum_p ||dL/dp|| "
+                   f"(default {DEFAULTS['penalty_weight']})")
+    d.add_argument("--max-batches", type=positive_int, default=None,
+                   help="stop each epoch after this many minibatches (for quick runs)")
+    d.add_argument("--plot", metavar="FILE", default=None,
+                   help="save the loss and penalty curves to this PNG file")
+    d.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``gradhub demo`` with its parsed options; return the exit status (2 on a usage error:
+    a missing optional dependency or a ``--plot`` file that cannot be written)."""
+    import sys
+
+    from gradhub.cli import EXIT_OK, EXIT_USAGE, console, print_json
+
+    try:
+        check_dependencies(plot=args.plot is not None)
+    except MissingDependency as e:
+        sys.stderr.write(f"gradhub demo: {e}\n")
+        return EXIT_USAGE
+    con = None if args.json else console()
+    try:
+        result = run(
+            device=args.device,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            penalty_weight=args.penalty_weight,
+            seed=args.seed,
+            max_batches=args.max_batches,
+            plot=args.plot,
+            console=con,
+        )
+    except PlotError as e:
+        if args.json and e.result is not None:  # saving failed after training: keep the results
+            print_json(e.result.as_dict())
+        sys.stderr.write(f"gradhub demo: error: --plot: {e}\n")
+        return EXIT_USAGE
+    if args.json:
+        print_json(result.as_dict())
+    return EXIT_OK
