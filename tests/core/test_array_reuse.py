@@ -115,6 +115,7 @@ def _penalty_step(x: np.ndarray, params: list[np.ndarray]) -> list[np.ndarray]:
     return [total.d, *(g.d for g in gh.grad([total], ps))]
 
 
+@pytest.mark.nn_ops
 def test_reuse_never_changes_results_or_held_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(17)
     params = [rng.standard_normal(s).astype(np.float32) * 0.3
@@ -170,6 +171,7 @@ def test_sole_owner_tells_private_views_from_shared_ones() -> None:
     assert not memory.sole_owner(w[:1])  # a view of a view
 
 
+@pytest.mark.nn_ops
 def test_backward_gives_each_leaf_its_own_gradient_array() -> None:
     # the affine rule returns dW as a transposed view of a fresh product; backward keeps it
     # without a copy, and every .g stays independent of the others and of the graph
@@ -221,6 +223,7 @@ def _set_in_place(a: np.ndarray, attr: str, value: Any) -> None:
         setattr(a, attr, value)
 
 
+@pytest.mark.nn_ops
 @pytest.mark.usefixtures("pool")
 def test_pool_skips_an_output_reshaped_in_place() -> None:
     x = _big_input()
@@ -243,6 +246,7 @@ def test_pool_skips_a_product_reshaped_in_place() -> None:
     np.testing.assert_array_equal(y.d, x.d * x.d)
 
 
+@pytest.mark.nn_ops
 @pytest.mark.usefixtures("pool")
 def test_pool_skips_an_output_whose_dtype_was_changed_in_place() -> None:
     x = V(np.random.default_rng(1).standard_normal(_BIG))  # float64
@@ -254,6 +258,7 @@ def test_pool_skips_an_output_whose_dtype_was_changed_in_place() -> None:
     np.testing.assert_array_equal(y.d, np.maximum(x.d, 0))
 
 
+@pytest.mark.nn_ops
 @pytest.mark.usefixtures("pool")
 def test_pool_skips_an_output_made_read_only() -> None:
     x = _big_input()

@@ -86,6 +86,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith(f"gradhub {gh.__version__} ")
 
 
+@pytest.mark.nn_ops
 def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     err = capsys.readouterr().err
@@ -341,6 +342,7 @@ def test_audit_a_crashing_kernel_is_a_failure_not_a_crash(
     assert _rows(capsys)["CrashyKernel"]["status"] == "failed (cpu@0)"
 
 
+@pytest.mark.nn_ops
 def test_registry_audit_verifies_the_whole_library(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 3's bar: every function of gradhub-nn-ops verified on CPU to order 2, elementwise
     ones to order 3, the rest non-differentiable."""

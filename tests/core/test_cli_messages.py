@@ -16,6 +16,7 @@ pytestmark = pytest.mark.usefixtures("fresh_plugins")
     "args",
     [["registry"], ["registry", "--json"], ["plugins"], ["audit", "-k", "Neg,Sin", "--order", "1"]],
 )
+@pytest.mark.nn_ops
 def test_closed_stdout_ends_with_141_not_1(args: list[str]) -> None:
     import subprocess
     import sys

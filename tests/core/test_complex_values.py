@@ -53,6 +53,7 @@ def test_operators_refuse_complex_operands(fn: object) -> None:
         fn(x)  # type: ignore[operator]
 
 
+@pytest.mark.nn_ops
 def test_functions_refuse_complex_arrays() -> None:
     with pytest.raises(TypeError, match=rf"sigmoid\(\): input 'x': {_COMPLEX}"):
         F.sigmoid(np.array([1 + 2j]))

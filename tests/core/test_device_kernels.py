@@ -56,6 +56,7 @@ def _net(x: Any, w: Any) -> Any:
     return F.sum(F.max_pooling(h, (3, 3), stride=(2, 2)) ** 2)
 
 
+@pytest.mark.nn_ops
 def test_first_order_rules_call_the_devices_kernels(recorded: Any) -> None:
     rng = np.random.default_rng(0)
     xa, wa = rng.standard_normal((2, 3, 7, 7)), rng.standard_normal((4, 3, 3, 3))
@@ -72,6 +73,7 @@ def test_first_order_rules_call_the_devices_kernels(recorded: Any) -> None:
     np.testing.assert_array_equal(gw.d, ew.d)
 
 
+@pytest.mark.nn_ops
 def test_kernel_lookup_falls_back_to_the_generic_kernel(recorded: Any) -> None:
     fdef = REGISTRY.get("Deconvolution")
     assert kernel("Deconvolution", np.ones(1)) is fdef.kernels["cpu"]

@@ -24,6 +24,7 @@ def test_replaced_leaf_data_without_forward_raises(create_graph) -> None:
     np.testing.assert_allclose(g.d, [6.0])
 
 
+@pytest.mark.nn_ops
 def test_replaced_leaf_data_of_a_one_input_node_raises() -> None:
     x = gh.Variable(np.array([0.5, 1.0]))
     y = gh.functions.sin(x)
@@ -35,6 +36,7 @@ def test_replaced_leaf_data_of_a_one_input_node_raises() -> None:
     np.testing.assert_allclose(x.g, np.cos([1.0, 2.0]), rtol=1e-6)
 
 
+@pytest.mark.nn_ops
 def test_an_in_place_update_of_a_leaf_is_detected_like_a_replacement() -> None:
     """w.d += v and the optimizers' in-place updates kept the array object, so a graph recorded
     before them mixed new leaf data with old saved arrays without an error."""
@@ -59,6 +61,7 @@ def test_an_in_place_update_of_a_leaf_is_detected_like_a_replacement() -> None:
         z.backward()
 
 
+@pytest.mark.nn_ops
 def test_mean_follows_a_new_batch_size_on_forward() -> None:
     """F.mean was sum * (1/n) with n fixed when the graph was built: after forward() on a
     larger batch its value and gradient were silently wrong."""

@@ -101,6 +101,7 @@ def test_true_on_an_intermediate_of_constants_is_refused() -> None:
     np.testing.assert_allclose(gh.grad([y], [leaf])[0].d, 2 * 3 * X0)
 
 
+@pytest.mark.nn_ops
 def test_one_output_of_a_multi_output_function_is_refused() -> None:
     xs = gh.Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))
     a, b = F.split(xs, axis=0)
@@ -119,6 +120,7 @@ def test_one_output_of_a_multi_output_function_is_refused() -> None:
     np.testing.assert_allclose(xs.g, [[1.0, 2.0], [3.0, 3.0]])
 
 
+@pytest.mark.nn_ops
 def test_multi_output_of_constants_accepts_false() -> None:
     xs = gh.Variable(np.array([[1.0, 2.0], [3.0, 4.0]]), need_grad=False)
     a, _ = F.split(xs, axis=0)
@@ -144,6 +146,7 @@ def test_leaves_unchanged() -> None:
         gh.Variable(np.array([1, 2]), need_grad=True)  # as the constructor
 
 
+@pytest.mark.nn_ops
 def test_true_on_an_integer_intermediate_raises() -> None:
     x = gh.Variable(np.array([1.0, 5.0, 2.0]))
     i = F.max(x, only_index=True)

@@ -11,6 +11,7 @@ from gradhub.parameters import set_parameter
 # -- the parameter table -------------------------------------------------------------------------
 
 
+@pytest.mark.nn_ops
 def test_clear_parameters_in_a_scope_clears_only_that_scope() -> None:
     """As nnabla's clear_parameters ("Clear all parameters in the current scope")."""
     x = gh.Variable(np.ones((2, 3)))

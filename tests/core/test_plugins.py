@@ -367,6 +367,7 @@ def test_import_loads_nothing() -> None:
     assert out.stdout.split() == ["False", "False", "True"]
 
 
+@pytest.mark.nn_ops
 def test_first_call_imports_only_what_it_needs() -> None:
     """W6 (import + load + first call) must not pay for modules the first call does not use:
     ``numpy.random`` alone costs about 10 ms. Plugin discovery imports the metadata backport

@@ -35,6 +35,7 @@ def _graph_refs(store: Callable[[Any, Any], Any]) -> tuple[list[weakref.ref[Any]
     return [weakref.ref(x), weakref.ref(s.creator)], kept
 
 
+@pytest.mark.nn_ops
 def test_a_gradient_stored_with_create_graph_is_a_cycle_that_cleargrad_breaks(no_gc: None) -> None:
     """docs/concepts.md: x -> x.grad_var -> nodes using x is a cycle; clearing .g frees it."""
 
@@ -55,6 +56,7 @@ def test_a_gradient_stored_with_create_graph_is_a_cycle_that_cleargrad_breaks(no
     assert [r() for r in refs] == [None, None]
 
 
+@pytest.mark.nn_ops
 def test_grad_without_set_grad_makes_no_cycle(no_gc: None) -> None:
     def returned(x: Any, y: Any) -> Any:
         (g,) = gh.grad([y], [x], create_graph=True)

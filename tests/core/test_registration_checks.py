@@ -88,6 +88,7 @@ def test_gh_register_refuses_need_inputs_out_of_range() -> None:
         gh.register("Neg", _id_rule, override=True, need_inputs=(1,))
 
 
+@pytest.mark.nn_ops
 def test_every_registered_function_passes_the_checks() -> None:
     from gradhub.registry import check_function_name, check_needs
 

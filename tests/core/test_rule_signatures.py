@@ -25,6 +25,7 @@ pytestmark = pytest.mark.usefixtures("fresh_plugins")
 # -- the rule signature is checked at registration ----------------------------------------
 
 
+@pytest.mark.nn_ops
 def test_gh_register_refuses_a_rule_with_too_few_positional_parameters() -> None:
     before = REGISTRY.get("Tanh").rule
     with pytest.raises(TypeError, match=r"register\('Tanh'\).*'old_rule'.*takes 1 positional"):
@@ -66,6 +67,7 @@ def test_rule_missing_an_attr_or_requiring_an_unknown_one_is_refused() -> None:
         gh.register("MulScalar", extra, override=True)
 
 
+@pytest.mark.nn_ops
 def test_plugin_function_with_a_wrong_rule_signature_fails_to_load() -> None:
     mod = _plugin("oldstyle", functions=lambda r: r.function("OldStyle", _identity, rule=old_rule))
     rec, msgs = _load("oldstyle", mod)
@@ -76,6 +78,7 @@ def test_plugin_function_with_a_wrong_rule_signature_fails_to_load() -> None:
     assert REGISTRY.get("Tanh").rule is not None  # the others are untouched
 
 
+@pytest.mark.nn_ops
 def test_plugin_rule_with_a_wrong_signature_fails_to_load() -> None:
     mod = _plugin("oldrule", rules=lambda r: r.rule("Tanh", old_rule, override=True))
     before = REGISTRY.get("Tanh").rule
