@@ -22,7 +22,16 @@ from gradhub import Sample, as_variable
 from gradhub.memory import output_array
 from gradhub.ops import call, real_scalar, with_real_scalars
 
-from .math import draw, float_input, float_variable, unary_fast, unary_rule, unary_samples
+from .math import (
+    draw,
+    float_input,
+    float_variable,
+    formula_fast,
+    formula_rule,
+    unary_fast,
+    unary_rule,
+    unary_samples,
+)
 
 # -- primitives ----------------------------------------------------------------------------------
 
@@ -54,21 +63,18 @@ def _hard_tanh(xp: Any, x: Any) -> Any:
     return xp.clip(x, -1, 1)
 
 
-def _open_interval_rule(lo: float, hi: float) -> Any:
-    """``g`` where ``lo < y < hi`` (equivalently ``lo < x < hi`` for a clip to [lo, hi]), else 0."""
+def _d_open_interval(lo: float, hi: float) -> Any:
+    """The derivative formula ``g`` where ``lo < y < hi`` (equivalently ``lo < x < hi`` for a clip
+    to [lo, hi]), else 0: the graph rule and the array rule (see ``math.VariableMath``)."""
 
-    def rule(g: Any, x: Any, y: Any) -> Any:
-        return g * (call("GreaterScalar", y, val=lo) * call("LessScalar", y, val=hi))
+    def d_open_interval(F: Any, g: Any, x: Any, y: Any) -> Any:
+        return g * (F.greater(y, lo) * F.less(y, hi))
 
-    return unary_rule(rule)
+    return d_open_interval
 
 
-def _open_interval_fast(lo: float, hi: float) -> Any:
-    def fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
-        yy = y[0]
-        return [gy[0] * ((yy > lo) & (yy < hi))]
-
-    return fast
+_d_relu6 = _d_open_interval(0.0, 6.0)
+_d_hard_tanh = _d_open_interval(-1.0, 1.0)
 
 
 # -- composites ----------------------------------------------------------------------------------
@@ -346,8 +352,8 @@ def register_functions(register: Any) -> None:
         >>> F.relu(gh.Variable([-1.0, 0.0, 2.0])).d
         array([0., 0., 2.], dtype=float32)
     """)
-    f("ReLU6", _relu6, snake="relu6", rule=_open_interval_rule(0.0, 6.0),
-      fast_backward=_open_interval_fast(0.0, 6.0), need_inputs=(), need_outputs=(0,),
+    f("ReLU6", _relu6, snake="relu6", rule=formula_rule(_d_relu6),
+      fast_backward=formula_fast(_d_relu6), need_inputs=(), need_outputs=(0,),
       samples=unary_samples(-2.0, 8.0, avoid=(0.0, 6.0)),
       reference=lambda x: np.minimum(np.maximum(x, 0.0), 6.0), elementwise=True,
       kinks=(0.0, 6.0),
@@ -362,8 +368,8 @@ def register_functions(register: Any) -> None:
         >>> F.relu6(gh.Variable([-1.0, 3.0, 8.0])).d
         array([0., 3., 6.], dtype=float32)
     """)
-    f("HardTanh", _hard_tanh, snake="hard_tanh", rule=_open_interval_rule(-1.0, 1.0),
-      fast_backward=_open_interval_fast(-1.0, 1.0), need_inputs=(), need_outputs=(0,),
+    f("HardTanh", _hard_tanh, snake="hard_tanh", rule=formula_rule(_d_hard_tanh),
+      fast_backward=formula_fast(_d_hard_tanh), need_inputs=(), need_outputs=(0,),
       samples=unary_samples(-2.0, 2.0, avoid=(-1.0, 1.0)),
       reference=lambda x: np.minimum(np.maximum(x, -1.0), 1.0), elementwise=True,
       kinks=(-1.0, 1.0),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -205,6 +206,155 @@ def needs(v: Any) -> bool:
     return v is not None and v.need_grad
 
 
+# -- one derivative formula for both rules -------------------------------------------------------
+
+
+def _compare_op(name: str) -> Callable[[Any, Any], Any]:
+    """``name(a, b)`` on Variables as the comparison function (``NameScalar`` for a number ``b``):
+    a floating 1.0/0.0 mask, a constant for the rules."""
+    scalar = name + "Scalar"
+
+    def compare(a: Any, b: Any) -> Any:
+        return call(scalar, a, val=b) if is_scalar(b) else call(name, a, b)
+
+    compare.__name__ = compare.__qualname__ = name
+    return compare
+
+
+class VariableMath:
+    """The names of the array module that derivative formulas use, applied to Variables.
+
+    A derivative formula ``formula(F, g, x, y, **attrs)`` is written once, with ``F.cos(x)``,
+    ``F.exp(x)`` and operators (``*``, ``+``, ``1.0 - v``, ``v ** -0.5``). Called with the array
+    module ``xp`` as ``F`` on arrays it is the array-level first-order rule (:func:`formula_fast`);
+    called with :data:`VARIABLE_MATH` on Variables it is the differentiable graph rule
+    (:func:`formula_rule`), since every attribute here calls the registered function of that
+    name and Variable operators with numbers call ``AddScalar``, ``MulScalar``, ``RDivScalar``,
+    ``PowScalar``... (``1.0 - v`` calls ``Neg`` and ``AddScalar``). The comparisons return
+    floating masks (numpy's return bools; multiplying a gradient by either gives the same array).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import numpy as np
+        >>> from gradhub_nn_ops.math import VARIABLE_MATH
+        >>> formula = lambda F, g, x, y: g * F.cos(x)
+        >>> formula(np, np.ones(1), np.zeros(1), None)
+        array([1.])
+        >>> formula(VARIABLE_MATH, gh.Variable([1.0]), gh.Variable([0.0]), None).d
+        array([1.], dtype=float32)
+    """
+
+    __slots__ = ()
+
+    # partial objects (no descriptors, so no binding): ``F.cos(v)`` is ``call("Cos", v)`` with
+    # no Python frame between
+    sin = partial(call, "Sin")
+    cos = partial(call, "Cos")
+    tan = partial(call, "Tan")
+    exp = partial(call, "Exp")
+    log = partial(call, "Log")
+    sqrt = partial(call, "Sqrt")
+    sinh = partial(call, "Sinh")
+    cosh = partial(call, "Cosh")
+    tanh = partial(call, "Tanh")
+    greater = staticmethod(_compare_op("Greater"))
+    greater_equal = staticmethod(_compare_op("GreaterEqual"))
+    less = staticmethod(_compare_op("Less"))
+    less_equal = staticmethod(_compare_op("LessEqual"))
+
+
+#: the namespace that makes a derivative formula a differentiable rule (see :class:`VariableMath`)
+VARIABLE_MATH = VariableMath()
+
+
+def formula_rule(formula: Callable[..., Any]) -> RuleFn:
+    """The differentiable backward rule ``[formula(VARIABLE_MATH, g, x, y, **attrs)]`` of a
+    one-input, one-output function whose derivative is written as a formula (see
+    :class:`VariableMath`)."""
+    ns = VARIABLE_MATH
+
+    def rule(
+        gy: Sequence[Any],
+        ins: Sequence[Any],
+        in_shapes: Sequence[Shape],
+        outs: Sequence[Any],
+        out_shapes: Sequence[Shape],
+        **attrs: Any,
+    ) -> list[Any]:
+        return [formula(ns, gy[0], ins[0], outs[0], **attrs)]
+
+    rule.__name__ = rule.__qualname__ = getattr(formula, "__name__", "rule")
+    return rule
+
+
+def formula_fast(formula: Callable[..., Any]) -> RuleFn:
+    """The array-level first-order rule of the same formula: the engine calls
+    ``formula(xp, g, x, y, **attrs)`` itself (:func:`gradhub.registry.one_input_fast`), so it
+    costs what the formula's array operations cost."""
+    return one_input_fast(formula)
+
+
+class Elementwise:
+    """One elementwise function of one input, as a record: everything it needs, by name.
+
+    ``derivative(F, g, x, y)`` is its derivative formula, the input's gradient from the output's
+    gradient ``g``, written once for both rules (:class:`VariableMath`); ``uses`` says what it
+    reads of the forward pass (``"x"``, ``"y"``, ``"xy"`` or ``""``), so that the graph keeps
+    only that. ``domain`` is the interval the samples are drawn from, ``reference`` an
+    independent numpy implementation, ``doc`` the docstring of ``gradhub.functions.<snake>``
+    (``snake``: the name in lower case unless given). Fields are keyword-only. (A plain class,
+    not a dataclass: importing :mod:`dataclasses` would add to the start-up time.)
+    """
+
+    __slots__ = ("derivative", "doc", "domain", "kernel", "name", "reference", "snake", "uses")
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        kernel: Callable[..., Any],
+        derivative: Callable[..., Any],
+        uses: str,
+        reference: Callable[..., Any],
+        domain: tuple[float, float],
+        doc: str,
+        snake: str = "",
+    ) -> None:
+        if set(uses) - {"x", "y"}:
+            raise ValueError(f"Elementwise({name!r}): 'uses' must name 'x' and/or 'y', "
+                             f"got {uses!r}")
+        self.name = name
+        self.kernel = kernel
+        self.derivative = derivative
+        self.uses = uses
+        self.reference = reference
+        self.domain = domain
+        self.doc = doc
+        self.snake = snake or name.lower()
+        if getattr(derivative, "__name__", "") == "<lambda>":
+            derivative.__name__ = derivative.__qualname__ = f"d_{self.snake}"
+
+    def __repr__(self) -> str:
+        return f"Elementwise(name={self.name!r}, uses={self.uses!r}, domain={self.domain!r})"
+
+    def register(self, register: Any) -> Any:
+        """Register the function with ``register.function`` (its FunctionDef)."""
+        return register.function(
+            self.name,
+            self.kernel,
+            snake=self.snake,
+            rule=formula_rule(self.derivative),
+            fast_backward=formula_fast(self.derivative),
+            need_inputs=(0,) if "x" in self.uses else (),
+            need_outputs=(0,) if "y" in self.uses else (),
+            samples=unary_samples(*self.domain),
+            reference=self.reference,
+            elementwise=True,
+            doc=self.doc,
+        )
+
+
 # -- elementwise math: forward kernels -----------------------------------------------------------
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -256,59 +406,7 @@ def _softplus(xp: Any, x: Any, beta: float = 1.0) -> Any:
     return y / beta if beta != 1 else y
 
 
-# -- elementwise math: rules (registered functions only) -----------------------------------------
-
-
-def _sin_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("Cos", x)
-
-
-def _cos_bw(g: Any, x: Any, y: Any) -> Any:
-    return -(g * call("Sin", x))
-
-
-def _tan_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("AddScalar", y * y, val=1.0)
-
-
-def _exp_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * y
-
-
-def _sqrt_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("RDivScalar", y, val=0.5)
-
-
-def _tanh_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("RSubScalar", y * y, val=1.0)
-
-
-def _sigmoid_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * (y * call("RSubScalar", y, val=1.0))
-
-
-def _sinh_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("Cosh", x)
-
-
-def _cosh_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("Sinh", x)
-
-
-def _asin_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("PowScalar", call("RSubScalar", x * x, val=1.0), val=-0.5)
-
-
-def _acos_bw(g: Any, x: Any, y: Any) -> Any:
-    return -(g * call("PowScalar", call("RSubScalar", x * x, val=1.0), val=-0.5))
-
-
-def _atan_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("RDivScalar", call("AddScalar", x * x, val=1.0), val=1.0)
-
-
-def _erf_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("MulScalar", call("Exp", -(x * x)), val=2.0 / _SQRT_PI)
+# -- softplus and atan2: graph rules and, beside them, the array rules --------------------------
 
 
 def _softplus_bw(g: Any, x: Any, y: Any, beta: float = 1.0) -> Any:
@@ -316,12 +414,9 @@ def _softplus_bw(g: Any, x: Any, y: Any, beta: float = 1.0) -> Any:
     return g * call("Sigmoid", bx)
 
 
-def _log1p_bw(g: Any, x: Any, y: Any) -> Any:
-    return g / call("AddScalar", x, val=1.0)
-
-
-def _expm1_bw(g: Any, x: Any, y: Any) -> Any:
-    return g * call("AddScalar", y, val=1.0)
+def _softplus_fast(xp: Any, g: Any, x: Any, y: Any, beta: float = 1.0) -> Any:
+    # the rule above on arrays (the array module has no sigmoid: the forward kernel computes it)
+    return g * _sigmoid(xp, x * beta if beta != 1 else x)
 
 
 def _atan2_bw(
@@ -343,31 +438,8 @@ def _atan2_bw(
     return [g0, g1]
 
 
-#: the same derivatives on arrays, for first-order backward (fn(xp, g, x, y))
-_FAST: dict[str, Callable[..., Any]] = {
-    "Sin": lambda xp, g, x, y: g * xp.cos(x),
-    "Cos": lambda xp, g, x, y: -(g * xp.sin(x)),
-    "Tan": lambda xp, g, x, y: g * (y * y + 1),
-    "Exp": lambda xp, g, x, y: g * y,
-    "Sqrt": lambda xp, g, x, y: g * (0.5 / y),
-    "Tanh": lambda xp, g, x, y: g * (1 - y * y),
-    "Sigmoid": lambda xp, g, x, y: g * (y * (1 - y)),
-    "Sinh": lambda xp, g, x, y: g * xp.cosh(x),
-    "Cosh": lambda xp, g, x, y: g * xp.sinh(x),
-    "ASin": lambda xp, g, x, y: g * (1 - x * x) ** -0.5,
-    "ACos": lambda xp, g, x, y: -(g * (1 - x * x) ** -0.5),
-    "ATan": lambda xp, g, x, y: g * (1 / (x * x + 1)),
-    "Erf": lambda xp, g, x, y: g * (xp.exp(-(x * x)) * (2.0 / _SQRT_PI)),
-    "Log1p": lambda xp, g, x, y: g / (x + 1),
-    "Expm1": lambda xp, g, x, y: g * (y + 1),
-}
-
-
-def _softplus_fast(xp: Any, g: Any, x: Any, y: Any, beta: float = 1.0) -> Any:
-    return g * _sigmoid(xp, x * beta if beta != 1 else x)
-
-
 def _atan2_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
+    # the rule above, on arrays
     x0, x1 = x
     s = xp.maximum(xp.abs(x0), xp.abs(x1))  # scaled as _atan2_bw (xp.hypot is slower)
     a, b = x0 / s, x1 / s
@@ -375,14 +447,26 @@ def _atan2_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]
     return [sum_to_array(r * b, xs[0]), sum_to_array(-(r * a), xs[1])]
 
 
+# -- elementwise math: the records ---------------------------------------------------------------
+
+_TWO_OVER_SQRT_PI = 2.0 / _SQRT_PI
+
+
 def _erf_ref(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.vectorize(math.erf, otypes=[np.float64])(x))
 
 
-#: name, snake, kernel, rule(g, x, y), needs input, needs output, reference, (lo, hi), doc
-_ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
-    ("Sin", "sin", lambda xp, x: xp.sin(x), _sin_bw, True, False, np.sin, (-3, 3),
-     r"""sin(x): elementwise sine, :math:`y = \sin x`; :math:`dy/dx = \cos x`.
+#: the one-input elementwise functions; each derivative formula is both the graph rule and the
+#: array-level first-order rule (see :class:`VariableMath`)
+ELEMENTWISE: tuple[Elementwise, ...] = (
+    Elementwise(
+        name="Sin",
+        kernel=lambda xp, x: xp.sin(x),
+        derivative=lambda F, g, x, y: g * F.cos(x),
+        uses="x",
+        reference=np.sin,
+        domain=(-3, 3),
+        doc=r"""sin(x): elementwise sine, :math:`y = \sin x`; :math:`dy/dx = \cos x`.
 
     Example::
 
@@ -390,9 +474,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.sin(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
-    ("Cos", "cos", lambda xp, x: xp.cos(x), _cos_bw, True, False, np.cos, (-3, 3),
-     r"""cos(x): elementwise cosine, :math:`y = \cos x`; :math:`dy/dx = -\sin x`.
+    """,
+    ),
+    Elementwise(
+        name="Cos",
+        kernel=lambda xp, x: xp.cos(x),
+        derivative=lambda F, g, x, y: -(g * F.sin(x)),
+        uses="x",
+        reference=np.cos,
+        domain=(-3, 3),
+        doc=r"""cos(x): elementwise cosine, :math:`y = \cos x`; :math:`dy/dx = -\sin x`.
 
     Example::
 
@@ -400,9 +491,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.cos(gh.Variable([0.0])).d
         array([1.], dtype=float32)
-    """),
-    ("Tan", "tan", lambda xp, x: xp.tan(x), _tan_bw, False, True, np.tan, (-1.2, 1.2),
-     r"""tan(x): elementwise tangent, :math:`y = \tan x`; :math:`dy/dx = 1 + y^2`.
+    """,
+    ),
+    Elementwise(
+        name="Tan",
+        kernel=lambda xp, x: xp.tan(x),
+        derivative=lambda F, g, x, y: g * (y * y + 1.0),
+        uses="y",
+        reference=np.tan,
+        domain=(-1.2, 1.2),
+        doc=r"""tan(x): elementwise tangent, :math:`y = \tan x`; :math:`dy/dx = 1 + y^2`.
 
     Example::
 
@@ -410,9 +508,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.tan(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
-    ("Exp", "exp", lambda xp, x: xp.exp(x), _exp_bw, False, True, np.exp, (-2, 2),
-     r"""exp(x): elementwise exponential, :math:`y = e^x`; :math:`dy/dx = y`.
+    """,
+    ),
+    Elementwise(
+        name="Exp",
+        kernel=lambda xp, x: xp.exp(x),
+        derivative=lambda F, g, x, y: g * y,
+        uses="y",
+        reference=np.exp,
+        domain=(-2, 2),
+        doc=r"""exp(x): elementwise exponential, :math:`y = e^x`; :math:`dy/dx = y`.
 
     Example::
 
@@ -420,9 +525,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.exp(gh.Variable([0.0, 1.0])).d
         array([1.      , 2.718282], dtype=float32)
-    """),
-    ("Sqrt", "sqrt", lambda xp, x: xp.sqrt(x), _sqrt_bw, False, True, np.sqrt, (0.2, 3),
-     r"""sqrt(x): elementwise square root, :math:`y = \sqrt{x}`; :math:`dy/dx = 1/(2y)`.
+    """,
+    ),
+    Elementwise(
+        name="Sqrt",
+        kernel=lambda xp, x: xp.sqrt(x),
+        derivative=lambda F, g, x, y: g * (0.5 / y),
+        uses="y",
+        reference=np.sqrt,
+        domain=(0.2, 3),
+        doc=r"""sqrt(x): elementwise square root, :math:`y = \sqrt{x}`; :math:`dy/dx = 1/(2y)`.
 
     Example::
 
@@ -430,9 +542,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.sqrt(gh.Variable([4.0, 9.0])).d
         array([2., 3.], dtype=float32)
-    """),
-    ("Tanh", "tanh", lambda xp, x: xp.tanh(x), _tanh_bw, False, True, np.tanh, (-2, 2),
-     r"""tanh(x): elementwise hyperbolic tangent; :math:`dy/dx = 1 - y^2`.
+    """,
+    ),
+    Elementwise(
+        name="Tanh",
+        kernel=lambda xp, x: xp.tanh(x),
+        derivative=lambda F, g, x, y: g * (1.0 - y * y),
+        uses="y",
+        reference=np.tanh,
+        domain=(-2, 2),
+        doc=r"""tanh(x): elementwise hyperbolic tangent; :math:`dy/dx = 1 - y^2`.
 
     Example::
 
@@ -440,10 +559,17 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.tanh(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
-    ("Sigmoid", "sigmoid", _sigmoid, _sigmoid_bw, False, True,
-     lambda x: 1.0 / (1.0 + np.exp(-x)), (-3, 3),
-     r"""sigmoid(x): the logistic function :math:`y = 1 / (1 + e^{-x})`; :math:`dy/dx = y (1-y)`.
+    """,
+    ),
+    Elementwise(
+        name="Sigmoid",
+        kernel=_sigmoid,
+        derivative=lambda F, g, x, y: g * (y * (1.0 - y)),
+        uses="y",
+        reference=lambda x: 1.0 / (1.0 + np.exp(-x)),
+        domain=(-3, 3),
+        doc=r"""sigmoid(x): the logistic function :math:`y = 1 / (1 + e^{-x})`;
+    :math:`dy/dx = y (1-y)`.
 
     Computed without overflow for large ``|x|``.
 
@@ -453,9 +579,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.sigmoid(gh.Variable([0.0])).d
         array([0.5], dtype=float32)
-    """),
-    ("Sinh", "sinh", lambda xp, x: xp.sinh(x), _sinh_bw, True, False, np.sinh, (-2, 2),
-     r"""sinh(x): elementwise hyperbolic sine; :math:`dy/dx = \cosh x`.
+    """,
+    ),
+    Elementwise(
+        name="Sinh",
+        kernel=lambda xp, x: xp.sinh(x),
+        derivative=lambda F, g, x, y: g * F.cosh(x),
+        uses="x",
+        reference=np.sinh,
+        domain=(-2, 2),
+        doc=r"""sinh(x): elementwise hyperbolic sine; :math:`dy/dx = \cosh x`.
 
     Example::
 
@@ -463,9 +596,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.sinh(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
-    ("Cosh", "cosh", lambda xp, x: xp.cosh(x), _cosh_bw, True, False, np.cosh, (-2, 2),
-     r"""cosh(x): elementwise hyperbolic cosine; :math:`dy/dx = \sinh x`.
+    """,
+    ),
+    Elementwise(
+        name="Cosh",
+        kernel=lambda xp, x: xp.cosh(x),
+        derivative=lambda F, g, x, y: g * F.sinh(x),
+        uses="x",
+        reference=np.cosh,
+        domain=(-2, 2),
+        doc=r"""cosh(x): elementwise hyperbolic cosine; :math:`dy/dx = \sinh x`.
 
     Example::
 
@@ -473,9 +613,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.cosh(gh.Variable([0.0])).d
         array([1.], dtype=float32)
-    """),
-    ("ASin", "asin", lambda xp, x: xp.arcsin(x), _asin_bw, True, False, np.arcsin, (-0.8, 0.8),
-     r"""asin(x): elementwise arcsine on [-1, 1]; :math:`dy/dx = 1/\sqrt{1 - x^2}`.
+    """,
+    ),
+    Elementwise(
+        name="ASin",
+        kernel=lambda xp, x: xp.arcsin(x),
+        derivative=lambda F, g, x, y: g * (1.0 - x * x) ** -0.5,
+        uses="x",
+        reference=np.arcsin,
+        domain=(-0.8, 0.8),
+        doc=r"""asin(x): elementwise arcsine on [-1, 1]; :math:`dy/dx = 1/\sqrt{1 - x^2}`.
 
     Example::
 
@@ -483,9 +630,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.asin(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
-    ("ACos", "acos", lambda xp, x: xp.arccos(x), _acos_bw, True, False, np.arccos, (-0.8, 0.8),
-     r"""acos(x): elementwise arccosine on [-1, 1]; :math:`dy/dx = -1/\sqrt{1 - x^2}`.
+    """,
+    ),
+    Elementwise(
+        name="ACos",
+        kernel=lambda xp, x: xp.arccos(x),
+        derivative=lambda F, g, x, y: -(g * (1.0 - x * x) ** -0.5),
+        uses="x",
+        reference=np.arccos,
+        domain=(-0.8, 0.8),
+        doc=r"""acos(x): elementwise arccosine on [-1, 1]; :math:`dy/dx = -1/\sqrt{1 - x^2}`.
 
     Example::
 
@@ -493,9 +647,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.acos(gh.Variable([1.0])).d
         array([0.], dtype=float32)
-    """),
-    ("ATan", "atan", lambda xp, x: xp.arctan(x), _atan_bw, True, False, np.arctan, (-2, 2),
-     r"""atan(x): elementwise arctangent; :math:`dy/dx = 1/(1 + x^2)`.
+    """,
+    ),
+    Elementwise(
+        name="ATan",
+        kernel=lambda xp, x: xp.arctan(x),
+        derivative=lambda F, g, x, y: g * (1.0 / (x * x + 1.0)),
+        uses="x",
+        reference=np.arctan,
+        domain=(-2, 2),
+        doc=r"""atan(x): elementwise arctangent; :math:`dy/dx = 1/(1 + x^2)`.
 
     Example::
 
@@ -503,9 +664,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.atan(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
-    ("Erf", "erf", _erf, _erf_bw, True, False, _erf_ref, (-3.5, 3.5),
-     r"""erf(x): the error function :math:`y = \frac{2}{\sqrt\pi}\int_0^x e^{-t^2} dt`;
+    """,
+    ),
+    Elementwise(
+        name="Erf",
+        kernel=_erf,
+        derivative=lambda F, g, x, y: g * (F.exp(-(x * x)) * _TWO_OVER_SQRT_PI),
+        uses="x",
+        reference=_erf_ref,
+        domain=(-3.5, 3.5),
+        doc=r"""erf(x): the error function :math:`y = \frac{2}{\sqrt\pi}\int_0^x e^{-t^2} dt`;
     :math:`dy/dx = \frac{2}{\sqrt\pi} e^{-x^2}`.
 
     Computed with array operations only (a positive series for ``|x| < 2.5``, a continued
@@ -517,9 +685,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.erf(gh.Variable([0.0, 10.0])).d
         array([0., 1.], dtype=float32)
-    """),
-    ("Log1p", "log1p", lambda xp, x: xp.log1p(x), _log1p_bw, True, False, np.log1p, (-0.8, 2),
-     r"""log1p(x): :math:`y = \ln(1 + x)`, accurate for small ``x``; :math:`dy/dx = 1/(1+x)`.
+    """,
+    ),
+    Elementwise(
+        name="Log1p",
+        kernel=lambda xp, x: xp.log1p(x),
+        derivative=lambda F, g, x, y: g / (x + 1.0),
+        uses="x",
+        reference=np.log1p,
+        domain=(-0.8, 2),
+        doc=r"""log1p(x): :math:`y = \ln(1 + x)`, accurate for small ``x``; :math:`dy/dx = 1/(1+x)`.
 
     Example::
 
@@ -527,9 +702,16 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.log1p(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
-    ("Expm1", "expm1", lambda xp, x: xp.expm1(x), _expm1_bw, False, True, np.expm1, (-2, 2),
-     r"""expm1(x): :math:`y = e^x - 1`, accurate for small ``x``; :math:`dy/dx = y + 1`.
+    """,
+    ),
+    Elementwise(
+        name="Expm1",
+        kernel=lambda xp, x: xp.expm1(x),
+        derivative=lambda F, g, x, y: g * (y + 1.0),
+        uses="y",
+        reference=np.expm1,
+        domain=(-2, 2),
+        doc=r"""expm1(x): :math:`y = e^x - 1`, accurate for small ``x``; :math:`dy/dx = y + 1`.
 
     Example::
 
@@ -537,7 +719,8 @@ _ELEMENTWISE: tuple[tuple[Any, ...], ...] = (
         >>> import gradhub.functions as F
         >>> F.expm1(gh.Variable([0.0])).d
         array([0.], dtype=float32)
-    """),
+    """,
+    ),
 )
 
 _SOFTPLUS_DOC = r"""softplus(x, beta=1.0): :math:`y = \frac{1}{\beta}\ln(1 + e^{\beta x})` (nnabla).
@@ -573,6 +756,10 @@ _ATAN2_DOC = r"""atan2(x0, x1): elementwise :math:`\arctan(x_0 / x_1)` in the ri
 
 def _r_sub_scalar(xp: Any, x: Any, val: float = 1.0) -> Any:
     return (x.dtype.type(val) if x.dtype.kind == "f" else val) - x
+
+
+def _d_r_sub_scalar(F: Any, g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
+    return -g
 
 
 def _max_mask(x0: Any, x1: Any, greater: str) -> Any:
@@ -618,12 +805,12 @@ def _minimum_scalar(xp: Any, x: Any, val: float = 1.0) -> Any:
     return xp.minimum(x, x.dtype.type(val) if x.dtype.kind == "f" else val)
 
 
-def _maximum_scalar_bw(g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
-    return g * call("GreaterEqualScalar", x, val=val)
+def _d_maximum_scalar(F: Any, g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
+    return g * F.greater_equal(x, val)
 
 
-def _minimum_scalar_bw(g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
-    return g * call("LessEqualScalar", x, val=val)
+def _d_minimum_scalar(F: Any, g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
+    return g * F.less_equal(x, val)
 
 
 def _where_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
@@ -666,24 +853,14 @@ def _clip(xp: Any, x: Any, min: Any = None, max: Any = None) -> Any:
     return y if max is None else xp.minimum(y, t(max))
 
 
-def _clip_fast(xp: Any, g: Any, x: Any, y: Any, min: Any = None, max: Any = None) -> Any:
+def _d_clip(F: Any, g: Any, x: Any, y: Any, min: Any = None, max: Any = None) -> Any:
     if min is None and max is None:
         return g
     if min is None:
-        return g * (x <= max)
+        return g * F.less_equal(x, max)
     if max is None:
-        return g * (x >= min)
-    return g * ((x >= min) & (x <= max))
-
-
-def _clip_bw(g: Any, x: Any, y: Any, min: Any = None, max: Any = None) -> Any:
-    mask = None
-    if min is not None:
-        mask = call("GreaterEqualScalar", x, val=min)
-    if max is not None:
-        m = call("LessEqualScalar", x, val=max)
-        mask = m if mask is None else mask * m
-    return g if mask is None else g * mask
+        return g * F.greater_equal(x, min)
+    return g * (F.greater_equal(x, min) * F.less_equal(x, max))
 
 
 # -- comparisons (non-differentiable) ------------------------------------------------------------
@@ -704,13 +881,66 @@ def _compare_scalar(op: str) -> Callable[..., Any]:
     return kernel
 
 
-_COMPARISONS = (
-    ("Greater", "greater", np.greater, ">"),
-    ("GreaterEqual", "greater_equal", np.greater_equal, ">="),
-    ("Less", "less", np.less, "<"),
-    ("LessEqual", "less_equal", np.less_equal, "<="),
-    ("Equal", "equal", np.equal, "=="),
-    ("NotEqual", "not_equal", np.not_equal, "!="),
+class Comparison:
+    """One comparison, as a record: it registers ``name`` (two broadcasting inputs) and, unless
+    ``scalar=False``, ``name + "Scalar"`` (an input and a number ``val``), both
+    non-differentiable, with the numpy ``reference``, the operator ``symbol`` for the docs and the
+    result of the docs' ``example`` (``[1, 2, 3] symbol [2, 2, 2]``, and the same with 2)."""
+
+    __slots__ = ("example", "name", "reference", "scalar", "snake", "symbol")
+
+    def __init__(self, *, name: str, snake: str, reference: Callable[..., Any], symbol: str,
+                 example: str, scalar: bool = True) -> None:
+        self.name = name
+        self.snake = snake
+        self.reference = reference
+        self.symbol = symbol
+        self.example = example
+        #: whether to register ``name + "Scalar"`` too (False: the core has it)
+        self.scalar = scalar
+
+    def register(self, register: Any) -> None:
+        """Register both functions with ``register.function``."""
+        fmt = {"snake": self.snake, "sym": self.symbol, "example": self.example}
+        register.function(
+            self.name,
+            _compare(self.snake),
+            inputs=("x0", "x1"),
+            differentiable=False,
+            samples=_compare_samples,
+            reference=_float_ref(self.reference),
+            elementwise=True,
+            doc=_COMPARE_DOC.format(**fmt),
+        )
+        if not self.scalar:
+            return
+        with_real_scalars(register.function(
+            self.name + "Scalar",
+            _compare_scalar(self.snake),
+            inputs=("x0",),
+            attrs={"val": 1.0},
+            differentiable=False,
+            samples=_compare_scalar_samples,
+            reference=_float_ref(self.reference),
+            elementwise=True,
+            doc=_COMPARE_SCALAR_DOC.format(**fmt),
+        ))
+
+
+COMPARISONS: tuple[Comparison, ...] = (
+    Comparison(name="Greater", snake="greater", reference=np.greater, symbol=">",
+               example="[0., 0., 1.]"),
+    Comparison(name="GreaterEqual", snake="greater_equal", reference=np.greater_equal,
+               symbol=">=", example="[0., 1., 1.]"),
+    Comparison(name="Less", snake="less", reference=np.less, symbol="<",
+               example="[1., 0., 0.]"),
+    Comparison(name="LessEqual", snake="less_equal", reference=np.less_equal, symbol="<=",
+               example="[1., 1., 0.]"),
+    # EqualScalar is the core's (Pow2's rule uses it)
+    Comparison(name="Equal", snake="equal", reference=np.equal, symbol="==",
+               example="[0., 1., 0.]", scalar=False),
+    Comparison(name="NotEqual", snake="not_equal", reference=np.not_equal, symbol="!=",
+               example="[1., 0., 1.]"),
 )
 
 _COMPARE_DOC = """{snake}(x0, x1): elementwise ``x0 {sym} x1`` as 1.0 / 0.0 (broadcasting).
@@ -739,16 +969,6 @@ _COMPARE_SCALAR_DOC = """{snake}_scalar(x0, val=1): elementwise ``x0 {sym} val``
         >>> F.{snake}_scalar(gh.Variable([1.0, 2.0, 3.0]), 2.0).d
         array({example}, dtype=float32)
     """
-
-_COMPARE_EXAMPLES = {
-    ">": "[0., 0., 1.]",
-    ">=": "[0., 1., 1.]",
-    "<": "[1., 0., 0.]",
-    "<=": "[1., 1., 0.]",
-    "==": "[0., 1., 0.]",
-    "!=": "[1., 0., 1.]",
-}
-
 
 def _compare_samples(rng: np.random.Generator) -> Iterator[Sample]:
     # integer-valued floats, so that ties (the interesting case) occur
@@ -937,11 +1157,8 @@ def _clip_by_value_samples(rng: np.random.Generator) -> Iterator[Sample]:
 def register_functions(register: Any) -> None:
     """Register the elementwise math, arithmetic and comparison functions."""
     f = register.function
-    for name, snake, kernel, bw, need_x, need_y, ref, (lo, hi), doc in _ELEMENTWISE:
-        f(name, kernel, snake=snake, rule=unary_rule(bw), fast_backward=unary_fast(_FAST[name]),
-          need_inputs=(0,) if need_x else (),
-          need_outputs=(0,) if need_y else (), samples=unary_samples(lo, hi), reference=ref,
-          elementwise=True, doc=doc)
+    for op in ELEMENTWISE:
+        op.register(register)
     with_real_scalars(f(
       "Softplus", _softplus, snake="softplus", attrs={"beta": 1.0}, rule=unary_rule(_softplus_bw),
       fast_backward=unary_fast(_softplus_fast), need_inputs=(0,), need_outputs=(),
@@ -954,8 +1171,8 @@ def register_functions(register: Any) -> None:
       doc=_ATAN2_DOC)
 
     with_real_scalars(f("RSubScalar", _r_sub_scalar, attrs={"val": 1.0},
-      rule=unary_rule(lambda g, x, y, val: -g),
-      fast_backward=unary_fast(lambda xp, g, x, y, val: -g), need_inputs=(), need_outputs=(),
+      rule=formula_rule(_d_r_sub_scalar), fast_backward=formula_fast(_d_r_sub_scalar),
+      need_inputs=(), need_outputs=(),
       samples=unary_samples(attrs={"val": 1.5}), reference=lambda x, val=1.0: val - x,
       elementwise=True, doc=r"""r_sub_scalar(x, val=1): :math:`y = \mathrm{val} - x`.
 
@@ -999,8 +1216,7 @@ def register_functions(register: Any) -> None:
         array([1., 2.], dtype=float32)
     """)
     with_real_scalars(f("MaximumScalar", _maximum_scalar, attrs={"val": 1.0},
-      rule=unary_rule(_maximum_scalar_bw),
-      fast_backward=unary_fast(lambda xp, g, x, y, val=1.0: g * (x >= val)),
+      rule=formula_rule(_d_maximum_scalar), fast_backward=formula_fast(_d_maximum_scalar),
       need_inputs=(0,), need_outputs=(),
       samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
       reference=lambda x, val=1.0: np.maximum(x, val), elementwise=True,
@@ -1016,8 +1232,7 @@ def register_functions(register: Any) -> None:
         array([0., 2.], dtype=float32)
     """))
     with_real_scalars(f("MinimumScalar", _minimum_scalar, attrs={"val": 1.0},
-      rule=unary_rule(_minimum_scalar_bw),
-      fast_backward=unary_fast(lambda xp, g, x, y, val=1.0: g * (x <= val)),
+      rule=formula_rule(_d_minimum_scalar), fast_backward=formula_fast(_d_minimum_scalar),
       need_inputs=(0,), need_outputs=(),
       samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
       reference=lambda x, val=1.0: np.minimum(x, val), elementwise=True,
@@ -1049,8 +1264,8 @@ def register_functions(register: Any) -> None:
         >>> F.where(c, gh.Variable([1.0, 2.0]), gh.Variable([-1.0, -2.0])).d
         array([ 1., -2.], dtype=float32)
     """)
-    f("Clip", _clip, attrs={"min": None, "max": None}, rule=unary_rule(_clip_bw),
-      fast_backward=unary_fast(_clip_fast),
+    f("Clip", _clip, attrs={"min": None, "max": None}, rule=formula_rule(_d_clip),
+      fast_backward=formula_fast(_d_clip),
       need_inputs=(0,), need_outputs=(), samples=_clip_samples, reference=_clip_ref,
       elementwise=True, doc=r"""clip(x, min=None, max=None): ``x`` limited to ``[min, max]``.
 
@@ -1067,17 +1282,8 @@ def register_functions(register: Any) -> None:
     """)
 
     # comparisons
-    for name, snake, ref, sym in _COMPARISONS:
-        f(name, _compare(snake), inputs=("x0", "x1"), differentiable=False,
-          samples=_compare_samples, reference=_float_ref(ref), elementwise=True,
-          doc=_COMPARE_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym]))
-        if name == "Equal":  # EqualScalar is the core's (Pow2's rule uses it)
-            continue
-        with_real_scalars(f(
-            name + "Scalar", _compare_scalar(snake), inputs=("x0",), attrs={"val": 1.0},
-            differentiable=False, samples=_compare_scalar_samples,
-            reference=_float_ref(ref), elementwise=True,
-            doc=_COMPARE_SCALAR_DOC.format(snake=snake, sym=sym, example=_COMPARE_EXAMPLES[sym])))
+    for comparison in COMPARISONS:
+        comparison.register(register)
     # composites
     c = register.composite
     for fn, ref in ((add, np.add), (sub, np.subtract), (mul, np.multiply), (div, np.divide),
