@@ -513,36 +513,29 @@ def _max_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, kernel=Non
                                                channel_last)]
 
 
-def _max_pooling_backward_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [kernel_of("MaxPoolingGather", gy[0])(xp, gy[0], inputs[1], **attrs), None]
+def _adjoint_rules(name: str) -> tuple[Any, Any]:
+    """The two backward rules of a function linear in its first input whose adjoint is the
+    function ``name`` with the same second input (``x`` or the mask, which gets no gradient),
+    from that one statement: the graph rule calls ``name`` (so it is differentiable again), the
+    array-level first-order rule runs ``name``'s kernel for the gradient's device."""
+
+    def rule(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+        return [_call(name, gy[0], inputs[1], **attrs), None]
+
+    def fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
+        return [kernel_of(name, gy[0])(xp, gy[0], inputs[1], **attrs), None]
+
+    rule.__name__ = rule.__qualname__ = f"adjoint_{name}"
+    fast.__name__ = fast.__qualname__ = f"adjoint_{name}_fast"
+    return rule, fast
 
 
-def _max_pooling_gather_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [kernel_of("MaxPoolingBackward", gy[0])(xp, gy[0], inputs[1], **attrs), None]
-
-
-def _max_pooling_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_call("MaxPoolingGather", gy[0], inputs[1], **attrs), None]
-
-
-def _max_pooling_gather_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_call("MaxPoolingBackward", gy[0], inputs[1], **attrs), None]
-
-
-def _masked_unpooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_call("MaskedPooling", gy[0], inputs[1], **attrs), None]
-
-
-def _masked_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [_call("MaskedUnpooling", gy[0], inputs[1], **attrs), None]
-
-
-def _masked_unpooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [kernel_of("MaskedPooling", gy[0])(xp, gy[0], inputs[1], **attrs), None]
-
-
-def _masked_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
-    return [kernel_of("MaskedUnpooling", gy[0])(xp, gy[0], inputs[1], **attrs), None]
+# MaxPoolingBackward and MaxPoolingGather are each other's adjoints, as are MaskedUnpooling and
+# MaskedPooling (see the module docstring)
+_max_pooling_backward_bw, _max_pooling_backward_fast = _adjoint_rules("MaxPoolingGather")
+_max_pooling_gather_bw, _max_pooling_gather_fast = _adjoint_rules("MaxPoolingBackward")
+_masked_unpooling_bw, _masked_unpooling_fast = _adjoint_rules("MaskedPooling")
+_masked_pooling_bw, _masked_pooling_fast = _adjoint_rules("MaskedUnpooling")
 
 
 def _average_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # type: ignore[no-untyped-def]
