@@ -813,12 +813,6 @@ def _d_minimum_scalar(F: Any, g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
     return g * F.less_equal(x, val)
 
 
-def _where_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
-    g = gy[0]
-    gt = xp.where(x[0], g, 0)
-    return [None, sum_to_array(gt, xs[1]), sum_to_array(g - gt, xs[2])]
-
-
 def _where(xp: Any, condition: Any, x_true: Any, x_false: Any) -> Any:
     return xp.where(condition, x_true, x_false)
 
@@ -834,6 +828,12 @@ def _where_bw(
     g = gy[0]
     gt = call("Where", cond, g, call("MulScalar", g, val=0.0))
     return [None, sum_to(gt, in_shapes[1]), sum_to(g - gt, in_shapes[2])]
+
+
+def _where_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
+    g = gy[0]
+    gt = xp.where(x[0], g, 0)
+    return [None, sum_to_array(gt, xs[1]), sum_to_array(g - gt, xs[2])]
 
 
 def _check_bounds(fname: str, lo: Any, hi: Any) -> None:
