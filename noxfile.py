@@ -6,7 +6,14 @@ import nox
 
 nox.options.sessions = ["lint", "tests"]
 PACKAGES = [
-    "-e", ".[test]", "-e", "./plugins/nn_ops", "-e", "./plugins/cuda", "-e", "./plugins/compat",
+    "-e",
+    ".[test]",
+    "-e",
+    "./plugins/nn_ops",
+    "-e",
+    "./plugins/cuda",
+    "-e",
+    "./plugins/compat",
 ]
 
 
@@ -27,9 +34,11 @@ def tests_core(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Run ruff over the whole tree."""
+    """Run ruff over the whole tree: the lint rules, and the formatting (``ruff format --check``;
+    ``ruff format .`` formats)."""
     session.install("ruff>=0.5")
     session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
 
 
 @nox.session
@@ -37,8 +46,12 @@ def typecheck(session: nox.Session) -> None:
     """Type-check the four distributions with mypy."""
     session.install("mypy==2.4.1", *PACKAGES)
     session.run(
-        "mypy", "--ignore-missing-imports", "core/gradhub", "plugins/nn_ops/gradhub_nn_ops",
-        "plugins/cuda/gradhub_cuda", "plugins/compat/gradhub_compat",
+        "mypy",
+        "--ignore-missing-imports",
+        "core/gradhub",
+        "plugins/nn_ops/gradhub_nn_ops",
+        "plugins/cuda/gradhub_cuda",
+        "plugins/compat/gradhub_compat",
     )
 
 

@@ -61,22 +61,33 @@ def ab(a: Callable[[], Any], b: Callable[[], Any], pairs: int) -> dict[str, floa
         for _ in range(nb):
             b()
         tb.append((time.perf_counter() - t0) / nb)
-    return {"a": _median(ta), "b": _median(tb), "ratio": _median(ta) / _median(tb),
-            "pair_ratio": _median([x / y for x, y in zip(ta, tb)])}
+    return {
+        "a": _median(ta),
+        "b": _median(tb),
+        "ratio": _median(ta) / _median(tb),
+        "pair_ratio": _median([x / y for x, y in zip(ta, tb)]),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("workload", help="tiny_ops, mlp, cnn, grad_penalty, nth_sin, deep_mlp_mem")
     ap.add_argument("--peer", choices=sorted(PEER_MODULES), default="numpy-manual")
     ap.add_argument("--pairs", type=int, default=30)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--peers", default=None, help="peer harness folder")
     args = ap.parse_args(argv)
-    for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "BLIS_NUM_THREADS",
-              "BENCH_THREADS"):
+    for v in (
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+        "BLIS_NUM_THREADS",
+        "BENCH_THREADS",
+    ):
         os.environ[v] = str(args.threads)
     sys.path.insert(0, str(HERE))
     from run import find_peers
@@ -96,10 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = fw_gradhub.make(args.workload, harness.workload_params(args.workload))
     b = peer.make(args.workload, harness.workload_params(args.workload))
     r = ab(a, b, args.pairs)
-    print(f"{args.workload}: gradhub {r['a'] * 1e3:.3f} ms, {args.peer} {r['b'] * 1e3:.3f} ms "
-          f"per step; ratio of medians {r['ratio']:.3f}, median pair ratio "
-          f"{r['pair_ratio']:.3f} ({args.pairs} pairs, {args.threads} threads, "
-          f"load average {os.getloadavg()[0]:.2f})")
+    print(
+        f"{args.workload}: gradhub {r['a'] * 1e3:.3f} ms, {args.peer} {r['b'] * 1e3:.3f} ms "
+        f"per step; ratio of medians {r['ratio']:.3f}, median pair ratio "
+        f"{r['pair_ratio']:.3f} ({args.pairs} pairs, {args.threads} threads, "
+        f"load average {os.getloadavg()[0]:.2f})"
+    )
     return 0
 
 

@@ -85,8 +85,15 @@ def _block(step: Callable[[], Any], n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def compare(harness: Any, workload: str, batch: int, rounds: int, block_s: float,
-            rtol: float, device: str = "cuda") -> dict[str, Any]:
+def compare(
+    harness: Any,
+    workload: str,
+    batch: int,
+    rounds: int,
+    block_s: float,
+    rtol: float,
+    device: str = "cuda",
+) -> dict[str, Any]:
     """Check and time one workload; returns a row of the report."""
     import fw_gradhub
 
@@ -104,19 +111,28 @@ def compare(harness: Any, workload: str, batch: int, rounds: int, block_s: float
     for _ in range(3):  # warm-up: CuPy compiles its kernels, cuBLAS/cuDNN pick algorithms
         ours()
         ref()
-    n = {k: max(1, int(block_s / max(_block(f, 2), 1e-6)))
-         for k, f in (("ours", ours), ("ref", ref))}
+    n = {
+        k: max(1, int(block_s / max(_block(f, 2), 1e-6))) for k, f in (("ours", ours), ("ref", ref))
+    }
     times: dict[str, list[float]] = {"ours": [], "ref": []}
     for _ in range(rounds):
         times["ours"].append(_block(ours, n["ours"]))
         times["ref"].append(_block(ref, n["ref"]))
     t_ours, t_ref = statistics.median(times["ours"]), statistics.median(times["ref"])
-    return {"workload": workload, "id": harness.WORKLOADS[workload]["id"],
-            "batch": harness.WORKLOADS[workload].get("batch", "-"),
-            "ours_ms": t_ours * 1e3, "ref_ms": t_ref * 1e3, "ratio": t_ours / t_ref,
-            "spread": (min(times["ours"]) / max(times["ref"]),
-                       max(times["ours"]) / min(times["ref"])),
-            "max_rel": worst, "match": not bad, "detail": bad, "step": ours, "ref": ref}
+    return {
+        "workload": workload,
+        "id": harness.WORKLOADS[workload]["id"],
+        "batch": harness.WORKLOADS[workload].get("batch", "-"),
+        "ours_ms": t_ours * 1e3,
+        "ref_ms": t_ref * 1e3,
+        "ratio": t_ours / t_ref,
+        "spread": (min(times["ours"]) / max(times["ref"]), max(times["ours"]) / min(times["ref"])),
+        "max_rel": worst,
+        "match": not bad,
+        "detail": bad,
+        "step": ours,
+        "ref": ref,
+    }
 
 
 def profile(step: Callable[[], Any], n: int, top: int) -> str:
@@ -152,8 +168,10 @@ def gpu_activity(step: Callable[[], Any], n: int, top: int) -> tuple[dict[str, f
     n_k = sum(len(v) for v in kernels.values())
     busy = sum(sum(v) for v in kernels.values())
     summary = {"kernels": n_k / n, "gpu_us": busy / n, "copies": copies / n}
-    lines = [f"{len(v) / n:6.1f} x {sum(v) / len(v):8.1f} us  {name[:90]}"
-             for name, v in sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:top]]
+    lines = [
+        f"{len(v) / n:6.1f} x {sum(v) / len(v):8.1f} us  {name[:90]}"
+        for name, v in sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:top]
+    ]
     return summary, "\n".join(lines)
 
 
@@ -163,8 +181,10 @@ def environment() -> list[str]:
     import numpy
     import torch
 
-    versions = (f"torch {torch.__version__}, numpy {numpy.__version__}, "
-                f"gradhub {gradhub.__version__}, Python {sys.version.split()[0]}")
+    versions = (
+        f"torch {torch.__version__}, numpy {numpy.__version__}, "
+        f"gradhub {gradhub.__version__}, Python {sys.version.split()[0]}"
+    )
     if not torch.cuda.is_available():
         return [f"CPU dry run: {versions}"]
     import cupy
@@ -173,15 +193,19 @@ def environment() -> list[str]:
     props = rt.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     drv, run = rt.driverGetVersion(), rt.runtimeGetVersion()
-    return [f"GPU: {name}", f"CUDA driver API {drv // 1000}.{drv % 1000 // 10}, "
-            f"CuPy runtime {run // 1000}.{run % 1000 // 10}",
-            f"CuPy {cupy.__version__}, torch CUDA {torch.version.cuda}, "
-            f"cuDNN {torch.backends.cudnn.version()}; {versions}"]
+    return [
+        f"GPU: {name}",
+        f"CUDA driver API {drv // 1000}.{drv % 1000 // 10}, "
+        f"CuPy runtime {run // 1000}.{run % 1000 // 10}",
+        f"CuPy {cupy.__version__}, torch CUDA {torch.version.cuda}, "
+        f"cuDNN {torch.backends.cudnn.version()}; {versions}",
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--batch", type=int, default=256, help="batch of W2, W3 and W4")
     ap.add_argument("--rounds", type=int, default=7)
@@ -190,10 +214,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--peers", default=None, help="peer harness folder")
     ap.add_argument("--profile", default=None, help="write cProfile reports of gradhub here")
     ap.add_argument("--top", type=int, default=30)
-    ap.add_argument("--gpu-activity", action="store_true",
-                    help="also profile the GPU side (kernels, copies) of both, into --profile")
-    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
-                    help="cpu: a dry run of this script against PyTorch CPU")
+    ap.add_argument(
+        "--gpu-activity",
+        action="store_true",
+        help="also profile the GPU side (kernels, copies) of both, into --profile",
+    )
+    ap.add_argument(
+        "--device",
+        choices=("cuda", "cpu"),
+        default="cuda",
+        help="cpu: a dry run of this script against PyTorch CPU",
+    )
     args = ap.parse_args(argv)
 
     harness = _setup(args.peers, args.device)
@@ -205,18 +236,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     for w in [w for w in args.workloads.replace(",", " ").split() if w]:
         row = compare(harness, w, args.batch, args.rounds, args.block, args.rtol, args.device)
         rows.append(row)
-        print(f"{row['id']} {w}: gradhub {row['ours_ms']:.3f} ms, torch {row['ref_ms']:.3f} ms, "
-              f"ratio {row['ratio']:.2f}, max_rel {row['max_rel']:.1e} {row['detail']}",
-              flush=True)
+        print(
+            f"{row['id']} {w}: gradhub {row['ours_ms']:.3f} ms, torch {row['ref_ms']:.3f} ms, "
+            f"ratio {row['ratio']:.2f}, max_rel {row['max_rel']:.1e} {row['detail']}",
+            flush=True,
+        )
         if args.profile:
-            reports.append(f"## {row['id']} {w} (batch {row['batch']})\n"
-                           + profile(row["step"], 20, args.top))
+            reports.append(
+                f"## {row['id']} {w} (batch {row['batch']})\n" + profile(row["step"], 20, args.top)
+            )
         if args.gpu_activity and args.device == "cuda":
             for who, step in (("gradhub", row["step"]), ("torch", row["ref"])):
                 summary, table = gpu_activity(step, 10, args.top)
-                print(f"   {who}: {summary['kernels']:.0f} kernels, "
-                      f"{summary['gpu_us']:.0f} us of GPU time, {summary['copies']:.1f} "
-                      "host<->device copies per step", flush=True)
+                print(
+                    f"   {who}: {summary['kernels']:.0f} kernels, "
+                    f"{summary['gpu_us']:.0f} us of GPU time, {summary['copies']:.1f} "
+                    "host<->device copies per step",
+                    flush=True,
+                )
                 reports.append(f"## GPU activity: {row['id']} {w}, {who}\n{summary}\n{table}\n")
     if args.profile:
         Path(args.profile).write_text("\n".join(reports))
@@ -224,15 +261,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in environment():
         print(f"- {line}")
     print()
-    print(f"| id | workload | batch | gradhub (ms) | torch {args.device} (ms) | ratio | spread | "
-          f"goal ≤ {GOAL}x | outputs |")
+    print(
+        f"| id | workload | batch | gradhub (ms) | torch {args.device} (ms) | ratio | spread | "
+        f"goal ≤ {GOAL}x | outputs |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         goal = ("met" if r["ratio"] <= GOAL else "not met") if r["workload"] in BATCHED else "-"
         out = f"match ({r['max_rel']:.0e})" if r["match"] else f"MISMATCH {r['detail']}"
-        print(f"| {r['id']} | {r['workload']} | {r['batch']} | {r['ours_ms']:.3f} | "
-              f"{r['ref_ms']:.3f} | {r['ratio']:.2f}x | {r['spread'][0]:.2f}-"
-              f"{r['spread'][1]:.2f} | {goal} | {out} |")
+        print(
+            f"| {r['id']} | {r['workload']} | {r['batch']} | {r['ours_ms']:.3f} | "
+            f"{r['ref_ms']:.3f} | {r['ratio']:.2f}x | {r['spread'][0]:.2f}-"
+            f"{r['spread'][1]:.2f} | {goal} | {out} |"
+        )
     return 0 if all(r["match"] for r in rows) else 1
 
 

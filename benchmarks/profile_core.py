@@ -70,8 +70,12 @@ def _make_step(workload: str) -> Callable[[], Any]:
 def area(filename: str) -> str:
     """``core/<file>``, ``nn_ops/<file>``, ``numpy``, ``python`` or ``other`` for a code file."""
     f = filename.replace(os.sep, "/")
-    for marker, label in (("/core/gradhub/", "core/"), ("/gradhub_nn_ops/", "nn_ops/"),
-                          ("gradhub/", "core/"), ("gradhub_nn_ops/", "nn_ops/")):
+    for marker, label in (
+        ("/core/gradhub/", "core/"),
+        ("/gradhub_nn_ops/", "nn_ops/"),
+        ("gradhub/", "core/"),
+        ("gradhub_nn_ops/", "nn_ops/"),
+    ):
         if marker in f:
             return label + f.split(marker, 1)[1]
     if f.endswith("benchmarks/fw_gradhub.py"):
@@ -156,8 +160,16 @@ def cprofile_rows(step: Callable[[], Any], n_steps: int) -> tuple[list[dict[str,
     rows = []
     for (filename, line, name), (_cc, nc, tt, ct, _callers) in st.stats.items():  # type: ignore[attr-defined]
         where = f"{_short(filename)}:{name}" + (f" (l.{line})" if line else "")
-        rows.append({"where": where, "line": line, "area": area(filename),
-                     "self": tt / total, "cum": ct / total, "calls": nc / n_steps})
+        rows.append(
+            {
+                "where": where,
+                "line": line,
+                "area": area(filename),
+                "self": tt / total,
+                "cum": ct / total,
+                "calls": nc / n_steps,
+            }
+        )
     return rows, total / n_steps
 
 
@@ -199,10 +211,16 @@ def bytecode_rows(step: Callable[[], Any]) -> tuple[list[dict[str, Any]], int, i
         sys.settrace(None)
         sys.setprofile(None)
     total = sum(self_n.values())
-    rows = [{"where": f"{_short(c.co_filename)}:{c.co_name} (l.{c.co_firstlineno})",
-             "area": area(c.co_filename), "self": n / total,
-             "cum": min(1.0, cum_n[c] / total), "calls": calls.get(c, 0)}
-            for c, n in self_n.items()]
+    rows = [
+        {
+            "where": f"{_short(c.co_filename)}:{c.co_name} (l.{c.co_firstlineno})",
+            "area": area(c.co_filename),
+            "self": n / total,
+            "cum": min(1.0, cum_n[c] / total),
+            "calls": calls.get(c, 0),
+        }
+        for c, n in self_n.items()
+    ]
     return rows, total, c_calls
 
 
@@ -210,8 +228,9 @@ def _quartile(xs: Sequence[float]) -> float:
     return sorted(xs)[len(xs) // 4]
 
 
-def kernel_times(step: Callable[[], Any], n_steps: int = 20, warmup: int = 5
-                 ) -> tuple[dict[str, float], float]:
+def kernel_times(
+    step: Callable[[], Any], n_steps: int = 20, warmup: int = 5
+) -> tuple[dict[str, float], float]:
     """Seconds per step in each registered function's forward kernels (``"fw NAME"``) and
     first-order fast rule (``"bw NAME"``), and of the whole step: first quartiles over
     ``n_steps`` steps. The registry's callables are wrapped for the measurement and restored."""
@@ -267,17 +286,24 @@ def kernel_times(step: Callable[[], Any], n_steps: int = 20, warmup: int = 5
     finally:
         for obj, attr, f in reversed(saved):
             setattr(obj, attr, f)
-    return ({k: _quartile(v + [0.0] * (n_steps - len(v))) for k, v in per.items()},
-            _quartile(steps))
+    return (
+        {k: _quartile(v + [0.0] * (n_steps - len(v))) for k, v in per.items()},
+        _quartile(steps),
+    )
 
 
 def render_kernels(workload: str, times: dict[str, float], step_s: float, top: int) -> str:
     total = sum(times.values())
-    out = [f"### {workload} (kernels)", "",
-           f"Step {step_s * 1e3:.2f} ms (first quartile); the kernels and fast rules below "
-           f"{total * 1e3:.2f} ms, the rest (core, Python, other numpy calls) "
-           f"{(step_s - total) * 1e3:.2f} ms.", "",
-           "| kernel | ms per step | share of the step |", "|---|---|---|"]
+    out = [
+        f"### {workload} (kernels)",
+        "",
+        f"Step {step_s * 1e3:.2f} ms (first quartile); the kernels and fast rules below "
+        f"{total * 1e3:.2f} ms, the rest (core, Python, other numpy calls) "
+        f"{(step_s - total) * 1e3:.2f} ms.",
+        "",
+        "| kernel | ms per step | share of the step |",
+        "|---|---|---|",
+    ]
     for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:top]:
         out.append(f"| `{k}` | {v * 1e3:.2f} | {100 * v / step_s:.1f}% |")
     return "\n".join(out) + "\n"
@@ -350,14 +376,15 @@ def import_parts(runs: int = 12, python: str = sys.executable) -> dict[str, list
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as the suite: use the bytecode caches
     out: dict[str, list[float]] = defaultdict(list)
     for _ in range(runs + 1):  # the first run warms the page cache and is dropped
-        r = subprocess.run([python, "-c", _IMPORT_CHILD], capture_output=True, text=True,
-                           env=env, check=False)
+        r = subprocess.run(
+            [python, "-c", _IMPORT_CHILD], capture_output=True, text=True, env=env, check=False
+        )
         if r.returncode != 0:
             raise RuntimeError(f"the import child failed: {r.stderr[-500:]}")
         t = ast.literal_eval(r.stdout.strip().splitlines()[-1])
         t.setdefault("nn_ops modules", 0.0)
         t["registration"] = t.get("hooks", 0.0) - t["nn_ops modules"]
-        t["other loading"] = (t["loading"] - t.get("entry points", 0.0) - t.get("hooks", 0.0))
+        t["other loading"] = t["loading"] - t.get("entry points", 0.0) - t.get("hooks", 0.0)
         t["gradhub"] = t["import gradhub"] + t["loading"] + t["first call"]
         for k, v in t.items():
             out[k].append(v)
@@ -367,10 +394,15 @@ def import_parts(runs: int = 12, python: str = sys.executable) -> dict[str, list
 def render_import(parts: dict[str, list[float]]) -> str:
     """The markdown table of :func:`import_parts`: median and quartiles per part."""
     n = len(parts["gradhub"])
-    lines = ["### import (W6 parts)", "",
-             f"Medians over {n} fresh interpreters (first and third quartile in parentheses), "
-             "each part timed inside the interpreter.", "",
-             "| part | ms |", "|---|---|"]
+    lines = [
+        "### import (W6 parts)",
+        "",
+        f"Medians over {n} fresh interpreters (first and third quartile in parentheses), "
+        "each part timed inside the interpreter.",
+        "",
+        "| part | ms |",
+        "|---|---|",
+    ]
     for key, label in IMPORT_PARTS:
         xs = sorted(parts[key])
         q1, q3 = _quartile(xs), xs[min(len(xs) - 1, (3 * len(xs)) // 4)]
@@ -390,8 +422,9 @@ def _short(filename: str) -> str:
 # -- py-spy ----------------------------------------------------------------------------------------
 
 
-def pyspy_rows(workload: str, seconds: float, peers: str | None, threads: int) -> tuple[
-        list[dict[str, Any]], int]:
+def pyspy_rows(
+    workload: str, seconds: float, peers: str | None, threads: int
+) -> tuple[list[dict[str, Any]], int]:
     """Sample a child running ``workload`` steps; self and inclusive shares per function."""
     import shutil
     import subprocess
@@ -402,13 +435,32 @@ def pyspy_rows(workload: str, seconds: float, peers: str | None, threads: int) -
         raise RuntimeError("py-spy is not installed (pip install py-spy)")
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "raw.txt"
-        cmd = [exe, "record", "--format", "raw", "--rate", "1000", "--function",
-               "--full-filenames", "-o", str(raw), "--", sys.executable, str(Path(__file__)),
-               "--worker", workload, "--seconds", str(seconds), "--threads", str(threads)]
+        cmd = [
+            exe,
+            "record",
+            "--format",
+            "raw",
+            "--rate",
+            "1000",
+            "--function",
+            "--full-filenames",
+            "-o",
+            str(raw),
+            "--",
+            sys.executable,
+            str(Path(__file__)),
+            "--worker",
+            workload,
+            "--seconds",
+            str(seconds),
+            "--threads",
+            str(threads),
+        ]
         if peers:
             cmd += ["--peers", peers]
-        r = subprocess.run(cmd, capture_output=True, text=True, env=_thread_env(threads),
-                           check=False)
+        r = subprocess.run(
+            cmd, capture_output=True, text=True, env=_thread_env(threads), check=False
+        )
         if r.returncode != 0 or not raw.is_file():
             raise RuntimeError(f"py-spy failed: {r.stderr[-800:]}")
         lines = raw.read_text().splitlines()
@@ -433,8 +485,16 @@ def pyspy_rows(workload: str, seconds: float, peers: str | None, threads: int) -
     for key, n in incl.items():
         name, filename, line = key
         where = f"{_short(filename)}:{name}" + (f" (l.{line})" if line else "")
-        rows.append({"where": where, "line": line, "area": area(filename),
-                     "self": selfc.get(key, 0) / total, "cum": n / total, "calls": None})
+        rows.append(
+            {
+                "where": where,
+                "line": line,
+                "area": area(filename),
+                "self": selfc.get(key, 0) / total,
+                "cum": n / total,
+                "calls": None,
+            }
+        )
     return rows, total
 
 
@@ -451,9 +511,15 @@ def _frame(f: str) -> tuple[str, str, int]:
 
 def _thread_env(threads: int) -> dict[str, str]:
     env = os.environ.copy()
-    for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "BLIS_NUM_THREADS",
-              "BENCH_THREADS"):
+    for v in (
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+        "BLIS_NUM_THREADS",
+        "BENCH_THREADS",
+    ):
         env[v] = str(threads)
     return env
 
@@ -474,20 +540,36 @@ def by_area(rows: list[dict[str, Any]]) -> list[tuple[str, float]]:
     return sorted(acc.items(), key=lambda kv: -kv[1])
 
 
-def render(workload: str, mode: str, rows: list[dict[str, Any]], top: int,
-           header: str) -> str:
-    out = [f"### {workload} ({mode})", "", header, "",
-           "Self time by area (sums to 100%):", "",
-           "| area | self % |", "|---|---|"]
+def render(workload: str, mode: str, rows: list[dict[str, Any]], top: int, header: str) -> str:
+    out = [
+        f"### {workload} ({mode})",
+        "",
+        header,
+        "",
+        "Self time by area (sums to 100%):",
+        "",
+        "| area | self % |",
+        "|---|---|",
+    ]
     out += [f"| {a} | {100 * s:.1f} |" for a, s in by_area(rows) if s >= 0.002]
-    out += ["", f"Top {top} functions by self time:", "",
-            "| function | self % | incl. % | calls/step |", "|---|---|---|---|"]
+    out += [
+        "",
+        f"Top {top} functions by self time:",
+        "",
+        "| function | self % | incl. % | calls/step |",
+        "|---|---|---|---|",
+    ]
     for r in sorted(rows, key=lambda r: -r["self"])[:top]:
         calls = "-" if r["calls"] is None else f"{r['calls']:.0f}"
         out.append(f"| `{r['where']}` | {100 * r['self']:.1f} | {100 * r['cum']:.1f} | {calls} |")
     core = [r for r in rows if r["area"].startswith("core/")]
-    out += ["", "Core functions by inclusive time (on the stack):", "",
-            "| function | incl. % | self % | calls/step |", "|---|---|---|---|"]
+    out += [
+        "",
+        "Core functions by inclusive time (on the stack):",
+        "",
+        "| function | incl. % | self % | calls/step |",
+        "|---|---|---|---|",
+    ]
     for r in sorted(core, key=lambda r: -r["cum"])[:top]:
         calls = "-" if r["calls"] is None else f"{r['calls']:.0f}"
         out.append(f"| `{r['where']}` | {100 * r['cum']:.1f} | {100 * r['self']:.1f} | {calls} |")
@@ -495,12 +577,15 @@ def render(workload: str, mode: str, rows: list[dict[str, Any]], top: int,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
-    ap.add_argument("--mode", choices=("cprofile", "pyspy", "both", "bytecodes", "kernels",
-                                       "import"),
-                    default="cprofile")
+    ap.add_argument(
+        "--mode",
+        choices=("cprofile", "pyspy", "both", "bytecodes", "kernels", "import"),
+        default="cprofile",
+    )
     ap.add_argument("--seconds", type=float, default=3.0, help="time per workload")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--runs", type=int, default=12, help="fresh interpreters (--mode import)")
@@ -509,8 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--markdown", default=None, help="also write the report here")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    os.environ.update({k: v for k, v in _thread_env(args.threads).items()
-                       if k.endswith("THREADS")})
+    os.environ.update({k: v for k, v in _thread_env(args.threads).items() if k.endswith("THREADS")})
     _setup_path(args.peers)
     if args.worker:  # the py-spy child: run the steps un-instrumented
         step = _make_step(args.worker)
@@ -520,9 +604,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     import numpy as np
 
-    parts = [f"Profile of gradhub (numpy {np.__version__}, python {sys.version.split()[0]}, "
-             f"{args.threads} threads); `python benchmarks/profile_core.py "
-             + " ".join(argv if argv is not None else sys.argv[1:]) + "`", ""]
+    parts = [
+        f"Profile of gradhub (numpy {np.__version__}, python {sys.version.split()[0]}, "
+        f"{args.threads} threads); `python benchmarks/profile_core.py "
+        + " ".join(argv if argv is not None else sys.argv[1:])
+        + "`",
+        "",
+    ]
     modes = ("cprofile", "pyspy") if args.mode == "both" else (args.mode,)
     if args.mode == "import":  # W6: fresh interpreters, no workload
         parts.append(render_import(import_parts(args.runs)))
@@ -531,8 +619,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         step = _make_step(w)
         if args.mode == "bytecodes":
             rows, total, c_calls = bytecode_rows(step)
-            header = (f"One step executes {total} Python bytecodes and calls {c_calls} C "
-                      "functions; shares below are of the bytecodes.")
+            header = (
+                f"One step executes {total} Python bytecodes and calls {c_calls} C "
+                "functions; shares below are of the bytecodes."
+            )
             parts.append(render(w, "bytecodes", rows, args.top, header))
             continue
         if args.mode == "kernels":
@@ -541,18 +631,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         med, _ = time_steps(step, min(args.seconds, 2.0))
         on, off = gc_share(step, min(args.seconds, 3.0))
-        gc_line = (f" Cyclic GC: mean step {on * 1e3:.3f} ms with the collector, "
-                   f"{off * 1e3:.3f} ms without: {100 * (1 - off / on):.0f}% of the step.")
+        gc_line = (
+            f" Cyclic GC: mean step {on * 1e3:.3f} ms with the collector, "
+            f"{off * 1e3:.3f} ms without: {100 * (1 - off / on):.0f}% of the step."
+        )
         for mode in modes:
             if mode == "cprofile":
                 n = max(3, int(args.seconds / max(med, 1e-6) / 3))
                 rows, per_step = cprofile_rows(step, n)
-                header = (f"Step median without profiler {med * 1e3:.3f} ms; under cProfile "
-                          f"{per_step * 1e3:.3f} ms per step ({n} steps profiled)." + gc_line)
+                header = (
+                    f"Step median without profiler {med * 1e3:.3f} ms; under cProfile "
+                    f"{per_step * 1e3:.3f} ms per step ({n} steps profiled)." + gc_line
+                )
             else:
                 rows, total = pyspy_rows(w, args.seconds, args.peers, args.threads)
-                header = (f"Step median without profiler {med * 1e3:.3f} ms; {total} py-spy "
-                          "samples at 1000 Hz inside the step loop." + gc_line)
+                header = (
+                    f"Step median without profiler {med * 1e3:.3f} ms; {total} py-spy "
+                    "samples at 1000 Hz inside the step loop." + gc_line
+                )
             parts.append(render(w, mode, rows, args.top, header))
     text = "\n".join(parts)
     print(text)

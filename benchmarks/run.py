@@ -122,8 +122,11 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
     py = args.python
     torch_py = args.torch_python or py
     if args.device == "cpu":
-        rows = {OURS: f"fw_gradhub@{py}", REFERENCE: f"fw_torch@{torch_py}",
-                MANUAL: f"fw_numpy_manual@{py}"}
+        rows = {
+            OURS: f"fw_gradhub@{py}",
+            REFERENCE: f"fw_torch@{torch_py}",
+            MANUAL: f"fw_numpy_manual@{py}",
+        }
     else:
         rows = {OURS: f"fw_gradhub@{py}", REFERENCE: f"fw_torch_cuda@{torch_py}"}
     if args.baseline:
@@ -131,10 +134,25 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
         rows[BASELINE] = f"fw_gradhub@{args.baseline}"
     frameworks = [f for f in rows if f not in args.skip]
     frameworks += [f for f in args.also if f not in rows]  # the harness's own rows (its venvs)
-    cmd = [py, str(peers / "run.py"), "--frameworks", ",".join(frameworks),
-           "--workloads", ",".join(args.workloads), "--threads", str(args.threads),
-           "--rounds", str(args.rounds), "--repeat-scale", str(args.repeat_scale),
-           "--timeout", str(args.timeout), "--out", str(out), "--check"]
+    cmd = [
+        py,
+        str(peers / "run.py"),
+        "--frameworks",
+        ",".join(frameworks),
+        "--workloads",
+        ",".join(args.workloads),
+        "--threads",
+        str(args.threads),
+        "--rounds",
+        str(args.rounds),
+        "--repeat-scale",
+        str(args.repeat_scale),
+        "--timeout",
+        str(args.timeout),
+        "--out",
+        str(out),
+        "--check",
+    ]
     for name in frameworks:
         if name in rows:
             cmd += ["--extra", f"{name}={rows[name]}"]
@@ -146,8 +164,13 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
 def git_revision() -> str:
     """``git describe --always --dirty`` of the repository, or ``"?"``."""
     try:
-        r = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
-                           capture_output=True, text=True, check=False, timeout=10)
+        r = subprocess.run(
+            ["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return "?"
     return r.stdout.strip() or "?"
@@ -198,8 +221,10 @@ def summarize(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     n_ops = data["meta"]["workloads"].get("tiny_ops", {}).get("n_ops", 100)
     for key, rs in groups.items():
         ok = [r for r in rs if r.get("status") == "ok"]
-        c: dict[str, Any] = {"status": "ok" if ok else rs[-1].get("status"),
-                             "reason": "" if ok else (rs[-1].get("reason") or "")}
+        c: dict[str, Any] = {
+            "status": "ok" if ok else rs[-1].get("status"),
+            "reason": "" if ok else (rs[-1].get("reason") or ""),
+        }
         if ok:
             med = _median([r["median_s"] for r in ok])
             c["time_ms"] = med * 1e3
@@ -229,8 +254,7 @@ def summarize(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
 def _value(cell: dict[str, Any] | None, metric: str) -> float | None:
     if cell is None:
         return None
-    key = {"time": "time_ms", "per_op": "per_op_us", "import_net": "import_net_ms",
-           "mem": "mem_mb"}
+    key = {"time": "time_ms", "per_op": "per_op_us", "import_net": "import_net_ms", "mem": "mem_mb"}
     return cell.get(key[metric])
 
 
@@ -257,8 +281,9 @@ def _cell_text(cell: dict[str, Any] | None, metric: str) -> str:
     return short.get(str(status), str(status))
 
 
-def evaluate(cells: dict[tuple[str, str], dict[str, Any]], device: str,
-             workloads: Sequence[str]) -> list[dict[str, Any]]:
+def evaluate(
+    cells: dict[tuple[str, str], dict[str, Any]], device: str, workloads: Sequence[str]
+) -> list[dict[str, Any]]:
     """One row per target (CPU) or per workload (CUDA: ratios to torch, no targets)."""
     rows = []
     targets: Sequence[Target]
@@ -292,10 +317,19 @@ def evaluate(cells: dict[tuple[str, str], dict[str, Any]], device: str,
         elif t.metric == "import_net":
             ra = (ours or {}).get("rounds") or []
             spread = (min(ra), max(ra)) if len(ra) > 1 else None
-        rows.append({"target": t, "value": value, "baseline_value": base, "measured": measured,
-                     "spread": spread,
-                     "checked": checked, "check": check, "met": met,
-                     "max_rel": (ours or {}).get("max_rel")})
+        rows.append(
+            {
+                "target": t,
+                "value": value,
+                "baseline_value": base,
+                "measured": measured,
+                "spread": spread,
+                "checked": checked,
+                "check": check,
+                "met": met,
+                "max_rel": (ours or {}).get("max_rel"),
+            }
+        )
     return rows
 
 
@@ -328,8 +362,11 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
     ]
     after = meta.get("gradhub_revision_after")
     if after and after != meta.get("gradhub_revision"):
-        lines += [f"**The repository changed during the run** (now {after}): children started "
-                  "later imported other code; rerun for numbers of one revision.", ""]
+        lines += [
+            f"**The repository changed during the run** (now {after}): children started "
+            "later imported other code; rerun for numbers of one revision.",
+            "",
+        ]
     lines += [
         "| id | workload | unit | " + " | ".join(fws) + " | measured | target | met |",
         "|---|---|---|" + "---|" * len(fws) + "---|---|---|",
@@ -345,8 +382,9 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
             measured += f"; {_fmt(total)} ms with the interpreter start"
             target = f"< {t.bound:g} ms" if t.strict else f"<= {t.bound:g} ms"
         else:
-            measured = (f"{row['measured']:.2f}x {t.baseline}" if row["measured"] is not None
-                        else "-")
+            measured = (
+                f"{row['measured']:.2f}x {t.baseline}" if row["measured"] is not None else "-"
+            )
             if row["spread"]:
                 lo, hi, best = row["spread"]
                 measured += f" (rounds {lo:.2f}-{hi:.2f}; best rounds {best:.2f}x)"
@@ -358,40 +396,62 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
         else:
             met = "**yes**" if row["met"] else "no"
         desc = DESCRIPTION.get(t.workload, t.workload)
-        lines.append(f"| {t.wid} | {t.workload}: {desc} | {UNITS[t.metric]} | "
-                     + " | ".join(vals) + f" | {measured} | {target} | {met} |")
-    lines += ["", "Measured: the ratio of the medians over rounds (what the targets are checked "
-                  "on); in parentheses the range of the per-round ratios (frameworks run "
-                  "interleaved within a round) and the ratio of each side's fastest round, which "
-                  "background load on the machine disturbs least."]
+        lines.append(
+            f"| {t.wid} | {t.workload}: {desc} | {UNITS[t.metric]} | "
+            + " | ".join(vals)
+            + f" | {measured} | {target} | {met} |"
+        )
+    lines += [
+        "",
+        "Measured: the ratio of the medians over rounds (what the targets are checked "
+        "on); in parentheses the range of the per-round ratios (frameworks run "
+        "interleaved within a round) and the ratio of each side's fastest round, which "
+        "background load on the machine disturbs least.",
+    ]
     if "import" in workloads:
-        lines += ["", "W6 cells: median of 5 fresh `python -c IMPORT` runs minus the median of 5 "
-                      "`python -c pass` runs (the bare interpreter start, which the machine's site "
-                      "packages make slower or faster); bytecode is precompiled as an install "
-                      "would do."]
+        lines += [
+            "",
+            "W6 cells: median of 5 fresh `python -c IMPORT` runs minus the median of 5 "
+            "`python -c pass` runs (the bare interpreter start, which the machine's site "
+            "packages make slower or faster); bytecode is precompiled as an install "
+            "would do.",
+        ]
     if BASELINE in fws:
-        lines += ["", f"gradhub against {BASELINE} (another revision's installs, same run; "
-                      "ratio of the medians, below 1 is faster):", ""]
+        lines += [
+            "",
+            f"gradhub against {BASELINE} (another revision's installs, same run; "
+            "ratio of the medians, below 1 is faster):",
+            "",
+        ]
         for w in workloads:
             metric = "import_net" if w == "import" else ("per_op" if w == "tiny_ops" else "time")
             a = _value(cells.get((OURS, w)), metric)
             b = _value(cells.get((BASELINE, w)), metric)
             ratio = f"{a / b:.2f}x" if a is not None and b else "-"
-            lines.append(f"- {_wid(w)} {w}: {ratio} ({_fmt(a)} against {_fmt(b)} "
-                         f"{UNITS[metric]})")
-    lines += ["", "Output check of gradhub against torch (max |a-r| / max |r| over the step's "
-                  "outputs; an element fails above 1e-3 (|r| + max|r|)):", ""]
+            lines.append(f"- {_wid(w)} {w}: {ratio} ({_fmt(a)} against {_fmt(b)} {UNITS[metric]})")
+    lines += [
+        "",
+        "Output check of gradhub against torch (max |a-r| / max |r| over the step's "
+        "outputs; an element fails above 1e-3 (|r| + max|r|)):",
+        "",
+    ]
     for w in workloads:
         if w == "import":
             continue
         c = cells.get((OURS, w), {})
         rel = c.get("max_rel")
         rel_s = f" {rel:.0e}" if isinstance(rel, float) else ""
-        detail = f" -- {c['check_detail']}" if c.get("check") != "match" and c.get(
-            "check_detail") else ""
+        detail = (
+            f" -- {c['check_detail']}"
+            if c.get("check") != "match" and c.get("check_detail")
+            else ""
+        )
         lines.append(f"- {w}: {c.get('check', 'not run')}{rel_s}{detail}")
-    failures = [(k, c) for k, c in cells.items() if k[0] == OURS and c.get("status") not in (
-        "ok", None) and c.get("reason")]
+    failures = [
+        (k, c)
+        for k, c in cells.items()
+        if k[0] == OURS and c.get("status") not in ("ok", None) and c.get("reason")
+    ]
     if failures:
         lines += ["", "gradhub failures:", ""]
         for (_, w), c in sorted(failures, key=lambda kc: kc[0]):
@@ -401,8 +461,12 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
 
 def harness_report(peers: Path, out: Path) -> str:
     """The harness's own detailed markdown report of the same JSON."""
-    r = subprocess.run([sys.executable, str(peers / "report.py"), str(out), "--details"],
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [sys.executable, str(peers / "report.py"), str(out), "--details"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return r.stdout if r.returncode == 0 else f"(report.py failed: {r.stderr[-500:]})\n"
 
 
@@ -410,38 +474,68 @@ def harness_report(peers: Path, out: Path) -> str:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
-                    help="cpu: W1-W7 vs torch CPU and numpy; cuda: W2-W5 vs torch CUDA")
-    ap.add_argument("--workloads", nargs="*", default=None,
-                    help="subset (names: " + ",".join(CPU_WORKLOADS) + ")")
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="interleaved timing rounds; each cell is the median over rounds")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="cpu: W1-W7 vs torch CPU and numpy; cuda: W2-W5 vs torch CUDA",
+    )
+    ap.add_argument(
+        "--workloads",
+        nargs="*",
+        default=None,
+        help="subset (names: " + ",".join(CPU_WORKLOADS) + ")",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="interleaved timing rounds; each cell is the median over rounds",
+    )
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--repeat-scale", type=float, default=1.0,
-                    help="scale the harness's repeats and time budgets")
-    ap.add_argument("--quick", action="store_true",
-                    help="1 round, repeat-scale 0.4 (a smoke run; ratios are noisier)")
+    ap.add_argument(
+        "--repeat-scale",
+        type=float,
+        default=1.0,
+        help="scale the harness's repeats and time budgets",
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="1 round, repeat-scale 0.4 (a smoke run; ratios are noisier)",
+    )
     ap.add_argument("--no-mem", action="store_true", help="skip the memory children (W7 memory)")
     ap.add_argument("--timeout", type=float, default=300.0, help="per-child limit (s)")
     ap.add_argument("--skip", default="", help="framework rows to leave out, e.g. numpy-manual")
-    ap.add_argument("--also", default="",
-                    help="more rows of the harness's own peers, run with the pythons its setup.sh "
-                         "builds, e.g. chainer,nnabla,mxnet,jax,jax-jit,autograd (no targets)")
+    ap.add_argument(
+        "--also",
+        default="",
+        help="more rows of the harness's own peers, run with the pythons its setup.sh "
+        "builds, e.g. chainer,nnabla,mxnet,jax,jax-jit,autograd (no targets)",
+    )
     ap.add_argument("--python", default=sys.executable, help="interpreter for gradhub and numpy")
-    ap.add_argument("--torch-python", default=None,
-                    help="interpreter with torch (default: --python)")
-    ap.add_argument("--baseline", default=None, metavar="PYTHON",
-                    help="also run gradhub from this interpreter's installs (e.g. a venv of an "
-                         "earlier revision) as the row 'gradhub-baseline', in the same run")
+    ap.add_argument(
+        "--torch-python", default=None, help="interpreter with torch (default: --python)"
+    )
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        metavar="PYTHON",
+        help="also run gradhub from this interpreter's installs (e.g. a venv of an "
+        "earlier revision) as the row 'gradhub-baseline', in the same run",
+    )
     ap.add_argument("--peers", default=None, help="peer harness folder")
     ap.add_argument("--out", default="results-bench.json", help="the harness JSON")
     ap.add_argument("--markdown", default=None, help="also write the markdown report here")
-    ap.add_argument("--report-only", action="store_true",
-                    help="only render the report of an existing --out JSON")
-    ap.add_argument("--fail-on-target", action="store_true",
-                    help="exit 1 when a target is missed")
+    ap.add_argument(
+        "--report-only",
+        action="store_true",
+        help="only render the report of an existing --out JSON",
+    )
+    ap.add_argument("--fail-on-target", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args(argv)
     default = CPU_WORKLOADS if args.device == "cpu" else CUDA_WORKLOADS
     args.workloads = _split(args.workloads) or list(default)
@@ -469,8 +563,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         precompile()
         if args.baseline:  # the same for the baseline's own installs, in its interpreter
-            subprocess.run([args.baseline, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                            "import run; run.precompile()", str(HERE)], check=False)
+            subprocess.run(
+                [
+                    args.baseline,
+                    "-c",
+                    "import sys; sys.path.insert(0, sys.argv[1]); import run; run.precompile()",
+                    str(HERE),
+                ],
+                check=False,
+            )
         cmd = harness_command(args, peers, out)
         print("$ " + " ".join(cmd), flush=True)
         started = datetime.datetime.now().isoformat(timespec="seconds")
@@ -482,11 +583,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"benchmarks/run.py: the harness failed (exit status {rc})", file=sys.stderr)
             return 2
         data = json.loads(out.read_text())
-        data["meta"].update(started=started, command="python benchmarks/run.py " + " ".join(
-            argv if argv is not None else sys.argv[1:]), host=platform.node(),
-                            bench_device=args.device,
-                            loadavg_before=load_before, loadavg_after=load_after,
-                            gradhub_revision=revision, gradhub_revision_after=git_revision())
+        data["meta"].update(
+            started=started,
+            command="python benchmarks/run.py "
+            + " ".join(argv if argv is not None else sys.argv[1:]),
+            host=platform.node(),
+            bench_device=args.device,
+            loadavg_before=load_before,
+            loadavg_after=load_after,
+            gradhub_revision=revision,
+            gradhub_revision_after=git_revision(),
+        )
         out.write_text(json.dumps(data, indent=1, default=str))
     data = json.loads(out.read_text())
     device = data["meta"].get("bench_device", args.device)

@@ -20,8 +20,12 @@ ROOT = HERE.parent
 for example in ("gradhub-mish", "gradhub-toy-device"):
     sys.path.insert(0, str(HERE / "examples" / example))
 # doctests print plugin warnings, never pick up the developer's plugin switches
-for var in ("GRADHUB_PLUGINS", "GRADHUB_BLOCK_PLUGINS", "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
-            "GRADHUB_STRICT_PLUGINS"):
+for var in (
+    "GRADHUB_PLUGINS",
+    "GRADHUB_BLOCK_PLUGINS",
+    "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
+    "GRADHUB_STRICT_PLUGINS",
+):
     os.environ.pop(var, None)
 
 import gradhub  # noqa: E402

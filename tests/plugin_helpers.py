@@ -71,8 +71,9 @@ def identity_rule(
     return [grad_outputs[0]]
 
 
-def make_dist(root: Path, dist: str, module: str, code: str, ep_name: str | None = None,
-              version: str = "1.0") -> None:
+def make_dist(
+    root: Path, dist: str, module: str, code: str, ep_name: str | None = None, version: str = "1.0"
+) -> None:
     """Write a fake installed distribution ``dist`` whose entry point loads ``module``."""
     info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
     info.mkdir()

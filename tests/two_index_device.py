@@ -27,8 +27,9 @@ class TwoIndexArray(np.ndarray):
                 raise ValueError(f"array on index {a.dev_index}, current {CURRENT[0]}")
         ins = [np.asarray(a) if isinstance(a, TwoIndexArray) else a for a in inputs]
         if "out" in kw:
-            kw["out"] = tuple(np.asarray(o) if isinstance(o, TwoIndexArray) else o
-                              for o in kw["out"])
+            kw["out"] = tuple(
+                np.asarray(o) if isinstance(o, TwoIndexArray) else o for o in kw["out"]
+            )
         return _tag(getattr(ufunc, method)(*ins, **kw))
 
     def copy(self, *a: Any, **k: Any) -> Any:  # CuPy copies onto the current device

@@ -268,10 +268,10 @@ def _cast_fast(xp, gy, x, xs, y, ys, dtype):  # type: ignore[no-untyped-def]
 
 
 def _cast_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    yield Sample((rng.standard_normal((3, 4)),), {"dtype": "float64"}, name="to float64",
-                 keeps_float32=False)
-    yield Sample((rng.standard_normal(()),), {"dtype": "float64"}, name="0-d",
-                 keeps_float32=False)
+    yield Sample(
+        (rng.standard_normal((3, 4)),), {"dtype": "float64"}, name="to float64", keeps_float32=False
+    )
+    yield Sample((rng.standard_normal(()),), {"dtype": "float64"}, name="0-d", keeps_float32=False)
 
 
 def _to_device_bw(gy, inputs, in_shapes, outputs, out_shapes, device):  # type: ignore[no-untyped-def]
@@ -374,8 +374,12 @@ def _binary(lo: float = -2.0, hi: float = 2.0, positive_b: bool = False):  # typ
     return samples
 
 
-def _unary(lo: float = -2.0, hi: float = 2.0, attrs: dict[str, Any] | None = None,
-           shapes: Sequence[tuple[int, ...]] = ((3, 4), (), (2, 0), (5,))):  # type: ignore[no-untyped-def]
+def _unary(
+    lo: float = -2.0,
+    hi: float = 2.0,
+    attrs: dict[str, Any] | None = None,
+    shapes: Sequence[tuple[int, ...]] = ((3, 4), (), (2, 0), (5,)),
+):  # type: ignore[no-untyped-def]
     def samples(rng: np.random.Generator) -> Iterator[Sample]:
         for s in shapes:
             yield Sample((rng.uniform(lo, hi, s),), dict(attrs or {}), name=str(s))
@@ -420,8 +424,11 @@ def _broadcast_samples(rng: np.random.Generator) -> Iterator[Sample]:
 
 def _reshape_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((rng.standard_normal((2, 6)),), {"shape": (3, 4)})
-    yield Sample((rng.standard_normal((2, 3, 4)).transpose(2, 0, 1),), {"shape": (24,)},
-                 name="non-contiguous")
+    yield Sample(
+        (rng.standard_normal((2, 3, 4)).transpose(2, 0, 1),),
+        {"shape": (24,)},
+        name="non-contiguous",
+    )
     yield Sample((rng.standard_normal(()),), {"shape": (1, 1)})
 
 
@@ -469,19 +476,25 @@ def _broadcast_to_api(fdef: Any) -> Any:
     def broadcast_to(x: Any, y: Any = None, axis: Any = None, shape: Any = None) -> Any:
         if shape is not None or y is None or _is_shape(y):
             if shape is not None and y is not None:
-                raise TypeError("broadcast_to(): pass either y (nnabla's form: the data to "
-                                "broadcast to x's shape) or shape, not both")
+                raise TypeError(
+                    "broadcast_to(): pass either y (nnabla's form: the data to "
+                    "broadcast to x's shape) or shape, not both"
+                )
             if axis is not None:
-                raise TypeError("broadcast_to(): argument 'axis' belongs to nnabla's form "
-                                "broadcast_to(x, y, axis) with y a Variable or array; with a shape "
-                                f"({y if shape is None else shape!r}) it is not accepted")
+                raise TypeError(
+                    "broadcast_to(): argument 'axis' belongs to nnabla's form "
+                    "broadcast_to(x, y, axis) with y a Variable or array; with a shape "
+                    f"({y if shape is None else shape!r}) it is not accepted"
+                )
             return inner(x, () if y is None and shape is None else (shape if y is None else y))
         xshape = tuple(getattr(x, "shape", np.shape(x)))
         yshape = tuple(getattr(y, "shape", np.shape(y)))
         nx, ny = len(xshape), len(yshape)
         if ny > nx:
-            raise ValueError(f"broadcast_to(): argument 'y' of shape {yshape} has more axes than "
-                             f"x of shape {xshape} (nnabla's form broadcasts y to x's shape)")
+            raise ValueError(
+                f"broadcast_to(): argument 'y' of shape {yshape} has more axes than "
+                f"x of shape {xshape} (nnabla's form broadcasts y to x's shape)"
+            )
         if axis is None or (type(axis) is int and axis == -1):
             a = nx - ny
         elif isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
@@ -492,8 +505,7 @@ def _broadcast_to_api(fdef: Any) -> Any:
                     f"to align y of shape {yshape} with x of shape {xshape}, got {axis}"
                 )
         else:
-            raise TypeError(f"broadcast_to(): argument 'axis' must be an int or None, got "
-                            f"{axis!r}")
+            raise TypeError(f"broadcast_to(): argument 'axis' must be an int or None, got {axis!r}")
         for i, n in enumerate(yshape):
             if n != xshape[a + i] and n != 1:
                 raise ValueError(
@@ -517,75 +529,234 @@ def gradhub_add_functions(register: Any) -> None:
     """Register the core arithmetic, reduction and shape functions, then those of
     :mod:`gradhub.builtin` (the rest of what the Variable operators need)."""
     f = register.function
-    ignore_arguments(f("Add2", _add2, inputs=("x0", "x1"),
-      fast_backward=_add2_fast, rule=_add2_bw, need_inputs=(), need_outputs=(),
-      samples=_binary(), reference=np.add, elementwise=True, doc="x0 + x1 (broadcasting)."),
-      inplace=False)
-    ignore_arguments(f("Sub2", _sub2, inputs=("x0", "x1"),
-      fast_backward=_sub2_fast, rule=_sub2_bw, need_inputs=(), need_outputs=(),
-      samples=_binary(), reference=np.subtract, elementwise=True,
-      doc="x0 - x1 (broadcasting)."),
-      inplace=False)
-    ignore_arguments(f("Mul2", _mul2, inputs=("x0", "x1"),
-      fast_backward=_mul2_fast, rule=_mul2_bw, need_inputs=(0, 1), need_outputs=(),
-      samples=_binary(), reference=np.multiply, elementwise=True,
-      doc="x0 * x1 (broadcasting)."),
-      inplace=False)
-    ignore_arguments(f("Div2", _div2, inputs=("x0", "x1"),
-      fast_backward=_div2_fast, rule=_div2_bw, need_inputs=(0, 1), need_outputs=(),
-      samples=_binary(), reference=np.divide, elementwise=True, kinks=(0.0,),
-      doc="x0 / x1 (broadcasting)."),
-      inplace=False)
-    f("Neg", _neg,
-      fast_backward=one_input_fast(_neg_fast), rule=_neg_bw, need_inputs=(), need_outputs=(),
-      samples=_unary(),
-      reference=np.negative, elementwise=True, doc="-x.")
-    with_real_scalars(ignore_arguments(f("AddScalar", _add_scalar, attrs={"val": 1.0},
-      fast_backward=one_input_fast(_add_scalar_fast), rule=_add_scalar_bw, need_inputs=(),
-      need_outputs=(), samples=_unary(attrs={"val": 1.5}),
-      reference=lambda x, val: x + val, elementwise=True, doc="x + val."),
-      inplace=False))
-    with_real_scalars(ignore_arguments(f("MulScalar", _mul_scalar, attrs={"val": 1.0},
-      fast_backward=one_input_fast(_mul_scalar_fast), rule=_mul_scalar_bw, need_inputs=(),
-      need_outputs=(), samples=_unary(attrs={"val": -2.5}),
-      reference=lambda x, val: x * val, elementwise=True, doc="x * val."),
-      inplace=False))
-    with_real_scalars(ignore_arguments(f("PowScalar", _pow_scalar, attrs={"val": 1.0},
-      fast_backward=one_input_fast(_pow_scalar_fast), rule=_pow_scalar_bw, need_inputs=(0,),
-      need_outputs=(), samples=_pow_samples, reference=lambda x, val: np.power(x, val),
-      elementwise=True, kinks=(0.0,), doc="x ** val."),
-      inplace=False))
-    with_real_scalars(f("RDivScalar", _rdiv_scalar, attrs={"val": 1.0},
-      fast_backward=one_input_fast(_rdiv_scalar_fast), rule=_rdiv_scalar_bw, need_inputs=(0,),
-      need_outputs=(), samples=_rdiv_samples, reference=lambda x, val: val / x,
-      elementwise=True, kinks=(0.0,), doc="val / x."))
-    with_real_scalars(f("RPowScalar", _rpow_scalar, attrs={"val": 1.0},
-      fast_backward=one_input_fast(_rpow_scalar_fast), rule=_rpow_scalar_bw, need_inputs=(0,),
-      need_outputs=(), samples=_rpow_samples, reference=lambda x, val: np.power(val, x),
-      elementwise=True,
-      doc="val ** x (val > 0; for val == 0 the derivative is taken as 0, as PyTorch)."))
-    f("Sum", _sum, attrs={"axis": None, "keepdims": False},
-      fast_backward=_sum_fast, rule=_sum_bw, need_inputs=(),
-      need_outputs=(), samples=_sum_samples, reference=_sum_ref,
-      doc="Sum over axis (all axes when None).")
-    _broadcast_to_api(f("BroadcastTo", _broadcast_to, attrs={"shape": ()},
-      fast_backward=_broadcast_to_fast, rule=_broadcast_to_bw, need_inputs=(),
-      need_outputs=(), samples=_broadcast_samples,
-      reference=lambda x, shape: np.broadcast_to(x, shape), doc=_DOC_BROADCAST_TO))
-    ignore_arguments(f("Reshape", _reshape, attrs={"shape": ()},
-      fast_backward=_reshape_fast, rule=_reshape_bw, need_inputs=(),
-      need_outputs=(), samples=_reshape_samples,
-      reference=lambda x, shape: np.reshape(x, shape), doc="x with another shape."),
-      inplace=True)
-    f("Cast", _cast, attrs={"dtype": "float32"}, fast_backward=_cast_fast, rule=_cast_bw,
-      need_inputs=(0,), need_outputs=(), samples=_cast_samples,
-      reference=lambda x, dtype: x.astype(dtype),
-      doc="x converted to dtype; the gradient is converted back to x's dtype.")
-    f("ToDevice", _to_device, attrs={"device": "cpu"}, rule=_to_device_bw,
-      fast_backward=_to_device_fast, need_inputs=(0,), need_outputs=(),
-      samples=_unary(attrs={"device": "cpu"}, shapes=((3,), ())),
-      reference=lambda x, device: x,
-      doc="x moved to the device named ``device`` (``cpu``, ``cuda:1``); its gradient moves "
-          "back to x's device.")
+    ignore_arguments(
+        f(
+            "Add2",
+            _add2,
+            inputs=("x0", "x1"),
+            fast_backward=_add2_fast,
+            rule=_add2_bw,
+            need_inputs=(),
+            need_outputs=(),
+            samples=_binary(),
+            reference=np.add,
+            elementwise=True,
+            doc="x0 + x1 (broadcasting).",
+        ),
+        inplace=False,
+    )
+    ignore_arguments(
+        f(
+            "Sub2",
+            _sub2,
+            inputs=("x0", "x1"),
+            fast_backward=_sub2_fast,
+            rule=_sub2_bw,
+            need_inputs=(),
+            need_outputs=(),
+            samples=_binary(),
+            reference=np.subtract,
+            elementwise=True,
+            doc="x0 - x1 (broadcasting).",
+        ),
+        inplace=False,
+    )
+    ignore_arguments(
+        f(
+            "Mul2",
+            _mul2,
+            inputs=("x0", "x1"),
+            fast_backward=_mul2_fast,
+            rule=_mul2_bw,
+            need_inputs=(0, 1),
+            need_outputs=(),
+            samples=_binary(),
+            reference=np.multiply,
+            elementwise=True,
+            doc="x0 * x1 (broadcasting).",
+        ),
+        inplace=False,
+    )
+    ignore_arguments(
+        f(
+            "Div2",
+            _div2,
+            inputs=("x0", "x1"),
+            fast_backward=_div2_fast,
+            rule=_div2_bw,
+            need_inputs=(0, 1),
+            need_outputs=(),
+            samples=_binary(),
+            reference=np.divide,
+            elementwise=True,
+            kinks=(0.0,),
+            doc="x0 / x1 (broadcasting).",
+        ),
+        inplace=False,
+    )
+    f(
+        "Neg",
+        _neg,
+        fast_backward=one_input_fast(_neg_fast),
+        rule=_neg_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_unary(),
+        reference=np.negative,
+        elementwise=True,
+        doc="-x.",
+    )
+    with_real_scalars(
+        ignore_arguments(
+            f(
+                "AddScalar",
+                _add_scalar,
+                attrs={"val": 1.0},
+                fast_backward=one_input_fast(_add_scalar_fast),
+                rule=_add_scalar_bw,
+                need_inputs=(),
+                need_outputs=(),
+                samples=_unary(attrs={"val": 1.5}),
+                reference=lambda x, val: x + val,
+                elementwise=True,
+                doc="x + val.",
+            ),
+            inplace=False,
+        )
+    )
+    with_real_scalars(
+        ignore_arguments(
+            f(
+                "MulScalar",
+                _mul_scalar,
+                attrs={"val": 1.0},
+                fast_backward=one_input_fast(_mul_scalar_fast),
+                rule=_mul_scalar_bw,
+                need_inputs=(),
+                need_outputs=(),
+                samples=_unary(attrs={"val": -2.5}),
+                reference=lambda x, val: x * val,
+                elementwise=True,
+                doc="x * val.",
+            ),
+            inplace=False,
+        )
+    )
+    with_real_scalars(
+        ignore_arguments(
+            f(
+                "PowScalar",
+                _pow_scalar,
+                attrs={"val": 1.0},
+                fast_backward=one_input_fast(_pow_scalar_fast),
+                rule=_pow_scalar_bw,
+                need_inputs=(0,),
+                need_outputs=(),
+                samples=_pow_samples,
+                reference=lambda x, val: np.power(x, val),
+                elementwise=True,
+                kinks=(0.0,),
+                doc="x ** val.",
+            ),
+            inplace=False,
+        )
+    )
+    with_real_scalars(
+        f(
+            "RDivScalar",
+            _rdiv_scalar,
+            attrs={"val": 1.0},
+            fast_backward=one_input_fast(_rdiv_scalar_fast),
+            rule=_rdiv_scalar_bw,
+            need_inputs=(0,),
+            need_outputs=(),
+            samples=_rdiv_samples,
+            reference=lambda x, val: val / x,
+            elementwise=True,
+            kinks=(0.0,),
+            doc="val / x.",
+        )
+    )
+    with_real_scalars(
+        f(
+            "RPowScalar",
+            _rpow_scalar,
+            attrs={"val": 1.0},
+            fast_backward=one_input_fast(_rpow_scalar_fast),
+            rule=_rpow_scalar_bw,
+            need_inputs=(0,),
+            need_outputs=(),
+            samples=_rpow_samples,
+            reference=lambda x, val: np.power(val, x),
+            elementwise=True,
+            doc="val ** x (val > 0; for val == 0 the derivative is taken as 0, as PyTorch).",
+        )
+    )
+    f(
+        "Sum",
+        _sum,
+        attrs={"axis": None, "keepdims": False},
+        fast_backward=_sum_fast,
+        rule=_sum_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_sum_samples,
+        reference=_sum_ref,
+        doc="Sum over axis (all axes when None).",
+    )
+    _broadcast_to_api(
+        f(
+            "BroadcastTo",
+            _broadcast_to,
+            attrs={"shape": ()},
+            fast_backward=_broadcast_to_fast,
+            rule=_broadcast_to_bw,
+            need_inputs=(),
+            need_outputs=(),
+            samples=_broadcast_samples,
+            reference=lambda x, shape: np.broadcast_to(x, shape),
+            doc=_DOC_BROADCAST_TO,
+        )
+    )
+    ignore_arguments(
+        f(
+            "Reshape",
+            _reshape,
+            attrs={"shape": ()},
+            fast_backward=_reshape_fast,
+            rule=_reshape_bw,
+            need_inputs=(),
+            need_outputs=(),
+            samples=_reshape_samples,
+            reference=lambda x, shape: np.reshape(x, shape),
+            doc="x with another shape.",
+        ),
+        inplace=True,
+    )
+    f(
+        "Cast",
+        _cast,
+        attrs={"dtype": "float32"},
+        fast_backward=_cast_fast,
+        rule=_cast_bw,
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_cast_samples,
+        reference=lambda x, dtype: x.astype(dtype),
+        doc="x converted to dtype; the gradient is converted back to x's dtype.",
+    )
+    f(
+        "ToDevice",
+        _to_device,
+        attrs={"device": "cpu"},
+        rule=_to_device_bw,
+        fast_backward=_to_device_fast,
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_unary(attrs={"device": "cpu"}, shapes=((3,), ())),
+        reference=lambda x, device: x,
+        doc="x moved to the device named ``device`` (``cpu``, ``cuda:1``); its gradient moves "
+        "back to x's device.",
+    )
     for module in (elementwise, linalg, indexing):
         module.register_functions(register)

@@ -76,12 +76,14 @@ def check_forward(fdef: FunctionDef, sample: Sample, device: Any) -> None:
             got = device.to_numpy(o.d)
             r = np.asarray(r)
             if got.shape != r.shape:
-                raise AssertionError(f"{label}: output {k} has shape {got.shape}, "
-                                     f"reference {r.shape}")
+                raise AssertionError(
+                    f"{label}: output {k} has shape {got.shape}, reference {r.shape}"
+                )
             if not np.allclose(got, r, rtol=1e-7, atol=1e-9, equal_nan=True):
                 err = np.max(np.abs(got - r)) if got.size else 0.0
-                raise AssertionError(f"{label}: output {k} differs from the reference "
-                                     f"(max abs error {err:.3g})")
+                raise AssertionError(
+                    f"{label}: output {k} differs from the reference (max abs error {err:.3g})"
+                )
     # float32 in, float32 out
     f32 = [a.astype(np.float32) if a.dtype == np.float64 else a for a in host]
     if sample.keeps_float32 and any(a.dtype == np.float32 for a in f32):
@@ -175,10 +177,20 @@ def check_function(
     return _done(fdef, device, order, verified, failed, error, len(samples), t0, record)
 
 
-def _done(fdef: FunctionDef, device: str, order: int, verified: int, failed: int | None,
-          error: str, n: int, t0: float, record: bool) -> CheckResult:
-    res = CheckResult(fdef.name, device, order, verified, failed, error, n,
-                      time.perf_counter() - t0)
+def _done(
+    fdef: FunctionDef,
+    device: str,
+    order: int,
+    verified: int,
+    failed: int | None,
+    error: str,
+    n: int,
+    t0: float,
+    record: bool,
+) -> CheckResult:
+    res = CheckResult(
+        fdef.name, device, order, verified, failed, error, n, time.perf_counter() - t0
+    )
     if record and fdef.differentiable and error != "no samples":
         if failed is None and error:
             failed = 0

@@ -222,13 +222,19 @@ def cmd_registry(args: argparse.Namespace) -> int:
         rule = rule_cell(r)
         status = r["status"]
         style = (
-            "green" if status.startswith("verified") or ", verified" in status
-            else "red" if status.startswith(("failed", "no rule"))
-            else "dim" if status == "non-differentiable"
+            "green"
+            if status.startswith("verified") or ", verified" in status
+            else "red"
+            if status.startswith(("failed", "no rule"))
+            else "dim"
+            if status == "non-differentiable"
             else "yellow"
         )
         table.add_row(
-            _text(r["function"]), _text(provider), _text(rule), _text(status, style),
+            _text(r["function"]),
+            _text(provider),
+            _text(rule),
+            _text(status, style),
             _text(",".join(r["devices"])),
         )
     con = console()
@@ -288,9 +294,12 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         dist = f"{p['distribution']} {p['version']}".strip() or "?"
         if p["status"] == "loaded":
             style = "green"
-            detail = ", ".join(
-                f"{n} {k if n != 1 else k.rstrip('s')}" for k, n in p["added"].items() if n
-            ) or "nothing"
+            detail = (
+                ", ".join(
+                    f"{n} {k if n != 1 else k.rstrip('s')}" for k, n in p["added"].items() if n
+                )
+                or "nothing"
+            )
         elif p["status"] == "failed":
             style = "red"
             detail = p["error"]
@@ -328,7 +337,8 @@ def _select_functions(patterns: Sequence[str]) -> list[FunctionDef]:
     for pat in patterns:
         if any(c in pat for c in "*?["):
             hits = [
-                f for n, f in sorted(REGISTRY.functions.items())
+                f
+                for n, f in sorted(REGISTRY.functions.items())
                 if fnmatch.fnmatchcase(n, pat) or fnmatch.fnmatchcase(f.snake, pat)
             ]
             if not hits:
@@ -337,8 +347,7 @@ def _select_functions(patterns: Sequence[str]) -> list[FunctionDef]:
             f = REGISTRY.functions.get(pat) or REGISTRY.snake.get(pat)
             if f is None:
                 raise UsageError(
-                    f"--functions: no function {pat!r} is registered "
-                    "(see `gradhub registry`)"
+                    f"--functions: no function {pat!r} is registered (see `gradhub registry`)"
                 )
             hits = [f]
         for f in hits:
@@ -426,8 +435,16 @@ def _check_one(fdef: FunctionDef, device: str, order: int) -> CheckResult:
         # a rule or kernel that raises is a failing rule: record it as failing at order 1
         if fdef.differentiable:
             fdef.audit[device] = (0, 1)
-        return CheckResult(fdef.name, device, order, 0, 1, f"raised {type(e).__name__}: {e}",
-                           0, time.perf_counter() - t0)
+        return CheckResult(
+            fdef.name,
+            device,
+            order,
+            0,
+            1,
+            f"raised {type(e).__name__}: {e}",
+            0,
+            time.perf_counter() - t0,
+        )
 
 
 def default_order(fdef: FunctionDef) -> int:
@@ -587,9 +604,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _registry_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("--json", action="store_true", help="print the rows as JSON")
-    r.add_argument("--audit", action="store_true",
-                   help="audit every function first (as `gradhub audit` with its default "
-                        "orders), so the status column says verified or failed")
+    r.add_argument(
+        "--audit",
+        action="store_true",
+        help="audit every function first (as `gradhub audit` with its default "
+        "orders), so the status column says verified or failed",
+    )
 
 
 def _plugins_arguments(pl: argparse.ArgumentParser) -> None:
@@ -597,14 +617,27 @@ def _plugins_arguments(pl: argparse.ArgumentParser) -> None:
 
 
 def _audit_arguments(a: argparse.ArgumentParser) -> None:
-    a.add_argument("--order", type=positive_int, default=None,
-                   help="highest derivative order to verify (default: 3 for elementwise "
-                        "functions, 2 for the others)")
-    a.add_argument("-k", "--functions", action="append", metavar="NAME,...",
-                   help="functions to audit (names or glob patterns, comma-separated; "
-                   "repeatable; default all)")
-    a.add_argument("--device", action="append", metavar="DEV,...",
-                   help="devices to audit on (comma-separated; default every usable device)")
+    a.add_argument(
+        "--order",
+        type=positive_int,
+        default=None,
+        help="highest derivative order to verify (default: 3 for elementwise "
+        "functions, 2 for the others)",
+    )
+    a.add_argument(
+        "-k",
+        "--functions",
+        action="append",
+        metavar="NAME,...",
+        help="functions to audit (names or glob patterns, comma-separated; "
+        "repeatable; default all)",
+    )
+    a.add_argument(
+        "--device",
+        action="append",
+        metavar="DEV,...",
+        help="devices to audit on (comma-separated; default every usable device)",
+    )
     a.add_argument("--json", action="store_true", help="print the results as JSON")
     a.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
 
@@ -617,20 +650,35 @@ def core_commands() -> list[CommandDef]:
 
     core = Provider("gradhub", __version__, "gradhub.cli")
     return [
-        CommandDef("registry", cmd_registry,
-                   "show every registered function and its rule status", _registry_arguments,
-                   "Show every registered function: its provider and version, whether it has a "
-                   "backward rule, its higher-order status and its devices.", core),
-        CommandDef("plugins", cmd_plugins,
-                   "show loaded and failed plugins and device availability", _plugins_arguments,
-                   "Show each plugin (loaded, failed with the reason, blocked, not selected or "
-                   "autoload off) with its distribution and version, and every device with "
-                   "whether it is usable here and why not.", core),
-        CommandDef("audit", cmd_audit, "numerically verify every backward rule",
-                   _audit_arguments,
-                   "Numerically verify the backward rules of registered functions (forward vs "
-                   "reference, then gradcheck up to --order) on each device. Results are "
-                   "recorded in the registry. Exit status 1 if any fails.", core),
+        CommandDef(
+            "registry",
+            cmd_registry,
+            "show every registered function and its rule status",
+            _registry_arguments,
+            "Show every registered function: its provider and version, whether it has a "
+            "backward rule, its higher-order status and its devices.",
+            core,
+        ),
+        CommandDef(
+            "plugins",
+            cmd_plugins,
+            "show loaded and failed plugins and device availability",
+            _plugins_arguments,
+            "Show each plugin (loaded, failed with the reason, blocked, not selected or "
+            "autoload off) with its distribution and version, and every device with "
+            "whether it is usable here and why not.",
+            core,
+        ),
+        CommandDef(
+            "audit",
+            cmd_audit,
+            "numerically verify every backward rule",
+            _audit_arguments,
+            "Numerically verify the backward rules of registered functions (forward vs "
+            "reference, then gradcheck up to --order) on each device. Results are "
+            "recorded in the registry. Exit status 1 if any fails.",
+            core,
+        ),
     ]
 
 
@@ -695,14 +743,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     word = _command_word(argv)
     # the plugins' commands are collected (which loads the plugins) only for a command that is
     # not the core's own, or for the help that lists every command
-    core = (word in {c.name for c in core_commands()} if word is not None
-            else "--version" in argv)
+    core = word in {c.name for c in core_commands()} if word is not None else "--version" in argv
     parser = build_parser(plugin_commands=not core)
     if word in MOVED_COMMANDS and word not in _subcommands(parser):
         dist, install = MOVED_COMMANDS[word]
-        sys.stderr.write(f"gradhub {word}: error: the command {word!r} comes with the "
-                         f"distribution {dist}, which is not installed or not loaded (see "
-                         f"`gradhub plugins`): {install}\n")
+        sys.stderr.write(
+            f"gradhub {word}: error: the command {word!r} comes with the "
+            f"distribution {dist}, which is not installed or not loaded (see "
+            f"`gradhub plugins`): {install}\n"
+        )
         return EXIT_USAGE
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the subcommand's parser, so the message names it (gradhub audit)

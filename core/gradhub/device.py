@@ -149,9 +149,7 @@ def parse_device_name(name: str) -> tuple[str, int]:
     if not sep:
         return kind, 0
     if not (idx.isascii() and idx.isdigit()):
-        raise DeviceError(
-            f"device name {name!r}: the index after ':' must be an integer >= 0"
-        )
+        raise DeviceError(f"device name {name!r}: the index after ':' must be an integer >= 0")
     return kind, int(idx)
 
 
@@ -169,9 +167,7 @@ def device_index(func: str, device_id: Any) -> int:
     if isinstance(device_id, str):
         text = device_id.strip()
         if not (text.isascii() and text.isdigit()):
-            raise ValueError(
-                f"{func}: device_id must be a non-negative integer, got {device_id!r}"
-            )
+            raise ValueError(f"{func}: device_id must be a non-negative integer, got {device_id!r}")
         return int(text)
     if isinstance(device_id, bool) or not isinstance(device_id, (int, np.integer)):
         raise TypeError(
@@ -253,9 +249,7 @@ def get_extension_context(
     if ":" not in ext_name:
         idx = _device_index(func, device_id)
     if not isinstance(type_config, str):
-        raise TypeError(
-            f"{func}: type_config must be a string, got {type(type_config).__name__}"
-        )
+        raise TypeError(f"{func}: type_config must be a string, got {type(type_config).__name__}")
     if type_config not in TYPE_CONFIGS:
         raise ValueError(
             f"{func}: type_config must be one of {', '.join(map(repr, TYPE_CONFIGS))}, "

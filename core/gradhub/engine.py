@@ -301,8 +301,11 @@ def _check_result(node: Node, res: Any) -> list[Variable | None]:
         g = res[0]
         if type(g) is Variable and srcs[0].need_grad:
             arr = g._data
-            if (type(arr) is node.out_type and arr.shape == node.in_shapes[0]
-                    and arr.dtype == node.in_dtypes[0]):
+            if (
+                type(arr) is node.out_type
+                and arr.shape == node.in_shapes[0]
+                and arr.dtype == node.in_dtypes[0]
+            ):
                 return res
     res = _check_count(node, res)
     out: list[Variable | None] = []
@@ -381,12 +384,23 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
                 saved_out = (None,) * len(node.out_shapes)
             if rule.fast_wants_need_grads:
                 res = fast(
-                    node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes,
-                    need_grads=tuple([src.need_grad for src in srcs]), **node.attrs,
+                    node.device.xp,
+                    gys,
+                    saved_in,
+                    node.in_shapes,
+                    saved_out,
+                    node.out_shapes,
+                    need_grads=tuple([src.need_grad for src in srcs]),
+                    **node.attrs,
                 )
             elif node.attrs:
                 res = fast(
-                    node.device.xp, gys, saved_in, node.in_shapes, saved_out, node.out_shapes,
+                    node.device.xp,
+                    gys,
+                    saved_in,
+                    node.in_shapes,
+                    saved_out,
+                    node.out_shapes,
                     **node.attrs,
                 )
             else:
@@ -407,8 +421,12 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
         res = _check_count(node, res)
     if n_in == 1:  # the common case: one well-formed gradient
         arr = res[0]
-        if (type(arr) is node.out_type and srcs[0].need_grad and arr.shape == node.in_shapes[0]
-                and arr.dtype == node.in_dtypes[0]):
+        if (
+            type(arr) is node.out_type
+            and srcs[0].need_grad
+            and arr.shape == node.in_shapes[0]
+            and arr.dtype == node.in_dtypes[0]
+        ):
             return [arr]
     return _checked_arrays(node, rule, res)
 
@@ -618,8 +636,11 @@ def _run(
                     if v is not None and gys[j] is not None:
                         # a copy: the array flows on (to an input's .g, or summed into in place)
                         g = gys[j]
-                        v._grad = (Variable._new(_copy_array(g), False, None, 0) if arrays
-                                   else _own(g, {id(g._data)}))
+                        v._grad = (
+                            Variable._new(_copy_array(g), False, None, 0)
+                            if arrays
+                            else _own(g, {id(g._data)})
+                        )
             if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
                 dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
                 gys = [
@@ -627,19 +648,32 @@ def _run(
                     for j, g in enumerate(gys)
                 ]
                 if not arrays:
-                    gys = [g if isinstance(g, Variable) else Variable._new(g, False, None, 0)
-                           for g in gys]
+                    gys = [
+                        g if isinstance(g, Variable) else Variable._new(g, False, None, 0)
+                        for g in gys
+                    ]
             if arrays:
                 rule = node.rule
                 srcs = node.srcs
-                if (rule is not None and rule.fast1 is not None and len(srcs) == 1
-                        and len(gys) == 1 and not node.device.index and srcs[0].need_grad):
+                if (
+                    rule is not None
+                    and rule.fast1 is not None
+                    and len(srcs) == 1
+                    and len(gys) == 1
+                    and not node.device.index
+                    and srcs[0].need_grad
+                ):
                     # one input (needing a gradient), one output, an array-level formula:
                     # called directly, its one gradient accumulated without lists or loops
                     si, so = node.saved_in, node.saved_out
                     try:
-                        arr = rule.fast1(node.device.xp, gys[0], None if si is None else si[0],
-                                         None if so is None else so[0], **node.attrs)
+                        arr = rule.fast1(
+                            node.device.xp,
+                            gys[0],
+                            None if si is None else si[0],
+                            None if so is None else so[0],
+                            **node.attrs,
+                        )
                     except BackwardRuleError:
                         raise
                     except Exception as e:
@@ -647,8 +681,11 @@ def _run(
                             _check_leaves(node)  # replaced leaf data: the clearer error
                         raise _rule_raised(node, rule, e) from e
                     del gys
-                    if (type(arr) is not node.out_type or arr.shape != node.in_shapes[0]
-                            or arr.dtype != node.in_dtypes[0]):
+                    if (
+                        type(arr) is not node.out_type
+                        or arr.shape != node.in_shapes[0]
+                        or arr.dtype != node.in_dtypes[0]
+                    ):
                         arr = _checked_arrays(node, rule, (arr,))[0]
                     if not retain_graph:
                         node.saved_in = node.saved_out = None
@@ -847,8 +884,11 @@ def grad(
             reached.append(g is not None)
             if g is None:
                 if unreachable == "error":
-                    why = ("is not reachable from the outputs" if x._need_grad else
-                           "needs no gradient (need_grad=False)")
+                    why = (
+                        "is not reachable from the outputs"
+                        if x._need_grad
+                        else "needs no gradient (need_grad=False)"
+                    )
                     raise ValueError(f"grad: inputs[{k}] {why}")
                 if unreachable == "zero":
                     g = Variable._new(_zeros(x.device, x.shape, x.dtype), False, None, 0)
@@ -921,8 +961,7 @@ def rerun_kernel(node: Node, arrays: list[Any]) -> tuple[Any, ...]:
         out = kernel(device.xp, *arrays, **node.attrs)
     outs = (out,) if fdef.n_outputs == 1 else tuple(out)
     return tuple(
-        o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type
-        else device.asarray(o)
+        o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type else device.asarray(o)
         for o in outs
     )
 

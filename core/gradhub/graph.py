@@ -188,8 +188,10 @@ def _kernel_error(fdef: FunctionDef, arrays: Sequence[Any], e: Exception) -> Exc
     """``e`` again, of its type where that can be built from a message (numpy's ufunc errors need
     more arguments: their base class then), naming the function and the input shapes."""
     shapes = ", ".join(str(tuple(getattr(a, "shape", ()))) for a in arrays)
-    msg = (f"{fdef.snake}() ({fdef.name}, from {fdef.provider}) failed on inputs of shapes "
-           f"{shapes}: {e}")
+    msg = (
+        f"{fdef.snake}() ({fdef.name}, from {fdef.provider}) failed on inputs of shapes "
+        f"{shapes}: {e}"
+    )
     for cls in type(e).__mro__:
         if cls in (ValueError, TypeError, IndexError):
             break
@@ -213,8 +215,7 @@ def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any])
     names = {d.name for d in devs}
     if len(names) > 1:
         where = ", ".join(
-            f"{n} ({input_name(fdef, i)} #{i})"
-            for i, n in enumerate(d.name for d in devs)
+            f"{n} ({input_name(fdef, i)} #{i})" for i, n in enumerate(d.name for d in devs)
         )
         raise DeviceError(
             f"{fdef.snake}(): inputs are on different devices: {where}; move them to one device "
@@ -238,8 +239,9 @@ def _inputs(
                 raise TypeError(f"{fdef.snake}(): input {name!r} must not be None")
             a = _to_array(x)  # as_variable, naming the function and input for complex data
             if a.dtype.kind == "c":
-                raise _complex_error(f"{fdef.snake}(): input {input_name(fdef, len(vs))!r}",
-                                     a.dtype)
+                raise _complex_error(
+                    f"{fdef.snake}(): input {input_name(fdef, len(vs))!r}", a.dtype
+                )
             x = Variable._new(a, False, None, 0)
         vs.append(x)
         a = x._data

@@ -117,7 +117,8 @@ def output_array(xp: Any, shape: Sequence[int], dtype: Any) -> Any:
     free = _free_refs
     spare = IDLE_PER_KEY
     pools: dict[tuple[tuple[int, ...], np.dtype[Any]], list[Any]] | None = getattr(
-        _local, "pools", None)
+        _local, "pools", None
+    )
     if pools is None:
         release()
         pools = _local.pools
@@ -202,7 +203,11 @@ def kept_bytes() -> int:
 def binary(ufunc: Any, a: Any, b: Any) -> Any:
     """``ufunc(a, b)`` into an :func:`output_array` when ``a`` and ``b`` are numpy arrays of one
     shape and dtype (the large products and sums of a training step), else plainly."""
-    if (type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape
-            and a.dtype == b.dtype):
+    if (
+        type(a) is np.ndarray
+        and type(b) is np.ndarray
+        and a.shape == b.shape
+        and a.dtype == b.dtype
+    ):
         return ufunc(a, b, out=output_array(np, a.shape, a.dtype))
     return ufunc(a, b)

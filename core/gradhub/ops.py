@@ -102,9 +102,13 @@ def real_scalar(fname: str, name: str, value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
         return value[()]
     shape = getattr(value, "shape", None)
-    what = (f"{type(value).__name__} of shape {tuple(shape)}" if shape is not None
-            else repr(value) if value is None or isinstance(value, complex)
-            else type(value).__name__)
+    what = (
+        f"{type(value).__name__} of shape {tuple(shape)}"
+        if shape is not None
+        else repr(value)
+        if value is None or isinstance(value, complex)
+        else type(value).__name__
+    )
     raise TypeError(
         f"{fname}(): argument {name!r} must be a real number (a Python or numpy int, float or "
         f"bool, or a 0-d real array), got {what}; for an array or Variable operand use the "
@@ -127,7 +131,7 @@ def with_real_scalars(fdef: Any, names: Sequence[str] = ("val",)) -> Any:
             if len(args) > pos:
                 v = real_scalar(fname, name, args[pos])
                 if v is not args[pos]:
-                    args = (*args[:pos], v, *args[pos + 1:])
+                    args = (*args[:pos], v, *args[pos + 1 :])
             elif name in kw:
                 kw[name] = real_scalar(fname, name, kw[name])
         return inner(*args, **kw)

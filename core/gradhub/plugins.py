@@ -75,9 +75,16 @@ class PluginRecord:
     start-up path.)
     """
 
-    def __init__(self, name: str, distribution: str, version: str, module: str,
-                 status: str = "pending", error: str = "",
-                 added: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        distribution: str,
+        version: str,
+        module: str,
+        status: str = "pending",
+        error: str = "",
+        added: dict[str, int] | None = None,
+    ) -> None:
         self.name = name
         self.distribution = distribution
         self.version = version
@@ -87,8 +94,10 @@ class PluginRecord:
         self.added: dict[str, int] = {} if added is None else added
 
     def __repr__(self) -> str:
-        return (f"PluginRecord(name={self.name!r}, distribution={self.distribution!r}, "
-                f"status={self.status!r})")
+        return (
+            f"PluginRecord(name={self.name!r}, distribution={self.distribution!r}, "
+            f"status={self.status!r})"
+        )
 
 
 class _LoadState:
@@ -332,9 +341,15 @@ class CommandDef:
     and returns the exit status; None counts as 0) and ``provider`` (who registered it).
     """
 
-    def __init__(self, name: str, run: Callable[[Any], Any], help: str,
-                 add_arguments: Callable[[Any], None] | None, description: str | None,
-                 provider: Provider) -> None:
+    def __init__(
+        self,
+        name: str,
+        run: Callable[[Any], Any],
+        help: str,
+        add_arguments: Callable[[Any], None] | None,
+        description: str | None,
+        provider: Provider,
+    ) -> None:
         self.name = name
         self.run = run
         self.help = help
@@ -379,18 +394,23 @@ class CommandRegistrar:
                 "(such as 'demo' or 'train-mnist')"
             )
         if not callable(run):
-            raise RegistrationError(f"{where}: argument 'run' must be callable, got "
-                                    f"{type(run).__name__}")
+            raise RegistrationError(
+                f"{where}: argument 'run' must be callable, got {type(run).__name__}"
+            )
         if not isinstance(help, str) or not help.strip():
             raise RegistrationError(f"{where}: argument 'help' must be a non-empty string")
         if add_arguments is not None and not callable(add_arguments):
-            raise RegistrationError(f"{where}: argument 'add_arguments' must be callable or "
-                                    f"None, got {type(add_arguments).__name__}")
+            raise RegistrationError(
+                f"{where}: argument 'add_arguments' must be callable or "
+                f"None, got {type(add_arguments).__name__}"
+            )
         if description is not None and not isinstance(description, str):
             raise RegistrationError(f"{where}: argument 'description' must be a string or None")
         self.commands.append(
-            (CommandDef(name, run, help, add_arguments, description, self._s.provider),
-             bool(override))
+            (
+                CommandDef(name, run, help, add_arguments, description, self._s.provider),
+                bool(override),
+            )
         )
 
 
@@ -409,8 +429,6 @@ _PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:4])
 
 def _split_env(name: str) -> set[str]:
     return {s.strip() for s in os.environ.get(name, "").split(",") if s.strip()}
-
-
 
 
 class EntryPoint(NamedTuple):
@@ -453,7 +471,7 @@ def _metadata_field(text: str, field: str) -> str:
     prefix = field + ":"
     for line in text.splitlines():
         if line.startswith(prefix):
-            return line[len(prefix):].strip()
+            return line[len(prefix) :].strip()
         if not line.strip():
             break  # end of the headers
     return ""
@@ -571,8 +589,10 @@ def _check_phase1(s: _Staging) -> None:
     snakes: set[str] = set()
     for fdef, override in s.functions:
         # within the plugin: a later registration of a name needs override=True, as across plugins
-        for key, seen, what in ((fdef.name, names, "function"), (fdef.snake, snakes, "snake_case "
-                                                                 "name")):
+        for key, seen, what in (
+            (fdef.name, names, "function"),
+            (fdef.snake, snakes, "snake_case name"),
+        ):
             if key in seen and not override:
                 raise RegistrationError(
                     f"{what} {key!r} is registered twice by the plugin; pass override=True to "
@@ -676,8 +696,14 @@ def _commit_phase2(s: _Staging) -> None:
     for name, rule, override in s.rules:
         fdef = REGISTRY.functions[name]
         # a rule on a composite turns it into a primitive (set_rule): rollback turns it back
-        entry = [fdef, None, fdef.rule, list(fdef.overrides), dict(fdef.audit),
-                 fdef.kind == "composite"]
+        entry = [
+            fdef,
+            None,
+            fdef.rule,
+            list(fdef.overrides),
+            dict(fdef.audit),
+            fdef.kind == "composite",
+        ]
         s.undo.append(entry)
         set_rule(
             fdef,
@@ -732,8 +758,12 @@ OWN_DISTRIBUTIONS = ("gradhub", "gradhub-nn-ops", "gradhub-cuda")
 
 def _replaces(s: _Staging) -> bool:
     """Whether a plugin registers anything with ``override=True`` (so far)."""
-    return (any(o for _, o in s.functions) or any(o for _, o in s.parametric)
-            or any(k[3] for k in s.kernels) or any(r[2] for r in s.rules))
+    return (
+        any(o for _, o in s.functions)
+        or any(o for _, o in s.parametric)
+        or any(k[3] for k in s.kernels)
+        or any(r[2] for r in s.rules)
+    )
 
 
 def _commit_order(
@@ -753,8 +783,7 @@ def _commit_order(
         if _replaces(s):
             return (1, 0, i)
         dist = _normalize(rec.distribution)
-        own = OWN_DISTRIBUTIONS.index(dist) if dist in OWN_DISTRIBUTIONS else len(
-            OWN_DISTRIBUTIONS)
+        own = OWN_DISTRIBUTIONS.index(dist) if dist in OWN_DISTRIBUTIONS else len(OWN_DISTRIBUTIONS)
         return (0, own, i)
 
     return [item for _, item in sorted(enumerate(staged), key=key)]
@@ -869,10 +898,17 @@ def _load(
         mod_name = getattr(module, "__name__", repr(module))
         # an installed plugin that autoload or the allow list left out, loaded by hand: its
         # distribution is known from its entry point
-        ep_rec = next((r for r in records if r.module == mod_name
-                       and r.status in ("autoload off", "not selected")), None)
-        rec = PluginRecord(name, ep_rec.distribution if ep_rec else "",
-                           ep_rec.version if ep_rec else "", mod_name)
+        ep_rec = next(
+            (
+                r
+                for r in records
+                if r.module == mod_name and r.status in ("autoload off", "not selected")
+            ),
+            None,
+        )
+        rec = PluginRecord(
+            name, ep_rec.distribution if ep_rec else "", ep_rec.version if ep_rec else "", mod_name
+        )
         candidates.append((rec, _returning(module)))
 
     failures: list[PluginRecord] = []
@@ -1028,9 +1064,11 @@ def plugin_commands(taken: Sequence[str] = (), strict: bool | None = None) -> li
                         "replace it"
                     )
         except (Exception, SystemExit) as e:
-            message = (f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
-                       f"{rec.version}) adds no command: gradhub_add_commands: "
-                       f"{type(e).__name__}: {e}")
+            message = (
+                f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
+                f"{rec.version}) adds no command: gradhub_add_commands: "
+                f"{type(e).__name__}: {e}"
+            )
             if strict:
                 raise PluginError(message) from e
             warnings.warn(PluginLoadWarning(message), stacklevel=2)

@@ -69,8 +69,15 @@ def one_input_fast(fn: Callable[..., Any]) -> RuleFn:
         [array([1.])]
     """
 
-    def fast(xp: Any, gy: Sequence[Any], x: Sequence[Any], xs: Sequence[Any],
-             y: Sequence[Any], ys: Sequence[Any], **attrs: Any) -> list[Any]:
+    def fast(
+        xp: Any,
+        gy: Sequence[Any],
+        x: Sequence[Any],
+        xs: Sequence[Any],
+        y: Sequence[Any],
+        ys: Sequence[Any],
+        **attrs: Any,
+    ) -> list[Any]:
         return [fn(xp, gy[0], x[0], y[0], **attrs)]
 
     fast.__name__ = getattr(fn, "__name__", "fast")
@@ -110,8 +117,9 @@ class Rule:
         self.need_outputs = need_outputs
         #: what a node keeps, as a number the recording path tests quickly: 0 nothing, 1 input 0
         #: only, 2 inputs 0 and 1 only, -1 anything else (see ``Node.save``)
-        self.keeps = (_KEEPS.get(need_inputs, -1)
-                      if need_outputs == () and need_inputs is not None else -1)
+        self.keeps = (
+            _KEEPS.get(need_inputs, -1) if need_outputs == () and need_inputs is not None else -1
+        )
         self.first_order_only = first_order_only
         self.fast = fast
         #: the formula of a fast rule built by :func:`one_input_fast`, which the engine calls
@@ -790,7 +798,8 @@ def left_out_hint(skip_nn_ops: bool = False) -> str:
 
     _ensure_loaded()
     left = [
-        r for r in _plugin_records()
+        r
+        for r in _plugin_records()
         if r.status in _LEFT_OUT
         and not (skip_nn_ops and _normalize(r.distribution) == "gradhub-nn-ops")
     ]
@@ -820,7 +829,8 @@ def left_out_hint(skip_nn_ops: bool = False) -> str:
     to_load = f"; to load them: {'; or '.join(how)}" if how else ""
     return (
         "; installed plugins that were left out, one of which may provide it: "
-        + ", ".join(items) + to_load
+        + ", ".join(items)
+        + to_load
     )
 
 
@@ -928,8 +938,11 @@ def set_rule(
 
 
 def _is_array_input(value: Any) -> bool:
-    return (isinstance(value, _variable_type) or type(value) is np.ndarray
-            or type(value) in REGISTRY.by_array_type)
+    return (
+        isinstance(value, _variable_type)
+        or type(value) is np.ndarray
+        or type(value) in REGISTRY.by_array_type
+    )
 
 
 def _several_outputs(**attrs: Any) -> int:

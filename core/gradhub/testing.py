@@ -86,24 +86,31 @@ def gradcheck(
         True
     """
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
-        raise TypeError(f"gradcheck: order must be an int >= 1, got {type(order).__name__} "
-                        f"{order!r}")
+        raise TypeError(
+            f"gradcheck: order must be an int >= 1, got {type(order).__name__} {order!r}"
+        )
     if order < 1:
-        raise ValueError(f"gradcheck: order must be >= 1 (the highest derivative order to "
-                         f"check), got {order}")
+        raise ValueError(
+            f"gradcheck: order must be >= 1 (the highest derivative order to check), got {order}"
+        )
     if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
-        raise TypeError(f"gradcheck: inputs must be a sequence (one entry per argument of fn), "
-                        f"got {type(inputs).__name__}")
+        raise TypeError(
+            f"gradcheck: inputs must be a sequence (one entry per argument of fn), "
+            f"got {type(inputs).__name__}"
+        )
     n = len(inputs)
     if grad_inputs is not None:
         diff = []
         for i in grad_inputs:
             if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-                raise TypeError(f"gradcheck: grad_inputs must hold input indices (ints), got "
-                                f"{type(i).__name__} {i!r}")
+                raise TypeError(
+                    f"gradcheck: grad_inputs must hold input indices (ints), got "
+                    f"{type(i).__name__} {i!r}"
+                )
             if not 0 <= i < n:
-                raise ValueError(f"gradcheck: grad_inputs index {i} is out of range for {n} "
-                                 f"input(s)")
+                raise ValueError(
+                    f"gradcheck: grad_inputs index {i} is out of range for {n} input(s)"
+                )
             if int(i) in diff:
                 raise ValueError(f"gradcheck: grad_inputs names input {i} twice")
             diff.append(int(i))
@@ -113,16 +120,19 @@ def gradcheck(
         a = a.d if isinstance(a, Variable) else a
         literal = isinstance(a, (list, tuple, float, int)) and not isinstance(a, bool)
         h = np.asarray(a if literal else dev.to_numpy(a))
-        if h.dtype.kind == "f" or (h.dtype.kind in "iu" and (
-                literal or (grad_inputs is not None and k in diff))):
+        if h.dtype.kind == "f" or (
+            h.dtype.kind in "iu" and (literal or (grad_inputs is not None and k in diff))
+        ):
             h = h.astype(np.float64)
         arrays.append(dev.asarray(h))
     if grad_inputs is None:
         diff = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
     for i in diff:
         if arrays[i].dtype.kind != "f":
-            raise TypeError(f"gradcheck: grad_inputs names input {i}, whose dtype "
-                            f"{arrays[i].dtype} cannot be differentiated")
+            raise TypeError(
+                f"gradcheck: grad_inputs names input {i}, whose dtype "
+                f"{arrays[i].dtype} cannot be differentiated"
+            )
     if not diff:
         raise NothingToCheckError(
             "gradcheck: no input is differentiated, so nothing would be checked: inputs has no "
@@ -131,8 +141,22 @@ def gradcheck(
         )
     rng = np.random.default_rng(seed)
     label = name or getattr(fn, "__name__", "fn")
-    _check(fn, arrays, diff, grad_outputs, order, dev, rng, eps, atol, rtol,
-           full_jacobian_max, n_directions, label, 1)
+    _check(
+        fn,
+        arrays,
+        diff,
+        grad_outputs,
+        order,
+        dev,
+        rng,
+        eps,
+        atol,
+        rtol,
+        full_jacobian_max,
+        n_directions,
+        label,
+        1,
+    )
     return True
 
 
@@ -171,37 +195,51 @@ def _check(
         vs = [_dev_of(y._data, dev).asarray(rng.standard_normal(y.shape)) for y in ys]
     else:
         if len(grad_outputs) != len(ys):
-            raise ValueError(f"gradcheck: grad_outputs has {len(grad_outputs)} entries but "
-                             f"{label} returned {len(ys)} floating-point output(s)")
-        vs = [_dev_of(y._data, dev).asarray(np.asarray(v, dtype=np.float64))
-              for y, v in zip(ys, grad_outputs)]
+            raise ValueError(
+                f"gradcheck: grad_outputs has {len(grad_outputs)} entries but "
+                f"{label} returned {len(ys)} floating-point output(s)"
+            )
+        vs = [
+            _dev_of(y._data, dev).asarray(np.asarray(v, dtype=np.float64))
+            for y, v in zip(ys, grad_outputs)
+        ]
     targets = [xs[i] for i in diff]
-    gs = grad(ys, targets, grad_outputs=[Variable._new(v, False, None, 0) for v in vs],
-              create_graph=False)
+    gs = grad(
+        ys, targets, grad_outputs=[Variable._new(v, False, None, 0) for v in vs], create_graph=False
+    )
     ana = [np.zeros(arrays[i].shape) if g is None else _host(dev, g.d) for i, g in zip(diff, gs)]
 
     # side check: running backward twice gives the same result, also when the backward pass is
     # recorded (create_graph=True runs the differentiable rules, False may run fast array rules)
     xs2 = _vars(arrays, diff)
     ys2 = _outputs(fn(*xs2))
-    gs2 = grad(ys2, [xs2[i] for i in diff],
-               grad_outputs=[Variable._new(v, False, None, 0) for v in vs], create_graph=True)
+    gs2 = grad(
+        ys2,
+        [xs2[i] for i in diff],
+        grad_outputs=[Variable._new(v, False, None, 0) for v in vs],
+        create_graph=True,
+    )
     for k, (a, g2) in enumerate(zip(ana, gs2)):
         b = _host(dev, g2.d)  # type: ignore[union-attr]
         if not np.allclose(a, b, rtol=1e-9, atol=1e-12 * (1 + np.abs(a).max(initial=0))):
-            raise GradcheckError(f"{label} (order {level}): running backward twice (with and "
-                                 f"without create_graph) gave different gradients for input "
-                                 f"{diff[k]}: max diff {np.abs(a - b).max()}", level)
+            raise GradcheckError(
+                f"{label} (order {level}): running backward twice (with and "
+                f"without create_graph) gave different gradients for input "
+                f"{diff[k]}: max diff {np.abs(a - b).max()}",
+                level,
+            )
     # side check: a zero incoming gradient gives zero gradients
     zs = [Variable._new(_dev_of(v, dev).xp.zeros_like(v), False, None, 0) for v in vs]
     gz = grad(ys2, [xs2[i] for i in diff], grad_outputs=zs, create_graph=False)
     for k, g in enumerate(gz):
         h = _host(dev, g.d)  # type: ignore[union-attr]
         if np.any(h != 0):
-            raise GradcheckError(f"{label} (order {level}): a zero incoming gradient gave a "
-                                 f"non-zero gradient for input {diff[k]} "
-                                 f"(max {np.abs(h).max()})",
-                                 level)
+            raise GradcheckError(
+                f"{label} (order {level}): a zero incoming gradient gave a "
+                f"non-zero gradient for input {diff[k]} "
+                f"(max {np.abs(h).max()})",
+                level,
+            )
 
     def phi(shifted: list[Any]) -> float:
         # not under no_grad: at order > 1, fn itself computes a gradient
@@ -247,10 +285,28 @@ def _check(
         def vjp(*args: Variable) -> list[Variable]:
             ins, v_in = list(args[:n_in]), list(args[n_in:])
             outs = _outputs(fn(*ins))
-            return grad(outs, [ins[i] for i in diff], grad_outputs=v_in,  # type: ignore[return-value]
-                        create_graph=True)
+            return grad(
+                outs,
+                [ins[i] for i in diff],
+                grad_outputs=v_in,  # type: ignore[return-value]
+                create_graph=True,
+            )
 
         new_arrays = list(arrays) + list(vs)
         new_diff = list(diff) + list(range(n_in, n_in + n_v))
-        _check(vjp, new_arrays, new_diff, None, order - 1, dev, rng, eps, atol, rtol,
-               full_max, n_dirs, label, level + 1)
+        _check(
+            vjp,
+            new_arrays,
+            new_diff,
+            None,
+            order - 1,
+            dev,
+            rng,
+            eps,
+            atol,
+            rtol,
+            full_max,
+            n_dirs,
+            label,
+            level + 1,
+        )

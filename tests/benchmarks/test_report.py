@@ -18,8 +18,19 @@ import run
 
 
 def _timing(fw: str, wl: str, *medians_s: float, **extra: Any) -> list[dict[str, Any]]:
-    return [{"framework": fw, "workload": wl, "status": "ok", "median_s": m, "min_s": m,
-             "max_s": m, "round": i, **extra} for i, m in enumerate(medians_s)]
+    return [
+        {
+            "framework": fw,
+            "workload": wl,
+            "status": "ok",
+            "median_s": m,
+            "min_s": m,
+            "max_s": m,
+            "round": i,
+            **extra,
+        }
+        for i, m in enumerate(medians_s)
+    ]
 
 
 def _data(ours_w1_s: float = 0.5e-3, check: str = "match") -> dict[str, Any]:
@@ -27,22 +38,31 @@ def _data(ours_w1_s: float = 0.5e-3, check: str = "match") -> dict[str, Any]:
         _timing("gradhub", "tiny_ops", ours_w1_s, ours_w1_s * 3, ours_w1_s)
         + _timing("torch", "tiny_ops", 1e-3, 1e-3, 1e-3)
         + _timing("numpy-manual", "tiny_ops", 1e-4)
-        + _timing("gradhub", "mlp", 10e-3) + _timing("numpy-manual", "mlp", 9e-3)
+        + _timing("gradhub", "mlp", 10e-3)
+        + _timing("numpy-manual", "mlp", 9e-3)
         + _timing("torch", "mlp", 8e-3)
         + _timing("gradhub", "import", 0.09, import_minus_startup_s=0.08)
-        + _timing("gradhub", "deep_mlp_mem", 0.1) + _timing("numpy-manual", "deep_mlp_mem", 0.1)
+        + _timing("gradhub", "deep_mlp_mem", 0.1)
+        + _timing("numpy-manual", "deep_mlp_mem", 0.1)
         + _timing("torch", "deep_mlp_mem", 0.09)
     )
-    checks = [{"framework": "gradhub", "workload": w, "status": check, "max_rel": 1e-6}
-              for w in ("tiny_ops", "mlp", "deep_mlp_mem")]
-    memory = [{"framework": "gradhub", "workload": "deep_mlp_mem", "status": "ok",
-               "mem_peak_mb": 80.0},
-              {"framework": "torch", "workload": "deep_mlp_mem", "status": "ok",
-               "mem_peak_mb": 78.0}]
-    meta = {"frameworks": {"gradhub": {}, "torch": {}, "numpy-manual": {}},
-            "workloads": {w: {"n_ops": 100} if w == "tiny_ops" else {} for w in
-                          ("tiny_ops", "mlp", "import", "deep_mlp_mem")},
-            "threads": 2, "rounds": 3}
+    checks = [
+        {"framework": "gradhub", "workload": w, "status": check, "max_rel": 1e-6}
+        for w in ("tiny_ops", "mlp", "deep_mlp_mem")
+    ]
+    memory = [
+        {"framework": "gradhub", "workload": "deep_mlp_mem", "status": "ok", "mem_peak_mb": 80.0},
+        {"framework": "torch", "workload": "deep_mlp_mem", "status": "ok", "mem_peak_mb": 78.0},
+    ]
+    meta = {
+        "frameworks": {"gradhub": {}, "torch": {}, "numpy-manual": {}},
+        "workloads": {
+            w: {"n_ops": 100} if w == "tiny_ops" else {}
+            for w in ("tiny_ops", "mlp", "import", "deep_mlp_mem")
+        },
+        "threads": 2,
+        "rounds": 3,
+    }
     return {"meta": meta, "results": results, "checks": checks, "memory": memory}
 
 
@@ -115,8 +135,9 @@ def test_a_baseline_interpreter_adds_a_row_and_its_ratios() -> None:
     assert "gradhub-baseline=fw_gradhub@/old/bin/python" in cmd
     data = _data()
     data["meta"]["frameworks"]["gradhub-baseline"] = {}
-    data["results"] += (_timing("gradhub-baseline", "tiny_ops", 1e-3)
-                        + _timing("gradhub-baseline", "mlp", 8e-3))
+    data["results"] += _timing("gradhub-baseline", "tiny_ops", 1e-3) + _timing(
+        "gradhub-baseline", "mlp", 8e-3
+    )
     text, _ = run.render(data, "cpu", ["tiny_ops", "mlp"])
     assert "- W1 tiny_ops: 0.50x (5.00 against 10.0" in text  # 5 us against 10 us per function
     assert "- W2 mlp: 1.25x (10.0 against 8.00" in text
@@ -189,12 +210,24 @@ def test_import_parts_split_a_fresh_start_into_parts_that_add_up() -> None:
         assert len(parts[key]) == 2, key
     for i in range(2):
         p = {k: v[i] for k, v in parts.items()}
-        for key in ("import numpy", "import gradhub", "entry points", "nn_ops modules",
-                    "registration", "first call"):
+        for key in (
+            "import numpy",
+            "import gradhub",
+            "entry points",
+            "nn_ops modules",
+            "registration",
+            "first call",
+        ):
             assert p[key] > 0, key
         assert p["other loading"] >= 0
-        whole = p["import gradhub"] + p["entry points"] + p["nn_ops modules"] + p[
-            "registration"] + p["other loading"] + p["first call"]
+        whole = (
+            p["import gradhub"]
+            + p["entry points"]
+            + p["nn_ops modules"]
+            + p["registration"]
+            + p["other loading"]
+            + p["first call"]
+        )
         assert p["gradhub"] == pytest.approx(whole)
     text = profile_core.render_import(parts)
     assert text.count("\n| ") == 1 + len(profile_core.IMPORT_PARTS)

@@ -106,8 +106,10 @@ def test_core_docstrings_carry_examples(name: str) -> None:
 
 # -- the pages of docs/ --------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^(```+|:::+)\{(doctest|testsetup|testcleanup)\}[^\n]*\n(.*?)^\1[ \t]*$",
-                    re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(
+    r"^(```+|:::+)\{(doctest|testsetup|testcleanup)\}[^\n]*\n(.*?)^\1[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 def _pages() -> list[Path]:
@@ -134,8 +136,12 @@ def test_docs_page_examples(page: Path, monkeypatch: pytest.MonkeyPatch) -> None
     # the same environment as docs/conf.py gives sphinx-build -b doctest
     for example in ("gradhub-mish", "gradhub-toy-device"):
         monkeypatch.syspath_prepend(str(DOCS / "examples" / example))
-    for var in ("GRADHUB_PLUGINS", "GRADHUB_BLOCK_PLUGINS", "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
-                "GRADHUB_STRICT_PLUGINS"):
+    for var in (
+        "GRADHUB_PLUGINS",
+        "GRADHUB_BLOCK_PLUGINS",
+        "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
+        "GRADHUB_STRICT_PLUGINS",
+    ):
         monkeypatch.delenv(var, raising=False)
     gradhub.plugins.reset()
     gradhub.clear_parameters()

@@ -84,7 +84,10 @@ class Venv:
         self.python = str(root / bindir / ("python.exe" if os.name == "nt" else "python"))
         purelib = subprocess.run(
             [self.python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-            capture_output=True, text=True, check=True, timeout=TIMEOUT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=TIMEOUT,
         ).stdout.strip()
         self.site_packages = Path(purelib)
         sites, plain = _outer_paths()
@@ -97,22 +100,29 @@ class Venv:
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("GRADHUB_")}
         self.env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1", PYTHONUTF8="1")
 
-    def run(self, *args: str, env: dict[str, str] | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, env: dict[str, str] | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
-            [self.python, *args], capture_output=True, text=True, timeout=TIMEOUT,
-            env={**self.env, **(env or {})}, cwd=str(self.root),
+            [self.python, *args],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            env={**self.env, **(env or {})},
+            cwd=str(self.root),
         )
         if check and proc.returncode != 0:
-            pytest.fail(f"{' '.join(args)} exited with {proc.returncode}:\n{proc.stdout}\n"
-                        f"{proc.stderr}")
+            pytest.fail(
+                f"{' '.join(args)} exited with {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+            )
         return proc
 
     def install(self, source: Path, tmp: Path) -> None:
         """pip-install a copy of ``source`` (building writes into the source tree)."""
         copy = tmp / source.name
-        shutil.copytree(source, copy, ignore=shutil.ignore_patterns(
-            "build", "*.egg-info", "__pycache__"))
+        shutil.copytree(
+            source, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+        )
         if _wheel_tools_here():
             args = ["--no-build-isolation", "--no-index"]
         else:  # fetch setuptools into an isolated build environment (needs the package index)
@@ -120,19 +130,21 @@ class Venv:
         proc = self.run("-m", "pip", "install", "--no-deps", *args, str(copy), check=False)
         if proc.returncode != 0:
             if not args and "setuptools" in proc.stdout + proc.stderr:
-                pytest.skip("cannot build the example: this environment has neither setuptools "
-                            ">= 70.1 nor wheel, and the package index is unreachable")
+                pytest.skip(
+                    "cannot build the example: this environment has neither setuptools "
+                    ">= 70.1 nor wheel, and the package index is unreachable"
+                )
             pytest.fail(f"pip install {source.name} failed:\n{proc.stdout}\n{proc.stderr}")
 
     def uninstall(self, dist: str) -> None:
         self.run("-m", "pip", "uninstall", "-y", dist)
 
-    def cli(self, *args: str, env: dict[str, str] | None = None,
-            expect: int = 0) -> Any:
+    def cli(self, *args: str, env: dict[str, str] | None = None, expect: int = 0) -> Any:
         """Run ``python -m gradhub.cli ARGS --json`` and return the parsed output."""
         proc = self.run("-m", "gradhub.cli", *args, "--json", env=env, check=False)
-        assert proc.returncode == expect, f"gradhub {' '.join(args)}: exit {proc.returncode}\n" \
-                                          f"{proc.stdout}\n{proc.stderr}"
+        assert proc.returncode == expect, (
+            f"gradhub {' '.join(args)}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        )
         return json.loads(proc.stdout)
 
 
@@ -156,8 +168,9 @@ def _row(rows: list[dict[str, Any]], function: str) -> dict[str, Any] | None:
 # -- the op plugin: gradhub-mish -----------------------------------------------------------------
 
 
-def test_mish_is_discovered_listed_audited_and_uninstalled(fresh_venv: Venv,
-                                                           tmp_path: Path) -> None:
+def test_mish_is_discovered_listed_audited_and_uninstalled(
+    fresh_venv: Venv, tmp_path: Path
+) -> None:
     v = fresh_venv
     assert _row(v.cli("registry"), "Mish") is None
     v.install(EXAMPLES / "gradhub-mish", tmp_path)
@@ -167,7 +180,11 @@ def test_mish_is_discovered_listed_audited_and_uninstalled(fresh_venv: Venv,
     mish = _plugin(report["plugins"], "mish")
     assert mish is not None, report["plugins"]
     assert (mish["distribution"], mish["version"], mish["module"], mish["status"]) == (
-        "gradhub-mish", "0.1.0", "gradhub_mish.plugin", "loaded")
+        "gradhub-mish",
+        "0.1.0",
+        "gradhub_mish.plugin",
+        "loaded",
+    )
     assert mish["added"]["functions"] == 1
     assert _plugin(report["plugins"], "nn_ops")["status"] == "loaded"  # type: ignore[index]
 
@@ -175,7 +192,12 @@ def test_mish_is_discovered_listed_audited_and_uninstalled(fresh_venv: Venv,
     row = _row(v.cli("registry"), "Mish")
     assert row is not None
     assert (row["provider"], row["version"], row["callable"], row["kind"], row["rule"]) == (
-        "gradhub-mish", "0.1.0", "mish", "primitive", "yes")
+        "gradhub-mish",
+        "0.1.0",
+        "mish",
+        "primitive",
+        "yes",
+    )
     assert "cpu" in row["devices"]
 
     # the audit verifies it (elementwise: to order 3)
@@ -183,13 +205,18 @@ def test_mish_is_discovered_listed_audited_and_uninstalled(fresh_venv: Venv,
     assert audit["failed"] == 0
     (result,) = audit["results"]
     assert (result["function"], result["device"], result["ok"], result["verified"]) == (
-        "Mish", "cpu", True, 3)
+        "Mish",
+        "cpu",
+        True,
+        3,
+    )
     assert result["samples"] >= 4
 
     # the plugin's own tests pass against the installed distribution
     tests = tmp_path / "gradhub-mish" / "tests"
-    proc = v.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error", str(tests),
-                 check=False)
+    proc = v.run(
+        "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error", str(tests), check=False
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "6 passed" in proc.stdout
 
@@ -219,8 +246,9 @@ print(json.dumps({
 """
 
 
-def test_broken_plugin_is_reported_and_gradhub_keeps_working(fresh_venv: Venv,
-                                                             tmp_path: Path) -> None:
+def test_broken_plugin_is_reported_and_gradhub_keeps_working(
+    fresh_venv: Venv, tmp_path: Path
+) -> None:
     v = fresh_venv
     v.install(EXAMPLES / "gradhub-broken", tmp_path)
 
@@ -230,7 +258,10 @@ def test_broken_plugin_is_reported_and_gradhub_keeps_working(fresh_venv: Venv,
     assert hook is not None and imp is not None, report["plugins"]
     for rec in (hook, imp):
         assert (rec["distribution"], rec["version"], rec["status"]) == (
-            "gradhub-broken", "0.0.1", "failed")
+            "gradhub-broken",
+            "0.0.1",
+            "failed",
+        )
     assert hook["error"].startswith("registration: RuntimeError")
     assert "fails on purpose" in hook["error"]
     assert imp["error"].startswith("import: ModuleNotFoundError")
@@ -291,12 +322,18 @@ def toy(monkeypatch: pytest.MonkeyPatch, fresh_registry: None) -> Any:
     return module
 
 
-def test_gradhub_add_devices_registers_the_toy_device(toy: Any,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gradhub_add_devices_registers_the_toy_device(
+    toy: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import gradhub as gh
 
     assert _added(gradhub.plugins.plugin_report(), "toy_device") == {
-        "devices": 1, "functions": 0, "parametric": 0, "kernels": 1, "rules": 0}
+        "devices": 1,
+        "functions": 0,
+        "parametric": 0,
+        "kernels": 1,
+        "rules": 0,
+    }
     ctx = gh.get_extension_context("toy")
     assert (ctx.backend, ctx.device_id) == ("toy", 0)
     assert gh.get_extension_context("toy-alias") == ctx
@@ -361,8 +398,10 @@ def test_gradhub_add_kernels_toy_kernel_is_used_and_audited(toy: Any) -> None:
 
 
 def test_a_device_registered_twice_fails_the_second_plugin(toy: Any) -> None:
-    again = _module("toy_again", gradhub_add_devices=_hook(
-        lambda register: register.device(toy.ToyDeviceType())))
+    again = _module(
+        "toy_again",
+        gradhub_add_devices=_hook(lambda register: register.device(toy.ToyDeviceType())),
+    )
     gradhub.plugins.reset()
     with pytest.warns(PluginLoadWarning, match="toy_again.*duplicate device 'toy'"):
         records = _load(("toy_device", toy), ("toy_again", again))
@@ -410,11 +449,20 @@ def test_gradhub_add_backward_rules_gives_rules_to_other_plugins_functions(
 ) -> None:
     import gradhub as gh
 
-    functions = _module("cube_functions", gradhub_add_functions=_hook(
-        lambda register: register.function("Cube", _cube, samples=_cube_samples,
-                                           reference=lambda x: x**3, elementwise=True)))
-    rules = _module("cube_rules", gradhub_add_backward_rules=_hook(
-        lambda register: register.rule("Cube", _cube_rule, need_inputs=(0,), need_outputs=())))
+    functions = _module(
+        "cube_functions",
+        gradhub_add_functions=_hook(
+            lambda register: register.function(
+                "Cube", _cube, samples=_cube_samples, reference=lambda x: x**3, elementwise=True
+            )
+        ),
+    )
+    rules = _module(
+        "cube_rules",
+        gradhub_add_backward_rules=_hook(
+            lambda register: register.rule("Cube", _cube_rule, need_inputs=(0,), need_outputs=())
+        ),
+    )
 
     # without the rule plugin the function has no rule
     assert _load(("cube_functions", functions))["cube_functions"].status == "loaded"
@@ -437,20 +485,28 @@ def test_gradhub_add_backward_rules_gives_rules_to_other_plugins_functions(
     assert node_rule.need_inputs == (0,) and node_rule.fn is _cube_rule
 
     # a rival rule for the same function needs override=True; without it the rival fails
-    rival = _module("cube_rival", gradhub_add_backward_rules=_hook(
-        lambda register: register.rule("Cube", _wrong_rule, need_inputs=(0,))))
+    rival = _module(
+        "cube_rival",
+        gradhub_add_backward_rules=_hook(
+            lambda register: register.rule("Cube", _wrong_rule, need_inputs=(0,))
+        ),
+    )
     gradhub.plugins.reset()
     with pytest.warns(PluginLoadWarning, match="cube_rival.*duplicate backward rule for 'Cube'"):
-        records = _load(("cube_functions", functions), ("cube_rules", rules),
-                        ("cube_rival", rival))
+        records = _load(("cube_functions", functions), ("cube_rules", rules), ("cube_rival", rival))
     assert records["cube_rival"].status == "failed"
     assert REGISTRY.get("Cube").rule.fn is _cube_rule  # type: ignore[union-attr]
 
-    overriding = _module("cube_override", gradhub_add_backward_rules=_hook(
-        lambda register: register.rule("Cube", _wrong_rule, need_inputs=(0,), override=True)))
+    overriding = _module(
+        "cube_override",
+        gradhub_add_backward_rules=_hook(
+            lambda register: register.rule("Cube", _wrong_rule, need_inputs=(0,), override=True)
+        ),
+    )
     gradhub.plugins.reset()
-    records = _load(("cube_functions", functions), ("cube_rules", rules),
-                    ("cube_override", overriding))
+    records = _load(
+        ("cube_functions", functions), ("cube_rules", rules), ("cube_override", overriding)
+    )
     assert records["cube_override"].status == "loaded"
     row = _row(gh.registry_table(), "Cube")
     assert row is not None
@@ -459,8 +515,12 @@ def test_gradhub_add_backward_rules_gives_rules_to_other_plugins_functions(
     assert check_function(REGISTRY.get("Cube"), "cpu", order=1, record=False).failed == 1
 
     # a rule for a function nobody registered makes the plugin fail
-    orphan = _module("orphan_rules", gradhub_add_backward_rules=_hook(
-        lambda register: register.rule("NoSuchFunction", _cube_rule)))
+    orphan = _module(
+        "orphan_rules",
+        gradhub_add_backward_rules=_hook(
+            lambda register: register.rule("NoSuchFunction", _cube_rule)
+        ),
+    )
     gradhub.plugins.reset()
     with pytest.warns(PluginLoadWarning, match="orphan_rules.*unknown function 'NoSuchFunction'"):
         assert _load(("orphan_rules", orphan))["orphan_rules"].status == "failed"

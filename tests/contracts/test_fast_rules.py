@@ -17,7 +17,8 @@ from gradhub.registry import REGISTRY, _ensure_loaded
 def _fast_multi_input() -> list[str]:
     _ensure_loaded()
     return sorted(
-        n for n, f in REGISTRY.functions.items()
+        n
+        for n, f in REGISTRY.functions.items()
         if f.rule is not None and f.rule.fast is not None and len(f.inputs) != 1
     )
 
@@ -28,16 +29,16 @@ def test_fast_rule_matches_differentiable_rule_for_each_need_grad_mask(name: str
     for s in samples_of(fdef):
         floats = [i for i, a in enumerate(s.inputs) if np.asarray(a).dtype.kind == "f"]
         for only in floats:
-            xs = [gh.Variable(np.asarray(a), need_grad=(i == only)) for i, a in
-                  enumerate(s.inputs)]
+            xs = [gh.Variable(np.asarray(a), need_grad=(i == only)) for i, a in enumerate(s.inputs)]
             out = fdef.api(*xs, **s.attrs)
             outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o.dtype.kind == "f"]
             rng = np.random.default_rng(0)
             seeds = [rng.standard_normal(o.shape) for o in outs]
             (fast,) = gh.grad(outs, [xs[only]], seeds, create_graph=False)
             (slow,) = gh.grad(outs, [xs[only]], seeds, create_graph=True)
-            np.testing.assert_allclose(fast.d, slow.d, rtol=1e-10, atol=1e-12,
-                                       err_msg=f"{name}[{s.name}] input {only}")
+            np.testing.assert_allclose(
+                fast.d, slow.d, rtol=1e-10, atol=1e-12, err_msg=f"{name}[{s.name}] input {only}"
+            )
 
 
 @pytest.mark.parametrize("name", ["Mul2", "Div2"])

@@ -49,8 +49,11 @@ def _section_of(hook: str) -> str:
 def test_the_hooks_are_found() -> None:
     assert len(HOOKS) >= 4, HOOKS
     # every module-level gradhub_* function of hookspecs is a real hookspec
-    stray = [n for n, o in vars(hookspecs).items()
-             if n.startswith("gradhub_") and inspect.isfunction(o) and n not in HOOKS]
+    stray = [
+        n
+        for n, o in vars(hookspecs).items()
+        if n.startswith("gradhub_") and inspect.isfunction(o) and n not in HOOKS
+    ]
     assert not stray, f"gradhub_* functions in hookspecs without @hookspec: {stray}"
 
 
@@ -81,7 +84,8 @@ def test_hook_has_a_heading_in_the_hook_reference(hook: str) -> None:
 @pytest.mark.parametrize("hook", HOOKS)
 def test_hook_is_mentioned_by_a_test(hook: str) -> None:
     mentions = [
-        p.name for p in sorted(TESTS.rglob("*.py"))
+        p.name
+        for p in sorted(TESTS.rglob("*.py"))
         if p.resolve() != Path(__file__).resolve() and hook in p.read_text(encoding="utf-8")
     ]
     assert mentions, f"{hook}: no test under tests/ mentions it"

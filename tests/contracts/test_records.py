@@ -55,8 +55,10 @@ def test_rule_reads_whether_its_fast_rule_wants_need_grads() -> None:
 
 def test_function_signatures_are_built_on_demand_and_complete() -> None:
     sig = inspect.signature(F.convolution)
-    assert str(sig) == ("(x, weight, bias=None, base_axis=1, pad=None, stride=None, "
-                        "dilation=None, group=1, channel_last=False)")
+    assert str(sig) == (
+        "(x, weight, bias=None, base_axis=1, pad=None, stride=None, "
+        "dilation=None, group=1, channel_last=False)"
+    )
     assert sig == inspect.signature(F.convolution)
     assert list(sig.bind(1, 2).arguments) == ["x", "weight"]
     assert str(sig.replace(parameters=list(sig.parameters.values())[:2])) == "(x, weight)"

@@ -73,17 +73,23 @@ def test_release_and_switching_off() -> None:
 
 
 def test_environment_switch_turns_reuse_off() -> None:
-    code = ("import numpy as np; from gradhub import memory; "
-            "a = memory.output_array(np, (1 << 16,), np.float32); "
-            "print(memory.reuse_enabled(), memory.kept_bytes())")
+    code = (
+        "import numpy as np; from gradhub import memory; "
+        "a = memory.output_array(np, (1 << 16,), np.float32); "
+        "print(memory.reuse_enabled(), memory.kept_bytes())"
+    )
     env = {**os.environ, "GRADHUB_REUSE_ARRAYS": "0"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["False", "0"]
-    code += ("; memory.set_reuse(True); b = memory.output_array(np, (1 << 16,), np.float32); "
-             "print(memory.reuse_enabled(), memory.kept_bytes())")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
+    code += (
+        "; memory.set_reuse(True); b = memory.output_array(np, (1 << 16,), np.float32); "
+        "print(memory.reuse_enabled(), memory.kept_bytes())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["False", "0", "True", str(1 << 18)]  # the call wins
 
 
@@ -118,8 +124,10 @@ def _penalty_step(x: np.ndarray, params: list[np.ndarray]) -> list[np.ndarray]:
 @pytest.mark.nn_ops
 def test_reuse_never_changes_results_or_held_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(17)
-    params = [rng.standard_normal(s).astype(np.float32) * 0.3
-              for s in ((4, 2, 3, 3), (4,), (3, 4, 3, 3), (3,))]
+    params = [
+        rng.standard_normal(s).astype(np.float32) * 0.3
+        for s in ((4, 2, 3, 3), (4,), (3, 4, 3, 3), (3,))
+    ]
     x1, x2 = (rng.standard_normal((3, 2, 8, 8)).astype(np.float32) for _ in range(2))
     memory.set_reuse(False)  # reference: plain new arrays
     try:
@@ -143,8 +151,7 @@ def test_reuse_never_changes_results_or_held_arrays(monkeypatch: pytest.MonkeyPa
     np.testing.assert_array_equal(y, y_kept)
 
 
-def test_idle_arrays_beyond_the_spare_count_are_given_back(monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_idle_arrays_beyond_the_spare_count_are_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(memory, "IDLE_PER_KEY", 1)
     shape = (4, 1 << 14)
     held = [memory.output_array(np, shape, np.float32) for _ in range(4)]

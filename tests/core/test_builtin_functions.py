@@ -37,10 +37,13 @@ def _core_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 #: every function of the built-in plugin
-CORE = sorted((
-    "Add2 Sub2 Mul2 Div2 Neg AddScalar MulScalar PowScalar RDivScalar RPowScalar Sum BroadcastTo "
-    "Reshape Cast ToDevice"
-).split() + list(MOVED))
+CORE = sorted(
+    (
+        "Add2 Sub2 Mul2 Div2 Neg AddScalar MulScalar PowScalar RDivScalar RPowScalar Sum "
+        "BroadcastTo Reshape Cast ToDevice"
+    ).split()
+    + list(MOVED)
+)
 
 
 def test_only_the_core_is_loaded_and_it_has_the_moved_functions() -> None:
@@ -59,8 +62,9 @@ def test_core_function_passes_the_audit_to_order_3(name: str) -> None:
         assert r.verified == 3, name
 
 
-def _v(rng: np.random.Generator, shape: tuple[int, ...], lo: float = 0.5,
-       hi: float = 2.0) -> np.ndarray:
+def _v(
+    rng: np.random.Generator, shape: tuple[int, ...], lo: float = 0.5, hi: float = 2.0
+) -> np.ndarray:
     return rng.uniform(lo, hi, shape)
 
 
@@ -91,11 +95,15 @@ OPERATORS: dict[str, tuple[Callable[..., Any], Callable[[np.random.Generator], l
     "A @ x (rmatmul)": (lambda x: np.ones((2, 3)) @ (x * x), lambda r: [_v(r, (3, 2))]),
     "x[1:, ::2] * x[0, 0]": (lambda x: x[1:, ::2] * x[0, 0], lambda r: [_v(r, (3, 4))]),
     "x[[0, 2, 0]] ** 2": (lambda x: x[np.array([0, 2, 0])] ** 2.0, lambda r: [_v(r, (3, 2))]),
-    "x[mask] * x[mask]": (lambda x: x[np.array([True, False, True])] ** 3.0,
-                          lambda r: [_v(r, (3, 2))]),
+    "x[mask] * x[mask]": (
+        lambda x: x[np.array([True, False, True])] ** 3.0,
+        lambda r: [_v(r, (3, 2))],
+    ),
     "x.reshape(6) * x.sum()": (lambda x: x.reshape(6) * x.sum(), lambda r: [_v(r, (2, 3))]),
-    "x.sum(axis=0, keepdims=True) ** 2": (lambda x: x.sum(axis=0, keepdims=True) ** 2.0,
-                                          lambda r: [_v(r, (2, 3))]),
+    "x.sum(axis=0, keepdims=True) ** 2": (
+        lambda x: x.sum(axis=0, keepdims=True) ** 2.0,
+        lambda r: [_v(r, (2, 3))],
+    ),
     "x.to('cpu') * x": (lambda x: x.to("cpu") * x, lambda r: [_v(r, (3,))]),
 }
 
@@ -117,8 +125,14 @@ def test_the_operators_record_the_core_functions() -> None:
 def test_higher_derivatives_of_the_operators_match_closed_forms() -> None:
     x = gh.Variable(np.array([0.5, 1.5, 2.0]))
     y = gh.Variable(np.array([2.0, -1.0, 0.5]))
-    (g3,) = gh.grad([gh.grad([gh.grad([(x**y).sum()], [x], create_graph=True)[0].sum()], [x],
-                            create_graph=True)[0].sum()], [x])
+    (g3,) = gh.grad(
+        [
+            gh.grad(
+                [gh.grad([(x**y).sum()], [x], create_graph=True)[0].sum()], [x], create_graph=True
+            )[0].sum()
+        ],
+        [x],
+    )
     a, b = x.d, y.d
     np.testing.assert_allclose(g3.d, b * (b - 1) * (b - 2) * a ** (b - 3), rtol=1e-12)
     # abs: the second derivative is 0 away from 0

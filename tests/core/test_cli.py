@@ -47,8 +47,7 @@ def _script() -> list[str]:
 
 def _run_script(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, COLUMNS="160")
-    return subprocess.run([*_script(), *args], capture_output=True, text=True, timeout=120,
-                          env=env)
+    return subprocess.run([*_script(), *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 # -- wrong and right third-party rules for Neg (d(-x)/dx = -1) ---------------------------------
@@ -105,13 +104,22 @@ def test_importing_gradhub_and_cli_does_not_import_rich() -> None:
 # -- registry -----------------------------------------------------------------------------------
 
 
-def test_registry_table(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-                        ) -> None:
+def test_registry_table(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # wide enough for every header (a usable GPU adds a
-    assert main(["registry"]) == 0         # device to each row, and rich shortens headers)
+    assert main(["registry"]) == 0  # device to each row, and rich shortens headers)
     out = capsys.readouterr().out
-    for word in ("function", "provider", "rule", "higher-order status", "devices", "Add2",
-                 f"gradhub {gh.__version__}", "unverified"):
+    for word in (
+        "function",
+        "provider",
+        "rule",
+        "higher-order status",
+        "devices",
+        "Add2",
+        f"gradhub {gh.__version__}",
+        "unverified",
+    ):
         assert word in out
 
 
@@ -149,8 +157,9 @@ def test_plugins_json(capsys: pytest.CaptureFixture[str]) -> None:
         assert "pip install gradhub-cuda" in cuda["reason"] and "cudnn" in cuda["aliases"]
 
 
-def test_plugins_reports_a_failed_plugin_and_why(capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plugins_reports_a_failed_plugin_and_why(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the error is printed whole, not cut by the width
     broken = types.ModuleType("broken_plugin_for_cli_test")
 
@@ -192,8 +201,10 @@ def test_audit_verifies_and_records_in_registry(capsys: pytest.CaptureFixture[st
 
 
 def test_audit_order_and_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["audit", "--device", "cpu", "--functions", "Sum", "-k", "mul_scalar",
-                 "--order", "3"]) == 0
+    assert (
+        main(["audit", "--device", "cpu", "--functions", "Sum", "-k", "mul_scalar", "--order", "3"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Sum" in out and "MulScalar" in out and "verified to order 3" in out
     assert "2 verified to order 3, 0 failed" in out
@@ -326,8 +337,9 @@ def test_audit_a_crashing_kernel_is_a_failure_not_a_crash(
 
     @gh.hookimpl
     def gradhub_add_functions(register: Any) -> None:
-        register.function("CrashyKernel", forward, rule=_neg_right, samples=samples,
-                          reference=np.negative)
+        register.function(
+            "CrashyKernel", forward, rule=_neg_right, samples=samples, reference=np.negative
+        )
 
     plugin.gradhub_add_functions = gradhub_add_functions  # type: ignore[attr-defined]
     gradhub.plugins.reset()

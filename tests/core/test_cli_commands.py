@@ -59,9 +59,18 @@ def _greet(args: argparse.Namespace) -> int:
 
 
 def test_a_plugin_command_is_parsed_run_and_listed(capsys: pytest.CaptureFixture[str]) -> None:
-    _load(_plugin("greeter", lambda r: r.command(
-        "greet", _greet, help="say hello", description="Say hello to someone.",
-        add_arguments=_greet_arguments)))
+    _load(
+        _plugin(
+            "greeter",
+            lambda r: r.command(
+                "greet",
+                _greet,
+                help="say hello",
+                description="Say hello to someone.",
+                add_arguments=_greet_arguments,
+            ),
+        )
+    )
     assert main(["greet", "--who", "gradhub"]) == 0
     assert capsys.readouterr().out == "hello gradhub\n"
     assert main(["greet", "--status", "3"]) == 3  # the command's status is passed on
@@ -75,8 +84,12 @@ def test_a_plugin_command_is_parsed_run_and_listed(capsys: pytest.CaptureFixture
 
 
 def test_unknown_option_of_a_plugin_command_names_it(capsys: pytest.CaptureFixture[str]) -> None:
-    _load(_plugin("greeter", lambda r: r.command("greet", _greet, help="say hello",
-                                                 add_arguments=_greet_arguments)))
+    _load(
+        _plugin(
+            "greeter",
+            lambda r: r.command("greet", _greet, help="say hello", add_arguments=_greet_arguments),
+        )
+    )
     with pytest.raises(SystemExit) as e:
         main(["greet", "--bogus"])
     assert e.value.code == 2
@@ -90,8 +103,10 @@ def test_a_command_returning_none_succeeds(capsys: pytest.CaptureFixture[str]) -
 
 def test_the_hook_is_called_lazily() -> None:
     calls: list[str] = []
-    mod = _plugin("counting", lambda r: (calls.append("called"),
-                                         r.command("count", lambda a: 0, help="count")))
+    mod = _plugin(
+        "counting",
+        lambda r: (calls.append("called"), r.command("count", lambda a: 0, help="count")),
+    )
     _load(mod)
     gh.Variable([1.0]) * 2.0  # using the library calls no command hook
     assert calls == []
@@ -107,8 +122,11 @@ def test_a_failing_hook_skips_that_plugin_alone() -> None:
 
     good = _plugin("good_cmds", lambda r: r.command("good", lambda a: 0, help="works"))
     _load(_plugin("broken_cmds", broken), good)
-    with pytest.warns(PluginLoadWarning, match=r"'broken_cmds'.*adds no command.*"
-                                               r"RuntimeError: no commands today"):
+    with pytest.warns(
+        PluginLoadWarning,
+        match=r"'broken_cmds'.*adds no command.*"
+        r"RuntimeError: no commands today",
+    ):
         names = [c.name for c in plugins.plugin_commands()]
     assert names == ["good"]
 
@@ -139,8 +157,9 @@ def test_a_duplicate_name_is_an_error_unless_override(capsys: pytest.CaptureFixt
 
 
 def test_a_core_command_cannot_be_replaced(capsys: pytest.CaptureFixture[str]) -> None:
-    _load(_plugin("replacer", lambda r: r.command("plugins", lambda a: 7, help="mine",
-                                                  override=True)))
+    _load(
+        _plugin("replacer", lambda r: r.command("plugins", lambda a: 7, help="mine", override=True))
+    )
     with pytest.warns(PluginLoadWarning, match="'plugins' is a command of gradhub itself"):
         assert plugins.plugin_commands(taken=("registry", "plugins", "audit")) == []
     assert main(["plugins", "--json"]) == 0  # the core's own command runs
@@ -148,8 +167,9 @@ def test_a_core_command_cannot_be_replaced(capsys: pytest.CaptureFixture[str]) -
 
 def test_override_replaces_a_command(capsys: pytest.CaptureFixture[str]) -> None:
     first = _plugin("aa_first", lambda r: r.command("hello", lambda a: 1, help="first"))
-    second = _plugin("bb_second", lambda r: r.command("hello", lambda a: 5, help="second",
-                                                      override=True))
+    second = _plugin(
+        "bb_second", lambda r: r.command("hello", lambda a: 5, help="second", override=True)
+    )
     _load(first, second)
     assert main(["hello"]) == 5
     assert "second" in build_parser().format_help()
@@ -161,8 +181,10 @@ def test_override_replaces_a_command(capsys: pytest.CaptureFixture[str]) -> None
         ({"name": "Bad Name", "run": lambda a: 0, "help": "x"}, "lower-case letters"),
         ({"name": "ok", "run": 42, "help": "x"}, "argument 'run' must be callable"),
         ({"name": "ok", "run": lambda a: 0, "help": ""}, "argument 'help' must be a non-empty"),
-        ({"name": "ok", "run": lambda a: 0, "help": "x", "add_arguments": "no"},
-         "argument 'add_arguments' must be callable"),
+        (
+            {"name": "ok", "run": lambda a: 0, "help": "x", "add_arguments": "no"},
+            "argument 'add_arguments' must be callable",
+        ),
     ],
 )
 def test_register_command_checks_its_arguments(kwargs: dict[str, Any], match: str) -> None:
@@ -178,8 +200,9 @@ def test_demo_without_the_function_library_says_what_to_install(
     # autoload is off here, so gradhub-nn-ops (installed or not) adds no command
     assert main(["demo", "--epochs", "1"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("gradhub demo: error: the command 'demo' comes with the distribution "
-                          "gradhub-nn-ops")
+    assert err.startswith(
+        "gradhub demo: error: the command 'demo' comes with the distribution gradhub-nn-ops"
+    )
     assert "pip install 'gradhub-nn-ops[demo]'" in err
 
 

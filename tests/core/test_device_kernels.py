@@ -63,8 +63,12 @@ def test_first_order_rules_call_the_devices_kernels(recorded: Any) -> None:
     x, w = gh.Variable(xa), gh.Variable(wa)
     recorded.CALLS.clear()
     gx, gw = gh.grad([_net(x, w)], [x, w], create_graph=False)  # the array-level rules
-    assert recorded.CALLS == ["Convolution", "MaxPoolingBackward", "Deconvolution",
-                              "ConvolutionFilterGrad"]
+    assert recorded.CALLS == [
+        "Convolution",
+        "MaxPoolingBackward",
+        "Deconvolution",
+        "ConvolutionFilterGrad",
+    ]
     # the same numbers as without the plugin's kernels (they wrap the generic ones)
     plugins.reset()
     x2, w2 = gh.Variable(xa), gh.Variable(wa)

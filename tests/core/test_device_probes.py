@@ -36,8 +36,10 @@ def boom(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADHUB_PLUGINS", "fake-boom")
 
 
-BOOM_REASON = (r"availability check of device 'boomdev' \(registered by fake-boom 0\.7\) failed: "
-               r"RuntimeError: probe exploded")
+BOOM_REASON = (
+    r"availability check of device 'boomdev' \(registered by fake-boom 0\.7\) failed: "
+    r"RuntimeError: probe exploded"
+)
 
 
 def test_raising_probe_is_unavailable_in_registry_table_and_show_registry(
@@ -85,13 +87,21 @@ def test_raising_probe_in_registry_audit(boom: None, capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [
-        (("cpu", "abc"), ValueError, r"get_extension_context: device_id must be a non-negative "
-                                     r"integer, got 'abc'"),
+        (
+            ("cpu", "abc"),
+            ValueError,
+            r"get_extension_context: device_id must be a non-negative "
+            r"integer, got 'abc'",
+        ),
         (("cpu", 1.7), TypeError, r"get_extension_context: device_id must be an int.*1\.7"),
         (("cpu", None), TypeError, r"get_extension_context: device_id must be an int"),
         (("cpu", -1), ValueError, r"get_extension_context: device_id must be a non-negative"),
-        (("cpu", 0, "bogus"), ValueError, r"get_extension_context: type_config must be one of "
-                                          r"'float', 'half', got 'bogus'"),
+        (
+            ("cpu", 0, "bogus"),
+            ValueError,
+            r"get_extension_context: type_config must be one of "
+            r"'float', 'half', got 'bogus'",
+        ),
         (("cpu", 0, None), TypeError, r"get_extension_context: type_config must be a string"),
         (("cpu:",), DeviceError, r"device name 'cpu:': the index after ':' must be an integer"),
         ((":0",), DeviceError, r"device name ':0': the device kind before ':' is missing"),

@@ -117,8 +117,10 @@ def test_cuda_without_its_plugin_names_the_distribution(name: str) -> None:
     is installed (as in the test environment), that autoload is off and how to load it."""
     try:
         importlib.metadata.distribution("gradhub-cuda")
-        hint = (r"the distribution 'gradhub-cuda' is installed, but plugin autoload is off "
-                r"\(GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1\)")
+        hint = (
+            r"the distribution 'gradhub-cuda' is installed, but plugin autoload is off "
+            r"\(GRADHUB_DISABLE_PLUGIN_AUTOLOAD=1\)"
+        )
     except importlib.metadata.PackageNotFoundError:
         hint = r"install the distribution 'gradhub-cuda' \(pip install gradhub-cuda\)"
     with pytest.raises(DeviceError, match=r"unknown device 'cud(a|nn)': " + hint):
@@ -126,8 +128,11 @@ def test_cuda_without_its_plugin_names_the_distribution(name: str) -> None:
 
 
 def test_unknown_device_raises() -> None:
-    with pytest.raises(DeviceError, match=r"unknown device 'tpu': no installed plugin provides it"
-                                          r".*Installed devices: broken, cpu, fake"):
+    with pytest.raises(
+        DeviceError,
+        match=r"unknown device 'tpu': no installed plugin provides it"
+        r".*Installed devices: broken, cpu, fake",
+    ):
         gh.get_extension_context("tpu")
 
 
@@ -146,8 +151,11 @@ def test_bad_device_names(name: str, match: str) -> None:
 
 
 def test_unusable_device_says_why() -> None:
-    with pytest.raises(DeviceError, match=r"device 'broken' is unusable here: its driver is "
-                                          r"missing \(test device\)"):
+    with pytest.raises(
+        DeviceError,
+        match=r"device 'broken' is unusable here: its driver is "
+        r"missing \(test device\)",
+    ):
         gh.get_extension_context("broken")
 
 
@@ -209,8 +217,11 @@ def test_forward_and_backward_stay_on_the_device(fake: gh.Context) -> None:
 def test_inputs_on_two_devices_raise_naming_both(fake: gh.Context) -> None:
     a = gh.Variable(np.ones(2))
     b = on_fake(fake, [1.0, 2.0])
-    with pytest.raises(DeviceError, match=r"add2\(\): inputs are on different devices: cpu \(x0 "
-                                          r"#0\), fake:0 \(x1 #1\)"):
+    with pytest.raises(
+        DeviceError,
+        match=r"add2\(\): inputs are on different devices: cpu \(x0 "
+        r"#0\), fake:0 \(x1 #1\)",
+    ):
         a + b
     with pytest.raises(DeviceError, match=r"mul2\(\): .*fake:0 \(x0 #0\), cpu \(x1 #1\)"):
         b * a
@@ -261,10 +272,16 @@ def test_tune_host_allocator_is_opt_in() -> None:
         "p.load_plugins(); print(bool(d._TUNED))\n"
     )
     env_off = {k: v for k, v in __import__("os").environ.items() if k != "GRADHUB_TUNE_MALLOC"}
-    off = subprocess.run([sys.executable, "-c", code], env=env_off, capture_output=True,
-                         text=True, check=True)
-    on = subprocess.run([sys.executable, "-c", code], env={**env_off, "GRADHUB_TUNE_MALLOC": "1"},
-                        capture_output=True, text=True, check=True)
+    off = subprocess.run(
+        [sys.executable, "-c", code], env=env_off, capture_output=True, text=True, check=True
+    )
+    on = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**env_off, "GRADHUB_TUNE_MALLOC": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert off.stdout.strip() == "False"
     expected = "True" if sys.platform.startswith("linux") else "False"
     assert on.stdout.strip() == expected

@@ -9,7 +9,8 @@ import pytest
 
 @pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize(
-    "make", [lambda x, m: x * m, lambda x, m: x + m, lambda x, m: x / (m + 2), lambda x, m: x**m],
+    "make",
+    [lambda x, m: x * m, lambda x, m: x + m, lambda x, m: x / (m + 2), lambda x, m: x**m],
     ids=["mul", "add", "div", "pow"],
 )
 def test_float32_with_integer_data_keeps_the_float32_gradient(make, create_graph) -> None:
@@ -24,8 +25,7 @@ def test_float32_with_integer_data_keeps_the_float32_gradient(make, create_graph
     eps = 1e-6
     x64 = x0.astype(np.float64)
     num = [
-        (make(x64 + eps * e, m).sum() - make(x64 - eps * e, m).sum()) / (2 * eps)
-        for e in np.eye(2)
+        (make(x64 + eps * e, m).sum() - make(x64 - eps * e, m).sum()) / (2 * eps) for e in np.eye(2)
     ]
     np.testing.assert_allclose(g.d, num, rtol=1e-5)
 

@@ -51,12 +51,20 @@ def _split_int_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[n
 
 
 def _add_functions(register: Any) -> None:
-    register.function("Probe", _copy, attrs={"tag": ""}, rule=_probe_bw, need_inputs=(),
-                      need_outputs=())
-    register.function("FOSquare", _square, rule=_fo_square_bw, need_inputs=(0,),
-                      need_outputs=(), first_order_only=True)
-    register.function("SplitInt", _split_int, n_outputs=2, rule=_split_int_bw, need_inputs=(),
-                      need_outputs=())
+    register.function(
+        "Probe", _copy, attrs={"tag": ""}, rule=_probe_bw, need_inputs=(), need_outputs=()
+    )
+    register.function(
+        "FOSquare",
+        _square,
+        rule=_fo_square_bw,
+        need_inputs=(0,),
+        need_outputs=(),
+        first_order_only=True,
+    )
+    register.function(
+        "SplitInt", _split_int, n_outputs=2, rule=_split_int_bw, need_inputs=(), need_outputs=()
+    )
     register.function("NoRule", _copy, attrs={"tag": ""})
 
 

@@ -76,8 +76,10 @@ def test_mean_follows_a_new_batch_size_on_forward() -> None:
     # batch normalization's batch statistics follow too (its means use the same function)
     b = gh.Variable(np.arange(6.0).reshape(2, 3))
     beta, gamma = gh.Variable(np.zeros((1, 3))), gh.Variable(np.ones((1, 3)))
-    rm, rv = gh.Variable(np.zeros((1, 3)), need_grad=False), gh.Variable(np.ones((1, 3)),
-                                                                       need_grad=False)
+    rm, rv = (
+        gh.Variable(np.zeros((1, 3)), need_grad=False),
+        gh.Variable(np.ones((1, 3)), need_grad=False),
+    )
     y = F.batch_normalization(b, beta, gamma, rm, rv, batch_stat=True)
     new = np.arange(12.0).reshape(4, 3) ** 2
     b.d = new

@@ -54,20 +54,39 @@ def _rule(kind: str) -> Callable[..., Any]:
 
 def _add_functions(register: Any) -> None:
     for kind in ("count", "shape", "dtype", "raises", "type"):
-        register.function(f"Bad{kind.capitalize()}", _copy, rule=_rule(kind), need_inputs=(),
-                          need_outputs=())
-    register.function("BadCount2", _add, inputs=("a", "b"), rule=_rule("count2"),
-                      need_inputs=(), need_outputs=())
+        register.function(
+            f"Bad{kind.capitalize()}", _copy, rule=_rule(kind), need_inputs=(), need_outputs=()
+        )
+    register.function(
+        "BadCount2", _add, inputs=("a", "b"), rule=_rule("count2"), need_inputs=(), need_outputs=()
+    )
     for kind in ("count", "shape", "dtype"):
-        register.function(f"FastBad{kind.capitalize()}", _copy, rule=_rule("good"),
-                          fast_backward=_fast_rule(kind), need_inputs=(), need_outputs=())
+        register.function(
+            f"FastBad{kind.capitalize()}",
+            _copy,
+            rule=_rule("good"),
+            fast_backward=_fast_rule(kind),
+            need_inputs=(),
+            need_outputs=(),
+        )
     for kind in ("shape", "dtype", "raises", "type"):
-        register.function(f"Fast1Bad{kind.capitalize()}", _copy, rule=_rule("good"),
-                          fast_backward=one_input_fast(_fast1_formula(kind)), need_inputs=(),
-                          need_outputs=())
-    register.function("Fast1Scale", lambda xp, x, k: x * k, attrs={"k": 1.0},
-                      rule=lambda gy, i, ish, o, osh, k: [gy[0] * k],
-                      fast_backward=_formula_only(), need_inputs=(0,), need_outputs=(0,))
+        register.function(
+            f"Fast1Bad{kind.capitalize()}",
+            _copy,
+            rule=_rule("good"),
+            fast_backward=one_input_fast(_fast1_formula(kind)),
+            need_inputs=(),
+            need_outputs=(),
+        )
+    register.function(
+        "Fast1Scale",
+        lambda xp, x, k: x * k,
+        attrs={"k": 1.0},
+        rule=lambda gy, i, ish, o, osh, k: [gy[0] * k],
+        fast_backward=_formula_only(),
+        need_inputs=(0,),
+        need_outputs=(0,),
+    )
 
 
 FORMULA_CALLS: list[tuple[Any, ...]] = []
@@ -133,8 +152,11 @@ def var(a: Any, **kw: Any) -> gh.Variable:
 
 @pytest.mark.parametrize("data", [[1, 2], np.arange(3), np.array([True]), 7])
 def test_integer_data_needing_a_gradient(data: Any) -> None:
-    with pytest.raises(TypeError, match=r"Variable: need_grad=True needs floating-point data, "
-                                        r"got dtype (int|bool)"):
+    with pytest.raises(
+        TypeError,
+        match=r"Variable: need_grad=True needs floating-point data, "
+        r"got dtype (int|bool)",
+    ):
         gh.Variable(data)
     v = gh.Variable(data, need_grad=False)  # fine for labels
     assert not v.need_grad
@@ -146,8 +168,11 @@ def test_integer_data_needing_a_gradient(data: Any) -> None:
 def test_backward_grad_of_wrong_shape() -> None:
     x = var([1.0, 2.0])
     y = x * 2.0
-    with pytest.raises(ValueError, match=r"backward: grad has shape \(3,\) but the output has "
-                                         r"shape \(2,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"backward: grad has shape \(3,\) but the output has "
+        r"shape \(2,\)",
+    ):
         y.backward(np.ones(3))
     with pytest.raises(ValueError, match=r"backward: grad has shape \(2, 1\)"):
         y.backward(var([[1.0], [1.0]], need_grad=False))
@@ -162,11 +187,17 @@ def test_backward_needs_a_variable() -> None:
 def test_grad_outputs_count() -> None:
     x = var([1.0, 2.0])
     y = x * 2.0
-    with pytest.raises(ValueError, match=r"grad: grad_outputs has 2 entries but there are 1 "
-                                         r"outputs"):
+    with pytest.raises(
+        ValueError,
+        match=r"grad: grad_outputs has 2 entries but there are 1 "
+        r"outputs",
+    ):
         gh.grad([y], [x], [None, None])
-    with pytest.raises(ValueError, match=r"grad_outputs must be a list with one entry per output "
-                                         r"\(2 outputs\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"grad_outputs must be a list with one entry per output "
+        r"\(2 outputs\)",
+    ):
         gh.grad([y, y], [x], np.ones(2))
 
 
@@ -174,8 +205,11 @@ def test_grad_outputs_shape() -> None:
     x = var([1.0, 2.0])
     y1 = x * 2.0
     y2 = x.sum()
-    with pytest.raises(ValueError, match=r"grad: grad_outputs\[1\] has shape \(2,\) but the "
-                                         r"output has shape \(\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"grad: grad_outputs\[1\] has shape \(2,\) but the "
+        r"output has shape \(\)",
+    ):
         gh.grad([y1, y2], [x], [None, np.ones(2)])
 
 
@@ -189,19 +223,28 @@ def test_grad_outputs_dtype_of_a_variable() -> None:
     assert g.dtype == np.float32
     np.testing.assert_array_equal(g.d, [2.0, 6.0])
     seed_var = gh.Variable(np.array([1.0, 3.0])) * 1.0  # float64 and part of a graph
-    with pytest.raises(ValueError, match=r"grad: grad_outputs\[0\] has dtype float64 but the "
-                                         r"output has dtype float32"):
+    with pytest.raises(
+        ValueError,
+        match=r"grad: grad_outputs\[0\] has dtype float64 but the "
+        r"output has dtype float32",
+    ):
         gh.grad([y], [x], [seed_var])
 
 
 def test_grad_inputs_count_shape_and_dtype() -> None:
     x = gh.Variable([1.0, 2.0])
     y = x * 2.0
-    with pytest.raises(ValueError, match=r"grad: grad_inputs has 2 entries but there are 1 "
-                                         r"inputs"):
+    with pytest.raises(
+        ValueError,
+        match=r"grad: grad_inputs has 2 entries but there are 1 "
+        r"inputs",
+    ):
         gh.grad([y], [x], grad_inputs=[None, None])
-    with pytest.raises(ValueError, match=r"grad: grad_inputs\[0\] has shape \(3,\) but the input "
-                                         r"has shape \(2,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"grad: grad_inputs\[0\] has shape \(3,\) but the input "
+        r"has shape \(2,\)",
+    ):
         gh.grad([y], [x], grad_inputs=[np.ones(3)])
     (g,) = gh.grad([y], [x], grad_inputs=[gh.Variable(np.ones(2), need_grad=False)])
     assert g.dtype == np.float32  # the float64 constant is cast like an array
@@ -236,14 +279,26 @@ def test_grad_arguments_must_be_variables(outputs: Any, inputs: Any, match: str)
 @pytest.mark.parametrize(
     ("name", "match"),
     [
-        ("BadCount", r"the backward rule of BadCount \(from {p}\) returned 2 gradients for 1 "
-                     r"inputs"),
-        ("BadShape", r"the backward rule of BadShape \(from {p}\) returned a gradient of shape "
-                     r"\(\) for input 0, whose shape is \(2,\)"),
-        ("BadDtype", r"the backward rule of BadDtype \(from {p}\) returned a gradient of dtype "
-                     r"float32 for input 0, whose dtype is float64"),
-        ("BadRaises", r"the backward rule of BadRaises \(from {p}\) raised KeyError: 'no such "
-                      r"thing'"),
+        (
+            "BadCount",
+            r"the backward rule of BadCount \(from {p}\) returned 2 gradients for 1 "
+            r"inputs",
+        ),
+        (
+            "BadShape",
+            r"the backward rule of BadShape \(from {p}\) returned a gradient of shape "
+            r"\(\) for input 0, whose shape is \(2,\)",
+        ),
+        (
+            "BadDtype",
+            r"the backward rule of BadDtype \(from {p}\) returned a gradient of dtype "
+            r"float32 for input 0, whose dtype is float64",
+        ),
+        (
+            "BadRaises",
+            r"the backward rule of BadRaises \(from {p}\) raised KeyError: 'no such "
+            r"thing'",
+        ),
         ("BadType", r"the backward rule of BadType \(from {p}\) (returned|raised)"),
     ],
 )
@@ -262,10 +317,16 @@ def test_malformed_rule_results_raise_naming_function_and_provider(
     ("name", "match"),
     [
         ("FastBadCount", r"FastBadCount \(from {p}\) returned 2 gradients for 1 inputs"),
-        ("FastBadShape", r"FastBadShape \(from {p}\) returned a gradient of shape \(1,\) for "
-                         r"input 0, whose shape is \(2,\)"),
-        ("FastBadDtype", r"FastBadDtype \(from {p}\) returned a gradient of dtype float32 for "
-                         r"input 0, whose dtype is float64"),
+        (
+            "FastBadShape",
+            r"FastBadShape \(from {p}\) returned a gradient of shape \(1,\) for "
+            r"input 0, whose shape is \(2,\)",
+        ),
+        (
+            "FastBadDtype",
+            r"FastBadDtype \(from {p}\) returned a gradient of dtype float32 for "
+            r"input 0, whose dtype is float64",
+        ),
     ],
 )
 def test_malformed_fast_rule_results_raise_in_first_order_backward(name: str, match: str) -> None:
@@ -281,13 +342,22 @@ def test_malformed_fast_rule_results_raise_in_first_order_backward(name: str, ma
 @pytest.mark.parametrize(
     ("name", "match"),
     [
-        ("Fast1BadShape", r"Fast1BadShape \(from {p}\) returned a gradient of shape \(1,\) for "
-                          r"input 0, whose shape is \(2,\)"),
-        ("Fast1BadDtype", r"Fast1BadDtype \(from {p}\) returned a gradient of dtype float32 for "
-                          r"input 0, whose dtype is float64"),
+        (
+            "Fast1BadShape",
+            r"Fast1BadShape \(from {p}\) returned a gradient of shape \(1,\) for "
+            r"input 0, whose shape is \(2,\)",
+        ),
+        (
+            "Fast1BadDtype",
+            r"Fast1BadDtype \(from {p}\) returned a gradient of dtype float32 for "
+            r"input 0, whose dtype is float64",
+        ),
         ("Fast1BadRaises", r"Fast1BadRaises \(from {p}\) raised KeyError: 'no such thing'"),
-        ("Fast1BadType", r"Fast1BadType \(from {p}\) returned a str for input 0, not a "
-                         r"gradient"),
+        (
+            "Fast1BadType",
+            r"Fast1BadType \(from {p}\) returned a str for input 0, not a "
+            r"gradient",
+        ),
     ],
 )
 def test_malformed_one_input_fast_rule_results_raise(name: str, match: str) -> None:
@@ -316,8 +386,11 @@ def test_engine_calls_the_formula_of_a_one_input_fast_rule_directly() -> None:
 def test_rule_with_too_few_gradients() -> None:
     a = var([1.0])
     b = var([2.0])
-    with pytest.raises(BackwardRuleError, match=r"BadCount2 .*returned Variable gradients for 2 "
-                                                r"inputs"):
+    with pytest.raises(
+        BackwardRuleError,
+        match=r"BadCount2 .*returned Variable gradients for 2 "
+        r"inputs",
+    ):
         call("BadCount2", a, b).backward()
 
 
@@ -344,19 +417,28 @@ def test_mixed_float_dtypes_in_one_function() -> None:
 
 
 def test_failing_kernel_names_function_provider_and_shapes() -> None:
-    with pytest.raises(ValueError, match=r"add2\(\) \(Add2, from gradhub 0.1.0\) failed on inputs "
-                                         r"of shapes \(2,\), \(3,\): operands could not be "
-                                         r"broadcast"):
+    with pytest.raises(
+        ValueError,
+        match=r"add2\(\) \(Add2, from gradhub 0.1.0\) failed on inputs "
+        r"of shapes \(2,\), \(3,\): operands could not be "
+        r"broadcast",
+    ):
         var([1.0, 2.0]) + var([1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match=r"reshape\(\) \(Reshape, from gradhub 0.1.0\) failed on "
-                                         r"inputs of shapes \(2, 3\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"reshape\(\) \(Reshape, from gradhub 0.1.0\) failed on "
+        r"inputs of shapes \(2, 3\)",
+    ):
         var(np.ones((2, 3))).reshape(4)
 
 
 def test_call_arguments() -> None:
     x = var([1.0])
-    with pytest.raises(TypeError, match=r"add_scalar\(\) got an unexpected keyword argument "
-                                        r"'bogus'"):
+    with pytest.raises(
+        TypeError,
+        match=r"add_scalar\(\) got an unexpected keyword argument "
+        r"'bogus'",
+    ):
         F.add_scalar(x, bogus=1.0)
     with pytest.raises(TypeError, match=r"add2\(\) missing required input 'x1'"):
         F.add2(x)

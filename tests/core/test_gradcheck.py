@@ -59,8 +59,9 @@ def _wrong_fast(xp, gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
 
 def _add_functions(register: Any) -> None:
     def sq(name: str, rule: Callable[..., Any], **kw: Any) -> None:
-        register.function(name, _square, rule=rule, need_inputs=(0,), need_outputs=(),
-                          elementwise=True, **kw)
+        register.function(
+            name, _square, rule=rule, need_inputs=(0,), need_outputs=(), elementwise=True, **kw
+        )
 
     sq("SqGood", _good)
     sq("SqWrong", _wrong)
@@ -127,8 +128,12 @@ def test_integer_inputs_are_not_differentiated() -> None:
 
 def test_grad_inputs_and_grad_outputs() -> None:
     # only input 0 is differentiated; the wrong rule of input 1 is not looked at
-    assert gradcheck(lambda a, b: a * call("SqWrong", b), [[1.0, 2.0], [3.0, 4.0]],
-                     grad_inputs=[0], grad_outputs=[[1.0, -1.0]])
+    assert gradcheck(
+        lambda a, b: a * call("SqWrong", b),
+        [[1.0, 2.0], [3.0, 4.0]],
+        grad_inputs=[0],
+        grad_outputs=[[1.0, -1.0]],
+    )
     with pytest.raises(GradcheckError):
         gradcheck(lambda a, b: a * call("SqWrong", b), [[1.0, 2.0], [3.0, 4.0]], grad_inputs=[1])
 

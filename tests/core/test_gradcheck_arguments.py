@@ -36,9 +36,19 @@ def _wrong(gy, x, xs, y, ys):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def sq_wrong() -> Callable[[gh.Variable], gh.Variable]:
-    plugins.load_plugins(extra=[("sqwrong", plugin("sqwrong", gradhub_add_functions=lambda
-                                                   register: register.function(
-                                                       "SqWrongFix", _square, rule=_wrong)))])
+    plugins.load_plugins(
+        extra=[
+            (
+                "sqwrong",
+                plugin(
+                    "sqwrong",
+                    gradhub_add_functions=lambda register: register.function(
+                        "SqWrongFix", _square, rule=_wrong
+                    ),
+                ),
+            )
+        ]
+    )
     import gradhub.functions as F
 
     return F.sq_wrong_fix  # type: ignore[no-any-return]
@@ -62,8 +72,11 @@ def test_gradcheck_integer_array_named_in_grad_inputs_is_differentiated(
 def test_gradcheck_that_would_check_nothing_raises(sq_wrong: Callable[..., Any]) -> None:
     with pytest.raises(NothingToCheckError, match=r"gradcheck: no input is differentiated"):
         gradcheck(sq_wrong, [np.array([1, 2])])
-    with pytest.raises(ValueError, match=r"gradcheck: fn \(<lambda>, order 1\) returned no "
-                                         r"floating-point Variable \(got ndarray\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"gradcheck: fn \(<lambda>, order 1\) returned no "
+        r"floating-point Variable \(got ndarray\)",
+    ):
         gradcheck(lambda x: np.sin(x.d) * 3, [[0.5]])
     with pytest.raises(NothingToCheckError, match="got NoneType"):
         gradcheck(lambda x: None, [[0.5]])

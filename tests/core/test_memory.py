@@ -39,8 +39,9 @@ def _watch_bw(gy, inputs, in_shapes, outputs, out_shapes, tag):  # type: ignore[
 
 
 def _add_functions(register: Any) -> None:
-    register.function("Watch", _copy, attrs={"tag": 0}, rule=_watch_bw, need_inputs=(),
-                      need_outputs=())
+    register.function(
+        "Watch", _copy, attrs={"tag": 0}, rule=_watch_bw, need_inputs=(), need_outputs=()
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -197,8 +198,13 @@ def test_nodes_keep_what_their_rule_declares(
         return [gy[0]] * n_in
 
     provider = Provider("test")
-    fdef = FunctionDef("KeepTest", lambda xp, *xs: sum(xs) * 1.0, provider,
-                       inputs=("*xs",), rule=Rule(rule, provider, need_inputs, need_outputs))
+    fdef = FunctionDef(
+        "KeepTest",
+        lambda xp, *xs: sum(xs) * 1.0,
+        provider,
+        inputs=("*xs",),
+        rule=Rule(rule, provider, need_inputs, need_outputs),
+    )
     xs = [var([float(i), 1.0]) for i in range(n_in)]
     y = apply(fdef, xs, {})
     node = y.creator
@@ -206,8 +212,10 @@ def test_nodes_keep_what_their_rule_declares(
     def expect(kept: Any, arrays: list[Any]) -> Any:
         return None if kept is None else tuple(None if k is None else arrays[k] for k in kept)
 
-    for got, want in ((node.saved_in, expect(kept_in, [x.d for x in xs])),
-                      (node.saved_out, expect(kept_out, [y.d]))):
+    for got, want in (
+        (node.saved_in, expect(kept_in, [x.d for x in xs])),
+        (node.saved_out, expect(kept_out, [y.d])),
+    ):
         assert (got is None) == (want is None)
         if want is not None:
             assert len(got) == len(want)

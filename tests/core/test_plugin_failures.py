@@ -22,8 +22,15 @@ from gradhub.registry import REGISTRY
 from plugin_helpers import make_dist
 from plugin_helpers import marked_plugin as plugin
 
-TABLES = ("functions", "snake", "parametric", "device_types", "device_aliases",
-          "device_providers", "by_array_type")
+TABLES = (
+    "functions",
+    "snake",
+    "parametric",
+    "device_types",
+    "device_aliases",
+    "device_providers",
+    "by_array_type",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -77,13 +84,19 @@ def test_skipped_plugin_restores_the_function_it_overrode() -> None:
     def add_devices(register: Any) -> None:
         register.device(_NdarrayType())  # takes over numpy arrays from the CPU
 
-    first = plugin("pf_owner", gradhub_add_functions=lambda register: register.parametric(
-        "my_pf", lambda x: x * 2.0))
+    first = plugin(
+        "pf_owner",
+        gradhub_add_functions=lambda register: register.parametric("my_pf", lambda x: x * 2.0),
+    )
     plugins.load_plugins(extra=[("pf_owner", first)])
     before = snapshot()
     neg, total = REGISTRY.functions["Neg"], REGISTRY.functions["Sum"]
-    bad = plugin("overrider", gradhub_add_functions=add_functions, gradhub_add_devices=add_devices,
-                 gradhub_add_backward_rules=_rule_for_unknown)
+    bad = plugin(
+        "overrider",
+        gradhub_add_functions=add_functions,
+        gradhub_add_devices=add_devices,
+        gradhub_add_backward_rules=_rule_for_unknown,
+    )
     with pytest.warns(PluginLoadWarning, match=r"'overrider'.*NoSuchFunction"):
         plugins.load_plugins(extra=[("overrider", bad)])
     assert record("overrider").status == "failed"
@@ -103,8 +116,13 @@ def test_two_skipped_overriders_of_one_function_restore_the_original() -> None:
     plugins.load_plugins()
     neg = REGISTRY.functions["Neg"]
     mods = [
-        plugin(name, gradhub_add_functions=lambda register: register.function(
-            "Neg", lambda xp, x: x, override=True), gradhub_add_backward_rules=_rule_for_unknown)
+        plugin(
+            name,
+            gradhub_add_functions=lambda register: register.function(
+                "Neg", lambda xp, x: x, override=True
+            ),
+            gradhub_add_backward_rules=_rule_for_unknown,
+        )
         for name in ("over_a", "over_b")
     ]
     with pytest.warns(PluginLoadWarning, match="NoSuchFunction"):
@@ -144,16 +162,19 @@ def test_skipped_plugin_from_a_distribution_leaves_the_registry_as_before(
 # -- sys.exit() in a plugin ---------------------------------------------------------------------
 
 
-def test_sys_exit_at_import_is_a_failed_plugin(
-    site: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_sys_exit_at_import_is_a_failed_plugin(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make_dist(site, "fake-exit", "fake_exit_mod", "import sys\nsys.exit(3)\n")
-    make_dist(site, "fake-fine", "fake_fine_mod", """
+    make_dist(
+        site,
+        "fake-fine",
+        "fake_fine_mod",
+        """
     from gradhub import hookimpl
     @hookimpl
     def gradhub_add_functions(register):
         register.function("StillHere", lambda xp, x: x, differentiable=False)
-    """)
+    """,
+    )
     monkeypatch.setenv("GRADHUB_PLUGINS", "fake-exit,fake-fine")
     with pytest.warns(PluginLoadWarning, match=r"'fake-exit'.*SystemExit"):
         plugins.load_plugins()
@@ -165,8 +186,10 @@ def test_sys_exit_in_a_hook_is_a_failed_plugin() -> None:
     def exits(register: Any) -> None:
         sys.exit("bye")
 
-    mods = [("exit_p1", plugin("exit_p1", gradhub_add_functions=exits)),
-            ("exit_p2", plugin("exit_p2", gradhub_add_backward_rules=exits))]
+    mods = [
+        ("exit_p1", plugin("exit_p1", gradhub_add_functions=exits)),
+        ("exit_p2", plugin("exit_p2", gradhub_add_backward_rules=exits)),
+    ]
     with pytest.warns(PluginLoadWarning, match="SystemExit: bye"):
         plugins.load_plugins(extra=mods)
     assert record("exit_p1").status == "failed" and record("exit_p2").status == "failed"
@@ -209,8 +232,12 @@ def test_strict_failure_leaves_the_registry_as_before_and_repeats(
     monkeypatch: pytest.MonkeyPatch, phase: int
 ) -> None:
     monkeypatch.setenv("GRADHUB_STRICT_PLUGINS", "1")
-    good = plugin("strict_good", gradhub_add_functions=lambda register: register.function(
-        "StrictGood", lambda xp, x: x, differentiable=False))
+    good = plugin(
+        "strict_good",
+        gradhub_add_functions=lambda register: register.function(
+            "StrictGood", lambda xp, x: x, differentiable=False
+        ),
+    )
     hook = "gradhub_add_functions" if phase == 1 else "gradhub_add_backward_rules"
     bad = plugin("strict_bad", **{hook: _raising})
     before = snapshot()
@@ -223,12 +250,17 @@ def test_strict_failure_leaves_the_registry_as_before_and_repeats(
 def test_strict_failure_then_normal_use_reports_the_real_error(
     site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make_dist(site, "fake-strict-late", "fake_strict_late_mod", """
+    make_dist(
+        site,
+        "fake-strict-late",
+        "fake_strict_late_mod",
+        """
     from gradhub import hookimpl
     @hookimpl
     def gradhub_add_functions(register):
         raise RuntimeError("late boom")
-    """)
+    """,
+    )
     monkeypatch.setenv("GRADHUB_PLUGINS", "fake-strict-late")
     monkeypatch.setenv("GRADHUB_STRICT_PLUGINS", "1")
     for _ in range(2):
@@ -246,8 +278,9 @@ def test_hook_without_hookimpl_marker_is_a_failure() -> None:
         register.function("NoMarkFn", lambda xp, x: x * 3)
 
     mod.gradhub_add_functions = gradhub_add_functions  # type: ignore[attr-defined]
-    with pytest.warns(PluginLoadWarning,
-                      match=r"'nomark'.*gradhub_add_functions.*lacks the @gradhub\.hookimpl"):
+    with pytest.warns(
+        PluginLoadWarning, match=r"'nomark'.*gradhub_add_functions.*lacks the @gradhub\.hookimpl"
+    ):
         plugins.load_plugins(extra=[("nomark", mod)])
     assert record("nomark").status == "failed"
     assert "NoMarkFn" not in REGISTRY.functions
@@ -259,8 +292,9 @@ def test_hook_without_hookimpl_marker_is_a_failure() -> None:
 def _two_functions(override: bool) -> Callable[[Any], None]:
     def add(register: Any) -> None:
         register.function("MyA", lambda xp, x: x + 1.0, snake="my_x", differentiable=False)
-        register.function("MyB", lambda xp, x: x * 100.0, snake="my_x", differentiable=False,
-                          override=override)
+        register.function(
+            "MyB", lambda xp, x: x * 100.0, snake="my_x", differentiable=False, override=override
+        )
 
     return add
 
@@ -276,18 +310,37 @@ class _KindB(DeviceType):
 @pytest.mark.parametrize(
     ("hooks", "match"),
     [
-        ({"gradhub_add_functions": _two_functions(False)},
-         "snake_case name 'my_x' is registered twice by the plugin"),
-        ({"gradhub_add_functions": lambda register: [
-            register.parametric("twice", lambda x: x), register.parametric("twice", lambda x: x)]},
-         "parametric function 'twice' is registered twice by the plugin"),
-        ({"gradhub_add_devices": lambda register: [
-            register.device(_KindA()), register.device(_KindB())]},
-         "device 'dupkind' is registered twice by the plugin"),
-        ({"gradhub_add_devices": lambda register: [
-            register.device(_KindA(), aliases=("dupalias",)),
-            register.device(_NdarrayType(), aliases=("dupalias",))]},
-         "device 'dupalias' is registered twice by the plugin"),
+        (
+            {"gradhub_add_functions": _two_functions(False)},
+            "snake_case name 'my_x' is registered twice by the plugin",
+        ),
+        (
+            {
+                "gradhub_add_functions": lambda register: [
+                    register.parametric("twice", lambda x: x),
+                    register.parametric("twice", lambda x: x),
+                ]
+            },
+            "parametric function 'twice' is registered twice by the plugin",
+        ),
+        (
+            {
+                "gradhub_add_devices": lambda register: [
+                    register.device(_KindA()),
+                    register.device(_KindB()),
+                ]
+            },
+            "device 'dupkind' is registered twice by the plugin",
+        ),
+        (
+            {
+                "gradhub_add_devices": lambda register: [
+                    register.device(_KindA(), aliases=("dupalias",)),
+                    register.device(_NdarrayType(), aliases=("dupalias",)),
+                ]
+            },
+            "device 'dupalias' is registered twice by the plugin",
+        ),
     ],
 )
 def test_duplicates_within_one_plugin_are_errors(hooks: dict[str, Any], match: str) -> None:
@@ -299,8 +352,9 @@ def test_duplicates_within_one_plugin_are_errors(hooks: dict[str, Any], match: s
 
 
 def test_duplicate_snake_name_within_one_plugin_with_override() -> None:
-    plugins.load_plugins(extra=[("dups", plugin("dups",
-                                                gradhub_add_functions=_two_functions(True)))])
+    plugins.load_plugins(
+        extra=[("dups", plugin("dups", gradhub_add_functions=_two_functions(True)))]
+    )
     assert record("dups").status == "loaded"
     assert REGISTRY.snake["my_x"].name == "MyB"
 
@@ -312,12 +366,18 @@ def test_duplicate_snake_name_within_one_plugin_with_override() -> None:
 def test_plugin_selection_normalizes_distribution_names(
     site: Path, monkeypatch: pytest.MonkeyPatch, spelling: str
 ) -> None:
-    make_dist(site, "fake-norm-dist", "fake_norm_mod", """
+    make_dist(
+        site,
+        "fake-norm-dist",
+        "fake_norm_mod",
+        """
     from gradhub import hookimpl
     @hookimpl
     def gradhub_add_functions(register):
         register.function("NormFn", lambda xp, x: x, differentiable=False)
-    """, ep_name="normep")
+    """,
+        ep_name="normep",
+    )
     monkeypatch.setenv("GRADHUB_PLUGINS", spelling)
     plugins.load_plugins()
     assert record("normep").status == "loaded" and "NormFn" in REGISTRY.functions

@@ -202,5 +202,3 @@ def test_override_extra_commits_after_a_plain_extra_loaded_later() -> None:
     plugins.load_plugins(extra=mods)
     assert record("aa_replacing").status == "loaded" and record("zz_plain").status == "loaded"
     assert REGISTRY.functions["OrderFn"].provider.module == "aa_replacing"
-
-

@@ -38,24 +38,27 @@ def gradhub_add_functions(register):
 
 @pytest.fixture(autouse=True)
 def _fresh_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in ("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "GRADHUB_PLUGINS", "GRADHUB_BLOCK_PLUGINS",
-                "GRADHUB_STRICT_PLUGINS"):
+    for var in (
+        "GRADHUB_DISABLE_PLUGIN_AUTOLOAD",
+        "GRADHUB_PLUGINS",
+        "GRADHUB_BLOCK_PLUGINS",
+        "GRADHUB_STRICT_PLUGINS",
+    ):
         monkeypatch.delenv(var, raising=False)
     plugins.reset()
     yield
     plugins.reset()
 
 
-def make_dist(root: Path, dist: str, module: str, code: str, ep_name: str | None = None,
-              version: str = "1.0") -> None:
+def make_dist(
+    root: Path, dist: str, module: str, code: str, ep_name: str | None = None, version: str = "1.0"
+) -> None:
     """Write a fake installed distribution ``dist`` whose entry point loads ``module``."""
     root.mkdir(parents=True, exist_ok=True)
     info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-    (info / "entry_points.txt").write_text(
-        f"[gradhub.plugins]\n{ep_name or dist} = {module}\n"
-    )
+    (info / "entry_points.txt").write_text(f"[gradhub.plugins]\n{ep_name or dist} = {module}\n")
     (root / f"{module}.py").write_text(textwrap.dedent(code))
 
 
@@ -87,21 +90,29 @@ def test_entry_point_scan_agrees_with_importlib_metadata(
     egg = site / "fake_scan_egg.egg-info"
     egg.mkdir()
     (egg / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: fake-scan-egg\nVersion: 0.3\n")
-    (egg / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n\n"
-                                          "[gradhub.plugins]\negg = fake_scan_egg_mod\n")
+    (egg / "entry_points.txt").write_text(
+        "[console_scripts]\nx = y:z\n\n[gradhub.plugins]\negg = fake_scan_egg_mod\n"
+    )
     other = site / "fake_scan_other-1.0.dist-info"
     other.mkdir()
     (other / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-scan-other\n")
     (other / "entry_points.txt").write_text("[console_scripts]\nother = a:b\n")
     later = tmp_path / "later"  # the same distribution again, later on sys.path: shadowed
-    make_dist(later, "fake-scan-a", "fake_scan_a_shadowed", GOOD.format(name="FakeScanB"),
-              ep_name="shadowed")
+    make_dist(
+        later,
+        "fake-scan-a",
+        "fake_scan_a_shadowed",
+        GOOD.format(name="FakeScanB"),
+        ep_name="shadowed",
+    )
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setattr(sys, "path", [*sys.path, str(later)])
 
     ours = {(e.name, e.value, e.distribution) for e in plugins._entry_points()}
-    theirs = {(e.name, e.value, e.dist.name if e.dist else "")
-              for e in importlib.metadata.entry_points(group=plugins.ENTRY_POINT_GROUP)}
+    theirs = {
+        (e.name, e.value, e.dist.name if e.dist else "")
+        for e in importlib.metadata.entry_points(group=plugins.ENTRY_POINT_GROUP)
+    }
     assert ours == theirs
     assert ("egg", "fake_scan_egg_mod", "fake-scan-egg") in ours
     assert not any(e[0] == "shadowed" for e in ours)
@@ -160,11 +171,14 @@ def test_unknown_hook_name_is_reported(site: Path) -> None:
 
 
 def test_raising_hook_leaves_nothing_registered(site: Path) -> None:
-    code = GOOD.format(name="HalfDone") + """
+    code = (
+        GOOD.format(name="HalfDone")
+        + """
 @hookimpl
 def gradhub_add_devices(register):
     raise RuntimeError("device probe exploded")
 """
+    )
     make_dist(site, "fake-raising", "fake_raising_mod", code)
     with pytest.warns(PluginLoadWarning, match="device probe exploded"):
         plugins.load_plugins()
@@ -172,11 +186,14 @@ def gradhub_add_devices(register):
 
 
 def test_failure_in_second_phase_rolls_back_the_first(site: Path) -> None:
-    code = GOOD.format(name="RolledBack") + """
+    code = (
+        GOOD.format(name="RolledBack")
+        + """
 @hookimpl
 def gradhub_add_backward_rules(register):
     register.rule("NoSuchFunction", lambda *a, **k: None)
 """
+    )
     make_dist(site, "fake-phase2", "fake_phase2_mod", code)
     with pytest.warns(PluginLoadWarning, match="NoSuchFunction"):
         plugins.load_plugins()
@@ -382,8 +399,9 @@ def test_first_call_imports_only_what_it_needs() -> None:
         "print([m for m in heavy if m in sys.modules])\n"
     )
     env = {**os.environ, "GRADHUB_BLOCK_PLUGINS": "gradhub-cuda"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -392,8 +410,9 @@ def test_calls_never_go_through_pluggy_after_loading() -> None:
     seen: list[str] = []
 
     def profiler(frame, event, arg):  # type: ignore[no-untyped-def]
-        if event == "call" and ("pluggy" in frame.f_code.co_filename
-                                or "importlib" in frame.f_code.co_filename):
+        if event == "call" and (
+            "pluggy" in frame.f_code.co_filename or "importlib" in frame.f_code.co_filename
+        ):
             seen.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
 
     def step() -> gh.Variable:
@@ -421,9 +440,9 @@ def test_register_outside_plugins_names_both_providers() -> None:
         gh.register("Neg", bw)
     gh.register("Neg", bw, override=True)
     row = next(r for r in gh.registry_table() if r["function"] == "Neg")
-    assert row["overrides"] == ["gradhub 0.1.0 -> module tests.test_plugins"] or row[
-        "overrides"
-    ][0].startswith("gradhub 0.1.0 -> module ")
+    assert row["overrides"] == ["gradhub 0.1.0 -> module tests.test_plugins"] or row["overrides"][
+        0
+    ].startswith("gradhub 0.1.0 -> module ")
 
 
 def test_extra_plugins_after_loading_are_added_incrementally() -> None:

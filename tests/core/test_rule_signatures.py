@@ -111,5 +111,3 @@ def test_plugin_with_correct_rules_still_loads() -> None:
     x = gh.Variable(np.array([1.0, 2.0]))
     F.fine_id(x).backward()
     assert np.allclose(x.g, 1.0)
-
-

@@ -210,9 +210,16 @@ def test_operators_record_the_function_called() -> None:
     x = gh.Variable([1.0, 2.0])
     y = gh.Variable([3.0, 4.0])
     cases = {
-        "Add2": x + y, "Sub2": x - y, "Mul2": x * y, "Div2": x / y, "Neg": -x,
-        "AddScalar": x + 1.0, "MulScalar": x * 2.0, "PowScalar": x**3.0,
-        "RDivScalar": 1.0 / x, "RPowScalar": 2.0**x,
+        "Add2": x + y,
+        "Sub2": x - y,
+        "Mul2": x * y,
+        "Div2": x / y,
+        "Neg": -x,
+        "AddScalar": x + 1.0,
+        "MulScalar": x * 2.0,
+        "PowScalar": x**3.0,
+        "RDivScalar": 1.0 / x,
+        "RPowScalar": 2.0**x,
     }
     for name, v in cases.items():
         assert v.creator is not None and v.creator.fdef.name == name

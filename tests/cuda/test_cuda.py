@@ -94,12 +94,17 @@ def test_import_probes_no_gpu() -> None:
     [
         (_fake_cupy(count=RuntimeError("cudaErrorNoDevice")), "no usable CUDA driver or GPU"),
         (_fake_cupy(count=0), "no GPU found"),
-        (_fake_cupy(driver=12040, runtime=13000), "driver is too old: it supports CUDA 12.4, "
-                                                  "CuPy (built for CUDA 13.0) needs a CUDA 13.x "
-                                                  "driver; upgrade the driver or install a CuPy "
-                                                  "for CUDA 12 (cupy-cuda12x)"),
-        (_fake_cupy(driver=11080, runtime=12000), "it supports CUDA 11.8, CuPy (built for CUDA "
-                                                  "12.0) needs a CUDA 12.x driver"),
+        (
+            _fake_cupy(driver=12040, runtime=13000),
+            "driver is too old: it supports CUDA 12.4, "
+            "CuPy (built for CUDA 13.0) needs a CUDA 13.x "
+            "driver; upgrade the driver or install a CuPy "
+            "for CUDA 12 (cupy-cuda12x)",
+        ),
+        (
+            _fake_cupy(driver=11080, runtime=12000),
+            "it supports CUDA 11.8, CuPy (built for CUDA 12.0) needs a CUDA 12.x driver",
+        ),
     ],
 )
 def test_availability_reasons(fake: types.ModuleType, reason: str) -> None:
@@ -158,8 +163,9 @@ def test_plugin_adds_no_functions_or_rules(fresh: None, monkeypatch: pytest.Monk
     assert with_cuda == without
 
 
-def test_a_blocked_cuda_plugin_is_not_called_missing(fresh: None,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_blocked_cuda_plugin_is_not_called_missing(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """gradhub-cuda installed but blocked: the errors said 'pip install gradhub-cuda'."""
     from gradhub.cli import _device_rows
 
@@ -176,8 +182,13 @@ def test_the_cuda_kernels_are_registered_for_their_functions(fresh: None) -> Non
     gradhub-cuda (registration needs no GPU; the op matrix runs them where one is usable)."""
     from gradhub_cuda.kernels import KERNELS
 
-    assert set(KERNELS) >= {"Convolution", "Deconvolution", "ConvolutionFilterGrad",
-                            "MaxPooling", "SoftmaxCrossEntropy"}
+    assert set(KERNELS) >= {
+        "Convolution",
+        "Deconvolution",
+        "ConvolutionFilterGrad",
+        "MaxPooling",
+        "SoftmaxCrossEntropy",
+    }
     for name, fn in KERNELS.items():
         fdef = REGISTRY.get(name)
         assert fdef.kernels["cuda"] is fn, name
@@ -211,16 +222,26 @@ def test_parity_with_cpu_on_every_function() -> None:
     for name, fdef in sorted(REGISTRY.functions.items()):
         for s in samples_of(fdef):
             for dtype, rtol in ((np.float64, 1e-10), (np.float32, 1e-5)):
-                host = [np.asarray(a).astype(dtype) if np.asarray(a).dtype.kind == "f"
-                        else np.asarray(a) for a in s.inputs]
+                host = [
+                    np.asarray(a).astype(dtype)
+                    if np.asarray(a).dtype.kind == "f"
+                    else np.asarray(a)
+                    for a in s.inputs
+                ]
                 cpu_out = fdef.api(*[gh.Variable(a, need_grad=False) for a in host], **s.attrs)
-                gpu_out = fdef.api(*[gh.Variable(cuda.asarray(a), need_grad=False) for a in host],
-                                   **s.attrs)
+                gpu_out = fdef.api(
+                    *[gh.Variable(cuda.asarray(a), need_grad=False) for a in host], **s.attrs
+                )
                 cpu_out = cpu_out if isinstance(cpu_out, tuple) else (cpu_out,)
                 gpu_out = gpu_out if isinstance(gpu_out, tuple) else (gpu_out,)
                 for c, g in zip(cpu_out, gpu_out):
-                    np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=rtol, atol=rtol,
-                                               err_msg=f"{name}[{s.name}] {dtype.__name__}")
+                    np.testing.assert_allclose(
+                        g.numpy(),
+                        c.numpy(),
+                        rtol=rtol,
+                        atol=rtol,
+                        err_msg=f"{name}[{s.name}] {dtype.__name__}",
+                    )
 
 
 @gpu
@@ -291,8 +312,9 @@ def _seed_cnn_penalty(device: str, dtype: type) -> list[np.ndarray]:
         xv, tv = gh.Variable(x, need_grad=False), gh.Variable(t, need_grad=False)
         network(xv, rng=np.random.RandomState(0))  # creates the parameters on the host
         for name, p in list(parameters._params.items()):  # same values, on the device, in dtype
-            parameters._params[name] = gh.Variable(p.numpy().astype(dtype), need_grad=True,
-                                                   name=name)
+            parameters._params[name] = gh.Variable(
+                p.numpy().astype(dtype), need_grad=True, name=name
+            )
         params = list(gh.get_parameters().values())
         loss = loss_fn(network(xv), tv)
         grads = gh.grad([loss], params, create_graph=True)
@@ -310,8 +332,9 @@ def test_seed_cnn_with_gradient_penalty_matches_the_cpu(dtype: type, rtol: float
     cpu, gpu_ = _seed_cnn_penalty("cpu", dtype), _seed_cnn_penalty("cuda", dtype)
     for i, (g, c) in enumerate(zip(gpu_, cpu)):
         assert g.dtype == c.dtype == dtype
-        np.testing.assert_allclose(g, c, rtol=rtol, atol=rtol * float(np.max(np.abs(c))),
-                                   err_msg=f"output #{i}")
+        np.testing.assert_allclose(
+            g, c, rtol=rtol, atol=rtol * float(np.max(np.abs(c))), err_msg=f"output #{i}"
+        )
 
 
 @gpu

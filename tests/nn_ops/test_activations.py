@@ -52,14 +52,18 @@ def _np_softmax64(x: np.ndarray) -> np.ndarray:
 def test_relu_family_at_kinks() -> None:
     x = var([-1.0, 0.0, 2.0])
     np.testing.assert_array_equal(both_modes(F.relu, x)[0], [0.0, 0.0, 1.0])
-    np.testing.assert_array_equal(both_modes(F.relu6, var([0.0, 3.0, 6.0, 7.0]))[0],
-                                  [0.0, 1.0, 0.0, 0.0])
-    np.testing.assert_array_equal(both_modes(F.hard_tanh, var([-1.0, 0.5, 1.0]))[0],
-                                  [0.0, 1.0, 0.0])
-    np.testing.assert_allclose(both_modes(lambda v: F.leaky_relu(v, alpha=0.2), x)[0],
-                               [0.2, 0.2, 1.0])
-    np.testing.assert_allclose(both_modes(lambda v: F.elu(v, alpha=0.5), x)[0],
-                               [0.5 * math.exp(-1.0), 0.5, 1.0])
+    np.testing.assert_array_equal(
+        both_modes(F.relu6, var([0.0, 3.0, 6.0, 7.0]))[0], [0.0, 1.0, 0.0, 0.0]
+    )
+    np.testing.assert_array_equal(
+        both_modes(F.hard_tanh, var([-1.0, 0.5, 1.0]))[0], [0.0, 1.0, 0.0]
+    )
+    np.testing.assert_allclose(
+        both_modes(lambda v: F.leaky_relu(v, alpha=0.2), x)[0], [0.2, 0.2, 1.0]
+    )
+    np.testing.assert_allclose(
+        both_modes(lambda v: F.elu(v, alpha=0.5), x)[0], [0.5 * math.exp(-1.0), 0.5, 1.0]
+    )
     np.testing.assert_array_equal(both_modes(F.abs, x)[0], [-1.0, 0.0, 1.0])
     gx, gw = both_modes(F.prelu, var([[0.0, -2.0], [3.0, 0.0]]), var([0.25, 0.5]))
     np.testing.assert_allclose(gx, [[0.25, 0.5], [1.0, 0.5]])

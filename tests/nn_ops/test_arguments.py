@@ -208,28 +208,46 @@ def var(a: object, need_grad: bool = True) -> gh.Variable:
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: F.convolution(np.zeros((1, 3, 4, 4)), np.zeros((2, 2, 3, 3))),
-         r"convolution\(\): x has 3 channels"),
-        (lambda: F.convolution(np.zeros((1, 2, 4, 4)), np.zeros((2, 2, 3, 3)), pad=(1, 1, 1)),
-         r"convolution\(\): pad has 3 entries"),
-        (lambda: F.convolution(np.zeros((1, 2, 4, 4)), np.zeros((2, 2, 3, 3)),
-                               np.zeros(3)), r"convolution\(\): bias must have shape \(2,\)"),
-        (lambda: F.convolution(np.zeros((1, 2, 2, 2)), np.zeros((2, 2, 3, 3))),
-         r"convolution\(\): the input's spatial shape"),
-        (lambda: F.convolution(np.zeros((1, 2, 4, 4)), np.zeros((2, 2, 3, 3)), stride=0),
-         r"convolution\(\): every entry of stride"),
-        (lambda: F.convolution(np.zeros((2, 4, 4)), np.zeros((2, 2, 3, 3))),
-         r"convolution\(\): x of shape \(2, 4, 4\) with base_axis=1"),
-        (lambda: F.deconvolution(np.zeros((1, 2, 3, 3)), np.zeros((2, 2, 3, 3)),
-                                 stride=(2, 2), output_padding=(2, 0)),
-         r"deconvolution\(\): output_padding"),
-        (lambda: F.max_pooling(np.zeros((1, 1, 4, 4)), (2, 2), pad=(2, 0)),
-         r"max_pooling\(\): pad"),
-        (lambda: F.average_pooling(np.zeros((1, 1, 1, 4)), (2, 2)),
-         r"average_pooling\(\): kernel"),
+        (
+            lambda: F.convolution(np.zeros((1, 3, 4, 4)), np.zeros((2, 2, 3, 3))),
+            r"convolution\(\): x has 3 channels",
+        ),
+        (
+            lambda: F.convolution(np.zeros((1, 2, 4, 4)), np.zeros((2, 2, 3, 3)), pad=(1, 1, 1)),
+            r"convolution\(\): pad has 3 entries",
+        ),
+        (
+            lambda: F.convolution(np.zeros((1, 2, 4, 4)), np.zeros((2, 2, 3, 3)), np.zeros(3)),
+            r"convolution\(\): bias must have shape \(2,\)",
+        ),
+        (
+            lambda: F.convolution(np.zeros((1, 2, 2, 2)), np.zeros((2, 2, 3, 3))),
+            r"convolution\(\): the input's spatial shape",
+        ),
+        (
+            lambda: F.convolution(np.zeros((1, 2, 4, 4)), np.zeros((2, 2, 3, 3)), stride=0),
+            r"convolution\(\): every entry of stride",
+        ),
+        (
+            lambda: F.convolution(np.zeros((2, 4, 4)), np.zeros((2, 2, 3, 3))),
+            r"convolution\(\): x of shape \(2, 4, 4\) with base_axis=1",
+        ),
+        (
+            lambda: F.deconvolution(
+                np.zeros((1, 2, 3, 3)), np.zeros((2, 2, 3, 3)), stride=(2, 2), output_padding=(2, 0)
+            ),
+            r"deconvolution\(\): output_padding",
+        ),
+        (
+            lambda: F.max_pooling(np.zeros((1, 1, 4, 4)), (2, 2), pad=(2, 0)),
+            r"max_pooling\(\): pad",
+        ),
+        (lambda: F.average_pooling(np.zeros((1, 1, 1, 4)), (2, 2)), r"average_pooling\(\): kernel"),
         (lambda: F.max_pooling(np.zeros((4,)), (2, 2)), r"max_pooling\(\): x of shape"),
-        (lambda: F.layer_normalization(np.zeros((2, 3)), batch_axis=2),
-         r"layer_normalization\(\): batch_axis"),
+        (
+            lambda: F.layer_normalization(np.zeros((2, 3)), batch_axis=2),
+            r"layer_normalization\(\): batch_axis",
+        ),
     ],
 )
 def test_bad_arguments_name_the_function_and_argument(call: object, match: str) -> None:
@@ -251,8 +269,11 @@ def test_bad_arguments_name_the_function_and_argument(call: object, match: str) 
         (lambda x: F.clip(x, 2.0, 1.0), ValueError, r"clip\(\).*'min'"),
         (lambda x: F.softmax(x, axis=-3), ValueError, r"softmax\(\).*'axis'"),
         # (complex data is refused by Variable itself: tests/core/test_complex_values.py)
-        (lambda x: F.sigmoid_cross_entropy(x, np.array([["a", "b"], ["c", "d"]])),
-         TypeError, r"sigmoid_cross_entropy\(\).*'target'"),
+        (
+            lambda x: F.sigmoid_cross_entropy(x, np.array([["a", "b"], ["c", "d"]])),
+            TypeError,
+            r"sigmoid_cross_entropy\(\).*'target'",
+        ),
         (lambda x: F.max(gh.Variable(np.zeros((0, 2))), axis=0), ValueError, r"max\(\).*size 0"),
     ],
 )

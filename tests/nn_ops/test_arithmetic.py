@@ -18,14 +18,18 @@ def var(a: object, need_grad: bool = True) -> gh.Variable:
 
 def test_scalar_bounds_pass_the_gradient_at_ties() -> None:
     x = var([-1.0, 0.0, 1.0, 2.0])
-    np.testing.assert_array_equal(both_modes(lambda v: F.maximum_scalar(v, 0.0), x)[0],
-                                  [0.0, 1.0, 1.0, 1.0])
-    np.testing.assert_array_equal(both_modes(lambda v: F.minimum_scalar(v, 1.0), x)[0],
-                                  [1.0, 1.0, 1.0, 0.0])
-    np.testing.assert_array_equal(both_modes(lambda v: F.clip(v, 0.0, 1.0), x)[0],
-                                  [0.0, 1.0, 1.0, 0.0])
-    np.testing.assert_array_equal(both_modes(lambda v: F.clip_by_value(v, 0.0, 1.0), x)[0],
-                                  [0.0, 1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(
+        both_modes(lambda v: F.maximum_scalar(v, 0.0), x)[0], [0.0, 1.0, 1.0, 1.0]
+    )
+    np.testing.assert_array_equal(
+        both_modes(lambda v: F.minimum_scalar(v, 1.0), x)[0], [1.0, 1.0, 1.0, 0.0]
+    )
+    np.testing.assert_array_equal(
+        both_modes(lambda v: F.clip(v, 0.0, 1.0), x)[0], [0.0, 1.0, 1.0, 0.0]
+    )
+    np.testing.assert_array_equal(
+        both_modes(lambda v: F.clip_by_value(v, 0.0, 1.0), x)[0], [0.0, 1.0, 1.0, 0.0]
+    )
 
 
 def test_maximum2_minimum2_split_ties_evenly() -> None:
@@ -61,12 +65,11 @@ def test_scalar_operands_in_either_position() -> None:
     np.testing.assert_allclose(both_modes(lambda v: F.div(2.0, v), x)[0], -2.0 / x.d**2)
     np.testing.assert_allclose(F.div(x, 4.0).d, x.d / 4.0)
     np.testing.assert_allclose(F.pow(2.0, x).d, 2.0**x.d)
-    np.testing.assert_allclose(both_modes(lambda v: F.pow(2.0, v), x)[0],
-                               2.0**x.d * math.log(2.0))
+    np.testing.assert_allclose(both_modes(lambda v: F.pow(2.0, v), x)[0], 2.0**x.d * math.log(2.0))
     np.testing.assert_allclose(F.pow(x, 0.5).d, np.sqrt(x.d))
     y = var([2.0, 1.0, 0.5])
     np.testing.assert_allclose(F.pow(x, y).d, x.d**y.d)
-    assert (x ** y).creator.fdef.name == "Pow2"  # type: ignore[union-attr]
+    assert (x**y).creator.fdef.name == "Pow2"  # type: ignore[union-attr]
     with np.errstate(divide="ignore"):
         np.testing.assert_array_equal(F.div(x, 0).d, [np.inf, np.inf, np.inf])
     with pytest.raises(TypeError, match=r"add\(\).*'x0', 'x1'"):

@@ -22,8 +22,9 @@ def _v(a: object, need_grad: bool = True) -> gh.Variable:
 # -- convolution family ------------------------------------------------------------------------
 
 
-def _conv_ref(x: np.ndarray, w: np.ndarray, pad: tuple, stride: tuple, dilation: tuple,
-              group: int) -> np.ndarray:
+def _conv_ref(
+    x: np.ndarray, w: np.ndarray, pad: tuple, stride: tuple, dilation: tuple, group: int
+) -> np.ndarray:
     from gradhub_nn_ops.conv import _convolution_ref
 
     return _convolution_ref(x, w, None, 1, pad, stride, dilation, group)
@@ -45,8 +46,9 @@ def test_convolution_matches_naive_loops(cfg: tuple) -> None:
     rng = np.random.default_rng(6)
     x, w = rng.standard_normal(xs), rng.standard_normal(ws)
     y = F.convolution(x, w, pad=pad, stride=stride, dilation=dilation, group=group)
-    np.testing.assert_allclose(y.d, _conv_ref(x, w, pad, stride, dilation, group), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        y.d, _conv_ref(x, w, pad, stride, dilation, group), rtol=1e-10, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("cfg", _CONV_CONFIGS)
@@ -61,13 +63,15 @@ def test_deconvolution_is_the_adjoint_of_convolution(cfg: tuple) -> None:
         L - ((o - 1) * s - 2 * p + d * (k - 1) + 1)
         for L, o, k, p, s, d in zip(xs[2:], y.shape[2:], ws[2:], pad, stride, dilation)
     )
-    xt = F.deconvolution(u, w, pad=pad, stride=stride, dilation=dilation, group=group,
-                         output_padding=op).d
+    xt = F.deconvolution(
+        u, w, pad=pad, stride=stride, dilation=dilation, group=group, output_padding=op
+    ).d
     assert xt.shape == x.shape
     np.testing.assert_allclose(np.sum(y * u), np.sum(x * xt), rtol=1e-10)
     # and the filter gradient is the adjoint w.r.t. the weight: <conv(x, W), u> == <W, FG(x, u)>
-    fg = F.convolution_filter_grad(x, u, kernel=ws[2:], pad=pad, stride=stride,
-                                   dilation=dilation, group=group).d
+    fg = F.convolution_filter_grad(
+        x, u, kernel=ws[2:], pad=pad, stride=stride, dilation=dilation, group=group
+    ).d
     np.testing.assert_allclose(np.sum(y * u), np.sum(w * fg), rtol=1e-10)
 
 
@@ -118,22 +122,31 @@ def test_agrees_with_pytorch() -> None:
     b = rng.standard_normal(6)
     for pad, stride, dil in itertools.product([(0, 0), (1, 2)], [(1, 1), (2, 3)], [(1, 1), (2, 1)]):
         ours = F.convolution(x, w, b, pad=pad, stride=stride, dilation=dil, group=2).d
-        ref = tf.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), stride=stride,
-                        padding=pad, dilation=dil, groups=2).numpy()
+        ref = tf.conv2d(
+            torch.tensor(x),
+            torch.tensor(w),
+            torch.tensor(b),
+            stride=stride,
+            padding=pad,
+            dilation=dil,
+            groups=2,
+        ).numpy()
         np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-12)
         u = rng.standard_normal(ours.shape)
         wt = rng.standard_normal((6, 3, 3, 2))
         out = F.deconvolution(u, wt, pad=pad, stride=stride, dilation=dil, group=2).d
-        ref = tf.conv_transpose2d(torch.tensor(u), torch.tensor(wt), stride=stride, padding=pad,
-                                  dilation=dil, groups=2).numpy()
+        ref = tf.conv_transpose2d(
+            torch.tensor(u), torch.tensor(wt), stride=stride, padding=pad, dilation=dil, groups=2
+        ).numpy()
         np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
     xp = rng.standard_normal((2, 3, 7, 8))
     ours = F.max_pooling(xp, (3, 2), stride=(2, 2), pad=(1, 1)).d
     ref = tf.max_pool2d(torch.tensor(xp), (3, 2), stride=(2, 2), padding=(1, 1)).numpy()
     np.testing.assert_array_equal(ours, ref)
     ours = F.average_pooling(xp, (3, 2), stride=(2, 2), pad=(1, 1), including_pad=False).d
-    ref = tf.avg_pool2d(torch.tensor(xp), (3, 2), stride=(2, 2), padding=(1, 1),
-                        count_include_pad=False).numpy()
+    ref = tf.avg_pool2d(
+        torch.tensor(xp), (3, 2), stride=(2, 2), padding=(1, 1), count_include_pad=False
+    ).numpy()
     np.testing.assert_allclose(ours, ref, rtol=1e-12)
 
 
@@ -141,8 +154,9 @@ def test_agrees_with_pytorch() -> None:
 
 
 @pytest.mark.parametrize("cfg", _CONV_CONFIGS)
-def test_kernels_processed_one_sample_per_block(cfg: tuple, monkeypatch: pytest.MonkeyPatch
-                                                ) -> None:
+def test_kernels_processed_one_sample_per_block(
+    cfg: tuple, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gradhub_nn_ops import conv
     from gradhub_nn_ops.conv import _convolution_filter_grad_ref, _deconvolution_ref
 
@@ -153,15 +167,23 @@ def test_kernels_processed_one_sample_per_block(cfg: tuple, monkeypatch: pytest.
     w = rng.standard_normal(ws)
     kw = {"pad": pad, "stride": stride, "dilation": dilation, "group": group}
     y = F.convolution(x, w, **kw).d
-    np.testing.assert_allclose(y, _conv_ref(x, w, pad, stride, dilation, group), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        y, _conv_ref(x, w, pad, stride, dilation, group), rtol=1e-10, atol=1e-12
+    )
     u = rng.standard_normal(y.shape)
-    np.testing.assert_allclose(F.convolution_filter_grad(x, u, kernel=ws[2:], **kw).d,
-                               _convolution_filter_grad_ref(x, u, ws[2:], 1, **kw), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        F.convolution_filter_grad(x, u, kernel=ws[2:], **kw).d,
+        _convolution_filter_grad_ref(x, u, ws[2:], 1, **kw),
+        rtol=1e-10,
+        atol=1e-12,
+    )
     wt = rng.standard_normal((xs[1], ws[0] // group, *ws[2:]))
-    np.testing.assert_allclose(F.deconvolution(x, wt, **kw).d,
-                               _deconvolution_ref(x, wt, None, 1, **kw), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        F.deconvolution(x, wt, **kw).d,
+        _deconvolution_ref(x, wt, None, 1, **kw),
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize(
@@ -174,8 +196,11 @@ def test_results_never_alias_scratch_buffers(xs: tuple, ws: tuple) -> None:
     w = rng.standard_normal(ws)
     wt = rng.standard_normal((ws[1], ws[0], *ws[2:]))
     last_pad = (0,) * (len(ws) - 3) + (1,)
-    for fn, weight, kw in ((F.convolution, w, {"pad": 1}), (F.deconvolution, wt, {}),
-                           (F.deconvolution, wt, {"pad": last_pad})):
+    for fn, weight, kw in (
+        (F.convolution, w, {"pad": 1}),
+        (F.deconvolution, wt, {}),
+        (F.deconvolution, wt, {"pad": last_pad}),
+    ):
         first = fn(x1, weight, **kw).d
         kept = first.copy()
         fn(x2, weight, **kw)
@@ -183,8 +208,7 @@ def test_results_never_alias_scratch_buffers(xs: tuple, ws: tuple) -> None:
 
 
 @pytest.mark.parametrize("cfg", _CONV_CONFIGS)
-def test_gemms_cut_into_single_threaded_pieces(cfg: tuple, monkeypatch: pytest.MonkeyPatch
-                                               ) -> None:
+def test_gemms_cut_into_single_threaded_pieces(cfg: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
     from gradhub_nn_ops import conv
     from gradhub_nn_ops.conv import _convolution_filter_grad_ref, _deconvolution_ref
 
@@ -200,12 +224,19 @@ def test_gemms_cut_into_single_threaded_pieces(cfg: tuple, monkeypatch: pytest.M
     ref = ref + b.reshape((-1,) + (1,) * (ref.ndim - 2))
     np.testing.assert_allclose(y, ref, rtol=1e-10, atol=1e-12)
     u = rng.standard_normal(y.shape)
-    np.testing.assert_allclose(F.convolution_filter_grad(x, u, kernel=ws[2:], **kw).d,
-                               _convolution_filter_grad_ref(x, u, ws[2:], 1, **kw), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        F.convolution_filter_grad(x, u, kernel=ws[2:], **kw).d,
+        _convolution_filter_grad_ref(x, u, ws[2:], 1, **kw),
+        rtol=1e-10,
+        atol=1e-12,
+    )
     wt = rng.standard_normal((xs[1], ws[0] // group, *ws[2:]))
-    np.testing.assert_allclose(F.deconvolution(x, wt, **kw).d,
-                               _deconvolution_ref(x, wt, None, 1, **kw), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        F.deconvolution(x, wt, **kw).d,
+        _deconvolution_ref(x, wt, None, 1, **kw),
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 # -- the filter gradient with stride 1 ---------------------------------------------------------
@@ -213,7 +244,8 @@ def test_gemms_cut_into_single_threaded_pieces(cfg: tuple, monkeypatch: pytest.M
 
 @pytest.mark.parametrize("group", [1, 2])
 def test_stride1_filter_grad_without_columns_matches_the_reference(
-        group: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    group: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Stride 1: the filter gradient multiplies dy with shifted views of the flat padded input
     (no column matrix); several blocks and GEMM pieces, float32 against the float64 loops."""
     from gradhub_nn_ops import conv
@@ -226,12 +258,14 @@ def test_stride1_filter_grad_without_columns_matches_the_reference(
     dy = rng.standard_normal((5, 6, 9, 5))
     kw = {"pad": (1, 0), "dilation": (1, 1), "group": group}
     ref = _convolution_filter_grad_ref(x, dy, (3, 3), 1, **kw)
-    out = conv._convolution_filter_grad(np, x.astype(np.float32), dy.astype(np.float32),
-                                        (3, 3), **kw)
+    out = conv._convolution_filter_grad(
+        np, x.astype(np.float32), dy.astype(np.float32), (3, 3), **kw
+    )
     assert out.dtype == np.float32 and out.shape == (6, 4 // group, 3, 3)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(conv._convolution_filter_grad(np, x, dy, (3, 3), **kw), ref,
-                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        conv._convolution_filter_grad(np, x, dy, (3, 3), **kw), ref, rtol=1e-10, atol=1e-10
+    )
 
 
 RNG = np.random.default_rng(7)
@@ -293,17 +327,20 @@ def _filter_grad_np(x: np.ndarray, dy: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("name, w_shape, pad, stride", [
-    ("convolution", (3, 2, 3, 3), (0, 0), (1, 1)),
-    ("convolution", (3, 2, 3, 3), (1, 1), (1, 1)),
-    ("convolution", (3, 2, 3, 3), (1, 0), (2, 2)),
-    ("convolution", (3, 2, 3, 3), (0, 0), (2, 1)),
-    ("deconvolution", (2, 3, 3, 3), (0, 0), (1, 1)),
-    ("deconvolution", (2, 3, 3, 3), (1, 1), (2, 2)),
-])
-def test_convolutions_with_a_float64_bias_promote(name: str, w_shape: tuple[int, ...],
-                                                  pad: tuple[int, int],
-                                                  stride: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    "name, w_shape, pad, stride",
+    [
+        ("convolution", (3, 2, 3, 3), (0, 0), (1, 1)),
+        ("convolution", (3, 2, 3, 3), (1, 1), (1, 1)),
+        ("convolution", (3, 2, 3, 3), (1, 0), (2, 2)),
+        ("convolution", (3, 2, 3, 3), (0, 0), (2, 1)),
+        ("deconvolution", (2, 3, 3, 3), (0, 0), (1, 1)),
+        ("deconvolution", (2, 3, 3, 3), (1, 1), (2, 2)),
+    ],
+)
+def test_convolutions_with_a_float64_bias_promote(
+    name: str, w_shape: tuple[int, ...], pad: tuple[int, int], stride: tuple[int, int]
+) -> None:
     fn = getattr(F, name)
     x = RNG.standard_normal((2, 2, 5, 5)).astype(np.float32)
     w = RNG.standard_normal(w_shape).astype(np.float32)
@@ -312,8 +349,7 @@ def test_convolutions_with_a_float64_bias_promote(name: str, w_shape: tuple[int,
     nob = fn(gh.Variable(x), gh.Variable(w), pad=pad, stride=stride)
     assert nob.dtype == np.float32
     assert y.dtype == np.float64
-    np.testing.assert_allclose(y.d, nob.d.astype(np.float64) + b[:, None, None], rtol=0,
-                               atol=1e-12)
+    np.testing.assert_allclose(y.d, nob.d.astype(np.float64) + b[:, None, None], rtol=0, atol=1e-12)
     _check_grad_dtypes_and_values(lambda *a: fn(*a, pad=pad, stride=stride), [x, w, b])
 
 

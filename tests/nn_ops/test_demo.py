@@ -109,8 +109,12 @@ def test_short_demo_decreases_the_loss_and_keeps_caller_parameters() -> None:
     assert r.test_loss < r.initial_test_loss
     assert r.initial_test_loss == pytest.approx(np.log(10), rel=0.2)  # untrained: near chance
     assert set(r.parameters) == {
-        "conv1/conv/W", "conv1/conv/b", "conv2/conv/W", "conv2/conv/b",
-        "pred/affine/W", "pred/affine/b",
+        "conv1/conv/W",
+        "conv1/conv/b",
+        "conv2/conv/W",
+        "conv2/conv/b",
+        "pred/affine/W",
+        "pred/affine/b",
     }
     assert r.parameters["conv1/conv/W"].shape == (8, 1, 3, 3)
     assert r.parameters["pred/affine/W"].shape == (16 * 2 * 2, 10)
@@ -136,8 +140,20 @@ def test_demo_command_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path
     _needs_library()
     pytest.importorskip("matplotlib")
     png = tmp_path / "curves.png"
-    argv = ["demo", "--epochs", "2", "--max-batches", "3", "--seed", "2",
-            "--penalty-weight", "0.02", "--plot", str(png), "--json"]
+    argv = [
+        "demo",
+        "--epochs",
+        "2",
+        "--max-batches",
+        "3",
+        "--seed",
+        "2",
+        "--penalty-weight",
+        "0.02",
+        "--plot",
+        str(png),
+        "--json",
+    ]
     assert main(argv) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["epochs"] == 2 and res["penalty_weight"] == 0.02 and res["seed"] == 2
@@ -160,9 +176,13 @@ def test_demo_console_script() -> None:
     script = str(exe) if exe.exists() else shutil.which("gradhub")
     if script is None:
         pytest.skip("the gradhub console script is not installed")
-    p = subprocess.run([script, "demo", "--epochs", "1", "--max-batches", "2"],
-                       capture_output=True, text=True, timeout=120,
-                       env=dict(os.environ, COLUMNS="120"))
+    p = subprocess.run(
+        [script, "demo", "--epochs", "1", "--max-batches", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, COLUMNS="120"),
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "held-out accuracy" in p.stdout
 

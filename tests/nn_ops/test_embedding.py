@@ -30,8 +30,11 @@ def test_embed_gradient_accumulates_rows() -> None:
 
 def test_embed_double_backward() -> None:
     ids = np.array([0, 2, 0])
-    gradcheck(lambda w: F.embed(gh.Variable(ids, need_grad=False), w) ** 3.0,
-              [np.array([[0.5, -1.0], [1.5, 0.2], [-0.7, 0.9]])], order=3)
+    gradcheck(
+        lambda w: F.embed(gh.Variable(ids, need_grad=False), w) ** 3.0,
+        [np.array([[0.5, -1.0], [1.5, 0.2], [-0.7, 0.9]])],
+        order=3,
+    )
 
 
 def test_one_hot_is_not_differentiable_and_checks_range() -> None:

@@ -38,10 +38,31 @@ def test_all_functions_are_registered_with_names_and_callables() -> None:
         owner = "gradhub" if name in CORE else "gradhub-nn-ops"
         assert fdef.provider.distribution == owner, name
         assert getattr(F, fdef.snake) is fdef.api
-    snakes = {REGISTRY.get(n).snake for n in ("ASin", "ATan2", "ReLU6", "LogSumExp", "ReLU",
-                                               "LeakyReLU", "PReLU", "SiLU", "HardTanh")}
-    assert snakes == {"asin", "atan2", "relu6", "logsumexp", "relu", "leaky_relu", "prelu",
-                      "silu", "hard_tanh"}
+    snakes = {
+        REGISTRY.get(n).snake
+        for n in (
+            "ASin",
+            "ATan2",
+            "ReLU6",
+            "LogSumExp",
+            "ReLU",
+            "LeakyReLU",
+            "PReLU",
+            "SiLU",
+            "HardTanh",
+        )
+    }
+    assert snakes == {
+        "asin",
+        "atan2",
+        "relu6",
+        "logsumexp",
+        "relu",
+        "leaky_relu",
+        "prelu",
+        "silu",
+        "hard_tanh",
+    }
 
 
 def test_non_differentiable_functions_are_marked() -> None:
@@ -78,8 +99,12 @@ def test_float32_backward_keeps_float32(create_graph: bool) -> None:
         if not fdef.differentiable:
             continue
         for s in samples_of(fdef):
-            xs = [gh.Variable(a.astype(np.float32), need_grad=True) if a.dtype == np.float64
-                  else gh.Variable(a, need_grad=False) for a in map(np.asarray, s.inputs)]
+            xs = [
+                gh.Variable(a.astype(np.float32), need_grad=True)
+                if a.dtype == np.float64
+                else gh.Variable(a, need_grad=False)
+                for a in map(np.asarray, s.inputs)
+            ]
             out = fdef.api(*xs, **s.attrs)  # type: ignore[misc]
             outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o.dtype.kind == "f"]
             wrt = [x for x in xs if x.need_grad]

@@ -48,8 +48,11 @@ def raises(fn: Callable[[], Any], exc: type[BaseException], pattern: str) -> Non
 
 def test_affine_nnabla_shapes_and_values() -> None:
     rng = np.random.default_rng(1)
-    x, w, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 2, 5)), rng.standard_normal(
-        (2, 5))
+    x, w, b = (
+        rng.standard_normal((2, 3, 4)),
+        rng.standard_normal((4, 2, 5)),
+        rng.standard_normal((2, 5)),
+    )
     y = F.affine(_v(x), _v(w), _v(b), base_axis=2)
     assert y.shape == (2, 3, 2, 5)
     np.testing.assert_allclose(y.d, np.einsum("abk,kcd->abcd", x, w) + b)
@@ -71,9 +74,11 @@ def test_affine_gradients_and_skipped_input_gradient() -> None:
 def test_affine_double_backward() -> None:
     # the gradient-norm penalty of an MLP differentiates Affine twice
     rng = np.random.default_rng(3)
-    gradcheck(lambda x, w, b: F.affine(x, w, b) ** 2.0,
-              [rng.standard_normal((2, 3)), rng.standard_normal((3, 2)),
-               rng.standard_normal(2)], order=3)
+    gradcheck(
+        lambda x, w, b: F.affine(x, w, b) ** 2.0,
+        [rng.standard_normal((2, 3)), rng.standard_normal((3, 2)), rng.standard_normal(2)],
+        order=3,
+    )
 
 
 def test_einsum_rejects_diagonals() -> None:
@@ -90,10 +95,14 @@ def test_affine_with_a_float64_bias_promotes() -> None:
     # the float64 bias is added in float64 (a float32 add would round it)
     np.testing.assert_allclose(y.d, (x @ w).astype(np.float64) + b, rtol=0, atol=1e-12)
     _check_grad_dtypes_and_values(lambda *a: F.affine(*a), [x, w, b])
-    _check_grad_dtypes_and_values(lambda *a: F.affine(*a, base_axis=2),
-                                  [RNG.standard_normal((2, 2, 3)).astype(np.float32),
-                                   RNG.standard_normal((3, 2, 2)).astype(np.float32),
-                                   RNG.standard_normal((2, 2))])
+    _check_grad_dtypes_and_values(
+        lambda *a: F.affine(*a, base_axis=2),
+        [
+            RNG.standard_normal((2, 2, 3)).astype(np.float32),
+            RNG.standard_normal((3, 2, 2)).astype(np.float32),
+            RNG.standard_normal((2, 2)),
+        ],
+    )
 
 
 def test_affine_same_and_narrower_bias_dtypes_are_unchanged() -> None:

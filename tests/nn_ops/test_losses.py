@@ -64,12 +64,15 @@ def test_bce_higher_derivatives_at_the_boundary_have_no_nan() -> None:
         (g3,) = gh.grad([g2], [x], create_graph=True)
         # exact derivatives of -t ln x - (1-t) ln(1-x) where unclamped, 0 where clamped
         x5, t5 = 0.3, 0.4
-        np.testing.assert_allclose(g1.d, [1.0, -1.0, 0.0, 0.0, -t5 / x5 + (1 - t5) / (1 - x5)],
-                                   rtol=1e-6)
-        np.testing.assert_allclose(g2.d, [1.0, 1.0, 0.0, 0.0, t5 / x5**2 + (1 - t5) / (1 - x5)**2],
-                                   rtol=1e-6)
         np.testing.assert_allclose(
-            g3.d, [2.0, -2.0, 0.0, 0.0, -2 * t5 / x5**3 + 2 * (1 - t5) / (1 - x5)**3], rtol=1e-6)
+            g1.d, [1.0, -1.0, 0.0, 0.0, -t5 / x5 + (1 - t5) / (1 - x5)], rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            g2.d, [1.0, 1.0, 0.0, 0.0, t5 / x5**2 + (1 - t5) / (1 - x5) ** 2], rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            g3.d, [2.0, -2.0, 0.0, 0.0, -2 * t5 / x5**3 + 2 * (1 - t5) / (1 - x5) ** 3], rtol=1e-6
+        )
 
 
 def test_bce_matches_finite_differences_inside_the_domain() -> None:
@@ -85,8 +88,11 @@ def test_bce_matches_finite_differences_inside_the_domain() -> None:
 @pytest.mark.parametrize("ldtype", [np.int64, np.int32, np.uint8, np.bool_])
 def test_cross_entropies_accept_integer_and_bool_labels(fname: str, ldtype: type) -> None:
     fn = getattr(F, fname)
-    raw = RNG.uniform(-2, 2, (3, 4)) if fname == "sigmoid_cross_entropy" else RNG.uniform(
-        0.1, 0.9, (3, 4))
+    raw = (
+        RNG.uniform(-2, 2, (3, 4))
+        if fname == "sigmoid_cross_entropy"
+        else RNG.uniform(0.1, 0.9, (3, 4))
+    )
     labels = RNG.integers(0, 2, (3, 4))
     for dtype in (np.float32, np.float64):
         x = gh.Variable(raw.astype(dtype))
@@ -111,14 +117,17 @@ def test_cross_entropies_accept_integer_and_bool_labels(fname: str, ldtype: type
 
 
 @pytest.mark.parametrize("fname", ["sigmoid_cross_entropy", "binary_cross_entropy"])
-@pytest.mark.parametrize("xs, ts", [((3, 1), (3,)), ((3,), (3, 1)), ((2, 3), (3,)),
-                                    ((2, 3), ())])
-def test_cross_entropies_reject_mismatched_shapes(fname: str, xs: tuple[int, ...],
-                                                  ts: tuple[int, ...]) -> None:
+@pytest.mark.parametrize("xs, ts", [((3, 1), (3,)), ((3,), (3, 1)), ((2, 3), (3,)), ((2, 3), ())])
+def test_cross_entropies_reject_mismatched_shapes(
+    fname: str, xs: tuple[int, ...], ts: tuple[int, ...]
+) -> None:
     x = v64(np.full(xs, 0.5))
     t = v64(np.ones(ts), need_grad=False)
-    with pytest.raises(ValueError, match=rf"{fname}\(\).*x {re_shape(xs)} and target "
-                                         rf"{re_shape(ts)}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"{fname}\(\).*x {re_shape(xs)} and target "
+        rf"{re_shape(ts)}",
+    ):
         getattr(F, fname)(x, t)
 
 

@@ -182,8 +182,9 @@ def test_batch_normalization_updates_running_statistics_in_place() -> None:
     np.testing.assert_allclose(rm.d, 0.2 * bm, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(rv.d, 0.8 + 0.2 * bv * n / (n - 1), rtol=1e-5)
     assert rm.d is arr_m and rv.d is arr_v  # updated in place
-    np.testing.assert_allclose(y.d, (x - bm) / np.sqrt(bv + 1e-5) * gamma + beta,
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        y.d, (x - bm) / np.sqrt(bv + 1e-5) * gamma + beta, rtol=1e-4, atol=1e-5
+    )
     # re-executing the graph (nnabla's static style) updates the statistics again
     y.forward()
     np.testing.assert_allclose(rm.d, 0.8 * 0.2 * bm + 0.2 * bm, rtol=1e-5, atol=1e-6)
@@ -201,8 +202,7 @@ def test_batch_normalization_inference_uses_running_statistics() -> None:
 
 
 def test_batch_normalization_training_gradient_ignores_running_statistics() -> None:
-    x, beta, gamma, mean, var = (a.astype(np.float64) for a in
-                                 _bn_inputs(np.random.default_rng(2)))
+    x, beta, gamma, mean, var = (a.astype(np.float64) for a in _bn_inputs(np.random.default_rng(2)))
     xs = _v(x)
     rm, rv = _v(mean), _v(var)
     y = F.batch_normalization(xs, _v(beta), _v(gamma), rm, rv)

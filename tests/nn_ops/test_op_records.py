@@ -55,8 +55,9 @@ def test_one_formula_gives_the_same_gradient_on_arrays_and_on_variables(
     np.testing.assert_array_equal(on_vars.d, on_arrays)
 
 
-@pytest.mark.parametrize(("name", "formula", "attrs", "domain"), _FORMULAS,
-                         ids=[f"{n}{a}" for n, _, a, _ in _FORMULAS])
+@pytest.mark.parametrize(
+    ("name", "formula", "attrs", "domain"), _FORMULAS, ids=[f"{n}{a}" for n, _, a, _ in _FORMULAS]
+)
 def test_mask_formulas_give_the_same_gradient_on_arrays_and_on_variables(
     name: str, formula: Any, attrs: dict[str, Any], domain: tuple[float, float]
 ) -> None:
@@ -91,8 +92,15 @@ def test_uses_says_what_the_graph_keeps() -> None:
 
 def test_variable_math_calls_the_registered_functions() -> None:
     x = gh.Variable([0.5, -1.0])
-    for attr, name in (("cos", "Cos"), ("sin", "Sin"), ("exp", "Exp"), ("cosh", "Cosh"),
-                       ("sinh", "Sinh"), ("tanh", "Tanh"), ("sqrt", "Sqrt")):
+    for attr, name in (
+        ("cos", "Cos"),
+        ("sin", "Sin"),
+        ("exp", "Exp"),
+        ("cosh", "Cosh"),
+        ("sinh", "Sinh"),
+        ("tanh", "Tanh"),
+        ("sqrt", "Sqrt"),
+    ):
         v = getattr(VARIABLE_MATH, attr)(gh.Variable([0.5, 2.0]))
         assert v.creator is not None and v.creator.fdef.name == name
     mask = VARIABLE_MATH.greater_equal(x, 0.0)
@@ -108,7 +116,8 @@ def test_variable_math_docstring_example_runs() -> None:
     test = doctest.DocTestParser().get_doctest(doc, {}, "VariableMath", None, 0)
     out: list[str] = []
     result = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE).run(
-        test, out=out.append)
+        test, out=out.append
+    )
     assert result.attempted > 0 and result.failed == 0, "".join(out)
 
 
@@ -122,9 +131,14 @@ def test_a_formula_is_differentiable_again() -> None:
 
 
 def test_elementwise_fields_are_keywords_and_checked() -> None:
-    fields = {"name": "Twice", "kernel": lambda xp, x: 2 * x,
-              "derivative": lambda F, g, x, y: g * 2.0, "reference": lambda x: 2 * x,
-              "domain": (-1.0, 1.0), "doc": "twice(x)"}
+    fields = {
+        "name": "Twice",
+        "kernel": lambda xp, x: 2 * x,
+        "derivative": lambda F, g, x, y: g * 2.0,
+        "reference": lambda x: 2 * x,
+        "domain": (-1.0, 1.0),
+        "doc": "twice(x)",
+    }
     op = Elementwise(uses="", **fields)
     assert op.snake == "twice" and op.derivative.__name__ == "d_twice"
     assert "Twice" in repr(op)
@@ -136,8 +150,14 @@ def test_elementwise_fields_are_keywords_and_checked() -> None:
 
 def test_comparison_records_register_both_functions_with_their_examples() -> None:
     ensure_loaded()
-    assert [c.name for c in COMPARISONS] == ["Greater", "GreaterEqual", "Less", "LessEqual",
-                                             "Equal", "NotEqual"]
+    assert [c.name for c in COMPARISONS] == [
+        "Greater",
+        "GreaterEqual",
+        "Less",
+        "LessEqual",
+        "Equal",
+        "NotEqual",
+    ]
     for c in COMPARISONS:
         for name in (c.name, c.name + "Scalar") if c.scalar else (c.name,):
             fdef = REGISTRY.get(name)

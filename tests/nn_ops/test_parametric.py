@@ -55,8 +55,11 @@ def test_affine_without_name_uses_the_current_scope_and_reuses() -> None:
     PF.affine(x, 4)
     with gh.parameter_scope("net"):
         PF.affine(x, (2, 2), with_bias=False, name="head")
-    assert _shapes() == [("affine/W", (3, 4), True), ("affine/b", (4,), True),
-                         ("net/head/affine/W", (3, 2, 2), True)]
+    assert _shapes() == [
+        ("affine/W", (3, 4), True),
+        ("affine/b", (4,), True),
+        ("net/head/affine/W", (3, 2, 2), True),
+    ]
     with pytest.raises(ValueError, match="exists with shape"):
         PF.affine(_x(np.ones((2, 5))), 4)
 
@@ -64,11 +67,14 @@ def test_affine_without_name_uses_the_current_scope_and_reuses() -> None:
 def test_fix_parameters_and_custom_initializers() -> None:
     x = _x(np.ones((2, 3)))
     w0 = np.arange(6.0).reshape(3, 2)
-    y = PF.affine(x, 2, w_init=w0, b_init=ConstantInitializer(0.5), fix_parameters=True,
-                  name="fixed")
+    y = PF.affine(
+        x, 2, w_init=w0, b_init=ConstantInitializer(0.5), fix_parameters=True, name="fixed"
+    )
     # as nnabla: the parameters are stored trainable; only this call uses them without gradient
-    assert _shapes(grad_only=False) == [("fixed/affine/W", (3, 2), True),
-                                        ("fixed/affine/b", (2,), True)]
+    assert _shapes(grad_only=False) == [
+        ("fixed/affine/W", (3, 2), True),
+        ("fixed/affine/b", (2,), True),
+    ]
     w = gh.get_parameters()["fixed/affine/W"]
     np.testing.assert_allclose(gh.grad([y.sum()], [w])[0].d, 0.0)  # no gradient through y
     np.testing.assert_allclose(y.d, np.ones((2, 3)) @ w0 + 0.5)
@@ -124,8 +130,11 @@ def test_batch_normalization_parameters() -> None:
     y = PF.batch_normalization(x, name="bn1")
     assert y.shape == x.shape
     assert _shapes(grad_only=False) == [
-        ("bn1/bn/beta", (1, 3, 1, 1), True), ("bn1/bn/gamma", (1, 3, 1, 1), True),
-        ("bn1/bn/mean", (1, 3, 1, 1), False), ("bn1/bn/var", (1, 3, 1, 1), False)]
+        ("bn1/bn/beta", (1, 3, 1, 1), True),
+        ("bn1/bn/gamma", (1, 3, 1, 1), True),
+        ("bn1/bn/mean", (1, 3, 1, 1), False),
+        ("bn1/bn/var", (1, 3, 1, 1), False),
+    ]
     p = gh.get_parameters(grad_only=False)
     np.testing.assert_array_equal(p["bn1/bn/gamma"].d, 1.0)
     np.testing.assert_array_equal(p["bn1/bn/beta"].d, 0.0)
@@ -144,8 +153,10 @@ def test_layer_normalization_parameters() -> None:
     x = _x(np.random.default_rng(0).standard_normal((2, 3, 4)))
     y = PF.layer_normalization(x, name="ln1")
     assert y.shape == x.shape
-    assert _shapes() == [("ln1/layer_normalization/beta", (1, 3, 4), True),  # nnabla's order
-                         ("ln1/layer_normalization/gamma", (1, 3, 4), True)]
+    assert _shapes() == [
+        ("ln1/layer_normalization/beta", (1, 3, 4), True),  # nnabla's order
+        ("ln1/layer_normalization/gamma", (1, 3, 4), True),
+    ]
     np.testing.assert_allclose(y.d.reshape(2, -1).mean(axis=1), 0.0, atol=1e-6)
 
 

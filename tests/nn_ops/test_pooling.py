@@ -86,16 +86,21 @@ def test_max_pooling_padding_is_never_the_maximum() -> None:
         ((1, 1, 5, 5), {"kernel": (2, 2), "ignore_border": False}, (3, 3)),
         ((1, 1, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, (3, 3)),
         # nnabla: (5 + 1 - 1) // 2 + 1 = 3 (only one pad counts when ignore_border=False)
-        ((1, 1, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1),
-                        "ignore_border": False}, (3, 3)),
-        ((1, 1, 6, 6), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1),
-                        "ignore_border": False}, (4, 4)),
+        (
+            (1, 1, 5, 5),
+            {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "ignore_border": False},
+            (3, 3),
+        ),
+        (
+            (1, 1, 6, 6),
+            {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "ignore_border": False},
+            (4, 4),
+        ),
         ((1, 1, 7, 4), {"kernel": (3, 2), "stride": (3, 1)}, (2, 3)),
         ((2, 4, 4, 3), {"kernel": (2, 2), "channel_last": True}, (2, 2)),
     ],
 )
-def test_pooling_output_shapes(shape: tuple[int, ...], kwargs: dict, out: tuple[int, ...]
-                               ) -> None:
+def test_pooling_output_shapes(shape: tuple[int, ...], kwargs: dict, out: tuple[int, ...]) -> None:
     x = np.zeros(shape)
     for fn in (F.max_pooling, F.average_pooling):
         y = fn(x, **kwargs)
@@ -106,8 +111,9 @@ def test_pooling_output_shapes(shape: tuple[int, ...], kwargs: dict, out: tuple[
 def test_max_pooling_ignore_border_false_keeps_the_partial_window() -> None:
     x = _v([[[1.0, 7.0, 3.0, 4.0, 9.0]]])
     np.testing.assert_array_equal(F.max_pooling(x, (2,)).d, [[[7.0, 4.0]]])
-    np.testing.assert_array_equal(F.max_pooling(x, (2,), ignore_border=False).d,
-                                  [[[7.0, 4.0, 9.0]]])
+    np.testing.assert_array_equal(
+        F.max_pooling(x, (2,), ignore_border=False).d, [[[7.0, 4.0, 9.0]]]
+    )
 
 
 def test_average_pooling_including_pad_by_hand() -> None:
@@ -147,16 +153,22 @@ def test_max_pooling_2x2_fast_path_matches_the_references(dtype: type) -> None:
     g = rng.standard_normal(x.shape).astype(dtype)
     geo = P.pool_geom("t", x.shape, (2, 2), None, True, None, False)
     assert P._fast2x2(np, geo, x, dy)
-    kw = {"kernel": (2, 2), "stride": None, "ignore_border": True, "pad": None,
-          "channel_last": False}
+    kw = {
+        "kernel": (2, 2),
+        "stride": None,
+        "ignore_border": True,
+        "pad": None,
+        "channel_last": False,
+    }
     y = P._max_pooling(np, x, **kw)
     assert y.dtype == dtype
     np.testing.assert_array_equal(y, P._max_pooling_ref(x, **kw))
     dx = P._max_pooling_backward(np, dy, x, **kw)
     assert dx.dtype == dtype
     np.testing.assert_array_equal(dx, P._max_pooling_backward_ref(dy, x, **kw))
-    np.testing.assert_array_equal(P._max_pooling_fast(np, [dy], [x], [x.shape], [y], [y.shape],
-                                                      **kw)[0], dx)
+    np.testing.assert_array_equal(
+        P._max_pooling_fast(np, [dy], [x], [x.shape], [y], [y.shape], **kw)[0], dx
+    )
     gy = P._max_pooling_gather(np, g, x, **kw)
     np.testing.assert_array_equal(gy, P._max_pooling_gather_ref(g, x, **kw))
     # a non-contiguous input takes the same path
@@ -172,8 +184,13 @@ def test_max_pooling_mask_2x2_fast_path_matches_the_references(dtype: type) -> N
     rng = np.random.default_rng(17)
     dy = rng.standard_normal((2, 3, 3, 4)).astype(dtype)
     g = rng.standard_normal(x.shape).astype(dtype)
-    kw = {"kernel": (2, 2), "stride": None, "ignore_border": True, "pad": None,
-          "channel_last": False}
+    kw = {
+        "kernel": (2, 2),
+        "stride": None,
+        "ignore_border": True,
+        "pad": None,
+        "channel_last": False,
+    }
     y = P._max_pooling(np, x, **kw)
     m = P._max_pooling_mask(np, x, y, **kw)
     assert m.dtype == bool and m.shape == x.shape
@@ -181,8 +198,9 @@ def test_max_pooling_mask_2x2_fast_path_matches_the_references(dtype: type) -> N
     dx = P._masked_unpooling(np, dy, m, **kw)
     assert dx.dtype == dtype
     np.testing.assert_array_equal(dx, P._max_pooling_backward_ref(dy, x, **kw))
-    np.testing.assert_array_equal(P._masked_pooling(np, g, m, **kw),
-                                  P._max_pooling_gather_ref(g, x, **kw))
+    np.testing.assert_array_equal(
+        P._masked_pooling(np, g, m, **kw), P._max_pooling_gather_ref(g, x, **kw)
+    )
 
 
 def test_max_pooling_double_backward_reuses_one_mask_per_layer() -> None:
@@ -202,7 +220,7 @@ def test_max_pooling_double_backward_reuses_one_mask_per_layer() -> None:
     for idx in itertools.product(*(range(k) for k in xd.shape[:2])):
         for i in range(0, xd.shape[2], 2):
             for j in range(0, xd.shape[3], 2):
-                w = xd[idx][i:i + 2, j:j + 2]
+                w = xd[idx][i : i + 2, j : j + 2]
                 a, b = np.unravel_index(np.argmax(w), w.shape)  # the first maximum
                 mask[idx][i + a, j + b] = 1.0
     # gx = 2 y routed to the first maxima = 2 x mask, so d/dx sum(gx^2) = 8 x mask
@@ -214,9 +232,12 @@ def test_overlapping_windows_keep_max_pooling_backward() -> None:
     y = F.max_pooling(x, (2, 2), stride=(1, 1))
     (gx,) = gh.grad([F.sum(y)], [x], create_graph=True)
     assert gx._creator.fdef.name == "MaxPoolingBackward"
-    with pytest.raises(ValueError, match=r"max_pooling_mask\(\): needs windows that do not "
-                                         r"overlap \(stride >= kernel on every axis\), got kernel "
-                                         r"\(2, 2\) and stride \(1, 1\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"max_pooling_mask\(\): needs windows that do not "
+        r"overlap \(stride >= kernel on every axis\), got kernel "
+        r"\(2, 2\) and stride \(1, 1\)",
+    ):
         F.max_pooling_mask(x, y, (2, 2), stride=(1, 1))
 
 
@@ -227,15 +248,19 @@ def test_masked_pooling_functions_check_their_arguments() -> None:
     m = np.zeros((1, 1, 2, 2), dtype=bool)
     with pytest.raises(ValueError, match=r"masked_unpooling\(\): dy has shape \(1, 1, 2, 2\)"):
         F.masked_unpooling(x, m, (2, 2))
-    with pytest.raises(ValueError, match=r"masked_pooling\(\): g has shape \(1, 1, 1, 1\) but "
-                                         r"mask has \(1, 1, 2, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"masked_pooling\(\): g has shape \(1, 1, 1, 1\) but "
+        r"mask has \(1, 1, 2, 2\)",
+    ):
         F.masked_pooling(np.zeros((1, 1, 1, 1)), m, (2, 2))
     with pytest.raises(ValueError, match=r"max_pooling_mask\(\): y has shape \(1, 1, 2, 2\)"):
         F.max_pooling_mask(x, x, (2, 2))
 
 
 def test_max_pooling_2x2_fast_path_nan_window_gets_no_gradient_as_the_generic_path(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from gradhub_nn_ops import pooling as P
 
     x = _tied_pool_input(np.float64)

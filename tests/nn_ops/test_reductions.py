@@ -104,8 +104,11 @@ def test_max_with_index_as_nnabla() -> None:
 
 
 def test_prod_gradient_with_zeros() -> None:
-    for vals, want in (([0.0, 2.0, 3.0], [6.0, 0.0, 0.0]), ([0.0, 2.0, 0.0], [0.0, 0.0, 0.0]),
-                       ([1.0, 2.0, 3.0], [6.0, 3.0, 2.0])):
+    for vals, want in (
+        ([0.0, 2.0, 3.0], [6.0, 0.0, 0.0]),
+        ([0.0, 2.0, 0.0], [0.0, 0.0, 0.0]),
+        ([1.0, 2.0, 3.0], [6.0, 3.0, 2.0]),
+    ):
         (g,) = both_modes(F.prod, var(vals))
         np.testing.assert_allclose(g, want)
     # second derivative at a zero: d2/dx0 dx1 prod(x0, x1, x2) = x2
@@ -149,7 +152,7 @@ def test_prod_rerun_matches_the_exclusive_product(axis: object) -> None:
     # the reference: move the reduced axes last, flatten them, exclusive product, move back
     kept = [i for i in range(3) if i not in axes]
     moved = np.transpose(new, kept + list(axes))
-    flat = moved.reshape(*moved.shape[:len(kept)], -1)
+    flat = moved.reshape(*moved.shape[: len(kept)], -1)
     ref = _exclusive(flat, -1).reshape(moved.shape)
     ref = np.transpose(ref, np.argsort(kept + list(axes)))
     np.testing.assert_allclose(gx.d, ref, rtol=1e-12, atol=1e-15)
@@ -176,8 +179,9 @@ def test_prod_second_order_graph_reruns_with_zeros(k: int) -> None:
 
 
 @pytest.mark.parametrize("shape, axis", [((6,), None), ((2, 5), 1), ((4, 3, 2), (0, 2))])
-def test_prod_gradients_at_zeros_match_finite_differences_to_order_3(shape: tuple[int, ...],
-                                                                     axis: object) -> None:
+def test_prod_gradients_at_zeros_match_finite_differences_to_order_3(
+    shape: tuple[int, ...], axis: object
+) -> None:
     x = RNG.uniform(0.5, 1.5, shape) * RNG.choice([-1.0, 1.0], shape)
     flat = x.reshape(-1)
     flat[0] = flat[-1] = 0.0  # two zeros (in one group for the 1-d case)

@@ -65,8 +65,7 @@ def test_stack_and_split_are_inverse() -> None:
 
 def test_pad_modes_and_errors() -> None:
     x = _v([1.0, 2.0, 3.0])
-    np.testing.assert_array_equal(F.pad(x, (1, 2), constant_value=-1.0).d,
-                                  [-1, 1, 2, 3, -1, -1])
+    np.testing.assert_array_equal(F.pad(x, (1, 2), constant_value=-1.0).d, [-1, 1, 2, 3, -1, -1])
     np.testing.assert_array_equal(F.pad(x, (2, 1), mode="repeat").d, [1, 1, 1, 2, 3, 3])
     np.testing.assert_array_equal(F.pad(x, (5, 0), mode="reflect").d, [2, 1, 2, 3, 2, 1, 2, 3])
     # reflect gradient: each input element collects the gradients of its copies

@@ -203,5 +203,3 @@ def test_reshape_inplace() -> None:
     assert F.reshape(x, (3, 2), inplace=False).shape == (3, 2)
     assert F.reshape(x, (2, 3), True).shape == (2, 3)
     assert inspect.signature(F.reshape).parameters["inplace"].default is True  # nnabla's
-
-

@@ -26,9 +26,12 @@ def _net(x: gh.Variable, t: gh.Variable, w1, b1, w2, b2, w3, b3):  # type: ignor
 
 def _params(rng: np.random.Generator) -> list[np.ndarray]:
     return [
-        rng.standard_normal((8, 3, 3, 3)) * 0.3, rng.standard_normal(8) * 0.1,
-        rng.standard_normal((16, 8, 3, 3)) * 0.2, rng.standard_normal(16) * 0.1,
-        rng.standard_normal((16 * 2 * 2, 10)) * 0.2, rng.standard_normal(10) * 0.1,
+        rng.standard_normal((8, 3, 3, 3)) * 0.3,
+        rng.standard_normal(8) * 0.1,
+        rng.standard_normal((16, 8, 3, 3)) * 0.2,
+        rng.standard_normal(16) * 0.1,
+        rng.standard_normal((16 * 2 * 2, 10)) * 0.2,
+        rng.standard_normal(10) * 0.1,
     ]
 
 
@@ -62,8 +65,12 @@ def test_seed_program_runs_with_static_re_execution() -> None:
     loss = F.mean(F.softmax_cross_entropy(p, y))
     params = list(gh.get_parameters().values())
     assert [n for n in gh.get_parameters()] == [
-        "conv1/conv/W", "conv1/conv/b", "conv2/conv/W", "conv2/conv/b",
-        "pred/affine/W", "pred/affine/b",
+        "conv1/conv/W",
+        "conv1/conv/b",
+        "conv2/conv/W",
+        "conv2/conv/b",
+        "pred/affine/W",
+        "pred/affine/b",
     ]
     grads = gh.grad([loss], params)
     gp = sum(F.sum(g**2.0) ** 0.5 for g in grads)

@@ -39,7 +39,9 @@ from gradhub_compat.nnabla.ext_utils import get_extension_context
 """
 
 # seed 000 (Japanese page), after "例 :"
-GRADIENT_PENALTY_000 = NNABLA_IMPORTS + """
+GRADIENT_PENALTY_000 = (
+    NNABLA_IMPORTS
+    + """
 # Context
 extension_module = "cudnn"
 ctx = get_extension_context(extension_module)
@@ -69,9 +71,12 @@ loss += gp
 loss.forward()
 loss.backward()
 """
+)
 
 # seed 001 (English page): set_default_context and the target norm t; the lost grads line restored
-GRADIENT_PENALTY_001 = NNABLA_IMPORTS + """
+GRADIENT_PENALTY_001 = (
+    NNABLA_IMPORTS
+    + """
 # Context
 extension_module = "cudnn"
 ctx = get_extension_context(extension_module)
@@ -102,6 +107,7 @@ loss += gp
 loss.forward()
 loss.backward()
 """
+)
 
 NTH_DERIVATIVE = """\
 import gradhub_compat.nnabla as nn
@@ -229,7 +235,10 @@ def _run(program: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "program.py"
     script.write_text(program, encoding="utf-8")
     return subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
         cwd=tmp_path,
     )
 
@@ -274,8 +283,9 @@ def test_nnabla_nth_derivative_program(tmp_path: Path) -> None:
     assert any(line.startswith("Sin ") for line in lines)
 
 
-@pytest.mark.parametrize("program", [GRADIENT_PENALTY_000, GRADIENT_PENALTY_001],
-                         ids=["seed000", "seed001"])
+@pytest.mark.parametrize(
+    "program", [GRADIENT_PENALTY_000, GRADIENT_PENALTY_001], ids=["seed000", "seed001"]
+)
 def test_nnabla_gradient_penalty_with_cudnn_raises_clearly(program: str, tmp_path: Path) -> None:
     if "cudnn" in list_extensions():
         pytest.skip("a usable CUDA device is installed here: the program runs as is")
@@ -285,8 +295,9 @@ def test_nnabla_gradient_penalty_with_cudnn_raises_clearly(program: str, tmp_pat
     assert re.search(r"gradhub-cuda|CuPy", res.stderr), res.stderr
 
 
-@pytest.mark.parametrize("program", [GRADIENT_PENALTY_000, GRADIENT_PENALTY_001],
-                         ids=["seed000", "seed001"])
+@pytest.mark.parametrize(
+    "program", [GRADIENT_PENALTY_000, GRADIENT_PENALTY_001], ids=["seed000", "seed001"]
+)
 def test_nnabla_gradient_penalty_runs_on_cpu(program: str) -> None:
     """The program runs; its backward accumulates d(loss + penalty)/d(parameter) into ``.g``."""
     program = program.replace('extension_module = "cudnn"', 'extension_module = "cpu"')
@@ -302,8 +313,14 @@ def test_nnabla_gradient_penalty_runs_on_cpu(program: str) -> None:
     import gradhub_compat.nnabla as nn
 
     params = nn.get_parameters()
-    assert list(params) == ["conv1/conv/W", "conv1/conv/b", "conv2/conv/W", "conv2/conv/b",
-                            "pred/affine/W", "pred/affine/b"]
+    assert list(params) == [
+        "conv1/conv/W",
+        "conv1/conv/b",
+        "conv2/conv/W",
+        "conv2/conv/b",
+        "pred/affine/W",
+        "pred/affine/b",
+    ]
     assert params["conv1/conv/W"].shape == (8, 3, 3, 3)
     assert params["pred/affine/W"].shape == (16 * 8 * 8, 10)
     loss = env["loss"]
@@ -324,7 +341,7 @@ def test_programs_keep_their_original_code() -> None:
         pytest.skip("the seed documents are not beside the repository")
     doc000 = (seeds / "000_80466f7847bc751c.txt").read_text(encoding="utf-8")
     doc003 = (seeds / "003_8307fa7e3a18c1c9.txt").read_text(encoding="utf-8")
-    body000 = GRADIENT_PENALTY_000[len(NNABLA_IMPORTS):].strip()
+    body000 = GRADIENT_PENALTY_000[len(NNABLA_IMPORTS) :].strip()
     for line in body000.splitlines():
         assert line.strip() in doc000, line
     for line in textwrap.dedent(MXNET_EXAMPLES).splitlines()[2:]:

@@ -277,13 +277,17 @@ def test_mxnet_softmax_output_example() -> None:
     e = float(np.e) ** fc
     p = e / e.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(
-        p.d, f32([[0.00378404, 0.07600445, 0.07600445, 0.07600445, 0.20660152, 0.5616011]]),
+        p.d,
+        f32([[0.00378404, 0.07600445, 0.07600445, 0.07600445, 0.20660152, 0.5616011]]),
         atol=1e-7,
     )
     onehot = np.eye(6, dtype=np.float32)[[label]]
     p.backward(-onehot / p.d)
-    expected = np.repeat(f32([0.00378404, -0.92399555, 0.07600445, 0.07600445, 0.20660152,
-                              0.5616011])[:, None], 4, axis=1)
+    expected = np.repeat(
+        f32([0.00378404, -0.92399555, 0.07600445, 0.07600445, 0.20660152, 0.5616011])[:, None],
+        4,
+        axis=1,
+    )
     np.testing.assert_allclose(weight.g, expected, atol=1e-6)
     np.testing.assert_allclose(bias.g, expected[:, 0], atol=1e-6)
     assert weight.g.dtype == np.float32

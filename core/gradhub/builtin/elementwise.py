@@ -210,21 +210,70 @@ _EQUAL_SCALAR_DOC = """equal_scalar(x0, val=1): elementwise ``x0 == val`` as 1.0
 def register_functions(register: Any) -> None:
     """Register Pow2, Abs, Log, Sign and EqualScalar (provider ``gradhub``)."""
     f = register.function
-    ignore_arguments(f(
-      "Pow2", _pow2, inputs=("x0", "x1"), rule=_pow2_bw, need_inputs=(0, 1), need_outputs=(0,),
-      samples=binary_samples(lo0=0.5, hi0=2.0), reference=np.power, elementwise=True,
-      doc=_POW2_DOC), inplace=False)  # nnabla's inplace: accepted and ignored
-    f("Abs", lambda xp, x: xp.abs(x), rule=_unary_rule(_abs_bw),
-      fast_backward=one_input_fast(_abs_fast), need_inputs=(0,),
-      need_outputs=(), samples=unary_samples(avoid=(0.0,)), reference=np.abs, elementwise=True,
-      kinks=(0.0,), doc=_ABS_DOC)
-    f("Log", lambda xp, x: xp.log(x), snake="log", rule=_unary_rule(_log_bw),
-      fast_backward=one_input_fast(lambda xp, g, x, y: g / x),
-      need_inputs=(0,), need_outputs=(), samples=unary_samples(0.2, 3), reference=np.log,
-      elementwise=True, doc=_LOG_DOC)
-    with_real_scalars(f("Sign", _sign, attrs={"alpha": 1.0}, differentiable=False,
-      samples=_sign_samples, reference=_sign_ref, elementwise=True, doc=_SIGN_DOC), ("alpha",))
-    with_real_scalars(f(
-        "EqualScalar", _equal_scalar, inputs=("x0",), attrs={"val": 1.0},
-        differentiable=False, samples=_equal_scalar_samples,
-        reference=_equal_scalar_ref, elementwise=True, doc=_EQUAL_SCALAR_DOC))
+    ignore_arguments(
+        f(
+            "Pow2",
+            _pow2,
+            inputs=("x0", "x1"),
+            rule=_pow2_bw,
+            need_inputs=(0, 1),
+            need_outputs=(0,),
+            samples=binary_samples(lo0=0.5, hi0=2.0),
+            reference=np.power,
+            elementwise=True,
+            doc=_POW2_DOC,
+        ),
+        inplace=False,
+    )  # nnabla's inplace: accepted and ignored
+    f(
+        "Abs",
+        lambda xp, x: xp.abs(x),
+        rule=_unary_rule(_abs_bw),
+        fast_backward=one_input_fast(_abs_fast),
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=unary_samples(avoid=(0.0,)),
+        reference=np.abs,
+        elementwise=True,
+        kinks=(0.0,),
+        doc=_ABS_DOC,
+    )
+    f(
+        "Log",
+        lambda xp, x: xp.log(x),
+        snake="log",
+        rule=_unary_rule(_log_bw),
+        fast_backward=one_input_fast(lambda xp, g, x, y: g / x),
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=unary_samples(0.2, 3),
+        reference=np.log,
+        elementwise=True,
+        doc=_LOG_DOC,
+    )
+    with_real_scalars(
+        f(
+            "Sign",
+            _sign,
+            attrs={"alpha": 1.0},
+            differentiable=False,
+            samples=_sign_samples,
+            reference=_sign_ref,
+            elementwise=True,
+            doc=_SIGN_DOC,
+        ),
+        ("alpha",),
+    )
+    with_real_scalars(
+        f(
+            "EqualScalar",
+            _equal_scalar,
+            inputs=("x0",),
+            attrs={"val": 1.0},
+            differentiable=False,
+            samples=_equal_scalar_samples,
+            reference=_equal_scalar_ref,
+            elementwise=True,
+            doc=_EQUAL_SCALAR_DOC,
+        )
+    )

@@ -152,9 +152,16 @@ def _get_item_backward_ref(g: np.ndarray, key: Any = (), shape: Sequence[int] = 
 def register_functions(register: Any) -> None:
     """Register GetItem and GetItemBackward (provider ``gradhub``)."""
     f = register.function
-    f("GetItem", _get_item, attrs={"key": ()}, rule=_get_item_bw, need_inputs=(),
-      need_outputs=(), samples=_get_item_samples, reference=_get_item_ref,
-      doc="""``x[key]`` with numpy semantics; ``Variable.__getitem__`` dispatches here.
+    f(
+        "GetItem",
+        _get_item,
+        attrs={"key": ()},
+        rule=_get_item_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_get_item_samples,
+        reference=_get_item_ref,
+        doc="""``x[key]`` with numpy semantics; ``Variable.__getitem__`` dispatches here.
 
 ``key`` holds ints, slices, None, Ellipsis, and integer arrays (lists, integer Variables) or
 boolean masks for advanced indexing. Its gradient scatters back with GetItemBackward, where
@@ -169,11 +176,19 @@ Example::
     >>> x.g
     array([[2., 0., 1.],
            [2., 0., 1.]])
-""")
-    f("GetItemBackward", _get_item_backward, inputs=("g",), attrs={"key": (), "shape": ()},
-      rule=_get_item_backward_bw, need_inputs=(), need_outputs=(),
-      samples=_get_item_backward_samples, reference=_get_item_backward_ref,
-      doc="""Scatter-add, the adjoint of GetItem: ``y = zeros(shape); y[key] += g``.
+""",
+    )
+    f(
+        "GetItemBackward",
+        _get_item_backward,
+        inputs=("g",),
+        attrs={"key": (), "shape": ()},
+        rule=_get_item_backward_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_get_item_backward_samples,
+        reference=_get_item_backward_ref,
+        doc="""Scatter-add, the adjoint of GetItem: ``y = zeros(shape); y[key] += g``.
 
 Duplicate indices in ``key`` accumulate. Its own gradient is ``GetItem(dy, key)``.
 
@@ -183,4 +198,5 @@ Example::
     >>> g = gh.Variable(np.array([1.0, 2.0, 3.0]))
     >>> F.get_item_backward(g, key=np.array([0, 2, 0]), shape=(3,)).d
     array([4., 0., 2.])
-""")
+""",
+    )

@@ -41,8 +41,9 @@ def _check_matmul(a_shape: Sequence[int], b_shape: Sequence[int], ta: bool, tb: 
         ) from None
 
 
-def _batch_matmul(xp: Any, a: Any, b: Any, transpose_a: bool = False,
-                  transpose_b: bool = False) -> Any:
+def _batch_matmul(
+    xp: Any, a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
+) -> Any:
     sa, sb = a.shape, b.shape
     if transpose_a and a.ndim >= 2:
         a = a.swapaxes(-1, -2)
@@ -55,8 +56,9 @@ def _batch_matmul(xp: Any, a: Any, b: Any, transpose_a: bool = False,
         raise
 
 
-def _promoted(in_shapes: Sequence[Sequence[int]], ta: bool, tb: bool
-              ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+def _promoted(
+    in_shapes: Sequence[Sequence[int]], ta: bool, tb: bool
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Shapes of a, b and the output with 1-d operands promoted to matrices as numpy does."""
     sa, sb = tuple(in_shapes[0]), tuple(in_shapes[1])
     if len(sa) == 1:
@@ -68,8 +70,15 @@ def _promoted(in_shapes: Sequence[Sequence[int]], ta: bool, tb: bool
     return sa, sb, (*np.broadcast_shapes(sa[:-2], sb[:-2]), m, p)
 
 
-def _batch_matmul_bw(gy, inputs, in_shapes, outputs, out_shapes,  # type: ignore[no-untyped-def]
-                     transpose_a, transpose_b):
+def _batch_matmul_bw(
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,  # type: ignore[no-untyped-def]
+    transpose_a,
+    transpose_b,
+):
     a, b = inputs
     ta = transpose_a and len(in_shapes[0]) >= 2
     tb = transpose_b and len(in_shapes[1]) >= 2
@@ -99,8 +108,17 @@ def _batch_matmul_bw(gy, inputs, in_shapes, outputs, out_shapes,  # type: ignore
     return [ga, gb]
 
 
-def _batch_matmul_fast(xp, gy, x, xs, y, ys, transpose_a, transpose_b,  # type: ignore[no-untyped-def]
-                       need_grads):
+def _batch_matmul_fast(
+    xp,
+    gy,
+    x,
+    xs,
+    y,
+    ys,
+    transpose_a,
+    transpose_b,  # type: ignore[no-untyped-def]
+    need_grads,
+):
     """Array version of the BatchMatmul rule (first-order backward)."""
     a, b = x
     ta = transpose_a and len(xs[0]) >= 2
@@ -110,42 +128,61 @@ def _batch_matmul_fast(xp, gy, x, xs, y, ys, transpose_a, transpose_b,  # type: 
     A, B = a.reshape(sa), b.reshape(sb)
     ga = gb = None
     if need_grads[0]:
-        ga = (_batch_matmul(xp, g, B, False, not tb) if not ta
-              else _batch_matmul(xp, B, g, tb, True))
+        ga = _batch_matmul(xp, g, B, False, not tb) if not ta else _batch_matmul(xp, B, g, tb, True)
         ga = sum_to_array(ga, sa).reshape(xs[0])
     if need_grads[1]:
-        gb = (_batch_matmul(xp, A, g, not ta, False) if not tb
-              else _batch_matmul(xp, g, A, True, ta))
+        gb = _batch_matmul(xp, A, g, not ta, False) if not tb else _batch_matmul(xp, g, A, True, ta)
         gb = sum_to_array(gb, sb).reshape(xs[1])
     return [ga, gb]
 
 
 def _batch_matmul_samples(rng: np.random.Generator) -> Iterator[Sample]:
     n = rng.standard_normal
-    yield Sample((n((2, 3)), n((3, 2))), {"transpose_a": False, "transpose_b": False},
-                 name="2-d")
-    yield Sample((n((2, 2, 3)), n((2, 3, 2))), {"transpose_a": False, "transpose_b": False},
-                 name="batched")
-    yield Sample((n((2, 3, 2)), n((2, 3, 2))), {"transpose_a": True, "transpose_b": False},
-                 name="transpose_a")
-    yield Sample((n((2, 3)), n((2, 4, 3))), {"transpose_a": False, "transpose_b": True},
-                 name="transpose_b, broadcast a")
-    yield Sample((n((3, 2)), n((2, 2, 3))), {"transpose_a": True, "transpose_b": True},
-                 name="both transposed, broadcast a")
-    yield Sample((n((2, 1, 2, 3)), n((3, 3, 2))), {"transpose_a": False, "transpose_b": False},
-                 name="broadcast batch dims")
-    yield Sample((n((3,)), n((3, 2))), {"transpose_a": False, "transpose_b": False},
-                 name="vector @ matrix")
-    yield Sample((n((2, 2, 3)), n((3,))), {"transpose_a": False, "transpose_b": False},
-                 name="batched matrix @ vector")
-    yield Sample((n((4,)), n((4,))), {"transpose_a": False, "transpose_b": False},
-                 name="vector @ vector")
-    yield Sample((n((3, 2)).T, n((0, 3, 2))), {"transpose_a": False, "transpose_b": False},
-                 name="non-contiguous, size-0 batch")
+    yield Sample((n((2, 3)), n((3, 2))), {"transpose_a": False, "transpose_b": False}, name="2-d")
+    yield Sample(
+        (n((2, 2, 3)), n((2, 3, 2))), {"transpose_a": False, "transpose_b": False}, name="batched"
+    )
+    yield Sample(
+        (n((2, 3, 2)), n((2, 3, 2))),
+        {"transpose_a": True, "transpose_b": False},
+        name="transpose_a",
+    )
+    yield Sample(
+        (n((2, 3)), n((2, 4, 3))),
+        {"transpose_a": False, "transpose_b": True},
+        name="transpose_b, broadcast a",
+    )
+    yield Sample(
+        (n((3, 2)), n((2, 2, 3))),
+        {"transpose_a": True, "transpose_b": True},
+        name="both transposed, broadcast a",
+    )
+    yield Sample(
+        (n((2, 1, 2, 3)), n((3, 3, 2))),
+        {"transpose_a": False, "transpose_b": False},
+        name="broadcast batch dims",
+    )
+    yield Sample(
+        (n((3,)), n((3, 2))), {"transpose_a": False, "transpose_b": False}, name="vector @ matrix"
+    )
+    yield Sample(
+        (n((2, 2, 3)), n((3,))),
+        {"transpose_a": False, "transpose_b": False},
+        name="batched matrix @ vector",
+    )
+    yield Sample(
+        (n((4,)), n((4,))), {"transpose_a": False, "transpose_b": False}, name="vector @ vector"
+    )
+    yield Sample(
+        (n((3, 2)).T, n((0, 3, 2))),
+        {"transpose_a": False, "transpose_b": False},
+        name="non-contiguous, size-0 batch",
+    )
 
 
-def _batch_matmul_ref(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
-                      transpose_b: bool = False) -> np.ndarray:
+def _batch_matmul_ref(
+    a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b: bool = False
+) -> np.ndarray:
     if transpose_a and a.ndim >= 2:
         a = np.swapaxes(a, -1, -2)
     if transpose_b and b.ndim >= 2:
@@ -168,12 +205,18 @@ def _batch_matmul_ref(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
 def register_functions(register: Any) -> None:
     """Register BatchMatmul (provider ``gradhub``)."""
     f = register.function
-    f("BatchMatmul", _batch_matmul, inputs=("a", "b"),
-      attrs={"transpose_a": False, "transpose_b": False}, rule=_batch_matmul_bw,
-      fast_backward=_batch_matmul_fast,
-      need_inputs=(0, 1), need_outputs=(), samples=_batch_matmul_samples,
-      reference=_batch_matmul_ref,
-      doc="""Batched matrix product ``y[..., i, k] = sum_j op(a)[..., i, j] op(b)[..., j, k]``.
+    f(
+        "BatchMatmul",
+        _batch_matmul,
+        inputs=("a", "b"),
+        attrs={"transpose_a": False, "transpose_b": False},
+        rule=_batch_matmul_bw,
+        fast_backward=_batch_matmul_fast,
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=_batch_matmul_samples,
+        reference=_batch_matmul_ref,
+        doc="""Batched matrix product ``y[..., i, k] = sum_j op(a)[..., i, j] op(b)[..., j, k]``.
 
 ``op`` transposes the last two dims when ``transpose_a``/``transpose_b``. Batch dims broadcast as
 in numpy, 2-d matrices are plain matrix products and 1-d operands are promoted as ``numpy.matmul``
@@ -188,4 +231,5 @@ Example::
     (5, 2, 4)
     >>> F.batch_matmul(a, a, transpose_b=True).shape
     (5, 2, 2)
-""")
+""",
+    )

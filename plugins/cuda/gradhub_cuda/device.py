@@ -22,8 +22,10 @@ def _import_cupy() -> tuple[ModuleType | None, str]:
     try:
         import cupy
     except Exception as e:  # ImportError, or a CUDA library that fails to load
-        return None, f"CuPy is not installed or failed to import ({type(e).__name__}: {e}); " \
-                     f"{INSTALL_HINT}"
+        return (
+            None,
+            f"CuPy is not installed or failed to import ({type(e).__name__}: {e}); {INSTALL_HINT}",
+        )
     return cupy, ""
 
 

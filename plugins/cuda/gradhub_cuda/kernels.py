@@ -131,7 +131,9 @@ _POOL_OUT_INDEX = f"""
 
 _MAX_POOL = _POOL_OUT_INDEX + "y = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);"
 
-_MAX_POOL_GATHER = _POOL_OUT_INDEX + f"""
+_MAX_POOL_GATHER = (
+    _POOL_OUT_INDEX
+    + f"""
 T m = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);
 {_IDX} arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
 T s = 0;
@@ -144,8 +146,11 @@ for ({_IDX} ky = 0; ky < KH; ++ky) {{
 }}
 out = s;
 """
+)
 
-_MASKED_POOL = _POOL_OUT_INDEX + f"""
+_MASKED_POOL = (
+    _POOL_OUT_INDEX
+    + f"""
 T s = 0;
 for ({_IDX} ky = 0; ky < KH; ++ky) {{
     for ({_IDX} kx = 0; kx < KW; ++kx) {{
@@ -156,6 +161,7 @@ for ({_IDX} ky = 0; ky < KH; ++ky) {{
 }}
 out = s;
 """
+)
 
 _POOL_IN_INDEX = f"""
 {_IDX} xx = i % W, t = i / W;
@@ -170,7 +176,10 @@ _WINDOWS_OF_INPUT = f"""
 {_IDX} oy1 = min((yy + ph) / sh, Ho - 1), ox1 = min((xx + pw) / sw, Wo - 1);
 """
 
-_MAX_POOL_BACKWARD = _POOL_IN_INDEX + _WINDOWS_OF_INPUT + f"""
+_MAX_POOL_BACKWARD = (
+    _POOL_IN_INDEX
+    + _WINDOWS_OF_INPUT
+    + f"""
 T s = 0;
 for ({_IDX} oy = oy0; oy <= oy1; ++oy) {{
     for ({_IDX} ox = ox0; ox <= ox1; ++ox) {{
@@ -182,6 +191,7 @@ for ({_IDX} oy = oy0; oy <= oy1; ++oy) {{
 }}
 dx = s;
 """
+)
 
 # windows that do not overlap: an input element lies in at most one
 _ONE_WINDOW = f"""
@@ -189,7 +199,10 @@ _ONE_WINDOW = f"""
 bool inside = (yy + ph) % sh < KH && (xx + pw) % sw < KW && oy < Ho && ox < Wo;
 """
 
-_MAX_POOL_MASK = _POOL_IN_INDEX + _ONE_WINDOW + f"""
+_MAX_POOL_MASK = (
+    _POOL_IN_INDEX
+    + _ONE_WINDOW
+    + f"""
 bool hit = false;
 if (inside) {{
     {_IDX} y0 = oy * sh - ph, x0 = ox * sw - pw;
@@ -198,10 +211,15 @@ if (inside) {{
 }}
 mask = hit;
 """
+)
 
-_MASKED_UNPOOL = _POOL_IN_INDEX + _ONE_WINDOW + """
+_MASKED_UNPOOL = (
+    _POOL_IN_INDEX
+    + _ONE_WINDOW
+    + """
 dx = inside ? (T)(dy[obase + oy * Wo + ox] * (T)mask[i]) : (T)0;
 """
+)
 
 # Softmax cross entropy over the classes of (N, C) logits, one thread per row; a label outside
 # [0, C) is counted in bad[0] (the caller then lets the generic kernel raise the error)
@@ -222,10 +240,14 @@ if (lab < 0 || lab >= C) {{
 }}
 """
 
-_CONV_PARAMS = ("int64 C, int64 H, int64 W, int64 KH, int64 KW, int64 Ho, int64 Wo, int64 ph, "
-                "int64 pw, int64 sh, int64 sw, int64 dh, int64 dw, int64 NP")
-_POOL_PARAMS = ("int64 H, int64 W, int64 Ho, int64 Wo, int64 KH, int64 KW, int64 sh, int64 sw, "
-                "int64 ph, int64 pw, T lowest")
+_CONV_PARAMS = (
+    "int64 C, int64 H, int64 W, int64 KH, int64 KW, int64 Ho, int64 Wo, int64 ph, "
+    "int64 pw, int64 sh, int64 sw, int64 dh, int64 dw, int64 NP"
+)
+_POOL_PARAMS = (
+    "int64 H, int64 W, int64 Ho, int64 Wo, int64 KH, int64 KW, int64 sh, int64 sw, "
+    "int64 ph, int64 pw, T lowest"
+)
 
 
 @cache
@@ -238,22 +260,39 @@ def _k() -> dict[str, Any]:
 
     return {
         "im2col": ew("im2col", "raw T x, " + _CONV_PARAMS, "T col", _IM2COL),
-        "col2im": ew("col2im", "raw T col, raw T b, bool has_b, " + _CONV_PARAMS, "T out",
-                     _COL2IM),
-        "to_nchw": ew("to_nchw", "raw T y2, raw T b, bool has_b, int64 O, int64 P, int64 NP",
-                      "T y", _TO_NCHW),
+        "col2im": ew("col2im", "raw T col, raw T b, bool has_b, " + _CONV_PARAMS, "T out", _COL2IM),
+        "to_nchw": ew(
+            "to_nchw", "raw T y2, raw T b, bool has_b, int64 O, int64 P, int64 NP", "T y", _TO_NCHW
+        ),
         "from_nchw": ew("from_nchw", "raw T g, int64 O, int64 P, int64 NP", "T g2", _FROM_NCHW),
         "max_pool": ew("max_pool", "raw T x, " + _POOL_PARAMS, "T y", _MAX_POOL, _POOL_PREAMBLE),
-        "max_pool_backward": ew("max_pool_backward", "raw T dy, raw T x, " + _POOL_PARAMS,
-                                "T dx", _MAX_POOL_BACKWARD, _POOL_PREAMBLE),
-        "max_pool_gather": ew("max_pool_gather", "raw T g, raw T x, " + _POOL_PARAMS, "T out",
-                              _MAX_POOL_GATHER, _POOL_PREAMBLE),
-        "max_pool_mask": ew("max_pool_mask", "raw T x, raw T y, " + _POOL_PARAMS, "bool mask",
-                            _MAX_POOL_MASK, _POOL_PREAMBLE),
-        "masked_unpool": ew("masked_unpool", "raw T dy, raw bool mask, " + _POOL_PARAMS, "T dx",
-                            _MASKED_UNPOOL),
-        "masked_pool": ew("masked_pool", "raw T g, raw bool mask, " + _POOL_PARAMS, "T out",
-                          _MASKED_POOL),
+        "max_pool_backward": ew(
+            "max_pool_backward",
+            "raw T dy, raw T x, " + _POOL_PARAMS,
+            "T dx",
+            _MAX_POOL_BACKWARD,
+            _POOL_PREAMBLE,
+        ),
+        "max_pool_gather": ew(
+            "max_pool_gather",
+            "raw T g, raw T x, " + _POOL_PARAMS,
+            "T out",
+            _MAX_POOL_GATHER,
+            _POOL_PREAMBLE,
+        ),
+        "max_pool_mask": ew(
+            "max_pool_mask",
+            "raw T x, raw T y, " + _POOL_PARAMS,
+            "bool mask",
+            _MAX_POOL_MASK,
+            _POOL_PREAMBLE,
+        ),
+        "masked_unpool": ew(
+            "masked_unpool", "raw T dy, raw bool mask, " + _POOL_PARAMS, "T dx", _MASKED_UNPOOL
+        ),
+        "masked_pool": ew(
+            "masked_pool", "raw T g, raw bool mask, " + _POOL_PARAMS, "T out", _MASKED_POOL
+        ),
         "sce": ew("sce", "raw T x, raw L t, int64 C", "T loss, raw int32 bad", _SCE),
     }
 
@@ -287,8 +326,16 @@ def _same_float(*arrays: Any) -> bool:
 # -- convolution -------------------------------------------------------------------------------
 
 
-def _geometry(kind: str, x_shape: Any, w_shape: Any, base_axis: Any, pad: Any, stride: Any,
-              dilation: Any, group: Any) -> Any:
+def _geometry(
+    kind: str,
+    x_shape: Any,
+    w_shape: Any,
+    base_axis: Any,
+    pad: Any,
+    stride: Any,
+    dilation: Any,
+    group: Any,
+) -> Any:
     """nn-ops' ConvGeom when this module handles the call (2-d, one group), else None."""
     if len(w_shape) != 4:
         return None
@@ -301,8 +348,21 @@ def _im2col(xp: Any, x: Any, kh: int, kw: int, out: tuple[int, int], geo: Any) -
     n, c, h, w = x.shape
     npos = n * out[0] * out[1]
     col = xp.empty((c * kh * kw, npos), dtype=x.dtype)
-    _k()["im2col"](xp.ascontiguousarray(x), c, h, w, kh, kw, out[0], out[1], *geo.pad,
-                   *geo.stride, *geo.dilation, npos, col)
+    _k()["im2col"](
+        xp.ascontiguousarray(x),
+        c,
+        h,
+        w,
+        kh,
+        kw,
+        out[0],
+        out[1],
+        *geo.pad,
+        *geo.stride,
+        *geo.dilation,
+        npos,
+        col,
+    )
     return col
 
 
@@ -315,15 +375,28 @@ def _from_nchw(xp: Any, g: Any) -> Any:
     return g2
 
 
-def convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
-                stride: Any = None, dilation: Any = None, group: int = 1) -> Any:
+def convolution(
+    xp: Any,
+    x: Any,
+    w: Any,
+    b: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+) -> Any:
     """Convolution on ``cuda``: im2col, one GEMM, one reorder to NCHW with the bias."""
     geo = _geometry("convolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
-    if (geo is None or not _same_float(x, w, *(() if b is None else (b,)))
-            or x.shape[geo.base_axis] != w.shape[1] or (b is not None and b.shape != w.shape[:1])):
+    if (
+        geo is None
+        or not _same_float(x, w, *(() if b is None else (b,)))
+        or x.shape[geo.base_axis] != w.shape[1]
+        or (b is not None and b.shape != w.shape[:1])
+    ):
         return _generic("Convolution")(xp, x, w, b, base_axis, pad, stride, dilation, group)
     conv = _conv_module()
-    xf = x.reshape(geo.n, *x.shape[geo.base_axis:])
+    xf = x.reshape(geo.n, *x.shape[geo.base_axis :])
     o, _, kh, kw = w.shape
     out = conv.conv_out_shape("convolution", xf.shape[2:], (kh, kw), geo)
     col = _im2col(xp, xf, kh, kw, out, geo)
@@ -334,14 +407,27 @@ def convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad:
     return y.reshape(geo.batch + y.shape[1:])
 
 
-def deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
-                  stride: Any = None, dilation: Any = None, group: int = 1,
-                  output_padding: Any = None) -> Any:
+def deconvolution(
+    xp: Any,
+    x: Any,
+    w: Any,
+    b: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+    output_padding: Any = None,
+) -> Any:
     """Deconvolution on ``cuda``: one GEMM, then col2im (a gather) with the bias."""
     args = (base_axis, pad, stride, dilation, group, output_padding)
     geo = _geometry("deconvolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
-    if (geo is None or not _same_float(x, w, *(() if b is None else (b,)))
-            or x.shape[geo.base_axis] != w.shape[0] or (b is not None and b.shape != w.shape[1:2])):
+    if (
+        geo is None
+        or not _same_float(x, w, *(() if b is None else (b,)))
+        or x.shape[geo.base_axis] != w.shape[0]
+        or (b is not None and b.shape != w.shape[1:2])
+    ):
         return _generic("Deconvolution")(xp, x, w, b, *args)
     conv = _conv_module()
     op = conv.ints(output_padding, 2, 0, "deconvolution", "output_padding")
@@ -349,27 +435,53 @@ def deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pa
         return _generic("Deconvolution")(xp, x, w, b, *args)  # raises
     ci, co, kh, kw = w.shape
     hi, wi = x.shape[-2:]
-    size = tuple(conv.deconv_out_len(i, k, p, s, d, e) for i, k, p, s, d, e in
-                 zip((hi, wi), (kh, kw), geo.pad, geo.stride, geo.dilation, op))
+    size = tuple(
+        conv.deconv_out_len(i, k, p, s, d, e)
+        for i, k, p, s, d, e in zip((hi, wi), (kh, kw), geo.pad, geo.stride, geo.dilation, op)
+    )
     if min(size) < 1:
         return _generic("Deconvolution")(xp, x, w, b, *args)  # raises
     xf = x.reshape(geo.n, ci, hi * wi)
     col = xp.dot(w.reshape(ci, -1).T, _from_nchw(xp, xf))  # (Co*KH*KW, N*Hi*Wi)
     y = xp.empty((geo.n, co, *size), dtype=x.dtype)
-    _k()["col2im"](col, col if b is None else b, b is not None, co, size[0], size[1], kh, kw,
-                   hi, wi, *geo.pad, *geo.stride, *geo.dilation, geo.n * hi * wi, y)
+    _k()["col2im"](
+        col,
+        col if b is None else b,
+        b is not None,
+        co,
+        size[0],
+        size[1],
+        kh,
+        kw,
+        hi,
+        wi,
+        *geo.pad,
+        *geo.stride,
+        *geo.dilation,
+        geo.n * hi * wi,
+        y,
+    )
     return y.reshape(geo.batch + y.shape[1:])
 
 
-def convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_axis: int = 1,
-                            pad: Any = None, stride: Any = None, dilation: Any = None,
-                            group: int = 1) -> Any:
+def convolution_filter_grad(
+    xp: Any,
+    x: Any,
+    dy: Any,
+    kernel: Any = (1,),
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+) -> Any:
     """The weight gradient on ``cuda``: ``dy2 @ col(x).T``, one GEMM."""
     args = (kernel, base_axis, pad, stride, dilation, group)
     conv = _conv_module()
     k = conv.filter_kernel(kernel)
-    geo = _geometry("convolution_filter_grad", x.shape, (1, 1, *k), base_axis, pad, stride,
-                    dilation, group)
+    geo = _geometry(
+        "convolution_filter_grad", x.shape, (1, 1, *k), base_axis, pad, stride, dilation, group
+    )
     if geo is None or not _same_float(x, dy) or dy.ndim != x.ndim:
         return _generic("ConvolutionFilterGrad")(xp, x, dy, *args)
     ba = geo.base_axis
@@ -386,8 +498,16 @@ def convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_a
 # -- max pooling -------------------------------------------------------------------------------
 
 
-def _pool_geometry(fname: str, shape: Any, kernel: Any, stride: Any, ignore_border: bool,
-                   pad: Any, channel_last: bool, disjoint: bool = False) -> Any:
+def _pool_geometry(
+    fname: str,
+    shape: Any,
+    kernel: Any,
+    stride: Any,
+    ignore_border: bool,
+    pad: Any,
+    channel_last: bool,
+    disjoint: bool = False,
+) -> Any:
     """nn-ops' PoolGeom when this module handles the call (2-d windows, channels first, and
     with ``disjoint`` windows that do not overlap), else None."""
     if channel_last:
@@ -404,8 +524,9 @@ def _pool_args(geo: Any, dtype: Any) -> tuple[Any, ...]:
     return (h, w, *geo.out, *geo.kernel, *geo.stride, *geo.pad, dtype.type(-np.inf))
 
 
-def _pool_launch(xp: Any, name: str, a: Any, b: Any, geo: Any, shape: Any, dtype: Any,
-                 out_dtype: Any = None) -> Any:
+def _pool_launch(
+    xp: Any, name: str, a: Any, b: Any, geo: Any, shape: Any, dtype: Any, out_dtype: Any = None
+) -> Any:
     """Run the two-input pooling kernel ``name`` on ``a`` and ``b`` (data of ``dtype``) into a new
     array of ``shape`` (``out_dtype``, else ``dtype``)."""
     out = xp.empty(shape, dtype=dtype if out_dtype is None else out_dtype)
@@ -413,8 +534,15 @@ def _pool_launch(xp: Any, name: str, a: Any, b: Any, geo: Any, shape: Any, dtype
     return out
 
 
-def max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
-                ignore_border: bool = True, pad: Any = None, channel_last: bool = False) -> Any:
+def max_pooling(
+    xp: Any,
+    x: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     """Max pooling on ``cuda``: one thread per output."""
     args = (kernel, stride, ignore_border, pad, channel_last)
     geo = _pool_geometry("max_pooling", x.shape, *args)
@@ -425,9 +553,16 @@ def max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
     return y
 
 
-def max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: Any = None,
-                         ignore_border: bool = True, pad: Any = None,
-                         channel_last: bool = False) -> Any:
+def max_pooling_backward(
+    xp: Any,
+    dy: Any,
+    x: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     """MaxPoolingBackward on ``cuda``: one thread per input element, summing over its windows."""
     args = (kernel, stride, ignore_border, pad, channel_last)
     geo = _pool_geometry("max_pooling_backward", x.shape, *args)
@@ -436,9 +571,16 @@ def max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: A
     return _pool_launch(xp, "max_pool_backward", dy, x, geo, x.shape, x.dtype)
 
 
-def max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any = None,
-                       ignore_border: bool = True, pad: Any = None,
-                       channel_last: bool = False) -> Any:
+def max_pooling_gather(
+    xp: Any,
+    g: Any,
+    x: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     """MaxPoolingGather on ``cuda``: one thread per output."""
     args = (kernel, stride, ignore_border, pad, channel_last)
     geo = _pool_geometry("max_pooling_gather", x.shape, *args)
@@ -447,9 +589,16 @@ def max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any 
     return _pool_launch(xp, "max_pool_gather", g, x, geo, geo.out_shape, x.dtype)
 
 
-def max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = None,
-                     ignore_border: bool = True, pad: Any = None,
-                     channel_last: bool = False) -> Any:
+def max_pooling_mask(
+    xp: Any,
+    x: Any,
+    y: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     """MaxPoolingMask on ``cuda``: one thread per input element (windows that do not overlap)."""
     args = (kernel, stride, ignore_border, pad, channel_last)
     geo = _pool_geometry("max_pooling_mask", x.shape, *args, disjoint=True)
@@ -458,25 +607,45 @@ def max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = 
     return _pool_launch(xp, "max_pool_mask", x, y, geo, x.shape, x.dtype, np.bool_)
 
 
-def masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: Any = None,
-                     ignore_border: bool = True, pad: Any = None,
-                     channel_last: bool = False) -> Any:
+def masked_unpooling(
+    xp: Any,
+    dy: Any,
+    mask: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     """MaskedUnpooling on ``cuda``: one thread per input element."""
     args = (kernel, stride, ignore_border, pad, channel_last)
-    geo = (_pool_geometry("masked_unpooling", mask.shape, *args, disjoint=True)
-           if mask.dtype == np.bool_ else None)
+    geo = (
+        _pool_geometry("masked_unpooling", mask.shape, *args, disjoint=True)
+        if mask.dtype == np.bool_
+        else None
+    )
     if geo is None or not _same_float(dy) or tuple(dy.shape) != geo.out_shape:
         return _generic("MaskedUnpooling")(xp, dy, mask, *args)
     return _pool_launch(xp, "masked_unpool", dy, mask, geo, mask.shape, dy.dtype)
 
 
-def masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any = None,
-                   ignore_border: bool = True, pad: Any = None,
-                   channel_last: bool = False) -> Any:
+def masked_pooling(
+    xp: Any,
+    g: Any,
+    mask: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     """MaskedPooling on ``cuda``: one thread per output."""
     args = (kernel, stride, ignore_border, pad, channel_last)
-    geo = (_pool_geometry("masked_pooling", mask.shape, *args, disjoint=True)
-           if mask.dtype == np.bool_ else None)
+    geo = (
+        _pool_geometry("masked_pooling", mask.shape, *args, disjoint=True)
+        if mask.dtype == np.bool_
+        else None
+    )
     if geo is None or not _same_float(g) or g.shape != mask.shape:
         return _generic("MaskedPooling")(xp, g, mask, *args)
     return _pool_launch(xp, "masked_pool", g, mask, geo, geo.out_shape, g.dtype)
@@ -489,8 +658,14 @@ def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any
     """SoftmaxCrossEntropy of (N, C) logits on ``cuda``: one kernel (the generic one launches
     about fifteen), and one synchronisation for the label check (the generic one takes two)."""
     n = x.shape[0]
-    if (x.ndim != 2 or axis not in (None, 1, -1) or not _same_float(x) or target.size != n
-            or target.dtype.kind not in "iu" or tuple(target.shape) not in ((n, 1), (n,))):
+    if (
+        x.ndim != 2
+        or axis not in (None, 1, -1)
+        or not _same_float(x)
+        or target.size != n
+        or target.dtype.kind not in "iu"
+        or tuple(target.shape) not in ((n, 1), (n,))
+    ):
         return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)
     bad = xp.zeros(1, dtype=np.int32)
     loss = xp.empty(target.shape, dtype=x.dtype)

@@ -96,8 +96,11 @@ def leaky_relu(x: Any, alpha: float = 0.1, inplace: bool = False) -> Any:
     x = as_variable(x)
     alpha = real_scalar("leaky_relu", "alpha", alpha)
     # slope: a constant computed with a non-differentiable comparison
-    slope = call("AddScalar", call("MulScalar", call("GreaterScalar", x, val=0.0),
-                                   val=1.0 - alpha), val=alpha)
+    slope = call(
+        "AddScalar",
+        call("MulScalar", call("GreaterScalar", x, val=0.0), val=1.0 - alpha),
+        val=alpha,
+    )
     return x * slope
 
 
@@ -244,8 +247,9 @@ def log_sigmoid(x: Any) -> Any:
     return -call("Softplus", -x)
 
 
-def prelu(x0: Any = None, x1: Any = None, base_axis: int = 1, *, x: Any = None,
-          weight: Any = None) -> Any:
+def prelu(
+    x0: Any = None, x1: Any = None, base_axis: int = 1, *, x: Any = None, weight: Any = None
+) -> Any:
     """prelu(x0, x1, base_axis=1): parametric ReLU (nnabla; x0 is the input, x1 the slopes,
     also accepted by the keywords ``x`` and ``weight``).
 
@@ -266,21 +270,23 @@ def prelu(x0: Any = None, x1: Any = None, base_axis: int = 1, *, x: Any = None,
     for nn_name, alias, value in (("x0", "x", x), ("x1", "weight", weight)):
         if value is not None:
             if (x0 if nn_name == "x0" else x1) is not None:
-                raise TypeError(f"prelu(): got values for both {nn_name!r} and its alias "
-                                f"{alias!r}")
+                raise TypeError(f"prelu(): got values for both {nn_name!r} and its alias {alias!r}")
             if nn_name == "x0":
                 x0 = value
             else:
                 x1 = value
     if x0 is None or x1 is None:
-        raise TypeError(f"prelu() missing required argument {'x0' if x0 is None else 'x1'!r} "
-                        "(the input and the slopes: prelu(x0, x1, base_axis=1))")
+        raise TypeError(
+            f"prelu() missing required argument {'x0' if x0 is None else 'x1'!r} "
+            "(the input and the slopes: prelu(x0, x1, base_axis=1))"
+        )
     x = as_variable(x0)
     w = as_variable(x1)
     nd = x.ndim
     if not isinstance(base_axis, (int, np.integer)) or not -nd <= base_axis < max(nd, 1):
-        raise ValueError(f"prelu(): argument 'base_axis' {base_axis!r} is out of range for x of "
-                         f"ndim {nd}")
+        raise ValueError(
+            f"prelu(): argument 'base_axis' {base_axis!r} is out of range for x of ndim {nd}"
+        )
     ax = int(base_axis) % nd if nd else 0
     if w.size == 1 and w.ndim <= 1:
         wb = w if w.ndim == 0 else call("Reshape", w, shape=())
@@ -298,15 +304,23 @@ def prelu(x0: Any = None, x1: Any = None, base_axis: int = 1, *, x: Any = None,
 
 
 def _prelu_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    yield Sample((draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, (3,))),
-                 name="channel-wise")
-    yield Sample((draw(rng, (2, 2, 2), avoid=(0.0,)), rng.uniform(0.05, 0.5, (2,))),
-                 {"base_axis": 1}, name="channel-wise NCH")
+    yield Sample(
+        (draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, (3,))), name="channel-wise"
+    )
+    yield Sample(
+        (draw(rng, (2, 2, 2), avoid=(0.0,)), rng.uniform(0.05, 0.5, (2,))),
+        {"base_axis": 1},
+        name="channel-wise NCH",
+    )
     yield Sample((draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, ())), name="shared 0-d")
-    yield Sample((draw(rng, (3, 2), avoid=(0.0,)).T, rng.uniform(0.05, 0.5, (1,))),
-                 name="shared, transposed")
-    yield Sample((draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, (2,))),
-                 {"base_axis": 0}, name="base_axis=0")
+    yield Sample(
+        (draw(rng, (3, 2), avoid=(0.0,)).T, rng.uniform(0.05, 0.5, (1,))), name="shared, transposed"
+    )
+    yield Sample(
+        (draw(rng, (2, 3), avoid=(0.0,)), rng.uniform(0.05, 0.5, (2,))),
+        {"base_axis": 0},
+        name="base_axis=0",
+    )
 
 
 def _prelu_ref(x: np.ndarray, w: np.ndarray, base_axis: int = 1) -> np.ndarray:
@@ -336,11 +350,20 @@ def _elu_np(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
 def register_functions(register: Any) -> None:
     """Register the activation functions."""
     f = register.function
-    f("ReLU", _relu, snake="relu", attrs={"inplace": False}, rule=unary_rule(_relu_bw),
-      fast_backward=_relu_fast, need_inputs=(), need_outputs=(0,),
-      samples=unary_samples(avoid=(0.0,)), reference=lambda x, inplace=False: np.maximum(x, 0.0),
-      elementwise=True, kinks=(0.0,),
-      doc=r"""relu(x, inplace=False): the rectified linear unit :math:`y = \max(x, 0)` (nnabla).
+    f(
+        "ReLU",
+        _relu,
+        snake="relu",
+        attrs={"inplace": False},
+        rule=unary_rule(_relu_bw),
+        fast_backward=_relu_fast,
+        need_inputs=(),
+        need_outputs=(0,),
+        samples=unary_samples(avoid=(0.0,)),
+        reference=lambda x, inplace=False: np.maximum(x, 0.0),
+        elementwise=True,
+        kinks=(0.0,),
+        doc=r"""relu(x, inplace=False): the rectified linear unit :math:`y = \max(x, 0)` (nnabla).
 
     Gradient 1 for :math:`x > 0`, else 0, with the sub-gradient ``relu'(0) = 0`` (as PyTorch).
     ``inplace`` is accepted for nnabla compatibility and ignored (the input is never modified).
@@ -351,13 +374,21 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.relu(gh.Variable([-1.0, 0.0, 2.0])).d
         array([0., 0., 2.], dtype=float32)
-    """)
-    f("ReLU6", _relu6, snake="relu6", rule=formula_rule(_d_relu6),
-      fast_backward=formula_fast(_d_relu6), need_inputs=(), need_outputs=(0,),
-      samples=unary_samples(-2.0, 8.0, avoid=(0.0, 6.0)),
-      reference=lambda x: np.minimum(np.maximum(x, 0.0), 6.0), elementwise=True,
-      kinks=(0.0, 6.0),
-      doc=r"""relu6(x): :math:`y = \min(\max(x, 0), 6)` (nnabla).
+    """,
+    )
+    f(
+        "ReLU6",
+        _relu6,
+        snake="relu6",
+        rule=formula_rule(_d_relu6),
+        fast_backward=formula_fast(_d_relu6),
+        need_inputs=(),
+        need_outputs=(0,),
+        samples=unary_samples(-2.0, 8.0, avoid=(0.0, 6.0)),
+        reference=lambda x: np.minimum(np.maximum(x, 0.0), 6.0),
+        elementwise=True,
+        kinks=(0.0, 6.0),
+        doc=r"""relu6(x): :math:`y = \min(\max(x, 0), 6)` (nnabla).
 
     Gradient 1 for :math:`0 < x < 6`, else 0 (0 at both kinks, as PyTorch).
 
@@ -367,13 +398,21 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.relu6(gh.Variable([-1.0, 3.0, 8.0])).d
         array([0., 3., 6.], dtype=float32)
-    """)
-    f("HardTanh", _hard_tanh, snake="hard_tanh", rule=formula_rule(_d_hard_tanh),
-      fast_backward=formula_fast(_d_hard_tanh), need_inputs=(), need_outputs=(0,),
-      samples=unary_samples(-2.0, 2.0, avoid=(-1.0, 1.0)),
-      reference=lambda x: np.minimum(np.maximum(x, -1.0), 1.0), elementwise=True,
-      kinks=(-1.0, 1.0),
-      doc=r"""hard_tanh(x): :math:`y = \min(\max(x, -1), 1)` (nnabla).
+    """,
+    )
+    f(
+        "HardTanh",
+        _hard_tanh,
+        snake="hard_tanh",
+        rule=formula_rule(_d_hard_tanh),
+        fast_backward=formula_fast(_d_hard_tanh),
+        need_inputs=(),
+        need_outputs=(0,),
+        samples=unary_samples(-2.0, 2.0, avoid=(-1.0, 1.0)),
+        reference=lambda x: np.minimum(np.maximum(x, -1.0), 1.0),
+        elementwise=True,
+        kinks=(-1.0, 1.0),
+        doc=r"""hard_tanh(x): :math:`y = \min(\max(x, -1), 1)` (nnabla).
 
     Gradient 1 for :math:`-1 < x < 1`, else 0 (0 at both kinks, as PyTorch's hardtanh).
 
@@ -383,29 +422,87 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.hard_tanh(gh.Variable([-3.0, 0.5, 2.0])).d
         array([-1. ,  0.5,  1. ], dtype=float32)
-    """)
-    with_real_scalars(f("ELU", _elu, snake="elu", attrs={"alpha": 1.0}, rule=unary_rule(_elu_bw),
-      fast_backward=unary_fast(_elu_fast), need_inputs=(0,), need_outputs=(),
-      samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.5})), reference=_elu_np,
-      elementwise=True, kinks=(0.0,), doc=_ELU_DOC), names=("alpha",))
+    """,
+    )
+    with_real_scalars(
+        f(
+            "ELU",
+            _elu,
+            snake="elu",
+            attrs={"alpha": 1.0},
+            rule=unary_rule(_elu_bw),
+            fast_backward=unary_fast(_elu_fast),
+            need_inputs=(0,),
+            need_outputs=(),
+            samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.5})),
+            reference=_elu_np,
+            elementwise=True,
+            kinks=(0.0,),
+            doc=_ELU_DOC,
+        ),
+        names=("alpha",),
+    )
 
     c = register.composite
-    c("LeakyReLU", leaky_relu, snake="leaky_relu", elementwise=True, kinks=(0.0,),
-      samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.3})),
-      reference=lambda x, alpha=0.1, inplace=False: np.where(x > 0, x, alpha * x))
-    c("SELU", selu, snake="selu", elementwise=True, kinks=(0.0,),
-      samples=unary_samples(avoid=(0.0,)),
-      reference=lambda x, scale=_SELU_SCALE, alpha=_SELU_ALPHA: scale * _elu_np(x, alpha))
-    c("GELU", gelu, snake="gelu", elementwise=True, samples=unary_samples(-3.0, 3.0),
-      reference=lambda x: 0.5 * x * (1.0 + _erf_np(x / math.sqrt(2.0))))
-    c("Swish", swish, snake="swish", elementwise=True, samples=unary_samples(-3.0, 3.0),
-      reference=lambda x: x * _sigmoid_np(x))
-    c("SiLU", silu, snake="silu", elementwise=True, samples=unary_samples(-3.0, 3.0),
-      reference=lambda x: x / (1.0 + np.exp(-x)))
-    c("Softsign", softsign, snake="softsign", elementwise=True, kinks=(0.0,),
-      samples=unary_samples(avoid=(0.0,)), reference=lambda x: x / (1.0 + np.abs(x)))
-    c("LogSigmoid", log_sigmoid, snake="log_sigmoid", elementwise=True,
-      samples=unary_samples(-4.0, 4.0), reference=lambda x: -np.log1p(np.exp(-x)))
+    c(
+        "LeakyReLU",
+        leaky_relu,
+        snake="leaky_relu",
+        elementwise=True,
+        kinks=(0.0,),
+        samples=_chain_attrs(avoid=(0.0,), attrs=({}, {"alpha": 0.3})),
+        reference=lambda x, alpha=0.1, inplace=False: np.where(x > 0, x, alpha * x),
+    )
+    c(
+        "SELU",
+        selu,
+        snake="selu",
+        elementwise=True,
+        kinks=(0.0,),
+        samples=unary_samples(avoid=(0.0,)),
+        reference=lambda x, scale=_SELU_SCALE, alpha=_SELU_ALPHA: scale * _elu_np(x, alpha),
+    )
+    c(
+        "GELU",
+        gelu,
+        snake="gelu",
+        elementwise=True,
+        samples=unary_samples(-3.0, 3.0),
+        reference=lambda x: 0.5 * x * (1.0 + _erf_np(x / math.sqrt(2.0))),
+    )
+    c(
+        "Swish",
+        swish,
+        snake="swish",
+        elementwise=True,
+        samples=unary_samples(-3.0, 3.0),
+        reference=lambda x: x * _sigmoid_np(x),
+    )
+    c(
+        "SiLU",
+        silu,
+        snake="silu",
+        elementwise=True,
+        samples=unary_samples(-3.0, 3.0),
+        reference=lambda x: x / (1.0 + np.exp(-x)),
+    )
+    c(
+        "Softsign",
+        softsign,
+        snake="softsign",
+        elementwise=True,
+        kinks=(0.0,),
+        samples=unary_samples(avoid=(0.0,)),
+        reference=lambda x: x / (1.0 + np.abs(x)),
+    )
+    c(
+        "LogSigmoid",
+        log_sigmoid,
+        snake="log_sigmoid",
+        elementwise=True,
+        samples=unary_samples(-4.0, 4.0),
+        reference=lambda x: -np.log1p(np.exp(-x)),
+    )
     c("PReLU", prelu, snake="prelu", samples=_prelu_samples, reference=_prelu_ref)
 
 

@@ -59,8 +59,9 @@ def an_int(value: Any, fname: str, arg: str) -> int:
     return int(value)
 
 
-def ints(value: Any, nd: int, default: int, fname: str, arg: str, minimum: int = 0
-         ) -> tuple[int, ...]:
+def ints(
+    value: Any, nd: int, default: int, fname: str, arg: str, minimum: int = 0
+) -> tuple[int, ...]:
     """``value`` (None, an int or a sequence) as a tuple of ``nd`` ints, validated.
 
     Raises a ValueError/TypeError naming the function ``fname`` and the argument ``arg``.
@@ -115,8 +116,16 @@ def deconv_out_len(size: int, k: int, p: int, s: int, d: int, op: int = 0) -> in
     return (size - 1) * s - 2 * p + d * (k - 1) + 1 + op
 
 
-def conv_geom(fname: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: Any,
-              pad: Any, stride: Any, dilation: Any, group: Any) -> ConvGeom:
+def conv_geom(
+    fname: str,
+    x_shape: Sequence[int],
+    w_shape: Sequence[int],
+    base_axis: Any,
+    pad: Any,
+    stride: Any,
+    dilation: Any,
+    group: Any,
+) -> ConvGeom:
     """The :class:`ConvGeom` of a convolution (or deconvolution) call: ``base_axis`` made
     non-negative, ``pad``, ``stride``, ``dilation`` one int per spatial axis, ``group`` checked.
 
@@ -154,12 +163,18 @@ def conv_geom(fname: str, x_shape: Sequence[int], w_shape: Sequence[int], base_a
 
 
 def _attrs(geo: ConvGeom) -> dict[str, Any]:
-    return {"base_axis": geo.base_axis, "pad": geo.pad, "stride": geo.stride,
-            "dilation": geo.dilation, "group": geo.group}
+    return {
+        "base_axis": geo.base_axis,
+        "pad": geo.pad,
+        "stride": geo.stride,
+        "dilation": geo.dilation,
+        "group": geo.group,
+    }
 
 
-def conv_out_shape(fname: str, spatial: Sequence[int], kernel: Sequence[int], geo: ConvGeom
-                   ) -> tuple[int, ...]:
+def conv_out_shape(
+    fname: str, spatial: Sequence[int], kernel: Sequence[int], geo: ConvGeom
+) -> tuple[int, ...]:
     """The spatial output shape of a convolution of an input of spatial shape ``spatial`` with
     ``kernel`` and the geometry ``geo`` (:func:`conv_geom`); a ValueError naming ``fname`` when
     the dilated kernel does not fit in the padded input."""
@@ -183,8 +198,9 @@ def _pad(xp: Any, x: Any, pad: Sequence[int]) -> Any:
     if not any(pad):
         return x
     lead = x.ndim - len(pad)
-    out = xp.zeros(x.shape[:lead] + tuple(s + 2 * p for s, p in zip(x.shape[lead:], pad)),
-                   dtype=x.dtype)
+    out = xp.zeros(
+        x.shape[:lead] + tuple(s + 2 * p for s, p in zip(x.shape[lead:], pad)), dtype=x.dtype
+    )
     out[(Ellipsis, *(slice(p, p + s) for s, p in zip(x.shape[lead:], pad)))] = x
     return out
 
@@ -198,15 +214,18 @@ def _pad(xp: Any, x: Any, pad: Sequence[int]) -> Any:
 
 
 def _flat_strides(full: Sequence[int]) -> tuple[int, ...]:
-    return tuple(math.prod(full[i + 1:]) for i in range(len(full)))
+    return tuple(math.prod(full[i + 1 :]) for i in range(len(full)))
 
 
-def _flat_offsets(full: Sequence[int], kernel: Sequence[int], dilation: Sequence[int]
-                  ) -> tuple[list[int], int]:
+def _flat_offsets(
+    full: Sequence[int], kernel: Sequence[int], dilation: Sequence[int]
+) -> tuple[list[int], int]:
     """Flat offset of every kernel offset (row-major) and the slack needed after the array."""
     st = _flat_strides(full)
-    offs = [sum(k * d * t for k, d, t in zip(off, dilation, st))
-            for off in itertools.product(*(range(k) for k in kernel))]
+    offs = [
+        sum(k * d * t for k, d, t in zip(off, dilation, st))
+        for off in itertools.product(*(range(k) for k in kernel))
+    ]
     slack = sum((k - 1) * d * t for k, d, t in zip(kernel[1:], dilation[1:], st[1:]))
     return offs, slack
 
@@ -271,7 +290,7 @@ def _matmul_cols(xp: Any, a: Any, b: Any, out: Any) -> None:
         xp.matmul(a, b, out=out)
         return
     for j in range(0, m, step):
-        xp.matmul(a, b[..., j:j + step], out=out[..., j:j + step])
+        xp.matmul(a, b[..., j : j + step], out=out[..., j : j + step])
 
 
 def _blocks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
@@ -310,8 +329,9 @@ class _Columns:
     offset ``k`` of channel ``c`` sees. Blocks live in scratch memory: use each before the next.
     """
 
-    def __init__(self, xp: Any, x: Any, out: Sequence[int], kernel: Sequence[int],
-                 geo: ConvGeom) -> None:
+    def __init__(
+        self, xp: Any, x: Any, out: Sequence[int], kernel: Sequence[int], geo: ConvGeom
+    ) -> None:
         self.xp = xp
         n, c = x.shape[:2]
         self.c = c
@@ -323,8 +343,11 @@ class _Columns:
             self.offs, slack = _flat_offsets(full, kernel, geo.dilation)
             total = math.prod(full)
             buf = _scratch(xp, (n, c, total + slack), x.dtype, "src", zero=True)
-            inner = (slice(None), slice(None),
-                     *(slice(p, p + s) for s, p in zip(x.shape[2:], geo.pad)))
+            inner = (
+                slice(None),
+                slice(None),
+                *(slice(p, p + s) for s, p in zip(x.shape[2:], geo.pad)),
+            )
             buf[:, :, :total].reshape(n, c, *full)[inner] = x
             self.src = buf
             self.ext = _ext_shape(out, full)
@@ -332,34 +355,50 @@ class _Columns:
             xpad = _pad(xp, x, geo.pad)
             nd = len(out)
             st = xpad.strides
-            strides = (st[0], st[1], *(st[2 + i] * geo.dilation[i] for i in range(nd)),
-                       *(st[2 + i] * geo.stride[i] for i in range(nd)))
+            strides = (
+                st[0],
+                st[1],
+                *(st[2 + i] * geo.dilation[i] for i in range(nd)),
+                *(st[2 + i] * geo.stride[i] for i in range(nd)),
+            )
             self.src = xp.lib.stride_tricks.as_strided(
-                xpad, shape=(n, c, *kernel, *out), strides=strides)
+                xpad, shape=(n, c, *kernel, *out), strides=strides
+            )
             self.ext = tuple(out)
         self.m = math.prod(self.ext)
         self.blocks = _blocks(xp, n, c * self.k * self.m * x.dtype.itemsize)
 
     def block(self, a: int, b: int) -> Any:
         xp, c, k, m = self.xp, self.c, self.k, self.m
-        cols = _scratch(xp, (b - a, c, k, m) if self.flat else (b - a, c, *self.src.shape[2:]),
-                        self.dtype, "cols")
+        cols = _scratch(
+            xp,
+            (b - a, c, k, m) if self.flat else (b - a, c, *self.src.shape[2:]),
+            self.dtype,
+            "cols",
+        )
         if self.flat:
             for j, f in enumerate(self.offs):
-                cols[:, :, j] = self.src[a:b, :, f:f + m]
+                cols[:, :, j] = self.src[a:b, :, f : f + m]
         else:
             cols[...] = self.src[a:b]
         return cols.reshape(b - a, c * k, m)
 
 
-def _col2im_block(xp: Any, buf: Any, cols: Any, kernel: Sequence[int], insp: Sequence[int],
-                  geo: ConvGeom, offs: list[int] | None) -> None:
+def _col2im_block(
+    xp: Any,
+    buf: Any,
+    cols: Any,
+    kernel: Sequence[int],
+    insp: Sequence[int],
+    geo: ConvGeom,
+    offs: list[int] | None,
+) -> None:
     """Scatter-add columns ``(B, C, K, M)`` into ``buf``: ``(B, C, *full)``, or flat
     ``(B, C, total + slack)`` with flat offsets ``offs`` (stride 1)."""
     if offs is not None:
         m = cols.shape[-1]
         for j, f in enumerate(offs):
-            buf[:, :, f:f + m] += cols[:, :, j]
+            buf[:, :, f : f + m] += cols[:, :, j]
         return
     cols = cols.reshape(*cols.shape[:2], *kernel, *insp)
     for off in itertools.product(*(range(k) for k in kernel)):
@@ -383,9 +422,7 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
             f"{cg * g} (weight.shape[1] * group)"
         )
     if o % g:
-        raise ValueError(
-            f"{fname}(): weight has {o} output maps, which group={g} does not divide"
-        )
+        raise ValueError(f"{fname}(): weight has {o} output maps, which group={g} does not divide")
     out = conv_out_shape(fname, x.shape[2:], kernel, geo)
     cols = _Columns(xp, x, out, kernel, geo)
     k = math.prod(kernel)
@@ -393,8 +430,11 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
     dtype = np.result_type(x.dtype, w.dtype)
     wm = w.reshape(g, o // g, cg * k).astype(dtype, copy=False)
     shape = (n, g, o // g, m)
-    y = (_scratch(xp, shape, dtype, "yext") if cols.ext != tuple(out)
-         else output_array(xp, shape, dtype))
+    y = (
+        _scratch(xp, shape, dtype, "yext")
+        if cols.ext != tuple(out)
+        else output_array(xp, shape, dtype)
+    )
     for a, b in cols.blocks:
         blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
         _matmul_cols(xp, wm, blk, y[a:b])
@@ -462,8 +502,9 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
     return y
 
 
-def _filter_grad_nd(xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGeom,
-                    fname: str) -> Any:
+def _filter_grad_nd(
+    xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGeom, fname: str
+) -> Any:
     """Gradient of a convolution w.r.t. its weight: shape (O, C // group, *kernel)."""
     c = x.shape[1]
     o = dy.shape[1]
@@ -484,8 +525,7 @@ def _filter_grad_nd(xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGe
     m = cols.m
     dtype = np.result_type(x.dtype, dy.dtype)
     dw = xp.zeros((g, og, cg * k), dtype=dtype)
-    blocks = (_blocks(xp, x.shape[0], o * m * np.dtype(dtype).itemsize) if cols.flat
-              else cols.blocks)
+    blocks = _blocks(xp, x.shape[0], o * m * np.dtype(dtype).itemsize) if cols.flat else cols.blocks
     for a, b in blocks:
         d = dy[a:b]
         if tuple(d.shape[2:]) != cols.ext:
@@ -501,20 +541,22 @@ def _filter_grad_nd(xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGe
             step = _piece(xp, og * cg, m)
             for jk, f in enumerate(cols.offs):
                 for j in range(0, m, step):
-                    sh = src[..., f + j:f + min(m, j + step)]
-                    dwk[..., jk] += xp.matmul(d[..., j:j + step], sh.swapaxes(-1, -2)).sum(axis=0)
+                    sh = src[..., f + j : f + min(m, j + step)]
+                    dwk[..., jk] += xp.matmul(d[..., j : j + step], sh.swapaxes(-1, -2)).sum(axis=0)
             continue
         blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
         # per sample and group (Og, M) @ (M, Cg*K), summed over the block; the contraction
         # over M in single-threaded pieces (see _GEMM_ST)
         step = _piece(xp, og * cg * k, m)
         for j in range(0, m, step):
-            dw += xp.matmul(d[..., j:j + step], blk[..., j:j + step].swapaxes(-1, -2)).sum(axis=0)
+            dw += xp.matmul(d[..., j : j + step], blk[..., j : j + step].swapaxes(-1, -2)).sum(
+                axis=0
+            )
     return dw.reshape(o, cg, *kernel)
 
 
 def _flat(x: Any, geo: ConvGeom) -> Any:
-    return x.reshape(geo.n, *x.shape[geo.base_axis:])
+    return x.reshape(geo.n, *x.shape[geo.base_axis :])
 
 
 def _check_bias(fname: str, b: Any, o: int) -> None:
@@ -525,8 +567,17 @@ def _check_bias(fname: str, b: Any, o: int) -> None:
 # -- forward kernels ---------------------------------------------------------------------------
 
 
-def _convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
-                 stride: Any = None, dilation: Any = None, group: int = 1) -> Any:
+def _convolution(
+    xp: Any,
+    x: Any,
+    w: Any,
+    b: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+) -> Any:
     geo = conv_geom("convolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
     if b is not None:
         _check_bias("convolution", b, w.shape[0])
@@ -534,9 +585,18 @@ def _convolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad
     return y.reshape(geo.batch + y.shape[1:])
 
 
-def _deconvolution(xp: Any, x: Any, w: Any, b: Any = None, base_axis: int = 1, pad: Any = None,
-                   stride: Any = None, dilation: Any = None, group: int = 1,
-                   output_padding: Any = None) -> Any:
+def _deconvolution(
+    xp: Any,
+    x: Any,
+    w: Any,
+    b: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+    output_padding: Any = None,
+) -> Any:
     geo = conv_geom("deconvolution", x.shape, w.shape, base_axis, pad, stride, dilation, group)
     op = ints(output_padding, geo.nd, 0, "deconvolution", "output_padding")
     if any(e >= s and e >= d for e, s, d in zip(op, geo.stride, geo.dilation)):
@@ -565,16 +625,25 @@ def filter_kernel(kernel: Any) -> tuple[int, ...]:
         try:
             nd = len(tuple(kernel))
         except TypeError:
-            raise TypeError(f"{fname}(): kernel must be an int or a sequence of ints, got "
-                            f"{kernel!r}") from None
+            raise TypeError(
+                f"{fname}(): kernel must be an int or a sequence of ints, got {kernel!r}"
+            ) from None
         if nd == 0:
             raise ValueError(f"{fname}(): kernel must have at least one entry, got {kernel!r}")
     return ints(kernel, nd, 1, fname, "kernel", 1)
 
 
-def _convolution_filter_grad(xp: Any, x: Any, dy: Any, kernel: Any = (1,), base_axis: int = 1,
-                             pad: Any = None, stride: Any = None, dilation: Any = None,
-                             group: int = 1) -> Any:
+def _convolution_filter_grad(
+    xp: Any,
+    x: Any,
+    dy: Any,
+    kernel: Any = (1,),
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+) -> Any:
     fname = "convolution_filter_grad"
     k = filter_kernel(kernel)
     w_shape = (1, 1, *k)
@@ -605,17 +674,27 @@ def _bias_grad(g: Any, base_axis: int) -> Any:
     return _call("Sum", g, axis=axes, keepdims=False)
 
 
-def _dx_output_padding(x_spatial: Sequence[int], y_spatial: Sequence[int],
-                       kernel: Sequence[int], geo: ConvGeom) -> tuple[int, ...]:
+def _dx_output_padding(
+    x_spatial: Sequence[int], y_spatial: Sequence[int], kernel: Sequence[int], geo: ConvGeom
+) -> tuple[int, ...]:
     return tuple(
         L - deconv_out_len(i, k, p, s, d)
-        for L, i, k, p, s, d in zip(x_spatial, y_spatial, kernel, geo.pad, geo.stride,
-                                    geo.dilation)
+        for L, i, k, p, s, d in zip(x_spatial, y_spatial, kernel, geo.pad, geo.stride, geo.dilation)
     )
 
 
-def _convolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, stride,  # type: ignore[no-untyped-def]
-                    dilation, group):
+def _convolution_bw(
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    base_axis,
+    pad,
+    stride,  # type: ignore[no-untyped-def]
+    dilation,
+    group,
+):
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
@@ -624,7 +703,7 @@ def _convolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, 
     ba = geo.base_axis
     res: list[Any] = [None, None]
     if _needs(x):
-        op = _dx_output_padding(xs[ba + 1:], out_shapes[0][ba + 1:], kernel, geo)
+        op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
         res[0] = _call("Deconvolution", g, w, output_padding=op, **_attrs(geo))
     if _needs(w):
         res[1] = _call("ConvolutionFilterGrad", x, g, kernel=kernel, **_attrs(geo))
@@ -641,8 +720,19 @@ def _extra_rows(output_padding: Any, geo: ConvGeom) -> tuple[int, ...]:
     return tuple(e // s for e, s in zip(op, geo.stride))
 
 
-def _deconvolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, stride,  # type: ignore[no-untyped-def]
-                      dilation, group, output_padding):
+def _deconvolution_bw(
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    base_axis,
+    pad,
+    stride,  # type: ignore[no-untyped-def]
+    dilation,
+    group,
+    output_padding,
+):
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
@@ -652,8 +742,9 @@ def _deconvolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad
     if _needs(x):
         res[0] = _call("Convolution", g, w, **_attrs(geo))
         if any(extra):  # the trailing positions past x's size: not x's gradient
-            res[0] = _call("Slice", res[0], start=(0,) * geo.nd, stop=tuple(xs[-geo.nd:]),
-                           step=(1,) * geo.nd)
+            res[0] = _call(
+                "Slice", res[0], start=(0,) * geo.nd, stop=tuple(xs[-geo.nd :]), step=(1,) * geo.nd
+            )
     if _needs(w):
         if any(extra):  # x zero-padded to the size the convolution of g gives
             pw = tuple(v for e in extra for v in (0, e))
@@ -666,18 +757,30 @@ def _deconvolution_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad
     return res
 
 
-def _convolution_filter_grad_bw(gw, inputs, in_shapes, outputs, out_shapes, kernel,  # type: ignore[no-untyped-def]
-                                base_axis, pad, stride, dilation, group):
+def _convolution_filter_grad_bw(
+    gw,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    kernel,  # type: ignore[no-untyped-def]
+    base_axis,
+    pad,
+    stride,
+    dilation,
+    group,
+):
     g = gw[0]
     x, dy = inputs
     xs, ys = in_shapes
     kernel = filter_kernel(kernel)
-    geo = conv_geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
-                dilation, group)
+    geo = conv_geom(
+        "convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride, dilation, group
+    )
     ba = geo.base_axis
     res: list[Any] = [None, None]
     if _needs(x):
-        op = _dx_output_padding(xs[ba + 1:], ys[ba + 1:], tuple(kernel), geo)
+        op = _dx_output_padding(xs[ba + 1 :], ys[ba + 1 :], tuple(kernel), geo)
         res[0] = _call("Deconvolution", dy, g, output_padding=op, **_attrs(geo))
     if _needs(dy):
         res[1] = _call("Convolution", x, g, **_attrs(geo))
@@ -692,8 +795,20 @@ def _bias_grad_array(g: Any, base_axis: int) -> Any:
     return g.sum(axis=tuple(i for i in range(g.ndim) if i != base_axis))
 
 
-def _convolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad, stride,  # type: ignore[no-untyped-def]
-                      dilation, group, need_grads):
+def _convolution_fast(
+    xp,
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    base_axis,
+    pad,
+    stride,  # type: ignore[no-untyped-def]
+    dilation,
+    group,
+    need_grads,
+):
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
@@ -702,7 +817,7 @@ def _convolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis,
     ba = geo.base_axis
     res: list[Any] = [None, None]
     if need_grads[0]:
-        op = _dx_output_padding(xs[ba + 1:], out_shapes[0][ba + 1:], kernel, geo)
+        op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
         res[0] = kernel_of("Deconvolution", g)(xp, g, w, None, output_padding=op, **_attrs(geo))
     if need_grads[1]:
         res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
@@ -711,8 +826,21 @@ def _convolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis,
     return res
 
 
-def _deconvolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axis, pad,  # type: ignore[no-untyped-def]
-                        stride, dilation, group, output_padding, need_grads):
+def _deconvolution_fast(
+    xp,
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    base_axis,
+    pad,  # type: ignore[no-untyped-def]
+    stride,
+    dilation,
+    group,
+    output_padding,
+    need_grads,
+):
     g = gy[0]
     x, w = inputs[0], inputs[1]
     xs, ws = in_shapes[0], in_shapes[1]
@@ -722,34 +850,49 @@ def _deconvolution_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, base_axi
     if need_grads[0]:
         res[0] = kernel_of("Convolution", g)(xp, g, w, None, **_attrs(geo))
         if any(extra):  # as the rule: the positions past x's size dropped
-            crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd:]))]
+            crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd :]))]
             res[0] = xp.ascontiguousarray(crop)
     if need_grads[1]:
         xe = x
         if any(extra):  # as the rule: x zero-padded to the size the convolution of g gives
-            xe = xp.zeros((*x.shape[:-geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd:], extra))),
-                          dtype=x.dtype)
-            xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd:]))] = x
+            xe = xp.zeros(
+                (*x.shape[: -geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd :], extra))),
+                dtype=x.dtype,
+            )
+            xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd :]))] = x
         res[1] = kernel_of("ConvolutionFilterGrad", g)(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(g, geo.base_axis) if need_grads[2] else None)
     return res
 
 
-def _convolution_filter_grad_fast(xp, gw, inputs, in_shapes, outputs, out_shapes, kernel,  # type: ignore[no-untyped-def]
-                                  base_axis, pad, stride, dilation, group, need_grads):
+def _convolution_filter_grad_fast(
+    xp,
+    gw,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    kernel,  # type: ignore[no-untyped-def]
+    base_axis,
+    pad,
+    stride,
+    dilation,
+    group,
+    need_grads,
+):
     g = gw[0]
     x, dy = inputs
     xs, ys = in_shapes
     kernel = filter_kernel(kernel)
-    geo = conv_geom("convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride,
-                dilation, group)
+    geo = conv_geom(
+        "convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride, dilation, group
+    )
     ba = geo.base_axis
     res: list[Any] = [None, None]
     if need_grads[0]:
-        op = _dx_output_padding(xs[ba + 1:], ys[ba + 1:], tuple(kernel), geo)
-        res[0] = kernel_of("Deconvolution", dy)(xp, dy, g, None, output_padding=op,
-                                                **_attrs(geo))
+        op = _dx_output_padding(xs[ba + 1 :], ys[ba + 1 :], tuple(kernel), geo)
+        res[0] = kernel_of("Deconvolution", dy)(xp, dy, g, None, output_padding=op, **_attrs(geo))
     if need_grads[1]:
         res[1] = kernel_of("Convolution", x)(xp, x, g, None, **_attrs(geo))
     return res
@@ -758,8 +901,9 @@ def _convolution_filter_grad_fast(xp, gw, inputs, in_shapes, outputs, out_shapes
 # -- references (independent naive loops) ------------------------------------------------------
 
 
-def _ref_params(nd: int, pad: Any, stride: Any, dilation: Any
-                ) -> tuple[list[int], list[int], list[int]]:
+def _ref_params(
+    nd: int, pad: Any, stride: Any, dilation: Any
+) -> tuple[list[int], list[int], list[int]]:
     def one(v: Any, default: int) -> list[int]:
         if v is None:
             return [default] * nd
@@ -768,9 +912,16 @@ def _ref_params(nd: int, pad: Any, stride: Any, dilation: Any
     return one(pad, 0), one(stride, 1), one(dilation, 1)
 
 
-def _convolution_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None,
-                     base_axis: int = 1, pad: Any = None, stride: Any = None,
-                     dilation: Any = None, group: int = 1) -> np.ndarray:
+def _convolution_ref(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+) -> np.ndarray:
     ba = base_axis % x.ndim
     batch, xf = x.shape[:ba], x.reshape((-1,) + x.shape[ba:])
     p, s, d = _ref_params(w.ndim - 2, pad, stride, dilation)
@@ -797,10 +948,17 @@ def _convolution_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None,
     return y.reshape(batch + y.shape[1:])
 
 
-def _deconvolution_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None,
-                       base_axis: int = 1, pad: Any = None, stride: Any = None,
-                       dilation: Any = None, group: int = 1,
-                       output_padding: Any = None) -> np.ndarray:
+def _deconvolution_ref(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+    output_padding: Any = None,
+) -> np.ndarray:
     ba = base_axis % x.ndim
     batch, xf = x.shape[:ba], x.reshape((-1,) + x.shape[ba:])
     p, s, d = _ref_params(w.ndim - 2, pad, stride, dilation)
@@ -809,8 +967,11 @@ def _deconvolution_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None
     kernel = w.shape[2:]
     sp = xf.shape[2:]
     nd = len(sp)
-    op = [0] * nd if output_padding is None else (
-        [output_padding] * nd if isinstance(output_padding, int) else list(output_padding))
+    op = (
+        [0] * nd
+        if output_padding is None
+        else ([output_padding] * nd if isinstance(output_padding, int) else list(output_padding))
+    )
     out = [(sp[i] - 1) * s[i] - 2 * p[i] + d[i] * (kernel[i] - 1) + 1 + op[i] for i in range(nd)]
     y = np.zeros((n, og * group, *out), dtype=np.result_type(x, w))
     cig = ci // group
@@ -828,9 +989,16 @@ def _deconvolution_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None
     return y.reshape(batch + y.shape[1:])
 
 
-def _convolution_filter_grad_ref(x: np.ndarray, dy: np.ndarray, kernel: Any = (1,),
-                                 base_axis: int = 1, pad: Any = None, stride: Any = None,
-                                 dilation: Any = None, group: int = 1) -> np.ndarray:
+def _convolution_filter_grad_ref(
+    x: np.ndarray,
+    dy: np.ndarray,
+    kernel: Any = (1,),
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+) -> np.ndarray:
     kernel = tuple(kernel)
     ba = base_axis % x.ndim
     xf, dyf = x.reshape((-1,) + x.shape[ba:]), dy.reshape((-1,) + dy.shape[ba:])
@@ -862,47 +1030,66 @@ def _convolution_filter_grad_ref(x: np.ndarray, dy: np.ndarray, kernel: Any = (1
 def _conv_samples(rng: np.random.Generator) -> Iterator[Sample]:
     r = rng.standard_normal
     yield Sample((r((2, 2, 4, 4)), r((3, 2, 3, 3)), r((3,))), {"pad": (1, 1)}, name="2d pad bias")
-    yield Sample((r((1, 2, 5, 5)), r((2, 2, 2, 2))), {"pad": (1, 0), "stride": (2, 2)},
-                 name="2d stride")
-    yield Sample((r((1, 4, 4, 3)), r((4, 2, 2, 2)), r((4,))),
-                 {"group": 2, "dilation": (2, 1), "pad": 1}, name="2d group dilation")
+    yield Sample(
+        (r((1, 2, 5, 5)), r((2, 2, 2, 2))), {"pad": (1, 0), "stride": (2, 2)}, name="2d stride"
+    )
+    yield Sample(
+        (r((1, 4, 4, 3)), r((4, 2, 2, 2)), r((4,))),
+        {"group": 2, "dilation": (2, 1), "pad": 1},
+        name="2d group dilation",
+    )
     yield Sample((r((2, 3, 6)), r((2, 3, 3)), r((2,))), {"pad": 1, "stride": 2}, name="1d")
     yield Sample((r((2, 2, 2, 4)), r((2, 2, 3))), {"base_axis": 2}, name="1d base_axis=2")
     yield Sample((r((2, 5)), r((3, 2, 2))), {"base_axis": 0}, name="no batch axis")
     yield Sample((r((0, 2, 3, 3)), r((2, 2, 2, 2))), {}, name="size-0 batch")
-    yield Sample((r((3, 4, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))), {"pad": (0, 1)},
-                 name="non-contiguous x")
-    yield Sample((r((1, 1, 3, 3, 3)), r((2, 1, 2, 2, 2)), r((2,))), {"stride": (1, 2, 1)},
-                 name="3d")
+    yield Sample(
+        (r((3, 4, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))),
+        {"pad": (0, 1)},
+        name="non-contiguous x",
+    )
+    yield Sample(
+        (r((1, 1, 3, 3, 3)), r((2, 1, 2, 2, 2)), r((2,))), {"stride": (1, 2, 1)}, name="3d"
+    )
 
 
 def _deconv_samples(rng: np.random.Generator) -> Iterator[Sample]:
     r = rng.standard_normal
-    yield Sample((r((2, 2, 3, 3)), r((2, 3, 3, 3)), r((3,))), {"pad": (1, 1)},
-                 name="2d pad bias")
-    yield Sample((r((1, 2, 2, 3)), r((2, 2, 2, 2))), {"stride": (2, 2), "pad": (0, 1),
-                                                      "output_padding": (1, 0)},
-                 name="2d stride output_padding")
-    yield Sample((r((1, 4, 2, 2)), r((4, 1, 2, 2)), r((2,))),
-                 {"group": 2, "dilation": (2, 1)}, name="2d group dilation")
+    yield Sample((r((2, 2, 3, 3)), r((2, 3, 3, 3)), r((3,))), {"pad": (1, 1)}, name="2d pad bias")
+    yield Sample(
+        (r((1, 2, 2, 3)), r((2, 2, 2, 2))),
+        {"stride": (2, 2), "pad": (0, 1), "output_padding": (1, 0)},
+        name="2d stride output_padding",
+    )
+    yield Sample(
+        (r((1, 4, 2, 2)), r((4, 1, 2, 2)), r((2,))),
+        {"group": 2, "dilation": (2, 1)},
+        name="2d group dilation",
+    )
     yield Sample((r((2, 2, 3)), r((2, 2, 3)), r((2,))), {"stride": 2, "pad": 1}, name="1d")
     yield Sample((r((2, 5)), r((2, 3, 2))), {"base_axis": 0}, name="no batch axis")
     yield Sample((r((0, 2, 2, 2)), r((2, 2, 2, 2))), {}, name="size-0 batch")
-    yield Sample((r((3, 2, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))), {},
-                 name="non-contiguous x")
+    yield Sample(
+        (r((3, 2, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))), {}, name="non-contiguous x"
+    )
     yield Sample((r((1, 1, 2, 2, 2)), r((1, 2, 2, 1, 2))), {"stride": (1, 2, 1)}, name="3d")
 
 
 def _filter_grad_samples(rng: np.random.Generator) -> Iterator[Sample]:
     r = rng.standard_normal
-    yield Sample((r((2, 2, 4, 4)), r((2, 3, 4, 4))), {"kernel": (3, 3), "pad": (1, 1)},
-                 name="2d pad")
-    yield Sample((r((1, 2, 5, 5)), r((1, 2, 3, 2))),
-                 {"kernel": (2, 2), "pad": (1, 0), "stride": (2, 2)}, name="2d stride")
-    yield Sample((r((1, 4, 4, 3)), r((1, 4, 2, 2))),
-                 {"kernel": (2, 2), "group": 2, "dilation": (2, 1)}, name="2d group dilation")
-    yield Sample((r((2, 3, 6)), r((2, 2, 3))), {"kernel": (3,), "pad": 1, "stride": 2},
-                 name="1d")
+    yield Sample(
+        (r((2, 2, 4, 4)), r((2, 3, 4, 4))), {"kernel": (3, 3), "pad": (1, 1)}, name="2d pad"
+    )
+    yield Sample(
+        (r((1, 2, 5, 5)), r((1, 2, 3, 2))),
+        {"kernel": (2, 2), "pad": (1, 0), "stride": (2, 2)},
+        name="2d stride",
+    )
+    yield Sample(
+        (r((1, 4, 4, 3)), r((1, 4, 2, 2))),
+        {"kernel": (2, 2), "group": 2, "dilation": (2, 1)},
+        name="2d group dilation",
+    )
+    yield Sample((r((2, 3, 6)), r((2, 2, 3))), {"kernel": (3,), "pad": 1, "stride": 2}, name="1d")
     yield Sample((r((0, 2, 3, 3)), r((0, 2, 2, 2))), {"kernel": (2, 2)}, name="size-0 batch")
 
 
@@ -958,8 +1145,9 @@ _DOC_FG = """Gradient of a convolution w.r.t. its weight (a primitive of the con
     """
 
 
-def _channel_last(fname: str, inner: Any, x: Any, weight: Any, bias: Any, base_axis: Any,
-                  kw: dict[str, Any]) -> Any:
+def _channel_last(
+    fname: str, inner: Any, x: Any, weight: Any, bias: Any, base_axis: Any, kw: dict[str, Any]
+) -> Any:
     """``F.<fname>`` with ``channel_last=True`` (nnabla's layouts): x is ``(*batch, *spatial,
     C)``, the weight ``(O, *kernel, I / group)`` (convolution) or ``(I, *kernel, O / group)``
     (deconvolution), the result ``(*batch, *spatial_out, O)``. Computed with transposes around the
@@ -967,9 +1155,11 @@ def _channel_last(fname: str, inner: Any, x: Any, weight: Any, bias: Any, base_a
     nd = len(x.shape)
     ba = an_int(base_axis, fname, "base_axis")
     if not 0 <= ba < nd - 1:
-        raise ValueError(f"{fname}(): base_axis={base_axis} must leave a channel axis and at "
-                         f"least one spatial axis in x of shape {tuple(x.shape)} "
-                         "(channel_last=True)")
+        raise ValueError(
+            f"{fname}(): base_axis={base_axis} must leave a channel axis and at "
+            f"least one spatial axis in x of shape {tuple(x.shape)} "
+            "(channel_last=True)"
+        )
     ndw = len(weight.shape)
     xt = _call("Transpose", x, axes=(*range(ba), nd - 1, *range(ba, nd - 1)))
     wt = _call("Transpose", weight, axes=(0, ndw - 1, *range(1, ndw - 1)))
@@ -1000,9 +1190,11 @@ def _nnabla_conv_api(fdef: Any, transposed: bool) -> None:
         args = args[:8]
         channel_last = kw.pop("channel_last", False)
         if not isinstance(channel_last, (bool, np.bool_)):
-            raise TypeError(f"{fname}(): argument 'channel_last' must be a bool, got "
-                            f"{channel_last!r} (nnabla's order: ..., group, channel_last"
-                            f"{', output_padding' if transposed else ''})")
+            raise TypeError(
+                f"{fname}(): argument 'channel_last' must be a bool, got "
+                f"{channel_last!r} (nnabla's order: ..., group, channel_last"
+                f"{', output_padding' if transposed else ''})"
+            )
         if not channel_last:
             return inner(*args, **kw)
         a = dict(zip(_NN_CONV_NAMES, args))
@@ -1017,46 +1209,84 @@ def _nnabla_conv_api(fdef: Any, transposed: bool) -> None:
         rest = {n: v for n, v in a.items() if n not in ("x", "weight", "bias", "base_axis")}
         from gradhub import as_variable
 
-        return _channel_last(fname, inner, as_variable(a["x"]), as_variable(a["weight"]),
-                             a.get("bias"), a.get("base_axis", 1), {**rest, **kw})
+        return _channel_last(
+            fname,
+            inner,
+            as_variable(a["x"]),
+            as_variable(a["weight"]),
+            a.get("bias"),
+            a.get("base_axis", 1),
+            {**rest, **kw},
+        )
 
     replace_api(fdef, api)
     P = inspect.Parameter
     params = [P("x", P.POSITIONAL_OR_KEYWORD), P("weight", P.POSITIONAL_OR_KEYWORD)]
-    params += [P(n, P.POSITIONAL_OR_KEYWORD, default=v)
-               for n, v in {"bias": None, **fdef.attrs}.items() if n != "output_padding"]
+    params += [
+        P(n, P.POSITIONAL_OR_KEYWORD, default=v)
+        for n, v in {"bias": None, **fdef.attrs}.items()
+        if n != "output_padding"
+    ]
     params.append(P("channel_last", P.POSITIONAL_OR_KEYWORD, default=False))
     if transposed:
         params.append(P("output_padding", P.POSITIONAL_OR_KEYWORD, default=None))
     api.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
 
 
-_NN_CONV_NAMES = ("x", "weight", "bias", "base_axis", "pad", "stride", "dilation", "group",
-                  "channel_last")
+_NN_CONV_NAMES = (
+    "x",
+    "weight",
+    "bias",
+    "base_axis",
+    "pad",
+    "stride",
+    "dilation",
+    "group",
+    "channel_last",
+)
 
 
 def register_functions(register: Any) -> None:
     """Register the conv functions."""
     conv_attrs = {"base_axis": 1, "pad": None, "stride": None, "dilation": None, "group": 1}
     conv = register.function(
-        "Convolution", _convolution, inputs=("x", "weight", "bias?"), attrs=dict(conv_attrs),
-        rule=_convolution_bw, fast_backward=_convolution_fast, need_inputs=(0, 1),
-        need_outputs=(), samples=_conv_samples,
-        reference=_convolution_ref, doc=_DOC_CONV,
+        "Convolution",
+        _convolution,
+        inputs=("x", "weight", "bias?"),
+        attrs=dict(conv_attrs),
+        rule=_convolution_bw,
+        fast_backward=_convolution_fast,
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=_conv_samples,
+        reference=_convolution_ref,
+        doc=_DOC_CONV,
     )
     _nnabla_conv_api(conv, transposed=False)
     deconv = register.function(
-        "Deconvolution", _deconvolution, inputs=("x", "weight", "bias?"),
-        attrs={**conv_attrs, "output_padding": None}, rule=_deconvolution_bw,
+        "Deconvolution",
+        _deconvolution,
+        inputs=("x", "weight", "bias?"),
+        attrs={**conv_attrs, "output_padding": None},
+        rule=_deconvolution_bw,
         fast_backward=_deconvolution_fast,
-        need_inputs=(0, 1), need_outputs=(), samples=_deconv_samples,
-        reference=_deconvolution_ref, doc=_DOC_DECONV,
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=_deconv_samples,
+        reference=_deconvolution_ref,
+        doc=_DOC_DECONV,
     )
     _nnabla_conv_api(deconv, transposed=True)
     register.function(
-        "ConvolutionFilterGrad", _convolution_filter_grad, inputs=("x", "dy"),
-        attrs={"kernel": (1,), **conv_attrs}, rule=_convolution_filter_grad_bw,
+        "ConvolutionFilterGrad",
+        _convolution_filter_grad,
+        inputs=("x", "dy"),
+        attrs={"kernel": (1,), **conv_attrs},
+        rule=_convolution_filter_grad_bw,
         fast_backward=_convolution_filter_grad_fast,
-        need_inputs=(0, 1), need_outputs=(), samples=_filter_grad_samples,
-        reference=_convolution_filter_grad_ref, doc=_DOC_FG,
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=_filter_grad_samples,
+        reference=_convolution_filter_grad_ref,
+        doc=_DOC_FG,
     )

@@ -89,8 +89,9 @@ def check_plot_path(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     shown = os.path.dirname(path) or "."
     if os.path.isdir(path):
-        raise PlotError(f"{path!r} is a folder; give a file name such as {path.rstrip('/')}/"
-                        "curves.png")
+        raise PlotError(
+            f"{path!r} is a folder; give a file name such as {path.rstrip('/')}/curves.png"
+        )
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise PlotError(
@@ -300,14 +301,13 @@ def _move_parameters(dev: Any) -> None:
 
     for name, p in get_parameters(grad_only=False).items():
         if type(p.d) is not type(dev.asarray(np.zeros(0, dtype=np.float32))):
-            set_parameter(name, Variable(dev.asarray(p.numpy()), need_grad=p.need_grad,
-                                         name=name))
-
+            set_parameter(name, Variable(dev.asarray(p.numpy()), need_grad=p.need_grad, name=name))
 
 
 def _all(grads: list[Variable | None]) -> list[Variable]:
     """``gh.grad`` results with the default ``unreachable="zero"``: never None."""
     return [g for g in grads if g is not None]
+
 
 def run(
     device: str = DEFAULTS["device"],
@@ -369,8 +369,14 @@ def run(
         params = list(gh.get_parameters().values())
         names = list(gh.get_parameters().keys())
         result = DemoResult(
-            device=ctx.device_name, epochs=epochs, batch_size=batch_size, seed=seed, lr=lr,
-            penalty_weight=penalty_weight, n_train=len(y_train), n_test=len(y_test),
+            device=ctx.device_name,
+            epochs=epochs,
+            batch_size=batch_size,
+            seed=seed,
+            lr=lr,
+            penalty_weight=penalty_weight,
+            n_train=len(y_train),
+            n_test=len(y_test),
             n_parameters=int(sum(p.size for p in params)),
         )
         if console is not None:
@@ -380,8 +386,12 @@ def run(
         progress = _progress(console)
         with progress:
             for epoch in range(epochs):
-                task = progress.add_task(f"epoch {epoch + 1}/{epochs}", total=n_steps,
-                                         loss=float("nan"), penalty=float("nan"))
+                task = progress.add_task(
+                    f"epoch {epoch + 1}/{epochs}",
+                    total=n_steps,
+                    loss=float("nan"),
+                    penalty=float("nan"),
+                )
                 order = rng.permutation(len(y_train))
                 losses, penalties = [], []
                 for step in range(n_steps):
@@ -397,14 +407,22 @@ def run(
                         pen = float(penalty.item())
                     else:  # no penalty: first-order gradients, the penalty is only reported
                         updates = _all(gh.grad([loss], params, create_graph=False))
-                        pen = float(sum(np.sqrt(np.sum(g.numpy().astype(np.float64) ** 2)
-                                                + PENALTY_EPS) for g in updates))
+                        pen = float(
+                            sum(
+                                np.sqrt(np.sum(g.numpy().astype(np.float64) ** 2) + PENALTY_EPS)
+                                for g in updates
+                            )
+                        )
                     opt.update(updates)
                     lv = float(loss.item())
                     losses.append(lv)
                     penalties.append(pen)
-                    progress.update(task, advance=1, loss=float(np.mean(losses)),
-                                    penalty=float(np.mean(penalties)))
+                    progress.update(
+                        task,
+                        advance=1,
+                        loss=float(np.mean(losses)),
+                        penalty=float(np.mean(penalties)),
+                    )
                 result.batch_loss += losses
                 result.batch_penalty += penalties
                 result.epoch_loss.append(float(np.mean(losses)))
@@ -420,7 +438,8 @@ def run(
                 _show_footer(console, result)
             raise PlotError(
                 f"could not save the curves to {plot!r} after training "
-                f"({type(e).__name__}: {e}); the results above are not affected", result
+                f"({type(e).__name__}: {e}); the results above are not affected",
+                result,
             ) from e
         result.plot = plot
     if console is not None:
@@ -446,8 +465,11 @@ def save_plot(result: DemoResult, path: str) -> None:
     for k, (title, batch, epoch) in enumerate(
         (
             ("cross-entropy loss", result.batch_loss, result.epoch_loss),
-            (f"gradient-norm penalty (weight {result.penalty_weight:g})", result.batch_penalty,
-             result.epoch_penalty),
+            (
+                f"gradient-norm penalty (weight {result.penalty_weight:g})",
+                result.batch_penalty,
+                result.epoch_penalty,
+            ),
         )
     ):
         ax = fig.add_subplot(1, 2, k + 1)
@@ -456,9 +478,7 @@ def save_plot(result: DemoResult, path: str) -> None:
         ax.set_xlabel("step")
         ax.set_title(title)
         ax.legend()
-    fig.suptitle(
-        f"gradhub demo: digits, held-out accuracy {result.accuracy:.3f} ({result.device})"
-    )
+    fig.suptitle(f"gradhub demo: digits, held-out accuracy {result.accuracy:.3f} ({result.device})")
     fig.savefig(path, dpi=100)
 
 
@@ -525,25 +545,54 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
     """Add the options of ``gradhub demo`` (the arguments of :func:`run`) to its parser."""
     from gradhub.cli import non_negative_float, positive_float, positive_int
 
-    d.add_argument("--device", default=DEFAULTS["device"],
-                   help=f"device to train on (default {DEFAULTS['device']})")
-    d.add_argument("--epochs", type=positive_int, default=DEFAULTS["epochs"],
-                   help=f"passes over the training set (default {DEFAULTS['epochs']})")
-    d.add_argument("--batch-size", type=positive_int, default=DEFAULTS["batch_size"],
-                   help=f"minibatch size (default {DEFAULTS['batch_size']})")
-    d.add_argument("--seed", type=int, default=DEFAULTS["seed"],
-                   help=f"random seed of the split, initialisation and shuffling "
-                   f"(default {DEFAULTS['seed']})")
-    d.add_argument("--lr", type=positive_float, default=DEFAULTS["lr"],
-                   help=f"Adam learning rate (default {DEFAULTS['lr']})")
-    d.add_argument("--penalty-weight", type=non_negative_float,
-                   default=DEFAULTS["penalty_weight"],
-                   help="weight of the gradient-norm penalty sum_p ||dL/dp|| "
-                   f"(default {DEFAULTS['penalty_weight']})")
-    d.add_argument("--max-batches", type=positive_int, default=None,
-                   help="stop each epoch after this many minibatches (for quick runs)")
-    d.add_argument("--plot", metavar="FILE", default=None,
-                   help="save the loss and penalty curves to this PNG file")
+    d.add_argument(
+        "--device",
+        default=DEFAULTS["device"],
+        help=f"device to train on (default {DEFAULTS['device']})",
+    )
+    d.add_argument(
+        "--epochs",
+        type=positive_int,
+        default=DEFAULTS["epochs"],
+        help=f"passes over the training set (default {DEFAULTS['epochs']})",
+    )
+    d.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=DEFAULTS["batch_size"],
+        help=f"minibatch size (default {DEFAULTS['batch_size']})",
+    )
+    d.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULTS["seed"],
+        help=f"random seed of the split, initialisation and shuffling (default {DEFAULTS['seed']})",
+    )
+    d.add_argument(
+        "--lr",
+        type=positive_float,
+        default=DEFAULTS["lr"],
+        help=f"Adam learning rate (default {DEFAULTS['lr']})",
+    )
+    d.add_argument(
+        "--penalty-weight",
+        type=non_negative_float,
+        default=DEFAULTS["penalty_weight"],
+        help="weight of the gradient-norm penalty sum_p ||dL/dp|| "
+        f"(default {DEFAULTS['penalty_weight']})",
+    )
+    d.add_argument(
+        "--max-batches",
+        type=positive_int,
+        default=None,
+        help="stop each epoch after this many minibatches (for quick runs)",
+    )
+    d.add_argument(
+        "--plot",
+        metavar="FILE",
+        default=None,
+        help="save the loss and penalty curves to this PNG file",
+    )
     d.add_argument("--json", action="store_true", help="print the results as JSON")
 
 

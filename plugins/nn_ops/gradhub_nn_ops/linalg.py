@@ -20,13 +20,15 @@ from .math import is_int
 # -- Affine ------------------------------------------------------------------------------------
 
 
-def _affine_dims(fn: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: int
-                 ) -> tuple[int, int, int]:
+def _affine_dims(
+    fn: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: int
+) -> tuple[int, int, int]:
     if not is_int(base_axis):
         raise TypeError(f"{fn}: base_axis must be an int, got {base_axis!r}")
     if not 0 <= base_axis <= len(x_shape):
-        raise ValueError(f"{fn}: base_axis={base_axis} is out of range for x of shape "
-                         f"{tuple(x_shape)}")
+        raise ValueError(
+            f"{fn}: base_axis={base_axis} is out of range for x of shape {tuple(x_shape)}"
+        )
     if len(w_shape) < 1:
         raise ValueError(f"{fn}: weight must have at least 1 dim, got shape {tuple(w_shape)}")
     n = math.prod(x_shape[:base_axis])
@@ -46,8 +48,9 @@ def _affine(xp: Any, x: Any, weight: Any, bias: Any = None, base_axis: int = 1) 
     y = xp.matmul(x2, w2)
     if bias is not None:
         if bias.size != m:
-            raise ValueError(f"affine: bias has shape {bias.shape}, expected "
-                             f"{tuple(weight.shape[1:])}")
+            raise ValueError(
+                f"affine: bias has shape {bias.shape}, expected {tuple(weight.shape[1:])}"
+            )
         b = bias.reshape(m) if bias.ndim != 1 else bias
         if b.dtype != y.dtype and np.result_type(y.dtype, b.dtype) != y.dtype:
             y = y + b  # a wider bias promotes the result (numpy's rules), as x and w do
@@ -79,8 +82,6 @@ def _affine_bw(gy, inputs, in_shapes, outputs, out_shapes, base_axis):  # type: 
     return grads
 
 
-
-
 def _affine_fast(xp, gy, x, xs, y, ys, base_axis, need_grads):  # type: ignore[no-untyped-def]
     """Array version of the Affine rule (first-order backward); skips unneeded products."""
     n, k, m = _affine_dims("affine", xs[0], xs[1], base_axis)
@@ -103,21 +104,26 @@ def _affine_samples(rng: np.random.Generator) -> Iterator[Sample]:
     n = rng.standard_normal
     yield Sample((n((3, 4)), n((4, 2)), n((2,))), {"base_axis": 1}, name="2-d with bias")
     yield Sample((n((3, 4)), n((4, 2))), {"base_axis": 1}, name="no bias")
-    yield Sample((n((2, 2, 3)), n((6, 2)), n((2,))), {"base_axis": 1},
-                 name="flattened features")
-    yield Sample((n((2, 2, 3)), n((3, 2, 2)), n((2, 2))), {"base_axis": 2},
-                 name="base_axis 2, 3-d weight")
+    yield Sample((n((2, 2, 3)), n((6, 2)), n((2,))), {"base_axis": 1}, name="flattened features")
+    yield Sample(
+        (n((2, 2, 3)), n((3, 2, 2)), n((2, 2))), {"base_axis": 2}, name="base_axis 2, 3-d weight"
+    )
     yield Sample((n((4,)), n((4, 3)), n((3,))), {"base_axis": 0}, name="base_axis 0")
-    yield Sample((n((4, 3)).T, n((4, 2)).T[::-1].T, n((2,))), {"base_axis": 1},
-                 name="non-contiguous")
+    yield Sample(
+        (n((4, 3)).T, n((4, 2)).T[::-1].T, n((2,))), {"base_axis": 1}, name="non-contiguous"
+    )
     yield Sample((n((0, 3)), n((3, 2)), n((2,))), {"base_axis": 1}, name="empty batch")
 
 
-def _affine_ref(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None,
-                base_axis: int = 1) -> np.ndarray:
+def _affine_ref(
+    x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, base_axis: int = 1
+) -> np.ndarray:
     lead = x.shape[:base_axis]
-    xf = x.reshape(int(np.prod(lead)), -1) if x.size else x.reshape(int(np.prod(lead)),
-                                                                     weight.shape[0])
+    xf = (
+        x.reshape(int(np.prod(lead)), -1)
+        if x.size
+        else x.reshape(int(np.prod(lead)), weight.shape[0])
+    )
     wf = weight.reshape(weight.shape[0], -1)
     y = np.einsum("nk,km->nm", xf, wf)
     if bias is not None:
@@ -132,17 +138,24 @@ def _affine_ref(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = Non
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _parse_einsum(equation: str, shapes: Sequence[Sequence[int]]
-                  ) -> tuple[list[str], str, dict[str, int]]:
+def _parse_einsum(
+    equation: str, shapes: Sequence[Sequence[int]]
+) -> tuple[list[str], str, dict[str, int]]:
     """Explicit subscripts (ellipses expanded, output spelled out) and each letter's size."""
     if not isinstance(equation, str):
         raise TypeError(f"einsum: equation must be a str such as 'ij,jk->ik', got {equation!r}")
     eq = equation.replace(" ", "")
     bad = set(eq) - set(_LETTERS) - set(".,->")
-    if bad or eq.count("->") > 1 or eq.replace("...", "").count(".") or eq.count("-") != eq.count(
-            "->"):
-        raise ValueError(f"einsum: equation {equation!r} is not valid: it takes letters, commas, "
-                         f"'...' and at most one '->'")
+    if (
+        bad
+        or eq.count("->") > 1
+        or eq.replace("...", "").count(".")
+        or eq.count("-") != eq.count("->")
+    ):
+        raise ValueError(
+            f"einsum: equation {equation!r} is not valid: it takes letters, commas, "
+            f"'...' and at most one '->'"
+        )
     if "->" in eq:
         lhs, out = eq.split("->")
         explicit = True
@@ -150,25 +163,29 @@ def _parse_einsum(equation: str, shapes: Sequence[Sequence[int]]
         lhs, out, explicit = eq, "", False
     terms = lhs.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(f"einsum: equation {equation!r} has {len(terms)} operands, "
-                         f"{len(shapes)} given")
+        raise ValueError(
+            f"einsum: equation {equation!r} has {len(terms)} operands, {len(shapes)} given"
+        )
     used = set(eq) - set(".,->")
     spare = [c for c in _LETTERS if c not in used]
-    n_ell = max((len(s) - len(t.replace("...", "")) for t, s in zip(terms, shapes)
-                 if "..." in t), default=0)
+    n_ell = max(
+        (len(s) - len(t.replace("...", "")) for t, s in zip(terms, shapes) if "..." in t), default=0
+    )
     ell = "".join(spare[:n_ell])
     sizes: dict[str, int] = {}
     parsed = []
     for t, s in zip(terms, shapes):
         if "..." in t:
             k = len(s) - len(t.replace("...", ""))
-            t = t.replace("...", ell[n_ell - k:])
+            t = t.replace("...", ell[n_ell - k :])
         if len(t) != len(s):
-            raise ValueError(f"einsum: subscripts {t!r} do not match an operand of shape "
-                             f"{tuple(s)}")
+            raise ValueError(
+                f"einsum: subscripts {t!r} do not match an operand of shape {tuple(s)}"
+            )
         if len(set(t)) != len(t):
-            raise ValueError(f"einsum: repeated subscripts within one operand ({t!r}) are not "
-                             "supported")
+            raise ValueError(
+                f"einsum: repeated subscripts within one operand ({t!r}) are not supported"
+            )
         for c, n in zip(t, s):
             if sizes.get(c, n) != n:
                 if c in ell and 1 in (n, sizes[c]):
@@ -206,8 +223,7 @@ def _einsum_bw(gy, inputs, in_shapes, outputs, out_shapes, equation):  # type: i
         g = call("Einsum", gy[0], *others, equation=",".join([out, *other_terms]) + "->" + kept)
         if kept != t:
             shape1 = tuple(sizes[c] if c in kept else 1 for c in t)
-            g = call("BroadcastTo", call("Reshape", g, shape=shape1),
-                     shape=tuple(in_shapes[i]))
+            g = call("BroadcastTo", call("Reshape", g, shape=shape1), shape=tuple(in_shapes[i]))
         grads.append(g)
     return grads
 
@@ -219,8 +235,9 @@ def _einsum_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((n((2, 3)),), {"equation": "ij->ji"}, name="transpose")
     yield Sample((n((2, 3)),), {"equation": "ij->"}, name="total sum")
     yield Sample((n((2, 3)), n((3,))), {"equation": "ij,k->ik"}, name="summed-away letter")
-    yield Sample((n((2, 2, 3)), n((2, 3, 2)), n((2,))), {"equation": "bij,bjk,k->bi"},
-                 name="three operands")
+    yield Sample(
+        (n((2, 2, 3)), n((2, 3, 2)), n((2,))), {"equation": "bij,bjk,k->bi"}, name="three operands"
+    )
     yield Sample((n((2, 2, 3)), n((3, 2))), {"equation": "...ij,jk->...ik"}, name="ellipsis")
     yield Sample((n((3,)), n((3,))), {"equation": "i,i->"}, name="dot to 0-d")
 
@@ -235,11 +252,18 @@ def _einsum_ref(*xs: np.ndarray, equation: str = "") -> np.ndarray:
 def register_functions(register: Any) -> None:
     """Register the linalg functions."""
     f = register.function
-    f("Affine", _affine, inputs=("x", "weight", "bias?"), attrs={"base_axis": 1},
-      rule=_affine_bw, fast_backward=_affine_fast, need_inputs=(0, 1), need_outputs=(),
-      samples=_affine_samples,
-      reference=_affine_ref,
-      doc="""Fully connected layer, as nnabla: ``y = x W + b``.
+    f(
+        "Affine",
+        _affine,
+        inputs=("x", "weight", "bias?"),
+        attrs={"base_axis": 1},
+        rule=_affine_bw,
+        fast_backward=_affine_fast,
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=_affine_samples,
+        reference=_affine_ref,
+        doc="""Fully connected layer, as nnabla: ``y = x W + b``.
 
 ``x`` is flattened to a matrix ``(prod(x.shape[:base_axis]), prod(x.shape[base_axis:]))``;
 ``weight`` has shape ``(prod(x.shape[base_axis:]), *out)`` and ``bias`` (optional) shape ``out``.
@@ -254,10 +278,19 @@ Example::
     >>> y = F.affine(x, w, b)
     >>> y.shape, float(y.d[0, 0])
     ((8, 5), 6.0)
-""")
-    f("Einsum", _einsum, inputs=("*xs",), attrs={"equation": ""}, rule=_einsum_bw,
-      need_inputs=None, need_outputs=(), samples=_einsum_samples, reference=_einsum_ref,
-      doc="""Einstein summation ``numpy.einsum(equation, *xs)``.
+""",
+    )
+    f(
+        "Einsum",
+        _einsum,
+        inputs=("*xs",),
+        attrs={"equation": ""},
+        rule=_einsum_bw,
+        need_inputs=None,
+        need_outputs=(),
+        samples=_einsum_samples,
+        reference=_einsum_ref,
+        doc="""Einstein summation ``numpy.einsum(equation, *xs)``.
 
 Supports explicit and implicit outputs and ``...``; not supported: a subscript repeated within
 one operand (diagonals) and size-1 broadcasting of ellipsis dims. The gradient of each operand
@@ -269,4 +302,5 @@ Example::
     >>> a = gh.Variable(np.ones((2, 3)))
     >>> F.einsum(a, a, equation="ij,ij->i").d
     array([3., 3.])
-""")
+""",
+    )

@@ -44,8 +44,9 @@ def _softmax_bw(
     return [y * (g - call("Sum", g * y, axis=ax, keepdims=True))]
 
 
-def _softmax_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
-                  ) -> list[Any]:
+def _softmax_fast(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
+) -> list[Any]:
     ax = norm_axis("softmax", axis, len(xs[0]))
     yy, g = y[0], gy[0]
     return [yy * (g - (g * yy).sum(axis=ax, keepdims=True))]
@@ -73,8 +74,9 @@ def _log_softmax_bw(
     return [g - call("Exp", outs[0]) * call("Sum", g, axis=ax, keepdims=True)]
 
 
-def _log_softmax_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
-                      ) -> list[Any]:
+def _log_softmax_fast(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
+) -> list[Any]:
     ax = norm_axis("log_softmax", axis, len(xs[0]))
     g = gy[0]
     return [g - xp.exp(y[0]) * g.sum(axis=ax, keepdims=True)]
@@ -89,7 +91,7 @@ def _label_shape(x_shape: Shape, ax: int) -> Shape:
 
 def _check_target(x_shape: Shape, t_shape: Shape, ax: int) -> None:
     kshape = _label_shape(x_shape, ax)
-    squeezed = x_shape[:ax] + x_shape[ax + 1:]
+    squeezed = x_shape[:ax] + x_shape[ax + 1 :]
     if tuple(t_shape) not in (kshape, squeezed):
         raise ValueError(
             f"softmax_cross_entropy(): argument 'target' has shape {tuple(t_shape)}; for x of "
@@ -105,8 +107,10 @@ def _labels(xp: Any, x: Any, target: Any, ax: int) -> Any:
     lab = target.reshape(_label_shape(x.shape, ax))
     n = x.shape[ax]
     if lab.size and (int(lab.min()) < 0 or int(lab.max()) >= n):
-        raise ValueError(f"softmax_cross_entropy(): argument 'target' holds labels outside "
-                         f"[0, {n}) (min {int(lab.min())}, max {int(lab.max())})")
+        raise ValueError(
+            f"softmax_cross_entropy(): argument 'target' holds labels outside "
+            f"[0, {n}) (min {int(lab.min())}, max {int(lab.max())})"
+        )
     return lab
 
 
@@ -141,13 +145,13 @@ def _sce_bw(
     tk = t if tuple(t.shape) == kshape else call("Reshape", t, shape=kshape)
     # one-hot of the labels: a comparison with the class indices (a constant of x's dtype)
     iota = x.device.xp.arange(shape[ax], dtype=x.dtype).reshape(
-        tuple(n if i == ax else 1 for i, n in enumerate(shape)))
+        tuple(n if i == ax else 1 for i, n in enumerate(shape))
+    )
     onehot = call("Equal", tk, as_variable(iota))
     return [g * (call("Softmax", x, axis=ax) - onehot), None]
 
 
-def _sce_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None
-              ) -> list[Any]:
+def _sce_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None) -> list[Any]:
     xx, t = x
     ax = norm_axis("softmax_cross_entropy", axis, xx.ndim)
     kshape = _label_shape(xx.shape, ax)
@@ -201,8 +205,10 @@ def _prob_pair(fname: str, x: Any, target: Any) -> tuple[Any, Any]:
         dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
         t = call("Cast", t, dtype=dtype.name)
     elif t.dtype.kind != "f":
-        raise TypeError(f"{fname}(): argument 'target' must hold probabilities or 0/1 labels "
-                        f"(a floating, integer or boolean dtype), got dtype {t.dtype}")
+        raise TypeError(
+            f"{fname}(): argument 'target' must hold probabilities or 0/1 labels "
+            f"(a floating, integer or boolean dtype), got dtype {t.dtype}"
+        )
     return x, t
 
 
@@ -266,11 +272,14 @@ def binary_cross_entropy(x: Any, target: Any) -> Any:
     d = x.d
     if d.size and bool(((d < 0) | (d > 1)).any()):  # NaN fails both tests: it propagates
         bad = d[(d < 0) | (d > 1)].reshape(-1)[0]
-        raise ValueError(f"binary_cross_entropy(): argument 'x' must hold probabilities in "
-                         f"[0, 1] (apply F.sigmoid to logits, or use sigmoid_cross_entropy), "
-                         f"got the value {float(bad)}")
-    tiny = float(np.finfo(x.dtype).tiny) if x.dtype.kind == "f" else float(
-        np.finfo(np.float32).tiny)
+        raise ValueError(
+            f"binary_cross_entropy(): argument 'x' must hold probabilities in "
+            f"[0, 1] (apply F.sigmoid to logits, or use sigmoid_cross_entropy), "
+            f"got the value {float(bad)}"
+        )
+    tiny = (
+        float(np.finfo(x.dtype).tiny) if x.dtype.kind == "f" else float(np.finfo(np.float32).tiny)
+    )
     lp = call("Log", call("MaximumScalar", x, val=tiny))  # ln max(x, eps)
     # ln max(1 - x, eps) = max(log1p(-x), ln eps): log1p, as 1 - x rounds (loss 0 at x = 1e-8 in
     # float32). For x in [0, 1], 1 - x >= eps except at x = 1 exactly (the smallest non-zero
@@ -278,7 +287,8 @@ def binary_cross_entropy(x: Any, target: Any) -> Any:
     # 0 (a masked x) so that no order of its rule divides by 0. NaN fails both masks: propagates.
     below = call("LessScalar", x, val=1.0)  # constant masks
     ln = call("Log1p", -(x * below)) + call(
-        "MulScalar", call("GreaterEqualScalar", x, val=1.0), val=math.log(tiny))
+        "MulScalar", call("GreaterEqualScalar", x, val=1.0), val=math.log(tiny)
+    )
     # t * ln(x) and (1 - t) * ln(1 - x) as products, so that a zero weight kills its clamped
     # (finite) log cleanly; written -(a) - b so that a perfect prediction gives +0, not -0
     return -(t * lp) - call("RSubScalar", t, val=1.0) * ln
@@ -347,12 +357,17 @@ def kl_multinomial(p: Any, q: Any, base_axis: int = 1) -> Any:
     p, q = _same_shape("kl_multinomial", p, q, ("p", "q"))
     nd = len(p.shape)
     if not is_int(base_axis) or not 0 <= base_axis <= nd:
-        raise ValueError(f"kl_multinomial(): argument 'base_axis' must be an int in [0, {nd}] "
-                         f"for p of shape {tuple(p.shape)}, got {base_axis!r}")
+        raise ValueError(
+            f"kl_multinomial(): argument 'base_axis' must be an int in [0, {nd}] "
+            f"for p of shape {tuple(p.shape)}, got {base_axis!r}"
+        )
     dt = np.dtype(p.dtype)
     eps = max(_KL_EPS, float(np.finfo(dt).tiny)) if dt.kind == "f" else _KL_EPS
-    d = call("Sub2", call("Log", call("MaximumScalar", p, val=eps)),
-             call("Log", call("MaximumScalar", q, val=eps)))
+    d = call(
+        "Sub2",
+        call("Log", call("MaximumScalar", p, val=eps)),
+        call("Log", call("MaximumScalar", q, val=eps)),
+    )
     axes = tuple(range(int(base_axis), nd))
     s = call("Sum", p * d, axis=axes, keepdims=False) if axes else p * d
     return call("Reshape", s, shape=(*p.shape[:base_axis], 1))
@@ -410,10 +425,15 @@ def _np_log_softmax(x: np.ndarray, axis: Any = None) -> np.ndarray:
 def _sce_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((rng.uniform(-2, 2, (3, 4)), rng.integers(0, 4, (3, 1))), name="(N,C), (N,1)")
     yield Sample((rng.uniform(-2, 2, (3, 4)), rng.integers(0, 4, (3,))), name="(N,C), (N,)")
-    yield Sample((rng.uniform(-2, 2, (2, 3, 2)), rng.integers(0, 3, (2, 1, 2))), {"axis": 1},
-                 name="(N,C,H), axis=1")
-    yield Sample((rng.uniform(-2, 2, (4, 3)).T, rng.integers(0, 4, (3, 1)).astype(np.int32)),
-                 name="transposed, int32 labels")
+    yield Sample(
+        (rng.uniform(-2, 2, (2, 3, 2)), rng.integers(0, 3, (2, 1, 2))),
+        {"axis": 1},
+        name="(N,C,H), axis=1",
+    )
+    yield Sample(
+        (rng.uniform(-2, 2, (4, 3)).T, rng.integers(0, 4, (3, 1)).astype(np.int32)),
+        name="transposed, int32 labels",
+    )
     yield Sample((rng.uniform(-2, 2, (0, 3)), np.zeros((0, 1), dtype=np.int64)), name="size-0")
 
 
@@ -430,19 +450,27 @@ def _prob_samples(logits: bool) -> Any:
         def x_of(shape: Shape) -> np.ndarray:
             return draw(rng, shape, -3, 3) if logits else rng.uniform(0.1, 0.9, shape)
 
-        yield Sample((x_of((2, 3)), rng.integers(0, 2, (2, 3)).astype(np.float64)),
-                     grad_inputs=(0,), name="0/1 targets")
+        yield Sample(
+            (x_of((2, 3)), rng.integers(0, 2, (2, 3)).astype(np.float64)),
+            grad_inputs=(0,),
+            name="0/1 targets",
+        )
         yield Sample((x_of((2, 3)), rng.uniform(0, 1, (2, 3))), name="soft targets")
         yield Sample((x_of(()), np.asarray(1.0)), grad_inputs=(0,), name="0-d")
         yield Sample((x_of((3, 2)).T, rng.uniform(0, 1, (2, 3))), name="transposed")
         yield Sample((x_of((0, 2)), rng.uniform(0, 1, (0, 2))), name="size-0")
-        yield Sample((x_of((2, 3)), rng.integers(0, 2, (2, 3))), grad_inputs=(0,),
-                     name="int64 labels")
-        yield Sample((x_of((3,)), np.array([True, False, True])), grad_inputs=(0,),
-                     name="bool labels")
+        yield Sample(
+            (x_of((2, 3)), rng.integers(0, 2, (2, 3))), grad_inputs=(0,), name="int64 labels"
+        )
+        yield Sample(
+            (x_of((3,)), np.array([True, False, True])), grad_inputs=(0,), name="bool labels"
+        )
         if not logits:  # the clamped logs at x = 0 and 1 (nnabla); linear in t
-            yield Sample((np.array([0.0, 1.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0, 0.0])),
-                         grad_inputs=(1,), name="x at 0 and 1 (clamped)")
+            yield Sample(
+                (np.array([0.0, 1.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0, 0.0])),
+                grad_inputs=(1,),
+                name="x at 0 and 1 (clamped)",
+            )
 
     return samples
 
@@ -502,10 +530,17 @@ def _huber_ref(x0: np.ndarray, x1: np.ndarray, delta: float = 1.0) -> np.ndarray
 def register_functions(register: Any) -> None:
     """Register softmax, log_softmax and the losses."""
     f = register.function
-    f("Softmax", _softmax, attrs={"axis": None}, rule=_softmax_bw, fast_backward=_softmax_fast,
-      need_inputs=(), need_outputs=(0,), samples=_softmax_samples,
-      reference=lambda x, axis=None: _np_softmax(x, axis),
-      doc=r"""softmax(x, axis=None): :math:`y_i = e^{x_i} / \sum_j e^{x_j}` along ``axis``.
+    f(
+        "Softmax",
+        _softmax,
+        attrs={"axis": None},
+        rule=_softmax_bw,
+        fast_backward=_softmax_fast,
+        need_inputs=(),
+        need_outputs=(0,),
+        samples=_softmax_samples,
+        reference=lambda x, axis=None: _np_softmax(x, axis),
+        doc=r"""softmax(x, axis=None): :math:`y_i = e^{x_i} / \sum_j e^{x_j}` along ``axis``.
 
     ``axis=None`` means the last axis (nnabla). Computed with the maximum subtracted, so large
     inputs do not overflow. Gradient :math:`y \odot (g - \sum_j g_j y_j)`.
@@ -517,11 +552,19 @@ def register_functions(register: Any) -> None:
         >>> F.softmax(gh.Variable([[0.0, 0.0], [1000.0, 1000.0]])).d
         array([[0.5, 0.5],
                [0.5, 0.5]], dtype=float32)
-    """)
-    f("LogSoftmax", _log_softmax, attrs={"axis": None}, rule=_log_softmax_bw,
-      fast_backward=_log_softmax_fast, need_inputs=(), need_outputs=(0,),
-      samples=_softmax_samples, reference=_np_log_softmax,
-      doc=r"""log_softmax(x, axis=None): :math:`y_i = x_i - \ln\sum_j e^{x_j}` along ``axis``.
+    """,
+    )
+    f(
+        "LogSoftmax",
+        _log_softmax,
+        attrs={"axis": None},
+        rule=_log_softmax_bw,
+        fast_backward=_log_softmax_fast,
+        need_inputs=(),
+        need_outputs=(0,),
+        samples=_softmax_samples,
+        reference=_np_log_softmax,
+        doc=r"""log_softmax(x, axis=None): :math:`y_i = x_i - \ln\sum_j e^{x_j}` along ``axis``.
 
     ``axis=None`` means the last axis (nnabla). Stable for large inputs. Gradient
     :math:`g - e^{y} \sum_j g_j`.
@@ -532,11 +575,20 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.log_softmax(gh.Variable([0.0, 0.0])).d
         array([-0.6931472, -0.6931472], dtype=float32)
-    """)
-    f("SoftmaxCrossEntropy", _sce, inputs=("x", "target"), attrs={"axis": None}, rule=_sce_bw,
-      fast_backward=_sce_fast, need_inputs=(0, 1), need_outputs=(), samples=_sce_samples,
-      reference=_sce_ref,
-      doc=r"""softmax_cross_entropy(x, target, axis=None): per-sample cross entropy of
+    """,
+    )
+    f(
+        "SoftmaxCrossEntropy",
+        _sce,
+        inputs=("x", "target"),
+        attrs={"axis": None},
+        rule=_sce_bw,
+        fast_backward=_sce_fast,
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=_sce_samples,
+        reference=_sce_ref,
+        doc=r"""softmax_cross_entropy(x, target, axis=None): per-sample cross entropy of
     ``softmax(x)`` with integer labels, as nnabla.
 
     :math:`y = -\ln \mathrm{softmax}(x)_{t} = \ln\sum_j e^{x_j} - x_t` along ``axis`` (the last
@@ -555,16 +607,43 @@ def register_functions(register: Any) -> None:
         >>> F.softmax_cross_entropy(x, t).d
         array([[0.6931472],
                [0.       ]], dtype=float32)
-    """)
+    """,
+    )
     c = register.composite
-    c("SigmoidCrossEntropy", sigmoid_cross_entropy, elementwise=True,
-      samples=_prob_samples(logits=True), reference=_sigmoid_ce_ref)
-    c("BinaryCrossEntropy", binary_cross_entropy, elementwise=True,
-      samples=_prob_samples(logits=False), reference=_bce_ref)
-    c("SquaredError", squared_error, elementwise=True, samples=_pair_samples,
-      reference=lambda x0, x1: (x0 - x1) ** 2)
+    c(
+        "SigmoidCrossEntropy",
+        sigmoid_cross_entropy,
+        elementwise=True,
+        samples=_prob_samples(logits=True),
+        reference=_sigmoid_ce_ref,
+    )
+    c(
+        "BinaryCrossEntropy",
+        binary_cross_entropy,
+        elementwise=True,
+        samples=_prob_samples(logits=False),
+        reference=_bce_ref,
+    )
+    c(
+        "SquaredError",
+        squared_error,
+        elementwise=True,
+        samples=_pair_samples,
+        reference=lambda x0, x1: (x0 - x1) ** 2,
+    )
     c("HuberLoss", huber_loss, elementwise=True, samples=_huber_samples, reference=_huber_ref)
-    c("AbsoluteError", absolute_error, elementwise=True, kinks=(0.0,), samples=_pair_samples,
-      reference=lambda x0, x1: np.abs(x0 - x1))
-    c("KLMultinomial", kl_multinomial, snake="kl_multinomial", samples=_kl_samples,
-      reference=_kl_ref)
+    c(
+        "AbsoluteError",
+        absolute_error,
+        elementwise=True,
+        kinks=(0.0,),
+        samples=_pair_samples,
+        reference=lambda x0, x1: np.abs(x0 - x1),
+    )
+    c(
+        "KLMultinomial",
+        kl_multinomial,
+        snake="kl_multinomial",
+        samples=_kl_samples,
+        reference=_kl_ref,
+    )

@@ -84,15 +84,19 @@ def whole_numbers(xp: Any, where: str, a: Any, what: str) -> Any:
     if kind in "iu":
         return a
     if kind != "f":
-        raise TypeError(f"{where} must hold integer {what} (an integer dtype, or floats "
-                        f"holding whole numbers), got dtype {a.dtype}")
+        raise TypeError(
+            f"{where} must hold integer {what} (an integer dtype, or floats "
+            f"holding whole numbers), got dtype {a.dtype}"
+        )
     if a.size:
         # whole numbers small enough for int64 (NaN fails both comparisons, inf the second)
         ok = (xp.floor(a) == a) & (xp.abs(a) < 2.0**62)
         if not bool(ok.all()):
             bad = float(a[~ok].reshape(-1)[0])
-            raise ValueError(f"{where} must hold integer {what} (whole numbers within the "
-                             f"int64 range), got the float value {bad}")
+            raise ValueError(
+                f"{where} must hold integer {what} (whole numbers within the "
+                f"int64 range), got the float value {bad}"
+            )
     return a.astype(np.int64)
 
 
@@ -322,8 +326,9 @@ class Elementwise:
         snake: str = "",
     ) -> None:
         if set(uses) - {"x", "y"}:
-            raise ValueError(f"Elementwise({name!r}): 'uses' must name 'x' and/or 'y', "
-                             f"got {uses!r}")
+            raise ValueError(
+                f"Elementwise({name!r}): 'uses' must name 'x' and/or 'y', got {uses!r}"
+            )
         self.name = name
         self.kernel = kernel
         self.derivative = derivative
@@ -889,8 +894,16 @@ class Comparison:
 
     __slots__ = ("example", "name", "reference", "scalar", "snake", "symbol")
 
-    def __init__(self, *, name: str, snake: str, reference: Callable[..., Any], symbol: str,
-                 example: str, scalar: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        snake: str,
+        reference: Callable[..., Any],
+        symbol: str,
+        example: str,
+        scalar: bool = True,
+    ) -> None:
         self.name = name
         self.snake = snake
         self.reference = reference
@@ -914,33 +927,56 @@ class Comparison:
         )
         if not self.scalar:
             return
-        with_real_scalars(register.function(
-            self.name + "Scalar",
-            _compare_scalar(self.snake),
-            inputs=("x0",),
-            attrs={"val": 1.0},
-            differentiable=False,
-            samples=_compare_scalar_samples,
-            reference=_float_ref(self.reference),
-            elementwise=True,
-            doc=_COMPARE_SCALAR_DOC.format(**fmt),
-        ))
+        with_real_scalars(
+            register.function(
+                self.name + "Scalar",
+                _compare_scalar(self.snake),
+                inputs=("x0",),
+                attrs={"val": 1.0},
+                differentiable=False,
+                samples=_compare_scalar_samples,
+                reference=_float_ref(self.reference),
+                elementwise=True,
+                doc=_COMPARE_SCALAR_DOC.format(**fmt),
+            )
+        )
 
 
 COMPARISONS: tuple[Comparison, ...] = (
-    Comparison(name="Greater", snake="greater", reference=np.greater, symbol=">",
-               example="[0., 0., 1.]"),
-    Comparison(name="GreaterEqual", snake="greater_equal", reference=np.greater_equal,
-               symbol=">=", example="[0., 1., 1.]"),
-    Comparison(name="Less", snake="less", reference=np.less, symbol="<",
-               example="[1., 0., 0.]"),
-    Comparison(name="LessEqual", snake="less_equal", reference=np.less_equal, symbol="<=",
-               example="[1., 1., 0.]"),
+    Comparison(
+        name="Greater", snake="greater", reference=np.greater, symbol=">", example="[0., 0., 1.]"
+    ),
+    Comparison(
+        name="GreaterEqual",
+        snake="greater_equal",
+        reference=np.greater_equal,
+        symbol=">=",
+        example="[0., 1., 1.]",
+    ),
+    Comparison(name="Less", snake="less", reference=np.less, symbol="<", example="[1., 0., 0.]"),
+    Comparison(
+        name="LessEqual",
+        snake="less_equal",
+        reference=np.less_equal,
+        symbol="<=",
+        example="[1., 1., 0.]",
+    ),
     # EqualScalar is the core's (Pow2's rule uses it)
-    Comparison(name="Equal", snake="equal", reference=np.equal, symbol="==",
-               example="[0., 1., 0.]", scalar=False),
-    Comparison(name="NotEqual", snake="not_equal", reference=np.not_equal, symbol="!=",
-               example="[1., 0., 1.]"),
+    Comparison(
+        name="Equal",
+        snake="equal",
+        reference=np.equal,
+        symbol="==",
+        example="[0., 1., 0.]",
+        scalar=False,
+    ),
+    Comparison(
+        name="NotEqual",
+        snake="not_equal",
+        reference=np.not_equal,
+        symbol="!=",
+        example="[1., 0., 1.]",
+    ),
 )
 
 _COMPARE_DOC = """{snake}(x0, x1): elementwise ``x0 {sym} x1`` as 1.0 / 0.0 (broadcasting).
@@ -969,6 +1005,7 @@ _COMPARE_SCALAR_DOC = """{snake}_scalar(x0, val=1): elementwise ``x0 {sym} val``
         >>> F.{snake}_scalar(gh.Variable([1.0, 2.0, 3.0]), 2.0).d
         array({example}, dtype=float32)
     """
+
 
 def _compare_samples(rng: np.random.Generator) -> Iterator[Sample]:
     # integer-valued floats, so that ties (the interesting case) occur
@@ -1159,22 +1196,51 @@ def register_functions(register: Any) -> None:
     f = register.function
     for op in ELEMENTWISE:
         op.register(register)
-    with_real_scalars(f(
-      "Softplus", _softplus, snake="softplus", attrs={"beta": 1.0}, rule=unary_rule(_softplus_bw),
-      fast_backward=unary_fast(_softplus_fast), need_inputs=(0,), need_outputs=(),
-      elementwise=True, doc=_SOFTPLUS_DOC,
-      samples=_chain(unary_samples(-3, 3), unary_samples(-3, 3, attrs={"beta": 2.0})),
-      reference=lambda x, beta=1.0: np.log1p(np.exp(beta * x)) / beta), ("beta",))
-    f("ATan2", lambda xp, x0, x1: xp.arctan2(x0, x1), snake="atan2", inputs=("x0", "x1"),
-      rule=_atan2_bw, fast_backward=_atan2_fast, need_inputs=(0, 1), need_outputs=(),
-      samples=binary_samples(lo1=0.5, hi1=2.0), reference=np.arctan2, elementwise=True,
-      doc=_ATAN2_DOC)
+    with_real_scalars(
+        f(
+            "Softplus",
+            _softplus,
+            snake="softplus",
+            attrs={"beta": 1.0},
+            rule=unary_rule(_softplus_bw),
+            fast_backward=unary_fast(_softplus_fast),
+            need_inputs=(0,),
+            need_outputs=(),
+            elementwise=True,
+            doc=_SOFTPLUS_DOC,
+            samples=_chain(unary_samples(-3, 3), unary_samples(-3, 3, attrs={"beta": 2.0})),
+            reference=lambda x, beta=1.0: np.log1p(np.exp(beta * x)) / beta,
+        ),
+        ("beta",),
+    )
+    f(
+        "ATan2",
+        lambda xp, x0, x1: xp.arctan2(x0, x1),
+        snake="atan2",
+        inputs=("x0", "x1"),
+        rule=_atan2_bw,
+        fast_backward=_atan2_fast,
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=binary_samples(lo1=0.5, hi1=2.0),
+        reference=np.arctan2,
+        elementwise=True,
+        doc=_ATAN2_DOC,
+    )
 
-    with_real_scalars(f("RSubScalar", _r_sub_scalar, attrs={"val": 1.0},
-      rule=formula_rule(_d_r_sub_scalar), fast_backward=formula_fast(_d_r_sub_scalar),
-      need_inputs=(), need_outputs=(),
-      samples=unary_samples(attrs={"val": 1.5}), reference=lambda x, val=1.0: val - x,
-      elementwise=True, doc=r"""r_sub_scalar(x, val=1): :math:`y = \mathrm{val} - x`.
+    with_real_scalars(
+        f(
+            "RSubScalar",
+            _r_sub_scalar,
+            attrs={"val": 1.0},
+            rule=formula_rule(_d_r_sub_scalar),
+            fast_backward=formula_fast(_d_r_sub_scalar),
+            need_inputs=(),
+            need_outputs=(),
+            samples=unary_samples(attrs={"val": 1.5}),
+            reference=lambda x, val=1.0: val - x,
+            elementwise=True,
+            doc=r"""r_sub_scalar(x, val=1): :math:`y = \mathrm{val} - x`.
 
     Example::
 
@@ -1182,12 +1248,21 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.r_sub_scalar(gh.Variable([1.0, 2.0]), 3.0).d
         array([2., 1.], dtype=float32)
-    """))
-    f("Maximum2", lambda xp, x0, x1: xp.maximum(x0, x1), inputs=("x0", "x1"),
-      rule=_binary_select_rule("Greater"), fast_backward=_binary_select_fast("greater"),
-      need_inputs=(0, 1), need_outputs=(),
-      samples=binary_samples(avoid_equal=True), reference=np.maximum, elementwise=True,
-      doc=r"""maximum2(x0, x1): elementwise :math:`\max(x_0, x_1)` (broadcasting).
+    """,
+        )
+    )
+    f(
+        "Maximum2",
+        lambda xp, x0, x1: xp.maximum(x0, x1),
+        inputs=("x0", "x1"),
+        rule=_binary_select_rule("Greater"),
+        fast_backward=_binary_select_fast("greater"),
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=binary_samples(avoid_equal=True),
+        reference=np.maximum,
+        elementwise=True,
+        doc=r"""maximum2(x0, x1): elementwise :math:`\max(x_0, x_1)` (broadcasting).
 
     The gradient goes to the larger operand; at a tie it is split evenly (1/2 each, as
     ``torch.maximum``).
@@ -1198,12 +1273,20 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.maximum2(gh.Variable([1.0, 5.0]), gh.Variable([3.0, 2.0])).d
         array([3., 5.], dtype=float32)
-    """)
-    f("Minimum2", lambda xp, x0, x1: xp.minimum(x0, x1), inputs=("x0", "x1"),
-      rule=_binary_select_rule("Less"), fast_backward=_binary_select_fast("less"),
-      need_inputs=(0, 1), need_outputs=(),
-      samples=binary_samples(avoid_equal=True), reference=np.minimum, elementwise=True,
-      doc=r"""minimum2(x0, x1): elementwise :math:`\min(x_0, x_1)` (broadcasting).
+    """,
+    )
+    f(
+        "Minimum2",
+        lambda xp, x0, x1: xp.minimum(x0, x1),
+        inputs=("x0", "x1"),
+        rule=_binary_select_rule("Less"),
+        fast_backward=_binary_select_fast("less"),
+        need_inputs=(0, 1),
+        need_outputs=(),
+        samples=binary_samples(avoid_equal=True),
+        reference=np.minimum,
+        elementwise=True,
+        doc=r"""minimum2(x0, x1): elementwise :math:`\min(x_0, x_1)` (broadcasting).
 
     The gradient goes to the smaller operand; at a tie it is split evenly (1/2 each, as
     ``torch.minimum``).
@@ -1214,13 +1297,21 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.minimum2(gh.Variable([1.0, 5.0]), gh.Variable([3.0, 2.0])).d
         array([1., 2.], dtype=float32)
-    """)
-    with_real_scalars(f("MaximumScalar", _maximum_scalar, attrs={"val": 1.0},
-      rule=formula_rule(_d_maximum_scalar), fast_backward=formula_fast(_d_maximum_scalar),
-      need_inputs=(0,), need_outputs=(),
-      samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
-      reference=lambda x, val=1.0: np.maximum(x, val), elementwise=True,
-      doc=r"""maximum_scalar(x, val=1.0): elementwise :math:`\max(x, \mathrm{val})`.
+    """,
+    )
+    with_real_scalars(
+        f(
+            "MaximumScalar",
+            _maximum_scalar,
+            attrs={"val": 1.0},
+            rule=formula_rule(_d_maximum_scalar),
+            fast_backward=formula_fast(_d_maximum_scalar),
+            need_inputs=(0,),
+            need_outputs=(),
+            samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
+            reference=lambda x, val=1.0: np.maximum(x, val),
+            elementwise=True,
+            doc=r"""maximum_scalar(x, val=1.0): elementwise :math:`\max(x, \mathrm{val})`.
 
     The gradient passes where ``x >= val`` (ties included, as ``torch.clamp``), else 0.
 
@@ -1230,13 +1321,22 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.maximum_scalar(gh.Variable([-1.0, 2.0]), 0.0).d
         array([0., 2.], dtype=float32)
-    """))
-    with_real_scalars(f("MinimumScalar", _minimum_scalar, attrs={"val": 1.0},
-      rule=formula_rule(_d_minimum_scalar), fast_backward=formula_fast(_d_minimum_scalar),
-      need_inputs=(0,), need_outputs=(),
-      samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
-      reference=lambda x, val=1.0: np.minimum(x, val), elementwise=True,
-      doc=r"""minimum_scalar(x, val=1.0): elementwise :math:`\min(x, \mathrm{val})`.
+    """,
+        )
+    )
+    with_real_scalars(
+        f(
+            "MinimumScalar",
+            _minimum_scalar,
+            attrs={"val": 1.0},
+            rule=formula_rule(_d_minimum_scalar),
+            fast_backward=formula_fast(_d_minimum_scalar),
+            need_inputs=(0,),
+            need_outputs=(),
+            samples=unary_samples(avoid=(0.5,), attrs={"val": 0.5}),
+            reference=lambda x, val=1.0: np.minimum(x, val),
+            elementwise=True,
+            doc=r"""minimum_scalar(x, val=1.0): elementwise :math:`\min(x, \mathrm{val})`.
 
     The gradient passes where ``x <= val`` (ties included, as ``torch.clamp``), else 0.
 
@@ -1246,11 +1346,21 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.minimum_scalar(gh.Variable([-1.0, 2.0]), 0.0).d
         array([-1.,  0.], dtype=float32)
-    """))
-    f("Where", _where, inputs=("condition", "x_true", "x_false"), rule=_where_bw,
-      fast_backward=_where_fast,
-      need_inputs=(0,), need_outputs=(), samples=_where_samples, reference=np.where,
-      elementwise=True, doc=r"""where(condition, x_true, x_false): elementwise selection (nnabla).
+    """,
+        )
+    )
+    f(
+        "Where",
+        _where,
+        inputs=("condition", "x_true", "x_false"),
+        rule=_where_bw,
+        fast_backward=_where_fast,
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_where_samples,
+        reference=np.where,
+        elementwise=True,
+        doc=r"""where(condition, x_true, x_false): elementwise selection (nnabla).
 
     :math:`y = x_\mathrm{true}` where ``condition`` is non-zero (or True), else
     :math:`x_\mathrm{false}`; the three broadcast together. Gradients go to the selected operand;
@@ -1263,11 +1373,20 @@ def register_functions(register: Any) -> None:
         >>> c = gh.Variable([1.0, 0.0], need_grad=False)
         >>> F.where(c, gh.Variable([1.0, 2.0]), gh.Variable([-1.0, -2.0])).d
         array([ 1., -2.], dtype=float32)
-    """)
-    f("Clip", _clip, attrs={"min": None, "max": None}, rule=formula_rule(_d_clip),
-      fast_backward=formula_fast(_d_clip),
-      need_inputs=(0,), need_outputs=(), samples=_clip_samples, reference=_clip_ref,
-      elementwise=True, doc=r"""clip(x, min=None, max=None): ``x`` limited to ``[min, max]``.
+    """,
+    )
+    f(
+        "Clip",
+        _clip,
+        attrs={"min": None, "max": None},
+        rule=formula_rule(_d_clip),
+        fast_backward=formula_fast(_d_clip),
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_clip_samples,
+        reference=_clip_ref,
+        elementwise=True,
+        doc=r"""clip(x, min=None, max=None): ``x`` limited to ``[min, max]``.
 
     :math:`y = \min(\max(x, \mathrm{min}), \mathrm{max})` with number bounds (``None``: no bound
     on that side). The gradient passes where ``min <= x <= max``, boundaries included (as
@@ -1279,20 +1398,37 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.clip(gh.Variable([-2.0, 0.5, 2.0]), -1.0, 1.0).d
         array([-1. ,  0.5,  1. ], dtype=float32)
-    """)
+    """,
+    )
 
     # comparisons
     for comparison in COMPARISONS:
         comparison.register(register)
     # composites
     c = register.composite
-    for fn, ref in ((add, np.add), (sub, np.subtract), (mul, np.multiply), (div, np.divide),
-                    (pow, np.power)):
-        c(fn.__name__.capitalize(), fn, snake=fn.__name__,
-          samples=_scalar_operand_samples(fn.__name__), reference=_composite_ref(ref),
-          elementwise=True)
-    c("ClipByValue", clip_by_value, snake="clip_by_value", samples=_clip_by_value_samples,
-      reference=lambda x, min, max: np.minimum(np.maximum(x, min), max), elementwise=True)
+    for fn, ref in (
+        (add, np.add),
+        (sub, np.subtract),
+        (mul, np.multiply),
+        (div, np.divide),
+        (pow, np.power),
+    ):
+        c(
+            fn.__name__.capitalize(),
+            fn,
+            snake=fn.__name__,
+            samples=_scalar_operand_samples(fn.__name__),
+            reference=_composite_ref(ref),
+            elementwise=True,
+        )
+    c(
+        "ClipByValue",
+        clip_by_value,
+        snake="clip_by_value",
+        samples=_clip_by_value_samples,
+        reference=lambda x, min, max: np.minimum(np.maximum(x, min), max),
+        elementwise=True,
+    )
 
 
 def _chain(*fns: SampleFn) -> SampleFn:
@@ -1313,13 +1449,16 @@ def _float_ref(ref: Callable[..., Any]) -> Callable[..., Any]:
 def _where_samples(rng: np.random.Generator) -> Iterator[Sample]:
     cond = rng.random((2, 3)) < 0.5
     yield Sample((cond, draw(rng, (2, 3)), draw(rng, (2, 3))), name="bool")
-    yield Sample((cond.astype(np.float64), draw(rng, (3,)), draw(rng, (2, 1))),
-                 grad_inputs=(1, 2), name="float condition, broadcasting")
+    yield Sample(
+        (cond.astype(np.float64), draw(rng, (3,)), draw(rng, (2, 1))),
+        grad_inputs=(1, 2),
+        name="float condition, broadcasting",
+    )
     yield Sample((np.array(True), draw(rng, ()), draw(rng, (2,))), name="0-d condition")
-    yield Sample((np.zeros((0, 2), dtype=bool), draw(rng, (0, 2)), draw(rng, (2,))),
-                 name="size-0")
-    yield Sample((rng.random((2, 3)) < 0.5, draw(rng, (3, 2)).T, draw(rng, (2, 3))),
-                 name="transposed")
+    yield Sample((np.zeros((0, 2), dtype=bool), draw(rng, (0, 2)), draw(rng, (2,))), name="size-0")
+    yield Sample(
+        (rng.random((2, 3)) < 0.5, draw(rng, (3, 2)).T, draw(rng, (2, 3))), name="transposed"
+    )
 
 
 def _clip_samples(rng: np.random.Generator) -> Iterator[Sample]:

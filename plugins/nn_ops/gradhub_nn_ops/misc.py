@@ -143,8 +143,7 @@ def _embed_backward(xp: Any, x0: Any, g: Any, shape: Sequence[int] = ()) -> Any:
     shape = _shape("embed_backward", shape)
     x0 = _check_ids(xp, "embed_backward", x0, shape[0] if shape else 0)
     if g.shape != x0.shape + shape[1:]:
-        raise ValueError(f"embed_backward: g has shape {g.shape}, expected "
-                         f"{x0.shape + shape[1:]}")
+        raise ValueError(f"embed_backward: g has shape {g.shape}, expected {x0.shape + shape[1:]}")
     out = xp.zeros(shape, dtype=g.dtype)
     rows = g.reshape((x0.size, *shape[1:]))
     ids = x0.reshape(-1)
@@ -158,13 +157,17 @@ def _embed_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, shape):  # ty
 
 def _embed_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((np.array([0, 2, 2, 4]), rng.standard_normal((5, 3))), name="1-d ids")
-    yield Sample((np.array([[1, 0], [1, 1]]), rng.standard_normal((3, 2, 2))),
-                 name="2-d ids, 3-d w")
+    yield Sample(
+        (np.array([[1, 0], [1, 1]]), rng.standard_normal((3, 2, 2))), name="2-d ids, 3-d w"
+    )
     yield Sample((np.array(2), rng.standard_normal((3, 4))), name="0-d id")
     yield Sample((np.zeros((0,), dtype=np.int64), rng.standard_normal((3, 2))), name="no ids")
     yield Sample((np.array([1, 1]), rng.standard_normal((2, 3)).T), name="non-contiguous w")
-    yield Sample((np.array([[3.0, 0.0], [3.0, 1.0]]), rng.standard_normal((4, 2))),
-                 grad_inputs=(1,), name="float ids (nnabla's float32 nn.Variable)")
+    yield Sample(
+        (np.array([[3.0, 0.0], [3.0, 1.0]]), rng.standard_normal((4, 2))),
+        grad_inputs=(1,),
+        name="float ids (nnabla's float32 nn.Variable)",
+    )
 
 
 def _embed_ref(x0: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -175,13 +178,23 @@ def _embed_ref(x0: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _embed_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    yield Sample((np.array([0, 2, 2, 4]), rng.standard_normal((4, 3))), {"shape": (5, 3)},
-                 name="duplicates accumulate")
-    yield Sample((np.array([[1, 0], [1, 1]]), rng.standard_normal((2, 2, 2))),
-                 {"shape": (3, 2)}, name="2-d ids")
+    yield Sample(
+        (np.array([0, 2, 2, 4]), rng.standard_normal((4, 3))),
+        {"shape": (5, 3)},
+        name="duplicates accumulate",
+    )
+    yield Sample(
+        (np.array([[1, 0], [1, 1]]), rng.standard_normal((2, 2, 2))),
+        {"shape": (3, 2)},
+        name="2-d ids",
+    )
     yield Sample((np.array(1), rng.standard_normal((2,))), {"shape": (3, 2)}, name="0-d id")
-    yield Sample((np.array([2.0, 0.0, 2.0]), rng.standard_normal((3, 2))), {"shape": (3, 2)},
-                 grad_inputs=(1,), name="float ids")
+    yield Sample(
+        (np.array([2.0, 0.0, 2.0]), rng.standard_normal((3, 2))),
+        {"shape": (3, 2)},
+        grad_inputs=(1,),
+        name="float ids",
+    )
 
 
 def _embed_backward_ref(x0: np.ndarray, g: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
@@ -240,8 +253,9 @@ def _one_hot(xp: Any, x: Any, shape: Sequence[int] = ()) -> Any:
 
 def _one_hot_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((np.array([[0], [3], [1]]),), {"shape": (4,)}, name="labels")
-    yield Sample((np.array([[[0, 2], [1, 1]], [[1, 0], [0, 0]]]),), {"shape": (2, 3)},
-                 name="2-d positions")
+    yield Sample(
+        (np.array([[[0, 2], [1, 1]], [[1, 0], [0, 0]]]),), {"shape": (2, 3)}, name="2-d positions"
+    )
     yield Sample((np.array([2]),), {"shape": (3,)}, name="single")
     yield Sample((np.array([[1.0, 2.0], [0.0, 0.0]]),), {"shape": (2, 3)}, name="float indices")
 
@@ -259,9 +273,14 @@ def _one_hot_ref(x: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
 def register_functions(register: Any) -> None:
     """Register the misc functions."""
     f = register.function
-    f("DropoutMask", _dropout_mask, attrs={"p": 0.5, "seed": -1}, differentiable=False,
-      samples=_dropout_mask_samples, reference=_dropout_mask_ref,
-      doc="""The scaled keep-mask of dropout, shaped and typed like ``x``: ``m_i / (1 - p)``.
+    f(
+        "DropoutMask",
+        _dropout_mask,
+        attrs={"p": 0.5, "seed": -1},
+        differentiable=False,
+        samples=_dropout_mask_samples,
+        reference=_dropout_mask_ref,
+        doc="""The scaled keep-mask of dropout, shaped and typed like ``x``: ``m_i / (1 - p)``.
 
 ``m_i ~ Bernoulli(1 - p)``; ``seed=-1`` draws from the global generator, ``seed >= 0`` gives the
 same mask on every call. Non-differentiable (its output needs no gradient).
@@ -272,11 +291,19 @@ Example::
     >>> m = F.dropout_mask(gh.Variable(np.ones(4)), p=0.5, seed=0)
     >>> bool(np.all((m.d == 0) | (m.d == 2)))
     True
-""")
+""",
+    )
     register.composite("Dropout", dropout, samples=_dropout_samples, reference=_dropout_ref)
-    f("Embed", _embed, inputs=("x0", "w"), rule=_embed_bw, need_inputs=(0,), need_outputs=(),
-      samples=_embed_samples, reference=_embed_ref,
-      doc="""Look up rows of ``w`` by integer ids (nnabla ``F.embed``): ``y[i...] = w[x0[i...]]``.
+    f(
+        "Embed",
+        _embed,
+        inputs=("x0", "w"),
+        rule=_embed_bw,
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_embed_samples,
+        reference=_embed_ref,
+        doc="""Look up rows of ``w`` by integer ids (nnabla ``F.embed``): ``y[i...] = w[x0[i...]]``.
 
 The output has shape ``x0.shape + w.shape[1:]``. ``x0`` holds ids in ``[0, w.shape[0])``: an
 integer dtype, or floats holding whole numbers (cast to int, as nnabla, whose ``nn.Variable`` is
@@ -292,11 +319,19 @@ Example::
     >>> y.backward()
     >>> w.g[:, 0]
     array([1., 0., 2.])
-""")
-    f("EmbedBackward", _embed_backward, inputs=("x0", "g"), attrs={"shape": ()},
-      rule=_embed_backward_bw, need_inputs=(0,), need_outputs=(),
-      samples=_embed_backward_samples, reference=_embed_backward_ref,
-      doc="""The adjoint of Embed: ``y = zeros(shape); y[x0[i...]] += g[i...]``.
+""",
+    )
+    f(
+        "EmbedBackward",
+        _embed_backward,
+        inputs=("x0", "g"),
+        attrs={"shape": ()},
+        rule=_embed_backward_bw,
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_embed_backward_samples,
+        reference=_embed_backward_ref,
+        doc="""The adjoint of Embed: ``y = zeros(shape); y[x0[i...]] += g[i...]``.
 
 Duplicate ids accumulate. Its gradient w.r.t. ``g`` is ``Embed(x0, dy)``.
 
@@ -308,10 +343,16 @@ Example::
     array([[0., 0.],
            [2., 2.],
            [0., 0.]])
-""")
-    f("OneHot", _one_hot, attrs={"shape": ()}, differentiable=False, samples=_one_hot_samples,
-      reference=_one_hot_ref,
-      doc="""One-hot encoding as nnabla's ``F.one_hot`` (float32 output, non-differentiable).
+""",
+    )
+    f(
+        "OneHot",
+        _one_hot,
+        attrs={"shape": ()},
+        differentiable=False,
+        samples=_one_hot_samples,
+        reference=_one_hot_ref,
+        doc="""One-hot encoding as nnabla's ``F.one_hot`` (float32 output, non-differentiable).
 
 ``x`` holds integer indices (an integer dtype, or floats holding whole numbers, cast as nnabla
 does) of shape ``(..., N)`` with ``N == len(shape)``; the output has shape
@@ -324,4 +365,5 @@ Example::
     >>> F.one_hot(labels, (3,)).d
     array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
-""")
+""",
+    )

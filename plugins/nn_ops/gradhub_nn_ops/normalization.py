@@ -30,8 +30,9 @@ def _norm_axes(fname: str, arg: str, axes: Any, ndim: int) -> tuple[int, ...]:
     try:
         vals = [int(a) for a in axes]
     except (TypeError, ValueError):
-        raise TypeError(f"{fname}(): {arg} must be an int or a sequence of ints, got {axes!r}"
-                        ) from None
+        raise TypeError(
+            f"{fname}(): {arg} must be an int or a sequence of ints, got {axes!r}"
+        ) from None
     out = []
     for a in vals:
         if not -ndim <= a < ndim:
@@ -57,8 +58,9 @@ def _mean(v: Any, axes: tuple[int, ...]) -> Any:
 # -- BatchNormalization ------------------------------------------------------------------------
 
 
-def _bn_geometry(x_shape: Sequence[int], axes: Any
-                 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+def _bn_geometry(
+    x_shape: Sequence[int], axes: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
     """(axes, reduced axes, parameter shape, number of reduced elements)."""
     nd = len(x_shape)
     ax = _norm_axes("batch_normalization", "axes", axes, nd)
@@ -77,9 +79,18 @@ def _update_running(xp: Any, arr: Any, batch: Any, decay_rate: float, name: str)
     arr[...] = decay_rate * arr + (1.0 - decay_rate) * batch
 
 
-def _batch_normalization(xp: Any, x: Any, beta: Any, gamma: Any, mean: Any, variance: Any,
-                         axes: Any = (1,), decay_rate: float = 0.9, eps: float = 1e-5,
-                         batch_stat: bool = True) -> Any:
+def _batch_normalization(
+    xp: Any,
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+) -> Any:
     ax, red, pshape, n = _bn_geometry(x.shape, axes)
     for name, p in (("beta", beta), ("gamma", gamma), ("mean", mean), ("variance", variance)):
         if tuple(p.shape) != pshape:
@@ -120,15 +131,25 @@ def _batch_normalization(xp: Any, x: Any, beta: Any, gamma: Any, mean: Any, vari
 def _check_settings(eps: Any, decay_rate: Any) -> None:
     """Raise unless ``eps > 0`` and ``0 <= decay_rate <= 1`` (real numbers)."""
     if not is_scalar(eps) or not eps > 0:
-        raise ValueError(f"batch_normalization(): argument 'eps' must be a number > 0, got "
-                         f"{eps!r}")
+        raise ValueError(f"batch_normalization(): argument 'eps' must be a number > 0, got {eps!r}")
     if not is_scalar(decay_rate) or not 0 <= decay_rate <= 1:
-        raise ValueError(f"batch_normalization(): argument 'decay_rate' must be a number in "
-                         f"[0, 1], got {decay_rate!r}")
+        raise ValueError(
+            f"batch_normalization(): argument 'decay_rate' must be a number in "
+            f"[0, 1], got {decay_rate!r}"
+        )
 
 
-def _batch_normalization_bw(gy, inputs, in_shapes, outputs, out_shapes, axes, decay_rate,  # type: ignore[no-untyped-def]
-                            eps, batch_stat):
+def _batch_normalization_bw(
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    axes,
+    decay_rate,  # type: ignore[no-untyped-def]
+    eps,
+    batch_stat,
+):
     g = gy[0]
     x, _, gamma, mean, var = inputs
     _, red, _, _ = _bn_geometry(in_shapes[0], axes)
@@ -137,16 +158,36 @@ def _batch_normalization_bw(gy, inputs, in_shapes, outputs, out_shapes, axes, de
         return _bn_grads(g, x, gamma, mean, var, red, eps, batch_stat, x.need_grad, dbeta)
     # as the forward: computed in float32, each gradient cast back to its input's dtype
     g32 = _call("Cast", g, dtype="float32") if g.dtype == np.float16 else g
-    res = _bn_grads(g32, _call("Cast", x, dtype="float32"), gamma, mean, var, red, eps,
-                    batch_stat, x.need_grad, dbeta)
+    res = _bn_grads(
+        g32,
+        _call("Cast", x, dtype="float32"),
+        gamma,
+        mean,
+        var,
+        red,
+        eps,
+        batch_stat,
+        x.need_grad,
+        dbeta,
+    )
     for i, like in ((0, x), (2, gamma), (3, mean), (4, var)):
         if res[i] is not None and res[i].dtype != like.dtype:
             res[i] = _call("Cast", res[i], dtype=like.dtype.name)
     return res
 
 
-def _bn_grads(g: Any, x: Any, gamma: Any, mean: Any, var: Any, red: tuple[int, ...], eps: float,
-              batch_stat: bool, need_dx: bool, dbeta: Any) -> list[Any]:
+def _bn_grads(
+    g: Any,
+    x: Any,
+    gamma: Any,
+    mean: Any,
+    var: Any,
+    red: tuple[int, ...],
+    eps: float,
+    batch_stat: bool,
+    need_dx: bool,
+    dbeta: Any,
+) -> list[Any]:
     """The gradients (x, beta, gamma, mean, variance) of batch normalization."""
     if batch_stat:
         xc = x - _mean(x, red)
@@ -165,15 +206,21 @@ def _bn_grads(g: Any, x: Any, gamma: Any, mean: Any, var: Any, red: tuple[int, .
     dx = gg * rstd
     dgamma = _call("Sum", g * xc * rstd, axis=red, keepdims=True)
     dmean = -_call("Sum", dx, axis=red, keepdims=True)
-    dvar = (_call("Sum", gg * xc, axis=red, keepdims=True)
-            * _call("PowScalar", ve, val=-1.5) * -0.5)
+    dvar = _call("Sum", gg * xc, axis=red, keepdims=True) * _call("PowScalar", ve, val=-1.5) * -0.5
     return [dx, dbeta, dgamma, dmean, dvar]
 
 
-def _batch_normalization_ref(x: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
-                             mean: np.ndarray, variance: np.ndarray, axes: Any = (1,),
-                             decay_rate: float = 0.9, eps: float = 1e-5,
-                             batch_stat: bool = True) -> np.ndarray:
+def _batch_normalization_ref(
+    x: np.ndarray,
+    beta: np.ndarray,
+    gamma: np.ndarray,
+    mean: np.ndarray,
+    variance: np.ndarray,
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+) -> np.ndarray:
     ax = [a % x.ndim for a in ([axes] if isinstance(axes, int) else axes)]
     # move the normalized axes last and flatten the others into rows
     rest = [i for i in range(x.ndim) if i not in ax]
@@ -193,21 +240,35 @@ def _bn_samples(rng: np.random.Generator) -> Iterator[Sample]:
     # x is drawn uniformly: gradcheck draws its incoming gradients from a standard normal
     # generator with the same seed, and an incoming gradient equal to x would hide errors in dx
     def params(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
-        return (rng.standard_normal(shape), rng.uniform(0.5, 1.5, shape),
-                rng.standard_normal(shape) * 0.1, rng.uniform(0.5, 1.5, shape))
+        return (
+            rng.standard_normal(shape),
+            rng.uniform(0.5, 1.5, shape),
+            rng.standard_normal(shape) * 0.1,
+            rng.uniform(0.5, 1.5, shape),
+        )
 
     def x(shape: tuple[int, ...]) -> np.ndarray:
         return rng.uniform(-2.0, 2.0, shape)
 
     yield Sample((x((4, 3)), *params((1, 3))), {}, grad_inputs=(0, 1, 2), name="2d batch_stat")
-    yield Sample((x((2, 3, 2, 2)), *params((1, 3, 1, 1))), {}, grad_inputs=(0, 1, 2),
-                 name="4d batch_stat")
-    yield Sample((x((3, 2, 2)), *params((1, 2, 2))), {"axes": (1, 2)}, grad_inputs=(0, 1, 2),
-                 name="two axes")
-    yield Sample((x((2, 2, 3)), *params((1, 1, 3))), {"axes": (-1,)}, grad_inputs=(0, 1, 2),
-                 name="channel last")
-    yield Sample((x((3, 2, 4)).transpose(2, 1, 0), *params((1, 2, 1))), {},
-                 grad_inputs=(0, 1, 2), name="non-contiguous")
+    yield Sample(
+        (x((2, 3, 2, 2)), *params((1, 3, 1, 1))), {}, grad_inputs=(0, 1, 2), name="4d batch_stat"
+    )
+    yield Sample(
+        (x((3, 2, 2)), *params((1, 2, 2))), {"axes": (1, 2)}, grad_inputs=(0, 1, 2), name="two axes"
+    )
+    yield Sample(
+        (x((2, 2, 3)), *params((1, 1, 3))),
+        {"axes": (-1,)},
+        grad_inputs=(0, 1, 2),
+        name="channel last",
+    )
+    yield Sample(
+        (x((3, 2, 4)).transpose(2, 1, 0), *params((1, 2, 1))),
+        {},
+        grad_inputs=(0, 1, 2),
+        name="non-contiguous",
+    )
     yield Sample((x((2, 3, 2)), *params((1, 3, 1))), {"batch_stat": False}, name="inference")
     yield Sample((x((0, 3)), *params((1, 3))), {"batch_stat": False}, name="inference size-0")
 
@@ -226,8 +287,12 @@ def _bn_api(fdef: Any) -> Any:
 
     def api(*args: Any, **kw: Any) -> Any:
         if len(args) == 5 and not kw:
-            if (args[1] is not None and args[2] is not None and args[3] is not None
-                    and args[4] is not None):
+            if (
+                args[1] is not None
+                and args[2] is not None
+                and args[3] is not None
+                and args[4] is not None
+            ):
                 return apply(fdef, args, defaults)  # the common call: inputs only
             return _bn_fill_none(inner, args, kw)
         if len(args) > 9 or "output_stat" in kw:
@@ -243,8 +308,10 @@ def _bn_api(fdef: Any) -> Any:
     replace_api(fdef, api)
     P = inspect.Parameter
     params = [P(n, P.POSITIONAL_OR_KEYWORD) for n in ("x", *_BN_OPTIONAL)]
-    params += [P(n, P.POSITIONAL_OR_KEYWORD, default=v)
-               for n, v in {**defaults, "output_stat": False}.items()]
+    params += [
+        P(n, P.POSITIONAL_OR_KEYWORD, default=v)
+        for n, v in {**defaults, "output_stat": False}.items()
+    ]
     api.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     return fdef
 
@@ -259,13 +326,13 @@ def _bn_output_stat(api: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     from gradhub import as_variable
 
     if len(args) > len(_BN_NAMES):
-        raise TypeError(f"batch_normalization() takes at most {len(_BN_NAMES)} arguments "
-                        f"({len(args)} given)")
+        raise TypeError(
+            f"batch_normalization() takes at most {len(_BN_NAMES)} arguments ({len(args)} given)"
+        )
     kw = dict(kw)
     if len(args) == len(_BN_NAMES):
         if "output_stat" in kw:
-            raise TypeError("batch_normalization() got multiple values for argument "
-                            "'output_stat'")
+            raise TypeError("batch_normalization() got multiple values for argument 'output_stat'")
         kw["output_stat"] = args[-1]
         args = args[:-1]
     output_stat = kw.pop("output_stat")
@@ -274,8 +341,10 @@ def _bn_output_stat(api: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
         return y
     a = {**dict(zip(_BN_NAMES, args)), **kw}
     if not a.get("batch_stat", True):
-        raise ValueError("batch_normalization(): output_stat=True needs batch_stat=True (the "
-                         "batch statistics are its outputs; nnabla refuses it too)")
+        raise ValueError(
+            "batch_normalization(): output_stat=True needs batch_stat=True (the "
+            "batch statistics are its outputs; nnabla refuses it too)"
+        )
     x = as_variable(a["x"])
     _, red, _, _ = _bn_geometry(x.shape, a.get("axes", (1,)))
     mu = _mean(x, red)
@@ -350,8 +419,14 @@ _DOC_BN = """Batch normalization (nnabla), over every axis not in ``axes``.
 # -- LayerNormalization (composite) ------------------------------------------------------------
 
 
-def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis: Any = 0,
-                        eps: float = 1e-5, output_stat: bool = False) -> Any:
+def layer_normalization(
+    x: Any,
+    beta: Any = None,
+    gamma: Any = None,
+    batch_axis: Any = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+) -> Any:
     """Layer normalization (nnabla): normalize over every axis except ``batch_axis``.
 
     y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
@@ -380,8 +455,7 @@ def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis:
             f"(batch_axis={batch_axis!r})"
         )
     if not isinstance(eps, (int, float, np.integer, np.floating)) or not eps > 0:
-        raise ValueError(f"layer_normalization(): argument 'eps' must be a number > 0, got "
-                         f"{eps!r}")
+        raise ValueError(f"layer_normalization(): argument 'eps' must be a number > 0, got {eps!r}")
     for name, p in (("beta", beta), ("gamma", gamma)):
         if p is not None:
             _check_broadcast("layer_normalization", name, tuple(np.shape(p)), tuple(x.shape))
@@ -400,8 +474,9 @@ def layer_normalization(x: Any, beta: Any = None, gamma: Any = None, batch_axis:
     return (y, mu, var) if output_stat else y
 
 
-def _check_broadcast(fname: str, arg: str, shape: tuple[int, ...], x_shape: tuple[int, ...]
-                     ) -> None:
+def _check_broadcast(
+    fname: str, arg: str, shape: tuple[int, ...], x_shape: tuple[int, ...]
+) -> None:
     """Raise unless ``shape`` broadcasts against ``x_shape`` to ``x_shape``."""
     if not broadcasts_to(shape, x_shape):
         raise ValueError(
@@ -411,9 +486,14 @@ def _check_broadcast(fname: str, arg: str, shape: tuple[int, ...], x_shape: tupl
         )
 
 
-def _layer_normalization_ref(x: np.ndarray, beta: np.ndarray | None = None,
-                             gamma: np.ndarray | None = None, batch_axis: Any = 0,
-                             eps: float = 1e-5, output_stat: bool = False) -> Any:
+def _layer_normalization_ref(
+    x: np.ndarray,
+    beta: np.ndarray | None = None,
+    gamma: np.ndarray | None = None,
+    batch_axis: Any = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+) -> Any:
     b = [a % x.ndim for a in ([batch_axis] if isinstance(batch_axis, int) else batch_axis)]
     rest = [i for i in range(x.ndim) if i not in b]
     xt = np.transpose(x, b + rest)
@@ -442,10 +522,14 @@ def _ln_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((x((3, 4)), r((1, 4)), rng.uniform(0.5, 1.5, (1, 4))), name="2d")
     yield Sample((x((2, 3, 2, 2)), r((1, 3, 2, 2)), r((1, 3, 2, 2))), name="4d")
     yield Sample((x((2, 5)),), name="no beta/gamma")
-    yield Sample((x((2, 2, 3)), r((1, 1, 3)), r((1, 1, 3))), {"batch_axis": (0, 1)},
-                 name="two batch axes")
-    yield Sample((x((3, 2, 2)), r((3, 1, 1)), r((3, 1, 1))), {"batch_axis": 1, "eps": 1e-3},
-                 name="batch_axis=1")
+    yield Sample(
+        (x((2, 2, 3)), r((1, 1, 3)), r((1, 1, 3))), {"batch_axis": (0, 1)}, name="two batch axes"
+    )
+    yield Sample(
+        (x((3, 2, 2)), r((3, 1, 1)), r((3, 1, 1))),
+        {"batch_axis": 1, "eps": 1e-3},
+        name="batch_axis=1",
+    )
     yield Sample((x((0, 4)), r((1, 4)), r((1, 4))), name="size-0 batch")
     yield Sample((x((4, 3)).T, r((1, 4)), r((1, 4))), name="non-contiguous")
     yield Sample((x((2, 3)), r((1, 3)), r((1, 3))), {"output_stat": True}, name="output_stat")
@@ -454,25 +538,26 @@ def _ln_samples(rng: np.random.Generator) -> Iterator[Sample]:
 # -- InstanceNormalization, GroupNormalization (composites) -------------------------------------
 
 
-def _channel_and_batch(fname: str, ndim: int, channel_axis: Any, batch_axis: Any
-                       ) -> tuple[int, tuple[int, ...]]:
+def _channel_and_batch(
+    fname: str, ndim: int, channel_axis: Any, batch_axis: Any
+) -> tuple[int, tuple[int, ...]]:
     """``channel_axis`` and ``batch_axis`` as non-negative axes, checked (distinct)."""
     if not is_int(channel_axis):
-        raise TypeError(f"{fname}(): argument 'channel_axis' must be an int, got "
-                        f"{channel_axis!r}")
+        raise TypeError(f"{fname}(): argument 'channel_axis' must be an int, got {channel_axis!r}")
     if not -ndim <= int(channel_axis) < ndim:
-        raise ValueError(f"{fname}(): channel_axis {channel_axis!r} is out of range for x with "
-                         f"{ndim} axes")
+        raise ValueError(
+            f"{fname}(): channel_axis {channel_axis!r} is out of range for x with {ndim} axes"
+        )
     c = int(channel_axis) % ndim
     batch = _norm_axes(fname, "batch_axis", batch_axis, ndim)
     if c in batch:
-        raise ValueError(f"{fname}(): channel_axis {channel_axis!r} is also in batch_axis "
-                         f"{batch_axis!r}")
+        raise ValueError(
+            f"{fname}(): channel_axis {channel_axis!r} is also in batch_axis {batch_axis!r}"
+        )
     return c, batch
 
 
-def _normalize_over(fname: str, x: Any, keep: tuple[int, ...], eps: Any, output_stat: bool
-                    ) -> Any:
+def _normalize_over(fname: str, x: Any, keep: tuple[int, ...], eps: Any, output_stat: bool) -> Any:
     """Layer normalization of ``x`` with the axes ``keep`` as its batch axes, after checking
     ``eps`` and that some element is normalized over (the errors naming ``fname``)."""
     if not is_scalar(eps) or not eps > 0:
@@ -482,8 +567,15 @@ def _normalize_over(fname: str, x: Any, keep: tuple[int, ...], eps: Any, output_
     return layer_normalization(x, None, None, batch_axis=keep, eps=eps, output_stat=output_stat)
 
 
-def _scale_shift(fname: str, y: Any, beta: Any, gamma: Any, no_scale: bool, no_bias: bool,
-                 x_shape: tuple[int, ...]) -> Any:
+def _scale_shift(
+    fname: str,
+    y: Any,
+    beta: Any,
+    gamma: Any,
+    no_scale: bool,
+    no_bias: bool,
+    x_shape: tuple[int, ...],
+) -> Any:
     for name, p, off in (("gamma", gamma, no_scale), ("beta", beta, no_bias)):
         if p is not None and not off:
             _check_broadcast(fname, name, tuple(np.shape(p)), x_shape)
@@ -494,9 +586,17 @@ def _scale_shift(fname: str, y: Any, beta: Any, gamma: Any, no_scale: bool, no_b
     return y
 
 
-def instance_normalization(x: Any, beta: Any, gamma: Any, channel_axis: int = 1,
-                           batch_axis: Any = 0, eps: float = 1e-5, output_stat: bool = False,
-                           no_scale: bool = False, no_bias: bool = False) -> Any:
+def instance_normalization(
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    channel_axis: int = 1,
+    batch_axis: Any = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+    no_scale: bool = False,
+    no_bias: bool = False,
+) -> Any:
     """Instance normalization (nnabla): normalize each sample's each channel over the other axes.
 
     y = (x - mu) / sqrt(sigma2 + eps) * gamma + beta
@@ -526,9 +626,18 @@ def instance_normalization(x: Any, beta: Any, gamma: Any, channel_axis: int = 1,
     return (y, *out[1:]) if output_stat else y
 
 
-def group_normalization(x: Any, beta: Any, gamma: Any, num_groups: int, channel_axis: int = 1,
-                        batch_axis: Any = 0, eps: float = 1e-5, output_stat: bool = False,
-                        no_scale: bool = False, no_bias: bool = False) -> Any:
+def group_normalization(
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    num_groups: int,
+    channel_axis: int = 1,
+    batch_axis: Any = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+    no_scale: bool = False,
+    no_bias: bool = False,
+) -> Any:
     """Group normalization (nnabla): the channels split into ``num_groups`` groups, each
     sample's each group normalized over its channels and the other non-batch axes.
 
@@ -558,9 +667,11 @@ def group_normalization(x: Any, beta: Any, gamma: Any, num_groups: int, channel_
     g = int(num_groups)
     nc = x.shape[c]
     if g < 1 or nc % g:
-        raise ValueError(f"{fname}(): argument 'num_groups' must be >= 1 and divide the "
-                         f"{nc} channels of x (axis {c}), got {num_groups!r}")
-    shape = (*x.shape[:c], g, nc // g, *x.shape[c + 1:])
+        raise ValueError(
+            f"{fname}(): argument 'num_groups' must be >= 1 and divide the "
+            f"{nc} channels of x (axis {c}), got {num_groups!r}"
+        )
+    shape = (*x.shape[:c], g, nc // g, *x.shape[c + 1 :])
     keep = tuple(sorted((*(a if a < c else a + 1 for a in batch), c)))
     out = _normalize_over(fname, _call("Reshape", x, shape=shape), keep, eps, output_stat)
     y = _call("Reshape", out[0] if output_stat else out, shape=tuple(x.shape))
@@ -577,12 +688,10 @@ def _norm_ref(x: np.ndarray, keep: Sequence[int], eps: float) -> tuple[np.ndarra
     var = np.array([sum((v - m) ** 2 for v in r) / len(r) for r, m in zip(rows, mu)])
     y = ((rows - mu[:, None]) / np.sqrt(var[:, None] + eps)).reshape(xt.shape)
     kshape = [x.shape[i] if i in keep else 1 for i in range(x.ndim)]
-    return (np.transpose(y, np.argsort([*keep, *red])), mu.reshape(kshape),
-            var.reshape(kshape))
+    return (np.transpose(y, np.argsort([*keep, *red])), mu.reshape(kshape), var.reshape(kshape))
 
 
-def _ref_affine(y: np.ndarray, beta: Any, gamma: Any, no_scale: bool, no_bias: bool
-                ) -> np.ndarray:
+def _ref_affine(y: np.ndarray, beta: Any, gamma: Any, no_scale: bool, no_bias: bool) -> np.ndarray:
     if gamma is not None and not no_scale:
         y = y * gamma
     if beta is not None and not no_bias:
@@ -595,19 +704,35 @@ def _ref_axes(ndim: int, channel_axis: int, batch_axis: Any) -> tuple[int, list[
     return channel_axis % ndim, [a % ndim for a in b]
 
 
-def _instance_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, channel_axis: int = 1,
-                                batch_axis: Any = 0, eps: float = 1e-5, output_stat: bool = False,
-                                no_scale: bool = False, no_bias: bool = False) -> Any:
+def _instance_normalization_ref(
+    x: np.ndarray,
+    beta: Any,
+    gamma: Any,
+    channel_axis: int = 1,
+    batch_axis: Any = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+    no_scale: bool = False,
+    no_bias: bool = False,
+) -> Any:
     c, b = _ref_axes(x.ndim, channel_axis, batch_axis)
     y, mu, var = _norm_ref(x, sorted([*b, c]), eps)
     y = _ref_affine(y, beta, gamma, no_scale, no_bias)
     return (y, mu, var) if output_stat else y
 
 
-def _group_normalization_ref(x: np.ndarray, beta: Any, gamma: Any, num_groups: int,
-                             channel_axis: int = 1, batch_axis: Any = 0, eps: float = 1e-5,
-                             output_stat: bool = False, no_scale: bool = False,
-                             no_bias: bool = False) -> Any:
+def _group_normalization_ref(
+    x: np.ndarray,
+    beta: Any,
+    gamma: Any,
+    num_groups: int,
+    channel_axis: int = 1,
+    batch_axis: Any = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+    no_scale: bool = False,
+    no_bias: bool = False,
+) -> Any:
     c, b = _ref_axes(x.ndim, channel_axis, batch_axis)
     y = np.empty_like(x)
     per = x.shape[c] // num_groups
@@ -641,12 +766,18 @@ def _in_samples(rng: np.random.Generator) -> Iterator[Sample]:
     x, p = _x_and_params(rng)
     yield Sample((x((2, 3, 4)), *p((1, 3, 1))), name="1d")
     yield Sample((x((2, 3, 2, 2)), *p((1, 3, 1, 1))), {"eps": 1e-3}, name="2d")
-    yield Sample((x((2, 2, 3, 2)), *p((1, 1, 1, 2))), {"channel_axis": -1},
-                 name="channel last")
-    yield Sample((x((2, 2, 3, 3)), *p((1, 1, 3, 1))), {"channel_axis": 2, "batch_axis": (0, 1)},
-                 name="two batch axes")
-    yield Sample((x((2, 3, 4)), *p((1, 3, 1))), {"no_scale": True, "no_bias": True},
-                 grad_inputs=(0,), name="no scale, no bias")
+    yield Sample((x((2, 2, 3, 2)), *p((1, 1, 1, 2))), {"channel_axis": -1}, name="channel last")
+    yield Sample(
+        (x((2, 2, 3, 3)), *p((1, 1, 3, 1))),
+        {"channel_axis": 2, "batch_axis": (0, 1)},
+        name="two batch axes",
+    )
+    yield Sample(
+        (x((2, 3, 4)), *p((1, 3, 1))),
+        {"no_scale": True, "no_bias": True},
+        grad_inputs=(0,),
+        name="no scale, no bias",
+    )
     yield Sample((x((2, 3, 4)), *p((1, 3, 1))), {"output_stat": True}, name="output_stat")
     yield Sample((x((4, 3, 2)).transpose(2, 1, 0), *p((1, 3, 1))), name="non-contiguous")
 
@@ -654,40 +785,60 @@ def _in_samples(rng: np.random.Generator) -> Iterator[Sample]:
 def _gn_samples(rng: np.random.Generator) -> Iterator[Sample]:
     x, p = _x_and_params(rng)
     yield Sample((x((2, 6, 3)), *p((1, 6, 1))), {"num_groups": 3}, name="1d 3 groups")
-    yield Sample((x((2, 4, 2, 2)), *p((1, 4, 1, 1))), {"num_groups": 2, "eps": 1e-3},
-                 name="2d 2 groups")
+    yield Sample(
+        (x((2, 4, 2, 2)), *p((1, 4, 1, 1))), {"num_groups": 2, "eps": 1e-3}, name="2d 2 groups"
+    )
     yield Sample((x((2, 3, 3)), *p((1, 3, 1))), {"num_groups": 1}, name="one group")
     yield Sample((x((2, 3, 3)), *p((1, 3, 1))), {"num_groups": 3}, name="a group per channel")
-    yield Sample((x((2, 3, 4)), *p((1, 1, 4))), {"num_groups": 2, "channel_axis": -1},
-                 name="channel last")
-    yield Sample((x((2, 2, 4, 2)), *p((1, 1, 4, 1))),
-                 {"num_groups": 2, "channel_axis": 2, "batch_axis": (0, 1)},
-                 name="two batch axes")
-    yield Sample((x((2, 4, 2)), *p((1, 4, 1))), {"num_groups": 2, "no_scale": True},
-                 grad_inputs=(0, 1), name="no scale")
-    yield Sample((x((2, 4, 3)), *p((1, 4, 1))), {"num_groups": 2, "output_stat": True},
-                 name="output_stat")
+    yield Sample(
+        (x((2, 3, 4)), *p((1, 1, 4))), {"num_groups": 2, "channel_axis": -1}, name="channel last"
+    )
+    yield Sample(
+        (x((2, 2, 4, 2)), *p((1, 1, 4, 1))),
+        {"num_groups": 2, "channel_axis": 2, "batch_axis": (0, 1)},
+        name="two batch axes",
+    )
+    yield Sample(
+        (x((2, 4, 2)), *p((1, 4, 1))),
+        {"num_groups": 2, "no_scale": True},
+        grad_inputs=(0, 1),
+        name="no scale",
+    )
+    yield Sample(
+        (x((2, 4, 3)), *p((1, 4, 1))), {"num_groups": 2, "output_stat": True}, name="output_stat"
+    )
 
 
 def register_functions(register: Any) -> None:
     """Register the normalization functions."""
     bn = register.function(
-        "BatchNormalization", _batch_normalization,
+        "BatchNormalization",
+        _batch_normalization,
         inputs=("x", "beta", "gamma", "mean", "variance"),
         attrs={"axes": (1,), "decay_rate": 0.9, "eps": 1e-5, "batch_stat": True},
-        rule=_batch_normalization_bw, need_inputs=(0, 2, 3, 4), need_outputs=(),
-        samples=_bn_samples, reference=_batch_normalization_ref, doc=_DOC_BN,
+        rule=_batch_normalization_bw,
+        need_inputs=(0, 2, 3, 4),
+        need_outputs=(),
+        samples=_bn_samples,
+        reference=_batch_normalization_ref,
+        doc=_DOC_BN,
     )
     _bn_api(bn)
     register.composite(
-        "LayerNormalization", layer_normalization, samples=_ln_samples,
+        "LayerNormalization",
+        layer_normalization,
+        samples=_ln_samples,
         reference=_layer_normalization_ref,
     )
     register.composite(
-        "InstanceNormalization", instance_normalization, samples=_in_samples,
+        "InstanceNormalization",
+        instance_normalization,
+        samples=_in_samples,
         reference=_instance_normalization_ref,
     )
     register.composite(
-        "GroupNormalization", group_normalization, samples=_gn_samples,
+        "GroupNormalization",
+        group_normalization,
+        samples=_gn_samples,
         reference=_group_normalization_ref,
     )

@@ -51,8 +51,9 @@ def seed(value: int) -> None:
     _PRNG[:] = [np.random.RandomState(value)]
 
 
-def calc_uniform_lim_glorot(inmaps: int, outmaps: int, kernel: Sequence[int] = (1, 1)
-                            ) -> tuple[float, float]:
+def calc_uniform_lim_glorot(
+    inmaps: int, outmaps: int, kernel: Sequence[int] = (1, 1)
+) -> tuple[float, float]:
     """nnabla's Glorot (Xavier) uniform limits: ``d = sqrt(6 / (K * inmaps + K * outmaps))``.
 
     ``K = prod(kernel)``; returns ``(-d, d)``.
@@ -82,15 +83,17 @@ class UniformInitializer:
     def __init__(self, lim: Sequence[float] = (-1.0, 1.0), rng: Any = None) -> None:
         lo, hi = (float(v) for v in lim)
         if not lo <= hi:
-            raise ValueError(f"UniformInitializer: lim must be (low, high) with low <= high, "
-                             f"got {tuple(lim)}")
+            raise ValueError(
+                f"UniformInitializer: lim must be (low, high) with low <= high, got {tuple(lim)}"
+            )
         self.lim = (lo, hi)
         self.rng = rng
 
     def __call__(self, shape: Sequence[int]) -> np.ndarray:
         rng = self.rng if self.rng is not None else _default_rng()
-        return np.asarray(rng.uniform(self.lim[0], self.lim[1], size=tuple(shape)),
-                          dtype=np.float32)
+        return np.asarray(
+            rng.uniform(self.lim[0], self.lim[1], size=tuple(shape)), dtype=np.float32
+        )
 
     def __repr__(self) -> str:
         return f"UniformInitializer(lim={self.lim})"
@@ -158,9 +161,11 @@ def _initializer(fn: str, arg: str, name: str, init: Any) -> Callable[[tuple[int
 
         def make(shape: tuple[int, ...]) -> Any:
             if arr.shape != shape:
-                raise ValueError(f"PF.{fn}: the initializer of {name} is an array of shape "
-                                 f"{arr.shape}, but the parameter has shape {shape} "
-                                 f"(argument {arg})")
+                raise ValueError(
+                    f"PF.{fn}: the initializer of {name} is an array of shape "
+                    f"{arr.shape}, but the parameter has shape {shape} "
+                    f"(argument {arg})"
+                )
             return arr.copy()
     elif isinstance(init, np.floating):
         scalar = init
@@ -171,9 +176,11 @@ def _initializer(fn: str, arg: str, name: str, init: Any) -> Callable[[tuple[int
     elif isinstance(init, (int, float, np.number)) and not isinstance(init, bool):
         make = ConstantInitializer(float(init))
     else:
-        raise TypeError(f"PF.{fn}: the initializer of {name} must be an initializer (callable "
-                        f"taking a shape), an array or a number (argument {arg}), got "
-                        f"{type(init).__name__}")
+        raise TypeError(
+            f"PF.{fn}: the initializer of {name} must be an initializer (callable "
+            f"taking a shape), an array or a number (argument {arg}), got "
+            f"{type(init).__name__}"
+        )
 
     def on_device(shape: tuple[int, ...]) -> Any:
         a = make(shape)
@@ -186,8 +193,15 @@ def _initializer(fn: str, arg: str, name: str, init: Any) -> Callable[[tuple[int
     return on_device
 
 
-def _param(fn: str, name: str, shape: Sequence[int], init: Any, fix_parameters: bool,
-           arg: str, trainable: bool = True) -> Variable:
+def _param(
+    fn: str,
+    name: str,
+    shape: Sequence[int],
+    init: Any,
+    fix_parameters: bool,
+    arg: str,
+    trainable: bool = True,
+) -> Variable:
     """The parameter ``name`` in the current scope; ``arg`` names ``init``'s argument.
 
     As nnabla (``get_parameter_or_create(..., as_need_grad=not fix_parameters)``): a
@@ -196,8 +210,9 @@ def _param(fn: str, name: str, shape: Sequence[int], init: Any, fix_parameters: 
     the same layer gets gradients and :func:`gradhub.get_parameters` lists it. Parameters that
     are never trained (batch normalization's running statistics) pass ``trainable=False``.
     """
-    p = get_parameter_or_create(name, tuple(int(s) for s in shape),
-                                _initializer(fn, arg, name, init), trainable)
+    p = get_parameter_or_create(
+        name, tuple(int(s) for s in shape), _initializer(fn, arg, name, init), trainable
+    )
     if fix_parameters and p.need_grad:
         view = p.get_unlinked_variable()  # shares the data, needs no gradient
         view.name = p.name
@@ -205,17 +220,35 @@ def _param(fn: str, name: str, shape: Sequence[int], init: Any, fix_parameters: 
     return p
 
 
-def _beta_gamma(fn: str, shape: Sequence[int], init: dict[str, Any], no_bias: bool,
-                no_scale: bool, fix_parameters: bool) -> tuple[Any, Any]:
+def _beta_gamma(
+    fn: str,
+    shape: Sequence[int],
+    init: dict[str, Any],
+    no_bias: bool,
+    no_scale: bool,
+    fix_parameters: bool,
+) -> tuple[Any, Any]:
     """A normalization's ``beta`` (zeros) and ``gamma`` (ones) of ``shape`` in the current
     scope, beta first (nnabla's order); None where ``no_bias`` / ``no_scale`` omit them."""
     beta = gamma = None
     if not no_bias:
-        beta = _param(fn, "beta", shape, init.get("beta", ConstantInitializer(0.0)),
-                      fix_parameters, "param_init['beta']")
+        beta = _param(
+            fn,
+            "beta",
+            shape,
+            init.get("beta", ConstantInitializer(0.0)),
+            fix_parameters,
+            "param_init['beta']",
+        )
     if not no_scale:
-        gamma = _param(fn, "gamma", shape, init.get("gamma", ConstantInitializer(1.0)),
-                       fix_parameters, "param_init['gamma']")
+        gamma = _param(
+            fn,
+            "gamma",
+            shape,
+            init.get("gamma", ConstantInitializer(1.0)),
+            fix_parameters,
+            "param_init['gamma']",
+        )
     return beta, gamma
 
 
@@ -225,15 +258,19 @@ def _apply(fn: str, arg: str, f: Any, v: Any) -> Any:
     if f is None:
         return v
     if not callable(f):
-        raise TypeError(f"PF.{fn}: {arg} must be a callable taking the parameter (or None), got "
-                        f"{type(f).__name__}")
+        raise TypeError(
+            f"PF.{fn}: {arg} must be a callable taking the parameter (or None), got "
+            f"{type(f).__name__}"
+        )
     return f(v)
 
 
 def _apply_wb(fn: str, w: Any, b: Any, apply_w: Any, apply_b: Any) -> tuple[Any, Any]:
     """``(apply_w(w), apply_b(b))`` as nnabla applies them (b None: no bias, left None)."""
-    return (_apply(fn, "apply_w", apply_w, w),
-            None if b is None else _apply(fn, "apply_b", apply_b, b))
+    return (
+        _apply(fn, "apply_w", apply_w, w),
+        None if b is None else _apply(fn, "apply_b", apply_b, b),
+    )
 
 
 @contextmanager
@@ -262,11 +299,13 @@ def _positives(fn: str, arg: str, value: Any) -> list[int]:
     try:
         vals = list(value)
     except TypeError:
-        raise TypeError(f"PF.{fn}: {arg} must be a positive int or a tuple of them, got "
-                        f"{value!r}") from None
+        raise TypeError(
+            f"PF.{fn}: {arg} must be a positive int or a tuple of them, got {value!r}"
+        ) from None
     if not vals or not all(is_int(v) and v >= 1 for v in vals):
-        raise ValueError(f"PF.{fn}: {arg} must be a positive int or a non-empty tuple of them, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"PF.{fn}: {arg} must be a positive int or a non-empty tuple of them, got {value!r}"
+        )
     return [int(v) for v in vals]
 
 
@@ -277,8 +316,9 @@ def _kernel(fn: str, kernel: Any, x: Any, base_axis: int) -> tuple[int, ...]:
     try:
         k = tuple(kernel)
     except TypeError:
-        raise TypeError(f"PF.{fn}: kernel must be an int or a sequence of ints, got {kernel!r}"
-                        ) from None
+        raise TypeError(
+            f"PF.{fn}: kernel must be an int or a sequence of ints, got {kernel!r}"
+        ) from None
     if not k or not all(is_int(v) and v >= 1 for v in k):
         raise ValueError(f"PF.{fn}: kernel must hold ints >= 1, got {kernel!r}")
     return tuple(int(v) for v in k)
@@ -293,18 +333,28 @@ def _base_axis(fn: str, base_axis: Any) -> int:
 def _channels(fn: str, x: Any, base_axis: int) -> int:
     base_axis = _base_axis(fn, base_axis)
     if not 0 <= base_axis < len(x.shape):
-        raise ValueError(f"{fn}: base_axis={base_axis} is out of range for an input of shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"{fn}: base_axis={base_axis} is out of range for an input of shape {tuple(x.shape)}"
+        )
     return int(x.shape[base_axis])
 
 
 # -- parametric functions ----------------------------------------------------------------------
 
 
-def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init: Any = None,
-           b_init: Any = None, fix_parameters: bool = False, rng: Any = None,
-           with_bias: bool = True, apply_w: Any = None, apply_b: Any = None,
-           name: str | None = None) -> Variable:
+def affine(
+    inp: Any,
+    n_outmaps: int | Sequence[int],
+    base_axis: int = 1,
+    w_init: Any = None,
+    b_init: Any = None,
+    fix_parameters: bool = False,
+    rng: Any = None,
+    with_bias: bool = True,
+    apply_w: Any = None,
+    apply_b: Any = None,
+    name: str | None = None,
+) -> Variable:
     """Fully connected layer with parameters ``affine/W`` and ``affine/b`` (nnabla ``PF.affine``).
 
     ``y = x W + b`` with ``W`` of shape ``(prod(inp.shape[base_axis:]), *n_outmaps)`` (Glorot
@@ -325,8 +375,10 @@ def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init:
     """
     outs = _positives("affine", "n_outmaps", n_outmaps)
     if not 0 <= _base_axis("affine", base_axis) <= len(inp.shape):
-        raise ValueError(f"affine: base_axis={base_axis} is out of range for an input of shape "
-                         f"{tuple(inp.shape)}")
+        raise ValueError(
+            f"affine: base_axis={base_axis} is out of range for an input of shape "
+            f"{tuple(inp.shape)}"
+        )
     inmaps = math.prod(inp.shape[base_axis:])
     if w_init is None:
         w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, math.prod(outs)), rng=rng)
@@ -334,16 +386,29 @@ def affine(inp: Any, n_outmaps: int | Sequence[int], base_axis: int = 1, w_init:
         b_init = ConstantInitializer(0.0)
     with _scopes(name, "affine"):
         w = _param("affine", "W", [inmaps, *outs], w_init, fix_parameters, "w_init")
-        b = (_param("affine", "b", outs, b_init, fix_parameters, "b_init") if with_bias
-             else None)
+        b = _param("affine", "b", outs, b_init, fix_parameters, "b_init") if with_bias else None
     w, b = _apply_wb("affine", w, b, apply_w, apply_b)
     return call("Affine", inp, w, b, base_axis=base_axis)  # type: ignore[no-any-return]
 
 
-def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group: int,
-                 w_init: Any, b_init: Any, base_axis: int, fix_parameters: bool, rng: Any,
-                 with_bias: bool, name: str | None, *, transposed: bool,
-                 channel_last: bool = False) -> tuple[Variable, Variable | None]:
+def _conv_params(
+    fn: str,
+    scope: str,
+    inp: Any,
+    outmaps: int,
+    kernel: Any,
+    group: int,
+    w_init: Any,
+    b_init: Any,
+    base_axis: int,
+    fix_parameters: bool,
+    rng: Any,
+    with_bias: bool,
+    name: str | None,
+    *,
+    transposed: bool,
+    channel_last: bool = False,
+) -> tuple[Variable, Variable | None]:
     """The parameters ``W`` and ``b`` of PF.convolution, or of PF.deconvolution (``transposed``).
 
     ``W`` has shape ``(outmaps, inmaps // group, *kernel)``, or ``(inmaps, outmaps // group,
@@ -354,8 +419,10 @@ def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group
     group)`` when transposed.
     """
     if not isinstance(channel_last, (bool, np.bool_)):
-        raise TypeError(f"PF.{fn}: channel_last must be a bool, got {channel_last!r} (nnabla's "
-                        "order: ..., group, channel_last, ...)")
+        raise TypeError(
+            f"PF.{fn}: channel_last must be a bool, got {channel_last!r} (nnabla's "
+            "order: ..., group, channel_last, ...)"
+        )
     inmaps = _channels(fn, inp, base_axis)  # also checks base_axis
     if channel_last:
         inmaps = int(inp.shape[-1])
@@ -363,27 +430,40 @@ def _conv_params(fn: str, scope: str, inp: Any, outmaps: int, kernel: Any, group
     k = _kernel(fn, kernel, inp, base_axis)
     group = _positive(fn, "group", group)
     if inmaps % group or outmaps % group:
-        raise ValueError(f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps "
-                         f"({outmaps})")
+        raise ValueError(
+            f"{fn}: group={group} must divide inmaps ({inmaps}) and outmaps ({outmaps})"
+        )
     fan_in, fan_out = (outmaps, inmaps) if transposed else (inmaps, outmaps)
     if w_init is None:
         w_init = UniformInitializer(calc_uniform_lim_glorot(fan_in, fan_out, k), rng=rng)
     if b_init is None:
         b_init = ConstantInitializer(0.0)
     with _scopes(name, scope):
-        wshape = ((fan_out, *k, fan_in // group) if channel_last
-                  else (fan_out, fan_in // group, *k))
+        wshape = (fan_out, *k, fan_in // group) if channel_last else (fan_out, fan_in // group, *k)
         w = _param(fn, "W", wshape, w_init, fix_parameters, "w_init")
-        b = (_param(fn, "b", (outmaps,), b_init, fix_parameters, "b_init") if with_bias
-             else None)
+        b = _param(fn, "b", (outmaps,), b_init, fix_parameters, "b_init") if with_bias else None
     return w, b
 
 
-def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: Any = None,
-                dilation: Any = None, group: int = 1, channel_last: bool = False,
-                w_init: Any = None, b_init: Any = None, base_axis: int = 1,
-                fix_parameters: bool = False, rng: Any = None, with_bias: bool = True,
-                apply_w: Any = None, apply_b: Any = None, name: str | None = None) -> Variable:
+def convolution(
+    inp: Any,
+    outmaps: int,
+    kernel: Any,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+    channel_last: bool = False,
+    w_init: Any = None,
+    b_init: Any = None,
+    base_axis: int = 1,
+    fix_parameters: bool = False,
+    rng: Any = None,
+    with_bias: bool = True,
+    apply_w: Any = None,
+    apply_b: Any = None,
+    name: str | None = None,
+) -> Variable:
     """N-d convolution with parameters ``conv/W`` and ``conv/b`` (nnabla ``PF.convolution``).
 
     ``W`` has shape ``(outmaps, inmaps // group, *kernel)`` (Glorot uniform over
@@ -402,25 +482,71 @@ def convolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: An
         >>> y.shape, gh.get_parameters()["c1/conv/W"].shape
         ((2, 4, 8, 8), (4, 3, 3, 3))
     """
-    w, b = _conv_params("convolution", "conv", inp, outmaps, kernel, group, w_init, b_init,
-                        base_axis, fix_parameters, rng, with_bias, name, transposed=False,
-                        channel_last=channel_last)
+    w, b = _conv_params(
+        "convolution",
+        "conv",
+        inp,
+        outmaps,
+        kernel,
+        group,
+        w_init,
+        b_init,
+        base_axis,
+        fix_parameters,
+        rng,
+        with_bias,
+        name,
+        transposed=False,
+        channel_last=channel_last,
+    )
     w, b = _apply_wb("convolution", w, b, apply_w, apply_b)
     if channel_last:
         import gradhub.functions as F
 
-        return F.convolution(inp, w, b, base_axis, pad, stride, dilation, group,  # type: ignore[no-any-return]
-                             channel_last=True)
-    return call("Convolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
-                dilation=dilation, group=group)
+        return F.convolution(
+            inp,
+            w,
+            b,
+            base_axis,
+            pad,
+            stride,
+            dilation,
+            group,  # type: ignore[no-any-return]
+            channel_last=True,
+        )
+    return call(
+        "Convolution",
+        inp,
+        w,
+        b,
+        base_axis=base_axis,
+        pad=pad,
+        stride=stride,  # type: ignore[no-any-return]
+        dilation=dilation,
+        group=group,
+    )
 
 
-def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: Any = None,
-                  dilation: Any = None, group: int = 1, channel_last: bool = False,
-                  output_padding: Any = None, w_init: Any = None, b_init: Any = None,
-                  base_axis: int = 1, fix_parameters: bool = False, rng: Any = None,
-                  with_bias: bool = True, apply_w: Any = None, apply_b: Any = None,
-                  name: str | None = None) -> Variable:
+def deconvolution(
+    inp: Any,
+    outmaps: int,
+    kernel: Any,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+    channel_last: bool = False,
+    output_padding: Any = None,
+    w_init: Any = None,
+    b_init: Any = None,
+    base_axis: int = 1,
+    fix_parameters: bool = False,
+    rng: Any = None,
+    with_bias: bool = True,
+    apply_w: Any = None,
+    apply_b: Any = None,
+    name: str | None = None,
+) -> Variable:
     """N-d deconvolution with ``deconv/W`` and ``deconv/b`` (nnabla ``PF.deconvolution``).
 
     ``W`` has shape ``(inmaps, outmaps // group, *kernel)`` (Glorot uniform), ``b`` shape
@@ -437,21 +563,56 @@ def deconvolution(inp: Any, outmaps: int, kernel: Any, pad: Any = None, stride: 
         >>> y.shape, gh.get_parameters()["deconv/W"].shape
         ((2, 5, 8, 8), (3, 5, 2, 2))
     """
-    w, b = _conv_params("deconvolution", "deconv", inp, outmaps, kernel, group, w_init, b_init,
-                        base_axis, fix_parameters, rng, with_bias, name, transposed=True,
-                        channel_last=channel_last)
+    w, b = _conv_params(
+        "deconvolution",
+        "deconv",
+        inp,
+        outmaps,
+        kernel,
+        group,
+        w_init,
+        b_init,
+        base_axis,
+        fix_parameters,
+        rng,
+        with_bias,
+        name,
+        transposed=True,
+        channel_last=channel_last,
+    )
     w, b = _apply_wb("deconvolution", w, b, apply_w, apply_b)
     if channel_last:
         import gradhub.functions as F
 
-        return F.deconvolution(inp, w, b, base_axis, pad, stride, dilation, group,  # type: ignore[no-any-return]
-                               True, output_padding)
-    return call("Deconvolution", inp, w, b, base_axis=base_axis, pad=pad, stride=stride,  # type: ignore[no-any-return]
-                dilation=dilation, group=group, output_padding=output_padding)
+        return F.deconvolution(
+            inp,
+            w,
+            b,
+            base_axis,
+            pad,
+            stride,
+            dilation,
+            group,  # type: ignore[no-any-return]
+            True,
+            output_padding,
+        )
+    return call(
+        "Deconvolution",
+        inp,
+        w,
+        b,
+        base_axis=base_axis,
+        pad=pad,
+        stride=stride,  # type: ignore[no-any-return]
+        dilation=dilation,
+        group=group,
+        output_padding=output_padding,
+    )
 
 
-def _param_init(label: str, param_init: dict[str, Any] | None, keys: Sequence[str]
-                ) -> dict[str, Any]:
+def _param_init(
+    label: str, param_init: dict[str, Any] | None, keys: Sequence[str]
+) -> dict[str, Any]:
     """``param_init`` as a dict, checked to name only ``keys`` (the error starts with
     ``label``)."""
     init = dict(param_init or {})
@@ -468,18 +629,28 @@ def _stat_shape(fn: str, x: Any, axes: Sequence[int], keep: bool) -> tuple[int, 
         if not is_int(a):
             raise TypeError(f"PF.{fn}: axes must be ints, got {a!r}")
         if not -nd <= int(a) < nd:
-            raise ValueError(f"{fn}: axis {a} is out of range for an input of shape "
-                             f"{tuple(x.shape)}")
+            raise ValueError(
+                f"{fn}: axis {a} is out of range for an input of shape {tuple(x.shape)}"
+            )
         norm.append(int(a) % nd)
-    return tuple((n if i in norm else 1) if keep else (1 if i in norm else n)
-                 for i, n in enumerate(x.shape))
+    return tuple(
+        (n if i in norm else 1) if keep else (1 if i in norm else n) for i, n in enumerate(x.shape)
+    )
 
 
-def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float = 0.9,
-                        eps: float = 1e-5, batch_stat: bool = True, output_stat: bool = False,
-                        fix_parameters: bool = False, param_init: dict[str, Any] | None = None,
-                        no_scale: bool = False, no_bias: bool = False,
-                        name: str | None = None) -> Any:
+def batch_normalization(
+    inp: Any,
+    axes: Sequence[int] = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+    output_stat: bool = False,
+    fix_parameters: bool = False,
+    param_init: dict[str, Any] | None = None,
+    no_scale: bool = False,
+    no_bias: bool = False,
+    name: str | None = None,
+) -> Any:
     """Batch normalization with ``bn/beta``, ``bn/gamma``, ``bn/mean``, ``bn/var``.
 
     As nnabla's ``PF.batch_normalization``: the four parameters have shape ``inp.shape`` on
@@ -512,23 +683,55 @@ def batch_normalization(inp: Any, axes: Sequence[int] = (1,), decay_rate: float 
     init = _param_init(fn, param_init, ("beta", "gamma", "mean", "var"))
     with _scopes(name, "bn"):
         beta, gamma = _beta_gamma(fn, shape, init, no_bias, no_scale, fix_parameters)
-        mean = _param(fn, "mean", shape, init.get("mean", ConstantInitializer(0.0)), False,
-                      "param_init['mean']", trainable=False)
-        var = _param(fn, "var", shape, init.get("var", ConstantInitializer(1.0)), False,
-                     "param_init['var']", trainable=False)
+        mean = _param(
+            fn,
+            "mean",
+            shape,
+            init.get("mean", ConstantInitializer(0.0)),
+            False,
+            "param_init['mean']",
+            trainable=False,
+        )
+        var = _param(
+            fn,
+            "var",
+            shape,
+            init.get("var", ConstantInitializer(1.0)),
+            False,
+            "param_init['var']",
+            trainable=False,
+        )
     if beta is None or gamma is None or output_stat:
         import gradhub.functions as F
 
-        return F.batch_normalization(inp, beta, gamma, mean, var, tuple(axes), decay_rate, eps,
-                                     batch_stat, output_stat)
-    return call("BatchNormalization", inp, beta, gamma, mean, var, axes=tuple(axes),  # type: ignore[no-any-return]
-                decay_rate=decay_rate, eps=eps, batch_stat=batch_stat)
+        return F.batch_normalization(
+            inp, beta, gamma, mean, var, tuple(axes), decay_rate, eps, batch_stat, output_stat
+        )
+    return call(
+        "BatchNormalization",
+        inp,
+        beta,
+        gamma,
+        mean,
+        var,
+        axes=tuple(axes),  # type: ignore[no-any-return]
+        decay_rate=decay_rate,
+        eps=eps,
+        batch_stat=batch_stat,
+    )
 
 
-def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: float = 1e-5,
-                        output_stat: bool = False, fix_parameters: bool = False,
-                        param_init: dict[str, Any] | None = None, no_scale: bool = False,
-                        no_bias: bool = False, name: str | None = None) -> Any:
+def layer_normalization(
+    inp: Any,
+    batch_axis: int | Sequence[int] = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+    fix_parameters: bool = False,
+    param_init: dict[str, Any] | None = None,
+    no_scale: bool = False,
+    no_bias: bool = False,
+    name: str | None = None,
+) -> Any:
     """Layer normalization with ``layer_normalization/beta`` and ``layer_normalization/gamma``.
 
     Normalizes each sample over every axis but ``batch_axis``:
@@ -556,26 +759,43 @@ def layer_normalization(inp: Any, batch_axis: int | Sequence[int] = 0, eps: floa
         try:
             baxes = list(batch_axis)  # type: ignore[arg-type]
         except TypeError:
-            raise TypeError(f"PF.{fn}: batch_axis must be an int or a sequence of ints, got "
-                            f"{batch_axis!r}") from None
+            raise TypeError(
+                f"PF.{fn}: batch_axis must be an int or a sequence of ints, got {batch_axis!r}"
+            ) from None
     shape = _stat_shape(fn, inp, baxes, keep=False)
     init = _param_init(fn, param_init, ("beta", "gamma"))
     with _scopes(name, "layer_normalization"):
         beta, gamma = _beta_gamma(fn, shape, init, no_bias, no_scale, fix_parameters)
     ba = baxes[0] if len(baxes) == 1 else tuple(baxes)
-    return call("LayerNormalization", inp, beta, gamma, batch_axis=ba, eps=eps,  # type: ignore[no-any-return]
-                output_stat=output_stat)  # type: ignore[no-any-return]
+    return call(
+        "LayerNormalization",
+        inp,
+        beta,
+        gamma,
+        batch_axis=ba,
+        eps=eps,  # type: ignore[no-any-return]
+        output_stat=output_stat,
+    )  # type: ignore[no-any-return]
 
 
-def _channel_params(fn: str, inp: Any, channel_axis: int, no_scale: bool, no_bias: bool,
-                    fix_parameters: bool, param_init: dict[str, Any] | None, name: str | None
-                    ) -> tuple[Any, Any]:
+def _channel_params(
+    fn: str,
+    inp: Any,
+    channel_axis: int,
+    no_scale: bool,
+    no_bias: bool,
+    fix_parameters: bool,
+    param_init: dict[str, Any] | None,
+    name: str | None,
+) -> tuple[Any, Any]:
     """gamma (ones) and beta (zeros) of shape (1, ..., C, ..., 1) under the scope ``fn``: one
     value per channel, as nnabla's group and instance normalization (None where omitted)."""
     nd = len(inp.shape)
     if not is_int(channel_axis) or not -nd <= int(channel_axis) < nd:
-        raise ValueError(f"PF.{fn}: channel_axis must be an int in [{-nd}, {nd}), got "
-                         f"{channel_axis!r} for an input of shape {tuple(inp.shape)}")
+        raise ValueError(
+            f"PF.{fn}: channel_axis must be an int in [{-nd}, {nd}), got "
+            f"{channel_axis!r} for an input of shape {tuple(inp.shape)}"
+        )
     ca = int(channel_axis) % nd
     shape = tuple(int(n) if i == ca else 1 for i, n in enumerate(inp.shape))
     init = _param_init(f"PF.{fn}", param_init, ("beta", "gamma"))
@@ -583,11 +803,19 @@ def _channel_params(fn: str, inp: Any, channel_axis: int, no_scale: bool, no_bia
         return _beta_gamma(fn, shape, init, no_bias, no_scale, fix_parameters)
 
 
-def group_normalization(inp: Any, num_groups: int, channel_axis: int = 1,
-                        batch_axis: int | Sequence[int] = 0, eps: float = 1e-5,
-                        output_stat: bool = False, fix_parameters: bool = False,
-                        param_init: dict[str, Any] | None = None, no_scale: bool = False,
-                        no_bias: bool = False, name: str | None = None) -> Any:
+def group_normalization(
+    inp: Any,
+    num_groups: int,
+    channel_axis: int = 1,
+    batch_axis: int | Sequence[int] = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+    fix_parameters: bool = False,
+    param_init: dict[str, Any] | None = None,
+    no_scale: bool = False,
+    no_bias: bool = False,
+    name: str | None = None,
+) -> Any:
     """Group normalization with ``group_normalization/gamma`` and ``group_normalization/beta``.
 
     ``y = gamma * (x - mean) / sqrt(var + eps) + beta`` with the statistics of each sample's
@@ -605,18 +833,42 @@ def group_normalization(inp: Any, num_groups: int, channel_axis: int = 1,
     """
     import gradhub.functions as F
 
-    beta, gamma = _channel_params("group_normalization", inp, channel_axis, no_scale, no_bias,
-                                  fix_parameters, param_init, name)
-    return F.group_normalization(inp, beta, gamma, num_groups, channel_axis=channel_axis,
-                                 batch_axis=batch_axis, eps=eps, no_scale=no_scale,
-                                 no_bias=no_bias, output_stat=output_stat)
+    beta, gamma = _channel_params(
+        "group_normalization",
+        inp,
+        channel_axis,
+        no_scale,
+        no_bias,
+        fix_parameters,
+        param_init,
+        name,
+    )
+    return F.group_normalization(
+        inp,
+        beta,
+        gamma,
+        num_groups,
+        channel_axis=channel_axis,
+        batch_axis=batch_axis,
+        eps=eps,
+        no_scale=no_scale,
+        no_bias=no_bias,
+        output_stat=output_stat,
+    )
 
 
-def instance_normalization(inp: Any, channel_axis: int = 1, batch_axis: int | Sequence[int] = 0,
-                           eps: float = 1e-5, output_stat: bool = False,
-                           fix_parameters: bool = False, param_init: dict[str, Any] | None = None,
-                           no_scale: bool = False, no_bias: bool = False,
-                           name: str | None = None) -> Any:
+def instance_normalization(
+    inp: Any,
+    channel_axis: int = 1,
+    batch_axis: int | Sequence[int] = 0,
+    eps: float = 1e-5,
+    output_stat: bool = False,
+    fix_parameters: bool = False,
+    param_init: dict[str, Any] | None = None,
+    no_scale: bool = False,
+    no_bias: bool = False,
+    name: str | None = None,
+) -> Any:
     """Instance normalization with ``instance_normalization/gamma`` and ``.../beta``.
 
     ``y = gamma * (x - mean) / sqrt(var + eps) + beta`` with the statistics of each sample's
@@ -633,15 +885,38 @@ def instance_normalization(inp: Any, channel_axis: int = 1, batch_axis: int | Se
     """
     import gradhub.functions as F
 
-    beta, gamma = _channel_params("instance_normalization", inp, channel_axis, no_scale,
-                                  no_bias, fix_parameters, param_init, name)
-    return F.instance_normalization(inp, beta, gamma, channel_axis=channel_axis,
-                                    batch_axis=batch_axis, eps=eps, no_scale=no_scale,
-                                    no_bias=no_bias, output_stat=output_stat)
+    beta, gamma = _channel_params(
+        "instance_normalization",
+        inp,
+        channel_axis,
+        no_scale,
+        no_bias,
+        fix_parameters,
+        param_init,
+        name,
+    )
+    return F.instance_normalization(
+        inp,
+        beta,
+        gamma,
+        channel_axis=channel_axis,
+        batch_axis=batch_axis,
+        eps=eps,
+        no_scale=no_scale,
+        no_bias=no_bias,
+        output_stat=output_stat,
+    )
 
 
-def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
-          fix_parameters: bool = False, apply_w: Any = None, name: str | None = None) -> Variable:
+def embed(
+    inp: Any,
+    n_inputs: int,
+    n_features: int,
+    initializer: Any = None,
+    fix_parameters: bool = False,
+    apply_w: Any = None,
+    name: str | None = None,
+) -> Variable:
     """Embedding lookup with the parameter ``embed/W`` of shape ``(n_inputs, n_features)``.
 
     As nnabla's ``PF.embed``: ``W`` is uniform in ``[-sqrt(3), sqrt(3))`` and
@@ -660,13 +935,20 @@ def embed(inp: Any, n_inputs: int, n_features: int, initializer: Any = None,
     if initializer is None:
         initializer = UniformInitializer((-math.sqrt(3.0), math.sqrt(3.0)))
     with _scopes(name, "embed"):
-        w = _param("embed", "W", (n_inputs, n_features), initializer, fix_parameters,
-                   "initializer")
+        w = _param("embed", "W", (n_inputs, n_features), initializer, fix_parameters, "initializer")
     return call("Embed", inp, _apply("embed", "apply_w", apply_w, w))  # type: ignore[no-any-return]
 
 
 def register_functions(register: Any) -> None:
     """Register the parametric functions."""
-    for fn in (affine, convolution, deconvolution, batch_normalization, layer_normalization,
-               group_normalization, instance_normalization, embed):
+    for fn in (
+        affine,
+        convolution,
+        deconvolution,
+        batch_normalization,
+        layer_normalization,
+        group_normalization,
+        instance_normalization,
+        embed,
+    ):
         register.parametric(fn.__name__, fn)

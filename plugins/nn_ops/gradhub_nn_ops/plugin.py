@@ -37,5 +37,10 @@ def gradhub_add_commands(register: Any) -> None:
     """Add ``gradhub demo`` (training the seed network on digits; the extra ``demo``)."""
     from . import demo
 
-    register.command("demo", demo.run_command, help=demo.COMMAND_HELP,
-                     description=demo.COMMAND_DESCRIPTION, add_arguments=demo.add_arguments)
+    register.command(
+        "demo",
+        demo.run_command,
+        help=demo.COMMAND_HELP,
+        description=demo.COMMAND_DESCRIPTION,
+        add_arguments=demo.add_arguments,
+    )

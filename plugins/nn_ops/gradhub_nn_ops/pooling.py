@@ -92,8 +92,15 @@ class PoolGeom(NamedTuple):  # a NamedTuple: a dataclass costs 0.5 ms of import 
         return tuple(idx)
 
 
-def pool_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any, ignore_border: bool,
-              pad: Any, channel_last: bool) -> PoolGeom:
+def pool_geom(
+    fname: str,
+    shape: Sequence[int],
+    kernel: Any,
+    stride: Any,
+    ignore_border: bool,
+    pad: Any,
+    channel_last: bool,
+) -> PoolGeom:
     """Validate pooling arguments for an input of ``shape``; raise naming ``fname``."""
     shape = tuple(int(s) for s in shape)
     if kernel is None:
@@ -179,16 +186,19 @@ def _reduce_windows(xp: Any, xpad: Any, geo: PoolGeom, op: Any) -> Any:
 def _check_pooled(fname: str, name: str, a: Any, of: str, geo: PoolGeom) -> None:
     """Raise unless the array ``a`` (argument ``name``) has the pooled shape of ``of``."""
     if tuple(a.shape) != geo.out_shape:
-        raise ValueError(f"{fname}(): {name} has shape {tuple(a.shape)}, the pooled output of "
-                         f"{of} {geo.shape} has shape {geo.out_shape}")
+        raise ValueError(
+            f"{fname}(): {name} has shape {tuple(a.shape)}, the pooled output of "
+            f"{of} {geo.shape} has shape {geo.out_shape}"
+        )
 
 
 def _lowest(x: Any) -> Any:
     return -np.inf if x.dtype.kind in "fc" else np.iinfo(x.dtype).min
 
 
-def _first_max_masks(xp: Any, x: Any, geo: PoolGeom, y: Any = None
-                     ) -> Iterator[tuple[tuple[int, ...], Any]]:
+def _first_max_masks(
+    xp: Any, x: Any, geo: PoolGeom, y: Any = None
+) -> Iterator[tuple[tuple[int, ...], Any]]:
     """For each kernel offset, the output-shaped mask of the windows whose first maximum
     (row-major order in the window) is at that offset. The masks are disjoint. ``y``: the
     windows' maxima if known (more generally, the value whose first occurrence is marked)."""
@@ -219,9 +229,12 @@ def disjoint_windows(geo: PoolGeom) -> bool:
 
 def _exact_cover(geo: PoolGeom) -> bool:
     """Whether the windows tile the input exactly (every element in exactly one window)."""
-    return (all(s == k for s, k in zip(geo.stride, geo.kernel)) and not any(geo.pad)
-            and not any(geo.right)
-            and all(o * k == geo.shape[a] for a, o, k in zip(geo.axes, geo.out, geo.kernel)))
+    return (
+        all(s == k for s, k in zip(geo.stride, geo.kernel))
+        and not any(geo.pad)
+        and not any(geo.right)
+        and all(o * k == geo.shape[a] for a, o, k in zip(geo.axes, geo.out, geo.kernel))
+    )
 
 
 # -- 2x2 fast path (CPU) -----------------------------------------------------------------------
@@ -236,10 +249,16 @@ _PAIR = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128
 
 
 def _fast2x2(xp: Any, geo: PoolGeom, *arrays: Any) -> bool:
-    return (xp is np and sys.byteorder == "little" and geo.kernel == (2, 2)
-            and geo.stride == (2, 2) and geo.axes[-1] == len(geo.shape) - 1
-            and math.prod(geo.shape) > 0 and _exact_cover(geo)
-            and all(a.dtype in _PAIR and a.dtype == arrays[0].dtype for a in arrays))
+    return (
+        xp is np
+        and sys.byteorder == "little"
+        and geo.kernel == (2, 2)
+        and geo.stride == (2, 2)
+        and geo.axes[-1] == len(geo.shape) - 1
+        and math.prod(geo.shape) > 0
+        and _exact_cover(geo)
+        and all(a.dtype in _PAIR and a.dtype == arrays[0].dtype for a in arrays)
+    )
 
 
 def _rows4(a: Any, geo: PoolGeom) -> Any:
@@ -259,8 +278,9 @@ def _twice(a: Any) -> Any:
 
 def _max2x2(x4: Any) -> Any:
     r = np.maximum(x4[:, :, 0], x4[:, :, 1])
-    return np.maximum(r[..., 0::2], r[..., 1::2],
-                      out=output_array(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype))
+    return np.maximum(
+        r[..., 0::2], r[..., 1::2], out=output_array(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype)
+    )
 
 
 def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
@@ -301,17 +321,31 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
 # -- forward kernels ---------------------------------------------------------------------------
 
 
-def _max_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
-                 ignore_border: bool = True, pad: Any = None, channel_last: bool = False) -> Any:
+def _max_pooling(
+    xp: Any,
+    x: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
     if _fast2x2(xp, geo, x):
         return _max2x2(_rows4(x, geo)).reshape(geo.out_shape)
     return _reduce_windows(xp, _padded(xp, x, geo, _lowest(x)), geo, xp.maximum)
 
 
-def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: Any = None,
-                          ignore_border: bool = True, pad: Any = None,
-                          channel_last: bool = False) -> Any:
+def _max_pooling_backward(
+    xp: Any,
+    dy: Any,
+    x: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     fname = "max_pooling_backward"
     geo = pool_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "dy", dy, "x", geo)
@@ -332,9 +366,16 @@ def _max_pooling_backward(xp: Any, dy: Any, x: Any, kernel: Any = None, stride: 
     return _unpadded(xp, buf, geo)
 
 
-def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any = None,
-                        ignore_border: bool = True, pad: Any = None,
-                        channel_last: bool = False) -> Any:
+def _max_pooling_gather(
+    xp: Any,
+    g: Any,
+    x: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     fname = "max_pooling_gather"
     geo = pool_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
     if tuple(g.shape) != tuple(x.shape):
@@ -354,27 +395,51 @@ def _max_pooling_gather(xp: Any, g: Any, x: Any, kernel: Any = None, stride: Any
     return out
 
 
-def _disjoint_geom(fname: str, shape: Sequence[int], kernel: Any, stride: Any,
-                   ignore_border: bool, pad: Any, channel_last: bool) -> PoolGeom:
+def _disjoint_geom(
+    fname: str,
+    shape: Sequence[int],
+    kernel: Any,
+    stride: Any,
+    ignore_border: bool,
+    pad: Any,
+    channel_last: bool,
+) -> PoolGeom:
     geo = pool_geom(fname, shape, kernel, stride, ignore_border, pad, channel_last)
     if not disjoint_windows(geo):
-        raise ValueError(f"{fname}(): needs windows that do not overlap (stride >= kernel on "
-                         f"every axis), got kernel {geo.kernel} and stride {geo.stride}")
+        raise ValueError(
+            f"{fname}(): needs windows that do not overlap (stride >= kernel on "
+            f"every axis), got kernel {geo.kernel} and stride {geo.stride}"
+        )
     return geo
 
 
-def _mask_geom(fname: str, mask: Any, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
-               channel_last: bool) -> PoolGeom:
+def _mask_geom(
+    fname: str,
+    mask: Any,
+    kernel: Any,
+    stride: Any,
+    ignore_border: bool,
+    pad: Any,
+    channel_last: bool,
+) -> PoolGeom:
     """The geometry of the windows of a bool ``mask`` (from max_pooling_mask)."""
     if mask.dtype.kind != "b":
-        raise TypeError(f"{fname}(): mask must be a bool array (from max_pooling_mask), got "
-                        f"dtype {mask.dtype}")
+        raise TypeError(
+            f"{fname}(): mask must be a bool array (from max_pooling_mask), got dtype {mask.dtype}"
+        )
     return _disjoint_geom(fname, mask.shape, kernel, stride, ignore_border, pad, channel_last)
 
 
-def _max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any = None,
-                      ignore_border: bool = True, pad: Any = None,
-                      channel_last: bool = False) -> Any:
+def _max_pooling_mask(
+    xp: Any,
+    x: Any,
+    y: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     fname = "max_pooling_mask"
     geo = _disjoint_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "y", y, "x", geo)
@@ -382,7 +447,7 @@ def _max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any =
         x4 = _rows4(x, geo)
         e0, e1 = _first_max_rows(x4, y.reshape(x4.shape[0], x4.shape[1], -1))
         m4 = np.empty(x4.shape, dtype=bool)  # filled by copies: numpy's loops over the strided
-        m4[:, :, 0] = e0                     # rows of m4 directly take twice as long
+        m4[:, :, 0] = e0  # rows of m4 directly take twice as long
         m4[:, :, 1] = e1
         return m4.reshape(geo.shape)
     mpad = xp.zeros(geo.padded_shape, dtype=bool)
@@ -391,9 +456,16 @@ def _max_pooling_mask(xp: Any, x: Any, y: Any, kernel: Any = None, stride: Any =
     return _unpadded(xp, mpad, geo)
 
 
-def _masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: Any = None,
-                      ignore_border: bool = True, pad: Any = None,
-                      channel_last: bool = False) -> Any:
+def _masked_unpooling(
+    xp: Any,
+    dy: Any,
+    mask: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     fname = "masked_unpooling"
     geo = _mask_geom(fname, mask, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "dy", dy, "mask", geo)
@@ -411,14 +483,22 @@ def _masked_unpooling(xp: Any, dy: Any, mask: Any, kernel: Any = None, stride: A
     return _unpadded(xp, buf, geo)
 
 
-def _masked_pooling(xp: Any, g: Any, mask: Any, kernel: Any = None, stride: Any = None,
-                    ignore_border: bool = True, pad: Any = None,
-                    channel_last: bool = False) -> Any:
+def _masked_pooling(
+    xp: Any,
+    g: Any,
+    mask: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Any:
     fname = "masked_pooling"
     geo = _mask_geom(fname, mask, kernel, stride, ignore_border, pad, channel_last)
     if tuple(g.shape) != tuple(mask.shape):
-        raise ValueError(f"{fname}(): g has shape {tuple(g.shape)} but mask has "
-                         f"{tuple(mask.shape)}")
+        raise ValueError(
+            f"{fname}(): g has shape {tuple(g.shape)} but mask has {tuple(mask.shape)}"
+        )
     if _fast2x2(xp, geo, g):
         m4 = _rows4(mask, geo).view(np.uint8)  # float x uint8 loops are faster than x bool
         g4 = _rows4(g, geo)
@@ -443,9 +523,16 @@ def _avg_divisor(xp: Any, geo: PoolGeom, including_pad: bool, dtype: Any) -> Any
     return xp.asarray(div.astype(dtype))
 
 
-def _average_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
-                     ignore_border: bool = True, pad: Any = None, channel_last: bool = False,
-                     including_pad: bool = True) -> Any:
+def _average_pooling(
+    xp: Any,
+    x: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+    including_pad: bool = True,
+) -> Any:
     geo = pool_geom("average_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
     if x.dtype.kind in "biu":  # integer and bool data: averaged in float64, as numpy's mean
         x = x.astype(np.float64)
@@ -456,16 +543,32 @@ def _average_pooling(xp: Any, x: Any, kernel: Any = None, stride: Any = None,
     return y.astype(np.float16) if half else y
 
 
-def _average_pooling_backward(xp: Any, dy: Any, kernel: Any = None, stride: Any = None,
-                              ignore_border: bool = True, pad: Any = None,
-                              channel_last: bool = False, including_pad: bool = True,
-                              x_shape: Any = ()) -> Any:
+def _average_pooling_backward(
+    xp: Any,
+    dy: Any,
+    kernel: Any = None,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+    including_pad: bool = True,
+    x_shape: Any = (),
+) -> Any:
     fname = "average_pooling_backward"
     geo = pool_geom(fname, x_shape, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "dy", dy, "x_shape", geo)
     if dy.dtype == np.float16:  # float32 inside (the divisor overflows float16), cast back
-        dx = _average_pooling_backward(xp, dy.astype(np.float32), kernel, stride, ignore_border,
-                                       pad, channel_last, including_pad, x_shape)
+        dx = _average_pooling_backward(
+            xp,
+            dy.astype(np.float32),
+            kernel,
+            stride,
+            ignore_border,
+            pad,
+            channel_last,
+            including_pad,
+            x_shape,
+        )
         return dx.astype(np.float16)
     g = dy / _avg_divisor(xp, geo, including_pad, dy.dtype)
     if _exact_cover(geo):
@@ -501,16 +604,30 @@ def _max_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # typ
     return [_call("MaxPoolingBackward", gy[0], x, **attrs)]
 
 
-def _max_pooling_fast(xp, gy, inputs, in_shapes, outputs, out_shapes, kernel=None,  # type: ignore[no-untyped-def]
-                      stride=None, ignore_border=True, pad=None, channel_last=False):
+def _max_pooling_fast(
+    xp,
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    kernel=None,  # type: ignore[no-untyped-def]
+    stride=None,
+    ignore_border=True,
+    pad=None,
+    channel_last=False,
+):
     """Array version of the MaxPooling rule; reuses the forward output y (2x2 fast path)."""
     x, y = inputs[0], outputs[0]
     g = gy[0]
     geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
     if y is not None and tuple(g.shape) == geo.out_shape and _fast2x2(xp, geo, x, g, y):
         return [_backward2x2(g, x, geo, y)]
-    return [kernel_of("MaxPoolingBackward", x)(xp, g, x, kernel, stride, ignore_border, pad,
-                                               channel_last)]
+    return [
+        kernel_of("MaxPoolingBackward", x)(
+            xp, g, x, kernel, stride, ignore_border, pad, channel_last
+        )
+    ]
 
 
 def _adjoint_rules(name: str) -> tuple[Any, Any]:
@@ -542,8 +659,15 @@ def _average_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  #
     return [_call("AveragePoolingBackward", gy[0], x_shape=tuple(in_shapes[0]), **attrs)]
 
 
-def _average_pooling_backward_bw(gy, inputs, in_shapes, outputs, out_shapes, x_shape,  # type: ignore[no-untyped-def]
-                                 **attrs):
+def _average_pooling_backward_bw(
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    x_shape,  # type: ignore[no-untyped-def]
+    **attrs,
+):
     return [_call("AveragePooling", gy[0], **attrs)]
 
 
@@ -582,8 +706,14 @@ def global_average_pooling(x: Any) -> Any:
 # -- references (independent naive loops, nnabla's algorithm) ----------------------------------
 
 
-def _ref_windows(shape: Sequence[int], kernel: Any, stride: Any, ignore_border: bool, pad: Any,
-                 channel_last: bool) -> tuple[list[int], list[list[tuple[int, int]]]]:
+def _ref_windows(
+    shape: Sequence[int],
+    kernel: Any,
+    stride: Any,
+    ignore_border: bool,
+    pad: Any,
+    channel_last: bool,
+) -> tuple[list[int], list[list[tuple[int, int]]]]:
     """Spatial axes and, per axis, the (start, end) of every window (end counts the padding)."""
     kernel = list(kernel)
     nk = len(kernel)
@@ -607,8 +737,16 @@ def _ref_windows(shape: Sequence[int], kernel: Any, stride: Any, ignore_border: 
     return axes, bounds
 
 
-def _ref_pool(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
-              channel_last: bool, mode: str, including_pad: bool = True) -> np.ndarray:
+def _ref_pool(
+    x: np.ndarray,
+    kernel: Any,
+    stride: Any,
+    ignore_border: bool,
+    pad: Any,
+    channel_last: bool,
+    mode: str,
+    including_pad: bool = True,
+) -> np.ndarray:
     axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
     out_shape = list(x.shape)
     for a, b in zip(axes, bounds):
@@ -647,27 +785,45 @@ def _ref_pool(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad:
     return y
 
 
-def _max_pooling_ref(x: np.ndarray, kernel: Any, stride: Any = None, ignore_border: bool = True,
-                     pad: Any = None, channel_last: bool = False) -> np.ndarray:
+def _max_pooling_ref(
+    x: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> np.ndarray:
     return _ref_pool(x, kernel, stride, ignore_border, pad, channel_last, "max")
 
 
-def _average_pooling_ref(x: np.ndarray, kernel: Any, stride: Any = None,
-                         ignore_border: bool = True, pad: Any = None, channel_last: bool = False,
-                         including_pad: bool = True) -> np.ndarray:
+def _average_pooling_ref(
+    x: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+    including_pad: bool = True,
+) -> np.ndarray:
     return _ref_pool(x, kernel, stride, ignore_border, pad, channel_last, "avg", including_pad)
 
 
-def _window_members(shape: Sequence[int], kernel: Any, stride: Any, ignore_border: bool,
-                    pad: Any, channel_last: bool
-                    ) -> Iterator[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
+def _window_members(
+    shape: Sequence[int],
+    kernel: Any,
+    stride: Any,
+    ignore_border: bool,
+    pad: Any,
+    channel_last: bool,
+) -> Iterator[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
     """(output index, input indices of its window in row-major order), for every output."""
     axes, bounds = _ref_windows(shape, kernel, stride, ignore_border, pad, channel_last)
     other = [a for a in range(len(shape)) if a not in axes]
     for rest in itertools.product(*(range(shape[a]) for a in other)):
         for pos in itertools.product(*(range(len(b)) for b in bounds)):
-            ranges = [range(max(b[o][0], 0), min(b[o][1], shape[a]))
-                      for a, b, o in zip(axes, bounds, pos)]
+            ranges = [
+                range(max(b[o][0], 0), min(b[o][1], shape[a])) for a, b, o in zip(axes, bounds, pos)
+            ]
             out_idx = [0] * len(shape)
             for a, v in zip(other, rest):
                 out_idx[a] = v
@@ -684,8 +840,9 @@ def _window_members(shape: Sequence[int], kernel: Any, stride: Any, ignore_borde
             yield tuple(out_idx), members
 
 
-def _argmax_positions(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any,
-                      channel_last: bool) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+def _argmax_positions(
+    x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any, channel_last: bool
+) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
     """(output index, input index of the first maximum of its window), for every output."""
     for o, members in _window_members(x.shape, kernel, stride, ignore_border, pad, channel_last):
         best = members[0]
@@ -695,18 +852,30 @@ def _argmax_positions(x: np.ndarray, kernel: Any, stride: Any, ignore_border: bo
         yield o, best
 
 
-def _max_pooling_backward_ref(dy: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
-                              ignore_border: bool = True, pad: Any = None,
-                              channel_last: bool = False) -> np.ndarray:
+def _max_pooling_backward_ref(
+    dy: np.ndarray,
+    x: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> np.ndarray:
     dx = np.zeros(x.shape, dtype=dy.dtype)
     for o, i in _argmax_positions(x, kernel, stride, ignore_border, pad, channel_last):
         dx[i] += dy[o]
     return dx
 
 
-def _max_pooling_gather_ref(g: np.ndarray, x: np.ndarray, kernel: Any, stride: Any = None,
-                            ignore_border: bool = True, pad: Any = None,
-                            channel_last: bool = False) -> np.ndarray:
+def _max_pooling_gather_ref(
+    g: np.ndarray,
+    x: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> np.ndarray:
     pairs = list(_argmax_positions(x, kernel, stride, ignore_border, pad, channel_last))
     shape = list(x.shape)
     axes, bounds = _ref_windows(x.shape, kernel, stride, ignore_border, pad, channel_last)
@@ -718,9 +887,15 @@ def _max_pooling_gather_ref(g: np.ndarray, x: np.ndarray, kernel: Any, stride: A
     return y
 
 
-def _max_pooling_mask_ref(x: np.ndarray, y: np.ndarray, kernel: Any, stride: Any = None,
-                          ignore_border: bool = True, pad: Any = None,
-                          channel_last: bool = False) -> np.ndarray:
+def _max_pooling_mask_ref(
+    x: np.ndarray,
+    y: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> np.ndarray:
     m = np.zeros(x.shape, dtype=bool)
     for o, members in _window_members(x.shape, kernel, stride, ignore_border, pad, channel_last):
         for i in members:
@@ -730,40 +905,63 @@ def _max_pooling_mask_ref(x: np.ndarray, y: np.ndarray, kernel: Any, stride: Any
     return m
 
 
-def _masked_unpooling_ref(dy: np.ndarray, mask: np.ndarray, kernel: Any, stride: Any = None,
-                          ignore_border: bool = True, pad: Any = None,
-                          channel_last: bool = False) -> np.ndarray:
+def _masked_unpooling_ref(
+    dy: np.ndarray,
+    mask: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> np.ndarray:
     dx = np.zeros(mask.shape, dtype=dy.dtype)
-    for o, members in _window_members(mask.shape, kernel, stride, ignore_border, pad,
-                                      channel_last):
+    for o, members in _window_members(mask.shape, kernel, stride, ignore_border, pad, channel_last):
         for i in members:
             dx[i] += dy[o] * mask[i]
     return dx
 
 
-def _masked_pooling_ref(g: np.ndarray, mask: np.ndarray, kernel: Any, stride: Any = None,
-                        ignore_border: bool = True, pad: Any = None,
-                        channel_last: bool = False) -> np.ndarray:
-    attrs = {"kernel": kernel, "stride": stride, "ignore_border": ignore_border, "pad": pad,
-             "channel_last": channel_last}
+def _masked_pooling_ref(
+    g: np.ndarray,
+    mask: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> np.ndarray:
+    attrs = {
+        "kernel": kernel,
+        "stride": stride,
+        "ignore_border": ignore_border,
+        "pad": pad,
+        "channel_last": channel_last,
+    }
     y = np.zeros(_out_shape(tuple(mask.shape), attrs), dtype=g.dtype)
     for o, members in _window_members(mask.shape, **attrs):
         y[o] = sum((g[i] * mask[i] for i in members), g.dtype.type(0))
     return y
 
 
-def _average_pooling_backward_ref(dy: np.ndarray, kernel: Any, stride: Any = None,
-                                  ignore_border: bool = True, pad: Any = None,
-                                  channel_last: bool = False, including_pad: bool = True,
-                                  x_shape: Any = ()) -> np.ndarray:
+def _average_pooling_backward_ref(
+    dy: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+    including_pad: bool = True,
+    x_shape: Any = (),
+) -> np.ndarray:
     """The transpose of average pooling, built column by column from the forward reference."""
     size = math.prod(x_shape)
     dx = np.zeros(size, dtype=dy.dtype)
     for j in range(size):
         e = np.zeros(size)
         e[j] = 1.0
-        col = _average_pooling_ref(e.reshape(x_shape), kernel, stride, ignore_border, pad,
-                                   channel_last, including_pad)
+        col = _average_pooling_ref(
+            e.reshape(x_shape), kernel, stride, ignore_border, pad, channel_last, including_pad
+        )
         dx[j] = np.sum(col * dy)
     return dx.reshape(x_shape)
 
@@ -775,8 +973,11 @@ _POOL_CASES: list[tuple[tuple[int, ...], dict[str, Any], str]] = [
     ((2, 2, 4, 4), {"kernel": (2, 2)}, "2x2"),
     ((1, 1, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, "overlap pad"),
     ((1, 2, 5, 3), {"kernel": (2, 2), "ignore_border": False}, "ignore_border=False"),
-    ((1, 1, 4, 4), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "ignore_border": False},
-     "ignore_border=False pad"),
+    (
+        (1, 1, 4, 4),
+        {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "ignore_border": False},
+        "ignore_border=False pad",
+    ),
     ((1, 4, 4, 2), {"kernel": (2, 2), "channel_last": True}, "channel_last"),
     ((2, 3, 6), {"kernel": (2,), "stride": (1,)}, "1d overlap"),
     ((1, 1, 4, 4, 2), {"kernel": (2, 2, 2)}, "3d"),
@@ -793,8 +994,9 @@ def _pool_samples(extra: Sequence[tuple[dict[str, Any], str]] = ()):  # type: ig
     def samples(rng: np.random.Generator) -> Iterator[Sample]:
         for shape, attrs, name in _POOL_CASES:
             yield Sample((rng.standard_normal(shape),), dict(attrs), name=name)
-        yield Sample((_transposed(rng),), {"kernel": (2, 2), "stride": (1, 2)},
-                     name="non-contiguous")
+        yield Sample(
+            (_transposed(rng),), {"kernel": (2, 2), "stride": (1, 2)}, name="non-contiguous"
+        )
         for attrs, name in extra:
             yield Sample((rng.standard_normal((1, 2, 5, 4)),), dict(attrs), name=name)
 
@@ -803,21 +1005,42 @@ def _pool_samples(extra: Sequence[tuple[dict[str, Any], str]] = ()):  # type: ig
 
 _AVG_EXTRA = [
     ({"kernel": (3, 2), "pad": (1, 1), "including_pad": False}, "excluding pad"),
-    ({"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "ignore_border": False,
-      "including_pad": False}, "ignore_border=False excluding pad"),
+    (
+        {
+            "kernel": (3, 3),
+            "stride": (2, 2),
+            "pad": (1, 1),
+            "ignore_border": False,
+            "including_pad": False,
+        },
+        "ignore_border=False excluding pad",
+    ),
 ]
 
 
 def _out_shape(shape: tuple[int, ...], attrs: dict[str, Any]) -> tuple[int, ...]:
     a = {k: v for k, v in attrs.items() if k != "including_pad"}
-    return pool_geom("sample", shape, a["kernel"], a.get("stride"), a.get("ignore_border", True),
-                     a.get("pad"), a.get("channel_last", False)).out_shape
+    return pool_geom(
+        "sample",
+        shape,
+        a["kernel"],
+        a.get("stride"),
+        a.get("ignore_border", True),
+        a.get("pad"),
+        a.get("channel_last", False),
+    ).out_shape
 
 
 def _max_pooling_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
     for shape, attrs, name in _POOL_CASES:
-        if name in ("2x2", "overlap pad", "ignore_border=False pad", "1d overlap", "size-0",
-                    "channel_last"):
+        if name in (
+            "2x2",
+            "overlap pad",
+            "ignore_border=False pad",
+            "1d overlap",
+            "size-0",
+            "channel_last",
+        ):
             dy = rng.standard_normal(_out_shape(shape, attrs))
             yield Sample((dy, rng.standard_normal(shape)), dict(attrs), name=name)
 
@@ -825,8 +1048,9 @@ def _max_pooling_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
 def _max_pooling_gather_samples(rng: np.random.Generator) -> Iterator[Sample]:
     for shape, attrs, name in _POOL_CASES:
         if name in ("2x2", "overlap pad", "ignore_border=False", "1d overlap", "size-0", "3d"):
-            yield Sample((rng.standard_normal(shape), rng.standard_normal(shape)), dict(attrs),
-                         name=name)
+            yield Sample(
+                (rng.standard_normal(shape), rng.standard_normal(shape)), dict(attrs), name=name
+            )
 
 
 #: the cases of _POOL_CASES whose windows do not overlap
@@ -864,8 +1088,11 @@ def _masked_pooling_samples(rng: np.random.Generator) -> Iterator[Sample]:
 
 
 def _average_pooling_backward_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    cases = [(s, a, n) for s, a, n in _POOL_CASES if n in ("2x2", "overlap pad", "channel_last",
-                                                             "ignore_border=False pad", "size-0")]
+    cases = [
+        (s, a, n)
+        for s, a, n in _POOL_CASES
+        if n in ("2x2", "overlap pad", "channel_last", "ignore_border=False pad", "size-0")
+    ]
     cases += [((1, 2, 5, 4), a, n) for a, n in _AVG_EXTRA]
     for shape, attrs, name in cases:
         dy = rng.standard_normal(_out_shape(shape, attrs))
@@ -995,59 +1222,117 @@ _DOC_AVGBW = """Gradient of average_pooling for an input of shape x_shape (its l
 
 def register_functions(register: Any) -> None:
     """Register the pooling functions."""
-    pool_attrs = {"kernel": None, "stride": None, "ignore_border": True, "pad": None,
-                  "channel_last": False}
+    pool_attrs = {
+        "kernel": None,
+        "stride": None,
+        "ignore_border": True,
+        "pad": None,
+        "channel_last": False,
+    }
     register.function(
-        "MaxPooling", _max_pooling, inputs=("x",), attrs=dict(pool_attrs),
-        rule=_max_pooling_bw, fast_backward=_max_pooling_fast, need_inputs=(0,),
-        need_outputs=(0,), samples=_pool_samples(),
-        reference=_max_pooling_ref, doc=_DOC_MAX,
+        "MaxPooling",
+        _max_pooling,
+        inputs=("x",),
+        attrs=dict(pool_attrs),
+        rule=_max_pooling_bw,
+        fast_backward=_max_pooling_fast,
+        need_inputs=(0,),
+        need_outputs=(0,),
+        samples=_pool_samples(),
+        reference=_max_pooling_ref,
+        doc=_DOC_MAX,
     )
     register.function(
-        "MaxPoolingBackward", _max_pooling_backward, inputs=("dy", "x"), attrs=dict(pool_attrs),
-        rule=_max_pooling_backward_bw, fast_backward=_max_pooling_backward_fast,
-        need_inputs=(1,), need_outputs=(),
-        samples=_max_pooling_backward_samples, reference=_max_pooling_backward_ref,
+        "MaxPoolingBackward",
+        _max_pooling_backward,
+        inputs=("dy", "x"),
+        attrs=dict(pool_attrs),
+        rule=_max_pooling_backward_bw,
+        fast_backward=_max_pooling_backward_fast,
+        need_inputs=(1,),
+        need_outputs=(),
+        samples=_max_pooling_backward_samples,
+        reference=_max_pooling_backward_ref,
         doc=_DOC_MAXBW,
     )
     register.function(
-        "MaxPoolingGather", _max_pooling_gather, inputs=("g", "x"), attrs=dict(pool_attrs),
-        rule=_max_pooling_gather_bw, fast_backward=_max_pooling_gather_fast,
-        need_inputs=(1,), need_outputs=(),
-        samples=_max_pooling_gather_samples, reference=_max_pooling_gather_ref,
+        "MaxPoolingGather",
+        _max_pooling_gather,
+        inputs=("g", "x"),
+        attrs=dict(pool_attrs),
+        rule=_max_pooling_gather_bw,
+        fast_backward=_max_pooling_gather_fast,
+        need_inputs=(1,),
+        need_outputs=(),
+        samples=_max_pooling_gather_samples,
+        reference=_max_pooling_gather_ref,
         doc=_DOC_GATHER,
     )
     register.function(
-        "MaxPoolingMask", _max_pooling_mask, inputs=("x", "y"), attrs=dict(pool_attrs),
-        differentiable=False, samples=_max_pooling_mask_samples,
-        reference=_max_pooling_mask_ref, doc=_DOC_MASK,
+        "MaxPoolingMask",
+        _max_pooling_mask,
+        inputs=("x", "y"),
+        attrs=dict(pool_attrs),
+        differentiable=False,
+        samples=_max_pooling_mask_samples,
+        reference=_max_pooling_mask_ref,
+        doc=_DOC_MASK,
     )
     register.function(
-        "MaskedUnpooling", _masked_unpooling, inputs=("dy", "mask"), attrs=dict(pool_attrs),
-        rule=_masked_unpooling_bw, fast_backward=_masked_unpooling_fast, need_inputs=(1,),
-        need_outputs=(), samples=_masked_unpooling_samples, reference=_masked_unpooling_ref,
+        "MaskedUnpooling",
+        _masked_unpooling,
+        inputs=("dy", "mask"),
+        attrs=dict(pool_attrs),
+        rule=_masked_unpooling_bw,
+        fast_backward=_masked_unpooling_fast,
+        need_inputs=(1,),
+        need_outputs=(),
+        samples=_masked_unpooling_samples,
+        reference=_masked_unpooling_ref,
         doc=_DOC_UNPOOL,
     )
     register.function(
-        "MaskedPooling", _masked_pooling, inputs=("g", "mask"), attrs=dict(pool_attrs),
-        rule=_masked_pooling_bw, fast_backward=_masked_pooling_fast, need_inputs=(1,),
-        need_outputs=(), samples=_masked_pooling_samples, reference=_masked_pooling_ref,
+        "MaskedPooling",
+        _masked_pooling,
+        inputs=("g", "mask"),
+        attrs=dict(pool_attrs),
+        rule=_masked_pooling_bw,
+        fast_backward=_masked_pooling_fast,
+        need_inputs=(1,),
+        need_outputs=(),
+        samples=_masked_pooling_samples,
+        reference=_masked_pooling_ref,
         doc=_DOC_MPOOL,
     )
     avg_attrs = {**pool_attrs, "including_pad": True}
     register.function(
-        "AveragePooling", _average_pooling, inputs=("x",), attrs=dict(avg_attrs),
-        rule=_average_pooling_bw, need_inputs=(), need_outputs=(),
-        samples=_pool_samples(_AVG_EXTRA), reference=_average_pooling_ref, doc=_DOC_AVG,
+        "AveragePooling",
+        _average_pooling,
+        inputs=("x",),
+        attrs=dict(avg_attrs),
+        rule=_average_pooling_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_pool_samples(_AVG_EXTRA),
+        reference=_average_pooling_ref,
+        doc=_DOC_AVG,
     )
     register.function(
-        "AveragePoolingBackward", _average_pooling_backward, inputs=("dy",),
-        attrs={**avg_attrs, "x_shape": ()}, rule=_average_pooling_backward_bw, need_inputs=(),
-        need_outputs=(), samples=_average_pooling_backward_samples,
-        reference=_average_pooling_backward_ref, doc=_DOC_AVGBW,
+        "AveragePoolingBackward",
+        _average_pooling_backward,
+        inputs=("dy",),
+        attrs={**avg_attrs, "x_shape": ()},
+        rule=_average_pooling_backward_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_average_pooling_backward_samples,
+        reference=_average_pooling_backward_ref,
+        doc=_DOC_AVGBW,
     )
     register.composite(
-        "GlobalAveragePooling", global_average_pooling, samples=_gap_samples,
+        "GlobalAveragePooling",
+        global_average_pooling,
+        samples=_gap_samples,
         reference=_gap_ref,
     )
 

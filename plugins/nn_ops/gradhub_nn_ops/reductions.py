@@ -34,12 +34,15 @@ def _flat_index(xp: Any, x: Any, axes: tuple[int, ...], keepdims: bool, arg: str
 
 
 def _select(fname: str, reduce: str, arg: str) -> Any:
-    def kernel(xp: Any, x: Any, axis: Any = None, keepdims: bool = False,
-               only_index: bool = False) -> Any:
+    def kernel(
+        xp: Any, x: Any, axis: Any = None, keepdims: bool = False, only_index: bool = False
+    ) -> Any:
         axes = norm_axes(fname, axis, x.ndim)
         if any(x.shape[a] == 0 for a in axes):
-            raise ValueError(f"{fname}(): cannot reduce over an axis of size 0 (x.shape "
-                             f"{x.shape}, axis {axis!r})")
+            raise ValueError(
+                f"{fname}(): cannot reduce over an axis of size 0 (x.shape "
+                f"{x.shape}, axis {axis!r})"
+            )
         if only_index:
             return _flat_index(xp, x, axes, keepdims, arg)
         return xp.asarray(getattr(x, reduce)(axis=axes, keepdims=keepdims))
@@ -56,8 +59,13 @@ def _with_index_api(fdef: Any) -> Any:
     prim = fdef.api
     fname = fdef.snake
 
-    def api(x: Any, axis: Any = None, keepdims: bool = False, with_index: bool = False,
-            only_index: bool = False) -> Any:
+    def api(
+        x: Any,
+        axis: Any = None,
+        keepdims: bool = False,
+        with_index: bool = False,
+        only_index: bool = False,
+    ) -> Any:
         if only_index:
             return prim(x, axis=axis, keepdims=keepdims, only_index=True)
         y = prim(x, axis=axis, keepdims=keepdims)
@@ -95,8 +103,15 @@ def _select_bw(
 
 
 def _select_fast(
-    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
-    keepdims: bool = False, only_index: bool = False,
+    xp: Any,
+    gy: Any,
+    x: Any,
+    xs: Any,
+    y: Any,
+    ys: Any,
+    axis: Any = None,
+    keepdims: bool = False,
+    only_index: bool = False,
 ) -> list[Any]:
     if only_index:
         return [None]
@@ -113,8 +128,7 @@ def _select_fast(
 def _prod(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     axes = norm_axes("prod", axis, x.ndim)
     if x.dtype == np.float16:  # float32 partial products: no overflow/underflow in between
-        return xp.asarray(x.prod(axis=axes, keepdims=keepdims, dtype=np.float32)
-                          ).astype(np.float16)
+        return xp.asarray(x.prod(axis=axes, keepdims=keepdims, dtype=np.float32)).astype(np.float16)
     return xp.asarray(x.prod(axis=axes, keepdims=keepdims))
 
 
@@ -189,8 +203,9 @@ def _prod_bw(
     return [g * _exclusive_prod(x, axes)]
 
 
-def _prod_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
-               keepdims: bool = False) -> list[Any]:
+def _prod_fast(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None, keepdims: bool = False
+) -> list[Any]:
     shape = tuple(xs[0])
     axes = norm_axes("prod", axis, len(shape))
     k = kept_shape(shape, axes)
@@ -251,8 +266,9 @@ def _logsumexp_bw(
     return [g * call("Exp", ins[0] - y)]
 
 
-def _logsumexp_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
-                    keepdims: bool = False) -> list[Any]:
+def _logsumexp_fast(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None, keepdims: bool = False
+) -> list[Any]:
     shape = tuple(xs[0])
     k = kept_shape(shape, norm_axes("logsumexp", axis, len(shape)))
     return [gy[0].reshape(k) * xp.exp(x[0] - y[0].reshape(k))]
@@ -283,8 +299,9 @@ def _mean_bw(gy, inputs, in_shapes, outputs, out_shapes, axis=None, keepdims=Fal
     return [call("MulScalar", g, val=_mean_count(shape, axes))]
 
 
-def _mean_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None,
-               keepdims: bool = False) -> list[Any]:
+def _mean_fast(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None, keepdims: bool = False
+) -> list[Any]:
     shape = tuple(xs[0])
     axes = norm_axes("mean", axis, len(shape))
     g = gy[0].reshape(kept_shape(shape, axes)) * _mean_count(shape, axes)
@@ -311,8 +328,7 @@ def _norm_p(p: Any) -> float:
     """``p`` as a float (None means 2); ValueError naming norm() and 'p' unless positive."""
     if p is None:
         return 2.0
-    if (not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool)
-            or not p > 0):
+    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool) or not p > 0:
         raise ValueError(f"norm(): argument 'p' must be a positive number or inf, got {p!r}")
     return float(p)
 
@@ -328,10 +344,14 @@ def _norm(xp: Any, x: Any, p: Any = None, axis: Any = None, keepdims: bool = Fal
         return xp.asarray(a.sum(axis=axes, keepdims=keepdims))
     if math.isinf(q):
         if a.size == 0:  # the max-norm of nothing is 0, as every p-norm of nothing
-            return xp.zeros(kept_shape(x.shape, axes) if keepdims else
-                            [n for i, n in enumerate(x.shape) if i not in axes], x.dtype)
+            return xp.zeros(
+                kept_shape(x.shape, axes)
+                if keepdims
+                else [n for i, n in enumerate(x.shape) if i not in axes],
+                x.dtype,
+            )
         return xp.asarray(a.max(axis=axes, keepdims=keepdims))
-    return xp.asarray((a ** q).sum(axis=axes, keepdims=keepdims)) ** (1.0 / q)
+    return xp.asarray((a**q).sum(axis=axes, keepdims=keepdims)) ** (1.0 / q)
 
 
 def _norm_bw(gy, ins, in_shapes, outs, out_shapes, p=None, axis=None, keepdims=False):  # type: ignore[no-untyped-def]
@@ -353,8 +373,17 @@ def _norm_bw(gy, ins, in_shapes, outs, out_shapes, p=None, axis=None, keepdims=F
     return [lead * (g / call("PowScalar", safe, val=q - 1.0))]
 
 
-def _norm_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, p: Any = None,
-               axis: Any = None, keepdims: bool = False) -> list[Any]:
+def _norm_fast(
+    xp: Any,
+    gy: Any,
+    x: Any,
+    xs: Any,
+    y: Any,
+    ys: Any,
+    p: Any = None,
+    axis: Any = None,
+    keepdims: bool = False,
+) -> list[Any]:
     x0, q = x[0], _norm_p(p)
     axes = norm_axes("norm", axis, len(xs[0]))
     k = kept_shape(xs[0], axes)
@@ -402,8 +431,9 @@ _NORM_DOC = r"""norm(x, p=None, axis=None, keepdims=False): the p-norm over ``ax
 _AXES: tuple[tuple[Any, bool], ...] = ((None, False), (1, False), ((0, 2), True), (-1, True))
 
 
-def _reduce_samples(positive: bool = False, distinct: bool = False,
-                    extra: tuple[dict[str, Any], ...] = ()) -> Any:
+def _reduce_samples(
+    positive: bool = False, distinct: bool = False, extra: tuple[dict[str, Any], ...] = ()
+) -> Any:
     """Reduction samples: several axis/keepdims choices, a 0-d and a transposed input.
 
     ``distinct``: well-separated values (no ties, so max/min are differentiable); ``positive``:
@@ -435,8 +465,13 @@ def _np_axes(axis: Any) -> Any:
 
 
 def _select_ref(reduce: Any, arg: Any) -> Any:
-    def ref(x: np.ndarray, axis: Any = None, keepdims: bool = False, with_index: bool = False,
-            only_index: bool = False) -> Any:
+    def ref(
+        x: np.ndarray,
+        axis: Any = None,
+        keepdims: bool = False,
+        with_index: bool = False,
+        only_index: bool = False,
+    ) -> Any:
         ax = _np_axes(axis)
         y = reduce(x, axis=ax, keepdims=keepdims)
         if not (with_index or only_index):
@@ -474,8 +509,14 @@ def _norm_ref(x: np.ndarray, p: Any = None, axis: Any = None, keepdims: bool = F
 
 def _norm_samples(rng: np.random.Generator) -> Iterator[Sample]:
     x = rng.uniform(0.5, 1.5, (2, 3)) * rng.choice([-1.0, 1.0], (2, 3))
-    for p, axis, keep in ((None, None, False), (2, 1, True), (1, 0, False), (3, None, False),
-                          (1.5, 1, False), (math.inf, 1, False)):
+    for p, axis, keep in (
+        (None, None, False),
+        (2, 1, True),
+        (1, 0, False),
+        (3, None, False),
+        (1.5, 1, False),
+        (math.inf, 1, False),
+    ):
         yield Sample((x,), {"p": p, "axis": axis, "keepdims": keep}, name=f"p={p},axis={axis}")
     yield Sample((rng.uniform(0.5, 1.5, (3, 2)).T,), {"axis": 0}, name="transposed")
     yield Sample((np.asarray(rng.uniform(0.5, 1.5)),), {}, name="0-d")
@@ -516,23 +557,42 @@ def register_functions(register: Any) -> None:
         ("Max", "max", "argmax", np.max, np.argmax, "maximum", "[5., 7.]", "[1, 0]"),
         ("Min", "min", "argmin", np.min, np.argmin, "minimum", "[1., 0.]", "[0, 1]"),
     ):
-        fdef = f(name, _select(reduce, reduce, arg), attrs=dict(attrs),
-          rule=_select_bw, fast_backward=_select_fast, need_inputs=(0,), need_outputs=(0,),
-          samples=_chain(
-              _reduce_samples(distinct=True, extra=({"axis": 1, "with_index": True},
-                                                    {"axis": (0, 1), "only_index": True},
-                                                    {"axis": 0, "keepdims": True,
-                                                     "with_index": True})),
-              _ties_samples),
-          reference=_select_ref(ref, aref),
-          doc=_SELECT_DOC.format(snake=reduce, what=what, ex_val=ex_val, ex_idx=ex_idx))
+        fdef = f(
+            name,
+            _select(reduce, reduce, arg),
+            attrs=dict(attrs),
+            rule=_select_bw,
+            fast_backward=_select_fast,
+            need_inputs=(0,),
+            need_outputs=(0,),
+            samples=_chain(
+                _reduce_samples(
+                    distinct=True,
+                    extra=(
+                        {"axis": 1, "with_index": True},
+                        {"axis": (0, 1), "only_index": True},
+                        {"axis": 0, "keepdims": True, "with_index": True},
+                    ),
+                ),
+                _ties_samples,
+            ),
+            reference=_select_ref(ref, aref),
+            doc=_SELECT_DOC.format(snake=reduce, what=what, ex_val=ex_val, ex_idx=ex_idx),
+        )
         fdef.api = _with_index_api(fdef)
-    f("Prod", _prod, attrs={"axis": None, "keepdims": False}, rule=_prod_bw,
-      fast_backward=_prod_fast, need_inputs=(0,), need_outputs=(0,),
-      samples=_chain(_reduce_samples(positive=True), _prod_zero_samples),
-      reference=lambda x, axis=None, keepdims=False: np.prod(x, axis=_np_axes(axis),
-                                                             keepdims=keepdims),
-      doc=r"""prod(x, axis=None, keepdims=False): the product over ``axis`` (all axes when None).
+    f(
+        "Prod",
+        _prod,
+        attrs={"axis": None, "keepdims": False},
+        rule=_prod_bw,
+        fast_backward=_prod_fast,
+        need_inputs=(0,),
+        need_outputs=(0,),
+        samples=_chain(_reduce_samples(positive=True), _prod_zero_samples),
+        reference=lambda x, axis=None, keepdims=False: np.prod(
+            x, axis=_np_axes(axis), keepdims=keepdims
+        ),
+        doc=r"""prod(x, axis=None, keepdims=False): the product over ``axis`` (all axes when None).
 
     :math:`y = \prod_{i \in \mathrm{axis}} x_i`. Gradient:
     :math:`\partial y / \partial x_i = \prod_{j \ne i} x_j`, the product of the other elements
@@ -549,11 +609,21 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.prod(gh.Variable([[1.0, 2.0], [3.0, 4.0]]), axis=0).d
         array([3., 8.], dtype=float32)
-    """)
-    f("LogSumExp", _logsumexp, snake="logsumexp", attrs={"axis": None, "keepdims": False},
-      rule=_logsumexp_bw, fast_backward=_logsumexp_fast, need_inputs=(0,), need_outputs=(0,),
-      samples=_chain(_reduce_samples(), _empty_samples), reference=_logsumexp_ref,
-      doc=r"""logsumexp(x, axis=None, keepdims=False): :math:`y = \ln\sum_i e^{x_i}` over ``axis``.
+    """,
+    )
+    f(
+        "LogSumExp",
+        _logsumexp,
+        snake="logsumexp",
+        attrs={"axis": None, "keepdims": False},
+        rule=_logsumexp_bw,
+        fast_backward=_logsumexp_fast,
+        need_inputs=(0,),
+        need_outputs=(0,),
+        samples=_chain(_reduce_samples(), _empty_samples),
+        reference=_logsumexp_ref,
+        doc=r"""logsumexp(x, axis=None, keepdims=False): :math:`y = \ln\sum_i e^{x_i}`
+    over ``axis``.
 
     Computed stably as :math:`m + \ln\sum_i e^{x_i - m}` with :math:`m = \max_i x_i`; gradient
     :math:`e^{x_i - y}` (the softmax along ``axis``).
@@ -564,16 +634,34 @@ def register_functions(register: Any) -> None:
         >>> import gradhub.functions as F
         >>> F.logsumexp(gh.Variable([1000.0, 1000.0])).d
         array(1000.6932, dtype=float32)
-    """)
-    f("Mean", _mean, attrs={"axis": None, "keepdims": False}, rule=_mean_bw,
-      fast_backward=_mean_fast, need_inputs=(), need_outputs=(),
-      samples=_chain(_reduce_samples(), _empty_samples),
-      reference=lambda x, axis=None, keepdims=False: np.mean(x, axis=_np_axes(axis),
-                                                             keepdims=keepdims),
-      doc=_MEAN_DOC)
-    f("Norm", _norm, attrs={"p": None, "axis": None, "keepdims": False}, rule=_norm_bw,
-      fast_backward=_norm_fast, need_inputs=(0,), need_outputs=(0,), samples=_norm_samples,
-      reference=_norm_ref, doc=_NORM_DOC)
+    """,
+    )
+    f(
+        "Mean",
+        _mean,
+        attrs={"axis": None, "keepdims": False},
+        rule=_mean_bw,
+        fast_backward=_mean_fast,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_chain(_reduce_samples(), _empty_samples),
+        reference=lambda x, axis=None, keepdims=False: np.mean(
+            x, axis=_np_axes(axis), keepdims=keepdims
+        ),
+        doc=_MEAN_DOC,
+    )
+    f(
+        "Norm",
+        _norm,
+        attrs={"p": None, "axis": None, "keepdims": False},
+        rule=_norm_bw,
+        fast_backward=_norm_fast,
+        need_inputs=(0,),
+        need_outputs=(0,),
+        samples=_norm_samples,
+        reference=_norm_ref,
+        doc=_NORM_DOC,
+    )
 
 
 def _ties_samples(rng: np.random.Generator) -> Iterator[Sample]:

@@ -89,8 +89,11 @@ def _transpose_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((rng.standard_normal((3, 2)),), {"axes": None}, name="axes=None reverses")
     yield Sample((rng.standard_normal(()),), {"axes": ()}, name="0-d")
     yield Sample((rng.standard_normal((0, 3)),), {"axes": (1, 0)}, name="size-0")
-    yield Sample((rng.standard_normal((4, 3, 2)).transpose(2, 0, 1),), {"axes": (1, 2, 0)},
-                 name="non-contiguous")
+    yield Sample(
+        (rng.standard_normal((4, 3, 2)).transpose(2, 0, 1),),
+        {"axes": (1, 2, 0)},
+        name="non-contiguous",
+    )
 
 
 def _transpose_ref(x: np.ndarray, axes: Any = None) -> np.ndarray:
@@ -135,19 +138,21 @@ def slice_(x: Any, start: Any = None, stop: Any = None, step: Any = None) -> Var
             raise TypeError(f"slice: {arg} must hold ints or None, got {arg}={vals}")
     if any(s == 0 for s in step if s is not None):
         raise ValueError(f"slice: step must not contain 0, got step={step}")
-    key = (slice(None),) * (ndim - n) + tuple(
-        slice(a, b, c) for a, b, c in zip(start, stop, step)
-    )
+    key = (slice(None),) * (ndim - n) + tuple(slice(a, b, c) for a, b, c in zip(start, stop, step))
     return call("GetItem", x, key=key)  # type: ignore[no-any-return]
 
 
 def _slice_samples(rng: np.random.Generator) -> Iterator[Sample]:
     x = rng.standard_normal((3, 5))
     yield Sample((x,), {"start": (0, 1), "stop": (3, 5), "step": (1, 2)}, name="all axes")
-    yield Sample((x,), {"start": (-1,), "stop": (None,), "step": (-2,)},
-                 name="last axis, negative step")
-    yield Sample((rng.standard_normal((2, 3, 4)),), {"start": (1, 0), "stop": (3, 3),
-                 "step": (1, 3)}, name="trailing axes")
+    yield Sample(
+        (x,), {"start": (-1,), "stop": (None,), "step": (-2,)}, name="last axis, negative step"
+    )
+    yield Sample(
+        (rng.standard_normal((2, 3, 4)),),
+        {"start": (1, 0), "stop": (3, 3), "step": (1, 3)},
+        name="trailing axes",
+    )
     yield Sample((x,), {"start": (1, 7), "stop": (2, 9), "step": (1, 1)}, name="empty (clamped)")
     yield Sample((x,), {}, name="defaults take all")
 
@@ -214,8 +219,11 @@ def _concatenate_bw(gy, inputs, in_shapes, outputs, out_shapes, axis):  # type: 
 def _concatenate_samples(rng: np.random.Generator) -> Iterator[Sample]:
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 2))
     yield Sample((a, b), {"axis": None}, name="default last axis")
-    yield Sample((a, rng.standard_normal((1, 3)), rng.standard_normal((2, 3))), {"axis": 0},
-                 name="three inputs, axis 0")
+    yield Sample(
+        (a, rng.standard_normal((1, 3)), rng.standard_normal((2, 3))),
+        {"axis": 0},
+        name="three inputs, axis 0",
+    )
     yield Sample((a, b), {"axis": -1}, name="negative axis")
     yield Sample((a, rng.standard_normal((2, 0))), {"axis": 1}, name="size-0 piece")
     yield Sample((rng.standard_normal((3, 2)).T, b), {"axis": 1}, name="non-contiguous")
@@ -233,8 +241,10 @@ def _stack(xp: Any, *xs: Any, axis: int = 0) -> Any:
     try:
         return xp.stack(xs, axis=ax)
     except ValueError:  # only a failing call pays for the message
-        raise ValueError(f"stack: the inputs xs must all have the same shape, got shapes "
-                         f"{[tuple(x.shape) for x in xs]}") from None
+        raise ValueError(
+            f"stack: the inputs xs must all have the same shape, got shapes "
+            f"{[tuple(x.shape) for x in xs]}"
+        ) from None
 
 
 def _stack_bw(gy, inputs, in_shapes, outputs, out_shapes, axis):  # type: ignore[no-untyped-def]
@@ -244,8 +254,11 @@ def _stack_bw(gy, inputs, in_shapes, outputs, out_shapes, axis):  # type: ignore
 
 def _stack_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((rng.standard_normal((2, 3)), rng.standard_normal((2, 3))), {"axis": 0})
-    yield Sample((rng.standard_normal((2, 3)), rng.standard_normal((2, 3)),
-                  rng.standard_normal((2, 3))), {"axis": -1}, name="axis -1")
+    yield Sample(
+        (rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), rng.standard_normal((2, 3))),
+        {"axis": -1},
+        name="axis -1",
+    )
     yield Sample((rng.standard_normal(()), rng.standard_normal(())), {"axis": 0}, name="0-d")
     yield Sample((rng.standard_normal((3, 2)).T,), {"axis": 1}, name="one non-contiguous input")
 
@@ -292,8 +305,9 @@ def _pad_pairs(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     for v in items:
         vals = list(v) if isinstance(v, (tuple, list)) else [v]
         if not all(is_int(u) for u in vals):  # 1.5 is never truncated to 1
-            raise TypeError(f"pad: pad_width must be a sequence of ints (or of int pairs), got "
-                            f"{pad_width!r}")
+            raise TypeError(
+                f"pad: pad_width must be a sequence of ints (or of int pairs), got {pad_width!r}"
+            )
         flat.extend(int(u) for u in vals)
     if len(flat) % 2:
         raise ValueError(f"pad: pad_width must hold an even number of values, got {pad_width}")
@@ -328,8 +342,9 @@ def _check_pad_mode(mode: str, shape: Sequence[int], pairs: Sequence[tuple[int, 
                 raise ValueError(f"pad: mode {mode!r} cannot pad an axis of size 0")
 
 
-def _pad(xp: Any, x: Any, pad_width: Any = (), mode: str = "constant",
-         constant_value: float = 0.0) -> Any:
+def _pad(
+    xp: Any, x: Any, pad_width: Any = (), mode: str = "constant", constant_value: float = 0.0
+) -> Any:
     pairs = _pad_pairs(pad_width, x.ndim)
     _check_pad_mode(mode, x.shape, pairs)
     if mode == "constant":
@@ -364,24 +379,44 @@ def _pad_bw(gy, inputs, in_shapes, outputs, out_shapes, pad_width, mode, constan
 
 def _pad_samples(rng: np.random.Generator) -> Iterator[Sample]:
     x = rng.standard_normal((2, 3))
-    yield Sample((x,), {"pad_width": (1, 2), "mode": "constant", "constant_value": 0.5},
-                 name="constant, last dim")
-    yield Sample((x,), {"pad_width": (1, 0, 2, 1), "mode": "constant", "constant_value": 0.0},
-                 name="constant, two dims")
-    yield Sample((x,), {"pad_width": (2, 4), "mode": "reflect", "constant_value": 0.0},
-                 name="reflect, wider than the axis")
-    yield Sample((rng.standard_normal((2, 2, 3)),), {"pad_width": (1, 1, 0, 2),
-                 "mode": "reflect", "constant_value": 0.0}, name="reflect, 3-d")
-    yield Sample((x,), {"pad_width": (2, 1, 1, 3), "mode": "repeat", "constant_value": 0.0},
-                 name="repeat")
-    yield Sample((rng.standard_normal((0, 2)),), {"pad_width": (1, 1, 0, 0), "mode": "constant",
-                 "constant_value": 1.0}, name="size-0 axis")
-    yield Sample((rng.standard_normal((3, 2)).T,), {"pad_width": (1, 1), "mode": "reflect",
-                 "constant_value": 0.0}, name="non-contiguous")
+    yield Sample(
+        (x,),
+        {"pad_width": (1, 2), "mode": "constant", "constant_value": 0.5},
+        name="constant, last dim",
+    )
+    yield Sample(
+        (x,),
+        {"pad_width": (1, 0, 2, 1), "mode": "constant", "constant_value": 0.0},
+        name="constant, two dims",
+    )
+    yield Sample(
+        (x,),
+        {"pad_width": (2, 4), "mode": "reflect", "constant_value": 0.0},
+        name="reflect, wider than the axis",
+    )
+    yield Sample(
+        (rng.standard_normal((2, 2, 3)),),
+        {"pad_width": (1, 1, 0, 2), "mode": "reflect", "constant_value": 0.0},
+        name="reflect, 3-d",
+    )
+    yield Sample(
+        (x,), {"pad_width": (2, 1, 1, 3), "mode": "repeat", "constant_value": 0.0}, name="repeat"
+    )
+    yield Sample(
+        (rng.standard_normal((0, 2)),),
+        {"pad_width": (1, 1, 0, 0), "mode": "constant", "constant_value": 1.0},
+        name="size-0 axis",
+    )
+    yield Sample(
+        (rng.standard_normal((3, 2)).T,),
+        {"pad_width": (1, 1), "mode": "reflect", "constant_value": 0.0},
+        name="non-contiguous",
+    )
 
 
-def _pad_ref(x: np.ndarray, pad_width: Any = (), mode: str = "constant",
-             constant_value: float = 0.0) -> np.ndarray:
+def _pad_ref(
+    x: np.ndarray, pad_width: Any = (), mode: str = "constant", constant_value: float = 0.0
+) -> np.ndarray:
     flat = [int(v) for v in pad_width]
     pairs = [(0, 0)] * (x.ndim - len(flat) // 2) + [
         (flat[i], flat[i + 1]) for i in range(0, len(flat), 2)
@@ -512,9 +547,11 @@ def broadcast(x: Any, shape: Sequence[int]) -> Variable:
     target = _ints("broadcast", "shape", shape)
     xs = tuple(x.shape)
     if not broadcasts_to(xs, target):
-        raise ValueError(f"broadcast: x of shape {xs} cannot be broadcast to shape {target} "
-                         f"(each axis of x must equal the target's or be 1; the target may add "
-                         f"leading axes)")
+        raise ValueError(
+            f"broadcast: x of shape {xs} cannot be broadcast to shape {target} "
+            f"(each axis of x must equal the target's or be 1; the target may add "
+            f"leading axes)"
+        )
     return call("BroadcastTo", x, shape=target)  # type: ignore[no-any-return]
 
 
@@ -546,9 +583,16 @@ def _broadcast_samples(rng: np.random.Generator) -> Iterator[Sample]:
 def register_functions(register: Any) -> None:
     """Register the shape functions."""
     f = register.function
-    f("Transpose", _transpose, attrs={"axes": None}, rule=_transpose_bw, need_inputs=(),
-      need_outputs=(), samples=_transpose_samples, reference=_transpose_ref,
-      doc="""Permute the axes of ``x``: ``y.shape[i] = x.shape[axes[i]]``.
+    f(
+        "Transpose",
+        _transpose,
+        attrs={"axes": None},
+        rule=_transpose_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_transpose_samples,
+        reference=_transpose_ref,
+        doc="""Permute the axes of ``x``: ``y.shape[i] = x.shape[axes[i]]``.
 
 ``axes=None`` reverses the axes; negative entries count from the end.
 
@@ -557,13 +601,20 @@ Example::
     >>> import numpy as np, gradhub as gh, gradhub.functions as F
     >>> F.transpose(gh.Variable(np.zeros((2, 3, 4))), (2, 0, 1)).shape
     (4, 2, 3)
-""")
-    register.composite("Slice", slice_, snake="slice", samples=_slice_samples,
-                       reference=_slice_ref)
-    f("Concatenate", _concatenate, inputs=("*xs",), attrs={"axis": None},
-      rule=_concatenate_bw, need_inputs=(), need_outputs=(), samples=_concatenate_samples,
-      reference=_concatenate_ref,
-      doc="""Join the inputs along an existing ``axis`` (nnabla default: the last axis).
+""",
+    )
+    register.composite("Slice", slice_, snake="slice", samples=_slice_samples, reference=_slice_ref)
+    f(
+        "Concatenate",
+        _concatenate,
+        inputs=("*xs",),
+        attrs={"axis": None},
+        rule=_concatenate_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_concatenate_samples,
+        reference=_concatenate_ref,
+        doc="""Join the inputs along an existing ``axis`` (nnabla default: the last axis).
 
 ``y = [x_0, x_1, ...]`` along ``axis``; the gradient of each input is its slice of ``dy``.
 
@@ -575,10 +626,19 @@ Example::
     (2, 4)
     >>> F.concatenate(a, a, axis=0).shape
     (4, 3)
-""")
-    f("Stack", _stack, inputs=("*xs",), attrs={"axis": 0}, rule=_stack_bw, need_inputs=(),
-      need_outputs=(), samples=_stack_samples, reference=lambda *xs, axis=0: np.stack(xs, axis),
-      doc="""Join same-shaped inputs along a new ``axis``: ``y[..., i, ...] = x_i``.
+""",
+    )
+    f(
+        "Stack",
+        _stack,
+        inputs=("*xs",),
+        attrs={"axis": 0},
+        rule=_stack_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_stack_samples,
+        reference=lambda *xs, axis=0: np.stack(xs, axis),
+        doc="""Join same-shaped inputs along a new ``axis``: ``y[..., i, ...] = x_i``.
 
 Example::
 
@@ -586,10 +646,19 @@ Example::
     >>> a = gh.Variable(np.zeros((2, 3)))
     >>> F.stack(a, a, a, axis=1).shape
     (2, 3, 3)
-""")
-    f("Split", _split, attrs={"axis": 0}, n_outputs=_split_n_outputs, rule=_split_bw,
-      need_inputs=(), need_outputs=(), samples=_split_samples, reference=_split_ref,
-      doc="""Split ``x`` into its ``x.shape[axis]`` slices along ``axis`` (nnabla ``F.split``).
+""",
+    )
+    f(
+        "Split",
+        _split,
+        attrs={"axis": 0},
+        n_outputs=_split_n_outputs,
+        rule=_split_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_split_samples,
+        reference=_split_ref,
+        doc="""Split ``x`` into its ``x.shape[axis]`` slices along ``axis`` (nnabla ``F.split``).
 
 ``y_i = x[..., i, ...]``; always returns a tuple (also when there is one slice). The gradient
 stacks the output gradients back.
@@ -600,11 +669,19 @@ Example::
     >>> a, b, c = F.split(gh.Variable(np.arange(6.0).reshape(3, 2)), axis=0)
     >>> b.d
     array([2., 3.])
-""")
-    with_real_scalars(f(
-      "Pad", _pad, attrs={"pad_width": (), "mode": "constant", "constant_value": 0.0},
-      rule=_pad_bw, need_inputs=(), need_outputs=(), samples=_pad_samples, reference=_pad_ref,
-      doc="""Pad the last dims of ``x`` as nnabla's ``F.pad``.
+""",
+    )
+    with_real_scalars(
+        f(
+            "Pad",
+            _pad,
+            attrs={"pad_width": (), "mode": "constant", "constant_value": 0.0},
+            rule=_pad_bw,
+            need_inputs=(),
+            need_outputs=(),
+            samples=_pad_samples,
+            reference=_pad_ref,
+            doc="""Pad the last dims of ``x`` as nnabla's ``F.pad``.
 
 ``pad_width`` is flat, ``(before_0, after_0, before_1, after_1, ...)`` for the last
 ``len(pad_width) // 2`` dims. ``mode``: ``"constant"`` (fill with ``constant_value``),
@@ -617,10 +694,20 @@ Example::
     >>> x = gh.Variable(np.array([1.0, 2.0, 3.0]))
     >>> F.pad(x, (2, 1), mode="reflect").d
     array([3., 2., 1., 2., 3., 2.])
-"""), ("constant_value",))
-    f("Flip", _flip, attrs={"axes": None}, rule=_flip_bw, need_inputs=(), need_outputs=(),
-      samples=_flip_samples, reference=_flip_ref,
-      doc="""Reverse ``x`` along ``axes`` (nnabla default: the last axis).
+""",
+        ),
+        ("constant_value",),
+    )
+    f(
+        "Flip",
+        _flip,
+        attrs={"axes": None},
+        rule=_flip_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_flip_samples,
+        reference=_flip_ref,
+        doc="""Reverse ``x`` along ``axes`` (nnabla default: the last axis).
 
 ``y[..., i, ...] = x[..., n - 1 - i, ...]`` on each flipped axis.
 
@@ -630,10 +717,18 @@ Example::
     >>> F.flip(gh.Variable(np.array([[1.0, 2.0], [3.0, 4.0]])), axes=(0, 1)).d
     array([[4., 3.],
            [2., 1.]])
-""")
-    f("Tile", _tile, attrs={"reps": ()}, rule=_tile_bw, need_inputs=(), need_outputs=(),
-      samples=_tile_samples, reference=lambda x, reps: np.tile(x, reps),
-      doc="""Repeat ``x`` ``reps[i]`` times along each axis (as ``numpy.tile``).
+""",
+    )
+    f(
+        "Tile",
+        _tile,
+        attrs={"reps": ()},
+        rule=_tile_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_tile_samples,
+        reference=lambda x, reps: np.tile(x, reps),
+        doc="""Repeat ``x`` ``reps[i]`` times along each axis (as ``numpy.tile``).
 
 The gradient sums the copies: ``dx = sum over copies of dy``.
 
@@ -643,9 +738,18 @@ Example::
     >>> F.tile(gh.Variable(np.array([1.0, 2.0])), (2, 2)).d
     array([[1., 2., 1., 2.],
            [1., 2., 1., 2.]])
-""")
+""",
+    )
     register.composite("Squeeze", squeeze, samples=_squeeze_samples, reference=_squeeze_ref)
-    register.composite("ExpandDims", expand_dims, samples=_expand_dims_samples,
-                       reference=lambda x, axis: np.expand_dims(x, axis))
-    register.composite("Broadcast", broadcast, samples=_broadcast_samples,
-                       reference=lambda x, shape: np.broadcast_to(x, shape))
+    register.composite(
+        "ExpandDims",
+        expand_dims,
+        samples=_expand_dims_samples,
+        reference=lambda x, axis: np.expand_dims(x, axis),
+    )
+    register.composite(
+        "Broadcast",
+        broadcast,
+        samples=_broadcast_samples,
+        reference=lambda x, shape: np.broadcast_to(x, shape),
+    )

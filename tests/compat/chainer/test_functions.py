@@ -79,8 +79,11 @@ _ELEMENTWISE = [
     ("reshape", lambda x: F.reshape(x, (3, -1)), lambda x: x.reshape(3, 2)),
     ("flatten", F.flatten, lambda x: x.reshape(-1)),
     ("transpose", F.transpose, lambda x: x.T),
-    ("broadcast_to", lambda x: F.broadcast_to(x, (4, 2, 3)),
-     lambda x: np.broadcast_to(x, (4, 2, 3))),
+    (
+        "broadcast_to",
+        lambda x: F.broadcast_to(x, (4, 2, 3)),
+        lambda x: np.broadcast_to(x, (4, 2, 3)),
+    ),
     ("expand_dims", lambda x: F.expand_dims(x, 1), lambda x: x[:, None]),
     ("squeeze", lambda x: F.squeeze(F.expand_dims(x, 0)), lambda x: x),
     ("get_item", lambda x: F.get_item(x, (slice(None), 1)), lambda x: x[:, 1]),
@@ -90,14 +93,20 @@ _ELEMENTWISE = [
     ("stack", lambda x: F.stack([x, x * 2], axis=1), lambda x: np.stack([x, x * 2], 1)),
     ("maximum", lambda x: F.maximum(x, 1 - x), lambda x: np.maximum(x, 1 - x)),
     ("minimum", lambda x: F.minimum(x, 1 - x), lambda x: np.minimum(x, 1 - x)),
-    ("where", lambda x: F.where(np.array([[True, False, True]] * 2), x, -x),
-     lambda x: np.where([[True, False, True]] * 2, x, -x)),
+    (
+        "where",
+        lambda x: F.where(np.array([[True, False, True]] * 2), x, -x),
+        lambda x: np.where([[True, False, True]] * 2, x, -x),
+    ),
     ("squared_error", lambda x: F.squared_error(x, 1 - x), lambda x: (2 * x - 1) ** 2),
     ("absolute_error", lambda x: F.absolute_error(x, 1 - x), lambda x: np.abs(2 * x - 1)),
     ("mse", lambda x: F.mean_squared_error(x, 1 - x), lambda x: ((2 * x - 1) ** 2).mean()),
     ("mae", lambda x: F.mean_absolute_error(x, 1 - x), lambda x: np.abs(2 * x - 1).mean()),
-    ("linear", lambda x: F.linear(x, np.arange(6.0).reshape(2, 3), np.array([1.0, -1.0])),
-     lambda x: x @ np.arange(6.0).reshape(2, 3).T + [1.0, -1.0]),
+    (
+        "linear",
+        lambda x: F.linear(x, np.arange(6.0).reshape(2, 3), np.array([1.0, -1.0])),
+        lambda x: x @ np.arange(6.0).reshape(2, 3).T + [1.0, -1.0],
+    ),
     ("linear_nobias", lambda x: F.linear(x, np.ones((4, 3))), lambda x: x @ np.ones((3, 4))),
     ("matmul", lambda x: F.matmul(x, x, transb=True), lambda x: x @ x.T),
     ("matmul_ta", lambda x: F.matmul(x, x, transa=True), lambda x: x.T @ x),
@@ -232,8 +241,9 @@ def test_convolution_2d() -> None:
     b = _RNG.standard_normal(3)
     y = F.convolution_2d(Variable(x), w, b, stride=2, pad=1)
     np.testing.assert_allclose(y.array, _conv_ref(x, w, 2, 1) + b[:, None, None], rtol=1e-10)
-    gradcheck(lambda v, u: F.convolution_2d(v, u, stride=1, pad=0), [x[:, :, :3, :3], w[:1]],
-              order=1)
+    gradcheck(
+        lambda v, u: F.convolution_2d(v, u, stride=1, pad=0), [x[:, :, :3, :3], w[:1]], order=1
+    )
     with pytest.raises(NotImplementedError, match="cover_all"):
         F.convolution_2d(Variable(x), w, cover_all=True)
     with pytest.raises(ValueError, match="stride must be an int or a pair"):

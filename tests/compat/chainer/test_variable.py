@@ -52,9 +52,27 @@ def test_variable_name_grad_and_repr() -> None:
 
 def test_operators_and_methods_return_chainer_variables() -> None:
     x = _v([[1.0, 2.0], [3.0, 4.0]])
-    results = [x + 1, 1 + x, x - x, 1 - x, x * x, 2 * x, x / 2, 2 / x, x**2, -x, x[0],
-               x.sum(), x.reshape(4), x.reshape((1, 4)), x.T, x.transpose(1, 0),
-               x.transpose((1, 0)), x.transpose(None), x @ x]
+    results = [
+        x + 1,
+        1 + x,
+        x - x,
+        1 - x,
+        x * x,
+        2 * x,
+        x / 2,
+        2 / x,
+        x**2,
+        -x,
+        x[0],
+        x.sum(),
+        x.reshape(4),
+        x.reshape((1, 4)),
+        x.T,
+        x.transpose(1, 0),
+        x.transpose((1, 0)),
+        x.transpose(None),
+        x @ x,
+    ]
     assert all(type(r) is Variable for r in results)
     np.testing.assert_array_equal(x.T.array, [[1.0, 3.0], [2.0, 4.0]])
 

@@ -56,8 +56,9 @@ def test_forward_picks_up_new_argument_data() -> None:
     np.testing.assert_array_equal(ex.arg_dict["b"].asnumpy(), [0.0, 0.0])
     with pytest.raises(ValueError, match="'c' is not an argument"):
         ex.forward(c=mx.nd.ones(2))
-    ex.copy_params_from({"a": mx.nd.array([1.0, 1.0]), "extra": mx.nd.ones(1)},
-                        allow_extra_params=True)
+    ex.copy_params_from(
+        {"a": mx.nd.array([1.0, 1.0]), "extra": mx.nd.ones(1)}, allow_extra_params=True
+    )
     np.testing.assert_array_equal(ex.forward()[0].asnumpy(), [2.0, 2.0])
     with pytest.raises(ValueError, match="'extra' is not an argument"):
         ex.copy_params_from({"extra": mx.nd.ones(1)})
@@ -133,12 +134,16 @@ def test_simple_bind_allocates_arrays() -> None:
     net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
     ex = net.simple_bind(mx.cpu(), data=(3, 4))
     assert {k: v.shape for k, v in ex.arg_dict.items()} == {
-        "data": (3, 4), "fc_weight": (2, 4), "fc_bias": (2,)}
+        "data": (3, 4),
+        "fc_weight": (2, 4),
+        "fc_bias": (2,),
+    }
     assert set(ex.grad_dict) == {"data", "fc_weight", "fc_bias"}
     ex.arg_dict["fc_bias"][:] = [1.0, 2.0]
     np.testing.assert_array_equal(ex.forward()[0].asnumpy(), [[1.0, 2.0]] * 3)
-    ex2 = net.simple_bind(mx.cpu(), grad_req={"fc_weight": "write"}, data=(1, 4),
-                          type_dict={"data": np.float32})
+    ex2 = net.simple_bind(
+        mx.cpu(), grad_req={"fc_weight": "write"}, data=(1, 4), type_dict={"data": np.float32}
+    )
     assert {k for k, g in ex2.grad_dict.items() if g is not None} == {"fc_weight"}
     with pytest.raises(ValueError, match="do not determine every argument shape"):
         net.simple_bind(mx.cpu())

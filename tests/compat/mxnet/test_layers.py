@@ -26,8 +26,7 @@ def _softmax_exec(xv: np.ndarray, label: np.ndarray, **kw: object) -> mx.Executo
     ("act", "ref", "dref"),
     [
         ("relu", lambda x: np.maximum(x, 0), lambda x: (x > 0) * 1.0),
-        ("sigmoid", lambda x: 1 / (1 + np.exp(-x)),
-         lambda x: np.exp(-x) / (1 + np.exp(-x)) ** 2),
+        ("sigmoid", lambda x: 1 / (1 + np.exp(-x)), lambda x: np.exp(-x) / (1 + np.exp(-x)) ** 2),
         ("tanh", np.tanh, lambda x: 1 - np.tanh(x) ** 2),
         ("softrelu", lambda x: np.log1p(np.exp(x)), lambda x: 1 / (1 + np.exp(-x))),
         ("softsign", lambda x: x / (1 + np.abs(x)), lambda x: 1 / (1 + np.abs(x)) ** 2),
@@ -48,13 +47,16 @@ def test_fully_connected_flatten_no_bias_and_shape_errors() -> None:
     ex = _bind(fc, {"x": xv, "fc_weight": wv, "fc_bias": bv})
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), xv.reshape(2, 6) @ wv.T + bv, rtol=1e-5)
     ex.backward()
-    np.testing.assert_allclose(ex.grad_dict["fc_weight"].asnumpy(),
-                               np.ones((4, 2)) @ xv.reshape(2, 6), rtol=1e-5)
+    np.testing.assert_allclose(
+        ex.grad_dict["fc_weight"].asnumpy(), np.ones((4, 2)) @ xv.reshape(2, 6), rtol=1e-5
+    )
     np.testing.assert_allclose(ex.grad_dict["fc_bias"].asnumpy(), [2.0] * 4)
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(),
-                               (np.ones((2, 4)) @ wv).reshape(2, 2, 3), rtol=1e-5)
-    nf = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=4, flatten=False, no_bias=True,
-                               name="nf")
+    np.testing.assert_allclose(
+        ex.grad_dict["x"].asnumpy(), (np.ones((2, 4)) @ wv).reshape(2, 2, 3), rtol=1e-5
+    )
+    nf = mx.sym.FullyConnected(
+        mx.sym.Variable("x"), num_hidden=4, flatten=False, no_bias=True, name="nf"
+    )
     assert nf.list_arguments() == ["x", "nf_weight"]
     ex = _bind(nf, {"x": xv, "nf_weight": wv[:, :3]})
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), xv @ wv[:, :3].T, rtol=1e-5)
@@ -75,8 +77,9 @@ def test_softmax_output_gradient_ignores_the_head_gradient() -> None:
     onehot = np.eye(4)[label.astype(int)]
     for og in (None, mx.nd.full((3, 4), 100.0)):
         ex.backward(og)
-        np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), 2.0 * (p - onehot), rtol=1e-5,
-                                   atol=1e-7)
+        np.testing.assert_allclose(
+            ex.grad_dict["x"].asnumpy(), 2.0 * (p - onehot), rtol=1e-5, atol=1e-7
+        )
 
 
 @pytest.mark.parametrize(("norm", "div"), [("null", 1.0), ("batch", 4.0), ("valid", 3.0)])
@@ -101,34 +104,37 @@ def test_softmax_output_multi_output_and_preserve_shape() -> None:
     ex.backward()
     onehot = np.moveaxis(np.eye(3)[label.astype(int)], -1, 1)
     # mxnet's kernel divides multi-output gradients by the spatial size d ("null")
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), (p - onehot) / 2, rtol=1e-5,
-                               atol=1e-7)
+    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), (p - onehot) / 2, rtol=1e-5, atol=1e-7)
     ex = _softmax_exec(xv, label, multi_output=True, normalization="batch")
     ex.forward()
     ex.backward()
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), (p - onehot) / 4, rtol=1e-5,
-                               atol=1e-7)
+    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), (p - onehot) / 4, rtol=1e-5, atol=1e-7)
 
     label2 = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
     ex = _softmax_exec(xv, label2, preserve_shape=True)
     p2 = _softmax(xv, axis=-1)
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), p2, rtol=1e-5)
     ex.backward()
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), p2 - np.eye(2)[label2.astype(int)],
-                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        ex.grad_dict["x"].asnumpy(), p2 - np.eye(2)[label2.astype(int)], rtol=1e-5, atol=1e-7
+    )
     ex = _softmax_exec(xv, label2, preserve_shape=True, normalization="batch")
     ex.forward()
     ex.backward()  # "batch" divides by the number of (flattened) labels: 6
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(),
-                               (p2 - np.eye(2)[label2.astype(int)]) / 6, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        ex.grad_dict["x"].asnumpy(), (p2 - np.eye(2)[label2.astype(int)]) / 6, rtol=1e-5, atol=1e-7
+    )
 
     ex = _softmax_exec(xv, np.array([5.0, 0.0]))  # flattened to (2, 6)
     p3 = _softmax(xv.reshape(2, 6)).reshape(2, 3, 2)
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), p3, rtol=1e-5)
     ex.backward()
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(),
-                               (p3.reshape(2, 6) - np.eye(6)[[5, 0]]).reshape(2, 3, 2),
-                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        ex.grad_dict["x"].asnumpy(),
+        (p3.reshape(2, 6) - np.eye(6)[[5, 0]]).reshape(2, 3, 2),
+        rtol=1e-5,
+        atol=1e-7,
+    )
 
 
 def test_softmax_output_probability_labels() -> None:
@@ -138,8 +144,9 @@ def test_softmax_output_probability_labels() -> None:
     ex = _softmax_exec(xv, target, grad_scale=3.0, normalization="batch")
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), _softmax(xv), rtol=1e-5)
     ex.backward()  # mxnet: (softmax - label) * grad_scale, not normalized
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), 3.0 * (_softmax(xv) - target),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ex.grad_dict["x"].asnumpy(), 3.0 * (_softmax(xv) - target), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_softmax_output_valid_count_ignores_ignore_label_even_without_use_ignore() -> None:
@@ -162,8 +169,9 @@ def test_softmax_output_label_errors() -> None:
 @pytest.mark.parametrize(("norm", "div"), [("null", 1.0), ("batch", 2.0), ("valid", 3.0)])
 def test_make_loss_gradient_is_grad_scale_over_norm(norm: str, div: float) -> None:
     xv = np.array([[0.5, -1.0], [2.0, 0.25]])  # 3 elements above valid_thresh=0.2
-    loss = mx.sym.MakeLoss(mx.sym.Variable("x") * 3, grad_scale=0.5, valid_thresh=0.2,
-                           normalization=norm)
+    loss = mx.sym.MakeLoss(
+        mx.sym.Variable("x") * 3, grad_scale=0.5, valid_thresh=0.2, normalization=norm
+    )
     ex = _bind(loss, {"x": xv})
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), 3 * xv)
     ex.backward(mx.nd.full((2, 2), 50.0))  # ignored: MakeLoss is a loss layer
@@ -188,8 +196,7 @@ def test_loss_layer_inside_a_graph_still_ignores_downstream_gradients() -> None:
     ex = _bind(out, {"x": xv, "sm_label": label}, grads=("x",))
     ex.forward()
     ex.backward()
-    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), _softmax(xv) - [[0.0, 1.0]],
-                               rtol=1e-5)
+    np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), _softmax(xv) - [[0.0, 1.0]], rtol=1e-5)
 
 
 @pytest.mark.parametrize(("label", "cls"), [(1.7, 1), (3.9, 3), (0.2, 0)])

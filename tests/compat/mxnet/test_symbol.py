@@ -17,8 +17,11 @@ _ARITH = [
     ("mul", lambda a, b: a * b, lambda a, b: (b, a)),
     ("div", lambda a, b: a / b, lambda a, b: (1 / b, -a / b**2)),
     ("pow", lambda a, b: a**b, lambda a, b: (b * a ** (b - 1), a**b * np.log(a))),
-    ("scalars", lambda a, b: (3 - a) / 2 + 4 / b - b**2 + 2**a,
-     lambda a, b: (-0.5 + 2**a * np.log(2), -4 / b**2 - 2 * b)),
+    (
+        "scalars",
+        lambda a, b: (3 - a) / 2 + 4 / b - b**2 + 2**a,
+        lambda a, b: (-0.5 + 2**a * np.log(2), -4 / b**2 - 2 * b),
+    ),
     ("neg", lambda a, b: -a + b - 1, lambda a, b: (-np.ones(2), np.ones(2))),
 ]
 
@@ -76,8 +79,9 @@ def test_infer_shape() -> None:
     assert arg == [(3, 2, 2), (6, 4), (6,), (3,)] and out == [(3, 6)] and aux == []
     assert net.infer_shape((3, 4))[0] == [(3, 4), (6, 4), (6,), (3,)]
     assert net.infer_shape() == (None, None, None)
-    fc2 = mx.sym.FullyConnected(mx.sym.Variable("x", shape=(2, 5, 3)), num_hidden=4,
-                                flatten=False, no_bias=True, name="f2")
+    fc2 = mx.sym.FullyConnected(
+        mx.sym.Variable("x", shape=(2, 5, 3)), num_hidden=4, flatten=False, no_bias=True, name="f2"
+    )
     assert fc2.infer_shape() == ([(2, 5, 3), (4, 3)], [(2, 5, 4)], [])
     a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
     assert (a + b).infer_shape(a=(2, 3)) == ([(2, 3), (2, 3)], [(2, 3)], [])

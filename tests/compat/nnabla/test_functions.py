@@ -29,8 +29,20 @@ def test_functions_return_nnabla_variables() -> None:
 
 def test_operators_return_nnabla_variables() -> None:
     x = _var([1.0, 2.0])
-    results = [x + 1.0, 1.0 + x, x - x, 2.0 - x, x * x, x / 2.0, 2.0 / x, x**2.0, -x, x[0],
-               x.sum(), sum([x, x])]
+    results = [
+        x + 1.0,
+        1.0 + x,
+        x - x,
+        2.0 - x,
+        x * x,
+        x / 2.0,
+        2.0 / x,
+        x**2.0,
+        -x,
+        x[0],
+        x.sum(),
+        sum([x, x]),
+    ]
     assert all(type(r) is nn.Variable for r in results)
 
 

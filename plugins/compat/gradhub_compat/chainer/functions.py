@@ -336,8 +336,9 @@ def mean(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False) 
                 f"got {tuple(w.shape)}"
             )
         wb = _call("Reshape", w, shape=tuple(w.shape[0] if i == ax else 1 for i in range(nd)))
-    num = _call("Sum", x * wb if isinstance(x, _NativeVariable) else wb * x, axis=axis,
-                keepdims=keepdims)
+    num = _call(
+        "Sum", x * wb if isinstance(x, _NativeVariable) else wb * x, axis=axis, keepdims=keepdims
+    )
     return _out(num / _call("Sum", w))  # type: ignore[no-any-return]
 
 
@@ -420,8 +421,9 @@ def softmax_cross_entropy(
     if class_weight is not None:
         raise NotImplementedError("chainer F.softmax_cross_entropy: class_weight is not supported")
     if reduce not in ("mean", "no"):
-        raise ValueError(f"chainer F.softmax_cross_entropy: reduce must be 'mean' or 'no', "
-                         f"got {reduce!r}")
+        raise ValueError(
+            f"chainer F.softmax_cross_entropy: reduce must be 'mean' or 'no', got {reduce!r}"
+        )
     labels = _arr(t)
     if labels.dtype.kind not in "iu":
         raise NotImplementedError(
@@ -453,8 +455,9 @@ def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True, reduce: str = 
     or by the batch size; ``reduce="no"``: the elementwise loss.
     """
     if reduce not in ("mean", "no"):
-        raise ValueError(f"chainer F.sigmoid_cross_entropy: reduce must be 'mean' or 'no', "
-                         f"got {reduce!r}")
+        raise ValueError(
+            f"chainer F.sigmoid_cross_entropy: reduce must be 'mean' or 'no', got {reduce!r}"
+        )
     labels = _arr(t)
     if tuple(labels.shape) != _shape(x):
         raise ValueError(

@@ -62,9 +62,7 @@ _BINARY_OPS = {
 _SELECT_OPS = {"broadcast_maximum": "GreaterEqual", "broadcast_minimum": "LessEqual"}
 
 
-def _as_list(
-    arrays: Any, names: Sequence[str], what: str, required: bool
-) -> list[NDArray | None]:
+def _as_list(arrays: Any, names: Sequence[str], what: str, required: bool) -> list[NDArray | None]:
     if isinstance(arrays, dict):
         unknown = [k for k in arrays if k not in names]
         if unknown and not required:
@@ -78,8 +76,9 @@ def _as_list(
             )
         out = list(arrays)
     else:
-        raise TypeError(f"bind: {what} must be a list or a dict of NDArrays, got "
-                        f"{type(arrays).__name__}")
+        raise TypeError(
+            f"bind: {what} must be a list or a dict of NDArrays, got {type(arrays).__name__}"
+        )
     for n, a in zip(names, out):
         if a is None:
             if required:
@@ -106,20 +105,21 @@ class Executor:
         (array([ 8., 14.], dtype=float32), array([4., 7.], dtype=float32))
     """
 
-    def __init__(
-        self, symbol: Symbol, ctx: Any, args: Any, args_grad: Any, grad_req: Any
-    ) -> None:
+    def __init__(self, symbol: Symbol, ctx: Any, args: Any, args_grad: Any, grad_req: Any) -> None:
         if not isinstance(ctx, Context):
-            raise TypeError(f"bind: ctx must be a Context such as mx.cpu(), got "
-                            f"{type(ctx).__name__}")
+            raise TypeError(
+                f"bind: ctx must be a Context such as mx.cpu(), got {type(ctx).__name__}"
+            )
         self._symbol = symbol
         self._ctx = ctx
         self._device = ctx.device()
         names = symbol.list_arguments()
         self._names = names
         self.arg_arrays: list[NDArray] = _as_list(args, names, "args", True)  # type: ignore[assignment]
-        grads: list[NDArray | None] = [None] * len(names) if args_grad is None else _as_list(
-            args_grad, names, "args_grad", False
+        grads: list[NDArray | None] = (
+            [None] * len(names)
+            if args_grad is None
+            else _as_list(args_grad, names, "args_grad", False)
         )
         self.grad_arrays: list[NDArray | None] = grads
         reqs = _grad_reqs(grad_req, names)
@@ -177,8 +177,10 @@ class Executor:
         """
         for name, value in kwargs.items():
             if name not in self._names:
-                raise ValueError(f"Executor.forward: {name!r} is not an argument of the symbol "
-                                 f"(arguments: {self._names})")
+                raise ValueError(
+                    f"Executor.forward: {name!r} is not an argument of the symbol "
+                    f"(arguments: {self._names})"
+                )
             self._args[self._names.index(name)][:] = value
         for n, a in zip(self._names, self._args):
             self._vars[n]._data = self._device.asarray(a._arr)
@@ -215,13 +217,16 @@ class Executor:
             names = self._symbol.list_outputs()
             unknown = set(out_grads) - set(names)
             if unknown:
-                raise ValueError(f"Executor.backward: out_grads names unknown outputs "
-                                 f"{sorted(unknown)} (outputs: {names})")
+                raise ValueError(
+                    f"Executor.backward: out_grads names unknown outputs "
+                    f"{sorted(unknown)} (outputs: {names})"
+                )
             out_grads = [out_grads.get(k) for k in names]
         if not isinstance(out_grads, (list, tuple)) or len(out_grads) != n:
             got = len(out_grads) if isinstance(out_grads, (list, tuple)) else type(out_grads)
-            raise ValueError(f"Executor.backward: expected {n} out_grads (one per output), got "
-                             f"{got}")
+            raise ValueError(
+                f"Executor.backward: expected {n} out_grads (one per output), got {got}"
+            )
         return list(out_grads)
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
@@ -297,8 +302,9 @@ def _softmax_output(
     a = node._attrs
     shape = x.shape
     if x.ndim < 1:
-        raise ValueError(f"SoftmaxOutput {node.name!r}: data must have a batch axis, got a 0-d "
-                         "array")
+        raise ValueError(
+            f"SoftmaxOutput {node.name!r}: data must have a batch axis, got a 0-d array"
+        )
     n = shape[0]
     xs = x
     if a["multi_output"]:

@@ -95,9 +95,7 @@ class NDArray:
         """Copy into the NDArray ``other`` (in place) or onto the context ``other``."""
         if isinstance(other, NDArray):
             if other.shape != self.shape:
-                raise ValueError(
-                    f"NDArray.copyto: shapes differ: {self.shape} into {other.shape}"
-                )
+                raise ValueError(f"NDArray.copyto: shapes differ: {self.shape} into {other.shape}")
             other._arr[...] = other._ctx.device().asarray(self.asnumpy())
             return other
         dev = _ctx(other).device()
@@ -316,8 +314,9 @@ def _mx_reshape(src: tuple[int, ...], codes: tuple[Any, ...], reverse: bool) -> 
     """The shape mxnet's ``reshape(codes, reverse)`` gives an array of shape ``src``."""
 
     def bad(why: str) -> ValueError:
-        return ValueError(f"NDArray.reshape: cannot reshape an array of shape {src} into "
-                          f"{codes}: {why}")
+        return ValueError(
+            f"NDArray.reshape: cannot reshape an array of shape {src} into {codes}: {why}"
+        )
 
     try:
         spec = [int(c) for c in codes]
@@ -429,4 +428,3 @@ def full(
 def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     """An NDArray of the given shape (zeros in gradhub)."""
     return zeros(shape, ctx, dtype)
-

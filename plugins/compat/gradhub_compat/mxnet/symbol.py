@@ -489,8 +489,9 @@ def FullyConnected(
     """
     data = _data_arg("FullyConnected", data)
     if num_hidden is None or int(num_hidden) <= 0:
-        raise ValueError(f"mx.sym.FullyConnected: num_hidden must be a positive int, got "
-                         f"{num_hidden!r}")
+        raise ValueError(
+            f"mx.sym.FullyConnected: num_hidden must be a positive int, got {num_hidden!r}"
+        )
     name = name or _auto_name("fullyconnected")
     weight = weight if weight is not None else Variable(f"{name}_weight")
     inputs = [data, weight]
@@ -509,15 +510,17 @@ def Activation(
     """
     data = _data_arg("Activation", data)
     if act_type not in ACT_TYPES:
-        raise ValueError(f"mx.sym.Activation: act_type must be one of {ACT_TYPES}, got "
-                         f"{act_type!r}")
+        raise ValueError(
+            f"mx.sym.Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}"
+        )
     return Symbol("Activation", name or _auto_name("activation"), [data], {"act_type": act_type})
 
 
 def _check_norm(op: str, normalization: str) -> None:
     if normalization not in NORMALIZATIONS:
-        raise ValueError(f"mx.sym.{op}: normalization must be one of {NORMALIZATIONS}, got "
-                         f"{normalization!r}")
+        raise ValueError(
+            f"mx.sym.{op}: normalization must be one of {NORMALIZATIONS}, got {normalization!r}"
+        )
 
 
 def SoftmaxOutput(
@@ -613,8 +616,9 @@ def _broadcast(op: str, lhs: Any, rhs: Any, name: str | None) -> Symbol:
 def _broadcast_op(op: str, doc: str) -> Callable[..., Symbol]:
     """mx.sym.<op>(lhs, rhs, name=None): a binary operator with numpy broadcasting."""
 
-    def symbol(lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None,
-               **kwargs: Any) -> Symbol:
+    def symbol(
+        lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None, **kwargs: Any
+    ) -> Symbol:
         return _broadcast(op, lhs, rhs, name)
 
     symbol.__name__ = symbol.__qualname__ = op
@@ -627,8 +631,9 @@ broadcast_add = _broadcast_op("broadcast_add", "``lhs + rhs`` with numpy broadca
 broadcast_sub = _broadcast_op("broadcast_sub", "``lhs - rhs`` with numpy broadcasting" + _SUMMED)
 broadcast_mul = _broadcast_op("broadcast_mul", "``lhs * rhs`` with numpy broadcasting" + _SUMMED)
 broadcast_div = _broadcast_op("broadcast_div", "``lhs / rhs`` with numpy broadcasting" + _SUMMED)
-broadcast_power = _broadcast_op("broadcast_power",
-                                "``lhs ** rhs`` with numpy broadcasting" + _SUMMED)
+broadcast_power = _broadcast_op(
+    "broadcast_power", "``lhs ** rhs`` with numpy broadcasting" + _SUMMED
+)
 broadcast_maximum = _broadcast_op(
     "broadcast_maximum",
     "The elementwise maximum with numpy broadcasting; at ties the gradient goes to ``lhs`` "

@@ -144,9 +144,7 @@ def grad(
             )
     for k, x in enumerate(ins):
         if not isinstance(x, _NativeVariable):
-            raise ValueError(
-                f"nnabla.grad: inputs[{k}] must be a Variable, got {type(x).__name__}"
-            )
+            raise ValueError(f"nnabla.grad: inputs[{k}] must be a Variable, got {type(x).__name__}")
     persistent = list(persistent_outputs)
     if persistent and len(persistent) != len(outs):
         raise ValueError(

@@ -393,8 +393,6 @@ class Variable(NativeVariable):
         return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
 
 
-
-
 class _Unlinked(Variable):
     """A leaf sharing the data and gradient of another Variable (its source), possibly seen
     through another shape: nnabla's ``get_unlinked_variable`` and ``reshape(unlink=True)``.

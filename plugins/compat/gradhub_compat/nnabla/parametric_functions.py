@@ -44,8 +44,10 @@ def _batch_normalization(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     if not bound.arguments.get("batch_stat", True):
         return fn(*args, **kwargs)
     name = bound.arguments.get("name")
-    keys = [_parameters.full_name("bn/" + k if name is None else f"{name}/bn/{k}")
-            for k in ("mean", "var")]
+    keys = [
+        _parameters.full_name("bn/" + k if name is None else f"{name}/bn/{k}")
+        for k in ("mean", "var")
+    ]
     stats = [_parameters.parameter_table().get(k) for k in keys]
     if any(p is None for p in stats):
         # new parameters: created (with their initial values) by an inference-mode call, which
