@@ -1,7 +1,8 @@
-"""The examples of the documentation are executed: docstrings of the core, and the pages of docs/.
+"""The examples of the documentation are executed: docstrings of the core and of gradhub-nn-ops'
+modules, and the pages of docs/.
 
-* Every ``>>>`` example in the docstrings of the ``gradhub`` package and its modules runs with the
-  standard :mod:`doctest` (one test per module).
+* Every ``>>>`` example in the docstrings of the ``gradhub`` package and its modules, and of
+  ``gradhub_nn_ops`` and its modules, runs with the standard :mod:`doctest` (one test per module).
 * Every ``{doctest}`` block of the Markdown pages in ``docs/`` runs the same way (one test per
   page), as ``sphinx-build -b doctest`` runs them, so the examples stay right without Sphinx.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import os
 import pkgutil
 import re
@@ -36,8 +38,16 @@ MUST_HAVE_EXAMPLES = ("gradhub", "gradhub.engine", "gradhub.variable", "gradhub.
 
 
 def _core_modules() -> list[str]:
+    """The core's modules, then those of gradhub-nn-ops where it is installed (the demo's
+    docstrings among them)."""
     names = ["gradhub"]
     names += sorted(m.name for m in pkgutil.walk_packages(gradhub.__path__, "gradhub."))
+    spec = importlib.util.find_spec("gradhub_nn_ops")
+    if spec is not None and spec.submodule_search_locations:
+        names += ["gradhub_nn_ops"] + sorted(
+            m.name
+            for m in pkgutil.walk_packages(spec.submodule_search_locations, "gradhub_nn_ops.")
+        )
     return names
 
 
