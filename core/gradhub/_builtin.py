@@ -374,12 +374,12 @@ def _binary(lo: float = -2.0, hi: float = 2.0, positive_b: bool = False):  # typ
     return samples
 
 
-def _unary(
+def _unary(  # type: ignore[no-untyped-def]
     lo: float = -2.0,
     hi: float = 2.0,
     attrs: dict[str, Any] | None = None,
     shapes: Sequence[tuple[int, ...]] = ((3, 4), (), (2, 0), (5,)),
-):  # type: ignore[no-untyped-def]
+):
     def samples(rng: np.random.Generator) -> Iterator[Sample]:
         for s in shapes:
             yield Sample((rng.uniform(lo, hi, s),), dict(attrs or {}), name=str(s))

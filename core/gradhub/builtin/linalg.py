@@ -70,12 +70,12 @@ def _promoted(
     return sa, sb, (*np.broadcast_shapes(sa[:-2], sb[:-2]), m, p)
 
 
-def _batch_matmul_bw(
+def _batch_matmul_bw(  # type: ignore[no-untyped-def]
     gy,
     inputs,
     in_shapes,
     outputs,
-    out_shapes,  # type: ignore[no-untyped-def]
+    out_shapes,
     transpose_a,
     transpose_b,
 ):
@@ -108,7 +108,7 @@ def _batch_matmul_bw(
     return [ga, gb]
 
 
-def _batch_matmul_fast(
+def _batch_matmul_fast(  # type: ignore[no-untyped-def]
     xp,
     gy,
     x,
@@ -116,7 +116,7 @@ def _batch_matmul_fast(
     y,
     ys,
     transpose_a,
-    transpose_b,  # type: ignore[no-untyped-def]
+    transpose_b,
     need_grads,
 ):
     """Array version of the BatchMatmul rule (first-order backward)."""

@@ -656,7 +656,9 @@ def _convolution_filter_grad(
     return _filter_grad_nd(xp, _flat(x, geo), _flat(dy, geo), k, geo, fname)
 
 
-# -- backward rules ----------------------------------------------------------------------------
+# -- backward rules: each differentiable graph rule (registered functions only), then beside it
+# the fast first-order rule computing the same products on arrays (each product through the kernel
+# of its function for the array's device: gradhub.ops.kernel) ------------------------------------
 
 
 def _call(name: str, *args: Any, **attrs: Any) -> Any:
@@ -674,6 +676,10 @@ def _bias_grad(g: Any, base_axis: int) -> Any:
     return _call("Sum", g, axis=axes, keepdims=False)
 
 
+def _bias_grad_array(g: Any, base_axis: int) -> Any:
+    return g.sum(axis=tuple(i for i in range(g.ndim) if i != base_axis))
+
+
 def _dx_output_padding(
     x_spatial: Sequence[int], y_spatial: Sequence[int], kernel: Sequence[int], geo: ConvGeom
 ) -> tuple[int, ...]:
@@ -683,7 +689,7 @@ def _dx_output_padding(
     )
 
 
-def _convolution_bw(
+def _convolution_bw(  # type: ignore[no-untyped-def]
     gy,
     inputs,
     in_shapes,
@@ -691,7 +697,7 @@ def _convolution_bw(
     out_shapes,
     base_axis,
     pad,
-    stride,  # type: ignore[no-untyped-def]
+    stride,
     dilation,
     group,
 ):
@@ -712,6 +718,37 @@ def _convolution_bw(
     return res
 
 
+def _convolution_fast(  # type: ignore[no-untyped-def]
+    xp,
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    base_axis,
+    pad,
+    stride,
+    dilation,
+    group,
+    need_grads,
+):
+    g = gy[0]
+    x, w = inputs[0], inputs[1]
+    xs, ws = in_shapes[0], in_shapes[1]
+    geo = conv_geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
+    kernel = tuple(ws[2:])
+    ba = geo.base_axis
+    res: list[Any] = [None, None]
+    if need_grads[0]:
+        op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
+        res[0] = kernel_of("Deconvolution", g)(xp, g, w, None, output_padding=op, **_attrs(geo))
+    if need_grads[1]:
+        res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
+    if len(in_shapes) > 2:
+        res.append(_bias_grad_array(g, ba) if need_grads[2] else None)
+    return res
+
+
 def _extra_rows(output_padding: Any, geo: ConvGeom) -> tuple[int, ...]:
     """Per spatial axis, ``output_padding // stride``: how many more positions the convolution
     of the deconvolution's output gives than its input has (nonzero only when output_padding
@@ -720,7 +757,7 @@ def _extra_rows(output_padding: Any, geo: ConvGeom) -> tuple[int, ...]:
     return tuple(e // s for e, s in zip(op, geo.stride))
 
 
-def _deconvolution_bw(
+def _deconvolution_bw(  # type: ignore[no-untyped-def]
     gy,
     inputs,
     in_shapes,
@@ -728,7 +765,7 @@ def _deconvolution_bw(
     out_shapes,
     base_axis,
     pad,
-    stride,  # type: ignore[no-untyped-def]
+    stride,
     dilation,
     group,
     output_padding,
@@ -757,45 +794,7 @@ def _deconvolution_bw(
     return res
 
 
-def _convolution_filter_grad_bw(
-    gw,
-    inputs,
-    in_shapes,
-    outputs,
-    out_shapes,
-    kernel,  # type: ignore[no-untyped-def]
-    base_axis,
-    pad,
-    stride,
-    dilation,
-    group,
-):
-    g = gw[0]
-    x, dy = inputs
-    xs, ys = in_shapes
-    kernel = filter_kernel(kernel)
-    geo = conv_geom(
-        "convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride, dilation, group
-    )
-    ba = geo.base_axis
-    res: list[Any] = [None, None]
-    if _needs(x):
-        op = _dx_output_padding(xs[ba + 1 :], ys[ba + 1 :], tuple(kernel), geo)
-        res[0] = _call("Deconvolution", dy, g, output_padding=op, **_attrs(geo))
-    if _needs(dy):
-        res[1] = _call("Convolution", x, g, **_attrs(geo))
-    return res
-
-
-# -- fast (array-level) first-order rules: the same products as the rules above, on arrays -----
-# (each product through the kernel of its function for the array's device: gradhub.ops.kernel)
-
-
-def _bias_grad_array(g: Any, base_axis: int) -> Any:
-    return g.sum(axis=tuple(i for i in range(g.ndim) if i != base_axis))
-
-
-def _convolution_fast(
+def _deconvolution_fast(  # type: ignore[no-untyped-def]
     xp,
     gy,
     inputs,
@@ -804,37 +803,6 @@ def _convolution_fast(
     out_shapes,
     base_axis,
     pad,
-    stride,  # type: ignore[no-untyped-def]
-    dilation,
-    group,
-    need_grads,
-):
-    g = gy[0]
-    x, w = inputs[0], inputs[1]
-    xs, ws = in_shapes[0], in_shapes[1]
-    geo = conv_geom("convolution", xs, ws, base_axis, pad, stride, dilation, group)
-    kernel = tuple(ws[2:])
-    ba = geo.base_axis
-    res: list[Any] = [None, None]
-    if need_grads[0]:
-        op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
-        res[0] = kernel_of("Deconvolution", g)(xp, g, w, None, output_padding=op, **_attrs(geo))
-    if need_grads[1]:
-        res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
-    if len(in_shapes) > 2:
-        res.append(_bias_grad_array(g, ba) if need_grads[2] else None)
-    return res
-
-
-def _deconvolution_fast(
-    xp,
-    gy,
-    inputs,
-    in_shapes,
-    outputs,
-    out_shapes,
-    base_axis,
-    pad,  # type: ignore[no-untyped-def]
     stride,
     dilation,
     group,
@@ -866,14 +834,44 @@ def _deconvolution_fast(
     return res
 
 
-def _convolution_filter_grad_fast(
+def _convolution_filter_grad_bw(  # type: ignore[no-untyped-def]
+    gw,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    kernel,
+    base_axis,
+    pad,
+    stride,
+    dilation,
+    group,
+):
+    g = gw[0]
+    x, dy = inputs
+    xs, ys = in_shapes
+    kernel = filter_kernel(kernel)
+    geo = conv_geom(
+        "convolution_filter_grad", xs, (1, 1, *kernel), base_axis, pad, stride, dilation, group
+    )
+    ba = geo.base_axis
+    res: list[Any] = [None, None]
+    if _needs(x):
+        op = _dx_output_padding(xs[ba + 1 :], ys[ba + 1 :], tuple(kernel), geo)
+        res[0] = _call("Deconvolution", dy, g, output_padding=op, **_attrs(geo))
+    if _needs(dy):
+        res[1] = _call("Convolution", x, g, **_attrs(geo))
+    return res
+
+
+def _convolution_filter_grad_fast(  # type: ignore[no-untyped-def]
     xp,
     gw,
     inputs,
     in_shapes,
     outputs,
     out_shapes,
-    kernel,  # type: ignore[no-untyped-def]
+    kernel,
     base_axis,
     pad,
     stride,

@@ -139,14 +139,14 @@ def _check_settings(eps: Any, decay_rate: Any) -> None:
         )
 
 
-def _batch_normalization_bw(
+def _batch_normalization_bw(  # type: ignore[no-untyped-def]
     gy,
     inputs,
     in_shapes,
     outputs,
     out_shapes,
     axes,
-    decay_rate,  # type: ignore[no-untyped-def]
+    decay_rate,
     eps,
     batch_stat,
 ):

@@ -604,14 +604,14 @@ def _max_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  # typ
     return [_call("MaxPoolingBackward", gy[0], x, **attrs)]
 
 
-def _max_pooling_fast(
+def _max_pooling_fast(  # type: ignore[no-untyped-def]
     xp,
     gy,
     inputs,
     in_shapes,
     outputs,
     out_shapes,
-    kernel=None,  # type: ignore[no-untyped-def]
+    kernel=None,
     stride=None,
     ignore_border=True,
     pad=None,
@@ -659,13 +659,13 @@ def _average_pooling_bw(gy, inputs, in_shapes, outputs, out_shapes, **attrs):  #
     return [_call("AveragePoolingBackward", gy[0], x_shape=tuple(in_shapes[0]), **attrs)]
 
 
-def _average_pooling_backward_bw(
+def _average_pooling_backward_bw(  # type: ignore[no-untyped-def]
     gy,
     inputs,
     in_shapes,
     outputs,
     out_shapes,
-    x_shape,  # type: ignore[no-untyped-def]
+    x_shape,
     **attrs,
 ):
     return [_call("AveragePooling", gy[0], **attrs)]
