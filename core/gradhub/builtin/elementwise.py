@@ -5,6 +5,9 @@ their backward rules call (``Pow2``'s rule uses ``Log`` and ``EqualScalar``, ``A
 ``Sign``), so that derivatives of any order of these operators need no plugin. Every rule is
 written with registered functions; ``Sign`` and ``EqualScalar`` are not differentiable (their
 outputs need no gradient).
+
+The helpers :func:`unary_rule`, :func:`needs` and :func:`float_dtype` are public: gradhub-nn-ops'
+elementwise functions are written with them too.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ Shape = tuple[int, ...]
 RuleFn = Callable[..., list[Any]]
 
 
-def _unary_rule(fn: Callable[..., Any]) -> RuleFn:
+def unary_rule(fn: Callable[..., Any]) -> RuleFn:
     """A backward rule ``[fn(g, x, y, **attrs)]`` for a one-input, one-output function."""
 
     def rule(
@@ -40,12 +43,12 @@ def _unary_rule(fn: Callable[..., Any]) -> RuleFn:
     return rule
 
 
-def _needs(v: Any) -> bool:
+def needs(v: Any) -> bool:
     """Whether the rule must compute a gradient for the input Variable ``v``."""
     return v is not None and v.need_grad
 
 
-def _float_dtype(xp: Any, *arrays: Any) -> Any:
+def float_dtype(xp: Any, *arrays: Any) -> Any:
     """The dtype of a mask computed from ``arrays``: their promoted floating dtype, else float32."""
     floats = [a.dtype for a in arrays if a.dtype.kind == "f"]
     return np.result_type(*floats) if floats else np.dtype(np.float32)
@@ -68,12 +71,12 @@ def _pow2_bw(
     x0, x1 = ins
     g = gy[0]
     g0 = g1 = None
-    if _needs(x0):
+    if needs(x0):
         # d/dx0 = x1 x0^(x1 - 1), taken as 0 where x1 == 0 (x0^0 is constant, as PyTorch): the
         # power is taken with exponent 0 there (x1 - 1 + [x1 == 0]), not 0 * 0^-1 = NaN
         e = call("AddScalar", x1, val=-1.0) + call("EqualScalar", x1, val=0.0)
         g0 = sum_to(g * x1 * call("Pow2", x0, e), in_shapes[0])
-    if _needs(x1):
+    if needs(x1):
         # d/dx1 = y ln x0; where x0 == 0 the log is taken of 1 instead (x0 + [x0 == 0], the mask
         # a constant), so the derivative there is 0 for x1 >= 0 (0**x1 is constant in x1, as
         # PyTorch) instead of 0 * -inf = NaN; for x1 < 0 it is inf * 0 = NaN (y = inf there)
@@ -141,7 +144,7 @@ _LOG_DOC = r"""log(x): elementwise natural logarithm, :math:`y = \ln x`; :math:`
 
 
 def _sign(xp: Any, x: Any, alpha: float = 1.0) -> Any:
-    dt = _float_dtype(xp, x)
+    dt = float_dtype(xp, x)
     s = xp.sign(x.astype(dt) if x.dtype.kind == "b" else x).astype(dt)
     if alpha != 0:
         s = xp.where(x == 0, dt.type(alpha), s).astype(dt, copy=False)
@@ -179,7 +182,7 @@ _SIGN_DOC = r"""sign(x, alpha=1.0): elementwise sign, ``alpha`` at 0 (nnabla).
 
 def _equal_scalar(xp: Any, x0: Any, val: float = 1.0) -> Any:
     v = x0.dtype.type(val) if x0.dtype.kind == "f" else val
-    return xp.equal(x0, v).astype(_float_dtype(xp, x0))
+    return xp.equal(x0, v).astype(float_dtype(xp, x0))
 
 
 def _equal_scalar_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -228,7 +231,7 @@ def register_functions(register: Any) -> None:
     f(
         "Abs",
         lambda xp, x: xp.abs(x),
-        rule=_unary_rule(_abs_bw),
+        rule=unary_rule(_abs_bw),
         fast_backward=one_input_fast(_abs_fast),
         need_inputs=(0,),
         need_outputs=(),
@@ -242,7 +245,7 @@ def register_functions(register: Any) -> None:
         "Log",
         lambda xp, x: xp.log(x),
         snake="log",
-        rule=_unary_rule(_log_bw),
+        rule=unary_rule(_log_bw),
         fast_backward=one_input_fast(lambda xp, g, x, y: g / x),
         need_inputs=(0,),
         need_outputs=(),

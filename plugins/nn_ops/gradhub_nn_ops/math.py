@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample, as_variable
 from gradhub.broadcasting import sum_to, sum_to_array
+from gradhub.builtin.elementwise import float_dtype, needs, unary_rule
 from gradhub.builtin.samples import BINARY_SHAPES, binary_samples, draw, unary_samples
 from gradhub.ops import call, with_real_scalars
 from gradhub.registry import SampleFn, one_input_fast
@@ -50,12 +51,6 @@ def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
     return len(shape) <= len(target) and all(
         s in (1, n) for s, n in zip(reversed(shape), reversed(target))
     )
-
-
-def float_dtype(xp: Any, *arrays: Any) -> Any:
-    """The dtype of a mask computed from ``arrays``: their promoted floating dtype, else float32."""
-    floats = [a.dtype for a in arrays if a.dtype.kind == "f"]
-    return np.result_type(*floats) if floats else np.dtype(np.float32)
 
 
 def float_input(x: Any) -> Any:
@@ -182,32 +177,10 @@ def to_kept(v: Any, shape: Sequence[int], axes: Sequence[int]) -> Any:
     return v if tuple(v.shape) == k else call("Reshape", v, shape=k)
 
 
-def unary_rule(fn: Callable[..., Any]) -> RuleFn:
-    """A backward rule ``[fn(g, x, y, **attrs)]`` for a one-input, one-output function."""
-
-    def rule(
-        gy: Sequence[Any],
-        ins: Sequence[Any],
-        in_shapes: Sequence[Shape],
-        outs: Sequence[Any],
-        out_shapes: Sequence[Shape],
-        **attrs: Any,
-    ) -> list[Any]:
-        return [fn(gy[0], ins[0], outs[0], **attrs)]
-
-    rule.__name__ = getattr(fn, "__name__", "rule")
-    return rule
-
-
 def unary_fast(fn: Callable[..., Any]) -> RuleFn:
     """The array-level first-order rule ``[fn(xp, g, x, y, **attrs)]`` of a one-input function
     (:func:`gradhub.registry.one_input_fast`, which the engine calls without building lists)."""
     return one_input_fast(fn)
-
-
-def needs(v: Any) -> bool:
-    """Whether the rule must compute a gradient for the input Variable ``v``."""
-    return v is not None and v.need_grad
 
 
 # -- one derivative formula for both rules -------------------------------------------------------
