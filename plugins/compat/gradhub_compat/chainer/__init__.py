@@ -85,10 +85,14 @@ def _array_arg(data: Any, where: str) -> Any:
 
 
 def _chainer_repr(v: _NativeVariable, separator: str) -> str:
+    """chainer's ``repr`` (separator ", ") and ``str`` (" "): an empty Variable is
+    ``variable([])`` in ``str`` and ``variable([], shape=...)`` in ``repr`` unless 1-d."""
     prefix = "variable" if not v.name else f"variable {v.name}"
     arr = np.asarray(v.device.to_numpy(v._data))
     if arr.size > 0 or arr.shape == (0,):
         body = np.array2string(arr, None, None, None, separator, prefix + "(")
+    elif separator == " ":
+        body = "[]"
     else:
         body = f"[], shape={arr.shape!r}"
     return f"{prefix}({body})"
@@ -160,9 +164,16 @@ class Variable(_NativeVariable):
             return
         if isinstance(value, _NativeVariable):
             value = value._data
+        elif isinstance(value, np.generic):
+            raise TypeError(
+                "chainer Variable.grad: the gradient must be an array (numpy.ndarray or a "
+                f"device array) or None, got {type(value).__name__} (as chainer: 'Type of grad "
+                "is invalid'); wrap it with numpy.asarray"
+            )
         arr = _array_arg(value, "chainer Variable.grad")
         self._check_grad(arr, "grad")
-        self._grad = _NativeVariable.leaf(arr, False)
+        # chainer: the gradient Variable made for the array requires a gradient
+        self._grad = _NativeVariable.leaf(arr, arr.dtype.kind in "fc")
 
     @property
     def grad_var(self) -> Variable | None:  # type: ignore[override]
@@ -334,8 +345,13 @@ def _chainer_operator(name: str) -> Any:
     base = getattr(_NativeVariable, name)
     where = f"chainer Variable.{name}"
 
+    # chainer's ``@`` of two Variables is F.matmul: numpy's promotion, no refusal
+    promote = name in ("__matmul__", "__rmatmul__")
+
     def method(self: Variable, other: Any) -> Any:
-        if not isinstance(other, (int, float)):  # Python scalars keep the dtype already
+        if promote and isinstance(other, _NativeVariable):
+            pass
+        elif not isinstance(other, (int, float)):  # Python scalars keep the dtype already
             other = match_dtype(where, self._data.dtype, other)
         return adopt(base(self, other), Variable)
 
@@ -381,13 +397,13 @@ def grad(
     stay scaled). ``grad_inputs``: initial gradients of the inputs, seeded into the backward pass
     as chainer does: the entry of an intermediate input flows on to the inputs upstream of it
     (``x2 = 2 * x1; y = 2 * x2`` with ``grad_inputs=[None, 100]`` gives ``[204, 102]``); the
-    entry of an input that no path joins to the outputs is returned as given. ``set_grad``: also store each result in
-    the input's ``.grad_var``. ``retain_grad``: store the gradients of the outputs and of the
-    intermediate Variables (inputs among them) in their ``.grad_var`` (``set_grad`` is then
-    ignored, as documented). ``enable_double_backprop``: the results are differentiable again.
-    Every input is differentiated, also one with ``requires_grad=False`` (through every path);
-    unreachable inputs give None. ``.grad`` of the inputs is otherwise untouched, so nothing
-    accumulates between calls.
+    entry of an input that no path joins to the outputs is returned as given. ``set_grad``:
+    also store each result in the input's ``.grad_var``. ``retain_grad``: store the gradients
+    of the outputs and of the intermediate Variables (inputs among them) in their
+    ``.grad_var`` (``set_grad`` is then ignored, as documented). ``enable_double_backprop``:
+    the results are differentiable again. Every input is differentiated, also one with
+    ``requires_grad=False`` (through every path); unreachable inputs give None. ``.grad`` of
+    the inputs is otherwise untouched, so nothing accumulates between calls.
 
     Example::
 
