@@ -1,6 +1,8 @@
-"""chainer's dtype rule in the chainer layer: constant operands are cast to the Variable's dtype,
-Variables of different dtypes are refused, and the native API keeps numpy's promotion. Checked
-against chainer 7.8.1.
+"""chainer's dtype rule in the chainer layer: the operators cast constant operands to the
+Variable's dtype and refuse Variables of different dtypes (``@`` promotes them); the functions
+refuse operands, arrays too, of different dtypes, except matmul (numpy's promotion), linear and
+convolution_2d (computed in x's dtype); the native API keeps numpy's promotion. Checked against
+chainer 7.8.1.
 """
 
 from __future__ import annotations
