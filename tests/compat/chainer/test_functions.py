@@ -343,3 +343,12 @@ def test_mean_weights_with_one_element_tuple_axis() -> None:
         np.testing.assert_allclose(m.array, [8 / 6, 26 / 6], rtol=1e-6)
     with pytest.raises(ValueError, match=r"chainer F\.mean: weights need axis None, an int"):
         F.mean(x, axis=(0, 1), weights=np.ones((2, 3), np.float32))
+
+
+def test_sum_refuses_a_list_axis() -> None:
+    """Regression: ``F.sum(x, axis=[0])`` was accepted; chainer 7.8.1 raises TypeError "None,
+    int or tuple of int are required"."""
+    x = _v([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(TypeError, match=r"chainer F\.sum: axis .*None, int or tuple of int"):
+        F.sum(x, axis=[0])
+    np.testing.assert_array_equal(F.sum(x, axis=(0,)).array, [4.0, 6.0])

@@ -74,6 +74,36 @@ def test_grad_grad_outputs_and_grad_inputs() -> None:
     np.testing.assert_array_equal(g.array, [5.0, 5.0])
 
 
+def test_grad_inputs_seed_the_backward_pass() -> None:
+    """Regression: ``grad_inputs`` used to be added to the results at the end ([4, 102] below);
+    chainer 7.8.1 seeds them into the backward pass, so the entry of an intermediate input flows
+    on upstream. Values from chainer 7.8.1: [204, 102]; with ``retain_grad`` x2.grad is 102 and
+    y.grad 1; a leaf's entry is added (14 = 4 + 10)."""
+    x1 = _v(1.0)
+    x2 = x1 * 2
+    y = x2 * 2
+    g1, g2 = chainer.grad([y], [x1, x2], grad_inputs=[None, np.array(100.0, np.float32)])
+    assert (float(g1.array), float(g2.array)) == (204.0, 102.0)
+    g1, g2 = chainer.grad([y], [x1, x2], grad_inputs=[np.array(10.0, np.float32), None])
+    assert (float(g1.array), float(g2.array)) == (14.0, 2.0)
+    g1, g2 = chainer.grad([y], [x1, x2], grad_inputs=[None, _v(100.0)], retain_grad=True)
+    assert (float(g1.array), float(g2.array)) == (204.0, 102.0)
+    assert (float(x2.grad), float(y.grad)) == (102.0, 1.0)
+
+
+def test_grad_inputs_of_unreached_inputs_are_returned_as_given() -> None:
+    """chainer 7.8.1: ``a -> b = 3a`` lies on no path to ``y = 5c``; b's entry (7) is returned
+    as given (the array itself) and does not flow on to a (None)."""
+    a, c = _v(3.0), _v(2.0)
+    b = a * 3
+    y = c * 5
+    seven = np.array(7.0, np.float32)
+    ga, gb, gc = chainer.grad([y], [a, b, c], grad_inputs=[None, seven, None])
+    assert ga is None
+    assert gb is seven
+    assert float(gc.array) == 5.0
+
+
 def test_grad_loss_scale() -> None:
     x0, _, y, _ = _graph()
     (g,) = chainer.grad([y], [x0], loss_scale=4.0)

@@ -167,3 +167,31 @@ def test_unhashable_variables_work_with_grad_and_optimizers() -> None:
     F.sum(x * x).backward()
     opt.update()
     np.testing.assert_allclose(x.array, [0.8, 1.6], rtol=1e-6)
+
+
+def test_grad_var_of_an_assigned_grad_requires_grad() -> None:
+    """Regression: after ``v.grad = a``, ``v.grad_var.requires_grad`` was False; chainer 7.8.1
+    gives True."""
+    v = _v([1.0, 2.0])
+    v.grad = np.ones(2, np.float32)
+    assert v.grad_var.requires_grad is True
+    np.testing.assert_array_equal(v.grad, [1.0, 1.0])
+
+
+def test_grad_refuses_a_numpy_scalar() -> None:
+    """Regression: ``v.grad = np.float32()`` was accepted; chainer 7.8.1 raises TypeError
+    "Type of grad is invalid"."""
+    v = _v(1.0)
+    with pytest.raises(TypeError, match=r"chainer Variable\.grad: .*Type of grad is invalid"):
+        v.grad = np.float32(1)
+    assert v.grad is None
+
+
+def test_str_and_repr_of_empty_variables() -> None:
+    """Regression: ``str()`` of a (0, 0) Variable showed the shape; chainer 7.8.1 prints
+    'variable([])' for str and 'variable([], shape=(0, 0))' for repr."""
+    for shape in [(0, 0), (0, 3), (0,)]:
+        assert str(Variable(np.zeros(shape, np.float32))) == "variable([])"
+    assert repr(Variable(np.zeros((0, 0), np.float32))) == "variable([], shape=(0, 0))"
+    assert repr(Variable(np.zeros((2, 0), np.float32))) == "variable([], shape=(2, 0))"
+    assert repr(Variable(np.zeros((0,), np.float32))) == "variable([])"

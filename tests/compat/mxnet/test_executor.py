@@ -233,3 +233,27 @@ def test_replacing_dict_entries_does_not_redirect_the_executor() -> None:
     np.testing.assert_array_equal(ex.outputs[0].asnumpy(), [8.0, 8.0])
     ex.copy_params_from({"a": mx.nd.array([1, 1])})
     np.testing.assert_array_equal(ex.forward()[0].asnumpy(), [2.0, 2.0])
+
+
+def test_outputs_are_allocated_at_bind() -> None:
+    """Regression: ``executor.outputs`` was empty until the first forward; mxnet 1.9.1 allocates
+    them at bind (simple_bind of a 1000-unit softmax net on data (2, 100): one float32 (2, 1000)
+    output of zeros) and forward writes into them, so an output taken before forward shows the
+    results ([[2, 2], [2, 2]] for ``a * 2`` with ``a`` ones)."""
+    data = mx.sym.Variable("data")
+    fc1 = mx.sym.FullyConnected(data, name="fc1", num_hidden=1000)
+    net = mx.sym.SoftmaxOutput(mx.sym.Activation(fc1, act_type="relu"), name="softmax")
+    ex = net.simple_bind(mx.cpu(), data=(2, 100))
+    assert [(o.shape, o.dtype) for o in ex.outputs] == [((2, 1000), np.float32)]
+    np.testing.assert_array_equal(ex.outputs[0].asnumpy(), np.zeros((2, 1000)))
+    assert list(ex.output_dict) == ["softmax_output"]
+    a = mx.sym.Variable("a")
+    ex = (a * 2).bind(mx.cpu(), {"a": mx.nd.ones((2, 2), dtype="float64")})
+    held = ex.outputs[0]
+    assert (held.shape, held.dtype) == ((2, 2), np.float64)
+    ex.forward()
+    np.testing.assert_array_equal(held.asnumpy(), [[2.0, 2.0], [2.0, 2.0]])
+    b = mx.sym.Variable("b")
+    group = mx.sym.Group([a + b, a * b])
+    ex = group.bind(mx.cpu(), {"a": mx.nd.ones((3,)), "b": mx.nd.ones((3,))})
+    assert [o.shape for o in ex.outputs] == [(3,), (3,)]

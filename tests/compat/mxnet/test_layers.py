@@ -60,12 +60,11 @@ def test_fully_connected_flatten_no_bias_and_shape_errors() -> None:
     assert nf.list_arguments() == ["x", "nf_weight"]
     ex = _bind(nf, {"x": xv, "nf_weight": wv[:, :3]})
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), xv @ wv[:, :3].T, rtol=1e-5)
-    ex = _bind(fc, {"x": xv, "fc_weight": wv[:, :5], "fc_bias": bv})
-    with pytest.raises(ValueError, match="FullyConnected 'fc': the weight 'fc_weight' has shape"):
-        ex.forward()
-    ex = _bind(fc, {"x": xv, "fc_weight": wv, "fc_bias": bv[:3]})
-    with pytest.raises(ValueError, match="the bias 'fc_bias' has shape"):
-        ex.forward()
+    # mxnet 1.9.1 refuses at bind: "Error in operator fc: Shape inconsistent, Provided = ..."
+    with pytest.raises(mx.base.MXNetError, match=r"Error in operator fc: .*Provided = \[4,5\]"):
+        _bind(fc, {"x": xv, "fc_weight": wv[:, :5], "fc_bias": bv})
+    with pytest.raises(mx.base.MXNetError, match=r"Error in operator fc: .*Provided = \[3\]"):
+        _bind(fc, {"x": xv, "fc_weight": wv, "fc_bias": bv[:3]})
 
 
 def test_softmax_output_gradient_ignores_the_head_gradient() -> None:
@@ -162,8 +161,9 @@ def test_softmax_output_label_errors() -> None:
     xv = np.zeros((2, 3))
     with pytest.raises(ValueError, match=r"'sm': labels must be class indices in \[0, 3\)"):
         _softmax_exec(xv, np.array([0.0, 3.0])).forward()
-    with pytest.raises(ValueError, match="needs labels of shape"):
-        _softmax_exec(xv, np.array([0.0, 1.0, 2.0])).forward()
+    # mxnet 1.9.1: "Error in operator sm: Shape inconsistent, Provided = [3], inferred shape=[2]"
+    with pytest.raises(mx.base.MXNetError, match=r"Error in operator sm: .*Provided = \[3\]"):
+        _softmax_exec(xv, np.array([0.0, 1.0, 2.0]))
 
 
 @pytest.mark.parametrize(("norm", "div"), [("null", 1.0), ("batch", 2.0), ("valid", 3.0)])

@@ -107,3 +107,54 @@ def test_symbol_arithmetic_forward_and_gradients(name: str, fn: object, grads: o
     ga, gb = grads(av, bv)  # type: ignore[operator]
     np.testing.assert_allclose(ex.grad_dict["a"].asnumpy(), ga, rtol=1e-5)
     np.testing.assert_allclose(ex.grad_dict["b"].asnumpy(), gb, rtol=1e-5)
+
+
+def test_infer_shape_refuses_shapes_the_operators_contradict() -> None:
+    """Regression: ``infer_shape`` accepted ``fc1_weight=(1, 100)`` for ``num_hidden=1000`` and
+    reported wrong shapes; mxnet 1.9.1 raises ``mx.base.MXNetError`` (a RuntimeError) naming the
+    operator: "Error in operator fc1: Shape inconsistent, Provided = [1,100], inferred
+    shape=(1000,100)", "... Provided = [9], inferred shape=[10]" for the softmax label, and for
+    ``a + b`` with (2, 3) and (3, 3): "Error in operator _plus0: ... Incompatible attr in node
+    _plus0 at 1-th input: expected [2,3], got [3,3]"."""
+    assert issubclass(mx.base.MXNetError, RuntimeError)
+    data = mx.sym.Variable("data")
+    fc1 = mx.sym.FullyConnected(data, name="fc1", num_hidden=1000)
+    net = mx.sym.SoftmaxOutput(mx.sym.Activation(fc1, act_type="relu"), name="softmax")
+    want = (
+        r"Error in operator fc1: Shape inconsistent, Provided = \[1,100\], "
+        r"inferred shape=\(1000,100\)"
+    )
+    with pytest.raises(mx.base.MXNetError, match=want):
+        net.infer_shape(data=(10, 100), fc1_weight=(1, 100))
+    with pytest.raises(
+        mx.base.MXNetError, match=r"Error in operator fc1: .*Provided = \[1000,99\]"
+    ):
+        net.infer_shape(data=(10, 100), fc1_weight=(1000, 99))
+    with pytest.raises(mx.base.MXNetError, match=r"Error in operator fc1: .*Provided = \[3\]"):
+        net.infer_shape(data=(10, 100), fc1_bias=(3,))
+    with pytest.raises(mx.base.MXNetError, match=r"Error in operator softmax: .*Provided = \[9\]"):
+        net.infer_shape(data=(10, 100), softmax_label=(9,))
+    arg, out, _ = net.infer_shape(data=(10, 100), fc1_weight=(1000, 100))
+    assert arg == [(10, 100), (1000, 100), (1000,), (10,)] and out == [(10, 1000)]
+    sm = mx.sym.SoftmaxOutput(mx.sym.Variable("x"), name="sm")  # probabilities: data's shape
+    assert sm.infer_shape(x=(2, 3), sm_label=(2, 3))[0] == [(2, 3), (2, 3)]
+    with pytest.raises(mx.base.MXNetError, match=r"Error in operator sm: .*Provided = \[2,1\]"):
+        sm.infer_shape(x=(2, 3), sm_label=(2, 1))
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    plus = a + b
+    with pytest.raises(
+        mx.base.MXNetError, match=rf"Error in operator {plus.name}: .*expected \[2,3\], got \[3,3\]"
+    ):
+        plus.infer_shape(a=(2, 3), b=(3, 3))
+
+
+def test_bool_of_a_symbol_raises() -> None:
+    """Regression: ``bool(symbol)`` was True; mxnet 1.9.1 raises NotImplementedForSymbol (an
+    MXNetError): 'Function __bool__ (namely operator "bool") is not implemented for Symbol and
+    only available in NDArray.'"""
+    a = mx.sym.Variable("a")
+    want = r'Function __bool__ \(namely operator "bool"\) is not implemented for Symbol'
+    with pytest.raises(mx.base.NotImplementedForSymbol, match=want):
+        bool(a)
+    with pytest.raises(mx.base.MXNetError, match=want):
+        bool(mx.sym.FullyConnected(a, num_hidden=2, name="f"))

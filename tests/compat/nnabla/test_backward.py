@@ -137,3 +137,33 @@ def test_backward_of_a_leaf_raises() -> None:
         RuntimeError, match=r"nnabla Variable\.backward: the variable has no parent"
     ):
         x.backward()
+
+
+def test_persistent_intermediate_keeps_its_grad_through_clear_buffer() -> None:
+    """Regression: a persistent intermediate's ``.g`` was zeros after
+    ``backward(clear_buffer=True)``; nnabla 1.39 keeps persistent Variables' data and gradients
+    through the clear options. nnabla's values for ``h = 2x``, ``y = sum(h * h)``, x = [1, 2, 3]:
+    h.g [4, 8, 12], h.d [2, 4, 6], x.g [8, 16, 24]; a second pass after ``forward()``
+    overwrites h.g (not accumulated) and, without clear_buffer, x.g accumulates [16, 32, 48]."""
+    x = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]), need_grad=True)
+    h = x * 2
+    h.persistent = True
+    other = h * 1  # an intermediate that is not persistent: .g not stored with clear_buffer
+    y = NF.sum(other * h)
+    y.forward()
+    y.backward(clear_buffer=True)
+    np.testing.assert_array_equal(h.g, [4.0, 8.0, 12.0])
+    np.testing.assert_array_equal(h.d, [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(x.g, [8.0, 16.0, 24.0])
+    np.testing.assert_array_equal(other.g, [0.0, 0.0, 0.0])
+    y.forward()
+    y.backward(clear_buffer=False)
+    np.testing.assert_array_equal(h.g, [4.0, 8.0, 12.0])
+    np.testing.assert_array_equal(x.g, [16.0, 32.0, 48.0])
+    h.persistent = False
+    x.g = 0
+    h.g = 0
+    y.forward()
+    y.backward(clear_buffer=True)
+    np.testing.assert_array_equal(h.g, [0.0, 0.0, 0.0])  # no longer persistent: not stored
+    np.testing.assert_array_equal(x.g, [8.0, 16.0, 24.0])

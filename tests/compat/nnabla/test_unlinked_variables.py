@@ -113,3 +113,24 @@ def test_reshape_unlink_shares_data_and_grad_through_the_new_shape() -> None:
     np.testing.assert_array_equal(fake.d, np.arange(12.0).reshape(4, 3))
     with pytest.raises(ValueError, match="cannot reshape a Variable of shape"):
         fake.reshape((5,), unlink=True)
+
+
+def test_unlinked_variable_is_equal_and_hash_equal_to_its_source() -> None:
+    """Regression: ``get_unlinked_variable()`` was neither ``==`` nor hash-equal to its source;
+    nnabla 1.39: ``u == h``, ``h == u``, ``hash(u) == hash(h)``, ``u != h`` False, ``{h, u}`` has
+    one element, also with ``need_grad=False`` and for an unlinked Variable of an unlinked
+    one; ``reshape(unlink=True)`` and other Variables are not equal."""
+    x = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0, 4.0]), need_grad=True)
+    h = x * 2
+    u = h.get_unlinked_variable()
+    assert u is not h
+    assert u == h and h == u and not (u != h)
+    assert hash(u) == hash(h)
+    assert len({h, u}) == 1
+    u2 = h.get_unlinked_variable(need_grad=False)
+    assert u2 == h and hash(u2) == hash(h)
+    assert u.get_unlinked_variable() == h
+    r = h.reshape((2, 2), unlink=True)
+    assert not (r == h) and r != h
+    assert not (x == h) and x != h
+    assert x == x

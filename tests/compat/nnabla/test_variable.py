@@ -34,8 +34,6 @@ def test_from_numpy_array_copies_casts_floats_and_keeps_labels() -> None:
     assert x.d[0] == 1.0  # copied
     labels = nn.Variable.from_numpy_array(np.array([[3], [1]]))
     assert labels.d.dtype == np.int64
-    with pytest.raises(TypeError, match="from_numpy_array: need_grad=True needs floating"):
-        nn.Variable.from_numpy_array(np.array([1, 2]), need_grad=True)
     y = nn.Variable.from_numpy_array(np.ones(2), grad=np.array([5.0, 6.0]), need_grad=True)
     np.testing.assert_array_equal(y.g, [5.0, 6.0])
     with pytest.raises(ValueError, match="grad has shape"):
@@ -115,3 +113,19 @@ def test_persistent_stores_what_is_set() -> None:
     assert v.persistent is True
     v.persistent = False
     assert v.persistent is False
+
+
+def test_from_numpy_array_keeps_int_need_grad_and_int_grad() -> None:
+    """Regression: ``from_numpy_array(int, need_grad=True)`` raised and an int ``grad`` became
+    float32; nnabla 1.39 keeps both: need_grad True with int32 data and float32 zeros in .g;
+    ``grad=int32 [3, 4]`` stays int32 [3, 4]."""
+    v = nn.Variable.from_numpy_array(np.array([1, 2], np.int32), need_grad=True)
+    assert v.need_grad is True
+    assert v.d.dtype == np.int32
+    assert v.g.dtype == np.float32
+    np.testing.assert_array_equal(v.g, [0.0, 0.0])
+    v = nn.Variable.from_numpy_array(np.array([1, 2], np.int32), grad=np.array([3, 4], np.int32))
+    assert (v.d.dtype, v.g.dtype) == (np.int32, np.int32)
+    np.testing.assert_array_equal(v.g, [3, 4])
+    v = nn.Variable.from_numpy_array(np.array([1, 2], np.int64), need_grad=True)
+    assert (v.d.dtype, v.g.dtype) == (np.int64, np.float32)

@@ -85,10 +85,14 @@ def _array_arg(data: Any, where: str) -> Any:
 
 
 def _chainer_repr(v: _NativeVariable, separator: str) -> str:
+    """chainer's ``repr`` (separator ", ") and ``str`` (" "): an empty Variable is
+    ``variable([])`` in ``str`` and ``variable([], shape=...)`` in ``repr`` unless 1-d."""
     prefix = "variable" if not v.name else f"variable {v.name}"
     arr = np.asarray(v.device.to_numpy(v._data))
     if arr.size > 0 or arr.shape == (0,):
         body = np.array2string(arr, None, None, None, separator, prefix + "(")
+    elif separator == " ":
+        body = "[]"
     else:
         body = f"[], shape={arr.shape!r}"
     return f"{prefix}({body})"
@@ -160,9 +164,16 @@ class Variable(_NativeVariable):
             return
         if isinstance(value, _NativeVariable):
             value = value._data
+        elif isinstance(value, np.generic):
+            raise TypeError(
+                "chainer Variable.grad: the gradient must be an array (numpy.ndarray or a "
+                f"device array) or None, got {type(value).__name__} (as chainer: 'Type of grad "
+                "is invalid'); wrap it with numpy.asarray"
+            )
         arr = _array_arg(value, "chainer Variable.grad")
         self._check_grad(arr, "grad")
-        self._grad = _NativeVariable.leaf(arr, False)
+        # chainer: the gradient Variable made for the array requires a gradient
+        self._grad = _NativeVariable.leaf(arr, arr.dtype.kind in "fc")
 
     @property
     def grad_var(self) -> Variable | None:  # type: ignore[override]
@@ -334,8 +345,13 @@ def _chainer_operator(name: str) -> Any:
     base = getattr(_NativeVariable, name)
     where = f"chainer Variable.{name}"
 
+    # chainer's ``@`` of two Variables is F.matmul: numpy's promotion, no refusal
+    promote = name in ("__matmul__", "__rmatmul__")
+
     def method(self: Variable, other: Any) -> Any:
-        if not isinstance(other, (int, float)):  # Python scalars keep the dtype already
+        if promote and isinstance(other, _NativeVariable):
+            pass
+        elif not isinstance(other, (int, float)):  # Python scalars keep the dtype already
             other = match_dtype(where, self._data.dtype, other)
         return adopt(base(self, other), Variable)
 
@@ -378,13 +394,16 @@ def grad(
     """The gradients of ``outputs`` w.r.t. ``inputs``, backpropagated along the minimal paths.
 
     ``grad_outputs``: initial output gradients (None entries: ones, times ``loss_scale``; results
-    stay scaled). ``grad_inputs``: added to the results. ``set_grad``: also store each result in
-    the input's ``.grad_var``. ``retain_grad``: store the gradients of the outputs and of the
-    intermediate Variables (inputs among them) in their ``.grad_var`` (``set_grad`` is then
-    ignored, as documented). ``enable_double_backprop``: the results are differentiable again.
-    Every input is differentiated, also one with ``requires_grad=False`` (through every path);
-    unreachable inputs give None. ``.grad`` of the inputs is otherwise untouched, so nothing
-    accumulates between calls.
+    stay scaled). ``grad_inputs``: initial gradients of the inputs, seeded into the backward pass
+    as chainer does: the entry of an intermediate input flows on to the inputs upstream of it
+    (``x2 = 2 * x1; y = 2 * x2`` with ``grad_inputs=[None, 100]`` gives ``[204, 102]``); the
+    entry of an input that no path joins to the outputs is returned as given. ``set_grad``:
+    also store each result in the input's ``.grad_var``. ``retain_grad``: store the gradients
+    of the outputs and of the intermediate Variables (inputs among them) in their
+    ``.grad_var`` (``set_grad`` is then ignored, as documented). ``enable_double_backprop``:
+    the results are differentiable again. Every input is differentiated, also one with
+    ``requires_grad=False`` (through every path); unreachable inputs give None. ``.grad`` of
+    the inputs is otherwise untouched, so nothing accumulates between calls.
 
     Example::
 
@@ -417,14 +436,29 @@ def grad(
                 raise TypeError(
                     f"chainer.grad: {what}[{k}] must be a Variable, got {type(v).__name__}"
                 )
+    gos = [None] * len(outs) if grad_outputs is None else list(grad_outputs)
+    gis: list[Any] = [None] * len(ins)
+    unreached: dict[int, Any] = {}  # input index -> its grad_inputs entry, returned as given
+    if grad_inputs is not None:
+        upstream = _upstream_positions(outs)
+        for k, (x, gi) in enumerate(zip(ins, grad_inputs)):
+            if gi is None:
+                continue
+            if _position_key(x) not in upstream:
+                unreached[k] = gi  # chainer: no path, the entry itself is the result
+            elif x._creator is None:
+                gis[k] = gi  # a leaf: seeding it is adding it to the result
+            else:  # an intermediate: its seed flows on upstream with the backward pass
+                outs.append(x)
+                gos.append(gi)
     constants = [v for v in ins if not v.need_grad and v._data.dtype.kind in "fc"]
     undo = _differentiable_constants(outs, constants) if constants else None
     try:
         res = _native_grad(
             outs,
             ins,
-            None if grad_outputs is None else list(grad_outputs),
-            grad_inputs=None if grad_inputs is None else list(grad_inputs),
+            gos,
+            grad_inputs=gis,
             create_graph=enable_double_backprop,
             set_grad=set_grad,
             retain_grad=retain_grad,
@@ -434,7 +468,24 @@ def grad(
     finally:
         if undo is not None:
             undo()
-    return adopt(list(res), Variable)  # type: ignore[no-any-return]
+    results: list[Any] = adopt(list(res), Variable)
+    for k, gi in unreached.items():
+        results[k] = adopt(gi, Variable) if isinstance(gi, _NativeVariable) else gi
+    return results
+
+
+def _position_key(v: _NativeVariable) -> tuple[int, int]:
+    """Where ``v`` sits in a graph: its creator node and output index, or the leaf itself."""
+    return (id(v), -1) if v._creator is None else (id(v._creator), v._idx)
+
+
+def _upstream_positions(outputs: list[_NativeVariable]) -> set[tuple[int, int]]:
+    """The graph positions (see :func:`_position_key`) of ``outputs`` and of every Variable
+    upstream of them: where a seed given in ``grad_inputs`` reaches the outputs' backward pass."""
+    found = {_position_key(y) for y in outputs}
+    for node in collect_graph(outputs):
+        found.update((id(src), idx) for src, idx in zip(node.srcs, node.idxs))
+    return found
 
 
 def _differentiable_constants(

@@ -126,14 +126,50 @@ def _const(arr: Any, like: Any) -> _NativeVariable:
 
 
 def _match(fname: str, *xs: Any) -> list[Any]:
-    """The operands of a chainer function of several data operands, with chainer's dtype rule:
-    when one is a Variable, constants (arrays, numpy scalars) are cast to its dtype and a
-    Variable of another dtype is refused (TypeError); without Variables they pass unchanged."""
-    ref = next((x for x in xs if isinstance(x, _NativeVariable)), None)
-    if ref is None:
+    """The operands of a chainer function of several data operands, with chainer's dtype rule
+    for functions (their ``check_type_forward``): the Variables and arrays among them must have
+    one dtype, else TypeError naming the function and both dtypes (chainer raises InvalidType;
+    unlike the operators, functions cast no array); numpy scalars are cast to that dtype."""
+    dt = next((_dtype(x) for x in xs if _dtype(x) is not None), None)
+    if dt is None:
         return list(xs)
-    where, dt = f"chainer F.{fname}", ref._data.dtype
-    return [x if x is None or x is ref else match_dtype(where, dt, x) for x in xs]
+    where = f"chainer F.{fname}"
+    for x in xs:
+        other = _dtype(x)
+        if other is not None and other != dt:
+            raise TypeError(
+                f"{where}: the operands have different dtypes {dt} and {other}; chainer's "
+                "functions require one dtype (cast the array of one of them)"
+            )
+    return [match_dtype(where, dt, x) if isinstance(x, np.generic) else x for x in xs]
+
+
+def _dtype(x: Any) -> Any:
+    """The dtype of a Variable or array operand, None for scalars and None."""
+    if isinstance(x, _NativeVariable):
+        return x._data.dtype
+    if x is None or isinstance(x, (np.generic, int, float)):
+        return None
+    return getattr(x, "dtype", None)
+
+
+def _check_float(fname: str, **operands: Any) -> None:
+    """Refuse operands that are not floating point, as chainer's ``dtype.kind == 'f'`` checks
+    (TypeError naming the function and the argument)."""
+    for what, x in operands.items():
+        dt = _dtype(x)
+        if dt is None and x is not None and not isinstance(x, (np.generic, int, float)):
+            dt = np.asarray(x).dtype
+        if dt is not None and dt.kind != "f":
+            raise TypeError(
+                f"chainer F.{fname}: {what} must be floating point (as in chainer), got dtype {dt}"
+            )
+
+
+def _as_dtype(y: Any, dtype: Any) -> Any:
+    """``y`` cast (differentiably) to ``dtype``: chainer's ``.astype(x.dtype)`` of the result of
+    a function computed in the operands' promoted dtype."""
+    return y if y.dtype == dtype else _call("Cast", y, dtype=np.dtype(dtype).name)
 
 
 def _unary(name: str, native: str, formula: str) -> Callable[[Any], Variable]:
@@ -293,6 +329,11 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
         >>> F.sum(np.ones((2, 3), dtype=np.float32), axis=0)
         variable([2., 2., 2.])
     """
+    if not (axis is None or isinstance(axis, (int, np.integer, tuple))):
+        raise TypeError(
+            f"chainer F.sum: axis must be None, an int or a tuple of ints (as chainer: 'None, "
+            f"int or tuple of int are required'), got {type(axis).__name__}"
+        )
     return _out(_call("Sum", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
 
 
@@ -484,6 +525,7 @@ def _loss_operands(fname: str, x0: Any, x1: Any) -> list[Any]:
             f"chainer F.{fname}: x0 and x1 must have the same shape (chainer does not "
             f"broadcast them), got {s0} and {s1}"
         )
+    _check_float(fname, x0=x0, x1=x1)
     return _match(fname, x0, x1)
 
 
@@ -546,9 +588,16 @@ def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
         raise ValueError(f"chainer F.linear: n_batch_axes must be >= 1, got {n_batch_axes}")
     if len(_shape(W)) != 2:
         raise ValueError(f"chainer F.linear: W must be 2-d (out, in), got shape {_shape(W)}")
-    x, W, b = _match("linear", x, W, b)
+    _check_float("linear", x=x, W=W, b=b)
+    dt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
+    if b is not None and _dtype(b) is not None and _dtype(b) != dt:
+        raise TypeError(
+            f"chainer F.linear: b has dtype {_dtype(b)} but x has dtype {dt}; chainer requires "
+            "b.dtype == x.dtype"
+        )
     wt = _call("Transpose", W, axes=(1, 0))
-    return _out(_call("Affine", x, wt, b, base_axis=n_batch_axes))  # type: ignore[no-any-return]
+    y = _call("Affine", x, wt, b, base_axis=n_batch_axes)
+    return _out(_as_dtype(y, dt))  # type: ignore[no-any-return]
 
 
 def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
@@ -563,7 +612,7 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
         variable([[2., 0.],
                   [0., 2.]])
     """
-    a, b = _match("matmul", a, b)
+    _check_float("matmul", a=a, b=b)  # two float dtypes: numpy's promotion, as chainer
     return _out(_call("BatchMatmul", a, b, transpose_a=transa, transpose_b=transb))  # type: ignore[no-any-return]
 
 
@@ -703,20 +752,25 @@ def convolution_2d(
     if cover_all:
         raise NotImplementedError("chainer F.convolution_2d: cover_all=True is not supported")
     where = "chainer F.convolution_2d"
-    x, W, b = _match("convolution_2d", x, W, b)
-    return _out(  # type: ignore[no-any-return]
-        _call(
-            "Convolution",
-            x,
-            W,
-            b,
-            base_axis=1,
-            pad=_pair(pad, "pad", where),
-            stride=_pair(stride, "stride", where),
-            dilation=_pair(dilate, "dilate", where),
-            group=int(groups),
+    _check_float("convolution_2d", x=x, W=W, b=b)
+    dt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
+    if b is not None and _dtype(b) is not None and _dtype(b) != dt:
+        raise TypeError(
+            f"chainer F.convolution_2d: b has dtype {_dtype(b)} but x has dtype {dt}; chainer "
+            "requires b.dtype == x.dtype"
         )
+    y = _call(
+        "Convolution",
+        x,
+        W,
+        b,
+        base_axis=1,
+        pad=_pair(pad, "pad", where),
+        stride=_pair(stride, "stride", where),
+        dilation=_pair(dilate, "dilate", where),
+        group=int(groups),
     )
+    return _out(_as_dtype(y, dt))  # type: ignore[no-any-return]
 
 
 def _pool_out(size: int, k: int, s: int, p: int, cover_all: bool) -> int:

@@ -9,7 +9,7 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 ``MakeLoss``, ``BlockGrad``, ``Group``, symbol arithmetic, ``broadcast_add`` (``sub``, ``mul``,
 ``div``, ``power``, ``maximum``, ``minimum``), ``list_arguments``,
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
-``mx.cpu()``, ``mx.gpu(i)``.
+``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``.
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
@@ -33,7 +33,7 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import ndarray, symbol
+from . import base, ndarray, symbol
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
 from .ndarray import NDArray
@@ -45,6 +45,7 @@ __all__ = [
     "Context",
     "Executor",
     "NDArray",
+    "base",
     "cpu",
     "cpu_pinned",
     "current_context",

@@ -131,7 +131,13 @@ class Executor:
                     f"bind: the gradient array of {n!r} has shape {g.shape} but the argument has "
                     f"shape {a.shape}"
                 )
-        _infer_types(symbol, {n: a._arr.dtype for n, a in zip(names, self.arg_arrays)}, "bind")
+        dtypes = {n: a._arr.dtype for n, a in zip(names, self.arg_arrays)}
+        _infer_types(symbol, dtypes, "bind")
+        # as mxnet's bind: shapes the operators contradict raise MXNetError naming the operator,
+        # and the outputs are allocated (zeros; forward writes into them)
+        _, out_shapes, _ = symbol.infer_shape(
+            **{n: tuple(a.shape) for n, a in zip(names, self.arg_arrays)}
+        )
         self._reqs = reqs
         # the arrays the executor reads and writes: replacing an entry of arg_dict/grad_dict (not
         # writing into it) does not redirect the executor, as in mxnet
@@ -149,10 +155,17 @@ class Executor:
             self._vars[n] = NativeVariable.leaf(self._device.asarray(a._arr), need)
         self._graph: tuple[list[NativeVariable], list[NativeVariable]] | None = None
         self.outputs: list[NDArray] = []
+        if out_shapes is not None:
+            xp = self._device.xp
+            for head, shape in zip(self._heads, out_shapes):
+                # every supported operator has one dtype: the head's is its first argument's
+                dt = next((dtypes[v.name] for v in head._topo() if v.op == "null"), np.float32)
+                with self._device.activate():
+                    self.outputs.append(NDArray(xp.zeros(shape, dtype=dt), ctx))
 
     @property
     def output_dict(self) -> dict[str, NDArray]:
-        """Output name -> NDArray (after ``forward``)."""
+        """Output name -> NDArray (allocated at bind, filled by ``forward``)."""
         return dict(zip(self._symbol.list_outputs(), self.outputs))
 
     def copy_params_from(

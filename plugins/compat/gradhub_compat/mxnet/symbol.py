@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import MXNetError, NotImplementedForSymbol
+
 __all__ = [
     "Activation",
     "BlockGrad",
@@ -313,6 +315,9 @@ class Symbol:
     def __neg__(self) -> Symbol:
         return self._arith(-1.0, "Mul")
 
+    def __bool__(self) -> bool:
+        raise NotImplementedForSymbol("__bool__", "bool")
+
     def __repr__(self) -> str:
         if self._op == "Group":
             return f"<Symbol group [{', '.join(h._name for h in self._heads())}]>"
@@ -356,9 +361,14 @@ def _infer_node(
     op = node._op
 
     def learn(sym: Symbol, shape: tuple[int, ...]) -> None:
-        if sym._op == "null" and sym._name not in known:
+        if sym._op != "null":
+            return
+        given = known.get(sym._name)
+        if given is None:
             known[sym._name] = shape
             shapes[id(sym)] = shape
+        elif tuple(given) != tuple(shape):  # mxnet: the operator contradicts a given shape
+            raise _shape_error(node, sym, given, shape)
 
     if op == "FullyConnected":
         x = ins[0]
@@ -380,7 +390,9 @@ def _infer_node(
             label = x[:-1]
         else:
             label = (x[0],)
-        learn(node._inputs[1], label)
+        lab = node._inputs[1]
+        if lab._op != "null" or known.get(lab._name) != x:  # data's shape: probabilities
+            learn(lab, label)
         return x
     if op in ("Activation", "MakeLoss", "BlockGrad") or op.endswith("Scalar"):
         return ins[0]
@@ -393,10 +405,20 @@ def _infer_node(
         try:
             return tuple(np.broadcast_shapes(x, y))
         except ValueError:
-            raise ValueError(
-                f"infer_shape: {op} {node._name!r}: the shapes {x} and {y} do not broadcast"
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: {op} {node._name!r}: the shapes "
+                f"{x} and {y} do not broadcast (operands could not be broadcast together with "
+                f"shapes {_mx_shape(x)} {_mx_shape(y)})"
             ) from None
-    # elementwise binary operators: same shapes (broadcasting allowed)
+    # elementwise binary operators: same shapes (broadcasting allowed, docs/migration-mxnet.md)
+    if x is not None and y is not None:
+        try:
+            return tuple(np.broadcast_shapes(x, y))
+        except ValueError:
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: Incompatible attr in node "
+                f"{node._name} at 1-th input: expected {_mx_shape(x)}, got {_mx_shape(y)}"
+            ) from None
     if x is None and y is not None:
         learn(node._inputs[0], y)
         return y
@@ -406,6 +428,23 @@ def _infer_node(
     if x is None or y is None:
         return None
     return tuple(np.broadcast_shapes(x, y))
+
+
+def _mx_shape(shape: Sequence[int]) -> str:
+    """A shape as mxnet prints a provided one: ``[1,100]``."""
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def _shape_error(
+    node: Symbol, arg: Symbol, given: Sequence[int], inferred: Sequence[int]
+) -> MXNetError:
+    """mxnet's error for a given argument shape that the operator ``node`` contradicts."""
+    inf = "(" + ",".join(str(int(d)) for d in inferred) + ("," if len(inferred) == 1 else "") + ")"
+    return MXNetError(
+        f"infer_shape: Error in operator {node._name}: Shape inconsistent, Provided = "
+        f"{_mx_shape(given)}, inferred shape={inf} (argument {arg._name!r} of "
+        f"{node._op} {node._name!r})"
+    )
 
 
 def _infer_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[str, np.dtype]:

@@ -168,26 +168,31 @@ class Variable(NativeVariable):
         """A Variable holding a copy of ``data`` (and of ``grad``, if given).
 
         Floating data is stored as float32 (nnabla computes in float32); integer data such as
-        labels keeps its type. ``need_grad`` defaults to False.
+        labels keeps its type, also with ``need_grad=True`` (as nnabla; gradhub's functions give
+        integer inputs no gradient), and so does an integer ``grad``. ``need_grad`` defaults to
+        False.
         """
         arr = np.array(_raw(data), copy=True)
         if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
             arr = arr.astype(_FLOAT)
-        if need_grad and arr.dtype.kind not in "fc":
-            raise TypeError(
-                "nnabla Variable.from_numpy_array: need_grad=True needs floating-point data, "
-                f"got dtype {arr.dtype}"
-            )
+        floating = arr.dtype.kind in "fc"
         v = cls.__new__(cls)
-        NativeVariable.__init__(v, context_device().asarray(arr), need_grad=bool(need_grad))
+        dev = context_device()
+        NativeVariable.__init__(v, dev.asarray(arr), need_grad=bool(need_grad) and floating)
+        if need_grad and not floating:
+            # nnabla keeps the flag on integer data; gradhub's functions give integer inputs
+            # no gradient, so its .g stays zeros (docs/migration-nnabla.md)
+            v._need_grad = True
         if grad is not None:
-            g = np.asarray(_raw(grad))
+            g = np.array(_raw(grad), copy=True)
             if g.shape != arr.shape:
                 raise ValueError(
                     f"nnabla Variable.from_numpy_array: grad has shape {g.shape} but data has "
                     f"shape {arr.shape}"
                 )
-            v.g = g
+            if g.dtype.kind == "f" and g.dtype != _FLOAT:
+                g = g.astype(_FLOAT)
+            v._grad = NativeVariable.leaf(dev.asarray(g), False)  # nnabla keeps an int grad
         return v
 
     # -- data and gradient -----------------------------------------------------------------------
@@ -273,9 +278,10 @@ class Variable(NativeVariable):
 
     @property
     def persistent(self) -> bool:
-        """nnabla's flag that keeps an intermediate's data through ``clear_buffer``: False by
-        default; stores what is set. gradhub never clears the data of a Variable still
-        referenced, so the flag changes nothing else."""
+        """nnabla's flag that keeps an intermediate's data and gradient through the clear
+        options: False by default. ``backward(clear_buffer=True)`` leaves this pass's gradient
+        in ``.g`` of a persistent intermediate (gradhub never clears the data of a Variable
+        still referenced)."""
         return _persistent.get(id(self), False)
 
     @persistent.setter
@@ -372,12 +378,18 @@ class Variable(NativeVariable):
                 f"Variable has shape {self.shape}"
             )
         kept = self._grad
+        # with clear_buffer, only persistent intermediates keep their gradient: the pass stores
+        # every intermediate's and the others get theirs back (only graphs with one pay for it)
+        restore = _not_persistent(self) if clear_buffer and _persistent else None
         root_off = not self._need_grad and self._creator.rule is not None
         if root_off:  # nnabla backpropagates from a root set need_grad=False all the same
             self._need_grad = True  # (the slot: its node stays marked)
         try:
             _native_backward(
-                self, seed, retain_grad=not clear_buffer, retain_graph=not clear_buffer
+                self,
+                seed,
+                retain_grad=not clear_buffer or bool(restore),
+                retain_graph=not clear_buffer,
             )
         except BackwardRuleError:
             freed = freed_buffers_error([self], "nnabla Variable.backward")
@@ -388,9 +400,49 @@ class Variable(NativeVariable):
             self._grad = kept
             if root_off:
                 self._need_grad = False
+            if restore:
+                for v, g in restore[1]:
+                    v._grad = g
 
     def __repr__(self) -> str:
         return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
+
+    # nnabla: a Variable and its get_unlinked_variable() are one variable (== and hash)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NativeVariable):
+            return NotImplemented
+        return _buffer_owner(self) is _buffer_owner(other)
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, NativeVariable):
+            return NotImplemented
+        return _buffer_owner(self) is not _buffer_owner(other)
+
+    def __hash__(self) -> int:
+        return object.__hash__(_buffer_owner(self))
+
+
+def _buffer_owner(v: NativeVariable) -> NativeVariable:
+    """The Variable whose buffers ``v`` uses: the source of an unlinked Variable of the same
+    shape, else ``v`` itself (nnabla compares and hashes Variables by that)."""
+    return v._src if isinstance(v, _Unlinked) and v._vshape is None else v
+
+
+def _not_persistent(y: NativeVariable) -> tuple[bool, list[tuple[Any, Any]]] | None:
+    """For ``backward(clear_buffer=True)`` from ``y``: None when no intermediate of its graph is
+    persistent, else (True, the other intermediates with their current ``._grad``)."""
+    found = False
+    others: list[tuple[Any, Any]] = []
+    for node in collect_graph([y], only_need_grad=True):
+        for ref in node.outputs:
+            v = ref()
+            if v is None or v is y:
+                continue
+            if _persistent.get(id(v), False):
+                found = True
+            else:
+                others.append((v, v._grad))
+    return (True, others) if found else None
 
 
 class _Unlinked(Variable):
