@@ -264,7 +264,9 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
     """``(f(*primals), vjp_fn)`` (plus ``aux`` with ``has_aux=True``), where ``vjp_fn(cotangents)``
     returns the vector-Jacobian products, one per primal, as a tuple:
 
-    .. math:: \\mathrm{vjp\\_fn}(u)_i = \\sum_k \\left(\\frac{\\partial f_k}{\\partial x_i}\\right)^T u_k
+    .. math::
+
+        \\mathrm{vjp\\_fn}(u)_i = \\sum_k \\left(\\frac{\\partial f_k}{\\partial x_i}\\right)^T u_k
 
     ``cotangents`` has the structure of the output (a Variable or array for one output, a tuple for
     a tuple). ``vjp_fn`` may be called any number of times.
@@ -295,7 +297,9 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
         else:
             cts = [cotangents]
         seeds = [
-            _paired(c, o, f"vjp_fn: cotangents[{k}]" if is_tuple else "vjp_fn: cotangents", "the output")
+            _paired(
+                c, o, f"vjp_fn: cotangents[{k}]" if is_tuple else "vjp_fn: cotangents", "the output"
+            )
             for k, (c, o) in enumerate(zip(cts, outs))
         ]
         with set_recording(True):
