@@ -91,6 +91,7 @@ def _paired(t: Any, like: Variable, where: str, what: str) -> Variable:
 
 def _argnums(argnums: Any, nargs: int, fname: str) -> tuple[tuple[int, ...], bool]:
     """``argnums`` as a tuple of non-negative indices, and whether it was a single int."""
+    items: tuple[int, ...]
     if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
         items, single = (int(argnums),), True
     elif (
@@ -178,7 +179,9 @@ def _onehot(like: Variable, i: int) -> Variable:
     return Variable.leaf(e.reshape(like.shape))
 
 
-def _stack(parts: list[Variable], front: Sequence[int], back: Sequence[int], axis_first: bool):
+def _stack(
+    parts: list[Variable], front: Sequence[int], back: Sequence[int], axis_first: bool
+) -> Variable:
     """``parts`` (each of shape ``back`` when ``axis_first``, else ``front``) placed along a new
     axis, first or last, reshaped to ``front + back``; differentiable (GetItemBackward, whose
     rule is GetItem)."""
@@ -190,12 +193,12 @@ def _stack(parts: list[Variable], front: Sequence[int], back: Sequence[int], axi
         return call("Reshape", parts[0], shape=shape)
     inner = tuple(parts[0].shape)
     full = (n, *inner) if axis_first else (*inner, n)
-    acc = None
+    acc: Variable | None = None
     for i, p in enumerate(parts):
         key = (i,) if axis_first else (Ellipsis, i)
         s = call("GetItemBackward", p, key=key, shape=full)
         acc = s if acc is None else acc + s
-    return call("Reshape", acc, shape=shape)
+    return call("Reshape", acc, shape=shape)  # type: ignore[no-any-return]
 
 
 def _zeros(shape: Sequence[int], like: Variable) -> Variable:
@@ -459,8 +462,7 @@ def jvp(
 
 def _jvp(outs: list[Variable], xs: list[Variable], vs: list[Variable]) -> list[Variable]:
     us = [_dummy(o) for o in outs]
-    gs = engine.grad(outs, xs, us, create_graph=True)
-    return _grads(gs, us, vs)
+    return _grads(_grads(outs, xs, us), us, vs)
 
 
 def jacfwd(
