@@ -1,6 +1,6 @@
 """gradhub.func against torch.func on the same functions and values (float64): vjp, jvp, grad
 with tuple argnums, jacrev, jacfwd, hessian, hvp (as torch.func.jvp of torch.func.grad), vhp and
-a third-order composition. Skipped where PyTorch is not installed."""
+a third-order composition, vmap of grad and vmap's axes. Skipped where PyTorch is not installed."""
 
 from __future__ import annotations
 
@@ -84,3 +84,18 @@ def test_hessian_hvp_vhp_and_third_order() -> None:
     _, (vh,) = ghf.vhp(lx, (X,), (V,))
     close(vh, thv)
     close(ghf.jacfwd(ghf.jacrev(ghf.grad(lx)))(X), tf.jacfwd(tf.jacrev(tf.grad(lx)))(T(X)))
+
+
+def test_vmap_of_grad_and_in_out_axes() -> None:
+    xs = RNG.standard_normal((6, 4))
+
+    def lw(x: Any, w: Any) -> Any:
+        return ((w @ (x * x)) ** 2.0).sum()
+
+    ours = ghf.vmap(ghf.grad(lw, argnums=1), in_axes=(0, None))(xs, W)
+    theirs = tf.vmap(tf.grad(lw, argnums=1), in_dims=(0, None))(T(xs), T(W))
+    close(ours, theirs)
+    close(
+        ghf.vmap(lambda a, b: (a * b, a.sum()), in_axes=(1, 0), out_axes=(1, 0))(xs.T, xs),
+        tf.vmap(lambda a, b: (a * b, a.sum()), in_dims=(1, 0), out_dims=(1, 0))(T(xs.T), T(xs)),
+    )
