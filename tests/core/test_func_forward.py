@@ -155,3 +155,15 @@ def test_tangent_of_the_wrong_shape_or_count_raises_naming_it() -> None:
         ghf.jacfwd(lambda x: x, argnums=1)(X)
     with pytest.raises(ValueError, match=r"jac(fwd|rev): argnums=3 is out of range"):
         ghf.hessian(f_scalar, argnums=3)(X, Y)
+
+
+def test_outputs_independent_of_the_inputs_give_zero_derivatives() -> None:
+    c = gh.Variable(np.ones(2), need_grad=False)
+    x = np.ones(3)
+    np.testing.assert_array_equal(ghf.jvp(lambda x: c * 2.0, (x,), (x,))[1].d, np.zeros(2))
+    for jac in (ghf.jacrev, ghf.jacfwd):
+        np.testing.assert_array_equal(jac(lambda x: c * 2.0)(x).d, np.zeros((2, 3)))
+        np.testing.assert_array_equal(jac(lambda x: x)(np.ones(2)).d, np.eye(2))
+    np.testing.assert_array_equal(ghf.hessian(lambda x: (x * 2.0).sum())(x).d, np.zeros((3, 3)))
+    _, (hv,) = ghf.hvp(lambda x: (x * 2.0).sum(), (x,), (x,))
+    np.testing.assert_array_equal(hv.d, np.zeros(3))
