@@ -1,5 +1,6 @@
 """Functional transforms: ``vjp``, ``jvp``, ``grad``, ``value_and_grad``, ``hvp``, ``vhp``,
-``jacrev``, ``jacfwd``, ``hessian`` and ``functional_call``, as ``torch.func`` and JAX spell them.
+``jacrev``, ``jacfwd``, ``hessian``, ``vmap`` and ``functional_call``, as ``torch.func`` and JAX
+spell them.
 
 Every transform is built on the engine's :func:`gradhub.grad` with ``create_graph=True``, so its
 results are differentiable again and the transforms compose to any order
