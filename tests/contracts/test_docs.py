@@ -34,7 +34,13 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
 #: Modules whose docstrings must carry examples (so that this test can never pass vacuously).
-MUST_HAVE_EXAMPLES = ("gradhub", "gradhub.engine", "gradhub.variable", "gradhub.testing")
+MUST_HAVE_EXAMPLES = (
+    "gradhub",
+    "gradhub.engine",
+    "gradhub.variable",
+    "gradhub.testing",
+    "gradhub.func",
+)
 
 
 def _core_modules() -> list[str]:

@@ -1,0 +1,221 @@
+"""gradhub.func against torch.func and the Python loop, in one process. Not part of the test
+suite. Three measurements (``--what``):
+
+* ``per-sample``: per-sample gradients of the W2 MLP (784-1024-1024-10, relu, softmax
+  cross-entropy) at batch 128 by ``gradhub.func.vmap(gradhub.func.grad(loss))``, by a Python
+  loop of ``gradhub.func.grad``, and by ``torch.func.vmap(torch.func.grad(loss))``;
+* ``hvp``: a Hessian-vector product of the same MLP's batch loss with respect to all its
+  parameters, ``gradhub.func.hvp`` against ``torch.func.jvp(torch.func.grad(loss))``;
+* ``hessian``: the full Hessian of a 203-parameter MLP (6-20-3, tanh, squared error, batch 32),
+  ``gradhub.func.hessian`` against ``torch.func.hessian``.
+
+Each result is checked against the reference (the loop, or PyTorch), then the medians and the
+ratios are printed::
+
+    python benchmarks/func_bench.py                      # W2, batch 128
+    python benchmarks/func_bench.py --batch 16 --sizes 64 32 10 --repeat 5 --what per-sample
+
+Threads are pinned (``--threads``, default 2) before numpy or torch is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def _time(step: Callable[[], Any], repeat: int) -> float:
+    step()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return _median(times)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[784, 1024, 1024, 10])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--what",
+        nargs="+",
+        default=["per-sample", "hvp", "hessian"],
+        choices=["per-sample", "hvp", "hessian"],
+    )
+    args = ap.parse_args(argv)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+
+    import gradhub as gh
+    import gradhub.func as ghf
+    import gradhub.functions as F
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    s = args.sizes
+    x = rng.standard_normal((args.batch, s[0])).astype(np.float32)
+    t = rng.integers(0, s[-1], args.batch)
+    params = []
+    for i in range(len(s) - 1):
+        params.append((rng.standard_normal((s[i], s[i + 1])) * np.sqrt(2 / s[i])).astype("f4"))
+        params.append(np.zeros(s[i + 1], dtype=np.float32))
+    n_p = len(params)
+
+    def loss(*args: Any) -> Any:
+        *ps, xi, ti = args
+        h = xi.reshape(1, -1)
+        for i in range(0, n_p, 2):
+            h = h @ ps[i] + ps[i + 1]
+            if i < n_p - 2:
+                h = F.relu(h)
+        return F.softmax_cross_entropy(h, ti.reshape(1, 1)).sum()
+
+    try:
+        import torch
+        import torch.func as tf
+    except ImportError:
+        torch = tf = None
+        print("torch is not installed: the torch.func columns are left out")
+    else:
+        torch.set_num_threads(args.threads)
+
+    def report(title: str, results: dict[str, float]) -> None:
+        base = next(iter(results.values()))
+        print(title)
+        for name, sec in results.items():
+            print(
+                f"  {name:24s} {sec * 1e3:10.1f} ms   {next(iter(results))} / this = "
+                f"{base / sec:6.2f}"
+            )
+
+    def tloss_fn(ps: Any, xi: Any, ti: Any) -> Any:
+        h = xi.reshape(xi.shape[0] if xi.ndim > 1 else 1, -1)
+        for i in range(0, n_p, 2):
+            h = h @ ps[i] + ps[i + 1]
+            if i < n_p - 2:
+                h = torch.relu(h)
+        return torch.nn.functional.cross_entropy(h, ti.reshape(-1), reduction="sum")
+
+    if "per-sample" in args.what:
+        per_sample_bench(args, ghf, gh, np, loss, params, x, t, n_p, torch, tf, tloss_fn, report)
+    if "hvp" in args.what:
+
+        def batch_loss(*ps: Any) -> Any:
+            h = xv
+            for i in range(0, n_p, 2):
+                h = h @ ps[i] + ps[i + 1]
+                if i < n_p - 2:
+                    h = F.relu(h)
+            return F.softmax_cross_entropy(h, tv.reshape(-1, 1)).sum()
+
+        xv = gh.Variable(x, need_grad=False)
+        tv = gh.Variable(t.astype(np.int64), need_grad=False)
+        vs = tuple(rng.standard_normal(p.shape).astype(np.float32) for p in params)
+        res = {
+            "gradhub hvp": _time(
+                lambda: [h.d for h in ghf.hvp(batch_loss, tuple(params), vs)[1]], args.repeat
+            )
+        }
+        if torch is not None:
+            tps = tuple(torch.from_numpy(p) for p in params)
+            tvs = tuple(torch.from_numpy(v) for v in vs)
+            xt, tt = torch.from_numpy(x), torch.from_numpy(t.astype(np.int64))
+
+            def t_hvp() -> Any:
+                return tf.jvp(tf.grad(lambda ps: tloss_fn(ps, xt, tt)), (tps,), (tvs,))[1]
+
+            for a, b in zip(ghf.hvp(batch_loss, tuple(params), vs)[1], t_hvp()):
+                np.testing.assert_allclose(a.d, b.numpy(), rtol=2e-3, atol=2e-4)
+            res["torch.func jvp(grad)"] = _time(t_hvp, args.repeat)
+        report(f"Hessian-vector product, sizes {s}, batch {args.batch}", res)
+    if "hessian" in args.what:
+        hs = (6, 20, 3)
+        hx = rng.standard_normal((32, hs[0]))
+        hy = rng.standard_normal((32, hs[2]))
+        shapes = [(hs[0], hs[1]), (hs[1],), (hs[1], hs[2]), (hs[2],)]
+        sizes_ = [int(np.prod(sh)) for sh in shapes]
+        offs = np.cumsum([0, *sizes_])
+        theta = rng.standard_normal(int(offs[-1])) * 0.3
+
+        def hloss(th: Any, tanh: Any, xx: Any, yy: Any) -> Any:
+            w = [th[int(offs[k]) : int(offs[k + 1])].reshape(shapes[k]) for k in range(4)]
+            h = tanh(xx @ w[0] + w[1]) @ w[2] + w[3]
+            return ((h - yy) ** 2).sum()
+
+        hxv, hyv = gh.Variable(hx, need_grad=False), gh.Variable(hy, need_grad=False)
+        gfun = ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv))
+        res = {"gradhub hessian": _time(lambda: gfun(theta).d, args.repeat)}
+        if torch is not None:
+            hxt, hyt = torch.from_numpy(hx), torch.from_numpy(hy)
+            tfun = tf.hessian(lambda th: hloss(th, torch.tanh, hxt, hyt))
+            tth = torch.from_numpy(theta)
+            np.testing.assert_allclose(gfun(theta).d, tfun(tth).numpy(), rtol=1e-8, atol=1e-10)
+            res["torch.func hessian"] = _time(lambda: tfun(tth), args.repeat)
+        report(f"full Hessian, {int(offs[-1])} parameters (MLP {hs}, batch 32, float64)", res)
+    return 0
+
+
+def per_sample_bench(
+    args: Any,
+    ghf: Any,
+    gh: Any,
+    np: Any,
+    loss: Any,
+    params: list[Any],
+    x: Any,
+    t: Any,
+    n_p: int,
+    torch: Any,
+    tf: Any,
+    tloss: Any,
+    report: Any,
+) -> None:
+    argnums = tuple(range(n_p))
+    xv = gh.Variable(x, need_grad=False)
+    tv = gh.Variable(t.astype(np.int64), need_grad=False)
+    per_sample = ghf.vmap(ghf.grad(loss, argnums=argnums), in_axes=(None,) * n_p + (0, 0))
+
+    def gradhub_vmap() -> list[Any]:
+        return [g.d for g in per_sample(*params, xv, tv)]
+
+    def gradhub_loop() -> list[Any]:
+        rows = [ghf.grad(loss, argnums=argnums)(*params, xv[i], tv[i]) for i in range(args.batch)]
+        return [np.stack([r[k].d for r in rows]) for k in range(n_p)]
+
+    ref = gradhub_loop()
+    for a, b in zip(gradhub_vmap(), ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    results = {
+        "gradhub vmap(grad)": _time(gradhub_vmap, args.repeat),
+        "gradhub loop": _time(gradhub_loop, args.repeat),
+    }
+    if torch is not None:
+        tps = [torch.from_numpy(p) for p in params]
+        tgrad = tf.vmap(tf.grad(tloss), in_dims=(None, 0, 0))
+        xt, tt = torch.from_numpy(x), torch.from_numpy(t.astype(np.int64))
+
+        def torch_vmap() -> list[Any]:
+            return [g.numpy() for g in tgrad(tps, xt, tt)]
+
+        for a, b in zip(torch_vmap(), ref):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+        results["torch.func vmap(grad)"] = _time(torch_vmap, args.repeat)
+    report(f"per-sample gradients, sizes {args.sizes}, batch {args.batch}", results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,760 @@
+"""Functional transforms: ``vjp``, ``jvp``, ``grad``, ``value_and_grad``, ``hvp``, ``vhp``,
+``jacrev``, ``jacfwd``, ``hessian``, ``vmap`` and ``functional_call``, as ``torch.func`` and JAX
+spell them.
+
+Every transform is built on the engine's :func:`gradhub.grad` with ``create_graph=True``, so its
+results are differentiable again and the transforms compose to any order
+(``jacfwd(jacrev(f))``, ``jvp`` of ``grad``, ``grad(grad(grad(f)))``).
+
+Conventions (those of ``torch.func``):
+
+* Arguments are Variables or arrays. A Variable that needs a gradient stays connected to the
+  results (``gh.grad`` through a result reaches the caller's own Variable); arrays, and Variables
+  needing no gradient, are constants outside the transform. Under :func:`gradhub.no_grad`, the
+  caller's Variables are used as constants too (the transform itself still records its graph).
+* ``argnums`` is an int or a tuple of ints (negative values count from the end); with a tuple,
+  ``grad``, ``jacrev``, ``jacfwd`` and ``hessian`` return tuples in ``argnums`` order.
+* ``f`` returns a Variable or a tuple (or list) of Variables; with ``has_aux=True`` it returns
+  ``(output, aux)`` and ``aux`` is handed back untouched.
+* Forward mode (``jvp``, ``jacfwd``, ``hvp``) is the transpose of reverse mode: with a dummy
+  cotangent ``u``, ``g(u) = J^T u`` is linear in ``u`` and its vector-Jacobian product with the
+  tangent ``v`` is ``J v``. That costs two reverse passes, never a full Jacobian.
+* Tangents, cotangents and ``v`` must have exactly the shape of what they pair with (no
+  broadcasting); arrays are cast to its dtype, so float32 stays float32.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import engine
+from .modes import is_recording, set_recording
+from .ops import call
+from .parameters import full_name, get_parameters, parameter_table
+from .variable import Variable
+
+__all__ = [
+    "functional_call",
+    "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "value_and_grad",
+    "vhp",
+    "vjp",
+    "vmap",
+]
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _primal(x: Any, connect: bool, where: str) -> Variable:
+    """The Variable a transform differentiates with respect to: a node on the caller's Variable
+    (so that results stay connected to it) or a fresh leaf holding the array."""
+    if isinstance(x, Variable):
+        if x.dtype.kind != "f":
+            raise TypeError(f"{where} must hold floating-point data, got dtype {x.dtype}")
+        if connect and x.need_grad:
+            return call("Reshape", x, shape=x.shape)  # a new node: d/d(node) covers f only
+        return Variable.leaf(x.d, need_grad=True)
+    v = Variable(x, need_grad=False)
+    if v.dtype.kind != "f":
+        raise TypeError(f"{where} must hold floating-point data, got dtype {v.dtype}")
+    return Variable.leaf(v.d, need_grad=True)
+
+
+def _paired(t: Any, like: Variable, where: str, what: str) -> Variable:
+    """A tangent or cotangent ``t`` for ``like``: a Variable as given (it stays connected), an
+    array or number cast to ``like``'s dtype on its device. Same shape, no broadcasting."""
+    if isinstance(t, Variable):
+        v = t
+        if v.dtype != like.dtype:
+            if v.need_grad:
+                raise TypeError(
+                    f"{where} has dtype {v.dtype} but {what} has dtype {like.dtype}; cast it first"
+                )
+            v = Variable.leaf(like.device.asarray(v.d, dtype=like.dtype))
+    else:
+        v = Variable.leaf(like.device.asarray(Variable(t, need_grad=False).d, dtype=like.dtype))
+    if v.shape != like.shape:
+        raise ValueError(
+            f"{where} has shape {v.shape} but {what} has shape {like.shape} "
+            "(shapes must match exactly: no broadcasting)"
+        )
+    return v
+
+
+def _argnums(argnums: Any, nargs: int, fname: str) -> tuple[tuple[int, ...], bool]:
+    """``argnums`` as a tuple of non-negative indices, and whether it was a single int."""
+    items: tuple[int, ...]
+    if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
+        items, single = (int(argnums),), True
+    elif (
+        isinstance(argnums, tuple)
+        and argnums
+        and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in argnums)
+    ):
+        items, single = tuple(int(a) for a in argnums), False
+    else:
+        raise TypeError(
+            f"{fname}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
+        )
+    out = []
+    for a in items:
+        if not -nargs <= a < nargs:
+            raise ValueError(
+                f"{fname}: argnums={argnums!r} is out of range: f was called with {nargs} "
+                f"positional argument{'s' if nargs != 1 else ''}"
+            )
+        out.append(a % nargs)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fname}: argnums={argnums!r} names an argument twice")
+    return tuple(out), single
+
+
+def _prepare(
+    args: tuple[Any, ...], idx: tuple[int, ...], fname: str
+) -> tuple[list[Any], list[Variable]]:
+    """The arguments with those at ``idx`` replaced by primals, and the primals."""
+    connect = is_recording()
+    new = list(args)
+    xs = []
+    for i in idx:
+        new[i] = _primal(args[i], connect, f"{fname}: argument {i}")
+        xs.append(new[i])
+    return new, xs
+
+
+def _split_aux(out: Any, has_aux: bool, fname: str) -> tuple[Any, Any]:
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(
+            f"{fname}: with has_aux=True, f must return a pair (output, aux), got "
+            f"{type(out).__name__}"
+        )
+    return out[0], out[1]
+
+
+def _outputs(out: Any, fname: str) -> tuple[list[Variable], bool]:
+    """The outputs of ``f`` as a list, and whether ``f`` returned a tuple."""
+    if isinstance(out, Variable):
+        return [out], False
+    if isinstance(out, (tuple, list)) and out and all(isinstance(o, Variable) for o in out):
+        return list(out), True
+    raise TypeError(
+        f"{fname}: f must return a Variable or a tuple of Variables, got {type(out).__name__}"
+    )
+
+
+def _scalar(out: Any, fname: str) -> Variable:
+    if not isinstance(out, Variable):
+        raise TypeError(f"{fname}: f must return a Variable, got {type(out).__name__}")
+    if out.ndim != 0:
+        raise ValueError(
+            f"{fname}: f must return a scalar (a 0-d Variable), got shape {out.shape}; "
+            "sum it or use jacrev/vjp"
+        )
+    return out
+
+
+def _grads(outs: Sequence[Variable], xs: Sequence[Variable], seeds: Any = None) -> list[Variable]:
+    gs = engine.grad(list(outs), list(xs), seeds, create_graph=True)
+    return [g for g in gs if g is not None]
+
+
+def _dummy(o: Variable) -> Variable:
+    """A zero cotangent that needs a gradient: ``J^T u`` is linear in it."""
+    return Variable.leaf(o.device.xp.zeros(o.shape, dtype=o.dtype), need_grad=True)
+
+
+def _onehot(like: Variable, i: int) -> Variable:
+    e = like.device.xp.zeros(like.size, dtype=like.dtype)
+    e[i] = 1
+    return Variable.leaf(e.reshape(like.shape))
+
+
+def _concat(parts: list[Variable], axis: int) -> Variable:
+    """``parts`` joined along the existing ``axis`` (differentiable: GetItemBackward, whose rule
+    is GetItem), pairwise, so that ``n`` parts of size ``s`` cost ``O(n s log n)``."""
+    while len(parts) > 1:
+        joined = []
+        for k in range(0, len(parts) - 1, 2):
+            a, b = parts[k], parts[k + 1]
+            na, nb = a.shape[axis], b.shape[axis]
+            shape = (*a.shape[:axis], na + nb, *a.shape[axis + 1 :])
+            lead = (slice(None),) * axis
+            joined.append(
+                call("GetItemBackward", a, key=(*lead, slice(0, na)), shape=shape)
+                + call("GetItemBackward", b, key=(*lead, slice(na, na + nb)), shape=shape)
+            )
+        if len(parts) % 2:
+            joined.append(parts[-1])
+        parts = joined
+    return parts[0]
+
+
+def _stack_at(parts: list[Variable], axis: int) -> Variable:
+    """``parts`` (all of one shape) stacked along a new ``axis`` (0 <= axis <= ndim)."""
+    shape = tuple(parts[0].shape)
+    one = (*shape[:axis], 1, *shape[axis:])
+    return _concat([call("Reshape", p, shape=one) for p in parts], axis)
+
+
+def _stack(
+    parts: list[Variable], front: Sequence[int], back: Sequence[int], axis_first: bool
+) -> Variable:
+    """``parts`` (each of shape ``back`` when ``axis_first``, else ``front``) placed along a new
+    axis, first or last, reshaped to ``front + back``."""
+    if not parts:
+        raise ValueError("internal: nothing to stack")
+    axis = 0 if axis_first else parts[0].ndim
+    out = _stack_at(parts, axis)
+    return call("Reshape", out, shape=(*front, *back))  # type: ignore[no-any-return]
+
+
+def _zeros(shape: Sequence[int], like: Variable) -> Variable:
+    return Variable.leaf(like.device.xp.zeros(tuple(shape), dtype=like.dtype))
+
+
+def _jac_rev(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
+    """``jac[k][j]`` = d outs[k] / d xs[j], shape ``outs[k].shape + xs[j].shape``: one reverse
+    pass per output element."""
+    result = []
+    for o in outs:
+        if o.size == 0 or any(x.size == 0 for x in xs):
+            result.append([_zeros((*o.shape, *x.shape), x) for x in xs])
+            continue
+        rows: list[list[Variable]] = [[] for _ in xs]
+        for i in range(o.size):
+            gs = engine.grad([o], xs, [_onehot(o, i)], create_graph=True)
+            for j, g in enumerate(gs):
+                assert g is not None
+                rows[j].append(g)
+        result.append([_stack(r, o.shape, x.shape, True) for r, x in zip(rows, xs)])
+    return result
+
+
+def _jac_fwd(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
+    """The same Jacobians column by column: ``g(u) = J^T u`` once, then one reverse pass through
+    ``g`` per input element."""
+    us = [_dummy(o) for o in outs]
+    gs = engine.grad(outs, xs, us, create_graph=True)
+    result: list[list[Any]] = [[None] * len(xs) for _ in outs]
+    for j, (x, g) in enumerate(zip(xs, gs)):
+        assert g is not None
+        if x.size == 0 or any(o.size == 0 for o in outs):
+            for k, o in enumerate(outs):
+                result[k][j] = _zeros((*o.shape, *x.shape), x)
+            continue
+        cols: list[list[Variable]] = [[] for _ in outs]
+        for i in range(x.size):
+            cs = engine.grad([g], us, [_onehot(x, i)], create_graph=True)
+            for k, c in enumerate(cs):
+                assert c is not None
+                cols[k].append(c)
+        for k, o in enumerate(outs):
+            result[k][j] = _stack(cols[k], o.shape, x.shape, False)
+    return result
+
+
+def _structure(jac: list[list[Variable]], out_tuple: bool, single: bool) -> Any:
+    per_out = [row[0] if single else tuple(row) for row in jac]
+    return tuple(per_out) if out_tuple else per_out[0]
+
+
+def _wrap(f: Callable[..., Any], wrapper: Callable[..., Any], what: str) -> Callable[..., Any]:
+    try:
+        functools.update_wrapper(wrapper, f)
+    except (AttributeError, TypeError):  # pragma: no cover (callables without __dict__)
+        pass
+    wrapper.__doc__ = f"{what} of {getattr(f, '__name__', repr(f))}"
+    return wrapper
+
+
+# -- reverse mode -------------------------------------------------------------------------------
+
+
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(f(*primals), vjp_fn)`` (plus ``aux`` with ``has_aux=True``), where ``vjp_fn(cotangents)``
+    returns the vector-Jacobian products, one per primal, as a tuple:
+
+    .. math::
+
+        \\mathrm{vjp\\_fn}(u)_i = \\sum_k \\left(\\frac{\\partial f_k}{\\partial x_i}\\right)^T u_k
+
+    ``cotangents`` has the structure of the output (a Variable or array for one output, a tuple for
+    a tuple). ``vjp_fn`` may be called any number of times.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.func as ghf
+        >>> x = np.array([1.0, 2.0, 3.0])
+        >>> y, vjp_fn = ghf.vjp(lambda x: x * x, x)
+        >>> (g,) = vjp_fn(np.array([1.0, 0.0, 2.0]))
+        >>> g.d
+        array([ 2.,  0., 12.])
+    """
+    args, xs = _prepare(primals, tuple(range(len(primals))), "vjp")
+    with set_recording(True):
+        out, aux = _split_aux(f(*args), has_aux, "vjp")
+        outs, is_tuple = _outputs(out, "vjp")
+
+    def vjp_fn(cotangents: Any) -> tuple[Variable, ...]:
+        if is_tuple:
+            if not isinstance(cotangents, (tuple, list)) or len(cotangents) != len(outs):
+                raise ValueError(
+                    f"vjp_fn: f returned {len(outs)} outputs, so cotangents must be a tuple of "
+                    f"{len(outs)} entries, got {type(cotangents).__name__}"
+                    + (f" of {len(cotangents)}" if isinstance(cotangents, (tuple, list)) else "")
+                )
+            cts = list(cotangents)
+        else:
+            cts = [cotangents]
+        seeds = [
+            _paired(
+                c, o, f"vjp_fn: cotangents[{k}]" if is_tuple else "vjp_fn: cotangents", "the output"
+            )
+            for k, (c, o) in enumerate(zip(cts, outs))
+        ]
+        with set_recording(True):
+            return tuple(_grads(outs, xs, seeds))
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning ``(f(*args), grad)``; with ``has_aux=True``, ``((value, aux), grad)``.
+
+    ``f`` must return a scalar (0-d) Variable; ``grad`` is :math:`\\partial f/\\partial x_i` for
+    ``i`` in ``argnums`` (a tuple of them for a tuple ``argnums``).
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> v, g = ghf.value_and_grad(lambda x: (x ** 3.0).sum())(np.array([1.0, 2.0]))
+        >>> float(v.d), g.d
+        (9.0, array([ 3., 12.]))
+    """
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        idx, single = _argnums(argnums, len(args), "value_and_grad")
+        new, xs = _prepare(args, idx, "value_and_grad")
+        with set_recording(True):
+            out, aux = _split_aux(f(*new, **kwargs), has_aux, "value_and_grad")
+            y = _scalar(out, "value_and_grad")
+            gs = _grads([y], xs)
+        g = gs[0] if single else tuple(gs)
+        return ((y, aux) if has_aux else y), g
+
+    return _wrap(f, wrapper, "value and gradient")
+
+
+def grad(
+    f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning the gradient of the scalar-valued ``f`` with respect to the arguments
+    ``argnums`` (with ``has_aux=True``, ``(grad, aux)``):
+
+    .. math:: \\nabla_{x_i} f(x_0, \\dots, x_n)
+
+    The result is differentiable again: ``grad(grad(grad(f)))`` gives third derivatives.
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> cube = lambda x: (x ** 3.0).sum()
+        >>> ghf.grad(cube)(np.array([1.0, 2.0])).d
+        array([ 3., 12.])
+        >>> d3 = ghf.grad(lambda x: ghf.grad(lambda x: ghf.grad(cube)(x).sum())(x).sum())
+        >>> d3(np.array([1.0, 2.0])).d
+        array([6., 6.])
+    """
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        idx, single = _argnums(argnums, len(args), "grad")
+        new, xs = _prepare(args, idx, "grad")
+        with set_recording(True):
+            out, aux = _split_aux(f(*new, **kwargs), has_aux, "grad")
+            y = _scalar(out, "grad")
+            gs = _grads([y], xs)
+        g = gs[0] if single else tuple(gs)
+        return (g, aux) if has_aux else g
+
+    return _wrap(f, wrapper, "gradient")
+
+
+def jacrev(
+    f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning the Jacobian of ``f`` by reverse mode (one pass per output element):
+    ``J[i..., j...] = d out[i...] / d x[j...]``, of shape ``out.shape + x.shape``.
+
+    For a tuple output, a tuple (one per output); for a tuple ``argnums``, each entry is a tuple
+    in ``argnums`` order (``jac[output][argument]``, as ``torch.func``).
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> ghf.jacrev(lambda x: A @ x)(np.array([1.0, 1.0])).d
+        array([[1., 2.],
+               [3., 4.],
+               [5., 6.]])
+    """
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        idx, single = _argnums(argnums, len(args), "jacrev")
+        new, xs = _prepare(args, idx, "jacrev")
+        with set_recording(True):
+            out, aux = _split_aux(f(*new, **kwargs), has_aux, "jacrev")
+            outs, is_tuple = _outputs(out, "jacrev")
+            jac = _structure(_jac_rev(outs, xs), is_tuple, single)
+        return (jac, aux) if has_aux else jac
+
+    return _wrap(f, wrapper, "Jacobian (reverse mode)")
+
+
+# -- forward mode -------------------------------------------------------------------------------
+
+
+def _tuple_arg(value: Any, fname: str, name: str) -> tuple[Any, ...]:
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(
+            f"{fname}: {name} must be a tuple (one entry per argument of f), got "
+            f"{type(value).__name__}; write ({name[:-1] if name.endswith('s') else name},)"
+        )
+    return tuple(value)
+
+
+def _paired_all(primals: Any, tangents: Any, fname: str, tname: str) -> tuple[Any, ...]:
+    ps = _tuple_arg(primals, fname, "primals")
+    ts = _tuple_arg(tangents, fname, tname)
+    if len(ps) != len(ts):
+        raise ValueError(
+            f"{fname}: {tname} has {len(ts)} entries but primals has {len(ps)}; give one per primal"
+        )
+    return ps, ts
+
+
+def jvp(
+    f: Callable[..., Any], primals: Any, tangents: Any, *, has_aux: bool = False
+) -> tuple[Any, ...]:
+    """``(f(*primals), J v)`` (plus ``aux`` with ``has_aux=True``): the directional derivative
+    of ``f`` at ``primals`` along ``tangents`` (forward mode),
+
+    .. math:: \\mathrm{jvp} = \\sum_i \\frac{\\partial f}{\\partial x_i} v_i
+
+    with the structure of the output (a Variable, or a tuple for a tuple output). Computed as the
+    transpose of the vector-Jacobian product: ``g(u) = J^T u`` for a dummy cotangent ``u``, then
+    ``J v = (dg/du)^T v``; two reverse passes, no Jacobian.
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> y, t = ghf.jvp(lambda x: x ** 3.0, (np.array([1.0, 2.0]),), (np.array([1.0, 0.5]),))
+        >>> t.d
+        array([3., 6.])
+    """
+    ps, ts = _paired_all(primals, tangents, "jvp", "tangents")
+    args, xs = _prepare(ps, tuple(range(len(ps))), "jvp")
+    vs = [
+        _paired(t, x, f"jvp: tangents[{k}]", f"primals[{k}]")
+        for k, (t, x) in enumerate(zip(ts, xs))
+    ]
+    with set_recording(True):
+        out, aux = _split_aux(f(*args), has_aux, "jvp")
+        outs, is_tuple = _outputs(out, "jvp")
+        jv = _jvp(outs, xs, vs)
+    tout = tuple(jv) if is_tuple else jv[0]
+    return (out, tout, aux) if has_aux else (out, tout)
+
+
+def _jvp(outs: list[Variable], xs: list[Variable], vs: list[Variable]) -> list[Variable]:
+    us = [_dummy(o) for o in outs]
+    return _grads(_grads(outs, xs, us), us, vs)
+
+
+def jacfwd(
+    f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning the Jacobian of ``f`` by forward mode (one directional derivative per
+    input element), shaped and structured as :func:`jacrev`'s.
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> ghf.jacfwd(lambda x: x * x)(np.array([1.0, 3.0])).d
+        array([[2., 0.],
+               [0., 6.]])
+    """
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        idx, single = _argnums(argnums, len(args), "jacfwd")
+        new, xs = _prepare(args, idx, "jacfwd")
+        with set_recording(True):
+            out, aux = _split_aux(f(*new, **kwargs), has_aux, "jacfwd")
+            outs, is_tuple = _outputs(out, "jacfwd")
+            jac = _structure(_jac_fwd(outs, xs), is_tuple, single)
+        return (jac, aux) if has_aux else jac
+
+    return _wrap(f, wrapper, "Jacobian (forward mode)")
+
+
+def hessian(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> Callable[..., Any]:
+    """A function returning the Hessian of the scalar-valued ``f``: ``jacfwd(jacrev(f))``, of
+    shape ``x.shape + x.shape`` (for a tuple ``argnums``, ``H[i][j]`` for the arguments ``i, j``).
+
+    .. math:: H_{ij} = \\frac{\\partial^2 f}{\\partial x_i \\partial x_j}
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> ghf.hessian(lambda x: (x ** 3.0).sum())(np.array([1.0, 2.0])).d
+        array([[ 6.,  0.],
+               [ 0., 12.]])
+    """
+    return _wrap(f, jacfwd(jacrev(f, argnums), argnums), "Hessian")
+
+
+def hvp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Variable, ...]]:
+    """``(f(*primals), H v)`` for the scalar-valued ``f``: the Hessian-vector product, one tuple
+    entry per primal,
+
+    .. math:: (Hv)_i = \\sum_j \\frac{\\partial^2 f}{\\partial x_i \\partial x_j} v_j
+
+    computed as the forward-mode derivative of the gradient along ``v`` (``jvp`` of ``grad``,
+    three reverse passes; :func:`vhp` takes two and equals it where the Hessian is symmetric).
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> y, (hv,) = ghf.hvp(lambda x: (x ** 3.0).sum(), (np.array([1.0, 2.0]),),
+        ...                    (np.array([1.0, 1.0]),))
+        >>> hv.d
+        array([ 6., 12.])
+    """
+    ps, ts = _paired_all(primals, v, "hvp", "v")
+    args, xs = _prepare(ps, tuple(range(len(ps))), "hvp")
+    vs = [_paired(t, x, f"hvp: v[{k}]", f"primals[{k}]") for k, (t, x) in enumerate(zip(ts, xs))]
+    with set_recording(True):
+        y = _scalar(f(*args), "hvp")
+        gs = _grads([y], xs)
+        return y, tuple(_jvp(gs, xs, vs))
+
+
+def vhp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Variable, ...]]:
+    """``(f(*primals), v^T H)`` for the scalar-valued ``f``: the vector-Hessian product by reverse
+    over reverse (two reverse passes), one tuple entry per primal,
+
+    .. math:: (v^T H)_j = \\sum_i v_i \\frac{\\partial^2 f}{\\partial x_i \\partial x_j}
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> y, (vh,) = ghf.vhp(lambda x: (x ** 3.0).sum(), (np.array([1.0, 2.0]),),
+        ...                    (np.array([1.0, 1.0]),))
+        >>> vh.d
+        array([ 6., 12.])
+    """
+    ps, ts = _paired_all(primals, v, "vhp", "v")
+    args, xs = _prepare(ps, tuple(range(len(ps))), "vhp")
+    vs = [_paired(t, x, f"vhp: v[{k}]", f"primals[{k}]") for k, (t, x) in enumerate(zip(ts, xs))]
+    with set_recording(True):
+        y = _scalar(f(*args), "vhp")
+        gs = _grads([y], xs)
+        return y, tuple(_grads(gs, xs, vs))
+
+
+# -- vmap ---------------------------------------------------------------------------------------
+
+
+def _axis_spec(spec: Any, n: int, fname: str, name: str) -> list[int | None]:
+    """``in_axes``/``out_axes`` as one entry (int or None) per argument/output."""
+    if spec is None or (isinstance(spec, (int, np.integer)) and not isinstance(spec, bool)):
+        return [None if spec is None else int(spec)] * n
+    if isinstance(spec, (tuple, list)):
+        if len(spec) != n:
+            raise ValueError(
+                f"{fname}: {name} has {len(spec)} entries but there are {n} "
+                f"{'arguments' if name == 'in_axes' else 'outputs'}"
+            )
+        out: list[int | None] = []
+        for k, a in enumerate(spec):
+            if a is not None and not (isinstance(a, (int, np.integer)) and not isinstance(a, bool)):
+                raise TypeError(f"{fname}: {name}[{k}] must be an int or None, got {a!r}")
+            out.append(None if a is None else int(a))
+        return out
+    raise TypeError(f"{fname}: {name} must be an int, None or a tuple of them, got {spec!r}")
+
+
+def _take(x: Variable, axis: int, i: int) -> Variable:
+    return call("GetItem", x, key=(*(slice(None),) * axis, i))  # type: ignore[no-any-return]
+
+
+def vmap(
+    f: Callable[..., Any], in_axes: int | Sequence[int | None] | None = 0, out_axes: Any = 0
+) -> Callable[..., Any]:
+    """``f`` mapped over a batch axis of its arguments, as ``jax.vmap`` and ``torch.func.vmap``:
+
+    .. math:: \\mathrm{vmap}(f)(x)[i] = f(x[i])
+
+    ``in_axes``: the batch axis of every positional argument (an int), or one entry per argument
+    (an int, or ``None`` for an argument passed unbatched to every call); keyword arguments are
+    passed unbatched. Every batched argument must have the same size along its axis (a
+    ``ValueError`` naming both sizes and the arguments otherwise). ``out_axes``: where the batch
+    axis goes in each output (one int, or one per output of a tuple; ``None`` for an output that
+    does not depend on the batch, returned once). ``f`` returns a Variable or a tuple of them.
+
+    Batched arrays become Variables that need no gradient. ``f`` runs once per batch element
+    (no batching rules yet: the cost is that of a Python loop) and the results are stacked
+    differentiably, so ``vmap`` composes with the other transforms: ``vmap(grad(f))`` gives
+    per-sample gradients and ``vmap(vmap(f))`` maps over two axes.
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> x = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> ghf.vmap(lambda r: (r * r).sum())(x).d
+        array([ 5., 25.])
+        >>> ghf.vmap(ghf.grad(lambda r: (r ** 3.0).sum()))(x).d
+        array([[ 3., 12.],
+               [27., 48.]])
+    """
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        axes = _axis_spec(in_axes, len(args), "vmap", "in_axes")
+        size = None
+        first = -1
+        norm: list[int | None] = []
+        args = tuple(
+            x if a is None or isinstance(x, Variable) else Variable(x, need_grad=False)
+            for x, a in zip(args, axes)
+        )
+        for k, (x, a) in enumerate(zip(args, axes)):
+            if a is None:
+                norm.append(None)
+                continue
+            if not -x.ndim <= a < x.ndim:
+                raise ValueError(
+                    f"vmap: in_axes[{k}]={a} is out of range for argument {k} of shape {x.shape}"
+                )
+            a %= x.ndim
+            norm.append(a)
+            n = x.shape[a]
+            if size is None:
+                size, first = n, k
+            elif n != size:
+                raise ValueError(
+                    f"vmap: the batch sizes differ: argument {first} has size {size} along its "
+                    f"axis {norm[first]} but argument {k} has size {n} along its axis {a}"
+                )
+        if size is None:
+            raise ValueError("vmap: in_axes must batch at least one argument (all are None)")
+        if size == 0:
+            raise ValueError("vmap: the batch axis has size 0; f cannot be called")
+        results: list[list[Variable]] = []
+        is_tuple = False
+        for i in range(size):
+            call_args = [x if a is None else _take(x, a, i) for x, a in zip(args, norm)]
+            outs, is_tuple = _outputs(f(*call_args, **kwargs), "vmap")
+            results.append(outs)
+        oaxes = _axis_spec(out_axes, len(results[0]), "vmap", "out_axes")
+        stacked: list[Variable] = []
+        for k, oa in enumerate(oaxes):
+            parts = [r[k] for r in results]
+            if oa is None:
+                for p in parts[1:]:
+                    if p.shape != parts[0].shape or not bool((p.d == parts[0].d).all()):
+                        raise ValueError(
+                            f"vmap: out_axes[{k}] is None but output {k} differs across the batch"
+                        )
+                stacked.append(parts[0])
+                continue
+            nd = parts[0].ndim
+            if not -(nd + 1) <= oa <= nd:
+                raise ValueError(
+                    f"vmap: out_axes[{k}]={oa} is out of range for output {k} of per-sample "
+                    f"shape {parts[0].shape}"
+                )
+            stacked.append(_stack_at(parts, oa % (nd + 1)))
+        return tuple(stacked) if is_tuple else stacked[0]
+
+    return _wrap(f, wrapper, "vmap")
+
+
+# -- functional_call ----------------------------------------------------------------------------
+
+
+def functional_call(
+    f: Callable[..., Any], params: Mapping[str, Any], *args: Any, **kwargs: Any
+) -> Any:
+    """Call ``f(*args, **kwargs)`` with the named parameters of the parameter scope replaced by
+    ``params`` (name -> Variable or array), as ``torch.func.functional_call``.
+
+    Names are those :func:`gradhub.get_parameters` lists where it is called (relative to the
+    current scope, ``fc1/affine/W``), including parameters that need no gradient. Parametric
+    functions (``PF.affine``...) inside ``f`` use the substituted values; a Variable is used as
+    given, so the result is differentiable with respect to it (a MAML inner step
+    ``W - lr * g`` keeps its graph), while an array is a constant. The others keep their own
+    values. Each value must have the shape of the parameter it replaces. Afterwards, also when
+    ``f`` raises, the replaced entries of the table are the original Variables again;
+    parameters that ``f`` created are kept. An unknown name raises a ``KeyError`` naming it.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.func as ghf
+        >>> w = gh.get_parameter_or_create("w", (2,), lambda s: np.ones(s))
+        >>> def model(x):
+        ...     return (gh.get_parameter_or_create("w", (2,), None) * x).sum()
+        >>> float(ghf.functional_call(model, {"w": np.array([2.0, 3.0])}, np.array([1.0, 1.0])).d)
+        5.0
+        >>> gh.get_parameters()["w"] is w
+        True
+        >>> gh.clear_parameters()
+    """
+    if not isinstance(params, Mapping):
+        raise TypeError(
+            f"functional_call: params must be a mapping name -> Variable or array, got "
+            f"{type(params).__name__}"
+        )
+    known = get_parameters(grad_only=False)
+    unknown = [n for n in params if n not in known]
+    if unknown:
+        raise KeyError(
+            f"functional_call: unknown parameter name{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(repr(n) for n in unknown)}; the scope has: "
+            f"{', '.join(repr(n) for n in list(known)[:20]) or 'no parameters'}"
+            + (", ..." if len(known) > 20 else "")
+        )
+    subs: dict[str, Variable] = {}
+    for name, value in params.items():
+        old = known[name]
+        if isinstance(value, Variable):
+            v = value
+        else:
+            v = Variable.leaf(old.device.asarray(Variable(value, need_grad=False).d, old.dtype))
+        if v.shape != old.shape:
+            raise ValueError(
+                f"functional_call: the value for parameter {name!r} has shape {v.shape} but the "
+                f"parameter has shape {old.shape}"
+            )
+        subs[full_name(name)] = v
+    table = parameter_table()
+    saved = {full: table[full] for full in subs}
+    try:
+        for full, v in subs.items():
+            table[full] = v
+        return f(*args, **kwargs)
+    finally:
+        for full, old in saved.items():
+            table[full] = old

@@ -1,0 +1,107 @@
+"""``gradhub.func.vmap`` (CONTRACT section 3): in_axes (int, tuple, None, negative), out_axes
+(int, tuple, None), tuple outputs, nesting, composition with grad (per-sample gradients against
+the loop and against closed forms), differentiability of the mapped result, float32, and the
+bad inputs (axis-size mismatch naming both sizes and the arguments). Core functions only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradhub as gh
+import gradhub.func as ghf
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(5)
+
+
+def test_in_axes_int_tuple_none_and_negative() -> None:
+    x = RNG.standard_normal((4, 3))
+    w = RNG.standard_normal((3, 2))
+    out = ghf.vmap(lambda r, w: r @ w, in_axes=(0, None))(x, w)
+    np.testing.assert_allclose(out.d, x @ w)
+    out = ghf.vmap(lambda c: (c * c).sum(), in_axes=1)(x)
+    np.testing.assert_allclose(out.d, (x * x).sum(axis=0))
+    out = ghf.vmap(lambda c: (c * c).sum(), in_axes=-1)(x)
+    np.testing.assert_allclose(out.d, (x * x).sum(axis=0))
+    out = ghf.vmap(lambda a, b: a * b, in_axes=(1, 0))(x.T, x)
+    np.testing.assert_allclose(out.d, x * x)
+
+
+def test_out_axes_tuple_outputs_and_none() -> None:
+    x = RNG.standard_normal((4, 3))
+    c = gh.Variable(np.array([1.0, 2.0]), need_grad=False)
+    a, b, k = ghf.vmap(lambda r: (r * 2.0, r.sum(), c * 1.0), out_axes=(1, 0, None))(x)
+    np.testing.assert_allclose(a.d, 2 * x.T)
+    np.testing.assert_allclose(b.d, x.sum(axis=1))
+    np.testing.assert_allclose(k.d, c.d)
+    np.testing.assert_allclose(ghf.vmap(lambda r: r * 1.0, out_axes=-1)(x).d, x.T)
+
+
+def test_nested_vmap_maps_over_two_axes() -> None:
+    x = RNG.standard_normal((2, 3, 4))
+    y = RNG.standard_normal((4,))
+    out = ghf.vmap(ghf.vmap(lambda r, y: (r * y).sum(), in_axes=(0, None)), in_axes=(0, None))(x, y)
+    np.testing.assert_allclose(out.d, x @ y)
+    out = ghf.vmap(ghf.vmap(lambda v: v * v, in_axes=1, out_axes=0), in_axes=0)(x)
+    np.testing.assert_allclose(out.d, np.swapaxes(x * x, 1, 2))
+
+
+def test_per_sample_gradients_match_the_loop_and_the_closed_form() -> None:
+    xs = RNG.standard_normal((5, 3))
+    ys = RNG.standard_normal(5)
+    w = RNG.standard_normal(3)
+
+    def loss(w: Any, x: Any, y: Any) -> Any:
+        r = (w * x).sum() - y
+        return r * r
+
+    per = ghf.vmap(ghf.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
+    assert per.shape == (5, 3)
+    loop = np.stack([ghf.grad(loss)(w, xs[i], np.float64(ys[i])).d for i in range(5)])
+    np.testing.assert_allclose(per.d, loop)
+    np.testing.assert_allclose(per.d, 2 * ((xs @ w) - ys)[:, None] * xs)
+
+
+def test_the_mapped_result_is_differentiable() -> None:
+    x = gh.Variable(RNG.standard_normal((4, 3)))
+    out = ghf.vmap(lambda r: (r**3.0).sum())(x)
+    (g,) = gh.grad([out.sum()], [x])
+    np.testing.assert_allclose(g.d, 3 * x.d**2)
+    j = ghf.jacrev(ghf.vmap(lambda r: (r * r).sum()))(x.d)
+    expected = np.zeros((4, 4, 3))
+    for i in range(4):
+        expected[i, i] = 2 * x.d[i]
+    np.testing.assert_allclose(j.d, expected)
+
+
+def test_float32_stays_float32() -> None:
+    x = np.ones((3, 2), dtype=np.float32)
+    assert ghf.vmap(lambda r: r * 2.0)(x).dtype == np.float32
+    assert ghf.vmap(ghf.grad(lambda r: (r * r).sum()))(x).dtype == np.float32
+
+
+def test_axis_size_mismatch_names_both_sizes_and_arguments() -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"vmap: the batch sizes differ: argument 0 has size 4 along its axis 0 but "
+        r"argument 1 has size 3 along its axis 0",
+    ):
+        ghf.vmap(lambda a, b: a.sum() * b.sum())(np.ones((4, 2)), np.ones((3, 2)))
+
+
+def test_bad_axes_raise_naming_them() -> None:
+    with pytest.raises(ValueError, match=r"vmap: in_axes\[0\]=2 is out of range for argument 0"):
+        ghf.vmap(lambda a: a, in_axes=2)(np.ones((4, 2)))
+    with pytest.raises(ValueError, match=r"vmap: in_axes has 1 entries but there are 2 arg"):
+        ghf.vmap(lambda a, b: a, in_axes=(0,))(np.ones(2), np.ones(2))
+    with pytest.raises(ValueError, match=r"vmap: in_axes must batch at least one argument"):
+        ghf.vmap(lambda a: a, in_axes=None)(np.ones(2))
+    with pytest.raises(TypeError, match=r"vmap: in_axes\[0\] must be an int or None"):
+        ghf.vmap(lambda a: a, in_axes=("0",))(np.ones(2))
+    with pytest.raises(ValueError, match=r"vmap: out_axes\[0\]=3 is out of range for output 0"):
+        ghf.vmap(lambda a: a * 1.0, out_axes=3)(np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"vmap: out_axes\[0\] is None but output 0 differs"):
+        ghf.vmap(lambda a: a * 1.0, out_axes=None)(np.arange(2.0))
+    with pytest.raises(ValueError, match=r"vmap: the batch axis has size 0"):
+        ghf.vmap(lambda a: a)(np.ones((0, 2)))
