@@ -37,6 +37,7 @@ from .errors import (
     PluginError,
     PluginLoadWarning,
     RegistrationError,
+    StateFileError,
 )
 from .hookspecs import hookimpl
 from .modes import is_recording, no_grad
@@ -62,6 +63,7 @@ __all__ = [
     "PluginLoadWarning",
     "RegistrationError",
     "Sample",
+    "StateFileError",
     "Variable",
     "__version__",
     "as_variable",
@@ -75,20 +77,33 @@ __all__ = [
     "grad",
     "hookimpl",
     "is_recording",
+    "load_parameters",
     "no_grad",
     "parameter_scope",
     "register",
     "registry_table",
+    "save_parameters",
     "set_default_context",
     "show_registry",
     "tune_host_allocator",
 ]
 
 
+#: public names defined in modules imported on first use (``import gradhub`` stays cheap)
+_LAZY = {"save_parameters": "state", "load_parameters": "state"}
+
+
 def __getattr__(name: str) -> Any:
     # submodules that are imported on demand (``gh.testing.gradcheck``)
-    if name in ("testing", "functions", "parametric_functions"):
+    if name in ("testing", "functions", "parametric_functions", "state"):
         import importlib
 
         return importlib.import_module(f"gradhub.{name}")
+    module = _LAZY.get(name)
+    if module is not None:
+        import importlib
+
+        value = getattr(importlib.import_module(f"gradhub.{module}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'gradhub' has no attribute {name!r}")
