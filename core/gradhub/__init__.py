@@ -83,6 +83,7 @@ __all__ = [
     "register",
     "registry_table",
     "save_parameters",
+    "seed",
     "set_default_context",
     "show_registry",
     "tune_host_allocator",
@@ -90,12 +91,12 @@ __all__ = [
 
 
 #: public names defined in modules imported on first use (``import gradhub`` stays cheap)
-_LAZY = {"save_parameters": "state", "load_parameters": "state"}
+_LAZY = {"save_parameters": "state", "load_parameters": "state", "seed": "random"}
 
 
 def __getattr__(name: str) -> Any:
     # submodules that are imported on demand (``gh.testing.gradcheck``)
-    if name in ("testing", "functions", "parametric_functions", "state"):
+    if name in ("testing", "functions", "parametric_functions", "state", "random"):
         import importlib
 
         return importlib.import_module(f"gradhub.{name}")
