@@ -27,6 +27,7 @@ from .device import (
     set_default_context,
     tune_host_allocator,
 )
+from .dtypes import default_dtype, get_default_dtype, set_default_dtype
 from .engine import backward, grad
 from .errors import (
     BackwardRuleError,
@@ -70,7 +71,9 @@ __all__ = [
     "backward",
     "clear_parameters",
     "context_scope",
+    "default_dtype",
     "get_default_context",
+    "get_default_dtype",
     "get_extension_context",
     "get_parameter_or_create",
     "get_parameters",
@@ -85,6 +88,7 @@ __all__ = [
     "save_parameters",
     "seed",
     "set_default_context",
+    "set_default_dtype",
     "show_registry",
     "tune_host_allocator",
 ]
