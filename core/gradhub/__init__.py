@@ -72,6 +72,7 @@ __all__ = [
     "clear_parameters",
     "context_scope",
     "default_dtype",
+    "from_dlpack",
     "get_default_context",
     "get_default_dtype",
     "get_extension_context",
@@ -95,7 +96,12 @@ __all__ = [
 
 
 #: public names defined in modules imported on first use (``import gradhub`` stays cheap)
-_LAZY = {"save_parameters": "state", "load_parameters": "state", "seed": "random"}
+_LAZY = {
+    "save_parameters": "state",
+    "load_parameters": "state",
+    "seed": "random",
+    "from_dlpack": "dlpack",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -166,6 +166,29 @@ class Variable:
         """
         return cls._new(data, need_grad, None, 0)
 
+    # -- DLPack ----------------------------------------------------------------------------------
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        """The data as a DLPack capsule, without a copy: the data array's own ``__dlpack__``
+        (numpy's, CuPy's), with the same arguments (``stream``, ``max_version``...). Lets
+        ``torch.from_dlpack(x)``, ``np.from_dlpack(x)``, ``jax.dlpack.from_dlpack(x)`` and
+        :func:`gradhub.from_dlpack` share ``x.d``'s memory.
+
+        Example::
+
+            >>> import numpy as np
+            >>> import gradhub as gh
+            >>> x = gh.Variable([1.0, 2.0])
+            >>> a = np.from_dlpack(x)
+            >>> a[0] = 5.0
+            >>> x.d
+            array([5., 2.], dtype=float32)
+        """
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[Any, int]:
+        """The DLPack ``(device type, device index)`` of the data (``(1, 0)`` on the CPU)."""
+        return self._data.__dlpack_device__()  # type: ignore[no-any-return]
+
     # -- need_grad -------------------------------------------------------------------------------
     def _set_need_grad(self, value: bool) -> None:
         """``need_grad``'s setter: on a leaf, the flag; on an intermediate Variable it also marks
