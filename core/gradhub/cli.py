@@ -197,6 +197,34 @@ def _not_installed_reason(dist: str) -> str:
 # -- gradhub registry --------------------------------------------------------------------------
 
 
+def filter_rows(rows: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    """The rows of :func:`gradhub.registry_table` whose function name (CamelCase or snake_case),
+    provider (distribution and version) or higher-order status contains ``text``
+    (case-insensitive): ``gradhub registry -k TEXT``.
+
+    Example::
+
+        >>> from gradhub.cli import filter_rows
+        >>> rows = [{"function": "Add2", "callable": "add2", "provider": "gradhub",
+        ...          "version": "0.1", "status": "verified up to order 3"}]
+        >>> len(filter_rows(rows, "VERIFIED")), len(filter_rows(rows, "conv"))
+        (1, 0)
+    """
+    t = text.lower()
+    out = []
+    for r in rows:
+        fields = (
+            r["function"],
+            r.get("callable", ""),
+            r["provider"],
+            r.get("version", ""),
+            r["status"],
+        )
+        if any(t in str(f).lower() for f in fields):
+            out.append(r)
+    return out
+
+
 def cmd_registry(args: argparse.Namespace) -> int:
     """Print every registered function: provider, rule, higher-order status and devices."""
     from .registry import REGISTRY, _ensure_loaded, registry_table, rule_cell
@@ -206,12 +234,15 @@ def cmd_registry(args: argparse.Namespace) -> int:
         devices = REGISTRY.usable_devices()
         run_audit([REGISTRY.functions[n] for n in sorted(REGISTRY.functions)], devices, None)
     rows = registry_table()
+    if args.k:
+        rows = filter_rows(rows, args.k)
     if args.json:
         print_json(rows)
         return EXIT_OK
     from rich.table import Table
 
-    table = Table(title=f"gradhub registry: {len(rows)} functions", title_justify="left")
+    shown = f" matching {args.k!r}" if args.k else ""
+    table = Table(title=f"gradhub registry: {len(rows)} functions{shown}", title_justify="left")
     table.add_column("function", no_wrap=True)
     table.add_column("provider")
     table.add_column("rule")
@@ -604,6 +635,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _registry_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("--json", action="store_true", help="print the rows as JSON")
+    r.add_argument(
+        "-k",
+        metavar="TEXT",
+        default="",
+        help="show only the functions whose name, provider or status contains TEXT "
+        "(case-insensitive), such as -k conv, -k gradhub-nn-ops, -k failed",
+    )
     r.add_argument(
         "--audit",
         action="store_true",

@@ -651,7 +651,8 @@ def _check_phase1(s: _Staging) -> None:
             old = table.get(key)
             if old is not None and not override:
                 raise RegistrationError(
-                    f"duplicate function {key!r}: already registered by {old.provider}"
+                    f"duplicate function {key!r}: already registered by {old.provider}; pass "
+                    "override=True to replace it, or register it under another name"
                 )
     pnames: set[str] = set()
     for pdef, override in s.parametric:
@@ -665,7 +666,8 @@ def _check_phase1(s: _Staging) -> None:
         if old_p is not None and not override:
             raise RegistrationError(
                 f"duplicate parametric function {pdef.name!r}: already registered by "
-                f"{old_p.provider}"
+                f"{old_p.provider}; pass override=True to replace it, or register it under "
+                "another name"
             )
     kinds: set[str] = set()
     for dt, aliases in s.devices:
