@@ -233,7 +233,14 @@ def cmd_registry(args: argparse.Namespace) -> int:
         _ensure_loaded()
         devices = REGISTRY.usable_devices()
         run_audit([REGISTRY.functions[n] for n in sorted(REGISTRY.functions)], devices, None)
+    from .audit_store import apply_stored
+
+    _ensure_loaded()
+    stored = apply_stored()  # results of `gradhub audit --save` whose code is unchanged
     rows = registry_table()
+    for r in rows:
+        if r["function"] in stored:
+            r["status"] += f" (stored {stored[r['function']]})"
     if args.k:
         rows = filter_rows(rows, args.k)
     if args.json:
@@ -559,6 +566,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
         results = run_audit(functions, devices, order, start, done)
     seconds = time.perf_counter() - t0
+    if args.save:
+        from .audit_store import save, store_path
+
+        n_saved = save(functions)
+        console(stderr=True).print(_text(f"stored {n_saved} results in {store_path()}", "dim"))
     by_name = {f.name: f for f in functions}
     rows = []
     counts = dict.fromkeys(CATEGORIES, 0)
@@ -677,6 +689,12 @@ def _audit_arguments(a: argparse.ArgumentParser) -> None:
         help="devices to audit on (comma-separated; default every usable device)",
     )
     a.add_argument("--json", action="store_true", help="print the results as JSON")
+    a.add_argument(
+        "--save",
+        action="store_true",
+        help="store the results (keyed by each provider's version and a hash of its files) "
+        "so that `gradhub registry` shows them in later processes while the code is unchanged",
+    )
     a.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
 
 
