@@ -9,7 +9,6 @@ afterwards only reads them.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import keyword
 import re
@@ -281,6 +280,8 @@ def did_you_mean(name: str, candidates: Iterable[str], n: int = 3) -> str:
         >>> did_you_mean("sigmod", ["sigmoid", "softmax", "tanh"])
         " (did you mean 'sigmoid'?)"
     """
+    import difflib  # only on the error path: importing gradhub stays cheap
+
     by_lower: dict[str, str] = {}
     for c in candidates:
         by_lower.setdefault(c.lower(), c)
