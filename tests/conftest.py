@@ -23,6 +23,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
+def _private_audit_store(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stored audit results (``gradhub audit --save``) of the developer's cache never show in a
+    test: each test reads and writes a store of its own."""
+    monkeypatch.setenv("GRADHUB_AUDIT_STORE", str(tmp_path_factory.mktemp("audit") / "audit.json"))
+
+
+@pytest.fixture(autouse=True)
 def _clean_parameters() -> Iterator[None]:
     gh.clear_parameters()
     yield

@@ -27,6 +27,7 @@ from .device import (
     set_default_context,
     tune_host_allocator,
 )
+from .dtypes import default_dtype, get_default_dtype, set_default_dtype
 from .engine import backward, grad
 from .errors import (
     BackwardRuleError,
@@ -37,6 +38,7 @@ from .errors import (
     PluginError,
     PluginLoadWarning,
     RegistrationError,
+    StateFileError,
 )
 from .hookspecs import hookimpl
 from .modes import is_recording, no_grad
@@ -62,33 +64,57 @@ __all__ = [
     "PluginLoadWarning",
     "RegistrationError",
     "Sample",
+    "StateFileError",
     "Variable",
     "__version__",
     "as_variable",
     "backward",
     "clear_parameters",
     "context_scope",
+    "default_dtype",
+    "from_dlpack",
     "get_default_context",
+    "get_default_dtype",
     "get_extension_context",
     "get_parameter_or_create",
     "get_parameters",
     "grad",
     "hookimpl",
     "is_recording",
+    "load_parameters",
     "no_grad",
     "parameter_scope",
     "register",
     "registry_table",
+    "save_parameters",
+    "seed",
     "set_default_context",
+    "set_default_dtype",
     "show_registry",
     "tune_host_allocator",
 ]
 
 
+#: public names defined in modules imported on first use (``import gradhub`` stays cheap)
+_LAZY = {
+    "save_parameters": "state",
+    "load_parameters": "state",
+    "seed": "random",
+    "from_dlpack": "dlpack",
+}
+
+
 def __getattr__(name: str) -> Any:
     # submodules that are imported on demand (``gh.testing.gradcheck``)
-    if name in ("testing", "functions", "parametric_functions"):
+    if name in ("testing", "functions", "parametric_functions", "state", "random"):
         import importlib
 
         return importlib.import_module(f"gradhub.{name}")
+    module = _LAZY.get(name)
+    if module is not None:
+        import importlib
+
+        value = getattr(importlib.import_module(f"gradhub.{module}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'gradhub' has no attribute {name!r}")

@@ -197,6 +197,34 @@ def _not_installed_reason(dist: str) -> str:
 # -- gradhub registry --------------------------------------------------------------------------
 
 
+def filter_rows(rows: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    """The rows of :func:`gradhub.registry_table` whose function name (CamelCase or snake_case),
+    provider (distribution and version) or higher-order status contains ``text``
+    (case-insensitive): ``gradhub registry -k TEXT``.
+
+    Example::
+
+        >>> from gradhub.cli import filter_rows
+        >>> rows = [{"function": "Add2", "callable": "add2", "provider": "gradhub",
+        ...          "version": "0.1", "status": "verified up to order 3"}]
+        >>> len(filter_rows(rows, "VERIFIED")), len(filter_rows(rows, "conv"))
+        (1, 0)
+    """
+    t = text.lower()
+    out = []
+    for r in rows:
+        fields = (
+            r["function"],
+            r.get("callable", ""),
+            r["provider"],
+            r.get("version", ""),
+            r["status"],
+        )
+        if any(t in str(f).lower() for f in fields):
+            out.append(r)
+    return out
+
+
 def cmd_registry(args: argparse.Namespace) -> int:
     """Print every registered function: provider, rule, higher-order status and devices."""
     from .registry import REGISTRY, _ensure_loaded, registry_table, rule_cell
@@ -205,13 +233,23 @@ def cmd_registry(args: argparse.Namespace) -> int:
         _ensure_loaded()
         devices = REGISTRY.usable_devices()
         run_audit([REGISTRY.functions[n] for n in sorted(REGISTRY.functions)], devices, None)
+    from .audit_store import apply_stored
+
+    _ensure_loaded()
+    stored = apply_stored()  # results of `gradhub audit --save` whose code is unchanged
     rows = registry_table()
+    for r in rows:
+        if r["function"] in stored:
+            r["status"] += f" (stored {stored[r['function']]})"
+    if args.k:
+        rows = filter_rows(rows, args.k)
     if args.json:
         print_json(rows)
         return EXIT_OK
     from rich.table import Table
 
-    table = Table(title=f"gradhub registry: {len(rows)} functions", title_justify="left")
+    shown = f" matching {args.k!r}" if args.k else ""
+    table = Table(title=f"gradhub registry: {len(rows)} functions{shown}", title_justify="left")
     table.add_column("function", no_wrap=True)
     table.add_column("provider")
     table.add_column("rule")
@@ -528,6 +566,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
         results = run_audit(functions, devices, order, start, done)
     seconds = time.perf_counter() - t0
+    if args.save:
+        from .audit_store import save, store_path
+
+        n_saved = save(functions)
+        console(stderr=True).print(_text(f"stored {n_saved} results in {store_path()}", "dim"))
     by_name = {f.name: f for f in functions}
     rows = []
     counts = dict.fromkeys(CATEGORIES, 0)
@@ -605,6 +648,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _registry_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("--json", action="store_true", help="print the rows as JSON")
     r.add_argument(
+        "-k",
+        metavar="TEXT",
+        default="",
+        help="show only the functions whose name, provider or status contains TEXT "
+        "(case-insensitive), such as -k conv, -k gradhub-nn-ops, -k failed",
+    )
+    r.add_argument(
         "--audit",
         action="store_true",
         help="audit every function first (as `gradhub audit` with its default "
@@ -639,6 +689,12 @@ def _audit_arguments(a: argparse.ArgumentParser) -> None:
         help="devices to audit on (comma-separated; default every usable device)",
     )
     a.add_argument("--json", action="store_true", help="print the results as JSON")
+    a.add_argument(
+        "--save",
+        action="store_true",
+        help="store the results (keyed by each provider's version and a hash of its files) "
+        "so that `gradhub registry` shows them in later processes while the code is unchanged",
+    )
     a.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
 
 

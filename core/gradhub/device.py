@@ -68,6 +68,17 @@ class DeviceType:
 
     kind: str = ""
     array_types: tuple[type, ...] = ()
+    #: the DLPack device types (``DLDeviceType`` codes: 1 CPU, 2 CUDA, 10 ROCm...) whose arrays
+    #: :meth:`from_dlpack` imports; :func:`gradhub.from_dlpack` picks the device type by them
+    dlpack_device_types: tuple[int, ...] = ()
+
+    def from_dlpack(self, obj: Any, index: int = 0) -> Any:
+        """An array of this device's type sharing the memory of ``obj`` (an object with
+        ``__dlpack__``), on the device ``index``; by default ``xp.from_dlpack`` of that device
+        (numpy's, CuPy's) with the device current."""
+        dev = self.get(index)
+        with dev.activate():
+            return dev.xp.from_dlpack(obj)
 
     def availability(self) -> tuple[bool, str]:
         """``(True, "")`` when usable, else ``(False, reason)``."""
@@ -102,6 +113,7 @@ class CpuDeviceType(DeviceType):
 
     kind = "cpu"
     array_types = (np.ndarray,)
+    dlpack_device_types = (1,)  # kDLCPU
 
     def __init__(self) -> None:
         self._device = CpuDevice()

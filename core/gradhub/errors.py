@@ -31,6 +31,11 @@ class PluginError(GradhubError, RuntimeError):
     """A plugin failed to load (raised in strict mode; otherwise reported and skipped)."""
 
 
+class StateFileError(GradhubError, ValueError):
+    """A state file (``gh.load_parameters``) that cannot be read: truncated, corrupted, holding
+    pickled objects, or inconsistent; the message names the file."""
+
+
 class PluginLoadWarning(UserWarning):
     """Emitted once per plugin that failed to load and was skipped."""
 

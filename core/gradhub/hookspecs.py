@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         FunctionRegistrar,
         KernelRegistrar,
         RuleRegistrar,
+        SeederRegistrar,
     )
 
 PROJECT = "gradhub"
@@ -71,12 +72,25 @@ def gradhub_add_commands(register: CommandRegistrar) -> None:
     """
 
 
-#: Hook names in the order gradhub calls them: the first four when plugins load, the last one
-#: (``gradhub_add_commands``) only from the ``gradhub`` command line.
+@hookspec
+def gradhub_add_seeders(register: SeederRegistrar) -> None:
+    """Add the random generators of a plugin to :func:`gradhub.seed`: ``register.seeder(name,
+    fn)``, with ``fn(n)`` reseeding the plugin's generator (a device's own generator, an
+    initializer's default) from the integer ``n`` given to ``gradhub.seed(n)``.
+
+    Called only by :func:`gradhub.seed`, after the plugins have loaded; never at import or load
+    time.
+    """
+
+
+#: Hook names in the order gradhub calls them: the first four when plugins load, the last two
+#: (``gradhub_add_commands``, ``gradhub_add_seeders``) only on demand: from the ``gradhub``
+#: command line and from :func:`gradhub.seed`.
 HOOK_ORDER = (
     "gradhub_add_devices",
     "gradhub_add_functions",
     "gradhub_add_kernels",
     "gradhub_add_backward_rules",
     "gradhub_add_commands",
+    "gradhub_add_seeders",
 )

@@ -170,6 +170,98 @@ class _Optimizer:
     def _step(self, k: int, p: Variable, g: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    #: hyper-parameters kept by :meth:`state_dict` (set by each optimizer)
+    _HYPER: tuple[str, ...] = ()
+    #: per-parameter state: the attribute (a list, one entry per parameter) and its key
+    _SLOTS: tuple[tuple[str, str], ...] = ()
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state, enough to continue training exactly (as PyTorch's).
+
+        ``{"type": class name, "hyper": {name: value}, "t": updates so far, "state": [one dict
+        per parameter, in the order of ``params``]}``; each per-parameter dict holds that
+        parameter's buffers as numpy arrays (copies; absent before its first update) and its
+        counters. :func:`gradhub.save_parameters` with ``optimizer=`` stores it beside the
+        parameters, :func:`gradhub.load_parameters` with ``optimizer=`` restores it.
+
+        Example::
+
+            >>> import gradhub as gh
+            >>> from gradhub.optim import Adam
+            >>> w = gh.Variable([1.0])
+            >>> opt = Adam([w], lr=0.1)
+            >>> opt.update([gh.Variable([2.0])])
+            >>> sd = opt.state_dict()
+            >>> sd["t"], sd["state"][0]["step"], sd["state"][0]["m"]
+            (1, 1, array([0.2], dtype=float32))
+        """
+        state: list[dict[str, Any]] = []
+        for k, p in enumerate(self.params):
+            entry: dict[str, Any] = {}
+            for attr, key in self._SLOTS:
+                value = getattr(self, attr)[k]
+                if value is None:
+                    continue
+                entry[key] = p.device.to_numpy(value).copy() if hasattr(value, "shape") else value
+            state.append(entry)
+        return {
+            "type": type(self).__name__,
+            "hyper": {h: getattr(self, h) for h in self._HYPER},
+            "t": self.t,
+            "state": state,
+        }
+
+    def check_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Raise if :meth:`load_state_dict` would refuse ``state`` (changing nothing): another
+        optimizer type, another number of parameters, a buffer whose shape differs from its
+        parameter's."""
+        name = type(self).__name__
+        if state.get("type") != name:
+            raise ValueError(
+                f"{name}.load_state_dict: the state is of a {state.get('type')!r} optimizer"
+            )
+        entries = state.get("state")
+        if not isinstance(entries, list) or len(entries) != len(self.params):
+            n = len(entries) if isinstance(entries, list) else entries
+            raise ValueError(
+                f"{name}.load_state_dict: the state has {n} parameter entries, this optimizer "
+                f"has {len(self.params)} parameters"
+            )
+        keys = {key for _, key in self._SLOTS}
+        for k, (p, entry) in enumerate(zip(self.params, entries)):
+            for key, value in entry.items():
+                if key not in keys:
+                    raise ValueError(
+                        f"{name}.load_state_dict: unknown entry {key!r} of parameter {k}"
+                    )
+                if hasattr(value, "shape") and tuple(value.shape) != p.shape:
+                    raise ValueError(
+                        f"{name}.load_state_dict: {key!r} of parameter {k} ({p.name or k}) has "
+                        f"shape {tuple(value.shape)}, the parameter has shape {p.shape}"
+                    )
+        for h in state.get("hyper", {}):
+            if h not in self._HYPER:
+                raise ValueError(f"{name}.load_state_dict: unknown hyper-parameter {h!r}")
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore the state returned by :meth:`state_dict` (hyper-parameters included); the
+        optimizer must have been built over parameters of the same shapes in the same order.
+        Buffers are copied to each parameter's device and dtype."""
+        self.check_state_dict(state)
+        for h, value in state.get("hyper", {}).items():
+            setattr(self, h, value)
+        self.t = int(state["t"])
+        for attr, key in self._SLOTS:
+            slot = getattr(self, attr)
+            for k, (p, entry) in enumerate(zip(self.params, state["state"])):
+                value = entry.get(key)
+                if hasattr(value, "shape"):
+                    with p.device.activate():
+                        value = p.device.asarray(value, dtype=p.dtype).copy()
+                elif value is None and key == "step":
+                    value = 0
+                slot[k] = value
+
 
 class SGD(_Optimizer):
     """Stochastic gradient descent with optional momentum, Nesterov momentum and weight decay.
@@ -217,6 +309,9 @@ class SGD(_Optimizer):
             raise ValueError("SGD: nesterov=True requires momentum > 0 (as torch.optim.SGD)")
         self.nesterov = nesterov
         self.velocity: list[Any] = [None] * len(self.params)  # the momentum buffers
+
+    _HYPER = ("lr", "momentum", "weight_decay", "nesterov")
+    _SLOTS = (("velocity", "momentum_buffer"),)
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
         wide = g.dtype != p.dtype  # float16 parameter, g in float32: see _Optimizer.update
@@ -282,6 +377,9 @@ class Adam(_Optimizer):
         self.m: list[Any] = [None] * len(self.params)
         self.v: list[Any] = [None] * len(self.params)
         self.steps = [0] * len(self.params)  # updates per parameter: the t of the bias correction
+
+    _HYPER = ("lr", "beta1", "beta2", "eps", "weight_decay")
+    _SLOTS = (("m", "m"), ("v", "v"), ("steps", "step"))
 
     def _step(self, k: int, p: Variable, g: Any) -> None:
         xp = p.device.xp

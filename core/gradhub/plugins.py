@@ -414,12 +414,60 @@ class CommandRegistrar:
         )
 
 
+class SeederRegistrar:
+    """Passed to ``gradhub_add_seeders``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+        #: the seeders registered through this registrar: ``(name, fn, provider)``
+        self.seeders: list[tuple[str, Callable[[int], Any], Provider]] = []
+
+    def seeder(self, name: str, fn: Callable[[int], Any]) -> None:
+        """Add ``fn(n)``, called by ``gradhub.seed(n)`` to reseed the generator called ``name``
+        (``"initializers"``, ``"dropout"``, ``"cuda"``): a short label shown in errors."""
+        if not isinstance(name, str) or not name:
+            raise RegistrationError("register.seeder: the name must be a non-empty string")
+        if not callable(fn):
+            raise RegistrationError(
+                f"register.seeder({name!r}): argument 'fn' must be callable, got "
+                f"{type(fn).__name__}"
+            )
+        self.seeders.append((name, fn, self._s.provider))
+
+
+def plugin_seeders() -> list[tuple[str, Callable[[int], Any], Provider]]:
+    """The seeders that the loaded plugins add (``gradhub_add_seeders``), in loading order.
+
+    Called by :func:`gradhub.seed` only. A plugin whose hook fails raises a
+    :class:`~gradhub.errors.PluginError` naming it: a seed that leaves a generator unseeded would
+    make runs silently irreproducible.
+    """
+    ensure_loaded()
+    out: list[tuple[str, Callable[[int], Any], Provider]] = []
+    for rec in list(STATE.records):
+        module = STATE.modules.get(rec.name)
+        hook = getattr(module, "gradhub_add_seeders", None)
+        if rec.status != "loaded" or hook is None:
+            continue
+        register = SeederRegistrar(_Staging(Provider(rec.distribution, rec.version, rec.module)))
+        try:
+            hook(register=register)
+        except Exception as e:
+            raise PluginError(
+                f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
+                f"{rec.version}): gradhub_add_seeders failed: {type(e).__name__}: {e}"
+            ) from e
+        out.extend(register.seeders)
+    return out
+
+
 _REGISTRARS: dict[str, Any] = {
     "gradhub_add_devices": DeviceRegistrar,
     "gradhub_add_functions": FunctionRegistrar,
     "gradhub_add_kernels": KernelRegistrar,
     "gradhub_add_backward_rules": RuleRegistrar,
     "gradhub_add_commands": CommandRegistrar,
+    "gradhub_add_seeders": SeederRegistrar,
 }
 #: devices and functions first (for every plugin), then kernels and rules
 #: the hooks that loading calls, in two phases; ``gradhub_add_commands`` is called only by the
@@ -603,7 +651,8 @@ def _check_phase1(s: _Staging) -> None:
             old = table.get(key)
             if old is not None and not override:
                 raise RegistrationError(
-                    f"duplicate function {key!r}: already registered by {old.provider}"
+                    f"duplicate function {key!r}: already registered by {old.provider}; pass "
+                    "override=True to replace it, or register it under another name"
                 )
     pnames: set[str] = set()
     for pdef, override in s.parametric:
@@ -617,7 +666,8 @@ def _check_phase1(s: _Staging) -> None:
         if old_p is not None and not override:
             raise RegistrationError(
                 f"duplicate parametric function {pdef.name!r}: already registered by "
-                f"{old_p.provider}"
+                f"{old_p.provider}; pass override=True to replace it, or register it under "
+                "another name"
             )
     kinds: set[str] = set()
     for dt, aliases in s.devices:

@@ -270,6 +270,29 @@ class ParametricDef:
         return f"<ParametricDef {self.name} from {self.provider}>"
 
 
+def did_you_mean(name: str, candidates: Iterable[str], n: int = 3) -> str:
+    """`` (did you mean 'a' or 'b'?)`` for the candidates closest to a mistyped ``name``
+    (:func:`difflib.get_close_matches`, case-insensitive), or ``""`` when none is close.
+
+    Example::
+
+        >>> from gradhub.registry import did_you_mean
+        >>> did_you_mean("sigmod", ["sigmoid", "softmax", "tanh"])
+        " (did you mean 'sigmoid'?)"
+    """
+    import difflib  # only on the error path: importing gradhub stays cheap
+
+    by_lower: dict[str, str] = {}
+    for c in candidates:
+        by_lower.setdefault(c.lower(), c)
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    if not close:
+        return ""
+    names = [repr(by_lower[c]) for c in close]
+    text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return f" (did you mean {text}?)"
+
+
 def _takes_keyword(fn: Callable[..., Any], name: str) -> bool:
     """Whether ``fn`` has a parameter ``name``: read from a plain function's code object (about
     50 times cheaper than ``inspect.signature``, which plugin loading would pay per rule)."""
@@ -534,7 +557,8 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
                 kw = {k: v for k, v in kw.items() if k not in ignored}
                 bad -= ignored.keys()
             if bad:
-                raise TypeError(f"{fname}() got unexpected keyword argument(s) {sorted(bad)}")
+                hint = did_you_mean(sorted(bad)[0], defaults) if len(bad) == 1 else ""
+                raise TypeError(f"{fname}() got unexpected keyword argument(s) {sorted(bad)}{hint}")
             return apply(fdef, xs, {**defaults, **kw} if kw else defaults)
 
     else:
@@ -565,7 +589,8 @@ def make_api(fdef: FunctionDef) -> Callable[..., Any]:
                     inputs.extend([None] * (i + 1 - len(inputs)))
                     inputs[i] = value
                 else:
-                    raise TypeError(f"{fname}() got an unexpected keyword argument {key!r}")
+                    hint = did_you_mean(key, all_names)
+                    raise TypeError(f"{fname}() got an unexpected keyword argument {key!r}{hint}")
             while len(inputs) < n_in and optional[len(inputs)]:
                 inputs.append(None)
             if len(inputs) < n_in:
@@ -719,8 +744,10 @@ class Registry:
                     if why is not None
                     else " (the function library is the distribution gradhub-nn-ops)"
                 )
+            # suggest names of the same style: snake_case for a lower-case name (F.<name>)
+            close = did_you_mean(name, self.snake if name.islower() else self.functions)
             raise FunctionNotFoundError(
-                f"no function {name!r} is registered; installed plugins provide "
+                f"no function {name!r} is registered{close}; installed plugins provide "
                 f"{len(self.functions)} functions{hint}{left_out_hint(nn_ops_hinted)}"
             )
         return f
@@ -731,7 +758,8 @@ class Registry:
             if old is not None and not override:
                 raise RegistrationError(
                     f"function {key!r} from {fdef.provider} is already registered by "
-                    f"{old.provider}; pass override=True to replace it"
+                    f"{old.provider}; pass override=True to replace it, or register it under "
+                    "another name"
                 )
         self.functions[fdef.name] = fdef
         self.snake[fdef.snake] = fdef

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .device import Context, Device, context_device, current_context
+from .dtypes import DEFAULT as _DEFAULT_DTYPE
 from .ops import call, prim
 from .registry import REGISTRY
 
@@ -35,7 +36,9 @@ def _to_array(data: Any, device: Device | None = None) -> Any:
     ):
         arr = np.asarray(data)
         if arr.dtype == np.float64 and not isinstance(data, np.floating):
-            arr = arr.astype(np.float32)
+            fdt = _DEFAULT_DTYPE.float  # float32 unless gh.set_default_dtype/default_dtype
+            if fdt != arr.dtype:
+                arr = arr.astype(fdt)
         data = arr
     return dev.asarray(data)
 
@@ -97,7 +100,8 @@ class Variable:
     """An array (``.d``) with its accumulated gradient (``.g``) and its creator in the graph.
 
     ``data`` is an array of a device (numpy on the CPU), a scalar or a nested list; Python floats
-    become float32, as in PyTorch and nnabla. Arrays are used without a copy, except numpy arrays
+    become float32, as in PyTorch and nnabla (the default dtype:
+    :func:`gradhub.set_default_dtype`). Arrays are used without a copy, except numpy arrays
     created under another device's context, which go to that device. ``need_grad``: whether
     gradients flow to this Variable (only for floating-point data).
 
@@ -161,6 +165,29 @@ class Variable:
             True
         """
         return cls._new(data, need_grad, None, 0)
+
+    # -- DLPack ----------------------------------------------------------------------------------
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        """The data as a DLPack capsule, without a copy: the data array's own ``__dlpack__``
+        (numpy's, CuPy's), with the same arguments (``stream``, ``max_version``...). Lets
+        ``torch.from_dlpack(x)``, ``np.from_dlpack(x)``, ``jax.dlpack.from_dlpack(x)`` and
+        :func:`gradhub.from_dlpack` share ``x.d``'s memory.
+
+        Example::
+
+            >>> import numpy as np
+            >>> import gradhub as gh
+            >>> x = gh.Variable([1.0, 2.0])
+            >>> a = np.from_dlpack(x)
+            >>> a[0] = 5.0
+            >>> x.d
+            array([5., 2.], dtype=float32)
+        """
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[Any, int]:
+        """The DLPack ``(device type, device index)`` of the data (``(1, 0)`` on the CPU)."""
+        return self._data.__dlpack_device__()  # type: ignore[no-any-return]
 
     # -- need_grad -------------------------------------------------------------------------------
     def _set_need_grad(self, value: bool) -> None:

@@ -60,6 +60,7 @@ class CudaDeviceType(DeviceType):
     """The ``cuda`` device kind (alias ``cudnn``), backed by CuPy."""
 
     kind = "cuda"
+    dlpack_device_types = (2,)  # kDLCUDA: gradhub.from_dlpack imports with cupy.from_dlpack
 
     def __init__(self, cupy: ModuleType | None = None, import_error: str = "") -> None:
         if cupy is None and not import_error:

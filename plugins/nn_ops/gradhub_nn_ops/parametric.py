@@ -9,9 +9,11 @@ initializers are nnabla's: weights uniform in the Glorot limits of
 
 An initializer argument (``w_init``, ``b_init``, ``param_init[key]``, ``initializer``) may be an
 initializer (a callable taking the shape), an array of the parameter's shape or a number. The
-built-in initializers give float32, and so do callables, lists and Python numbers (their result
-is cast); an explicit floating-point numpy array, Variable or numpy scalar keeps its dtype, so
-``w_init=np.float64_array`` makes a float64 parameter, as :func:`gradhub.get_parameter_or_create`.
+built-in initializers give the default dtype (float32 unless changed with
+``gradhub.set_default_dtype``/``gradhub.default_dtype``), and so do callables, lists and Python
+numbers (their result is cast); an explicit floating-point numpy array, Variable or numpy scalar
+keeps its dtype, so ``w_init=np.float64_array`` makes a float64 parameter, as
+:func:`gradhub.get_parameter_or_create`.
 An array of another shape raises a ValueError naming the function and the argument.
 """
 
@@ -23,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from gradhub import Variable, get_parameter_or_create, parameter_scope
+from gradhub import Variable, get_default_dtype, get_parameter_or_create, parameter_scope
 from gradhub.ops import call
 
 from .math import is_int
@@ -70,7 +72,7 @@ def calc_uniform_lim_glorot(
 
 
 class UniformInitializer:
-    """Values drawn uniformly from ``[lim[0], lim[1])`` as float32.
+    """Values drawn uniformly from ``[lim[0], lim[1])`` in the default dtype (float32).
 
     Example::
 
@@ -92,7 +94,7 @@ class UniformInitializer:
     def __call__(self, shape: Sequence[int]) -> np.ndarray:
         rng = self.rng if self.rng is not None else _default_rng()
         return np.asarray(
-            rng.uniform(self.lim[0], self.lim[1], size=tuple(shape)), dtype=np.float32
+            rng.uniform(self.lim[0], self.lim[1], size=tuple(shape)), dtype=get_default_dtype()
         )
 
     def __repr__(self) -> str:
@@ -100,7 +102,7 @@ class UniformInitializer:
 
 
 class ConstantInitializer:
-    """A constant ``value`` everywhere, as float32.
+    """A constant ``value`` everywhere, in the default dtype (float32).
 
     Example::
 
@@ -113,14 +115,14 @@ class ConstantInitializer:
         self.value = float(value)
 
     def __call__(self, shape: Sequence[int]) -> np.ndarray:
-        return np.full(tuple(shape), self.value, dtype=np.float32)
+        return np.full(tuple(shape), self.value, dtype=get_default_dtype())
 
     def __repr__(self) -> str:
         return f"ConstantInitializer(value={self.value})"
 
 
 class NormalInitializer:
-    """Values drawn from a normal distribution ``N(0, sigma^2)`` as float32.
+    """Values drawn from a normal distribution ``N(0, sigma^2)`` in the default dtype (float32).
 
     Example::
 
@@ -135,7 +137,7 @@ class NormalInitializer:
 
     def __call__(self, shape: Sequence[int]) -> np.ndarray:
         rng = self.rng if self.rng is not None else _default_rng()
-        return np.asarray(rng.normal(0.0, self.sigma, size=tuple(shape)), dtype=np.float32)
+        return np.asarray(rng.normal(0.0, self.sigma, size=tuple(shape)), dtype=get_default_dtype())
 
     def __repr__(self) -> str:
         return f"NormalInitializer(sigma={self.sigma})"
@@ -147,8 +149,8 @@ def _initializer(fn: str, arg: str, name: str, init: Any) -> Callable[[tuple[int
     The array is put on the context's device. Its dtype: a floating-point numpy array, Variable
     or numpy scalar keeps its dtype (a float64 array makes a float64 parameter, as
     :func:`gradhub.get_parameter_or_create` and ``gradhub.Variable``); what an initializer
-    callable returns, lists, Python numbers and integer arrays become float32 (the built-in
-    initializers' dtype, as nnabla's parameters).
+    callable returns, lists, Python numbers and integer arrays become the default dtype
+    (float32 unless changed: :func:`gradhub.set_default_dtype`; nnabla's parameters' dtype).
     """
     from gradhub.device import context_device
 
@@ -186,8 +188,9 @@ def _initializer(fn: str, arg: str, name: str, init: Any) -> Callable[[tuple[int
         a = make(shape)
         if not hasattr(a, "dtype"):
             a = np.asarray(a)
-        if not keep and a.dtype != np.float32:
-            a = a.astype(np.float32)
+        dt = get_default_dtype()
+        if not keep and a.dtype != dt:
+            a = a.astype(dt)
         return context_device().asarray(a)
 
     return on_device

@@ -44,3 +44,13 @@ def gradhub_add_commands(register: Any) -> None:
         description=demo.COMMAND_DESCRIPTION,
         add_arguments=demo.add_arguments,
     )
+
+
+@hookimpl
+def gradhub_add_seeders(register: Any) -> None:
+    """Let ``gradhub.seed(n)`` reseed the initializers' default generator and dropout's global
+    generator (``seed=-1``)."""
+    from . import misc, parametric
+
+    register.seeder("initializers", parametric.seed)
+    register.seeder("dropout", misc.seed_dropout)
