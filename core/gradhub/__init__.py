@@ -87,7 +87,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # submodules that are imported on demand (``gh.testing.gradcheck``)
-    if name in ("testing", "functions", "parametric_functions"):
+    if name in ("testing", "functions", "parametric_functions", "distributed"):
         import importlib
 
         return importlib.import_module(f"gradhub.{name}")
