@@ -7,4 +7,6 @@ launcher, ``mpiexec -n 4 python train.py``.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .data_parallel import AllReduceCallback, broadcast_parameters, check_parameters, split_dataset
+
+__all__ = ["AllReduceCallback", "broadcast_parameters", "check_parameters", "split_dataset"]

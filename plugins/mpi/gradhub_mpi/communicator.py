@@ -131,6 +131,17 @@ class MPICommunicator:
         sys.stderr.flush()
         self.comm.Abort(code)
 
+    # -- data-parallel training ------------------------------------------------------------------
+    def all_reduce_callback(
+        self, params: Any, pack_size: int | None = None, division: bool = True
+    ) -> Any:
+        """The backward callback of data-parallel training (nnabla's name): pass it as
+        ``loss.backward(communicator_callbacks=cb)``; see
+        :class:`gradhub_mpi.data_parallel.AllReduceCallback`."""
+        from .data_parallel import AllReduceCallback
+
+        return AllReduceCallback(self, params, pack_size=pack_size, division=division)
+
     # -- helpers ---------------------------------------------------------------------------------
     def _check_root(self, root: int, where: str) -> None:
         if not isinstance(root, int) or not 0 <= root < self.size:
