@@ -1,12 +1,13 @@
 """Data-parallel training under ``mpiexec -n 2``: 20 SGD steps with half of each global batch
 per rank equal one process on the whole batch (float64, within 1e-10), with backward, with an
 input-gradient penalty (double backward) and with ``gh.grad``; every bucket's all-reduce starts
-before backward's walk ends; mismatched parameter sets raise on every rank; and, in one
-process, the bucketing and the dataset split."""
+before backward's walk ends; mismatched parameter sets raise on every rank; a failing rank ends
+the job with its message; and, in one process, the bucketing and the dataset split."""
 
 from __future__ import annotations
 
 import re
+import time
 from types import SimpleNamespace
 
 import gradhub as gh
@@ -47,6 +48,17 @@ def test_mismatched_parameters_raise_on_every_rank(case: str, message: str) -> N
     for r in (0, 1):
         assert f"rank {r} error: gradhub-mpi: the parameters differ across ranks: " in res.stdout
     assert res.stdout.count(message) == 2, res.stdout
+
+
+def test_a_failing_rank_ends_the_job_with_its_message() -> None:
+    t0 = time.monotonic()
+    res = run("fault.py", timeout=60)
+    took = time.monotonic() - t0
+    assert res.returncode != 0, res.stdout
+    assert "gradhub-mpi: rank 1 of 2 failed; aborting the job:" in res.stdout, res.stdout
+    assert "RuntimeError: the data of rank one is corrupt" in res.stdout
+    assert "rank 0 passed the all_reduce" not in res.stdout
+    assert took < 30, took  # about 2 s here (MPICH 5.0, 2 cores)
 
 
 def test_buckets_follow_pack_size_last_parameters_first() -> None:

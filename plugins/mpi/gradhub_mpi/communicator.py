@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -37,7 +40,10 @@ def _import_mpi() -> Any:
 class MPICommunicator:
     """A communicator over ``MPI.COMM_WORLD`` (or ``comm``, an mpi4py communicator).
 
-    ``rank``, ``size``, ``local_rank`` (the rank among the processes of this host).
+    ``rank``, ``size``, ``local_rank`` (the rank among the processes of this host). With
+    ``abort_on_exception=True`` (the default when ``size > 1``) an exception that reaches the top
+    of the program on one rank prints that rank's traceback and ends the whole job
+    (``MPI_Abort``), so that the other ranks do not wait in a collective for ever.
     ``require_launcher=True`` refuses to run without ``mpiexec`` (a single process otherwise
     makes a communicator of size 1).
     """
@@ -46,6 +52,7 @@ class MPICommunicator:
         self,
         comm: Any = None,
         *,
+        abort_on_exception: bool | None = None,
         require_launcher: bool = False,
     ) -> None:
         if require_launcher and not any(v in os.environ for v in LAUNCHER_VARIABLES):
@@ -63,6 +70,10 @@ class MPICommunicator:
         self.local_rank: int = local.Get_rank()
         self.local_size: int = local.Get_size()
         local.Free()
+        if abort_on_exception is None:
+            abort_on_exception = self.size > 1
+        if abort_on_exception:
+            install_abort_hook(self)
 
     def __repr__(self) -> str:
         return f"MPICommunicator(rank={self.rank}, size={self.size}, local_rank={self.local_rank})"
@@ -187,3 +198,30 @@ def _arrays(values: Any, where: str) -> tuple[list[np.ndarray], bool]:
             )
         out.append(a)
     return out, single
+
+
+_HOOKED: list[MPICommunicator] = []
+
+
+def install_abort_hook(comm: MPICommunicator) -> None:
+    """Make an uncaught exception end the whole job: ``sys.excepthook`` prints the traceback
+    prefixed with the rank and calls ``MPI_Abort`` (as ``python -m mpi4py``). Installed once."""
+    if _HOOKED:
+        return
+    _HOOKED.append(comm)
+    previous: Callable[..., Any] = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+        text = "".join(traceback.format_exception(kind, error, tb))
+        sys.stderr.write(
+            f"gradhub-mpi: rank {comm.rank} of {comm.size} failed; aborting the job:\n{text}"
+        )
+        sys.stderr.flush()
+        time.sleep(0.1)  # let the message reach the launcher before the processes are killed
+        try:
+            comm.abort(1)
+        except Exception:
+            previous(kind, error, tb)
+            os._exit(1)
+
+    sys.excepthook = hook
