@@ -37,10 +37,15 @@ needs_mpi = pytest.mark.skipif(_reason() is not None, reason=_reason() or "")
 def run(script: str, *args: str, n: int = 2, timeout: float = 60) -> subprocess.CompletedProcess:
     """``mpiexec -n N python scripts/SCRIPT ARGS`` (stdout and stderr together), ended after
     ``timeout`` seconds (a hang fails the test)."""
+    return run_program(sys.executable, str(SCRIPTS / script), *args, n=n, timeout=timeout)
+
+
+def run_program(*argv: str, n: int = 2, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``mpiexec -n N ARGV...`` (stdout and stderr together), ended after ``timeout`` seconds."""
     exe = mpiexec()
     assert exe is not None
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    cmd = [exe, "-n", str(n), sys.executable, str(SCRIPTS / script), *args]
+    cmd = [exe, "-n", str(n), *argv]
     return subprocess.run(
         cmd,
         stdout=subprocess.PIPE,
