@@ -100,7 +100,7 @@ def weak(args: argparse.Namespace) -> None:
     comm = gh.distributed.communicator("mpi")
     loss_fn, ps, _, _ = _model(args.workload, np.random.default_rng(comm.rank))
     comm.bcast(ps)
-    cb = comm.all_reduce_callback(ps, division=True)
+    cb = comm.all_reduce_callback(ps, pack_size=args.pack_size, division=True)
     times, waits = [], []
     for k in range(args.warmup + args.steps):
         comm.barrier()
@@ -151,7 +151,8 @@ def driver(args: argparse.Namespace) -> None:
         best: dict[int, dict[str, Any]] = {}
         for _ in range(args.repeats):
             for n in (1, 2):
-                r = _launch(n, "weak", "--workload", workload, "--steps", str(args.steps))
+                extra = [] if args.pack_size is None else ["--pack-size", str(args.pack_size)]
+                r = _launch(n, "weak", "--workload", workload, "--steps", str(args.steps), *extra)
                 if n not in best or r["step_s"] < best[n]["step_s"]:
                     best[n] = r
         one, two = best[1], best[2]
@@ -171,6 +172,7 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--pack-size", type=int, default=None, help="values per bucket (default: 25 MB)")
     args = p.parse_args()
     {"all": driver, "allreduce": allreduce, "weak": weak}[args.mode](args)
 
