@@ -14,12 +14,14 @@ PACKAGES = [
     "./plugins/cuda",
     "-e",
     "./plugins/compat",
+    "-e",
+    "./plugins/mpi[mpich]",
 ]
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Install the four distributions and run the test suite (warnings are errors)."""
+    """Install the five distributions and run the test suite (warnings are errors)."""
     session.install(*PACKAGES)
     session.run("pytest", *session.posargs)
 
@@ -43,7 +45,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """Type-check the four distributions with mypy."""
+    """Type-check the five distributions with mypy."""
     session.install("mypy==2.4.1", *PACKAGES)
     session.run(
         "mypy",
@@ -52,6 +54,7 @@ def typecheck(session: nox.Session) -> None:
         "plugins/nn_ops/gradhub_nn_ops",
         "plugins/cuda/gradhub_cuda",
         "plugins/compat/gradhub_compat",
+        "plugins/mpi/gradhub_mpi",
     )
 
 

@@ -106,7 +106,7 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     # submodules that are imported on demand (``gh.testing.gradcheck``)
-    if name in ("testing", "functions", "parametric_functions", "state", "random"):
+    if name in ("testing", "functions", "parametric_functions", "state", "random", "distributed"):
         import importlib
 
         return importlib.import_module(f"gradhub.{name}")

@@ -8,14 +8,19 @@ recursion.
 * :func:`grad` returns d(outputs)/d(inputs), running rules only on nodes on a path from the inputs
   to the outputs.
 * :func:`reexecute` recomputes a graph from its leaves' current data (``y.forward()``).
+
+Both walks accept ``communicator_callbacks`` (:class:`BackwardCallback`): objects told each
+leaf's gradient as soon as it is final, while the walk goes on (data-parallel training starts
+the all-reduce of those gradients there), and once more when the walk ends, before the gradients
+are delivered.
 """
 
 from __future__ import annotations
 
 import operator
 import weakref
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,6 +36,94 @@ from .registry import REGISTRY, FunctionDef, Provider, Rule
 from .variable import Variable, _complex_error, _to_array, bind_engine
 
 _UNREACHABLE = ("zero", "none", "error")
+
+
+@runtime_checkable
+class BackwardCallback(Protocol):
+    """What ``backward(communicator_callbacks=...)`` and ``grad(..., communicator_callbacks=...)``
+    call (nnabla's ``communicator_callbacks``; gradhub-mpi's ``all_reduce_callback`` is one).
+
+    ``on_grad_final(leaf, grad)`` is called once per leaf that needs a gradient and gets one, as
+    soon as no function left in the walk adds to it: ``grad.d`` is the gradient this call
+    computed for ``leaf`` (not yet added to ``leaf.g``, which still holds what earlier calls
+    accumulated). The callback must not write into ``grad.d``; it may assign ``grad.d`` a new
+    array (same shape) up to the end of ``on_finish_backward()``, which is called once when the
+    walk is over and before the gradients are delivered (added to ``.g`` by ``backward``,
+    returned by ``grad``): what ``grad.d`` then holds is delivered. The walk does not wait for
+    the callbacks; the leaves are told in the order their gradients become final (for a network,
+    from the last layer to the first). Without callbacks the walk does no extra work.
+    """
+
+    def on_grad_final(self, leaf: Variable, grad: Variable) -> None: ...
+
+    def on_finish_backward(self) -> None: ...
+
+
+def _callback_list(callbacks: Any, create_graph: bool, where: str) -> list[Any] | None:
+    """``communicator_callbacks`` as a list (None when there are none), checked."""
+    if callbacks is None:
+        return None
+    cbs = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+    for k, cb in enumerate(cbs):
+        if not isinstance(cb, BackwardCallback):
+            raise TypeError(
+                f"{where}: communicator_callbacks[{k}] must have the methods on_grad_final(leaf, "
+                f"grad) and on_finish_backward() (gradhub.engine.BackwardCallback), got "
+                f"{type(cb).__name__}"
+            )
+    if create_graph and cbs:
+        raise ValueError(
+            f"{where}: communicator_callbacks need create_graph=False (what they do to the "
+            "gradients is not recorded in the graph)"
+        )
+    return cbs or None
+
+
+class _Notifier:
+    """Tells the callbacks each leaf's gradient once the last node adding to it has run."""
+
+    def __init__(self, callbacks: list[Any], grads: _Grads) -> None:
+        self.callbacks = callbacks
+        self.grads = grads
+        #: id(leaf) -> (leaf, the Variable given to the callbacks)
+        self.told: dict[int, tuple[Variable, Variable]] = {}
+
+    def walk(self, nodes: list[Node]) -> Iterator[Node]:
+        """``reversed(nodes)``; after each node has run (when the loop asks for the next one),
+        the leaves whose last consumer it was are told."""
+        last: dict[Node, list[Variable]] = {}
+        seen: set[int] = set()
+        for node in nodes:  # producers first: a leaf's first consumer here is the last to run
+            for src, idx in zip(node.srcs, node.idxs):
+                if idx < 0 and src._need_grad and id(src) not in seen:
+                    seen.add(id(src))
+                    last.setdefault(node, []).append(src)
+        for node in reversed(nodes):
+            yield node
+            for leaf in last.get(node, ()):
+                self.tell(leaf)
+
+    def tell(self, leaf: Variable) -> None:
+        if id(leaf) in self.told:
+            return
+        item = self.grads.leaves.get(id(leaf))
+        if item is None:  # no gradient reached it
+            return
+        g = Variable._new(item[1], False, None, 0)
+        self.told[id(leaf)] = (leaf, g)
+        for cb in self.callbacks:
+            cb.on_grad_final(leaf, g)
+
+    def finish(self) -> None:
+        """Tell the leaves not told yet (outputs that are leaves themselves), end the callbacks
+        and take what they left in the gradients."""
+        for leaf, _ in list(self.grads.leaves.values()):
+            if leaf._need_grad:
+                self.tell(leaf)
+        for cb in self.callbacks:
+            cb.on_finish_backward()
+        for key, (leaf, g) in self.told.items():
+            self.grads.leaves[key] = (leaf, g._data)
 
 
 def _as_list(x: Any, what: str) -> list[Any]:
@@ -600,6 +693,7 @@ def _run(
     create_graph: bool,
     retain_grad: bool,
     retain_graph: bool = True,
+    callbacks: list[Any] | None = None,
 ) -> _Grads:
     arrays = not create_graph
     grads = _Grads(arrays)
@@ -625,8 +719,12 @@ def _run(
         keep = {v._creator for v in targets if v._creator is not None}
     pending = grads.nodes
     plus = grads._plus
+    # one test per walk: with callbacks, the loop asks a generator that tells them each final
+    # leaf gradient between nodes; without, it runs over the nodes as they are
+    notifier = None if callbacks is None else _Notifier(callbacks, grads)
+    order = reversed(nodes) if notifier is None else notifier.walk(nodes)
     with set_recording(create_graph):
-        for node in reversed(nodes):
+        for node in order:
             gys = pending.get(node) if node in keep else pending.pop(node, None)
             if gys is None:
                 continue
@@ -731,6 +829,8 @@ def _run(
                     lst = pending[src] = [None] * len(src.out_shapes)
                 prev = lst[idx]
                 lst[idx] = g if prev is None else plus(prev, g)
+    if notifier is not None:
+        notifier.finish()
     return grads
 
 
@@ -742,6 +842,7 @@ def backward(
     create_graph: bool = False,
     loss_scale: float | None = None,
     retain_graph: bool = True,
+    communicator_callbacks: Any = None,
 ) -> None:
     """Accumulate d(y)/d(leaf) into ``.g`` of every leaf that needs a gradient.
 
@@ -750,11 +851,15 @@ def backward(
     ``retain_graph=False`` each node's saved arrays are freed as soon as its rule has run (lower
     peak memory, like PyTorch's default or nnabla's ``clear_buffer=True``); differentiating
     through those nodes again then raises until ``forward()`` recomputes them.
+    ``communicator_callbacks`` (one :class:`BackwardCallback` or a list) are told each leaf's
+    gradient as soon as it is final and may replace it before it is added to ``.g``
+    (data-parallel training all-reduces it there); they need ``create_graph=False``.
     """
     if not isinstance(y, Variable):
         raise TypeError(f"backward: expected a Variable, got {type(y).__name__}")
+    cbs = _callback_list(communicator_callbacks, create_graph, "backward")
     seed = _seed(y, grad, loss_scale, "backward: grad")
-    grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph)
+    grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
     given: set[int] = {id(seed._data)}
     changed: list[tuple[Variable, Variable | None]] = []  # (leaf, its .g before), for a refusal
     with set_recording(create_graph):
@@ -808,6 +913,7 @@ def grad(
     loss_scale: float | None = None,
     unreachable: str = "zero",
     retain_graph: bool = True,
+    communicator_callbacks: Any = None,
 ) -> list[Variable | None]:
     """Return, for each input, the sum over outputs of d(output)/d(input).
 
@@ -818,7 +924,9 @@ def grad(
     ``grad_inputs`` are added to the results. ``unreachable``: ``"zero"`` (zeros shaped like the
     input), ``"none"`` or ``"error"``. With ``create_graph=True`` the results are differentiable.
     ``retain_graph=False`` frees the saved arrays of the nodes it went through (see
-    :func:`backward`).
+    :func:`backward`). ``communicator_callbacks`` are told the gradients of the leaf inputs as
+    soon as they are final and may replace them before they are returned (see :func:`backward`;
+    they need ``create_graph=False``).
 
     Example::
 
@@ -842,6 +950,7 @@ def grad(
             raise TypeError(f"grad: inputs[{k}] must be a Variable, got {type(v).__name__}")
     if unreachable not in _UNREACHABLE:
         raise ValueError(f"grad: unreachable must be one of {_UNREACHABLE}, got {unreachable!r}")
+    cbs = _callback_list(communicator_callbacks, create_graph, "grad")
     if grad_outputs is None:
         gos: list[Any] = [None] * len(outs)
     elif isinstance(grad_outputs, (list, tuple)):
@@ -868,7 +977,7 @@ def grad(
             )
     else:
         gis = [None] * len(ins)
-    grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph)
+    grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
     results: list[Variable | None] = []
     # the arrays given by the caller (or made for them) that a .g must not share
     given: set[int] = {id(s._data) for s in seeds if s is not None}

@@ -3,8 +3,9 @@
 A plugin is a module named by an entry point in the group ``gradhub.plugins``; it implements
 some of these hooks, marked with :data:`gradhub.hookimpl`. gradhub calls each hook once per
 plugin, at load time, in this order: devices, functions, kernels, rules. Nothing a plugin
-registers is used until all its hooks have succeeded. The last hook, commands, is called only by
-the ``gradhub`` command line when it builds its parser, never at load time.
+registers is used until all its hooks have succeeded. The last two hooks are never called at load
+time: commands only by the ``gradhub`` command line when it builds its parser, communicators only
+when :func:`gradhub.distributed.communicator` is asked for one.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pluggy
 if TYPE_CHECKING:
     from .plugins import (
         CommandRegistrar,
+        CommunicatorRegistrar,
         DeviceRegistrar,
         FunctionRegistrar,
         KernelRegistrar,
@@ -83,9 +85,21 @@ def gradhub_add_seeders(register: SeederRegistrar) -> None:
     """
 
 
-#: Hook names in the order gradhub calls them: the first four when plugins load, the last two
-#: (``gradhub_add_commands``, ``gradhub_add_seeders``) only on demand: from the ``gradhub``
-#: command line and from :func:`gradhub.seed`.
+@hookspec
+def gradhub_add_communicators(register: CommunicatorRegistrar) -> None:
+    """Add communicators for distributed training: ``register.communicator(name, factory,
+    help=..., override=False)``, with ``factory(**options)`` returning the communicator (``rank``,
+    ``size``, ``local_rank``, ``all_reduce``, ``bcast``, ``all_gather``, ``barrier``, ``abort``).
+
+    Called only when :func:`gradhub.distributed.communicator` is asked for a communicator, after
+    the plugins have loaded; never at import or load time.
+    """
+
+
+#: Hook names in the order gradhub calls them: the first four when plugins load, the last three
+#: (``gradhub_add_commands``, ``gradhub_add_seeders``, ``gradhub_add_communicators``) only on
+#: demand: from the ``gradhub`` command line, from :func:`gradhub.seed` and from
+#: :func:`gradhub.distributed.communicator`.
 HOOK_ORDER = (
     "gradhub_add_devices",
     "gradhub_add_functions",
@@ -93,4 +107,5 @@ HOOK_ORDER = (
     "gradhub_add_backward_rules",
     "gradhub_add_commands",
     "gradhub_add_seeders",
+    "gradhub_add_communicators",
 )

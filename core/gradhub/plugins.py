@@ -459,6 +459,56 @@ def plugin_seeders() -> list[tuple[str, Callable[[int], Any], Provider]]:
             ) from e
         out.extend(register.seeders)
     return out
+#: a communicator name: lower-case letters, digits and inner hyphens or underscores (``mpi``)
+_COMMUNICATOR_NAME = re.compile(r"[a-z][a-z0-9]*([-_][a-z0-9]+)*")
+
+
+class CommunicatorDef:
+    """One communicator kind that a plugin adds: ``name`` (``"mpi"``), ``factory(**options)``
+    returning a communicator, ``help`` (one line: what it communicates with) and ``provider``."""
+
+    def __init__(
+        self, name: str, factory: Callable[..., Any], help: str, provider: Provider
+    ) -> None:
+        self.name = name
+        self.factory = factory
+        self.help = help
+        self.provider = provider
+
+    def __repr__(self) -> str:
+        return f"CommunicatorDef(name={self.name!r}, provider={str(self.provider)!r})"
+
+
+class CommunicatorRegistrar:
+    """Passed to ``gradhub_add_communicators``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+        #: the communicators registered through this registrar, with their ``override`` flag
+        self.communicators: list[tuple[CommunicatorDef, bool]] = []
+
+    def communicator(
+        self, name: str, factory: Callable[..., Any], *, help: str, override: bool = False
+    ) -> None:
+        """Add the communicator ``name``: ``gradhub.distributed.communicator(name, **options)``
+        returns ``factory(**options)``. ``help`` says in one line what it communicates with. A
+        name another plugin already added is an error unless ``override=True``.
+        """
+        where = f"register.communicator({name!r})"
+        if not isinstance(name, str) or not _COMMUNICATOR_NAME.fullmatch(name):
+            raise RegistrationError(
+                f"{where}: the name must be lower-case letters, digits and inner hyphens or "
+                "underscores (such as 'mpi' or 'nccl')"
+            )
+        if not callable(factory):
+            raise RegistrationError(
+                f"{where}: argument 'factory' must be callable, got {type(factory).__name__}"
+            )
+        if not isinstance(help, str) or not help.strip():
+            raise RegistrationError(f"{where}: argument 'help' must be a non-empty string")
+        self.communicators.append(
+            (CommunicatorDef(name, factory, help, self._s.provider), bool(override))
+        )
 
 
 _REGISTRARS: dict[str, Any] = {
@@ -468,6 +518,7 @@ _REGISTRARS: dict[str, Any] = {
     "gradhub_add_backward_rules": RuleRegistrar,
     "gradhub_add_commands": CommandRegistrar,
     "gradhub_add_seeders": SeederRegistrar,
+    "gradhub_add_communicators": CommunicatorRegistrar,
 }
 #: devices and functions first (for every plugin), then kernels and rules
 #: the hooks that loading calls, in two phases; ``gradhub_add_commands`` is called only by the
@@ -1126,6 +1177,51 @@ def plugin_commands(taken: Sequence[str] = (), strict: bool | None = None) -> li
         for cmd, _ in register.commands:
             found[cmd.name] = cmd
     return list(found.values())
+
+
+def plugin_communicators(strict: bool | None = None) -> dict[str, CommunicatorDef]:
+    """The communicators that the loaded plugins add (``gradhub_add_communicators``), by name.
+
+    Called by :func:`gradhub.distributed.communicator` only (never at import time, nor when
+    plugins load). Each plugin's hook runs on its own: a plugin whose hook fails, or that adds a
+    name an earlier plugin added without ``override=True``, adds no communicator and is named in
+    a :class:`~gradhub.errors.PluginLoadWarning` (a :class:`~gradhub.errors.PluginError` in strict
+    mode).
+    """
+    ensure_loaded()
+    if strict is None:
+        strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
+    found: dict[str, CommunicatorDef] = {}
+    for rec in list(STATE.records):
+        module = STATE.modules.get(rec.name)
+        hook = getattr(module, "gradhub_add_communicators", None)
+        if rec.status != "loaded" or hook is None:
+            continue
+        register = CommunicatorRegistrar(
+            _Staging(Provider(rec.distribution, rec.version, rec.module))
+        )
+        try:
+            hook(register=register)
+            for c, override in register.communicators:
+                if not override and c.name in found:
+                    raise RegistrationError(
+                        f"register.communicator({c.name!r}): the communicator {c.name!r} exists "
+                        f"already (from {found[c.name].provider}); pass override=True to "
+                        "replace it"
+                    )
+        except (Exception, SystemExit) as e:
+            message = (
+                f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
+                f"{rec.version}) adds no communicator: gradhub_add_communicators: "
+                f"{type(e).__name__}: {e}"
+            )
+            if strict:
+                raise PluginError(message) from e
+            warnings.warn(PluginLoadWarning(message), stacklevel=2)
+            continue
+        for c, _ in register.communicators:
+            found[c.name] = c
+    return found
 
 
 def reset() -> None:

@@ -386,6 +386,7 @@ class Variable:
         create_graph: bool = False,
         loss_scale: float | None = None,
         retain_graph: bool = True,
+        communicator_callbacks: Any = None,
     ) -> None:
         """Accumulate d(self)/d(leaf) into ``.g`` of every leaf that needs a gradient.
 
@@ -393,6 +394,9 @@ class Variable:
         when given). ``retain_grad``: also store the gradients of the intermediate Variables still
         referenced. ``create_graph``: record the backward computation so that ``.g`` can be
         differentiated again. ``retain_graph=False``: free each node's saved arrays once used.
+        ``communicator_callbacks``: objects told each leaf's gradient as soon as it is final
+        (nnabla's spelling; see :class:`gradhub.engine.BackwardCallback`), such as gradhub-mpi's
+        ``comm.all_reduce_callback(params)``.
         """
         _backward(
             self,
@@ -401,6 +405,7 @@ class Variable:
             create_graph=create_graph,
             loss_scale=loss_scale,
             retain_graph=retain_graph,
+            communicator_callbacks=communicator_callbacks,
         )
 
     def to(self, device: Any) -> Variable:

@@ -1,5 +1,6 @@
 """``gradhub demo --plot``: a missing folder is a usage error before training; a failure at
-the end is a clear error."""
+the end is a clear error. ``gradhub demo --distributed`` without a communicator says what to
+install, before training."""
 
 from __future__ import annotations
 
@@ -60,3 +61,25 @@ def test_demo_plot_failing_at_the_end_is_a_clear_error(
     assert err.startswith("gradhub demo: error: --plot: could not save the curves to")
     assert "No space left on device" in err and "Traceback" not in err
     assert json.loads(out)["epochs"] == 1  # the results of the run are still printed
+
+
+# -- gradhub demo --distributed without gradhub-mpi ------------------------------------------
+
+
+def test_demo_distributed_without_a_communicator_says_what_to_install(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sklearn")
+    from gradhub import plugins
+    from gradhub.cli import main
+    from gradhub_nn_ops import demo
+
+    def no_training(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the demo trained without a communicator")
+
+    monkeypatch.setattr(demo, "load_digits_split", no_training)
+    monkeypatch.setattr(plugins, "plugin_communicators", lambda strict=None: {})
+    assert main(["demo", "--distributed", "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gradhub demo: error: --distributed: gradhub.distributed.communicator:")
+    assert 'install gradhub-mpi (pip install "gradhub-mpi[mpich]")' in err

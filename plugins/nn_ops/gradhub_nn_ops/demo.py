@@ -164,6 +164,10 @@ class DemoResult:
     test_loss: float = float("nan")
     accuracy: float = float("nan")
     seconds: float = 0.0
+    #: the number of processes that trained together (``distributed=True``: the MPI ranks)
+    ranks: int = 1
+    #: this process's rank among them (0 without ``distributed``)
+    rank: int = 0
     plot: str | None = None
     parameters: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
@@ -309,6 +313,29 @@ def _all(grads: list[Variable | None]) -> list[Variable]:
     return [g for g in grads if g is not None]
 
 
+def _distributed_step(
+    comm: Any, cb: Any, loss: Variable, params: list[Variable], penalty_weight: float
+) -> tuple[list[Variable], float]:
+    """The all-reduced gradients of ``loss + penalty_weight * P`` over the whole minibatch, and
+    ``P`` (see :func:`run`): ``loss`` is this rank's share of the minibatch mean."""
+    import gradhub as gh
+    import gradhub.functions as F
+
+    if penalty_weight > 0:
+        grads = _all(gh.grad([loss], params, create_graph=True))
+        whole = comm.all_reduce([g.d for g in grads], division=True, inplace=False)
+        norms = [float(np.sqrt(np.sum(a.astype(np.float64) ** 2) + PENALTY_EPS)) for a in whole]
+        surrogate: Any = loss
+        for g, a, n in zip(grads, whole, norms):
+            v = gh.Variable((a / n).astype(a.dtype), need_grad=False)
+            surrogate = surrogate + F.sum(g * v) * penalty_weight
+        found = gh.grad([surrogate], params, create_graph=False, communicator_callbacks=cb)
+        return _all(found), float(sum(norms))
+    updates = _all(gh.grad([loss], params, create_graph=False, communicator_callbacks=cb))
+    pen = sum(np.sqrt(np.sum(g.numpy().astype(np.float64) ** 2) + PENALTY_EPS) for g in updates)
+    return updates, float(pen)
+
+
 def run(
     device: str = DEFAULTS["device"],
     epochs: int = DEFAULTS["epochs"],
@@ -319,6 +346,7 @@ def run(
     max_batches: int | None = None,
     plot: str | None = None,
     console: Console | None = None,
+    distributed: bool = False,
 ) -> DemoResult:
     """Train the seed network with the gradient-norm penalty; return curves and accuracy.
 
@@ -327,6 +355,16 @@ def run(
     (checked before training: :class:`PlotError` when it cannot be written).
     ``console``: a rich console to show progress and results on (None: silent). The caller's
     parameters (``gh.get_parameters()``) are left untouched.
+
+    ``distributed=True`` (run under ``mpiexec -n P``) trains data-parallel with the communicator
+    ``gh.distributed.communicator("mpi")`` (from gradhub-mpi; an error says what to install):
+    each rank computes the loss of its part of every minibatch (weighted by its share, so that
+    the sum over ranks is the mean over the minibatch), and the gradients are all-reduced while
+    backward runs. The penalty needs the gradient of the whole minibatch: each rank all-reduces
+    its first gradients ``g``, and differentiates ``L + lambda * sum_p <g_p, v_p>`` with the
+    constants ``v_p = g_p / ||g_p||`` of the all-reduced ``g``, whose all-reduced gradient is that
+    of ``L + lambda * P`` over the whole minibatch. The result equals the single-process run at
+    the same ``batch_size`` up to rounding; only rank 0 shows progress (``console``).
 
     Example::
 
@@ -349,6 +387,11 @@ def run(
     if not penalty_weight >= 0:
         raise ValueError(f"demo: penalty_weight must be >= 0, got {penalty_weight!r}")
     check_dependencies(plot=plot is not None)
+    comm = None
+    if distributed:
+        comm = gh.distributed.communicator("mpi")  # CommunicatorError: what to install or run
+        if comm.rank != 0:
+            console, plot = None, None
     if plot is not None:
         check_plot_path(plot)  # before training: a bad path must not cost the run
     t_start = time.perf_counter()
@@ -358,6 +401,11 @@ def run(
     n_steps = -(-len(y_train) // batch_size)
     if max_batches is not None:
         n_steps = min(n_steps, max_batches)
+    if comm is not None and (batch_size < comm.size or 0 < len(y_train) % batch_size < comm.size):
+        raise ValueError(
+            f"demo: with {comm.size} ranks every minibatch needs at least {comm.size} images; "
+            f"batch_size {batch_size} leaves {len(y_train) % batch_size or batch_size} for one"
+        )
 
     with _own_parameters(), contextlib.ExitStack() as stack:
         # create the parameters on the host from a seeded generator, then move them to the device
@@ -368,6 +416,10 @@ def run(
         _move_parameters(dev)
         params = list(gh.get_parameters().values())
         names = list(gh.get_parameters().keys())
+        cb = None
+        if comm is not None:
+            comm.bcast(params, root=0)  # the same start on every rank
+            cb = comm.all_reduce_callback(params, division=True)
         result = DemoResult(
             device=ctx.device_name,
             epochs=epochs,
@@ -378,6 +430,8 @@ def run(
             n_train=len(y_train),
             n_test=len(y_test),
             n_parameters=int(sum(p.size for p in params)),
+            ranks=1 if comm is None else comm.size,
+            rank=0 if comm is None else comm.rank,
         )
         if console is not None:
             _show_header(console, result, names, params)
@@ -396,10 +450,16 @@ def run(
                 losses, penalties = [], []
                 for step in range(n_steps):
                     idx = order[step * batch_size : (step + 1) * batch_size]
+                    if comm is not None:
+                        whole = len(idx)
+                        idx = np.array_split(idx, comm.size)[comm.rank]
                     xb = gh.Variable(dev.asarray(x_train[idx]), need_grad=False)
                     tb = gh.Variable(dev.asarray(y_train[idx]), need_grad=False)
                     loss = loss_fn(network(xb), tb)
-                    if penalty_weight > 0:
+                    if comm is not None:
+                        loss = loss * (len(idx) * comm.size / whole)  # this rank's share
+                        updates, pen = _distributed_step(comm, cb, loss, params, penalty_weight)
+                    elif penalty_weight > 0:
                         grads = _all(gh.grad([loss], params, create_graph=True))
                         penalty = gradient_penalty(grads)
                         total = loss + penalty * penalty_weight
@@ -415,6 +475,8 @@ def run(
                         )
                     opt.update(updates)
                     lv = float(loss.item())
+                    if comm is not None:  # the mean over the whole minibatch
+                        lv = float(comm.all_reduce(np.array([lv]), division=True)[0])
                     losses.append(lv)
                     penalties.append(pen)
                     progress.update(
@@ -593,6 +655,12 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
         default=None,
         help="save the loss and penalty curves to this PNG file",
     )
+    d.add_argument(
+        "--distributed",
+        action="store_true",
+        help="train data-parallel on the MPI ranks (run under mpiexec -n P; needs gradhub-mpi); "
+        "--batch-size is the global minibatch, split between the ranks",
+    )
     d.add_argument("--json", action="store_true", help="print the results as JSON")
 
 
@@ -602,6 +670,7 @@ def run_command(args: argparse.Namespace) -> int:
     import sys
 
     from gradhub.cli import EXIT_OK, EXIT_USAGE, console, print_json
+    from gradhub.distributed import CommunicatorError
 
     try:
         check_dependencies(plot=args.plot is not None)
@@ -620,12 +689,16 @@ def run_command(args: argparse.Namespace) -> int:
             max_batches=args.max_batches,
             plot=args.plot,
             console=con,
+            distributed=args.distributed,
         )
+    except CommunicatorError as e:
+        sys.stderr.write(f"gradhub demo: error: --distributed: {e}\n")
+        return EXIT_USAGE
     except PlotError as e:
         if args.json and e.result is not None:  # saving failed after training: keep the results
             print_json(e.result.as_dict())
         sys.stderr.write(f"gradhub demo: error: --plot: {e}\n")
         return EXIT_USAGE
-    if args.json:
+    if args.json and result.rank == 0:
         print_json(result.as_dict())
     return EXIT_OK

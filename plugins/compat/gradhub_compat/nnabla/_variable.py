@@ -354,13 +354,12 @@ class Variable(NativeVariable):
         ``clear_buffer``, each intermediate Variable still referenced keeps the gradient of this
         pass in ``.g`` (overwritten, not accumulated, as in nnabla); with ``clear_buffer`` the
         arrays the graph saved for backward are freed as they are used (``forward()`` recomputes
-        them), as nnabla frees its buffers.
+        them), as nnabla frees its buffers. ``communicator_callbacks`` (such as
+        ``comm.all_reduce_callback(grads, pack_size)`` of
+        :mod:`gradhub_compat.nnabla.communicators`) are told each parameter's gradient as soon as it
+        is final, so that its all-reduce overlaps the rest of backward.
         """
         _no_hooks("backward", function_pre_hook, function_post_hook)
-        if communicator_callbacks is not None:
-            raise NotImplementedError(
-                "nnabla Variable.backward: communicator_callbacks are not supported by gradhub"
-            )
         if self._creator is None:
             raise RuntimeError(
                 "nnabla Variable.backward: the variable has no parent (a leaf: no function "
@@ -390,6 +389,7 @@ class Variable(NativeVariable):
                 seed,
                 retain_grad=not clear_buffer or bool(restore),
                 retain_graph=not clear_buffer,
+                communicator_callbacks=communicator_callbacks,
             )
         except BackwardRuleError:
             freed = freed_buffers_error([self], "nnabla Variable.backward")

@@ -1,0 +1,181 @@
+"""Data-parallel benchmarks of gradhub-mpi (results in docs/performance.md, model in
+docs/distributed.md).
+
+    python benchmarks/distributed.py                # everything below, launched with mpiexec
+    mpiexec -n 2 python benchmarks/distributed.py allreduce
+    mpiexec -n P python benchmarks/distributed.py weak --workload mlp|cnn
+
+``allreduce``: the time of ``Allreduce`` on float32 buffers of 4 KB to 32 MB on the ranks, with
+the fit ``t(n) = alpha + beta * n`` (n bytes per rank). ``weak``: training steps (forward, gradients
+all-reduced during backward through ``all_reduce_callback``, SGD update) of the W2 MLP
+(784-1024-1024-10, batch 128 per rank) or the seed CNN (W3, batch 64x3x32x32 per rank) with one
+thread per rank; the time per step and the time spent waiting for the all-reduce at the end of
+backward. Without arguments: ``allreduce`` on 2 ranks, then ``weak`` for both workloads on 1 and
+2 ranks, alternated ``--repeats`` times, printing the weak-scaling ratio (2-rank throughput over
+1-rank throughput at the same per-rank batch) of the best runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+THREADS = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def allreduce(args: argparse.Namespace) -> None:
+    import gradhub as gh
+
+    comm = gh.distributed.communicator("mpi")
+    rows = []
+    for size in [4096 * 4**k for k in range(7)]:  # 4 KB .. 16 MB
+        buf = np.ones(size // 4, dtype=np.float32)
+        reps = max(3, min(200, int(2e8 // size)))
+        comm.all_reduce(buf)
+        comm.barrier()
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            for _ in range(reps):
+                comm.all_reduce(buf)
+            best = min(best, (time.perf_counter() - t) / reps)
+        rows.append((size, best))
+    n = np.array([r[0] for r in rows], dtype=float)
+    t = np.array([r[1] for r in rows])
+    beta, alpha = np.polyfit(n, t, 1)
+    if comm.rank == 0:
+        out = {"ranks": comm.size, "sizes": rows, "alpha_s": alpha, "beta_s_per_byte": beta}
+        print(json.dumps(out), flush=True)
+
+
+def _model(workload: str, rng: np.random.Generator) -> tuple[Any, list[Any], Any, Any]:
+    import gradhub as gh
+    import gradhub.functions as F
+
+    def var(a: np.ndarray, need: bool) -> Any:
+        return gh.Variable(a.astype(np.float32), need_grad=need)
+
+    if workload == "mlp":
+        sizes = [784, 1024, 1024, 10]
+        ps = []
+        for i, o in itertools.pairwise(sizes):
+            ps += [var(rng.standard_normal((i, o)) / np.sqrt(i), True), var(np.zeros(o), True)]
+        x = var(rng.standard_normal((128, 784)), False)
+        t = gh.Variable(rng.integers(0, 10, (128, 1)), need_grad=False)
+
+        def loss_fn() -> Any:
+            h = x
+            for k in range(3):
+                h = F.affine(h, ps[2 * k], ps[2 * k + 1])
+                if k < 2:
+                    h = F.relu(h)
+            return F.mean(F.softmax_cross_entropy(h, t))
+
+        return loss_fn, ps, x, t
+    shapes = [(8, 3, 3, 3), (8,), (16, 8, 3, 3), (16,), (1024, 10), (10,)]
+    ps = [var(rng.standard_normal(s) * 0.1, True) for s in shapes]
+    x = var(rng.standard_normal((64, 3, 32, 32)), False)
+    t = gh.Variable(rng.integers(0, 10, (64, 1)), need_grad=False)
+
+    def loss_cnn() -> Any:
+        h = F.max_pooling(F.relu(F.convolution(x, ps[0], ps[1], pad=(1, 1))), (2, 2))
+        h = F.max_pooling(F.relu(F.convolution(h, ps[2], ps[3], pad=(1, 1))), (2, 2))
+        return F.mean(F.softmax_cross_entropy(F.affine(h, ps[4], ps[5]), t))
+
+    return loss_cnn, ps, x, t
+
+
+def weak(args: argparse.Namespace) -> None:
+    import gradhub as gh
+
+    comm = gh.distributed.communicator("mpi")
+    loss_fn, ps, _, _ = _model(args.workload, np.random.default_rng(comm.rank))
+    comm.bcast(ps)
+    cb = comm.all_reduce_callback(ps, pack_size=args.pack_size, division=True)
+    times, waits = [], []
+    for k in range(args.warmup + args.steps):
+        comm.barrier()
+        t0 = time.perf_counter()
+        loss = loss_fn()
+        grads = gh.grad(
+            [loss], ps, create_graph=False, retain_graph=False, communicator_callbacks=cb
+        )
+        for p, g in zip(ps, grads):
+            p.d -= 0.01 * g.d
+        if k >= args.warmup:
+            times.append(time.perf_counter() - t0)
+            waits.append(cb.wait_seconds)
+    nbytes = int(sum(p.size * 4 for p in ps))
+    if comm.rank == 0:
+        print(
+            json.dumps(
+                {
+                    "workload": args.workload,
+                    "ranks": comm.size,
+                    "step_s": float(np.median(times)),
+                    "wait_s": float(np.median(waits)),
+                    "grad_bytes": nbytes,
+                }
+            ),
+            flush=True,
+        )
+
+
+def _launch(n: int, *argv: str) -> dict[str, Any]:
+    exe = Path(sys.executable).parent / "mpiexec"
+    cmd = [str(exe) if exe.exists() else "mpiexec", "-n", str(n), sys.executable, __file__, *argv]
+    env = dict(os.environ, **THREADS)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True, timeout=600)
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def driver(args: argparse.Namespace) -> None:
+    ar = _launch(2, "allreduce")
+    print(
+        f"allreduce, 2 ranks: alpha {ar['alpha_s'] * 1e6:.1f} us, beta "
+        f"{ar['beta_s_per_byte'] * 1e9:.3f} ns/byte "
+        f"({1 / ar['beta_s_per_byte'] / 1e9:.2f} GB/s)"
+    )
+    for size, t in ar["sizes"]:
+        print(f"  {size / 1024:>8.0f} KB  {t * 1e6:9.1f} us")
+    for workload in ("mlp", "cnn"):
+        best: dict[int, dict[str, Any]] = {}
+        for _ in range(args.repeats):
+            for n in (1, 2):
+                extra = [] if args.pack_size is None else ["--pack-size", str(args.pack_size)]
+                r = _launch(n, "weak", "--workload", workload, "--steps", str(args.steps), *extra)
+                if n not in best or r["step_s"] < best[n]["step_s"]:
+                    best[n] = r
+        one, two = best[1], best[2]
+        ratio = 2 * one["step_s"] / two["step_s"]
+        print(
+            f"{workload}: 1 rank {one['step_s'] * 1e3:.1f} ms/step, 2 ranks "
+            f"{two['step_s'] * 1e3:.1f} ms/step (waiting {two['wait_s'] * 1e3:.2f} ms), "
+            f"throughput x{ratio:.2f} (efficiency {ratio / 2:.0%}), gradients "
+            f"{two['grad_bytes'] / 1e6:.2f} MB"
+        )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("mode", nargs="?", default="all", choices=("all", "allreduce", "weak"))
+    p.add_argument("--workload", default="mlp", choices=("mlp", "cnn"))
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--pack-size", type=int, default=None, help="values per bucket (default: 25 MB)")
+    args = p.parse_args()
+    {"all": driver, "allreduce": allreduce, "weak": weak}[args.mode](args)
+
+
+if __name__ == "__main__":
+    main()
