@@ -459,6 +459,8 @@ def plugin_seeders() -> list[tuple[str, Callable[[int], Any], Provider]]:
             ) from e
         out.extend(register.seeders)
     return out
+
+
 #: a communicator name: lower-case letters, digits and inner hyphens or underscores (``mpi``)
 _COMMUNICATOR_NAME = re.compile(r"[a-z][a-z0-9]*([-_][a-z0-9]+)*")
 
