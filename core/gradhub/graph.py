@@ -384,10 +384,9 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     v._grad = None
     v._creator = node
     v._idx = 0
-    kind = out.dtype.kind
-    if kind == "f":
+    if out.dtype.kind == "f":  # (as cheap as the check it replaces)
         v._need_grad = need
-    elif kind in _KINDS:
+    elif (kind := out.dtype.kind) in _KINDS:
         v._need_grad = need and kind == "c"
     else:  # an array of the inputs' type holding strings or objects
         _kernel_result(fdef, device, out)  # raises
