@@ -17,6 +17,7 @@ are delivered.
 
 from __future__ import annotations
 
+import math
 import operator
 import weakref
 from collections.abc import Iterator, Sequence
@@ -24,8 +25,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import BackwardRuleError, DeviceError
-from .graph import Node, _device_of, input_name
+from .errors import BackwardRuleError, DeviceError, GradhubError
+from .graph import Node, _device_of, _kernel_error, _kernel_result, input_name
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
 from .memory import sole_owner as _sole_owner
@@ -33,7 +34,7 @@ from .modes import set_recording
 from .modes import state as _mode
 from .ops import call
 from .registry import REGISTRY, FunctionDef, Provider, Rule
-from .variable import Variable, _complex_error, _to_array, bind_engine
+from .variable import _NUMERIC, Variable, _data_error, _to_array, bind_engine
 
 _UNREACHABLE = ("zero", "none", "error")
 
@@ -170,8 +171,8 @@ def _seed(
             arr = dev.xp.full(y._data.shape, g, dtype=y._data.dtype)
         return Variable._new(arr, False, None, 0)
     arr = _to_array(g, dev)
-    if arr.dtype.kind == "c":
-        raise _complex_error(where, arr.dtype)
+    if arr.dtype.kind not in _NUMERIC:  # strings are not read as numbers, None not as NaN
+        raise _data_error(where, g, arr.dtype)
     if tuple(arr.shape) != y.shape:
         raise ValueError(f"{where} has shape {tuple(arr.shape)} but {what} has shape {y.shape}")
     if arr.dtype != y._data.dtype:
@@ -857,6 +858,10 @@ def backward(
     """
     if not isinstance(y, Variable):
         raise TypeError(f"backward: expected a Variable, got {type(y).__name__}")
+    if not y._need_grad:
+        raise _no_grad_error(y)
+    if loss_scale is not None:
+        _check_loss_scale(loss_scale, "backward")
     cbs = _callback_list(communicator_callbacks, create_graph, "backward")
     seed = _seed(y, grad, loss_scale, "backward: grad")
     grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
@@ -874,6 +879,44 @@ def backward(
                 raise _stale_grad_error(leaf, prev, g)
             changed.append((leaf, prev))
             leaf._grad = _own(g, given) if prev is None else _add(prev, g)
+
+
+def _no_grad_error(y: Variable) -> RuntimeError:
+    """The refusal of ``backward()`` on a Variable that needs no gradient (as PyTorch's "does not
+    require grad"): it would accumulate nothing."""
+    node = y._creator
+    if node is None:
+        why = (
+            "it is a leaf created with need_grad=False, or the result of a computation under "
+            "gh.no_grad()"
+        )
+    elif node.rule is None:
+        why = (
+            f"it was computed by {node.fdef.snake}() from inputs none of which needs a gradient"
+            + ("" if node.fdef.differentiable else " (or the function is not differentiable)")
+        )
+    else:
+        why = "its need_grad was set to False"
+    return RuntimeError(
+        f"backward: the Variable (shape {y.shape}, dtype {y.dtype}) needs no gradient "
+        f"(need_grad=False), so no gradient would be accumulated: {why}; create the leaves "
+        "to differentiate with need_grad=True"
+    )
+
+
+def _check_loss_scale(loss_scale: Any, where: str) -> None:
+    """``loss_scale`` must be a finite positive real number (it multiplies the seeds)."""
+    if isinstance(loss_scale, (bool, np.bool_)) or not isinstance(
+        loss_scale, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(
+            f"{where}: loss_scale must be a number (or None), got {type(loss_scale).__name__} "
+            f"{loss_scale!r}"
+        )
+    if not (math.isfinite(loss_scale) and loss_scale > 0):
+        raise ValueError(
+            f"{where}: loss_scale must be a finite positive number, got {loss_scale!r}"
+        )
 
 
 def _stale_grad_error(leaf: Variable, prev: Variable, g: Variable) -> ValueError:
@@ -965,6 +1008,8 @@ def grad(
         raise ValueError(
             f"grad: grad_outputs must be a list with one entry per output ({len(outs)} outputs)"
         )
+    if loss_scale is not None:
+        _check_loss_scale(loss_scale, "grad")
     seeds: list[Variable | None] = [
         _seed(y, g, loss_scale, f"grad: grad_outputs[{k}]")
         for k, (y, g) in enumerate(zip(outs, gos))
@@ -1063,16 +1108,21 @@ def rerun_kernel(node: Node, arrays: list[Any]) -> tuple[Any, ...]:
     fdef = node.fdef
     device = _device_of(fdef, (), arrays)
     kernel = fdef.kernels.get(device.kind, fdef.forward)
-    if device.index:
-        with device.activate():
+    try:
+        if device.index:
+            with device.activate():
+                out = kernel(device.xp, *arrays, **node.attrs)
+        else:
             out = kernel(device.xp, *arrays, **node.attrs)
-    else:
-        out = kernel(device.xp, *arrays, **node.attrs)
-    outs = (out,) if fdef.n_outputs == 1 else tuple(out)
-    return tuple(
-        o if type(o) is type(arrays[0]) or type(o) in REGISTRY.by_array_type else device.asarray(o)
-        for o in outs
-    )
+    except GradhubError:
+        raise
+    except Exception as e:  # as graph.apply: name the function and the kernel's provider
+        raise _kernel_error(fdef, arrays, e, device.kind) from e
+    if fdef.n_outputs == 1:
+        if type(out) is not type(arrays[0]) or out.dtype.kind not in "biufc":
+            out = _kernel_result(fdef, device, out)
+        return (out,)
+    return tuple(_kernel_result(fdef, device, out))
 
 
 def reexecute(y: Variable) -> None:

@@ -20,7 +20,7 @@ from .errors import DeviceError, GradhubError
 from .modes import state as _mode
 from .ops import bind_apply
 from .registry import REGISTRY, bind_graph
-from .variable import Variable, _complex_error, _to_array
+from .variable import _NUMERIC, Variable, _data_error, _to_array
 
 if TYPE_CHECKING:
     from .registry import FunctionDef
@@ -184,13 +184,21 @@ def input_name(fdef: FunctionDef, i: int) -> str:
     return names[min(i, len(names) - 1)].strip("*?")
 
 
-def _kernel_error(fdef: FunctionDef, arrays: Sequence[Any], e: Exception) -> Exception:
-    """``e`` again, of its type where that can be built from a message (numpy's ufunc errors need
-    more arguments: their base class then), naming the function and the input shapes."""
+_WRAPPED = (ValueError, TypeError, IndexError, OverflowError)
+
+
+def _kernel_error(
+    fdef: FunctionDef, arrays: Sequence[Any], e: Exception, kind: str = ""
+) -> Exception:
+    """``e`` again, of its type where that can be built from a message (numpy's ufunc errors, or
+    a plugin's exception class, may need more arguments: a base class then), naming the function,
+    the provider of the kernel that ran (on device kind ``kind``) and the input shapes."""
     shapes = ", ".join(str(tuple(getattr(a, "shape", ()))) for a in arrays)
+    provider = fdef.kernel_providers.get(kind) or fdef.provider
+    # (the message of the usual kernel errors is kept as is; others are named by their type)
+    what = str(e) if isinstance(e, _WRAPPED) else f"{type(e).__name__}: {e}"
     msg = (
-        f"{fdef.snake}() ({fdef.name}, from {fdef.provider}) failed on inputs of shapes "
-        f"{shapes}: {e}"
+        f"{fdef.snake}() ({fdef.name}, from {provider}) failed on inputs of shapes {shapes}: {what}"
     )
     for cls in type(e).__mro__:
         if cls in (ValueError, TypeError, IndexError):
@@ -200,6 +208,62 @@ def _kernel_error(fdef: FunctionDef, arrays: Sequence[Any], e: Exception) -> Exc
         except Exception:  # a constructor that needs more than a message
             continue
     return cls(msg)
+
+
+def _kernel_result(fdef: FunctionDef, device: Device, out: Any) -> Any:
+    """A kernel's result that is not an array of the inputs' array type: its output arrays
+    (a tuple for a function with several), checked. Arrays of a device stay there (ToDevice);
+    numpy and Python scalars go onto ``device``; anything else (None, a list, an array of
+    strings or objects), or the wrong count of outputs, raises naming the function and the
+    provider of the kernel."""
+    n = fdef.n_outputs
+    if n == 1:
+        o = out if type(out) in REGISTRY.by_array_type else _scalar_result(fdef, device, out, -1)
+        if o.dtype.kind not in _KINDS:
+            raise TypeError(f"{_kernel_name(fdef, device)} returned data of dtype {o.dtype}")
+        return o
+    if type(n) is not int:  # a count that depends on the call: not checked
+        n = -1
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(
+            f"{_kernel_name(fdef, device)} returned {type(out).__name__}; the function has "
+            f"{n if n >= 0 else 'several'} outputs: a tuple of arrays is expected"
+        )
+    if n >= 0 and len(out) != n:
+        raise TypeError(
+            f"{_kernel_name(fdef, device)} returned {len(out)} outputs; the function has {n}"
+        )
+    res = []
+    for k, o in enumerate(out):
+        if type(o) not in REGISTRY.by_array_type:
+            o = _scalar_result(fdef, device, o, k)
+        if o.dtype.kind not in _KINDS:
+            raise TypeError(f"{_kernel_name(fdef, device)} returned output {k} of dtype {o.dtype}")
+        res.append(o)
+    return tuple(res)
+
+
+def _scalar_result(fdef: FunctionDef, device: Device, o: Any, k: int) -> Any:
+    """A numpy or Python scalar result (output ``k``; -1: the only one) on ``device``; anything
+    else raises."""
+    if not isinstance(o, (np.generic, int, float, bool)):
+        which = "" if k < 0 else f" output {k}"
+        raise TypeError(
+            f"{_kernel_name(fdef, device)} returned{which} {type(o).__name__}, not an array of "
+            f"the device ({device.name})"
+        )
+    return device.asarray(o)
+
+
+def _kernel_name(fdef: FunctionDef, device: Device) -> str:
+    """The function and the provider of its kernel on ``device``, for messages."""
+    provider = fdef.kernel_providers.get(device.kind) or fdef.provider
+    return f"{fdef.snake}() ({fdef.name}, from {provider}): the {device.kind} kernel"
+
+
+#: the dtype kinds of a kernel's outputs (as of a Variable's data; complex as before: their
+#: functions refuse them)
+_KINDS = "biufc"
 
 
 def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any]) -> Device:
@@ -237,10 +301,10 @@ def _inputs(
             if x is None:
                 name = input_name(fdef, len(vs))
                 raise TypeError(f"{fdef.snake}(): input {name!r} must not be None")
-            a = _to_array(x)  # as_variable, naming the function and input for complex data
-            if a.dtype.kind == "c":
-                raise _complex_error(
-                    f"{fdef.snake}(): input {input_name(fdef, len(vs))!r}", a.dtype
+            a = _to_array(x)  # as_variable, naming the function and input for data not numeric
+            if a.dtype.kind not in _NUMERIC:
+                raise _data_error(
+                    f"{fdef.snake}(): input {input_name(fdef, len(vs))!r}", x, a.dtype
                 )
             x = Variable._new(a, False, None, 0)
         vs.append(x)
@@ -287,26 +351,25 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
                 out = kernel(device.xp, *arrays, **attrs)
     except GradhubError:
         raise
-    except (ValueError, TypeError, IndexError, OverflowError) as e:  # (uint8 data + 300)
-        raise _kernel_error(fdef, arrays, e) from e
+    except Exception as e:  # (uint8 data + 300; a plugin's KeyError...; not KeyboardInterrupt)
+        raise _kernel_error(fdef, arrays, e, device.kind) from e
     single = fdef.n_outputs == 1
-    atype = type(arrays[0])
-    # results that are not arrays of a device (numpy scalars) go onto the inputs' device; arrays
-    # of another device stay there (ToDevice)
+    # a result that is not an array of the inputs' type (a numpy scalar, another device's array,
+    # None...) is checked and converted there; the common case costs one type test
     if single:
-        if type(out) is not atype and type(out) not in REGISTRY.by_array_type:
-            out = device.asarray(out)
+        if type(out) is not type(arrays[0]):
+            out = _kernel_result(fdef, device, out)
         outs: Sequence[Any] = (out,)
     else:
-        outs = [
-            o if type(o) is atype or type(o) in REGISTRY.by_array_type else device.asarray(o)
-            for o in out
-        ]
+        outs = _kernel_result(fdef, device, out)
 
     if not _mode.recording:
         root = need and fdef.differentiable and _mode.keep_need_grad  # chainer's roots
         if single:
-            return Variable._new(out, root and out.dtype.kind in "fc", None, 0)
+            kind = out.dtype.kind
+            if kind not in _KINDS:  # an array of the inputs' type holding strings or objects
+                _kernel_result(fdef, device, out)  # raises
+            return Variable._new(out, root and kind in "fc", None, 0)
         return tuple(Variable._new(o, root and o.dtype.kind in "fc", None, 0) for o in outs)
     need = need and fdef.differentiable
     node = Node(fdef, attrs, vs, arrays, outs, need, device)
@@ -321,7 +384,12 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     v._grad = None
     v._creator = node
     v._idx = 0
-    v._need_grad = need and out.dtype.kind in "fc"
+    if out.dtype.kind == "f":  # (as cheap as the check it replaces)
+        v._need_grad = need
+    elif (kind := out.dtype.kind) in _KINDS:
+        v._need_grad = need and kind == "c"
+    else:  # an array of the inputs' type holding strings or objects
+        _kernel_result(fdef, device, out)  # raises
     v.name = None
     node.outputs = (weakref.ref(v),)
     return v

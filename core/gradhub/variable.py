@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,26 +52,49 @@ def _complex_error(where: str, dtype: Any) -> TypeError:
     )
 
 
+#: the dtype kinds of the data gradhub computes with: bool, signed and unsigned integers, floats
+_NUMERIC = "biuf"
+
+
+def _data_error(where: str, value: Any, dtype: Any) -> TypeError:
+    """The error for data that is not numeric (None, strings, objects, dates...) given at
+    ``where``; complex data gets :func:`_complex_error`."""
+    if np.dtype(dtype).kind == "c":
+        return _complex_error(where, dtype)
+    what = "None" if value is None else f"data of dtype {dtype}"
+    return TypeError(
+        f"{where}: expected numeric data (bool, integer or floating-point), got {what}; strings, "
+        "objects and None are not converted"
+    )
+
+
+def _numeric(arr: Any, where: str, value: Any = 0) -> Any:
+    """``arr`` itself when its data is numeric; else the error naming ``where`` (``value``: what
+    was given, for the message)."""
+    if arr.dtype.kind not in _NUMERIC:
+        raise _data_error(where, value, arr.dtype)
+    return arr
+
+
 def _py_array(value: Any, dtype: Any, where: str) -> np.ndarray:
     """A Python or numpy scalar or nested list assigned at ``where`` as an array of ``dtype``
-    (straight to that dtype: no rounding through float32); complex values are refused."""
-    if isinstance(value, np.complexfloating):
-        raise _complex_error(where, value.dtype)
-    try:
+    (straight to that dtype: no rounding through float32); data that is not numeric (strings,
+    None, complex values) is refused."""
+    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
         return np.asarray(value, dtype=dtype)
-    except TypeError:
-        arr = np.asarray(value)
-        if arr.dtype.kind == "c":  # a list holding complex numbers
-            raise _complex_error(where, arr.dtype) from None
-        raise
+    # a list or another numpy scalar: refused unless numpy reads it as numbers by itself
+    # (np.asarray(["1"], dtype=float) would parse the strings)
+    _numeric(np.asarray(value), where, value)
+    return np.asarray(value, dtype=dtype)
 
 
-def _fitted(arr: Any, data: Any, xp: Any) -> Any:
+def _fitted(arr: Any, data: Any, xp: Any, value: Any = 0) -> Any:
     """``arr`` as new data for a Variable holding ``data``: its dtype; a scalar fills its shape
-    (as nnabla's ``x.d = 0``). Runs with the Variable's device current."""
-    if arr.dtype != data.dtype:
-        if arr.dtype.kind == "c":  # (never data's: Variables hold no complex data)
-            raise _complex_error("Variable.d", arr.dtype)
+    (as nnabla's ``x.d = 0``); data that is not numeric is refused (``value``: what was
+    assigned, for the message). Runs with the Variable's device current."""
+    if arr.dtype != data.dtype:  # (data's dtype is numeric: Variables hold no other data)
+        if arr.dtype.kind not in _NUMERIC:
+            raise _data_error("Variable.d", value, arr.dtype)
         arr = arr.astype(data.dtype)
     if arr.ndim == 0 and data.ndim:
         arr = xp.full(data.shape, arr, dtype=data.dtype)
@@ -82,8 +106,8 @@ def _grad_array(value: Any, data: Any, dev: Device) -> Any:
     (scalars fill, as nnabla's ``x.g = 0``). Runs with that device current."""
     arr = _to_array(value, dev)
     if arr.dtype != data.dtype:
-        if arr.dtype.kind == "c":
-            raise _complex_error("Variable.g", arr.dtype)
+        if arr.dtype.kind not in _NUMERIC:
+            raise _data_error("Variable.g", value, arr.dtype)
         arr = arr.astype(data.dtype)
     if arr.shape != data.shape:
         try:
@@ -123,8 +147,8 @@ class Variable:
     def __init__(self, data: Any, need_grad: bool = True, name: str | None = None) -> None:
         arr = _to_array(data)
         kind = arr.dtype.kind
-        if kind == "c":
-            raise _complex_error("Variable(data)", arr.dtype)
+        if kind not in _NUMERIC:
+            raise _data_error("Variable(data)", data, arr.dtype)
         if need_grad and kind != "f":
             raise TypeError(
                 f"Variable: need_grad=True needs floating-point data, got dtype {arr.dtype}; "
@@ -261,10 +285,10 @@ class Variable:
         else:  # data of another device (or array type) is copied to this Variable's device
             arr = _to_array(value, dev)
         if dev is None:
-            self._data = _fitted(arr, data, np)
+            self._data = _fitted(arr, data, np, value)
         else:
             with dev.activate():
-                self._data = _fitted(arr, data, dev.xp)
+                self._data = _fitted(arr, data, dev.xp, value)
 
     data = d
 
@@ -342,6 +366,17 @@ class Variable:
 
     def __len__(self) -> int:
         return len(self._data)
+
+    def __iter__(self) -> Iterator[Variable]:
+        """The Variables ``self[0], self[1], ...`` along the first axis (differentiable, as
+        PyTorch's); a 0-d Variable is not iterable (a TypeError, as numpy's)."""
+        data = self._data
+        if not data.ndim:
+            raise TypeError(
+                "iteration over a 0-d Variable (shape ()), as over a 0-d numpy array; use "
+                ".item() or .d for its value"
+            )
+        return (self[i] for i in range(len(data)))
 
     def __bool__(self) -> bool:
         """The truth value of the single element, as numpy's and PyTorch's; ambiguous (a

@@ -1,8 +1,12 @@
 """``backward``: each input gets its own gradient array, gradients of ``create_graph=True`` are
-writable and stay differentiable, and a stale ``.g`` of another shape is refused (naming the
-Variable and both shapes) without changing any gradient."""
+writable and stay differentiable, a stale ``.g`` of another shape is refused (naming the
+Variable and both shapes) without changing any gradient, ``backward()`` on a Variable that needs
+no gradient is refused, and ``loss_scale`` is checked."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 import gradhub as gh
 import numpy as np
@@ -88,3 +92,84 @@ def test_a_refused_accumulation_leaves_every_grad_as_it_was() -> None:
         np.testing.assert_array_equal(v.g, np.ones(v.g.shape))
     assert b.g.shape == (2,)
     assert fresh.g is None
+
+
+# -- backward() on a Variable that needs no gradient ---------------------------------------------
+
+
+def _no_grad_result() -> gh.Variable:
+    x = gh.Variable([1.0, 2.0])
+    with gh.no_grad():
+        return (x * x).sum()
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (
+            _no_grad_result,
+            r"it is a leaf created with need_grad=False, or the result of a computation "
+            r"under gh.no_grad\(\); create the leaves to differentiate with need_grad=True",
+        ),
+        (
+            lambda: (gh.Variable([1.0, 2.0], need_grad=False) * 3.0).sum(),
+            r"it was computed by sum\(\) from inputs none of which needs a gradient;",
+        ),
+        (
+            lambda: gh.Variable([1.0, 2.0], need_grad=False),
+            "it is a leaf created with need_grad=False",
+        ),
+    ],
+    ids=["no_grad", "constant-leaves", "constant-leaf"],
+)
+def test_backward_on_a_variable_that_needs_no_gradient_raises(make: Any, why: str) -> None:
+    """It silently did nothing; PyTorch raises ("does not require grad")."""
+    y = make()
+    with pytest.raises(
+        RuntimeError,
+        match=rf"backward: the Variable \(shape {re.escape(str(y.shape))}, dtype {y.dtype}\) "
+        rf"needs no gradient \(need_grad=False\), so no gradient would be accumulated: {why}",
+    ):
+        y.backward()
+    with pytest.raises(RuntimeError, match="needs no gradient"):
+        gh.backward(y)
+
+
+def test_backward_from_an_output_set_need_grad_false_raises() -> None:
+    x = gh.Variable([1.0, 2.0])
+    y = (x * x).sum()
+    y.need_grad = False
+    with pytest.raises(RuntimeError, match=r"needs no gradient .*its need_grad was set to False"):
+        y.backward()
+    assert x.g is None
+    y.need_grad = True
+    y.backward()
+    np.testing.assert_array_equal(x.g, [2.0, 4.0])
+
+
+# -- loss_scale ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scale", "cls", "msg"),
+    [
+        ("a", TypeError, "loss_scale must be a number \\(or None\\), got str 'a'"),
+        ([2.0], TypeError, r"loss_scale must be a number \(or None\), got list \[2.0\]"),
+        (True, TypeError, r"loss_scale must be a number \(or None\), got bool True"),
+        (0.0, ValueError, "loss_scale must be a finite positive number, got 0.0"),
+        (-2, ValueError, "loss_scale must be a finite positive number, got -2"),
+        (float("inf"), ValueError, "loss_scale must be a finite positive number, got inf"),
+        (float("nan"), ValueError, "loss_scale must be a finite positive number, got nan"),
+    ],
+)
+def test_loss_scale_must_be_a_finite_positive_number(scale: Any, cls: type, msg: str) -> None:
+    """``loss_scale="a"`` gave a bare numpy UFuncTypeError."""
+    x = gh.Variable([1.0, 2.0])
+    y = (x * x).sum()
+    with pytest.raises(cls, match="backward: " + msg):
+        y.backward(loss_scale=scale)
+    with pytest.raises(cls, match="grad: " + msg):
+        gh.grad([y], [x], loss_scale=scale)
+    assert x.g is None
+    y.backward(loss_scale=np.float32(8.0))  # numpy numbers are numbers
+    np.testing.assert_array_equal(x.g, [16.0, 32.0])

@@ -251,6 +251,32 @@ def test_grad_inputs_count_shape_and_dtype() -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        (np.array(["1", "2"]), "data of dtype <U1"),
+        (["a", "b"], "data of dtype <U1"),
+        (np.array([None, 1.0], dtype=object), "data of dtype object"),
+        ("a", "data of dtype <U1"),
+    ],
+)
+def test_gradients_given_take_only_numeric_data(value: Any, what: str) -> None:
+    """``grad_outputs=[np.array(["1", "2", "3"])]`` was read as numbers, ``["a"]`` gave a bare
+    ``could not convert string to float`` naming nothing, and None became NaN."""
+    x = var([1.0, 2.0])
+    y = x * 2.0
+    ok = r": expected numeric data \(bool, integer or floating-point\), got "
+    with pytest.raises(TypeError, match=r"grad: grad_outputs\[0\]" + ok + what):
+        gh.grad([y], [x], [value])
+    with pytest.raises(TypeError, match=r"grad: grad_inputs\[0\]" + ok + what):
+        gh.grad([y], [x], grad_inputs=[value])
+    with pytest.raises(TypeError, match=r"backward: grad" + ok + what):
+        y.backward(value)
+    assert x.g is None
+    (g,) = gh.grad([y], [x], [np.array([1, 0])])  # integer and bool gradients are numbers
+    np.testing.assert_array_equal(g.d, [2.0, 0.0])
+
+
+@pytest.mark.parametrize(
     ("outputs", "inputs", "match"),
     [
         ("y", [np.ones(2)], r"grad: inputs\[0\] must be a Variable, got ndarray"),

@@ -80,3 +80,36 @@ def test_empty_list_index_selects_nothing() -> None:
     (g,) = gh.grad([y], [x], grad_outputs=[np.zeros((0, 4, 2))])
     np.testing.assert_array_equal(g.d, np.zeros_like(x0))
     assert x[1, []].shape == x0[1, []].shape
+
+
+@pytest.mark.parametrize(
+    ("shape", "key", "axis", "size", "n"),
+    [
+        ((3,), np.array([True, False]), 0, 3, 2),
+        ((3, 4), (slice(None), np.array([True, False, True])), 1, 4, 3),
+        ((3, 4), (Ellipsis, np.array([True] * 5)), 1, 4, 5),
+        ((3, 4), np.ones((3, 3), dtype=bool), 1, 4, 3),
+        ((2, 3, 4), (0, None, np.array([True, False])), 1, 3, 2),
+        ((3,), [True, False], 0, 3, 2),
+    ],
+)
+def test_boolean_mask_of_another_length_raises_as_numpy(
+    shape: tuple[int, ...], key: object, axis: int, size: int, n: int
+) -> None:
+    """``x[np.array([True, False])]`` on a length-3 ``x`` returned ``[0.]``; numpy raises."""
+    x = _v(np.arange(float(np.prod(shape))).reshape(shape))
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x.d[key]  # type: ignore[index]
+    with pytest.raises(
+        IndexError,
+        match=rf"get_item\(\) \(GetItem, .*\): get_item: key: boolean index did not match the "
+        rf"indexed array along axis {axis}: the axis has size {size} but the boolean index has "
+        rf"size {n}",
+    ):
+        x[key]
+
+
+def test_boolean_masks_of_the_right_length_still_index() -> None:
+    x = _v(np.arange(12.0).reshape(3, 4))
+    for key in [np.array([True, False, True]), (Ellipsis, np.array([1, 0, 0, 1], bool)), x.d > 4]:
+        np.testing.assert_array_equal(x[key].d, x.d[key])

@@ -480,3 +480,25 @@ def test_channel_last_gradcheck() -> None:
         lambda x, w: F.convolution(x, w, channel_last=True),
         [rng.standard_normal((1, 3, 3, 2)), rng.standard_normal((2, 2, 2, 2))],
     )
+
+
+@pytest.mark.parametrize(
+    ("fn", "name", "ws"),
+    [
+        (F.convolution, "convolution", (3, 2, 0, 3)),
+        (F.convolution, "convolution", (3, 2, 3, 0)),
+        (F.convolution, "convolution", (3, 2, 0)),
+        (F.deconvolution, "deconvolution", (2, 3, 3, 0)),
+    ],
+)
+def test_weight_with_a_kernel_axis_of_size_0_is_named(
+    fn: Callable[..., gh.Variable], name: str, ws: tuple[int, ...]
+) -> None:
+    """Such a weight reached an internal reshape error about the input."""
+    x = gh.Variable(np.ones((1, 2) + (5,) * (len(ws) - 2)))
+    shape = str(ws).replace("(", r"\(").replace(")", r"\)")
+    with pytest.raises(
+        ValueError,
+        match=rf"{name}\(\): weight of shape {shape} has a kernel axis of size 0",
+    ):
+        fn(x, gh.Variable(np.ones(ws)))

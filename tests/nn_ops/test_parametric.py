@@ -276,7 +276,9 @@ def test_fixed_use_of_an_existing_trainable_parameter_passes_no_gradient() -> No
     PF.affine(x, 4, name="fc")
     y2 = PF.affine(x, 4, name="fc", fix_parameters=True)
     w = gh.get_parameters()["fc/affine/W"]
-    gh.functions.sum(y2).backward()
+    assert not y2.need_grad  # nothing on the fixed path needs a gradient: backward() refuses
+    with pytest.raises(RuntimeError, match=r"backward: .* needs no gradient"):
+        gh.functions.sum(y2).backward()
     assert w.need_grad and w.g is None
     y1 = PF.affine(x, 4, name="fc")  # the trainable use still reaches them
     gh.functions.sum(y1).backward()

@@ -258,19 +258,80 @@ def test_masked_pooling_functions_check_their_arguments() -> None:
         F.max_pooling_mask(x, x, (2, 2))
 
 
-def test_max_pooling_2x2_fast_path_nan_window_gets_no_gradient_as_the_generic_path(
+def test_max_pooling_2x2_fast_path_nan_window_routes_to_its_nan_as_the_generic_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from gradhub_nn_ops import pooling as P
 
     x = _tied_pool_input(np.float64)
-    x[1, 2, 0, 0] = np.nan
+    x[1, 2, 0, 1] = np.nan
     dy = np.ones((2, 3, 3, 4))
     kw = {"kernel": (2, 2)}
     fast = P._max_pooling_backward(np, dy, x, **kw)
     monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
     np.testing.assert_array_equal(fast, P._max_pooling_backward(np, dy, x, **kw))
-    assert not fast[1, 2, :2, :2].any()
+    np.testing.assert_array_equal(fast[1, 2, :2, :2], [[0.0, 1.0], [0.0, 0.0]])
+
+
+def _nan_pool_input(dtype: type, shape: tuple[int, ...] = (2, 2, 6, 6)) -> np.ndarray:
+    """Random data with NaNs: windows with one NaN (first, last or middle of the window), with
+    two, and NaN next to a larger finite value."""
+    rng = np.random.default_rng(20)
+    x = rng.standard_normal(shape)
+    x[0, 0, 0, 1] = np.nan  # after a finite element of its window
+    x[0, 0, 1, 0] = np.nan  # a second NaN in the same 2x2 window
+    x[0, 0, 0, 2] = 9.0  # a larger finite value beside it
+    x[0, 1, 3, 3] = np.nan  # last element of a 2x2 window
+    x[1, 0, 2, 2] = np.nan  # first element
+    x[1, 1, 4, 5] = np.nan
+    x[1, 1, 5, 4] = np.nan
+    return x.astype(dtype)
+
+
+def _first_argmax(
+    x: np.ndarray, out_shape: tuple[int, ...], k: int, s: int, p: int
+) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """Output index -> input index of numpy's argmax of its 2-d window (padded with -inf): the
+    first maximum, or the first NaN."""
+    xp_ = np.pad(x, [(0, 0), (0, 0), (p, p), (p, p)], constant_values=-np.inf)
+    pos = {}
+    for a, b, i, j in itertools.product(*(range(n) for n in out_shape)):
+        win = xp_[a, b, i * s : i * s + k, j * s : j * s + k]
+        r, q = np.unravel_index(np.argmax(win), win.shape)
+        pos[(a, b, i, j)] = (a, b, i * s + r - p, j * s + q - p)
+    return pos
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("k", "s", "p"),
+    [(2, 2, 0), (3, 3, 0), (3, 1, 0), (2, 1, 1), (3, 2, 1)],
+    ids=["2x2-fast", "3x3-tiling", "3x3-overlapping", "2x2-padded-overlapping", "3x3-padded"],
+)
+def test_max_pooling_gradient_goes_to_the_first_nan_of_a_window(
+    dtype: type, k: int, s: int, p: int
+) -> None:
+    """The mask ``x == y`` gave a window holding NaN (output NaN) a zero gradient everywhere;
+    now the element that produced the output, its first NaN as numpy's argmax, gets it."""
+    xd = _nan_pool_input(dtype)
+    x = gh.Variable(xd)
+    y = F.max_pooling(x, (k, k), (s, s), pad=(p, p))
+    nan_out = np.isnan(y.d)
+    assert nan_out.any()
+    rng = np.random.default_rng(21)
+    dy = rng.standard_normal(y.shape).astype(dtype)
+    dyv = gh.Variable(dy)
+    (g,) = gh.grad([y], [x], [dyv], create_graph=True)
+    pos = _first_argmax(xd, y.shape, k, s, p)
+    expected = np.zeros_like(xd)
+    for o, i in pos.items():
+        expected[i] += dy[o]
+    np.testing.assert_allclose(g.d, expected, rtol=1e-6)
+    assert np.isnan(xd[tuple(np.array(list(pos.values()))[nan_out.ravel()].T)]).all()
+    # MaxPoolingGather (the adjoint of the gradient, d g / d dy) reads the same elements
+    w = rng.standard_normal(xd.shape).astype(dtype)
+    (gdy,) = gh.grad([F.sum(g * gh.Variable(w, need_grad=False))], [dyv])
+    np.testing.assert_array_equal(gdy.d, np.array([w[i] for i in pos.values()]).reshape(y.shape))
 
 
 def test_max_pooling_2x2_double_backward_float32_matches_float64() -> None:

@@ -35,28 +35,35 @@ def _scatter_add(xp: Any, out: Any, key: Any, values: Any) -> None:
 # -- GetItem / GetItemBackward ------------------------------------------------------------------
 
 
-def normalize_key(key: Any, xp: Any = np) -> tuple[Any, bool]:
+def normalize_key(key: Any, xp: Any = np, shape: Sequence[int] | None = None) -> tuple[Any, bool]:
     """Normalize an indexing key; return ``(key_tuple, has_advanced_index)``.
 
     Ints, slices, None and Ellipsis are kept; lists, integer arrays and integer Variables become
-    integer index arrays; boolean arrays become the integer arrays of their ``nonzero()``.
+    integer index arrays; boolean arrays become the integer arrays of their ``nonzero()``, after
+    a check (given the ``shape`` of the indexed array) that they have the sizes of the axes they
+    index, as numpy's IndexError.
     """
     if not isinstance(key, tuple):
         key = (key,)
     out: list[Any] = []
     advanced = False
+    used: list[int] = []  # per key entry: how many axes of the array it indexes (-1: Ellipsis)
+    masks: list[tuple[int, Any]] = []  # (key entry, boolean array)
     for k in key:
         if isinstance(k, Variable):
             k = k.d
         if k is None or k is Ellipsis or isinstance(k, slice):
             out.append(k)
+            used.append(-1 if k is Ellipsis else 0 if k is None else 1)
             continue
         if isinstance(k, (bool, np.bool_)):
             out.append(bool(k))
+            used.append(0)
             advanced = True
             continue
         if isinstance(k, (int, np.integer)):
             out.append(int(k))
+            used.append(1)
             continue
         a = np.asarray(k) if isinstance(k, (list, tuple)) else k
         if isinstance(k, (list, tuple)) and a.size == 0:  # [] is an empty index, as in numpy
@@ -70,14 +77,43 @@ def normalize_key(key: Any, xp: Any = np) -> tuple[Any, bool]:
             )
         advanced = True
         if dtype.kind == "b" and a.ndim > 0:
+            masks.append((len(used), a))
+            used.append(a.ndim)
             out.extend(_as_xp(xp, i) for i in a.nonzero())
         else:
+            used.append(1)
             out.append(_as_xp(xp, a))
+    if masks and shape is not None:
+        _check_masks(masks, used, tuple(shape))
     return tuple(out), advanced
 
 
+def _check_masks(masks: list[tuple[int, Any]], used: list[int], shape: tuple[int, ...]) -> None:
+    """Each boolean array of a key has the sizes of the axes it indexes (``nonzero()`` of a
+    shorter mask would silently index fewer rows)."""
+    if -1 in used:  # the axes after Ellipsis count from the end
+        cut = used.index(-1)
+        rest = sum(used[cut + 1 :])
+    else:
+        cut, rest = len(used), 0
+    for entry, mask in masks:
+        if entry < cut:
+            axis = sum(used[:entry])
+        else:
+            axis = len(shape) - rest + sum(used[cut + 1 : entry])
+        for j, n in enumerate(mask.shape):
+            if axis + j >= len(shape):
+                break  # too many indices: numpy's own IndexError says so
+            if shape[axis + j] != n:
+                raise IndexError(
+                    f"get_item: key: boolean index did not match the indexed array along axis "
+                    f"{axis + j}: the axis has size {shape[axis + j]} but the boolean index has "
+                    f"size {n} (a mask must have the shape of the axes it indexes)"
+                )
+
+
 def _get_item(xp: Any, x: Any, key: Any = ()) -> Any:
-    k, _ = normalize_key(key, xp)
+    k, _ = normalize_key(key, xp, x.shape)
     y = x[k]
     return y if type(y) is type(x) else xp.asarray(y)
 
@@ -87,7 +123,7 @@ def _get_item_bw(gy, inputs, in_shapes, outputs, out_shapes, key):  # type: igno
 
 
 def _get_item_backward(xp: Any, g: Any, key: Any = (), shape: Sequence[int] = ()) -> Any:
-    k, advanced = normalize_key(key, xp)
+    k, advanced = normalize_key(key, xp, shape)
     out = xp.zeros(tuple(shape), dtype=g.dtype)
     if advanced:
         _scatter_add(xp, out, k, g)

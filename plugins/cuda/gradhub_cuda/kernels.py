@@ -23,7 +23,8 @@ a few launches:
 * **MaxPooling and its derivative family** (2-d windows over the last two axes,
   float32/float64): one kernel per call, one thread per output (or input) element, with the
   generic kernels' first-maximum rule (row-major within the window, padding counted as -inf) and
-  their NaN behaviour (gradients routed by multiplying with 0/1).
+  their NaN behaviour (a window holding NaN routes its gradient to its first NaN; gradients
+  routed by multiplying with 0/1).
 
 Anything else (other dimensions, groups, integer or mixed dtypes, empty batches, invalid
 arguments) goes to the generic kernel, which also raises the library's errors. Argument checks
@@ -108,7 +109,8 @@ __device__ T gh_window_max(const A& x, {_IDX} base, {_IDX} H, {_IDX} W, {_IDX} y
     return m;
 }}
 
-/* offset ky * KW + kx of the first element equal to m in the window, or -1 */
+/* offset ky * KW + kx of the first element equal to m in the window (the first NaN when m is
+   NaN), or -1 */
 template <typename A, typename T>
 __device__ {_IDX} gh_window_first(const A& x, {_IDX} base, {_IDX} H, {_IDX} W, {_IDX} y0,
                                   {_IDX} x0, {_IDX} KH, {_IDX} KW, T lowest, T m) {{
@@ -116,7 +118,7 @@ __device__ {_IDX} gh_window_first(const A& x, {_IDX} base, {_IDX} H, {_IDX} W, {
         for ({_IDX} kx = 0; kx < KW; ++kx) {{
             {_IDX} yy = y0 + ky, xx = x0 + kx;
             T v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? (T)x[base + yy * W + xx] : lowest;
-            if (v == m) return ky * KW + kx;
+            if (v == m || (isnan(m) && isnan(v))) return ky * KW + kx;
         }}
     }}
     return -1;

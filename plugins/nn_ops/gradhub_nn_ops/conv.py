@@ -129,9 +129,10 @@ def conv_geom(
     """The :class:`ConvGeom` of a convolution (or deconvolution) call: ``base_axis`` made
     non-negative, ``pad``, ``stride``, ``dilation`` one int per spatial axis, ``group`` checked.
 
-    Raises ValueError or TypeError naming ``fname`` and the argument for bad arguments or an ``x``
-    that does not match a ``len(w_shape) - 2``-d kernel. Device plugins (gradhub-cuda) call it to
-    read a call's geometry as the generic kernels do.
+    Raises ValueError or TypeError naming ``fname`` and the argument for bad arguments, a weight
+    with a kernel axis of size 0, or an ``x`` that does not match a ``len(w_shape) - 2``-d
+    kernel. Device plugins (gradhub-cuda) call it to read a call's geometry as the generic
+    kernels do.
     """
     if len(w_shape) < 3:
         raise ValueError(
@@ -139,6 +140,11 @@ def conv_geom(
             f"{tuple(w_shape)}"
         )
     nd = len(w_shape) - 2
+    if 0 in tuple(w_shape)[2:]:
+        raise ValueError(
+            f"{fname}(): weight of shape {tuple(w_shape)} has a kernel axis of size 0 (the axes "
+            "after the first two): every kernel size must be at least 1"
+        )
     ba = an_int(base_axis, fname, "base_axis")
     if ba < 0:
         ba += len(x_shape)

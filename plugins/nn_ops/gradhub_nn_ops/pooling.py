@@ -11,8 +11,10 @@ Every kernel works on strided views of a padded copy of ``x``, one view per kern
 costs ``prod(kernel)`` vectorized array operations and runs on every device.
 
 Max pooling's sub-gradient at ties: the whole gradient of a window goes to its FIRST maximal
-element in row-major order of the window (as nnabla). Gradients are routed by multiplying with
-0/1 masks, so a non-finite incoming gradient also turns the other elements of its window into NaN.
+element in row-major order of the window (as nnabla). A window holding NaN has the output NaN and
+its gradient goes to its first NaN, the element that produced the output (as numpy's ``argmax``;
+PyTorch's CPU kernel takes the last NaN). Gradients are routed by multiplying with 0/1 masks, so
+a non-finite incoming gradient also turns the other elements of its window into NaN.
 Differentiation is closed::
 
     MaxPooling(x)                 dx  = MaxPoolingBackward(gy, x)
@@ -208,10 +210,16 @@ def _first_max_masks(
         y = views[0][1].copy()
         for _, v in views[1:]:
             xp.maximum(y, v, out=y)
+    # a window holding NaN has the maximum NaN, equal to nothing: its first NaN is marked
+    ynan = y != y if x.dtype.kind == "f" else None
+    if ynan is not None and not ynan.any():
+        ynan = None
     taken = None
     last = len(views) - 1
     for j, (off, v) in enumerate(views):
         m = v == y
+        if ynan is not None:
+            m |= (v != v) & ynan
         if taken is None:
             taken = m.copy() if last else m
         else:
@@ -288,6 +296,10 @@ def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
     y2 = _twice(y)
     e0 = np.equal(x4[:, :, 0], y2)
     e1 = np.equal(x4[:, :, 1], y2)
+    if np.isnan(y).any():  # a window's NaN maximum: its first NaN is marked
+        ynan = np.isnan(y2)
+        e0 |= np.isnan(x4[:, :, 0]) & ynan
+        e1 |= np.isnan(x4[:, :, 1]) & ynan
     a = e0.view(np.uint16)  # one uint16 per window row: low byte column 0, high byte column 1
     b = e1.view(np.uint16)
     a &= ~((a & 1) << 8)  # column 0 wins over column 1
@@ -843,13 +855,10 @@ def _window_members(
 def _argmax_positions(
     x: np.ndarray, kernel: Any, stride: Any, ignore_border: bool, pad: Any, channel_last: bool
 ) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """(output index, input index of the first maximum of its window), for every output."""
+    """(output index, input index of the first maximum of its window, or of its first NaN), for
+    every output: numpy's ``argmax`` of the window in row-major order."""
     for o, members in _window_members(x.shape, kernel, stride, ignore_border, pad, channel_last):
-        best = members[0]
-        for i in members[1:]:
-            if x[best] < x[i]:
-                best = i
-        yield o, best
+        yield o, members[int(np.argmax(np.array([x[i] for i in members])))]
 
 
 def _max_pooling_backward_ref(
@@ -1107,7 +1116,8 @@ _DOC_MAX = """Max pooling (nnabla): the maximum of each window of the last len(k
     the partial windows at the end: output size (L + pad - 1) // stride + 1 instead of
     (L + 2 * pad - kernel) // stride + 1. channel_last: the pooled axes are those before the
     last. Sub-gradient at ties: the window's gradient goes to its first maximal element
-    (row-major order in the window).
+    (row-major order in the window); a window holding NaN has the output NaN and its gradient
+    goes to its first NaN (as numpy's argmax).
 
     Example::
 

@@ -165,3 +165,15 @@ def test_chainer_backward_without_retain_grad_keeps_intermediate_grads() -> None
     y.backward()
     np.testing.assert_array_equal(h.grad, [100.0, 100.0])
     np.testing.assert_array_equal(x.grad, [36.0, 72.0])  # 18 x, accumulated twice
+
+
+def test_backward_from_constants_does_nothing_as_chainer() -> None:
+    """The native ``backward()`` refuses a Variable that needs no gradient; chainer's runs and
+    accumulates nothing (chainer 7.8.1: no error, the leaves' ``.grad`` stay None)."""
+    x = Variable(np.array([1.0, 2.0]), requires_grad=False)
+    y = F.sum(x * x)
+    y.backward()
+    assert x.grad is None
+    with chainer.no_backprop_mode():
+        z = F.sum(_v([1.0, 2.0]) * 2.0)
+    z.backward()  # no creator: nothing to do

@@ -65,3 +65,17 @@ def test_need_grad_false_on_one_output_of_a_multi_output_function_is_refused() -
     ym = F.sum(a * 2.0) + F.sum(b * 3.0)
     ym.backward()
     np.testing.assert_allclose(xs.g, [[2.0, 2.0], [3.0, 3.0]])
+
+
+def test_backward_from_a_graph_that_needs_no_gradient_does_nothing_as_nnabla() -> None:
+    """The native ``backward()`` refuses a Variable that needs no gradient; nnabla's runs and
+    leaves the gradients as they were (nnabla 1.39: no error)."""
+    x = _var64([1.0, 2.0], need_grad=False)
+    y = F.sum(x * x)
+    y.forward()
+    y.backward()
+    assert not x.g.any()
+    with gh.no_grad():
+        z = F.sum(x * 2.0)
+    with pytest.raises(RuntimeError, match="no parent"):  # a leaf here, as in nnabla
+        z.backward()

@@ -280,9 +280,10 @@ class Variable(_NativeVariable):
                 "set its .grad (the initial error) first, as chainer fills 1 only for a "
                 "single-element Variable"
             )
-        _native_backward(
-            self, self._grad, retain_grad=retain_grad, create_graph=enable_double_backprop
-        )
+        if self._need_grad:  # (chainer: nothing to do, no error, when nothing needs one)
+            _native_backward(
+                self, self._grad, retain_grad=retain_grad, create_graph=enable_double_backprop
+            )
         if not retain_grad:  # chainer 7: the output's .grad is not kept either
             self._grad = None
 

@@ -84,6 +84,8 @@ def __getattr__(name: str) -> Any:
 def _force_list(x: Any) -> list[Any]:
     if isinstance(x, list):
         return x
+    if isinstance(x, _NativeVariable):  # one Variable (iterable over its rows) is one entry
+        return [x]
     if hasattr(x, "__iter__"):
         return list(x)
     return [x]

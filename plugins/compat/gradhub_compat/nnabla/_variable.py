@@ -384,13 +384,14 @@ class Variable(NativeVariable):
         if root_off:  # nnabla backpropagates from a root set need_grad=False all the same
             self._need_grad = True  # (the slot: its node stays marked)
         try:
-            _native_backward(
-                self,
-                seed,
-                retain_grad=not clear_buffer or bool(restore),
-                retain_graph=not clear_buffer,
-                communicator_callbacks=communicator_callbacks,
-            )
+            if self._need_grad:  # (nnabla: nothing to do, no error, when nothing needs one)
+                _native_backward(
+                    self,
+                    seed,
+                    retain_grad=not clear_buffer or bool(restore),
+                    retain_graph=not clear_buffer,
+                    communicator_callbacks=communicator_callbacks,
+                )
         except BackwardRuleError:
             freed = freed_buffers_error([self], "nnabla Variable.backward")
             if freed is None:
