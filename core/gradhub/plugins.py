@@ -1130,6 +1130,57 @@ def plugin_report() -> list[PluginRecord]:
     return list(STATE.records)
 
 
+def _on_demand(
+    hook: str,
+    registrar: Callable[[_Staging], Any],
+    entries: Callable[[Any], list[tuple[Any, bool]]],
+    kind: str,
+    taken: Sequence[str],
+    strict: bool | None,
+) -> dict[str, Any]:
+    """Run the on-demand hook ``hook`` of every loaded plugin, each on its own, and return what
+    they add by name (``entries(register)`` lists the ``(definition, override)`` pairs one
+    registrar received). A plugin whose hook fails, or that adds a name in ``taken`` or one an
+    earlier plugin added without ``override=True``, adds nothing and is named in a
+    :class:`~gradhub.errors.PluginLoadWarning` (a :class:`~gradhub.errors.PluginError` in strict
+    mode, as when plugins load)."""
+    ensure_loaded()
+    if strict is None:
+        strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
+    found: dict[str, Any] = {}
+    for rec in list(STATE.records):
+        fn = getattr(STATE.modules.get(rec.name), hook, None)
+        if rec.status != "loaded" or fn is None:
+            continue
+        register = registrar(_Staging(Provider(rec.distribution, rec.version, rec.module)))
+        try:
+            fn(register=register)
+            for d, override in entries(register):
+                if d.name in taken:
+                    raise RegistrationError(
+                        f"register.{kind}({d.name!r}): {d.name!r} is a {kind} of gradhub "
+                        "itself, which plugins cannot replace; choose another name"
+                    )
+                if not override and d.name in found:
+                    raise RegistrationError(
+                        f"register.{kind}({d.name!r}): the {kind} {d.name!r} exists "
+                        f"already (from {found[d.name].provider}); pass override=True to "
+                        "replace it"
+                    )
+        except (Exception, SystemExit) as e:
+            message = (
+                f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
+                f"{rec.version}) adds no {kind}: {hook}: {type(e).__name__}: {e}"
+            )
+            if strict:
+                raise PluginError(message) from e
+            warnings.warn(PluginLoadWarning(message), stacklevel=3)
+            continue
+        for d, _ in entries(register):
+            found[d.name] = d
+    return found
+
+
 def plugin_commands(taken: Sequence[str] = (), strict: bool | None = None) -> list[CommandDef]:
     """The ``gradhub`` subcommands that the loaded plugins add (``gradhub_add_commands``).
 
@@ -1142,42 +1193,9 @@ def plugin_commands(taken: Sequence[str] = (), strict: bool | None = None) -> li
     mode, as when plugins load). With ``override=True`` a command replaces another plugin's
     command of that name.
     """
-    ensure_loaded()
-    if strict is None:
-        strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
-    found: dict[str, CommandDef] = {}
-    for rec in list(STATE.records):
-        module = STATE.modules.get(rec.name)
-        hook = getattr(module, "gradhub_add_commands", None)
-        if rec.status != "loaded" or hook is None:
-            continue
-        register = CommandRegistrar(_Staging(Provider(rec.distribution, rec.version, rec.module)))
-        try:
-            hook(register=register)
-            for cmd, override in register.commands:
-                if cmd.name in taken:
-                    raise RegistrationError(
-                        f"register.command({cmd.name!r}): {cmd.name!r} is a command of gradhub "
-                        "itself, which plugins cannot replace; choose another name"
-                    )
-                if not override and cmd.name in found:
-                    raise RegistrationError(
-                        f"register.command({cmd.name!r}): the command {cmd.name!r} exists "
-                        f"already (from {found[cmd.name].provider}); pass override=True to "
-                        "replace it"
-                    )
-        except (Exception, SystemExit) as e:
-            message = (
-                f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
-                f"{rec.version}) adds no command: gradhub_add_commands: "
-                f"{type(e).__name__}: {e}"
-            )
-            if strict:
-                raise PluginError(message) from e
-            warnings.warn(PluginLoadWarning(message), stacklevel=2)
-            continue
-        for cmd, _ in register.commands:
-            found[cmd.name] = cmd
+    found = _on_demand(
+        "gradhub_add_commands", CommandRegistrar, lambda r: r.commands, "command", taken, strict
+    )
     return list(found.values())
 
 
@@ -1190,40 +1208,14 @@ def plugin_communicators(strict: bool | None = None) -> dict[str, CommunicatorDe
     a :class:`~gradhub.errors.PluginLoadWarning` (a :class:`~gradhub.errors.PluginError` in strict
     mode).
     """
-    ensure_loaded()
-    if strict is None:
-        strict = os.environ.get("GRADHUB_STRICT_PLUGINS", "") not in ("", "0")
-    found: dict[str, CommunicatorDef] = {}
-    for rec in list(STATE.records):
-        module = STATE.modules.get(rec.name)
-        hook = getattr(module, "gradhub_add_communicators", None)
-        if rec.status != "loaded" or hook is None:
-            continue
-        register = CommunicatorRegistrar(
-            _Staging(Provider(rec.distribution, rec.version, rec.module))
-        )
-        try:
-            hook(register=register)
-            for c, override in register.communicators:
-                if not override and c.name in found:
-                    raise RegistrationError(
-                        f"register.communicator({c.name!r}): the communicator {c.name!r} exists "
-                        f"already (from {found[c.name].provider}); pass override=True to "
-                        "replace it"
-                    )
-        except (Exception, SystemExit) as e:
-            message = (
-                f"gradhub plugin {rec.name!r} (distribution {rec.distribution or '?'} "
-                f"{rec.version}) adds no communicator: gradhub_add_communicators: "
-                f"{type(e).__name__}: {e}"
-            )
-            if strict:
-                raise PluginError(message) from e
-            warnings.warn(PluginLoadWarning(message), stacklevel=2)
-            continue
-        for c, _ in register.communicators:
-            found[c.name] = c
-    return found
+    return _on_demand(
+        "gradhub_add_communicators",
+        CommunicatorRegistrar,
+        lambda r: r.communicators,
+        "communicator",
+        (),
+        strict,
+    )
 
 
 def reset() -> None:
