@@ -68,6 +68,12 @@ def fresh_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
+def hand_loaded_plugins(fresh_plugins: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the core and the plugins a test loads by hand (``GRADHUB_DISABLE_PLUGIN_AUTOLOAD``)."""
+    monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
+@pytest.fixture
 def pool() -> Iterator[None]:
     """An empty array-reuse pool before and after the test (skips where arrays are never
     reused)."""

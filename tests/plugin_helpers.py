@@ -90,6 +90,15 @@ def marked_plugin(name: str, **hooks: Callable[..., Any]) -> types.ModuleType:
     return mod
 
 
+def hook_plugin(name: str, hook: str, body: Callable[[Any], None]) -> types.ModuleType:
+    """An in-process plugin module whose one hook ``hook`` calls ``body(register)``."""
+
+    def impl(register: Any) -> None:
+        body(register)
+
+    return marked_plugin(name, **{hook: impl})
+
+
 BOOM_DEVICE = """
 from gradhub import hookimpl
 from gradhub.device import DeviceType

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import types
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import gradhub as gh
@@ -21,27 +21,13 @@ import pytest
 from gradhub import plugins
 from gradhub.cli import build_parser, main
 from gradhub.errors import PluginError, PluginLoadWarning
+from plugin_helpers import hook_plugin
 
-
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Only the core and the plugins a test loads by hand."""
-    for var in ("GRADHUB_PLUGINS", "GRADHUB_BLOCK_PLUGINS", "GRADHUB_STRICT_PLUGINS"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
-    plugins.reset()
-    yield
-    plugins.reset()
+pytestmark = pytest.mark.usefixtures("hand_loaded_plugins")
 
 
 def _plugin(name: str, hook: Callable[[Any], None]) -> types.ModuleType:
-    mod = types.ModuleType(name)
-
-    def gradhub_add_commands(register: Any) -> None:
-        hook(register)
-
-    mod.gradhub_add_commands = gh.hookimpl(gradhub_add_commands)  # type: ignore[attr-defined]
-    return mod
+    return hook_plugin(name, "gradhub_add_commands", hook)
 
 
 def _load(*mods: types.ModuleType) -> None:

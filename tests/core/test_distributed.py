@@ -7,33 +7,20 @@ arguments; a missing communicator says which distribution to install."""
 from __future__ import annotations
 
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import gradhub as gh
 import pytest
 from gradhub import plugins
 from gradhub.errors import PluginError, PluginLoadWarning, RegistrationError
+from plugin_helpers import hook_plugin
 
-
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in ("GRADHUB_PLUGINS", "GRADHUB_BLOCK_PLUGINS", "GRADHUB_STRICT_PLUGINS"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
-    plugins.reset()
-    yield
-    plugins.reset()
+pytestmark = pytest.mark.usefixtures("hand_loaded_plugins")
 
 
 def _plugin(name: str, hook: Callable[[Any], None]) -> types.ModuleType:
-    mod = types.ModuleType(name)
-
-    def gradhub_add_communicators(register: Any) -> None:
-        hook(register)
-
-    mod.gradhub_add_communicators = gh.hookimpl(gradhub_add_communicators)  # type: ignore[attr-defined]
-    return mod
+    return hook_plugin(name, "gradhub_add_communicators", hook)
 
 
 def _load(*mods: types.ModuleType) -> None:
