@@ -526,6 +526,22 @@ def hessian(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> Callab
     return _wrap(f, jacfwd(jacrev(f, argnums), argnums), "Hessian")
 
 
+def _hessian_product(
+    f: Callable[..., Any], primals: Any, v: Any, where: str, product: Callable[..., Any]
+) -> tuple[Variable, tuple[Variable, ...]]:
+    """``(f(*primals), product(grads, xs, vs))`` for :func:`hvp` (``product`` is ``_jvp``, the
+    forward-mode derivative of the gradient) and :func:`vhp` (``_grads``, reverse over reverse)."""
+    ps, ts = _paired_all(primals, v, where, "v")
+    args, xs = _prepare(ps, tuple(range(len(ps))), where)
+    vs = [
+        _paired(t, x, f"{where}: v[{k}]", f"primals[{k}]") for k, (t, x) in enumerate(zip(ts, xs))
+    ]
+    with set_recording(True):
+        y = _scalar(f(*args), where)
+        gs = _grads([y], xs)
+        return y, tuple(product(gs, xs, vs))
+
+
 def hvp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Variable, ...]]:
     """``(f(*primals), H v)`` for the scalar-valued ``f``: the Hessian-vector product, one tuple
     entry per primal,
@@ -543,13 +559,7 @@ def hvp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Va
         >>> hv.d
         array([ 6., 12.])
     """
-    ps, ts = _paired_all(primals, v, "hvp", "v")
-    args, xs = _prepare(ps, tuple(range(len(ps))), "hvp")
-    vs = [_paired(t, x, f"hvp: v[{k}]", f"primals[{k}]") for k, (t, x) in enumerate(zip(ts, xs))]
-    with set_recording(True):
-        y = _scalar(f(*args), "hvp")
-        gs = _grads([y], xs)
-        return y, tuple(_jvp(gs, xs, vs))
+    return _hessian_product(f, primals, v, "hvp", _jvp)
 
 
 def vhp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Variable, ...]]:
@@ -566,13 +576,7 @@ def vhp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Va
         >>> vh.d
         array([ 6., 12.])
     """
-    ps, ts = _paired_all(primals, v, "vhp", "v")
-    args, xs = _prepare(ps, tuple(range(len(ps))), "vhp")
-    vs = [_paired(t, x, f"vhp: v[{k}]", f"primals[{k}]") for k, (t, x) in enumerate(zip(ts, xs))]
-    with set_recording(True):
-        y = _scalar(f(*args), "vhp")
-        gs = _grads([y], xs)
-        return y, tuple(_grads(gs, xs, vs))
+    return _hessian_product(f, primals, v, "vhp", _grads)
 
 
 # -- vmap ---------------------------------------------------------------------------------------
