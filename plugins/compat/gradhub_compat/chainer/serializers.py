@@ -288,23 +288,23 @@ def load_npz(
 ) -> None:
     """Load ``obj`` from an NPZ file in chainer's layout, as ``chainer.serializers.load_npz``.
 
-    ``obj``: a dict of named Variables (or arrays), each key read (``path`` prefixed) into its
-    value in place, or an object with ``serialize(serializer)``. ``strict=False`` skips keys the
-    file lacks; ``ignore_names`` skips keys. Read with ``allow_pickle=False``: nothing is
+    ``obj``: a dict of named Variables (or arrays), each key read (``path`` prefixed, as
+    chainer's: ``path="l1/"`` with its slash) into its value in place, or an object with
+    ``serialize(serializer)``. ``strict=False`` skips keys the file lacks; ``ignore_names``
+    skips keys. Read with ``allow_pickle=False``: nothing is
     unpickled; a missing key raises ``KeyError``, an unreadable file
     :class:`gradhub.StateFileError`, a shape mismatch ``ValueError``, all naming the file.
     For a dict every entry is checked before any is loaded (a refused file changes nothing);
     an object's ``serialize`` loads entry by entry, as chainer's.
     """
-    name = (
-        repr(os.fspath(file))
-        if isinstance(file, (str, os.PathLike))
-        else repr(getattr(file, "name", file))
-    )
+    if isinstance(file, (str, os.PathLike)):
+        name = repr(os.fspath(file))
+        with open(file, "rb") as f:  # a missing file: FileNotFoundError naming it
+            source: Any = io.BytesIO(f.read())
+    else:
+        name, source = repr(getattr(file, "name", file)), file
     try:
-        npz = np.load(file, allow_pickle=False)
-    except FileNotFoundError:
-        raise
+        npz = np.load(source, allow_pickle=False)
     except Exception as e:
         raise StateFileError(
             f"chainer load_npz: {name} is not a readable npz file (truncated or corrupted?): "
