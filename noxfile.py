@@ -13,7 +13,7 @@ PACKAGES = [
     "-e",
     "./plugins/cuda",
     "-e",
-    "./plugins/compat",
+    "./plugins/compat[h5]",
     "-e",
     "./plugins/mpi[mpich]",
 ]

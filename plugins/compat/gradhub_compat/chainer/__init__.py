@@ -60,8 +60,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "functions":
-        return importlib.import_module(f"{__name__}.functions")
+    if name in ("functions", "serializers"):
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

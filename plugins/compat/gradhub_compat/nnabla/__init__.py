@@ -46,6 +46,7 @@ from gradhub.variable import Variable as _NativeVariable
 from .._common import adopt
 from ._auto_forward import get_auto_forward as _get_auto_forward
 from ._auto_forward import set_auto_forward as _set_auto_forward
+from ._parameter_files import load_parameters, save_parameters
 from ._variable import NdArray, Variable, freed_buffers_error
 
 __all__ = [
@@ -59,8 +60,10 @@ __all__ = [
     "get_current_context",
     "get_parameters",
     "grad",
+    "load_parameters",
     "no_grad",
     "parameter_scope",
+    "save_parameters",
     "set_auto_forward",
     "set_default_context",
 ]

@@ -26,7 +26,7 @@ import numpy as np
 from gradhub import parameters as _parameters
 from gradhub.modes import is_recording
 
-from . import clear_parameters, get_parameters, parameter_scope
+from . import clear_parameters, get_parameters, load_parameters, parameter_scope, save_parameters
 from ._variable import Variable, _Unlinked
 
 __all__ = [
@@ -34,8 +34,10 @@ __all__ = [
     "get_parameter",
     "get_parameter_or_create",
     "get_parameters",
+    "load_parameters",
     "parameter_scope",
     "pop_parameter",
+    "save_parameters",
     "set_parameter",
 ]
 
