@@ -177,3 +177,75 @@ def test_backward_from_constants_does_nothing_as_chainer() -> None:
     with chainer.no_backprop_mode():
         z = F.sum(_v([1.0, 2.0]) * 2.0)
     z.backward()  # no creator: nothing to do
+
+
+# -- chainer.backward(outputs, grad_outputs) (values of chainer 7.8.1) -----------------------
+
+
+def test_chainer_backward_of_several_outputs_as_chainer() -> None:
+    ones = np.ones(2, dtype=np.float32)
+    x = _v([1.0, 2.0])
+    y1, y2 = x * x, 3 * x
+    chainer.backward([y1, y2], [Variable(ones), _v([1.0, 10.0])])
+    np.testing.assert_array_equal(x.grad, [5.0, 34.0])
+    assert y1.grad is None and y2.grad is None
+    # grad_outputs None: the outputs' .grad, cleared afterwards; the leaves accumulate
+    y1.grad, y2.grad = ones, ones.copy()
+    chainer.backward([y1, y2])
+    np.testing.assert_array_equal(x.grad, [10.0, 41.0])
+    assert y1.grad_var is None and y2.grad_var is None
+    # an output without .grad: skipped with chainer's RuntimeWarning (no default 1)
+    x.cleargrad()
+    y1.grad = ones
+    with pytest.warns(RuntimeWarning, match="chainer.backward does not set default grad"):
+        chainer.backward([y1, y2])
+    np.testing.assert_array_equal(x.grad, [2.0, 4.0])
+    # an output upstream of another
+    x.cleargrad()
+    z = x * 2
+    chainer.backward([z * z, z], [Variable(ones), Variable(ones)])
+    np.testing.assert_array_equal(x.grad, [10.0, 18.0])
+    assert z.grad is None
+    # a leaf output accumulates its seed
+    x.cleargrad()
+    x.grad = ones
+    chainer.backward([x], [_v([5.0, 5.0])])
+    np.testing.assert_array_equal(x.grad, [6.0, 6.0])
+    # an output that needs no gradient is skipped
+    c = _v([1.0, 1.0], requires_grad=False)
+    chainer.backward([c * 2], [Variable(ones)])
+    assert c.grad is None
+
+
+def test_chainer_backward_double_backprop() -> None:
+    x = _v([1.0, 2.0])
+    chainer.backward(
+        [x * x * x], [Variable(np.ones(2, dtype=np.float32))], enable_double_backprop=True
+    )
+    g = x.grad_var
+    np.testing.assert_array_equal(g.array, [3.0, 12.0])  # chainer: 3 x^2
+    x.cleargrad()
+    g.grad = np.ones(2, dtype=np.float32)
+    g.backward()
+    np.testing.assert_array_equal(x.grad, [6.0, 12.0])  # chainer: 6 x
+
+
+def test_chainer_backward_refusals_as_chainer() -> None:
+    x = _v([1.0, 2.0])
+    with pytest.raises(ValueError, match="semantics for retain_grad=True is under discussion"):
+        chainer.backward([x * x], retain_grad=True)
+    with pytest.raises(ValueError, match=r"chainer\.backward does not support loss_scale option"):
+        chainer.backward([x * x], loss_scale=2.0)
+    with pytest.raises(TypeError, match=r"got unexpected keyword argument.*'foo'"):
+        chainer.backward([x * x], foo=1)
+    with pytest.raises(TypeError, match="outputs must be a tuple or a list, not"):
+        chainer.backward(x)
+    with pytest.raises(TypeError, match="each output must be a Variable, not <class 'int'>"):
+        chainer.backward([1])
+    with pytest.raises(ValueError, match=r"len\(outputs\) = 1, len\(grad_outputs\) = 2"):
+        chainer.backward([x], (x, x))
+    with pytest.raises(TypeError, match="grad_outputs must be None, a tuple, or a list, not"):
+        chainer.backward([x], {})
+    # chainer fails on an array there (AttributeError); here a TypeError naming the entry
+    with pytest.raises(TypeError, match=r"grad_outputs\[0\] must be a Variable or None"):
+        chainer.backward([x * x], [np.ones(2, dtype=np.float32)])

@@ -80,3 +80,22 @@ def test_native_no_grad_results_still_need_no_gradient() -> None:
     with gh.no_grad():
         b = a * 2.0
     assert not b.need_grad
+
+
+def test_is_debug_and_set_debug() -> None:
+    assert chainer.is_debug() is False  # chainer's default (CHAINER_DEBUG unset)
+    assert chainer.config.debug is False
+    chainer.set_debug(True)
+    try:
+        assert chainer.is_debug() is True and chainer.config.debug is True
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(chainer.is_debug()))
+        t.start()
+        t.join()
+        assert seen == [False]  # per thread, as chainer
+    finally:
+        chainer.set_debug(False)
+    assert chainer.is_debug() is False
+    with chainer.using_config("debug", True):
+        assert chainer.is_debug()
+    assert not chainer.is_debug()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from compat.chainer.helpers import _v
 from gradhub.testing import gradcheck
+from gradhub_compat import chainer
 from gradhub_compat.chainer import Variable
 
 _RNG = np.random.default_rng(0)
@@ -352,3 +353,105 @@ def test_sum_refuses_a_list_axis() -> None:
     with pytest.raises(TypeError, match=r"chainer F\.sum: axis .*None, int or tuple of int"):
         F.sum(x, axis=[0])
     np.testing.assert_array_equal(F.sum(x, axis=(0,)).array, [4.0, 6.0])
+
+
+# -- log2, log10, identity, cast, average, batch_matmul (chainer 7.8.1's values) -------------
+
+
+def test_log2_and_log10_values_and_gradients_as_chainer() -> None:
+    # chainer 7.8.1 for x = [1, 2, 4] (float32), y.grad = 1:
+    # log2 -> [0, 1, 2], x.grad [1.442695, 0.7213475, 0.36067376];
+    # log10 -> [0, 0.30103, 0.60206], x.grad [0.4342945, 0.21714725, 0.10857362]
+    for fn, value, grad in (
+        (F.log2, [0.0, 1.0, 2.0], [1.442695, 0.7213475, 0.36067376]),
+        (F.log10, [0.0, 0.30103, 0.60206], [0.4342945, 0.21714725, 0.10857362]),
+    ):
+        x = _v([1.0, 2.0, 4.0])
+        y = fn(x)
+        assert y.dtype == np.float32
+        y.grad = np.ones(3, dtype=np.float32)
+        y.backward()
+        np.testing.assert_allclose(y.array, value, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(x.grad, grad, rtol=1e-6)
+        gradcheck(fn, [np.array([0.5, 1.5, 3.0])], order=2)
+
+
+def test_log2_refuses_integer_input_as_chainer() -> None:
+    # chainer: InvalidType "Expect: x.dtype.kind == f / Actual: i != f"
+    with pytest.raises(TypeError, match=r"chainer F.log2: x must be floating point.*int32"):
+        F.log2(np.array([1, 2], dtype=np.int32))
+    with pytest.raises(TypeError, match=r"chainer F.log10: x must be floating point"):
+        F.log10(np.array([1, 2], dtype=np.int64))
+
+
+def test_identity_returns_new_variables_of_the_graph() -> None:
+    x = _v([1.0, 2.0])
+    y = F.identity(x)
+    assert type(y) is Variable and y is not x and y.creator is not None
+    np.testing.assert_array_equal(y.array, [1.0, 2.0])
+    a, b = F.identity(x, 2 * x)  # several inputs: a tuple, as chainer
+    (a * b).sum().backward()
+    np.testing.assert_allclose(x.grad, [4.0, 8.0])  # d(2x^2)/dx
+    with pytest.raises(TypeError, match=r"chainer F\.identity: at least one input"):
+        F.identity()
+
+
+def test_cast_values_gradient_and_same_dtype_rule_as_chainer() -> None:
+    # chainer 7.8.1: F.cast(x float32, float64) is float64; its gradient comes back float32
+    x = _v([1.0, 2.0, 4.0])
+    c = F.cast(x, np.float64)
+    assert c.dtype == np.float64
+    c.grad = np.array([1.0, 2.0, 3.0])
+    c.backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_array_equal(x.grad, [1.0, 2.0, 3.0])
+    # same dtype: a new Variable with a creator while recording, x itself without (as chainer)
+    same = F.cast(x, "float32")
+    assert same is not x and same.creator is not None
+    with chainer.no_backprop_mode():
+        assert F.cast(x, np.float32) is x
+    ints = F.cast(np.array([1, 2], dtype=np.int32), np.float32)
+    assert ints.dtype == np.float32
+    np.testing.assert_array_equal(ints.array, [1.0, 2.0])
+    gradcheck(lambda v: F.cast(v, np.float64) * v, [np.array([0.5, 1.5])], order=2)
+
+
+def test_average_is_mean_as_in_chainer() -> None:
+    assert F.average is F.mean  # chainer 7.8.1: F.mean is F.average
+    x = _v(np.arange(6.0).reshape(2, 3))
+    # chainer: 2.5, [1, 4], weights [1, 3] on axis 0: [2.25, 3.25, 4.25]
+    np.testing.assert_allclose(F.average(x).array, 2.5)
+    np.testing.assert_allclose(F.average(x, axis=1).array, [1.0, 4.0])
+    w = np.array([1.0, 3.0], dtype=np.float32)
+    np.testing.assert_allclose(F.average(x, axis=0, weights=w).array, [2.25, 3.25, 4.25])
+
+
+def test_batch_matmul_as_chainer() -> None:
+    a = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    with pytest.warns(DeprecationWarning, match="batch_matmul is deprecated. Use matmul"):
+        y = F.batch_matmul(a, np.ones((2, 3, 2), dtype=np.float32))
+    # chainer 7.8.1's values
+    np.testing.assert_array_equal(y.array, [[[3, 3], [12, 12]], [[21, 21], [30, 30]]])
+    with pytest.warns(DeprecationWarning):
+        t = F.batch_matmul(a[:, :, :2], a[:, :, :2], transa=True)
+        # a 2-d operand is a batch of column vectors: (2, 3) x (2, 3)^T -> (2, 3, 3)
+        v = F.batch_matmul(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32), transb=True)
+    np.testing.assert_array_equal(t.array, [[[9, 12], [12, 17]], [[117, 132], [132, 149]]])
+    assert v.shape == (2, 3, 3)
+    with pytest.warns(DeprecationWarning):
+        with pytest.raises(TypeError, match=r"chainer F.batch_matmul: a must be float32"):
+            F.batch_matmul(a.astype(np.float64), a)
+        with pytest.raises(TypeError, match=r"chainer F.batch_matmul: b must have 2 or 3 axes"):
+            F.batch_matmul(a, np.ones((1, 2, 3, 2), np.float32))
+        with pytest.raises(ValueError, match=r"chainer F.batch_matmul: the inner sizes differ"):
+            F.batch_matmul(a, a)
+    # gradient against finite differences (float32 operands: a loose tolerance)
+    rng = np.random.default_rng(0)
+    av = Variable(rng.standard_normal((2, 2, 3)).astype(np.float32))
+    bv = Variable(rng.standard_normal((2, 3, 2)).astype(np.float32))
+    with pytest.warns(DeprecationWarning):
+        (F.batch_matmul(av, bv) ** 2).sum().backward()
+    ref_a = 2 * np.einsum("bij,bkj->bik", av.array @ bv.array, bv.array)
+    ref_b = 2 * np.einsum("bji,bjk->bik", av.array, av.array @ bv.array)
+    np.testing.assert_allclose(av.grad, ref_a, rtol=1e-5)
+    np.testing.assert_allclose(bv.grad, ref_b, rtol=1e-5)

@@ -195,3 +195,51 @@ def test_str_and_repr_of_empty_variables() -> None:
     assert repr(Variable(np.zeros((0, 0), np.float32))) == "variable([], shape=(0, 0))"
     assert repr(Variable(np.zeros((2, 0), np.float32))) == "variable([], shape=(2, 0))"
     assert repr(Variable(np.zeros((0,), np.float32))) == "variable([])"
+
+
+def test_variable_mean_is_f_average_as_chainer() -> None:
+    x = _v(np.arange(6.0).reshape(2, 3))
+    # chainer 7.8.1: 2.5, [1, 4], weights [1, 3] on axis 0 -> [2.25, 3.25, 4.25], keepdims (2, 1)
+    np.testing.assert_allclose(x.mean().array, 2.5)
+    np.testing.assert_allclose(x.mean(axis=1).array, [1.0, 4.0])
+    w0 = np.array([1.0, 3.0], dtype=np.float32)
+    np.testing.assert_allclose(x.mean(axis=0, weights=w0).array, [2.25, 3.25, 4.25])
+    assert x.mean(1, keepdims=True).shape == (2, 1)
+    m = x.mean(axis=1, weights=np.array([1.0, 2.0, 3.0], dtype=np.float32))
+    m.grad = np.ones(2, dtype=np.float32)
+    m.backward()
+    # chainer: m = [1.3333334, 4.3333335], x.grad rows [1/6, 1/3, 1/2]
+    np.testing.assert_allclose(m.array, [1.3333334, 4.3333335], rtol=1e-6)
+    np.testing.assert_allclose(x.grad, [[1 / 6, 1 / 3, 1 / 2]] * 2, rtol=1e-6)
+
+
+def test_addgrad_as_chainer() -> None:
+    a, b = _v([1.0, 2.0]), _v([3.0, 4.0])
+    a.addgrad(b)  # b has no gradient: nothing
+    assert a.grad is None
+    b.grad = np.array([1.0, 2.0], dtype=np.float32)
+    a.addgrad(b)  # chainer: a.grad_var is b.grad_var itself
+    assert a.grad_var is b.grad_var
+    np.testing.assert_array_equal(a.grad, [1.0, 2.0])
+    a.addgrad(b)  # chainer: a new sum, b's gradient unchanged
+    assert a.grad_var is not b.grad_var
+    np.testing.assert_array_equal(a.grad, [2.0, 4.0])
+    np.testing.assert_array_equal(b.grad, [1.0, 2.0])
+    c = _v([1.0, 2.0], np.float64)
+    c.grad = np.ones(2)
+    # chainer: InvalidType "Expect: lhs.dtype == rhs.dtype / Actual: float64 != float32"
+    with pytest.raises(TypeError, match="different dtypes float64 and float32"):
+        a.addgrad(c)
+    with pytest.raises(TypeError, match=r"chainer Variable\.addgrad: var must be a Variable"):
+        a.addgrad(np.ones(2, dtype=np.float32))  # type: ignore[arg-type]
+
+
+def test_creator_node_and_unchain() -> None:
+    x = _v([1.0, 2.0])
+    y = x * 2
+    assert x.creator_node is None
+    assert y.creator_node is y.creator and y.creator_node is not None
+    with pytest.raises(NotImplementedError, match=r"creator_node: setting.*migration-chainer"):
+        y.creator_node = None
+    with pytest.raises(NotImplementedError, match=r"Variable.unchain: .*migration-chainer"):
+        y.unchain()

@@ -51,10 +51,13 @@ __all__ = [
     "Variable",
     "as_array",
     "as_variable",
+    "backward",
     "config",
     "force_backprop_mode",
     "grad",
+    "is_debug",
     "no_backprop_mode",
+    "set_debug",
     "using_config",
 ]
 
@@ -239,6 +242,48 @@ class Variable(_NativeVariable):
             axes = tuple(axes[0]) if axes[0] is not None else ()
         perm = tuple(int(a) for a in axes) if axes else tuple(range(self.ndim))[::-1]
         return adopt(call_native("Transpose", self, axes=perm), Variable)  # type: ignore[no-any-return]
+
+    def mean(self, axis: Any = None, *, weights: Any = None, keepdims: bool = False) -> Variable:
+        """The (weighted) mean over ``axis``: chainer's ``F.average(self, axis, weights,
+        keepdims)``."""
+        from . import functions
+
+        return functions.average(self, axis, weights=weights, keepdims=keepdims)
+
+    def addgrad(self, var: _NativeVariable) -> None:
+        """Add the gradient of ``var`` to this Variable's gradient, as chainer: nothing when
+        ``var.grad`` is None; otherwise ``grad_var`` becomes ``var.grad_var`` itself when this
+        Variable has no gradient, else the sum ``var.grad_var + self.grad_var`` (a new Variable;
+        dtypes and shapes must agree)."""
+        if not isinstance(var, _NativeVariable):
+            raise TypeError(
+                f"chainer Variable.addgrad: var must be a Variable, got {type(var).__name__}"
+            )
+        if var._grad is None:
+            return
+        src = adopt(var._grad, Variable)
+        dst = self.grad_var
+        self.grad_var = src if dst is None else src + dst
+
+    @property
+    def creator_node(self) -> Node | None:
+        """The graph node that created this Variable (gradhub's :class:`gradhub.graph.Node`,
+        not a chainer ``FunctionNode``), or None for a Variable made by the user."""
+        return self._creator
+
+    @creator_node.setter
+    def creator_node(self, func: Any) -> None:
+        raise NotImplementedError(
+            "chainer Variable.creator_node: setting the creator (and Variable.unchain) is not "
+            "supported by gradhub; see docs/migration-chainer.md"
+        )
+
+    def unchain(self) -> None:
+        """Not supported (NotImplementedError): see ``docs/migration-chainer.md``."""
+        raise NotImplementedError(
+            "chainer Variable.unchain: cutting a Variable from its creator is not supported by "
+            "gradhub; see docs/migration-chainer.md"
+        )
 
     # -- backprop --------------------------------------------------------------------------------
     def backward(  # type: ignore[override]
@@ -475,6 +520,95 @@ def grad(
     return results
 
 
+def backward(outputs: Any, grad_outputs: Any = None, **kwargs: Any) -> None:
+    """Backpropagate from several outputs at once (chainer's ``chainer.backward``); the
+    gradients accumulate into the leaves' ``.grad``, as :meth:`Variable.backward`.
+
+    ``grad_outputs``: a list of Variables (or None entries, skipped), one per output; when
+    None, each output's ``.grad_var`` is used and then cleared (an output without one is
+    skipped with chainer's RuntimeWarning: no default 1 is filled in). Outputs that need no
+    gradient are skipped. ``enable_double_backprop=True`` records the backward pass. As
+    chainer, ``retain_grad`` and ``loss_scale`` are refused (ValueError).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> x = chainer.Variable(np.array([1.0, 2.0], dtype=np.float32))
+        >>> ones = chainer.Variable(np.ones(2, dtype=np.float32))
+        >>> chainer.backward([x * x, 3 * x], [ones, ones])
+        >>> x.grad
+        array([5., 7.], dtype=float32)
+    """
+    enable_double_backprop = bool(kwargs.pop("enable_double_backprop", False))
+    if "retain_grad" in kwargs:
+        raise ValueError("chainer.backward: semantics for retain_grad=True is under discussion")
+    if "loss_scale" in kwargs:
+        raise ValueError("chainer.backward does not support loss_scale option")
+    if kwargs:
+        raise TypeError(
+            "chainer.backward() got unexpected keyword argument(s) "
+            + ", ".join(repr(k) for k in kwargs)
+        )
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError(
+            f"chainer.backward: outputs must be a tuple or a list, not {type(outputs)}."
+        )
+    for v in outputs:
+        if not isinstance(v, _NativeVariable):
+            raise TypeError(f"chainer.backward: each output must be a Variable, not {type(v)}")
+    if grad_outputs is not None:
+        if not isinstance(grad_outputs, (tuple, list)):
+            raise TypeError(
+                "chainer.backward: grad_outputs must be None, a tuple, or a list, not "
+                f"{type(grad_outputs)}."
+            )
+        if len(outputs) != len(grad_outputs):
+            raise ValueError(
+                "chainer.backward: grad_outputs must be of the same length as outputs.\n"
+                f"len(outputs) = {len(outputs)}, len(grad_outputs) = {len(grad_outputs)}"
+            )
+        for k, gy in enumerate(grad_outputs):
+            if gy is not None and not isinstance(gy, _NativeVariable):
+                raise TypeError(
+                    f"chainer.backward: grad_outputs[{k}] must be a Variable or None, not "
+                    f"{type(gy)} (chainer fails on arrays there too); wrap it with "
+                    "chainer.Variable"
+                )
+        gos = list(grad_outputs)
+    else:
+        gos = []
+        for y in outputs:
+            if y._grad is None:
+                warnings.warn(
+                    "outputs contains a Variable without grad, or duplicate outputs. Note that "
+                    "chainer.backward does not set default grad.",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            gos.append(y._grad)
+            y._grad = None
+    for y, gy in zip(outputs, gos):
+        if gy is None or not y._need_grad:
+            continue
+        # each output's pass in turn: the leaves' sums are those of chainer's joint pass
+        _native_backward(y, gy, create_graph=enable_double_backprop)
+
+
+def is_debug() -> bool:
+    """Whether chainer's debug mode is on in this thread (``chainer.config.debug``; default
+    False). gradhub records the value only: its checks do not depend on it."""
+    try:
+        return bool(config.debug)
+    except AttributeError:
+        return False
+
+
+def set_debug(debug: bool) -> None:
+    """Set ``chainer.config.debug`` in this thread (see :func:`is_debug`)."""
+    config.debug = debug
+
+
 def _position_key(v: _NativeVariable) -> tuple[int, int]:
     """Where ``v`` sits in a graph: its creator node and output index, or the leaf itself."""
     return (id(v), -1) if v._creator is None else (id(v._creator), v._idx)
@@ -629,7 +763,7 @@ class _Config:
     """
 
     __slots__ = ()
-    _defaults: dict[str, Any] = {"train": True}  # chainer's global_config
+    _defaults: dict[str, Any] = {"train": True, "debug": False}  # chainer's global_config
 
     def __getattr__(self, name: str) -> Any:
         if name == "enable_backprop":

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,8 +39,11 @@ __all__ = [
     "arccos",
     "arcsin",
     "arctan",
+    "average",
     "average_pooling_2d",
+    "batch_matmul",
     "broadcast_to",
+    "cast",
     "clip",
     "concat",
     "convolution_2d",
@@ -55,10 +59,13 @@ __all__ = [
     "flatten",
     "flip",
     "get_item",
+    "identity",
     "leaky_relu",
     "linear",
     "log",
     "log1p",
+    "log2",
+    "log10",
     "log_softmax",
     "logsumexp",
     "matmul",
@@ -204,6 +211,72 @@ sigmoid = _unary("sigmoid", "Sigmoid", "1 / (1 + exp(-x))")
 relu = _unary("relu", "ReLU", "max(x, 0)")
 erf = _unary("erf", "Erf", "erf(x)")
 absolute = _unary("absolute", "Abs", "|x|")
+
+
+def log2(x: Any) -> Variable:
+    """Elementwise log2(x) = log(x) / log(2); x must be floating point (as chainer).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.log2(np.array([1.0, 2.0, 4.0], dtype=np.float32))
+        variable([0., 1., 2.])
+    """
+    _check_float("log2", x=x)
+    return _out(_call("Log", x) * (1.0 / math.log(2.0)))  # type: ignore[no-any-return]
+
+
+def log10(x: Any) -> Variable:
+    """Elementwise log10(x) = log(x) / log(10); x must be floating point (as chainer).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.log10(np.array([1.0, 100.0], dtype=np.float32))
+        variable([0., 2.])
+    """
+    _check_float("log10", x=x)
+    return _out(_call("Log", x) * (1.0 / math.log(10.0)))  # type: ignore[no-any-return]
+
+
+def identity(*inputs: Any) -> Variable | tuple[Variable, ...]:
+    """The inputs themselves as new Variables of the graph (gradient 1): one Variable for one
+    input, a tuple for several, as chainer.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.identity(np.array([1.0], dtype=np.float32))
+        variable([1.])
+    """
+    if not inputs:
+        raise TypeError("chainer F.identity: at least one input is required")
+    outs = tuple(_out(_call("Reshape", x, shape=_shape(x))) for x in inputs)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def cast(x: Any, typ: Any) -> Variable:
+    """x cast to the dtype ``typ`` (the gradient is cast back to x's dtype). As chainer, when x
+    already has dtype ``typ`` and ``chainer.config.enable_backprop`` is False, x itself (as a
+    Variable) is returned.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.cast(np.array([1.5], dtype=np.float32), np.float64).dtype
+        dtype('float64')
+    """
+    dt = np.dtype(typ)
+    xdt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
+    if xdt == dt:
+        if not config.enable_backprop:
+            return as_variable(x)
+        return _out(_call("Reshape", x, shape=_shape(x)))  # type: ignore[no-any-return]
+    return _out(_call("Cast", x, dtype=dt.name))  # type: ignore[no-any-return]
 
 
 def square(x: Any) -> Variable:
@@ -381,6 +454,10 @@ def mean(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False) 
         "Sum", x * wb if isinstance(x, _NativeVariable) else wb * x, axis=axis, keepdims=keepdims
     )
     return _out(num / _call("Sum", w))  # type: ignore[no-any-return]
+
+
+#: chainer's ``F.average`` (``F.mean`` is the same function in chainer 7.8.1).
+average = mean
 
 
 def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
@@ -614,6 +691,50 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
     """
     _check_float("matmul", a=a, b=b)  # two float dtypes: numpy's promotion, as chainer
     return _out(_call("BatchMatmul", a, b, transpose_a=transa, transpose_b=transb))  # type: ignore[no-any-return]
+
+
+def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
+    """The batched matrix products ``a[i] @ b[i]`` (deprecated in chainer, which warns; use
+    :func:`matmul`). As chainer: float32 operands of 2 or 3 axes; a 2-d operand (n, k) is the
+    batch of column vectors (n, k, 1); the result is 3-d.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import warnings
+        >>> import gradhub_compat.chainer.functions as F
+        >>> a = np.ones((2, 3), dtype=np.float32)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", DeprecationWarning)
+        ...     F.batch_matmul(a, a, transb=True).shape
+        (2, 3, 3)
+    """
+    warnings.warn(
+        "batch_matmul is deprecated. Use matmul instead.", DeprecationWarning, stacklevel=2
+    )
+    ops = []
+    for what, x in (("a", a), ("b", b)):
+        dt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
+        if dt != np.float32:
+            raise TypeError(
+                f"chainer F.batch_matmul: {what} must be float32 (as chainer), got dtype {dt}"
+            )
+        shape = _shape(x)
+        if len(shape) not in (2, 3):
+            raise TypeError(
+                f"chainer F.batch_matmul: {what} must have 2 or 3 axes (as chainer), got shape "
+                f"{shape}"
+            )
+        ops.append(_call("Reshape", x, shape=(*shape[:2], -1)) if len(shape) == 2 else x)
+    ka = ops[0].shape[1 if transa else 2]
+    kb = ops[1].shape[2 if transb else 1]
+    if ka != kb:
+        raise ValueError(
+            f"chainer F.batch_matmul: the inner sizes differ ({ka} and {kb}) for shapes "
+            f"{_shape(a)} and {_shape(b)} with transa={transa}, transb={transb}"
+        )
+    y = _call("BatchMatmul", ops[0], ops[1], transpose_a=transa, transpose_b=transb)
+    return _out(y)  # type: ignore[no-any-return]
 
 
 # -- shapes ---------------------------------------------------------------------------------
