@@ -129,7 +129,7 @@ def test_get_internals_children_and_indexing() -> None:
     assert len(internals) == 7 and len(net) == 1
     fc = internals["fc_output"]
     assert repr(fc) == "<Symbol fc>" and fc.list_arguments() == ["data", "fc_weight", "fc_bias"]
-    assert repr(internals[1]) == "<Symbol fc_weight>" and internals[-1] is net
+    assert repr(internals[1]) == "<Symbol fc_weight>" and internals[6] is net
     assert fc.infer_shape(data=(2, 4))[1] == [(2, 6)]
     assert net.get_children().list_outputs() == ["relu_output", "softmax_label"]
     assert mx.sym.Variable("data").get_children() is None
@@ -147,6 +147,11 @@ def test_get_internals_children_and_indexing() -> None:
         internals["nope"]
     with pytest.raises(IndexError, match="out of range"):
         internals[7]
+    # mxnet 1.9.1: "Symbol only accept nonnegative index"
+    with pytest.raises(mx.base.MXNetError, match="Symbol only accept nonnegative index"):
+        internals[-1]
+    # mxnet 1.9.1: the inputs of every output, repeated ones included
+    assert mx.sym.Group([a + b, a * 2]).get_children().list_outputs() == ["a", "b", "a"]
 
 
 def test_infer_type() -> None:

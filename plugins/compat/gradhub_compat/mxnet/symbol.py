@@ -197,7 +197,11 @@ class Symbol:
                 f"Symbol[...]: the index must be an int or an output name, got "
                 f"{type(index).__name__}"
             )
-        if not -len(heads) <= index < len(heads):
+        if index < 0:  # mxnet 1.9.1 refuses negative indices
+            raise MXNetError(
+                f"Symbol[{index}]: Symbol only accept nonnegative index ({len(heads)} outputs)"
+            )
+        if index >= len(heads):
             raise IndexError(f"Symbol[{index}]: index out of range ({len(heads)} outputs)")
         return heads[int(index)]
 
