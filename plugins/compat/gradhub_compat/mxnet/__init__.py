@@ -9,7 +9,9 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 ``MakeLoss``, ``BlockGrad``, ``Group``, symbol arithmetic, ``broadcast_add`` (``sub``, ``mul``,
 ``div``, ``power``, ``maximum``, ``minimum``), ``list_arguments``,
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
-``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``.
+``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``; ``mx.sym.maximum``, ``minimum``,
+``dot``, ``softmax``; ``Symbol.infer_type``, ``get_internals``, ``get_children``;
+``mx.random.seed``, ``mx.nd.random.uniform``/``normal``.
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
@@ -33,7 +35,7 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import base, ndarray, symbol
+from . import base, ndarray, random, symbol
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
 from .ndarray import NDArray
@@ -53,6 +55,7 @@ __all__ = [
     "nd",
     "ndarray",
     "num_gpus",
+    "random",
     "sym",
     "symbol",
 ]

@@ -44,6 +44,8 @@ _SCALAR_OPS = {
     "_DivScalar": lambda x, s: x / s,
     "_RDivScalar": lambda x, s: s / x,
     "_PowerScalar": lambda x, s: x**s,
+    "_MaximumScalar": lambda x, s: _select("GreaterEqual", x, s),
+    "_MinimumScalar": lambda x, s: _select("LessEqual", x, s),
     "_RPowerScalar": lambda x, s: s**x,
 }
 _BINARY_OPS = {
@@ -59,7 +61,12 @@ _BINARY_OPS = {
     "broadcast_power": "Pow2",
 }
 #: mxnet's broadcast_maximum/minimum: at ties the gradient goes to the left operand.
-_SELECT_OPS = {"broadcast_maximum": "GreaterEqual", "broadcast_minimum": "LessEqual"}
+_SELECT_OPS = {
+    "broadcast_maximum": "GreaterEqual",
+    "broadcast_minimum": "LessEqual",
+    "_Maximum": "GreaterEqual",
+    "_Minimum": "LessEqual",
+}
 
 
 def _as_list(arrays: Any, names: Sequence[str], what: str, required: bool) -> list[NDArray | None]:
@@ -411,6 +418,35 @@ def _fully_connected(node: Symbol, ins: list[NativeVariable]) -> NativeVariable:
     return _call("Affine", x, wt, b, base_axis=base_axis)  # type: ignore[no-any-return]
 
 
+def _select(compare: str, x: NativeVariable, y: Any) -> NativeVariable:
+    """``x`` where ``compare(x, y)`` holds, else ``y`` (a Variable or a number): ties go to
+    ``x``, as mxnet's maximum/minimum gradients."""
+    if not isinstance(y, NativeVariable):
+        y = _const(np.full(x.shape, y, dtype=x.dtype), x)
+    with no_grad():
+        take_x = _call(compare, x, y)
+    return _call("Where", take_x, x, y)  # type: ignore[no-any-return]
+
+
+def _dot(node: Symbol, a: NativeVariable, b: NativeVariable) -> NativeVariable:
+    """mxnet's dot: reverse the axes of a transposed operand, flatten both to matrices
+    (M, K) @ (K, N) and restore the shape."""
+    if node._attrs["transpose_a"] and a.ndim > 1:
+        a = _call("Transpose", a, axes=tuple(range(a.ndim - 1, -1, -1)))
+    if node._attrs["transpose_b"] and b.ndim > 1:
+        b = _call("Transpose", b, axes=tuple(range(b.ndim - 1, -1, -1)))
+    if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0]:
+        raise ValueError(
+            f"dot {node.name!r}: the operands of shapes {a.shape} and {b.shape} (after transpose) "
+            "do not match: the last axis of lhs must equal the first axis of rhs"
+        )
+    out_shape = (*a.shape[:-1], *b.shape[1:]) or (1,)
+    k = a.shape[-1]
+    am = _call("Reshape", a, shape=(int(math.prod(a.shape[:-1])), k))
+    bm = _call("Reshape", b, shape=(k, int(math.prod(b.shape[1:]))))
+    return _call("Reshape", am @ bm, shape=out_shape)  # type: ignore[no-any-return]
+
+
 def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariable]) -> Any:
     op = node.op
     if op == "FullyConnected":
@@ -428,7 +464,12 @@ def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariab
     if op in _BINARY_OPS:
         return _call(_BINARY_OPS[op], ins[0], ins[1])
     if op in _SELECT_OPS:
-        with no_grad():
-            take_lhs = _call(_SELECT_OPS[op], ins[0], ins[1])
-        return _call("Where", take_lhs, ins[0], ins[1])
+        return _select(_SELECT_OPS[op], ins[0], ins[1])
+    if op == "dot":
+        return _dot(node, ins[0], ins[1])
+    if op == "softmax":
+        t = node._attrs["t"]
+        return _call(
+            "Softmax", ins[0] if t == 1.0 else ins[0] * (1.0 / t), axis=node._attrs["axis"]
+        )
     raise NotImplementedError(f"mxnet operator {op!r} ({node.name!r}) is not supported")

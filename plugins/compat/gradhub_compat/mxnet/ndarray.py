@@ -428,3 +428,13 @@ def full(
 def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     """An NDArray of the given shape (zeros in gradhub)."""
     return zeros(shape, ctx, dtype)
+
+
+def __getattr__(name: str) -> Any:
+    """``mx.nd.random``: the module :mod:`gradhub_compat.mxnet.random` (imported on first use,
+    as it imports this module)."""
+    if name == "random":
+        from . import random
+
+        return random
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

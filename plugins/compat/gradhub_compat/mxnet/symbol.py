@@ -47,6 +47,10 @@ __all__ = [
     "broadcast_plus",
     "broadcast_power",
     "broadcast_sub",
+    "dot",
+    "maximum",
+    "minimum",
+    "softmax",
     "var",
 ]
 
@@ -160,6 +164,119 @@ class Symbol:
     def list_auxiliary_states(self) -> list[str]:
         """Auxiliary states (none of the supported layers has any)."""
         return []
+
+    def __len__(self) -> int:
+        """The number of outputs."""
+        return len(self._heads())
+
+    def __getitem__(self, index: int | str) -> Symbol:
+        """One output, by position or by name (``"fc_output"``, a variable's own name).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> fc.get_internals()["fc_output"], fc.get_internals()[1]
+            (<Symbol fc>, <Symbol fc_weight>)
+        """
+        heads = self._heads()
+        if isinstance(index, str):
+            names = self.list_outputs()
+            if index not in names:
+                raise ValueError(
+                    f'Symbol[{index!r}]: Cannot find output that matches name "{index}" '
+                    f"(outputs: {names})"
+                )
+            if names.count(index) > 1:
+                raise ValueError(
+                    f"Symbol[{index!r}]: there are multiple outputs with name {index!r}"
+                )
+            return heads[names.index(index)]
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+            raise TypeError(
+                f"Symbol[...]: the index must be an int or an output name, got "
+                f"{type(index).__name__}"
+            )
+        if index < 0:  # mxnet 1.9.1 refuses negative indices
+            raise MXNetError(
+                f"Symbol[{index}]: Symbol only accept nonnegative index ({len(heads)} outputs)"
+            )
+        if index >= len(heads):
+            raise IndexError(f"Symbol[{index}]: index out of range ({len(heads)} outputs)")
+        return heads[int(index)]
+
+    def get_internals(self) -> Symbol:
+        """A group of every node the symbol depends on (variables and operator outputs), inputs
+        before their consumers, as mxnet's ``get_internals``; pick one with ``[name]``.
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> mx.sym.Activation(fc, act_type="relu", name="relu").get_internals().list_outputs()
+            ['x', 'fc_weight', 'fc_bias', 'fc_output', 'relu_output']
+        """
+        return Symbol("Group", _auto_name("group"), [n for n in self._topo() if n._op != "Group"])
+
+    def get_children(self) -> Symbol | None:
+        """A group of the inputs of the symbol's output nodes, or None for a variable (as mxnet).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> fc.get_children().list_outputs(), fc.get_children()[0].get_children()
+            (['x', 'fc_weight', 'fc_bias'], None)
+        """
+        children = [c for h in self._heads() for c in h._inputs]
+        if not children:
+            return None
+        return Symbol("Group", _auto_name("group"), children)
+
+    def infer_type(
+        self, *args: Any, **kwargs: Any
+    ) -> tuple[list[type] | None, list[type] | None, list[type] | None]:
+        """Infer argument and output dtypes from the given ones (positional in argument order, or
+        by name; numpy dtypes or their names). Returns ``(arg_types, out_types, aux_types)`` as
+        numpy scalar types, or three Nones when the given dtypes do not determine them all. Every
+        supported operator has one dtype for its inputs and output; a contradiction raises
+        :class:`~.base.MXNetError` naming the operator (as mxnet).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+            >>> mx.sym.dot(a, b, name="d").infer_type(a="float64")
+            ([<class 'numpy.float64'>, <class 'numpy.float64'>], [<class 'numpy.float64'>], [])
+        """
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise MXNetError(
+                f"infer_type: {len(args)} positional dtypes for {len(names)} arguments {names}"
+            )
+        known: dict[str, np.dtype] = {}
+        for name, dt in zip(names, args):
+            if dt is not None:
+                known[name] = np.dtype(dt)
+        for name, dt in kwargs.items():
+            if name not in names:
+                raise MXNetError(
+                    f"infer_type: InferTypeKeyword argument name {name} not found. Candidate "
+                    f"arguments: {names}"
+                )
+            if dt is not None:
+                known[name] = np.dtype(dt)
+        try:
+            node_types = _node_types(self, known, "infer_type")
+        except TypeError as e:
+            raise MXNetError(str(e)) from None
+        by_name = {n._name: node_types[id(n)] for n in self._topo() if id(n) in node_types}
+        if any(n not in by_name for n in names):
+            return None, None, None
+        outs = [node_types.get(id(h)) for h in self._heads()]
+        if any(o is None for o in outs):
+            return None, None, None
+        return [by_name[n].type for n in names], [o.type for o in outs if o is not None], []
 
     # -- shapes ----------------------------------------------------------------------------------
     def infer_shape(
@@ -394,7 +511,9 @@ def _infer_node(
         if lab._op != "null" or known.get(lab._name) != x:  # data's shape: probabilities
             learn(lab, label)
         return x
-    if op in ("Activation", "MakeLoss", "BlockGrad") or op.endswith("Scalar"):
+    if op == "dot":
+        return _dot_shape(node, ins[0], ins[1])
+    if op in ("Activation", "MakeLoss", "BlockGrad", "softmax") or op.endswith("Scalar"):
         return ins[0]
     if op == "Group":
         return None
@@ -430,6 +549,28 @@ def _infer_node(
     return tuple(np.broadcast_shapes(x, y))
 
 
+def _dot_shape(
+    node: Symbol, a: tuple[int, ...] | None, b: tuple[int, ...] | None
+) -> tuple[int, ...] | None:
+    """The shape of mxnet's ``dot``: ``a`` (reversed with ``transpose_a``) contracted over its
+    last axis with the first axis of ``b`` (reversed with ``transpose_b``); 1-D with 1-D gives
+    (1,)."""
+    if a is None or b is None:
+        return None
+    ta = a[::-1] if node._attrs["transpose_a"] else a
+    tb = b[::-1] if node._attrs["transpose_b"] else b
+    if not ta or not tb or ta[-1] != tb[0]:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: dot {node._name!r}: shapes "
+            f"{_mx_shape(a)} and {_mx_shape(b)} (transpose_a={node._attrs['transpose_a']}, "
+            f"transpose_b={node._attrs['transpose_b']}) do not match: the last axis of lhs "
+            f"must equal the first axis of rhs (mxnet: dot shape error: {_mx_shape(a)} X "
+            f"{_mx_shape(b)})"
+        )
+    out = (*ta[:-1], *tb[1:])
+    return out or (1,)
+
+
 def _mx_shape(shape: Sequence[int]) -> str:
     """A shape as mxnet prints a provided one: ``[1,100]``."""
     return "[" + ",".join(str(int(d)) for d in shape) + "]"
@@ -451,6 +592,12 @@ def _infer_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[str
     """The argument dtypes that ``known`` (name -> dtype) determines, as mxnet's type inference:
     every supported operator has one dtype for all its inputs and its output. Raises a TypeError
     naming the operator and both dtypes when they disagree."""
+    dtypes = _node_types(sym, known, what)
+    return {n._name: dtypes[id(n)] for n in sym._topo() if n._op == "null" and id(n) in dtypes}
+
+
+def _node_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[int, np.dtype]:
+    """The dtype of every node (by id) that ``known`` determines (see :func:`_infer_types`)."""
     dtypes: dict[int, np.dtype] = {}
     topo = sym._topo()
     for node in topo:
@@ -472,13 +619,15 @@ def _infer_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[str
                     raise TypeError(
                         f"{what}: operator {node._op} {node._name!r} needs one dtype for its "
                         f"inputs and output, but {first._name!r} is {dt.name} and {m._name!r} is "
-                        f"{other.name} (as mxnet: convert one with astype or give type_dict)"
+                        f"{other.name} (as mxnet: convert one with astype or give type_dict; "
+                        f"mxnet: Error in operator {node._name}: Incompatible attr in node "
+                        f"{node._name}: expected {dt.name}, got {other.name})"
                     )
             for m in members:
                 if id(m) not in dtypes:
                     dtypes[id(m)] = dt
                     changed = True
-    return {n._name: dtypes[id(n)] for n in topo if n._op == "null" and id(n) in dtypes}
+    return dtypes
 
 
 # -- constructors ---------------------------------------------------------------------------
@@ -685,3 +834,110 @@ broadcast_minimum = _broadcast_op(
 )
 broadcast_plus = broadcast_add
 broadcast_minus = broadcast_sub
+
+
+def _select(op: str, left: Any, right: Any, name: str | None) -> Any:
+    """mxnet's ``maximum``/``minimum``: ``_Maximum`` of two symbols, ``_MaximumScalar`` of a
+    symbol and a number (either side), the Python result for two numbers."""
+    fn = "mx.sym." + op.lower()
+    if isinstance(left, Symbol) and isinstance(right, Symbol):
+        return Symbol(f"_{op}", name or _auto_name(f"_{op.lower()}"), [left, right])
+    if isinstance(left, Symbol) and _is_scalar(right):
+        left, right = left, right
+    elif _is_scalar(left) and isinstance(right, Symbol):
+        left, right = right, left
+    elif _is_scalar(left) and _is_scalar(right):
+        return max(left, right) if op == "Maximum" else min(left, right)
+    else:
+        raise TypeError(
+            f"{fn}: types ({type(left).__name__}, {type(right).__name__}) not supported "
+            "(Symbols or numbers)"
+        )
+    sname = f"_{op}Scalar"
+    return Symbol(sname, name or _auto_name(sname.lower()), [left], {"scalar": float(right)})
+
+
+def maximum(left: Any, right: Any, name: str | None = None) -> Any:
+    """The elementwise maximum of two symbols (same shapes), or of a symbol and a number; at ties
+    the gradient goes to the symbol (the left one of two), as mxnet. Two numbers give
+    ``max(left, right)``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.sym.Variable("x")
+        >>> mx.sym.maximum(x, 0, name="m").list_outputs(), mx.sym.maximum(2, 3)
+        (['m_output'], 3)
+    """
+    return _select("Maximum", left, right, name)
+
+
+def minimum(left: Any, right: Any, name: str | None = None) -> Any:
+    """The elementwise minimum of two symbols (same shapes), or of a symbol and a number; at ties
+    the gradient goes to the symbol (the left one of two), as mxnet. Two numbers give
+    ``min(left, right)``."""
+    return _select("Minimum", left, right, name)
+
+
+def dot(
+    lhs: Symbol | None = None,
+    rhs: Symbol | None = None,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    forward_stype: Any = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``dot``: ``lhs`` contracted over its last axis with the first axis of ``rhs``,
+    ``out[i..., j...] = sum_k lhs[i..., k] * rhs[k, j...]``; ``transpose_a``/``transpose_b``
+    reverse the axes of an operand first (``x.T``). Two 1-D operands give shape (1,).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+        >>> mx.sym.dot(a, b, transpose_a=True).infer_shape(a=(3, 2), b=(3, 4))[1]
+        [(2, 4)]
+    """
+    for arg, v in (("lhs", lhs), ("rhs", rhs)):
+        if not isinstance(v, Symbol):
+            raise TypeError(f"mx.sym.dot: {arg} must be a Symbol, got {type(v).__name__}")
+    if forward_stype not in (None, "default"):
+        raise NotImplementedError(
+            f"mx.sym.dot: forward_stype={forward_stype!r} (sparse storage) is not supported "
+            "(docs/migration-mxnet.md)"
+        )
+    attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
+    return Symbol("dot", name or _auto_name("dot"), [lhs, rhs], attrs)  # type: ignore[list-item]
+
+
+def softmax(
+    data: Symbol | None = None,
+    length: Symbol | None = None,
+    axis: int = -1,
+    temperature: float | None = None,
+    dtype: Any = None,
+    use_length: bool = False,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``softmax``: ``exp(x / t) / sum(exp(x / t), axis)`` along ``axis`` (default the
+    last) with temperature ``t`` (default 1); its gradient is the softmax's true one (not a
+    loss layer: the head gradient is used).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.softmax(mx.sym.Variable("x")).infer_shape(x=(2, 3))[1]
+        [(2, 3)]
+    """
+    data = _data_arg("softmax", data)
+    if dtype is not None or use_length or length is not None:
+        raise NotImplementedError(
+            "mx.sym.softmax: dtype, length and use_length are not supported "
+            "(docs/migration-mxnet.md)"
+        )
+    t = 1.0 if temperature is None else float(temperature)
+    if t == 0.0:
+        raise ValueError("mx.sym.softmax: temperature must be nonzero")
+    return Symbol("softmax", name or _auto_name("softmax"), [data], {"axis": int(axis), "t": t})
