@@ -1,5 +1,6 @@
 """``gradhub_compat.nnabla.backward_functions``: ``register`` replacing a rule for every user of
-the engine, its errors, and the registry mapping and ``show_registry``.
+the engine (also on a composite), its errors (the same signature check as ``gh.register``), and
+the registry mapping and ``show_registry``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import gradhub_compat.nnabla.backward_functions as B
 import numpy as np
 import pytest
 from compat.nnabla.helpers import _var
-from gradhub.registry import REGISTRY
+from gradhub.registry import REGISTRY, check_rule_signature
+from numeric_helpers import central_differences
+from plugin_helpers import leaky_relu_backward, old_rule
 
 
 @pytest.fixture
@@ -63,3 +66,31 @@ def test_registry_mapping_and_show_registry() -> None:
     B.show_registry(file=buf)
     text = buf.getvalue()
     assert "function" in text.splitlines()[0] and "Add2" in text
+
+
+@pytest.mark.usefixtures("fresh_plugins")
+def test_nnabla_register_uses_the_same_check() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"nnabla\.backward_functions\.register\('Tanh'\): the "
+        r"backward function must take",
+    ):
+        B.register("Tanh", old_rule)
+    with pytest.raises(TypeError, match="takes 1 positional"):
+        check_rule_signature(old_rule, "Tanh", "here")
+
+
+@pytest.mark.usefixtures("fresh_plugins")
+def test_nnabla_compat_register_on_a_composite() -> None:
+    """Formerly: B.register("LeakyReLU", ...) raised "it takes no rule"."""
+    import gradhub.functions as F
+
+    B.register("LeakyReLU", leaky_relu_backward)
+    x0 = np.array([-2.0, 1.5])
+    x = gh.Variable(x0.copy())
+    (g,) = gh.grad([F.sum(F.leaky_relu(x, 0.3))], [x])
+    np.testing.assert_allclose(
+        g.d,
+        central_differences(lambda a: float(np.sum(F.leaky_relu(gh.Variable(a), 0.3).d)), x0),
+        rtol=1e-7,
+    )
