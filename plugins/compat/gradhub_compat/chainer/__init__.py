@@ -65,7 +65,23 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name in ("functions", "serializers"):
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _TRAINING_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _TRAINING_NAMES:
+        return getattr(importlib.import_module(f"{__name__}.link"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: the training surface, imported on first use (``chainer.links``, ``chainer.Chain``...)
+_TRAINING_MODULES = (
+    "initializers",
+    "link",
+    "links",
+    "optimizer",
+    "optimizer_hooks",
+    "optimizers",
+)
+_TRAINING_NAMES = ("Chain", "ChainList", "Link", "Parameter")
 
 
 def _array_arg(data: Any, where: str) -> Any:
@@ -91,6 +107,8 @@ def _chainer_repr(v: _NativeVariable, separator: str) -> str:
     """chainer's ``repr`` (separator ", ") and ``str`` (" "): an empty Variable is
     ``variable([])`` in ``str`` and ``variable([], shape=...)`` in ``repr`` unless 1-d."""
     prefix = "variable" if not v.name else f"variable {v.name}"
+    if v._data is None:  # an uninitialized Variable (chainer: ``variable(None)``)
+        return f"{prefix}(None)"
     arr = np.asarray(v.device.to_numpy(v._data))
     if arr.size > 0 or arr.shape == (0,):
         body = np.array2string(arr, None, None, None, separator, prefix + "(")
@@ -133,11 +151,16 @@ class Variable(_NativeVariable):
         grad: Any = None,
         requires_grad: bool = True,
     ) -> None:
-        if data is None:
-            raise TypeError(
-                "chainer Variable: uninitialized Variables (data=None) are not supported by "
-                "gradhub; pass an array"
-            )
+        if data is None:  # chainer's uninitialized Variable: ``.array`` is None until set
+            self._data = None
+            self._grad = None
+            self._creator = None
+            self._idx = 0
+            self._need_grad = bool(requires_grad)
+            self.name = name
+            if grad is not None:
+                self.grad = grad
+            return
         arr = _array_arg(data, "chainer Variable")
         super().__init__(arr, need_grad=bool(requires_grad) and arr.dtype.kind in "fc", name=name)
         if grad is not None:
@@ -197,6 +220,8 @@ class Variable(_NativeVariable):
     def _check_grad(self, arr: Any, what: str) -> None:
         """Refuse a gradient of another dtype (TypeError) or shape (ValueError), as chainer."""
         data = self._data
+        if data is None:  # uninitialized: nothing to check against (as chainer)
+            return
         if arr.dtype != data.dtype:
             raise TypeError(
                 f"chainer Variable.{what}: the gradient has dtype {arr.dtype} but the Variable "
@@ -249,6 +274,37 @@ class Variable(_NativeVariable):
         from . import functions
 
         return functions.average(self, axis, weights=weights, keepdims=keepdims)
+
+    # -- devices ---------------------------------------------------------------------------------
+    def to_device(self, device: Any) -> None:
+        """Move the data and the gradient to ``device`` in place, as chainer: ``'@numpy'`` (the
+        CPU), ``'@cupy:N'`` (a CUDA device of gradhub-cuda; RuntimeError when none is usable)
+        or a gradhub device name (``'cpu'``, ``'cuda:0'``).
+
+        Example::
+
+            >>> import numpy as np
+            >>> from gradhub_compat import chainer
+            >>> x = chainer.Variable(np.ones(2, dtype=np.float32))
+            >>> x.to_device("@numpy")
+            >>> x.device.name
+            'cpu'
+        """
+        from ._device import get_device, send
+
+        dev = get_device(device, "chainer Variable.to_device")
+        self._data = send(self._data, dev)
+        if self._grad is not None:
+            self._grad._data = send(self._grad._data, dev)
+
+    def to_cpu(self) -> None:
+        """Move the data and the gradient to the CPU in place (``to_device('@numpy')``)."""
+        self.to_device("@numpy")
+
+    def to_gpu(self, device: Any = None) -> None:
+        """Move the data and the gradient to CUDA device ``device`` (default 0) in place; a
+        RuntimeError when gradhub has no usable CUDA device (gradhub-cuda with CuPy)."""
+        self.to_device(f"@cupy:{0 if device is None else int(device)}")
 
     def addgrad(self, var: _NativeVariable) -> None:
         """Add the gradient of ``var`` to this Variable's gradient, as chainer: nothing when

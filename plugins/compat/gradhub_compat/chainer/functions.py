@@ -987,3 +987,13 @@ def embed_id(x: Any, W: Any, ignore_label: int | None = None) -> Variable:
     mask = ids != ignore_label
     e = _call("Embed", _const(np.where(mask, ids, 0), W), W)
     return _out(e * _const(mask[..., None].astype(e.dtype), e))  # type: ignore[no-any-return]
+
+
+# the functions of the training surface (links, optimizers), in their own module
+from ._training_functions import (  # noqa: E402
+    accuracy,
+    batch_normalization,
+    fixed_batch_normalization,
+)
+
+__all__ += ["accuracy", "batch_normalization", "fixed_batch_normalization"]

@@ -1,0 +1,172 @@
+"""The chainer functions of the training surface: ``F.accuracy``, ``F.batch_normalization``,
+``F.fixed_batch_normalization`` (re-exported by :mod:`gradhub_compat.chainer.functions`).
+
+The batch normalizations are compositions of registered gradhub functions (so every gradient,
+of any order, comes from the native engine) in chainer 7.8.1's order of operations on the CPU:
+``mean`` and ``var`` over the reduced axes, ``inv_std = 1 / sqrt(var + eps)``,
+``y = (x - mean) * inv_std * gamma + beta``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gradhub.variable import Variable as _NativeVariable
+
+from .._common import adopt
+from .._common import call_native as _call
+from . import Variable, as_variable
+
+
+def _data(x: Any) -> Any:
+    return x._data if isinstance(x, _NativeVariable) else x
+
+
+def accuracy(y: Any, t: Any, ignore_label: int | None = None) -> Variable:
+    """The fraction of samples whose arg-max score (over axis 1 of ``y``) equals the label
+    ``t`` (integers of shape ``(N, ...)``), in y's dtype; with ``ignore_label``, labels equal
+    to it are left out (0 when none is left). Not differentiable, as chainer.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> y = np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]], dtype=np.float32)
+        >>> F.accuracy(y, np.array([1, 1, 1], dtype=np.int32))
+        variable(0.6666667)
+    """
+    ya, ta = _data(y), _data(t)
+    if (
+        getattr(ya, "dtype", np.dtype(object)).kind != "f"
+        or getattr(ta, "dtype", np.dtype(object)).kind not in "iu"
+    ):
+        raise TypeError(
+            "chainer F.accuracy: y must be floating point and t integer, got "
+            f"{getattr(ya, 'dtype', type(ya))} and {getattr(ta, 'dtype', type(ta))}"
+        )
+    if ya.ndim < ta.ndim or ya.shape[0] != ta.shape[0] or ya.shape[2 : ta.ndim + 1] != ta.shape[1:]:
+        raise ValueError(
+            f"chainer F.accuracy: the shapes of y {tuple(ya.shape)} and t {tuple(ta.shape)} do "
+            "not match (y: (N, C, ...), t: (N, ...))"
+        )
+    xp = as_variable(y).device.xp
+    pred = ya.argmax(axis=1).reshape(ta.shape)
+    if ignore_label is not None:
+        mask = ta == ignore_label
+        ignore_cnt = int(mask.sum())
+        pred = xp.where(mask, ignore_label, pred)
+        count = int((pred == ta).sum()) - ignore_cnt
+        total = ta.size - ignore_cnt
+        acc = xp.asarray(0.0 if total == 0 else float(count) / total, dtype=ya.dtype)
+    else:
+        acc = xp.asarray((pred == ta).mean(dtype=ya.dtype))
+    return Variable(acc, requires_grad=False)
+
+
+def _axes(x: Any, gamma: Any, axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return (0, *range(gamma.ndim + 1, x.ndim))
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+def _expanded_shape(x: Any, axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+
+
+def _check(fname: str, x: Any, gamma: Any, beta: Any, axes: tuple[int, ...]) -> None:
+    key = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    for what, v in (("gamma", gamma), ("beta", beta)):
+        if tuple(v.shape) != key:
+            raise ValueError(
+                f"chainer F.{fname}: {what} has shape {tuple(v.shape)}, expected {key} (the axes "
+                f"of x {tuple(x.shape)} that are not reduced)"
+            )
+        if v.dtype != x.dtype:
+            raise TypeError(
+                f"chainer F.{fname}: {what} has dtype {v.dtype} but x has {x.dtype}; gradhub's "
+                "batch normalization needs one dtype (chainer's mixed float16/float32 is not "
+                "supported)"
+            )
+
+
+def batch_normalization(
+    x: Any,
+    gamma: Any,
+    beta: Any,
+    eps: float = 2e-5,
+    running_mean: Any = None,
+    running_var: Any = None,
+    decay: float = 0.9,
+    axis: Any = None,
+) -> Variable:
+    """Batch normalization with the batch statistics:
+    ``y = (x - mean) / sqrt(var + eps) * gamma + beta``, mean and (biased) var over ``axis``
+    (default: axis 0 and the axes after gamma's). ``running_mean``/``running_var`` (arrays)
+    are updated in place: ``r = decay * r + (1 - decay) * stat``, the variance unbiased by
+    ``m / (m - 1)`` (m the number of reduced elements), as chainer.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = np.array([[1.0], [3.0]], dtype=np.float32)
+        >>> g, b = np.ones(1, dtype=np.float32), np.zeros(1, dtype=np.float32)
+        >>> F.batch_normalization(x, g, b, eps=0.0)
+        variable([[-1.],
+                  [ 1.]])
+    """
+    x = as_variable(x)
+    g, b = as_variable(gamma), as_variable(beta)
+    axes = _axes(x, g, axis)
+    _check("batch_normalization", x, g, b, axes)
+    shape = _expanded_shape(x, axes)
+    mean = _call("Mean", x, axis=axes, keepdims=True)
+    xc = x - mean
+    var = _call("Mean", xc * xc, axis=axes, keepdims=True)
+    inv_std = 1.0 / _call("Sqrt", var + eps)
+    y = xc * inv_std
+    y = y * _call("Reshape", g, shape=shape)
+    y = y + _call("Reshape", b, shape=shape)
+    if running_mean is not None or running_var is not None:
+        m = x.size // g.size
+        adjust = m / max(m - 1.0, 1.0)  # unbiased estimation
+        if running_mean is not None:
+            running_mean *= decay
+            running_mean += (1 - decay) * mean._data.reshape(g.shape)
+        if running_var is not None:
+            running_var *= decay
+            running_var += (1 - decay) * adjust * var._data.reshape(g.shape)
+    return adopt(y, Variable)  # type: ignore[no-any-return]
+
+
+def fixed_batch_normalization(
+    x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float = 2e-5, axis: Any = None
+) -> Variable:
+    """Batch normalization with given statistics (inference):
+    ``y = (x - mean) * sqrt(1 / (var + eps)) * gamma + beta``; differentiable in x, gamma and
+    beta (``mean`` and ``var`` are constants here).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> one, zero = np.ones(1, dtype=np.float32), np.zeros(1, dtype=np.float32)
+        >>> x = np.full((1, 1), 3.0, dtype=np.float32)
+        >>> F.fixed_batch_normalization(x, one, zero, one, 4 * one, eps=0.0)
+        variable([[1.]])
+    """
+    x = as_variable(x)
+    g, b = as_variable(gamma), as_variable(beta)
+    axes = _axes(x, g, axis)
+    _check("fixed_batch_normalization", x, g, b, axes)
+    shape = _expanded_shape(x, axes)
+    xp = x.device.xp
+    mean_a, var_a = _data(mean), _data(var)
+    inv_std = xp.sqrt(xp.reciprocal(var_a + eps))
+    m = Variable(xp.asarray(mean_a).reshape(shape), requires_grad=False)
+    s = Variable(xp.asarray(inv_std).reshape(shape), requires_grad=False)
+    y = (x - m) * s
+    y = y * _call("Reshape", g, shape=shape)
+    y = y + _call("Reshape", b, shape=shape)
+    return adopt(y, Variable)  # type: ignore[no-any-return]

@@ -1,0 +1,358 @@
+"""chainer's links: ``import gradhub_compat.chainer.links as L`` (``import chainer.links as L``).
+
+:class:`Linear`, :class:`Convolution2D`, :class:`BatchNormalization` and :class:`Classifier`
+with chainer 7.8.1's arguments, defaults, initial values (LeCunNormal weights drawn from
+numpy's global generator, zero biases; see :mod:`gradhub_compat.chainer.initializers`),
+parameter names and deferred shapes (``in_size=None``: set at the first call).
+
+Example::
+
+    >>> import numpy as np
+    >>> import gradhub_compat.chainer.links as L
+    >>> layer = L.Linear(3, 2, initialW=np.ones((2, 3), dtype=np.float32))
+    >>> layer(np.ones((1, 3), dtype=np.float32))
+    variable([[3., 3.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import as_variable, config
+from . import functions as F
+from . import initializers as _init
+from ._device import PAGE
+from .link import Chain, Link, Parameter
+
+__all__ = ["BatchNormalization", "Classifier", "Convolution2D", "Linear"]
+
+
+class Linear(Link):
+    """``Linear(in_size, out_size=None, nobias=False, initialW=None, initial_bias=None)``:
+    ``y = x W^T + b`` with ``W`` of shape (out_size, in_size). ``Linear(out_size)`` or
+    ``in_size=None`` defers W's shape to the first call (x flattened after ``n_batch_axes``).
+    """
+
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int | None = None,
+        nobias: bool = False,
+        initialW: Any = None,
+        initial_bias: Any = None,
+    ) -> None:
+        super().__init__()
+        if out_size is None:
+            in_size, out_size = None, in_size
+        self.in_size = in_size
+        self.out_size = out_size
+        with self.init_scope():
+            self.W = Parameter(_init._get_initializer(initialW))
+            if in_size is not None:
+                self._initialize_params(in_size)
+            if nobias:
+                self.b = None
+            else:
+                if initial_bias is None:
+                    initial_bias = 0
+                self.b = Parameter(_init._get_initializer(initial_bias), out_size)
+
+    def _initialize_params(self, in_size: int) -> None:
+        self.W.initialize((self.out_size, in_size))
+
+    @property
+    def printable_specs(self) -> Any:
+        yield from (("in_size", self.in_size), ("out_size", self.out_size))
+        yield ("nobias", self.b is None)
+
+    def forward(self, x: Any, n_batch_axes: int = 1) -> Any:
+        """``F.linear(x, W, b, n_batch_axes)``, initializing W from x's shape first if needed."""
+        if self.W.array is None:
+            self._initialize_params(int(np.prod(x.shape[n_batch_axes:])))
+        return F.linear(x, self.W, self.b, n_batch_axes=n_batch_axes)
+
+
+def _pair(x: Any) -> Any:
+    return x if hasattr(x, "__getitem__") else (x, x)
+
+
+class Convolution2D(Link):
+    """``Convolution2D(in_channels, out_channels, ksize=None, stride=1, pad=0, nobias=False,
+    initialW=None, initial_bias=None, *, dilate=1, groups=1)``; ``Convolution2D(out_channels,
+    ksize)`` (or ``in_channels=None``) defers W's shape (out, in // groups, kh, kw) to the
+    first call."""
+
+    def __init__(
+        self,
+        in_channels: int | None,
+        out_channels: int,
+        ksize: Any = None,
+        stride: Any = 1,
+        pad: Any = 0,
+        nobias: bool = False,
+        initialW: Any = None,
+        initial_bias: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__()
+        dilate = kwargs.pop("dilate", 1)
+        groups = kwargs.pop("groups", 1)
+        if kwargs:
+            raise TypeError(
+                "chainer L.Convolution2D got unexpected keyword argument(s) "
+                + ", ".join(repr(k) for k in kwargs)
+            )
+        if ksize is None:
+            out_channels, ksize, in_channels = in_channels, out_channels, None  # type: ignore[assignment]
+        self.ksize = ksize
+        self.stride = _pair(stride)
+        self.pad = _pair(pad)
+        self.dilate = _pair(dilate)
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.groups = int(groups)
+        with self.init_scope():
+            self.W = Parameter(_init._get_initializer(initialW))
+            if in_channels is not None:
+                self._initialize_params(in_channels)
+            if nobias:
+                self.b = None
+            else:
+                if initial_bias is None:
+                    initial_bias = 0
+                self.b = Parameter(_init._get_initializer(initial_bias), out_channels)
+
+    @property
+    def printable_specs(self) -> Any:
+        yield from (
+            ("in_channels", self.in_channels),
+            ("out_channels", self.out_channels),
+            ("ksize", self.ksize),
+            ("stride", self.stride),
+            ("pad", self.pad),
+            ("nobias", self.b is None),
+            ("dilate", self.dilate),
+            ("groups", self.groups),
+        )
+
+    def _initialize_params(self, in_channels: int) -> None:
+        kh, kw = _pair(self.ksize)
+        if self.out_channels % self.groups != 0:
+            raise ValueError(
+                "the number of output channels must be divisible by the number of groups"
+            )
+        if in_channels % self.groups != 0:
+            raise ValueError(
+                "the number of input channels must be divisible by the number of groups"
+            )
+        self.W.initialize((self.out_channels, int(in_channels / self.groups), kh, kw))
+
+    def forward(self, x: Any) -> Any:
+        """``F.convolution_2d(x, W, b, stride, pad, dilate=..., groups=...)``."""
+        x = as_variable(x)
+        if self.W.array is None:
+            self._initialize_params(x.shape[1])
+        return F.convolution_2d(
+            x, self.W, self.b, self.stride, self.pad, dilate=self.dilate, groups=self.groups
+        )
+
+
+class BatchNormalization(Link):
+    """``BatchNormalization(size=None, decay=0.9, eps=2e-5, dtype=None, use_gamma=True,
+    use_beta=True, initial_gamma=None, initial_beta=None, axis=None, initial_avg_mean=None,
+    initial_avg_var=None)``.
+
+    Training (``chainer.config.train``, the default): normalizes with the batch statistics and
+    updates the persistent ``avg_mean`` and ``avg_var`` (``decay``; unbiased variance), or,
+    with ``finetune=True``, their running average over the ``N`` calls so far. Evaluation
+    (``with chainer.using_config('train', False)``): normalizes with ``avg_mean``/``avg_var``.
+    ``gamma`` (ones) and ``beta`` (zeros) are the parameters; ``size=None`` with ``axis``
+    defers the shapes to the first call.
+    """
+
+    gamma: Parameter | None = None
+    beta: Parameter | None = None
+
+    def __init__(
+        self,
+        size: Any = None,
+        decay: float = 0.9,
+        eps: float = 2e-5,
+        dtype: Any = None,
+        use_gamma: bool = True,
+        use_beta: bool = True,
+        initial_gamma: Any = None,
+        initial_beta: Any = None,
+        axis: Any = None,
+        initial_avg_mean: Any = None,
+        initial_avg_var: Any = None,
+    ) -> None:
+        super().__init__()
+        if size is None and axis is None:
+            raise RuntimeError("size or axis is required")
+        self._initial_avg_mean = initial_avg_mean
+        self._initial_avg_var = initial_avg_var
+        self.N = 0
+        self.register_persistent("N")
+        self.decay = decay
+        self.eps = eps
+        if isinstance(axis, int):
+            axis = (axis,)
+        self.axis = axis
+        dt = np.dtype(np.float32 if dtype is None else dtype)
+        if dt == np.float16:
+            dt = np.dtype(np.float32)  # chainer: map_mixed16 (the statistics in float32)
+        self._highprec_dtype = dt
+        with self.init_scope():
+            if use_gamma:
+                gi = _init._get_initializer(1 if initial_gamma is None else initial_gamma)
+                gi.dtype = dt
+                self.gamma = Parameter(gi)
+            if use_beta:
+                bi = _init._get_initializer(0 if initial_beta is None else initial_beta)
+                bi.dtype = dt
+                self.beta = Parameter(bi)
+        if size is None:
+            self.avg_mean = None
+            self.avg_var = None
+        else:
+            self._initialize_params(size)
+        self.register_persistent("avg_mean")
+        self.register_persistent("avg_var")
+
+    def _initialize_params(self, shape: Any) -> None:
+        self.avg_mean = self._init_array(self._initial_avg_mean, 0, shape)
+        self._initial_avg_mean = None
+        self.avg_var = self._init_array(self._initial_avg_var, 1, shape)
+        self._initial_avg_var = None
+        if self.gamma is not None:
+            self.gamma.initialize(shape)
+        if self.beta is not None:
+            self.beta.initialize(shape)
+
+    def _init_array(self, initializer: Any, default: float, size: Any) -> Any:
+        init = _init._get_initializer(default if initializer is None else initializer)
+        dev = self.device
+        return _init.generate_array(
+            init, size, np, dtype=self._highprec_dtype, device=None if dev.kind == "cpu" else dev
+        )
+
+    @property
+    def printable_specs(self) -> Any:
+        yield from (
+            ("size", self.avg_mean.shape[0]),
+            ("decay", self.decay),
+            ("eps", self.eps),
+            ("dtype", self.avg_mean.dtype),
+            ("use_gamma", hasattr(self, "gamma")),
+            ("use_beta", hasattr(self, "beta")),
+        )
+
+    def forward(self, x: Any, **kwargs: Any) -> Any:
+        """Normalize ``x`` (see the class); ``finetune=True`` averages the statistics over the
+        calls since the last :meth:`start_finetuning`."""
+        finetune = kwargs.pop("finetune", False)
+        if "test" in kwargs:
+            raise ValueError("test argument is not supported anymore. Use chainer.using_config")
+        if kwargs:
+            raise TypeError(
+                "chainer L.BatchNormalization got unexpected keyword argument(s) "
+                + ", ".join(repr(k) for k in kwargs)
+            )
+        if self.avg_mean is None:
+            self._initialize_params(tuple(d for i, d in enumerate(x.shape) if i not in self.axis))
+        xp = self.xp
+        gamma = self.gamma
+        if gamma is None:
+            gamma = xp.ones(self.avg_mean.shape, dtype=self._highprec_dtype)
+        beta = self.beta
+        if beta is None:
+            beta = xp.zeros(self.avg_mean.shape, dtype=self._highprec_dtype)
+        if config.train:
+            if finetune:
+                self.N += 1
+                decay = 1.0 - 1.0 / self.N
+            else:
+                decay = self.decay
+            return F.batch_normalization(
+                x,
+                gamma,
+                beta,
+                eps=self.eps,
+                running_mean=self.avg_mean,
+                running_var=self.avg_var,
+                decay=decay,
+                axis=self.axis,
+            )
+        return F.fixed_batch_normalization(
+            x, gamma, beta, self.avg_mean, self.avg_var, self.eps, axis=self.axis
+        )
+
+    def start_finetuning(self) -> None:
+        """Restart the statistics average of ``finetune=True`` (``N = 0``)."""
+        self.N = 0
+
+
+class Classifier(Chain):
+    """``Classifier(predictor, lossfun=F.softmax_cross_entropy, accfun=F.accuracy,
+    label_key=-1)``: ``model(*args)`` takes the label from ``args[label_key]`` (an int
+    position or a keyword name), computes ``y = predictor(*rest)``, ``loss = lossfun(y, t)``
+    and, when ``compute_accuracy``, ``accuracy = accfun(y, t)``; ``y``, ``loss`` and
+    ``accuracy`` stay as attributes, the loss is returned. (chainer also reports loss and
+    accuracy to an active ``chainer.Reporter``; gradhub has no reporter.)
+    """
+
+    compute_accuracy = True
+
+    def __init__(
+        self,
+        predictor: Link,
+        lossfun: Any = F.softmax_cross_entropy,
+        accfun: Any = F.accuracy,
+        label_key: int | str = -1,
+    ) -> None:
+        if not isinstance(label_key, (int, str)):
+            raise TypeError(f"label_key must be int or str, but is {type(label_key)}")
+        super().__init__()
+        self.lossfun = lossfun
+        self.accfun = accfun
+        self.y: Any = None
+        self.loss: Any = None
+        self.accuracy: Any = None
+        self.label_key = label_key
+        with self.init_scope():
+            self.predictor = predictor
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The loss of ``predictor(*args_without_label)`` against the label."""
+        if isinstance(self.label_key, int):
+            if not (-len(args) <= self.label_key < len(args)):
+                raise ValueError(f"Label key {self.label_key} is out of bounds")
+            t = args[self.label_key]
+            if self.label_key == -1:
+                args = args[:-1]
+            else:
+                args = args[: self.label_key] + args[self.label_key + 1 :]
+        else:
+            if self.label_key not in kwargs:
+                raise ValueError(f'Label key "{self.label_key}" is not found')
+            t = kwargs.pop(self.label_key)
+        self.y = None
+        self.loss = None
+        self.accuracy = None
+        self.y = self.predictor(*args, **kwargs)
+        self.loss = self.lossfun(self.y, t)
+        if self.compute_accuracy:
+            self.accuracy = self.accfun(self.y, t)
+        return self.loss
+
+
+def __getattr__(name: str) -> Any:
+    if name[:1].isupper():  # another chainer link class
+        raise NotImplementedError(
+            f"chainer.links.{name} is not supported by gradhub (supported: "
+            f"{', '.join(__all__)}); see {PAGE}"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
