@@ -34,8 +34,7 @@ def test_variable_uses_the_array_as_is() -> None:
 def test_variable_rejects_lists_and_none() -> None:
     with pytest.raises(TypeError, match="chainer Variable: the data must be a numpy or cupy"):
         Variable([1.0, 2.0])
-    with pytest.raises(TypeError, match="uninitialized Variables"):
-        Variable()
+    assert Variable().array is None  # chainer's uninitialized Variable (test_link.py)
 
 
 def test_variable_name_grad_and_repr() -> None:

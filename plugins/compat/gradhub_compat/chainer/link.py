@@ -421,7 +421,7 @@ class Link:
             data = serializer(name, param.array)
             if param.array is None and data is not None:
                 param.initialize(tuple(data.shape))
-                param.array[...] = send(data, param.device)
+                param._data[...] = send(data, param.device)
         for name in self._persistent:
             d[name] = serializer(name, d[name])
 

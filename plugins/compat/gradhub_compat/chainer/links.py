@@ -215,8 +215,8 @@ class BatchNormalization(Link):
                 bi.dtype = dt
                 self.beta = Parameter(bi)
         if size is None:
-            self.avg_mean = None
-            self.avg_var = None
+            self.avg_mean: Any = None
+            self.avg_var: Any = None
         else:
             self._initialize_params(size)
         self.register_persistent("avg_mean")

@@ -101,6 +101,9 @@ class Hyperparameter:
     def __init__(self, parent: Hyperparameter | None = None) -> None:
         self._parent = parent
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
     def __getattr__(self, name: str) -> Any:
         if "_parent" not in self.__dict__:
             raise AttributeError("_parent is not set up yet")

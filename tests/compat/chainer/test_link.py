@@ -1,0 +1,291 @@
+"""chainer's Parameter, Link, Chain and ChainList in gradhub's chainer layer: registration,
+traversal order and paths, gradients, uninitialized parameters and Variables, devices,
+serialization keys; expected values recorded with chainer 7.8.1 (2026-11-25)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import gradhub_compat.chainer.functions as F
+import gradhub_compat.chainer.links as L
+import numpy as np
+import pytest
+from gradhub_compat import chainer
+from gradhub_compat.chainer import serializers
+from gradhub_compat.chainer.serializers import DictionarySerializer
+
+
+class Net(chainer.Chain):
+    def __init__(self) -> None:
+        super().__init__()
+        with self.init_scope():
+            self.b = L.Linear(2, 2)
+            self.a = chainer.ChainList(L.Linear(2, 3, nobias=True), L.BatchNormalization(3))
+            self.p = chainer.Parameter(np.zeros(2, np.float32))
+            self.not_registered_value = 3
+
+
+def test_traversal_orders_and_paths_are_chainers() -> None:
+    net = Net()
+    assert [n for n, _ in net.namedparams()] == [
+        "/p",
+        "/a/0/W",
+        "/a/1/beta",
+        "/a/1/gamma",
+        "/b/W",
+        "/b/b",
+    ]
+    assert [n for n, _ in net.namedlinks()] == ["/", "/a", "/a/0", "/a/1", "/b"]
+    assert [type(lk).__name__ for lk in net.links()] == [
+        "Net",
+        "ChainList",
+        "Linear",
+        "BatchNormalization",
+        "Linear",
+    ]
+    assert [type(lk).__name__ for lk in net.children()] == ["ChainList", "Linear"]
+    assert [p.name for p in net.params()] == ["p", "W", "beta", "gamma", "W", "b"]
+    assert net.count_params() == 20  # chainer 7.8.1
+    assert net.b.name == "b" and net.a[1].name == "1"
+
+
+def test_str_is_chainers() -> None:
+    assert str(Net()) == (
+        "Net(\n"
+        "  (a): ChainList(\n"
+        "    (0): Linear(in_size=2, out_size=3, nobias=True),\n"
+        "    (1): BatchNormalization(size=3, decay=0.9, eps=2e-05, dtype=float32, "
+        "use_gamma=True, use_beta=True),\n"
+        "  ),\n"
+        "  (b): Linear(in_size=2, out_size=2, nobias=False),\n"
+        ")"
+    )
+
+
+def test_serialization_keys_are_chainers() -> None:
+    s = DictionarySerializer()
+    s.save(Net())
+    assert sorted(s.target) == [
+        "a/0/W",
+        "a/1/N",
+        "a/1/avg_mean",
+        "a/1/avg_var",
+        "a/1/beta",
+        "a/1/gamma",
+        "b/W",
+        "b/b",
+        "p",
+    ]
+
+
+def test_chain_file_round_trip_and_chainer_written_file() -> None:
+    net = Net()
+    net.b.W.array[...] = np.arange(4, dtype=np.float32).reshape(2, 2)
+    net.a[1].avg_mean[...] = [1.0, 2.0, 3.0]
+    net.a[1].N = 7
+    path = os.path.join(tempfile.mkdtemp(), "net.npz")
+    serializers.save_npz(path, net)
+    other = Net()
+    serializers.load_npz(path, other)
+    np.testing.assert_array_equal(other.b.W.array, net.b.W.array)
+    np.testing.assert_array_equal(other.a[1].avg_mean, [1.0, 2.0, 3.0])
+    assert other.a[1].N == 7
+
+
+def test_file_written_by_chainer_loads_into_a_chain() -> None:
+    """data/chainer_net.npz was written by chainer 7.8.1 (data/make_chainer_net.py)."""
+    from pathlib import Path
+
+    class ChainerNet(chainer.Chain):
+        def __init__(self) -> None:
+            super().__init__()
+            with self.init_scope():
+                self.l1 = L.Linear(None, 4)  # uninitialized: the file gives the shape
+                self.bn = L.BatchNormalization(4)
+                self.stack = chainer.ChainList(L.Linear(2, 2, nobias=True))
+
+    net = ChainerNet()
+    serializers.load_npz(Path(__file__).parent / "data" / "chainer_net.npz", net)
+    np.testing.assert_array_equal(
+        net.l1.W.array, np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    )
+    np.testing.assert_array_equal(net.l1.b.array, np.arange(4, dtype=np.float32) - 1.5)
+    np.testing.assert_array_equal(net.bn.avg_mean, [0.5, 1, 1.5, 2])
+    np.testing.assert_array_equal(net.stack[0].W.array, np.eye(2, dtype=np.float32))
+
+
+def test_registration_only_inside_init_scope() -> None:
+    class C(chainer.Chain):
+        def __init__(self) -> None:
+            super().__init__()
+            self.outside = L.Linear(1, 1)  # not registered (as chainer)
+            with self.init_scope():
+                self.inside = L.Linear(1, 1)
+
+    c = C()
+    assert [n for n, _ in c.namedlinks(skipself=True)] == ["/inside"]
+    with pytest.raises(AttributeError, match="cannot register a new link inside: attribute"):
+        c.add_link("inside", L.Linear(1, 1))
+    with pytest.raises(TypeError, match="cannot register a non-link object as a child"):
+        c.add_link("x", 3)
+    del c.inside
+    assert list(c.params()) == []
+    cl = chainer.ChainList()
+    with pytest.raises(TypeError, match="cannot register a new link within"):
+        with cl.init_scope():
+            cl.x = L.Linear(1, 1)
+
+
+def test_link_params_by_shape() -> None:
+    lk = chainer.Link(x=(2, 3), y=None)
+    assert [n for n, _ in lk.namedparams()] == ["/x", "/y"]
+    assert lk.x.array.dtype == np.float32 and lk.x.array.shape == (2, 3)
+    assert np.isnan(lk.x.array).all()
+    assert lk.y.array is None
+    with pytest.raises(AttributeError, match="cannot register a new parameter x"):
+        lk.add_param("x", (1,))
+
+
+def test_call_is_forward_and_missing_init_is_reported() -> None:
+    class Bad(chainer.Chain):
+        def __init__(self) -> None:  # forgets super().__init__()
+            pass
+
+    with pytest.raises(RuntimeError, match=r"Link.__init__\(\) has not been called"):
+        with Bad().init_scope():
+            pass
+
+
+def test_parameter_with_shape_starts_with_nan_gradient_as_chainer() -> None:
+    lin = L.Linear(3, 2)
+    assert np.isnan(lin.W.grad).all() and np.isnan(lin.b.grad).all()
+    F.sum(lin(np.ones((1, 3), np.float32))).backward()
+    assert np.isnan(lin.W.grad).all()  # chainer 7.8.1: NaN + gradient
+    lin.cleargrads()
+    assert lin.W.grad is None
+    F.sum(lin(np.ones((1, 3), np.float32))).backward()
+    np.testing.assert_array_equal(lin.W.grad, np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(lin.b.grad, np.ones(2, np.float32))
+
+
+def test_uninitialized_parameter() -> None:
+    p = chainer.Parameter()
+    assert p.array is None and not p.is_initialized
+    assert repr(p) == "variable(None)"
+    assert p.dtype == np.float64  # chainer's rule: numpy.dtype(None) of the NaN initializer
+    with pytest.raises(RuntimeError, match=r"Cannot retrieve Variable.grad"):
+        p.grad  # noqa: B018
+    p.cleargrad()
+    assert p.grad is None
+    lin = L.Linear(None, 4)
+    assert repr(lin.W) == "variable W(None)"
+    lin.W.initialize((4, 2))
+    assert lin.W.array.dtype == np.float32 and np.isnan(lin.W.grad).all()
+    u = L.Linear(None, 2)
+    u.cleargrads()
+    u.W.initialize((2, 2))
+    assert u.W.grad is None
+    with pytest.warns(DeprecationWarning, match="zerograds is deprecated"):
+        z = L.Linear(None, 2)
+        z.zerograds()
+    z.W.initialize((2, 2))
+    np.testing.assert_array_equal(z.W.grad, np.zeros((2, 2), np.float32))
+
+
+def test_parameter_from_array_and_scalar() -> None:
+    a = np.ones(3, np.float32)
+    p = chainer.Parameter(a)
+    assert p.array is a and p.grad is None
+    q = chainer.Parameter(2.5, (2,))
+    np.testing.assert_array_equal(q.array, [2.5, 2.5])
+    assert q.array.dtype == np.float32
+
+
+def test_uninitialized_variable() -> None:
+    v = chainer.Variable(None)
+    assert v.array is None and v.requires_grad
+    assert repr(v) == "variable(None)" and str(v) == "variable(None)"
+    with pytest.raises(AttributeError):
+        v.shape  # noqa: B018
+    v.array = np.ones(2, np.float32)
+    np.testing.assert_array_equal((v * 2).array, [2.0, 2.0])
+
+
+def test_copyparams_addgrads_and_update_switches() -> None:
+    a, b = Net(), Net()
+    b.b.W.array[...] = 5.0
+    b.a[1].avg_var[...] = 9.0
+    a.copyparams(b)
+    np.testing.assert_array_equal(a.b.W.array, np.full((2, 2), 5.0))
+    np.testing.assert_array_equal(a.a[1].avg_var, np.full(3, 9.0))
+    a.cleargrads()
+    b.cleargrads()
+    b.b.W.grad = np.ones((2, 2), np.float32)
+    a.addgrads(b)
+    np.testing.assert_array_equal(a.b.W.grad, np.ones((2, 2)))
+    assert a.b.b.grad is None
+    assert not a.update_enabled  # no optimizer yet
+
+
+def test_to_device_numpy_and_refused_devices() -> None:
+    lin = L.Linear(2, 2)
+    assert lin.to_device("@numpy") is lin and lin.to_cpu() is lin
+    assert lin.device.name == "cpu" and lin.xp is np
+    v = chainer.Variable(np.ones(2, np.float32))
+    v.to_device("@numpy")
+    v.to_cpu()
+    assert isinstance(v.array, np.ndarray)
+    with pytest.raises(NotImplementedError, match=r"ChainerX.*docs/migration-chainer.md"):
+        v.to_device("native:0")
+    with pytest.raises(NotImplementedError, match=r"Link.to_chx.*docs/migration-chainer.md"):
+        lin.to_chx()
+    with pytest.raises(TypeError, match="invalid device specifier"):
+        v.to_device(1.5)
+
+
+def test_to_gpu_without_a_usable_cuda_device_raises_clearly() -> None:
+    from gradhub.registry import REGISTRY
+
+    try:
+        ok = REGISTRY.availability("cuda")[0]
+    except Exception:
+        ok = False
+    if ok:
+        pytest.skip("a CUDA device is usable here (tested in test_to_gpu_moves_arrays)")
+    with pytest.raises(RuntimeError, match=r"Variable.to_device: no usable gradhub CUDA device"):
+        chainer.Variable(np.ones(2, np.float32)).to_gpu()
+    with pytest.raises(RuntimeError, match=r"Linear.to_device: no usable gradhub CUDA device"):
+        L.Linear(2, 2).to_gpu()
+
+
+def test_to_gpu_moves_arrays() -> None:
+    from gradhub.registry import REGISTRY
+
+    try:
+        ok = REGISTRY.availability("cuda")[0]
+    except Exception:
+        ok = False
+    if not ok:
+        pytest.skip("no usable CUDA device")
+    net = Net()
+    net.to_gpu()
+    assert net.b.W.device.name == "cuda:0"
+    assert type(net.a[1].avg_mean).__module__.startswith("cupy")
+    y = net.b(net.b.xp.ones((1, 2), dtype=np.float32))
+    assert y.device.name == "cuda:0"
+    net.to_cpu()
+    assert isinstance(net.b.W.array, np.ndarray)
+
+
+def test_unsupported_link_features_name_the_page() -> None:
+    lin = L.Linear(1, 1)
+    for call, feature in (
+        (lambda: lin.copy(), "Link.copy"),
+        (lambda: lin.repeat(2), "Link.repeat"),
+        (lambda: lin.add_hook(object()), "Link.add_hook"),
+    ):
+        with pytest.raises(NotImplementedError, match=feature + r".*docs/migration-chainer.md"):
+            call()
+    with pytest.raises(NotImplementedError, match=r"chainer.links.LSTM.*migration-chainer"):
+        L.LSTM  # noqa: B018
