@@ -289,3 +289,10 @@ def test_unsupported_link_features_name_the_page() -> None:
             call()
     with pytest.raises(NotImplementedError, match=r"chainer.links.LSTM.*migration-chainer"):
         L.LSTM  # noqa: B018
+
+
+def test_saving_an_uninitialized_parameter_is_refused() -> None:
+    path = os.path.join(tempfile.mkdtemp(), "u.npz")
+    with pytest.raises(ValueError, match=r"save_npz: 'W' is None \(an uninitialized value\)"):
+        serializers.save_npz(path, L.Linear(None, 2))
+    assert not os.path.exists(path)
