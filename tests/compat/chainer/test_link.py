@@ -281,7 +281,6 @@ def test_to_gpu_moves_arrays() -> None:
 def test_unsupported_link_features_name_the_page() -> None:
     lin = L.Linear(1, 1)
     for call, feature in (
-        (lambda: lin.copy(), "Link.copy"),
         (lambda: lin.repeat(2), "Link.repeat"),
         (lambda: lin.add_hook(object()), "Link.add_hook"),
     ):
@@ -296,3 +295,32 @@ def test_saving_an_uninitialized_parameter_is_refused() -> None:
     with pytest.raises(ValueError, match=r"save_npz: 'W' is None \(an uninitialized value\)"):
         serializers.save_npz(path, L.Linear(None, 2))
     assert not os.path.exists(path)
+
+
+def test_copy_modes_match_chainer() -> None:
+    class N(chainer.Chain):
+        def __init__(self) -> None:
+            super().__init__()
+            with self.init_scope():
+                self.l = L.Linear(2, 2)
+                self.cl = chainer.ChainList(L.Linear(1, 1))
+
+    np.random.seed(0)
+    n = N()
+    n.cleargrads()
+    s = n.copy()
+    assert s.l.W.array is n.l.W.array and s.l.W is not n.l.W
+    assert s.name is None and s.l.name == "l" and s.cl[0].name == "0"
+    assert s.cl[0].W.array is n.cl[0].W.array and s.l.W.grad is None
+    c = n.copy("copy")
+    assert c.l.W.array is not n.l.W.array
+    np.testing.assert_array_equal(c.l.W.array, n.l.W.array)
+    np.random.seed(5)
+    i = n.copy("init")
+    # chainer 7.8.1: the same draws in the same order
+    np.testing.assert_array_equal(
+        i.l.W.array, np.array([[1.1189831, -0.6429244], [-0.41835028, 0.13265552]], np.float32)
+    )
+    np.testing.assert_array_equal(i.cl[0].W.array, np.array([[-0.32986996]], np.float32))
+    with pytest.raises(ValueError, match="'mode' argument should be either 'init','copy', or"):
+        n.copy("x")

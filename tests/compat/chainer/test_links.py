@@ -134,3 +134,22 @@ def test_accuracy_matches_chainer() -> None:
         F.accuracy(y, y)
     with pytest.raises(ValueError, match=r"F\.accuracy: the shapes"):
         F.accuracy(y, np.array([1, 0], np.int32))
+
+
+def test_from_params_copies_the_arrays() -> None:
+    W = np.arange(6, dtype=np.float32).reshape(2, 3)
+    lin = L.Linear.from_params(chainer.Variable(W), np.ones(2, np.float32))
+    assert (lin.in_size, lin.out_size) == (3, 2) and lin.W.array is not W
+    np.testing.assert_array_equal(lin.W.array, W)
+    with pytest.raises(ValueError, match="`out_size` does not match the size of `b`"):
+        L.Linear.from_params(W, np.ones(3, np.float32))
+    Wc = np.ones((4, 1, 3, 3), np.float32)
+    conv = L.Convolution2D.from_params(Wc, pad=1, groups=2)
+    assert conv.in_channels == 2 and conv.W.shape == (4, 1, 3, 3) and conv.b is not None
+    np.testing.assert_array_equal(conv.b.array, 0)
+
+
+def test_unsupported_training_api_names_the_page() -> None:
+    for name in ("Sequential", "iterators", "training", "datasets", "reporter"):
+        with pytest.raises(NotImplementedError, match=rf"chainer\.{name} .*migration-chainer"):
+            getattr(chainer, name)

@@ -69,6 +69,12 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _TRAINING_NAMES:
         return getattr(importlib.import_module(f"{__name__}.link"), name)
+    if name in _UNSUPPORTED_TRAINING:
+        raise NotImplementedError(
+            f"chainer.{name} is not supported by gradhub (the training surface is Link, Chain, "
+            "ChainList, Parameter, links, optimizers, optimizer_hooks, initializers and "
+            "serializers); see docs/migration-chainer.md"
+        )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -82,6 +88,19 @@ _TRAINING_MODULES = (
     "optimizers",
 )
 _TRAINING_NAMES = ("Chain", "ChainList", "Link", "Parameter")
+#: the parts of chainer's training API the layer refuses (NotImplementedError naming the page)
+_UNSUPPORTED_TRAINING = (
+    "LinkHook",
+    "Reporter",
+    "Sequential",
+    "dataset",
+    "datasets",
+    "iterators",
+    "link_hooks",
+    "report",
+    "reporter",
+    "training",
+)
 
 
 def _array_arg(data: Any, where: str) -> Any:

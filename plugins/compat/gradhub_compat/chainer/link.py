@@ -459,10 +459,35 @@ class Link:
         """The array module of the link's device."""
         return self.device.xp
 
-    # -- refused ---------------------------------------------------------------------------------
     def copy(self, mode: str = "share") -> Link:
-        """Not supported (NotImplementedError)."""
-        raise _unsupported("Link.copy")
+        """A copy of the link: ``'share'`` (default) shares the parameter arrays (new
+        Parameter objects, gradients None), ``'copy'`` copies everything (``copy.deepcopy``),
+        ``'init'`` copies and re-initializes the initialized parameters with their
+        initializers. The copy has no name."""
+        import copy as _copy
+
+        if mode == "share":
+            ret = _copy.copy(self)
+            ret._params = set(self._params)
+            ret._persistent = set(self._persistent)
+            ret.name = None
+            d = ret.__dict__
+            for name in ret._params:
+                d[name] = _copy.copy(d[name])
+                d[name].grad = None
+            return ret
+        if mode == "copy":
+            return _copy.deepcopy(self)
+        if mode == "init":
+            ret = _copy.deepcopy(self)
+            for param in ret.params(include_uninit=False):
+                param.initialize(param.shape)
+            return ret
+        raise ValueError(
+            f"The 'mode' argument should be either 'init','copy', or 'share'. But {mode} was given."
+        )
+
+    # -- refused ---------------------------------------------------------------------------------
 
     def repeat(self, n_repeat: int, mode: str = "init") -> Any:
         """Not supported (NotImplementedError)."""
@@ -522,6 +547,16 @@ class Chain(Link):
             raise TypeError("cannot register a non-link object as a child")
         with self.init_scope():
             setattr(self, name, link)
+
+    def copy(self, mode: str = "share") -> Chain:
+        ret: Chain = super().copy(mode)  # type: ignore[assignment]
+        ret._children = set(ret._children)
+        d = ret.__dict__
+        for name in ret._children:
+            copied = d[name].copy(mode)
+            copied.name = name
+            d[name] = copied
+        return ret
 
     def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
         yield from super().params(include_uninit)
@@ -642,6 +677,15 @@ class ChainList(Link, collections.abc.MutableSequence):  # type: ignore[misc]
     def add_link(self, link: Link) -> None:
         """Append ``link``."""
         self.append(link)
+
+    def copy(self, mode: str = "share") -> ChainList:
+        ret: ChainList = super().copy()  # type: ignore[assignment]  # (chainer: "share" here)
+        ret._children = list(ret._children)
+        for i, child in enumerate(ret._children):
+            copied = child.copy(mode)
+            copied.name = str(i)
+            ret._children[i] = copied
+        return ret
 
     def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
         yield from super().params(include_uninit)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import as_variable, config
+from . import as_array, as_variable, config
 from . import functions as F
 from . import initializers as _init
 from ._device import PAGE
@@ -61,6 +61,14 @@ class Linear(Link):
 
     def _initialize_params(self, in_size: int) -> None:
         self.W.initialize((self.out_size, in_size))
+
+    @classmethod
+    def from_params(cls, W: Any, b: Any = None, nobias: bool = False) -> Linear:
+        """A Linear whose W (out, in) and b are copies of the given arrays or Variables."""
+        out_size, in_size = W.shape
+        if b is not None and out_size != b.size:
+            raise ValueError("`out_size` does not match the size of `b`")
+        return cls(in_size, out_size, nobias, initialW=as_array(W), initial_bias=as_array(b))
 
     @property
     def printable_specs(self) -> Any:
@@ -135,6 +143,36 @@ class Convolution2D(Link):
             ("nobias", self.b is None),
             ("dilate", self.dilate),
             ("groups", self.groups),
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        W: Any,
+        b: Any = None,
+        stride: Any = 1,
+        pad: Any = 0,
+        nobias: bool = False,
+        *,
+        dilate: Any = 1,
+        groups: int = 1,
+    ) -> Convolution2D:
+        """A Convolution2D whose W (out, in // groups, kh, kw) and b are copies of the given
+        arrays or Variables."""
+        out_channels, in_per_group, kh, kw = W.shape
+        if b is not None and out_channels != b.size:
+            raise ValueError("`out_channels` does not match the size of `b`")
+        return cls(
+            in_per_group * groups,
+            out_channels,
+            (kh, kw),
+            stride,
+            pad,
+            nobias,
+            initialW=as_array(W),
+            initial_bias=as_array(b),
+            dilate=dilate,
+            groups=groups,
         )
 
     def _initialize_params(self, in_channels: int) -> None:
