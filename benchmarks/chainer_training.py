@@ -109,9 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         g = _run(sys.executable, "gradhub", kind, args.steps, args.rounds, args.threads)
         c = _run(args.chainer_python, "chainer", kind, args.steps, args.rounds, args.threads)
         ratio = g["median_s"] / c["median_s"]
-        print(
-            f"| {kind} | {g['median_s'] * 1e3:.3f} | {c['median_s'] * 1e3:.3f} | {ratio:.2f} |"
-        )
+        print(f"| {kind} | {g['median_s'] * 1e3:.3f} | {c['median_s'] * 1e3:.3f} | {ratio:.2f} |")
     return 0
 
 
