@@ -150,6 +150,30 @@ def test_from_params_copies_the_arrays() -> None:
 
 
 def test_unsupported_training_api_names_the_page() -> None:
-    for name in ("Sequential", "iterators", "training", "datasets", "reporter"):
+    for name in ("Sequential", "iterators", "training", "datasets", "LinkHook"):
         with pytest.raises(NotImplementedError, match=rf"chainer\.{name} .*migration-chainer"):
             getattr(chainer, name)
+
+
+def test_reporter_collects_the_classifier_values_as_chainer() -> None:
+    model = L.Classifier(L.Linear(2, 3))
+    x, t = np.ones((2, 2), np.float32), np.array([0, 1], np.int32)
+    model(x, t)  # no current reporter: nothing happens
+    reporter = chainer.Reporter()
+    reporter.add_observers("main", model.namedlinks(skipself=True))
+    reporter.add_observer("main", model)
+    obs: dict[str, object] = {}
+    with reporter.scope(obs):
+        loss = model(x, t)
+        assert chainer.get_current_reporter() is reporter
+        chainer.report({"extra": 1.5})
+        chainer.report({"w": model.predictor.W}, model.predictor)
+    assert sorted(obs) == ["extra", "main/accuracy", "main/loss", "main/predictor/w"]
+    reported = obs["main/loss"]
+    assert reported is not loss and reported.array is loss.array  # type: ignore[attr-defined]
+    assert reported.creator is None  # type: ignore[attr-defined]  # the graph is not kept
+    with pytest.raises(KeyError, match="Given observer is not registered to the reporter"):
+        with reporter:
+            chainer.report({"a": 1}, object())
+    with pytest.raises(IndexError):
+        chainer.get_current_reporter()

@@ -25,6 +25,7 @@ from . import functions as F
 from . import initializers as _init
 from ._device import PAGE
 from .link import Chain, Link, Parameter
+from .reporter import report
 
 __all__ = ["BatchNormalization", "Classifier", "Convolution2D", "Linear"]
 
@@ -338,8 +339,8 @@ class Classifier(Chain):
     label_key=-1)``: ``model(*args)`` takes the label from ``args[label_key]`` (an int
     position or a keyword name), computes ``y = predictor(*rest)``, ``loss = lossfun(y, t)``
     and, when ``compute_accuracy``, ``accuracy = accfun(y, t)``; ``y``, ``loss`` and
-    ``accuracy`` stay as attributes, the loss is returned. (chainer also reports loss and
-    accuracy to an active ``chainer.Reporter``; gradhub has no reporter.)
+    ``accuracy`` stay as attributes and are reported (``chainer.report``, under the name the
+    current ``chainer.Reporter`` gives the classifier); the loss is returned.
     """
 
     compute_accuracy = True
@@ -382,8 +383,10 @@ class Classifier(Chain):
         self.accuracy = None
         self.y = self.predictor(*args, **kwargs)
         self.loss = self.lossfun(self.y, t)
+        report({"loss": self.loss}, self)
         if self.compute_accuracy:
             self.accuracy = self.accfun(self.y, t)
+            report({"accuracy": self.accuracy}, self)
         return self.loss
 
 
