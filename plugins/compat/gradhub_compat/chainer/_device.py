@@ -81,3 +81,13 @@ def _to_numpy(array: Any) -> np.ndarray:
     if dt is None:
         return np.asarray(array)
     return dt.device_of(array).to_numpy(array)
+
+
+def get_device_of(array: Any) -> Device:
+    """The gradhub device holding ``array``."""
+    dt = REGISTRY.by_array_type.get(type(array))
+    if dt is None:
+        raise TypeError(
+            f"chainer layer: {type(array).__name__} is not an array of a gradhub device"
+        )
+    return dt.device_of(array)

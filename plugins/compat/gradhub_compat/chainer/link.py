@@ -49,7 +49,7 @@ from gradhub.variable import Variable as _NativeVariable
 
 from . import Variable
 from . import initializers as _init
-from ._device import PAGE, get_device, send
+from ._device import PAGE, get_device, get_device_of, send
 
 __all__ = ["Chain", "ChainList", "Link", "Parameter"]
 
@@ -418,12 +418,21 @@ class Link:
         d = self.__dict__
         for name in self._params:
             param = d[name]
-            data = serializer(name, param.array)
-            if param.array is None and data is not None:
+            if param.array is not None:  # the Variable: read and written on its device
+                serializer(name, param)
+                continue
+            data = serializer(name, None)
+            if data is not None:
                 param.initialize(tuple(data.shape))
                 param._data[...] = send(data, param.device)
         for name in self._persistent:
-            d[name] = serializer(name, d[name])
+            value = d[name]
+            if hasattr(value, "shape") and not isinstance(value, (np.ndarray, np.generic)):
+                # a device array (CuPy): through a host copy, then back to its device
+                dev = get_device_of(value)
+                d[name] = send(serializer(name, np.asarray(dev.to_numpy(value))), dev)
+            else:
+                d[name] = serializer(name, value)
 
     # -- devices ---------------------------------------------------------------------------------
     def to_device(self, device: Any) -> Link:
