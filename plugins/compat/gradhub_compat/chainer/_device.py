@@ -1,14 +1,15 @@
 """chainer's device specifiers mapped onto gradhub devices (``Variable.to_device``,
 ``Link.to_device``).
 
-``'@numpy'``, the ``numpy`` module and ``-1`` are the CPU; ``'@cupy:N'``, an int ``N >= 0`` and
-gradhub's own names (``'cpu'``, ``'cuda:N'``) a CUDA device of the gradhub-cuda plugin (a
-gradhub :class:`~gradhub.device.Device` is taken as it is). ChainerX (``'native:0'``,
-``'cuda:N'`` in chainer's sense) and iDeep (``'@intel64'``) raise NotImplementedError.
+``'@numpy'``, the ``numpy`` module and ``-1`` are the CPU; ``'@cupy:N'`` and an int ``N >= 0``
+a CUDA device of the gradhub-cuda plugin; gradhub's own names (``'cpu'``, ``'cuda:N'``, any
+registered device kind) and a gradhub :class:`~gradhub.device.Device` are taken as they are.
+ChainerX (``'native:0'``) and iDeep (``'@intel64'``) raise NotImplementedError.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -45,18 +46,24 @@ def _device(name: str, where: str) -> Device:
     kind, index = parse_device_name(name)
     if kind == "cpu":
         return REGISTRY.device_type("cpu").get(index)
-    if kind not in ("cuda",):
-        raise ValueError(f"{where}: unknown device {name!r}; use '@numpy' or '@cupy:N'")
     from gradhub.plugins import ensure_loaded
 
-    ensure_loaded()  # the cuda device type comes with the gradhub-cuda plugin
-    try:
-        ok, why = REGISTRY.availability(kind)
-    except Exception as e:  # no such device type registered
-        ok, why = False, str(e)
+    ensure_loaded()  # device types come with their plugins (cuda: gradhub-cuda)
+    kind = REGISTRY.device_aliases.get(kind, kind)
+    if kind not in REGISTRY.device_types:
+        if kind == "cuda":
+            raise RuntimeError(
+                f"{where}: no usable gradhub CUDA device for {name!r}: gradhub-cuda is not "
+                "installed (pip install gradhub-cuda, with CuPy, on a machine with a GPU), or "
+                "stay on '@numpy'"
+            )
+        known = ", ".join(sorted(REGISTRY.device_types))
+        raise ValueError(f"{where}: unknown device {name!r} (gradhub devices: {known})")
+    ok, why = REGISTRY.availability(kind)
     if not ok:
+        what = "CUDA device" if kind == "cuda" else "device"
         raise RuntimeError(
-            f"{where}: no usable gradhub CUDA device for {name!r} ({why}); install gradhub-cuda "
+            f"{where}: no usable gradhub {what} for {name!r} ({why}); install gradhub-cuda "
             "with CuPy on a machine with a GPU, or stay on '@numpy'"
         )
     return REGISTRY.device_type(kind).get(index)
@@ -69,7 +76,7 @@ def send(array: Any, device: Device) -> Any:
     dt = REGISTRY.by_array_type.get(type(array))
     if dt is not None and dt.device_of(array).name == device.name:
         return array
-    host = array if isinstance(array, np.ndarray) else np.asarray(_to_numpy(array))
+    host = array if type(array) is np.ndarray else np.asarray(_to_numpy(array))
     if device.kind == "cpu":
         return host
     with device.activate():
@@ -91,3 +98,24 @@ def get_device_of(array: Any) -> Device:
             f"chainer layer: {type(array).__name__} is not an array of a gradhub device"
         )
     return dt.device_of(array)
+
+
+def serialize_value(serializer: Any, name: str, value: Any) -> Any:
+    """``serializer(name, value)``, a device (CuPy) array going through a host copy and the
+    result back to its device (the serializers read and write numpy arrays)."""
+    if (
+        hasattr(value, "shape")
+        and type(value) is not np.ndarray
+        and not isinstance(value, np.generic)
+    ):
+        dev = get_device_of(value)
+        return send(serializer(name, np.asarray(dev.to_numpy(value))), dev)
+    return serializer(name, value)
+
+
+def activate(array: Any) -> Any:
+    """The context that makes the device of ``array`` current (nothing for numpy arrays and
+    None), as chainer's ``using_device`` around its updates."""
+    if array is None or type(array) is np.ndarray:
+        return contextlib.nullcontext()
+    return get_device_of(array).activate()

@@ -17,6 +17,7 @@ from gradhub.variable import Variable as _NativeVariable
 from .._common import adopt
 from .._common import call_native as _call
 from . import Variable, as_variable
+from ._device import activate
 
 
 def _data(x: Any) -> Any:
@@ -51,16 +52,17 @@ def accuracy(y: Any, t: Any, ignore_label: int | None = None) -> Variable:
             "not match (y: (N, C, ...), t: (N, ...))"
         )
     xp = as_variable(y).device.xp
-    pred = ya.argmax(axis=1).reshape(ta.shape)
-    if ignore_label is not None:
-        mask = ta == ignore_label
-        ignore_cnt = int(mask.sum())
-        pred = xp.where(mask, ignore_label, pred)
-        count = int((pred == ta).sum()) - ignore_cnt
-        total = ta.size - ignore_cnt
-        acc = xp.asarray(0.0 if total == 0 else float(count) / total, dtype=ya.dtype)
-    else:
-        acc = xp.asarray((pred == ta).mean(dtype=ya.dtype))
+    with activate(ya):
+        pred = ya.argmax(axis=1).reshape(ta.shape)
+        if ignore_label is not None:
+            mask = ta == ignore_label
+            ignore_cnt = int(mask.sum())
+            pred = xp.where(mask, ignore_label, pred)
+            count = int((pred == ta).sum()) - ignore_cnt
+            total = ta.size - ignore_cnt
+            acc = xp.asarray(0.0 if total == 0 else float(count) / total, dtype=ya.dtype)
+        else:
+            acc = xp.asarray((pred == ta).mean(dtype=ya.dtype))
     return Variable(acc, requires_grad=False)
 
 
@@ -131,12 +133,13 @@ def batch_normalization(
     if running_mean is not None or running_var is not None:
         m = x.size // g.size
         adjust = m / max(m - 1.0, 1.0)  # unbiased estimation
-        if running_mean is not None:
-            running_mean *= decay
-            running_mean += (1 - decay) * mean._data.reshape(g.shape)
-        if running_var is not None:
-            running_var *= decay
-            running_var += (1 - decay) * adjust * var._data.reshape(g.shape)
+        with activate(x._data):
+            if running_mean is not None:
+                running_mean *= decay
+                running_mean += (1 - decay) * mean._data.reshape(g.shape)
+            if running_var is not None:
+                running_var *= decay
+                running_var += (1 - decay) * adjust * var._data.reshape(g.shape)
     return adopt(y, Variable)  # type: ignore[no-any-return]
 
 
@@ -163,9 +166,10 @@ def fixed_batch_normalization(
     shape = _expanded_shape(x, axes)
     xp = x.device.xp
     mean_a, var_a = _data(mean), _data(var)
-    inv_std = xp.sqrt(xp.reciprocal(var_a + eps))
-    m = Variable(xp.asarray(mean_a).reshape(shape), requires_grad=False)
-    s = Variable(xp.asarray(inv_std).reshape(shape), requires_grad=False)
+    with activate(x._data):
+        inv_std = xp.sqrt(xp.reciprocal(var_a + eps))
+        m = Variable(xp.asarray(mean_a).reshape(shape), requires_grad=False)
+        s = Variable(xp.asarray(inv_std).reshape(shape), requires_grad=False)
     y = (x - m) * s
     y = y * _call("Reshape", g, shape=shape)
     y = y + _call("Reshape", b, shape=shape)

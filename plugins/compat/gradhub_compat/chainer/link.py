@@ -49,7 +49,7 @@ from gradhub.variable import Variable as _NativeVariable
 
 from . import Variable
 from . import initializers as _init
-from ._device import PAGE, get_device, get_device_of, send
+from ._device import PAGE, get_device, send, serialize_value
 
 __all__ = ["Chain", "ChainList", "Link", "Parameter"]
 
@@ -425,14 +425,8 @@ class Link:
             if data is not None:
                 param.initialize(tuple(data.shape))
                 param._data[...] = send(data, param.device)
-        for name in self._persistent:
-            value = d[name]
-            if hasattr(value, "shape") and not isinstance(value, (np.ndarray, np.generic)):
-                # a device array (CuPy): through a host copy, then back to its device
-                dev = get_device_of(value)
-                d[name] = send(serializer(name, np.asarray(dev.to_numpy(value))), dev)
-            else:
-                d[name] = serializer(name, value)
+        for name in self._persistent:  # (a device array goes through a host copy)
+            d[name] = serialize_value(serializer, name, d[name])
 
     # -- devices ---------------------------------------------------------------------------------
     def to_device(self, device: Any) -> Link:

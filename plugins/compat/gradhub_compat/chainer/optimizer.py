@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from gradhub.variable import Variable as _NativeVariable
 
-from ._device import PAGE
+from ._device import PAGE, activate, serialize_value
 from .link import Link
 
 __all__ = [
@@ -175,15 +175,16 @@ class UpdateRule:
         if not self.enabled:
             return
         self.t += 1
-        if param.array is not None:
-            if self._state is None:
-                self._state = {}
-                self.init_state(param)
-        for hook in self._hookable.hooks("pre"):
-            hook(self, param)
-        self.update_core(param)
-        for hook in self._hookable.hooks("post"):
-            hook(self, param)
+        with activate(param.array):  # the parameter's device is current (chainer's using_device)
+            if param.array is not None:
+                if self._state is None:
+                    self._state = {}
+                    self.init_state(param)
+            for hook in self._hookable.hooks("pre"):
+                hook(self, param)
+            self.update_core(param)
+            for hook in self._hookable.hooks("post"):
+                hook(self, param)
 
     def update_core(self, param: Any) -> None:
         """The update formula (defined by subclasses)."""
@@ -219,7 +220,7 @@ class UpdateRule:
                     self._state[key] = value
         else:
             for key in self._state:
-                self._state[key] = serializer(key, self._state[key])
+                self._state[key] = serialize_value(serializer, key, self._state[key])
 
     def use_fp32_update(self, flag: bool = True) -> None:
         """Not supported (NotImplementedError)."""
@@ -332,7 +333,9 @@ class GradientMethod(Optimizer):
         assert self.target is not None
         for _, param in self.target.namedparams(False):
             if param._grad is None:
-                param._grad = _NativeVariable.leaf(param.device.xp.zeros_like(param.array), True)
+                with activate(param.array):
+                    zeros = param.device.xp.zeros_like(param.array)
+                param._grad = _NativeVariable.leaf(zeros, True)
                 param._grad_valid = True
 
     def call_hook(self, hook: Any) -> None:

@@ -27,6 +27,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ._device import activate
+
 __all__ = ["GradientClipping", "GradientHardClipping", "Lasso", "WeightDecay"]
 
 
@@ -44,7 +48,8 @@ class WeightDecay:
         p, g = param.array, param.grad
         if p is None or g is None:
             return
-        g += self.rate * p
+        with activate(p):
+            g += self.rate * p
 
 
 class Lasso:
@@ -61,7 +66,8 @@ class Lasso:
         p, g = param.array, param.grad
         if p is None or g is None:
             return
-        g += self.rate * param.device.xp.sign(p)
+        with activate(p):
+            g += self.rate * param.device.xp.sign(p)
 
 
 class GradientClipping:
@@ -78,19 +84,29 @@ class GradientClipping:
         params = list(opt.target.params(False))
         if not params:
             return
-        dots = []
+        groups: dict[str, list[Any]] = {}  # by device, as chainer
         for param in params:
-            g = param.grad.ravel()
-            dots.append(g.dot(g))
-        sqnorm = sum(dots)
-        xp = params[0].device.xp
-        norm = xp.sqrt(sqnorm)
-        rate = self.threshold / norm
-        if float(rate) >= 1:
+            groups.setdefault(param.device.name, []).append(param)
+        sq_sums = []
+        for group in groups.values():
+            with activate(group[0].array):
+                dots = []
+                for param in group:
+                    g = param.grad.ravel()
+                    dots.append(g.dot(g))
+                sq_sums.append(sum(dots))
+        if len(sq_sums) == 1:
+            with activate(params[0].array):
+                norm = params[0].device.xp.sqrt(sq_sums[0])
+                rate = float(self.threshold) / float(norm)  # (chainer: a float64 quotient)
+        else:
+            rate = float(self.threshold / np.sqrt(sum(float(s) for s in sq_sums)))
+        if rate >= 1:
             return
         for param in params:
-            grad = param.grad
-            grad *= rate
+            with activate(param.array):
+                grad = param.grad
+                grad *= grad.dtype.type(rate)  # (numpy 1's in-place cast of the scalar)
 
 
 class GradientHardClipping:
@@ -108,4 +124,5 @@ class GradientHardClipping:
         grad = param.grad
         if grad is None:
             return
-        param.device.xp.clip(grad, self.lower_bound, self.upper_bound, out=grad)
+        with activate(grad):
+            param.device.xp.clip(grad, self.lower_bound, self.upper_bound, out=grad)
