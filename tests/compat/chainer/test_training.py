@@ -1,9 +1,10 @@
 """Training with gradhub's chainer layer against chainer 7.8.1: the scenarios of
-data/training_scenarios.py (SGD, MomentumSGD, Adam and its options, WeightDecay and
-GradientClipping hooks, update(lossfun) and the explicit loop, a Conv/BatchNorm Classifier) and
-the MNIST-style script data/mnist_like.py, run with only its import lines changed, reach
-chainer's recorded losses and parameters (data/chainer_training.npz, data/chainer_mnist_like.json,
-written by chainer 7.8.1 on 2026-11-25) within float32 tolerance."""
+data/training_scenarios.py (SGD, MomentumSGD, Adam and its options, AMSBound, AdamW; the
+WeightDecay, GradientClipping, Lasso and GradientHardClipping hooks; update(lossfun) and the
+explicit loop; a Conv/BatchNorm Classifier) and the MNIST-style script data/mnist_like.py, run
+with only its import lines changed, reach chainer's recorded losses and parameters
+(data/chainer_training.npz, data/chainer_mnist_like.json, written by chainer 7.8.1 on
+2026-11-25) within float32 tolerance."""
 
 from __future__ import annotations
 
@@ -34,7 +35,18 @@ def _scenarios() -> types.ModuleType:
 NS = types.SimpleNamespace(
     chainer=chainer, F=F, L=L, optimizers=optimizers, optimizer_hooks=optimizer_hooks
 )
-NAMES = ["sgd", "sgd_manual", "momentum", "adam", "adam_opts", "hooks", "convbn"]
+NAMES = [
+    "sgd",
+    "sgd_manual",
+    "momentum",
+    "adam",
+    "adam_opts",
+    "hooks",
+    "adabound",
+    "adamw",
+    "lasso_hard",
+    "convbn",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -100,6 +100,19 @@ def scenarios(ch: types.SimpleNamespace) -> dict[str, Any]:
             lambda: [H.WeightDecay(1e-2), H.GradientClipping(0.5)],
             False,
         ),
+        "adabound": lambda: _optimizer_run(
+            ch, "adabound", lambda: O.AMSBound(alpha=0.01, final_lr=0.05), list, False
+        ),
+        "adamw": lambda: _optimizer_run(
+            ch, "adamw", lambda: O.AdamW(alpha=0.02, weight_decay_rate=0.1), list, True
+        ),
+        "lasso_hard": lambda: _optimizer_run(
+            ch,
+            "lasso_hard",
+            lambda: O.SGD(lr=0.2),
+            lambda: [H.Lasso(1e-2), H.GradientHardClipping(-0.05, 0.05)],
+            False,
+        ),
         "convbn": lambda: _convbn(ch),
     }
 
