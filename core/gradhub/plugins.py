@@ -15,8 +15,9 @@ the ``@gradhub.hookimpl`` marker: an unmarked one (which pluggy would ignore) ma
 and so does a hookimpl option that calling each plugin's hooks once cannot honour (``wrapper``,
 ``hookwrapper``, ``tryfirst``, ``trylast``, ``optionalhook``).
 
-Entry points are found by ``importlib_metadata.entry_points`` (imported when plugins load), so
-distributions served by zip files or custom finders are found too.
+Entry points are read from the ``*.dist-info``/``*.egg-info`` folders on ``sys.path``; where
+``sys.path`` holds a zip file or a finder serves distributions of its own, they are found by
+``importlib_metadata.entry_points`` (imported only then), so such distributions are found too.
 
 Environment switches, read at load time:
 
@@ -33,8 +34,10 @@ Environment switches, read at load time:
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import os
 import re
+import sys
 import threading
 import types
 import warnings
@@ -620,15 +623,100 @@ def _entry_points_one_by_one(metadata: Any) -> list[tuple[str, str, Any]]:
     return found
 
 
-def _entry_points() -> list[EntryPoint]:
-    """The entry points of the group, found by ``importlib_metadata.entry_points``: every
-    distribution on ``sys.path`` that any finder serves (``*.dist-info``/``*.egg-info`` folders,
-    zip files, custom finders), the first distribution of a name winning, with the name and
-    version of the distribution that declares each.
+class _NeedsMetadata(Exception):
+    """Raised by :func:`_scan_folders` where only ``importlib_metadata`` can read ``sys.path``."""
 
-    ``importlib_metadata`` (about 12 ms with the ``email`` package it imports) is imported here,
-    when plugins load, never when gradhub is imported.
+
+def _meta_finders() -> bool:
+    """Whether a finder other than the standard path finder serves distributions
+    (``importlib_metadata``'s own path finder, which it adds when imported, reads ``sys.path``
+    the same way)."""
+    path_finder = importlib.machinery.PathFinder
+    return any(
+        f is not path_finder
+        and getattr(f, "find_distributions", None) is not None
+        and type(f).__qualname__ != "MetadataPathFinder"
+        for f in sys.meta_path
+    )
+
+
+def _scan_folders() -> list[EntryPoint]:
+    """The group's entry points read straight from the ``*.dist-info``/``*.egg-info`` folders of
+    the directories on ``sys.path``, as the standard path finder finds them: the first
+    distribution of a (normalized) name wins, a distribution without entry points shadowing a later
+    one of its name too. Raises :class:`_NeedsMetadata` for an entry that is not a directory (a zip
+    file), for a finder on ``sys.meta_path`` that serves distributions itself, and for metadata
+    that is not UTF-8; the caller then asks ``importlib_metadata``."""
+    if _meta_finders():
+        raise _NeedsMetadata
+    seen: set[str] = set()
+    eps: list[EntryPoint] = []
+    header = f"[{ENTRY_POINT_GROUP}]"
+    for entry in sys.path:
+        folder = entry or "."
+        try:
+            names = sorted(os.listdir(folder))
+        except NotADirectoryError:
+            raise _NeedsMetadata from None
+        except OSError:  # a missing folder serves nothing
+            if os.path.isfile(folder):
+                raise _NeedsMetadata from None
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            key = _normalize(name.rpartition(".")[0].partition("-")[0])
+            if key in seen:
+                continue
+            seen.add(key)
+            meta = os.path.join(folder, name)
+            try:
+                with open(os.path.join(meta, "entry_points.txt"), encoding="utf-8") as fh:
+                    text = fh.read()
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except (OSError, ValueError):
+                raise _NeedsMetadata from None
+            if header not in text:
+                continue
+            head = ""
+            for fname in ("METADATA", "PKG-INFO"):
+                try:
+                    with open(os.path.join(meta, fname), encoding="utf-8") as fh:
+                        head = fh.read()
+                    break
+                except FileNotFoundError:
+                    continue
+                except (OSError, ValueError):
+                    raise _NeedsMetadata from None
+            dist_name = _metadata_field(head, "Name")
+            version = _metadata_field(head, "Version")
+            eps += [
+                EntryPoint(ep, value, dist_name, version)
+                for ep, value in _section(text, ENTRY_POINT_GROUP)
+            ]
+    return eps
+
+
+def _entry_points() -> list[EntryPoint]:
+    """The entry points of the group: every distribution on ``sys.path`` that any finder serves
+    (``*.dist-info``/``*.egg-info`` folders, zip files, custom finders), the first distribution of
+    a name winning, with the name and version of the distribution that declares each.
+
+    Where ``sys.path`` holds only folders and no finder serves distributions of its own (the usual
+    case), the metadata folders are read directly (:func:`_scan_folders`, about 2 ms); otherwise
+    ``importlib_metadata.entry_points`` finds them (about 25 ms with the ``email`` package it
+    imports). Neither runs when gradhub is imported, only when plugins load.
     """
+    try:
+        fast = _scan_folders()
+    except _NeedsMetadata:
+        pass
+    else:
+        uniq: dict[tuple[str, str], EntryPoint] = {}
+        for e in fast:
+            uniq.setdefault((e.name, e.distribution), e)
+        return sorted(uniq.values(), key=lambda e: e.name)
     import importlib_metadata
 
     try:
