@@ -55,6 +55,12 @@ __all__ = ["Function", "FunctionAdapter", "FunctionNode", "VariableNode"]
 _PAGE = "docs/migration-chainer.md"
 
 
+def _no_hooks(what: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"chainer FunctionNode.{what}: function hooks are not supported by gradhub; see {_PAGE}"
+    )
+
+
 class VariableNode:
     """What chainer's ``FunctionNode.inputs`` holds for each input: its ``shape``, ``dtype``,
     ``name``, ``requires_grad``, ``creator_node`` and, for a retained input, ``data`` (None
@@ -255,21 +261,15 @@ class FunctionNode:
     @property
     def local_function_hooks(self) -> Any:
         """Function hooks are not supported by the layer (NotImplementedError)."""
-        raise NotImplementedError(
-            f"chainer FunctionNode.local_function_hooks: function hooks are not supported by "
-            f"gradhub; see {_PAGE}"
-        )
+        raise _no_hooks("local_function_hooks")
 
     def add_hook(self, hook: Any, name: str | None = None) -> None:
         """Function hooks are not supported by the layer (NotImplementedError)."""
-        raise NotImplementedError(
-            f"chainer FunctionNode.add_hook: function hooks are not supported by gradhub; see "
-            f"{_PAGE}"
-        )
+        raise _no_hooks("add_hook")
 
     def delete_hook(self, name: str) -> None:
         """Function hooks are not supported by the layer (NotImplementedError)."""
-        self.add_hook(None, name)
+        raise _no_hooks("delete_hook")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
