@@ -160,3 +160,24 @@ def test_function_node_unchain() -> None:
     assert y.creator is None and f.inputs is None and f.outputs is None
     z.backward()
     assert x.grad is None and y.grad.tolist() == [6.0, 16.0]  # chainer 7.8.1
+
+
+def test_unchain_backward_frees_user_functions() -> None:
+    x = _c([0.5, 1.0])
+    h = _c([0.0, 0.0])
+    w = _c([0.7, -0.3])
+    refs = []
+    for _ in range(3):
+        f = Mul()
+        (hw,) = f.apply((h, w))
+        refs.append(weakref.ref(f))
+        h = F.tanh(hw + x)
+        F.sum(h * h).backward()
+        h.unchain_backward()
+        assert f.inputs is None and f.outputs is None
+    del f, hw
+    gc.collect()
+    assert [r() is None for r in refs] == [True, True, True]
+    # chainer 7.8.1 (the gradients accumulated over the three truncated steps)
+    np.testing.assert_allclose(w.grad, [0.7828223752218719, 1.0522799811946801], rtol=1e-12)
+    np.testing.assert_allclose(x.grad, [2.116011857110083, 2.131994021222841], rtol=1e-12)

@@ -134,6 +134,10 @@ def _cut(node: Node, outputs: Iterable[int]) -> None:
     full = len(cut.leaves) == len(node.out_shapes)
     keep_rule = node.rule is not None and not is_freed(node)
     if full:
+        fn = node.attrs.get("function_node")
+        if fn is not None:  # a user function: chainer's FunctionNode.unchain forgets its links
+            fn.inputs = None
+            fn.outputs = None
         leaves: list[_NativeVariable] = [
             v for j in sorted(cut.leaves) if (v := cut.leaves[j]) is not None
         ]
