@@ -90,7 +90,7 @@ def _cut_def(node: Node, cut: _Cut) -> FunctionDef:
             res: list[Any] = [None] * n_orig
         else:
             g2 = [
-                _NativeVariable._new(g.device.xp.zeros_like(g._data), False, None, 0)
+                _NativeVariable.leaf(g.device.xp.zeros_like(g._data), False)
                 if j in leaves and g is not None
                 else g
                 for j, g in enumerate(gys)
