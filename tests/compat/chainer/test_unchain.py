@@ -181,3 +181,26 @@ def test_unchain_backward_frees_user_functions() -> None:
     # chainer 7.8.1 (the gradients accumulated over the three truncated steps)
     np.testing.assert_allclose(w.grad, [0.7828223752218719, 1.0522799811946801], rtol=1e-12)
     np.testing.assert_allclose(x.grad, [2.116011857110083, 2.131994021222841], rtol=1e-12)
+
+
+def test_cut_user_function_keeps_its_target_inputs() -> None:
+    targets = []
+
+    class ProdSum(chainer.FunctionNode):
+        def forward(self, inputs):
+            a, b = inputs
+            return a * b, a + b
+
+        def backward(self, target_input_indexes, grad_outputs):
+            targets.append(target_input_indexes)
+            g0, g1 = grad_outputs
+            return g0 * 3.0 + g1, g0 * 2.0 + g1  # (a, b) = (2, 3) here
+
+    a = _c([2.0])
+    b = _c([3.0], requires_grad=False)
+    p, s = ProdSum().apply((a, b))
+    z = F.sum(p * 5) + F.sum(s * 7)
+    p.unchain()
+    z.backward()
+    assert targets == [(0,)]  # only a needs a gradient, also after the cut
+    assert a.grad.tolist() == [7.0] and p.grad.tolist() == [5.0]

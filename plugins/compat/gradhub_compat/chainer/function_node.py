@@ -422,8 +422,8 @@ class FunctionNode:
         """The rule: ``backward`` with chainer's arguments; one gradient (or None) per input."""
         node = self._node_ref() if self._node_ref is not None else None
         n_in = len(inputs)
-        if node is not None and len(node.srcs) == n_in:
-            need = [src.need_grad for src in node.srcs]
+        if node is not None and len(node.srcs) >= n_in:  # (a cut appends inputs after them)
+            need = [src.need_grad for src in node.srcs[:n_in]]
         else:
             need = [x is None or x.need_grad for x in inputs]
         targets = tuple(i for i in range(n_in) if need[i])
