@@ -259,3 +259,11 @@ def test_backward_accumulate_is_used_when_overridden() -> None:
     a = _c([1.0, 2.0])
     F.sum(Triple().apply((a,))[0]).backward()
     assert a.grad.tolist() == [3.0, 3.0]
+
+
+def test_chainer_module_paths() -> None:
+    from gradhub_compat.chainer import function, function_node
+
+    assert function.Function is chainer.Function is function_node.Function
+    assert function_node.FunctionNode is chainer.FunctionNode
+    assert function.no_backprop_mode is chainer.no_backprop_mode

@@ -65,7 +65,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("functions", "serializers", "function_node", "utils", "gradient_check"):
+    if name in (
+        "functions",
+        "serializers",
+        "function",
+        "function_node",
+        "utils",
+        "gradient_check",
+    ):
         return importlib.import_module(f"{__name__}.{name}")
     if name in ("FunctionNode", "Function", "FunctionAdapter"):
         return getattr(importlib.import_module(f"{__name__}.function_node"), name)
