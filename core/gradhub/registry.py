@@ -223,6 +223,9 @@ class FunctionDef:
         #: the number of inputs when all are required and none is variadic, else -1
         plain = all(not (n.startswith("*") or n.endswith("?")) for n in self.inputs)
         self.n_plain_inputs = len(self.inputs) if plain and self.kind == "primitive" else -1
+        #: the native forward-mode (JVP) rule, a :class:`gradhub.jvp.JvpRule`, or None: forward
+        #: mode then transposes the backward rule (see :func:`gradhub.engine.forward_tangents`)
+        self.jvp_rule: Any = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"
