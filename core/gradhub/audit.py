@@ -131,17 +131,19 @@ def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) 
 _JVP_SEED = 20261125
 
 
-def check_jvp(fdef: FunctionDef, sample: Sample, device: Any) -> None:
+def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) -> None:
     """Verify the native JVP rule of ``fdef`` on one sample, in float64; raise AssertionError
     naming the function, sample and output on a mismatch.
 
     The output tangents from the rule (:func:`gradhub.engine.forward_tangents`) along a random
-    tangent ``t`` must equal (1) the transposed backward rule, ``(d(J^T u)/du)^T t`` (to 1e-7
-    relative), and (2) central differences ``(f(x + h t) - f(x - h t)) / 2h`` (to 1e-4 relative);
-    (3) the rule must be differentiable again: the gradient of ``<w, J t>`` with respect to the
-    inputs (random ``w``) equals the transposed path's (skipped where the sample caps the order
-    at 1 or the backward rule is first-order-only); (4) float32 inputs and tangents give float32
-    tangents (where the sample keeps float32).
+    tangent ``t`` must equal (1) central differences ``(f(x + h t) - f(x - h t)) / 2h`` (to
+    1e-4 relative); from ``order`` 2 on (the transposition differentiates the backward rule's
+    own graph, a second-order use of the backward rules), (2) the transposed backward rule,
+    ``(d(J^T u)/du)^T t`` (to 1e-7 relative), and (3) the rule must be differentiable again: the
+    gradient of ``<w, J t>`` with respect to the inputs (random ``w``) equals the transposed
+    path's (skipped where the sample caps the order at 1 or the backward rule is
+    first-order-only); (4) float32 inputs and tangents give float32 tangents (where the sample
+    keeps float32).
     """
     if fdef.jvp_rule is None:
         raise ValueError(f"check_jvp: {fdef.name} has no JVP rule")
@@ -179,8 +181,11 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any) -> None:
             res = [next(it) if (o.dtype.kind == "f" and o.need_grad) else None for o in outs]
             return res, ins, outs
 
+    first_only = fdef.rule is not None and fdef.rule.first_order_only
+    capped = sample.max_order is not None and sample.max_order < 2
+    transposed = order >= 2 and not first_only and not capped
     got, ins, outs = pushed(host, True)
-    ref, ins_r, _ = pushed(host, False)
+    ref, ins_r, _ = pushed(host, False) if transposed else ([None] * len(outs), [], None)
     h = 1e-6
     plus = [a + h * tangents[i] if i in tangents else a for i, a in enumerate(host)]
     minus = [a - h * tangents[i] if i in tangents else a for i, a in enumerate(host)]
@@ -210,8 +215,7 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any) -> None:
             raise AssertionError(
                 f"{label}: output {k} differs from central differences (max abs error {err:.3g})"
             )
-    first_only = fdef.rule is not None and fdef.rule.first_order_only
-    if (sample.max_order is None or sample.max_order >= 2) and not first_only:
+    if transposed:
         w = [
             Variable._new(
                 device.asarray(rng.standard_normal(o.shape).astype(o.dtype)), False, None, 0
@@ -300,7 +304,7 @@ def check_function(
             break
         if fdef.jvp_rule is not None:
             try:
-                check_jvp(fdef, s, dev)
+                check_jvp(fdef, s, dev, want)
             except AssertionError as e:
                 failed, verified, error = 1, 0, str(e)
                 break

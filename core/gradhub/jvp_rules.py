@@ -30,6 +30,7 @@ from typing import Any
 
 from .errors import RegistrationError
 from .ops import call
+from .ops import fdef as _fdef_of
 from .registry import REGISTRY, FunctionDef, Provider, _call_shape, _caller_provider
 
 #: ``rule(inputs, outputs, tangents, **attrs) -> tangents``
@@ -45,6 +46,7 @@ __all__ = [
     "linear_jvp",
     "register_jvp_rule",
     "set_jvp_rule",
+    "symmetric_jvp",
     "tangent_sum",
     "unary_jvp",
 ]
@@ -160,6 +162,35 @@ def linear_jvp(name: str) -> JvpFn:
         return (None if t is None else call(name, t, **attrs),)
 
     rule.__name__ = rule.__qualname__ = f"jvp_linear_{name}"
+    return rule
+
+
+def symmetric_jvp(name: str) -> JvpFn:
+    """The JVP rule of a one-input, one-output function whose Jacobian is symmetric (every
+    elementwise function: its Jacobian is diagonal; softmax: :math:`\\mathrm{diag}(y) - y y^T`):
+    :math:`J t = J^T t`, so the function's own backward rule (looked up when the rule runs)
+    applied to the tangent in place of the output gradient."""
+
+    def rule(
+        inputs: Sequence[Any], outputs: Sequence[Any], tangents: Sequence[Any], **attrs: Any
+    ) -> tuple[Any]:
+        t = tangents[0]
+        if t is None:
+            return (None,)
+        back = _fdef_of(name).rule
+        if back is None:
+            raise RegistrationError(f"symmetric_jvp({name!r}): {name} has no backward rule")
+        res = back.fn(
+            [t],
+            list(inputs),
+            [x.shape for x in inputs],
+            list(outputs),
+            [y.shape for y in outputs],
+            **attrs,
+        )
+        return (res[0],)
+
+    rule.__name__ = rule.__qualname__ = f"jvp_symmetric_{name}"
     return rule
 
 

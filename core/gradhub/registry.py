@@ -1108,9 +1108,26 @@ def registry_table() -> list[dict[str, Any]]:
                 "devices": usable,
                 "fast_kernels": sorted(f.kernels),
                 "overrides": [f"{a} -> {b}" for a, b in f.overrides],
+                "jvp": jvp_cell(f),
             }
         )
     return rows
+
+
+def jvp_cell(f: FunctionDef) -> str:
+    """How forward mode differentiates ``f`` (the ``jvp`` column of :func:`show_registry` and
+    ``gradhub registry``): ``native`` (its own JVP rule; ``native (PROVIDER)`` where the rule
+    comes from another distribution than the function), ``transposed`` (its backward rule,
+    transposed), ``composed`` (through the functions a composite calls) or ``-``
+    (non-differentiable, or no rule at all)."""
+    if not f.differentiable:
+        return "-"
+    if f.kind == "composite":
+        return "composed"
+    if f.jvp_rule is not None:
+        by = f.jvp_rule.provider
+        return "native" if by == f.provider else f"native ({by})"
+    return "transposed" if f.rule is not None else "-"
 
 
 def rule_cell(row: dict[str, Any]) -> str:
@@ -1127,9 +1144,10 @@ def rule_cell(row: dict[str, Any]) -> str:
 
 
 def show_registry(file: Any = None) -> None:
-    """Print the registry as a table: function, provider, rule, higher-order status, devices."""
+    """Print the registry as a table: function, provider, rule, higher-order status, devices, and
+    how forward mode differentiates it (``jvp``: see :func:`jvp_cell`)."""
     rows = registry_table()
-    header = ("function", "provider", "rule", "status", "devices")
+    header = ("function", "provider", "rule", "status", "devices", "jvp")
     table = [header] + [
         (
             r["function"],
@@ -1137,6 +1155,7 @@ def show_registry(file: Any = None) -> None:
             rule_cell(r),
             r["status"],
             ",".join(r["devices"]),
+            r["jvp"],
         )
         for r in rows
     ]
