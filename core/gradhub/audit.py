@@ -174,7 +174,7 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) ->
             if native:
                 return engine.forward_tangents(outs, ins, ts), ins, outs
             fl = [o for o in outs if o.dtype.kind == "f" and o.need_grad]
-            us = [Variable._new(device.xp.zeros(o.shape, o.dtype), True, None, 0) for o in fl]
+            us = [Variable._new(o.device.xp.zeros(o.shape, o.dtype), True, None, 0) for o in fl]
             gs = engine.grad(fl, ins, us, create_graph=True)
             back = engine.grad(gs, us, ts, create_graph=True)
             it = iter(back)
@@ -194,21 +194,22 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) ->
     for k, (o, t, r) in enumerate(zip(outs, got, ref)):
         if o.dtype.kind != "f":
             continue
-        tg = device.to_numpy(t.d)
+        tg = t.device.to_numpy(t.d)
         if tg.shape != o.shape or t.dtype != o.dtype:
             raise AssertionError(
                 f"{label}: output {k}: tangent of shape {tg.shape} and dtype {t.dtype}, "
                 f"the output has {o.shape} and {o.dtype}"
             )
         if r is not None:
-            tr = device.to_numpy(r.d)
+            tr = r.device.to_numpy(r.d)
             if not np.allclose(tg, tr, rtol=1e-7, atol=1e-9, equal_nan=True):
                 err = np.max(np.abs(tg - tr)) if tg.size else 0.0
                 raise AssertionError(
                     f"{label}: output {k} differs from the transposed backward rule "
                     f"(max abs error {err:.3g})"
                 )
-        fd = (device.to_numpy(f_plus[k].d) - device.to_numpy(f_minus[k].d)) / (2 * h)
+        fp, fm = f_plus[k], f_minus[k]
+        fd = (fp.device.to_numpy(fp.d) - fm.device.to_numpy(fm.d)) / (2 * h)
         scale = max(1.0, float(np.max(np.abs(fd)))) if fd.size else 1.0
         if not np.allclose(tg, fd, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
             err = np.max(np.abs(tg - fd)) if tg.size else 0.0
@@ -218,7 +219,7 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) ->
     if transposed:
         w = [
             Variable._new(
-                device.asarray(rng.standard_normal(o.shape).astype(o.dtype)), False, None, 0
+                o.device.asarray(rng.standard_normal(o.shape).astype(o.dtype)), False, None, 0
             )
             for o in outs
         ]
