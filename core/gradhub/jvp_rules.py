@@ -67,7 +67,15 @@ class JvpRule:
 
 def check_jvp_signature(fn: Any, func_name: str, where: str, provider: Provider | None) -> None:
     """Raise :class:`~gradhub.errors.RegistrationError` unless ``fn`` is callable with three
-    positional arguments ``(inputs, outputs, tangents)`` (the attributes come by keyword)."""
+    positional arguments ``(inputs, outputs, tangents)`` (the attributes come by keyword).
+
+    Example::
+
+        >>> from gradhub.jvp_rules import check_jvp_signature
+        >>> check_jvp_signature(lambda inputs, tangents: tangents, "Neg", "register", None)
+        Traceback (most recent call last):
+        gradhub.errors.RegistrationError: register('Neg'): the JVP rule must take ...
+    """
     by = f" (from {provider})" if provider is not None else ""
     if not callable(fn):
         raise RegistrationError(
@@ -93,7 +101,16 @@ def set_jvp_rule(
 ) -> None:
     """Install ``fn`` as the JVP rule of ``fdef``. A rule from another provider is replaced
     only with ``override=True`` (the replacement is recorded in ``fdef.overrides``); a
-    composite (differentiated through its body) or a non-differentiable function takes none."""
+    composite (differentiated through its body) or a non-differentiable function takes none.
+
+    Example::
+
+        >>> from gradhub.jvp_rules import set_jvp_rule, unary_jvp
+        >>> from gradhub.registry import REGISTRY, Provider
+        >>> set_jvp_rule(REGISTRY.get("Sign"), unary_jvp(lambda t, x, y: t), Provider("me"))
+        Traceback (most recent call last):
+        gradhub.errors.RegistrationError: register.jvp_rule('Sign'): Sign is non-differentiable ...
+    """
     check_jvp_signature(fn, fdef.name, where, provider)
     if not fdef.differentiable:
         raise RegistrationError(
@@ -137,8 +154,17 @@ def unary_jvp(fn: Callable[..., Any]) -> JvpFn:
     tangent ``t`` of its input ``x`` and its output ``y``.
 
     For an elementwise function the Jacobian is diagonal, so the tangent is the derivative times
-    ``t``: the backward formula ``g * f'(x)`` with ``t`` for ``g`` (gradhub-nn-ops derives its
-    elementwise JVP rules from their derivative formulas so).
+    ``t``, :math:`\\dot y = f'(x)\\, t`: the backward formula ``g * f'(x)`` with ``t`` for ``g``
+    (gradhub-nn-ops derives its elementwise JVP rules from their derivative formulas so).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.jvp_rules import unary_jvp
+        >>> rule = unary_jvp(lambda t, x, y: t / x)          # the JVP of log
+        >>> x, t = gh.Variable([2.0]), gh.Variable([1.0])
+        >>> rule((x,), (None,), (t,))[0].d
+        array([0.5], dtype=float32)
     """
 
     def rule(
@@ -153,7 +179,16 @@ def unary_jvp(fn: Callable[..., Any]) -> JvpFn:
 def linear_jvp(name: str) -> JvpFn:
     """The JVP rule of a one-input function linear in its input (``Reshape``, ``Sum``,
     ``GetItem``...): the function ``name`` itself applied to the tangent, with the same
-    attributes, :math:`\\dot y = f(\\dot x)`."""
+    attributes, :math:`\\dot y = f(\\dot x)`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.jvp_rules import linear_jvp
+        >>> t = gh.Variable([[1.0, 2.0], [3.0, 4.0]])
+        >>> linear_jvp("Sum")((t,), (None,), (t,), axis=0, keepdims=False)[0].d
+        array([4., 6.], dtype=float32)
+    """
 
     def rule(
         inputs: Sequence[Any], outputs: Sequence[Any], tangents: Sequence[Any], **attrs: Any
@@ -169,7 +204,16 @@ def symmetric_jvp(name: str) -> JvpFn:
     """The JVP rule of a one-input, one-output function whose Jacobian is symmetric (every
     elementwise function: its Jacobian is diagonal; softmax: :math:`\\mathrm{diag}(y) - y y^T`):
     :math:`J t = J^T t`, so the function's own backward rule (looked up when the rule runs)
-    applied to the tangent in place of the output gradient."""
+    applied to the tangent in place of the output gradient.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.jvp_rules import symmetric_jvp
+        >>> x = gh.Variable([-1.0, 2.0])
+        >>> symmetric_jvp("Abs")((x,), (abs(x),), (gh.Variable([1.0, 1.0]),))[0].d
+        array([-1.,  1.], dtype=float32)
+    """
 
     def rule(
         inputs: Sequence[Any], outputs: Sequence[Any], tangents: Sequence[Any], **attrs: Any
@@ -196,7 +240,16 @@ def symmetric_jvp(name: str) -> JvpFn:
 
 def tangent_sum(parts: Sequence[Any], shape: Sequence[int]) -> Any:
     """The sum of the Variables in ``parts`` that are not None, broadcast to ``shape`` (an
-    output tangent from per-input contributions); None when all are None."""
+    output tangent from per-input contributions); None when all are None.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.jvp_rules import tangent_sum
+        >>> tangent_sum([None, gh.Variable([1.0, 2.0])], (2, 2)).d
+        array([[1., 2.],
+               [1., 2.]], dtype=float32)
+    """
     total = None
     for p in parts:
         if p is None:

@@ -1119,7 +1119,14 @@ def jvp_cell(f: FunctionDef) -> str:
     ``gradhub registry``): ``native`` (its own JVP rule; ``native (PROVIDER)`` where the rule
     comes from another distribution than the function), ``transposed`` (its backward rule,
     transposed), ``composed`` (through the functions a composite calls) or ``-``
-    (non-differentiable, or no rule at all)."""
+    (non-differentiable, or no rule at all).
+
+    Example::
+
+        >>> from gradhub.registry import REGISTRY, jvp_cell
+        >>> jvp_cell(REGISTRY.get("Mul2")), jvp_cell(REGISTRY.get("Sign"))
+        ('native', '-')
+    """
     if not f.differentiable:
         return "-"
     if f.kind == "composite":

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import gradhub as gh
-import gradhub.functions as F
 import gradhub.func as ghf
+import gradhub.functions as F
 import numpy as np
 import pytest
 from gradhub import engine
@@ -77,7 +77,7 @@ def test_jvp_of_a_network_matches_transposition_and_central_differences(
 ) -> None:
     xs = [RNG.standard_normal(s) for s in shapes]
     ts = [RNG.standard_normal(s) for s in shapes]
-    y, t = ghf.jvp(f, tuple(xs), tuple(ts))
+    _, t = ghf.jvp(f, tuple(xs), tuple(ts))
     np.testing.assert_allclose(t.d, _transposed(f, xs, ts), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(t.d, _central(f, xs, ts), rtol=1e-5, atol=1e-7)
 

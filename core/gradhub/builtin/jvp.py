@@ -45,7 +45,7 @@ def _mul2(ins: Vars, outs: Vars, ts: Vars) -> tuple[Any]:
 
 def _div2(ins: Vars, outs: Vars, ts: Vars) -> tuple[Any]:
     # d(x0 / x1) = t0 / x1 - y t1 / x1
-    (x0, x1), (t0, t1), y = ins, ts, outs[0]
+    x1, (t0, t1), y = ins[1], ts, outs[0]
     num = tangent_sum([t0, None if t1 is None else -(y * t1)], y.shape)
     return (num / x1,)
 
