@@ -18,8 +18,12 @@ A rule maps the tangents ``t`` of one call's inputs to its output tangents (see
   and ``LogSumExp`` weigh it by the softmax; ``Maximum2``/``Minimum2``, ``Where`` and ``ATan2``
   follow their backward rules' conventions.
 
-``Max``, ``Min``, ``Prod``, ``Norm``, ``SoftmaxCrossEntropy`` and ``BatchNormalization`` have
-none: forward mode transposes their backward rules (same result, two small reverse passes). The
+* the reductions ``Max``, ``Min``, ``Prod``, ``Norm`` and ``SoftmaxCrossEntropy``: the weights
+  their backward rule gives each element (``g = 1``) times the tangent, summed over the reduced
+  axes (:func:`reduction`).
+
+``BatchNormalization`` has none: forward mode transposes its backward rule (same result, two
+small reverse passes). The
 losses written as composites (``SquaredError``, ``HuberLoss``...) need none: forward mode goes
 through the functions they call.
 """
@@ -32,6 +36,7 @@ from typing import Any
 from gradhub import Variable
 from gradhub.jvp_rules import linear_jvp, symmetric_jvp, tangent_sum, unary_jvp
 from gradhub.ops import call
+from gradhub.ops import fdef as fdef_of
 
 from .math import ELEMENTWISE, VARIABLE_MATH, Elementwise, norm_axes, norm_axis, to_kept
 
@@ -183,6 +188,31 @@ def _logsumexp(ins: Vars, outs: Vars, ts: Vars, axis: Any = None, keepdims: bool
     return (call("Sum", w * t, axis=axes, keepdims=keepdims),)
 
 
+def reduction(name: str, single_axis: bool = False) -> Callable[..., Any]:
+    """The JVP rule of a reduction whose backward rule is ``g * D`` with ``g`` broadcast along
+    the reduced axes (``Max``, ``Min``, ``Prod``, ``Norm``, ``SoftmaxCrossEntropy``): each output
+    element depends on its own group of input elements, with the weights ``D`` (``D = dy/dx``)
+    that the backward rule gives for ``g = 1``, so :math:`\\dot y = \\sum_{axes} D\\,\\dot x`.
+    The axes are the attribute ``axis`` (``None``: all; ``single_axis``: one axis, the last by
+    default)."""
+    which = "softmax_cross_entropy" if single_axis else name.lower()
+
+    def rule(ins: Vars, outs: Vars, ts: Vars, **attrs: Any) -> tuple[Any]:
+        t, x, y = ts[0], ins[0], outs[0]
+        if t is None or y.dtype.kind != "f":
+            return (None,)
+        axis = attrs.get("axis")
+        axes = (norm_axis(which, axis, x.ndim),) if single_axis else norm_axes(which, axis, x.ndim)
+        ones = Variable.leaf(y.device.xp.ones(y.shape, dtype=y.dtype))
+        back = fdef_of(name).rule
+        d = back.fn([ones], list(ins), [v.shape for v in ins], list(outs), [y.shape], **attrs)[0]
+        s = call("Sum", d * t, axis=axes, keepdims=True) if axes else d * t
+        return (s if s.shape == y.shape else call("Reshape", s, shape=y.shape),)
+
+    rule.__name__ = rule.__qualname__ = f"jvp_reduction_{name}"
+    return rule
+
+
 def _max_pooling(ins: Vars, outs: Vars, ts: Vars, **attrs: Any) -> tuple[Any]:
     # the tangent at each window's maximum (the adjoint of MaxPoolingBackward)
     return (call("MaxPoolingGather", ts[0], ins[0], **attrs),)
@@ -242,6 +272,11 @@ def rules() -> dict[str, Callable[..., Any]]:
             "ATan2": _atan2,
             "LogSoftmax": _log_softmax,
             "LogSumExp": _logsumexp,
+            "Max": reduction("Max"),
+            "Min": reduction("Min"),
+            "Prod": reduction("Prod"),
+            "Norm": reduction("Norm"),
+            "SoftmaxCrossEntropy": reduction("SoftmaxCrossEntropy", single_axis=True),
         }
     )
     return out
