@@ -8,6 +8,8 @@ recursion.
 * :func:`grad` returns d(outputs)/d(inputs), running rules only on nodes on a path from the inputs
   to the outputs.
 * :func:`reexecute` recomputes a graph from its leaves' current data (``y.forward()``).
+* :func:`forward_tangents` (and :func:`forward_plan`) push tangents forward through a graph
+  (forward mode), applying each function's JVP rule.
 
 Both walks accept ``communicator_callbacks`` (:class:`BackwardCallback`): objects told each
 leaf's gradient as soon as it is final, while the walk goes on (data-parallel training starts
@@ -1346,6 +1348,13 @@ def _transposed(
     """The JVP of one node from its backward rule: ``g(u) = J^T u`` for zero cotangents ``u``,
     then the reverse pass of ``sum_i <g_i, t_i>`` back to ``u`` over the nodes that the rule
     recorded (and only those: they were created after the mark)."""
+    if n.rule is None and n.fdef.rule is not None:
+        fdef = n.fdef
+        raise BackwardRuleError(
+            f"forward mode: {fdef.name} (from {fdef.provider}) has no JVP rule, and this call of "
+            "it recorded no backward rule to transpose (none of its inputs needed a gradient "
+            "when it ran); give forward_tangents inputs that need a gradient"
+        )
     us: list[Variable] = []
     for shape, dtype in zip(n.out_shapes, n.out_dtypes):
         z = _zeros(n.device, shape, dtype)

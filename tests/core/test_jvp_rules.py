@@ -208,6 +208,15 @@ def test_a_function_without_a_rule_works_by_transposition_with_the_same_result(
     assert rows["Sign"]["jvp"] == "-"
 
 
+def test_transposition_needs_a_recorded_backward_rule(cube_plugin: None) -> None:
+    x = gh.Variable([1.0, 2.0], need_grad=False)  # the call records no rule
+    y = call("CubeNoJvp", x)
+    with pytest.raises(BackwardRuleError, match=r"forward mode: CubeNoJvp \(from .*\) has no JVP"):
+        engine.forward_tangents([y], [x], [np.ones(2)])
+    z = call("CubeJvp", x)  # a native rule needs none
+    np.testing.assert_allclose(engine.forward_tangents([z], [x], [np.ones(2)])[0].d, [3.0, 12.0])
+
+
 def test_compositions_to_third_order_with_and_without_rules(cube_plugin: None) -> None:
     x = RNG.uniform(0.5, 1.0, 3)
 
