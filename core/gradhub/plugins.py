@@ -49,6 +49,7 @@ import pluggy
 from . import hookspecs
 from .device import DeviceType
 from .errors import PluginError, PluginLoadWarning, RegistrationError
+from .jvp_rules import JvpRule, check_jvp_signature, set_jvp_rule
 from .registry import (
     REGISTRY,
     CompositeDef,
@@ -62,6 +63,7 @@ from .registry import (
     check_function_name,
     check_needs,
     check_rule_signature,
+    did_you_mean,
     restore_composite,
     set_rule,
     snake_case,
@@ -126,6 +128,8 @@ class _Staging:
         self.parametric: list[tuple[ParametricDef, bool]] = []
         self.kernels: list[tuple[str, str, Callable[..., Any], bool]] = []
         self.rules: list[tuple[str, Rule, bool]] = []
+        #: ``(function name, JVP rule, override)`` from ``gradhub_add_jvp_rules``
+        self.jvp_rules: list[tuple[str, Callable[..., Any], bool]] = []
         #: what committing changed, in order, so that a failure can restore the registry exactly:
         #: ``[table, key, new value, old value or _MISSING]`` for a dict entry, ``[fdef, new
         #: rule, old rule, old overrides, old audit, was a composite]`` for a backward rule
@@ -186,6 +190,7 @@ class FunctionRegistrar:
         snake: str | None = None,
         doc: str = "",
         override: bool = False,
+        jvp: Callable[..., Any] | None = None,
     ) -> FunctionDef:
         """Register a primitive function.
 
@@ -195,7 +200,8 @@ class FunctionRegistrar:
         output_shapes, **attrs)`` an optional array-level version of the rule used for first-order
         backward; ``samples(rng)`` yields :class:`~gradhub.registry.Sample` test
         cases; ``reference(*arrays, **attrs)`` an independent numpy implementation; ``kinks`` the
-        input values where the function is not differentiable.
+        input values where the function is not differentiable. ``jvp(inputs, outputs, tangents,
+        **attrs)`` is its native forward-mode rule (see :mod:`gradhub.jvp_rules`).
         """
         where = "register.function"
         snake = _checked_snake(name, snake, where)
@@ -229,6 +235,13 @@ class FunctionRegistrar:
                 first_order_only,
                 fast_backward,
             )
+        if jvp is not None:
+            check_jvp_signature(jvp, name, where, self._s.provider)
+            if not differentiable:
+                raise RegistrationError(
+                    f"{where}({name!r}): a non-differentiable function takes no JVP rule"
+                )
+            fdef.jvp_rule = JvpRule(jvp, self._s.provider)
         self._s.functions.append((fdef, override))
         return fdef
 
@@ -329,6 +342,22 @@ class RuleRegistrar:
             fast_backward,
         )
         self._s.rules.append((name, rule, override))
+
+
+class JvpRuleRegistrar:
+    """Passed to ``gradhub_add_jvp_rules``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+
+    def jvp_rule(self, name: str, fn: Callable[..., Any], *, override: bool = False) -> None:
+        """Set the native forward-mode rule of the existing function ``name``:
+        ``fn(inputs, outputs, tangents, **attrs)`` returns one tangent (Variable or None) per
+        output (see :mod:`gradhub.jvp_rules`). A function whose JVP rule comes from another
+        distribution needs ``override=True``.
+        """
+        check_jvp_signature(fn, name, "register.jvp_rule", self._s.provider)
+        self._s.jvp_rules.append((name, fn, bool(override)))
 
 
 #: a command name: lower-case letters, digits and inner hyphens (``demo``, ``train-mnist``)
@@ -521,6 +550,7 @@ _REGISTRARS: dict[str, Any] = {
     "gradhub_add_functions": FunctionRegistrar,
     "gradhub_add_kernels": KernelRegistrar,
     "gradhub_add_backward_rules": RuleRegistrar,
+    "gradhub_add_jvp_rules": JvpRuleRegistrar,
     "gradhub_add_commands": CommandRegistrar,
     "gradhub_add_seeders": SeederRegistrar,
     "gradhub_add_communicators": CommunicatorRegistrar,
@@ -528,7 +558,7 @@ _REGISTRARS: dict[str, Any] = {
 #: devices and functions first (for every plugin), then kernels and rules
 #: the hooks that loading calls, in two phases; ``gradhub_add_commands`` is called only by the
 #: ``gradhub`` command line (:func:`plugin_commands`), never when plugins load
-_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:4])
+_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:5])
 
 
 def _split_env(name: str) -> set[str]:
@@ -876,6 +906,19 @@ def _check_phase2(s: _Staging) -> None:
                 f"{old_rule.provider}; "
                 "pass override=True to replace it"
             )
+    for name, _fn, override in s.jvp_rules:
+        fdef = REGISTRY.functions.get(name)
+        if fdef is None:
+            raise RegistrationError(
+                f"register.jvp_rule({name!r}): JVP rule for unknown function {name!r}"
+                + did_you_mean(name, REGISTRY.functions)
+            )
+        old_jvp = fdef.jvp_rule
+        if old_jvp is not None and old_jvp.provider != s.provider and not override:
+            raise RegistrationError(
+                f"register.jvp_rule({name!r}): duplicate JVP rule for {name!r}: it already has "
+                f"one from {old_jvp.provider}; pass override=True to replace it"
+            )
 
 
 def _commit_phase2(s: _Staging) -> None:
@@ -908,6 +951,13 @@ def _commit_phase2(s: _Staging) -> None:
             where="register.rule",
         )
         entry[1] = fdef.rule
+    for name, fn, override in s.jvp_rules:
+        fdef = REGISTRY.functions[name]
+        old_jvp, old_overrides = fdef.jvp_rule, list(fdef.overrides)
+        set_jvp_rule(fdef, fn, s.provider, override)
+        # undone as dict entries (see _rollback)
+        s.undo.append([fdef.__dict__, "overrides", fdef.overrides, old_overrides])
+        s.undo.append([fdef.__dict__, "jvp_rule", fdef.jvp_rule, old_jvp])
 
 
 def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
@@ -954,6 +1004,7 @@ def _replaces(s: _Staging) -> bool:
         or any(o for _, o in s.parametric)
         or any(k[3] for k in s.kernels)
         or any(r[2] for r in s.rules)
+        or any(r[2] for r in s.jvp_rules)
     )
 
 
@@ -1180,6 +1231,7 @@ def _load(
             "parametric": len(s.parametric),
             "kernels": len(s.kernels),
             "rules": len(s.rules),
+            "jvp_rules": len(s.jvp_rules),
         }
 
     # phase 2, in the same order; a plugin that replaces something (override=True, in either

@@ -223,6 +223,9 @@ class FunctionDef:
         #: the number of inputs when all are required and none is variadic, else -1
         plain = all(not (n.startswith("*") or n.endswith("?")) for n in self.inputs)
         self.n_plain_inputs = len(self.inputs) if plain and self.kind == "primitive" else -1
+        #: the native forward-mode (JVP) rule, a :class:`gradhub.jvp.JvpRule`, or None: forward
+        #: mode then transposes the backward rule (see :func:`gradhub.engine.forward_tangents`)
+        self.jvp_rule: Any = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"
@@ -1105,9 +1108,33 @@ def registry_table() -> list[dict[str, Any]]:
                 "devices": usable,
                 "fast_kernels": sorted(f.kernels),
                 "overrides": [f"{a} -> {b}" for a, b in f.overrides],
+                "jvp": jvp_cell(f),
             }
         )
     return rows
+
+
+def jvp_cell(f: FunctionDef) -> str:
+    """How forward mode differentiates ``f`` (the ``jvp`` column of :func:`show_registry` and
+    ``gradhub registry``): ``native`` (its own JVP rule; ``native (PROVIDER)`` where the rule
+    comes from another distribution than the function), ``transposed`` (its backward rule,
+    transposed), ``composed`` (through the functions a composite calls) or ``-``
+    (non-differentiable, or no rule at all).
+
+    Example::
+
+        >>> from gradhub.registry import REGISTRY, jvp_cell
+        >>> jvp_cell(REGISTRY.get("Mul2")), jvp_cell(REGISTRY.get("Sign"))
+        ('native', '-')
+    """
+    if not f.differentiable:
+        return "-"
+    if f.kind == "composite":
+        return "composed"
+    if f.jvp_rule is not None:
+        by = f.jvp_rule.provider
+        return "native" if by == f.provider else f"native ({by})"
+    return "transposed" if f.rule is not None else "-"
 
 
 def rule_cell(row: dict[str, Any]) -> str:
@@ -1124,9 +1151,10 @@ def rule_cell(row: dict[str, Any]) -> str:
 
 
 def show_registry(file: Any = None) -> None:
-    """Print the registry as a table: function, provider, rule, higher-order status, devices."""
+    """Print the registry as a table: function, provider, rule, higher-order status, devices, and
+    how forward mode differentiates it (``jvp``: see :func:`jvp_cell`)."""
     rows = registry_table()
-    header = ("function", "provider", "rule", "status", "devices")
+    header = ("function", "provider", "rule", "status", "devices", "jvp")
     table = [header] + [
         (
             r["function"],
@@ -1134,6 +1162,7 @@ def show_registry(file: Any = None) -> None:
             rule_cell(r),
             r["status"],
             ",".join(r["devices"]),
+            r["jvp"],
         )
         for r in rows
     ]
