@@ -71,6 +71,7 @@ __all__ = [
 ]
 
 _SUBMODULES = (
+    "function",
     "functions",
     "parametric_functions",
     "backward_functions",

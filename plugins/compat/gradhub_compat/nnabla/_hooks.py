@@ -14,6 +14,7 @@ each node of the graph in one that calls the hooks, for that pass only.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
@@ -67,18 +68,30 @@ class FunctionView:
         """The input Variables (a recorded input whose Variable is gone comes back as None)."""
         from ._variable import Variable
 
+        node = self._node
         res: list[Any] = []
-        for src, idx in zip(self._node.srcs, self._node.idxs):
+        for i, (src, idx) in enumerate(zip(node.srcs, node.idxs)):
             v = src if idx < 0 else src.outputs[idx]()
+            if v is None:  # an intermediate no longer referenced: a Variable for it again
+                saved = node.saved_in[i] if node.saved_in is not None else None
+                v = _revived(src, idx, saved)
             res.append(_adopted(v, Variable))
         return res
 
     @property
     def outputs(self) -> list[Any]:
-        """The output Variables (None for one no longer referenced)."""
+        """The output Variables (one no longer referenced comes back as a Variable again)."""
         from ._variable import Variable
 
-        return [_adopted(r(), Variable) for r in self._node.outputs]
+        node = self._node
+        res: list[Any] = []
+        for k, r in enumerate(node.outputs):
+            v = r()
+            if v is None:
+                saved = node.saved_out[k] if node.saved_out is not None else None
+                v = _revived(node, k, saved)
+            res.append(_adopted(v, Variable))
+        return res
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FunctionView) and other._node is self._node
@@ -88,6 +101,20 @@ class FunctionView:
 
     def __repr__(self) -> str:
         return f"<Function {self.name}>"
+
+
+def _revived(node: Any, idx: int, saved: Any) -> NativeVariable:
+    """A Variable for output ``idx`` of ``node`` that nothing references any more (nnabla keeps
+    every Variable of a graph): the array the graph saved, else zeros of its shape and dtype
+    until ``forward()`` recomputes it (it becomes the node's output again)."""
+    if saved is None:
+        with node.device.activate():
+            saved = node.device.xp.zeros(node.out_shapes[idx], dtype=node.out_dtypes[idx])
+    v = NativeVariable._new(saved, node.need_grad and saved.dtype.kind in "fc", node, idx)
+    outs = list(node.outputs)
+    outs[idx] = weakref.ref(v)
+    node.outputs = tuple(outs)
+    return v
 
 
 def _adopted(v: Any, cls: type) -> Any:

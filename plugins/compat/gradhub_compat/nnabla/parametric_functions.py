@@ -69,7 +69,8 @@ def _affine_base_axis(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[A
     except TypeError:
         return args, kwargs  # the native call names the problem
     a = bound.arguments
-    ba, inp = a.get("base_axis", 1), a.get("inp")
+    ba: Any = a.get("base_axis", 1)
+    inp: Any = a.get("inp")
     if isinstance(ba, int) and not isinstance(ba, bool) and ba < 0 and hasattr(inp, "shape"):
         nd = len(inp.shape)
         if ba < -nd:
