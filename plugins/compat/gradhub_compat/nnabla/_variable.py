@@ -346,21 +346,22 @@ class Variable(NativeVariable):
         """A Variable holding a copy of ``data`` (and of ``grad``, if given).
 
         Floating data is stored as float32 (nnabla computes in float32); integer data such as
-        labels keeps its type, also with ``need_grad=True`` (as nnabla; gradhub's functions give
-        integer inputs no gradient), and so does an integer ``grad``. ``need_grad`` defaults to
-        False.
+        labels keeps its type, and so does an integer ``grad``. With ``need_grad=True`` integer
+        data keeps its type in ``.d`` and, as nnabla, functions compute on it in float32 and its
+        ``.g`` is a float32 gradient. ``need_grad`` defaults to False.
         """
         arr = np.array(_raw(data), copy=True)
         if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
             arr = arr.astype(_FLOAT)
         floating = arr.dtype.kind in "fc"
-        v = cls.__new__(cls)
         dev = context_device()
-        NativeVariable.__init__(v, dev.asarray(arr), need_grad=bool(need_grad) and floating)
-        if need_grad and not floating:
-            # nnabla keeps the flag on integer data; gradhub's functions give integer inputs
-            # no gradient, so its .g stays zeros (docs/migration-nnabla.md)
-            v._need_grad = True
+        v: Variable
+        if need_grad and arr.dtype.kind in "iub" and cls is Variable:
+            # nnabla computes on integer data in float32 and gives it a float32 gradient
+            v = _IntegerData.of(dev.asarray(arr))
+        else:
+            v = cls.__new__(cls)
+            NativeVariable.__init__(v, dev.asarray(arr), need_grad=bool(need_grad) and floating)
         if grad is not None:
             g = np.array(_raw(grad), copy=True)
             if g.shape != arr.shape:
@@ -799,3 +800,74 @@ def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
     x._grad = None
     x._need_grad = y._need_grad
     y._creator.outputs = (weakref.ref(x),)
+
+
+class _IntegerData(Variable):
+    """A leaf holding integer data that needs a gradient (``from_numpy_array(int array,
+    need_grad=True)``), as nnabla: ``.d`` is the integer array, while functions, the engine and
+    re-execution read ``_data``, its float32 values (nnabla's functions compute in float32), so
+    the gradient is float32 and lands in ``.g``.
+
+    The float32 copy is cached per integer array, so that its identity is stable while the data
+    is (the engine recognises a replaced leaf by identity). ``.d`` is therefore read-only: an
+    in-place write (``x.d[0] = 3``) raises instead of leaving the float32 copy stale; assign
+    ``x.d = ...`` instead.
+    """
+
+    __slots__ = ("_float", "_g", "_int")
+
+    _int: Any
+    _float: Any
+    _g: NativeVariable | None
+
+    @classmethod
+    def of(cls, arr: Any) -> _IntegerData:
+        v = object.__new__(cls)
+        v._int = arr
+        v._float = None
+        v._g = None
+        v._creator = None
+        v._idx = 0
+        v.name = None
+        v._need_grad = True
+        return v
+
+    @property  # type: ignore[override]
+    def _data(self) -> Any:
+        f = self._float
+        if f is None:
+            f = self._float = self._int.astype(_FLOAT)
+        return f
+
+    @_data.setter
+    def _data(self, value: Any) -> None:
+        self._int = value.astype(self._int.dtype) if value.dtype != self._int.dtype else value
+        self._float = value if value.dtype == _FLOAT else None
+
+    @property  # type: ignore[override]
+    def _grad(self) -> NativeVariable | None:
+        return self._g
+
+    @_grad.setter
+    def _grad(self, value: NativeVariable | None) -> None:
+        # a gradient accumulated onto an integer one given to from_numpy_array: float32, as
+        # nnabla (numpy would promote int64 + float32 to float64)
+        if value is not None and value._data.dtype.kind == "f" and value._data.dtype != _FLOAT:
+            value = NativeVariable.leaf(value._data.astype(_FLOAT), False)
+        self._g = value
+
+    @property
+    def d(self) -> Any:
+        """The integer data (read-only; assign ``.d = value`` to change it)."""
+        view = self._int.view()
+        view.flags.writeable = False
+        return view
+
+    @d.setter
+    def d(self, value: Any) -> None:
+        self._int = self._fit(value, self._int.dtype, "d")
+        self._float = None
+
+    @property
+    def dtype(self) -> Any:
+        return self._int.dtype
