@@ -110,10 +110,18 @@ def _revived(node: Any, idx: int, saved: Any) -> NativeVariable:
     if saved is None:
         with node.device.activate():
             saved = node.device.xp.zeros(node.out_shapes[idx], dtype=node.out_dtypes[idx])
-    v = NativeVariable._new(saved, node.need_grad and saved.dtype.kind in "fc", node, idx)
+    v = graph_variable(saved, node.need_grad and saved.dtype.kind in "fc", node, idx)
     outs = list(node.outputs)
     outs[idx] = weakref.ref(v)
     node.outputs = tuple(outs)
+    return v
+
+
+def graph_variable(data: Any, need_grad: bool, node: Any, idx: int) -> NativeVariable:
+    """A Variable holding ``data`` as output ``idx`` of ``node``."""
+    v = NativeVariable.leaf(data, need_grad)
+    v._creator = node
+    v._idx = idx
     return v
 
 

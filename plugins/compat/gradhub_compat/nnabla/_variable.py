@@ -27,7 +27,8 @@ from gradhub.errors import BackwardRuleError
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import adopt, call_native, install_operators
-from ._hooks import FunctionView, backward_hooks, forward_with_hooks
+from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
+from ._layer_functions import set_item
 
 _FLOAT = np.float32
 #: ids of the Variables whose ``persistent`` flag is set (entries removed when they die); the
@@ -768,8 +769,6 @@ def freed_buffers_error(outputs: list[Any], where: str) -> BackwardRuleError | N
 
 def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
     """Make ``x`` the result of ``SetItem(old x, value, key)`` (see ``Variable.__setitem__``)."""
-    from ._layer_functions import set_item
-
     if isinstance(key, NativeVariable) or (
         isinstance(key, tuple) and any(isinstance(k, NativeVariable) for k in key)
     ):
@@ -787,7 +786,7 @@ def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
     if x._creator is None:
         old: NativeVariable = NativeVariable.leaf(x._data, False)  # the old data, a constant
     else:
-        old = NativeVariable._new(x._data, x._need_grad, x._creator, x._idx)
+        old = graph_variable(x._data, x._need_grad, x._creator, x._idx)
         # the old value's node no longer produces ``x`` (forward() and retained gradients
         # would write its value into it): it produces the unreferenced ``old`` instead
         outs = list(x._creator.outputs)
