@@ -3,6 +3,8 @@ gradient, as nnabla 1.39 (values recorded from nnabla 1.39.0, 2026-11-25)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import gradhub_compat.nnabla as nn
 import gradhub_compat.nnabla.functions as F
 import numpy as np
@@ -47,3 +49,45 @@ def test_labels_past_the_classes_still_raise() -> None:
     t = nn.Variable.from_numpy_array(np.array([[2], [5], [0]]))
     with pytest.raises(ValueError, match=r"labels outside \[0, 3\)"):
         F.softmax_cross_entropy(x, t)
+
+
+def test_without_negative_labels_it_is_the_library_function() -> None:
+    import gradhub.functions as GF
+
+    x = nn.Variable.from_numpy_array(X, need_grad=True)
+    t = nn.Variable.from_numpy_array(np.array([[2], [1], [0]]))
+    y = F.softmax_cross_entropy(x, t)
+    assert y.parent.name == "SoftmaxCrossEntropy"  # one node, nnabla's name
+    ref = GF.softmax_cross_entropy(x, t)
+    np.testing.assert_array_equal(y.d, ref.d)
+    (g,) = nn.grad([F.sum(y)], [x])
+    (gref,) = nn.grad([F.sum(ref)], [x])
+    np.testing.assert_array_equal(g.d, gref.d)
+
+
+@pytest.fixture
+def restore_sce_rule() -> Iterator[None]:
+    from gradhub.registry import REGISTRY
+
+    fdef = REGISTRY.get("SoftmaxCrossEntropy")
+    rule, overrides, audit = fdef.rule, list(fdef.overrides), dict(fdef.audit)
+    yield
+    fdef.rule, fdef.overrides, fdef.audit = rule, overrides, audit
+
+
+def test_a_registered_rule_is_used_with_the_mask(restore_sce_rule: None) -> None:
+    import gradhub_compat.nnabla.backward_functions as B
+
+    def doubled(grad_outputs, inputs, input_shapes, outputs, output_shapes, axis=None):  # type: ignore[no-untyped-def]
+        g = grad_outputs[0]
+        p = F.softmax(inputs[0], axis=1)
+        onehot = F.one_hot(inputs[1], (3,))
+        return [2.0 * F.broadcast(g, p.shape) * (p - onehot), None]
+
+    B.register("SoftmaxCrossEntropy", doubled)
+    x = nn.Variable.from_numpy_array(X, need_grad=True)
+    t = nn.Variable.from_numpy_array(np.array([[2], [-1], [0]]))
+    F.softmax_cross_entropy(x, t).backward()  # first order: the array path
+    np.testing.assert_allclose(x.g, 2 * np.array(GRAD), rtol=1e-5, atol=1e-7)
+    (g,) = nn.grad([F.sum(F.softmax_cross_entropy(x, t))], [x])  # the graph path
+    np.testing.assert_allclose(g.d, 2 * np.array(GRAD), rtol=1e-5, atol=1e-7)

@@ -171,3 +171,92 @@ SET_ITEM = FunctionDef(
 def set_item(x: Any, key: Any, value: Any) -> Any:
     """``x`` with ``x[key] = value``, recorded (both ``x`` and ``value`` get gradients)."""
     return apply(SET_ITEM, (x, value), {"key": key})
+
+
+# -- SoftmaxCrossEntropy skipping negative labels ------------------------------------------------
+#
+# nnabla 1.39 gives a negative label a loss of 0 and no gradient. The layer's function wraps the
+# registered SoftmaxCrossEntropy (its kernels and its rule): negative labels are replaced by 0
+# for the computation and their rows masked, at the cost of two comparisons when the batch has
+# none (one node in the graph, as nnabla's).
+
+
+def _negative(xp: Any, t: Any) -> Any:
+    return t < 0
+
+
+def _masked_sce_kernel(xp: Any, x: Any, t: Any, axis: Any = None) -> Any:
+    from gradhub.ops import kernel
+
+    native = kernel("SoftmaxCrossEntropy", x)
+    neg = _negative(xp, t)
+    if not neg.any():
+        return native(xp, x, t, axis=axis)
+    loss = native(xp, x, xp.where(neg, 0, t), axis=axis)
+    return xp.where(neg.reshape(loss.shape), xp.zeros((), dtype=loss.dtype), loss)
+
+
+def _masked_sce_bw(
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    axis: Any = None,
+) -> list[Any]:
+    from gradhub.ops import fdef
+
+    rule = fdef("SoftmaxCrossEntropy").rule
+    x, t = ins
+    xp = t.device.xp
+    neg = _negative(xp, t._data)
+    g = gy[0]
+    if neg.any():
+        keep = NativeVariable.leaf((~neg).reshape(g.shape).astype(g._data.dtype), False)
+        g = g * keep
+        t = NativeVariable.leaf(xp.where(neg, 0, t._data), False)
+    res = rule.fn([g], [x, t], in_shapes, outs, out_shapes, axis=axis)
+    return [res[0], None]
+
+
+def _masked_sce_fast(
+    xp: Any,
+    gy: Sequence[Any],
+    ins: Sequence[Any],
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    axis: Any = None,
+) -> list[Any]:
+    from gradhub.ops import fdef
+
+    rule = fdef("SoftmaxCrossEntropy").rule
+    x, t = ins
+    neg = _negative(xp, t)
+    g = gy[0]
+    if neg.any():
+        g = g * (~neg).reshape(g.shape).astype(g.dtype)
+        t = xp.where(neg, 0, t)
+    if rule.fast is None:  # a rule registered in place of the library's: run it on constants
+        gv = [NativeVariable.leaf(g, False)]
+        iv = [NativeVariable.leaf(x, False), NativeVariable.leaf(t, False)]
+        res = rule.fn(gv, iv, in_shapes, outs, out_shapes, axis=axis)
+        return [None if res[0] is None else res[0]._data, None]
+    res = rule.fast(xp, [g], [x, t], in_shapes, outs, out_shapes, axis=axis)
+    return [res[0], None]
+
+
+SOFTMAX_CROSS_ENTROPY = FunctionDef(
+    "SoftmaxCrossEntropy",
+    _masked_sce_kernel,
+    _PROVIDER,
+    inputs=("x", "target"),
+    attrs={"axis": None},
+    rule=Rule(_masked_sce_bw, _PROVIDER, (0, 1), (), fast=_masked_sce_fast),
+    doc="softmax cross entropy where a negative label gives 0 and no gradient (nnabla)",
+)
+
+
+def softmax_cross_entropy(x: Any, target: Any, axis: Any = None) -> Any:
+    """nnabla's softmax cross entropy (negative labels skipped), one recorded node."""
+    return apply(SOFTMAX_CROSS_ENTROPY, (x, target), {"axis": axis})

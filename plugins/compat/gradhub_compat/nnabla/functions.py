@@ -29,7 +29,7 @@ from gradhub.device import context_device
 from gradhub.modes import no_grad
 from gradhub.variable import Variable as _NativeVariable
 
-from .._common import adopt, call_native, wrap_function, wrapped_attribute
+from .._common import adopt, wrap_function, wrapped_attribute
 from . import _layer_functions as _layer
 from ._auto_forward import kept_unless_auto_forward, running_array
 from ._variable import NdArray, Variable
@@ -102,9 +102,10 @@ def softmax_cross_entropy(x: Any, target: Any, axis: Any = None) -> Any:
     r"""nnabla's softmax cross entropy, :math:`y_i = -\log \mathrm{softmax}(x)_{i, t_i}`, where
     a negative label :math:`t_i < 0` gives a loss of 0 and no gradient (nnabla 1.39 skips it).
 
-    The mask is recorded in the graph, so a new ``target.d`` with or without negative labels is
-    honoured by ``forward()``. Labels at or above the number of classes raise ``ValueError``
-    (nnabla reads outside the row then).
+    The labels are read at each execution, so a new ``target.d`` with or without negative
+    labels is honoured by ``forward()``. Labels at or above the number of classes raise
+    ``ValueError`` (nnabla reads outside the row then). One recorded node, named
+    ``SoftmaxCrossEntropy`` as nnabla's.
 
     Example::
 
@@ -116,20 +117,11 @@ def softmax_cross_entropy(x: Any, target: Any, axis: Any = None) -> Any:
         >>> F.softmax_cross_entropy(x, t).d.ravel()
         array([1.3862944, 0.       ], dtype=float32)
     """
-    native = _native.softmax_cross_entropy
     if type(x) is NdArray or type(target) is NdArray:
-        return _ndarray_call(lambda a, b: _masked_sce(native, a, b, axis), (x, target), {})
-    return adopt(_masked_sce(native, x, target, axis), Variable)
-
-
-def _masked_sce(native: Any, x: Any, target: Any, axis: Any) -> Any:
-    t = _as_variable(target, "softmax_cross_entropy (target)")
+        return _ndarray_call(_layer.softmax_cross_entropy, (x, target), {"axis": axis})
     x = _as_variable(x, "softmax_cross_entropy (x)")
-    safe = _call("MaximumScalar", t, val=0)
-    mask = _call("GreaterEqualScalar", t, val=0)
-    if mask.dtype != x.dtype:
-        mask = _call("Cast", mask, dtype=x.dtype.name)
-    return native(x, safe, axis) * mask
+    target = _as_variable(target, "softmax_cross_entropy (target)")
+    return adopt(_layer.softmax_cross_entropy(x, target, axis), Variable)
 
 
 def _base_axis(fname: str, x: Any, base_axis: Any) -> Any:
@@ -237,10 +229,6 @@ def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 def __getattr__(name: str) -> Any:
     return wrapped_attribute(__name__, _native, name, _wrappers, lambda fn: _wrap(fn, name))
-
-
-def _call(name: str, *args: Any, **attrs: Any) -> Any:
-    return call_native(name, *args, **attrs)
 
 
 def __dir__() -> list[str]:
