@@ -29,7 +29,7 @@ from gradhub.device import context_device
 from gradhub.modes import no_grad
 from gradhub.variable import Variable as _NativeVariable
 
-from .._common import adopt, wrap_function, wrapped_attribute
+from .._common import adopt, wrapped_attribute
 from . import _layer_functions as _layer
 from ._auto_forward import kept_unless_auto_forward, running_array
 from ._variable import NdArray, Variable
@@ -186,19 +186,30 @@ def _batch_normalization(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _on_ndarrays(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` that also takes NdArrays, as nnabla's functions: given one, it computes at once
-    (recording nothing) and returns NdArrays."""
+    """``fn`` (with its Variable results adopted) that also takes NdArrays, as nnabla's
+    functions: given one, it computes at once (recording nothing) and returns NdArrays. One
+    frame: the check is a type test per argument."""
 
-    @functools.wraps(fn)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             if type(a) is NdArray:
-                break
-        else:
-            if not kwargs or not any(type(v) is NdArray for v in kwargs.values()):
-                return fn(*args, **kwargs)
-        return _ndarray_call(fn, args, kwargs)
+                return _ndarray_call(fn, args, kwargs)
+        if kwargs:
+            for v in kwargs.values():
+                if type(v) is NdArray:
+                    return _ndarray_call(fn, args, kwargs)
+        out = fn(*args, **kwargs)
+        if type(out) is _NativeVariable:
+            out.__class__ = Variable
+            return out
+        return adopt(out, Variable)
 
+    wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "function")
+    wrapped.__doc__ = fn.__doc__
+    wrapped.__wrapped__ = fn  # type: ignore[attr-defined]
+    sig = getattr(fn, "__signature__", None)
+    if sig is not None:
+        wrapped.__signature__ = sig  # type: ignore[attr-defined]
     return wrapped
 
 
@@ -224,7 +235,9 @@ def _ndarray_call(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     if name == "batch_normalization":
         return _on_ndarrays(_batch_normalization(fn))
-    return _on_ndarrays(wrap_function(fn, Variable, name))
+    wrapped = _on_ndarrays(fn)
+    wrapped.__name__ = wrapped.__qualname__ = name
+    return wrapped
 
 
 def __getattr__(name: str) -> Any:
