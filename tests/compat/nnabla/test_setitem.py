@@ -22,6 +22,8 @@ def test_setitem_records_and_differentiates_as_nnabla() -> None:
     # nnabla 1.39: a.g = [[0]*4, [0]*4, [16, 18, 20, 22]], b.g = 20 everywhere
     np.testing.assert_array_equal(a.g, [[0] * 4, [0] * 4, [16, 18, 20, 22]])
     np.testing.assert_array_equal(b.g, np.full((2, 4), 20.0))
+    # c.g shows the gradient of c's old value (nnabla assigns in place): a's
+    np.testing.assert_array_equal(c.g, a.g)
     # forward() recomputes through the assignment
     a.d = np.zeros((3, 4))
     b.d = np.full((2, 4), 2.0)
@@ -49,3 +51,26 @@ def test_setitem_scalars_broadcasts_and_second_order() -> None:
     np.testing.assert_array_equal(leaf.d, [0.0, 7.0, 0.0])
     with pytest.raises(NotImplementedError, match="a Variable as the index"):
         leaf[nn.Variable((1,))] = 1.0
+
+
+def test_setitem_on_a_leaf_as_nnabla() -> None:
+    # nnabla 1.39: a = [0, 1, 2] (need_grad), a[1:2] = v (v = [7]), sum(a * a).backward() gives
+    # a.d = [0, 7, 2], a.g = [0, 0, 4] (its old value's gradient), v.g = [14]; for a leaf b
+    # with need_grad=False the same, and b.need_grad becomes True
+    a = nn.Variable.from_numpy_array(np.arange(3.0), need_grad=True)
+    v = nn.Variable.from_numpy_array(np.array([7.0]), need_grad=True)
+    a[1:2] = v
+    y = F.sum(a * a)
+    y.forward()
+    y.backward()
+    np.testing.assert_array_equal(a.d, [0.0, 7.0, 2.0])
+    np.testing.assert_array_equal(a.g, [0.0, 0.0, 4.0])
+    np.testing.assert_array_equal(v.g, [14.0])
+    assert a.need_grad is True
+    b = nn.Variable.from_numpy_array(np.arange(3.0))
+    b[1:2] = v
+    v.g = 0
+    F.sum(b * b).backward()
+    np.testing.assert_array_equal(b.g, [0.0, 0.0, 4.0])
+    np.testing.assert_array_equal(v.g, [14.0])
+    assert b.need_grad is True

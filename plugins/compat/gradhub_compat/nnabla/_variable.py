@@ -28,7 +28,7 @@ from gradhub.variable import Variable as NativeVariable
 
 from .._common import adopt, call_native, install_operators
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
-from ._layer_functions import set_item
+from ._layer_functions import SET_ITEM, set_item
 
 _FLOAT = np.float32
 #: ids of the Variables whose ``persistent`` flag is set (entries removed when they die); the
@@ -614,6 +614,8 @@ class Variable(NativeVariable):
             if restore:
                 for v, g in restore[1]:
                     v._grad = g
+            if _set_item_targets:
+                _old_value_gradients()
 
     def __repr__(self) -> str:
         return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
@@ -767,6 +769,23 @@ def freed_buffers_error(outputs: list[Any], where: str) -> BackwardRuleError | N
     )
 
 
+#: Variables assigned into with ``x[key] = value`` (see :func:`_old_value_gradients`)
+_set_item_targets: weakref.WeakSet[NativeVariable] = weakref.WeakSet()
+
+
+def _old_value_gradients() -> None:
+    """After ``backward``: the ``.g`` of a Variable assigned into shows the gradient of its old
+    value (zero at the assigned key), as nnabla's, whose assignment writes in place."""
+    for x in list(_set_item_targets):
+        node = x._creator
+        gv = x._grad
+        if node is None or node.fdef is not SET_ITEM or gv is None:
+            continue
+        g = gv._data.copy()
+        g[node.attrs["key"]] = 0
+        x._grad = NativeVariable.leaf(g, False)
+
+
 def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
     """Make ``x`` the result of ``SetItem(old x, value, key)`` (see ``Variable.__setitem__``)."""
     if isinstance(key, NativeVariable) or (
@@ -793,6 +812,7 @@ def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
         outs[x._idx] = weakref.ref(old)
         x._creator.outputs = tuple(outs)
     y = set_item(old, key, value)
+    _set_item_targets.add(x)
     x._data = y._data
     x._creator = y._creator
     x._idx = 0
