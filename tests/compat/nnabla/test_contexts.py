@@ -70,6 +70,8 @@ def test_array_class_is_accepted_and_recorded_as_nnabla() -> None:
     ctx = nn.Context(backend=["cpu:float"], array_class="CpuArray", device_id="0")
     assert (ctx.backend, ctx.type_config, ctx.array_class) == ("cpu", "float", "CpuArray")
     assert nn.Context().array_class == ""
+    assert isinstance(ctx, nn.Context) and isinstance(get_extension_context("cpu"), nn.Context)
+    assert not isinstance("cpu", nn.Context)
     assert nn.Context(backend="cpu:half").type_config == "half"
     with nn.context_scope(ctx):
         assert nn.get_current_context() == ctx

@@ -49,7 +49,7 @@ from ._auto_forward import get_auto_forward as _get_auto_forward
 from ._auto_forward import set_auto_forward as _set_auto_forward
 from ._parameter_files import load_parameters, save_parameters
 from ._variable import NdArray, Variable, freed_buffers_error
-from .ext_utils import context as Context
+from .ext_utils import NnablaContextConstructor as Context
 
 __all__ = [
     "Context",

@@ -149,3 +149,21 @@ def context(backend: Any = None, array_class: str = "", device_id: Any = "0") ->
     return get_extension_context(
         kind, device_id=device_id, type_config=type_config or "float", array_class=array_class
     )
+
+
+class _ContextType(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, tuple) and isinstance(obj, _NATIVE_CONTEXT)
+
+
+_NATIVE_CONTEXT: type = Context
+
+
+class NnablaContextConstructor(metaclass=_ContextType):
+    """``nn.Context``: calling it is :func:`context` (nnabla's arguments); every gradhub
+    context is an instance of it (``isinstance(get_extension_context("cpu"), nn.Context)``)."""
+
+    def __new__(  # type: ignore[misc]
+        cls, backend: Any = None, array_class: str = "", device_id: Any = "0"
+    ) -> Context:
+        return context(backend, array_class, device_id)
