@@ -35,7 +35,7 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import base, ndarray, random, symbol
+from . import autograd, base, ndarray, random, symbol
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
 from .ndarray import NDArray
@@ -47,6 +47,7 @@ __all__ = [
     "Context",
     "Executor",
     "NDArray",
+    "autograd",
     "base",
     "cpu",
     "cpu_pinned",
