@@ -409,6 +409,8 @@ def _fully_connected(node: Symbol, ins: list[NativeVariable]) -> NativeVariable:
             f"FullyConnected {node.name!r}: the weight {wname!r} has shape {w.shape}, but data of "
             f"shape {x.shape} and num_hidden={nh} need {want}"
         )
+    if b is not None and b.shape == (nh, 1):  # mxnet accepts a (num_hidden, 1) bias
+        b = _call("Reshape", b, shape=(nh,))
     if b is not None and b.shape != (nh,):
         raise ValueError(
             f"FullyConnected {node.name!r}: the bias {node._inputs[2].name!r} has shape "

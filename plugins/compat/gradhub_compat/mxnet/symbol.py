@@ -20,7 +20,6 @@ Example::
 from __future__ import annotations
 
 import itertools
-import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -279,12 +278,46 @@ class Symbol:
         return [by_name[n].type for n in names], [o.type for o in outs if o is not None], []
 
     # -- shapes ----------------------------------------------------------------------------------
+    def _given_shapes(self, args: Any, kwargs: Any, what: str) -> dict[str, tuple[int, ...]]:
+        names = self.list_arguments()
+        if args and kwargs:
+            raise ValueError(
+                f"{what}: Can only specify known argument shapes either by positional or kwargs "
+                "way."
+            )
+        if len(args) > len(names):
+            raise MXNetError(f"{what}: {len(args)} positional shapes for {len(names)} arguments")
+        known: dict[str, tuple[int, ...]] = {}
+        pairs = list(zip(names, args)) + list(kwargs.items())
+        for name, shape in pairs:
+            if name not in names:
+                raise MXNetError(
+                    f"{what}: InferShapeKeyword argument name {name} not found ({name!r} is not "
+                    f"an argument of the symbol; candidate arguments: {names})"
+                )
+            if shape is None:
+                continue
+            dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+            if any(int(d) < 0 for d in dims):
+                raise MXNetError(f"{what}: the shape {dims} of {name!r} has negative dimensions")
+            known[name] = tuple(int(d) for d in dims)
+        return known
+
+    def _infer(
+        self, args: Any, kwargs: Any, what: str
+    ) -> tuple[list[tuple[int, ...] | None], list[tuple[int, ...] | None]]:
+        from .shapes import infer
+
+        by_name, outs = infer(self, self._given_shapes(args, kwargs, what))
+        return [by_name.get(n) for n in self.list_arguments()], outs
+
     def infer_shape(
         self, *args: Any, **kwargs: Any
     ) -> tuple[list[tuple[int, ...]] | None, list[tuple[int, ...]] | None, list[Any] | None]:
         """Infer argument and output shapes from the given ones (positional in argument order,
-        or by name). Returns ``(arg_shapes, out_shapes, aux_shapes)``, or three Nones when the
-        given shapes do not determine them all.
+        or by name; 0 is an unknown dimension, as in mxnet 1.x). Returns
+        ``(arg_shapes, out_shapes, aux_shapes)``, or three Nones when the given shapes do not
+        determine every dimension (:meth:`infer_shape_partial` then tells what is known).
 
         Example::
 
@@ -292,37 +325,33 @@ class Symbol:
             >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
             >>> fc.infer_shape(x=(2, 5))
             ([(2, 5), (3, 5), (3,)], [(2, 3)], [])
+            >>> fc.infer_shape(x=(0, 5))
+            (None, None, None)
         """
-        names = self.list_arguments()
-        known: dict[str, tuple[int, ...]] = {}
-        for name, shape in zip(names, args):
-            if shape is not None:
-                known[name] = tuple(int(s) for s in shape)
-        for name, shape in kwargs.items():
-            if name not in names:
-                raise ValueError(
-                    f"infer_shape: {name!r} is not an argument of the symbol (arguments: {names})"
-                )
-            known[name] = tuple(int(s) for s in shape)
-        shapes: dict[int, tuple[int, ...] | None] = {}
-        for node in self._topo():
-            if node._op == "null":
-                s = known.get(node._name) or node._attrs.get("shape")
-                if s is not None:
-                    known.setdefault(node._name, s)
-                shapes[id(node)] = s
-                continue
-            shapes[id(node)] = _infer_node(node, shapes, known)
-        arg_shapes: list[tuple[int, ...]] = []
-        for name in names:
-            s = known.get(name)
-            if s is None:
-                return None, None, None
-            arg_shapes.append(s)
-        outs = [shapes.get(id(h)) for h in self._heads()]
-        if any(o is None for o in outs):
+        from .shapes import is_known
+
+        arg_shapes, outs = self._infer(args, kwargs, "infer_shape")
+        if not all(is_known(s) for s in [*arg_shapes, *outs]):
             return None, None, None
         return arg_shapes, outs, []  # type: ignore[return-value]
+
+    def infer_shape_partial(
+        self, *args: Any, **kwargs: Any
+    ) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[Any]]:
+        """As :meth:`infer_shape`, but returns what is known: an unknown shape as ``()`` and
+        unknown dimensions as 0 (as mxnet).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> fc.infer_shape_partial(x=(0, 5))
+            ([(0, 5), (3, 5), (3,)], [(0, 3)], [])
+            >>> fc.infer_shape_partial(fc_weight=(3, 5))
+            ([(), (3, 5), ()], [()], [])
+        """
+        arg_shapes, outs = self._infer(args, kwargs, "infer_shape_partial")
+        return [s or () for s in arg_shapes], [s or () for s in outs], []
 
     # -- binding ---------------------------------------------------------------------------------
     def bind(
@@ -467,125 +496,6 @@ def _grad_reqs(grad_req: Any, names: Sequence[str]) -> dict[str, str]:
         if r == "inplace":
             reqs[n] = "write"
     return reqs
-
-
-def _infer_node(
-    node: Symbol, shapes: dict[int, tuple[int, ...] | None], known: dict[str, tuple[int, ...]]
-) -> tuple[int, ...] | None:
-    """The output shape of ``node``; fills ``known`` with the parameter shapes it determines."""
-    ins = [shapes.get(id(s)) for s in node._inputs]
-    a = node._attrs
-    op = node._op
-
-    def learn(sym: Symbol, shape: tuple[int, ...]) -> None:
-        if sym._op != "null":
-            return
-        given = known.get(sym._name)
-        if given is None:
-            known[sym._name] = shape
-            shapes[id(sym)] = shape
-        elif tuple(given) != tuple(shape):  # mxnet: the operator contradicts a given shape
-            raise _shape_error(node, sym, given, shape)
-
-    if op == "FullyConnected":
-        x = ins[0]
-        if x is None:
-            return None
-        nh = a["num_hidden"]
-        n_in = int(math.prod(x[1:])) if a["flatten"] else x[-1]
-        learn(node._inputs[1], (nh, n_in))
-        if len(node._inputs) > 2:
-            learn(node._inputs[2], (nh,))
-        return (x[0], nh) if a["flatten"] else (*x[:-1], nh)
-    if op == "SoftmaxOutput":
-        x = ins[0]
-        if x is None:
-            return None
-        if a["multi_output"]:
-            label: tuple[int, ...] = (x[0], *x[2:])
-        elif a["preserve_shape"]:
-            label = x[:-1]
-        else:
-            label = (x[0],)
-        lab = node._inputs[1]
-        if lab._op != "null" or known.get(lab._name) != x:  # data's shape: probabilities
-            learn(lab, label)
-        return x
-    if op == "dot":
-        return _dot_shape(node, ins[0], ins[1])
-    if op in ("Activation", "MakeLoss", "BlockGrad", "softmax") or op.endswith("Scalar"):
-        return ins[0]
-    if op == "Group":
-        return None
-    x, y = ins
-    if op in BROADCAST_OPS:  # mxnet learns no operand shape from the other one here
-        if x is None or y is None:
-            return None
-        try:
-            return tuple(np.broadcast_shapes(x, y))
-        except ValueError:
-            raise MXNetError(
-                f"infer_shape: Error in operator {node._name}: {op} {node._name!r}: the shapes "
-                f"{x} and {y} do not broadcast (operands could not be broadcast together with "
-                f"shapes {_mx_shape(x)} {_mx_shape(y)})"
-            ) from None
-    # elementwise binary operators: same shapes (broadcasting allowed, docs/migration-mxnet.md)
-    if x is not None and y is not None:
-        try:
-            return tuple(np.broadcast_shapes(x, y))
-        except ValueError:
-            raise MXNetError(
-                f"infer_shape: Error in operator {node._name}: Incompatible attr in node "
-                f"{node._name} at 1-th input: expected {_mx_shape(x)}, got {_mx_shape(y)}"
-            ) from None
-    if x is None and y is not None:
-        learn(node._inputs[0], y)
-        return y
-    if y is None and x is not None:
-        learn(node._inputs[1], x)
-        return x
-    if x is None or y is None:
-        return None
-    return tuple(np.broadcast_shapes(x, y))
-
-
-def _dot_shape(
-    node: Symbol, a: tuple[int, ...] | None, b: tuple[int, ...] | None
-) -> tuple[int, ...] | None:
-    """The shape of mxnet's ``dot``: ``a`` (reversed with ``transpose_a``) contracted over its
-    last axis with the first axis of ``b`` (reversed with ``transpose_b``); 1-D with 1-D gives
-    (1,)."""
-    if a is None or b is None:
-        return None
-    ta = a[::-1] if node._attrs["transpose_a"] else a
-    tb = b[::-1] if node._attrs["transpose_b"] else b
-    if not ta or not tb or ta[-1] != tb[0]:
-        raise MXNetError(
-            f"infer_shape: Error in operator {node._name}: dot {node._name!r}: shapes "
-            f"{_mx_shape(a)} and {_mx_shape(b)} (transpose_a={node._attrs['transpose_a']}, "
-            f"transpose_b={node._attrs['transpose_b']}) do not match: the last axis of lhs "
-            f"must equal the first axis of rhs (mxnet: dot shape error: {_mx_shape(a)} X "
-            f"{_mx_shape(b)})"
-        )
-    out = (*ta[:-1], *tb[1:])
-    return out or (1,)
-
-
-def _mx_shape(shape: Sequence[int]) -> str:
-    """A shape as mxnet prints a provided one: ``[1,100]``."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def _shape_error(
-    node: Symbol, arg: Symbol, given: Sequence[int], inferred: Sequence[int]
-) -> MXNetError:
-    """mxnet's error for a given argument shape that the operator ``node`` contradicts."""
-    inf = "(" + ",".join(str(int(d)) for d in inferred) + ("," if len(inferred) == 1 else "") + ")"
-    return MXNetError(
-        f"infer_shape: Error in operator {node._name}: Shape inconsistent, Provided = "
-        f"{_mx_shape(given)}, inferred shape={inf} (argument {arg._name!r} of "
-        f"{node._op} {node._name!r})"
-    )
 
 
 def _infer_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[str, np.dtype]:
