@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -47,6 +48,8 @@ __all__ = [
     "broadcast_power",
     "broadcast_sub",
     "dot",
+    "load",
+    "load_json",
     "maximum",
     "minimum",
     "softmax",
@@ -89,7 +92,7 @@ def _is_scalar(x: Any) -> bool:
 class Symbol:
     """A node of a symbolic graph: an operator (``op``), its input symbols and attributes."""
 
-    __slots__ = ("_attrs", "_inputs", "_name", "_op")
+    __slots__ = ("_attrs", "_inputs", "_json", "_name", "_op")
 
     def __init__(
         self,
@@ -97,11 +100,14 @@ class Symbol:
         name: str,
         inputs: Sequence[Symbol] = (),
         attrs: dict[str, Any] | None = None,
+        json: dict[str, str] | None = None,
     ) -> None:
         self._op = op
         self._name = name
         self._inputs = tuple(inputs)
         self._attrs = dict(attrs or {})
+        # the attributes as mxnet's JSON writes them (the given keyword arguments, as strings)
+        self._json: dict[str, str] = dict(json or {})
 
     @property
     def name(self) -> str:
@@ -425,7 +431,10 @@ class Symbol:
             return Symbol(f"_{op}", _auto_name(f"_{op.lower()}"), (a, b))
         if _is_scalar(other):
             name = f"_R{op}Scalar" if reverse else f"_{op}Scalar"
-            return Symbol(name, _auto_name(name.lower()), (self,), {"scalar": float(other)})
+            hint = "_rpower_scalar" if name == "_RPowerScalar" else name.lower()  # mxnet's names
+            return Symbol(
+                name, _auto_name(hint), (self,), {"scalar": float(other)}, {"scalar": str(other)}
+            )
         return NotImplemented
 
     def __add__(self, o: Any) -> Symbol:
@@ -460,6 +469,101 @@ class Symbol:
 
     def __neg__(self) -> Symbol:
         return self._arith(-1.0, "Mul")
+
+    # -- composition and serialization ---------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Symbol:
+        """Compose: a copy of this symbol with the arguments named in ``kwargs`` replaced by the
+        given symbols (``net(fc_data=other)``), as mxnet's ``Symbol.__call__``; ``name=`` renames
+        the copy's output node. As in mxnet, a layer built without data names its free input
+        ``NAME_data`` (``FullyConnected(num_hidden=10, name="fc")`` has the arguments
+        ``['fc_data', 'fc_weight', 'fc_bias']``), and positional inputs are refused
+        (:class:`~.base.MXNetError`: general composition only takes keywords).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> net = mx.sym.FullyConnected(num_hidden=10, name="fc")
+            >>> net.list_arguments()
+            ['fc_data', 'fc_weight', 'fc_bias']
+            >>> net(fc_data=mx.sym.Variable("x")).list_arguments()
+            ['x', 'fc_weight', 'fc_bias']
+        """
+        name = kwargs.pop("name", None)
+        kwargs.pop("attr", None)
+        if args and kwargs:
+            raise TypeError(
+                "Symbol.__call__: compose only accept input Symbols either as positional or "
+                "keyword arguments, not both"
+            )
+        for v in (*args, *kwargs.values()):
+            if not isinstance(v, Symbol):
+                raise TypeError(
+                    f"Symbol.__call__: Compose expect `Symbol` as arguments, got {type(v).__name__}"
+                )
+        if args:
+            if self._op == "null":  # mxnet returns a copy of a variable unchanged
+                return self._composed({}, name)
+            raise MXNetError(
+                f"Symbol.__call__: General composition only support kwargs for now ({len(args)} "
+                f"positional inputs given; name the arguments to replace, one of "
+                f"{self.list_arguments()})"
+            )
+        names = self.list_arguments() if self._op != "null" else []
+        for k, v in kwargs.items():
+            if k not in names:
+                raise MXNetError(
+                    f"Symbol.__call__: Symbol.ComposeKeyword argument name {k} not found. "
+                    f"Candidate arguments: {names}"
+                )
+            if len(v._heads()) != 1:
+                raise MXNetError(
+                    f"Symbol.__call__: the symbol given for {k!r} has {len(v._heads())} outputs; "
+                    "an argument takes a symbol of one output"
+                )
+        return self._composed({k: v._heads()[0] for k, v in kwargs.items()}, name)
+
+    def _composed(self, replace: dict[str, Symbol], name: str | None) -> Symbol:
+        """A copy of the graph with the variables named in ``replace`` replaced (the given
+        symbols themselves are shared, not copied, as mxnet's compose)."""
+        new: dict[int, Symbol] = {}
+        for node in self._topo():
+            if node._op == "null" and node._name in replace:
+                new[id(node)] = replace[node._name]
+                continue
+            new[id(node)] = Symbol(
+                node._op,
+                node._name,
+                [new[id(i)] for i in node._inputs],
+                node._attrs,
+                node._json,
+            )
+        out = new[id(self)]
+        if name is not None and out._op != "Group":
+            out._name = str(name)
+        return out
+
+    def tojson(self) -> str:
+        """The graph as mxnet's JSON (``nodes``, ``arg_nodes``, ``node_row_ptr``, ``heads``,
+        ``attrs``), in mxnet 1.9.1's layout; :func:`load_json` reads it back.
+
+        Example::
+
+            >>> import json
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> [n["op"] for n in json.loads(fc.tojson())["nodes"]]
+            ['null', 'null', 'null', 'FullyConnected']
+        """
+        from .serialization import to_json
+
+        return to_json(self)
+
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
+        """Write :meth:`tojson` to the file ``fname``."""
+        if not isinstance(fname, str):
+            raise TypeError("Symbol.save: fname required to be a string")
+        with open(fname, "w", encoding="utf-8") as f:
+            f.write(self.tojson())
 
     def __bool__(self) -> bool:
         raise NotImplementedForSymbol("__bool__", "bool")
@@ -559,10 +663,92 @@ def Variable(
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"mx.sym.Variable: name must be a non-empty string, got {name!r}")
-    return Symbol("null", name, (), {"shape": None if shape is None else tuple(shape)})
+    json: dict[str, str] = {}
+    if attr:
+        json.update({str(k): str(v) for k, v in dict(attr).items()})
+    if shape is not None:
+        json["__shape__"] = str(tuple(shape))
+    if lr_mult is not None:
+        json["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        json["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        dt = np.dtype(dtype).name
+        if dt not in _DTYPE_CODES:
+            raise TypeError(f"mx.sym.Variable: dtype {dt} is not one of mxnet's dtypes")
+        json["__dtype__"] = str(_DTYPE_CODES[dt])
+    if init is not None:
+        json["__init__"] = init if isinstance(init, str) else str(init.dumps())
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            json[k] = str(v)
+        else:
+            raise ValueError(
+                f"mx.sym.Variable: attribute {k!r} must start and end with double underscores "
+                "(as mxnet)"
+            )
+    return Symbol("null", name, (), {"shape": None if shape is None else tuple(shape)}, json)
 
 
 var = Variable
+
+
+#: mxnet's dtype codes (``__dtype__`` in JSON).
+_DTYPE_CODES = {
+    "float32": 0,
+    "float64": 1,
+    "float16": 2,
+    "uint8": 3,
+    "int32": 4,
+    "int8": 5,
+    "int64": 6,
+}
+#: ``attr={...}`` keys mxnet stores as ``__key__``
+_SCOPED_ATTRS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+
+def _layer(hint: str, inputs: tuple[str, ...], free: tuple[str, ...]) -> Callable[..., Any]:
+    """Decorate a layer constructor as mxnet's generated operator functions: positional
+    arguments are the input symbols ``inputs`` (in order); a ``free`` input not given becomes
+    the variable ``NAME_<input>`` (a layer built without data, to be composed later); the given
+    keyword arguments become the node's JSON attributes (as strings), which the variables the
+    layer creates share (as mxnet's)."""
+
+    def deco(fn: Callable[..., Symbol]) -> Callable[..., Symbol]:
+        @functools.wraps(fn)
+        def layer(*args: Any, **kwargs: Any) -> Symbol:
+            if len(args) > len(inputs):
+                raise TypeError(
+                    f"mx.sym.{fn.__name__}: at most {len(inputs)} positional inputs {inputs}, got "
+                    f"{len(args)} (give the other arguments by keyword)"
+                )
+            for k, v in zip(inputs, args):
+                if k in kwargs:
+                    raise TypeError(f"mx.sym.{fn.__name__}: input {k!r} given twice")
+                kwargs[k] = v
+            name = kwargs.pop("name", None) or _auto_name(hint)
+            attr = kwargs.pop("attr", None)
+            json = {
+                k: str(v)
+                for k, v in kwargs.items()
+                if k not in inputs and v is not None and not isinstance(v, Symbol)
+            }
+            for k, v in dict(attr or {}).items():
+                json[f"__{k}__" if k in _SCOPED_ATTRS else str(k)] = str(v)
+            given = {id(v) for v in kwargs.values() if isinstance(v, Symbol)}
+            for k in free:
+                if kwargs.get(k) is None:
+                    kwargs[k] = Variable(f"{name}_{k}")
+            sym = fn(name=name, **kwargs)
+            sym._json = dict(json)
+            for i in sym._inputs:
+                if id(i) not in given and i._op == "null":
+                    i._json = {**json, **i._json}
+            return sym
+
+        return layer
+
+    return deco
 
 
 def _data_arg(op: str, data: Any) -> Symbol:
@@ -571,6 +757,7 @@ def _data_arg(op: str, data: Any) -> Symbol:
     return data
 
 
+@_layer("fullyconnected", ("data", "weight", "bias"), ("data",))
 def FullyConnected(
     data: Symbol | None = None,
     weight: Symbol | None = None,
@@ -600,6 +787,7 @@ def FullyConnected(
     )
 
 
+@_layer("activation", ("data",), ("data",))
 def Activation(
     data: Symbol | None = None, act_type: str | None = None, name: str | None = None, **kwargs: Any
 ) -> Symbol:
@@ -621,6 +809,7 @@ def _check_norm(op: str, normalization: str) -> None:
         )
 
 
+@_layer("softmaxoutput", ("data", "label"), ("data",))
 def SoftmaxOutput(
     data: Symbol | None = None,
     label: Symbol | None = None,
@@ -667,6 +856,7 @@ def SoftmaxOutput(
     return Symbol("SoftmaxOutput", name, [data, label], attrs)
 
 
+@_layer("makeloss", ("data",), ("data",))
 def MakeLoss(
     data: Symbol | None = None,
     grad_scale: float = 1.0,
@@ -690,6 +880,7 @@ def MakeLoss(
     return Symbol("MakeLoss", name or _auto_name("makeloss"), [data], attrs)
 
 
+@_layer("blockgrad", ("data",), ("data",))
 def BlockGrad(data: Symbol | None = None, name: str | None = None, **kwargs: Any) -> Symbol:
     """``data`` unchanged, stopping the gradient (nothing flows back through it)."""
     data = _data_arg("BlockGrad", data)
@@ -711,7 +902,7 @@ def _broadcast(op: str, lhs: Any, rhs: Any, name: str | None) -> Symbol:
     return Symbol(op, name or _auto_name(op), [lhs, rhs])
 
 
-def _broadcast_op(op: str, doc: str) -> Callable[..., Symbol]:
+def _broadcast_op(op: str, doc: str, alias: str | None = None) -> Callable[..., Symbol]:
     """mx.sym.<op>(lhs, rhs, name=None): a binary operator with numpy broadcasting."""
 
     def symbol(
@@ -719,9 +910,9 @@ def _broadcast_op(op: str, doc: str) -> Callable[..., Symbol]:
     ) -> Symbol:
         return _broadcast(op, lhs, rhs, name)
 
-    symbol.__name__ = symbol.__qualname__ = op
+    symbol.__name__ = symbol.__qualname__ = alias or op
     symbol.__doc__ = doc
-    return symbol
+    return _layer(alias or op, ("lhs", "rhs"), ("lhs", "rhs"))(symbol)
 
 
 _SUMMED = "; each operand's gradient is summed back to its shape."
@@ -742,8 +933,13 @@ broadcast_minimum = _broadcast_op(
     "The elementwise minimum with numpy broadcasting; at ties the gradient goes to ``lhs`` "
     "(as mxnet).",
 )
-broadcast_plus = broadcast_add
-broadcast_minus = broadcast_sub
+#: mxnet's aliases: the same operators, their nodes named after the alias (``broadcast_plus0``)
+broadcast_plus = _broadcast_op(
+    "broadcast_add", "``broadcast_add`` (mxnet's alias)" + _SUMMED, "broadcast_plus"
+)
+broadcast_minus = _broadcast_op(
+    "broadcast_sub", "``broadcast_sub`` (mxnet's alias)" + _SUMMED, "broadcast_minus"
+)
 
 
 def _select(op: str, left: Any, right: Any, name: str | None) -> Any:
@@ -764,7 +960,13 @@ def _select(op: str, left: Any, right: Any, name: str | None) -> Any:
             "(Symbols or numbers)"
         )
     sname = f"_{op}Scalar"
-    return Symbol(sname, name or _auto_name(sname.lower()), [left], {"scalar": float(right)})
+    return Symbol(
+        sname,
+        name or _auto_name(sname.lower()),
+        [left],
+        {"scalar": float(right)},
+        {"scalar": str(right)},
+    )
 
 
 def maximum(left: Any, right: Any, name: str | None = None) -> Any:
@@ -789,6 +991,7 @@ def minimum(left: Any, right: Any, name: str | None = None) -> Any:
     return _select("Minimum", left, right, name)
 
 
+@_layer("dot", ("lhs", "rhs"), ("lhs", "rhs"))
 def dot(
     lhs: Symbol | None = None,
     rhs: Symbol | None = None,
@@ -821,6 +1024,7 @@ def dot(
     return Symbol("dot", name or _auto_name("dot"), [lhs, rhs], attrs)  # type: ignore[list-item]
 
 
+@_layer("softmax", ("data",), ("data",))
 def softmax(
     data: Symbol | None = None,
     length: Symbol | None = None,
@@ -851,3 +1055,29 @@ def softmax(
     if t == 0.0:
         raise ValueError("mx.sym.softmax: temperature must be nonzero")
     return Symbol("softmax", name or _auto_name("softmax"), [data], {"axis": int(axis), "t": t})
+
+
+def load_json(json_str: str) -> Symbol:
+    """The symbol of mxnet's JSON text (:meth:`Symbol.tojson`, or a ``-symbol.json`` file
+    written by mxnet). Only parses: nothing in the text is executed or unpickled; an operator
+    the layer does not have raises NotImplementedError naming it.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+        >>> mx.sym.load_json(fc.tojson()).infer_shape(x=(2, 5))
+        ([(2, 5), (3, 5), (3,)], [(2, 3)], [])
+    """
+    from .serialization import from_json
+
+    return from_json(json_str)
+
+
+def load(fname: str) -> Symbol:
+    """The symbol saved in the JSON file ``fname`` (:meth:`Symbol.save`); see
+    :func:`load_json`."""
+    if not isinstance(fname, str):
+        raise TypeError("mx.sym.load: fname required to be string")
+    with open(fname, encoding="utf-8") as f:
+        return load_json(f.read())
