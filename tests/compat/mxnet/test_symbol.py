@@ -50,7 +50,7 @@ def test_symbol_arguments_outputs_and_auto_names() -> None:
 def test_symbol_constructor_errors() -> None:
     x = mx.sym.Variable("x")
     with pytest.raises(ValueError, match="num_hidden must be a positive int"):
-        mx.sym.FullyConnected(x)
+        mx.sym.FullyConnected(x, num_hidden=0)
     with pytest.raises(ValueError, match="act_type must be one of"):
         mx.sym.Activation(x, act_type="swish")
     with pytest.raises(TypeError, match="data must be a Symbol"):

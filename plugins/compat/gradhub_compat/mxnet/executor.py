@@ -25,7 +25,7 @@ from gradhub.modes import no_grad, set_recording
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
-from .base import MXNetError
+from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray
 from .symbol import Symbol, _grad_reqs, _infer_types
@@ -347,7 +347,7 @@ class Executor:
             if og is not None:
                 arr = og._arr if isinstance(og, NDArray) else np.asarray(og)
                 if tuple(arr.shape) != h.shape:
-                    raise ValueError(
+                    raise _MXNetValueError(
                         f"Executor.backward: the head gradient of {sym.name!r} has shape "
                         f"{tuple(arr.shape)} but the output has shape {h.shape}"
                     )

@@ -25,7 +25,7 @@ from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
 from . import _autograd_mode as _ag
-from .base import MXNetError
+from .base import MXNetError, _MXNetTypeError, _MXNetValueError
 from .context import Context, current_context
 
 _DEFAULT_DTYPE = np.float32
@@ -288,7 +288,7 @@ class NDArray:
         dt = self._arr.dtype
         if isinstance(other, NDArray):
             if other._arr.dtype != dt:
-                raise TypeError(
+                raise _MXNetTypeError(
                     f"NDArray {what}: the operands have different dtypes {dt.name} and "
                     f"{other._arr.dtype.name} (mxnet refuses mixed dtypes; convert one with "
                     "astype)"
@@ -324,7 +324,15 @@ class NDArray:
             with set_recording(True):
                 r = op(self._as_var(), vb)
             return NDArray(r._data, self._ctx, r)
-        res = op(self._arr, b)
+        try:
+            res = op(self._arr, b)
+        except ValueError:
+            if isinstance(other, NDArray) and self.shape != other.shape:
+                raise _MXNetValueError(
+                    f"NDArray {what}: operands could not be broadcast together with shapes "
+                    f"{list(self.shape)} {list(other.shape)}"
+                ) from None
+            raise
         if type(res) is not type(self._arr):
             res = self._ctx.device().asarray(res)
         if res.dtype != self._arr.dtype:
@@ -686,7 +694,7 @@ def dot(
             f"mx.nd.dot: forward_stype={forward_stype!r} is not supported (docs/migration-mxnet.md)"
         )
     if lhs._arr.dtype != rhs._arr.dtype:
-        raise TypeError(
+        raise _MXNetTypeError(
             f"mx.nd.dot: the operands have different dtypes {lhs._arr.dtype.name} and "
             f"{rhs._arr.dtype.name} (mxnet refuses mixed dtypes)"
         )

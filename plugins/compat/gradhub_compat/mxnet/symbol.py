@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import MXNetError, NotImplementedForSymbol
+from .base import MXNetError, NotImplementedForSymbol, _MXNetTypeError, _MXNetValueError
 
 __all__ = [
     "Activation",
@@ -399,7 +399,7 @@ class Symbol:
             kwargs.pop(k, None)
         arg_shapes, _, _ = self.infer_shape(**kwargs)
         if arg_shapes is None:
-            raise ValueError(
+            raise _MXNetValueError(
                 f"simple_bind: the shapes {kwargs} do not determine every argument shape of "
                 f"{self.list_arguments()}"
             )
@@ -630,7 +630,7 @@ def _node_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[int,
             first, dt = seen[0]
             for m, other in seen[1:]:
                 if other != dt:
-                    raise TypeError(
+                    raise _MXNetTypeError(
                         f"{what}: operator {node._op} {node._name!r} needs one dtype for its "
                         f"inputs and output, but {first._name!r} is {dt.name} and {m._name!r} is "
                         f"{other.name} (as mxnet: convert one with astype or give type_dict; "
@@ -773,8 +773,13 @@ def FullyConnected(
     ``NAME_weight`` and ``NAME_bias`` unless given.
     """
     data = _data_arg("FullyConnected", data)
-    if num_hidden is None or int(num_hidden) <= 0:
-        raise ValueError(
+    if num_hidden is None:
+        raise _MXNetValueError(
+            "mx.sym.FullyConnected: Required parameter num_hidden of int is not presented, in "
+            f'operator FullyConnected(name="{name}")'
+        )
+    if int(num_hidden) <= 0:
+        raise _MXNetValueError(
             f"mx.sym.FullyConnected: num_hidden must be a positive int, got {num_hidden!r}"
         )
     name = name or _auto_name("fullyconnected")
@@ -796,15 +801,16 @@ def Activation(
     """
     data = _data_arg("Activation", data)
     if act_type not in ACT_TYPES:
-        raise ValueError(
-            f"mx.sym.Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}"
+        raise _MXNetValueError(
+            f"mx.sym.Activation: act_type must be one of {ACT_TYPES}, got {act_type!r} (mxnet: "
+            f"Invalid Input: '{act_type}', in operator Activation(name=\"{name}\"))"
         )
     return Symbol("Activation", name or _auto_name("activation"), [data], {"act_type": act_type})
 
 
 def _check_norm(op: str, normalization: str) -> None:
     if normalization not in NORMALIZATIONS:
-        raise ValueError(
+        raise _MXNetValueError(
             f"mx.sym.{op}: normalization must be one of {NORMALIZATIONS}, got {normalization!r}"
         )
 
