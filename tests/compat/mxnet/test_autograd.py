@@ -259,3 +259,16 @@ def test_gradient_against_finite_differences() -> None:
             else:
                 num[i] = (f(other, base + d) - f(other, base - d)) / (2 * eps)
         np.testing.assert_allclose(arr.grad.asnumpy(), num, rtol=1e-6, atol=1e-9)
+
+
+def test_unsupported_parts_raise_not_implemented() -> None:
+    with pytest.raises(NotImplementedError, match=r"mx.autograd.Function .*migration-mxnet"):
+        ag.Function()
+    with pytest.raises(NotImplementedError, match=r"get_symbol .*migration-mxnet"):
+        ag.get_symbol(nd.ones((1,)))
+    with pytest.raises(NotImplementedError, match=r"stype='row_sparse'.*migration-mxnet"):
+        nd.ones((2,)).attach_grad(stype="row_sparse")
+    with pytest.raises(NotImplementedError, match=r"mx.nd.exp: out= .*migration-mxnet"):
+        nd.exp(nd.ones((2,)), out=nd.ones((2,)))
+    with pytest.raises(AttributeError, match=r"mx.nd.Convolution is not part .*migration-mxnet"):
+        nd.Convolution  # noqa: B018

@@ -11,7 +11,12 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
 ``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``; ``mx.sym.maximum``, ``minimum``,
 ``dot``, ``softmax``; ``Symbol.infer_type``, ``get_internals``, ``get_children``;
-``mx.random.seed``, ``mx.nd.random.uniform``/``normal``.
+``mx.random.seed``, ``mx.nd.random.uniform``/``normal``; ``Symbol.infer_shape_partial`` and
+unknown (0) dimensions, symbol composition (``sym(**symbols)``), ``Symbol.tojson``/``save``,
+``mx.sym.load_json``/``load``, ``Executor.reshape``; ``mx.autograd`` (``record``, ``pause``,
+``attach_grad``, ``mark_variables``, ``backward``, ``grad``) over NDArrays and the ``mx.nd``
+functions ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``sqrt``,
+``square``, ``abs``, ``sum``, ``mean``, ``dot``.
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 

@@ -39,7 +39,9 @@ from .base import MXNetError
 from .ndarray import NDArray, _mark
 
 __all__ = [
+    "Function",
     "backward",
+    "get_symbol",
     "grad",
     "is_recording",
     "is_training",
@@ -325,3 +327,25 @@ def grad(
         else:
             out.append(NDArray(g._data, v._ctx, g if create_graph else None))
     return out
+
+
+class Function:
+    """mxnet's user-defined autograd functions (``forward``/``backward`` written by the user)
+    are not supported by the layer: creating one raises NotImplementedError. Register a gradhub
+    function with its rule instead (docs/op-plugins.md)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "mx.autograd.Function (user-defined forward/backward) is not supported by "
+            "gradhub_compat.mxnet (docs/migration-mxnet.md); register a gradhub function with "
+            "its rule instead (docs/op-plugins.md)"
+        )
+
+
+def get_symbol(x: Any) -> Any:
+    """mxnet's ``get_symbol`` (the recorded graph as a Symbol) is not supported: raises
+    NotImplementedError."""
+    raise NotImplementedError(
+        "mx.autograd.get_symbol is not supported by gradhub_compat.mxnet "
+        "(docs/migration-mxnet.md): the recorded graph is a native gradhub graph, not a Symbol"
+    )

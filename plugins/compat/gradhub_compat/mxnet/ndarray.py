@@ -723,4 +723,7 @@ def __getattr__(name: str) -> Any:
         from . import random
 
         return random
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(
+        f"module {__name__!r} has no attribute {name!r} (mx.nd.{name} is not part of "
+        "gradhub_compat.mxnet; docs/migration-mxnet.md lists the NDArray functions)"
+    )

@@ -17,9 +17,9 @@ Example::
 
     >>> import gradhub_compat.mxnet as mx
     >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
-    >>> c = mx.sym.load_json((2 * a + b).tojson())
+    >>> c = mx.sym.load_json(mx.sym.broadcast_add(2 * a, b, name="s").tojson())
     >>> c.list_arguments(), c.list_outputs()
-    (['a', 'b'], ['_plus0_output'])
+    (['a', 'b'], ['s_output'])
 """
 
 from __future__ import annotations
