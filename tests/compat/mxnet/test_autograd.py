@@ -272,3 +272,70 @@ def test_unsupported_parts_raise_not_implemented() -> None:
         nd.exp(nd.ones((2,)), out=nd.ones((2,)))
     with pytest.raises(AttributeError, match=r"mx.nd.Convolution is not part .*migration-mxnet"):
         nd.Convolution  # noqa: B018
+
+
+def test_backward_inside_record_and_retain_graph_with_add() -> None:
+    x = mx.nd.ones((2, 2))
+    dx = mx.nd.zeros((2, 2))
+    ag.mark_variables([x], [dx], grad_reqs="add")
+    with ag.record():
+        y = x + 1
+        y.backward()
+    np.testing.assert_array_equal(dx.asnumpy(), np.ones((2, 2)))
+    dx[:] = 0
+    with ag.record():
+        y = x + 1
+        y.backward(retain_graph=True)
+        y.backward()
+    np.testing.assert_array_equal(dx.asnumpy(), 2 * np.ones((2, 2)))
+    with ag.record():
+        y = x + 1
+        y.backward()
+        with pytest.raises(mx.base.MXNetError, match="retain_graph=True"):
+            y.backward()
+
+
+def test_results_have_no_grad_and_like_constructors() -> None:
+    x = nd.zeros((3, 3))
+    assert x.stype == "default" and x.tostype("default") is x
+    x.attach_grad()
+    with ag.record():
+        y = x * 2
+        assert y.grad is None
+        y.backward(out_grad=nd.ones_like(y))
+    np.testing.assert_array_equal(x.grad.asnumpy(), 2 * np.ones((3, 3)))
+    z = nd.zeros_like(nd.ones((2,), dtype="float64"))
+    assert z.dtype == np.float64 and z.shape == (2,)
+    assert nd.uniform(shape=(4, 5)).shape == (4, 5)
+    with pytest.raises(NotImplementedError, match="stype='csr'"):
+        x.tostype("csr")
+
+
+def test_binary_gradients_are_the_known_ones() -> None:
+    x, y = nd.uniform(shape=(4, 5)), nd.uniform(shape=(4, 5))
+    gx, gy = nd.zeros_like(x), nd.zeros_like(y)
+    ag.mark_variables([x, y], [gx, gy])
+    with ag.record():
+        out = x + x * y
+    ag.backward([out])
+    np.testing.assert_array_equal(out.asnumpy(), (x + x * y).asnumpy())
+    np.testing.assert_array_equal(gx.asnumpy(), (nd.ones(x.shape) + y).asnumpy())
+    np.testing.assert_array_equal(gy.asnumpy(), x.asnumpy())
+    with ag.record():
+        e = nd.exp(x)
+    e.backward()
+    np.testing.assert_array_equal(gx.asnumpy(), nd.exp(x).asnumpy())
+
+
+def test_elemwise_add_second_order_as_mxnet() -> None:
+    x = nd.ones((1,))
+    x.attach_grad()
+    with ag.record():
+        z = nd.elemwise_add(nd.exp(x), x)
+    (dx,) = ag.grad(z, [x], create_graph=True)
+    # mxnet 1.9.1: 3.7182817 and 2.7182817 (numpy's float32 exp here is within one ulp)
+    np.testing.assert_allclose(dx.asnumpy(), [3.7182817], rtol=1e-6)
+    dx.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [2.7182817], rtol=1e-6)
+    with pytest.raises(mx.base.MXNetError, match=r"elemwise_add: Incompatible attr"):
+        nd.elemwise_add(nd.ones((2,)), nd.ones((3,)))

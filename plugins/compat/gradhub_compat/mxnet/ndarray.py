@@ -110,6 +110,20 @@ class NDArray:
         entry = _ag.MARKED.get(self._var)
         return None if entry is None else entry[0]  # type: ignore[no-any-return]
 
+    @property
+    def stype(self) -> str:
+        """The storage type: always ``"default"`` (dense; sparse storage is not supported)."""
+        return "default"
+
+    def tostype(self, stype: str) -> NDArray:
+        """This array for ``stype="default"``; sparse storage types raise NotImplementedError."""
+        if stype != "default":
+            raise NotImplementedError(
+                f"NDArray.tostype: stype={stype!r} (sparse storage) is not supported by "
+                "gradhub_compat.mxnet (docs/migration-mxnet.md)"
+            )
+        return self
+
     def detach(self) -> NDArray:
         """The same data, outside any recorded graph."""
         return NDArray(self._arr, self._ctx)
@@ -549,6 +563,56 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     return zeros(shape, ctx, dtype)
 
 
+def zeros_like(data: NDArray, **kwargs: Any) -> NDArray:
+    """Zeros of the shape, dtype and context of ``data``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.zeros_like(mx.nd.ones((2,), dtype="float64")).asnumpy()
+        array([0., 0.])
+    """
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.zeros_like: data must be an NDArray, got {type(data).__name__}")
+    return zeros(data.shape, data.context, data._arr.dtype)
+
+
+def ones_like(data: NDArray, **kwargs: Any) -> NDArray:
+    """Ones of the shape, dtype and context of ``data``."""
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.ones_like: data must be an NDArray, got {type(data).__name__}")
+    return ones(data.shape, data.context, data._arr.dtype)
+
+
+def _elemwise(fn: str, op: Callable[[Any, Any], Any], formula: str) -> Callable[..., NDArray]:
+    def function(lhs: NDArray, rhs: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
+        for arg, v in (("lhs", lhs), ("rhs", rhs)):
+            if not isinstance(v, NDArray):
+                raise TypeError(f"mx.nd.{fn}: {arg} must be an NDArray, got {type(v).__name__}")
+        if out is not None:
+            raise NotImplementedError(
+                f"mx.nd.{fn}: out= is not supported (docs/migration-mxnet.md)"
+            )
+        if lhs.shape != rhs.shape:  # mxnet's elemwise_* do not broadcast
+            raise _MXNetValueError(
+                f"mx.nd.{fn}: Incompatible attr at 1-th input: expected {list(lhs.shape)}, got "
+                f"{list(rhs.shape)} (use broadcast_* operators or the arithmetic operators)"
+            )
+        return lhs._binary(rhs, op, fn)
+
+    function.__name__ = function.__qualname__ = fn
+    function.__doc__ = (
+        f"``{formula}`` of two NDArrays of one shape and dtype (recorded by ``mx.autograd``)."
+    )
+    return function
+
+
+elemwise_add = _elemwise("elemwise_add", lambda a, b: a + b, "lhs + rhs")
+elemwise_sub = _elemwise("elemwise_sub", lambda a, b: a - b, "lhs - rhs")
+elemwise_mul = _elemwise("elemwise_mul", lambda a, b: a * b, "lhs * rhs")
+elemwise_div = _elemwise("elemwise_div", lambda a, b: a / b, "lhs / rhs")
+
+
 # -- mx.autograd support ----------------------------------------------------------------------
 
 
@@ -718,11 +782,11 @@ def dot(
 
 def __getattr__(name: str) -> Any:
     """``mx.nd.random``: the module :mod:`gradhub_compat.mxnet.random` (imported on first use,
-    as it imports this module)."""
-    if name == "random":
+    as it imports this module); ``mx.nd.uniform``/``normal`` are its functions (as mxnet)."""
+    if name in ("random", "uniform", "normal"):
         from . import random
 
-        return random
+        return random if name == "random" else getattr(random, name)
     raise AttributeError(
         f"module {__name__!r} has no attribute {name!r} (mx.nd.{name} is not part of "
         "gradhub_compat.mxnet; docs/migration-mxnet.md lists the NDArray functions)"
