@@ -190,3 +190,12 @@ def test_load_json_refuses_bad_text_without_running_it() -> None:
     forward_ref["nodes"][3]["inputs"][0] = [5, 0, 0]
     with pytest.raises(mx.base.MXNetError, match="does not name an earlier node"):
         mx.sym.load_json(json.dumps(forward_ref))
+
+
+def test_variable_dtype_is_a_hint_for_infer_type() -> None:
+    x, y = mx.sym.Variable("x", dtype="float64"), mx.sym.Variable("y")
+    # mxnet 1.9.1: float64 for both from the hint; a given dtype overrides the hint
+    assert (x + y).infer_type() == ([np.float64, np.float64], [np.float64], [])
+    assert (x + y).infer_type(x="float32") == ([np.float32, np.float32], [np.float32], [])
+    loaded = mx.sym.load_json((x + y).tojson())  # the hint travels as __dtype__ "1"
+    assert loaded.infer_type()[0] == [np.float64, np.float64]

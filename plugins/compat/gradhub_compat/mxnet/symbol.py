@@ -271,6 +271,11 @@ class Symbol:
                 )
             if dt is not None:
                 known[name] = np.dtype(dt)
+        codes = {str(c): n for n, c in _DTYPE_CODES.items()}
+        for node in self._topo():  # a variable's dtype= is a hint the given dtypes override
+            hint = node._json.get("__dtype__") if node._op == "null" else None
+            if hint in codes and node._name not in known:
+                known[node._name] = np.dtype(codes[hint])
         try:
             node_types = _node_types(self, known, "infer_type")
         except TypeError as e:
