@@ -29,6 +29,8 @@ from .base import MXNetError, _MXNetTypeError, _MXNetValueError
 from .context import Context, current_context
 
 _DEFAULT_DTYPE = np.float32
+#: the mx.autograd switches of this thread (read on every operation)
+_STATE = _ag.state
 
 
 def _ctx(ctx: Any) -> Context:
@@ -68,7 +70,7 @@ class NDArray:
 
     def _check_assign(self, what: str) -> None:
         """mxnet refuses to write into an array of a graph while recording."""
-        if _ag.state.recording and self._var is not None:
+        if _STATE.recording and self._var is not None:
             raise MXNetError(
                 f"NDArray {what}: Assigning to NDArrays that are already in a computational graph "
                 "will cause undefined behavior when evaluating gradients. Please call backward "
@@ -169,7 +171,7 @@ class NDArray:
 
     @property
     def T(self) -> NDArray:
-        if _ag.state.recording and self._var is not None:
+        if _STATE.recording and self._var is not None:
             return _apply("Transpose", [self], axes=tuple(range(self.ndim - 1, -1, -1)))
         return NDArray(self._arr.T.copy(), self._ctx)
 
@@ -186,7 +188,7 @@ class NDArray:
 
     def copy(self) -> NDArray:
         """A copy on the same context (recorded inside ``autograd.record()``)."""
-        if _ag.state.recording and self._var is not None:
+        if _STATE.recording and self._var is not None:
             return _apply("Reshape", [self], shape=self.shape)
         return NDArray(self._arr.copy(), self._ctx)
 
@@ -211,7 +213,7 @@ class NDArray:
         dtype already (as mxnet)."""
         if not copy and np.dtype(dtype) == self._arr.dtype:
             return self
-        if _ag.state.recording and self._var is not None and np.dtype(dtype).kind == "f":
+        if _STATE.recording and self._var is not None and np.dtype(dtype).kind == "f":
             return _apply("Cast", [self], dtype=np.dtype(dtype).name)
         return NDArray(self._arr.astype(dtype), self._ctx)
 
@@ -244,7 +246,7 @@ class NDArray:
                 raise TypeError("NDArray.reshape: no shape given")
             shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         target = _mx_reshape(self.shape, tuple(shape), bool(kwargs.get("reverse", False)))
-        if _ag.state.recording and self._var is not None:
+        if _STATE.recording and self._var is not None:
             return _apply("Reshape", [self], shape=target)
         return NDArray(self._arr.reshape(target), self._ctx)
 
@@ -260,7 +262,7 @@ class NDArray:
         return len(self._arr)
 
     def __getitem__(self, key: Any) -> NDArray:
-        if _ag.state.recording and self._var is not None:
+        if _STATE.recording and self._var is not None:
             raise NotImplementedError(
                 "NDArray[...]: indexing an array of a recorded graph inside autograd.record() is "
                 "not supported (docs/migration-mxnet.md)"
@@ -329,8 +331,8 @@ class NDArray:
     ) -> NDArray:
         b = self._operand(other, what)
         if (
-            diff
-            and _ag.state.recording
+            _STATE.recording
+            and diff
             and (self._var is not None or (isinstance(other, NDArray) and other._var is not None))
             and self._arr.dtype.kind == "f"
         ):  # mx.autograd: record the operation in a native graph
@@ -389,7 +391,7 @@ class NDArray:
         return self._binary(o, lambda a, b: b**a, "**")
 
     def __neg__(self) -> NDArray:
-        if _ag.state.recording and self._var is not None:
+        if _STATE.recording and self._var is not None:
             return _apply("Neg", [self])
         return NDArray(-self._arr, self._ctx)
 
@@ -630,7 +632,7 @@ def _apply(name: str, arrays: list[NDArray], **attrs: Any) -> NDArray:
     A 0-d result becomes shape (1,), as mxnet's reductions."""
     ctx = arrays[0]._ctx
     rec = (
-        _ag.state.recording
+        _STATE.recording
         and any(a._var is not None for a in arrays)
         and all(a._arr.dtype.kind == "f" for a in arrays)
     )
@@ -773,7 +775,7 @@ def dot(
     k = a.shape[-1]
     am = a.reshape((int(math.prod(a.shape[:-1])), k))
     bm = b.reshape((k, int(math.prod(b.shape[1:]))))
-    rec = _ag.state.recording and (am._var is not None or bm._var is not None)
+    rec = _STATE.recording and (am._var is not None or bm._var is not None)
     with set_recording(True) if rec else no_grad():
         r = am._as_var() @ bm._as_var()
         r = _call("Reshape", r, shape=out_shape)
