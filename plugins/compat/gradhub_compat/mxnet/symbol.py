@@ -48,6 +48,10 @@ __all__ = [
     "broadcast_power",
     "broadcast_sub",
     "dot",
+    "elemwise_add",
+    "elemwise_div",
+    "elemwise_mul",
+    "elemwise_sub",
     "load",
     "load_json",
     "maximum",
@@ -547,6 +551,17 @@ class Symbol:
             out._name = str(name)
         return out
 
+    def __copy__(self) -> Symbol:
+        """A copy of the graph (as mxnet's ``copy.copy``/``copy.deepcopy`` of a symbol)."""
+        return self._composed({}, None)
+
+    def __deepcopy__(self, memo: Any) -> Symbol:
+        return self._composed({}, None)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its JSON text (as mxnet); unpickling calls :func:`load_json`."""
+        return (load_json, (self.tojson(),))
+
     def tojson(self) -> str:
         """The graph as mxnet's JSON (``nodes``, ``arg_nodes``, ``node_row_ptr``, ``heads``,
         ``attrs``), in mxnet 1.9.1's layout; :func:`load_json` reads it back.
@@ -944,6 +959,31 @@ broadcast_minimum = _broadcast_op(
     "The elementwise minimum with numpy broadcasting; at ties the gradient goes to ``lhs`` "
     "(as mxnet).",
 )
+
+
+def _elemwise_op(fn: str, op: str, formula: str) -> Callable[..., Symbol]:
+    """mx.sym.elemwise_<op>(lhs, rhs, name=None): the operator of ``a + b`` (``_Plus``...)."""
+
+    def symbol(
+        lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None, **kwargs: Any
+    ) -> Symbol:
+        for arg, v in (("lhs", lhs), ("rhs", rhs)):
+            if not isinstance(v, Symbol):
+                raise TypeError(f"mx.sym.{fn}: {arg} must be a Symbol, got {type(v).__name__}")
+        return Symbol(op, name or _auto_name(fn), [lhs, rhs])  # type: ignore[list-item]
+
+    symbol.__name__ = symbol.__qualname__ = fn
+    symbol.__doc__ = (
+        f"``{formula}``, the operator of the symbol arithmetic (node named ``{fn}0``...)."
+    )
+    return _layer(fn, ("lhs", "rhs"), ("lhs", "rhs"))(symbol)
+
+
+elemwise_add = _elemwise_op("elemwise_add", "_Plus", "lhs + rhs")
+elemwise_sub = _elemwise_op("elemwise_sub", "_Minus", "lhs - rhs")
+elemwise_mul = _elemwise_op("elemwise_mul", "_Mul", "lhs * rhs")
+elemwise_div = _elemwise_op("elemwise_div", "_Div", "lhs / rhs")
+
 #: mxnet's aliases: the same operators, their nodes named after the alias (``broadcast_plus0``)
 broadcast_plus = _broadcast_op(
     "broadcast_add", "``broadcast_add`` (mxnet's alias)" + _SUMMED, "broadcast_plus"
