@@ -339,3 +339,32 @@ def test_elemwise_add_second_order_as_mxnet() -> None:
     np.testing.assert_allclose(x.grad.asnumpy(), [2.7182817], rtol=1e-6)
     with pytest.raises(mx.base.MXNetError, match=r"elemwise_add: Incompatible attr"):
         nd.elemwise_add(nd.ones((2,)), nd.ones((3,)))
+
+
+def test_broadcasting_reductions_reshape_and_transpose_as_mxnet() -> None:
+    x = nd.array(np.arange(6).reshape(2, 3))
+    b = nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    b.attach_grad()
+    with ag.record():
+        y = (x * b + b / (x + 1)) ** 2
+        z = nd.sum(y, axis=1) - nd.mean(y)
+        w = z.reshape((1, 2)).T * 3
+    w.backward()
+    # mxnet 1.9.1 (b's gradient is summed over the broadcast axis)
+    np.testing.assert_allclose(
+        x.grad.asnumpy(), [[0.0, 18.0, 74.6667], [12.1875, 64.512, 180.8333]], rtol=1e-5
+    )
+    np.testing.assert_allclose(b.grad.asnumpy(), [46.25, 159.12, 385.6666], rtol=1e-5)
+    x2 = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    x2.attach_grad()
+    with ag.record():
+        q = (
+            nd.dot(x2, x2, transpose_a=True) * nd.relu(x2 - 2)
+            + nd.sigmoid(x2).astype("float32")
+            + x2.copy()
+        )
+    q.backward(nd.array([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_allclose(
+        x2.grad.asnumpy(), [[7.1966, 37.21], [57.1355, 157.0706]], rtol=1e-5
+    )  # mxnet 1.9.1
