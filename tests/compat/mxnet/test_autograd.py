@@ -66,6 +66,12 @@ def test_second_backward_needs_retain_graph() -> None:
     y.backward(retain_graph=True)
     y.backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), [2, 4, 6])  # mxnet 1.9.1 (write)
+    with ag.record():
+        y = nd.sin(x)
+        z = y * 2
+    z.backward()  # frees the graph of y too: mxnet 1.9.1 raises the same error
+    with pytest.raises(mx.base.MXNetError, match="not in a computational graph"):
+        y.backward()
 
 
 def test_grad_req_add_and_null() -> None:
