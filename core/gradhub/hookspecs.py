@@ -2,7 +2,7 @@
 
 A plugin is a module named by an entry point in the group ``gradhub.plugins``; it implements
 some of these hooks, marked with :data:`gradhub.hookimpl`. gradhub calls each hook once per
-plugin, at load time, in this order: devices, functions, kernels, rules. Nothing a plugin
+plugin, at load time, in this order: devices, functions, kernels, rules, batching rules. Nothing a plugin
 registers is used until all its hooks have succeeded. The last two hooks are never called at load
 time: commands only by the ``gradhub`` command line when it builds its parser, communicators only
 when :func:`gradhub.distributed.communicator` is asked for one.
@@ -16,6 +16,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from .plugins import (
+        BatchingRuleRegistrar,
         CommandRegistrar,
         CommunicatorRegistrar,
         DeviceRegistrar,
@@ -64,6 +65,17 @@ def gradhub_add_backward_rules(register: RuleRegistrar) -> None:
 
 
 @hookspec
+def gradhub_add_batching_rules(register: BatchingRuleRegistrar) -> None:
+    """Add batching rules (for :func:`gradhub.func.vmap`) to existing primitive functions:
+    ``register.batching_rule(name, fn, override=False)``, with ``fn(args, dims, **attrs)``
+    returning ``(outputs, out_dims)``: the whole batch's result computed with registered
+    functions, batched inputs carrying their batch axis at ``dims[i]`` (None: not batched).
+
+    Called when plugins load, after ``gradhub_add_backward_rules``.
+    """
+
+
+@hookspec
 def gradhub_add_commands(register: CommandRegistrar) -> None:
     """Add subcommands to the ``gradhub`` command line: ``register.command(name, run,
     help=..., add_arguments=None, description=None, override=False)``, with ``run(args)``
@@ -96,7 +108,7 @@ def gradhub_add_communicators(register: CommunicatorRegistrar) -> None:
     """
 
 
-#: Hook names in the order gradhub calls them: the first four when plugins load, the last three
+#: Hook names in the order gradhub calls them: the first five when plugins load, the last three
 #: (``gradhub_add_commands``, ``gradhub_add_seeders``, ``gradhub_add_communicators``) only on
 #: demand: from the ``gradhub`` command line, from :func:`gradhub.seed` and from
 #: :func:`gradhub.distributed.communicator`.
@@ -105,6 +117,7 @@ HOOK_ORDER = (
     "gradhub_add_functions",
     "gradhub_add_kernels",
     "gradhub_add_backward_rules",
+    "gradhub_add_batching_rules",
     "gradhub_add_commands",
     "gradhub_add_seeders",
     "gradhub_add_communicators",

@@ -46,6 +46,7 @@ import pluggy
 from . import hookspecs
 from .device import DeviceType
 from .errors import PluginError, PluginLoadWarning, RegistrationError
+from .batching import elementwise_rule
 from .registry import (
     REGISTRY,
     CompositeDef,
@@ -123,6 +124,7 @@ class _Staging:
         self.parametric: list[tuple[ParametricDef, bool]] = []
         self.kernels: list[tuple[str, str, Callable[..., Any], bool]] = []
         self.rules: list[tuple[str, Rule, bool]] = []
+        self.batch_rules: list[tuple[str, Callable[..., Any], bool]] = []
         #: what committing changed, in order, so that a failure can restore the registry exactly:
         #: ``[table, key, new value, old value or _MISSING]`` for a dict entry, ``[fdef, new
         #: rule, old rule, old overrides, old audit, was a composite]`` for a backward rule
@@ -183,6 +185,7 @@ class FunctionRegistrar:
         snake: str | None = None,
         doc: str = "",
         override: bool = False,
+        batch_rule: Callable[..., Any] | None = None,
     ) -> FunctionDef:
         """Register a primitive function.
 
@@ -192,7 +195,10 @@ class FunctionRegistrar:
         output_shapes, **attrs)`` an optional array-level version of the rule used for first-order
         backward; ``samples(rng)`` yields :class:`~gradhub.registry.Sample` test
         cases; ``reference(*arrays, **attrs)`` an independent numpy implementation; ``kinks`` the
-        input values where the function is not differentiable.
+        input values where the function is not differentiable; ``batch_rule(args, dims, **attrs)
+        -> (outputs, out_dims)`` its batching rule for :func:`gradhub.func.vmap` (see
+        :mod:`gradhub.batching`; an ``elementwise`` function gets
+        :func:`gradhub.batching.elementwise_rule` unless it gives one).
         """
         where = "register.function"
         snake = _checked_snake(name, snake, where)
@@ -226,6 +232,14 @@ class FunctionRegistrar:
                 first_order_only,
                 fast_backward,
             )
+        if batch_rule is not None:
+            if not callable(batch_rule):
+                raise RegistrationError(f"{where}({name!r}): the batch_rule must be callable")
+            fdef.batch_rule = batch_rule
+            fdef.batch_rule_provider = self._s.provider
+        elif elementwise:
+            fdef.batch_rule = elementwise_rule(fdef)
+            fdef.batch_rule_provider = self._s.provider
         self._s.functions.append((fdef, override))
         return fdef
 
@@ -326,6 +340,28 @@ class RuleRegistrar:
             fast_backward,
         )
         self._s.rules.append((name, rule, override))
+
+
+class BatchingRuleRegistrar:
+    """Passed to ``gradhub_add_batching_rules``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+
+    def batching_rule(self, name: str, fn: Callable[..., Any], *, override: bool = False) -> None:
+        """Set the batching rule of the existing primitive function ``name``:
+        ``fn(args, dims, **attrs) -> (outputs, out_dims)`` (see :mod:`gradhub.batching`).
+        ``override=True`` replaces a rule another distribution set."""
+        if not isinstance(name, str):
+            raise RegistrationError(
+                f"register.batching_rule: the function name must be a string, got {name!r}"
+            )
+        if not callable(fn):
+            raise RegistrationError(
+                f"register.batching_rule({name!r}): the rule must be callable, got "
+                f"{type(fn).__name__}"
+            )
+        self._s.batch_rules.append((name, fn, bool(override)))
 
 
 #: a command name: lower-case letters, digits and inner hyphens (``demo``, ``train-mnist``)
@@ -518,6 +554,7 @@ _REGISTRARS: dict[str, Any] = {
     "gradhub_add_functions": FunctionRegistrar,
     "gradhub_add_kernels": KernelRegistrar,
     "gradhub_add_backward_rules": RuleRegistrar,
+    "gradhub_add_batching_rules": BatchingRuleRegistrar,
     "gradhub_add_commands": CommandRegistrar,
     "gradhub_add_seeders": SeederRegistrar,
     "gradhub_add_communicators": CommunicatorRegistrar,
@@ -525,7 +562,10 @@ _REGISTRARS: dict[str, Any] = {
 #: devices and functions first (for every plugin), then kernels and rules
 #: the hooks that loading calls, in two phases; ``gradhub_add_commands`` is called only by the
 #: ``gradhub`` command line (:func:`plugin_commands`), never when plugins load
-_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:4])
+_PHASES = (
+    hookspecs.HOOK_ORDER[:2],
+    (*hookspecs.HOOK_ORDER[2:4], "gradhub_add_batching_rules"),
+)
 
 
 def _split_env(name: str) -> set[str]:
@@ -788,6 +828,28 @@ def _check_phase2(s: _Staging) -> None:
                 f"{old_rule.provider}; "
                 "pass override=True to replace it"
             )
+    for name, _fn, override in s.batch_rules:
+        fdef = REGISTRY.functions.get(name)
+        if fdef is None:
+            raise RegistrationError(
+                f"batching rule for unknown function {name!r}{did_you_mean(name, REGISTRY.functions)}"
+            )
+        if fdef.kind == "composite" and not any(r[0] == name for r in s.rules):
+            raise RegistrationError(
+                f"batching rule for {name!r}, a composite function: it needs none (vmap batches "
+                "the functions it calls)"
+            )
+        old_p = fdef.batch_rule_provider
+        if (
+            fdef.batch_rule is not None
+            and old_p is not None
+            and old_p.distribution != s.provider.distribution
+            and not override
+        ):
+            raise RegistrationError(
+                f"duplicate batching rule for {name!r}: it already has one from {old_p}; pass "
+                "override=True to replace it"
+            )
 
 
 def _commit_phase2(s: _Staging) -> None:
@@ -820,6 +882,10 @@ def _commit_phase2(s: _Staging) -> None:
             where="register.rule",
         )
         entry[1] = fdef.rule
+    for name, fn, _ in s.batch_rules:
+        fdef = REGISTRY.functions[name]
+        _put(s, vars(fdef), "batch_rule", fn)
+        _put(s, vars(fdef), "batch_rule_provider", s.provider)
 
 
 def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
@@ -866,6 +932,7 @@ def _replaces(s: _Staging) -> bool:
         or any(o for _, o in s.parametric)
         or any(k[3] for k in s.kernels)
         or any(r[2] for r in s.rules)
+        or any(r[2] for r in s.batch_rules)
     )
 
 
@@ -1092,6 +1159,7 @@ def _load(
             "parametric": len(s.parametric),
             "kernels": len(s.kernels),
             "rules": len(s.rules),
+            "batching_rules": len(s.batch_rules),
         }
 
     # phase 2, in the same order; a plugin that replaces something (override=True, in either

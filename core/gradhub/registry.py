@@ -223,6 +223,10 @@ class FunctionDef:
         #: the number of inputs when all are required and none is variadic, else -1
         plain = all(not (n.startswith("*") or n.endswith("?")) for n in self.inputs)
         self.n_plain_inputs = len(self.inputs) if plain and self.kind == "primitive" else -1
+        #: the batching rule (``rule(args, dims, **attrs) -> (outputs, out_dims)``, see
+        #: :mod:`gradhub.batching`) and who set it; None: vmap loops over the batch
+        self.batch_rule: Callable[..., Any] | None = None
+        self.batch_rule_provider: Provider | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"
