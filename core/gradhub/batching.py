@@ -125,7 +125,8 @@ def wrap(value: Variable, level: int) -> BatchedVariable:
     t = object.__new__(BatchedVariable)
     t._value = value
     t._level = level
-    t._data = value._data[0]  # one element: the shape, dtype and device f sees (never computed)
+    # one element (a view; 0-d for a vector): the shape, dtype and device f sees, never computed
+    t._data = value._data[0, ...]
     t._grad = None
     t._creator = None
     t._idx = 0

@@ -60,6 +60,7 @@ from .registry import (
     check_function_name,
     check_needs,
     check_rule_signature,
+    did_you_mean,
     restore_composite,
     set_rule,
     snake_case,

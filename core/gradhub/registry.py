@@ -1109,9 +1109,19 @@ def registry_table() -> list[dict[str, Any]]:
                 "devices": usable,
                 "fast_kernels": sorted(f.kernels),
                 "overrides": [f"{a} -> {b}" for a, b in f.overrides],
+                "batching": batching_cell(f),
             }
         )
     return rows
+
+
+def batching_cell(f: FunctionDef) -> str:
+    """Whether ``gradhub.func.vmap`` batches the function: ``rule`` (a batching rule),
+    ``loop`` (none: one call per batch element) or ``composed`` (a composite: its functions are
+    batched)."""
+    if f.kind == "composite":
+        return "composed"
+    return "rule" if f.batch_rule is not None else "loop"
 
 
 def rule_cell(row: dict[str, Any]) -> str:
@@ -1128,9 +1138,10 @@ def rule_cell(row: dict[str, Any]) -> str:
 
 
 def show_registry(file: Any = None) -> None:
-    """Print the registry as a table: function, provider, rule, higher-order status, devices."""
+    """Print the registry as a table: function, provider, rule, higher-order status, devices,
+    and how ``vmap`` batches it (``rule``/``loop``/``composed``, see :func:`batching_cell`)."""
     rows = registry_table()
-    header = ("function", "provider", "rule", "status", "devices")
+    header = ("function", "provider", "rule", "status", "devices", "batching")
     table = [header] + [
         (
             r["function"],
@@ -1138,6 +1149,7 @@ def show_registry(file: Any = None) -> None:
             rule_cell(r),
             r["status"],
             ",".join(r["devices"]),
+            r["batching"],
         )
         for r in rows
     ]

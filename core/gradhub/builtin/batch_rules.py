@@ -55,14 +55,15 @@ def _batch_matmul(
     da, db = dims
     ta, tb = bool(transpose_a), bool(transpose_b)
     drop = []
-    if da is not None and a.ndim == 2:  # one element is 1-d: (B, k) -> (B, 1, k)
-        a = call("Reshape", a, shape=(a.shape[0], 1, a.shape[1]))
-        ta = False
-        drop.append(-2)
-    if db is not None and b.ndim == 2:  # (B, k) -> (B, k, 1)
+    if db is not None and b.ndim == 2:  # one element is 1-d: (B, k) -> (B, k, 1)
         b = call("Reshape", b, shape=(b.shape[0], b.shape[1], 1))
         tb = False
         drop.append(-1)
+    if da is not None and a.ndim == 2:  # (B, k) -> (B, 1, k)
+        a = call("Reshape", a, shape=(a.shape[0], 1, a.shape[1]))
+        ta = False
+        # the promoted row: before b's columns, unless b is an unbatched vector (numpy drops it)
+        drop.append(-2 if db is not None or b.ndim >= 2 else -1)
     leads = [max(v.ndim - (d is not None) - 2, 0) for v, d in ((a, da), (b, db))]
     lead = max(leads)
     out = []

@@ -13,8 +13,8 @@ batch axis first, computed with registered functions so that it stays differenti
   weights of per-sample gradients): one batched matrix product; ``Convolution`` with a batched
   weight: one grouped convolution with ``group * B`` groups (each element's channels form its
   own groups), for ``base_axis == 1``;
-* pooling, padding, dropout masks, embeddings with an unbatched table, one-hot: the batch axis
-  is one more leading axis, so the function runs unchanged.
+* pooling, padding, embeddings with an unbatched table, one-hot: the batch axis is one more
+  leading axis, so the function runs unchanged.
 
 Cases not covered (for example ``BatchNormalization``, a batched ``Embed`` table, a batched
 ``Deconvolution`` weight) fall back to the loop with a one-time warning.
@@ -187,10 +187,28 @@ def _conv_unbatched_w(name: str) -> Rule:
             return call(name, *args, **attrs), 0
         if name == "Convolution" and dims[1] is not None:
             return _grouped_conv(args, dims, **attrs)
+        if dims[1] is None and len(args) > 2 and dims[2] is not None:  # only the bias batched
+            return _conv_batched_bias(name, args, dims, **attrs)
         return loop(name, args, dims, attrs, "cannot batch a batched weight or bias")
 
     rule.__name__ = rule.__qualname__ = f"batch_{name}"
     return rule
+
+
+def _conv_batched_bias(
+    name: str, args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any
+) -> Any:
+    """A shared weight and a batched bias: the convolution of the batch without bias
+    (``base_axis + 1``), plus each element's bias on its output maps."""
+    n = size_of(args, dims)
+    x = args[0] if dims[0] is not None else to_batched(args[0], n)
+    ba = int(attrs["base_axis"]) % (x.ndim - 1)
+    conv_attrs = dict(attrs)
+    conv_attrs["base_axis"] = ba + 1
+    y = call(name, x, args[1], **conv_attrs)
+    o = args[2].shape[1]
+    nsp = y.ndim - ba - 2
+    return y + call("Reshape", args[2], shape=(n, *(1,) * ba, o, *(1,) * nsp)), 0
 
 
 def _grouped_conv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
@@ -253,6 +271,7 @@ def register_batching_rules(register: Any) -> None:
     r("Einsum", _einsum)
     r("Convolution", _conv_unbatched_w("Convolution"))
     r("Deconvolution", _conv_unbatched_w("Deconvolution"))
-    for name in ("MaxPooling", "AveragePooling", "DropoutMask", "OneHot"):
+    # (DropoutMask has none: the loop draws each element's mask as a call per element does)
+    for name in ("MaxPooling", "AveragePooling", "OneHot"):
         r(name, _passthrough(name))
     r("Embed", _first_only("Embed"))
