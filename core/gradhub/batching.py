@@ -319,9 +319,7 @@ def align(args: Sequence[Any], dims: Sequence[int | None]) -> list[Any]:
     first) gets size-1 axes after its batch axis up to the largest per-element rank, so that
     numpy's broadcasting (from the right) pairs the elements' axes as for one element; the
     unbatched ones are left as they are."""
-    rank = max(
-        (a.ndim - (d is not None)) if hasattr(a, "ndim") else 0 for a, d in zip(args, dims)
-    )
+    rank = max((a.ndim - (d is not None)) if hasattr(a, "ndim") else 0 for a, d in zip(args, dims))
     out = []
     for a, d in zip(args, dims):
         if d is not None and a.ndim - 1 < rank:

@@ -209,7 +209,9 @@ def _batched_grads(
             for sd in seeds
         ]
     gs = engine.grad(bouts, [batching.base(x) for x in xs], bseeds, create_graph=True)
-    return [None if g is None else batching.rewrap(g, batching.levels_of(x)) for g, x in zip(gs, xs)]
+    return [
+        None if g is None else batching.rewrap(g, batching.levels_of(x)) for g, x in zip(gs, xs)
+    ]
 
 
 def _dummy(o: Variable) -> Variable:

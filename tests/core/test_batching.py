@@ -83,7 +83,9 @@ def test_nested_vmap_and_batch_size_error_names_the_arguments() -> None:
     y = ghf.vmap(ghf.vmap(lambda r: r * r.sum(), in_axes=1), in_axes=0)(x)
     np.testing.assert_allclose(y.d, (x * x.sum(1, keepdims=True)).transpose(0, 2, 1), rtol=1e-14)
     inner = ghf.vmap(lambda a, b: a + b)
-    with pytest.raises(ValueError, match="argument 0 has size 3 along its axis 0 but argument 1 has size 5"):
+    with pytest.raises(
+        ValueError, match="argument 0 has size 3 along its axis 0 but argument 1 has size 5"
+    ):
         ghf.vmap(lambda r: inner(r, np.zeros((5, 4))))(x)
 
 

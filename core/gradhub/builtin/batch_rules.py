@@ -92,9 +92,7 @@ def batched_key(key: Any) -> tuple[Any, ...] | None:
     adv = [i for i, e in enumerate(k) if _is_advanced(e)]
     if adv:
         # with an array in the key, ints index as arrays too (numpy's advanced indexing)
-        pos = [
-            i for i, e in enumerate(k) if i in adv or isinstance(e, (int, np.integer))
-        ]
+        pos = [i for i, e in enumerate(k) if i in adv or isinstance(e, (int, np.integer))]
         if pos[-1] - pos[0] + 1 != len(pos):
             return None
     return (slice(None), *k)

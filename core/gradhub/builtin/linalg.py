@@ -66,7 +66,7 @@ def _repeated_b(xp: Any, a: Any, b: Any) -> Any:
     """``a @ b`` as one matrix product when ``b`` is one matrix repeated along its batch axes
     (stride 0: a weight that ``vmap`` lifted by BroadcastTo) and ``a``'s batch axes cover
     ``b``'s; else None. ``matmul`` would multiply the batch one pair at a time."""
-    if any(b.strides[:-2]):
+    if any(b.strides[:-2]) or not b.size:
         return None
     lead = tuple(a.shape[:-2])
     try:

@@ -245,7 +245,9 @@ def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
     shapes = [a.shape[1:] if d is not None else a.shape for a, d in zip(args, dims)]
     terms, out, _ = _parse_einsum(equation, shapes)
     used = set("".join(terms)) | set(out)
-    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in used)
+    letter = next(
+        c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in used
+    )
     terms = [letter + t if d is not None else t for t, d in zip(terms, dims)]
     return call("Einsum", *args, equation=",".join(terms) + "->" + letter + out), 0
 
