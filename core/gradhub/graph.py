@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .device import CPU, Device
 from .batching import BatchedVariable, apply_batched
+from .device import CPU, Device
 from .errors import DeviceError, GradhubError
 from .modes import state as _mode
 from .ops import bind_apply

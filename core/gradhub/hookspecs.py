@@ -2,10 +2,10 @@
 
 A plugin is a module named by an entry point in the group ``gradhub.plugins``; it implements
 some of these hooks, marked with :data:`gradhub.hookimpl`. gradhub calls each hook once per
-plugin, at load time, in this order: devices, functions, kernels, rules, batching rules. Nothing a plugin
-registers is used until all its hooks have succeeded. The last two hooks are never called at load
-time: commands only by the ``gradhub`` command line when it builds its parser, communicators only
-when :func:`gradhub.distributed.communicator` is asked for one.
+plugin, at load time, in this order: devices, functions, kernels, rules, batching rules. Nothing
+a plugin registers is used until all its hooks have succeeded. The last two hooks are never
+called at load time: commands only by the ``gradhub`` command line when it builds its parser,
+communicators only when :func:`gradhub.distributed.communicator` is asked for one.
 """
 
 from __future__ import annotations

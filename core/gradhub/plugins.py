@@ -44,9 +44,9 @@ from typing import Any, NamedTuple
 import pluggy
 
 from . import hookspecs
+from .batching import elementwise_rule
 from .device import DeviceType
 from .errors import PluginError, PluginLoadWarning, RegistrationError
-from .batching import elementwise_rule
 from .registry import (
     REGISTRY,
     CompositeDef,
@@ -832,9 +832,8 @@ def _check_phase2(s: _Staging) -> None:
     for name, _fn, override in s.batch_rules:
         fdef = REGISTRY.functions.get(name)
         if fdef is None:
-            raise RegistrationError(
-                f"batching rule for unknown function {name!r}{did_you_mean(name, REGISTRY.functions)}"
-            )
+            close = did_you_mean(name, REGISTRY.functions)
+            raise RegistrationError(f"batching rule for unknown function {name!r}{close}")
         if fdef.kind == "composite" and not any(r[0] == name for r in s.rules):
             raise RegistrationError(
                 f"batching rule for {name!r}, a composite function: it needs none (vmap batches "

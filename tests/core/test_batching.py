@@ -125,7 +125,7 @@ def test_batched_values_refuse_their_data() -> None:
     with pytest.raises(TypeError, match=r"vmap: the data \(\.d\) of a batched Variable"):
         ghf.vmap(f)(np.zeros((2, 3)))
     with pytest.raises(TypeError, match="the truth value"):
-        ghf.vmap(lambda r: r if r else r)(np.zeros((2, 1)))
+        ghf.vmap(lambda r: r * float(bool(r)))(np.zeros((2, 1)))
 
 
 def _toy_plugin(with_rule: bool) -> types.ModuleType:
@@ -219,7 +219,7 @@ def test_bad_batching_rule_registrations_fail_the_plugin() -> None:
     m3 = types.ModuleType("toy_not_callable")
 
     @hookimpl
-    def gradhub_add_batching_rules(register: Any) -> None:  # noqa: F811
+    def gradhub_add_batching_rules(register: Any) -> None:
         register.batching_rule("Sum", 3)
 
     m3.gradhub_add_batching_rules = gradhub_add_batching_rules  # type: ignore[attr-defined]
