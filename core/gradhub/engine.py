@@ -25,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .batching import BatchedVariable
 from .errors import BackwardRuleError, DeviceError, GradhubError
 from .graph import Node, _device_of, _kernel_error, _kernel_result, input_name
 from .memory import MIN_BYTES as _REUSE_MIN
@@ -944,6 +945,14 @@ def _own(g: Variable, given: set[int]) -> Variable:
     return g
 
 
+def _batched_error(where: str, k: int) -> TypeError:
+    return TypeError(
+        f"grad: {where}[{k}] is a batched Variable (inside gradhub.func.vmap): gradhub.grad "
+        "would sum the gradients of the batch's elements with respect to unbatched inputs; use "
+        "gradhub.func.grad, value_and_grad or vjp inside vmap for one gradient per element"
+    )
+
+
 def grad(
     outputs: Any,
     inputs: Any,
@@ -988,9 +997,13 @@ def grad(
     for k, v in enumerate(outs):
         if not isinstance(v, Variable):
             raise TypeError(f"grad: outputs[{k}] must be a Variable, got {type(v).__name__}")
+        if type(v) is not Variable and isinstance(v, BatchedVariable):
+            raise _batched_error("outputs", k)
     for k, v in enumerate(ins):
         if not isinstance(v, Variable):
             raise TypeError(f"grad: inputs[{k}] must be a Variable, got {type(v).__name__}")
+        if type(v) is not Variable and isinstance(v, BatchedVariable):
+            raise _batched_error("inputs", k)
     if unreachable not in _UNREACHABLE:
         raise ValueError(f"grad: unreachable must be one of {_UNREACHABLE}, got {unreachable!r}")
     cbs = _callback_list(communicator_callbacks, create_graph, "grad")

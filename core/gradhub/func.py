@@ -737,7 +737,9 @@ def vmap(
                     f"vmap: out_axes[{k}]={oa} is out of range for output {k} of per-sample "
                     f"shape {o.shape}"
                 )
-            v = o.value if batched else batching.to_batched(o, size)
+            v = o.value if isinstance(o, BatchedVariable) and batched else None
+            if v is None:
+                v = batching.to_batched(o, size)
             results.append(batching.moveaxis(v, 0, oa % (nd + 1)))
         return tuple(results) if is_tuple else results[0]
 

@@ -124,6 +124,11 @@ def test_batched_values_refuse_their_data() -> None:
 
     with pytest.raises(TypeError, match=r"vmap: the data \(\.d\) of a batched Variable"):
         ghf.vmap(f)(np.zeros((2, 3)))
+    w = gh.Variable(np.ones(3))
+    with pytest.raises(TypeError, match=r"grad: outputs\[0\] is a batched Variable \(inside"):
+        ghf.vmap(lambda r: gh.grad([(r * w).sum()], [w])[0])(np.zeros((2, 3)))
+    with pytest.raises(TypeError, match=r"vmap: backward\(\) of a batched Variable"):
+        ghf.vmap(lambda r: r.sum().backward())(np.zeros((2, 3)))
     with pytest.raises(TypeError, match="the truth value"):
         ghf.vmap(lambda r: r * float(bool(r)))(np.zeros((2, 1)))
 
