@@ -255,3 +255,31 @@ def test_matmul_with_a_repeated_weight_is_one_product() -> None:
     u, v = a[..., :1], rng.standard_normal((5, 1, 4))
     outer = call("BatchMatmul", gh.Variable(u), gh.Variable(v))
     np.testing.assert_allclose(outer.d, np.matmul(u, v), rtol=1e-15)
+
+
+def test_vmap_of_jacobians_and_jvp_equals_the_loop() -> None:
+    x = rng.standard_normal((4, 3))
+    v = rng.standard_normal((4, 3))
+    w = rng.standard_normal((3, 3))
+
+    def f(r: gh.Variable) -> gh.Variable:
+        return (r @ w) ** 3.0
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jr = ghf.vmap(ghf.jacrev(f))(x)
+        jf = ghf.vmap(ghf.jacfwd(f))(x)
+        _, t = ghf.vmap(lambda a, b: ghf.jvp(f, (a,), (b,)))(x, v)
+    want = np.stack([3.0 * ((r @ w) ** 2)[:, None] * w.T for r in x])
+    np.testing.assert_allclose(jr.d, want, rtol=1e-12)
+    np.testing.assert_allclose(jf.d, want, rtol=1e-12)
+    np.testing.assert_allclose(t.d, np.einsum("bij,bj->bi", want, v), rtol=1e-12)
+
+
+def test_a_key_numpy_would_reorder_falls_back_to_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batching, "_warned", set())
+    x = rng.standard_normal((2, 3, 4, 5))
+    key = (np.array([0, 2]), slice(None), np.array([1, 4]))
+    with pytest.warns(UserWarning, match=r"get_item\(\) \(GetItem, .*\) cannot batch this key"):
+        y = ghf.vmap(lambda r: r[key])(x)
+    np.testing.assert_allclose(y.d, np.stack([e[key] for e in x]))
