@@ -127,3 +127,25 @@ def test_a_case_a_rule_does_not_batch_loops_with_a_warning(monkeypatch: pytest.M
     with pytest.warns(UserWarning, match=r"vmap: embed\(\) \(Embed, .*\) cannot batch a batched"):
         y = ghf.vmap(lambda w: F.embed(ids, w))(tables)
     np.testing.assert_allclose(y.d, np.stack([t[ids.d] for t in tables]))
+
+
+def test_batch_normalization_in_inference_batches_and_batch_statistics_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(batching, "_warned", set())
+    x = rng.standard_normal((3, 4, 2, 5))  # batch 3 of (N=4, C=2, 5)
+    beta, gamma = rng.standard_normal((1, 2, 1)), rng.standard_normal((1, 2, 1))
+    mean, var = rng.standard_normal((1, 2, 1)), rng.uniform(0.5, 2.0, (1, 2, 1))
+
+    def bn(r: Any, batch_stat: bool) -> Any:
+        return F.batch_normalization(r, beta, gamma, mean.copy(), var.copy(), batch_stat=batch_stat)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(lambda r: bn(r, False))(x)
+    np.testing.assert_allclose(y.d, (x - mean) / np.sqrt(var + 1e-5) * gamma + beta, rtol=1e-12)
+    with pytest.warns(UserWarning, match=r"batch_normalization\(\) .* cannot batch batch stat"):
+        y = ghf.vmap(lambda r: bn(r, True))(x)
+    m = x.mean(axis=(1, 3), keepdims=True)
+    v = x.var(axis=(1, 3), keepdims=True)
+    np.testing.assert_allclose(y.d, (x - m) / np.sqrt(v + 1e-5) * gamma + beta, rtol=1e-10)

@@ -16,8 +16,11 @@ batch axis first, computed with registered functions so that it stays differenti
 * pooling, padding, embeddings with an unbatched table, one-hot: the batch axis is one more
   leading axis, so the function runs unchanged.
 
-Cases not covered (for example ``BatchNormalization``, a batched ``Embed`` table, a batched
-``Deconvolution`` weight) fall back to the loop with a one-time warning.
+* ``BatchNormalization`` in inference (``batch_stat=False``) with shared parameters: the batch
+  axis merged into the first sample axis.
+
+Cases not covered (``BatchNormalization`` with batch statistics, a batched ``Embed`` table, a
+batched ``Deconvolution`` weight...) fall back to the loop with a one-time warning.
 """
 
 from __future__ import annotations
@@ -239,6 +242,34 @@ def _grouped_conv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) ->
     return call("Transpose", y, axes=(1, 0, *range(2, y.ndim))), 0
 
 
+def _batch_normalization(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """Inference (``batch_stat=False``) with shared parameters: the batch axis merged into the
+    sample's first axis (not a parameter axis), one call. Batch statistics (per element, with
+    the running statistics updated in place) and batched parameters loop."""
+    x = args[0]
+    nd = x.ndim - 1
+    axes = attrs.get("axes", (1,))
+    ax = (axes,) if isinstance(axes, int) else tuple(axes)
+    if (
+        attrs.get("batch_stat", True)
+        or any(d is not None for d in dims[1:])
+        or dims[0] is None
+        or nd < 1
+        or any(int(a) % nd == 0 for a in ax)
+    ):
+        return loop(
+            "BatchNormalization",
+            args,
+            dims,
+            attrs,
+            "cannot batch batch statistics, batched parameters or a parameter axis 0",
+        )
+    n, first = x.shape[0], x.shape[1]
+    merged = call("Reshape", x, shape=(n * first, *x.shape[2:]))
+    y = call("BatchNormalization", merged, *args[1:], **attrs)
+    return call("Reshape", y, shape=x.shape), 0
+
+
 def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
     from .linalg import _parse_einsum
 
@@ -277,3 +308,4 @@ def register_batching_rules(register: Any) -> None:
     for name in ("MaxPooling", "AveragePooling", "OneHot"):
         r(name, _passthrough(name))
     r("Embed", _first_only("Embed"))
+    r("BatchNormalization", _batch_normalization)
