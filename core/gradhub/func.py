@@ -16,9 +16,11 @@ Conventions (those of ``torch.func``):
   ``grad``, ``jacrev``, ``jacfwd`` and ``hessian`` return tuples in ``argnums`` order.
 * ``f`` returns a Variable or a tuple (or list) of Variables; with ``has_aux=True`` it returns
   ``(output, aux)`` and ``aux`` is handed back untouched.
-* Forward mode (``jvp``, ``jacfwd``, ``hvp``) is the transpose of reverse mode: with a dummy
+* Forward mode (``jvp``, ``jacfwd``, ``hvp``) walks the recorded graph forward
+  (:func:`gradhub.engine.forward_tangents`), applying each function's native JVP rule
+  (:mod:`gradhub.jvp_rules`); a function without one is transposed locally: with a dummy
   cotangent ``u``, ``g(u) = J^T u`` is linear in ``u`` and its vector-Jacobian product with the
-  tangent ``v`` is ``J v``. That costs two reverse passes, never a full Jacobian.
+  tangent ``v`` is ``J v`` (two small reverse passes). Never a full Jacobian.
 * Tangents, cotangents and ``v`` must have exactly the shape of what they pair with (no
   broadcasting); arrays are cast to its dtype, so float32 stays float32.
 """
@@ -287,22 +289,19 @@ def _jac_rev(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
 
 
 def _jac_fwd(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
-    """The same Jacobians column by column: ``g(u) = J^T u`` once, then one reverse pass through
-    ``g`` per input element."""
-    us = [_dummy(o) for o in outs]
-    gs = _engine_grad(outs, xs, us)
+    """The same Jacobians column by column: one forward-mode pass (the engine's
+    :func:`~gradhub.engine.forward_plan`, made once) per input element."""
     result: list[list[Any]] = [[None] * len(xs) for _ in outs]
-    for j, (x, g) in enumerate(zip(xs, gs)):
-        assert g is not None
+    for j, x in enumerate(xs):
         if x.size == 0 or any(o.size == 0 for o in outs):
             for k, o in enumerate(outs):
                 result[k][j] = _zeros((*o.shape, *x.shape), x)
             continue
+        push = _forward_plan(outs, x)
         cols: list[list[Variable]] = [[] for _ in outs]
         for i in range(x.size):
-            cs = _engine_grad([g], us, [_onehot(x, i)])
+            cs = push([_onehot(x, i)])
             for k, c in enumerate(cs):
-                assert c is not None
                 cols[k].append(c)
         for k, o in enumerate(outs):
             result[k][j] = _stack(cols[k], o.shape, x.shape, False)
@@ -498,9 +497,10 @@ def jvp(
 
     .. math:: \\mathrm{jvp} = \\sum_i \\frac{\\partial f}{\\partial x_i} v_i
 
-    with the structure of the output (a Variable, or a tuple for a tuple output). Computed as the
-    transpose of the vector-Jacobian product: ``g(u) = J^T u`` for a dummy cotangent ``u``, then
-    ``J v = (dg/du)^T v``; two reverse passes, no Jacobian.
+    with the structure of the output (a Variable, or a tuple for a tuple output). Computed by
+    one forward walk of the recorded graph applying each function's JVP rule
+    (:func:`gradhub.engine.forward_tangents`; a function without a rule is transposed locally,
+    ``J v = (d(J^T u)/du)^T v``); no Jacobian.
 
     Example::
 
@@ -524,6 +524,50 @@ def jvp(
 
 
 def _jvp(outs: list[Variable], xs: list[Variable], vs: list[Variable]) -> list[Variable]:
+    """``J v`` by forward mode: the engine walks the graph forward applying the JVP rules
+    (transposing the backward rule of a function without one)."""
+    if batching.LEVELS or any(isinstance(v, BatchedVariable) for v in (*outs, *xs)):
+        push = _forward_plan_batched(outs, xs)
+        return push(vs)
+    return engine.forward_tangents(outs, xs, vs)
+
+
+def _forward_plan(outs: list[Variable], x: Variable) -> Callable[[list[Any]], list[Any]]:
+    """``engine.forward_plan(outs, [x])``, also inside vmap."""
+    if batching.LEVELS or any(isinstance(v, BatchedVariable) for v in (*outs, x)):
+        return _forward_plan_batched(outs, [x])
+    return engine.forward_plan(outs, [x])  # type: ignore[no-any-return]
+
+
+def _forward_plan_batched(
+    outs: list[Variable], xs: list[Variable]
+) -> Callable[[list[Any]], list[Any]]:
+    """Forward mode inside vmap: the plan runs on the Variables holding the whole batches (the
+    outputs and tangents lifted to every level, as in :func:`_batched_grads`); the tangents
+    carry their output's levels."""
+    louts = [_lifted(o) for o in outs]
+    plan = engine.forward_plan([batching.base(o) for o in louts], [batching.base(x) for x in xs])
+
+    def push(ts: list[Any]) -> list[Any]:
+        bts = [
+            None
+            if t is None
+            else batching.base(
+                _lifted(t if isinstance(t, Variable) else Variable(t, need_grad=False))
+            )
+            for t in ts
+        ]
+        return [
+            None if r is None else batching.rewrap(r, batching.levels_of(o))
+            for r, o in zip(plan(bts), louts)
+        ]
+
+    return push
+
+
+def _jvp_transposed(outs: list[Variable], xs: list[Variable], vs: list[Variable]) -> list[Variable]:
+    """``J v`` as the transpose of reverse mode: ``g(u) = J^T u`` for a dummy cotangent ``u``,
+    then ``J v = (dg/du)^T v`` (two reverse passes; the reference of the native rules)."""
     us = [_dummy(o) for o in outs]
     return _grads(_grads(outs, xs, us), us, vs)
 
@@ -592,8 +636,9 @@ def hvp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Va
 
     .. math:: (Hv)_i = \\sum_j \\frac{\\partial^2 f}{\\partial x_i \\partial x_j} v_j
 
-    computed as the forward-mode derivative of the gradient along ``v`` (``jvp`` of ``grad``,
-    three reverse passes; :func:`vhp` takes two and equals it where the Hessian is symmetric).
+    computed as the forward-mode derivative of the gradient along ``v`` (``jvp`` of ``grad``:
+    one reverse pass, then one forward walk of the gradient's graph; :func:`vhp` takes two
+    reverse passes and equals it where the Hessian is symmetric).
 
     Example::
 

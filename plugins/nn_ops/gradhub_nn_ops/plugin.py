@@ -63,3 +63,11 @@ def gradhub_add_seeders(register: Any) -> None:
 
     register.seeder("initializers", parametric.seed)
     register.seeder("dropout", misc.seed_dropout)
+
+
+@hookimpl
+def gradhub_add_jvp_rules(register: Any) -> None:
+    """Register the native forward-mode rules of the library (:mod:`gradhub_nn_ops.jvp`)."""
+    from . import jvp
+
+    jvp.register_jvp_rules(register)
