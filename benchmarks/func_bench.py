@@ -284,7 +284,7 @@ def per_sample_bench(
 
     ref = gradhub_loop()
     for a, b in zip(gradhub_vmap(), ref):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)  # float32, other sum orders
     results = {
         "gradhub vmap(grad)": _time(gradhub_vmap, args.repeat),
         "gradhub loop": _time(gradhub_loop, args.repeat),

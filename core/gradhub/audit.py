@@ -10,6 +10,7 @@ that :func:`gradhub.show_registry` reports them.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +126,83 @@ def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) 
         )
     except NothingToCheckError:
         return
+
+
+#: the batch size of :func:`check_batching`
+BATCH = 3
+
+
+def _variations(a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``BATCH`` copies of a sample input, floating ones each scaled elementwise by a factor
+    near 1 (signs, zeros and the order of the values near kinks kept), others (and floats
+    holding whole numbers, such as ids) repeated."""
+    if a.dtype.kind != "f" or (a.size and np.array_equal(a, np.round(a))):
+        return np.stack([a] * BATCH)  # integers, and floats holding ids or counts
+    return np.stack([a * (1.0 + 0.01 * k * rng.uniform(-1, 1, a.shape)) for k in range(BATCH)])
+
+
+def check_batching(fdef: FunctionDef, sample: Sample, device: Any) -> None:
+    """Compare the function's batching rule with the loop over the batch on one sample, in
+    float64: a batch of :data:`BATCH` variations of the sample's inputs, all of them batched,
+    then (for functions of several inputs) each input batched alone, run once through
+    :func:`gradhub.batching.apply_batched` (the rule) and once per element (the loop).
+
+    Raises AssertionError naming the function, sample and batched inputs on a mismatch. A
+    function whose result differs between two identical calls (random) is not compared.
+    """
+    from . import batching
+
+    label = f"{fdef.name}[{sample.name}] on {device.name}"
+    rng = np.random.default_rng(_GRADCHECK_SEED)
+    host = [np.asarray(a) for a in sample.inputs]
+    batch = [_variations(a, rng) for a in host]
+    n = len(host)
+    cases = [tuple(range(n))] + ([(i,) for i in range(n)] if n > 1 else [])
+    for which in cases:
+
+        def element(i: int, which: tuple[int, ...] = which) -> list[Any]:
+            ins = [batch[k][i] if k in which else host[k] for k in range(n)]
+            return _call(fdef, sample, [device.asarray(a) for a in ins], need_grad=False)
+
+        loop = [element(i) for i in range(BATCH)]
+        if any(
+            not np.array_equal(device.to_numpy(a.d), device.to_numpy(b.d), equal_nan=True)
+            for a, b in zip(loop[0], element(0))
+        ):
+            return  # random: nothing to compare
+        level = batching.new_level(BATCH)
+        try:
+            ins = [
+                batching.wrap(Variable._new(device.asarray(batch[k]), False, None, 0), level)
+                if k in which
+                else Variable._new(device.asarray(host[k]), False, None, 0)
+                for k in range(n)
+            ]
+            with warnings.catch_warnings():  # a rule's own loop fallback is compared as well
+                warnings.simplefilter("ignore", UserWarning)
+                got = _outs(fdef.api(*ins, **sample.attrs))  # type: ignore[misc]
+        finally:
+            batching.close_level(level)
+        for k, o in enumerate(got):
+            want = np.stack([device.to_numpy(r[k].d) for r in loop])
+            if isinstance(o, batching.BatchedVariable):
+                arr = device.to_numpy(o.value.d)
+            else:  # not batched: the same for every element
+                arr = np.stack([device.to_numpy(o.d)] * BATCH)
+            where = f"{label}, inputs {list(which)} batched: output {k}"
+            if arr.shape != want.shape:
+                raise AssertionError(
+                    f"{where}: the batching rule gives shape {arr.shape}, the loop {want.shape}"
+                )
+            if arr.dtype != want.dtype:
+                raise AssertionError(
+                    f"{where}: the batching rule gives dtype {arr.dtype}, the loop {want.dtype}"
+                )
+            if not np.allclose(arr, want, rtol=1e-7, atol=1e-9, equal_nan=True):
+                err = np.max(np.abs(arr - want)) if arr.size else 0.0
+                raise AssertionError(
+                    f"{where}: the batching rule differs from the loop (max abs error {err:.3g})"
+                )
 
 
 #: the seed of the tangents and weights of :func:`check_jvp`
@@ -280,6 +358,14 @@ def check_function(
         except Exception as e:  # a mismatch, or a kernel that raises
             msg = str(e) if isinstance(e, AssertionError) else f"raised {type(e).__name__}: {e}"
             return _done(fdef, device, order, 0, 0, msg, len(samples), t0, record)
+        if fdef.batch_rule is not None and fdef.kind == "primitive":
+            try:
+                check_batching(fdef, s, dev)
+            except Exception as e:  # a mismatch, or a rule that raises
+                msg = str(e) if isinstance(e, AssertionError) else f"raised {type(e).__name__}: {e}"
+                return _done(
+                    fdef, device, order, 0, 0, f"batching rule: {msg}", len(samples), t0, record
+                )
         if not fdef.differentiable:
             continue
         want = min(order, s.max_order or order)

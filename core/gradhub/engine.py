@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .batching import BatchedVariable
 from .errors import BackwardRuleError, DeviceError, GradhubError
 from .graph import Node, _device_of, _kernel_error, _kernel_result, input_name
 from .graph import _seq as _node_seq
@@ -947,6 +948,14 @@ def _own(g: Variable, given: set[int]) -> Variable:
     return g
 
 
+def _batched_error(where: str, k: int, fname: str = "grad") -> TypeError:
+    return TypeError(
+        f"{fname}: {where}[{k}] is a batched Variable (inside gradhub.func.vmap): the engine "
+        "would mix the batch's elements (summing the gradients of unbatched inputs); use the "
+        "transforms of gradhub.func (grad, vjp, jvp...) inside vmap for one result per element"
+    )
+
+
 def grad(
     outputs: Any,
     inputs: Any,
@@ -991,9 +1000,13 @@ def grad(
     for k, v in enumerate(outs):
         if not isinstance(v, Variable):
             raise TypeError(f"grad: outputs[{k}] must be a Variable, got {type(v).__name__}")
+        if type(v) is not Variable and isinstance(v, BatchedVariable):
+            raise _batched_error("outputs", k)
     for k, v in enumerate(ins):
         if not isinstance(v, Variable):
             raise TypeError(f"grad: inputs[{k}] must be a Variable, got {type(v).__name__}")
+        if type(v) is not Variable and isinstance(v, BatchedVariable):
+            raise _batched_error("inputs", k)
     if unreachable not in _UNREACHABLE:
         raise ValueError(f"grad: unreachable must be one of {_UNREACHABLE}, got {unreachable!r}")
     cbs = _callback_list(communicator_callbacks, create_graph, "grad")
@@ -1423,11 +1436,15 @@ def forward_plan(outputs: Sequence[Variable], inputs: Sequence[Variable]) -> For
             raise TypeError(
                 f"forward_tangents: outputs[{k}] must be a Variable, got {type(v).__name__}"
             )
+        if isinstance(v, BatchedVariable):
+            raise _batched_error("outputs", k, "forward_tangents")
     for k, v in enumerate(inputs):
         if not isinstance(v, Variable):
             raise TypeError(
                 f"forward_tangents: inputs[{k}] must be a Variable, got {type(v).__name__}"
             )
+        if isinstance(v, BatchedVariable):
+            raise _batched_error("inputs", k, "forward_tangents")
     return ForwardPlan(outputs, inputs)
 
 

@@ -2,10 +2,10 @@
 
 A plugin is a module named by an entry point in the group ``gradhub.plugins``; it implements
 some of these hooks, marked with :data:`gradhub.hookimpl`. gradhub calls each hook once per
-plugin, at load time, in this order: devices, functions, kernels, rules, JVP rules. Nothing a plugin
-registers is used until all its hooks have succeeded. The last two hooks are never called at load
-time: commands only by the ``gradhub`` command line when it builds its parser, communicators only
-when :func:`gradhub.distributed.communicator` is asked for one.
+plugin, at load time, in this order: devices, functions, kernels, rules, JVP rules, batching
+rules. Nothing a plugin registers is used until all its hooks have succeeded. The last two hooks
+are never called at load time: commands only by the ``gradhub`` command line when it builds its
+parser, communicators only when :func:`gradhub.distributed.communicator` is asked for one.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from .plugins import (
+        BatchingRuleRegistrar,
         CommandRegistrar,
         CommunicatorRegistrar,
         DeviceRegistrar,
@@ -72,7 +73,19 @@ def gradhub_add_jvp_rules(register: JvpRuleRegistrar) -> None:
     tangents (see :mod:`gradhub.jvp_rules`). A function without one is differentiated in forward
     mode by transposing its backward rule.
 
-    Called at load time, after the backward rules (the last hook of the second phase).
+    Called at load time, after the backward rules (in the second phase).
+    """
+
+
+@hookspec
+def gradhub_add_batching_rules(register: BatchingRuleRegistrar) -> None:
+    """Add batching rules (for :func:`gradhub.func.vmap`) to existing primitive functions:
+    ``register.batching_rule(name, fn, override=False)``, with ``fn(args, dims, **attrs)``
+    returning ``(outputs, out_dims)``: the whole batch's result computed with registered
+    functions, batched inputs carrying their batch axis at ``dims[i]`` (None: not batched).
+
+    Called when plugins load, after ``gradhub_add_jvp_rules`` (the last hook of the second
+    phase).
     """
 
 
@@ -119,6 +132,7 @@ HOOK_ORDER = (
     "gradhub_add_kernels",
     "gradhub_add_backward_rules",
     "gradhub_add_jvp_rules",
+    "gradhub_add_batching_rules",
     "gradhub_add_commands",
     "gradhub_add_seeders",
     "gradhub_add_communicators",

@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 import pluggy
 
 from . import hookspecs
+from .batching import elementwise_rule
 from .device import DeviceType
 from .errors import PluginError, PluginLoadWarning, RegistrationError
 from .jvp_rules import JvpRule, check_jvp_signature, set_jvp_rule
@@ -130,6 +131,7 @@ class _Staging:
         self.rules: list[tuple[str, Rule, bool]] = []
         #: ``(function name, JVP rule, override)`` from ``gradhub_add_jvp_rules``
         self.jvp_rules: list[tuple[str, Callable[..., Any], bool]] = []
+        self.batch_rules: list[tuple[str, Callable[..., Any], bool]] = []
         #: what committing changed, in order, so that a failure can restore the registry exactly:
         #: ``[table, key, new value, old value or _MISSING]`` for a dict entry, ``[fdef, new
         #: rule, old rule, old overrides, old audit, was a composite]`` for a backward rule
@@ -191,6 +193,7 @@ class FunctionRegistrar:
         doc: str = "",
         override: bool = False,
         jvp: Callable[..., Any] | None = None,
+        batch_rule: Callable[..., Any] | None = None,
     ) -> FunctionDef:
         """Register a primitive function.
 
@@ -201,7 +204,11 @@ class FunctionRegistrar:
         backward; ``samples(rng)`` yields :class:`~gradhub.registry.Sample` test
         cases; ``reference(*arrays, **attrs)`` an independent numpy implementation; ``kinks`` the
         input values where the function is not differentiable. ``jvp(inputs, outputs, tangents,
-        **attrs)`` is its native forward-mode rule (see :mod:`gradhub.jvp_rules`).
+        **attrs)`` is its native forward-mode rule (see :mod:`gradhub.jvp_rules`);
+        ``batch_rule(args, dims, **attrs) -> (outputs, out_dims)`` its batching rule for
+        :func:`gradhub.func.vmap` (see
+        :mod:`gradhub.batching`; an ``elementwise`` function gets
+        :func:`gradhub.batching.elementwise_rule` unless it gives one).
         """
         where = "register.function"
         snake = _checked_snake(name, snake, where)
@@ -242,6 +249,14 @@ class FunctionRegistrar:
                     f"{where}({name!r}): a non-differentiable function takes no JVP rule"
                 )
             fdef.jvp_rule = JvpRule(jvp, self._s.provider)
+        if batch_rule is not None:
+            if not callable(batch_rule):
+                raise RegistrationError(f"{where}({name!r}): the batch_rule must be callable")
+            fdef.batch_rule = batch_rule
+            fdef.batch_rule_provider = self._s.provider
+        elif elementwise:
+            fdef.batch_rule = elementwise_rule(fdef)
+            fdef.batch_rule_provider = self._s.provider
         self._s.functions.append((fdef, override))
         return fdef
 
@@ -358,6 +373,28 @@ class JvpRuleRegistrar:
         """
         check_jvp_signature(fn, name, "register.jvp_rule", self._s.provider)
         self._s.jvp_rules.append((name, fn, bool(override)))
+
+
+class BatchingRuleRegistrar:
+    """Passed to ``gradhub_add_batching_rules``."""
+
+    def __init__(self, staging: _Staging) -> None:
+        self._s = staging
+
+    def batching_rule(self, name: str, fn: Callable[..., Any], *, override: bool = False) -> None:
+        """Set the batching rule of the existing primitive function ``name``:
+        ``fn(args, dims, **attrs) -> (outputs, out_dims)`` (see :mod:`gradhub.batching`).
+        ``override=True`` replaces a rule another distribution set."""
+        if not isinstance(name, str):
+            raise RegistrationError(
+                f"register.batching_rule: the function name must be a string, got {name!r}"
+            )
+        if not callable(fn):
+            raise RegistrationError(
+                f"register.batching_rule({name!r}): the rule must be callable, got "
+                f"{type(fn).__name__}"
+            )
+        self._s.batch_rules.append((name, fn, bool(override)))
 
 
 #: a command name: lower-case letters, digits and inner hyphens (``demo``, ``train-mnist``)
@@ -551,6 +588,7 @@ _REGISTRARS: dict[str, Any] = {
     "gradhub_add_kernels": KernelRegistrar,
     "gradhub_add_backward_rules": RuleRegistrar,
     "gradhub_add_jvp_rules": JvpRuleRegistrar,
+    "gradhub_add_batching_rules": BatchingRuleRegistrar,
     "gradhub_add_commands": CommandRegistrar,
     "gradhub_add_seeders": SeederRegistrar,
     "gradhub_add_communicators": CommunicatorRegistrar,
@@ -558,7 +596,7 @@ _REGISTRARS: dict[str, Any] = {
 #: devices and functions first (for every plugin), then kernels and rules
 #: the hooks that loading calls, in two phases; ``gradhub_add_commands`` is called only by the
 #: ``gradhub`` command line (:func:`plugin_commands`), never when plugins load
-_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:5])
+_PHASES = (hookspecs.HOOK_ORDER[:2], hookspecs.HOOK_ORDER[2:6])
 
 
 def _split_env(name: str) -> set[str]:
@@ -919,6 +957,27 @@ def _check_phase2(s: _Staging) -> None:
                 f"register.jvp_rule({name!r}): duplicate JVP rule for {name!r}: it already has "
                 f"one from {old_jvp.provider}; pass override=True to replace it"
             )
+    for name, _fn, override in s.batch_rules:
+        fdef = REGISTRY.functions.get(name)
+        if fdef is None:
+            close = did_you_mean(name, REGISTRY.functions)
+            raise RegistrationError(f"batching rule for unknown function {name!r}{close}")
+        if fdef.kind == "composite" and not any(r[0] == name for r in s.rules):
+            raise RegistrationError(
+                f"batching rule for {name!r}, a composite function: it needs none (vmap batches "
+                "the functions it calls)"
+            )
+        old_p = fdef.batch_rule_provider
+        if (
+            fdef.batch_rule is not None
+            and old_p is not None
+            and old_p.distribution != s.provider.distribution
+            and not override
+        ):
+            raise RegistrationError(
+                f"duplicate batching rule for {name!r}: it already has one from {old_p}; pass "
+                "override=True to replace it"
+            )
 
 
 def _commit_phase2(s: _Staging) -> None:
@@ -958,6 +1017,10 @@ def _commit_phase2(s: _Staging) -> None:
         # undone as dict entries (see _rollback)
         s.undo.append([fdef.__dict__, "overrides", fdef.overrides, old_overrides])
         s.undo.append([fdef.__dict__, "jvp_rule", fdef.jvp_rule, old_jvp])
+    for name, fn, _ in s.batch_rules:
+        fdef = REGISTRY.functions[name]
+        _put(s, vars(fdef), "batch_rule", fn)
+        _put(s, vars(fdef), "batch_rule_provider", s.provider)
 
 
 def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
@@ -1005,6 +1068,7 @@ def _replaces(s: _Staging) -> bool:
         or any(k[3] for k in s.kernels)
         or any(r[2] for r in s.rules)
         or any(r[2] for r in s.jvp_rules)
+        or any(r[2] for r in s.batch_rules)
     )
 
 
@@ -1232,6 +1296,7 @@ def _load(
             "kernels": len(s.kernels),
             "rules": len(s.rules),
             "jvp_rules": len(s.jvp_rules),
+            "batching_rules": len(s.batch_rules),
         }
 
     # phase 2, in the same order; a plugin that replaces something (override=True, in either

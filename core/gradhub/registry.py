@@ -226,6 +226,10 @@ class FunctionDef:
         #: the native forward-mode (JVP) rule, a :class:`gradhub.jvp.JvpRule`, or None: forward
         #: mode then transposes the backward rule (see :func:`gradhub.engine.forward_tangents`)
         self.jvp_rule: Any = None
+        #: the batching rule (``rule(args, dims, **attrs) -> (outputs, out_dims)``, see
+        #: :mod:`gradhub.batching`) and who set it; None: vmap loops over the batch
+        self.batch_rule: Callable[..., Any] | None = None
+        self.batch_rule_provider: Provider | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"
@@ -1109,6 +1113,7 @@ def registry_table() -> list[dict[str, Any]]:
                 "fast_kernels": sorted(f.kernels),
                 "overrides": [f"{a} -> {b}" for a, b in f.overrides],
                 "jvp": jvp_cell(f),
+                "batching": batching_cell(f),
             }
         )
     return rows
@@ -1137,6 +1142,15 @@ def jvp_cell(f: FunctionDef) -> str:
     return "transposed" if f.rule is not None else "-"
 
 
+def batching_cell(f: FunctionDef) -> str:
+    """Whether ``gradhub.func.vmap`` batches the function: ``rule`` (a batching rule),
+    ``loop`` (none: one call per batch element) or ``composed`` (a composite: its functions are
+    batched)."""
+    if f.kind == "composite":
+        return "composed"
+    return "rule" if f.batch_rule is not None else "loop"
+
+
 def rule_cell(row: dict[str, Any]) -> str:
     """The rule column of a :func:`registry_table` row, as :func:`show_registry` and ``gradhub
     registry`` print it: ``yes``/``none``/``composed``, the rule's provider where it is not the
@@ -1151,10 +1165,11 @@ def rule_cell(row: dict[str, Any]) -> str:
 
 
 def show_registry(file: Any = None) -> None:
-    """Print the registry as a table: function, provider, rule, higher-order status, devices, and
-    how forward mode differentiates it (``jvp``: see :func:`jvp_cell`)."""
+    """Print the registry as a table: function, provider, rule, higher-order status, devices, how
+    forward mode differentiates it (``jvp``: see :func:`jvp_cell`) and how ``vmap`` batches it
+    (``batching``: ``rule``/``loop``/``composed``, see :func:`batching_cell`)."""
     rows = registry_table()
-    header = ("function", "provider", "rule", "status", "devices", "jvp")
+    header = ("function", "provider", "rule", "status", "devices", "jvp", "batching")
     table = [header] + [
         (
             r["function"],
@@ -1163,6 +1178,7 @@ def show_registry(file: Any = None) -> None:
             r["status"],
             ",".join(r["devices"]),
             r["jvp"],
+            r["batching"],
         )
         for r in rows
     ]

@@ -68,3 +68,20 @@ def test_kinks_are_avoided_by_samples(name: str) -> None:
             if a.dtype.kind == "f" and a.size:
                 for k in fdef.kinks:
                     assert np.min(np.abs(a - k)) > 1e-3, f"{name}[{s.name}] sample near kink {k}"
+
+
+def _batched() -> list[str]:
+    _ensure_loaded()
+    return [n for n in _functions() if REGISTRY.functions[n].batch_rule is not None]
+
+
+@pytest.mark.parametrize("name", _batched())
+def test_batching_rule_matches_the_loop(name: str) -> None:
+    """Every batching rule, on each sample of its function batched (3 variations of the
+    sample; all inputs batched, then each alone), equals the loop over the batch (float64)."""
+    from gradhub.audit import check_batching
+
+    fdef = REGISTRY.get(name)
+    dev = REGISTRY.device_type("cpu").get(0)
+    for s in samples_of(fdef):
+        check_batching(fdef, s, dev)

@@ -33,6 +33,15 @@ def gradhub_add_functions(register: Any) -> None:
 
 
 @hookimpl
+def gradhub_add_batching_rules(register: Any) -> None:
+    """Set the batching rules (for ``gradhub.func.vmap``) of the library's functions that are
+    not elementwise (:mod:`gradhub_nn_ops.batch_rules`)."""
+    from . import batch_rules
+
+    batch_rules.register_batching_rules(register)
+
+
+@hookimpl
 def gradhub_add_commands(register: Any) -> None:
     """Add ``gradhub demo`` (training the seed network on digits; the extra ``demo``)."""
     from . import demo
