@@ -330,14 +330,26 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     hot path: plain loops, no pluggy, no per-call dict building.
     """
     n = len(inputs)
-    if n == 1 and type(inputs[0]) is Variable:  # the common cases, without a loop
-        x = inputs[0]
+    # the common cases, without a loop: Variables (a front-end's subclass too), not batched ones
+    if n == 1 and (
+        (t := type(x := inputs[0])) is Variable or (t is not _Batched and isinstance(x, Variable))
+    ):
         vs: Sequence[Variable] = (x,)
         a = x._data
         arrays: Sequence[Any] = (a,)
         need = x._need_grad
         cpu = type(a) is _ndarray
-    elif n == 2 and type(inputs[0]) is Variable and type(inputs[1]) is Variable:
+    elif (
+        n == 2
+        and (
+            (t := type(inputs[0])) is Variable
+            or (t is not _Batched and isinstance(inputs[0], Variable))
+        )
+        and (
+            (t := type(inputs[1])) is Variable
+            or (t is not _Batched and isinstance(inputs[1], Variable))
+        )
+    ):
         x, y = vs = inputs
         a, b = arrays = (x._data, y._data)
         need = x._need_grad or y._need_grad
@@ -404,6 +416,8 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
 
 _ndarray = np.ndarray
 _new_variable = object.__new__
+
+_Batched = BatchedVariable
 
 # ops and the registry sit below this module and apply functions through it (see "Layers" in
 # docs/design.md)
