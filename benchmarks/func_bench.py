@@ -5,7 +5,13 @@ suite. Three measurements (``--what``):
   cross-entropy) at batch 128 by ``gradhub.func.vmap(gradhub.func.grad(loss))``, by a Python
   loop of ``gradhub.func.grad``, and by ``torch.func.vmap(torch.func.grad(loss))``;
 * ``hvp``: a Hessian-vector product of the same MLP's batch loss with respect to all its
-  parameters, ``gradhub.func.hvp`` against ``torch.func.jvp(torch.func.grad(loss))``;
+  parameters, ``gradhub.func.hvp`` (forward over reverse: the native JVP rules pushed through
+  the gradient's graph) against the same product by two more reverse passes (the transposed
+  backward rules, gradhub's mechanism before native JVP rules) and against
+  ``torch.func.jvp(torch.func.grad(loss))``;
+* ``jvp``: a Jacobian-vector product of the same MLP's batch logits with respect to all its
+  parameters, ``gradhub.func.jvp`` (native JVP rules) against two reverse passes and against
+  ``torch.func.jvp``;
 * ``hessian``: the full Hessian of a 203-parameter MLP (6-20-3, tanh, squared error, batch 32),
   ``gradhub.func.hessian`` against ``torch.func.hessian``.
 
@@ -53,8 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--what",
         nargs="+",
-        default=["per-sample", "hvp", "hessian"],
-        choices=["per-sample", "hvp", "hessian"],
+        default=["per-sample", "hvp", "jvp", "hessian"],
+        choices=["per-sample", "hvp", "jvp", "hessian"],
     )
     args = ap.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -125,10 +131,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         xv = gh.Variable(x, need_grad=False)
         tv = gh.Variable(t.astype(np.int64), need_grad=False)
         vs = tuple(rng.standard_normal(p.shape).astype(np.float32) for p in params)
+
+        def hvp_transposed() -> list[Any]:
+            ps = [gh.Variable(p, need_grad=True) for p in params]
+            gs = gh.grad([batch_loss(*ps)], ps, create_graph=True)
+            return [h.d for h in transposed_jvp(gh, list(gs), ps, vs)]
+
+        for a, b in zip(ghf.hvp(batch_loss, tuple(params), vs)[1], hvp_transposed()):
+            np.testing.assert_allclose(a.d, b, rtol=2e-3, atol=2e-4)
         res = {
             "gradhub hvp": _time(
                 lambda: [h.d for h in ghf.hvp(batch_loss, tuple(params), vs)[1]], args.repeat
-            )
+            ),
+            "gradhub hvp, transposed": _time(hvp_transposed, args.repeat),
         }
         if torch is not None:
             tps = tuple(torch.from_numpy(p) for p in params)
@@ -142,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 np.testing.assert_allclose(a.d, b.numpy(), rtol=2e-3, atol=2e-4)
             res["torch.func jvp(grad)"] = _time(t_hvp, args.repeat)
         report(f"Hessian-vector product, sizes {s}, batch {args.batch}", res)
+    if "jvp" in args.what:
+        jvp_bench(args, ghf, gh, F, np, rng, params, x, n_p, torch, tf, report)
     if "hessian" in args.what:
         hs = (6, 20, 3)
         hx = rng.standard_normal((32, hs[0]))
@@ -167,6 +184,75 @@ def main(argv: Sequence[str] | None = None) -> int:
             res["torch.func hessian"] = _time(lambda: tfun(tth), args.repeat)
         report(f"full Hessian, {int(offs[-1])} parameters (MLP {hs}, batch 32, float64)", res)
     return 0
+
+
+def transposed_jvp(gh: Any, outs: list[Any], xs: list[Any], vs: Sequence[Any]) -> list[Any]:
+    """``J v`` by two reverse passes (``g(u) = J^T u``, then ``(dg/du)^T v``): how
+    ``gradhub.func.jvp`` computed it before native JVP rules."""
+    import numpy as np
+
+    us = [gh.Variable(np.zeros(o.shape, o.dtype), need_grad=True) for o in outs]
+    gs = gh.grad(outs, xs, us, create_graph=True)
+    return gh.grad(gs, us, [gh.Variable(v) for v in vs], create_graph=True)  # type: ignore[no-any-return]
+
+
+def jvp_bench(
+    args: Any,
+    ghf: Any,
+    gh: Any,
+    F: Any,
+    np: Any,
+    rng: Any,
+    params: list[Any],
+    x: Any,
+    n_p: int,
+    torch: Any,
+    tf: Any,
+    report: Any,
+) -> None:
+    xv = gh.Variable(x, need_grad=False)
+
+    def logits(*ps: Any) -> Any:
+        h = xv
+        for i in range(0, n_p, 2):
+            h = h @ ps[i] + ps[i + 1]
+            if i < n_p - 2:
+                h = F.relu(h)
+        return h
+
+    vs = tuple(rng.standard_normal(p.shape).astype(np.float32) for p in params)
+
+    def native() -> Any:
+        return ghf.jvp(logits, tuple(params), vs)[1].d
+
+    def transposed() -> Any:
+        ps = [gh.Variable(p, need_grad=True) for p in params]
+        return transposed_jvp(gh, [logits(*ps)], ps, vs)[0].d
+
+    np.testing.assert_allclose(native(), transposed(), rtol=1e-4, atol=1e-4)
+    res = {
+        "gradhub jvp": _time(native, args.repeat),
+        "gradhub jvp, transposed": _time(transposed, args.repeat),
+    }
+    if torch is not None:
+        tps = tuple(torch.from_numpy(p) for p in params)
+        tvs = tuple(torch.from_numpy(v) for v in vs)
+        xt = torch.from_numpy(x)
+
+        def tlogits(ps: Any) -> Any:
+            h = xt
+            for i in range(0, n_p, 2):
+                h = h @ ps[i] + ps[i + 1]
+                if i < n_p - 2:
+                    h = torch.relu(h)
+            return h
+
+        def t_jvp() -> Any:
+            return tf.jvp(tlogits, (tps,), (tvs,))[1]
+
+        np.testing.assert_allclose(native(), t_jvp().numpy(), rtol=1e-3, atol=1e-3)
+        res["torch.func jvp"] = _time(t_jvp, args.repeat)
+    report(f"Jacobian-vector product of the logits, sizes {args.sizes}, batch {args.batch}", res)
 
 
 def per_sample_bench(
@@ -198,7 +284,7 @@ def per_sample_bench(
 
     ref = gradhub_loop()
     for a, b in zip(gradhub_vmap(), ref):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)  # float32, other sum orders
     results = {
         "gradhub vmap(grad)": _time(gradhub_vmap, args.repeat),
         "gradhub loop": _time(gradhub_loop, args.repeat),

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .broadcasting import sum_to, sum_to_array
-from .builtin import elementwise, indexing, linalg
+from .builtin import batch_rules, elementwise, indexing, jvp, linalg
 from .device import parse_device_name
 from .hookspecs import hookimpl
 from .memory import MIN_BYTES as _REUSE_MIN
@@ -760,3 +760,17 @@ def gradhub_add_functions(register: Any) -> None:
     )
     for module in (elementwise, linalg, indexing):
         module.register_functions(register)
+
+
+@hookimpl
+def gradhub_add_jvp_rules(register: Any) -> None:
+    """Register the native forward-mode rules of the core's functions
+    (:mod:`gradhub.builtin.jvp`)."""
+    jvp.register_jvp_rules(register)
+
+
+@hookimpl
+def gradhub_add_batching_rules(register: Any) -> None:
+    """Set the batching rules of the core's functions that are not elementwise
+    (:mod:`gradhub.builtin.batch_rules`)."""
+    batch_rules.register_batching_rules(register)

@@ -82,6 +82,8 @@ def fingerprint(fdef: FunctionDef) -> str | None:
     providers.append(fdef.provider)
     if fdef.rule is not None:
         providers.append(fdef.rule.provider)
+    if fdef.jvp_rule is not None:  # the audit checks the JVP rule too
+        providers.append(fdef.jvp_rule.provider)
     keys = set()
     for p in providers:
         k = _provider_key(p)

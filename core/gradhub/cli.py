@@ -255,6 +255,8 @@ def cmd_registry(args: argparse.Namespace) -> int:
     table.add_column("rule")
     table.add_column("higher-order status")
     table.add_column("devices")
+    table.add_column("jvp")
+    table.add_column("batching")
     for r in rows:
         provider = f"{r['provider']} {r['version']}".strip()
         rule = rule_cell(r)
@@ -274,6 +276,8 @@ def cmd_registry(args: argparse.Namespace) -> int:
             _text(rule),
             _text(status, style),
             _text(",".join(r["devices"])),
+            _text(r["jvp"]),
+            _text(r.get("batching", "")),
         )
     con = console()
     con.print(table)

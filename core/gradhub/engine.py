@@ -8,6 +8,8 @@ recursion.
 * :func:`grad` returns d(outputs)/d(inputs), running rules only on nodes on a path from the inputs
   to the outputs.
 * :func:`reexecute` recomputes a graph from its leaves' current data (``y.forward()``).
+* :func:`forward_tangents` (and :func:`forward_plan`) push tangents forward through a graph
+  (forward mode), applying each function's JVP rule.
 
 Both walks accept ``communicator_callbacks`` (:class:`BackwardCallback`): objects told each
 leaf's gradient as soon as it is final, while the walk goes on (data-parallel training starts
@@ -25,8 +27,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .batching import BatchedVariable
 from .errors import BackwardRuleError, DeviceError, GradhubError
 from .graph import Node, _device_of, _kernel_error, _kernel_result, input_name
+from .graph import _seq as _node_seq
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
 from .memory import sole_owner as _sole_owner
@@ -944,6 +948,14 @@ def _own(g: Variable, given: set[int]) -> Variable:
     return g
 
 
+def _batched_error(where: str, k: int, fname: str = "grad") -> TypeError:
+    return TypeError(
+        f"{fname}: {where}[{k}] is a batched Variable (inside gradhub.func.vmap): the engine "
+        "would mix the batch's elements (summing the gradients of unbatched inputs); use the "
+        "transforms of gradhub.func (grad, vjp, jvp...) inside vmap for one result per element"
+    )
+
+
 def grad(
     outputs: Any,
     inputs: Any,
@@ -988,9 +1000,13 @@ def grad(
     for k, v in enumerate(outs):
         if not isinstance(v, Variable):
             raise TypeError(f"grad: outputs[{k}] must be a Variable, got {type(v).__name__}")
+        if type(v) is not Variable and isinstance(v, BatchedVariable):
+            raise _batched_error("outputs", k)
     for k, v in enumerate(ins):
         if not isinstance(v, Variable):
             raise TypeError(f"grad: inputs[{k}] must be a Variable, got {type(v).__name__}")
+        if type(v) is not Variable and isinstance(v, BatchedVariable):
+            raise _batched_error("inputs", k)
     if unreachable not in _UNREACHABLE:
         raise ValueError(f"grad: unreachable must be one of {_UNREACHABLE}, got {unreachable!r}")
     cbs = _callback_list(communicator_callbacks, create_graph, "grad")
@@ -1161,6 +1177,305 @@ def reexecute(y: Variable) -> None:
                     consumers[src] -= 1
                     if consumers[src] == 0 and src is not y._creator:
                         del values[src]
+
+
+# -- forward mode ---------------------------------------------------------------------------------
+
+
+def _key(src: Any, idx: int) -> Any:
+    """The dict key of a graph position: ``(node, idx)``, or the id of a leaf."""
+    return id(src) if idx < 0 else (src, idx)
+
+
+class ForwardPlan:
+    """Forward-mode derivatives of ``outputs`` with respect to ``inputs`` (from
+    :func:`forward_plan`): calling it with one tangent per input returns one tangent per output,
+
+    .. math:: \\dot y_k = \\sum_i \\frac{\\partial y_k}{\\partial x_i} \\dot x_i
+
+    The graph is walked forward once per call, over the nodes on a path from the inputs to the
+    outputs (in creation order ``seq``), each node applying its JVP rule to its inputs' tangents;
+    a node whose function has no JVP rule transposes its backward rule (two local reverse passes:
+    ``g(u) = J^T u`` for a zero cotangent ``u``, then ``J t = (dg/du)^T t``), with the same
+    result. The tangents are recorded in the graph (they are differentiable again, with respect
+    to the primals and to the given tangents).
+
+    The primal values the rules read are the graph's own Variables where they are still alive,
+    else the arrays the nodes saved for backward, else recomputed by running the forward kernels
+    again (as ``Variable.forward()`` does); they are found once, when the plan is made.
+    """
+
+    def __init__(self, outputs: Sequence[Variable], inputs: Sequence[Variable]) -> None:
+        self.outputs = list(outputs)
+        self.inputs = list(inputs)
+        roots = [y._creator for y in self.outputs if y._creator is not None]
+        nodes = _collect(roots, only_need_grad=False) if roots else []
+        self.path = _on_paths(nodes, self.inputs) if self.inputs else []
+        self._vars: dict[Any, Variable] = {}
+        self._find_primals(nodes)
+
+    def _find_primals(self, nodes: list[Node]) -> None:
+        """The Variables of every input and output position of the nodes on the path."""
+        needed: set[Any] = set()
+        for n in self.path:
+            for src, idx in zip(n.srcs, n.idxs):
+                if idx >= 0:
+                    needed.add((src, idx))
+            for j in range(len(n.out_shapes)):
+                needed.add((n, j))
+        found: dict[Any, Any] = {}  # position -> array
+        alive = self._vars
+        for n in nodes:
+            for j, ref in enumerate(n.outputs):
+                v = ref()
+                if v is not None:
+                    alive[(n, j)] = v
+            si = n.saved_in
+            if si is not None:
+                for src, idx, a in zip(n.srcs, n.idxs, si):
+                    if a is not None and idx >= 0:
+                        found[(src, idx)] = a
+            so = n.saved_out
+            if so is not None:
+                for j, a in enumerate(so):
+                    if a is not None:
+                        found[(n, j)] = a
+        missing = {k for k in needed if k not in alive and k not in found}
+        if missing:  # recompute the producers (and what they need), as reexecute does
+            redo = {k[0] for k in missing}
+            for n in reversed(nodes):
+                if n in redo:
+                    for src, idx in zip(n.srcs, n.idxs):
+                        if idx >= 0 and (src, idx) not in alive and (src, idx) not in found:
+                            redo.add(src)
+            with set_recording(False):
+                for n in nodes:
+                    if n not in redo:
+                        continue
+                    arrays = [
+                        src._data
+                        if idx < 0
+                        else (alive[(src, idx)]._data if (src, idx) in alive else found[(src, idx)])
+                        for src, idx in zip(n.srcs, n.idxs)
+                    ]
+                    for j, o in enumerate(rerun_kernel(n, arrays)):
+                        found.setdefault((n, j), o)
+        for k in needed:
+            if k not in alive:
+                n, j = k
+                a = found[k]
+                alive[k] = Variable._new(a, n.need_grad and a.dtype.kind in "fc", n, j)
+
+    def primal(self, src: Any, idx: int) -> Variable:
+        """The Variable at a graph position (a leaf is itself)."""
+        return src if idx < 0 else self._vars[(src, idx)]  # type: ignore[no-any-return]
+
+    def __call__(self, tangents: Sequence[Variable | None]) -> list[Variable]:
+        if len(tangents) != len(self.inputs):
+            raise ValueError(
+                f"forward_tangents: {len(tangents)} tangents for {len(self.inputs)} inputs; give "
+                "one per input (None for none)"
+            )
+        tan: dict[Any, Variable] = {}
+        with set_recording(True):
+            for k, (x, t) in enumerate(zip(self.inputs, tangents)):
+                if t is None:
+                    continue
+                t = _seed(x, t, None, f"forward_tangents: tangents[{k}]", "the input")
+                key = _key(*_position(x))
+                tan[key] = t if key not in tan else _add(tan[key], t)
+            for n in self.path:
+                tin = [tan.get(_key(src, idx)) for src, idx in zip(n.srcs, n.idxs)]
+                if not n.fdef.differentiable or all(t is None for t in tin):
+                    continue
+                for j, t in enumerate(self._node(n, tin)):
+                    if t is not None:
+                        tan[(n, j)] = t
+            out = []
+            for y in self.outputs:
+                t = tan.get(_key(*_position(y)))
+                if t is None:
+                    t = Variable._new(_zeros(y.device, y.shape, y.dtype), False, None, 0)
+                out.append(t)
+        return out
+
+    def _node(self, n: Node, tin: list[Variable | None]) -> list[Variable | None]:
+        """The output tangents of one node: its JVP rule, else its backward rule transposed."""
+        fdef = n.fdef
+        ins = tuple(self.primal(src, idx) for src, idx in zip(n.srcs, n.idxs))
+        outs = tuple(self._vars[(n, j)] for j in range(len(n.out_shapes)))
+        rule = fdef.jvp_rule
+        if rule is None:
+            return _transposed(n, ins, outs, tin)
+        try:
+            res = rule.fn(ins, outs, tuple(tin), **n.attrs)
+        except GradhubError:
+            raise
+        except Exception as e:
+            raise BackwardRuleError(
+                f"the JVP rule of {fdef.name} (from {rule.provider}) raised {type(e).__name__}: {e}"
+            ) from e
+        return _check_tangents(n, rule, res)
+
+
+def _check_tangents(n: Node, rule: Any, res: Any) -> list[Variable | None]:
+    """A JVP rule's result, checked: one Variable (or None) per output, of the output's shape
+    and dtype (a float32/float64 mix is cast back to the output's dtype, as backward does)."""
+    who = f"the JVP rule of {n.fdef.name} (from {rule.provider})"
+    n_out = len(n.out_shapes)
+    if not isinstance(res, (list, tuple)) or len(res) != n_out:
+        got = f"{len(res)} values" if isinstance(res, (list, tuple)) else type(res).__name__
+        raise BackwardRuleError(
+            f"{who} returned {got}; it must return a sequence of {n_out} tangent(s), one per "
+            "output (None for a zero tangent)"
+        )
+    out: list[Variable | None] = []
+    for j, t in enumerate(res):
+        if t is None or n.out_dtypes[j].kind not in "fc":
+            out.append(None)
+            continue
+        if not isinstance(t, Variable):
+            raise BackwardRuleError(
+                f"{who} returned {type(t).__name__} for output {j}; a Variable is expected"
+            )
+        shape, dtype = n.out_shapes[j], n.out_dtypes[j]
+        if t.shape != shape:
+            raise BackwardRuleError(
+                f"{who} returned a tangent of shape {t.shape} for output {j}, which has shape "
+                f"{shape}"
+            )
+        if t.dtype != dtype:
+            if not _mixed_precision(n, t.dtype, dtype):
+                raise BackwardRuleError(
+                    f"{who} returned a tangent of dtype {t.dtype} for output {j}, which has "
+                    f"dtype {dtype}"
+                )
+            t = call("Cast", t, dtype=dtype.name)
+        out.append(t)
+    return out
+
+
+def _transposed(
+    n: Node, ins: Sequence[Variable], outs: Sequence[Variable], tin: list[Variable | None]
+) -> list[Variable | None]:
+    """The JVP of one node from its backward rule: ``g(u) = J^T u`` for zero cotangents ``u``,
+    then the reverse pass of ``sum_i <g_i, t_i>`` back to ``u`` over the nodes that the rule
+    recorded (and only those: they were created after the mark)."""
+    if n.rule is None and n.fdef.rule is not None:
+        fdef = n.fdef
+        raise BackwardRuleError(
+            f"forward mode: {fdef.name} (from {fdef.provider}) has no JVP rule, and this call of "
+            "it recorded no backward rule to transpose (none of its inputs needed a gradient "
+            "when it ran); give forward_tangents inputs that need a gradient"
+        )
+    us: list[Variable] = []
+    for shape, dtype in zip(n.out_shapes, n.out_dtypes):
+        z = _zeros(n.device, shape, dtype)
+        us.append(Variable._new(z, dtype.kind in "fc", None, 0))
+    mark = next(_node_seq)  # every node the rule records has a larger seq
+    gs = _call_rule(n, us, True)
+    grads = _Grads(False)
+    roots: list[Node] = []
+    # sum_i <g_i, t_i> per input slot (an input at two slots, x * x, counts at both)
+    for g, t in zip(gs, tin):
+        if g is None or t is None:
+            continue
+        src, idx = _position(g)
+        grads.add(src, idx, t)
+        if idx >= 0:
+            roots.append(src)
+    nodes = _collect_after(roots, mark)
+    pending = grads.nodes
+    for node in reversed(nodes):
+        gys = pending.pop(node, None)
+        if gys is None:
+            continue
+        gys = [
+            g if g is not None else Variable._new(_zeros(node.device, s, d), False, None, 0)
+            for g, s, d in zip(gys, node.out_shapes, node.out_dtypes)
+        ]
+        for i, g in enumerate(_call_rule(node, gys, True)):
+            if g is not None:
+                grads.add(node.srcs[i], node.idxs[i], g)
+    out: list[Variable | None] = []
+    for u in us:
+        out.append(grads.get(u) if u._need_grad else None)
+    return out
+
+
+def _collect_after(roots: Sequence[Node], mark: int) -> list[Node]:
+    """The nodes upstream of ``roots`` created after the mark (``seq > mark``), producers
+    first: the part of a graph that one rule call recorded."""
+    seen = {r for r in roots if r.seq > mark}
+    stack = list(seen)
+    while stack:
+        n = stack.pop()
+        for src in n.srcs:
+            if type(src) is Node and src.seq > mark and src.need_grad and src not in seen:
+                seen.add(src)
+                stack.append(src)
+    return sorted(seen, key=_seq_key)
+
+
+def forward_plan(outputs: Sequence[Variable], inputs: Sequence[Variable]) -> ForwardPlan:
+    """A :class:`ForwardPlan`: forward-mode derivatives of ``outputs`` with respect to ``inputs``
+    (leaves or recorded results of the graph of ``outputs``), to push any number of tangents
+    through (``jacfwd`` pushes one basis vector per input element).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> x = gh.Variable([1.0, 2.0], need_grad=True)
+        >>> y = x * x * x
+        >>> push = gh.engine.forward_plan([y], [x])
+        >>> push([gh.Variable([1.0, 0.0])])[0].d
+        array([3., 0.], dtype=float32)
+    """
+    for k, v in enumerate(outputs):
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"forward_tangents: outputs[{k}] must be a Variable, got {type(v).__name__}"
+            )
+        if isinstance(v, BatchedVariable):
+            raise _batched_error("outputs", k, "forward_tangents")
+    for k, v in enumerate(inputs):
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"forward_tangents: inputs[{k}] must be a Variable, got {type(v).__name__}"
+            )
+        if isinstance(v, BatchedVariable):
+            raise _batched_error("inputs", k, "forward_tangents")
+    return ForwardPlan(outputs, inputs)
+
+
+def forward_tangents(
+    outputs: Sequence[Variable],
+    inputs: Sequence[Variable],
+    tangents: Sequence[Any],
+) -> list[Variable]:
+    """The Jacobian-vector products of ``outputs`` with respect to ``inputs`` along
+    ``tangents`` (forward mode), one Variable per output:
+
+    .. math:: \\dot y_k = \\sum_i \\frac{\\partial y_k}{\\partial x_i} \\dot x_i
+
+    ``inputs`` are leaves or recorded results of the graph of ``outputs``; ``tangents`` has one
+    entry per input (a Variable or array of the input's shape, cast to its dtype; None for a zero
+    tangent). The graph is walked forward, in creation order, applying each node's JVP rule
+    (``FunctionDef.jvp_rule``); a node without one transposes its backward rule locally, with
+    the same result. The results are recorded (differentiable again). An output that does not
+    depend on the inputs gets zeros. See :class:`ForwardPlan`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> x = gh.Variable([1.0, 2.0], need_grad=True)
+        >>> y = (x * x).sum()
+        >>> (t,) = gh.engine.forward_tangents([y], [x], [gh.Variable([1.0, 1.0])])
+        >>> float(t.d)  # 2 x . v
+        6.0
+    """
+    outs, ins, ts = list(outputs), list(inputs), list(tangents)
+    return forward_plan(outs, ins)(ts)
 
 
 # Variable.backward and Variable.forward run this module's passes; variable sits below it (see

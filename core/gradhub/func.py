@@ -16,9 +16,11 @@ Conventions (those of ``torch.func``):
   ``grad``, ``jacrev``, ``jacfwd`` and ``hessian`` return tuples in ``argnums`` order.
 * ``f`` returns a Variable or a tuple (or list) of Variables; with ``has_aux=True`` it returns
   ``(output, aux)`` and ``aux`` is handed back untouched.
-* Forward mode (``jvp``, ``jacfwd``, ``hvp``) is the transpose of reverse mode: with a dummy
+* Forward mode (``jvp``, ``jacfwd``, ``hvp``) walks the recorded graph forward
+  (:func:`gradhub.engine.forward_tangents`), applying each function's native JVP rule
+  (:mod:`gradhub.jvp_rules`); a function without one is transposed locally: with a dummy
   cotangent ``u``, ``g(u) = J^T u`` is linear in ``u`` and its vector-Jacobian product with the
-  tangent ``v`` is ``J v``. That costs two reverse passes, never a full Jacobian.
+  tangent ``v`` is ``J v`` (two small reverse passes). Never a full Jacobian.
 * Tangents, cotangents and ``v`` must have exactly the shape of what they pair with (no
   broadcasting); arrays are cast to its dtype, so float32 stays float32.
 """
@@ -31,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from . import engine
+from . import batching, engine
+from .batching import BatchedVariable
 from .modes import is_recording, set_recording
 from .ops import call
 from .parameters import full_name, get_parameters, parameter_table
@@ -62,12 +65,23 @@ def _primal(x: Any, connect: bool, where: str) -> Variable:
         if x.dtype.kind != "f":
             raise TypeError(f"{where} must hold floating-point data, got dtype {x.dtype}")
         if connect and x.need_grad:
-            return call("Reshape", x, shape=x.shape)  # a new node: d/d(node) covers f only
-        return Variable.leaf(x.d, need_grad=True)
+            # a new node: d/d(node) covers f only
+            return _lifted(call("Reshape", x, shape=x.shape))
+        if isinstance(x, BatchedVariable):  # a constant batch: a leaf holding it
+            leaf = Variable.leaf(batching.base(x).d, need_grad=True)
+            return _lifted(batching.rewrap(leaf, batching.levels_of(x)))
+        return _lifted(Variable.leaf(x.d, need_grad=True))
     v = Variable(x, need_grad=False)
     if v.dtype.kind != "f":
         raise TypeError(f"{where} must hold floating-point data, got dtype {v.dtype}")
-    return Variable.leaf(v.d, need_grad=True)
+    return _lifted(Variable.leaf(v.d, need_grad=True))
+
+
+def _lifted(x: Variable) -> Variable:
+    """``x`` batched at every active vmap level: inside ``vmap``, a transform differentiates
+    with respect to one copy of its primal per batch element, so that gradients are per element
+    (not summed over the batch) also for arguments that are not batched."""
+    return batching.lift(x) if batching.LEVELS else x
 
 
 def _paired(t: Any, like: Variable, where: str, what: str) -> Variable:
@@ -166,13 +180,45 @@ def _scalar(out: Any, fname: str) -> Variable:
 
 
 def _grads(outs: Sequence[Variable], xs: Sequence[Variable], seeds: Any = None) -> list[Variable]:
-    gs = engine.grad(list(outs), list(xs), seeds, create_graph=True)
-    return [g for g in gs if g is not None]
+    return [g for g in _engine_grad(outs, xs, seeds) if g is not None]
+
+
+def _engine_grad(
+    outs: Sequence[Variable], xs: Sequence[Variable], seeds: Any = None
+) -> list[Variable | None]:
+    """``engine.grad(outs, xs, seeds, create_graph=True)``, also inside vmap."""
+    if batching.LEVELS or any(isinstance(v, BatchedVariable) for v in (*outs, *xs)):
+        return _batched_grads(outs, xs, seeds)
+    return engine.grad(list(outs), list(xs), seeds, create_graph=True)
+
+
+def _batched_grads(
+    outs: Sequence[Variable], xs: Sequence[Variable], seeds: Any
+) -> list[Variable | None]:
+    """:func:`_engine_grad` inside vmap: the engine runs on the Variables holding the whole batches
+    (every element's computation is independent, so the gradient of the batch is the batch of
+    the elements' gradients); outputs and seeds are lifted to every level, the results carry
+    the levels of their inputs."""
+    bouts = [batching.base(_lifted(o)) for o in outs]
+    bseeds = None
+    if seeds is not None:
+        bseeds = [
+            None
+            if sd is None
+            else batching.base(
+                _lifted(sd if isinstance(sd, Variable) else Variable(sd, need_grad=False))
+            )
+            for sd in seeds
+        ]
+    gs = engine.grad(bouts, [batching.base(x) for x in xs], bseeds, create_graph=True)
+    return [
+        None if g is None else batching.rewrap(g, batching.levels_of(x)) for g, x in zip(gs, xs)
+    ]
 
 
 def _dummy(o: Variable) -> Variable:
     """A zero cotangent that needs a gradient: ``J^T u`` is linear in it."""
-    return Variable.leaf(o.device.xp.zeros(o.shape, dtype=o.dtype), need_grad=True)
+    return _lifted(Variable.leaf(o.device.xp.zeros(o.shape, dtype=o.dtype), need_grad=True))
 
 
 def _onehot(like: Variable, i: int) -> Variable:
@@ -234,7 +280,7 @@ def _jac_rev(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
             continue
         rows: list[list[Variable]] = [[] for _ in xs]
         for i in range(o.size):
-            gs = engine.grad([o], xs, [_onehot(o, i)], create_graph=True)
+            gs = _engine_grad([o], xs, [_onehot(o, i)])
             for j, g in enumerate(gs):
                 assert g is not None
                 rows[j].append(g)
@@ -243,22 +289,19 @@ def _jac_rev(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
 
 
 def _jac_fwd(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
-    """The same Jacobians column by column: ``g(u) = J^T u`` once, then one reverse pass through
-    ``g`` per input element."""
-    us = [_dummy(o) for o in outs]
-    gs = engine.grad(outs, xs, us, create_graph=True)
+    """The same Jacobians column by column: one forward-mode pass (the engine's
+    :func:`~gradhub.engine.forward_plan`, made once) per input element."""
     result: list[list[Any]] = [[None] * len(xs) for _ in outs]
-    for j, (x, g) in enumerate(zip(xs, gs)):
-        assert g is not None
+    for j, x in enumerate(xs):
         if x.size == 0 or any(o.size == 0 for o in outs):
             for k, o in enumerate(outs):
                 result[k][j] = _zeros((*o.shape, *x.shape), x)
             continue
+        push = _forward_plan(outs, x)
         cols: list[list[Variable]] = [[] for _ in outs]
         for i in range(x.size):
-            cs = engine.grad([g], us, [_onehot(x, i)], create_graph=True)
+            cs = push([_onehot(x, i)])
             for k, c in enumerate(cs):
-                assert c is not None
                 cols[k].append(c)
         for k, o in enumerate(outs):
             result[k][j] = _stack(cols[k], o.shape, x.shape, False)
@@ -454,9 +497,10 @@ def jvp(
 
     .. math:: \\mathrm{jvp} = \\sum_i \\frac{\\partial f}{\\partial x_i} v_i
 
-    with the structure of the output (a Variable, or a tuple for a tuple output). Computed as the
-    transpose of the vector-Jacobian product: ``g(u) = J^T u`` for a dummy cotangent ``u``, then
-    ``J v = (dg/du)^T v``; two reverse passes, no Jacobian.
+    with the structure of the output (a Variable, or a tuple for a tuple output). Computed by
+    one forward walk of the recorded graph applying each function's JVP rule
+    (:func:`gradhub.engine.forward_tangents`; a function without a rule is transposed locally,
+    ``J v = (d(J^T u)/du)^T v``); no Jacobian.
 
     Example::
 
@@ -480,6 +524,50 @@ def jvp(
 
 
 def _jvp(outs: list[Variable], xs: list[Variable], vs: list[Variable]) -> list[Variable]:
+    """``J v`` by forward mode: the engine walks the graph forward applying the JVP rules
+    (transposing the backward rule of a function without one)."""
+    if batching.LEVELS or any(isinstance(v, BatchedVariable) for v in (*outs, *xs)):
+        push = _forward_plan_batched(outs, xs)
+        return push(vs)
+    return engine.forward_tangents(outs, xs, vs)
+
+
+def _forward_plan(outs: list[Variable], x: Variable) -> Callable[[list[Any]], list[Any]]:
+    """``engine.forward_plan(outs, [x])``, also inside vmap."""
+    if batching.LEVELS or any(isinstance(v, BatchedVariable) for v in (*outs, x)):
+        return _forward_plan_batched(outs, [x])
+    return engine.forward_plan(outs, [x])  # type: ignore[no-any-return]
+
+
+def _forward_plan_batched(
+    outs: list[Variable], xs: list[Variable]
+) -> Callable[[list[Any]], list[Any]]:
+    """Forward mode inside vmap: the plan runs on the Variables holding the whole batches (the
+    outputs and tangents lifted to every level, as in :func:`_batched_grads`); the tangents
+    carry their output's levels."""
+    louts = [_lifted(o) for o in outs]
+    plan = engine.forward_plan([batching.base(o) for o in louts], [batching.base(x) for x in xs])
+
+    def push(ts: list[Any]) -> list[Any]:
+        bts = [
+            None
+            if t is None
+            else batching.base(
+                _lifted(t if isinstance(t, Variable) else Variable(t, need_grad=False))
+            )
+            for t in ts
+        ]
+        return [
+            None if r is None else batching.rewrap(r, batching.levels_of(o))
+            for r, o in zip(plan(bts), louts)
+        ]
+
+    return push
+
+
+def _jvp_transposed(outs: list[Variable], xs: list[Variable], vs: list[Variable]) -> list[Variable]:
+    """``J v`` as the transpose of reverse mode: ``g(u) = J^T u`` for a dummy cotangent ``u``,
+    then ``J v = (dg/du)^T v`` (two reverse passes; the reference of the native rules)."""
     us = [_dummy(o) for o in outs]
     return _grads(_grads(outs, xs, us), us, vs)
 
@@ -548,8 +636,9 @@ def hvp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Va
 
     .. math:: (Hv)_i = \\sum_j \\frac{\\partial^2 f}{\\partial x_i \\partial x_j} v_j
 
-    computed as the forward-mode derivative of the gradient along ``v`` (``jvp`` of ``grad``,
-    three reverse passes; :func:`vhp` takes two and equals it where the Hessian is symmetric).
+    computed as the forward-mode derivative of the gradient along ``v`` (``jvp`` of ``grad``:
+    one reverse pass, then one forward walk of the gradient's graph; :func:`vhp` takes two
+    reverse passes and equals it where the Hessian is symmetric).
 
     Example::
 
@@ -601,10 +690,6 @@ def _axis_spec(spec: Any, n: int, fname: str, name: str) -> list[int | None]:
     raise TypeError(f"{fname}: {name} must be an int, None or a tuple of them, got {spec!r}")
 
 
-def _take(x: Variable, axis: int, i: int) -> Variable:
-    return call("GetItem", x, key=(*(slice(None),) * axis, i))  # type: ignore[no-any-return]
-
-
 def vmap(
     f: Callable[..., Any], in_axes: int | Sequence[int | None] | None = 0, out_axes: Any = 0
 ) -> Callable[..., Any]:
@@ -619,10 +704,14 @@ def vmap(
     axis goes in each output (one int, or one per output of a tuple; ``None`` for an output that
     does not depend on the batch, returned once). ``f`` returns a Variable or a tuple of them.
 
-    Batched arrays become Variables that need no gradient. ``f`` runs once per batch element
-    (no batching rules yet: the cost is that of a Python loop) and the results are stacked
-    differentiably, so ``vmap`` composes with the other transforms: ``vmap(grad(f))`` gives
-    per-sample gradients and ``vmap(vmap(f))`` maps over two axes.
+    ``f`` runs once, on :class:`~gradhub.batching.BatchedVariable` arguments: Variables of the
+    shape of one batch element that hold the whole batch. Each function ``f`` applies runs once
+    for the whole batch through its *batching rule* (see :mod:`gradhub.batching`); a function
+    without one runs once per element (a loop, with a one-time warning naming it). The results
+    are ordinary graph nodes, so ``vmap`` composes with the other transforms: ``vmap(grad(f))``
+    gives per-sample gradients (a transform inside ``vmap`` differentiates with respect to one
+    copy of each argument per element), ``grad`` of a ``vmap`` differentiates through it, and
+    ``vmap(vmap(f))`` maps over two axes. Batched arrays become Variables that need no gradient.
 
     Example::
 
@@ -666,32 +755,38 @@ def vmap(
             raise ValueError("vmap: in_axes must batch at least one argument (all are None)")
         if size == 0:
             raise ValueError("vmap: the batch axis has size 0; f cannot be called")
-        results: list[list[Variable]] = []
-        is_tuple = False
-        for i in range(size):
-            call_args = [x if a is None else _take(x, a, i) for x, a in zip(args, norm)]
+        level = batching.new_level(size)
+        try:
+            call_args = [
+                x if a is None else batching.wrap(batching.moveaxis(x, a, 0), level)
+                for x, a in zip(args, norm)
+            ]
             outs, is_tuple = _outputs(f(*call_args, **kwargs), "vmap")
-            results.append(outs)
-        oaxes = _axis_spec(out_axes, len(results[0]), "vmap", "out_axes")
-        stacked: list[Variable] = []
-        for k, oa in enumerate(oaxes):
-            parts = [r[k] for r in results]
+        finally:
+            batching.close_level(level)
+        oaxes = _axis_spec(out_axes, len(outs), "vmap", "out_axes")
+        results: list[Variable] = []
+        for k, (o, oa) in enumerate(zip(outs, oaxes)):
+            batched = isinstance(o, BatchedVariable) and o.level == level
             if oa is None:
-                for p in parts[1:]:
-                    if p.shape != parts[0].shape or not bool((p.d == parts[0].d).all()):
-                        raise ValueError(
-                            f"vmap: out_axes[{k}] is None but output {k} differs across the batch"
-                        )
-                stacked.append(parts[0])
+                if batched:
+                    raise ValueError(
+                        f"vmap: out_axes[{k}] is None but output {k} differs across the batch "
+                        "(it depends on a batched argument)"
+                    )
+                results.append(o)
                 continue
-            nd = parts[0].ndim
+            nd = o.ndim
             if not -(nd + 1) <= oa <= nd:
                 raise ValueError(
                     f"vmap: out_axes[{k}]={oa} is out of range for output {k} of per-sample "
-                    f"shape {parts[0].shape}"
+                    f"shape {o.shape}"
                 )
-            stacked.append(_stack_at(parts, oa % (nd + 1)))
-        return tuple(stacked) if is_tuple else stacked[0]
+            v = o.value if isinstance(o, BatchedVariable) and batched else None
+            if v is None:
+                v = batching.to_batched(o, size)
+            results.append(batching.moveaxis(v, 0, oa % (nd + 1)))
+        return tuple(results) if is_tuple else results[0]
 
     return _wrap(f, wrapper, "vmap")
 

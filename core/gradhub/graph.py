@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .batching import BatchedVariable, apply_batched
 from .device import CPU, Device
 from .errors import DeviceError, GradhubError
 from .modes import state as _mode
@@ -290,8 +291,9 @@ def _device_of(fdef: FunctionDef, vs: Sequence[Variable], arrays: Sequence[Any])
 
 def _inputs(
     fdef: FunctionDef, inputs: Sequence[Any]
-) -> tuple[list[Variable], list[Any], bool, bool]:
-    """Inputs as Variables, their arrays, whether any needs a gradient, whether all are numpy."""
+) -> tuple[list[Variable], list[Any], bool, bool] | None:
+    """Inputs as Variables, their arrays, whether any needs a gradient, whether all are numpy;
+    None when one is batched (a :class:`~gradhub.batching.BatchedVariable`, inside vmap)."""
     vs: list[Variable] = []
     arrays: list[Any] = []
     need = False
@@ -307,6 +309,8 @@ def _inputs(
                     f"{fdef.snake}(): input {input_name(fdef, len(vs))!r}", x, a.dtype
                 )
             x = Variable._new(a, False, None, 0)
+        elif type(x) is not Variable and isinstance(x, BatchedVariable):
+            return None  # (inside vmap: apply dispatches to the batching rule)
         vs.append(x)
         a = x._data
         arrays.append(a)
@@ -326,20 +330,35 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     hot path: plain loops, no pluggy, no per-call dict building.
     """
     n = len(inputs)
-    if n == 1 and isinstance(inputs[0], Variable):  # the common cases, without a loop
-        x = inputs[0]
+    # the common cases, without a loop: Variables (a front-end's subclass too), not batched ones
+    if n == 1 and (
+        (t := type(x := inputs[0])) is Variable or (t is not _Batched and isinstance(x, Variable))
+    ):
         vs: Sequence[Variable] = (x,)
         a = x._data
         arrays: Sequence[Any] = (a,)
         need = x._need_grad
         cpu = type(a) is _ndarray
-    elif n == 2 and isinstance(inputs[0], Variable) and isinstance(inputs[1], Variable):
+    elif (
+        n == 2
+        and (
+            (t := type(inputs[0])) is Variable
+            or (t is not _Batched and isinstance(inputs[0], Variable))
+        )
+        and (
+            (t := type(inputs[1])) is Variable
+            or (t is not _Batched and isinstance(inputs[1], Variable))
+        )
+    ):
         x, y = vs = inputs
         a, b = arrays = (x._data, y._data)
         need = x._need_grad or y._need_grad
         cpu = type(a) is _ndarray and type(b) is _ndarray
     else:
-        vs, arrays, need, cpu = _inputs(fdef, inputs)
+        r = _inputs(fdef, inputs)
+        if r is None:  # a batched input (inside gradhub.func.vmap): the batching rule
+            return apply_batched(fdef, inputs, attrs)
+        vs, arrays, need, cpu = r
     device = CPU if cpu else _device_of(fdef, vs, arrays)
     kernels = fdef.kernels
     kernel = kernels.get(device.kind, fdef.forward) if kernels else fdef.forward
@@ -397,6 +416,8 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
 
 _ndarray = np.ndarray
 _new_variable = object.__new__
+
+_Batched = BatchedVariable
 
 # ops and the registry sit below this module and apply functions through it (see "Layers" in
 # docs/design.md)

@@ -2,10 +2,10 @@
 
 A plugin is a module named by an entry point in the group ``gradhub.plugins``; it implements
 some of these hooks, marked with :data:`gradhub.hookimpl`. gradhub calls each hook once per
-plugin, at load time, in this order: devices, functions, kernels, rules. Nothing a plugin
-registers is used until all its hooks have succeeded. The last two hooks are never called at load
-time: commands only by the ``gradhub`` command line when it builds its parser, communicators only
-when :func:`gradhub.distributed.communicator` is asked for one.
+plugin, at load time, in this order: devices, functions, kernels, rules, JVP rules, batching
+rules. Nothing a plugin registers is used until all its hooks have succeeded. The last two hooks
+are never called at load time: commands only by the ``gradhub`` command line when it builds its
+parser, communicators only when :func:`gradhub.distributed.communicator` is asked for one.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ import pluggy
 
 if TYPE_CHECKING:
     from .plugins import (
+        BatchingRuleRegistrar,
         CommandRegistrar,
         CommunicatorRegistrar,
         DeviceRegistrar,
         FunctionRegistrar,
+        JvpRuleRegistrar,
         KernelRegistrar,
         RuleRegistrar,
         SeederRegistrar,
@@ -64,6 +66,30 @@ def gradhub_add_backward_rules(register: RuleRegistrar) -> None:
 
 
 @hookspec
+def gradhub_add_jvp_rules(register: JvpRuleRegistrar) -> None:
+    """Add native forward-mode (JVP) rules to existing functions:
+    ``register.jvp_rule(name, fn, override=False)``, with ``fn(inputs, outputs, tangents,
+    **attrs)`` returning one output tangent (a Variable, or None) per output from the input
+    tangents (see :mod:`gradhub.jvp_rules`). A function without one is differentiated in forward
+    mode by transposing its backward rule.
+
+    Called at load time, after the backward rules (in the second phase).
+    """
+
+
+@hookspec
+def gradhub_add_batching_rules(register: BatchingRuleRegistrar) -> None:
+    """Add batching rules (for :func:`gradhub.func.vmap`) to existing primitive functions:
+    ``register.batching_rule(name, fn, override=False)``, with ``fn(args, dims, **attrs)``
+    returning ``(outputs, out_dims)``: the whole batch's result computed with registered
+    functions, batched inputs carrying their batch axis at ``dims[i]`` (None: not batched).
+
+    Called when plugins load, after ``gradhub_add_jvp_rules`` (the last hook of the second
+    phase).
+    """
+
+
+@hookspec
 def gradhub_add_commands(register: CommandRegistrar) -> None:
     """Add subcommands to the ``gradhub`` command line: ``register.command(name, run,
     help=..., add_arguments=None, description=None, override=False)``, with ``run(args)``
@@ -96,7 +122,7 @@ def gradhub_add_communicators(register: CommunicatorRegistrar) -> None:
     """
 
 
-#: Hook names in the order gradhub calls them: the first four when plugins load, the last three
+#: Hook names in the order gradhub calls them: the first five when plugins load, the last three
 #: (``gradhub_add_commands``, ``gradhub_add_seeders``, ``gradhub_add_communicators``) only on
 #: demand: from the ``gradhub`` command line, from :func:`gradhub.seed` and from
 #: :func:`gradhub.distributed.communicator`.
@@ -105,6 +131,8 @@ HOOK_ORDER = (
     "gradhub_add_functions",
     "gradhub_add_kernels",
     "gradhub_add_backward_rules",
+    "gradhub_add_jvp_rules",
+    "gradhub_add_batching_rules",
     "gradhub_add_commands",
     "gradhub_add_seeders",
     "gradhub_add_communicators",

@@ -223,6 +223,13 @@ class FunctionDef:
         #: the number of inputs when all are required and none is variadic, else -1
         plain = all(not (n.startswith("*") or n.endswith("?")) for n in self.inputs)
         self.n_plain_inputs = len(self.inputs) if plain and self.kind == "primitive" else -1
+        #: the native forward-mode (JVP) rule, a :class:`gradhub.jvp.JvpRule`, or None: forward
+        #: mode then transposes the backward rule (see :func:`gradhub.engine.forward_tangents`)
+        self.jvp_rule: Any = None
+        #: the batching rule (``rule(args, dims, **attrs) -> (outputs, out_dims)``, see
+        #: :mod:`gradhub.batching`) and who set it; None: vmap loops over the batch
+        self.batch_rule: Callable[..., Any] | None = None
+        self.batch_rule_provider: Provider | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"
@@ -1105,9 +1112,43 @@ def registry_table() -> list[dict[str, Any]]:
                 "devices": usable,
                 "fast_kernels": sorted(f.kernels),
                 "overrides": [f"{a} -> {b}" for a, b in f.overrides],
+                "jvp": jvp_cell(f),
+                "batching": batching_cell(f),
             }
         )
     return rows
+
+
+def jvp_cell(f: FunctionDef) -> str:
+    """How forward mode differentiates ``f`` (the ``jvp`` column of :func:`show_registry` and
+    ``gradhub registry``): ``native`` (its own JVP rule; ``native (PROVIDER)`` where the rule
+    comes from another distribution than the function), ``transposed`` (its backward rule,
+    transposed), ``composed`` (through the functions a composite calls) or ``-``
+    (non-differentiable, or no rule at all).
+
+    Example::
+
+        >>> from gradhub.registry import REGISTRY, jvp_cell
+        >>> jvp_cell(REGISTRY.get("Mul2")), jvp_cell(REGISTRY.get("Sign"))
+        ('native', '-')
+    """
+    if not f.differentiable:
+        return "-"
+    if f.kind == "composite":
+        return "composed"
+    if f.jvp_rule is not None:
+        by = f.jvp_rule.provider
+        return "native" if by == f.provider else f"native ({by})"
+    return "transposed" if f.rule is not None else "-"
+
+
+def batching_cell(f: FunctionDef) -> str:
+    """Whether ``gradhub.func.vmap`` batches the function: ``rule`` (a batching rule),
+    ``loop`` (none: one call per batch element) or ``composed`` (a composite: its functions are
+    batched)."""
+    if f.kind == "composite":
+        return "composed"
+    return "rule" if f.batch_rule is not None else "loop"
 
 
 def rule_cell(row: dict[str, Any]) -> str:
@@ -1124,9 +1165,11 @@ def rule_cell(row: dict[str, Any]) -> str:
 
 
 def show_registry(file: Any = None) -> None:
-    """Print the registry as a table: function, provider, rule, higher-order status, devices."""
+    """Print the registry as a table: function, provider, rule, higher-order status, devices, how
+    forward mode differentiates it (``jvp``: see :func:`jvp_cell`) and how ``vmap`` batches it
+    (``batching``: ``rule``/``loop``/``composed``, see :func:`batching_cell`)."""
     rows = registry_table()
-    header = ("function", "provider", "rule", "status", "devices")
+    header = ("function", "provider", "rule", "status", "devices", "jvp", "batching")
     table = [header] + [
         (
             r["function"],
@@ -1134,6 +1177,8 @@ def show_registry(file: Any = None) -> None:
             rule_cell(r),
             r["status"],
             ",".join(r["devices"]),
+            r["jvp"],
+            r["batching"],
         )
         for r in rows
     ]

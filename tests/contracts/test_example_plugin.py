@@ -333,6 +333,8 @@ def test_gradhub_add_devices_registers_the_toy_device(
         "parametric": 0,
         "kernels": 1,
         "rules": 0,
+        "jvp_rules": 0,
+        "batching_rules": 0,
     }
     ctx = gh.get_extension_context("toy")
     assert (ctx.backend, ctx.device_id) == ("toy", 0)

@@ -1,7 +1,8 @@
-"""Plugin discovery through ``importlib_metadata.entry_points``: distributions served by a zip file
-on ``sys.path`` or by a custom finder on ``sys.meta_path`` are found, with their distribution's
-name and version; importing gradhub does not import the metadata package (loading the plugins
-does)."""
+"""Plugin discovery: the metadata folders on ``sys.path`` are read directly (agreeing with
+``importlib_metadata``, the first distribution of a name winning); distributions served by a zip
+file on ``sys.path`` or by a custom finder on ``sys.meta_path`` are found through
+``importlib_metadata.entry_points``, with their distribution's name and version; neither importing
+gradhub nor loading plugins from folders imports the metadata package."""
 
 from __future__ import annotations
 
@@ -104,7 +105,9 @@ def test_a_plugin_served_by_a_custom_finder_is_discovered(
     assert (rec.status, rec.distribution, rec.version) == ("loaded", "fake-served", "3.1")
 
 
-def test_importing_gradhub_does_not_import_the_metadata_package() -> None:
+def test_loading_from_folders_needs_no_metadata_package() -> None:
+    """Neither importing gradhub nor loading plugins from ordinary folders on ``sys.path``
+    imports ``importlib_metadata`` (25 ms): the metadata folders are read directly."""
     code = (
         "import sys, gradhub, gradhub.functions\n"
         "before = 'importlib_metadata' in sys.modules\n"
@@ -112,4 +115,51 @@ def test_importing_gradhub_does_not_import_the_metadata_package() -> None:
         "print(before, 'importlib_metadata' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True"]
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_the_folder_scan_agrees_with_importlib_metadata() -> None:
+    import importlib_metadata
+
+    by_metadata = sorted(
+        plugins.EntryPoint(ep.name, ep.value, *plugins._name_version(ep.dist))
+        for ep in importlib_metadata.entry_points(group=plugins.ENTRY_POINT_GROUP)
+    )
+    assert sorted(plugins._scan_folders()) == by_metadata
+
+
+def _dist(folder: Path, dist: str, version: str, ep: str | None, egg: bool = False) -> None:
+    meta = folder / (f"{dist}.egg-info" if egg else f"{dist}-{version}.dist-info")
+    meta.mkdir(parents=True)
+    head = f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
+    (meta / ("PKG-INFO" if egg else "METADATA")).write_text(head)
+    if ep is not None:
+        (meta / "entry_points.txt").write_text(f"[gradhub.plugins]\n{ep} = {ep}_mod\n")
+
+
+def test_the_first_distribution_of_a_name_wins_in_the_folder_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    _dist(first, "fake_shadow", "2.0", None)  # no entry points, yet it shadows b's
+    _dist(second, "Fake.Shadow", "1.0", "shadowed")
+    _dist(first, "fake_egg", "0.1", "egg", egg=True)
+    _dist(second, "fake.egg", "0.2", "egg2")
+    monkeypatch.setattr(sys, "path", [str(first), str(second), str(tmp_path / "missing")])
+    found = plugins._scan_folders()
+    assert found == [plugins.EntryPoint("egg", "egg_mod", "fake_egg", "0.1")]
+    import importlib_metadata
+
+    names = sorted(ep.name for ep in importlib_metadata.entry_points(group="gradhub.plugins"))
+    assert names == ["egg"]  # importlib_metadata agrees
+
+
+def test_a_zip_file_on_the_path_sends_discovery_to_importlib_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = tmp_path / "x.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("m.py", "")
+    monkeypatch.setattr(sys, "path", [str(archive)])
+    with pytest.raises(plugins._NeedsMetadata):
+        plugins._scan_folders()

@@ -49,11 +49,36 @@ def _batch_matmul(
         a = a.swapaxes(-1, -2)
     if transpose_b and b.ndim >= 2:
         b = b.swapaxes(-1, -2)
+    if b.ndim > 2 and a.ndim >= 2:
+        fast = _repeated_b(xp, a, b)
+        if fast is not None:
+            return fast
+    if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1 and b.shape[-2] == 1:
+        return a * b  # outer products (per-sample weight gradients): no BLAS call per pair
     try:
         return xp.matmul(a, b)
     except ValueError:  # the shapes as given, in a message naming a and b
         _check_matmul(sa, sb, bool(transpose_a), bool(transpose_b))
         raise
+
+
+def _repeated_b(xp: Any, a: Any, b: Any) -> Any:
+    """``a @ b`` as one matrix product when ``b`` is one matrix repeated along its batch axes
+    (stride 0: a weight that ``vmap`` lifted by BroadcastTo) and ``a``'s batch axes cover
+    ``b``'s; else None. ``matmul`` would multiply the batch one pair at a time."""
+    if any(b.strides[:-2]) or not b.size:
+        return None
+    lead = tuple(a.shape[:-2])
+    try:
+        if np.broadcast_shapes(lead, tuple(b.shape[:-2])) != lead:
+            return None
+    except ValueError:
+        return None
+    b0 = b[(0,) * (b.ndim - 2)]
+    if a.shape[-1] != b0.shape[0]:
+        return None
+    y = xp.matmul(a.reshape(-1, a.shape[-1]), b0)
+    return y.reshape(*lead, a.shape[-2], b0.shape[-1])
 
 
 def _promoted(

@@ -33,6 +33,15 @@ def gradhub_add_functions(register: Any) -> None:
 
 
 @hookimpl
+def gradhub_add_batching_rules(register: Any) -> None:
+    """Set the batching rules (for ``gradhub.func.vmap``) of the library's functions that are
+    not elementwise (:mod:`gradhub_nn_ops.batch_rules`)."""
+    from . import batch_rules
+
+    batch_rules.register_batching_rules(register)
+
+
+@hookimpl
 def gradhub_add_commands(register: Any) -> None:
     """Add ``gradhub demo`` (training the seed network on digits; the extra ``demo``)."""
     from . import demo
@@ -54,3 +63,11 @@ def gradhub_add_seeders(register: Any) -> None:
 
     register.seeder("initializers", parametric.seed)
     register.seeder("dropout", misc.seed_dropout)
+
+
+@hookimpl
+def gradhub_add_jvp_rules(register: Any) -> None:
+    """Register the native forward-mode rules of the library (:mod:`gradhub_nn_ops.jvp`)."""
+    from . import jvp
+
+    jvp.register_jvp_rules(register)

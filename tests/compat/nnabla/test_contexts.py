@@ -58,3 +58,26 @@ def test_cpu_context_ignores_the_device_id() -> None:
     assert ctx.backend == "cpu" and ctx.device_id == 0
     with pytest.raises(ValueError, match="device_id must be a non-negative integer"):
         get_extension_context("cpu", device_id="-1")
+
+
+def test_array_class_is_accepted_and_recorded_as_nnabla() -> None:
+    # nnabla 1.39: get_extension_context("cpu", array_class="CpuCachedArray") and
+    # nn.Context(backend=["cpu:float"], array_class="CpuArray", device_id="0") are contexts
+    # with that array_class; set_default_context takes them
+    ctx = get_extension_context("cpu", array_class="CpuCachedArray")
+    assert ctx.array_class == "CpuCachedArray"  # type: ignore[attr-defined]
+    assert ctx == get_extension_context("cpu")
+    ctx = nn.Context(backend=["cpu:float"], array_class="CpuArray", device_id="0")
+    assert (ctx.backend, ctx.type_config, ctx.array_class) == ("cpu", "float", "CpuArray")
+    assert nn.Context().array_class == ""
+    assert isinstance(ctx, nn.Context) and isinstance(get_extension_context("cpu"), nn.Context)
+    assert not isinstance("cpu", nn.Context)
+    assert nn.Context(backend="cpu:half").type_config == "half"
+    with nn.context_scope(ctx):
+        assert nn.get_current_context() == ctx
+        x = nn.Variable((2,))
+        assert x.d.dtype == "float32"
+    with pytest.raises(TypeError, match="array_class must be a string"):
+        get_extension_context("cpu", array_class=1)
+    with pytest.raises(TypeError, match="backend must be a list of strings"):
+        nn.Context(backend=[1])

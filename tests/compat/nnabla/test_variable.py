@@ -129,3 +129,62 @@ def test_from_numpy_array_keeps_int_need_grad_and_int_grad() -> None:
     np.testing.assert_array_equal(v.g, [3, 4])
     v = nn.Variable.from_numpy_array(np.array([1, 2], np.int64), need_grad=True)
     assert (v.d.dtype, v.g.dtype) == (np.int64, np.float32)
+
+
+def test_integer_data_with_need_grad_gets_nnabla_float32_gradient() -> None:
+    """Regression: an integer Variable with need_grad=True got no gradient (its .g stayed
+    zeros). nnabla 1.39 (recorded 2026-11-25) computes on it in float32: for v = [1, 2, 3]
+    (int64) and w = [1., 2., 3.], sum(v * w) gives v.g = w (float32); sum(v * v) is 14.0
+    (float32) with v.g = [2, 4, 6]; an int64 grad [1, 1, 1] given to from_numpy_array becomes
+    float32 [2, 3, 4] after accumulating w."""
+    import gradhub_compat.nnabla.functions as F
+
+    v = nn.Variable.from_numpy_array(np.array([1, 2, 3]), need_grad=True)
+    w = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]), need_grad=True)
+    assert v.d.dtype == np.int64 and v.dtype == np.int64 and v.g.dtype == np.float32
+    y = F.sum(v * w)
+    assert (v * w).d.dtype == np.float32
+    y.backward()
+    np.testing.assert_array_equal(v.g, [1.0, 2.0, 3.0])
+    assert v.g.dtype == np.float32
+    v.g = 0
+    y = F.sum(v * v)
+    assert y.d == 14.0 and y.d.dtype == np.float32
+    y.backward()
+    np.testing.assert_array_equal(v.g, [2.0, 4.0, 6.0])
+    # new data: .d = ... (in place writes are refused rather than left unseen)
+    v.d = [3, 3, 3]
+    y.forward()
+    assert y.d == 27.0 and v.d.dtype == np.int64
+    with pytest.raises(ValueError, match="read-only"):
+        v.d[0] = 1
+    vi = nn.Variable.from_numpy_array(np.array([1, 2, 3]), grad=np.array([1, 1, 1]), need_grad=True)
+    assert vi.g.dtype == np.int64
+    F.sum(vi * w).backward()
+    np.testing.assert_array_equal(vi.g, [2.0, 3.0, 4.0])
+    assert vi.g.dtype == np.float32
+    (gv,) = nn.grad([F.sum(v * v * w)], [v])  # nn.grad too, differentiable again
+    np.testing.assert_array_equal(gv.d, 2 * 3 * w.d)
+    np.testing.assert_array_equal(nn.grad([F.sum(gv)], [v])[0].d, 2 * w.d)
+
+
+def test_need_grad_on_integer_data_after_creation_is_refused_clearly() -> None:
+    # (nnabla accepts it; the layer asks for from_numpy_array(data, need_grad=True))
+    v = nn.Variable.from_numpy_array(np.array([1, 2, 3]))
+    with pytest.raises(TypeError, match="need_grad=True needs floating-point data"):
+        v.need_grad = True
+    v.need_grad = False  # (no change)
+
+
+def test_float64_data_computes_and_differentiates_in_float32_as_nnabla() -> None:
+    """nnabla 1.39 (recorded 2026-11-25) keeps float64 data in ``.d`` but its functions compute
+    in float32: ``v64 * v64`` is float32 and ``v64.g`` float32 ([2, 4, 6] for sum(v * v)). The
+    layer stores the float32 values (the documented difference) and gives the same results."""
+    import gradhub_compat.nnabla.functions as F
+
+    v = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]), need_grad=True)
+    assert v.g.dtype == np.float32 and (v * v).d.dtype == np.float32
+    y = F.sum(v * v)
+    y.backward()
+    np.testing.assert_array_equal(v.g, [2.0, 4.0, 6.0])
+    assert v.g.dtype == np.float32 and y.d.dtype == np.float32

@@ -48,6 +48,8 @@ from gradhub.variable import Variable as _NativeVariable
 from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
 
 __all__ = [
+    "Function",
+    "FunctionNode",
     "Variable",
     "as_array",
     "as_variable",
@@ -63,8 +65,17 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("functions", "serializers"):
+    if name in (
+        "functions",
+        "serializers",
+        "function",
+        "function_node",
+        "utils",
+        "gradient_check",
+    ):
         return importlib.import_module(f"{__name__}.{name}")
+    if name in ("FunctionNode", "Function", "FunctionAdapter"):
+        return getattr(importlib.import_module(f"{__name__}.function_node"), name)
     if name in _TRAINING_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _TRAINING_NAMES:
@@ -342,24 +353,49 @@ class Variable(_NativeVariable):
         self.grad_var = src if dst is None else src + dst
 
     @property
-    def creator_node(self) -> Node | None:
-        """The graph node that created this Variable (gradhub's :class:`gradhub.graph.Node`,
-        not a chainer ``FunctionNode``), or None for a Variable made by the user."""
-        return self._creator
+    def creator_node(self) -> Any:
+        """The node that created this Variable: the user's :class:`FunctionNode` (a
+        ``FunctionAdapter`` for an old-style :class:`Function`) when one did, else gradhub's
+        graph :class:`gradhub.graph.Node`; None for a Variable made by the user or cut by
+        :meth:`unchain`."""
+        from .function_node import creator_node_of
+
+        return creator_node_of(self._creator)
 
     @creator_node.setter
     def creator_node(self, func: Any) -> None:
+        if func is None:  # chainer: the same as unchain()
+            self.unchain()
+            return
         raise NotImplementedError(
-            "chainer Variable.creator_node: setting the creator (and Variable.unchain) is not "
+            "chainer Variable.creator_node: setting a creator other than None is not "
             "supported by gradhub; see docs/migration-chainer.md"
         )
 
+    @property
+    def creator(self) -> Any:
+        """The function that created this Variable: the user's :class:`Function` or
+        :class:`FunctionNode`, else gradhub's graph node; None for a root."""
+        from .function_node import creator_of
+
+        return creator_of(self._creator)
+
     def unchain(self) -> None:
-        """Not supported (NotImplementedError): see ``docs/migration-chainer.md``."""
-        raise NotImplementedError(
-            "chainer Variable.unchain: cutting a Variable from its creator is not supported by "
-            "gradhub; see docs/migration-chainer.md"
-        )
+        """Cut this Variable from its creator (chainer's ``unchain``): it becomes a root that
+        keeps ``requires_grad``, and backward passes stop here, also in graphs built from it
+        before the cut."""
+        from .graph_cut import unchain
+
+        unchain(self)
+
+    def unchain_backward(self) -> None:
+        """Cut every function upstream of this Variable out of the graph (chainer's
+        ``unchain_backward``, used for truncated backprop through time): this Variable and
+        the live outputs of those functions become roots, and the arrays the functions kept
+        for backward are freed."""
+        from .graph_cut import unchain_backward
+
+        unchain_backward(self)
 
     # -- backprop --------------------------------------------------------------------------------
     def backward(  # type: ignore[override]

@@ -521,12 +521,21 @@ def softmax_cross_entropy(
     enable_double_backprop: bool = False,
     soft_target_loss: str = "cross-entropy",
 ) -> Variable:
-    """Softmax cross entropy of scores ``x`` (N, C, ...) and integer labels ``t`` (N, ...).
+    """Softmax cross entropy of scores ``x`` (N, C, ...) and labels ``t``, as chainer 7.8.1.
 
-    Labels equal to ``ignore_label`` contribute 0. ``reduce="mean"``: the sum divided by the
-    number of non-ignored labels (``normalize=True``) or by N; ``reduce="no"``: the loss per
-    label, of t's shape. ``cache_score`` and ``enable_double_backprop`` are accepted (every
-    gradhub graph is differentiable again); ``class_weight`` and soft targets are not supported.
+    Integer labels ``t`` (N, ...): the loss of a label is
+    :math:`-w_{t} \\log \\mathrm{softmax}(x)_{t}` (:math:`w` is ``class_weight``, an array of
+    shape (C,), or 1); labels equal to ``ignore_label`` contribute 0. ``reduce="mean"``: the sum
+    divided by the number of non-ignored labels (``normalize=True``) or by N; ``reduce="no"``:
+    the loss per label, of t's shape.
+
+    Float labels ``t`` of x's shape are soft targets (a distribution over the classes, axis 1):
+    the loss per position is :math:`-\\sum_c t_c \\log \\mathrm{softmax}(x)_c`
+    (``soft_target_loss="cross-entropy"``) or :math:`\\sum_c t_c (\\log(t_c + 10^{-7}) -
+    \\log \\mathrm{softmax}(x)_c)` (``"kl-divergence"``); ``reduce="mean"`` divides the sum
+    by ``x.size / x.shape[1]``. ``cache_score`` and ``enable_double_backprop`` are accepted
+    (every gradhub graph is differentiable again). The loss is differentiable with respect to
+    ``x`` only.
 
     Example::
 
@@ -535,35 +544,90 @@ def softmax_cross_entropy(
         >>> x = np.zeros((2, 4), dtype=np.float32)
         >>> round(float(F.softmax_cross_entropy(x, np.array([1, -1])).array), 4)  # log 4
         1.3863
+        >>> w = np.array([1.0, 2.0, 1.0, 1.0], dtype=np.float32)
+        >>> round(float(F.softmax_cross_entropy(x, np.array([1, -1]), class_weight=w).array), 4)
+        2.7726
+        >>> soft = np.full((2, 4), 0.25, dtype=np.float32)
+        >>> round(float(F.softmax_cross_entropy(x, soft).array), 4)
+        1.3863
     """
-    if class_weight is not None:
-        raise NotImplementedError("chainer F.softmax_cross_entropy: class_weight is not supported")
-    if reduce not in ("mean", "no"):
+    where = "chainer F.softmax_cross_entropy"
+    if soft_target_loss not in ("cross-entropy", "kl-divergence"):
         raise ValueError(
-            f"chainer F.softmax_cross_entropy: reduce must be 'mean' or 'no', got {reduce!r}"
+            f"{where}: soft_target_loss must be 'cross-entropy' or 'kl-divergence', got "
+            f"{soft_target_loss!r}"
         )
+    if reduce not in ("mean", "no"):
+        raise ValueError(f"{where}: reduce must be 'mean' or 'no', got {reduce!r}")
+    if class_weight is not None:
+        if isinstance(class_weight, _NativeVariable):
+            raise ValueError(
+                f"{where}: class_weight should be a numpy.ndarray or cupy.ndarray, not a "
+                "chainer.Variable"
+            )
+        if class_weight.ndim != 1:
+            raise ValueError(f"{where}: class_weight.ndim should be 1, got {class_weight.ndim}")
+        if class_weight.dtype.kind != "f":
+            raise ValueError(
+                f"{where}: the dtype of class_weight should be 'f', got {class_weight.dtype}"
+            )
+    _check_float("softmax_cross_entropy", x=x)
     labels = _arr(t)
-    if labels.dtype.kind not in "iu":
-        raise NotImplementedError(
-            "chainer F.softmax_cross_entropy: t must hold integer labels (soft targets are not "
-            "supported)"
-        )
     xs = _shape(x)
+    dt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
+    if labels.dtype.kind == "f":
+        if tuple(labels.shape) != xs:
+            raise ValueError(
+                f"{where}: soft targets t (float labels) must have x's shape {xs}, got "
+                f"{tuple(labels.shape)}"
+            )
+        return _soft_target_loss(x, labels.astype(dt, copy=False), soft_target_loss, reduce)
+    if labels.dtype.kind not in "iu":
+        raise TypeError(
+            f"{where}: t must hold integer labels or float soft targets, got dtype {labels.dtype}"
+        )
     if len(xs) < 2 or tuple(labels.shape) != (xs[0], *xs[2:]):
         raise ValueError(
-            f"chainer F.softmax_cross_entropy: t of shape {tuple(labels.shape)} does not match "
+            f"{where}: t of shape {tuple(labels.shape)} does not match "
             f"x of shape {xs} (expected {(xs[0], *xs[2:]) if len(xs) >= 2 else '(N, ...)'})"
         )
+    if class_weight is not None and tuple(class_weight.shape) != (xs[1],):
+        raise ValueError(
+            f"{where}: class_weight must have shape ({xs[1]},) (one weight per class of x), "
+            f"got {tuple(class_weight.shape)}"
+        )
     mask = labels != ignore_label
+    if not ((labels >= 0) & (labels < xs[1]) | ~mask).all():
+        raise ValueError(
+            f"{where}: each label t must satisfy 0 <= t < x.shape[1] ({xs[1]}) or "
+            f"t == ignore_label ({ignore_label}) (as chainer's debug mode checks)"
+        )
     safe = np.where(mask, labels, 0)
     target = _const(np.expand_dims(safe, 1), x)
     per = _call("SoftmaxCrossEntropy", x, target, axis=1)
     per = _call("Reshape", per, shape=tuple(labels.shape))
-    if not mask.all():
+    if class_weight is not None:
+        cw = class_weight
+        if not isinstance(cw, np.ndarray):
+            cw = per.device.to_numpy(cw)
+        per = per * _const((cw[safe] * mask).astype(per.dtype), per)
+    elif not mask.all():
         per = per * _const(mask.astype(per.dtype), per)
     if reduce == "no":
         return _out(per)  # type: ignore[no-any-return]
     return _out(_reduce_masked(per, mask, normalize, xs[0]))  # type: ignore[no-any-return]
+
+
+def _soft_target_loss(x: Any, t: Any, kind: str, reduce: str) -> Variable:
+    """chainer's soft-target loss of scores ``x`` and target distributions ``t`` (axis 1)."""
+    log_y = _call("LogSoftmax", x, axis=1)
+    per = -_call("Sum", log_y * _const(t, x), axis=1)
+    if kind == "kl-divergence":
+        per = per + _const(np.sum(t * np.log(t + 1e-7), axis=1), x)
+    if reduce == "no":
+        return _out(per)  # type: ignore[no-any-return]
+    n = int(math.prod(_shape(x))) // _shape(x)[1] if _shape(x)[1] else 0
+    return _out(_call("Sum", per) * (1.0 / n if n else 0.0))  # type: ignore[no-any-return]
 
 
 def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True, reduce: str = "mean") -> Variable:
@@ -860,7 +924,9 @@ def convolution_2d(
 ) -> Variable:
     """2-d convolution of x (N, C, H, W) with filters W (out, C // groups, kh, kw), plus b.
 
-    ``cover_all=True`` is not supported.
+    ``cover_all=True`` adds the windows that cover the whole input, as chainer: the output has
+    :math:`\\lfloor (n + 2p - d_k + s - 1) / s \\rfloor + 1` positions per axis
+    (:math:`d_k = (k - 1) \\cdot dilate + 1`), the input padded with zeros past its end.
 
     Example::
 
@@ -869,9 +935,10 @@ def convolution_2d(
         >>> x = np.ones((1, 1, 3, 3), dtype=np.float32)
         >>> F.convolution_2d(x, np.ones((1, 1, 2, 2), dtype=np.float32)).shape
         (1, 1, 2, 2)
+        >>> F.convolution_2d(x, np.ones((1, 1, 2, 2), dtype=np.float32), stride=2,
+        ...                  cover_all=True).shape
+        (1, 1, 2, 2)
     """
-    if cover_all:
-        raise NotImplementedError("chainer F.convolution_2d: cover_all=True is not supported")
     where = "chainer F.convolution_2d"
     _check_float("convolution_2d", x=x, W=W, b=b)
     dt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
@@ -880,17 +947,26 @@ def convolution_2d(
             f"chainer F.convolution_2d: b has dtype {_dtype(b)} but x has dtype {dt}; chainer "
             "requires b.dtype == x.dtype"
         )
-    y = _call(
-        "Convolution",
-        x,
-        W,
-        b,
-        base_axis=1,
-        pad=_pair(pad, "pad", where),
-        stride=_pair(stride, "stride", where),
-        dilation=_pair(dilate, "dilate", where),
-        group=int(groups),
+    p, st, dl = (
+        _pair(pad, "pad", where),
+        _pair(stride, "stride", where),
+        _pair(dilate, "dilate", where),
     )
+    if cover_all:
+        xshape, wshape = _shape(x), _shape(W)
+        if len(xshape) != 4 or len(wshape) != 4:
+            raise ValueError(f"{where}: x and W must be 4-d, got shapes {xshape} and {wshape}")
+        extra = []
+        for i in range(2):
+            n, dk = xshape[2 + i], (wshape[2 + i] - 1) * dl[i] + 1
+            out = (n + 2 * p[i] - dk + st[i] - 1) // st[i] + 1
+            extra.append(int(_maxf((out - 1) * st[i] + dk - (n + 2 * p[i]), 0)))
+        if any(extra):
+            x = _call(
+                "Pad", x, pad_width=(p[0], p[0] + extra[0], p[1], p[1] + extra[1]), mode="constant"
+            )
+            p = (0, 0)
+    y = _call("Convolution", x, W, b, base_axis=1, pad=p, stride=st, dilation=dl, group=int(groups))
     return _out(_as_dtype(y, dt))  # type: ignore[no-any-return]
 
 
@@ -907,9 +983,12 @@ def max_pooling_2d(
     pad: Any = 0,
     cover_all: bool = True,
     return_indices: bool = False,
-) -> Variable:
+) -> Any:
     """2-d max pooling (stride defaults to ksize), as chainer: padding never wins the maximum,
     and ``cover_all=True`` (the default) adds windows covering the whole input.
+    ``return_indices=True`` returns ``(y, indexes)``: ``indexes`` (an int64 array of y's shape,
+    not a Variable) holds the position of each maximum inside its window, ``ky * kw + kx``
+    counting the padding (the first maximum on ties), as chainer's CPU implementation.
 
     Example::
 
@@ -920,8 +999,6 @@ def max_pooling_2d(
         variable([[[[4., 5.],
                     [7., 8.]]]])
     """
-    if return_indices:
-        raise NotImplementedError("chainer F.max_pooling_2d: return_indices is not supported")
     where = "chainer F.max_pooling_2d"
     k = _pair(ksize, "ksize", where)
     s = k if stride is None else _pair(stride, "stride", where)
@@ -938,7 +1015,32 @@ def max_pooling_2d(
     h = x
     if any(widths):
         h = _call("Pad", x, pad_width=tuple(widths), mode="constant", constant_value=-np.inf)
-    return _out(_call("MaxPooling", h, kernel=k, stride=s, ignore_border=True, pad=(0, 0)))  # type: ignore[no-any-return]
+    y = _out(_call("MaxPooling", h, kernel=k, stride=s, ignore_border=True, pad=(0, 0)))
+    if not return_indices:
+        return y  # type: ignore[no-any-return]
+    return y, _pool_indices(h if isinstance(h, _NativeVariable) else as_variable(h), k, s, y.shape)
+
+
+def _pool_indices(h: _NativeVariable, k: tuple[int, int], s: tuple[int, int], out: Any) -> Any:
+    """chainer's ``return_indices``: for each output, the position of the maximum inside its
+    window (``ky * kw + kx``, counting padding; the first maximum on ties), an int64 array."""
+    data = h._data
+    xp = h.device.xp
+    oh, ow = out[2], out[3]
+    best = None
+    idx = xp.zeros(tuple(out), dtype=np.int64)
+    for ky in range(k[0]):
+        for kx in range(k[1]):
+            win = data[
+                :, :, ky : ky + s[0] * (oh - 1) + 1 : s[0], kx : kx + s[1] * (ow - 1) + 1 : s[1]
+            ]
+            if best is None:
+                best = win.copy()
+                continue
+            better = win > best
+            best = xp.where(better, win, best)
+            idx = xp.where(better, ky * k[1] + kx, idx)
+    return idx
 
 
 def average_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0) -> Variable:

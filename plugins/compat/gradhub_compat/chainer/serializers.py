@@ -5,15 +5,17 @@
 one array per value, keyed by its path in the object hierarchy: a Link's parameter ``W`` is
 ``W``, a child link ``l1``'s is ``l1/W``, a ChainList's children are ``0/``, ``1/``, ...,
 persistent values (BatchNormalization's ``avg_mean``, ``avg_var``, ``N``) sit beside the
-parameters. The layer has no Links: the objects it saves and loads are
+parameters. The objects it saves and loads are
 
+- the Links and optimizers of :mod:`gradhub_compat.chainer.link` and
+  :mod:`gradhub_compat.chainer.optimizers` (through their ``serialize``, below);
 - a dict (any mapping) of named Variables (or numpy arrays), keys being those paths
   (``{"l1/W": w, "l1/b": b}``): ``save_npz`` writes one entry per key, as chainer's
   ``save_npz`` writes a dict; ``load_npz`` reads each key (with ``path`` prefixed) into the
   Variable's data in place (chainer's ``load_npz`` needs a Link; this extends it to dicts);
 - any object with chainer's serialization protocol, ``obj.serialize(serializer)``, calling
   ``serializer(name, array)`` and ``serializer[child]`` (:class:`DictionarySerializer`,
-  :class:`NpzDeserializer`), as chainer's Links do.
+  :class:`NpzDeserializer`), as chainer's Links (and the layer's) do.
 
 Loading reads with ``numpy.load(..., allow_pickle=False)``: nothing is unpickled (chainer's own
 loader allows pickle; the one pickled entry chainer writes, ``None`` for an uninitialized

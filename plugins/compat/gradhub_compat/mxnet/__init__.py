@@ -11,7 +11,12 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
 ``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``; ``mx.sym.maximum``, ``minimum``,
 ``dot``, ``softmax``; ``Symbol.infer_type``, ``get_internals``, ``get_children``;
-``mx.random.seed``, ``mx.nd.random.uniform``/``normal``.
+``mx.random.seed``, ``mx.nd.random.uniform``/``normal``; ``Symbol.infer_shape_partial`` and
+unknown (0) dimensions, symbol composition (``sym(**symbols)``), ``Symbol.tojson``/``save``,
+``mx.sym.load_json``/``load``, ``Executor.reshape``; ``mx.autograd`` (``record``, ``pause``,
+``attach_grad``, ``mark_variables``, ``backward``, ``grad``) over NDArrays and the ``mx.nd``
+functions ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``sqrt``,
+``square``, ``abs``, ``sum``, ``mean``, ``dot``.
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
@@ -35,7 +40,7 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import base, ndarray, random, symbol
+from . import autograd, base, ndarray, random, symbol
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
 from .ndarray import NDArray
@@ -47,6 +52,7 @@ __all__ = [
     "Context",
     "Executor",
     "NDArray",
+    "autograd",
     "base",
     "cpu",
     "cpu_pinned",

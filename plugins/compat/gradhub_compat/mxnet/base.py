@@ -32,3 +32,11 @@ class NotImplementedForSymbol(MXNetError):
             + (f' (namely operator "{alias}")' if alias else "")
             + " is not implemented for Symbol and only available in NDArray."
         )
+
+
+class _MXNetValueError(MXNetError, ValueError):
+    """An MXNetError (as mxnet raises) that is also the ValueError earlier versions raised."""
+
+
+class _MXNetTypeError(MXNetError, TypeError):
+    """An MXNetError (as mxnet raises) that is also the TypeError earlier versions raised."""

@@ -25,6 +25,7 @@ from gradhub.modes import no_grad, set_recording
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
+from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray
 from .symbol import Symbol, _grad_reqs, _infer_types
@@ -186,6 +187,84 @@ class Executor:
                 raise ValueError(f"copy_params_from: {name!r} is not an argument of the symbol")
             self._args[self._names.index(name)][:] = value
 
+    # -- reshape ---------------------------------------------------------------------------------
+    def reshape(
+        self, partial_shaping: bool = False, allow_up_sizing: bool = False, **kwargs: Any
+    ) -> Executor:
+        """A new executor for new input shapes that shares this one's arrays, as mxnet's.
+
+        The shapes given in ``kwargs`` (name -> tuple) are inferred through the symbol. An
+        argument whose shape does not change keeps its array; an argument given in ``kwargs``,
+        or any argument with ``partial_shaping=True``, gets a view of the first elements of its
+        array (and gradient array) when it shrinks, or new arrays when it grows, which needs
+        ``allow_up_sizing=True``. Any other argument whose shape changes raises
+        :class:`~.base.MXNetError`, as mxnet. ``grad_req`` is kept.
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=4, name="fc")
+            >>> ex = fc.simple_bind(mx.cpu(), data=(8, 3))
+            >>> small = ex.reshape(data=(2, 3))
+            >>> [a.shape for a in small.arg_arrays], small.outputs[0].shape
+            ([(2, 3), (4, 3), (4,)], (2, 4))
+            >>> small.arg_dict["fc_weight"][:] = 1  # shared with ex
+            >>> float(ex.arg_dict["fc_weight"].asnumpy().sum())
+            12.0
+        """
+        given: dict[str, tuple[int, ...]] = {}
+        for name, shape in kwargs.items():
+            if name not in self._names:
+                raise MXNetError(
+                    f"Executor.reshape: {name!r} is not an argument of the symbol (arguments: "
+                    f"{self._names})"
+                )
+            if not isinstance(shape, (tuple, list)):
+                raise TypeError(
+                    f"Executor.reshape: the shape of {name!r} must be a tuple, got "
+                    f"{type(shape).__name__}"
+                )
+            given[name] = tuple(int(d) for d in shape)
+        arg_shapes, _, _ = self._symbol.infer_shape_partial(**given)
+        new_args: dict[str, NDArray] = {}
+        new_grads: dict[str, NDArray] = {}
+        for name, arr, grad, shape in zip(self._names, self._args, self.grad_arrays, arg_shapes):
+            new = tuple(shape)
+            if new == arr.shape:
+                new_args[name] = arr
+                if grad is not None:
+                    new_grads[name] = grad
+                continue
+            if not (partial_shaping or name in given):
+                raise MXNetError(
+                    f"Executor.reshape: Shape of unspecified arg: {name} changed ({arr.shape} -> "
+                    f"{new or 'unknown'}). This can cause the new executor to not share "
+                    "parameters with the old one. Please check for error in network. If this is "
+                    "intended, set partial_shaping=True to suppress this warning."
+                )
+            if not new or any(d == 0 for d in new):
+                raise MXNetError(
+                    f"Executor.reshape: the shapes {given} do not determine the shape of "
+                    f"{name!r} (inferred {new or 'nothing'})"
+                )
+            if math.prod(new) > arr.size:
+                if not allow_up_sizing:
+                    raise MXNetError(
+                        f"Executor.reshape: Check failed: allow_up_sizing: New shape of arg: "
+                        f"{name} is larger than original ({arr.shape} -> {new}). First making a "
+                        "big executor and then down sizing it is more efficient than the "
+                        "reverse. If you really want to up size, set allow_up_sizing=True to "
+                        "enable allocation of new arrays."
+                    )
+                new_args[name] = _allocated(arr, new)
+                if grad is not None:
+                    new_grads[name] = _allocated(grad, new)
+            else:
+                new_args[name] = _view(arr, new)
+                if grad is not None:
+                    new_grads[name] = _view(grad, new)
+        return Executor(self._symbol, self._ctx, new_args, new_grads, dict(self._reqs))
+
     # -- forward ---------------------------------------------------------------------------------
     def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
         """Evaluate the symbol on the current argument arrays and return the outputs.
@@ -268,7 +347,7 @@ class Executor:
             if og is not None:
                 arr = og._arr if isinstance(og, NDArray) else np.asarray(og)
                 if tuple(arr.shape) != h.shape:
-                    raise ValueError(
+                    raise _MXNetValueError(
                         f"Executor.backward: the head gradient of {sym.name!r} has shape "
                         f"{tuple(arr.shape)} but the output has shape {h.shape}"
                     )
@@ -293,6 +372,20 @@ class Executor:
                 dst._arr += arr
             else:
                 dst._arr[...] = arr
+
+
+def _view(arr: NDArray, shape: tuple[int, ...]) -> NDArray:
+    """The first ``prod(shape)`` elements of ``arr`` as an array of ``shape``, sharing memory
+    (mxnet's ``NDArray.Reshape`` of a smaller shape)."""
+    flat = arr._arr.reshape(-1)
+    return NDArray(flat[: math.prod(shape)].reshape(shape), arr.context)
+
+
+def _allocated(like: NDArray, shape: tuple[int, ...]) -> NDArray:
+    """A new zero array of ``shape`` with the dtype and context of ``like``."""
+    dev = like.context.device()
+    with dev.activate():
+        return NDArray(dev.xp.zeros(shape, dtype=like._arr.dtype), like.context)
 
 
 def _const(arr: Any, like: NativeVariable) -> NativeVariable:
@@ -409,6 +502,8 @@ def _fully_connected(node: Symbol, ins: list[NativeVariable]) -> NativeVariable:
             f"FullyConnected {node.name!r}: the weight {wname!r} has shape {w.shape}, but data of "
             f"shape {x.shape} and num_hidden={nh} need {want}"
         )
+    if b is not None and b.shape == (nh, 1):  # mxnet accepts a (num_hidden, 1) bias
+        b = _call("Reshape", b, shape=(nh,))
     if b is not None and b.shape != (nh,):
         raise ValueError(
             f"FullyConnected {node.name!r}: the bias {node._inputs[2].name!r} has shape "

@@ -20,10 +20,17 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from gradhub.modes import no_grad, set_recording
+from gradhub.variable import Variable as NativeVariable
 
+from .._common import call_native as _call
+from . import _autograd_mode as _ag
+from .base import MXNetError, _MXNetTypeError, _MXNetValueError
 from .context import Context, current_context
 
 _DEFAULT_DTYPE = np.float32
+#: the mx.autograd switches of this thread (read on every operation)
+_STATE = _ag.state
 
 
 def _ctx(ctx: Any) -> Context:
@@ -43,11 +50,101 @@ def _shape(shape: Any) -> tuple[int, ...]:
 class NDArray:
     """An n-dimensional array on a context (``.context``), mxnet style."""
 
-    __slots__ = ("_arr", "_ctx")
+    __slots__ = ("_arr", "_ctx", "_var")
 
-    def __init__(self, arr: Any, ctx: Context | None = None) -> None:
+    def __init__(self, arr: Any, ctx: Context | None = None, var: Any = None) -> None:
         self._arr = arr
         self._ctx = ctx or Context("cpu", 0)
+        # the native Variable of this array in a recorded graph (mx.autograd), or None
+        self._var: NativeVariable | None = var
+
+    # -- autograd (see gradhub_compat.mxnet.autograd) ---------------------------------------------
+    def _in_graph(self) -> bool:
+        return self._var is not None
+
+    def _as_var(self) -> NativeVariable:
+        """The Variable of this array in the graph, or a constant leaf holding its data."""
+        if self._var is not None:
+            return self._var
+        return NativeVariable.leaf(self._arr, False)
+
+    def _check_assign(self, what: str) -> None:
+        """mxnet refuses to write into an array of a graph while recording."""
+        if _STATE.recording and self._var is not None:
+            raise MXNetError(
+                f"NDArray {what}: Assigning to NDArrays that are already in a computational graph "
+                "will cause undefined behavior when evaluating gradients. Please call backward "
+                "first to clear the graph or do this out side of a record section. Also note that "
+                "you cannot use inplace operations like +=, *=, relu(x, out=x), y[idx]=x, etc "
+                "inside a record section."
+            )
+
+    def attach_grad(self, grad_req: str = "write", stype: Any = None) -> None:
+        """Make this array a variable of ``mx.autograd``: allocate ``.grad`` (zeros) and let
+        :meth:`backward` write (``"write"``), add (``"add"``) or not store (``"null"``) the
+        gradient into it.
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> x = mx.nd.array([1.0, 2.0])
+            >>> x.attach_grad()
+            >>> with mx.autograd.record():
+            ...     y = x * x
+            >>> y.backward()
+            >>> x.grad.asnumpy()
+            array([2., 4.], dtype=float32)
+        """
+        if stype not in (None, "default"):
+            raise NotImplementedError(
+                f"NDArray.attach_grad: stype={stype!r} (sparse gradients) is not supported "
+                "(docs/migration-mxnet.md)"
+            )
+        req = _ag.check_grad_req(grad_req, "NDArray.attach_grad")
+        grad = NDArray(self._ctx.device().xp.zeros_like(self._arr), self._ctx)
+        _mark(self, grad, req)
+
+    @property
+    def grad(self) -> NDArray | None:
+        """The gradient buffer of a marked array (:meth:`attach_grad`), else None."""
+        if self._var is None:
+            return None
+        entry = _ag.MARKED.get(self._var)
+        return None if entry is None else entry[0]  # type: ignore[no-any-return]
+
+    @property
+    def stype(self) -> str:
+        """The storage type: always ``"default"`` (dense; sparse storage is not supported)."""
+        return "default"
+
+    def tostype(self, stype: str) -> NDArray:
+        """This array for ``stype="default"``; sparse storage types raise NotImplementedError."""
+        if stype != "default":
+            raise NotImplementedError(
+                f"NDArray.tostype: stype={stype!r} (sparse storage) is not supported by "
+                "gradhub_compat.mxnet (docs/migration-mxnet.md)"
+            )
+        return self
+
+    def detach(self) -> NDArray:
+        """The same data, outside any recorded graph."""
+        return NDArray(self._arr, self._ctx)
+
+    def backward(
+        self, out_grad: NDArray | None = None, retain_graph: bool = False, train_mode: bool = True
+    ) -> None:
+        """``mx.autograd.backward([self], [out_grad], retain_graph, train_mode)``."""
+        from .autograd import backward
+
+        backward([self], [out_grad], retain_graph=retain_graph, train_mode=train_mode)
+
+    def sum(self, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> NDArray:
+        """``mx.nd.sum(self, axis, keepdims)``."""
+        return sum(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def mean(self, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> NDArray:
+        """``mx.nd.mean(self, axis, keepdims)``."""
+        return mean(self, axis=axis, keepdims=keepdims, **kwargs)
 
     # -- properties ------------------------------------------------------------------------------
     @property
@@ -74,6 +171,8 @@ class NDArray:
 
     @property
     def T(self) -> NDArray:
+        if _STATE.recording and self._var is not None:
+            return _apply("Transpose", [self], axes=tuple(range(self.ndim - 1, -1, -1)))
         return NDArray(self._arr.T.copy(), self._ctx)
 
     # -- conversion ------------------------------------------------------------------------------
@@ -88,7 +187,9 @@ class NDArray:
         return self.asnumpy().reshape(())[()]
 
     def copy(self) -> NDArray:
-        """A copy on the same context."""
+        """A copy on the same context (recorded inside ``autograd.record()``)."""
+        if _STATE.recording and self._var is not None:
+            return _apply("Reshape", [self], shape=self.shape)
         return NDArray(self._arr.copy(), self._ctx)
 
     def copyto(self, other: NDArray | Context) -> NDArray:
@@ -112,6 +213,8 @@ class NDArray:
         dtype already (as mxnet)."""
         if not copy and np.dtype(dtype) == self._arr.dtype:
             return self
+        if _STATE.recording and self._var is not None and np.dtype(dtype).kind == "f":
+            return _apply("Cast", [self], dtype=np.dtype(dtype).name)
         return NDArray(self._arr.astype(dtype), self._ctx)
 
     def reshape(self, *shape: Any, **kwargs: Any) -> NDArray:
@@ -143,6 +246,8 @@ class NDArray:
                 raise TypeError("NDArray.reshape: no shape given")
             shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         target = _mx_reshape(self.shape, tuple(shape), bool(kwargs.get("reverse", False)))
+        if _STATE.recording and self._var is not None:
+            return _apply("Reshape", [self], shape=target)
         return NDArray(self._arr.reshape(target), self._ctx)
 
     def wait_to_read(self) -> None:
@@ -157,6 +262,11 @@ class NDArray:
         return len(self._arr)
 
     def __getitem__(self, key: Any) -> NDArray:
+        if _STATE.recording and self._var is not None:
+            raise NotImplementedError(
+                "NDArray[...]: indexing an array of a recorded graph inside autograd.record() is "
+                "not supported (docs/migration-mxnet.md)"
+            )
         res = self._arr[key]
         if getattr(res, "ndim", 0) == 0 and self._arr.ndim > 0:
             # mxnet gives shape (1,) for a single element, as a view of the original
@@ -164,6 +274,7 @@ class NDArray:
         return NDArray(res, self._ctx)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        self._check_assign("[...] =")
         self._arr[key] = self._value(value)
 
     def __bool__(self) -> bool:
@@ -193,7 +304,7 @@ class NDArray:
         dt = self._arr.dtype
         if isinstance(other, NDArray):
             if other._arr.dtype != dt:
-                raise TypeError(
+                raise _MXNetTypeError(
                     f"NDArray {what}: the operands have different dtypes {dt.name} and "
                     f"{other._arr.dtype.name} (mxnet refuses mixed dtypes; convert one with "
                     "astype)"
@@ -215,8 +326,29 @@ class NDArray:
             f"NDArray {what}: type {type(other).__name__} not supported (an NDArray or a number)"
         )
 
-    def _binary(self, other: Any, op: Callable[[Any, Any], Any], what: str) -> NDArray:
-        res = op(self._arr, self._operand(other, what))
+    def _binary(
+        self, other: Any, op: Callable[[Any, Any], Any], what: str, diff: bool = True
+    ) -> NDArray:
+        b = self._operand(other, what)
+        if (
+            _STATE.recording
+            and diff
+            and (self._var is not None or (isinstance(other, NDArray) and other._var is not None))
+            and self._arr.dtype.kind == "f"
+        ):  # mx.autograd: record the operation in a native graph
+            vb = other._as_var() if isinstance(other, NDArray) else b
+            with set_recording(True):
+                r = op(self._as_var(), vb)
+            return NDArray(r._data, self._ctx, r)
+        try:
+            res = op(self._arr, b)
+        except ValueError:
+            if isinstance(other, NDArray) and self.shape != other.shape:
+                raise _MXNetValueError(
+                    f"NDArray {what}: operands could not be broadcast together with shapes "
+                    f"{list(self.shape)} {list(other.shape)}"
+                ) from None
+            raise
         if type(res) is not type(self._arr):
             res = self._ctx.device().asarray(res)
         if res.dtype != self._arr.dtype:
@@ -224,6 +356,7 @@ class NDArray:
         return NDArray(res, self._ctx)
 
     def _inplace(self, other: Any, op: Callable[[Any, Any], Any], what: str) -> NDArray:
+        self._check_assign(what)
         self._arr[...] = self._binary(other, op, what)._arr
         return self
 
@@ -258,6 +391,8 @@ class NDArray:
         return self._binary(o, lambda a, b: b**a, "**")
 
     def __neg__(self) -> NDArray:
+        if _STATE.recording and self._var is not None:
+            return _apply("Neg", [self])
         return NDArray(-self._arr, self._ctx)
 
     def __iadd__(self, o: Any) -> NDArray:
@@ -274,22 +409,22 @@ class NDArray:
 
     # -- comparisons (elementwise, 1/0 in the array's dtype, as mxnet) ----------------------------
     def __eq__(self, o: Any) -> NDArray:  # type: ignore[override]
-        return self._binary(o, lambda a, b: a == b, "==")
+        return self._binary(o, lambda a, b: a == b, "==", diff=False)
 
     def __ne__(self, o: Any) -> NDArray:  # type: ignore[override]
-        return self._binary(o, lambda a, b: a != b, "!=")
+        return self._binary(o, lambda a, b: a != b, "!=", diff=False)
 
     def __lt__(self, o: Any) -> NDArray:
-        return self._binary(o, lambda a, b: a < b, "<")
+        return self._binary(o, lambda a, b: a < b, "<", diff=False)
 
     def __le__(self, o: Any) -> NDArray:
-        return self._binary(o, lambda a, b: a <= b, "<=")
+        return self._binary(o, lambda a, b: a <= b, "<=", diff=False)
 
     def __gt__(self, o: Any) -> NDArray:
-        return self._binary(o, lambda a, b: a > b, ">")
+        return self._binary(o, lambda a, b: a > b, ">", diff=False)
 
     def __ge__(self, o: Any) -> NDArray:
-        return self._binary(o, lambda a, b: a >= b, ">=")
+        return self._binary(o, lambda a, b: a >= b, ">=", diff=False)
 
     def __repr__(self) -> str:
         shape = "x".join(str(s) for s in self.shape)
@@ -430,11 +565,231 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     return zeros(shape, ctx, dtype)
 
 
+def zeros_like(data: NDArray, **kwargs: Any) -> NDArray:
+    """Zeros of the shape, dtype and context of ``data``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.zeros_like(mx.nd.ones((2,), dtype="float64")).asnumpy()
+        array([0., 0.])
+    """
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.zeros_like: data must be an NDArray, got {type(data).__name__}")
+    return zeros(data.shape, data.context, data._arr.dtype)
+
+
+def ones_like(data: NDArray, **kwargs: Any) -> NDArray:
+    """Ones of the shape, dtype and context of ``data``."""
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.ones_like: data must be an NDArray, got {type(data).__name__}")
+    return ones(data.shape, data.context, data._arr.dtype)
+
+
+def _elemwise(fn: str, op: Callable[[Any, Any], Any], formula: str) -> Callable[..., NDArray]:
+    def function(lhs: NDArray, rhs: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
+        for arg, v in (("lhs", lhs), ("rhs", rhs)):
+            if not isinstance(v, NDArray):
+                raise TypeError(f"mx.nd.{fn}: {arg} must be an NDArray, got {type(v).__name__}")
+        if out is not None:
+            raise NotImplementedError(
+                f"mx.nd.{fn}: out= is not supported (docs/migration-mxnet.md)"
+            )
+        if lhs.shape != rhs.shape:  # mxnet's elemwise_* do not broadcast
+            raise _MXNetValueError(
+                f"mx.nd.{fn}: Incompatible attr at 1-th input: expected {list(lhs.shape)}, got "
+                f"{list(rhs.shape)} (use broadcast_* operators or the arithmetic operators)"
+            )
+        return lhs._binary(rhs, op, fn)
+
+    function.__name__ = function.__qualname__ = fn
+    function.__doc__ = (
+        f"``{formula}`` of two NDArrays of one shape and dtype (recorded by ``mx.autograd``)."
+    )
+    return function
+
+
+elemwise_add = _elemwise("elemwise_add", lambda a, b: a + b, "lhs + rhs")
+elemwise_sub = _elemwise("elemwise_sub", lambda a, b: a - b, "lhs - rhs")
+elemwise_mul = _elemwise("elemwise_mul", lambda a, b: a * b, "lhs * rhs")
+elemwise_div = _elemwise("elemwise_div", lambda a, b: a / b, "lhs / rhs")
+
+
+# -- mx.autograd support ----------------------------------------------------------------------
+
+
+def _mark(array: NDArray, grad: NDArray, req: str) -> None:
+    """Make ``array`` a variable of mx.autograd with the gradient buffer ``grad``: a new leaf of
+    the native graph holding its data (its earlier graph, if any, is cut, as mxnet's)."""
+    leaf = NativeVariable.leaf(array._arr, req != "null" and array._arr.dtype.kind == "f")
+    array._var = leaf
+    _ag.MARKED[leaf] = (grad, req)
+
+
+def _apply(name: str, arrays: list[NDArray], **attrs: Any) -> NDArray:
+    """The registered function ``name`` on ``arrays``: recorded in the native graph when
+    ``mx.autograd`` records and an input belongs to a graph, computed without a graph otherwise.
+    A 0-d result becomes shape (1,), as mxnet's reductions."""
+    ctx = arrays[0]._ctx
+    rec = (
+        _STATE.recording
+        and any(a._var is not None for a in arrays)
+        and all(a._arr.dtype.kind == "f" for a in arrays)
+    )
+    with set_recording(True) if rec else no_grad():
+        r = _call(name, *[a._as_var() for a in arrays], **attrs)
+        if r.ndim == 0:
+            r = _call("Reshape", r, shape=(1,))
+    return NDArray(r._data, ctx, r if rec else None)
+
+
+def _unary(name: str, fn: str, formula: str) -> Callable[..., NDArray]:
+    def function(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> NDArray:
+        if not isinstance(data, NDArray):
+            raise TypeError(f"mx.nd.{fn}: data must be an NDArray, got {type(data).__name__}")
+        if out is not None:
+            raise NotImplementedError(
+                f"mx.nd.{fn}: out= is not supported (docs/migration-mxnet.md)"
+            )
+        return _apply(name_, [data])
+
+    name_ = name
+    function.__name__ = function.__qualname__ = fn
+    function.__doc__ = (
+        f"``{formula}`` elementwise (recorded by ``mx.autograd``).\n\n"
+        f"Example::\n\n    >>> import gradhub_compat.mxnet as mx\n"
+        f"    >>> mx.nd.{fn}(mx.nd.array([1.0])).shape\n    (1,)\n"
+    )
+    return function
+
+
+exp = _unary("Exp", "exp", "e^x")
+log = _unary("Log", "log", "ln(x)")
+sin = _unary("Sin", "sin", "sin(x)")
+cos = _unary("Cos", "cos", "cos(x)")
+tanh = _unary("Tanh", "tanh", "tanh(x)")
+sigmoid = _unary("Sigmoid", "sigmoid", "1 / (1 + e^-x)")
+relu = _unary("ReLU", "relu", "max(x, 0)")
+sqrt = _unary("Sqrt", "sqrt", "x^(1/2)")
+abs = _unary("Abs", "abs", "|x|")
+
+
+def square(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> NDArray:
+    """``x^2`` elementwise (recorded by ``mx.autograd``).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.square(mx.nd.array([3.0])).asnumpy()
+        array([9.], dtype=float32)
+    """
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.square: data must be an NDArray, got {type(data).__name__}")
+    return _apply("PowScalar", [data], val=2.0)
+
+
+def _reduce(fn: str, native: str, data: Any, axis: Any, keepdims: bool, exclude: bool) -> NDArray:
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.{fn}: data must be an NDArray, got {type(data).__name__}")
+    if exclude:
+        raise NotImplementedError(
+            f"mx.nd.{fn}: exclude=True is not supported (docs/migration-mxnet.md)"
+        )
+    if axis is not None:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        bad = [a for a in axes if not -data.ndim <= int(a) < data.ndim]
+        if bad or not axes:
+            raise MXNetError(
+                f"mx.nd.{fn}: axis {axis!r} is out of range for data of shape {data.shape}"
+            )
+        axis = tuple(int(a) % data.ndim for a in axes)
+    return _apply(native, [data], axis=axis, keepdims=bool(keepdims))
+
+
+def sum(
+    data: NDArray, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
+) -> NDArray:
+    """The sum over ``axis`` (all axes by default; a full reduction has shape (1,), as mxnet).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.sum(mx.nd.ones((2, 3)), axis=1).asnumpy()
+        array([3., 3.], dtype=float32)
+    """
+    return _reduce("sum", "Sum", data, axis, keepdims, exclude)
+
+
+def mean(
+    data: NDArray, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
+) -> NDArray:
+    """The mean over ``axis`` (all axes by default; a full reduction has shape (1,)).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.mean(mx.nd.array([1.0, 2.0])).asnumpy()
+        array([1.5], dtype=float32)
+    """
+    return _reduce("mean", "Mean", data, axis, keepdims, exclude)
+
+
+def dot(
+    lhs: NDArray,
+    rhs: NDArray,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    forward_stype: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``dot``: ``lhs`` contracted over its last axis with the first axis of ``rhs``
+    (``out[i..., j...] = sum_k lhs[i..., k] rhs[k, j...]``); a transposed operand has its axes
+    reversed; two 1-D operands give shape (1,). Recorded by ``mx.autograd``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((3, 4))).shape
+        (2, 4)
+    """
+    for arg, v in (("lhs", lhs), ("rhs", rhs)):
+        if not isinstance(v, NDArray):
+            raise TypeError(f"mx.nd.dot: {arg} must be an NDArray, got {type(v).__name__}")
+    if forward_stype not in (None, "default"):
+        raise NotImplementedError(
+            f"mx.nd.dot: forward_stype={forward_stype!r} is not supported (docs/migration-mxnet.md)"
+        )
+    if lhs._arr.dtype != rhs._arr.dtype:
+        raise _MXNetTypeError(
+            f"mx.nd.dot: the operands have different dtypes {lhs._arr.dtype.name} and "
+            f"{rhs._arr.dtype.name} (mxnet refuses mixed dtypes)"
+        )
+    a = lhs.T if transpose_a and lhs.ndim > 1 else lhs
+    b = rhs.T if transpose_b and rhs.ndim > 1 else rhs
+    if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0]:
+        raise MXNetError(
+            f"mx.nd.dot: dot shape error: {list(lhs.shape)} X {list(rhs.shape)} "
+            f"(transpose_a={transpose_a}, transpose_b={transpose_b})"
+        )
+    out_shape = (*a.shape[:-1], *b.shape[1:]) or (1,)
+    k = a.shape[-1]
+    am = a.reshape((int(math.prod(a.shape[:-1])), k))
+    bm = b.reshape((k, int(math.prod(b.shape[1:]))))
+    rec = _STATE.recording and (am._var is not None or bm._var is not None)
+    with set_recording(True) if rec else no_grad():
+        r = am._as_var() @ bm._as_var()
+        r = _call("Reshape", r, shape=out_shape)
+    return NDArray(r._data, lhs._ctx, r if rec else None)
+
+
 def __getattr__(name: str) -> Any:
     """``mx.nd.random``: the module :mod:`gradhub_compat.mxnet.random` (imported on first use,
-    as it imports this module)."""
-    if name == "random":
+    as it imports this module); ``mx.nd.uniform``/``normal`` are its functions (as mxnet)."""
+    if name in ("random", "uniform", "normal"):
         from . import random
 
-        return random
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return random if name == "random" else getattr(random, name)
+    raise AttributeError(
+        f"module {__name__!r} has no attribute {name!r} (mx.nd.{name} is not part of "
+        "gradhub_compat.mxnet; docs/migration-mxnet.md lists the NDArray functions)"
+    )

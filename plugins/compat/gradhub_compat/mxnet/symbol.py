@@ -19,15 +19,15 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import itertools
-import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from .base import MXNetError, NotImplementedForSymbol
+from .base import MXNetError, NotImplementedForSymbol, _MXNetTypeError, _MXNetValueError
 
 __all__ = [
     "Activation",
@@ -48,6 +48,12 @@ __all__ = [
     "broadcast_power",
     "broadcast_sub",
     "dot",
+    "elemwise_add",
+    "elemwise_div",
+    "elemwise_mul",
+    "elemwise_sub",
+    "load",
+    "load_json",
     "maximum",
     "minimum",
     "softmax",
@@ -90,7 +96,7 @@ def _is_scalar(x: Any) -> bool:
 class Symbol:
     """A node of a symbolic graph: an operator (``op``), its input symbols and attributes."""
 
-    __slots__ = ("_attrs", "_inputs", "_name", "_op")
+    __slots__ = ("_attrs", "_inputs", "_json", "_name", "_op")
 
     def __init__(
         self,
@@ -98,11 +104,14 @@ class Symbol:
         name: str,
         inputs: Sequence[Symbol] = (),
         attrs: dict[str, Any] | None = None,
+        json: dict[str, str] | None = None,
     ) -> None:
         self._op = op
         self._name = name
         self._inputs = tuple(inputs)
         self._attrs = dict(attrs or {})
+        # the attributes as mxnet's JSON writes them (the given keyword arguments, as strings)
+        self._json: dict[str, str] = dict(json or {})
 
     @property
     def name(self) -> str:
@@ -266,6 +275,11 @@ class Symbol:
                 )
             if dt is not None:
                 known[name] = np.dtype(dt)
+        codes = {str(c): n for n, c in _DTYPE_CODES.items()}
+        for node in self._topo():  # a variable's dtype= is a hint the given dtypes override
+            hint = node._json.get("__dtype__") if node._op == "null" else None
+            if hint in codes and node._name not in known:
+                known[node._name] = np.dtype(codes[hint])
         try:
             node_types = _node_types(self, known, "infer_type")
         except TypeError as e:
@@ -279,12 +293,46 @@ class Symbol:
         return [by_name[n].type for n in names], [o.type for o in outs if o is not None], []
 
     # -- shapes ----------------------------------------------------------------------------------
+    def _given_shapes(self, args: Any, kwargs: Any, what: str) -> dict[str, tuple[int, ...]]:
+        names = self.list_arguments()
+        if args and kwargs:
+            raise ValueError(
+                f"{what}: Can only specify known argument shapes either by positional or kwargs "
+                "way."
+            )
+        if len(args) > len(names):
+            raise MXNetError(f"{what}: {len(args)} positional shapes for {len(names)} arguments")
+        known: dict[str, tuple[int, ...]] = {}
+        pairs = list(zip(names, args)) + list(kwargs.items())
+        for name, shape in pairs:
+            if name not in names:
+                raise MXNetError(
+                    f"{what}: InferShapeKeyword argument name {name} not found ({name!r} is not "
+                    f"an argument of the symbol; candidate arguments: {names})"
+                )
+            if shape is None:
+                continue
+            dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+            if any(int(d) < 0 for d in dims):
+                raise MXNetError(f"{what}: the shape {dims} of {name!r} has negative dimensions")
+            known[name] = tuple(int(d) for d in dims)
+        return known
+
+    def _infer(
+        self, args: Any, kwargs: Any, what: str
+    ) -> tuple[list[tuple[int, ...] | None], list[tuple[int, ...] | None]]:
+        from .shapes import infer
+
+        by_name, outs = infer(self, self._given_shapes(args, kwargs, what))
+        return [by_name.get(n) for n in self.list_arguments()], outs
+
     def infer_shape(
         self, *args: Any, **kwargs: Any
     ) -> tuple[list[tuple[int, ...]] | None, list[tuple[int, ...]] | None, list[Any] | None]:
         """Infer argument and output shapes from the given ones (positional in argument order,
-        or by name). Returns ``(arg_shapes, out_shapes, aux_shapes)``, or three Nones when the
-        given shapes do not determine them all.
+        or by name; 0 is an unknown dimension, as in mxnet 1.x). Returns
+        ``(arg_shapes, out_shapes, aux_shapes)``, or three Nones when the given shapes do not
+        determine every dimension (:meth:`infer_shape_partial` then tells what is known).
 
         Example::
 
@@ -292,37 +340,33 @@ class Symbol:
             >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
             >>> fc.infer_shape(x=(2, 5))
             ([(2, 5), (3, 5), (3,)], [(2, 3)], [])
+            >>> fc.infer_shape(x=(0, 5))
+            (None, None, None)
         """
-        names = self.list_arguments()
-        known: dict[str, tuple[int, ...]] = {}
-        for name, shape in zip(names, args):
-            if shape is not None:
-                known[name] = tuple(int(s) for s in shape)
-        for name, shape in kwargs.items():
-            if name not in names:
-                raise ValueError(
-                    f"infer_shape: {name!r} is not an argument of the symbol (arguments: {names})"
-                )
-            known[name] = tuple(int(s) for s in shape)
-        shapes: dict[int, tuple[int, ...] | None] = {}
-        for node in self._topo():
-            if node._op == "null":
-                s = known.get(node._name) or node._attrs.get("shape")
-                if s is not None:
-                    known.setdefault(node._name, s)
-                shapes[id(node)] = s
-                continue
-            shapes[id(node)] = _infer_node(node, shapes, known)
-        arg_shapes: list[tuple[int, ...]] = []
-        for name in names:
-            s = known.get(name)
-            if s is None:
-                return None, None, None
-            arg_shapes.append(s)
-        outs = [shapes.get(id(h)) for h in self._heads()]
-        if any(o is None for o in outs):
+        from .shapes import is_known
+
+        arg_shapes, outs = self._infer(args, kwargs, "infer_shape")
+        if not all(is_known(s) for s in [*arg_shapes, *outs]):
             return None, None, None
         return arg_shapes, outs, []  # type: ignore[return-value]
+
+    def infer_shape_partial(
+        self, *args: Any, **kwargs: Any
+    ) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[Any]]:
+        """As :meth:`infer_shape`, but returns what is known: an unknown shape as ``()`` and
+        unknown dimensions as 0 (as mxnet).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> fc.infer_shape_partial(x=(0, 5))
+            ([(0, 5), (3, 5), (3,)], [(0, 3)], [])
+            >>> fc.infer_shape_partial(fc_weight=(3, 5))
+            ([(), (3, 5), ()], [()], [])
+        """
+        arg_shapes, outs = self._infer(args, kwargs, "infer_shape_partial")
+        return [s or () for s in arg_shapes], [s or () for s in outs], []
 
     # -- binding ---------------------------------------------------------------------------------
     def bind(
@@ -364,7 +408,7 @@ class Symbol:
             kwargs.pop(k, None)
         arg_shapes, _, _ = self.infer_shape(**kwargs)
         if arg_shapes is None:
-            raise ValueError(
+            raise _MXNetValueError(
                 f"simple_bind: the shapes {kwargs} do not determine every argument shape of "
                 f"{self.list_arguments()}"
             )
@@ -396,7 +440,10 @@ class Symbol:
             return Symbol(f"_{op}", _auto_name(f"_{op.lower()}"), (a, b))
         if _is_scalar(other):
             name = f"_R{op}Scalar" if reverse else f"_{op}Scalar"
-            return Symbol(name, _auto_name(name.lower()), (self,), {"scalar": float(other)})
+            hint = "_rpower_scalar" if name == "_RPowerScalar" else name.lower()  # mxnet's names
+            return Symbol(
+                name, _auto_name(hint), (self,), {"scalar": float(other)}, {"scalar": str(other)}
+            )
         return NotImplemented
 
     def __add__(self, o: Any) -> Symbol:
@@ -431,6 +478,112 @@ class Symbol:
 
     def __neg__(self) -> Symbol:
         return self._arith(-1.0, "Mul")
+
+    # -- composition and serialization ---------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Symbol:
+        """Compose: a copy of this symbol with the arguments named in ``kwargs`` replaced by the
+        given symbols (``net(fc_data=other)``), as mxnet's ``Symbol.__call__``; ``name=`` renames
+        the copy's output node. As in mxnet, a layer built without data names its free input
+        ``NAME_data`` (``FullyConnected(num_hidden=10, name="fc")`` has the arguments
+        ``['fc_data', 'fc_weight', 'fc_bias']``), and positional inputs are refused
+        (:class:`~.base.MXNetError`: general composition only takes keywords).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> net = mx.sym.FullyConnected(num_hidden=10, name="fc")
+            >>> net.list_arguments()
+            ['fc_data', 'fc_weight', 'fc_bias']
+            >>> net(fc_data=mx.sym.Variable("x")).list_arguments()
+            ['x', 'fc_weight', 'fc_bias']
+        """
+        name = kwargs.pop("name", None)
+        kwargs.pop("attr", None)
+        if args and kwargs:
+            raise TypeError(
+                "Symbol.__call__: compose only accept input Symbols either as positional or "
+                "keyword arguments, not both"
+            )
+        for v in (*args, *kwargs.values()):
+            if not isinstance(v, Symbol):
+                raise TypeError(
+                    f"Symbol.__call__: Compose expect `Symbol` as arguments, got {type(v).__name__}"
+                )
+        if args:
+            if self._op == "null":  # mxnet returns a copy of a variable unchanged
+                return self._composed({}, name)
+            raise MXNetError(
+                f"Symbol.__call__: General composition only support kwargs for now ({len(args)} "
+                f"positional inputs given; name the arguments to replace, one of "
+                f"{self.list_arguments()})"
+            )
+        names = self.list_arguments() if self._op != "null" else []
+        for k, v in kwargs.items():
+            if k not in names:
+                raise MXNetError(
+                    f"Symbol.__call__: Symbol.ComposeKeyword argument name {k} not found. "
+                    f"Candidate arguments: {names}"
+                )
+            if len(v._heads()) != 1:
+                raise MXNetError(
+                    f"Symbol.__call__: the symbol given for {k!r} has {len(v._heads())} outputs; "
+                    "an argument takes a symbol of one output"
+                )
+        return self._composed({k: v._heads()[0] for k, v in kwargs.items()}, name)
+
+    def _composed(self, replace: dict[str, Symbol], name: str | None) -> Symbol:
+        """A copy of the graph with the variables named in ``replace`` replaced (the given
+        symbols themselves are shared, not copied, as mxnet's compose)."""
+        new: dict[int, Symbol] = {}
+        for node in self._topo():
+            if node._op == "null" and node._name in replace:
+                new[id(node)] = replace[node._name]
+                continue
+            new[id(node)] = Symbol(
+                node._op,
+                node._name,
+                [new[id(i)] for i in node._inputs],
+                node._attrs,
+                node._json,
+            )
+        out = new[id(self)]
+        if name is not None and out._op != "Group":
+            out._name = str(name)
+        return out
+
+    def __copy__(self) -> Symbol:
+        """A copy of the graph (as mxnet's ``copy.copy``/``copy.deepcopy`` of a symbol)."""
+        return self._composed({}, None)
+
+    def __deepcopy__(self, memo: Any) -> Symbol:
+        return self._composed({}, None)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its JSON text (as mxnet); unpickling calls :func:`load_json`."""
+        return (load_json, (self.tojson(),))
+
+    def tojson(self) -> str:
+        """The graph as mxnet's JSON (``nodes``, ``arg_nodes``, ``node_row_ptr``, ``heads``,
+        ``attrs``), in mxnet 1.9.1's layout; :func:`load_json` reads it back.
+
+        Example::
+
+            >>> import json
+            >>> import gradhub_compat.mxnet as mx
+            >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+            >>> [n["op"] for n in json.loads(fc.tojson())["nodes"]]
+            ['null', 'null', 'null', 'FullyConnected']
+        """
+        from .serialization import to_json
+
+        return to_json(self)
+
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
+        """Write :meth:`tojson` to the file ``fname``."""
+        if not isinstance(fname, str):
+            raise TypeError("Symbol.save: fname required to be a string")
+        with open(fname, "w", encoding="utf-8") as f:
+            f.write(self.tojson())
 
     def __bool__(self) -> bool:
         raise NotImplementedForSymbol("__bool__", "bool")
@@ -469,125 +622,6 @@ def _grad_reqs(grad_req: Any, names: Sequence[str]) -> dict[str, str]:
     return reqs
 
 
-def _infer_node(
-    node: Symbol, shapes: dict[int, tuple[int, ...] | None], known: dict[str, tuple[int, ...]]
-) -> tuple[int, ...] | None:
-    """The output shape of ``node``; fills ``known`` with the parameter shapes it determines."""
-    ins = [shapes.get(id(s)) for s in node._inputs]
-    a = node._attrs
-    op = node._op
-
-    def learn(sym: Symbol, shape: tuple[int, ...]) -> None:
-        if sym._op != "null":
-            return
-        given = known.get(sym._name)
-        if given is None:
-            known[sym._name] = shape
-            shapes[id(sym)] = shape
-        elif tuple(given) != tuple(shape):  # mxnet: the operator contradicts a given shape
-            raise _shape_error(node, sym, given, shape)
-
-    if op == "FullyConnected":
-        x = ins[0]
-        if x is None:
-            return None
-        nh = a["num_hidden"]
-        n_in = int(math.prod(x[1:])) if a["flatten"] else x[-1]
-        learn(node._inputs[1], (nh, n_in))
-        if len(node._inputs) > 2:
-            learn(node._inputs[2], (nh,))
-        return (x[0], nh) if a["flatten"] else (*x[:-1], nh)
-    if op == "SoftmaxOutput":
-        x = ins[0]
-        if x is None:
-            return None
-        if a["multi_output"]:
-            label: tuple[int, ...] = (x[0], *x[2:])
-        elif a["preserve_shape"]:
-            label = x[:-1]
-        else:
-            label = (x[0],)
-        lab = node._inputs[1]
-        if lab._op != "null" or known.get(lab._name) != x:  # data's shape: probabilities
-            learn(lab, label)
-        return x
-    if op == "dot":
-        return _dot_shape(node, ins[0], ins[1])
-    if op in ("Activation", "MakeLoss", "BlockGrad", "softmax") or op.endswith("Scalar"):
-        return ins[0]
-    if op == "Group":
-        return None
-    x, y = ins
-    if op in BROADCAST_OPS:  # mxnet learns no operand shape from the other one here
-        if x is None or y is None:
-            return None
-        try:
-            return tuple(np.broadcast_shapes(x, y))
-        except ValueError:
-            raise MXNetError(
-                f"infer_shape: Error in operator {node._name}: {op} {node._name!r}: the shapes "
-                f"{x} and {y} do not broadcast (operands could not be broadcast together with "
-                f"shapes {_mx_shape(x)} {_mx_shape(y)})"
-            ) from None
-    # elementwise binary operators: same shapes (broadcasting allowed, docs/migration-mxnet.md)
-    if x is not None and y is not None:
-        try:
-            return tuple(np.broadcast_shapes(x, y))
-        except ValueError:
-            raise MXNetError(
-                f"infer_shape: Error in operator {node._name}: Incompatible attr in node "
-                f"{node._name} at 1-th input: expected {_mx_shape(x)}, got {_mx_shape(y)}"
-            ) from None
-    if x is None and y is not None:
-        learn(node._inputs[0], y)
-        return y
-    if y is None and x is not None:
-        learn(node._inputs[1], x)
-        return x
-    if x is None or y is None:
-        return None
-    return tuple(np.broadcast_shapes(x, y))
-
-
-def _dot_shape(
-    node: Symbol, a: tuple[int, ...] | None, b: tuple[int, ...] | None
-) -> tuple[int, ...] | None:
-    """The shape of mxnet's ``dot``: ``a`` (reversed with ``transpose_a``) contracted over its
-    last axis with the first axis of ``b`` (reversed with ``transpose_b``); 1-D with 1-D gives
-    (1,)."""
-    if a is None or b is None:
-        return None
-    ta = a[::-1] if node._attrs["transpose_a"] else a
-    tb = b[::-1] if node._attrs["transpose_b"] else b
-    if not ta or not tb or ta[-1] != tb[0]:
-        raise MXNetError(
-            f"infer_shape: Error in operator {node._name}: dot {node._name!r}: shapes "
-            f"{_mx_shape(a)} and {_mx_shape(b)} (transpose_a={node._attrs['transpose_a']}, "
-            f"transpose_b={node._attrs['transpose_b']}) do not match: the last axis of lhs "
-            f"must equal the first axis of rhs (mxnet: dot shape error: {_mx_shape(a)} X "
-            f"{_mx_shape(b)})"
-        )
-    out = (*ta[:-1], *tb[1:])
-    return out or (1,)
-
-
-def _mx_shape(shape: Sequence[int]) -> str:
-    """A shape as mxnet prints a provided one: ``[1,100]``."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def _shape_error(
-    node: Symbol, arg: Symbol, given: Sequence[int], inferred: Sequence[int]
-) -> MXNetError:
-    """mxnet's error for a given argument shape that the operator ``node`` contradicts."""
-    inf = "(" + ",".join(str(int(d)) for d in inferred) + ("," if len(inferred) == 1 else "") + ")"
-    return MXNetError(
-        f"infer_shape: Error in operator {node._name}: Shape inconsistent, Provided = "
-        f"{_mx_shape(given)}, inferred shape={inf} (argument {arg._name!r} of "
-        f"{node._op} {node._name!r})"
-    )
-
-
 def _infer_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[str, np.dtype]:
     """The argument dtypes that ``known`` (name -> dtype) determines, as mxnet's type inference:
     every supported operator has one dtype for all its inputs and its output. Raises a TypeError
@@ -616,7 +650,7 @@ def _node_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[int,
             first, dt = seen[0]
             for m, other in seen[1:]:
                 if other != dt:
-                    raise TypeError(
+                    raise _MXNetTypeError(
                         f"{what}: operator {node._op} {node._name!r} needs one dtype for its "
                         f"inputs and output, but {first._name!r} is {dt.name} and {m._name!r} is "
                         f"{other.name} (as mxnet: convert one with astype or give type_dict; "
@@ -649,10 +683,92 @@ def Variable(
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"mx.sym.Variable: name must be a non-empty string, got {name!r}")
-    return Symbol("null", name, (), {"shape": None if shape is None else tuple(shape)})
+    json: dict[str, str] = {}
+    if attr:
+        json.update({str(k): str(v) for k, v in dict(attr).items()})
+    if shape is not None:
+        json["__shape__"] = str(tuple(shape))
+    if lr_mult is not None:
+        json["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        json["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        dt = np.dtype(dtype).name
+        if dt not in _DTYPE_CODES:
+            raise TypeError(f"mx.sym.Variable: dtype {dt} is not one of mxnet's dtypes")
+        json["__dtype__"] = str(_DTYPE_CODES[dt])
+    if init is not None:
+        json["__init__"] = init if isinstance(init, str) else str(init.dumps())
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            json[k] = str(v)
+        else:
+            raise ValueError(
+                f"mx.sym.Variable: attribute {k!r} must start and end with double underscores "
+                "(as mxnet)"
+            )
+    return Symbol("null", name, (), {"shape": None if shape is None else tuple(shape)}, json)
 
 
 var = Variable
+
+
+#: mxnet's dtype codes (``__dtype__`` in JSON).
+_DTYPE_CODES = {
+    "float32": 0,
+    "float64": 1,
+    "float16": 2,
+    "uint8": 3,
+    "int32": 4,
+    "int8": 5,
+    "int64": 6,
+}
+#: ``attr={...}`` keys mxnet stores as ``__key__``
+_SCOPED_ATTRS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+
+def _layer(hint: str, inputs: tuple[str, ...], free: tuple[str, ...]) -> Callable[..., Any]:
+    """Decorate a layer constructor as mxnet's generated operator functions: positional
+    arguments are the input symbols ``inputs`` (in order); a ``free`` input not given becomes
+    the variable ``NAME_<input>`` (a layer built without data, to be composed later); the given
+    keyword arguments become the node's JSON attributes (as strings), which the variables the
+    layer creates share (as mxnet's)."""
+
+    def deco(fn: Callable[..., Symbol]) -> Callable[..., Symbol]:
+        @functools.wraps(fn)
+        def layer(*args: Any, **kwargs: Any) -> Symbol:
+            if len(args) > len(inputs):
+                raise TypeError(
+                    f"mx.sym.{fn.__name__}: at most {len(inputs)} positional inputs {inputs}, got "
+                    f"{len(args)} (give the other arguments by keyword)"
+                )
+            for k, v in zip(inputs, args):
+                if k in kwargs:
+                    raise TypeError(f"mx.sym.{fn.__name__}: input {k!r} given twice")
+                kwargs[k] = v
+            name = kwargs.pop("name", None) or _auto_name(hint)
+            attr = kwargs.pop("attr", None)
+            json = {
+                k: str(v)
+                for k, v in kwargs.items()
+                if k not in inputs and v is not None and not isinstance(v, Symbol)
+            }
+            for k, v in dict(attr or {}).items():
+                json[f"__{k}__" if k in _SCOPED_ATTRS else str(k)] = str(v)
+            given = {id(v) for v in kwargs.values() if isinstance(v, Symbol)}
+            for k in free:
+                if kwargs.get(k) is None:
+                    kwargs[k] = Variable(f"{name}_{k}")
+            sym = fn(name=name, **kwargs)
+            sym._json = dict(json)
+            for i in sym._inputs:
+                if id(i) not in given and i._op == "null":
+                    i._json = {**json, **i._json}
+            return sym
+
+        return layer
+
+    return deco
 
 
 def _data_arg(op: str, data: Any) -> Symbol:
@@ -661,6 +777,7 @@ def _data_arg(op: str, data: Any) -> Symbol:
     return data
 
 
+@_layer("fullyconnected", ("data", "weight", "bias"), ("data",))
 def FullyConnected(
     data: Symbol | None = None,
     weight: Symbol | None = None,
@@ -676,8 +793,13 @@ def FullyConnected(
     ``NAME_weight`` and ``NAME_bias`` unless given.
     """
     data = _data_arg("FullyConnected", data)
-    if num_hidden is None or int(num_hidden) <= 0:
-        raise ValueError(
+    if num_hidden is None:
+        raise _MXNetValueError(
+            "mx.sym.FullyConnected: Required parameter num_hidden of int is not presented, in "
+            f'operator FullyConnected(name="{name}")'
+        )
+    if int(num_hidden) <= 0:
+        raise _MXNetValueError(
             f"mx.sym.FullyConnected: num_hidden must be a positive int, got {num_hidden!r}"
         )
     name = name or _auto_name("fullyconnected")
@@ -690,6 +812,7 @@ def FullyConnected(
     )
 
 
+@_layer("activation", ("data",), ("data",))
 def Activation(
     data: Symbol | None = None, act_type: str | None = None, name: str | None = None, **kwargs: Any
 ) -> Symbol:
@@ -698,19 +821,21 @@ def Activation(
     """
     data = _data_arg("Activation", data)
     if act_type not in ACT_TYPES:
-        raise ValueError(
-            f"mx.sym.Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}"
+        raise _MXNetValueError(
+            f"mx.sym.Activation: act_type must be one of {ACT_TYPES}, got {act_type!r} (mxnet: "
+            f"Invalid Input: '{act_type}', in operator Activation(name=\"{name}\"))"
         )
     return Symbol("Activation", name or _auto_name("activation"), [data], {"act_type": act_type})
 
 
 def _check_norm(op: str, normalization: str) -> None:
     if normalization not in NORMALIZATIONS:
-        raise ValueError(
+        raise _MXNetValueError(
             f"mx.sym.{op}: normalization must be one of {NORMALIZATIONS}, got {normalization!r}"
         )
 
 
+@_layer("softmaxoutput", ("data", "label"), ("data",))
 def SoftmaxOutput(
     data: Symbol | None = None,
     label: Symbol | None = None,
@@ -757,6 +882,7 @@ def SoftmaxOutput(
     return Symbol("SoftmaxOutput", name, [data, label], attrs)
 
 
+@_layer("makeloss", ("data",), ("data",))
 def MakeLoss(
     data: Symbol | None = None,
     grad_scale: float = 1.0,
@@ -780,6 +906,7 @@ def MakeLoss(
     return Symbol("MakeLoss", name or _auto_name("makeloss"), [data], attrs)
 
 
+@_layer("blockgrad", ("data",), ("data",))
 def BlockGrad(data: Symbol | None = None, name: str | None = None, **kwargs: Any) -> Symbol:
     """``data`` unchanged, stopping the gradient (nothing flows back through it)."""
     data = _data_arg("BlockGrad", data)
@@ -801,7 +928,7 @@ def _broadcast(op: str, lhs: Any, rhs: Any, name: str | None) -> Symbol:
     return Symbol(op, name or _auto_name(op), [lhs, rhs])
 
 
-def _broadcast_op(op: str, doc: str) -> Callable[..., Symbol]:
+def _broadcast_op(op: str, doc: str, alias: str | None = None) -> Callable[..., Symbol]:
     """mx.sym.<op>(lhs, rhs, name=None): a binary operator with numpy broadcasting."""
 
     def symbol(
@@ -809,9 +936,9 @@ def _broadcast_op(op: str, doc: str) -> Callable[..., Symbol]:
     ) -> Symbol:
         return _broadcast(op, lhs, rhs, name)
 
-    symbol.__name__ = symbol.__qualname__ = op
+    symbol.__name__ = symbol.__qualname__ = alias or op
     symbol.__doc__ = doc
-    return symbol
+    return _layer(alias or op, ("lhs", "rhs"), ("lhs", "rhs"))(symbol)
 
 
 _SUMMED = "; each operand's gradient is summed back to its shape."
@@ -832,8 +959,38 @@ broadcast_minimum = _broadcast_op(
     "The elementwise minimum with numpy broadcasting; at ties the gradient goes to ``lhs`` "
     "(as mxnet).",
 )
-broadcast_plus = broadcast_add
-broadcast_minus = broadcast_sub
+
+
+def _elemwise_op(fn: str, op: str, formula: str) -> Callable[..., Symbol]:
+    """mx.sym.elemwise_<op>(lhs, rhs, name=None): the operator of ``a + b`` (``_Plus``...)."""
+
+    def symbol(
+        lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None, **kwargs: Any
+    ) -> Symbol:
+        for arg, v in (("lhs", lhs), ("rhs", rhs)):
+            if not isinstance(v, Symbol):
+                raise TypeError(f"mx.sym.{fn}: {arg} must be a Symbol, got {type(v).__name__}")
+        return Symbol(op, name or _auto_name(fn), [lhs, rhs])  # type: ignore[list-item]
+
+    symbol.__name__ = symbol.__qualname__ = fn
+    symbol.__doc__ = (
+        f"``{formula}``, the operator of the symbol arithmetic (node named ``{fn}0``...)."
+    )
+    return _layer(fn, ("lhs", "rhs"), ("lhs", "rhs"))(symbol)
+
+
+elemwise_add = _elemwise_op("elemwise_add", "_Plus", "lhs + rhs")
+elemwise_sub = _elemwise_op("elemwise_sub", "_Minus", "lhs - rhs")
+elemwise_mul = _elemwise_op("elemwise_mul", "_Mul", "lhs * rhs")
+elemwise_div = _elemwise_op("elemwise_div", "_Div", "lhs / rhs")
+
+#: mxnet's aliases: the same operators, their nodes named after the alias (``broadcast_plus0``)
+broadcast_plus = _broadcast_op(
+    "broadcast_add", "``broadcast_add`` (mxnet's alias)" + _SUMMED, "broadcast_plus"
+)
+broadcast_minus = _broadcast_op(
+    "broadcast_sub", "``broadcast_sub`` (mxnet's alias)" + _SUMMED, "broadcast_minus"
+)
 
 
 def _select(op: str, left: Any, right: Any, name: str | None) -> Any:
@@ -854,7 +1011,13 @@ def _select(op: str, left: Any, right: Any, name: str | None) -> Any:
             "(Symbols or numbers)"
         )
     sname = f"_{op}Scalar"
-    return Symbol(sname, name or _auto_name(sname.lower()), [left], {"scalar": float(right)})
+    return Symbol(
+        sname,
+        name or _auto_name(sname.lower()),
+        [left],
+        {"scalar": float(right)},
+        {"scalar": str(right)},
+    )
 
 
 def maximum(left: Any, right: Any, name: str | None = None) -> Any:
@@ -879,6 +1042,7 @@ def minimum(left: Any, right: Any, name: str | None = None) -> Any:
     return _select("Minimum", left, right, name)
 
 
+@_layer("dot", ("lhs", "rhs"), ("lhs", "rhs"))
 def dot(
     lhs: Symbol | None = None,
     rhs: Symbol | None = None,
@@ -911,6 +1075,7 @@ def dot(
     return Symbol("dot", name or _auto_name("dot"), [lhs, rhs], attrs)  # type: ignore[list-item]
 
 
+@_layer("softmax", ("data",), ("data",))
 def softmax(
     data: Symbol | None = None,
     length: Symbol | None = None,
@@ -941,3 +1106,29 @@ def softmax(
     if t == 0.0:
         raise ValueError("mx.sym.softmax: temperature must be nonzero")
     return Symbol("softmax", name or _auto_name("softmax"), [data], {"axis": int(axis), "t": t})
+
+
+def load_json(json_str: str) -> Symbol:
+    """The symbol of mxnet's JSON text (:meth:`Symbol.tojson`, or a ``-symbol.json`` file
+    written by mxnet). Only parses: nothing in the text is executed or unpickled; an operator
+    the layer does not have raises NotImplementedError naming it.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> fc = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=3, name="fc")
+        >>> mx.sym.load_json(fc.tojson()).infer_shape(x=(2, 5))
+        ([(2, 5), (3, 5), (3,)], [(2, 3)], [])
+    """
+    from .serialization import from_json
+
+    return from_json(json_str)
+
+
+def load(fname: str) -> Symbol:
+    """The symbol saved in the JSON file ``fname`` (:meth:`Symbol.save`); see
+    :func:`load_json`."""
+    if not isinstance(fname, str):
+        raise TypeError("mx.sym.load: fname required to be string")
+    with open(fname, encoding="utf-8") as f:
+        return load_json(f.read())

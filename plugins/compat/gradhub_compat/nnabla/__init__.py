@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 from gradhub import parameters as _parameters
-from gradhub.device import Context, context_scope, current_context, set_default_context
+from gradhub.device import Context as _NativeContext
+from gradhub.device import context_scope, current_context, set_default_context
 from gradhub.engine import grad as _native_grad
 from gradhub.engine import leaves_replaced as _leaves_replaced
 from gradhub.engine import reexecute as _reexecute
@@ -48,6 +49,7 @@ from ._auto_forward import get_auto_forward as _get_auto_forward
 from ._auto_forward import set_auto_forward as _set_auto_forward
 from ._parameter_files import load_parameters, save_parameters
 from ._variable import NdArray, Variable, freed_buffers_error
+from .ext_utils import NnablaContextConstructor as Context
 
 __all__ = [
     "Context",
@@ -69,6 +71,7 @@ __all__ = [
 ]
 
 _SUBMODULES = (
+    "function",
     "functions",
     "parametric_functions",
     "backward_functions",
@@ -244,7 +247,7 @@ def clear_parameters() -> None:
     _parameters.clear_parameters()
 
 
-def get_current_context() -> Context:
+def get_current_context() -> _NativeContext:
     """The context in force (the innermost ``context_scope``, else the default)."""
     return current_context()
 

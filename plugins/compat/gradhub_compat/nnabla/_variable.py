@@ -27,6 +27,8 @@ from gradhub.errors import BackwardRuleError
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import adopt, call_native, install_operators
+from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
+from ._layer_functions import SET_ITEM, set_item
 
 _FLOAT = np.float32
 #: ids of the Variables whose ``persistent`` flag is set (entries removed when they die); the
@@ -58,50 +60,125 @@ def _raw(value: Any) -> Any:
     return value
 
 
-class NdArray:
-    """The data or gradient buffer of a Variable, as nnabla's ``x.data`` / ``x.grad`` return it.
+def _nd_operand(value: Any, where: str) -> Any:
+    """The array (or scalar) behind an operand of NdArray arithmetic."""
+    if isinstance(value, NdArray):
+        return value.data
+    if _scalar(value):
+        return value
+    raise TypeError(
+        f"nnabla NdArray {where}: the other operand must be an NdArray or a scalar, got "
+        f"{type(value).__name__} (as nnabla)"
+    )
 
-    ``.data`` reads and writes the array; ``zero()`` and ``fill(value)`` reset it.
+
+class NdArray:
+    """nnabla's ``NdArray``: an array buffer, either standalone or a Variable's data/gradient.
+
+    ``NdArray(shape)`` holds float32 zeros of ``shape``; ``NdArray.from_numpy_array(a)`` a copy
+    of ``a`` in its own dtype (float64 stays float64, as nnabla). ``x.data`` and ``x.grad`` of a
+    Variable are NdArrays over its buffers (``x.d``/``x.g`` are their ``.data``). ``.data`` reads
+    and writes the array; ``zero()``, ``fill(value)``, ``copy_from(other)`` and ``cast(dtype)``
+    change it in place. Arithmetic (``+ - * / **``, unary ``-``, with NdArrays or scalars)
+    computes at once, in float32 as nnabla's functions do, and gives a new NdArray; ``+=`` and
+    the other in-place operators write into this one. The functions of
+    :mod:`gradhub_compat.nnabla.functions` take NdArrays too (then they compute at once and
+    return NdArrays, recording nothing).
 
     Example::
 
+        >>> import numpy as np
         >>> import gradhub_compat.nnabla as nn
+        >>> a = nn.NdArray.from_numpy_array(np.array([1.0, 2.0]))
+        >>> a.dtype, (a * 2 + 1).data
+        (dtype('float64'), array([3., 5.], dtype=float32))
         >>> x = nn.Variable((2,), need_grad=True)
         >>> x.grad.fill(3.0)
         >>> x.g
         array([3., 3.], dtype=float32)
     """
 
-    __slots__ = ("_var", "_which")
+    __slots__ = ("_arr", "_var", "_which")
 
-    def __init__(self, var: Variable, which: str) -> None:
-        self._var = var
-        self._which = which
+    def __init__(self, shape: Iterable[int] | int = ()) -> None:
+        dev = context_device()
+        with dev.activate():
+            self._arr = dev.xp.zeros(_shape_tuple(shape, "nnabla NdArray"), dtype=_FLOAT)
+        self._var: Any = None
+        self._which = ""
+
+    @classmethod
+    def _view(cls, var: Variable, which: str) -> NdArray:
+        """The data (``which="d"``) or gradient (``"g"``) buffer of ``var``."""
+        nd = object.__new__(cls)
+        nd._arr = None
+        nd._var = var
+        nd._which = which
+        return nd
+
+    @classmethod
+    def _of(cls, arr: Any) -> NdArray:
+        """A standalone NdArray holding ``arr`` itself."""
+        nd = object.__new__(cls)
+        nd._arr = arr
+        nd._var = None
+        nd._which = ""
+        return nd
+
+    @classmethod
+    def from_numpy_array(cls, nparr: Any) -> NdArray:
+        """A standalone NdArray holding a copy of ``nparr``, in its dtype (as nnabla)."""
+        arr = np.array(_raw(nparr), copy=True)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(
+                f"nnabla NdArray.from_numpy_array: numeric data expected, got dtype {arr.dtype}"
+            )
+        return cls._of(context_device().asarray(arr))
 
     @property
     def data(self) -> Any:
-        """The array (assignable: the value is copied in, broadcasting scalars)."""
+        """The array (assignable: a standalone NdArray takes the value's array and dtype; a
+        Variable's buffer takes the value copied in, broadcasting scalars)."""
+        if self._var is None:
+            return self._arr
         return getattr(self._var, self._which)
 
     @data.setter
     def data(self, value: Any) -> None:
+        if self._var is None:
+            value = _raw(value)
+            arr = self._device().asarray(value) if not _scalar(value) else None
+            if arr is None:
+                self._arr[...] = value
+            else:
+                self._arr = arr
+            return
         setattr(self._var, self._which, value)
+
+    def _device(self) -> Any:
+        if self._var is not None:
+            return self._var.device
+        return NativeVariable.leaf(self._arr, False).device
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._var.shape
+        return tuple(self.data.shape)
 
     @property
     def size(self) -> int:
-        return self._var.size
+        return int(self.data.size)
 
     @property
     def ndim(self) -> int:
-        return self._var.ndim
+        return int(self.data.ndim)
 
     @property
     def dtype(self) -> Any:
         return self.data.dtype
+
+    def size_from_axis(self, axis: int = -1) -> int:
+        """The product of the dimensions from ``axis`` on (the whole size for -1)."""
+        return int(math.prod(self.shape[max(axis, 0) :]))
 
     def zero(self) -> None:
         """Set every element to 0."""
@@ -109,22 +186,124 @@ class NdArray:
 
     def fill(self, value: float) -> None:
         """Set every element to ``value``."""
+        if self._var is None:
+            self._arr[...] = value
+            return
         setattr(self._var, self._which, value)
 
+    def copy_from(self, arr: Any) -> None:
+        """Copy the values of ``arr`` (an NdArray or an array of the same size) into this one,
+        in this one's dtype."""
+        src = _raw(arr)
+        if tuple(getattr(src, "shape", ())) != self.shape:
+            if int(np.prod(getattr(src, "shape", ()))) != self.size:
+                raise ValueError(
+                    f"nnabla NdArray.copy_from: cannot copy an array of shape "
+                    f"{tuple(getattr(src, 'shape', ()))} into an NdArray of shape {self.shape}"
+                )
+            src = src.reshape(self.shape)
+        if self._var is None:
+            self._arr[...] = src
+            return
+        setattr(self._var, self._which, src)
+
     def cast(self, dtype: Any, ctx: Any = None) -> Any:
-        """The array converted to ``dtype`` (kept in the Variable), as nnabla's ``cast``."""
+        """The array converted to ``dtype`` (kept in this NdArray), as nnabla's ``cast``."""
         arr = self.data
         if arr.dtype != np.dtype(dtype):
             arr = arr.astype(dtype)
-            if self._which == "d":
+            if self._var is None:
+                self._arr = arr
+            elif self._which == "d":
                 self._var._data = arr
             else:
                 self._var._grad = NativeVariable.leaf(arr, False)
         return arr
 
+    def get_data(self, mode: str = "rw", dtype: Any = None) -> Any:
+        """The array (``dtype`` given: cast to it first, as :meth:`cast`)."""
+        return self.data if dtype is None else self.cast(dtype)
+
+    # -- arithmetic: computed at once in float32 (nnabla's functions), a new NdArray ------------
+    def _binary(self, other: Any, op: Any, where: str, reverse: bool = False) -> NdArray:
+        a = self.data
+        b = _nd_operand(other, where)
+        xp = self._device().xp
+        a = a.astype(_FLOAT) if a.dtype != _FLOAT else a
+        if not _scalar(b) and b.dtype != _FLOAT:
+            b = b.astype(_FLOAT)
+        out = op(b, a) if reverse else op(a, b)
+        return NdArray._of(xp.asarray(out, dtype=_FLOAT))
+
+    def _inplace(self, other: Any, op: Any, where: str) -> NdArray:
+        res = op(self.data, _nd_operand(other, where))
+        self.copy_from(res)
+        return self
+
+    def __add__(self, o: Any) -> NdArray:
+        return self._binary(o, np.add, "+")
+
+    def __radd__(self, o: Any) -> NdArray:
+        return self._binary(o, np.add, "+", True)
+
+    def __sub__(self, o: Any) -> NdArray:
+        return self._binary(o, np.subtract, "-")
+
+    def __rsub__(self, o: Any) -> NdArray:
+        return self._binary(o, np.subtract, "-", True)
+
+    def __mul__(self, o: Any) -> NdArray:
+        return self._binary(o, np.multiply, "*")
+
+    def __rmul__(self, o: Any) -> NdArray:
+        return self._binary(o, np.multiply, "*", True)
+
+    def __truediv__(self, o: Any) -> NdArray:
+        return self._binary(o, np.true_divide, "/")
+
+    def __rtruediv__(self, o: Any) -> NdArray:
+        return self._binary(o, np.true_divide, "/", True)
+
+    def __pow__(self, o: Any) -> NdArray:
+        return self._binary(o, np.power, "**")
+
+    def __rpow__(self, o: Any) -> NdArray:
+        return self._binary(o, np.power, "**", True)
+
+    def __neg__(self) -> NdArray:
+        return self._binary(-1, np.multiply, "-")
+
+    def __pos__(self) -> NdArray:
+        return self._binary(1, np.multiply, "+")
+
+    def __iadd__(self, o: Any) -> NdArray:
+        return self._inplace(o, np.add, "+=")
+
+    def __isub__(self, o: Any) -> NdArray:
+        return self._inplace(o, np.subtract, "-=")
+
+    def __imul__(self, o: Any) -> NdArray:
+        return self._inplace(o, np.multiply, "*=")
+
+    def __itruediv__(self, o: Any) -> NdArray:
+        return self._inplace(o, np.true_divide, "/=")
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        arr = np.asarray(self._var.device.to_numpy(self.data))
+        arr = np.asarray(self._device().to_numpy(self.data))
         return arr if dtype is None else arr.astype(dtype)
+
+    def _key(self) -> Any:
+        return (id(self._var), self._which) if self._var is not None else id(self._arr)
+
+    # nnabla: two NdArrays are equal when they are the same buffer (``x.data == x.data``)
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NdArray) and self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def __repr__(self) -> str:
         return f"<NdArray({self.shape}) at {hex(id(self))}>"
@@ -168,21 +347,22 @@ class Variable(NativeVariable):
         """A Variable holding a copy of ``data`` (and of ``grad``, if given).
 
         Floating data is stored as float32 (nnabla computes in float32); integer data such as
-        labels keeps its type, also with ``need_grad=True`` (as nnabla; gradhub's functions give
-        integer inputs no gradient), and so does an integer ``grad``. ``need_grad`` defaults to
-        False.
+        labels keeps its type, and so does an integer ``grad``. With ``need_grad=True`` integer
+        data keeps its type in ``.d`` and, as nnabla, functions compute on it in float32 and its
+        ``.g`` is a float32 gradient. ``need_grad`` defaults to False.
         """
         arr = np.array(_raw(data), copy=True)
         if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
             arr = arr.astype(_FLOAT)
         floating = arr.dtype.kind in "fc"
-        v = cls.__new__(cls)
         dev = context_device()
-        NativeVariable.__init__(v, dev.asarray(arr), need_grad=bool(need_grad) and floating)
-        if need_grad and not floating:
-            # nnabla keeps the flag on integer data; gradhub's functions give integer inputs
-            # no gradient, so its .g stays zeros (docs/migration-nnabla.md)
-            v._need_grad = True
+        v: Variable
+        if need_grad and arr.dtype.kind in "iub" and cls is Variable:
+            # nnabla computes on integer data in float32 and gives it a float32 gradient
+            v = _IntegerData.of(dev.asarray(arr))
+        else:
+            v = cls.__new__(cls)
+            NativeVariable.__init__(v, dev.asarray(arr), need_grad=bool(need_grad) and floating)
         if grad is not None:
             g = np.array(_raw(grad), copy=True)
             if g.shape != arr.shape:
@@ -249,16 +429,19 @@ class Variable(NativeVariable):
     @property
     def data(self) -> NdArray:  # type: ignore[override]
         """The data buffer as an :class:`NdArray` (``x.data.zero()``; assignable)."""
-        return NdArray(self, "d")
+        return NdArray._view(self, "d")
 
     @data.setter
     def data(self, value: Any) -> None:
+        if isinstance(value, NdArray) and value._var is None and value.shape == self.shape:
+            self._data = value._arr  # nnabla: the Variable now uses the NdArray's buffer
+            return
         self.d = value
 
     @property
     def grad(self) -> NdArray:  # type: ignore[override]
         """The gradient buffer as an :class:`NdArray` (``x.grad.zero()``; assignable)."""
-        return NdArray(self, "g")
+        return NdArray._view(self, "g")
 
     @grad.setter
     def grad(self, value: Any) -> None:
@@ -273,8 +456,29 @@ class Variable(NativeVariable):
 
     @property
     def parent(self) -> Any:
-        """The graph node that produced this Variable (None for a leaf)."""
-        return self._creator
+        """The function that produced this Variable (None for a leaf), with nnabla's ``name``,
+        ``info.type_name``, ``info.args``, ``inputs`` and ``outputs``."""
+        node = self._creator
+        return None if node is None else FunctionView(node)
+
+    def reset_shape(self, shape: Any, force: bool = False) -> None:
+        """Give the Variable ``shape``: new float32 zeros when it differs (``force`` is
+        nnabla's permission to discard the data; the data is discarded either way here)."""
+        shape = _shape_tuple(shape, "nnabla Variable.reset_shape")
+        if shape == self.shape:
+            return
+        dev = self.device
+        with dev.activate():
+            self._data = dev.xp.zeros(shape, dtype=_FLOAT)
+        self._grad = None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """``x[key] = value`` as nnabla: ``x`` becomes the output of a recorded function that
+        writes ``value`` (a Variable, an NdArray, an array or a scalar) into a copy of the old
+        ``x`` at ``key``, so gradients flow to ``value`` (at ``key``) and to the old ``x``
+        (elsewhere); ``forward()`` recomputes it. A leaf ``x`` becomes a non-leaf whose old data
+        is a constant (as nnabla, whose leaf becomes the output of ``ScatterNd``)."""
+        set_item_in_place(self, key, value)
 
     @property
     def persistent(self) -> bool:
@@ -334,9 +538,13 @@ class Variable(NativeVariable):
         """Re-execute the graph that produced this Variable from its leaves' current data.
 
         ``clear_buffer``/``clear_no_need_grad`` are accepted and have no effect (the graph keeps
-        only the arrays its backward rules need). Function hooks are not supported.
+        only the arrays its backward rules need). ``function_pre_hook(f)`` and
+        ``function_post_hook(f)`` are called around each function, producers first, with ``f``
+        showing ``f.name``, ``f.info.type_name``, ``f.inputs`` and ``f.outputs`` (as nnabla).
         """
-        _no_hooks("forward", function_pre_hook, function_post_hook)
+        if function_pre_hook is not None or function_post_hook is not None:
+            forward_with_hooks(self, function_pre_hook, function_post_hook)
+            return
         NativeVariable.forward(self)
 
     def backward(  # type: ignore[override]
@@ -357,9 +565,10 @@ class Variable(NativeVariable):
         them), as nnabla frees its buffers. ``communicator_callbacks`` (such as
         ``comm.all_reduce_callback(grads, pack_size)`` of
         :mod:`gradhub_compat.nnabla.communicators`) are told each parameter's gradient as soon as it
-        is final, so that its all-reduce overlaps the rest of backward.
+        is final, so that its all-reduce overlaps the rest of backward. ``function_pre_hook(f)``
+        and ``function_post_hook(f)`` are called around the backward of each function, consumers
+        first (as nnabla; see :meth:`forward`).
         """
-        _no_hooks("backward", function_pre_hook, function_post_hook)
         if self._creator is None:
             raise RuntimeError(
                 "nnabla Variable.backward: the variable has no parent (a leaf: no function "
@@ -385,13 +594,14 @@ class Variable(NativeVariable):
             self._need_grad = True  # (the slot: its node stays marked)
         try:
             if self._need_grad:  # (nnabla: nothing to do, no error, when nothing needs one)
-                _native_backward(
-                    self,
-                    seed,
-                    retain_grad=not clear_buffer or bool(restore),
-                    retain_graph=not clear_buffer,
-                    communicator_callbacks=communicator_callbacks,
-                )
+                with backward_hooks(self, function_pre_hook, function_post_hook):
+                    _native_backward(
+                        self,
+                        seed,
+                        retain_grad=not clear_buffer or bool(restore),
+                        retain_graph=not clear_buffer,
+                        communicator_callbacks=communicator_callbacks,
+                    )
         except BackwardRuleError:
             freed = freed_buffers_error([self], "nnabla Variable.backward")
             if freed is None:
@@ -404,6 +614,8 @@ class Variable(NativeVariable):
             if restore:
                 for v, g in restore[1]:
                     v._grad = g
+            if _set_item_targets:
+                _old_value_gradients()
 
     def __repr__(self) -> str:
         return f"<Variable({self.shape}, need_grad={self.need_grad}) at {hex(id(self))}>"
@@ -557,9 +769,124 @@ def freed_buffers_error(outputs: list[Any], where: str) -> BackwardRuleError | N
     )
 
 
-def _no_hooks(where: str, pre: Any, post: Any) -> None:
-    if pre is not None or post is not None:
+#: Variables assigned into with ``x[key] = value`` (see :func:`_old_value_gradients`)
+_set_item_targets: weakref.WeakSet[NativeVariable] = weakref.WeakSet()
+
+
+def _old_value_gradients() -> None:
+    """After ``backward``: the ``.g`` of a Variable assigned into shows the gradient of its old
+    value (zero at the assigned key), as nnabla's, whose assignment writes in place."""
+    for x in list(_set_item_targets):
+        node = x._creator
+        gv = x._grad
+        if node is None or node.fdef is not SET_ITEM or gv is None:
+            continue
+        g = gv._data.copy()
+        g[node.attrs["key"]] = 0
+        x._grad = NativeVariable.leaf(g, False)
+
+
+def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
+    """Make ``x`` the result of ``SetItem(old x, value, key)`` (see ``Variable.__setitem__``)."""
+    if isinstance(key, NativeVariable) or (
+        isinstance(key, tuple) and any(isinstance(k, NativeVariable) for k in key)
+    ):
         raise NotImplementedError(
-            f"nnabla Variable.{where}: function_pre_hook/function_post_hook are not supported "
-            "by gradhub"
+            "nnabla Variable.__setitem__: a Variable as the index is not supported by gradhub "
+            "(see docs/migration-nnabla.md); index with ints, slices or arrays"
         )
+    if isinstance(value, NdArray):
+        value = value.data
+    if not isinstance(value, NativeVariable):
+        dev = x.device
+        with dev.activate():
+            arr = dev.xp.asarray(value, dtype=x._data.dtype)
+        value = NativeVariable.leaf(arr, False)
+    if x._creator is None:
+        old: NativeVariable = NativeVariable.leaf(x._data, False)  # the old data, a constant
+    else:
+        old = graph_variable(x._data, x._need_grad, x._creator, x._idx)
+        # the old value's node no longer produces ``x`` (forward() and retained gradients
+        # would write its value into it): it produces the unreferenced ``old`` instead
+        outs = list(x._creator.outputs)
+        outs[x._idx] = weakref.ref(old)
+        x._creator.outputs = tuple(outs)
+    y = set_item(old, key, value)
+    _set_item_targets.add(x)
+    x._data = y._data
+    x._creator = y._creator
+    x._idx = 0
+    x._grad = None
+    x._need_grad = y._need_grad
+    y._creator.outputs = (weakref.ref(x),)
+
+
+class _IntegerData(Variable):
+    """A leaf holding integer data that needs a gradient (``from_numpy_array(int array,
+    need_grad=True)``), as nnabla: ``.d`` is the integer array, while functions, the engine and
+    re-execution read ``_data``, its float32 values (nnabla's functions compute in float32), so
+    the gradient is float32 and lands in ``.g``.
+
+    The float32 copy is cached per integer array, so that its identity is stable while the data
+    is (the engine recognises a replaced leaf by identity). ``.d`` is therefore read-only: an
+    in-place write (``x.d[0] = 3``) raises instead of leaving the float32 copy stale; assign
+    ``x.d = ...`` instead.
+    """
+
+    __slots__ = ("_float", "_g", "_int")
+
+    _int: Any
+    _float: Any
+    _g: NativeVariable | None
+
+    @classmethod
+    def of(cls, arr: Any) -> _IntegerData:
+        v = object.__new__(cls)
+        v._int = arr
+        v._float = None
+        v._g = None
+        v._creator = None
+        v._idx = 0
+        v.name = None
+        v._need_grad = True
+        return v
+
+    @property  # type: ignore[override]
+    def _data(self) -> Any:
+        f = self._float
+        if f is None:
+            f = self._float = self._int.astype(_FLOAT)
+        return f
+
+    @_data.setter
+    def _data(self, value: Any) -> None:
+        self._int = value.astype(self._int.dtype) if value.dtype != self._int.dtype else value
+        self._float = value if value.dtype == _FLOAT else None
+
+    @property  # type: ignore[override]
+    def _grad(self) -> NativeVariable | None:
+        return self._g
+
+    @_grad.setter
+    def _grad(self, value: NativeVariable | None) -> None:
+        # a gradient accumulated onto an integer one given to from_numpy_array: float32, as
+        # nnabla (numpy would promote int64 + float32 to float64)
+        if value is not None and value._data.dtype.kind == "f" and value._data.dtype != _FLOAT:
+            value = NativeVariable.leaf(value._data.astype(_FLOAT), False)
+        self._g = value
+
+    @property
+    def d(self) -> Any:
+        """The integer data (read-only; assign ``.d = value`` to change it)."""
+        view = self._int.view()
+        view.flags.writeable = False
+        return view
+
+    @d.setter
+    def d(self, value: Any) -> None:
+        self._int = self._fit(value, self._int.dtype, "d")
+        self._float = None
+
+    @property
+    def dtype(self) -> Any:
+        return self._int.dtype

@@ -19,24 +19,48 @@ from gradhub.device import get_extension_context as _native_context
 def get_extension_context(ext_name: str, **kw: Any) -> Context:
     """The context of the extension (device) ``ext_name``: ``"cpu"``, ``"cuda"`` or ``"cudnn"``.
 
-    Keyword arguments as nnabla: ``device_id`` (default ``"0"``) and ``type_config`` (default
-    ``"float"``). ``"cuda"``/``"cudnn"`` need the CUDA plugin (distribution ``gradhub-cuda``) and
-    a usable GPU; otherwise a :class:`gradhub.DeviceError` says what to install or why the device
-    is unusable.
+    Keyword arguments as nnabla: ``device_id`` (default ``"0"``), ``type_config`` (default
+    ``"float"``) and ``array_class`` (recorded in the context's ``array_class``; gradhub
+    allocates with the device's own allocator either way). ``"cuda"``/``"cudnn"`` need the CUDA
+    plugin (distribution ``gradhub-cuda``) and a usable GPU; otherwise a
+    :class:`gradhub.DeviceError` says what to install or why the device is unusable.
     """
     device_id = kw.pop("device_id", "0")
     type_config = kw.pop("type_config", "float")
+    array_class = kw.pop("array_class", None)
     if kw:
         raise TypeError(
             f"get_extension_context() got unexpected keyword argument(s) {sorted(kw)}; "
-            "it takes device_id and type_config"
+            "it takes device_id, type_config and array_class"
+        )
+    if array_class is not None and not isinstance(array_class, str):
+        raise TypeError(
+            f"get_extension_context(): array_class must be a string such as 'CpuCachedArray', "
+            f"got {type(array_class).__name__}"
         )
     if ext_name == "cpu":
         # nnabla's CPU backend ignores the device id: scripts written for several GPUs pass
         # device_id=args.device_id with "cpu" when run without one. Checked, then ignored.
         device_index("get_extension_context", device_id)
         device_id = 0
-    return _native_context(ext_name, device_id=device_id, type_config=type_config)
+    ctx = _native_context(ext_name, device_id=device_id, type_config=type_config)
+    return ctx if array_class is None else with_array_class(ctx, array_class)
+
+
+class NnablaContext(Context):
+    """A :class:`gradhub.Context` that also records nnabla's ``array_class`` (the allocator's
+    name, such as ``"CpuCachedArray"``). gradhub allocates with the device's own allocator (which
+    keeps its pools), so the name is recorded and has no other effect. Compared and hashed as
+    the plain context."""
+
+    array_class: str = ""
+
+
+def with_array_class(ctx: Context, array_class: str) -> Context:
+    """``ctx`` recording ``array_class`` (see :class:`NnablaContext`)."""
+    res = NnablaContext(*ctx)
+    res.array_class = array_class
+    return res
 
 
 def import_extension_module(ext_name: str) -> ModuleType:
@@ -92,3 +116,54 @@ def list_extensions() -> list[str]:
     names = REGISTRY.usable_devices()
     names += [a for a, k in REGISTRY.device_aliases.items() if k in names]
     return sorted(names)
+
+
+def context(backend: Any = None, array_class: str = "", device_id: Any = "0") -> Context:
+    """nnabla's ``nn.Context(backend=None, array_class='', device_id='0')``.
+
+    ``backend`` is nnabla's list of ``"kind:type_config"`` strings (``["cudnn:float"]``; the
+    first one is used; default ``["cpu:float"]``) or one such string; the result is the context of
+    :func:`get_extension_context` for that kind, type configuration and ``device_id``, recording
+    ``array_class``.
+
+    Example::
+
+        >>> import gradhub_compat.nnabla as nn
+        >>> ctx = nn.Context(backend=["cpu:float"], array_class="CpuCachedArray")
+        >>> ctx.backend, ctx.type_config, ctx.array_class
+        ('cpu', 'float', 'CpuCachedArray')
+    """
+    if backend is None:
+        backend = ["cpu:float"]
+    backends = [backend] if isinstance(backend, str) else list(backend)
+    if not backends or not all(isinstance(b, str) for b in backends):
+        raise TypeError(
+            f"nnabla Context: backend must be a list of strings such as ['cpu:float'], got "
+            f"{backend!r}"
+        )
+    kind, _, type_config = backends[0].partition(":")
+    if not isinstance(array_class, str):
+        raise TypeError(
+            f"nnabla Context: array_class must be a string, got {type(array_class).__name__}"
+        )
+    return get_extension_context(
+        kind, device_id=device_id, type_config=type_config or "float", array_class=array_class
+    )
+
+
+class _ContextType(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, tuple) and isinstance(obj, _NATIVE_CONTEXT)
+
+
+_NATIVE_CONTEXT: type = Context
+
+
+class NnablaContextConstructor(metaclass=_ContextType):
+    """``nn.Context``: calling it is :func:`context` (nnabla's arguments); every gradhub
+    context is an instance of it (``isinstance(get_extension_context("cpu"), nn.Context)``)."""
+
+    def __new__(  # type: ignore[misc]
+        cls, backend: Any = None, array_class: str = "", device_id: Any = "0"
+    ) -> Context:
+        return context(backend, array_class, device_id)

@@ -26,11 +26,13 @@ from typing import Any
 import numpy as np
 from gradhub import functions as _native
 from gradhub.device import context_device
+from gradhub.modes import no_grad
 from gradhub.variable import Variable as _NativeVariable
 
-from .._common import adopt, wrap_function, wrapped_attribute
+from .._common import adopt, wrapped_attribute
+from . import _layer_functions as _layer
 from ._auto_forward import kept_unless_auto_forward, running_array
-from ._variable import Variable
+from ._variable import NdArray, Variable
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
@@ -50,6 +52,117 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
     v = Variable.__new__(Variable)
     _NativeVariable.__init__(v, arr, need_grad=False)
     return v
+
+
+def identity(x: Any) -> Any:
+    r"""nnabla's Identity: :math:`y = x` (a copy), the gradient passed through unchanged.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0]), need_grad=True)
+        >>> y = F.identity(x)
+        >>> y.backward(); y.d, x.g
+        (array([1., 2.], dtype=float32), array([1., 1.], dtype=float32))
+    """
+    if type(x) is NdArray:
+        return NdArray._of(x.data.copy())
+    return adopt(_layer.identity(_as_variable(x, "identity")), Variable)
+
+
+def sink(*x: Any, one_input_grad: bool = True) -> Variable:
+    r"""nnabla's Sink: one scalar output that gathers several outputs, so that one
+    ``forward()``/``backward()`` call computes all of them.
+
+    Its value is 0 (nnabla leaves it uninitialized). Its backward ignores the incoming gradient:
+    with ``one_input_grad`` (the default) each input's gradient is 1,
+    :math:`\partial L / \partial x_i = 1`; otherwise it is what the input holds in ``.g`` when
+    the backward pass reaches it (set beforehand, e.g. ``y.g = dy``), as nnabla's.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0]), need_grad=True)
+        >>> s = F.sink(x * 2.0, F.sum(x * x))
+        >>> s.forward(); s.backward()
+        >>> x.g                                   # 2 * 1 + 2 x * 1
+        array([4., 6.], dtype=float32)
+    """
+    if not x:
+        raise TypeError("nnabla F.sink: give at least one Variable")
+    xs = [_as_variable(v, f"sink (input {i})") for i, v in enumerate(x)]
+    return adopt(_layer.sink(xs, one_input_grad), Variable)  # type: ignore[no-any-return]
+
+
+def softmax_cross_entropy(x: Any, target: Any, axis: Any = None) -> Any:
+    r"""nnabla's softmax cross entropy, :math:`y_i = -\log \mathrm{softmax}(x)_{i, t_i}`, where
+    a negative label :math:`t_i < 0` gives a loss of 0 and no gradient (nnabla 1.39 skips it).
+
+    The labels are read at each execution, so a new ``target.d`` with or without negative
+    labels is honoured by ``forward()``. Labels at or above the number of classes raise
+    ``ValueError`` (nnabla reads outside the row then). One recorded node, named
+    ``SoftmaxCrossEntropy`` as nnabla's.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.zeros((2, 4)), need_grad=True)
+        >>> t = nn.Variable.from_numpy_array(np.array([[1], [-1]]))
+        >>> F.softmax_cross_entropy(x, t).d.ravel()
+        array([1.3862944, 0.       ], dtype=float32)
+    """
+    if type(x) is NdArray or type(target) is NdArray:
+        return _ndarray_call(_layer.softmax_cross_entropy, (x, target), {"axis": axis})
+    x = _as_variable(x, "softmax_cross_entropy (x)")
+    target = _as_variable(target, "softmax_cross_entropy (target)")
+    return adopt(_layer.softmax_cross_entropy(x, target, axis), Variable)
+
+
+def _base_axis(fname: str, x: Any, base_axis: Any) -> Any:
+    """nnabla's negative ``base_axis``: counted from the end (-1 is the last axis)."""
+    if isinstance(base_axis, (int, np.integer)) and not isinstance(base_axis, bool):
+        if base_axis < 0:
+            nd = len(x.shape)
+            if base_axis < -nd:
+                raise ValueError(
+                    f"nnabla F.{fname}: base_axis={base_axis} is out of range for x of shape "
+                    f"{tuple(x.shape)} (from -{nd} to {nd - 1})"
+                )
+            return int(base_axis) + nd
+    return base_axis
+
+
+def affine(x: Any, weight: Any, bias: Any = None, base_axis: int = 1) -> Any:
+    r"""nnabla's affine, :math:`y = x W + b` over the axes of ``x`` from ``base_axis`` on; a
+    negative ``base_axis`` counts from the end (-1: the last axis), as nnabla.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.ones((2, 3, 4)))
+        >>> w = nn.Variable.from_numpy_array(np.ones((4, 5)))
+        >>> F.affine(x, w, base_axis=-1).shape
+        (2, 3, 5)
+    """
+    fn = _on_ndarrays(_native.affine)
+    out = fn(x, weight, bias, _base_axis("affine", x, base_axis))
+    return adopt(out, Variable)
+
+
+def _as_variable(x: Any, where: str) -> Any:
+    if isinstance(x, _NativeVariable):
+        return x
+    if type(x) is NdArray:
+        return _as_leaf(x)
+    raise TypeError(f"nnabla F.{where}: expected a Variable, got {type(x).__name__}")
 
 
 def _batch_normalization(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -72,10 +185,59 @@ def _batch_normalization(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def _on_ndarrays(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (with its Variable results adopted) that also takes NdArrays, as nnabla's
+    functions: given one, it computes at once (recording nothing) and returns NdArrays. One
+    frame: the check is a type test per argument."""
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            if type(a) is NdArray:
+                return _ndarray_call(fn, args, kwargs)
+        if kwargs:
+            for v in kwargs.values():
+                if type(v) is NdArray:
+                    return _ndarray_call(fn, args, kwargs)
+        out = fn(*args, **kwargs)
+        if type(out) is _NativeVariable:
+            out.__class__ = Variable
+            return out
+        return adopt(out, Variable)
+
+    wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "function")
+    wrapped.__doc__ = fn.__doc__
+    wrapped.__wrapped__ = fn  # type: ignore[attr-defined]
+    sig = getattr(fn, "__signature__", None)
+    if sig is not None:
+        wrapped.__signature__ = sig  # type: ignore[attr-defined]
+    return wrapped
+
+
+def _as_leaf(value: Any) -> Any:
+    if type(value) is not NdArray:
+        return value
+    arr = value.data
+    if arr.dtype.kind == "f" and arr.dtype != np.float32:  # nnabla computes in float32
+        arr = arr.astype(np.float32)
+    return _NativeVariable.leaf(arr, False)
+
+
+def _ndarray_call(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    with no_grad():
+        out = fn(*[_as_leaf(a) for a in args], **{k: _as_leaf(v) for k, v in kwargs.items()})
+    if isinstance(out, _NativeVariable):
+        return NdArray._of(out._data)
+    if isinstance(out, (tuple, list)):
+        return type(out)(NdArray._of(o._data) if isinstance(o, _NativeVariable) else o for o in out)
+    return out
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     if name == "batch_normalization":
-        return _batch_normalization(fn)
-    return wrap_function(fn, Variable, name)
+        return _on_ndarrays(_batch_normalization(fn))
+    wrapped = _on_ndarrays(fn)
+    wrapped.__name__ = wrapped.__qualname__ = name
+    return wrapped
 
 
 def __getattr__(name: str) -> Any:
@@ -83,4 +245,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*_native.__dir__(), "constant"})
+    return sorted({*_native.__dir__(), "constant", "identity", "sink"})

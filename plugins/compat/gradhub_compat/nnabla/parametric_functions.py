@@ -61,8 +61,31 @@ def _batch_normalization(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
         return fn(*args, **kwargs)
 
 
+def _affine_base_axis(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[Any, Any]:
+    """``PF.affine``'s arguments with a negative ``base_axis`` counted from the end of the
+    input's shape (-1: the last axis), as nnabla."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return args, kwargs  # the native call names the problem
+    a = bound.arguments
+    ba: Any = a.get("base_axis", 1)
+    inp: Any = a.get("inp")
+    if isinstance(ba, int) and not isinstance(ba, bool) and ba < 0 and hasattr(inp, "shape"):
+        nd = len(inp.shape)
+        if ba < -nd:
+            raise ValueError(
+                f"nnabla PF.affine: base_axis={ba} is out of range for an input of shape "
+                f"{tuple(inp.shape)} (from -{nd} to {nd - 1})"
+            )
+        a["base_axis"] = ba + nd
+    return bound.args, bound.kwargs
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if name == "affine":
+            args, kwargs = _affine_base_axis(fn, args, kwargs)
         if name == "batch_normalization":
             out = adopt(_batch_normalization(fn, args, kwargs), Variable)
         else:

@@ -1,0 +1,1 @@
+"""chainer's ``chainer.utils``: the parts the layer provides (:mod:`.type_check`)."""

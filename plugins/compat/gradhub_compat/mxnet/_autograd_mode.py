@@ -1,0 +1,36 @@
+"""The state of ``mx.autograd`` in this thread: whether NDArray operations are recorded, whether
+the training mode is on, and the gradient buffer of every marked variable.
+
+``ndarray`` reads the switches on every operation and ``autograd`` sets them; both import this
+module, which imports neither.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+
+class _Mode(threading.local):
+    def __init__(self) -> None:
+        self.recording = False
+        self.training = False
+
+
+state = _Mode()
+
+#: leaf Variable of a marked NDArray -> (its gradient NDArray, its grad_req). Weak: a mark lives
+#: as long as the NDArray (or a recorded graph) holds its leaf.
+MARKED: weakref.WeakKeyDictionary[Any, tuple[Any, str]] = weakref.WeakKeyDictionary()
+
+GRAD_REQS = ("write", "add", "null")
+
+
+def check_grad_req(req: Any, where: str) -> str:
+    """``req`` if it is one of mxnet's grad_req values (``"inplace"`` is ``"write"``)."""
+    if req == "inplace":
+        return "write"
+    if req not in GRAD_REQS:
+        raise ValueError(f"{where}: grad_req must be one of {GRAD_REQS}, got {req!r}")
+    return str(req)

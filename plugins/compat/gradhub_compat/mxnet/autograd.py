@@ -1,0 +1,351 @@
+"""mxnet's imperative autograd (``mx.autograd``) over NDArrays, recorded as native gradhub graphs.
+
+Inside ``with mx.autograd.record():`` every operation on an NDArray that belongs to a graph (a
+variable marked with :meth:`~.ndarray.NDArray.attach_grad` or :func:`mark_variables`, or a result
+recorded from one) runs the registered gradhub function on native Variables, so the result
+carries its node of the native graph. :func:`backward` and :func:`grad` run the native engine
+(:func:`gradhub.grad`) from the heads to the marked variables; ``backward`` writes
+(``grad_req="write"``) or adds (``"add"``) the gradients into the variables' gradient arrays,
+``grad`` returns them (differentiable with ``create_graph=True``).
+
+.. math:: \\bar{x} = \\sum_j \\left(\\frac{\\partial y_j}{\\partial x}\\right)^T \\bar{y}_j
+
+where ``y_j`` are the heads and ``\\bar{y}_j`` their head gradients (ones when not given).
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> x = mx.nd.array([1.0, 2.0, 3.0])
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * x * 2 + 1
+    >>> y.backward()
+    >>> x.grad.asnumpy()
+    array([ 4.,  8., 12.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from gradhub.engine import grad as _native_grad
+from gradhub.errors import BackwardRuleError
+from gradhub.variable import Variable as NativeVariable
+
+from . import _autograd_mode as _ag
+from .base import MXNetError
+from .ndarray import NDArray, _mark
+
+__all__ = [
+    "Function",
+    "backward",
+    "get_symbol",
+    "grad",
+    "is_recording",
+    "is_training",
+    "mark_variables",
+    "pause",
+    "predict_mode",
+    "record",
+    "set_recording",
+    "set_training",
+    "train_mode",
+]
+
+_NOT_IN_GRAPH = (
+    "Cannot differentiate node because it is not in a computational graph. You need to set "
+    "is_recording to true or use autograd.record() to save computational graphs for backward. If "
+    "you want to differentiate the same graph twice, you need to pass retain_graph=True to "
+    "backward."
+)
+
+
+def is_recording() -> bool:
+    """Whether NDArray operations are recorded (inside :func:`record`)."""
+    return _ag.state.recording
+
+
+def is_training() -> bool:
+    """Whether the training mode is on (:func:`record`, :func:`train_mode`)."""
+    return _ag.state.training
+
+
+def set_recording(is_recording: bool) -> bool:
+    """Switch recording on or off; returns the previous state."""
+    prev = _ag.state.recording
+    _ag.state.recording = bool(is_recording)
+    return prev
+
+
+def set_training(train_mode: bool) -> bool:
+    """Switch the training mode on or off; returns the previous state."""
+    prev = _ag.state.training
+    _ag.state.training = bool(train_mode)
+    return prev
+
+
+@contextmanager
+def _scope(recording: bool | None, training: bool | None) -> Iterator[None]:
+    prev = (_ag.state.recording, _ag.state.training)
+    if recording is not None:
+        _ag.state.recording = recording
+    if training is not None:
+        _ag.state.training = training
+    try:
+        yield
+    finally:
+        _ag.state.recording, _ag.state.training = prev
+
+
+def record(train_mode: bool = True) -> Any:
+    """A ``with`` block in which NDArray operations are recorded for :func:`backward`
+    (training mode on unless ``train_mode=False``)."""
+    return _scope(True, bool(train_mode))
+
+
+def pause(train_mode: bool = False) -> Any:
+    """A ``with`` block inside :func:`record` in which nothing is recorded."""
+    return _scope(False, bool(train_mode))
+
+
+def train_mode() -> Any:
+    """A ``with`` block with the training mode on (recording unchanged)."""
+    return _scope(None, True)
+
+
+def predict_mode() -> Any:
+    """A ``with`` block with the training mode off (recording unchanged)."""
+    return _scope(None, False)
+
+
+def _arrays(x: Any, what: str) -> list[NDArray]:
+    items = [x] if isinstance(x, NDArray) else x
+    if not isinstance(items, (list, tuple)) or not all(isinstance(a, NDArray) for a in items):
+        raise TypeError(f"mx.autograd.{what}: expected an NDArray or a list of NDArrays")
+    return list(items)
+
+
+def mark_variables(variables: Any, gradients: Any, grad_reqs: Any = "write") -> None:
+    """Mark NDArrays as variables with the given gradient arrays and ``grad_reqs`` (one string,
+    or one per variable: ``"write"``, ``"add"`` or ``"null"``), as ``attach_grad`` does.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> a, ga = mx.nd.array([1.0, 2.0]), mx.nd.zeros((2,))
+        >>> mx.autograd.mark_variables([a], [ga])
+        >>> with mx.autograd.record():
+        ...     c = a * 3
+        >>> c.backward()
+        >>> ga.asnumpy()
+        array([3., 3.], dtype=float32)
+    """
+    vs = _arrays(variables, "mark_variables: variables")
+    gs = _arrays(gradients, "mark_variables: gradients")
+    if len(vs) != len(gs):
+        raise MXNetError(f"mx.autograd.mark_variables: {len(vs)} variables but {len(gs)} gradients")
+    reqs = [grad_reqs] * len(vs) if isinstance(grad_reqs, str) else list(grad_reqs)
+    if len(reqs) != len(vs):
+        raise MXNetError(
+            f"mx.autograd.mark_variables: {len(vs)} variables but {len(reqs)} grad_reqs"
+        )
+    for v, g, r in zip(vs, gs, reqs):
+        if g.shape != v.shape:
+            raise MXNetError(
+                f"mx.autograd.mark_variables: the gradient array of shape {g.shape} does not "
+                f"match its variable of shape {v.shape}"
+            )
+        _mark(v, g, _ag.check_grad_req(r, "mx.autograd.mark_variables"))
+
+
+def _leaves(heads: Sequence[NativeVariable]) -> list[NativeVariable]:
+    """The marked leaves (needing a gradient) the heads depend on, in a fixed order."""
+    found: list[NativeVariable] = []
+    seen: set[int] = set()
+    stack: list[Any] = list(heads)
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, NativeVariable):
+            node = item.creator
+            if node is None:
+                if item.need_grad and item in _ag.MARKED:
+                    found.append(item)
+                continue
+            item = node
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        stack.extend(item.srcs)
+    return found
+
+
+def _run(
+    heads: Any,
+    head_grads: Any,
+    variables: list[NativeVariable] | None,
+    retain_graph: bool,
+    create_graph: bool,
+    what: str,
+) -> tuple[list[NDArray], list[NativeVariable], list[Any]]:
+    hs = _arrays(heads, f"{what}: heads")
+    if head_grads is None or isinstance(head_grads, NDArray):
+        hgs = [head_grads] * len(hs) if head_grads is None else [head_grads]
+    else:
+        hgs = list(head_grads)
+    if len(hgs) != len(hs):
+        raise MXNetError(
+            f"mx.autograd.{what}: heads and head_grads must be lists of the same length "
+            f"({len(hs)} and {len(hgs)})"
+        )
+    outs: list[NativeVariable] = []
+    seeds: list[Any] = []
+    for i, (h, g) in enumerate(zip(hs, hgs)):
+        if h._var is None:
+            raise MXNetError(f"mx.autograd.{what}: head {i}: {_NOT_IN_GRAPH}")
+        if not h._var.need_grad:
+            raise MXNetError(
+                f"mx.autograd.{what}: head {i}: There are no inputs in computation graph that "
+                "require gradients."
+            )
+        if g is not None:
+            if not isinstance(g, NDArray):
+                raise TypeError(
+                    f"mx.autograd.{what}: head_grads[{i}] must be an NDArray or None, got "
+                    f"{type(g).__name__}"
+                )
+            if g.shape != h.shape:
+                raise MXNetError(
+                    f"mx.autograd.{what}: head_grads[{i}] has shape {g.shape} but the head has "
+                    f"shape {h.shape}"
+                )
+            seed: Any = g._var if create_graph and g._var is not None else g._arr
+            seeds.append(seed if isinstance(seed, NativeVariable) else seed.astype(h._arr.dtype))
+        else:
+            seeds.append(None)
+        outs.append(h._var)
+    xs = _leaves(outs) if variables is None else variables
+    if not xs:
+        raise MXNetError(
+            f"mx.autograd.{what}: There are no inputs in computation graph that require gradients."
+        )
+    try:
+        grads = _native_grad(
+            outs,
+            xs,
+            seeds,
+            create_graph=create_graph,
+            retain_graph=retain_graph,
+            unreachable="zero",
+        )
+    except BackwardRuleError as e:
+        if "freed" not in str(e) and "retain_graph" not in str(e):
+            raise
+        raise MXNetError(f"mx.autograd.{what}: {_NOT_IN_GRAPH} ({e})") from None
+    if not retain_graph:
+        for h in hs:  # as mxnet: the graph of the heads is gone
+            h._var = None
+    return hs, xs, grads
+
+
+def backward(
+    heads: Any, head_grads: Any = None, retain_graph: bool = False, train_mode: bool = True
+) -> None:
+    """Compute the gradients of ``heads`` with respect to every marked variable they depend on
+    and write (``grad_req="write"``) or add (``"add"``) them into the variables' gradient
+    arrays. ``head_grads`` (one per head, None: ones) seed the heads. Without
+    ``retain_graph`` the graph is freed: a second backward through it raises
+    :class:`~.base.MXNetError`, as mxnet.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([1.0, 2.0])
+        >>> x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y, z = x * 2, x * x
+        >>> mx.autograd.backward([y, z], [None, mx.nd.array([1.0, 10.0])])
+        >>> x.grad.asnumpy()
+        array([ 4., 42.], dtype=float32)
+    """
+    _, xs, grads = _run(heads, head_grads, None, bool(retain_graph), False, "backward")
+    for x, g in zip(xs, grads):
+        buf, req = _ag.MARKED[x]
+        if req == "null":
+            continue
+        arr = buf._ctx.device().xp.zeros_like(buf._arr) if g is None else g._data
+        if req == "add":
+            buf._arr += arr
+        else:
+            buf._arr[...] = arr
+
+
+def grad(
+    heads: Any,
+    variables: Any,
+    head_grads: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    train_mode: bool = True,
+) -> list[NDArray]:
+    """The gradients of ``heads`` with respect to ``variables`` (marked NDArrays), returned as a
+    list of new NDArrays; the variables' gradient arrays are left alone. With
+    ``create_graph=True`` the results are recorded and can be differentiated again (higher
+    order); ``retain_graph`` defaults to ``create_graph``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([1.0, 2.0])
+        >>> x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y = mx.nd.sin(x)
+        ...     dx = mx.autograd.grad(y, [x], create_graph=True)[0]
+        >>> dx.backward()
+        >>> x.grad.asnumpy().round(4)  # d/dx cos(x) = -sin(x)
+        array([-0.8415, -0.9093], dtype=float32)
+    """
+    vs = _arrays(variables, "grad: variables")
+    xs: list[NativeVariable] = []
+    for i, v in enumerate(vs):
+        if v._var is None or v._var.creator is not None or v._var not in _ag.MARKED:
+            raise MXNetError(
+                f"mx.autograd.grad: Cannot differentiate with respect to the {i + 1}-th variable "
+                "because it does not require gradient (call attach_grad or mark_variables first)"
+            )
+        xs.append(v._var)
+    keep = create_graph if retain_graph is None else bool(retain_graph)
+    _, _, grads = _run(heads, head_grads, xs, keep, bool(create_graph), "grad")
+    out: list[NDArray] = []
+    for v, g in zip(vs, grads):
+        if g is None:
+            out.append(NDArray(v._ctx.device().xp.zeros_like(v._arr), v._ctx))
+        else:
+            out.append(NDArray(g._data, v._ctx, g if create_graph else None))
+    return out
+
+
+class Function:
+    """mxnet's user-defined autograd functions (``forward``/``backward`` written by the user)
+    are not supported by the layer: creating one raises NotImplementedError. Register a gradhub
+    function with its rule instead (docs/op-plugins.md)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "mx.autograd.Function (user-defined forward/backward) is not supported by "
+            "gradhub_compat.mxnet (docs/migration-mxnet.md); register a gradhub function with "
+            "its rule instead (docs/op-plugins.md)"
+        )
+
+
+def get_symbol(x: Any) -> Any:
+    """mxnet's ``get_symbol`` (the recorded graph as a Symbol) is not supported: raises
+    NotImplementedError."""
+    raise NotImplementedError(
+        "mx.autograd.get_symbol is not supported by gradhub_compat.mxnet "
+        "(docs/migration-mxnet.md): the recorded graph is a native gradhub graph, not a Symbol"
+    )

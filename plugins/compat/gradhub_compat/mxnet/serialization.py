@@ -1,0 +1,297 @@
+"""mxnet's JSON form of a symbol: :meth:`~.symbol.Symbol.tojson` and
+:func:`~.symbol.load_json`.
+
+The layout is mxnet 1.9.1's (nnvm's graph JSON): ``nodes`` in the order inputs before their
+consumers, each ``{"op", "name", "attrs", "inputs": [[node, output, version], ...]}`` (``attrs``
+left out when empty; variables have the op ``"null"``), ``arg_nodes`` (the positions of the
+variables), ``node_row_ptr``, ``heads`` and ``attrs`` (``mxnet_version``), with mxnet's registered
+operator names (``elemwise_add`` for ``a + b``, ``_mul_scalar`` for ``a * 2``) and the given
+keyword arguments as strings. The text is written as mxnet writes it (same indentation and
+separators).
+
+Loading only parses: the text goes through :func:`json.loads`, attribute strings through a
+parser of numbers, booleans and tuples of integers, and each node through the layer's own
+constructor; nothing is executed or unpickled.
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    >>> c = mx.sym.load_json(mx.sym.broadcast_add(2 * a, b, name="s").tojson())
+    >>> c.list_arguments(), c.list_outputs()
+    (['a', 'b'], ['s_output'])
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .base import MXNetError
+from .symbol import Symbol, Variable
+
+#: the layer's operator -> mxnet's registered operator name
+_MX_OPS = {
+    "_Plus": "elemwise_add",
+    "_Minus": "elemwise_sub",
+    "_Mul": "elemwise_mul",
+    "_Div": "elemwise_div",
+    "_Power": "_power",
+    "_Maximum": "_maximum",
+    "_Minimum": "_minimum",
+    "_PlusScalar": "_plus_scalar",
+    "_MinusScalar": "_minus_scalar",
+    "_RMinusScalar": "_rminus_scalar",
+    "_MulScalar": "_mul_scalar",
+    "_DivScalar": "_div_scalar",
+    "_RDivScalar": "_rdiv_scalar",
+    "_PowerScalar": "_power_scalar",
+    "_RPowerScalar": "_rpower_scalar",
+    "_MaximumScalar": "_maximum_scalar",
+    "_MinimumScalar": "_minimum_scalar",
+}
+_LAYER_OPS = {v: k for k, v in _MX_OPS.items()}
+_LAYER_OPS.update({"_plus": "_Plus", "_minus": "_Minus", "_mul": "_Mul", "_div": "_Div"})
+_LAYER_OPS.update({"_Plus": "_Plus", "_Minus": "_Minus", "_Mul": "_Mul", "_Div": "_Div"})
+
+#: per operator: its inputs (in order) and its parameters with their parsers
+_BOOL, _INT, _FLOAT, _STR = "bool", "int", "float", "str"
+_PARAMS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "FullyConnected": (
+        ("data", "weight", "bias"),
+        {"num_hidden": _INT, "no_bias": _BOOL, "flatten": _BOOL},
+    ),
+    "Activation": (("data",), {"act_type": _STR}),
+    "SoftmaxOutput": (
+        ("data", "label"),
+        {
+            "grad_scale": _FLOAT,
+            "ignore_label": _FLOAT,
+            "multi_output": _BOOL,
+            "use_ignore": _BOOL,
+            "preserve_shape": _BOOL,
+            "normalization": _STR,
+            "out_grad": _BOOL,
+            "smooth_alpha": _FLOAT,
+        },
+    ),
+    "MakeLoss": (
+        ("data",),
+        {"grad_scale": _FLOAT, "valid_thresh": _FLOAT, "normalization": _STR},
+    ),
+    "BlockGrad": (("data",), {}),
+    "dot": (
+        ("lhs", "rhs"),
+        {"transpose_a": _BOOL, "transpose_b": _BOOL, "forward_stype": _STR},
+    ),
+    "softmax": (("data",), {"axis": _INT, "temperature": _FLOAT}),
+}
+for _op in (
+    "broadcast_add",
+    "broadcast_sub",
+    "broadcast_mul",
+    "broadcast_div",
+    "broadcast_power",
+    "broadcast_maximum",
+    "broadcast_minimum",
+):
+    _PARAMS[_op] = (("lhs", "rhs"), {})
+
+_MXNET_VERSION = 10901
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(", ", ": "))
+
+
+def to_json(sym: Symbol) -> str:
+    """mxnet's JSON text of ``sym`` (see the module docstring)."""
+    nodes = [n for n in sym._topo() if n._op != "Group"]
+    index = {id(n): i for i, n in enumerate(nodes)}
+    parts = []
+    for n in nodes:
+        lines = [
+            f'      "op": {_dumps(_MX_OPS.get(n._op, n._op))}',
+            f'      "name": {_dumps(n._name)}',
+        ]
+        if n._json:
+            lines.append(f'      "attrs": {_dumps(dict(sorted(n._json.items())))}')
+        lines.append(f'      "inputs": {_dumps([[index[id(i)], 0, 0] for i in n._inputs])}')
+        parts.append("    {\n" + ", \n".join(lines) + "\n    }")
+    heads = [[index[id(h)], 0, 0] for h in sym._heads()]
+    arg_nodes = [i for i, n in enumerate(nodes) if n._op == "null"]
+    return (
+        '{\n  "nodes": [\n'
+        + ", \n".join(parts)
+        + "\n  ], \n"
+        + f'  "arg_nodes": {_dumps(arg_nodes)}, \n'
+        + f'  "node_row_ptr": {_dumps(list(range(len(nodes) + 1)))}, \n'
+        + f'  "heads": {_dumps(heads)}, \n'
+        + f'  "attrs": {_dumps({"mxnet_version": ["int", _MXNET_VERSION]})}\n'
+        + "}"
+    )
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$", re.IGNORECASE)
+
+
+def _bad(why: str) -> MXNetError:
+    return MXNetError(f"mx.sym.load_json: {why}")
+
+
+def _parse(node: str, key: str, text: Any, kind: str) -> Any:
+    if not isinstance(text, str):
+        raise _bad(f"node {node!r}: attribute {key!r} must be a string, got {text!r}")
+    t = text.strip()
+    if kind == _STR:
+        return t
+    if kind == _BOOL:
+        if t.lower() in ("true", "1"):
+            return True
+        if t.lower() in ("false", "0"):
+            return False
+    elif kind == _INT and re.fullmatch(r"[+-]?\d+", t):
+        return int(t)
+    elif kind == _FLOAT and _NUMBER.match(t):
+        return float(t)
+    raise _bad(f"node {node!r}: attribute {key}={text!r} is not a valid {kind}")
+
+
+def _parse_shape(node: str, text: Any) -> tuple[int, ...]:
+    if isinstance(text, str) and re.fullmatch(
+        r"\s*[\(\[]\s*(\d+\s*(,\s*\d+\s*)*,?)?\s*[\)\]]\s*", text
+    ):
+        return tuple(int(d) for d in re.findall(r"\d+", text))
+    raise _bad(f"node {node!r}: __shape__={text!r} is not a shape")
+
+
+def _node_attrs(node: dict[str, Any], name: str) -> dict[str, Any]:
+    attrs: dict[str, Any] = {}
+    for key in ("param", "attr", "attrs"):  # older mxnet JSON used "param" and "attr"
+        value = node.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise _bad(f"node {name!r}: {key!r} must be an object")
+        attrs.update(value)
+    return attrs
+
+
+def from_json(text: Any) -> Symbol:
+    """The symbol of mxnet's JSON ``text`` (see the module docstring)."""
+    if not isinstance(text, str):
+        raise TypeError(
+            f"mx.sym.load_json: json_str required to be a string, got {type(text).__name__}"
+        )
+    try:
+        graph = json.loads(text)
+    except ValueError as e:
+        raise _bad(f"the text is not JSON: {e}") from None
+    if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
+        raise _bad('expected an object with a "nodes" list (mxnet\'s symbol JSON)')
+    heads = graph.get("heads")
+    if not isinstance(heads, list) or not heads:
+        raise _bad('expected a non-empty "heads" list')
+    built: list[Symbol] = []
+    for pos, node in enumerate(graph["nodes"]):
+        if not isinstance(node, dict) or not isinstance(node.get("name"), str):
+            raise _bad(f"node {pos} must be an object with a string name")
+        name, op = node["name"], node.get("op")
+        inputs = node.get("inputs", [])
+        if not isinstance(inputs, list):
+            raise _bad(f"node {name!r}: inputs must be a list")
+        ins: list[Symbol] = []
+        for entry in inputs:
+            if (
+                not isinstance(entry, list)
+                or not entry
+                or not all(isinstance(i, int) and not isinstance(i, bool) for i in entry)
+                or not 0 <= entry[0] < pos
+            ):
+                raise _bad(f"node {name!r}: input {entry!r} does not name an earlier node")
+            if len(entry) > 1 and entry[1] != 0:
+                raise _bad(
+                    f"node {name!r}: input {entry!r} reads output {entry[1]} (every operator "
+                    "of the layer has one output)"
+                )
+            ins.append(built[entry[0]])
+        attrs = _node_attrs(node, name)
+        built.append(_build(name, op, ins, attrs))
+    out: list[Symbol] = []
+    for h in heads:
+        if (
+            not isinstance(h, list)
+            or not h
+            or not isinstance(h[0], int)
+            or not 0 <= h[0] < len(built)
+        ):
+            raise _bad(f"head {h!r} does not name a node")
+        if len(h) > 1 and h[1] != 0:
+            raise _bad(
+                f"head {h!r} reads output {h[1]} (every operator of the layer has one output)"
+            )
+        out.append(built[h[0]])
+    if len(out) == 1:
+        return out[0]
+    return Symbol("Group", "group", out)
+
+
+def _build(name: str, op: Any, ins: list[Symbol], attrs: dict[str, Any]) -> Symbol:
+    json_attrs = {str(k): str(v) for k, v in attrs.items()}
+    if op == "null":
+        if ins:
+            raise _bad(f"variable {name!r} has inputs")
+        shape = _parse_shape(name, attrs["__shape__"]) if "__shape__" in attrs else None
+        sym = Variable(name, shape=shape)
+        sym._json = json_attrs
+        return sym
+    if op in _LAYER_OPS:
+        layer_op = _LAYER_OPS[op]
+        scalar = layer_op.endswith("Scalar")
+        want = 1 if scalar else 2
+        if len(ins) != want:
+            raise _bad(f"node {name!r}: {op} takes {want} inputs, got {len(ins)}")
+        extra = sorted(k for k in attrs if not k.startswith("__") and k != "scalar")
+        if extra or (scalar and "scalar" not in attrs):
+            raise _bad(
+                f"node {name!r}: {op} takes the attribute 'scalar' only, got {sorted(attrs)}"
+            )
+        sattrs = {"scalar": _parse(name, "scalar", attrs["scalar"], _FLOAT)} if scalar else {}
+        return Symbol(layer_op, name, ins, sattrs, json_attrs)
+    if not isinstance(op, str) or op not in _PARAMS:
+        raise NotImplementedError(
+            f"mx.sym.load_json: operator {op!r} (node {name!r}) is not supported by "
+            "gradhub_compat.mxnet (docs/migration-mxnet.md lists the operators)"
+        )
+    from . import symbol as _sym
+
+    input_names, params = _PARAMS[op]
+    kwargs: dict[str, Any] = {}
+    for key, text in attrs.items():
+        if key.startswith("__"):
+            continue
+        if key not in params:
+            raise _bad(
+                f"node {name!r}: {op} has no parameter {key!r} (parameters: {sorted(params)})"
+            )
+        kwargs[key] = _parse(name, key, text, params[key])
+    if op == "softmax" and "temperature" not in kwargs:
+        kwargs["temperature"] = None
+    if op == "FullyConnected":
+        if "num_hidden" not in kwargs:
+            raise _bad(
+                f"node {name!r}: Required parameter num_hidden of FullyConnected is not presented"
+            )
+        input_names = input_names[:2] if kwargs.get("no_bias") else input_names
+    if len(ins) != len(input_names):
+        raise _bad(f"node {name!r}: {op} takes the inputs {list(input_names)}, got {len(ins)}")
+    kwargs.update(zip(input_names, ins))
+    sym = getattr(_sym, op)(name=name, **kwargs)
+    sym._json = json_attrs
+    return sym

@@ -1,0 +1,294 @@
+"""mxnet's shape inference for the symbols of the layer (``infer_shape``,
+``infer_shape_partial``, ``bind``, ``simple_bind``, ``Executor.reshape``).
+
+As in mxnet 1.x a shape is unknown (``None``, shown as ``()`` by ``infer_shape_partial``) or a
+tuple whose 0 entries are unknown dimensions. Every operator's rule merges what it knows into
+the shapes of its inputs and output, in both directions (an elementwise operator's output shape
+gives its operands' shapes, ``FullyConnected``'s output gives the batch size of its data), and the
+rules run until nothing changes. Two known dimensions that disagree raise
+:class:`~.base.MXNetError` naming the operator, with mxnet's text.
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    >>> (x + y).infer_shape(x=(0, 3), y=(2, 0))
+    ([(2, 3), (2, 3)], [(2, 3)], [])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .base import MXNetError
+
+if TYPE_CHECKING:
+    from .symbol import Symbol
+
+Shape = tuple[int, ...] | None
+
+#: operators whose output has the shape of their (only) input, and back
+_SAME_SHAPE = ("Activation", "MakeLoss", "BlockGrad", "softmax")
+
+
+class _Conflict(Exception):
+    pass
+
+
+def unify(a: Shape, b: Shape) -> Shape:
+    """The shape that agrees with both ``a`` and ``b`` (0 and None are unknown).
+
+    Raises ``_Conflict`` when two known dimensions (or the number of axes) differ."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if len(a) != len(b):
+        raise _Conflict
+    out = []
+    for x, y in zip(a, b):
+        if x and y and x != y:
+            raise _Conflict
+        out.append(x or y)
+    return tuple(out)
+
+
+def is_known(s: Shape) -> bool:
+    """Whether every dimension of ``s`` is known."""
+    return s is not None and all(d > 0 for d in s)
+
+
+def mx_shape(shape: Sequence[int]) -> str:
+    """A shape as mxnet prints a provided one: ``[1,100]`` (unknown dimensions as -1)."""
+    return "[" + ",".join(str(int(d) or -1) for d in shape) + "]"
+
+
+def _tuple_text(shape: Sequence[int]) -> str:
+    return "(" + ",".join(str(int(d)) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _key(node: Symbol) -> Any:
+    return ("arg", node._name) if node._op == "null" else id(node)
+
+
+class _Inference:
+    def __init__(self, sym: Symbol, given: dict[str, tuple[int, ...]]) -> None:
+        self.topo = sym._topo()
+        self.shapes: dict[Any, Shape] = {}
+        for node in self.topo:
+            if node._op == "null":
+                hint = node._attrs.get("shape")
+                s = given.get(node._name, hint)
+                self.shapes.setdefault(_key(node), None if s is None else tuple(s))
+        self.changed = False
+
+    def get(self, node: Symbol) -> Shape:
+        return self.shapes.get(_key(node))
+
+    def assign(self, op: Symbol, target: Symbol, shape: Shape, why: str = "") -> None:
+        old = self.get(target)
+        try:
+            new = unify(old, shape)
+        except _Conflict:
+            assert old is not None and shape is not None
+            if target._op == "null":
+                raise MXNetError(
+                    f"infer_shape: Error in operator {op._name}: Shape inconsistent, Provided = "
+                    f"{mx_shape(old)}, inferred shape={_tuple_text(shape)} (argument "
+                    f"{target._name!r} of {op._op} {op._name!r}{why})"
+                ) from None
+            raise MXNetError(
+                f"infer_shape: Error in operator {op._name}: Incompatible attr in node "
+                f"{op._name}: the shape {mx_shape(old)} of {target._name!r} and the shape "
+                f"{mx_shape(shape)} that {op._op} {op._name!r} infers for it differ"
+            ) from None
+        if new != old:
+            self.shapes[_key(target)] = new
+            self.changed = True
+
+    def run(self) -> None:
+        ops = [n for n in self.topo if n._op not in ("null", "Group")]
+        for _ in range(2 * len(ops) + 2):
+            self.changed = False
+            for node in ops:
+                _rule(self, node)
+            if not self.changed:
+                return
+
+
+def infer(sym: Symbol, given: dict[str, tuple[int, ...]]) -> tuple[dict[str, Shape], list[Shape]]:
+    """The argument shapes (by name) and the output shapes that ``given`` determines."""
+    inf = _Inference(sym, given)
+    inf.run()
+    args = {k[1]: v for k, v in inf.shapes.items() if isinstance(k, tuple)}
+    return args, [inf.get(h) for h in sym._heads()]
+
+
+def _rule(inf: _Inference, node: Symbol) -> None:
+    op = node._op
+    a = node._attrs
+    ins = [inf.get(s) for s in node._inputs]
+    out = inf.get(node)
+    if op == "FullyConnected":
+        _fully_connected(inf, node, ins, out)
+    elif op == "SoftmaxOutput":
+        x = ins[0]
+        if x is None:
+            return
+        if a["multi_output"]:
+            label: tuple[int, ...] = (x[0], *x[2:])
+        elif a["preserve_shape"]:
+            label = x[:-1]
+        else:
+            label = (x[0],)
+        lab = node._inputs[1]
+        if inf.get(lab) != x:  # a label of data's own shape holds probabilities
+            inf.assign(node, lab, label)
+        inf.assign(node, node, x)
+    elif op == "dot":
+        _dot(inf, node, ins[0], ins[1])
+    elif op in _SAME_SHAPE or op.endswith("Scalar"):
+        try:
+            s = unify(ins[0], out)
+        except _Conflict:
+            s = ins[0]
+        inf.assign(node, node._inputs[0], s)
+        inf.assign(node, node, s)
+    elif op.startswith("broadcast_"):
+        _broadcast(inf, node, ins[0], ins[1])
+    else:  # elementwise binary operators
+        _elementwise(inf, node, ins[0], ins[1], out)
+
+
+def _fully_connected(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's FullyConnectedShape: data must have known axes (all but the batch axis when
+    flattened); weight (num_hidden, in), bias (num_hidden,) or (num_hidden, 1); the output's
+    batch size flows back into data."""
+    a = node._attrs
+    x = ins[0]
+    if x is None:
+        return
+    nh = a["num_hidden"]
+    if a["flatten"]:
+        if not x or any(d == 0 for d in x[1:]):
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: Shape dim size must be known, "
+                f"while received {mx_shape(x)} (FullyConnected {node._name!r} flattens every "
+                "axis of data but the first)"
+            )
+        n_in = int(math.prod(x[1:]))
+        res: tuple[int, ...] = (x[0], nh)
+    else:
+        n_in = x[-1]
+        res = (*x[:-1], nh)
+    inf.assign(node, node._inputs[1], (nh, n_in))
+    if len(node._inputs) > 2:
+        b = node._inputs[2]
+        bs = inf.get(b)
+        if bs is not None and unify_ok(bs, (nh, 1)) and not unify_ok(bs, (nh,)):
+            pass  # mxnet accepts a bias of shape (num_hidden, 1)
+        elif bs is not None and not unify_ok(bs, (nh,)):
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: Unexpected shape for bias "
+                f"{mx_shape(bs)} (Shape inconsistent, Provided = {mx_shape(bs)}, inferred "
+                f"shape={_tuple_text((nh,))}; argument {b._name!r} of FullyConnected "
+                f"{node._name!r})"
+            )
+        else:
+            inf.assign(node, b, (nh,))
+    inf.assign(node, node, res)
+    out = inf.get(node)
+    if out is not None and out[0]:
+        inf.assign(node, node._inputs[0], (out[0], *x[1:]))
+
+
+def unify_ok(a: Shape, b: Shape) -> bool:
+    """Whether ``a`` and ``b`` can be the same shape."""
+    try:
+        unify(a, b)
+    except _Conflict:
+        return False
+    return True
+
+
+def _dot(inf: _Inference, node: Symbol, a: Shape, b: Shape) -> None:
+    """mxnet's dot: ``a`` (reversed with ``transpose_a``) contracted over its last axis with the
+    first axis of ``b`` (reversed with ``transpose_b``); 1-D with 1-D gives (1,). The contracted
+    dimension must be known (mxnet: "Shape dim size cannot be a negative value -1")."""
+    if a is None or b is None:
+        return
+    ta = a[::-1] if node._attrs["transpose_a"] else a
+    tb = b[::-1] if node._attrs["transpose_b"] else b
+    if ta and tb and (ta[-1] == 0 or tb[0] == 0):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: dot {node._name!r} with shapes "
+            f"{mx_shape(a)} and {mx_shape(b)}: the contracted dimension is unknown (mxnet: Shape "
+            "dim size cannot be a negative value -1)"
+        )
+    if not ta or not tb or ta[-1] != tb[0]:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: dot {node._name!r}: shapes "
+            f"{mx_shape(a)} and {mx_shape(b)} (transpose_a={node._attrs['transpose_a']}, "
+            f"transpose_b={node._attrs['transpose_b']}) do not match: the last axis of lhs "
+            f"must equal the first axis of rhs (mxnet: dot shape error: {mx_shape(a)} X "
+            f"{mx_shape(b)})"
+        )
+    inf.assign(node, node, (*ta[:-1], *tb[1:]) or (1,))
+
+
+def _broadcast(inf: _Inference, node: Symbol, x: Shape, y: Shape) -> None:
+    """numpy broadcasting of two shapes; an unknown dimension against a known one other than 1
+    stays unknown (mxnet's BinaryBroadcastShapeCompact). Nothing flows back to the operands."""
+    if x is None or y is None:
+        return
+    n = max(len(x), len(y))
+    xs, ys = (1,) * (n - len(x)) + x, (1,) * (n - len(y)) + y
+    res = []
+    for p, q in zip(xs, ys):
+        if p == q or q == 1:
+            res.append(p)
+        elif p == 1:
+            res.append(q)
+        elif p == 0 or q == 0:
+            res.append(0)
+        else:
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: {node._op} {node._name!r}: the "
+                f"shapes {x} and {y} do not broadcast (operands could not be broadcast together "
+                f"with shapes {mx_shape(x)} {mx_shape(y)})"
+            )
+    inf.assign(node, node, tuple(res))
+
+
+def _elementwise(inf: _Inference, node: Symbol, x: Shape, y: Shape, out: Shape) -> None:
+    """mxnet's ElemwiseShape: both operands and the output have one shape, merged from all
+    three. Two fully known operand shapes that differ but broadcast give the broadcast shape
+    (the layer broadcasts, docs/migration-mxnet.md)."""
+    if is_known(x) and is_known(y) and x != y:
+        assert x is not None and y is not None
+        try:
+            inf.assign(node, node, tuple(np.broadcast_shapes(x, y)))
+            return
+        except ValueError:
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: Incompatible attr in node "
+                f"{node._name} at 1-th input: expected {mx_shape(x)}, got {mx_shape(y)}"
+            ) from None
+    try:
+        s = unify(x, y)
+    except _Conflict:
+        assert x is not None and y is not None
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: Incompatible attr in node "
+            f"{node._name} at 1-th input: expected {mx_shape(x)}, got {mx_shape(y)}"
+        ) from None
+    try:
+        s = unify(s, out)
+    except _Conflict:
+        return  # the output came from broadcasting known operands
+    for target in (*node._inputs, node):
+        inf.assign(node, target, s)

@@ -1,0 +1,222 @@
+"""nnabla's view of a recorded function (``y.parent``, the argument of function hooks) and the
+function hooks of ``forward``/``backward``.
+
+nnabla calls ``function_pre_hook(f)`` and ``function_post_hook(f)`` around each function that
+``forward()`` executes (producers first) and around each function whose backward ``backward()``
+runs (consumers first). ``f`` is a :class:`FunctionView`: ``f.name`` and ``f.info.type_name`` are
+the function's name (``"MulScalar"``, ``"ReLU"``...), ``f.info.args`` its arguments,
+``f.inputs``/``f.outputs`` its Variables.
+
+Only calls that pass hooks pay for them: ``forward`` then re-executes the graph here, node by
+node, with the same public pieces the native re-execution uses; ``backward`` wraps the rule of
+each node of the graph in one that calls the hooks, for that pass only.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+from gradhub.engine import collect_graph, is_freed, rerun_kernel
+from gradhub.modes import set_recording
+from gradhub.registry import Rule
+from gradhub.variable import Variable as NativeVariable
+
+Hook = Callable[[Any], Any]
+
+
+class FunctionInfo:
+    """``f.info`` of nnabla: ``type_name`` (the function's name) and ``args`` (its arguments)."""
+
+    __slots__ = ("args", "type_name")
+
+    def __init__(self, type_name: str, args: dict[str, Any]) -> None:
+        self.type_name = type_name
+        self.args = args
+
+    def __repr__(self) -> str:
+        return f"FunctionInfo(type_name={self.type_name!r}, args={self.args!r})"
+
+
+class FunctionView:
+    """A recorded function call as nnabla shows it (``y.parent``, the argument of a hook)."""
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: Any) -> None:
+        self._node = node
+
+    @property
+    def name(self) -> str:
+        """The function's name, as nnabla's ``Function.name`` (``"Affine"``, ``"ReLU"``...)."""
+        return str(self._node.fdef.name)
+
+    @property
+    def info(self) -> FunctionInfo:
+        """``type_name`` and ``args`` (the function's arguments, without internal ones)."""
+        args = {k: v for k, v in self._node.attrs.items() if k != "refs"}
+        return FunctionInfo(self.name, args)
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return self.info.args
+
+    @property
+    def inputs(self) -> list[Any]:
+        """The input Variables (a recorded input whose Variable is gone comes back as None)."""
+        from ._variable import Variable
+
+        node = self._node
+        res: list[Any] = []
+        for i, (src, idx) in enumerate(zip(node.srcs, node.idxs)):
+            v = src if idx < 0 else src.outputs[idx]()
+            if v is None:  # an intermediate no longer referenced: a Variable for it again
+                saved = node.saved_in[i] if node.saved_in is not None else None
+                v = _revived(src, idx, saved)
+            res.append(_adopted(v, Variable))
+        return res
+
+    @property
+    def outputs(self) -> list[Any]:
+        """The output Variables (one no longer referenced comes back as a Variable again)."""
+        from ._variable import Variable
+
+        node = self._node
+        res: list[Any] = []
+        for k, r in enumerate(node.outputs):
+            v = r()
+            if v is None:
+                saved = node.saved_out[k] if node.saved_out is not None else None
+                v = _revived(node, k, saved)
+            res.append(_adopted(v, Variable))
+        return res
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FunctionView) and other._node is self._node
+
+    def __hash__(self) -> int:
+        return hash(id(self._node))
+
+    def __repr__(self) -> str:
+        return f"<Function {self.name}>"
+
+
+def _revived(node: Any, idx: int, saved: Any) -> NativeVariable:
+    """A Variable for output ``idx`` of ``node`` that nothing references any more (nnabla keeps
+    every Variable of a graph): the array the graph saved, else zeros of its shape and dtype
+    until ``forward()`` recomputes it (it becomes the node's output again)."""
+    if saved is None:
+        with node.device.activate():
+            saved = node.device.xp.zeros(node.out_shapes[idx], dtype=node.out_dtypes[idx])
+    v = graph_variable(saved, node.need_grad and saved.dtype.kind in "fc", node, idx)
+    outs = list(node.outputs)
+    outs[idx] = weakref.ref(v)
+    node.outputs = tuple(outs)
+    return v
+
+
+def graph_variable(data: Any, need_grad: bool, node: Any, idx: int) -> NativeVariable:
+    """A Variable holding ``data`` as output ``idx`` of ``node``."""
+    v = NativeVariable.leaf(data, need_grad)
+    v._creator = node
+    v._idx = idx
+    return v
+
+
+def _adopted(v: Any, cls: type) -> Any:
+    if type(v) is NativeVariable:
+        v.__class__ = cls
+    return v
+
+
+def _call(hook: Hook | None, node: Any) -> None:
+    if hook is not None:
+        hook(FunctionView(node))
+
+
+def forward_with_hooks(y: NativeVariable, pre: Hook | None, post: Hook | None) -> None:
+    """Re-execute the graph producing ``y`` (as ``Variable.forward``), calling the hooks around
+    each function, producers first."""
+    if y._creator is None:
+        return
+    nodes = collect_graph([y])
+    values: dict[Any, tuple[Any, ...]] = {}
+    with set_recording(False):
+        for n in nodes:
+            arrays = [
+                src._data if idx < 0 else values[src][idx] for src, idx in zip(n.srcs, n.idxs)
+            ]
+            _call(pre, n)
+            outs = rerun_kernel(n, arrays)
+            n.in_shapes = [a.shape for a in arrays]
+            n.in_dtypes = [a.dtype for a in arrays]
+            n.out_shapes = [o.shape for o in outs]
+            n.out_dtypes = [o.dtype for o in outs]
+            if n.rule is not None:
+                n.rule = n.fdef.rule  # a freeing backward pass may have dropped it
+                n.save(arrays, outs)
+            for ref, o in zip(n.outputs, outs):
+                v = ref()
+                if v is not None:
+                    v._data = o
+            values[n] = outs
+            _call(post, n)
+
+
+def _hooked_rule(node: Any, rule: Rule, pre: Hook | None, post: Hook | None) -> Rule:
+    fn = rule.fn
+
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        _call(pre, node)
+        res = fn(*args, **kwargs)
+        _call(post, node)
+        return res
+
+    fast = rule.fast
+    hooked_fast: Any = None
+    if fast is not None:
+
+        def hooked_fast(*args: Any, **kwargs: Any) -> Any:
+            _call(pre, node)
+            res = fast(*args, **kwargs)
+            _call(post, node)
+            return res
+
+        if rule.fast_wants_need_grads:
+            base = hooked_fast
+
+            def hooked_fast(*args: Any, need_grads: Any = None, **kwargs: Any) -> Any:
+                return base(*args, need_grads=need_grads, **kwargs)
+
+    return Rule(
+        hooked,
+        rule.provider,
+        rule.need_inputs,
+        rule.need_outputs,
+        rule.first_order_only,
+        hooked_fast,
+    )
+
+
+@contextmanager
+def backward_hooks(y: NativeVariable, pre: Hook | None, post: Hook | None) -> Any:
+    """In the block, the rule of each node of ``y``'s graph calls the hooks around it."""
+    if pre is None and post is None:
+        yield
+        return
+    swapped: list[tuple[Any, Rule, Rule]] = []
+    for n in collect_graph([y], only_need_grad=True):
+        rule = n.rule
+        if rule is None or is_freed(n):
+            continue
+        hooked = _hooked_rule(n, rule, pre, post)
+        n.rule = hooked
+        swapped.append((n, rule, hooked))
+    try:
+        yield
+    finally:
+        for n, rule, hooked in swapped:
+            if n.rule is hooked:  # (a freeing pass replaced it: leave that)
+                n.rule = rule

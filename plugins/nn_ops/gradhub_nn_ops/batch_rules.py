@@ -1,0 +1,311 @@
+"""Batching rules of gradhub-nn-ops (for :func:`gradhub.func.vmap`; the elementwise functions
+get gradhub's generic elementwise rule when they are registered).
+
+Each rule receives the inputs with the batched ones holding the whole batch, batch axis first
+(``dims[i] == 0``; ``None``: not batched at this vmap level) and returns the batch's result,
+batch axis first, computed with registered functions so that it stays differentiable:
+
+* reductions, softmaxes and losses along axes: the axes move by one (``None`` meaning "every
+  axis" becomes every axis but the batch axis);
+* shape functions: the permutation, axis or repetitions gain the batch axis;
+* ``Affine``/``Convolution``/``Deconvolution`` with unbatched weights: ``base_axis + 1`` (the
+  batch axis joins the leading sample axes, one call); ``Affine`` with a batched weight (the
+  weights of per-sample gradients): one batched matrix product; ``Convolution`` with a batched
+  weight: one grouped convolution with ``group * B`` groups (each element's channels form its
+  own groups), for ``base_axis == 1``;
+* pooling, padding, embeddings with an unbatched table, one-hot: the batch axis is one more
+  leading axis, so the function runs unchanged.
+
+* ``BatchNormalization`` in inference (``batch_stat=False``) with shared parameters: the batch
+  axis merged into the first sample axis.
+
+Cases not covered (``BatchNormalization`` with batch statistics, a batched ``Embed`` table, a
+batched ``Deconvolution`` weight...) fall back to the loop with a one-time warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gradhub.batching import loop, shift_axes, size_of, to_batched
+from gradhub.ops import call
+
+Rule = Callable[..., Any]
+
+
+def _all_batched(args: tuple[Any, ...], dims: tuple[Any, ...]) -> list[Any]:
+    """Every input batched (the unbatched ones repeated along a new first axis)."""
+    n = size_of(args, dims)
+    return [a if d is not None or a is None else to_batched(a, n) for a, d in zip(args, dims)]
+
+
+def _along(name: str, key: str, none: str) -> Rule:
+    """The rule of a one-input function along the axes of its attribute ``key``."""
+
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+        x = args[0]
+        attrs = dict(attrs)
+        attrs[key] = shift_axes(attrs.get(key), x.ndim - 1, none)
+        return call(name, *args, **attrs), 0
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _minmax(name: str) -> Rule:
+    inner = _along(name, "axis", "all")
+
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+        axis = attrs.get("axis")
+        if attrs.get("only_index") and (axis is None or isinstance(axis, (tuple, list))):
+            return loop(name, args, dims, attrs, "cannot batch only_index over several axes")
+        return inner(args, dims, **attrs)
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _sce(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any) -> Any:
+    x, t = _all_batched(args, dims)
+    return call("SoftmaxCrossEntropy", x, t, axis=shift_axes(axis, x.ndim - 1, "keep")), 0
+
+
+def _passthrough(name: str) -> Rule:
+    """The rule of a function whose leading axes are free (pooling, padding...): the batch axis
+    is one more of them."""
+
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+        if any(d is None for d in dims[1:]):
+            return loop(name, args, dims, attrs, "cannot batch with an unbatched second input")
+        return call(name, *args, **attrs), 0
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _first_only(name: str) -> Rule:
+    """The rule of a function whose first input has free leading axes and whose other inputs
+    (a table) must not be batched."""
+
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+        if dims[0] is None or any(d is not None for d in dims[1:]):
+            return loop(name, args, dims, attrs, "cannot batch a batched table")
+        return call(name, *args, **attrs), 0
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _transpose(args: tuple[Any, ...], dims: tuple[Any, ...], axes: Any) -> Any:
+    (x,) = args
+    nd = x.ndim - 1
+    perm = tuple(range(nd))[::-1] if axes is None else tuple(int(a) % max(nd, 1) for a in axes)
+    return call("Transpose", x, axes=(0, *(a + 1 for a in perm))), 0
+
+
+def _joined(name: str, none: str) -> Rule:
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any) -> Any:
+        xs = _all_batched(args, dims)
+        return call(name, *xs, axis=shift_axes(axis, xs[0].ndim - 1, none)), 0
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _concat_rule(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any) -> Any:
+    xs = _all_batched(args, dims)
+    nd = xs[0].ndim - 1
+    ax = nd - 1 if axis is None else axis  # None: the last axis
+    return call("Concatenate", *xs, axis=shift_axes(ax, nd)), 0
+
+
+def _split(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any) -> Any:
+    (x,) = args
+    outs = call("Split", x, axis=shift_axes(axis, x.ndim - 1))
+    return tuple(outs), (0,) * len(outs)
+
+
+def _flip(args: tuple[Any, ...], dims: tuple[Any, ...], axes: Any) -> Any:
+    (x,) = args
+    nd = x.ndim - 1
+    ax = (nd - 1,) if axes is None else axes  # None: the last axis
+    if axes is None and nd == 0:
+        return call("Flip", x, axes=()), 0
+    return call("Flip", x, axes=shift_axes(ax, nd)), 0
+
+
+def _tile(args: tuple[Any, ...], dims: tuple[Any, ...], reps: Any) -> Any:
+    (x,) = args
+    r = (int(reps),) if isinstance(reps, int) else tuple(int(v) for v in reps)
+    nd = x.ndim - 1
+    if len(r) > nd:  # one element gains leading axes of size 1, as numpy's tile
+        x = call("Reshape", x, shape=(x.shape[0], *(1,) * (len(r) - nd), *x.shape[1:]))
+        nd = len(r)
+    return call("Tile", x, reps=(1, *(1,) * (nd - len(r)), *r)), 0
+
+
+def _affine(args: tuple[Any, ...], dims: tuple[Any, ...], base_axis: int) -> Any:
+    x, w = args[0], args[1]
+    b = args[2] if len(args) > 2 else None
+    dx, dw = dims[0], dims[1]
+    db = dims[2] if len(args) > 2 else None
+    if dw is None and db is None:
+        return call("Affine", *args, base_axis=base_axis % (x.ndim - 1) + 1), 0
+    n = size_of(args, dims)
+    if dx is None:
+        x = to_batched(x, n)
+    ba = base_axis % (x.ndim - 1)  # of one element
+    lead = tuple(x.shape[1 : ba + 1])
+    if dw is None:
+        y = call("Affine", x, w, base_axis=ba + 1)
+        out = tuple(w.shape[1:])
+    else:
+        k = 1
+        for s in w.shape[1:2]:
+            k *= s
+        out = tuple(w.shape[2:])
+        m = 1
+        for s in out:
+            m *= s
+        x3 = call("Reshape", x, shape=(n, -1, k))
+        w3 = call("Reshape", w, shape=(n, k, m))
+        y = call("Reshape", call("BatchMatmul", x3, w3), shape=(n, *lead, *out))
+    if b is not None:
+        if db is None:
+            y = y + call("Reshape", b, shape=out)
+        else:
+            y = y + call("Reshape", b, shape=(n, *(1,) * len(lead), *out))
+    return y, 0
+
+
+def _conv_unbatched_w(name: str) -> Rule:
+    """Convolution/Deconvolution with batched inputs only (weights shared): the batch axis is
+    one more leading axis of x (``base_axis + 1``)."""
+
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+        if dims[0] is not None and all(d is None for d in dims[1:]):
+            attrs = dict(attrs)
+            attrs["base_axis"] = int(attrs["base_axis"]) % (args[0].ndim - 1) + 1
+            return call(name, *args, **attrs), 0
+        if name == "Convolution" and dims[1] is not None:
+            return _grouped_conv(args, dims, **attrs)
+        if dims[1] is None and len(args) > 2 and dims[2] is not None:  # only the bias batched
+            return _conv_batched_bias(name, args, dims, **attrs)
+        return loop(name, args, dims, attrs, "cannot batch a batched weight or bias")
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _conv_batched_bias(
+    name: str, args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any
+) -> Any:
+    """A shared weight and a batched bias: the convolution of the batch without bias
+    (``base_axis + 1``), plus each element's bias on its output maps."""
+    n = size_of(args, dims)
+    x = args[0] if dims[0] is not None else to_batched(args[0], n)
+    ba = int(attrs["base_axis"]) % (x.ndim - 1)
+    conv_attrs = dict(attrs)
+    conv_attrs["base_axis"] = ba + 1
+    y = call(name, x, args[1], **conv_attrs)
+    o = args[2].shape[1]
+    nsp = y.ndim - ba - 2
+    return y + call("Reshape", args[2], shape=(n, *(1,) * ba, o, *(1,) * nsp)), 0
+
+
+def _grouped_conv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """A convolution with a batched weight (B, O, C // g, *k): one convolution of x (N, B*C,
+    *spatial) with the weight (B*O, C // g, *k) in ``g * B`` groups; element ``b``'s channels
+    are the groups ``b*g .. b*g + g - 1``."""
+    xs = _all_batched(args, dims)
+    x, w = xs[0], xs[1]
+    bias = xs[2] if len(xs) > 2 else None
+    nd = x.ndim - 1
+    base_axis = int(attrs["base_axis"]) % nd
+    if base_axis != 1:
+        return loop("Convolution", args, dims, attrs, "cannot batch a weight with base_axis != 1")
+    n_b, n, c = x.shape[0], x.shape[1], x.shape[2]
+    sp = tuple(x.shape[3:])
+    o = w.shape[1]
+    g = int(attrs["group"])
+    xt = call("Transpose", x, axes=(1, 0, *range(2, x.ndim)))  # (N, B, C, *sp)
+    xt = call("Reshape", xt, shape=(n, n_b * c, *sp))
+    wt = call("Reshape", w, shape=(n_b * o, *w.shape[2:]))
+    conv_attrs = dict(attrs)
+    conv_attrs["group"] = g * n_b
+    ins = [xt, wt]
+    if bias is not None:
+        ins.append(call("Reshape", bias, shape=(n_b * o,)))
+    y = call("Convolution", *ins, **conv_attrs)  # (N, B*O, *sp')
+    y = call("Reshape", y, shape=(n, n_b, o, *y.shape[2:]))
+    return call("Transpose", y, axes=(1, 0, *range(2, y.ndim))), 0
+
+
+def _batch_normalization(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """Inference (``batch_stat=False``) with shared parameters: the batch axis merged into the
+    sample's first axis (not a parameter axis), one call. Batch statistics (per element, with
+    the running statistics updated in place) and batched parameters loop."""
+    x = args[0]
+    nd = x.ndim - 1
+    axes = attrs.get("axes", (1,))
+    ax = (axes,) if isinstance(axes, int) else tuple(axes)
+    if (
+        attrs.get("batch_stat", True)
+        or any(d is not None for d in dims[1:])
+        or dims[0] is None
+        or nd < 1
+        or any(int(a) % nd == 0 for a in ax)
+    ):
+        return loop(
+            "BatchNormalization",
+            args,
+            dims,
+            attrs,
+            "cannot batch batch statistics, batched parameters or a parameter axis 0",
+        )
+    n, first = x.shape[0], x.shape[1]
+    merged = call("Reshape", x, shape=(n * first, *x.shape[2:]))
+    y = call("BatchNormalization", merged, *args[1:], **attrs)
+    return call("Reshape", y, shape=x.shape), 0
+
+
+def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
+    from .linalg import _parse_einsum
+
+    shapes = [a.shape[1:] if d is not None else a.shape for a, d in zip(args, dims)]
+    terms, out, _ = _parse_einsum(equation, shapes)
+    used = set("".join(terms)) | set(out)
+    letter = next(
+        c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in used
+    )
+    terms = [letter + t if d is not None else t for t, d in zip(terms, dims)]
+    return call("Einsum", *args, equation=",".join(terms) + "->" + letter + out), 0
+
+
+def register_batching_rules(register: Any) -> None:
+    """Set the batching rules of the library's functions that are not elementwise."""
+    r = register.batching_rule
+    for name in ("Max", "Min"):
+        r(name, _minmax(name))
+    for name in ("Prod", "LogSumExp", "Mean", "Norm"):
+        r(name, _along(name, "axis", "all"))
+    for name in ("Softmax", "LogSoftmax"):
+        r(name, _along(name, "axis", "keep"))
+    r("SoftmaxCrossEntropy", _sce)
+    r("Transpose", _transpose)
+    r("Concatenate", _concat_rule)
+    r("Stack", _joined("Stack", "all"))
+    r("Split", _split)
+    r("Flip", _flip)
+    r("Tile", _tile)
+    r("Pad", _passthrough("Pad"))
+    r("Affine", _affine)
+    r("Einsum", _einsum)
+    r("Convolution", _conv_unbatched_w("Convolution"))
+    r("Deconvolution", _conv_unbatched_w("Deconvolution"))
+    # (DropoutMask has none: the loop draws each element's mask as a call per element does)
+    for name in ("MaxPooling", "AveragePooling", "OneHot"):
+        r(name, _passthrough(name))
+    r("Embed", _first_only("Embed"))
+    r("BatchNormalization", _batch_normalization)

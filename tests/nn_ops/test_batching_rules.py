@@ -1,0 +1,151 @@
+"""Batching rules of gradhub-nn-ops under gradhub.func.vmap: per-sample gradients of the seed CNN
+and of an MLP with no loop fallback (every function batched by its rule), checked against the
+loop of per-sample ``grad`` calls and against finite differences; convolution and affine with
+batched weights; the loop fallback of a case a rule does not batch.
+
+(Each rule is compared with the loop on its function's samples by the op matrix:
+tests/contracts/test_op_matrix.py::test_batching_rule_matches_the_loop.)
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gradhub as gh
+import gradhub.func as ghf
+import gradhub.functions as F
+import numpy as np
+import pytest
+from gradhub import batching
+
+rng = np.random.default_rng(11)
+
+
+def _cnn(w1, b1, w2, b2, w3, b3, x, t):  # type: ignore[no-untyped-def]
+    """The seed CNN (tests/seeds/test_seed_cnn.py) on one sample (C, H, W) and its label."""
+    h = x.reshape(1, *x.shape)
+    h = F.max_pooling(F.relu(F.convolution(h, w1, b1, pad=(1, 1))), (2, 2))
+    h = F.max_pooling(F.relu(F.convolution(h, w2, b2, pad=(1, 1))), (2, 2))
+    p = F.affine(h, w3, b3)
+    return F.mean(F.softmax_cross_entropy(p, t.reshape(1, 1)))
+
+
+def _cnn_params() -> list[np.ndarray]:
+    return [
+        rng.standard_normal((8, 3, 3, 3)) * 0.3,
+        rng.standard_normal(8) * 0.1,
+        rng.standard_normal((16, 8, 3, 3)) * 0.2,
+        rng.standard_normal(16) * 0.1,
+        rng.standard_normal((16 * 2 * 2, 10)) * 0.2,
+        rng.standard_normal(10) * 0.1,
+    ]
+
+
+def test_per_sample_gradients_of_the_seed_cnn_run_without_a_loop() -> None:
+    ps = _cnn_params()
+    x = rng.standard_normal((4, 3, 8, 8))
+    t = gh.Variable(rng.integers(0, 10, 4), need_grad=False)
+    argnums = tuple(range(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the loop fallback warns: none may run
+        gs = ghf.vmap(ghf.grad(_cnn, argnums=argnums), in_axes=(None,) * 6 + (0, 0))(*ps, x, t)
+    assert [g.shape for g in gs] == [(4, *p.shape) for p in ps]
+    for i in range(4):
+        ref = ghf.grad(_cnn, argnums=argnums)(*ps, x[i], t[i])
+        for g, r in zip(gs, ref):
+            np.testing.assert_allclose(g.d[i], r.d, rtol=1e-11, atol=1e-13)
+    # and one entry against central differences of the loss itself
+    w3 = ps[4]
+    e = np.zeros_like(w3)
+    e[5, 3] = 1e-6
+    lp = _cnn(*ps[:4], w3 + e, ps[5], x[2], t[2]).d
+    lm = _cnn(*ps[:4], w3 - e, ps[5], x[2], t[2]).d
+    np.testing.assert_allclose(gs[4].d[2, 5, 3], (lp - lm) / 2e-6, rtol=1e-6)
+
+
+def test_per_sample_gradient_norms_are_differentiable_through_vmap() -> None:
+    """DP-SGD style: the mean of per-sample gradient norms, differentiated with respect to the
+    weights (grad of vmap of grad), against the loop written out."""
+    w = rng.standard_normal((5, 3))
+    b = rng.standard_normal(3)
+    x = rng.standard_normal((6, 5))
+    t = gh.Variable(rng.integers(0, 3, 6), need_grad=False)
+
+    def loss(w: Any, b: Any, r: Any, ti: Any) -> Any:
+        h = F.tanh(r.reshape(1, -1) @ w + b)
+        return F.softmax_cross_entropy(h, ti.reshape(1, 1)).sum()
+
+    def total(w: Any) -> Any:
+        g = ghf.vmap(ghf.grad(loss), in_axes=(None, None, 0, 0))(w, b, x, t)
+        return F.sum(F.sum(g * g, axis=(1, 2)) ** 0.5)
+
+    def total_loop(w: Any) -> Any:
+        out = 0.0
+        for i in range(6):
+            g = ghf.grad(loss)(w, b, x[i], t[i])
+            out = out + F.sum(g * g) ** 0.5
+        return out
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = ghf.grad(total)(w)
+    np.testing.assert_allclose(got.d, ghf.grad(total_loop)(w).d, rtol=1e-11)
+
+
+def test_convolution_with_a_batched_weight_is_one_grouped_convolution() -> None:
+    x = rng.standard_normal((3, 2, 4, 5, 5))  # batch 3 of (N=2, C=4, 5, 5)
+    w = rng.standard_normal((3, 6, 2, 3, 3))  # batch 3 of (O=6, C/group=2, 3, 3)
+    b = rng.standard_normal((3, 6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(lambda x, w, b: F.convolution(x, w, b, pad=(1, 1), group=2))(x, w, b)
+    for i in range(3):
+        ref = F.convolution(
+            gh.Variable(x[i]), gh.Variable(w[i]), gh.Variable(b[i]), pad=(1, 1), group=2
+        )
+        np.testing.assert_allclose(y.d[i], ref.d, rtol=1e-12, atol=1e-13)
+
+
+def test_affine_with_batched_weight_and_bias() -> None:
+    x = rng.standard_normal((4, 2, 3, 2))
+    w = rng.standard_normal((4, 6, 5))
+    b = rng.standard_normal((4, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(F.affine)(x, w, b)
+        y2 = ghf.vmap(F.affine, in_axes=(None, 0, 0))(x[0], w, b)
+    for i in range(4):
+        np.testing.assert_allclose(y.d[i], x[i].reshape(2, 6) @ w[i] + b[i], rtol=1e-13)
+        np.testing.assert_allclose(y2.d[i], x[0].reshape(2, 6) @ w[i] + b[i], rtol=1e-13)
+
+
+def test_a_case_a_rule_does_not_batch_loops_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batching, "_warned", set())
+    ids = gh.Variable(np.array([[0, 2], [1, 1]]), need_grad=False)
+    tables = rng.standard_normal((3, 4, 2))
+    with pytest.warns(UserWarning, match=r"vmap: embed\(\) \(Embed, .*\) cannot batch a batched"):
+        y = ghf.vmap(lambda w: F.embed(ids, w))(tables)
+    np.testing.assert_allclose(y.d, np.stack([t[ids.d] for t in tables]))
+
+
+def test_batch_normalization_in_inference_batches_and_batch_statistics_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(batching, "_warned", set())
+    x = rng.standard_normal((3, 4, 2, 5))  # batch 3 of (N=4, C=2, 5)
+    beta, gamma = rng.standard_normal((1, 2, 1)), rng.standard_normal((1, 2, 1))
+    mean, var = rng.standard_normal((1, 2, 1)), rng.uniform(0.5, 2.0, (1, 2, 1))
+
+    def bn(r: Any, batch_stat: bool) -> Any:
+        return F.batch_normalization(r, beta, gamma, mean.copy(), var.copy(), batch_stat=batch_stat)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(lambda r: bn(r, False))(x)
+    np.testing.assert_allclose(y.d, (x - mean) / np.sqrt(var + 1e-5) * gamma + beta, rtol=1e-12)
+    with pytest.warns(UserWarning, match=r"batch_normalization\(\) .* cannot batch batch stat"):
+        y = ghf.vmap(lambda r: bn(r, True))(x)
+    m = x.mean(axis=(1, 3), keepdims=True)
+    v = x.var(axis=(1, 3), keepdims=True)
+    np.testing.assert_allclose(y.d, (x - m) / np.sqrt(v + 1e-5) * gamma + beta, rtol=1e-10)
