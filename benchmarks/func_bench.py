@@ -13,7 +13,9 @@ suite. Three measurements (``--what``):
   parameters, ``gradhub.func.jvp`` (native JVP rules) against two reverse passes and against
   ``torch.func.jvp``;
 * ``hessian``: the full Hessian of a 203-parameter MLP (6-20-3, tanh, squared error, batch 32),
-  ``gradhub.func.hessian`` against ``torch.func.hessian``.
+  ``gradhub.func.hessian`` (the basis vectors pushed at once through ``vmap``) against the same
+  with ``chunk_size=1`` (one forward-mode pass per parameter: how it was computed before
+  2026-11-25) and against ``torch.func.hessian``.
 
 Each result is checked against the reference (the loop, or PyTorch), then the medians and the
 ratios are printed::
@@ -175,7 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         hxv, hyv = gh.Variable(hx, need_grad=False), gh.Variable(hy, need_grad=False)
         gfun = ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv))
-        res = {"gradhub hessian": _time(lambda: gfun(theta).d, args.repeat)}
+        gloop = ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv), chunk_size=1)
+        np.testing.assert_allclose(gfun(theta).d, gloop(theta).d, rtol=1e-12, atol=1e-12)
+        res = {
+            "gradhub hessian": _time(lambda: gfun(theta).d, args.repeat),
+            "gradhub, chunk_size=1": _time(lambda: gloop(theta).d, args.repeat),
+        }
         if torch is not None:
             hxt, hyt = torch.from_numpy(hx), torch.from_numpy(hy)
             tfun = tf.hessian(lambda th: hloss(th, torch.tanh, hxt, hyt))

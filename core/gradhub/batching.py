@@ -55,6 +55,27 @@ LEVELS: list[tuple[int, int]] = []
 _ids = itertools.count(1)
 #: functions whose loop fallback has been warned about
 _warned: set[tuple[str, str]] = set()
+#: while positive, the loop fallback raises :class:`LoopRefused` instead of looping (set by
+#: :func:`refuse_loop`; gradhub.func's Jacobians then take their own loop over basis vectors)
+_refusing = 0
+
+
+class LoopRefused(Exception):
+    """Raised by the loop fallback inside :func:`refuse_loop`: a function on the path has no
+    batching rule (or its rule cannot batch the case)."""
+
+
+class refuse_loop:
+    """A context in which the loop fallback raises :class:`LoopRefused` (quietly: no warning)
+    instead of running a function once per batch element; contexts nest."""
+
+    def __enter__(self) -> None:
+        global _refusing
+        _refusing += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        global _refusing
+        _refusing -= 1
 
 
 class BatchedVariable(Variable):
@@ -199,6 +220,8 @@ def _loop(
     fdef: Any, args: list[Any], dims: list[int | None], attrs: dict[str, Any], size: int, why: str
 ) -> tuple[Any, Any]:
     """The loop fallback: ``fdef`` once per batch element, the results stacked."""
+    if _refusing:
+        raise LoopRefused(f"{fdef.snake}() ({fdef.name}) {why}")
     if (fdef.name, why) not in _warned:
         _warned.add((fdef.name, why))
         warnings.warn(

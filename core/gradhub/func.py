@@ -134,10 +134,12 @@ def _argnums(argnums: Any, nargs: int, fname: str) -> tuple[tuple[int, ...], boo
 
 
 def _prepare(
-    args: tuple[Any, ...], idx: tuple[int, ...], fname: str
+    args: tuple[Any, ...], idx: tuple[int, ...], fname: str, connect: bool | None = None
 ) -> tuple[list[Any], list[Variable]]:
-    """The arguments with those at ``idx`` replaced by primals, and the primals."""
-    connect = is_recording()
+    """The arguments with those at ``idx`` replaced by primals, and the primals (connected to
+    the caller's Variables when ``connect``, by default when recording)."""
+    if connect is None:
+        connect = is_recording()
     new = list(args)
     xs = []
     for i in idx:
@@ -308,6 +310,144 @@ def _jac_fwd(outs: list[Variable], xs: list[Variable]) -> list[list[Variable]]:
     return result
 
 
+def _chunk_size(chunk_size: Any, fname: str) -> int | None:
+    if chunk_size is None:
+        return None
+    if (
+        not isinstance(chunk_size, (int, np.integer))
+        or isinstance(chunk_size, bool)
+        or chunk_size < 1
+    ):
+        raise ValueError(f"{fname}: chunk_size must be None or a positive int, got {chunk_size!r}")
+    return int(chunk_size)
+
+
+def _vectorize(outs: list[Variable], xs: list[Variable], chunk_size: int | None, n: int) -> bool:
+    """Whether a Jacobian with ``n`` basis vectors goes through ``vmap``: not with
+    ``chunk_size=1`` (the loop over basis vectors), one basis vector, or an empty Jacobian."""
+    return chunk_size != 1 and n > 1 and all(v.size > 0 for v in (*outs, *xs))
+
+
+def _basis(likes: list[Variable], chunk_size: int | None) -> list[list[Any]]:
+    """The standard basis of ``likes`` flattened and joined, in chunks of at most ``chunk_size``
+    vectors: per chunk, one array per entry of ``likes``, of shape ``(rows, *like.shape)``."""
+    total = sum(v.size for v in likes)
+    step = total if chunk_size is None else chunk_size
+    chunks = []
+    for a in range(0, total, step):
+        b = min(total, a + step)
+        parts = []
+        off = 0
+        for v in likes:
+            xp = v.device.xp
+            e = xp.zeros((b - a, v.size), dtype=v.dtype)
+            lo, hi = max(a, off), min(b, off + v.size)
+            if lo < hi:
+                r = xp.arange(lo, hi)
+                e[r - a, r - off] = 1
+            parts.append(e.reshape((b - a, *v.shape)))
+            off += v.size
+        chunks.append(parts)
+    return chunks
+
+
+def _rerun(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    idx: tuple[int, ...],
+    connect: bool,
+    has_aux: bool,
+    fname: str,
+) -> tuple[list[Variable], list[Variable]]:
+    """``f`` called again on fresh primals (inside ``vmap``: lifted to the basis level), its
+    outputs and the primals."""
+    new, xs = _prepare(args, idx, fname, connect)
+    out, _ = _split_aux(f(*new, **kwargs), has_aux, fname)
+    outs, _ = _outputs(out, fname)
+    return outs, xs
+
+
+def _jac_rev_vmap(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    idx: tuple[int, ...],
+    connect: bool,
+    has_aux: bool,
+    outs: list[Variable],
+    xs: list[Variable],
+    chunk_size: int | None,
+) -> list[list[Variable]] | None:
+    """:func:`_jac_rev` with all the cotangents of a chunk at once: ``vmap`` over the standard
+    basis of the outputs of a function that runs ``f`` and one reverse pass (as
+    ``torch.func.jacrev``); ``None`` where a function on the path has no batching rule."""
+
+    def rows(*seeds: Variable) -> tuple[Variable, ...]:
+        outs2, xs2 = _rerun(f, args, kwargs, idx, connect, has_aux, "jacrev")
+        gs = _engine_grad(outs2, xs2, list(seeds))
+        return tuple(_zeros(x.shape, x) if g is None else g for g, x in zip(gs, xs2))
+
+    try:
+        with batching.refuse_loop():
+            parts = [vmap(rows)(*basis) for basis in _basis(outs, chunk_size)]
+    except batching.LoopRefused:
+        return None
+    result = []
+    off = 0
+    for o in outs:
+        row = []
+        for j, x in enumerate(xs):
+            g = _concat([p[j] for p in parts], 0)
+            if len(outs) > 1:
+                g = call("GetItem", g, key=slice(off, off + o.size))
+            row.append(call("Reshape", g, shape=(*o.shape, *x.shape)))
+        result.append(row)
+        off += o.size
+    return result
+
+
+def _jac_fwd_vmap(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    idx: tuple[int, ...],
+    connect: bool,
+    has_aux: bool,
+    outs: list[Variable],
+    xs: list[Variable],
+    chunk_size: int | None,
+) -> list[list[Variable]] | None:
+    """:func:`_jac_fwd` with all the tangents of a chunk at once: ``vmap`` over the standard
+    basis of the inputs of a function that runs ``f`` and one forward-mode pass (as
+    ``torch.func.jacfwd``), the basis axis placed last; ``None`` where a function on the path
+    has no batching rule."""
+
+    def cols(*tangents: Variable) -> tuple[Variable, ...]:
+        outs2, xs2 = _rerun(f, args, kwargs, idx, connect, has_aux, "jacfwd")
+        ts = _jvp(outs2, xs2, list(tangents))
+        return tuple(_zeros(o.shape, o) if t is None else t for t, o in zip(ts, outs2))
+
+    try:
+        with batching.refuse_loop():
+            parts = [vmap(cols, out_axes=-1)(*basis) for basis in _basis(xs, chunk_size)]
+    except batching.LoopRefused:
+        return None
+    result = []
+    for k, o in enumerate(outs):
+        c = _concat([p[k] for p in parts], o.ndim)
+        row = []
+        off = 0
+        for x in xs:
+            g = c
+            if len(xs) > 1:
+                g = call("GetItem", c, key=(*(slice(None),) * o.ndim, slice(off, off + x.size)))
+            row.append(call("Reshape", g, shape=(*o.shape, *x.shape)))
+            off += x.size
+        result.append(row)
+    return result
+
+
 def _structure(jac: list[list[Variable]], out_tuple: bool, single: bool) -> Any:
     per_out = [row[0] if single else tuple(row) for row in jac]
     return tuple(per_out) if out_tuple else per_out[0]
@@ -437,13 +577,28 @@ def grad(
 
 
 def jacrev(
-    f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | tuple[int, ...] = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
 ) -> Callable[..., Any]:
-    """A function returning the Jacobian of ``f`` by reverse mode (one pass per output element):
-    ``J[i..., j...] = d out[i...] / d x[j...]``, of shape ``out.shape + x.shape``.
+    """A function returning the Jacobian of ``f`` by reverse mode (one vector-Jacobian product
+    per output element): ``J[i..., j...] = d out[i...] / d x[j...]``, of shape
+    ``out.shape + x.shape``.
 
     For a tuple output, a tuple (one per output); for a tuple ``argnums``, each entry is a tuple
     in ``argnums`` order (``jac[output][argument]``, as ``torch.func``).
+
+    As ``torch.func.jacrev``, the cotangents (the standard basis of the outputs) are pushed all
+    at once: :func:`vmap` over the basis of a function that runs ``f`` and one reverse pass, so
+    each function runs once through its batching rule. ``chunk_size`` bounds how many basis
+    vectors go in one ``vmap`` (``None``: all at once; less memory, more passes);
+    ``chunk_size=1`` is one reverse pass per output element, without ``vmap`` (for an ``f`` that
+    cannot run inside ``vmap``, such as one reading ``.d``). Where a function on the path has no
+    batching rule, the Jacobian is computed by that loop over basis vectors instead (quietly:
+    no warning; the results are the same). With more than one output element, ``f`` is called
+    twice (once as given, once inside ``vmap``).
 
     Example::
 
@@ -455,13 +610,19 @@ def jacrev(
                [5., 6.]])
     """
 
+    chunk = _chunk_size(chunk_size, "jacrev")
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         idx, single = _argnums(argnums, len(args), "jacrev")
-        new, xs = _prepare(args, idx, "jacrev")
+        connect = is_recording()
+        new, xs = _prepare(args, idx, "jacrev", connect)
         with set_recording(True):
             out, aux = _split_aux(f(*new, **kwargs), has_aux, "jacrev")
             outs, is_tuple = _outputs(out, "jacrev")
-            jac = _structure(_jac_rev(outs, xs), is_tuple, single)
+            rows = None
+            if _vectorize(outs, xs, chunk, sum(o.size for o in outs)):
+                rows = _jac_rev_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
+            jac = _structure(_jac_rev(outs, xs) if rows is None else rows, is_tuple, single)
         return (jac, aux) if has_aux else jac
 
     return _wrap(f, wrapper, "Jacobian (reverse mode)")
@@ -573,10 +734,21 @@ def _jvp_transposed(outs: list[Variable], xs: list[Variable], vs: list[Variable]
 
 
 def jacfwd(
-    f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | tuple[int, ...] = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
 ) -> Callable[..., Any]:
     """A function returning the Jacobian of ``f`` by forward mode (one directional derivative per
     input element), shaped and structured as :func:`jacrev`'s.
+
+    As ``torch.func.jacfwd``, the tangents (the standard basis of the inputs ``argnums``,
+    joined) are pushed all at once: :func:`vmap` over the basis of a function that runs ``f``
+    and one forward-mode pass. ``chunk_size`` bounds how many go in one ``vmap`` (``None``: all
+    at once); ``chunk_size=1`` is one forward pass per input element without ``vmap``, which is
+    also taken, quietly, where a function on the path has no batching rule (see
+    :func:`jacrev`).
 
     Example::
 
@@ -586,21 +758,31 @@ def jacfwd(
                [0., 6.]])
     """
 
+    chunk = _chunk_size(chunk_size, "jacfwd")
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         idx, single = _argnums(argnums, len(args), "jacfwd")
-        new, xs = _prepare(args, idx, "jacfwd")
+        connect = is_recording()
+        new, xs = _prepare(args, idx, "jacfwd", connect)
         with set_recording(True):
             out, aux = _split_aux(f(*new, **kwargs), has_aux, "jacfwd")
             outs, is_tuple = _outputs(out, "jacfwd")
-            jac = _structure(_jac_fwd(outs, xs), is_tuple, single)
+            cols = None
+            if _vectorize(outs, xs, chunk, sum(x.size for x in xs)):
+                cols = _jac_fwd_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
+            jac = _structure(_jac_fwd(outs, xs) if cols is None else cols, is_tuple, single)
         return (jac, aux) if has_aux else jac
 
     return _wrap(f, wrapper, "Jacobian (forward mode)")
 
 
-def hessian(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> Callable[..., Any]:
+def hessian(
+    f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, chunk_size: int | None = None
+) -> Callable[..., Any]:
     """A function returning the Hessian of the scalar-valued ``f``: ``jacfwd(jacrev(f))``, of
     shape ``x.shape + x.shape`` (for a tuple ``argnums``, ``H[i][j]`` for the arguments ``i, j``).
+    The forward-mode tangents are pushed through the gradient's graph all at once by ``vmap``
+    (``chunk_size`` at a time, as in :func:`jacfwd`; an addition to ``torch.func.hessian``).
 
     .. math:: H_{ij} = \\frac{\\partial^2 f}{\\partial x_i \\partial x_j}
 
@@ -611,7 +793,9 @@ def hessian(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> Callab
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
-    return _wrap(f, jacfwd(jacrev(f, argnums), argnums), "Hessian")
+    chunk = _chunk_size(chunk_size, "hessian")
+    inner = jacrev(f, argnums, chunk_size=chunk)
+    return _wrap(f, jacfwd(inner, argnums, chunk_size=chunk), "Hessian")
 
 
 def _hessian_product(
