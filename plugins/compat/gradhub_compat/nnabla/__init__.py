@@ -78,6 +78,8 @@ _SUBMODULES = (
     "ext_utils",
     "parameter",
     "solvers",
+    "initializer",
+    "testing",
 )
 
 
