@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from gradhub.variable import Variable as NativeVariable
 
 from .._common import adopt, call_native, install_operators
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
+from ._hooks import visit as _visit
 from ._layer_functions import SET_ITEM, set_item
 
 _FLOAT = np.float32
@@ -460,6 +461,23 @@ class Variable(NativeVariable):
         ``info.type_name``, ``info.args``, ``inputs`` and ``outputs``."""
         node = self._creator
         return None if node is None else FunctionView(node)
+
+    def visit(self, f: Callable[[Any], Any]) -> None:
+        """Call ``f`` with each function of the graph producing this Variable, producers first,
+        as nnabla's ``visit``; ``f`` receives the view ``parent`` gives (``f.name``,
+        ``f.info.type_name``, ``f.inputs``, ``f.outputs``). Names given to ``f.outputs[k]``
+        are kept with the graph.
+
+        Example::
+
+            >>> import gradhub_compat.nnabla as nn
+            >>> import gradhub_compat.nnabla.functions as F
+            >>> y = F.relu(nn.Variable((2,)) * 2)
+            >>> y.visit(lambda f: print(f.name))
+            MulScalar
+            ReLU
+        """
+        _visit(self, f)
 
     def reset_shape(self, shape: Any, force: bool = False) -> None:
         """Give the Variable ``shape``: new float32 zeros when it differs (``force`` is
