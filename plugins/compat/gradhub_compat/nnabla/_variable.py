@@ -462,6 +462,39 @@ class Variable(NativeVariable):
         node = self._creator
         return None if node is None else FunctionView(node)
 
+    def rewire_on(self, var: Any) -> None:
+        """nnabla's ``rewire_on`` (put the graph consuming this Variable on top of ``var``'s) is
+        not supported: a gradhub graph records its leaves in the functions that consume them and
+        keeps no list of those consumers. Raises ``NotImplementedError``; build the second graph
+        on ``var`` directly instead (see docs/migration-nnabla.md)."""
+        raise NotImplementedError(
+            "nnabla Variable.rewire_on is not supported by gradhub_compat.nnabla (a graph keeps "
+            "no list of a Variable's consumers); build the graph on the other Variable directly "
+            "(see docs/migration-nnabla.md, 'Differences and limits')"
+        )
+
+    @property
+    def function_references(self) -> Any:
+        """nnabla's ``function_references`` (the functions consuming this Variable) is not
+        supported: a gradhub graph keeps no list of a Variable's consumers. Raises
+        ``NotImplementedError`` (see docs/migration-nnabla.md)."""
+        raise NotImplementedError(
+            "nnabla Variable.function_references is not supported by gradhub_compat.nnabla (a "
+            "graph keeps no list of a Variable's consumers; see docs/migration-nnabla.md, "
+            "'Differences and limits')"
+        )
+
+    def clear_all_graph_links(self) -> None:
+        """nnabla's ``clear_all_graph_links`` (cut the graph so that the Variables of it become
+        leaves, for truncated BPTT) is not supported: the functions consuming those Variables
+        would still reach through them. Raises ``NotImplementedError``; start the next segment
+        from ``h.get_unlinked_variable()`` instead (see docs/migration-nnabla.md)."""
+        raise NotImplementedError(
+            "nnabla Variable.clear_all_graph_links is not supported by gradhub_compat.nnabla; "
+            "start the next truncated-BPTT segment from h.get_unlinked_variable() (see "
+            "docs/migration-nnabla.md, 'Differences and limits')"
+        )
+
     def visit(self, f: Callable[[Any], Any]) -> None:
         """Call ``f`` with each function of the graph producing this Variable, producers first,
         as nnabla's ``visit``; ``f`` receives the view ``parent`` gives (``f.name``,

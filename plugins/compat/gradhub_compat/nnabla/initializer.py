@@ -15,6 +15,7 @@ Example::
     >>> nn.get_parameters()["affine/W"].d
     array([[1.],
            [1.]], dtype=float32)
+    >>> nn.clear_parameters()
     >>> I.calc_normal_std_he_forward(2, 4, kernel=(3, 3))  # sqrt(2 / (9 * 2))
     0.3333333333333333
 """
