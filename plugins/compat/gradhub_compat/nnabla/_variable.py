@@ -99,7 +99,7 @@ class NdArray:
         array([3., 3.], dtype=float32)
     """
 
-    __slots__ = ("_arr", "_var", "_which")
+    __slots__ = ("_arr", "_cleared", "_var", "_which")
 
     def __init__(self, shape: Iterable[int] | int = ()) -> None:
         dev = context_device()
@@ -107,6 +107,7 @@ class NdArray:
             self._arr = dev.xp.zeros(_shape_tuple(shape, "nnabla NdArray"), dtype=_FLOAT)
         self._var: Any = None
         self._which = ""
+        self._cleared = False
 
     @classmethod
     def _view(cls, var: Variable, which: str) -> NdArray:
@@ -115,6 +116,7 @@ class NdArray:
         nd._arr = None
         nd._var = var
         nd._which = which
+        nd._cleared = False
         return nd
 
     @classmethod
@@ -124,6 +126,7 @@ class NdArray:
         nd._arr = arr
         nd._var = None
         nd._which = ""
+        nd._cleared = False
         return nd
 
     @classmethod
@@ -140,12 +143,14 @@ class NdArray:
     def data(self) -> Any:
         """The array (assignable: a standalone NdArray takes the value's array and dtype; a
         Variable's buffer takes the value copied in, broadcasting scalars)."""
+        self._cleared = False
         if self._var is None:
             return self._arr
         return getattr(self._var, self._which)
 
     @data.setter
     def data(self, value: Any) -> None:
+        self._cleared = False
         if self._var is None:
             value = _raw(value)
             arr = self._device().asarray(value) if not _scalar(value) else None
@@ -185,16 +190,31 @@ class NdArray:
         """Set every element to 0."""
         self.fill(0)
 
+    def clear(self) -> None:
+        """Release the array's memory, as nnabla's ``clear``: its contents are undefined until it
+        is written again (gradhub keeps the buffer; ``clear_called`` tells it was called)."""
+        self._cleared = True
+
+    @property
+    def clear_called(self) -> bool:
+        """Whether :meth:`clear` was called since the array was last accessed or written
+        (``.data``, ``fill``, ``zero``, ``copy_from``, ``cast``), as nnabla's."""
+        return self._cleared
+
     def fill(self, value: float) -> None:
         """Set every element to ``value``."""
+        self._cleared = False
         if self._var is None:
             self._arr[...] = value
             return
         setattr(self._var, self._which, value)
 
-    def copy_from(self, arr: Any) -> None:
-        """Copy the values of ``arr`` (an NdArray or an array of the same size) into this one,
-        in this one's dtype."""
+    def copy_from(self, arr: Any, use_current_context: bool = True) -> None:
+        """Copy the values of ``arr`` (an NdArray or an array of the same size) into this one.
+        A standalone NdArray takes ``arr``'s dtype (nnabla 1.39 does, whatever
+        ``use_current_context``, which is accepted and ignored: gradhub has one device per
+        array); a Variable's buffer keeps the Variable's dtype."""
+        self._cleared = False
         src = _raw(arr)
         if tuple(getattr(src, "shape", ())) != self.shape:
             if int(np.prod(getattr(src, "shape", ()))) != self.size:
@@ -204,12 +224,16 @@ class NdArray:
                 )
             src = src.reshape(self.shape)
         if self._var is None:
+            src_dtype = getattr(src, "dtype", None)
+            if src_dtype is not None and src_dtype != self._arr.dtype:
+                self._arr = self._arr.astype(src_dtype)
             self._arr[...] = src
             return
         setattr(self._var, self._which, src)
 
     def cast(self, dtype: Any, ctx: Any = None) -> Any:
         """The array converted to ``dtype`` (kept in this NdArray), as nnabla's ``cast``."""
+        self._cleared = False
         arr = self.data
         if arr.dtype != np.dtype(dtype):
             arr = arr.astype(dtype)
