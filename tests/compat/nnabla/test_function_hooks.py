@@ -84,3 +84,36 @@ def test_a_hook_that_raises_stops_the_pass() -> None:
         z.backward(function_pre_hook=boom)
     z.backward()  # the graph's rules are restored
     np.testing.assert_array_equal(x.g, [2.0, 0.0, 2.0])
+
+
+def test_backward_post_hook_sees_the_gradient_accumulated_into_the_inputs():
+    # nnabla 1.39 (and its test_graph.py::test_function_hook): after the backward of a function,
+    # its inputs' .g hold the gradient accumulated so far (a leaf's includes its .g before the
+    # pass); here [('MulScalar', h.g 0.5), ('AddScalar', x.g 1 + 0.5)], then x.g = 1.5
+    x = nn.Variable.from_numpy_array(np.zeros((2,), np.float32)).apply(need_grad=True)
+    x.g = 1.0
+    h = x + 2
+    y = h * 0.5
+    y.forward()
+    log = []
+    y.backward(function_post_hook=lambda f: log.append((f.info.type_name, f.inputs[0].g.tolist())))
+    assert log == [("MulScalar", [0.5, 0.5]), ("AddScalar", [1.5, 1.5])]
+    assert x.g.tolist() == [1.5, 1.5]
+    assert h.g.tolist() == [0.5, 0.5]
+
+
+def test_backward_post_hook_sums_the_gradients_of_several_consumers():
+    # nnabla 1.39: y = h * 0.5 + h * 2 gives, after both MulScalar backwards, h.g = 2.5 and
+    # then x.g = 1 + 2.5 (the order of the two MulScalar differs: see the migration page)
+    x = nn.Variable.from_numpy_array(np.zeros((2,), np.float32)).apply(need_grad=True)
+    x.g = 1.0
+    h = x + 2
+    y = h * 0.5 + h * 2
+    log = []
+    y.backward(function_post_hook=lambda f: log.append((f.info.type_name, f.inputs[0].g.tolist())))
+    assert log[0] == ("Add2", [1.0, 1.0])
+    # the first consumer's backward shows its own share: 0.5 (nnabla runs h * 0.5 first) or 2
+    assert log[1] in [("MulScalar", [0.5, 0.5]), ("MulScalar", [2.0, 2.0])]
+    assert log[2] == ("MulScalar", [2.5, 2.5])
+    assert log[3] == ("AddScalar", [3.5, 3.5])
+    assert x.g.tolist() == [3.5, 3.5]

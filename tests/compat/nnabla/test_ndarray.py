@@ -77,3 +77,34 @@ def test_variable_data_and_grad_are_ndarrays_over_its_buffers() -> None:
     np.testing.assert_array_equal(x.g, np.full((2, 3), 3.0))
     x.grad += x.grad
     np.testing.assert_array_equal(x.g, np.full((2, 3), 6.0))
+
+
+def test_copy_from_takes_the_source_dtype_as_nnabla() -> None:
+    # nnabla 1.39: a float32 NdArray copying a uint8 one becomes uint8 ([1, 2]), with
+    # use_current_context True, False or not given
+    for kwargs in ({}, {"use_current_context": False}, {"use_current_context": True}):
+        src = nn.NdArray((2,))
+        src.data = np.array([1, 2], np.uint8)
+        dst = nn.NdArray((2,))
+        dst.data = np.array([0.5, 0.5], np.float32)
+        dst.copy_from(src, **kwargs)
+        assert dst.dtype == np.uint8
+        assert dst.data.tolist() == [1, 2]
+
+
+def test_clear_and_clear_called_as_nnabla() -> None:
+    # nnabla 1.39's sequence: False, clear -> True, fill -> False, clear, zero -> False,
+    # clear, a write through .data -> False
+    a = nn.NdArray(1)
+    assert a.clear_called is False
+    a.clear()
+    assert a.clear_called is True
+    a.fill(3)
+    assert a.clear_called is False
+    a.clear()
+    a.zero()
+    assert a.clear_called is False
+    a.clear()
+    a.data[0] = -1
+    assert a.clear_called is False
+    assert a.data.tolist() == [-1.0]

@@ -47,6 +47,7 @@ from gradhub.variable import Variable as _NativeVariable
 from .._common import adopt
 from ._auto_forward import get_auto_forward as _get_auto_forward
 from ._auto_forward import set_auto_forward as _set_auto_forward
+from ._hooks import forward_with_hooks as _forward_with_hooks
 from ._parameter_files import load_parameters, save_parameters
 from ._variable import NdArray, Variable, freed_buffers_error
 from .ext_utils import NnablaContextConstructor as Context
@@ -58,6 +59,7 @@ __all__ = [
     "auto_forward",
     "clear_parameters",
     "context_scope",
+    "forward_all",
     "get_auto_forward",
     "get_current_context",
     "get_parameters",
@@ -78,6 +80,8 @@ _SUBMODULES = (
     "ext_utils",
     "parameter",
     "solvers",
+    "initializer",
+    "testing",
 )
 
 
@@ -113,6 +117,38 @@ def _grad_output(go: Any, o: Any, i: int) -> Any:
         f"nnabla.grad: grad_outputs[{i}] must be None, a scalar, an array, an NdArray or a "
         f"Variable, got {type(go).__name__}"
     )
+
+
+def forward_all(
+    variables: Any,
+    clear_buffer: bool = False,
+    clear_no_need_grad: bool = False,
+    function_pre_hook: Any = None,
+    function_post_hook: Any = None,
+) -> None:
+    """Re-execute the graphs producing several Variables at once, each function once (nnabla's
+    ``forward_all``); the hooks are called around each function as in ``Variable.forward``.
+    ``clear_buffer``/``clear_no_need_grad`` are accepted and have no effect, as in ``forward``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0]))
+        >>> h = x * 2
+        >>> y, z = h + 1, h * 3
+        >>> x.d = [3.0, 4.0]
+        >>> nn.forward_all([y, z])
+        >>> y.d, z.d
+        (array([7., 9.], dtype=float32), array([18., 24.], dtype=float32))
+    """
+    variables = list(variables)
+    for i, v in enumerate(variables):
+        if not isinstance(v, _NativeVariable):
+            raise TypeError(
+                f"nnabla.forward_all: variables[{i}] must be a Variable, got {type(v).__name__}"
+            )
+    _forward_with_hooks(variables, function_pre_hook, function_post_hook)
 
 
 def grad(

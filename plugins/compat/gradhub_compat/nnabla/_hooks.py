@@ -43,10 +43,18 @@ class FunctionInfo:
 class FunctionView:
     """A recorded function call as nnabla shows it (``y.parent``, the argument of a hook)."""
 
-    __slots__ = ("_node",)
+    __slots__ = ("_node", "_revived")
 
     def __init__(self, node: Any) -> None:
         self._node = node
+        self._revived: list[tuple[Any, int, NativeVariable]] = []
+
+    def _keep_names(self) -> None:
+        """Remember the names given to Variables this view revived (nnabla keeps every Variable
+        of a graph, so ``v.name = ...`` in a visitor or hook must outlive the call)."""
+        for node, idx, v in self._revived:
+            if v.name is not None:
+                _names.setdefault(node, {})[idx] = v.name
 
     @property
     def name(self) -> str:
@@ -75,6 +83,7 @@ class FunctionView:
             if v is None:  # an intermediate no longer referenced: a Variable for it again
                 saved = node.saved_in[i] if node.saved_in is not None else None
                 v = _revived(src, idx, saved)
+                self._revived.append((src, idx, v))
             res.append(_adopted(v, Variable))
         return res
 
@@ -90,6 +99,7 @@ class FunctionView:
             if v is None:
                 saved = node.saved_out[k] if node.saved_out is not None else None
                 v = _revived(node, k, saved)
+                self._revived.append((node, k, v))
             res.append(_adopted(v, Variable))
         return res
 
@@ -103,6 +113,10 @@ class FunctionView:
         return f"<Function {self.name}>"
 
 
+#: node -> {output index: name} of revived outputs that were given a name (see _keep_names)
+_names: weakref.WeakKeyDictionary[Any, dict[int, str]] = weakref.WeakKeyDictionary()
+
+
 def _revived(node: Any, idx: int, saved: Any) -> NativeVariable:
     """A Variable for output ``idx`` of ``node`` that nothing references any more (nnabla keeps
     every Variable of a graph): the array the graph saved, else zeros of its shape and dtype
@@ -111,6 +125,7 @@ def _revived(node: Any, idx: int, saved: Any) -> NativeVariable:
         with node.device.activate():
             saved = node.device.xp.zeros(node.out_shapes[idx], dtype=node.out_dtypes[idx])
     v = graph_variable(saved, node.need_grad and saved.dtype.kind in "fc", node, idx)
+    v.name = _names.get(node, {}).get(idx)
     outs = list(node.outputs)
     outs[idx] = weakref.ref(v)
     node.outputs = tuple(outs)
@@ -133,15 +148,28 @@ def _adopted(v: Any, cls: type) -> Any:
 
 def _call(hook: Hook | None, node: Any) -> None:
     if hook is not None:
-        hook(FunctionView(node))
+        view = FunctionView(node)
+        hook(view)
+        view._keep_names()
 
 
-def forward_with_hooks(y: NativeVariable, pre: Hook | None, post: Hook | None) -> None:
-    """Re-execute the graph producing ``y`` (as ``Variable.forward``), calling the hooks around
-    each function, producers first."""
+def visit(y: NativeVariable, f: Hook) -> None:
+    """Call ``f`` with each function of the graph producing ``y``, producers first (nnabla's
+    ``Variable.visit``)."""
     if y._creator is None:
         return
-    nodes = collect_graph([y])
+    for n in collect_graph([y]):
+        _call(f, n)
+
+
+def forward_with_hooks(y: Any, pre: Hook | None, post: Hook | None) -> None:
+    """Re-execute the graph producing ``y`` (a Variable, or a list of Variables whose graphs are
+    executed together, each function once) as ``Variable.forward``, calling the hooks around
+    each function, producers first."""
+    ys = [v for v in (y if isinstance(y, (list, tuple)) else [y]) if v._creator is not None]
+    if not ys:
+        return
+    nodes = collect_graph(ys)
     values: dict[Any, tuple[Any, ...]] = {}
     with set_recording(False):
         for n in nodes:
@@ -165,13 +193,50 @@ def forward_with_hooks(y: NativeVariable, pre: Hook | None, post: Hook | None) -
             _call(post, n)
 
 
-def _hooked_rule(node: Any, rule: Rule, pre: Hook | None, post: Hook | None) -> Rule:
+def _call_post(post: Hook | None, node: Any, res: Any, running: dict[Any, Any]) -> None:
+    """Add this function's input gradients ``res`` to the pass's running sums, then call
+    ``post`` while each input's ``.g`` shows its sum so far (a leaf's: its ``.g`` before the
+    pass plus the sum), as nnabla's post-hook sees the gradients accumulated into the inputs."""
+    grads = list(res) if isinstance(res, (list, tuple)) else [res]
+    for i, (src, idx) in enumerate(zip(node.srcs, node.idxs)):
+        if i >= len(grads) or grads[i] is None:
+            continue
+        g = grads[i]
+        if isinstance(g, NativeVariable):
+            g = g._data
+        key = (id(src), idx)
+        if key in running:
+            running[key] = running[key] + g
+        elif idx < 0 and src._grad is not None:
+            running[key] = src._grad._data + g
+        else:
+            running[key] = g
+    if post is None:
+        return
+    view = FunctionView(node)
+    shown: list[tuple[NativeVariable, Any]] = []
+    for v, src, idx in zip(view.inputs, node.srcs, node.idxs):
+        g = running.get((id(src), idx))
+        if g is not None and tuple(g.shape) == tuple(v.shape):
+            shown.append((v, v._grad))
+            v._grad = NativeVariable.leaf(g)
+    try:
+        post(view)
+        view._keep_names()
+    finally:
+        for v, old in reversed(shown):
+            v._grad = old
+
+
+def _hooked_rule(
+    node: Any, rule: Rule, pre: Hook | None, post: Hook | None, running: dict[Any, Any]
+) -> Rule:
     fn = rule.fn
 
     def hooked(*args: Any, **kwargs: Any) -> Any:
         _call(pre, node)
         res = fn(*args, **kwargs)
-        _call(post, node)
+        _call_post(post, node, res, running)
         return res
 
     fast = rule.fast
@@ -181,7 +246,7 @@ def _hooked_rule(node: Any, rule: Rule, pre: Hook | None, post: Hook | None) -> 
         def hooked_fast(*args: Any, **kwargs: Any) -> Any:
             _call(pre, node)
             res = fast(*args, **kwargs)
-            _call(post, node)
+            _call_post(post, node, res, running)
             return res
 
         if rule.fast_wants_need_grads:
@@ -207,11 +272,12 @@ def backward_hooks(y: NativeVariable, pre: Hook | None, post: Hook | None) -> An
         yield
         return
     swapped: list[tuple[Any, Rule, Rule]] = []
+    running: dict[Any, Any] = {}  # (id of an input's source, index) -> gradient so far
     for n in collect_graph([y], only_need_grad=True):
         rule = n.rule
         if rule is None or is_freed(n):
             continue
-        hooked = _hooked_rule(n, rule, pre, post)
+        hooked = _hooked_rule(n, rule, pre, post, running)
         n.rule = hooked
         swapped.append((n, rule, hooked))
     try:

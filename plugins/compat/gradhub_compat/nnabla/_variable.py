@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from gradhub.variable import Variable as NativeVariable
 
 from .._common import adopt, call_native, install_operators
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
+from ._hooks import visit as _visit
 from ._layer_functions import SET_ITEM, set_item
 
 _FLOAT = np.float32
@@ -98,7 +99,7 @@ class NdArray:
         array([3., 3.], dtype=float32)
     """
 
-    __slots__ = ("_arr", "_var", "_which")
+    __slots__ = ("_arr", "_cleared", "_var", "_which")
 
     def __init__(self, shape: Iterable[int] | int = ()) -> None:
         dev = context_device()
@@ -106,6 +107,7 @@ class NdArray:
             self._arr = dev.xp.zeros(_shape_tuple(shape, "nnabla NdArray"), dtype=_FLOAT)
         self._var: Any = None
         self._which = ""
+        self._cleared = False
 
     @classmethod
     def _view(cls, var: Variable, which: str) -> NdArray:
@@ -114,6 +116,7 @@ class NdArray:
         nd._arr = None
         nd._var = var
         nd._which = which
+        nd._cleared = False
         return nd
 
     @classmethod
@@ -123,6 +126,7 @@ class NdArray:
         nd._arr = arr
         nd._var = None
         nd._which = ""
+        nd._cleared = False
         return nd
 
     @classmethod
@@ -139,12 +143,14 @@ class NdArray:
     def data(self) -> Any:
         """The array (assignable: a standalone NdArray takes the value's array and dtype; a
         Variable's buffer takes the value copied in, broadcasting scalars)."""
+        self._cleared = False
         if self._var is None:
             return self._arr
         return getattr(self._var, self._which)
 
     @data.setter
     def data(self, value: Any) -> None:
+        self._cleared = False
         if self._var is None:
             value = _raw(value)
             arr = self._device().asarray(value) if not _scalar(value) else None
@@ -184,16 +190,31 @@ class NdArray:
         """Set every element to 0."""
         self.fill(0)
 
+    def clear(self) -> None:
+        """Release the array's memory, as nnabla's ``clear``: its contents are undefined until it
+        is written again (gradhub keeps the buffer; ``clear_called`` tells it was called)."""
+        self._cleared = True
+
+    @property
+    def clear_called(self) -> bool:
+        """Whether :meth:`clear` was called since the array was last accessed or written
+        (``.data``, ``fill``, ``zero``, ``copy_from``, ``cast``), as nnabla's."""
+        return self._cleared
+
     def fill(self, value: float) -> None:
         """Set every element to ``value``."""
+        self._cleared = False
         if self._var is None:
             self._arr[...] = value
             return
         setattr(self._var, self._which, value)
 
-    def copy_from(self, arr: Any) -> None:
-        """Copy the values of ``arr`` (an NdArray or an array of the same size) into this one,
-        in this one's dtype."""
+    def copy_from(self, arr: Any, use_current_context: bool = True) -> None:
+        """Copy the values of ``arr`` (an NdArray or an array of the same size) into this one.
+        A standalone NdArray takes ``arr``'s dtype (nnabla 1.39 does, whatever
+        ``use_current_context``, which is accepted and ignored: gradhub has one device per
+        array); a Variable's buffer keeps the Variable's dtype."""
+        self._cleared = False
         src = _raw(arr)
         if tuple(getattr(src, "shape", ())) != self.shape:
             if int(np.prod(getattr(src, "shape", ()))) != self.size:
@@ -203,12 +224,16 @@ class NdArray:
                 )
             src = src.reshape(self.shape)
         if self._var is None:
+            src_dtype = getattr(src, "dtype", None)
+            if src_dtype is not None and src_dtype != self._arr.dtype:
+                self._arr = self._arr.astype(src_dtype)
             self._arr[...] = src
             return
         setattr(self._var, self._which, src)
 
     def cast(self, dtype: Any, ctx: Any = None) -> Any:
         """The array converted to ``dtype`` (kept in this NdArray), as nnabla's ``cast``."""
+        self._cleared = False
         arr = self.data
         if arr.dtype != np.dtype(dtype):
             arr = arr.astype(dtype)
@@ -460,6 +485,56 @@ class Variable(NativeVariable):
         ``info.type_name``, ``info.args``, ``inputs`` and ``outputs``."""
         node = self._creator
         return None if node is None else FunctionView(node)
+
+    def rewire_on(self, var: Any) -> None:
+        """nnabla's ``rewire_on`` (put the graph consuming this Variable on top of ``var``'s) is
+        not supported: a gradhub graph records its leaves in the functions that consume them and
+        keeps no list of those consumers. Raises ``NotImplementedError``; build the second graph
+        on ``var`` directly instead (see docs/migration-nnabla.md)."""
+        raise NotImplementedError(
+            "nnabla Variable.rewire_on is not supported by gradhub_compat.nnabla (a graph keeps "
+            "no list of a Variable's consumers); build the graph on the other Variable directly "
+            "(see docs/migration-nnabla.md, 'Differences and limits')"
+        )
+
+    @property
+    def function_references(self) -> Any:
+        """nnabla's ``function_references`` (the functions consuming this Variable) is not
+        supported: a gradhub graph keeps no list of a Variable's consumers. Raises
+        ``NotImplementedError`` (see docs/migration-nnabla.md)."""
+        raise NotImplementedError(
+            "nnabla Variable.function_references is not supported by gradhub_compat.nnabla (a "
+            "graph keeps no list of a Variable's consumers; see docs/migration-nnabla.md, "
+            "'Differences and limits')"
+        )
+
+    def clear_all_graph_links(self) -> None:
+        """nnabla's ``clear_all_graph_links`` (cut the graph so that the Variables of it become
+        leaves, for truncated BPTT) is not supported: the functions consuming those Variables
+        would still reach through them. Raises ``NotImplementedError``; start the next segment
+        from ``h.get_unlinked_variable()`` instead (see docs/migration-nnabla.md)."""
+        raise NotImplementedError(
+            "nnabla Variable.clear_all_graph_links is not supported by gradhub_compat.nnabla; "
+            "start the next truncated-BPTT segment from h.get_unlinked_variable() (see "
+            "docs/migration-nnabla.md, 'Differences and limits')"
+        )
+
+    def visit(self, f: Callable[[Any], Any]) -> None:
+        """Call ``f`` with each function of the graph producing this Variable, producers first,
+        as nnabla's ``visit``; ``f`` receives the view ``parent`` gives (``f.name``,
+        ``f.info.type_name``, ``f.inputs``, ``f.outputs``). Names given to ``f.outputs[k]``
+        are kept with the graph.
+
+        Example::
+
+            >>> import gradhub_compat.nnabla as nn
+            >>> import gradhub_compat.nnabla.functions as F
+            >>> y = F.relu(nn.Variable((2,)) * 2)
+            >>> y.visit(lambda f: print(f.name))
+            MulScalar
+            ReLU
+        """
+        _visit(self, f)
 
     def reset_shape(self, shape: Any, force: bool = False) -> None:
         """Give the Variable ``shape``: new float32 zeros when it differs (``force`` is

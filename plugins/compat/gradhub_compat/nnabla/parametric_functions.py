@@ -100,6 +100,87 @@ def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     return wrapped
 
 
+def parametric_function_api(
+    scope_name: str | None = None, param_desc: Any = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator for user-defined parametric functions, as nnabla's: the decorated function is
+    called under ``parameter_scope(scope_name)`` (default: the function's name) and gets an
+    extra last argument ``name=None``; with ``name`` given, that scope comes under
+    ``parameter_scope(name)``. The function must take ``fix_parameters`` (as nnabla requires;
+    otherwise ``AssertionError`` naming the function). ``param_desc`` (a list of
+    ``(name, description, shape, need_grad)``) is added to the docstring.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.parametric_functions as PF
+        >>> from gradhub_compat.nnabla.parameter import get_parameter_or_create
+        >>> nn.clear_parameters()
+        >>> @PF.parametric_function_api("scale")
+        ... def scale(x, fix_parameters=False):
+        ...     return x * get_parameter_or_create("a", (1,), np.ones(1, np.float32))
+        >>> y = scale(nn.Variable((2,)), name="s1")
+        >>> list(nn.get_parameters())
+        ['s1/scale/a']
+        >>> nn.clear_parameters()
+    """
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        import functools
+        from contextlib import nullcontext
+
+        from . import parameter_scope
+
+        fname = getattr(func, "__name__", "parametric function")
+        scope = fname if scope_name is None else scope_name
+        sig = inspect.signature(func)
+        if "fix_parameters" not in sig.parameters:
+            raise AssertionError(
+                f"nnabla parametric_function_api: a parametric function must take "
+                f"`fix_parameters` as an argument. `{fname}{sig}` doesn't have it."
+            )
+        params = list(sig.parameters.values())
+        kinds = {p.kind for p in params}
+        name_kind = (
+            inspect.Parameter.KEYWORD_ONLY
+            if kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY}
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
+        extra = inspect.Parameter("name", name_kind, default=None)
+        at = next(
+            (i for i, p in enumerate(params) if p.kind == inspect.Parameter.VAR_KEYWORD),
+            len(params),
+        )
+        new_sig = sig.replace(parameters=[*params[:at], extra, *params[at:]])
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = new_sig.bind(*args, **kwargs)
+            name = bound.arguments.pop("name", None)
+            with parameter_scope(name) if name is not None else nullcontext():
+                with parameter_scope(scope):
+                    return func(*bound.args, **bound.kwargs)
+
+        del wrapper.__wrapped__  # type: ignore[attr-defined]  # show the new signature
+        wrapper.__signature__ = new_sig  # type: ignore[attr-defined]
+        if param_desc:
+            lines = [
+                f"    * {d[0]} (``need_grad={d[3]}``) : {d[1]}. (shape: ``{d[2]}``)"
+                for d in param_desc
+            ]
+            wrapper.__doc__ = (
+                (func.__doc__ or "")
+                + f"\n\nParameters registered in the scope ``{scope!r}``:\n\n"
+                + "\n".join(lines)
+            )
+        wrapper.__parametric_function_api_base__ = func  # type: ignore[attr-defined]
+        wrapper.__scope_name__ = scope  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
 def __getattr__(name: str) -> Any:
     return wrapped_attribute(__name__, _native, name, _wrappers, lambda fn: _wrap(fn, name))
 
