@@ -40,7 +40,8 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import autograd, base, ndarray, random, symbol
+from . import autograd, base, ndarray, random, symbol, test_utils
+from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
 from .ndarray import NDArray
@@ -51,6 +52,7 @@ sym = symbol
 __all__ = [
     "Context",
     "Executor",
+    "MXNetError",
     "NDArray",
     "autograd",
     "base",
@@ -64,4 +66,5 @@ __all__ = [
     "random",
     "sym",
     "symbol",
+    "test_utils",
 ]
