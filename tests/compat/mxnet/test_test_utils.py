@@ -45,3 +45,9 @@ def test_discard_stderr_restores_the_stream(capfd: pytest.CaptureFixture[str]) -
         os.write(sys.stderr.fileno(), b"hidden\n")
     os.write(sys.stderr.fileno(), b"shown\n")
     assert capfd.readouterr().err == "shown\n"
+
+
+def test_unprovided_checks_raise_not_implemented() -> None:
+    for fn in ("check_numeric_gradient", "check_symbolic_forward", "check_consistency"):
+        with pytest.raises(NotImplementedError, match=rf"mx.test_utils.{fn} .*migration-mxnet"):
+            getattr(tu, fn)(None, None)

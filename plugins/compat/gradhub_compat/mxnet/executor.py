@@ -263,7 +263,13 @@ class Executor:
                 new_args[name] = _view(arr, new)
                 if grad is not None:
                     new_grads[name] = _view(grad, new)
-        return Executor(self._symbol, self._ctx, new_args, new_grads, dict(self._reqs))
+        ex = Executor(self._symbol, self._ctx, new_args, new_grads, dict(self._reqs))
+        # as mxnet, an output that does not grow lives in this executor's output memory: the new
+        # executor's forward writes into the first elements of this one's outputs
+        for i, (old, out) in enumerate(zip(self.outputs, ex.outputs)):
+            if out.size <= old.size and out._arr.dtype == old._arr.dtype:
+                ex.outputs[i] = _view(old, out.shape)
+        return ex
 
     # -- forward ---------------------------------------------------------------------------------
     def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:

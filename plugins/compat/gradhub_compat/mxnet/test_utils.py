@@ -235,3 +235,23 @@ def rand_ndarray(
     if modifier_func is not None:
         data = modifier_func(data)
     return array(data, ctx=ctx, dtype=dt)
+
+
+def _unsupported(fn: str) -> Any:
+    def function(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"mx.test_utils.{fn} is not provided by gradhub_compat.mxnet "
+            "(docs/migration-mxnet.md); compare with assert_almost_equal, or check gradients "
+            "with gradhub.testing"
+        )
+
+    function.__name__ = function.__qualname__ = fn
+    function.__doc__ = f"mxnet's ``{fn}``: not provided; raises NotImplementedError."
+    return function
+
+
+check_numeric_gradient = _unsupported("check_numeric_gradient")
+check_symbolic_forward = _unsupported("check_symbolic_forward")
+check_symbolic_backward = _unsupported("check_symbolic_backward")
+check_consistency = _unsupported("check_consistency")
+check_speed = _unsupported("check_speed")
