@@ -16,7 +16,9 @@ unknown (0) dimensions, symbol composition (``sym(**symbols)``), ``Symbol.tojson
 ``mx.sym.load_json``/``load``, ``Executor.reshape``; ``mx.autograd`` (``record``, ``pause``,
 ``attach_grad``, ``mark_variables``, ``backward``, ``grad``) over NDArrays and the ``mx.nd``
 functions ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``sqrt``,
-``square``, ``abs``, ``sum``, ``mean``, ``dot``.
+``square``, ``abs``, ``sum``, ``mean``, ``dot``, ``FullyConnected``, ``Dropout``, ``split``;
+user-defined ``mx.autograd.Function``; ``mx.test_utils`` (``assert_almost_equal`` and mxnet's
+other comparison helpers); ``mx.MXNetError``.
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
