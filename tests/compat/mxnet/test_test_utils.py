@@ -48,6 +48,44 @@ def test_discard_stderr_restores_the_stream(capfd: pytest.CaptureFixture[str]) -
 
 
 def test_unprovided_checks_raise_not_implemented() -> None:
-    for fn in ("check_numeric_gradient", "check_symbolic_forward", "check_consistency"):
+    for fn in ("check_consistency", "check_speed"):
         with pytest.raises(NotImplementedError, match=rf"mx.test_utils.{fn} .*migration-mxnet"):
             getattr(tu, fn)(None, None)
+
+
+def _mlp_location() -> tuple[mx.sym.Symbol, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(0)
+    x = mx.sym.Variable("x")
+    net = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), act_type="tanh")
+    loc = {
+        "x": rng.random((2, 4)),
+        "fc_weight": rng.random((3, 4)) - 0.5,
+        "fc_bias": rng.random(3),
+    }
+    return net, loc
+
+
+def test_check_numeric_gradient_passes_and_catches_as_mxnet() -> None:
+    net, loc = _mlp_location()
+    tu.check_numeric_gradient(net, loc, dtype=np.float64, rtol=1e-5, atol=1e-7)
+    tu.check_numeric_gradient(net, loc, grad_nodes={"x": "add", "fc_weight": "null"})
+    # BlockGrad's gradient is 0, the finite differences are not: mxnet 1.9.1 fails it too
+    with pytest.raises(AssertionError, match=r"(?s)Items are not equal:\nError .* NUMERICAL_x="):
+        tu.check_numeric_gradient(mx.sym.BlockGrad(mx.sym.Variable("x") * 2), [np.ones((2, 2))])
+
+
+def test_check_symbolic_forward_and_backward_as_mxnet() -> None:
+    x = mx.sym.Variable("x")
+    out = tu.check_symbolic_forward(x * x + 1, {"x": np.array([1.0, 3.0])}, [np.array([2.0, 10.0])])
+    assert isinstance(out, list) and out[0].asnumpy().tolist() == [2.0, 10.0]
+    with pytest.raises(AssertionError, match=r"EXPECTED_.*=8\.00000000, FORWARD_.*=9\.00000000"):
+        tu.check_symbolic_forward(x * x, [np.array([1.0, 3.0])], [np.array([1.0, 8.0])])
+    args = ([np.array([1.0, 3.0])], [np.array([1.0, 0.5])])
+    g = tu.check_symbolic_backward(x * x, *args, [np.array([2.0, 3.0])])
+    assert sorted(g) == ["x"] and g["x"].asnumpy().tolist() == [2.0, 3.0]  # mxnet 1.9.1
+    tu.check_symbolic_backward(x * x, *args, [np.array([2.0, 3.0])], grad_req="add")
+    tu.check_symbolic_backward(x * x, *args, {"x": np.array([9.0, 9.0])}, grad_req="null")
+    with pytest.raises(AssertionError, match=r"EXPECTED_x=4\.00000000, BACKWARD_x=3\.00000000"):
+        tu.check_symbolic_backward(x * x, *args, [np.array([2.0, 4.0])])
+    with pytest.raises(ValueError, match="Symbol arguments and keys of the given location"):
+        tu.check_symbolic_forward(x * x, {"y": np.ones(2)}, [np.ones(2)])
