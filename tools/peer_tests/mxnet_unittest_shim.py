@@ -4,9 +4,12 @@ against a real mxnet, without nose or pytest.
 
     python tools/peer_tests/mxnet_unittest_shim.py DIR [--layer] [test_executor test_symbol ...]
 
-``DIR`` holds the peer's test files. With ``--layer`` the module ``mxnet`` (and ``mxnet.ndarray``,
-``mxnet.symbol``, ``mxnet.autograd``, ``mxnet.base``, ``mxnet.context``, ``mxnet.random``,
-``mxnet.test_utils``) is ``gradhub_compat.mxnet``'s; without it, the installed mxnet runs.
+``DIR`` holds the peer's test files (by default ``test_executor.py``, ``test_symbol.py``,
+``test_autograd.py``, ``test_infer_shape.py`` and ``test_operator_part.py``, the chosen tests of
+``test_operator.py`` listed in docs/migration-mxnet.md). With ``--layer`` the module
+``mxnet`` (and ``mxnet.ndarray``, ``mxnet.symbol``, ``mxnet.autograd``, ``mxnet.base``,
+``mxnet.context``, ``mxnet.random``, ``mxnet.test_utils``) is ``gradhub_compat.mxnet``'s;
+without it, the installed mxnet runs.
 The shim also provides what the test files import from outside the package: ``common``
 (``with_seed``, ``setup_module``, ``teardown``, ``assertRaises``, ``models.mlp2``/``conv``, written
 here after mxnet's ``tests/python/common``), ``nose.tools.raises``, and ``with_seed`` and
@@ -27,7 +30,7 @@ import traceback
 import types
 from typing import Any
 
-FILES = ["test_executor", "test_symbol", "test_autograd", "test_infer_shape"]
+FILES = ["test_executor", "test_symbol", "test_autograd", "test_infer_shape", "test_operator_part"]
 SUBMODULES = ("ndarray", "symbol", "autograd", "base", "context", "random", "test_utils")
 
 
