@@ -10,7 +10,8 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 ``div``, ``power``, ``maximum``, ``minimum``), ``list_arguments``,
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
 ``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``; ``mx.sym.maximum``, ``minimum``,
-``dot``, ``softmax``; ``Symbol.infer_type``, ``get_internals``, ``get_children``;
+``dot``, ``softmax``, the unary ``abs``, ``cos``, ``exp``, ``log``, ``relu``, ``sigmoid``,
+``sin``, ``sqrt``, ``square``, ``tanh``; ``Symbol.infer_type``, ``get_internals``, ``get_children``;
 ``mx.random.seed``, ``mx.nd.random.uniform``/``normal``; ``Symbol.infer_shape_partial`` and
 unknown (0) dimensions, symbol composition (``sym(**symbols)``), ``Symbol.tojson``/``save``,
 ``mx.sym.load_json``/``load``, ``Executor.reshape``; ``mx.autograd`` (``record``, ``pause``,

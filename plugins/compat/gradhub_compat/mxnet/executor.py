@@ -28,6 +28,7 @@ from .._common import call_native as _call
 from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray
+from .shapes import UNARY_OPS
 from .symbol import Symbol, _grad_reqs, _infer_types
 
 _ACTIVATIONS = {
@@ -558,6 +559,10 @@ def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariab
         return _softmax_output(node, ins[0], ins[1], losses)
     if op == "MakeLoss":
         return _make_loss(node, ins[0], losses)
+    if op in UNARY_OPS:
+        if op == "square":
+            return _call("PowScalar", ins[0], val=2.0)
+        return _call(UNARY_OPS[op], ins[0])
     if op == "BlockGrad":
         return ins[0].detach()
     if op in _SCALAR_OPS:

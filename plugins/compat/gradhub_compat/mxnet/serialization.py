@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from .base import MXNetError
+from .shapes import UNARY_OPS
 from .symbol import Symbol, Variable
 
 #: the layer's operator -> mxnet's registered operator name
@@ -87,6 +88,8 @@ _PARAMS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     ),
     "softmax": (("data",), {"axis": _INT, "temperature": _FLOAT}),
 }
+for _op in UNARY_OPS:
+    _PARAMS[_op] = (("data",), {})
 for _op in (
     "broadcast_add",
     "broadcast_sub",

@@ -32,7 +32,21 @@ if TYPE_CHECKING:
 Shape = tuple[int, ...] | None
 
 #: operators whose output has the shape of their (only) input, and back
-_SAME_SHAPE = ("Activation", "MakeLoss", "BlockGrad", "softmax")
+#: mxnet's unary elementwise operators (``mx.sym.abs``...) and the gradhub functions computing
+#: them (``square`` is ``x ** 2``)
+UNARY_OPS = {
+    "abs": "Abs",
+    "cos": "Cos",
+    "exp": "Exp",
+    "log": "Log",
+    "relu": "ReLU",
+    "sigmoid": "Sigmoid",
+    "sin": "Sin",
+    "sqrt": "Sqrt",
+    "square": "PowScalar",
+    "tanh": "Tanh",
+}
+_SAME_SHAPE = ("Activation", "MakeLoss", "BlockGrad", "softmax", *UNARY_OPS)
 
 
 class _Conflict(Exception):

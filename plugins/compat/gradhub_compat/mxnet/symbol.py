@@ -38,6 +38,7 @@ __all__ = [
     "SoftmaxOutput",
     "Symbol",
     "Variable",
+    "abs",
     "broadcast_add",
     "broadcast_div",
     "broadcast_maximum",
@@ -47,16 +48,25 @@ __all__ = [
     "broadcast_plus",
     "broadcast_power",
     "broadcast_sub",
+    "cos",
     "dot",
     "elemwise_add",
     "elemwise_div",
     "elemwise_mul",
     "elemwise_sub",
+    "exp",
     "load",
     "load_json",
+    "log",
     "maximum",
     "minimum",
+    "relu",
+    "sigmoid",
+    "sin",
     "softmax",
+    "sqrt",
+    "square",
+    "tanh",
     "var",
 ]
 
@@ -911,6 +921,31 @@ def BlockGrad(data: Symbol | None = None, name: str | None = None, **kwargs: Any
     """``data`` unchanged, stopping the gradient (nothing flows back through it)."""
     data = _data_arg("BlockGrad", data)
     return Symbol("BlockGrad", name or _auto_name("blockgrad"), [data])
+
+
+def _unary_op(op: str, formula: str) -> Callable[..., Symbol]:
+    def function(data: Symbol | None = None, name: str | None = None, **kwargs: Any) -> Symbol:
+        return Symbol(op, name or _auto_name(op), [_data_arg(op, data)])
+
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = (
+        f"mxnet's ``{op}``: ``{formula}`` elementwise; the output has the shape and dtype of "
+        f"``data``.\n\nExample::\n\n    >>> import gradhub_compat.mxnet as mx\n"
+        f"    >>> mx.sym.{op}(mx.sym.Variable('x')).infer_shape(x=(2, 3))[1]\n    [(2, 3)]\n"
+    )
+    return _layer(op, ("data",), ("data",))(function)
+
+
+abs = _unary_op("abs", "|x|")
+cos = _unary_op("cos", "cos(x)")
+exp = _unary_op("exp", "e^x")
+log = _unary_op("log", "ln(x)")
+relu = _unary_op("relu", "max(x, 0)")
+sigmoid = _unary_op("sigmoid", "1 / (1 + e^-x)")
+sin = _unary_op("sin", "sin(x)")
+sqrt = _unary_op("sqrt", "x^(1/2)")
+square = _unary_op("square", "x^2")
+tanh = _unary_op("tanh", "tanh(x)")
 
 
 def Group(symbols: Sequence[Symbol]) -> Symbol:
