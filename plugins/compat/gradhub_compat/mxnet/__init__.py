@@ -11,7 +11,8 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
 ``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``; ``mx.sym.maximum``, ``minimum``,
 ``dot``, ``softmax``, the unary ``abs``, ``cos``, ``exp``, ``log``, ``relu``, ``sigmoid``,
-``sin``, ``sqrt``, ``square``, ``tanh``; ``Symbol.infer_type``, ``get_internals``, ``get_children``;
+``sin``, ``sqrt``, ``square``, ``tanh`` and ``sum``, ``mean``; ``Symbol.infer_type``,
+``get_internals``, ``get_children``;
 ``mx.random.seed``, ``mx.nd.random.uniform``/``normal``; ``Symbol.infer_shape_partial`` and
 unknown (0) dimensions, symbol composition (``sym(**symbols)``), ``Symbol.tojson``/``save``,
 ``mx.sym.load_json``/``load``, ``Executor.reshape``; ``mx.autograd`` (``record``, ``pause``,

@@ -559,6 +559,11 @@ def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariab
         return _softmax_output(node, ins[0], ins[1], losses)
     if op == "MakeLoss":
         return _make_loss(node, ins[0], losses)
+    if op in ("sum", "mean"):
+        a = node._attrs
+        axis = None if a["axis"] is None else tuple(d % ins[0].ndim for d in a["axis"])
+        r = _call("Sum" if op == "sum" else "Mean", ins[0], axis=axis, keepdims=a["keepdims"])
+        return r if r.ndim else _call("Reshape", r, shape=(1,))
     if op in UNARY_OPS:
         if op == "square":
             return _call("PowScalar", ins[0], val=2.0)
