@@ -88,3 +88,24 @@ def test_errors() -> None:
         ex.reshape(zz=(2, 3))
     with pytest.raises(TypeError, match="the shape of 'data' must be a tuple"):
         ex.reshape(data=4)
+
+
+def test_reshaped_executor_writes_its_outputs_into_the_original_ones_as_mxnet() -> None:
+    y = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=2, name="fc")
+    exe = y.simple_bind(mx.cpu(), x=(4, 3), grad_req="null")
+    exe.arg_dict["x"][:] = 1
+    exe.arg_dict["fc_weight"][:] = 1
+    exe.arg_dict["fc_bias"][:] = 0
+    exe.forward()
+    small = exe.reshape(x=(2, 3))
+    small.arg_dict["x"][:] = 2
+    small.forward()
+    # mxnet 1.9.1: the smaller output lives in the first elements of the original output
+    assert small.outputs[0].asnumpy().tolist() == [[6.0, 6.0], [6.0, 6.0]]
+    assert exe.outputs[0].asnumpy().tolist() == [[6.0, 6.0], [6.0, 6.0], [3.0, 3.0], [3.0, 3.0]]
+    big = exe.reshape(allow_up_sizing=True, x=(6, 3))
+    big.arg_dict["x"][:] = 5
+    big.forward()
+    # a grown output is a new array: the original keeps its values (mxnet 1.9.1)
+    assert big.outputs[0].shape == (6, 2)
+    assert exe.outputs[0].asnumpy().tolist() == [[6.0, 6.0], [6.0, 6.0], [3.0, 3.0], [3.0, 3.0]]

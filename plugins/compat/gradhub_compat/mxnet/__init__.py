@@ -10,13 +10,17 @@ Supported: ``mx.sym.Variable``, ``FullyConnected``, ``Activation``, ``SoftmaxOut
 ``div``, ``power``, ``maximum``, ``minimum``), ``list_arguments``,
 ``list_outputs``, ``infer_shape``, ``bind``, ``simple_bind``; ``mx.nd.array/ones/zeros/full``;
 ``mx.cpu()``, ``mx.gpu(i)``; ``mx.base.MXNetError``; ``mx.sym.maximum``, ``minimum``,
-``dot``, ``softmax``; ``Symbol.infer_type``, ``get_internals``, ``get_children``;
+``dot``, ``softmax``, the unary ``abs``, ``cos``, ``exp``, ``log``, ``relu``, ``sigmoid``,
+``sin``, ``sqrt``, ``square``, ``tanh`` and ``sum``, ``mean``; ``Symbol.infer_type``,
+``get_internals``, ``get_children``;
 ``mx.random.seed``, ``mx.nd.random.uniform``/``normal``; ``Symbol.infer_shape_partial`` and
 unknown (0) dimensions, symbol composition (``sym(**symbols)``), ``Symbol.tojson``/``save``,
 ``mx.sym.load_json``/``load``, ``Executor.reshape``; ``mx.autograd`` (``record``, ``pause``,
 ``attach_grad``, ``mark_variables``, ``backward``, ``grad``) over NDArrays and the ``mx.nd``
 functions ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``sqrt``,
-``square``, ``abs``, ``sum``, ``mean``, ``dot``.
+``square``, ``abs``, ``sum``, ``mean``, ``dot``, ``FullyConnected``, ``Dropout``, ``split``;
+user-defined ``mx.autograd.Function``; ``mx.test_utils`` (``assert_almost_equal`` and mxnet's
+other comparison helpers); ``mx.MXNetError``.
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
@@ -40,7 +44,8 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import autograd, base, ndarray, random, symbol
+from . import autograd, base, ndarray, random, symbol, test_utils
+from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
 from .ndarray import NDArray
@@ -51,6 +56,7 @@ sym = symbol
 __all__ = [
     "Context",
     "Executor",
+    "MXNetError",
     "NDArray",
     "autograd",
     "base",
@@ -64,4 +70,5 @@ __all__ = [
     "random",
     "sym",
     "symbol",
+    "test_utils",
 ]

@@ -32,6 +32,9 @@ from typing import Any
 
 from gradhub.engine import grad as _native_grad
 from gradhub.errors import BackwardRuleError
+from gradhub.graph import apply
+from gradhub.modes import set_recording as _native_recording
+from gradhub.registry import FunctionDef, Provider, Rule
 from gradhub.variable import Variable as NativeVariable
 
 from . import _autograd_mode as _ag
@@ -329,17 +332,134 @@ def grad(
     return out
 
 
-class Function:
-    """mxnet's user-defined autograd functions (``forward``/``backward`` written by the user)
-    are not supported by the layer: creating one raises NotImplementedError. Register a gradhub
-    function with its rule instead (docs/op-plugins.md)."""
+_PROVIDER = Provider("gradhub-compat", "", "gradhub_compat.mxnet.autograd")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+
+class Function:
+    """mxnet's user-defined differentiable function: subclass it with ``forward(*inputs)`` and
+    ``backward(*output_grads)`` written on NDArrays, then call an instance on NDArrays (once per
+    instance, as mxnet). ``forward`` runs without recording; while ``mx.autograd`` records, the
+    call is one node of the graph whose gradient is ``backward`` (given one gradient per output,
+    it returns one NDArray per input); ``save_for_backward(*arrays)`` keeps arrays in
+    ``saved_tensors``. Its gradient is first order: ``autograd.grad(..., create_graph=True)``
+    through it raises.
+
+    Example (mxnet's documentation)::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> class Sigmoid(mx.autograd.Function):
+        ...     def forward(self, x):
+        ...         y = 1 / (1 + mx.nd.exp(-x))
+        ...         self.save_for_backward(y)
+        ...         return y
+        ...     def backward(self, dy):
+        ...         y, = self.saved_tensors
+        ...         return dy * y * (1 - y)
+        >>> x = mx.nd.array([0.0, 2.0])
+        >>> x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y = Sigmoid()(x)
+        >>> y.backward()
+        >>> x.grad.asnumpy().round(4)
+        array([0.25 , 0.105], dtype=float32)
+    """
+
+    def __init__(self) -> None:
+        self._used = False
+        self.saved_tensors: tuple[Any, ...] = ()
+
+    def save_for_backward(self, *args: Any) -> None:
+        """Keep ``args`` for ``backward`` in ``self.saved_tensors``."""
+        self.saved_tensors = args
+
+    def forward(self, *inputs: Any) -> Any:
+        """The outputs (an NDArray or a tuple of them) of the inputs; implement it."""
         raise NotImplementedError(
-            "mx.autograd.Function (user-defined forward/backward) is not supported by "
-            "gradhub_compat.mxnet (docs/migration-mxnet.md); register a gradhub function with "
-            "its rule instead (docs/op-plugins.md)"
+            f"{type(self).__name__}.forward: implement it (mx.autograd.Function)"
         )
+
+    def backward(self, *output_grads: Any) -> Any:
+        """One gradient NDArray per input of ``forward`` from one per output; implement it."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.backward: implement it (mx.autograd.Function)"
+        )
+
+    def __call__(self, *inputs: Any) -> Any:
+        if self._used:
+            raise AssertionError(
+                "Each Function instance can only be called once. Please create another instance."
+            )
+        self._used = True
+        for k, v in enumerate(inputs):
+            if not isinstance(v, NDArray):
+                raise TypeError(
+                    f"mx.autograd.Function {type(self).__name__}: input {k} must be an NDArray, "
+                    f"got {type(v).__name__}"
+                )
+        prev = set_recording(False)
+        try:
+            outputs = self.forward(*inputs)
+        finally:
+            set_recording(prev)
+        if not prev or not any(a._var is not None for a in inputs):
+            return outputs
+        outs = (outputs,) if isinstance(outputs, NDArray) else tuple(outputs)
+        for k, o in enumerate(outs):
+            if not isinstance(o, NDArray):
+                raise TypeError(
+                    f"mx.autograd.Function {type(self).__name__}.forward must return NDArrays, "
+                    f"output {k} is {type(o).__name__}"
+                )
+        n_in = len(inputs)
+        ctx = inputs[0].context
+
+        def run_forward(xp: Any, *arrays: Any) -> Any:
+            res = tuple(xp.asarray(o._arr) for o in outs)
+            return res[0] if len(res) == 1 else res
+
+        def run_backward(
+            gy: Sequence[Any], ins: Any, in_shapes: Any, outs_: Any, out_shapes: Any
+        ) -> list[Any]:
+            grads = [
+                NDArray(g._data, ctx) if g is not None else NDArray(o._arr * 0, ctx)
+                for g, o in zip(gy, outs)
+            ]
+            was = set_recording(False)
+            try:
+                rets = self.backward(*grads)
+            finally:
+                set_recording(was)
+            rets = (rets,) if isinstance(rets, NDArray) else tuple(rets)
+            if len(rets) != n_in:
+                raise MXNetError(
+                    f"{type(self).__name__}.backward must return exactly the same number of "
+                    f"NDArrays as the number of NDArrays arguments to forward. Expecting {n_in} "
+                    f"got {len(rets)}"
+                )
+            res: list[Any] = []
+            for r, a in zip(rets, inputs):
+                if not isinstance(r, NDArray):
+                    raise TypeError(
+                        "autograd.Function.backward must return NDArrays, not " + type(r).__name__
+                    )
+                res.append(NativeVariable.leaf(r._arr.astype(a._arr.dtype, copy=False), False))
+            return res
+
+        fdef = FunctionDef(
+            type(self).__name__,
+            run_forward,
+            _PROVIDER,
+            inputs=("*x",),
+            n_outputs=len(outs),
+            rule=Rule(run_backward, _PROVIDER, first_order_only=True),
+            doc=f"user-defined mx.autograd.Function {type(self).__name__}",
+        )
+        with _native_recording(True):
+            r = apply(fdef, [a._as_var() for a in inputs], {})
+        rs = (r,) if isinstance(r, NativeVariable) else tuple(r)
+        for o, v in zip(outs, rs):
+            o._var = v
+        return outputs
 
 
 def get_symbol(x: Any) -> Any:

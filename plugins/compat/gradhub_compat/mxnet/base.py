@@ -14,7 +14,12 @@ Example::
 
 from __future__ import annotations
 
-__all__ = ["MXNetError", "NotImplementedForSymbol"]
+import numpy as np
+
+__all__ = ["MXNetError", "NotImplementedForSymbol", "mx_real_t"]
+
+mx_real_t = np.float32
+"""mxnet's default real dtype (``numpy.float32``)."""
 
 
 class MXNetError(RuntimeError):

@@ -28,6 +28,7 @@ from .._common import call_native as _call
 from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray
+from .shapes import UNARY_OPS
 from .symbol import Symbol, _grad_reqs, _infer_types
 
 _ACTIVATIONS = {
@@ -263,7 +264,13 @@ class Executor:
                 new_args[name] = _view(arr, new)
                 if grad is not None:
                     new_grads[name] = _view(grad, new)
-        return Executor(self._symbol, self._ctx, new_args, new_grads, dict(self._reqs))
+        ex = Executor(self._symbol, self._ctx, new_args, new_grads, dict(self._reqs))
+        # as mxnet, an output that does not grow lives in this executor's output memory: the new
+        # executor's forward writes into the first elements of this one's outputs
+        for i, (old, out) in enumerate(zip(self.outputs, ex.outputs)):
+            if out.size <= old.size and out._arr.dtype == old._arr.dtype:
+                ex.outputs[i] = _view(old, out.shape)
+        return ex
 
     # -- forward ---------------------------------------------------------------------------------
     def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
@@ -552,6 +559,15 @@ def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariab
         return _softmax_output(node, ins[0], ins[1], losses)
     if op == "MakeLoss":
         return _make_loss(node, ins[0], losses)
+    if op in ("sum", "mean"):
+        a = node._attrs
+        axis = None if a["axis"] is None else tuple(d % ins[0].ndim for d in a["axis"])
+        r = _call("Sum" if op == "sum" else "Mean", ins[0], axis=axis, keepdims=a["keepdims"])
+        return r if r.ndim else _call("Reshape", r, shape=(1,))
+    if op in UNARY_OPS:
+        if op == "square":
+            return _call("PowScalar", ins[0], val=2.0)
+        return _call(UNARY_OPS[op], ins[0])
     if op == "BlockGrad":
         return ins[0].detach()
     if op in _SCALAR_OPS:

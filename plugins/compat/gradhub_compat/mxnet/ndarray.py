@@ -782,6 +782,198 @@ def dot(
     return NDArray(r._data, lhs._ctx, r if rec else None)
 
 
+def _record(
+    arrays: list[NDArray], fn: Callable[..., NativeVariable]
+) -> tuple[NativeVariable, bool]:
+    """``fn`` on the native Variables of ``arrays``, recorded when ``mx.autograd`` records and an
+    input belongs to a graph (as :func:`_apply`); returns the result and whether it was recorded."""
+    rec = (
+        _STATE.recording
+        and any(a._var is not None for a in arrays)
+        and all(a._arr.dtype.kind == "f" for a in arrays)
+    )
+    with set_recording(True) if rec else no_grad():
+        return fn(*[a._as_var() for a in arrays]), rec
+
+
+def FullyConnected(
+    data: NDArray,
+    weight: NDArray,
+    bias: NDArray | None = None,
+    num_hidden: int | None = None,
+    no_bias: bool = False,
+    flatten: bool = True,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``mx.nd.FullyConnected``: ``y = x W^T + b`` with ``W`` of shape
+    ``(num_hidden, in)``; ``flatten`` flattens ``x`` to ``(batch, -1)`` first, otherwise the last
+    axis is transformed. Recorded by ``mx.autograd``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> y = mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 3)), mx.nd.ones((4,)),
+        ...                          num_hidden=4)
+        >>> y.asnumpy()
+        array([[4., 4., 4., 4.],
+               [4., 4., 4., 4.]], dtype=float32)
+    """
+    if num_hidden is None:
+        raise MXNetError(
+            "mx.nd.FullyConnected: Required parameter num_hidden of int is not presented"
+        )
+    if out is not None:
+        raise NotImplementedError(
+            "mx.nd.FullyConnected: out= is not supported (docs/migration-mxnet.md)"
+        )
+    arrays = [data, weight] if no_bias or bias is None else [data, weight, bias]
+    for arg, v in zip(("data", "weight", "bias"), arrays):
+        if not isinstance(v, NDArray):
+            raise TypeError(
+                f"mx.nd.FullyConnected: {arg} must be an NDArray, got {type(v).__name__}"
+            )
+        if v._arr.dtype != data._arr.dtype:
+            raise _MXNetTypeError(
+                f"mx.nd.FullyConnected: {arg} has dtype {v._arr.dtype.name}, data "
+                f"{data._arr.dtype.name} (mxnet refuses mixed dtypes)"
+            )
+    nh = int(num_hidden)
+    n_in = int(math.prod(data.shape[1:])) if flatten else data.shape[-1]
+    if weight.shape != (nh, n_in):
+        raise MXNetError(
+            "mx.nd.FullyConnected: Shape inconsistent, Provided = "
+            f"[{','.join(map(str, weight.shape))}], "
+            f"inferred shape=({nh},{n_in}) (weight, for data of shape {data.shape})"
+        )
+    if len(arrays) == 3 and arrays[2].shape not in ((nh,), (nh, 1)):
+        raise MXNetError(
+            "mx.nd.FullyConnected: Shape inconsistent, Provided = "
+            f"[{','.join(map(str, arrays[2].shape))}], "
+            f"inferred shape=({nh},) (bias)"
+        )
+
+    def fc(x: NativeVariable, w: NativeVariable, b: NativeVariable | None = None) -> Any:
+        if flatten and x.ndim != 2:
+            x = _call("Reshape", x, shape=(x.shape[0], n_in))
+        if b is not None and b.ndim == 2:
+            b = _call("Reshape", b, shape=(nh,))
+        wt = _call("Transpose", w, axes=(1, 0))
+        return _call("Affine", x, wt, b, base_axis=1 if flatten else x.ndim - 1)
+
+    r, rec = _record(arrays, fc)
+    return NDArray(r._data, data._ctx, r if rec else None)
+
+
+def Dropout(
+    data: NDArray,
+    p: float = 0.5,
+    mode: str = "training",
+    axes: Any = (),
+    cudnn_off: bool = False,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``mx.nd.Dropout``: in training (``mx.autograd.is_training()``, or
+    ``mode="always"``) each element is kept with probability ``1 - p`` and scaled by
+    ``1 / (1 - p)`` (the others are 0); ``axes`` share one draw along those axes. Otherwise the
+    data pass unchanged (as mxnet, the result is still recorded, with gradient 1). The mask comes
+    from ``gradhub.random.generator()`` (``mx.random.seed``), not mxnet's generator.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.Dropout(mx.nd.ones((2, 2)), p=0.5).asnumpy()  # not training: unchanged
+        array([[1., 1.],
+               [1., 1.]], dtype=float32)
+    """
+    import gradhub.random
+
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.Dropout: data must be an NDArray, got {type(data).__name__}")
+    if mode not in ("training", "always"):
+        raise MXNetError(
+            f"mx.nd.Dropout: Invalid Input: '{mode}', valid values are: {{'always', 'training'}}"
+        )
+    if not 0.0 <= float(p) <= 1.0:
+        raise MXNetError(f"mx.nd.Dropout: p={p} must be in [0, 1]")
+    if out is not None:
+        raise NotImplementedError("mx.nd.Dropout: out= is not supported (docs/migration-mxnet.md)")
+    active = (mode == "always" or _STATE.training) and float(p) > 0.0
+    if not active:
+        r, rec = _record([data], lambda x: _call("MulScalar", x, val=1.0))
+        return NDArray(r._data, data._ctx, r if rec else None)
+    ax = (axes,) if isinstance(axes, int) else tuple(axes)
+    mshape = tuple(1 if i in {a % data.ndim for a in ax} else s for i, s in enumerate(data.shape))
+    keep = gradhub.random.generator().random(mshape) >= float(p)
+    scale = 0.0 if float(p) >= 1.0 else 1.0 / (1.0 - float(p))
+    mask = np.broadcast_to((keep * scale).astype(data._arr.dtype), data.shape)
+    xp = data._ctx.device().xp
+    m = NativeVariable.leaf(xp.asarray(np.ascontiguousarray(mask)), False)
+    r, rec = _record([data], lambda x: x * m)
+    return NDArray(r._data, data._ctx, r if rec else None)
+
+
+def split(
+    data: NDArray,
+    num_outputs: int,
+    axis: int = 1,
+    squeeze_axis: bool = False,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """mxnet's ``mx.nd.split`` (``SliceChannel``): ``num_outputs`` equal parts along ``axis``
+    (a list of NDArrays, one NDArray when ``num_outputs`` is 1); ``squeeze_axis`` drops the axis
+    (its parts must have size 1). Recorded by ``mx.autograd``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> [p.shape for p in mx.nd.split(mx.nd.ones((2, 6)), num_outputs=3)]
+        [(2, 2), (2, 2), (2, 2)]
+    """
+    if not isinstance(data, NDArray):
+        raise TypeError(f"mx.nd.split: data must be an NDArray, got {type(data).__name__}")
+    if "indices" in kwargs:
+        raise MXNetError("mx.nd.split: Cannot find argument 'indices' (mxnet 1.9.1's split)")
+    if out is not None:
+        raise NotImplementedError("mx.nd.split: out= is not supported (docs/migration-mxnet.md)")
+    n = int(num_outputs)
+    if not -data.ndim <= axis < data.ndim:
+        raise MXNetError(f"mx.nd.split: axis {axis} is out of range for data of shape {data.shape}")
+    ax = axis % data.ndim
+    size = data.shape[ax]
+    if n < 1 or size % n:
+        raise MXNetError(
+            f"mx.nd.split: You are trying to split the {ax}-th axis of input tensor with shape "
+            f"{list(data.shape)} into num_outputs={n} evenly sized chunks, but this is not "
+            f"possible because {n} does not evenly divide {size}"
+        )
+    step = size // n
+    if squeeze_axis and step != 1:
+        raise MXNetError(
+            f"mx.nd.split: squeeze_axis=True needs parts of size 1 along axis {ax}, got {step}"
+        )
+    parts = []
+    for i in range(n):
+        start = tuple(i * step if d == ax else 0 for d in range(data.ndim))
+        stop = tuple((i + 1) * step if d == ax else s for d, s in enumerate(data.shape))
+        shape = tuple(s for d, s in enumerate(data.shape) if not (squeeze_axis and d == ax))
+
+        def part(
+            x: NativeVariable, start: Any = start, stop: Any = stop, shape: Any = shape
+        ) -> Any:
+            y = _call("Slice", x, start=start, stop=stop, step=(1,) * x.ndim)
+            return _call("Reshape", y, shape=shape) if squeeze_axis else y
+
+        r, rec = _record([data], part)
+        parts.append(NDArray(r._data, data._ctx, r if rec else None))
+    return parts[0] if n == 1 else parts
+
+
 def __getattr__(name: str) -> Any:
     """``mx.nd.random``: the module :mod:`gradhub_compat.mxnet.random` (imported on first use,
     as it imports this module); ``mx.nd.uniform``/``normal`` are its functions (as mxnet)."""

@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from .base import MXNetError
+from .shapes import UNARY_OPS
 from .symbol import Symbol, Variable
 
 #: the layer's operator -> mxnet's registered operator name
@@ -57,6 +58,7 @@ _LAYER_OPS.update({"_Plus": "_Plus", "_Minus": "_Minus", "_Mul": "_Mul", "_Div":
 
 #: per operator: its inputs (in order) and its parameters with their parsers
 _BOOL, _INT, _FLOAT, _STR = "bool", "int", "float", "str"
+_AXIS = "axis"  # None, an integer or a tuple of integers
 _PARAMS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "FullyConnected": (
         ("data", "weight", "bias"),
@@ -87,6 +89,10 @@ _PARAMS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     ),
     "softmax": (("data",), {"axis": _INT, "temperature": _FLOAT}),
 }
+for _op in UNARY_OPS:
+    _PARAMS[_op] = (("data",), {})
+for _op in ("sum", "mean"):
+    _PARAMS[_op] = (("data",), {"axis": _AXIS, "keepdims": _BOOL, "exclude": _BOOL})
 for _op in (
     "broadcast_add",
     "broadcast_sub",
@@ -160,6 +166,12 @@ def _parse(node: str, key: str, text: Any, kind: str) -> Any:
         return int(t)
     elif kind == _FLOAT and _NUMBER.match(t):
         return float(t)
+    elif kind == _AXIS and t == "None":
+        return None
+    elif kind == _AXIS and re.fullmatch(r"[+-]?\d+", t):
+        return int(t)
+    elif kind == _AXIS and re.fullmatch(r"[\(\[]\s*([+-]?\d+\s*(,\s*[+-]?\d+\s*)*,?)?\s*[\)\]]", t):
+        return tuple(int(d) for d in re.findall(r"[+-]?\d+", t))
     raise _bad(f"node {node!r}: attribute {key}={text!r} is not a valid {kind}")
 
 

@@ -32,7 +32,21 @@ if TYPE_CHECKING:
 Shape = tuple[int, ...] | None
 
 #: operators whose output has the shape of their (only) input, and back
-_SAME_SHAPE = ("Activation", "MakeLoss", "BlockGrad", "softmax")
+#: mxnet's unary elementwise operators (``mx.sym.abs``...) and the gradhub functions computing
+#: them (``square`` is ``x ** 2``)
+UNARY_OPS = {
+    "abs": "Abs",
+    "cos": "Cos",
+    "exp": "Exp",
+    "log": "Log",
+    "relu": "ReLU",
+    "sigmoid": "Sigmoid",
+    "sin": "Sin",
+    "sqrt": "Sqrt",
+    "square": "PowScalar",
+    "tanh": "Tanh",
+}
+_SAME_SHAPE = ("Activation", "MakeLoss", "BlockGrad", "softmax", *UNARY_OPS)
 
 
 class _Conflict(Exception):
@@ -160,6 +174,8 @@ def _rule(inf: _Inference, node: Symbol) -> None:
         inf.assign(node, node, s)
     elif op.startswith("broadcast_"):
         _broadcast(inf, node, ins[0], ins[1])
+    elif op in ("sum", "mean"):
+        _reduce(inf, node, ins[0])
     else:  # elementwise binary operators
         _elementwise(inf, node, ins[0], ins[1], out)
 
@@ -292,3 +308,24 @@ def _elementwise(inf: _Inference, node: Symbol, x: Shape, y: Shape, out: Shape) 
         return  # the output came from broadcasting known operands
     for target in (*node._inputs, node):
         inf.assign(node, target, s)
+
+
+def _reduce(inf: _Inference, node: Symbol, x: Shape) -> None:
+    """mxnet's ReduceAxesShape: the reduced axes are dropped (kept as 1 with ``keepdims``); a
+    full reduction without ``keepdims`` has shape (1,); an axis out of range raises."""
+    if x is None:
+        return
+    axis, keep = node._attrs["axis"], node._attrs["keepdims"]
+    axes = tuple(range(len(x))) if axis is None else axis
+    bad = [a for a in axes if not -len(x) <= a < len(x)]
+    if bad:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: axis {bad[0]} exceeds the input "
+            f"dimension of {len(x)} (data shape {_tuple_text(x)})"
+        )
+    red = {a % len(x) for a in axes}
+    if keep:
+        out: tuple[int, ...] = tuple(1 if i in red else d for i, d in enumerate(x))
+    else:
+        out = tuple(d for i, d in enumerate(x) if i not in red) or (1,)
+    inf.assign(node, node, out)

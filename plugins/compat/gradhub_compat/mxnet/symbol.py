@@ -38,6 +38,7 @@ __all__ = [
     "SoftmaxOutput",
     "Symbol",
     "Variable",
+    "abs",
     "broadcast_add",
     "broadcast_div",
     "broadcast_maximum",
@@ -47,16 +48,27 @@ __all__ = [
     "broadcast_plus",
     "broadcast_power",
     "broadcast_sub",
+    "cos",
     "dot",
     "elemwise_add",
     "elemwise_div",
     "elemwise_mul",
     "elemwise_sub",
+    "exp",
     "load",
     "load_json",
+    "log",
     "maximum",
+    "mean",
     "minimum",
+    "relu",
+    "sigmoid",
+    "sin",
     "softmax",
+    "sqrt",
+    "square",
+    "sum",
+    "tanh",
     "var",
 ]
 
@@ -911,6 +923,70 @@ def BlockGrad(data: Symbol | None = None, name: str | None = None, **kwargs: Any
     """``data`` unchanged, stopping the gradient (nothing flows back through it)."""
     data = _data_arg("BlockGrad", data)
     return Symbol("BlockGrad", name or _auto_name("blockgrad"), [data])
+
+
+def _unary_op(op: str, formula: str) -> Callable[..., Symbol]:
+    def function(data: Symbol | None = None, name: str | None = None, **kwargs: Any) -> Symbol:
+        return Symbol(op, name or _auto_name(op), [_data_arg(op, data)])
+
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = (
+        f"mxnet's ``{op}``: ``{formula}`` elementwise; the output has the shape and dtype of "
+        f"``data``.\n\nExample::\n\n    >>> import gradhub_compat.mxnet as mx\n"
+        f"    >>> mx.sym.{op}(mx.sym.Variable('x')).infer_shape(x=(2, 3))[1]\n    [(2, 3)]\n"
+    )
+    return _layer(op, ("data",), ("data",))(function)
+
+
+abs = _unary_op("abs", "|x|")
+cos = _unary_op("cos", "cos(x)")
+exp = _unary_op("exp", "e^x")
+log = _unary_op("log", "ln(x)")
+relu = _unary_op("relu", "max(x, 0)")
+sigmoid = _unary_op("sigmoid", "1 / (1 + e^-x)")
+sin = _unary_op("sin", "sin(x)")
+sqrt = _unary_op("sqrt", "x^(1/2)")
+square = _unary_op("square", "x^2")
+tanh = _unary_op("tanh", "tanh(x)")
+
+
+def _reduce_op(op: str, formula: str) -> Callable[..., Symbol]:
+    def function(
+        data: Symbol | None = None,
+        axis: Any = None,
+        keepdims: bool = False,
+        exclude: bool = False,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Symbol:
+        data = _data_arg(op, data)
+        if exclude:
+            raise NotImplementedError(
+                f"mx.sym.{op}: exclude=True is not supported (docs/migration-mxnet.md)"
+            )
+        if axis is not None:
+            axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+            if not all(isinstance(a, (int, np.integer)) for a in axes):
+                raise TypeError(
+                    f"mx.sym.{op}: axis must be an int or a tuple of ints, got {axis!r}"
+                )
+            axis = tuple(int(a) for a in axes)
+        attrs = {"axis": axis, "keepdims": bool(keepdims)}
+        return Symbol(op, name or _auto_name(op), [data], attrs)
+
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = (
+        f"mxnet's ``{op}``: {formula} over ``axis`` (every axis by default; a full reduction "
+        "has shape (1,)), keeping the reduced axes as 1 with ``keepdims``.\n\nExample::\n\n"
+        "    >>> import gradhub_compat.mxnet as mx\n"
+        f"    >>> mx.sym.{op}(mx.sym.Variable('x'), axis=1).infer_shape(x=(2, 3))[1]\n"
+        "    [(2,)]\n"
+    )
+    return _layer(op, ("data",), ("data",))(function)
+
+
+sum = _reduce_op("sum", "the sum")
+mean = _reduce_op("mean", "the mean")
 
 
 def Group(symbols: Sequence[Symbol]) -> Symbol:
