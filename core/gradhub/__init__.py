@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import plugins  # noqa: F401  (binds the loader that the registry's lookups call)
+from . import (
+    plan,  # noqa: F401  (binds the plans of static graphs into the engine)
+    plugins,  # noqa: F401  (binds the loader that the registry's lookups call)
+)
 from ._version import __version__
 from .device import (
     Context,

@@ -697,6 +697,12 @@ def _run(
     callbacks: list[Any] | None = None,
 ) -> _Grads:
     arrays = not create_graph
+    if _plans and arrays and callbacks is None:  # a static graph's plan (gradhub.plan)
+        plan = _plans.get(id(outputs[0]))
+        if plan is not None:
+            planned = plan.first_order(outputs, seeds, targets, retain_grad, retain_graph)
+            if planned is not None:
+                return planned
     grads = _Grads(arrays)
     roots = []
     for y, s in zip(outputs, seeds):
@@ -1126,7 +1132,20 @@ def rerun_kernel(node: Node, arrays: list[Any]) -> tuple[Any, ...]:
 
 
 def reexecute(y: Variable) -> None:
-    """Recompute the graph producing ``y`` from its leaves' current data (nnabla's forward)."""
+    """Recompute the graph producing ``y`` from its leaves' current data (nnabla's forward).
+
+    The first call records a plan of the graph (:mod:`gradhub.plan`, unless plans are off) that
+    later calls, and first-order ``backward``/``grad`` on ``y``, run; see docs/plans.md."""
+    if y._creator is None:
+        return
+    if _planner is not None and _planner(y):
+        return
+    reexecute_eager(y)
+
+
+def reexecute_eager(y: Variable) -> None:
+    """:func:`reexecute` without a plan: every node's kernel looked up and run again, the nodes'
+    shapes and saved arrays updated."""
     if y._creator is None:
         return
     nodes = _collect([y._creator], only_need_grad=False)
@@ -1161,6 +1180,21 @@ def reexecute(y: Variable) -> None:
                     consumers[src] -= 1
                     if consumers[src] == 0 and src is not y._creator:
                         del values[src]
+
+
+#: id(output Variable) -> its plan (gradhub.plan binds the table; empty: every walk is eager)
+_plans: dict[int, Any] = {}
+#: ``gradhub.plan``'s forward runner: runs ``y``'s plan and returns True, or returns False
+_planner: Any = None
+
+
+def bind_plans(table: dict[int, Any], planner: Any) -> None:
+    """Make ``table`` the plans that first-order walks look up by their first output, and
+    ``planner(y) -> bool`` what :func:`reexecute` tries first (gradhub.plan calls it; see
+    "Layers" in docs/design.md)."""
+    global _plans, _planner
+    _plans = table
+    _planner = planner
 
 
 # Variable.backward and Variable.forward run this module's passes; variable sits below it (see
