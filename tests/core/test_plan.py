@@ -64,26 +64,35 @@ def _assert_same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> None:
         np.testing.assert_array_equal(x, z, err_msg=f"{what}: value {k}")
 
 
+def _sample_graph(
+    fdef: Any, arrays: list[np.ndarray], attrs: dict[str, Any]
+) -> Callable[[], tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]]:
+    """A builder of the graph ``sum_k (out_k * w_k).sum()`` of one call of ``fdef`` (fixed random
+    weights ``w_k`` per floating output), its leaves and the leaves to differentiate."""
+
+    def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
+        rng = np.random.default_rng(0)
+        xs = [
+            gh.Variable(a.copy(), need_grad=fdef.differentiable and a.dtype.kind == "f")
+            for a in arrays
+        ]
+        res = fdef.api(*xs, **attrs)
+        outs = [o for o in (res if isinstance(res, tuple) else (res,)) if o.dtype.kind == "f"]
+        if not outs:
+            pytest.skip("no floating output")
+        weights = [gh.Variable(rng.standard_normal(o.shape), need_grad=False) for o in outs]
+        y = sum(((o * w).sum() for o, w in zip(outs, weights)), start=gh.Variable(0.0))
+        return xs, y, [x for x in xs if x.need_grad]
+
+    return build
+
+
 @pytest.mark.parametrize("name", _functions())
 def test_plans_match_the_engine_on_every_sample(name: str) -> None:
     fdef = REGISTRY.get(name)
     for s in samples_of(fdef):
         arrays = [np.asarray(a) for a in s.inputs]
-        rng = np.random.default_rng(0)
-
-        def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
-            xs = [
-                gh.Variable(a.copy(), need_grad=fdef.differentiable and a.dtype.kind == "f")
-                for a in arrays
-            ]
-            res = fdef.api(*xs, **s.attrs)
-            outs = [o for o in (res if isinstance(res, tuple) else (res,)) if o.dtype.kind == "f"]
-            if not outs:
-                pytest.skip("no floating output")
-            weights = [gh.Variable(rng.standard_normal(o.shape), need_grad=False) for o in outs]
-            y = sum(((o * w).sum() for o, w in zip(outs, weights)), start=gh.Variable(0.0))
-            return xs, y, [x for x in xs if x.need_grad]
-
+        build = _sample_graph(fdef, arrays, s.attrs)
         # new values (scaled by 1 + 1e-3, which keeps them in the sample's domain), then the
         # sample's own again: forward() recomputes the graph, backward uses the new values
         moved = (s.grad_inputs or range(len(arrays))) if fdef.differentiable else ()
@@ -94,9 +103,7 @@ def test_plans_match_the_engine_on_every_sample(name: str) -> None:
             ],
             arrays,
         ]
-        rng = np.random.default_rng(0)
         eager = _static_run(build, False, feeds)
-        rng = np.random.default_rng(0)
         planned = _static_run(build, True, feeds)
         _assert_same(planned, eager, f"{name}[{s.name}]")
 
