@@ -51,6 +51,7 @@ from .parameters import (
     get_parameters,
     parameter_scope,
 )
+from .plan import compile
 from .registry import Sample, register, registry_table, show_registry
 from .variable import Variable, as_variable
 
@@ -73,6 +74,7 @@ __all__ = [
     "as_variable",
     "backward",
     "clear_parameters",
+    "compile",
     "context_scope",
     "default_dtype",
     "from_dlpack",

@@ -885,6 +885,18 @@ def backward(
                 raise _stale_grad_error(leaf, prev, g)
             changed.append((leaf, prev))
             leaf._grad = _own(g, given) if prev is None else _add(prev, g)
+    if _tracer is not None:  # gradhub.plan.compile is tracing a step
+        _tracer.backward(
+            y,
+            grad,
+            {
+                "retain_grad": retain_grad,
+                "create_graph": create_graph,
+                "loss_scale": loss_scale,
+                "retain_graph": retain_graph,
+                "communicator_callbacks": communicator_callbacks,
+            },
+        )
 
 
 def _no_grad_error(y: Variable) -> RuntimeError:
@@ -1063,6 +1075,23 @@ def grad(
         for x, g, hit in zip(ins, results, reached):
             if hit and x._creator is not None:
                 x._grad = _own(g, given)  # type: ignore[arg-type]
+    if _tracer is not None:  # gradhub.plan.compile is tracing a step
+        _tracer.grad(
+            outs,
+            ins,
+            grad_outputs,
+            {
+                "grad_inputs": grad_inputs,
+                "create_graph": create_graph,
+                "set_grad": set_grad,
+                "retain_grad": retain_grad,
+                "loss_scale": loss_scale,
+                "unreachable": unreachable,
+                "retain_graph": retain_graph,
+                "communicator_callbacks": communicator_callbacks,
+            },
+            results,
+        )
     return results
 
 
@@ -1186,6 +1215,21 @@ def reexecute_eager(y: Variable) -> None:
 _plans: dict[int, Any] = {}
 #: ``gradhub.plan``'s forward runner: runs ``y``'s plan and returns True, or returns False
 _planner: Any = None
+
+
+#: what gradhub.plan.compile records a traced step's ``backward``/``grad`` calls with (None
+#: outside a trace)
+_tracer: Any = None
+
+
+def set_tracer(tracer: Any) -> Any:
+    """Make ``tracer`` (an object with methods ``backward(y, grad, options)`` and ``grad(outputs,
+    inputs, grad_outputs, options, results)``, or None) what each ``backward``/``grad`` call
+    tells when it ends; returns the previous one (gradhub.plan.compile traces steps with it)."""
+    global _tracer
+    before = _tracer
+    _tracer = tracer
+    return before
 
 
 def bind_plans(table: dict[int, Any], planner: Any) -> None:

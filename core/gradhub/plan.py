@@ -30,6 +30,8 @@ create_graph=False)`` on the output of a planned graph run its backward schedule
 
 from __future__ import annotations
 
+import builtins
+import itertools
 import os
 import weakref
 from collections.abc import Sequence
@@ -55,12 +57,19 @@ from .engine import (
     _zeros,
     bind_plans,
     reexecute_eager,
+    set_tracer,
+)
+from .engine import (
+    backward as _backward,
+)
+from .engine import (
+    grad as _grad,
 )
 from .errors import BackwardRuleError, GradhubError
-from .graph import Node, _kernel_error, _kernel_result
+from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
 from .registry import REGISTRY
-from .variable import Variable
+from .variable import Variable, _to_array
 
 #: id(output Variable) -> its Plan (the engine looks plans up here)
 _PLANS: dict[int, Plan] = {}
@@ -96,14 +105,14 @@ def enabled() -> bool:
 def _drop(key: int, ref: weakref.ref[Variable]) -> None:
     """The output Variable of a plan was freed: forget the plan (and with it the graph)."""
     p = _PLANS.get(key)
-    if p is not None and p.ref is ref:
+    if p is not None and p.refs.get(key) is ref:
         del _PLANS[key]
 
 
 def plan_of(y: Variable) -> Plan | None:
     """The plan recorded for the graph producing ``y`` (by ``y.forward()``), or None."""
     p = _PLANS.get(id(y))
-    return p if p is not None and p.ref() is y else None
+    return p if p is not None and p.owns(y) else None
 
 
 def forward(y: Variable) -> bool:
@@ -113,8 +122,8 @@ def forward(y: Variable) -> bool:
         return False
     key = id(y)
     p = _PLANS.get(key)
-    if p is None or p.ref() is not y:
-        p = Plan(y)
+    if p is None or not p.owns(y) or p.marks:
+        p = Plan([y])
         _PLANS[key] = p
     if not p.run():
         # a leaf changed shape, dtype or device, or a rule or kernel changed: the engine
@@ -128,7 +137,7 @@ def forward(y: Variable) -> bool:
                 f"forward(): the graph cannot be planned again for its leaves' new shapes or "
                 f"dtypes ({p.changed_leaves()}): {e}"
             ).with_traceback(e.__traceback__) from None
-        _PLANS[key] = Plan(y)
+        _PLANS[key] = Plan([y])
     return True
 
 
@@ -141,17 +150,24 @@ def _device_name(a: Any) -> str | None:
 
 
 class Plan:
-    """The forward and backward schedules of the graph producing one Variable.
+    """The forward and backward schedules of the graph producing the Variables ``ys``.
 
-    Built by :func:`forward` (``Variable.forward()``); the engine runs :meth:`first_order` for
-    ``backward()`` and ``grad(create_graph=False)`` on that Variable.
+    Built by :func:`forward` (``Variable.forward()``, one Variable) and by :func:`compile` (the
+    outputs of a traced step, its forward schedule cut into segments at the sequence numbers
+    ``marks``: the nodes recorded before each first-order walk of the step); the engine runs
+    :meth:`first_order` for ``backward()`` and ``grad(create_graph=False)`` on ``ys[0]`` (and on
+    every Variable of ``ys`` for a compiled step).
     """
 
-    def __init__(self, y: Variable) -> None:
-        key = id(y)
-        self.ref = weakref.ref(y, lambda r, k=key: _drop(k, r))  # type: ignore[misc]
-        root = y._creator
-        nodes = _collect([root], only_need_grad=False) if root is not None else []
+    def __init__(self, ys: Sequence[Variable], marks: Sequence[int] = ()) -> None:
+        #: id(Variable) -> a weak reference to it: the Variables this plan serves
+        self.refs = {}
+        for y in ys:
+            key = id(y)
+            self.refs[key] = weakref.ref(y, lambda r, k=key: _drop(k, r))  # type: ignore[misc]
+        self.marks = list(marks)
+        roots = [y._creator for y in ys if y._creator is not None]
+        nodes = _collect(roots, only_need_grad=False) if roots else []
         self.nodes = nodes
         leaves: list[Variable] = []
         leaf_pos: dict[int, int] = {}
@@ -222,6 +238,12 @@ class Plan:
                 )
             )
         self.steps = steps
+        #: the steps of each segment: from one mark to the next
+        bounds = [0]
+        for m in self.marks:
+            bounds.append(next((k for k, nd in enumerate(nodes) if nd.seq > m), len(nodes)))
+        bounds.append(len(nodes))
+        self.segments = list(itertools.pairwise(bounds))
         self.compiled = _generate_forward(self) if _codegen else None
         self.fdefs = list(fdefs.values())
         self.generation = REGISTRY.generation
@@ -265,18 +287,34 @@ class Plan:
         ``reexecute`` does). Returns False, having run nothing, when the plan no longer holds."""
         if not self.valid():
             return False
-        if self.compiled is not None:
+        self.values = [None] * self.n_values
+        for k in range(len(self.segments)):
+            self.run_segment(k)
+        return True
+
+    def owns(self, y: Variable) -> bool:
+        """Whether this plan serves ``y``."""
+        r = self.refs.get(id(y))
+        return r is not None and r() is y
+
+    def run_segment(self, k: int) -> None:
+        """Run the steps of segment ``k`` (values passed on to later segments in
+        ``self.values``, the leaves read as they are now)."""
+        compiled = self.compiled
+        if compiled is not None:
             try:
                 with set_recording(False):
-                    self.compiled(self.leaves)
-                return True
+                    compiled[k](self.leaves, self.values)
+                return
             except Exception:  # run again step by step: the error names the function
                 pass
-        vals: list[Any] = [None] * self.n_values
+        vals = self.values
+        lo, hi = self.segments[k]
         for i, leaf in enumerate(self.leaves):
             vals[i] = leaf._data
         with set_recording(False):
-            for node, kernel, xp, attrs, ins, b, single, save, rule, frees, dev in self.steps:
+            for step in self.steps[lo:hi]:
+                node, kernel, xp, attrs, ins, b, single, save, rule, frees, dev = step
                 arrays = [vals[j] for j in ins]
                 try:
                     if dev is None:
@@ -313,7 +351,6 @@ class Plan:
                         node.save(arrays, outs)
                 for j in frees:
                     vals[j] = None
-        return True
 
     # -- backward --------------------------------------------------------------------------------
     def first_order(
@@ -327,7 +364,7 @@ class Plan:
         """The engine's first-order walk from ``outputs`` (to ``targets``, or to every leaf
         needing a gradient), by its recorded schedule; None where the engine must walk (the
         plan is for another output, or plans are off)."""
-        if not _enabled or self.ref() is not outputs[0] or not self.valid():
+        if not _enabled or not self.owns(outputs[0]) or not self.valid():
             return None
         key = (
             tuple(map(id, outputs)),
@@ -526,59 +563,79 @@ class _Program:
 _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
 
 
-def _generate_forward(plan: Plan) -> Any:
-    """The forward schedule as one straight-line Python function ``run(leaves)`` (as torch.fx
-    emits code): one statement per kernel call, its constants (kernels, attributes, nodes)
-    bound as globals of the function, values as locals deleted after their last use. None for
-    a graph with arrays of another device (those run by the table)."""
-    env: dict[str, Any] = {"_fix": _kernel_result}
-    lines = ["def run(leaves):"]
-    for i in range(len(plan.leaves)):
-        lines.append(f"    v{i} = leaves[{i}]._data")
-    for k, step in enumerate(plan.steps):
-        node, kernel, xp, attrs, ins, b, single, save, rule, frees, dev = step
-        if dev is not None or any(not str.isidentifier(a) for a in attrs):
-            return None
-        env[f"K{k}"], env[f"X{k}"], env[f"N{k}"], env[f"R{k}"] = kernel, xp, node, rule
-        args = [f"v{j}" for j in ins]
-        for a, value in attrs.items():
-            env[f"A{k}_{a}"] = value
-            args.append(f"{a}=A{k}_{a}")
-        call = f"K{k}(X{k}, {', '.join(args)})"
-        if single:
-            lines.append(f"    v{b} = {call}")
-            lines.append(f"    if type(v{b}) is not type(v{ins[0]}):")
-            lines.append(f"        v{b} = _fix(N{k}.fdef, N{k}.device, v{b})")
-            env[f"W{k}"] = node.outputs[0]
-            lines.append(f"    o = W{k}()")
-            lines.append("    if o is not None:")
-            lines.append(f"        o._data = v{b}")
-            outs = f"(v{b},)"
-        else:
+def _generate_forward(plan: Plan) -> list[Any] | None:
+    """The forward schedule as straight-line Python functions ``run(leaves, values)``, one per
+    segment (as torch.fx emits code): one statement per kernel call, its constants (kernels,
+    attributes, nodes) bound as globals of the function, values as locals deleted after their
+    last use (``values`` carries those a later segment reads). None for a graph with arrays of
+    another device (those run by the table)."""
+    n_leaves = len(plan.leaves)
+    seg_of: dict[int, int] = {}  # value position -> the segment producing it
+    used_in: dict[int, set[int]] = {}
+    for g, (lo, hi) in enumerate(plan.segments):
+        for step in plan.steps[lo:hi]:
+            b = step[5]
+            for j in range(b, b + len(step[0].out_shapes)):
+                seg_of[j] = g
+            for j in step[4]:
+                used_in.setdefault(j, set()).add(g)
+    shared = {j for j, gs in used_in.items() if j >= n_leaves and gs != {seg_of[j]}}
+    runs = []
+    for g, (lo, hi) in enumerate(plan.segments):
+        env: dict[str, Any] = {"_fix": _kernel_result}
+        lines = ["def run(leaves, values):"]
+        for j in sorted(used_in):
+            if g in used_in[j]:
+                if j < n_leaves:
+                    lines.append(f"    v{j} = leaves[{j}]._data")
+                elif seg_of[j] != g:
+                    lines.append(f"    v{j} = values[{j}]")
+        for k in range(lo, hi):
+            node, kernel, xp, attrs, ins, b, single, save, rule, frees, dev = plan.steps[k]
+            if dev is not None or any(not str.isidentifier(a) for a in attrs):
+                return None
+            env[f"K{k}"], env[f"X{k}"], env[f"N{k}"], env[f"R{k}"] = kernel, xp, node, rule
+            args = [f"v{j}" for j in ins]
+            for a, value in attrs.items():
+                env[f"A{k}_{a}"] = value
+                args.append(f"{a}=A{k}_{a}")
+            call = f"K{k}(X{k}, {', '.join(args)})"
             n_out = len(node.out_shapes)
-            names = ", ".join(f"v{b + j}" for j in range(n_out))
-            lines.append(
-                f"    {names}{',' if n_out == 1 else ''} = _fix(N{k}.fdef, N{k}.device, {call})"
-            )
+            if single:
+                lines.append(f"    v{b} = {call}")
+                lines.append(f"    if type(v{b}) is not type(v{ins[0]}):")
+                lines.append(f"        v{b} = _fix(N{k}.fdef, N{k}.device, v{b})")
+                outs = f"(v{b},)"
+            else:
+                names = ", ".join(f"v{b + j}" for j in range(n_out))
+                comma = "," if n_out == 1 else ""
+                lines.append(f"    {names}{comma} = _fix(N{k}.fdef, N{k}.device, {call})")
+                outs = f"({names},)"
             for j in range(n_out):
                 env[f"W{k}_{j}"] = node.outputs[j]
                 lines.append(f"    o = W{k}_{j}()")
                 lines.append("    if o is not None:")
                 lines.append(f"        o._data = v{b + j}")
-            outs = f"({names},)"
-        if save:
-            lines.append(f"    N{k}.rule = R{k}")
-            if save == 1:
-                lines.append(f"    N{k}.saved_in = ({', '.join(f'v{j}' for j in ins)},)")
-            elif save == 2:
-                lines.append(f"    N{k}.saved_in = N{k}.saved_out = None")
-            else:
-                lines.append(f"    N{k}.save([{', '.join(f'v{j}' for j in ins)}], {outs})")
-        if frees:
-            lines.append(f"    del {', '.join(f'v{j}' for j in frees)}")
-    src = "\n".join(lines) + "\n"
-    exec(compile(src, f"<gradhub plan of {len(plan.steps)} nodes>", "exec"), env)
-    return env["run"]
+                if b + j in shared:
+                    lines.append(f"    values[{b + j}] = v{b + j}")
+            if save:
+                lines.append(f"    N{k}.rule = R{k}")
+                if save == 1:
+                    lines.append(f"    N{k}.saved_in = ({', '.join(f'v{j}' for j in ins)},)")
+                elif save == 2:
+                    lines.append(f"    N{k}.saved_in = N{k}.saved_out = None")
+                else:
+                    lines.append(f"    N{k}.save([{', '.join(f'v{j}' for j in ins)}], {outs})")
+            if frees:
+                lines.append(f"    del {', '.join(f'v{j}' for j in frees)}")
+                gone = [j for j in frees if j in shared]
+                if gone:
+                    lines.append(f"    {' = '.join(f'values[{j}]' for j in gone)} = None")
+        lines.append("    return None")
+        src = "\n".join(lines) + "\n"
+        exec(builtins.compile(src, f"<gradhub plan of {hi - lo} nodes>", "exec"), env)
+        runs.append(env["run"])
+    return runs
 
 
 def _fast1_failed(node: Node, rule: Any, e: Exception) -> None:
@@ -715,7 +772,7 @@ def _generate_backward(prog: _Program, seeds: list[Variable | None]) -> Any:
             lines.append(f"        grads.nodes[M{p}] = [{', '.join(names)}]")
     lines[body_start:body_start] = [f"    {n} = None" for n in sorted(used)]
     src = "\n".join(lines) + "\n"
-    exec(compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
+    exec(builtins.compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
     return env["run"]
 
 
@@ -734,6 +791,219 @@ def _graph_leaves(nodes: Sequence[Node]) -> list[Variable]:
                 seen.add(id(src))
                 out.append(src)
     return out
+
+
+# -- compile ---------------------------------------------------------------------------------------
+
+
+class _Trace:
+    """What a traced step did besides recording functions: its first-order ``backward`` and
+    ``grad`` calls (told by the engine), each with the sequence number it came after."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+
+    def backward(self, y: Variable, grad: Any, options: dict[str, Any]) -> None:
+        if options["create_graph"]:
+            raise NotImplementedError(
+                "gradhub.compile: backward(create_graph=True) inside a compiled step is not "
+                "supported (the .g it sets would not follow later calls); use "
+                "grad(outputs, inputs, create_graph=True) and return or use its results"
+            )
+        self.events.append(("backward", next(_seq), y, grad, options, None))
+
+    def grad(
+        self,
+        outputs: list[Variable],
+        inputs: list[Variable],
+        grad_outputs: Any,
+        options: dict[str, Any],
+        results: list[Variable | None],
+    ) -> None:
+        if options["create_graph"]:
+            if options["set_grad"] or options["retain_grad"]:
+                raise NotImplementedError(
+                    "gradhub.compile: grad(..., create_graph=True) with set_grad or retain_grad "
+                    "inside a compiled step is not supported (the .g it sets would not follow "
+                    "later calls)"
+                )
+            return  # recorded in the graph: replayed by the forward schedule
+        self.events.append(("grad", next(_seq), (outputs, inputs), grad_outputs, options, results))
+
+
+def _signature(a: Any) -> tuple[Any, ...]:
+    """What a compiled step's trace depends on in an argument."""
+    if isinstance(a, Variable):
+        d = a._data
+        return ("Variable", id(a), type(d), d.shape, d.dtype)
+    if hasattr(a, "shape") and hasattr(a, "dtype"):
+        return ("array", type(a), tuple(a.shape), a.dtype)
+    if isinstance(a, (list, tuple)):
+        return ("array", type(a), np.shape(a), np.asarray(a).dtype)
+    try:
+        hash(a)
+    except TypeError:
+        return ("object", id(a))
+    return ("value", type(a), a)
+
+
+def _flatten(result: Any) -> tuple[list[Any], Any]:
+    """A step's result as a flat list and the structure to rebuild it (a Variable, None, a
+    constant, or a tuple or list of those)."""
+    if isinstance(result, (tuple, list)):
+        return list(result), type(result)
+    return [result], None
+
+
+def _graph_free(v: Any) -> Any:
+    return Variable._new(v._data, False, None, 0) if isinstance(v, Variable) else v
+
+
+class _Traced:
+    """One trace of a compiled step: its plan, its first-order walks, its outputs."""
+
+    def __init__(
+        self,
+        inputs: list[tuple[int, Variable]],
+        trace: _Trace,
+        flat: list[Any],
+        kind: Any,
+    ) -> None:
+        self.inputs = inputs
+        self.events = trace.events
+        self.flat = flat
+        self.kind = kind
+        ys: list[Variable] = []
+        for v in flat:
+            if isinstance(v, Variable) and v._creator is not None:
+                ys.append(v)
+        for ev in self.events:
+            if ev[0] == "backward":
+                ys.append(ev[2])
+            else:
+                ys += ev[2][0]
+            extra = ev[3]
+            for g in extra if isinstance(extra, (list, tuple)) else [extra]:
+                if isinstance(g, Variable) and g._creator is not None:
+                    ys.append(g)
+        unique = list({id(v): v for v in ys}.values())
+        self.plan = Plan(unique, [ev[1] for ev in self.events])
+        for ev in self.events:
+            first = ev[2] if ev[0] == "backward" else ev[2][0][0]
+            _PLANS[id(first)] = self.plan
+
+    def replay(self, args: Sequence[Any]) -> Any:
+        """Run the trace on new arguments; None when the plan no longer holds."""
+        plan = self.plan
+        for i, v in self.inputs:
+            a = args[i]
+            v._data = a if type(a) is type(v._data) else _to_array(a)
+        if not plan.valid():
+            return None
+        plan.values = [None] * plan.n_values
+        try:
+            for k, ev in enumerate(self.events):
+                plan.run_segment(k)
+                if ev[0] == "backward":
+                    _backward(ev[2], ev[3], **ev[4])
+                    continue
+                outputs, inputs = ev[2]
+                new = _grad(outputs, inputs, ev[3], **ev[4])
+                for old, g in zip(ev[5], new):
+                    if old is not None and g is not None:
+                        old._data = g._data
+            plan.run_segment(len(self.events))
+        finally:
+            plan.values = []
+        return self.result()
+
+    def result(self) -> Any:
+        out = [_graph_free(v) for v in self.flat]
+        return out[0] if self.kind is None else self.kind(out)
+
+
+class Compiled:
+    """A step function traced once into a plan and replayed (see :func:`compile`)."""
+
+    def __init__(self, step: Any, max_traces: int = 8) -> None:
+        self.step = step
+        self.max_traces = max_traces
+        self.traces: dict[tuple[Any, ...], _Traced] = {}
+        self.__wrapped__ = step
+        self.__doc__ = getattr(step, "__doc__", None)
+
+    def __call__(self, *args: Any) -> Any:
+        sig = tuple(map(_signature, args))
+        t = self.traces.get(sig)
+        if t is not None and _enabled:
+            out = t.replay(args)
+            if out is not None:
+                return out
+        return self._trace(sig, args)
+
+    def _trace(self, sig: tuple[Any, ...], args: Sequence[Any]) -> Any:
+        inputs: list[tuple[int, Variable]] = []
+        call_args: list[Any] = []
+        for i, (a, kind) in enumerate(zip(args, sig)):
+            if kind[0] == "array":
+                v = Variable._new(_to_array(a), False, None, 0)
+                inputs.append((i, v))
+                call_args.append(v)
+            else:
+                call_args.append(a)
+        trace = _Trace()
+        before = set_tracer(trace)
+        try:
+            result = self.step(*call_args)
+        finally:
+            set_tracer(before)
+        flat, kind = _flatten(result)
+        if _enabled:
+            if len(self.traces) >= self.max_traces:
+                self.traces.pop(next(iter(self.traces)))
+            self.traces[sig] = _Traced(inputs, trace, flat, kind)
+        out = [_graph_free(v) for v in flat]
+        return out[0] if kind is None else kind(out)
+
+
+def compile(step: Any) -> Compiled:
+    """``step`` traced once and replayed as a plan: define-by-run code whose graph does not
+    change between calls, run without building the graph again.
+
+    The first call runs ``step(*args)`` as it is (eagerly), recording its graph and its
+    first-order ``grad(..., create_graph=False)`` and ``backward()`` calls; later calls with
+    arguments of the same shapes and dtypes (and the same Variable objects) run the plan of
+    that graph: the same kernels and backward rules in the same order, so the results are those
+    of ``step`` bit for bit. Arguments that are arrays become leaves needing no gradient; pass
+    Variables (the same ones at every call) for what ``step`` differentiates. A call with new
+    shapes or dtypes traces again (up to 8 traces are kept, per signature). Results are new
+    Variables holding the values (not connected to a graph; differentiate inside ``step``).
+
+    Not replayed: Python control flow that depends on values (the branch taken when tracing is
+    replayed), side effects (printing, appending to lists, ``x.d = ...`` inside ``step``),
+    ``backward(create_graph=True)``. Arrays created inside ``step`` are constants of the trace.
+
+    .. math:: \text{compile}(f)(x) = f(x) \\quad \text{for every } x \text{ of the traced shapes}
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> w = gh.Variable(np.array([0.5, -1.0]))
+        >>> @gh.compile
+        ... def step(x):
+        ...     loss = F.sum(F.sin(x * w))
+        ...     (g,) = gh.grad([loss], [w], create_graph=False)
+        ...     return loss, g
+        >>> loss, g = step(np.array([1.0, 2.0]))
+        >>> loss2, g2 = step(np.array([1.0, 2.0]))   # the plan
+        >>> bool(np.array_equal(g.d, g2.d)), g2.d.round(4).tolist()
+        (True, [0.8776, -0.8323])
+    """
+    if not callable(step):
+        raise TypeError(f"gradhub.compile: step must be callable, got {type(step).__name__}")
+    return Compiled(step)
 
 
 # the engine looks plans up in this table and runs forward() through them (see "Layers" in
