@@ -135,6 +135,7 @@ def test_plans_match_the_engine_on_the_seed_cnn_with_gradient_penalty() -> None:
     _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), "cnn + gp")
 
 
+@pytest.mark.nn_ops
 def test_a_changed_leaf_shape_plans_again() -> None:
     F = gh.functions
     x = gh.Variable(np.ones((2, 3)))
@@ -167,20 +168,20 @@ def test_a_graph_that_cannot_be_planned_again_says_why() -> None:
 def test_a_changed_need_grad_decides_the_backward_schedule_again() -> None:
     a = gh.Variable(np.array([1.0, 2.0]))
     b = gh.Variable(np.array([3.0, 4.0]))
-    y = (gh.functions.sin(a) * b).sum()
+    y = (gh.functions.log(a) * b).sum()
     y.forward()
     y.backward()
-    np.testing.assert_array_equal(b.g, np.sin(a.d))
+    np.testing.assert_array_equal(b.g, np.log(a.d))
     b.need_grad = False
     a.cleargrad()
     b.cleargrad()
     y.forward()
     y.backward()
     assert b.g is None
-    np.testing.assert_array_equal(a.g, np.cos(a.d) * b.d)
+    np.testing.assert_array_equal(a.g, b.d / a.d)
     # an intermediate Variable set need_grad=False stops the gradient there
     b.need_grad = True
-    h = gh.functions.sin(a)
+    h = gh.functions.log(a)
     z = (h * b).sum()
     z.forward()
     (ga,) = gh.grad([z], [a], create_graph=False)
@@ -212,10 +213,10 @@ def test_a_rule_registered_since_is_used(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_a_kernel_error_in_a_plan_names_the_function() -> None:
     x = gh.Variable(np.array([1.0, 2.0]))
-    y = gh.functions.sin(x).sum()
+    y = gh.functions.log(x).sum()
     y.forward()
     x.d = np.array([1.0, 2.0])  # same shape: the plan runs
-    fdef = REGISTRY.get("Sin")
+    fdef = REGISTRY.get("Log")
     kernel = fdef.forward
     try:
         calls = []
@@ -227,13 +228,13 @@ def test_a_kernel_error_in_a_plan_names_the_function() -> None:
         fdef.forward = broken
         y.forward()  # a kernel changed: planned again, the new kernel's error names Sin
     except ValueError as e:
-        assert "sin() (Sin" in str(e) and "boom" in str(e)
+        assert "log() (Log" in str(e) and "boom" in str(e)
     else:
         raise AssertionError("no error")
     finally:
         fdef.forward = kernel
     y.forward()
-    np.testing.assert_array_equal(y.d, np.sin(x.d).sum())
+    np.testing.assert_array_equal(y.d, np.log(x.d).sum())
 
 
 def test_outputs_freed_drop_their_plan() -> None:
@@ -248,11 +249,11 @@ def test_outputs_freed_drop_their_plan() -> None:
 
 def test_retain_graph_false_then_forward_restores_the_saved_arrays() -> None:
     x = gh.Variable(np.array([1.0, 2.0]))
-    y = (gh.functions.sin(x) * x).sum()
+    y = (gh.functions.log(x) * x).sum()
     y.forward()
     for _ in range(3):
         (g,) = gh.grad([y], [x], create_graph=False, retain_graph=False)
-        np.testing.assert_allclose(g.d, np.cos(x.d) * x.d + np.sin(x.d))
+        np.testing.assert_allclose(g.d, 1.0 + np.log(x.d))
         with pytest.raises(gh.BackwardRuleError, match="retain_graph=False"):
             gh.grad([y], [x], create_graph=False)
         y.forward()
