@@ -425,7 +425,9 @@ class _Program:
         self.n_slots = self.n + len(extra)
         self.slot_nodes = nodes + list(extra)
         self.leaf_flags = [(v, v._need_grad) for v in _graph_leaves(nodes)]
-        self.compiled = _generate_backward(self, seeds) if _codegen else None
+        self.seeds_given = [s is not None for s in seeds]
+        #: the generated functions, by retain_graph (made at first use)
+        self.compiled: dict[bool, Any] = {}
 
     def holds(self, outputs: list[Variable], targets: list[Variable] | None) -> bool:
         """Whether this schedule was decided for these Variables under today's ``need_grad``."""
@@ -446,9 +448,13 @@ class _Program:
     def run(self, seeds: list[Variable | None], retain_grad: bool, retain_graph: bool) -> _Grads:
         """The engine's ``_run`` (first order, no callbacks) by this schedule."""
         grads = _Grads(True)
-        if self.compiled is not None and not retain_grad:
-            self.compiled(grads, [None if s is None else s._data for s in seeds], retain_graph)
-            return grads
+        if _codegen and not retain_grad:
+            fn = self.compiled.get(retain_graph)
+            if fn is None:
+                fn = self.compiled[retain_graph] = _generate_backward(self, retain_graph)
+            if fn:
+                fn(grads, [None if s is None else s._data for s in seeds])
+                return grads
         pend: list[Any] = [None] * self.n_slots
         plus = grads._plus
         for (src, idx, p), s, ref in zip(self.seed_at, seeds, self.outputs):
@@ -653,10 +659,10 @@ def _zero_filled(node: Node, gys: list[Any]) -> list[Any]:
     return [g if g is not None else _zeros(dev, shapes[j], dtypes[j]) for j, g in enumerate(gys)]
 
 
-def _generate_backward(prog: _Program, seeds: list[Variable | None]) -> Any:
-    """A first-order schedule as one straight-line Python function ``run(grads, seeds,
-    retain_graph)``: the engine's walk unrolled, each gradient position a local variable. None
-    for schedules with nodes of another device (run by the table)."""
+def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
+    """A first-order schedule as one straight-line Python function ``run(grads, seeds)``: the
+    engine's walk unrolled (with ``retain_graph`` as given), each gradient position a local
+    variable. False for schedules with nodes of another device (run by the table)."""
     env: dict[str, Any] = {
         "_plus": None,
         "_FREED": _FREED,
@@ -667,7 +673,7 @@ def _generate_backward(prog: _Program, seeds: list[Variable | None]) -> Any:
         "_filled": _zero_filled,
         "_has_none": _has_none,
     }
-    lines = ["def run(grads, seeds, retain_graph):", "    plus = grads._plus"]
+    lines = ["def run(grads, seeds):", "    plus = grads._plus"]
     used: set[str] = set()
 
     def slot(p: int, j: int) -> str:
@@ -684,30 +690,33 @@ def _generate_backward(prog: _Program, seeds: list[Variable | None]) -> Any:
             lines.append(f"{indent}{t} = {value} if {t} is None else plus({t}, {value})")
 
     body_start = len(lines)
-    for k, ((src, idx, p), s) in enumerate(zip(prog.seed_at, seeds)):
-        if s is None:
+    for k, ((src, idx, p), given) in enumerate(zip(prog.seed_at, prog.seeds_given)):
+        if not given:
             continue
         accumulate("    ", src, idx, p, f"seeds[{k}]", -1 - k, 0)
     for node, k, keep, ins in prog.order:
         if node.device.index:
-            return None
+            return False
         n_out = len(node.out_shapes)
         outs = [slot(k, j) for j in range(n_out)]
         env[f"N{k}"] = node
         lines.append(f"    if {' or '.join(f'{o} is not None' for o in outs)}:")
-        lines.append(f"        gys = [{', '.join(outs)}]")
-        if not keep:
-            lines.append(f"        {' = '.join(outs)} = None")
-        rule = node.rule
+        rule = node.fdef.rule if node.rule is not None else None
         generic = "        "
-        if (
+        fast1 = (
             rule is not None
             and rule is not _FREED
             and rule.fast1 is not None
             and len(ins) == 1
             and n_out == 1
             and all(str.isidentifier(a) for a in node.attrs)
-        ):
+        )
+        got = outs[0] if fast1 else f"[{', '.join(outs)}]"
+        lines.append(f"        {'gy' if fast1 else 'gys'} = {got}")
+        if not keep:
+            lines.append(f"        {' = '.join(outs)} = None")
+        if fast1:
+            assert rule is not None
             src, idx, p = ins[0]
             env[f"R{k}"], env[f"F{k}"], env[f"X{k}"], env[f"S{k}"] = (
                 rule,
@@ -724,41 +733,40 @@ def _generate_backward(prog: _Program, seeds: list[Variable | None]) -> Any:
             for a, value in node.attrs.items():
                 env[f"A{k}_{a}"] = value
                 kw += f", {a}=A{k}_{a}"
+            # what the node keeps is what its rule R declared (checked at each run: r is R)
+            x_in = "None" if rule.need_inputs == () else f"N{k}.saved_in[0]"
+            y_out = "None" if rule.need_outputs == () else f"N{k}.saved_out[0]"
             lines += [
                 f"        r = N{k}.rule",
                 f"        if r is R{k} and S{k}.need_grad:",
-                f"            si = N{k}.saved_in",
-                f"            so = N{k}.saved_out",
+                f"            x = {x_in}",
                 "            try:",
-                f"                a = F{k}(X{k}, gys[0], None if si is None else si[0], "
-                f"None if so is None else so[0]{kw})",
+                f"                a = F{k}(X{k}, gy, x, {y_out}{kw})",
                 "            except Exception as e:",
                 f"                _failed(N{k}, r, e)",
-                "            del gys",
+                "            del gy",
                 f"            if type(a) is not T{k} or a.shape != H{k} or a.dtype is not D{k}:",
                 f"                a = _checked(N{k}, r, (a,))[0]",
-                "            if not retain_graph:",
-                f"                N{k}.saved_in = N{k}.saved_out = None",
-                f"                N{k}.rule = _FREED",
-                "            if a is not None:",
             ]
-            if p < 0:
-                lines.append(
-                    f"                if si is not None and si[0] is not None and si[0] is not "
-                    f"S{k}._data:"
-                )
+            if not retain_graph:
+                lines.append(f"            N{k}.saved_in = N{k}.saved_out = None")
+                lines.append(f"            N{k}.rule = _FREED")
+            lines.append("            if a is not None:")
+            if p < 0 and x_in != "None":
+                lines.append(f"                if x is not None and x is not S{k}._data:")
                 lines.append(f"                    raise _replaced(N{k}, 0)")
             accumulate("                ", src, idx, p, "a", k, 0)
             lines.append("        else:")
+            lines.append("            gys = [gy]")
             generic = "            "
         g = generic
         lines.append(f"{g}if _has_none(gys):")
         lines.append(f"{g}    gys = _filled(N{k}, gys)")
         lines.append(f"{g}res = _call(N{k}, gys)")
         lines.append(f"{g}del gys")
-        lines.append(f"{g}if not retain_graph:")
-        lines.append(f"{g}    N{k}.saved_in = N{k}.saved_out = None")
-        lines.append(f"{g}    N{k}.rule = _FREED")
+        if not retain_graph:
+            lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
+            lines.append(f"{g}N{k}.rule = _FREED")
         for i, (src, idx, p) in enumerate(ins):
             lines.append(f"{g}g = res[{i}]")
             lines.append(f"{g}if g is not None:")
