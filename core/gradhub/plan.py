@@ -288,8 +288,11 @@ class Plan:
         if not self.valid():
             return False
         self.values = [None] * self.n_values
-        for k in range(len(self.segments)):
-            self.run_segment(k)
+        try:
+            for k in range(len(self.segments)):
+                self.run_segment(k)
+        finally:
+            self.values = []
         return True
 
     def owns(self, y: Variable) -> bool:
@@ -863,6 +866,23 @@ def _flatten(result: Any) -> tuple[list[Any], Any]:
     return [result], None
 
 
+def _made_by(v: Variable, events: list[tuple[Any, ...]]) -> bool:
+    """Whether ``v`` is a result of one of the traced first-order ``grad`` calls."""
+    return any(ev[0] == "grad" and any(r is v for r in ev[5]) for ev in events)
+
+
+_RELEASED: dict[Any, np.ndarray] = {}
+
+
+def _released(dtype: Any) -> np.ndarray:
+    """An empty read-only array of ``dtype``: the data of a released trace Variable."""
+    a = _RELEASED.get(dtype)
+    if a is None:
+        a = _RELEASED[dtype] = np.empty(0, dtype)
+        a.flags.writeable = False
+    return a
+
+
 def _graph_free(v: Any) -> Any:
     return Variable._new(v._data, False, None, 0) if isinstance(v, Variable) else v
 
@@ -876,6 +896,7 @@ class _Traced:
         trace: _Trace,
         flat: list[Any],
         kind: Any,
+        start: int,
     ) -> None:
         self.inputs = inputs
         self.events = trace.events
@@ -899,6 +920,27 @@ class _Traced:
         for ev in self.events:
             first = ev[2] if ev[0] == "backward" else ev[2][0][0]
             _PLANS[id(first)] = self.plan
+        # the trace's own Variables whose arrays nothing reads between calls (the results
+        # handed out share them): released after each call, so that a step's results do not
+        # stay allocated while the next step computes its own
+        leaves = {id(v) for v in self.plan.leaves}
+        made = list(ys) + list(flat)
+        for ev in self.events:
+            if ev[0] == "grad":
+                made += ev[5]
+        self.releasable = [
+            v
+            for v in {id(v): v for v in made if isinstance(v, Variable)}.values()
+            if type(v._data) is _ndarray
+            and id(v) not in leaves
+            and (v._creator.seq > start if v._creator is not None else _made_by(v, self.events))
+        ]
+
+    def release(self) -> None:
+        """Let go of the arrays of the trace's Variables that nothing reads until the next
+        call computes them again."""
+        for v in self.releasable:
+            v._data = _released(v._data.dtype)
 
     def replay(self, args: Sequence[Any]) -> Any:
         """Run the trace on new arguments; None when the plan no longer holds."""
@@ -923,7 +965,9 @@ class _Traced:
             plan.run_segment(len(self.events))
         finally:
             plan.values = []
-        return self.result()
+        out = self.result()
+        self.release()
+        return out
 
     def result(self) -> Any:
         out = [_graph_free(v) for v in self.flat]
@@ -960,17 +1004,19 @@ class Compiled:
             else:
                 call_args.append(a)
         trace = _Trace()
+        start = next(_seq)
         before = set_tracer(trace)
         try:
             result = self.step(*call_args)
         finally:
             set_tracer(before)
         flat, kind = _flatten(result)
+        out = [_graph_free(v) for v in flat]
         if _enabled:
             if len(self.traces) >= self.max_traces:
                 self.traces.pop(next(iter(self.traces)))
-            self.traces[sig] = _Traced(inputs, trace, flat, kind)
-        out = [_graph_free(v) for v in flat]
+            traced = self.traces[sig] = _Traced(inputs, trace, flat, kind, start)
+            traced.release()
         return out[0] if kind is None else kind(out)
 
 
