@@ -247,6 +247,8 @@ class Plan:
         self.compiled = _generate_forward(self) if _codegen else None
         self.fdefs = list(fdefs.values())
         self.generation = REGISTRY.generation
+        #: the values of a run in progress (read by later segments)
+        self.values: list[Any] = []
         #: first-order backward schedules by what they were asked for
         self.programs: dict[tuple[Any, ...], _Program] = {}
 
