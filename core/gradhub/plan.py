@@ -645,7 +645,7 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
         lines.append("    return None")
         src = "\n".join(lines) + "\n"
         exec(builtins.compile(src, f"<gradhub plan of {hi - lo} nodes>", "exec"), env)
-        runs.append(env["run"])
+        runs.append(env.pop("run"))  # (no cycle: the function holds env, env not it)
     return runs
 
 
@@ -786,7 +786,7 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
     lines[body_start:body_start] = [f"    {n} = None" for n in sorted(used)]
     src = "\n".join(lines) + "\n"
     exec(builtins.compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
-    return env["run"]
+    return env.pop("run")  # (no cycle: the function holds env, env not it)
 
 
 def grads_get(pend: list[Any], p: int, idx: int) -> Variable:

@@ -308,3 +308,22 @@ def test_a_planned_deep_mlp_step_peaks_no_higher_than_the_eager_step() -> None:
         np.testing.assert_array_equal(g.d, h.d)
     assert plan.plan_of(y) is not None
     assert _peak(static) <= _peak(eager)
+
+
+def test_a_planned_graph_is_freed_by_reference_counting() -> None:
+    # the generated functions once formed a cycle with their globals: the graph waited for gc
+    import gc
+    import weakref
+
+    x = gh.Variable(np.array([1.0, 2.0]))
+    h = x * 2.0
+    y = (h * h).sum()
+    y.forward()
+    gh.grad([y], [x], create_graph=False)
+    first = weakref.ref(h.creator)
+    gc.disable()
+    try:
+        del h, y
+        assert first() is None
+    finally:
+        gc.enable()
