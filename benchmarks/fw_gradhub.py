@@ -12,6 +12,10 @@ transposed contiguous copy of the harness's ``(out, in)`` weight and ``to_numpy`
 gradient back. Labels are passed as nnabla expects them, ``(N, 1)`` integers, and the per-sample
 losses of ``F.softmax_cross_entropy`` are averaged with ``F.mean``.
 
+Variant ``static`` (the row ``gradhub-static`` of ``benchmarks/run.py``): the same steps compiled
+with ``gh.compile``, which traces the first call and replays its plan (a static graph: nnabla's
+``forward()``/``backward()`` loop).
+
 Device: ``params["device"]`` (the harness's ``BENCH_DEVICE``) is ``"cpu"`` or ``"cuda"``; on CUDA
 the data and parameters are moved once in ``make`` and each step ends with a device
 synchronisation. The harness hides GPUs from its children (``CUDA_VISIBLE_DEVICES=""``);
@@ -132,7 +136,31 @@ def _cnn_loss(x: Any, t: Any, p: Sequence[Any]) -> Any:
 
 
 def make(workload: str, params: dict[str, Any]) -> Callable[[], Result]:
-    """Build one workload (parameters copied once) and return its zero-argument step."""
+    """Build one workload (parameters copied once) and return its zero-argument step; for the
+    variant ``"static"`` (the row ``gradhub-static``), the same step through ``gh.compile``:
+    traced at its first call, then replayed by a plan (docs/plans.md)."""
+    step = _make_eager(workload, params)
+    if params.get("variant") != "static":
+        return step
+    _, sync = _mover(params.get("device", "cpu"))
+    flags: dict[str, tuple[bool, ...]] = {}
+
+    def body() -> list[Any]:
+        values, flags["of"] = step()
+        return values
+
+    compiled = gh.compile(body)
+
+    def step_static() -> Result:
+        values = compiled()
+        sync()  # (the step's own synchronisation is a side effect: not replayed)
+        return values, flags["of"]
+
+    return step_static
+
+
+def _make_eager(workload: str, params: dict[str, Any]) -> Callable[[], Result]:
+    """The eager step of one workload (the graph built anew at each call)."""
     d = params["data"]
     leaf, sync = _mover(params.get("device", "cpu"))
 

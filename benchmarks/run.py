@@ -43,6 +43,7 @@ OURS = "gradhub"
 REFERENCE = "torch"
 MANUAL = "numpy-manual"
 BASELINE = "gradhub-baseline"
+STATIC = "gradhub-static"
 CPU_WORKLOADS = ("tiny_ops", "mlp", "cnn", "grad_penalty", "nth_sin", "import", "deep_mlp_mem")
 CUDA_WORKLOADS = ("mlp", "cnn", "grad_penalty", "nth_sin")
 
@@ -68,6 +69,15 @@ TARGETS = (
     Target("W6", "import", "import_net", None, 100.0, strict=True),
     Target("W7", "deep_mlp_mem", "time", MANUAL, 1.05),
     Target("W7", "deep_mlp_mem", "mem", REFERENCE, 1.0),
+)
+#: the targets of the static rows (issue 25): the same steps through gh.compile (plans)
+STATIC_TARGETS = (
+    Target("W1", "tiny_ops", "per_op", MANUAL, 1.2),
+    Target("W2", "mlp", "time", MANUAL, 1.0),
+    Target("W3", "cnn", "time", REFERENCE, 1.0),
+    Target("W4", "grad_penalty", "time", REFERENCE, 1.0),
+    Target("W5", "nth_sin", "time", REFERENCE, 0.6),
+    Target("W7", "deep_mlp_mem", "time", MANUAL, 1.0),
 )
 UNITS = {"time": "ms per step", "per_op": "µs per function", "import_net": "ms", "mem": "MB peak"}
 DESCRIPTION = {
@@ -124,6 +134,7 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
     if args.device == "cpu":
         rows = {
             OURS: f"fw_gradhub@{py}",
+            STATIC: f"fw_gradhub:static@{py}",
             REFERENCE: f"fw_torch@{torch_py}",
             MANUAL: f"fw_numpy_manual@{py}",
         }
@@ -282,17 +293,22 @@ def _cell_text(cell: dict[str, Any] | None, metric: str) -> str:
 
 
 def evaluate(
-    cells: dict[tuple[str, str], dict[str, Any]], device: str, workloads: Sequence[str]
+    cells: dict[tuple[str, str], dict[str, Any]],
+    device: str,
+    workloads: Sequence[str],
+    row: str = OURS,
+    table: Sequence[Target] = TARGETS,
 ) -> list[dict[str, Any]]:
-    """One row per target (CPU) or per workload (CUDA: ratios to torch, no targets)."""
+    """One row per target (CPU) or per workload (CUDA: ratios to torch, no targets), for the
+    framework row ``row`` against the targets of ``table``."""
     rows = []
     targets: Sequence[Target]
     if device == "cpu":
-        targets = [t for t in TARGETS if t.workload in workloads]
+        targets = [t for t in table if t.workload in workloads]
     else:
         targets = [Target(_wid(w), w, "time", REFERENCE, float("nan")) for w in workloads]
     for t in targets:
-        ours = cells.get((OURS, t.workload))
+        ours = cells.get((row, t.workload))
         value = _value(ours, t.metric)
         base = _value(cells.get((t.baseline, t.workload)), t.metric) if t.baseline else None
         check = (ours or {}).get("check")
@@ -408,6 +424,33 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
         "interleaved within a round) and the ratio of each side's fastest round, which "
         "background load on the machine disturbs least.",
     ]
+    if STATIC in fws and device == "cpu":
+        lines += [
+            "",
+            f"Static graphs ({STATIC}: the same steps through `gh.compile`, traced once and "
+            "replayed by a plan; targets of issue 25):",
+            "",
+            f"| id | workload | unit | {STATIC} | {OURS} | baseline | measured | target | met |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for row in evaluate(cells, device, workloads, STATIC, STATIC_TARGETS):
+            t = row["target"]
+            eager = _cell_text(cells.get((OURS, t.workload)), t.metric)
+            measured = (
+                f"{row['measured']:.2f}x {t.baseline}" if row["measured"] is not None else "-"
+            )
+            if row["spread"]:
+                lo, hi, best = row["spread"]
+                measured += f" (rounds {lo:.2f}-{hi:.2f}; best rounds {best:.2f}x)"
+            if not row["checked"]:
+                met = f"no (outputs {row['check'] or 'unchecked'})"
+            else:
+                met = "**yes**" if row["met"] else "no"
+            lines.append(
+                f"| {t.wid} | {t.workload} | {UNITS[t.metric]} | {_fmt(row['value'])} | {eager} | "
+                f"{_fmt(row['baseline_value'])} {t.baseline} | {measured} | <= {t.bound:g}x "
+                f"{t.baseline} | {met} |"
+            )
     if "import" in workloads:
         lines += [
             "",

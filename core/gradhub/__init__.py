@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import plugins  # noqa: F401  (binds the loader that the registry's lookups call)
+from . import (
+    plan,  # noqa: F401  (binds the plans of static graphs into the engine)
+    plugins,  # noqa: F401  (binds the loader that the registry's lookups call)
+)
 from ._version import __version__
 from .device import (
     Context,
@@ -48,6 +51,7 @@ from .parameters import (
     get_parameters,
     parameter_scope,
 )
+from .plan import compile
 from .registry import Sample, register, registry_table, show_registry
 from .variable import Variable, as_variable
 
@@ -70,6 +74,7 @@ __all__ = [
     "as_variable",
     "backward",
     "clear_parameters",
+    "compile",
     "context_scope",
     "default_dtype",
     "from_dlpack",

@@ -701,6 +701,12 @@ def _run(
     callbacks: list[Any] | None = None,
 ) -> _Grads:
     arrays = not create_graph
+    if _plans and arrays and callbacks is None:  # a static graph's plan (gradhub.plan)
+        plan = _plans.get(id(outputs[0]))
+        if plan is not None:
+            planned = plan.first_order(outputs, seeds, targets, retain_grad, retain_graph)
+            if planned is not None:
+                return planned
     grads = _Grads(arrays)
     roots = []
     for y, s in zip(outputs, seeds):
@@ -883,6 +889,18 @@ def backward(
                 raise _stale_grad_error(leaf, prev, g)
             changed.append((leaf, prev))
             leaf._grad = _own(g, given) if prev is None else _add(prev, g)
+    if _tracer is not None:  # gradhub.plan.compile is tracing a step
+        _tracer.backward(
+            y,
+            grad,
+            {
+                "retain_grad": retain_grad,
+                "create_graph": create_graph,
+                "loss_scale": loss_scale,
+                "retain_graph": retain_graph,
+                "communicator_callbacks": communicator_callbacks,
+            },
+        )
 
 
 def _no_grad_error(y: Variable) -> RuntimeError:
@@ -1073,6 +1091,23 @@ def grad(
         for x, g, hit in zip(ins, results, reached):
             if hit and x._creator is not None:
                 x._grad = _own(g, given)  # type: ignore[arg-type]
+    if _tracer is not None:  # gradhub.plan.compile is tracing a step
+        _tracer.grad(
+            outs,
+            ins,
+            grad_outputs,
+            {
+                "grad_inputs": grad_inputs,
+                "create_graph": create_graph,
+                "set_grad": set_grad,
+                "retain_grad": retain_grad,
+                "loss_scale": loss_scale,
+                "unreachable": unreachable,
+                "retain_graph": retain_graph,
+                "communicator_callbacks": communicator_callbacks,
+            },
+            results,
+        )
     return results
 
 
@@ -1142,7 +1177,20 @@ def rerun_kernel(node: Node, arrays: list[Any]) -> tuple[Any, ...]:
 
 
 def reexecute(y: Variable) -> None:
-    """Recompute the graph producing ``y`` from its leaves' current data (nnabla's forward)."""
+    """Recompute the graph producing ``y`` from its leaves' current data (nnabla's forward).
+
+    The first call records a plan of the graph (:mod:`gradhub.plan`, unless plans are off) that
+    later calls, and first-order ``backward``/``grad`` on ``y``, run; see docs/plans.md."""
+    if y._creator is None:
+        return
+    if _planner is not None and _planner(y):
+        return
+    reexecute_eager(y)
+
+
+def reexecute_eager(y: Variable) -> None:
+    """:func:`reexecute` without a plan: every node's kernel looked up and run again, the nodes'
+    shapes and saved arrays updated."""
     if y._creator is None:
         return
     nodes = _collect([y._creator], only_need_grad=False)
@@ -1476,6 +1524,36 @@ def forward_tangents(
     """
     outs, ins, ts = list(outputs), list(inputs), list(tangents)
     return forward_plan(outs, ins)(ts)
+
+
+#: id(output Variable) -> its plan (gradhub.plan binds the table; empty: every walk is eager)
+_plans: dict[int, Any] = {}
+#: ``gradhub.plan``'s forward runner: runs ``y``'s plan and returns True, or returns False
+_planner: Any = None
+
+
+#: what gradhub.plan.compile records a traced step's ``backward``/``grad`` calls with (None
+#: outside a trace)
+_tracer: Any = None
+
+
+def set_tracer(tracer: Any) -> Any:
+    """Make ``tracer`` (an object with methods ``backward(y, grad, options)`` and ``grad(outputs,
+    inputs, grad_outputs, options, results)``, or None) what each ``backward``/``grad`` call
+    tells when it ends; returns the previous one (gradhub.plan.compile traces steps with it)."""
+    global _tracer
+    before = _tracer
+    _tracer = tracer
+    return before
+
+
+def bind_plans(table: dict[int, Any], planner: Any) -> None:
+    """Make ``table`` the plans that first-order walks look up by their first output, and
+    ``planner(y) -> bool`` what :func:`reexecute` tries first (gradhub.plan calls it; see
+    "Layers" in docs/design.md)."""
+    global _plans, _planner
+    _plans = table
+    _planner = planner
 
 
 # Variable.backward and Variable.forward run this module's passes; variable sits below it (see

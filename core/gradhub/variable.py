@@ -248,6 +248,8 @@ class Variable:
                 ".detach() instead"
             )
         self._need_grad = value
+        global need_grad_generation
+        need_grad_generation += 1  # plans of static graphs (gradhub.plan) check it
 
     #: read in rules and in the engine: a C getter (no Python frame); the hot paths read the slot
     need_grad = property(
@@ -571,6 +573,10 @@ def as_variable(x: Any) -> Variable:
 # Variable.backward and Variable.forward run the engine's passes, and the engine (through the
 # graph) builds Variables: gradhub.engine imports this module and binds its two passes here when
 # it is imported, the one way every lower module reaches a higher one.
+
+#: bumped each time ``need_grad`` is set: a plan of a static graph whose backward walk was
+#: decided before is checked against it (gradhub.plan)
+need_grad_generation = 0
 
 #: ``gradhub.engine.backward``, bound by gradhub.engine
 _backward: Any = None

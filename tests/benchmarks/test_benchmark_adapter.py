@@ -92,6 +92,21 @@ def test_first_order_workloads_match_hand_written_numpy(bench: Any, workload: st
     _assert_close(again, ref, workload)
 
 
+@pytest.mark.parametrize("workload", ["tiny_ops", "mlp", "cnn", "grad_penalty", "nth_sin"])
+def test_the_static_variant_gives_the_eager_steps_numbers(bench: Any, workload: str) -> None:
+    # gradhub-static: the same step through gh.compile, bit for bit, on its trace and replays
+    adapter = bench["fw_gradhub"]
+    want = _outputs(adapter, adapter.make(workload, _params(bench, workload)))
+    params = _params(bench, workload)
+    params["variant"] = "static"
+    step = adapter.make(workload, params)
+    for _ in range(3):
+        got = _outputs(adapter, step)
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b, err_msg=workload)
+
+
 def test_nth_sin_matches_the_closed_form(bench: Any) -> None:
     params = _params(bench, "nth_sin")
     x = np.asarray(params["data"]["x"], dtype=np.float64)

@@ -114,11 +114,12 @@ def test_the_harness_command_runs_every_row_with_check_first() -> None:
     args = run.parse_args(["--quick", "--workloads", "tiny_ops,nth_sin"])
     cmd = run.harness_command(args, Path("/peers"), Path("/tmp/o.json"))
     assert "--check" in cmd and cmd[cmd.index("--rounds") + 1] == "1"
-    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,torch,numpy-manual"
+    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,gradhub-static,torch,numpy-manual"
     assert f"gradhub=fw_gradhub@{sys.executable}" in cmd
+    assert f"gradhub-static=fw_gradhub:static@{sys.executable}" in cmd
     more = run.parse_args(["--also", "chainer, jax-jit", "--skip", "numpy-manual"])
     cmd = run.harness_command(more, Path("/peers"), Path("/tmp/o.json"))
-    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,torch,chainer,jax-jit"
+    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,gradhub-static,torch,chainer,jax-jit"
     assert not any(c.startswith(("chainer=", "jax-jit=")) for c in cmd)  # the harness's pythons
     cuda = run.parse_args(["--device", "cuda"])
     assert cuda.workloads == ["mlp", "cnn", "grad_penalty", "nth_sin"]
@@ -131,7 +132,10 @@ def test_the_harness_command_runs_every_row_with_check_first() -> None:
 def test_a_baseline_interpreter_adds_a_row_and_its_ratios() -> None:
     args = run.parse_args(["--workloads", "tiny_ops,mlp", "--baseline", "/old/bin/python"])
     cmd = run.harness_command(args, Path("/peers"), Path("/tmp/o.json"))
-    assert cmd[cmd.index("--frameworks") + 1] == "gradhub,torch,numpy-manual,gradhub-baseline"
+    assert (
+        cmd[cmd.index("--frameworks") + 1]
+        == "gradhub,gradhub-static,torch,numpy-manual,gradhub-baseline"
+    )
     assert "gradhub-baseline=fw_gradhub@/old/bin/python" in cmd
     data = _data()
     data["meta"]["frameworks"]["gradhub-baseline"] = {}
@@ -231,3 +235,26 @@ def test_import_parts_split_a_fresh_start_into_parts_that_add_up() -> None:
         assert p["gradhub"] == pytest.approx(whole)
     text = profile_core.render_import(parts)
     assert text.count("\n| ") == 1 + len(profile_core.IMPORT_PARTS)
+
+
+def test_static_rows_are_reported_against_the_targets_of_plans() -> None:
+    data = _data()
+    data["meta"]["frameworks"]["gradhub-static"] = {}
+    data["results"] += _timing("gradhub-static", "tiny_ops", 1e-3) + _timing(
+        "gradhub-static", "mlp", 7e-3
+    )
+    data["checks"] += [
+        {"framework": "gradhub-static", "workload": w, "status": "match", "max_rel": 0.0}
+        for w in ("tiny_ops", "mlp")
+    ]
+    rows = {
+        r["target"].workload: r
+        for r in run.evaluate(
+            run.summarize(data), "cpu", ["tiny_ops", "mlp"], run.STATIC, run.STATIC_TARGETS
+        )
+    }
+    assert rows["mlp"]["baseline_value"] is not None
+    assert rows["mlp"]["measured"] == pytest.approx(7e-3 * 1e3 / rows["mlp"]["baseline_value"])
+    text, _ = run.render(data, "cpu", ["tiny_ops", "mlp"])
+    assert "Static graphs (gradhub-static" in text
+    assert "| W2 | mlp | ms per step | 7.00 |" in text

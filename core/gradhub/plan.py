@@ -1,0 +1,1067 @@
+"""Plans: a static graph run again without deciding anything again.
+
+A graph built once and run many times (nnabla's ``x.d = batch; loss.forward(); loss.backward()``,
+mxnet's bound executor) needs the same decisions at every step: which nodes to run in which
+order, which kernel each function has on its device, which arrays each backward rule keeps, which
+nodes lie on the paths of a gradient. A :class:`Plan` takes them once, from the engine's own walk
+(:func:`gradhub.engine.collect_graph`), and keeps them as tables:
+
+* the **forward schedule**: per node its kernel resolved for its device, its attributes bound, its
+  inputs as integer positions into a list of values (the leaves' current data first, then every
+  node's outputs), what its rule keeps, and the values whose last consumer it is (freed there);
+* per first-order walk asked for (``backward()``, or ``grad(outputs, inputs)``), the **backward
+  schedule**: the nodes the engine would visit, in its order, each with the positions its
+  gradients are summed into (the same sums in the same order, so results are bit for bit the
+  engine's).
+
+Running a plan creates no Variable and no graph node and looks nothing up in the registry. What it
+checks at each run is what can change without the graph changing: the leaves' shape, dtype and
+array type (changed: the graph is recomputed by the engine and planned again; when it cannot be,
+the function's error names it), the functions' rules and kernels (a rule or kernel registered
+since, ``override=True``: planned again), and ``need_grad`` settings (the backward schedules are
+decided again).
+
+:meth:`gradhub.Variable.forward` plans on its first call (a graph run with ``forward()`` is a
+static graph) and runs the plan on later calls; ``backward()`` and ``grad(...,
+create_graph=False)`` on the output of a planned graph run its backward schedule.
+``GRADHUB_PLANS=0`` in the environment (read at import), or :func:`set_enabled`, turns plans off.
+:func:`compile` traces define-by-run code into a plan.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import os
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import variable as _variable
+from .engine import (
+    _FREED,
+    _call_rule_arrays,
+    _check_leaves,
+    _checked_arrays,
+    _collect,
+    _copy_array,
+    _Grads,
+    _has_none,
+    _on_paths,
+    _own,
+    _position,
+    _replaced_error,
+    _rule_raised,
+    _zeros,
+    bind_plans,
+    reexecute_eager,
+    set_tracer,
+)
+from .engine import (
+    backward as _backward,
+)
+from .engine import (
+    grad as _grad,
+)
+from .errors import BackwardRuleError, GradhubError
+from .graph import Node, _kernel_error, _kernel_result, _seq
+from .modes import set_recording
+from .registry import REGISTRY
+from .variable import Variable, _to_array
+
+#: id(output Variable) -> its Plan (the engine looks plans up here)
+_PLANS: dict[int, Plan] = {}
+
+_enabled = os.environ.get("GRADHUB_PLANS", "1") != "0"
+
+
+def set_enabled(on: bool) -> bool:
+    """Turn plans on or off (for every graph); returns the previous setting. Off, ``forward()``,
+    ``backward()`` and ``grad()`` walk the graph anew at each call, as before plans, and the
+    plans recorded so far are dropped.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> previous = gh.plan.set_enabled(False)
+        >>> gh.plan.set_enabled(previous)
+        False
+    """
+    global _enabled
+    before = _enabled
+    _enabled = bool(on)
+    if not _enabled:
+        _PLANS.clear()
+    return before
+
+
+def enabled() -> bool:
+    """Whether plans are on (see :func:`set_enabled`)."""
+    return _enabled
+
+
+def _drop(key: int, ref: weakref.ref[Variable]) -> None:
+    """The output Variable of a plan was freed: forget the plan (and with it the graph)."""
+    p = _PLANS.get(key)
+    if p is not None and p.refs.get(key) is ref:
+        del _PLANS[key]
+
+
+def plan_of(y: Variable) -> Plan | None:
+    """The plan recorded for the graph producing ``y`` (by ``y.forward()``), or None."""
+    p = _PLANS.get(id(y))
+    return p if p is not None and p.owns(y) else None
+
+
+def forward(y: Variable) -> bool:
+    """Run ``y``'s plan, recording it first when there is none: what ``y.forward()`` does.
+    Returns False (nothing run) when plans are off."""
+    if not _enabled:
+        return False
+    key = id(y)
+    p = _PLANS.get(key)
+    if p is None or not p.owns(y) or p.marks:
+        p = Plan([y])
+        _PLANS[key] = p
+    if not p.run():
+        # a leaf changed shape, dtype or device, or a rule or kernel changed: the engine
+        # recomputes the graph (its nodes' shapes too) and the plan is recorded again
+        try:
+            reexecute_eager(y)
+        except GradhubError:
+            raise
+        except Exception as e:
+            raise type(e)(
+                f"forward(): the graph cannot be planned again for its leaves' new shapes or "
+                f"dtypes ({p.changed_leaves()}): {e}"
+            ).with_traceback(e.__traceback__) from None
+        _PLANS[key] = Plan([y])
+    return True
+
+
+_ndarray = np.ndarray
+
+
+def _device_name(a: Any) -> str | None:
+    dev = REGISTRY.array_device(a)
+    return None if dev is None else dev.name
+
+
+class Plan:
+    """The forward and backward schedules of the graph producing the Variables ``ys``.
+
+    Built by :func:`forward` (``Variable.forward()``, one Variable) and by :func:`compile` (the
+    outputs of a traced step, its forward schedule cut into segments at the sequence numbers
+    ``marks``: the nodes recorded before each first-order walk of the step); the engine runs
+    :meth:`first_order` for ``backward()`` and ``grad(create_graph=False)`` on ``ys[0]`` (and on
+    every Variable of ``ys`` for a compiled step).
+    """
+
+    def __init__(self, ys: Sequence[Variable], marks: Sequence[int] = ()) -> None:
+        #: id(Variable) -> a weak reference to it: the Variables this plan serves
+        self.refs = {}
+        for y in ys:
+            key = id(y)
+            self.refs[key] = weakref.ref(y, lambda r, k=key: _drop(k, r))  # type: ignore[misc]
+        self.marks = list(marks)
+        roots = [y._creator for y in ys if y._creator is not None]
+        nodes = _collect(roots, only_need_grad=False) if roots else []
+        self.nodes = nodes
+        leaves: list[Variable] = []
+        leaf_pos: dict[int, int] = {}
+        #: what the nodes were recorded (or last run) with: a leaf changed since is re-planned
+        self.leaf_meta = []
+        for node in nodes:
+            for i, (src, idx) in enumerate(zip(node.srcs, node.idxs)):
+                if idx < 0 and id(src) not in leaf_pos:
+                    leaf_pos[id(src)] = len(leaves)
+                    leaves.append(src)
+                    self.leaf_meta.append((node.out_type, node.in_shapes[i], node.in_dtypes[i]))
+        self.leaves = leaves
+        #: the device of each leaf not held in numpy arrays (None: numpy)
+        self.leaf_devices = [
+            None if type(v._data) is _ndarray else _device_name(v._data) for v in leaves
+        ]
+        base: dict[Node, int] = {}
+        n = len(leaves)
+        for node in nodes:
+            base[node] = n
+            n += len(node.out_shapes)
+        self.n_values = n
+        ins_of = []
+        last: dict[int, int] = {}
+        for k, node in enumerate(nodes):
+            ins = tuple(
+                leaf_pos[id(src)] if idx < 0 else base[src] + idx
+                for src, idx in zip(node.srcs, node.idxs)
+            )
+            ins_of.append(ins)
+            for j in ins:
+                last[j] = k
+        frees: list[list[int]] = [[] for _ in nodes]
+        for j, k in last.items():
+            if j >= len(leaves):
+                frees[k].append(j)
+        fdefs: dict[int, tuple[Any, ...]] = {}
+        steps = []
+        for k, node in enumerate(nodes):
+            fdef = node.fdef
+            dev = node.device
+            kernels = fdef.kernels
+            kernel = kernels.get(dev.kind, fdef.forward) if kernels else fdef.forward
+            fdefs[id(fdef)] = (fdef, fdef.rule, dev.kind, kernel)
+            ins = ins_of[k]
+            rule = fdef.rule if node.rule is not None else None
+            if rule is None:
+                save = 0
+            elif rule.keeps == len(ins) and rule.keeps in (1, 2):
+                save = 1
+            elif rule.keeps == 0:
+                save = 2
+            else:
+                save = 3
+            steps.append(
+                (
+                    node,
+                    kernel,
+                    dev.xp,
+                    node.attrs,
+                    ins,
+                    base[node],
+                    fdef.n_outputs == 1,
+                    save,
+                    rule,
+                    tuple(frees[k]),
+                    dev if dev.index else None,
+                )
+            )
+        self.steps = steps
+        #: the steps of each segment: from one mark to the next
+        bounds = [0]
+        for m in self.marks:
+            bounds.append(next((k for k, nd in enumerate(nodes) if nd.seq > m), len(nodes)))
+        bounds.append(len(nodes))
+        self.segments = list(itertools.pairwise(bounds))
+        self.compiled = _generate_forward(self) if _codegen else None
+        self.fdefs = list(fdefs.values())
+        self.generation = REGISTRY.generation
+        #: the values of a run in progress (read by later segments)
+        self.values: list[Any] = []
+        #: first-order backward schedules by what they were asked for
+        self.programs: dict[tuple[Any, ...], _Program] = {}
+
+    # -- forward ---------------------------------------------------------------------------------
+    def valid(self) -> bool:
+        """Whether the recorded kernels, rules and leaf shapes still hold."""
+        if REGISTRY.generation != self.generation:
+            return False
+        for fdef, rule, kind, kernel in self.fdefs:
+            kernels = fdef.kernels
+            k = kernels.get(kind, fdef.forward) if kernels else fdef.forward
+            if k is not kernel or fdef.rule is not rule:
+                return False
+        for leaf, (atype, shape, dtype), dev in zip(self.leaves, self.leaf_meta, self.leaf_devices):
+            a = leaf._data
+            if type(a) is not atype or a.shape != shape or a.dtype != dtype:
+                return False
+            if dev is not None and _device_name(a) != dev:
+                return False  # moved to another device of the same array type
+        return True
+
+    def changed_leaves(self) -> str:
+        """The leaves whose data no longer matches the plan, for messages."""
+        out = []
+        for k, (leaf, (atype, shape, dtype)) in enumerate(zip(self.leaves, self.leaf_meta)):
+            a = leaf._data
+            if type(a) is not atype or a.shape != shape or a.dtype != dtype:
+                name = leaf.name or f"leaf #{k}"
+                out.append(
+                    f"{name}: {tuple(shape)} {dtype} -> {tuple(a.shape)} {a.dtype} "
+                    f"({type(a).__name__})"
+                )
+        return "; ".join(out) or "a rule or kernel was registered since"
+
+    def run(self) -> bool:
+        """Run the forward schedule: every node's outputs recomputed from the leaves' current
+        data, the arrays its rule keeps saved, the outputs still referenced updated (what
+        ``reexecute`` does). Returns False, having run nothing, when the plan no longer holds."""
+        if not self.valid():
+            return False
+        self.values = [None] * self.n_values
+        try:
+            for k in range(len(self.segments)):
+                self.run_segment(k)
+        finally:
+            self.values = []
+        return True
+
+    def owns(self, y: Variable) -> bool:
+        """Whether this plan serves ``y``."""
+        r = self.refs.get(id(y))
+        return r is not None and r() is y
+
+    def run_segment(self, k: int) -> None:
+        """Run the steps of segment ``k`` (values passed on to later segments in
+        ``self.values``, the leaves read as they are now)."""
+        compiled = self.compiled
+        if compiled is not None:
+            try:
+                with set_recording(False):
+                    compiled[k](self.leaves, self.values)
+                return
+            except Exception:  # run again step by step: the error names the function
+                pass
+        vals = self.values
+        lo, hi = self.segments[k]
+        for i, leaf in enumerate(self.leaves):
+            vals[i] = leaf._data
+        with set_recording(False):
+            for step in self.steps[lo:hi]:
+                node, kernel, xp, attrs, ins, b, single, save, rule, frees, dev = step
+                arrays = [vals[j] for j in ins]
+                try:
+                    if dev is None:
+                        out = kernel(xp, *arrays, **attrs)
+                    else:
+                        with dev.activate():
+                            out = kernel(xp, *arrays, **attrs)
+                except GradhubError:
+                    raise
+                except Exception as e:
+                    raise _kernel_error(node.fdef, arrays, e, node.device.kind) from e
+                if single:
+                    if type(out) is not type(arrays[0]) or out.dtype.kind not in "biufc":
+                        out = _kernel_result(node.fdef, node.device, out)
+                    vals[b] = out
+                    outs: Sequence[Any] = (out,)
+                    v = node.outputs[0]()
+                    if v is not None:
+                        v._data = out
+                else:
+                    outs = _kernel_result(node.fdef, node.device, out)
+                    for k, o in enumerate(outs):
+                        vals[b + k] = o
+                        v = node.outputs[k]()
+                        if v is not None:
+                            v._data = o
+                if save:
+                    node.rule = rule  # a retain_graph=False pass may have freed it
+                    if save == 1:
+                        node.saved_in = tuple(arrays)
+                    elif save == 2:
+                        node.saved_in = node.saved_out = None
+                    else:
+                        node.save(arrays, outs)
+                for j in frees:
+                    vals[j] = None
+
+    # -- backward --------------------------------------------------------------------------------
+    def first_order(
+        self,
+        outputs: list[Variable],
+        seeds: list[Variable | None],
+        targets: list[Variable] | None,
+        retain_grad: bool,
+        retain_graph: bool,
+    ) -> _Grads | None:
+        """The engine's first-order walk from ``outputs`` (to ``targets``, or to every leaf
+        needing a gradient), by its recorded schedule; None where the engine must walk (the
+        plan is for another output, or plans are off)."""
+        if not _enabled or not self.owns(outputs[0]) or not self.valid():
+            return None
+        key = (
+            tuple(map(id, outputs)),
+            None if targets is None else tuple(map(id, targets)),
+            tuple(s is None for s in seeds),
+        )
+        prog = self.programs.get(key)
+        if prog is None or not prog.holds(outputs, targets):
+            prog = self.programs[key] = _Program(outputs, seeds, targets)
+        return prog.run(seeds, retain_grad, retain_graph)
+
+
+class _Program:
+    """One first-order backward schedule: the nodes the engine would visit, in its order, with
+    integer positions for the gradients summed into each node's outputs."""
+
+    def __init__(
+        self,
+        outputs: list[Variable],
+        seeds: list[Variable | None],
+        targets: list[Variable] | None,
+    ) -> None:
+        self.outputs = [weakref.ref(v) for v in outputs]
+        self.targets = None if targets is None else [weakref.ref(v) for v in targets]
+        self.generation = _variable.need_grad_generation
+        roots = []
+        for y, s in zip(outputs, seeds):
+            if s is not None and y._creator is not None and y._need_grad:
+                roots.append(y._creator)
+        leaves: set[int] = set()
+        nodes = _collect(roots, only_need_grad=True, leaves=leaves)
+        keep: set[Node] = set()
+        if targets is not None:
+            target_leaves = {id(v) for v in targets if v._creator is None}
+            if len(target_leaves) < len(targets) or not leaves <= target_leaves:
+                nodes = _on_paths(nodes, targets)
+            keep = {v._creator for v in targets if v._creator is not None}
+        pos = {node: k for k, node in enumerate(nodes)}
+        self.n = len(nodes)
+        # a seed on a node's output outside the walk (needing no gradient) is kept aside
+        extra: dict[Node, int] = {}
+
+        def where(src: Any, idx: int) -> int:
+            if idx < 0:
+                return -1
+            p = pos.get(src)
+            if p is None:
+                p = extra.get(src)
+                if p is None:
+                    p = extra[src] = self.n + len(extra)
+            return p
+
+        self.seed_at = [(src, idx, where(src, idx)) for src, idx in map(_position, outputs)]
+        self.order = []
+        for node in reversed(nodes):
+            ins = tuple((src, idx, where(src, idx)) for src, idx in zip(node.srcs, node.idxs))
+            self.order.append((node, pos[node], node in keep, ins))
+        self.n_slots = self.n + len(extra)
+        self.slot_nodes = nodes + list(extra)
+        self.leaf_flags = [(v, v._need_grad) for v in _graph_leaves(nodes)]
+        self.seeds_given = [s is not None for s in seeds]
+        #: the generated functions, by retain_graph (made at first use)
+        self.compiled: dict[bool, Any] = {}
+
+    def holds(self, outputs: list[Variable], targets: list[Variable] | None) -> bool:
+        """Whether this schedule was decided for these Variables under today's ``need_grad``."""
+        if self.generation != _variable.need_grad_generation:
+            return False
+        for r, v in zip(self.outputs, outputs):
+            if r() is not v:
+                return False
+        if targets is not None:
+            for r, v in zip(self.targets, targets):  # type: ignore[arg-type]
+                if r() is not v:
+                    return False
+        for v, flag in self.leaf_flags:
+            if v._need_grad is not flag:
+                return False
+        return True
+
+    def run(self, seeds: list[Variable | None], retain_grad: bool, retain_graph: bool) -> _Grads:
+        """The engine's ``_run`` (first order, no callbacks) by this schedule."""
+        grads = _Grads(True)
+        if _codegen and not retain_grad:
+            fn = self.compiled.get(retain_graph)
+            if fn is None:
+                fn = self.compiled[retain_graph] = _generate_backward(self, retain_graph)
+            if fn:
+                fn(grads, [None if s is None else s._data for s in seeds])
+                return grads
+        pend: list[Any] = [None] * self.n_slots
+        plus = grads._plus
+        for (src, idx, p), s, ref in zip(self.seed_at, seeds, self.outputs):
+            if s is None:
+                continue
+            if p < 0:
+                grads.add(src, idx, s._data)
+            else:
+                lst = pend[p]
+                if lst is None:
+                    lst = pend[p] = [None] * len(src.out_shapes)
+                prev = lst[idx]
+                lst[idx] = s._data if prev is None else plus(prev, s._data)
+            if retain_grad and p >= 0:
+                y = ref()
+                y._grad = _own(grads_get(pend, p, idx), {id(s._data)})  # type: ignore[union-attr]
+        with set_recording(False):
+            for node, k, keep, ins in self.order:
+                gys = pend[k]
+                if gys is None:
+                    continue
+                if not keep:
+                    pend[k] = None
+                if retain_grad:
+                    for j, ref in enumerate(node.outputs):
+                        v = ref()
+                        if v is not None and gys[j] is not None:
+                            v._grad = Variable._new(_copy_array(gys[j]), False, None, 0)
+                if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
+                    dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
+                    gys = [
+                        g if g is not None else _zeros(dev, shapes[j], dtypes[j])
+                        for j, g in enumerate(gys)
+                    ]
+                rule = node.rule
+                srcs = node.srcs
+                if (
+                    rule is not None
+                    and rule.fast1 is not None
+                    and len(srcs) == 1
+                    and len(gys) == 1
+                    and not node.device.index
+                    and srcs[0].need_grad
+                ):
+                    si, so = node.saved_in, node.saved_out
+                    try:
+                        arr = rule.fast1(
+                            node.device.xp,
+                            gys[0],
+                            None if si is None else si[0],
+                            None if so is None else so[0],
+                            **node.attrs,
+                        )
+                    except BackwardRuleError:
+                        raise
+                    except Exception as e:
+                        if node.idxs[0] < 0:
+                            _check_leaves(node)
+                        raise _rule_raised(node, rule, e) from e
+                    del gys
+                    if (
+                        type(arr) is not node.out_type
+                        or arr.shape != node.in_shapes[0]
+                        or arr.dtype != node.in_dtypes[0]
+                    ):
+                        arr = _checked_arrays(node, rule, (arr,))[0]
+                    if not retain_graph:
+                        node.saved_in = node.saved_out = None
+                        node.rule = _FREED
+                    if arr is None:
+                        continue
+                    src, idx, p = ins[0]
+                    if p < 0:
+                        if si is not None and si[0] is not None and si[0] is not src._data:
+                            raise _replaced_error(node, 0)
+                        grads.add(src, idx, arr)
+                        continue
+                    lst = pend[p]
+                    if lst is None:
+                        lst = pend[p] = [None] * len(src.out_shapes)
+                    prev = lst[idx]
+                    lst[idx] = arr if prev is None else plus(prev, arr)
+                    continue
+                if node.device.index:
+                    with node.device.activate():
+                        res = _call_rule_arrays(node, gys)
+                else:
+                    res = _call_rule_arrays(node, gys)
+                del gys
+                if not retain_graph:
+                    node.saved_in = node.saved_out = None
+                    node.rule = _FREED
+                for i, g in enumerate(res):
+                    if g is None:
+                        continue
+                    src, idx, p = ins[i]
+                    if p < 0:
+                        grads.add(src, idx, g)
+                        continue
+                    lst = pend[p]
+                    if lst is None:
+                        lst = pend[p] = [None] * len(src.out_shapes)
+                    prev = lst[idx]
+                    lst[idx] = g if prev is None else plus(prev, g)
+        nodes = grads.nodes
+        for node, lst in zip(self.slot_nodes, pend):
+            if lst is not None:
+                nodes[node] = lst
+        return grads
+
+
+_codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
+
+
+def _generate_forward(plan: Plan) -> list[Any] | None:
+    """The forward schedule as straight-line Python functions ``run(leaves, values)``, one per
+    segment (as torch.fx emits code): one statement per kernel call, its constants (kernels,
+    attributes, nodes) bound as globals of the function, values as locals deleted after their
+    last use (``values`` carries those a later segment reads). None for a graph with arrays of
+    another device (those run by the table)."""
+    n_leaves = len(plan.leaves)
+    seg_of: dict[int, int] = {}  # value position -> the segment producing it
+    used_in: dict[int, set[int]] = {}
+    for g, (lo, hi) in enumerate(plan.segments):
+        for step in plan.steps[lo:hi]:
+            b = step[5]
+            for j in range(b, b + len(step[0].out_shapes)):
+                seg_of[j] = g
+            for j in step[4]:
+                used_in.setdefault(j, set()).add(g)
+    shared = {j for j, gs in used_in.items() if j >= n_leaves and gs != {seg_of[j]}}
+    runs = []
+    for g, (lo, hi) in enumerate(plan.segments):
+        env: dict[str, Any] = {"_fix": _kernel_result}
+        lines = ["def run(leaves, values):"]
+        for j in sorted(used_in):
+            if g in used_in[j]:
+                if j < n_leaves:
+                    lines.append(f"    v{j} = leaves[{j}]._data")
+                elif seg_of[j] != g:
+                    lines.append(f"    v{j} = values[{j}]")
+        for k in range(lo, hi):
+            node, kernel, xp, attrs, ins, b, single, save, rule, frees, dev = plan.steps[k]
+            if dev is not None or any(not str.isidentifier(a) for a in attrs):
+                return None
+            env[f"K{k}"], env[f"X{k}"], env[f"N{k}"], env[f"R{k}"] = kernel, xp, node, rule
+            args = [f"v{j}" for j in ins]
+            for a, value in attrs.items():
+                env[f"A{k}_{a}"] = value
+                args.append(f"{a}=A{k}_{a}")
+            call = f"K{k}(X{k}, {', '.join(args)})"
+            n_out = len(node.out_shapes)
+            if single:
+                lines.append(f"    v{b} = {call}")
+                lines.append(f"    if type(v{b}) is not type(v{ins[0]}):")
+                lines.append(f"        v{b} = _fix(N{k}.fdef, N{k}.device, v{b})")
+                outs = f"(v{b},)"
+            else:
+                names = ", ".join(f"v{b + j}" for j in range(n_out))
+                comma = "," if n_out == 1 else ""
+                lines.append(f"    {names}{comma} = _fix(N{k}.fdef, N{k}.device, {call})")
+                outs = f"({names},)"
+            for j in range(n_out):
+                env[f"W{k}_{j}"] = node.outputs[j]
+                lines.append(f"    o = W{k}_{j}()")
+                lines.append("    if o is not None:")
+                lines.append(f"        o._data = v{b + j}")
+                if b + j in shared:
+                    lines.append(f"    values[{b + j}] = v{b + j}")
+            if save:
+                lines.append(f"    N{k}.rule = R{k}")
+                if save == 1:
+                    lines.append(f"    N{k}.saved_in = ({', '.join(f'v{j}' for j in ins)},)")
+                elif save == 2:
+                    lines.append(f"    N{k}.saved_in = N{k}.saved_out = None")
+                else:
+                    lines.append(f"    N{k}.save([{', '.join(f'v{j}' for j in ins)}], {outs})")
+            if frees:
+                lines.append(f"    del {', '.join(f'v{j}' for j in frees)}")
+                gone = [j for j in frees if j in shared]
+                if gone:
+                    lines.append(f"    {' = '.join(f'values[{j}]' for j in gone)} = None")
+        lines.append("    return None")
+        src = "\n".join(lines) + "\n"
+        exec(builtins.compile(src, f"<gradhub plan of {hi - lo} nodes>", "exec"), env)
+        runs.append(env.pop("run"))  # (no cycle: the function holds env, env not it)
+    return runs
+
+
+def _fast1_failed(node: Node, rule: Any, e: Exception) -> None:
+    """Raise the engine's error for a one-input formula that raised ``e``."""
+    if isinstance(e, BackwardRuleError):
+        raise e
+    if node.idxs[0] < 0:
+        _check_leaves(node)
+    raise _rule_raised(node, rule, e) from e
+
+
+def _zero_filled(node: Node, gys: list[Any]) -> list[Any]:
+    """``gys`` with zeros for the outputs that received no gradient (as the engine)."""
+    dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
+    return [g if g is not None else _zeros(dev, shapes[j], dtypes[j]) for j, g in enumerate(gys)]
+
+
+def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
+    """A first-order schedule as one straight-line Python function ``run(grads, seeds)``: the
+    engine's walk unrolled (with ``retain_graph`` as given), each gradient position a local
+    variable. False for schedules with nodes of another device (run by the table)."""
+    env: dict[str, Any] = {
+        "_plus": None,
+        "_FREED": _FREED,
+        "_call": _call_rule_arrays,
+        "_checked": _checked_arrays,
+        "_failed": _fast1_failed,
+        "_replaced": _replaced_error,
+        "_filled": _zero_filled,
+        "_has_none": _has_none,
+    }
+    lines = ["def run(grads, seeds):", "    plus = grads._plus"]
+    used: set[str] = set()
+
+    def slot(p: int, j: int) -> str:
+        name = f"p{p}_{j}"
+        used.add(name)
+        return name
+
+    def accumulate(indent: str, src: Any, idx: int, p: int, value: str, k: int, i: int) -> None:
+        if p < 0:
+            env[f"L{k}_{i}"] = src
+            lines.append(f"{indent}grads.add(L{k}_{i}, -1, {value})")
+        else:
+            t = slot(p, idx)
+            lines.append(f"{indent}{t} = {value} if {t} is None else plus({t}, {value})")
+
+    body_start = len(lines)
+    for k, ((src, idx, p), given) in enumerate(zip(prog.seed_at, prog.seeds_given)):
+        if not given:
+            continue
+        accumulate("    ", src, idx, p, f"seeds[{k}]", -1 - k, 0)
+    for node, k, keep, ins in prog.order:
+        if node.device.index:
+            return False
+        n_out = len(node.out_shapes)
+        outs = [slot(k, j) for j in range(n_out)]
+        env[f"N{k}"] = node
+        lines.append(f"    if {' or '.join(f'{o} is not None' for o in outs)}:")
+        rule = node.fdef.rule if node.rule is not None else None
+        generic = "        "
+        fast1 = (
+            rule is not None
+            and rule is not _FREED
+            and rule.fast1 is not None
+            and len(ins) == 1
+            and n_out == 1
+            and all(str.isidentifier(a) for a in node.attrs)
+        )
+        got = outs[0] if fast1 else f"[{', '.join(outs)}]"
+        lines.append(f"        {'gy' if fast1 else 'gys'} = {got}")
+        if not keep:
+            lines.append(f"        {' = '.join(outs)} = None")
+        if fast1:
+            assert rule is not None
+            src, idx, p = ins[0]
+            env[f"R{k}"], env[f"F{k}"], env[f"X{k}"], env[f"S{k}"] = (
+                rule,
+                rule.fast1,
+                node.device.xp,
+                src,
+            )
+            env[f"T{k}"], env[f"H{k}"], env[f"D{k}"] = (
+                node.out_type,
+                node.in_shapes[0],
+                node.in_dtypes[0],
+            )
+            kw = ""
+            for a, value in node.attrs.items():
+                env[f"A{k}_{a}"] = value
+                kw += f", {a}=A{k}_{a}"
+            # what the node keeps is what its rule R declared (checked at each run: r is R)
+            x_in = "None" if rule.need_inputs == () else f"N{k}.saved_in[0]"
+            y_out = "None" if rule.need_outputs == () else f"N{k}.saved_out[0]"
+            lines += [
+                f"        r = N{k}.rule",
+                f"        if r is R{k} and S{k}.need_grad:",
+                f"            x = {x_in}",
+                "            try:",
+                f"                a = F{k}(X{k}, gy, x, {y_out}{kw})",
+                "            except Exception as e:",
+                f"                _failed(N{k}, r, e)",
+                "            del gy",
+                f"            if type(a) is not T{k} or a.shape != H{k} or a.dtype is not D{k}:",
+                f"                a = _checked(N{k}, r, (a,))[0]",
+            ]
+            if not retain_graph:
+                lines.append(f"            N{k}.saved_in = N{k}.saved_out = None")
+                lines.append(f"            N{k}.rule = _FREED")
+            lines.append("            if a is not None:")
+            if p < 0 and x_in != "None":
+                lines.append(f"                if x is not None and x is not S{k}._data:")
+                lines.append(f"                    raise _replaced(N{k}, 0)")
+            accumulate("                ", src, idx, p, "a", k, 0)
+            lines.append("        else:")
+            lines.append("            gys = [gy]")
+            generic = "            "
+        g = generic
+        lines.append(f"{g}if _has_none(gys):")
+        lines.append(f"{g}    gys = _filled(N{k}, gys)")
+        lines.append(f"{g}res = _call(N{k}, gys)")
+        lines.append(f"{g}del gys")
+        if not retain_graph:
+            lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
+            lines.append(f"{g}N{k}.rule = _FREED")
+        for i, (src, idx, p) in enumerate(ins):
+            lines.append(f"{g}g = res[{i}]")
+            lines.append(f"{g}if g is not None:")
+            accumulate(g + "    ", src, idx, p, "g", k, i)
+    for p, node in enumerate(prog.slot_nodes):
+        names = [f"p{p}_{j}" for j in range(len(node.out_shapes))]
+        if any(n in used for n in names):
+            used.update(names)
+            env[f"M{p}"] = node
+            lines.append(f"    if {' or '.join(f'{n} is not None' for n in names)}:")
+            lines.append(f"        grads.nodes[M{p}] = [{', '.join(names)}]")
+    lines[body_start:body_start] = [f"    {n} = None" for n in sorted(used)]
+    src = "\n".join(lines) + "\n"
+    exec(builtins.compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
+    return env.pop("run")  # (no cycle: the function holds env, env not it)
+
+
+def grads_get(pend: list[Any], p: int, idx: int) -> Variable:
+    """The gradient at slot ``p``, output ``idx``, as a Variable (for ``retain_grad``)."""
+    return Variable._new(pend[p][idx], False, None, 0)
+
+
+def _graph_leaves(nodes: Sequence[Node]) -> list[Variable]:
+    """The leaf inputs of ``nodes``, each once."""
+    seen: set[int] = set()
+    out = []
+    for node in nodes:
+        for src, idx in zip(node.srcs, node.idxs):
+            if idx < 0 and id(src) not in seen:
+                seen.add(id(src))
+                out.append(src)
+    return out
+
+
+# -- compile ---------------------------------------------------------------------------------------
+
+
+class _Trace:
+    """What a traced step did besides recording functions: its first-order ``backward`` and
+    ``grad`` calls (told by the engine), each with the sequence number it came after."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+
+    def backward(self, y: Variable, grad: Any, options: dict[str, Any]) -> None:
+        if options["create_graph"]:
+            raise NotImplementedError(
+                "gradhub.compile: backward(create_graph=True) inside a compiled step is not "
+                "supported (the .g it sets would not follow later calls); use "
+                "grad(outputs, inputs, create_graph=True) and return or use its results"
+            )
+        self.events.append(("backward", next(_seq), y, grad, options, None))
+
+    def grad(
+        self,
+        outputs: list[Variable],
+        inputs: list[Variable],
+        grad_outputs: Any,
+        options: dict[str, Any],
+        results: list[Variable | None],
+    ) -> None:
+        if options["create_graph"]:
+            if options["set_grad"] or options["retain_grad"]:
+                raise NotImplementedError(
+                    "gradhub.compile: grad(..., create_graph=True) with set_grad or retain_grad "
+                    "inside a compiled step is not supported (the .g it sets would not follow "
+                    "later calls)"
+                )
+            return  # recorded in the graph: replayed by the forward schedule
+        self.events.append(("grad", next(_seq), (outputs, inputs), grad_outputs, options, results))
+
+
+def _signature(a: Any) -> tuple[Any, ...]:
+    """What a compiled step's trace depends on in an argument."""
+    if isinstance(a, Variable):
+        d = a._data
+        return ("Variable", id(a), type(d), d.shape, d.dtype)
+    if hasattr(a, "shape") and hasattr(a, "dtype"):
+        return ("array", type(a), tuple(a.shape), a.dtype)
+    if isinstance(a, (list, tuple)):
+        return ("array", type(a), np.shape(a), np.asarray(a).dtype)
+    try:
+        hash(a)
+    except TypeError:
+        return ("object", id(a))
+    return ("value", type(a), a)
+
+
+def _flatten(result: Any) -> tuple[list[Any], Any]:
+    """A step's result as a flat list and the structure to rebuild it (a Variable, None, a
+    constant, or a tuple or list of those)."""
+    if isinstance(result, (tuple, list)):
+        return list(result), type(result)
+    return [result], None
+
+
+def _made_by(v: Variable, events: list[tuple[Any, ...]]) -> bool:
+    """Whether ``v`` is a result of one of the traced first-order ``grad`` calls."""
+    return any(ev[0] == "grad" and any(r is v for r in ev[5]) for ev in events)
+
+
+_RELEASED: dict[Any, np.ndarray] = {}
+
+
+def _released(dtype: Any) -> np.ndarray:
+    """An empty read-only array of ``dtype``: the data of a released trace Variable."""
+    a = _RELEASED.get(dtype)
+    if a is None:
+        a = _RELEASED[dtype] = np.empty(0, dtype)
+        a.flags.writeable = False
+    return a
+
+
+def _graph_free(v: Any) -> Any:
+    return Variable._new(v._data, False, None, 0) if isinstance(v, Variable) else v
+
+
+class _Traced:
+    """One trace of a compiled step: its plan, its first-order walks, its outputs."""
+
+    def __init__(
+        self,
+        inputs: list[tuple[int, Variable]],
+        trace: _Trace,
+        flat: list[Any],
+        kind: Any,
+        start: int,
+    ) -> None:
+        self.inputs = inputs
+        self.events = trace.events
+        self.flat = flat
+        self.kind = kind
+        ys: list[Variable] = []
+        for v in flat:
+            if isinstance(v, Variable) and v._creator is not None:
+                ys.append(v)
+        for ev in self.events:
+            if ev[0] == "backward":
+                ys.append(ev[2])
+            else:
+                ys += ev[2][0]
+            extra = ev[3]
+            for g in extra if isinstance(extra, (list, tuple)) else [extra]:
+                if isinstance(g, Variable) and g._creator is not None:
+                    ys.append(g)
+        unique = list({id(v): v for v in ys}.values())
+        self.plan = Plan(unique, [ev[1] for ev in self.events])
+        for ev in self.events:
+            first = ev[2] if ev[0] == "backward" else ev[2][0][0]
+            _PLANS[id(first)] = self.plan
+        # the trace's own Variables whose arrays nothing reads between calls (the results
+        # handed out share them): released after each call, so that a step's results do not
+        # stay allocated while the next step computes its own
+        leaves = {id(v) for v in self.plan.leaves}
+        made = list(ys) + list(flat)
+        for ev in self.events:
+            if ev[0] == "grad":
+                made += ev[5]
+        self.releasable = [
+            v
+            for v in {id(v): v for v in made if isinstance(v, Variable)}.values()
+            if type(v._data) is _ndarray
+            and id(v) not in leaves
+            and (v._creator.seq > start if v._creator is not None else _made_by(v, self.events))
+        ]
+
+    def release(self) -> None:
+        """Let go of the arrays of the trace's Variables that nothing reads until the next
+        call computes them again."""
+        for v in self.releasable:
+            v._data = _released(v._data.dtype)
+
+    def replay(self, args: Sequence[Any]) -> Any:
+        """Run the trace on new arguments; None when the plan no longer holds."""
+        plan = self.plan
+        for i, v in self.inputs:
+            a = args[i]
+            v._data = a if type(a) is type(v._data) else _to_array(a)
+        if not plan.valid():
+            return None
+        plan.values = [None] * plan.n_values
+        try:
+            for k, ev in enumerate(self.events):
+                plan.run_segment(k)
+                if ev[0] == "backward":
+                    _backward(ev[2], ev[3], **ev[4])
+                    continue
+                outputs, inputs = ev[2]
+                new = _grad(outputs, inputs, ev[3], **ev[4])
+                for old, g in zip(ev[5], new):
+                    if old is not None and g is not None:
+                        old._data = g._data
+            plan.run_segment(len(self.events))
+        finally:
+            plan.values = []
+        out = self.result()
+        self.release()
+        return out
+
+    def result(self) -> Any:
+        out = [_graph_free(v) for v in self.flat]
+        return out[0] if self.kind is None else self.kind(out)
+
+
+class Compiled:
+    """A step function traced once into a plan and replayed (see :func:`compile`)."""
+
+    def __init__(self, step: Any, max_traces: int = 8) -> None:
+        self.step = step
+        self.max_traces = max_traces
+        self.traces: dict[tuple[Any, ...], _Traced] = {}
+        self.__wrapped__ = step
+        self.__doc__ = getattr(step, "__doc__", None)
+
+    def __call__(self, *args: Any) -> Any:
+        sig = tuple(map(_signature, args))
+        t = self.traces.get(sig)
+        if t is not None and _enabled:
+            out = t.replay(args)
+            if out is not None:
+                return out
+        return self._trace(sig, args)
+
+    def _trace(self, sig: tuple[Any, ...], args: Sequence[Any]) -> Any:
+        inputs: list[tuple[int, Variable]] = []
+        call_args: list[Any] = []
+        for i, (a, kind) in enumerate(zip(args, sig)):
+            if kind[0] == "array":
+                v = Variable._new(_to_array(a), False, None, 0)
+                inputs.append((i, v))
+                call_args.append(v)
+            else:
+                call_args.append(a)
+        trace = _Trace()
+        start = next(_seq)
+        before = set_tracer(trace)
+        try:
+            result = self.step(*call_args)
+        finally:
+            set_tracer(before)
+        flat, kind = _flatten(result)
+        out = [_graph_free(v) for v in flat]
+        if _enabled:
+            if len(self.traces) >= self.max_traces:
+                self.traces.pop(next(iter(self.traces)))
+            traced = self.traces[sig] = _Traced(inputs, trace, flat, kind, start)
+            traced.release()
+        return out[0] if kind is None else kind(out)
+
+
+def compile(step: Any) -> Compiled:
+    """``step`` traced once and replayed as a plan: define-by-run code whose graph does not
+    change between calls, run without building the graph again.
+
+    The first call runs ``step(*args)`` as it is (eagerly), recording its graph and its
+    first-order ``grad(..., create_graph=False)`` and ``backward()`` calls; later calls with
+    arguments of the same shapes and dtypes (and the same Variable objects) run the plan of
+    that graph: the same kernels and backward rules in the same order, so the results are those
+    of ``step`` bit for bit. Arguments that are arrays become leaves needing no gradient; pass
+    Variables (the same ones at every call) for what ``step`` differentiates. A call with new
+    shapes or dtypes traces again (up to 8 traces are kept, per signature). Results are new
+    Variables holding the values (not connected to a graph; differentiate inside ``step``).
+
+    Not replayed: Python control flow that depends on values (the branch taken when tracing is
+    replayed), side effects (printing, appending to lists, ``x.d = ...`` inside ``step``),
+    ``backward(create_graph=True)``. Arrays created inside ``step`` are constants of the trace.
+
+    .. math:: \text{compile}(f)(x) = f(x) \\quad \text{for every } x \text{ of the traced shapes}
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> w = gh.Variable(np.array([0.5, -1.0]))
+        >>> @gh.compile
+        ... def step(x):
+        ...     loss = F.sum(F.sin(x * w))
+        ...     (g,) = gh.grad([loss], [w], create_graph=False)
+        ...     return loss, g
+        >>> loss, g = step(np.array([1.0, 2.0]))
+        >>> loss2, g2 = step(np.array([1.0, 2.0]))   # the plan
+        >>> bool(np.array_equal(g.d, g2.d)), g2.d.round(4).tolist()
+        (True, [0.8776, -0.8323])
+    """
+    if not callable(step):
+        raise TypeError(f"gradhub.compile: step must be callable, got {type(step).__name__}")
+    return Compiled(step)
+
+
+# the engine looks plans up in this table and runs forward() through them (see "Layers" in
+# docs/design.md)
+bind_plans(_PLANS, forward)

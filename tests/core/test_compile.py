@@ -1,0 +1,199 @@
+"""gradhub.compile: a define-by-run step traced once and replayed by a plan gives the step's own
+results, bit for bit, call after call; new shapes trace again; what cannot be replayed is
+refused or documented behaviour."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import gradhub as gh
+import numpy as np
+import pytest
+from gradhub import plan
+
+F = gh.functions
+
+
+@pytest.fixture(autouse=True)
+def _plans_on() -> Iterator[None]:
+    before = plan.set_enabled(True)
+    yield
+    plan.set_enabled(before)
+
+
+def _tiny_step(w: gh.Variable) -> Any:
+    def step(x: Any) -> Any:
+        h = x * w
+        for k in range(12):
+            h = F.log(F.abs(h) + 1.0) if k % 2 else (h * h) * 1.01 + 0.1
+        y = h.sum()
+        (g,) = gh.grad([y], [w], create_graph=False)
+        return y, g
+
+    return step
+
+
+def test_a_compiled_step_gives_the_steps_results_bit_for_bit() -> None:
+    rng = np.random.default_rng(0)
+    w = gh.Variable(rng.standard_normal(5))
+    step = _tiny_step(w)
+    fast = gh.compile(step)
+    for _ in range(4):
+        x = rng.standard_normal(5)
+        want = step(gh.Variable(x, need_grad=False))
+        got = fast(x)
+        assert isinstance(got, tuple) and len(got) == 2
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d)
+            assert a.creator is None if hasattr(a, "creator") else a._creator is None
+    assert len(fast.traces) == 1
+
+
+def test_new_shapes_trace_again() -> None:
+    w = gh.Variable(np.array(0.7))
+    fast = gh.compile(_tiny_step(w))
+    fast(np.ones(3))
+    fast(np.ones(3))
+    y, g = fast(np.full(4, 2.0))  # a new shape: traced again, both traces kept
+    assert len(fast.traces) == 2
+    want_y, want_g = _tiny_step(w)(gh.Variable(np.full(4, 2.0), need_grad=False))
+    np.testing.assert_array_equal(y.d, want_y.d)
+    np.testing.assert_array_equal(g.d, want_g.d)
+    y3, _ = fast(np.ones(3))
+    np.testing.assert_array_equal(
+        y3.d, _tiny_step(w)(gh.Variable(np.ones(3), need_grad=False))[0].d
+    )
+
+
+def test_backward_inside_a_compiled_step_accumulates_as_eager() -> None:
+    rng = np.random.default_rng(1)
+    w0 = rng.standard_normal((1, 3, 2))
+
+    def run(compiled: bool) -> list[np.ndarray]:
+        w = gh.Variable(w0.copy())
+
+        def step(x: Any) -> Any:
+            loss = F.sum(F.log(F.abs(F.batch_matmul(x, w)) + 1.0)) * 0.5
+            loss.backward()
+            return loss
+
+        f = gh.compile(step) if compiled else step
+        out = []
+        for k in range(3):
+            x = np.arange(6.0).reshape(1, 2, 3) * (k + 1) * 0.1
+            loss = f(x if compiled else gh.Variable(x, need_grad=False))
+            out += [loss.d.copy(), w.g.copy()]  # .g accumulates across calls
+        return out
+
+    for a, b in zip(run(True), run(False)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_gradient_used_later_in_the_step_follows_each_call() -> None:
+    w = gh.Variable(np.array([0.3, -0.2]))
+
+    def step(x: Any) -> Any:
+        loss = F.sum(F.log(x * w * (x * w) + 1.0))
+        (g,) = gh.grad([loss], [w], create_graph=False)
+        w_next = w - 0.1 * g  # computed from the gradient: recorded after the walk
+        return F.sum(w_next * w_next)
+
+    fast = gh.compile(step)
+    for v in ([1.0, 2.0], [0.5, -1.0], [3.0, 0.0]):
+        x = np.array(v)
+        np.testing.assert_array_equal(fast(x).d, step(gh.Variable(x, need_grad=False)).d)
+
+
+def test_python_branches_are_replayed_as_traced() -> None:
+    # documented: control flow that depends on values is fixed by the trace
+    def step(x: Any) -> Any:
+        return x * 2.0 if float(x.d.sum()) > 0 else x * -1.0
+
+    fast = gh.compile(step)
+    np.testing.assert_array_equal(fast(np.array([1.0])).d, [2.0])
+    np.testing.assert_array_equal(fast(np.array([-1.0])).d, [-2.0])  # the traced branch
+
+
+def test_backward_with_create_graph_inside_is_refused() -> None:
+    w = gh.Variable(np.array([1.0]))
+
+    def step(x: Any) -> Any:
+        loss = F.sum(x * w * w)
+        loss.backward(create_graph=True)
+        return loss
+
+    with pytest.raises(
+        NotImplementedError, match=r"gradhub.compile: backward\(create_graph=True\)"
+    ):
+        gh.compile(step)(np.array([2.0]))
+
+
+def test_compile_refuses_what_is_not_callable() -> None:
+    with pytest.raises(TypeError, match=r"gradhub\.compile: step must be callable, got int"):
+        gh.compile(3)
+
+
+@pytest.mark.nn_ops
+def test_a_compiled_gradient_penalty_step_matches_the_eager_step() -> None:
+    rng = np.random.default_rng(2)
+    shapes = [(4, 3, 3, 3), (4,), (6, 4, 3, 3), (6,), (6 * 2 * 2, 5), (5,)]
+    p = [gh.Variable(rng.standard_normal(sh) * 0.3) for sh in shapes]
+    t = gh.Variable(rng.integers(0, 5, (3, 1)), need_grad=False)
+
+    def step(x: Any) -> Any:
+        h = F.max_pooling(F.relu(F.convolution(x, p[0], p[1], pad=(1, 1))), (2, 2))
+        h = F.max_pooling(F.relu(F.convolution(h, p[2], p[3], pad=(1, 1))), (2, 2))
+        loss = F.mean(F.softmax_cross_entropy(F.affine(h, p[4], p[5]), t))
+        gs = gh.grad([loss], p, create_graph=True)
+        total = loss
+        for g in gs:
+            total = total + F.norm(g)
+        return [total, *gh.grad([total], p, create_graph=False, retain_graph=False)]
+
+    fast = gh.compile(step)
+    for _ in range(3):
+        x = rng.standard_normal((3, 3, 8, 8))
+        got, want = fast(x), step(gh.Variable(x, need_grad=False))
+        assert isinstance(got, list)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d)
+
+
+@pytest.mark.nn_ops
+def test_a_compiled_deep_mlp_step_peaks_no_higher_than_the_eager_step() -> None:
+    # the trace's own result Variables let go of their arrays between calls: the gradients of
+    # one call are not kept while the next call computes its own
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    x = gh.Variable(rng.standard_normal((64, 256)).astype(np.float32), need_grad=False)
+    ps = []
+    for _ in range(6):
+        ps += [gh.Variable((rng.standard_normal((256, 256)) * 0.05).astype(np.float32))]
+        ps += [gh.Variable(np.zeros(256, np.float32))]
+
+    def step() -> Any:
+        h = x
+        for i in range(6):
+            h = F.affine(h, ps[2 * i], ps[2 * i + 1])
+            h = F.relu(h) if i < 5 else h
+        loss = F.mean(h * h)
+        return [loss, *gh.grad([loss], ps, create_graph=False, retain_graph=False)]
+
+    fast = gh.compile(step)
+
+    def peak(f: Any) -> int:
+        f()
+        f()
+        tracemalloc.start()
+        try:
+            for _ in range(3):
+                f()  # each result is dropped, as a training loop drops last step's gradients
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    for a, b in zip(fast(), step()):
+        np.testing.assert_array_equal(a.d, b.d)
+    assert peak(fast) <= peak(step)

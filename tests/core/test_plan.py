@@ -1,0 +1,329 @@
+"""Plans of static graphs (gradhub.plan): the same numbers as the engine's walks, bit for bit.
+
+Each test builds a graph, runs it as a static graph (``forward()`` then ``backward()`` or
+``grad(..., create_graph=False)``) with plans on, and again with plans off (the engine walking
+the graph at every call), and compares every value and gradient exactly.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import gradhub as gh
+import numpy as np
+import pytest
+from gradhub import plan
+from gradhub.audit import samples_of
+from gradhub.registry import REGISTRY, _ensure_loaded
+
+
+@pytest.fixture(autouse=True)
+def _plans_on() -> Iterator[None]:
+    before = plan.set_enabled(True)
+    yield
+    plan.set_enabled(before)
+
+
+def _functions() -> list[str]:
+    _ensure_loaded()
+    return sorted(REGISTRY.functions)
+
+
+def _static_run(
+    build: Callable[[], tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]],
+    planned: bool,
+    feeds: list[list[np.ndarray]],
+) -> list[np.ndarray]:
+    """Build once, then per feed: new leaf data, forward(), grad and backward; every value."""
+    plan.set_enabled(planned)
+    leaves, y, wrt = build()
+    out: list[np.ndarray] = []
+    for feed in feeds:
+        for v, a in zip(leaves, feed):
+            v.d = a.copy()
+        y.forward()
+        out.append(np.array(y.d, copy=True))
+        if wrt and y.need_grad:
+            grads = gh.grad([y], wrt, create_graph=False)
+            out += [np.array(g.d, copy=True) for g in grads]
+            for v in wrt:
+                v.cleargrad()
+            y.backward()
+            out += [np.array(v.g, copy=True) for v in wrt if v.g is not None]
+    if planned:
+        assert plan.plan_of(y) is not None
+    return out
+
+
+def _assert_same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> None:
+    assert len(a) == len(b), what
+    for k, (x, z) in enumerate(zip(a, b)):
+        assert x.dtype == z.dtype and x.shape == z.shape, f"{what}: value {k}"
+        np.testing.assert_array_equal(x, z, err_msg=f"{what}: value {k}")
+
+
+def _sample_graph(
+    fdef: Any, arrays: list[np.ndarray], attrs: dict[str, Any]
+) -> Callable[[], tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]]:
+    """A builder of the graph ``sum_k (out_k * w_k).sum()`` of one call of ``fdef`` (fixed random
+    weights ``w_k`` per floating output), its leaves and the leaves to differentiate."""
+
+    def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
+        rng = np.random.default_rng(0)
+        xs = [
+            gh.Variable(a.copy(), need_grad=fdef.differentiable and a.dtype.kind == "f")
+            for a in arrays
+        ]
+        res = fdef.api(*xs, **attrs)
+        outs = [o for o in (res if isinstance(res, tuple) else (res,)) if o.dtype.kind == "f"]
+        if not outs:
+            pytest.skip("no floating output")
+        weights = [gh.Variable(rng.standard_normal(o.shape), need_grad=False) for o in outs]
+        y = sum(((o * w).sum() for o, w in zip(outs, weights)), start=gh.Variable(0.0))
+        return xs, y, [x for x in xs if x.need_grad]
+
+    return build
+
+
+@pytest.mark.parametrize("name", _functions())
+def test_plans_match_the_engine_on_every_sample(name: str) -> None:
+    fdef = REGISTRY.get(name)
+    for s in samples_of(fdef):
+        arrays = [np.asarray(a) for a in s.inputs]
+        build = _sample_graph(fdef, arrays, s.attrs)
+        # new values (scaled by 1 + 1e-3, which keeps them in the sample's domain), then the
+        # sample's own again: forward() recomputes the graph, backward uses the new values
+        moved = (s.grad_inputs or range(len(arrays))) if fdef.differentiable else ()
+        feeds = [
+            [
+                a * (1 + 1e-3) if a.dtype.kind == "f" and i in moved else a
+                for i, a in enumerate(arrays)
+            ],
+            arrays,
+        ]
+        eager = _static_run(build, False, feeds)
+        planned = _static_run(build, True, feeds)
+        _assert_same(planned, eager, f"{name}[{s.name}]")
+
+
+@pytest.mark.nn_ops
+def test_plans_match_the_engine_on_the_seed_cnn_with_gradient_penalty() -> None:
+    F = gh.functions
+    rng = np.random.default_rng(1)
+    shapes = [(4, 3, 3, 3), (4,), (6, 4, 3, 3), (6,), (6 * 2 * 2, 5), (5,)]
+    params0 = [rng.standard_normal(sh).astype(np.float32) * 0.3 for sh in shapes]
+    xs = [rng.standard_normal((3, 3, 8, 8)).astype(np.float32) for _ in range(2)]
+    t = rng.integers(0, 5, (3, 1))
+
+    def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
+        x = gh.Variable(xs[0], need_grad=False)
+        p = [gh.Variable(a.copy()) for a in params0]
+        h = F.max_pooling(F.relu(F.convolution(x, p[0], p[1], pad=(1, 1))), (2, 2))
+        h = F.max_pooling(F.relu(F.convolution(h, p[2], p[3], pad=(1, 1))), (2, 2))
+        loss = F.mean(
+            F.softmax_cross_entropy(F.affine(h, p[4], p[5]), gh.Variable(t, need_grad=False))
+        )
+        gs = gh.grad([loss], p, create_graph=True)
+        total = loss
+        for g in gs:
+            total = total + F.norm(g)
+        return [x], total, p
+
+    feeds = [[xs[0]], [xs[1]], [xs[0]]]
+    _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), "cnn + gp")
+
+
+@pytest.mark.nn_ops
+def test_a_changed_leaf_shape_plans_again() -> None:
+    F = gh.functions
+    x = gh.Variable(np.ones((2, 3)))
+    m = F.mean(F.sin(x) * x)
+    m.forward()
+    first = plan.plan_of(m)
+    assert first is not None
+    x.d = np.full((4, 3), 2.0)
+    m.forward()
+    assert plan.plan_of(m) is not first
+    np.testing.assert_allclose(m.d, np.sin(2.0) * 2.0, rtol=1e-6)
+    m.backward()
+    np.testing.assert_allclose(
+        x.g, np.full((4, 3), (np.cos(2.0) * 2 + np.sin(2.0)) / 12), rtol=1e-6
+    )
+    m.forward()  # the new plan runs
+    assert plan.plan_of(m) is not first
+
+
+def test_a_graph_that_cannot_be_planned_again_says_why() -> None:
+    a = gh.Variable(np.ones((2, 3)))
+    b = gh.Variable(np.ones((2, 3)))
+    y = (a * b).sum()
+    y.forward()
+    a.d = np.ones((4, 3))
+    with pytest.raises(ValueError, match=r"cannot be planned again.*\(2, 3\).*-> \(4, 3\)"):
+        y.forward()
+
+
+def test_a_changed_need_grad_decides_the_backward_schedule_again() -> None:
+    a = gh.Variable(np.array([1.0, 2.0]))
+    b = gh.Variable(np.array([3.0, 4.0]))
+    y = (gh.functions.log(a) * b).sum()
+    y.forward()
+    y.backward()
+    np.testing.assert_array_equal(b.g, np.log(a.d))
+    b.need_grad = False
+    a.cleargrad()
+    b.cleargrad()
+    y.forward()
+    y.backward()
+    assert b.g is None
+    np.testing.assert_array_equal(a.g, b.d / a.d)
+    # an intermediate Variable set need_grad=False stops the gradient there
+    b.need_grad = True
+    h = gh.functions.log(a)
+    z = (h * b).sum()
+    z.forward()
+    (ga,) = gh.grad([z], [a], create_graph=False)
+    h.need_grad = False
+    (ga2,) = gh.grad([z], [a], create_graph=False)
+    assert np.any(ga.d != 0) and np.all(ga2.d == 0)
+
+
+def test_a_rule_registered_since_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    fdef = REGISTRY.get("Neg")
+    monkeypatch.setattr(fdef, "rule", fdef.rule)
+    monkeypatch.setattr(fdef, "overrides", list(fdef.overrides))
+    x = gh.Variable(np.array([1.0, 2.0]))
+    y = (-x).sum()
+    y.forward()
+    (g,) = gh.grad([y], [x], create_graph=False)
+    np.testing.assert_array_equal(g.d, [-1.0, -1.0])
+
+    def doubled(
+        grad_outputs: Any, inputs: Any, input_shapes: Any, outputs: Any, output_shapes: Any
+    ) -> Any:
+        return [grad_outputs[0] * -2.0]
+
+    gh.register("Neg", doubled, override=True, need_inputs=(), need_outputs=())
+    y.forward()
+    (g,) = gh.grad([y], [x], create_graph=False)
+    np.testing.assert_array_equal(g.d, [-2.0, -2.0])
+
+
+def test_a_kernel_error_in_a_plan_names_the_function() -> None:
+    x = gh.Variable(np.array([1.0, 2.0]))
+    y = gh.functions.log(x).sum()
+    y.forward()
+    x.d = np.array([1.0, 2.0])  # same shape: the plan runs
+    fdef = REGISTRY.get("Log")
+    kernel = fdef.forward
+    try:
+        calls = []
+
+        def broken(xp: Any, a: Any) -> Any:
+            calls.append(1)
+            raise ValueError("boom")
+
+        fdef.forward = broken
+        y.forward()  # a kernel changed: planned again, the new kernel's error names Sin
+    except ValueError as e:
+        assert "log() (Log" in str(e) and "boom" in str(e)
+    else:
+        raise AssertionError("no error")
+    finally:
+        fdef.forward = kernel
+    y.forward()
+    np.testing.assert_array_equal(y.d, np.log(x.d).sum())
+
+
+def test_outputs_freed_drop_their_plan() -> None:
+    x = gh.Variable(np.array([1.0, 2.0]))
+    y = (x * x).sum()
+    y.forward()
+    key = id(y)
+    assert key in plan._PLANS
+    del y
+    assert key not in plan._PLANS
+
+
+def test_retain_graph_false_then_forward_restores_the_saved_arrays() -> None:
+    x = gh.Variable(np.array([1.0, 2.0]))
+    y = (gh.functions.log(x) * x).sum()
+    y.forward()
+    for _ in range(3):
+        (g,) = gh.grad([y], [x], create_graph=False, retain_graph=False)
+        np.testing.assert_allclose(g.d, 1.0 + np.log(x.d))
+        with pytest.raises(gh.BackwardRuleError, match="retain_graph=False"):
+            gh.grad([y], [x], create_graph=False)
+        y.forward()
+
+
+def _mlp(layers: int, width: int, batch: int) -> tuple[list[gh.Variable], Callable[[], Any]]:
+    F = gh.functions
+    rng = np.random.default_rng(0)
+    x = gh.Variable(rng.standard_normal((batch, width)).astype(np.float32), need_grad=False)
+    ps = []
+    for _ in range(layers):
+        ps.append(gh.Variable((rng.standard_normal((width, width)) * 0.05).astype(np.float32)))
+        ps.append(gh.Variable(np.zeros(width, np.float32)))
+
+    def loss() -> gh.Variable:
+        h = x
+        for i in range(layers):
+            h = F.affine(h, ps[2 * i], ps[2 * i + 1])
+            if i < layers - 1:
+                h = F.relu(h)
+        return F.mean(h * h)
+
+    return ps, loss
+
+
+def _peak(step: Callable[[], Any]) -> int:
+    step()  # warm (array pools, caches)
+    tracemalloc.start()
+    try:
+        for _ in range(3):
+            step()  # each result dropped, as a training loop drops last step's gradients
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.nn_ops
+def test_a_planned_deep_mlp_step_peaks_no_higher_than_the_eager_step() -> None:
+    ps, loss = _mlp(8, 256, 64)
+
+    def eager() -> Any:
+        return gh.grad([loss()], ps, create_graph=False, retain_graph=False)
+
+    y = loss()
+
+    def static() -> Any:
+        y.forward()
+        return gh.grad([y], ps, create_graph=False, retain_graph=False)
+
+    a, b = eager(), static()
+    for g, h in zip(a, b):
+        np.testing.assert_array_equal(g.d, h.d)
+    assert plan.plan_of(y) is not None
+    assert _peak(static) <= _peak(eager)
+
+
+def test_a_planned_graph_is_freed_by_reference_counting() -> None:
+    # the generated functions once formed a cycle with their globals: the graph waited for gc
+    import gc
+    import weakref
+
+    x = gh.Variable(np.array([1.0, 2.0]))
+    h = x * 2.0
+    y = (h * h).sum()
+    y.forward()
+    gh.grad([y], [x], create_graph=False)
+    first = weakref.ref(h.creator)
+    gc.disable()
+    try:
+        del h, y
+        assert first() is None
+    finally:
+        gc.enable()
