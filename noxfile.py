@@ -62,7 +62,7 @@ def typecheck(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the documentation (HTML) and run its examples (doctest), warnings as errors."""
     session.install("-r", "docs/requirements.txt")
-    session.install("-e", ".", "-e", "./plugins/nn_ops")
+    session.install("-e", ".", "-e", "./plugins/nn_ops", "-e", "./plugins/compat")
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
     session.run(
         "sphinx-build", "-W", "--keep-going", "-b", "doctest", "docs", "docs/_build/doctest"
