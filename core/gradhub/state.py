@@ -48,10 +48,19 @@ def _write_bytes(f: BinaryIO, data: bytes) -> None:
     f.write(data)
 
 
-def _atomic_write(path: str, data: bytes) -> None:
+def atomic_write(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed and
     fsynced, then renamed over ``path`` (``os.replace``); on failure the temporary file is removed
-    and ``path`` is untouched."""
+    and ``path`` is untouched. Front-ends' own file formats save through it too.
+
+    >>> import os, tempfile
+    >>> from gradhub.state import atomic_write
+    >>> path = os.path.join(tempfile.mkdtemp(), "w.bin")
+    >>> atomic_write(path, b"abc")
+    >>> with open(path, "rb") as f:
+    ...     f.read()
+    b'abc'
+    """
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
@@ -166,7 +175,7 @@ def save_parameters(
     meta: dict[str, Any] = {"format": 1, "names": list(arrays), "need_grad": need_grad}
     if optimizer is not None:
         meta["optimizer"] = _optimizer_entries(optimizer, arrays)
-    _atomic_write(path, _encode(path, arrays, meta, _is_npz(path)))
+    atomic_write(path, _encode(path, arrays, meta, _is_npz(path)))
 
 
 def _optimizer_entries(optimizer: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -386,4 +395,4 @@ def _optimizer_state(path: str, opt_meta: Any, arrays: dict[str, np.ndarray]) ->
     return sd
 
 
-__all__ = ["load_parameters", "read_state_file", "save_parameters"]
+__all__ = ["atomic_write", "load_parameters", "read_state_file", "save_parameters"]

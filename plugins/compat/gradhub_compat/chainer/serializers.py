@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 import numpy as np
 from gradhub.errors import StateFileError
+from gradhub.state import atomic_write
 from gradhub.variable import Variable as _NativeVariable
 
 __all__ = ["DictionarySerializer", "NpzDeserializer", "load_npz", "save_npz", "serialize"]
@@ -96,23 +96,6 @@ def serialize(obj: Any) -> dict[str, np.ndarray]:
     return s.target
 
 
-def _atomic_write(path: str, data: bytes) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def save_npz(file: Any, obj: Any, compression: bool = True) -> None:
     """Save ``obj`` to ``file`` in chainer's NPZ layout, as ``chainer.serializers.save_npz``.
 
@@ -137,7 +120,7 @@ def save_npz(file: Any, obj: Any, compression: bool = True) -> None:
     (np.savez_compressed if compression else np.savez)(buf, **target)  # type: ignore[arg-type]
     data = buf.getvalue()
     if isinstance(file, (str, os.PathLike)):
-        _atomic_write(os.fspath(file), data)
+        atomic_write(os.fspath(file), data)
     else:
         file.write(data)
 

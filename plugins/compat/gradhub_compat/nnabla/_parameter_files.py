@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from gradhub import parameters as _parameters
 from gradhub.errors import StateFileError
+from gradhub.state import atomic_write
 from gradhub.variable import Variable as _NativeVariable
 
 _SUPPORTED = ".h5"
@@ -53,23 +53,6 @@ def _check_ext(where: str, name: str, ext: str) -> None:
             "writes nnabla's .h5 parameter files only (.protobuf, .nntxt and .nnp are not "
             "supported; for a file object pass extension='.h5')"
         )
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def save_parameters(
@@ -129,7 +112,7 @@ def save_parameters(
             hd[key].attrs["index"] = i
     data = buf.getvalue()
     if file_name is not None:
-        _atomic_write(file_name, data)
+        atomic_write(file_name, data)
     else:
         path.write(data)
         if hasattr(path, "seek"):
