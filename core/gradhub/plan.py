@@ -141,6 +141,40 @@ def forward(y: Variable) -> bool:
     return True
 
 
+def record(ys: Sequence[Variable]) -> Plan:
+    """Record the plan of the graph producing ``ys`` (several outputs: a bound executor's heads
+    and loss terms) and register it for each of them that has a creator: ``backward()`` and
+    ``grad(outputs, ..., create_graph=False)`` whose first output is one of ``ys`` run its
+    backward schedules, and :meth:`Plan.run` recomputes every node from the leaves' current data
+    (False when a leaf's shape, dtype or device, or a rule or kernel, changed: build the graph
+    again and record again). With plans off the plan is returned but not registered.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> x = gh.Variable(np.array([1.0, 2.0]))
+        >>> y, z = F.sin(x), F.sum(x * x)
+        >>> p = gh.plan.record([y, z])
+        >>> x.d = np.array([0.0, 3.0])
+        >>> p.run(), y.d.tolist(), float(z.d)
+        (True, [0.0, 0.1411200080598672], 9.0)
+        >>> gh.grad([z], [x], create_graph=False)[0].d.tolist()   # its backward schedule
+        [0.0, 6.0]
+    """
+    for y in ys:
+        if not isinstance(y, Variable):
+            raise TypeError(f"gradhub.plan.record: ys must be Variables, got {type(y).__name__}")
+    unique = list({id(y): y for y in ys}.values())
+    p = Plan(unique)
+    if _enabled:
+        for y in unique:
+            if y._creator is not None:
+                _PLANS[id(y)] = p
+    return p
+
+
 _ndarray = np.ndarray
 
 
@@ -458,7 +492,8 @@ class _Program:
             if fn is None:
                 fn = self.compiled[retain_graph] = _generate_backward(self, retain_graph)
             if fn:
-                fn(grads, [None if s is None else s._data for s in seeds])
+                with set_recording(False):  # rules on graph-less Variables record nothing
+                    fn(grads, [None if s is None else s._data for s in seeds])
                 return grads
         pend: list[Any] = [None] * self.n_slots
         plus = grads._plus

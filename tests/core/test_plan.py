@@ -327,3 +327,63 @@ def test_a_planned_graph_is_freed_by_reference_counting() -> None:
         assert first() is None
     finally:
         gc.enable()
+
+
+def test_a_planned_backward_through_a_variable_level_rule_records_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rule without an array-level form runs on graph-less Variables: with codegen the plan
+    once ran it recording, so each planned backward built (and dropped) graph nodes."""
+    fdef = REGISTRY.get("Neg")
+    monkeypatch.setattr(fdef, "rule", fdef.rule)
+    monkeypatch.setattr(fdef, "overrides", list(fdef.overrides))
+
+    def doubled(
+        grad_outputs: Any, inputs: Any, input_shapes: Any, outputs: Any, output_shapes: Any
+    ) -> Any:
+        return [grad_outputs[0] * -2.0]
+
+    gh.register("Neg", doubled, override=True, need_inputs=(), need_outputs=())
+    x = gh.Variable(np.array([1.0, 2.0]))
+    y = (-x).sum()
+    y.forward()
+    gh.grad([y], [x], create_graph=False)  # records the backward schedule
+    made = []
+    init = gh.graph.Node.__init__
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(gh.graph.Node, "__init__", counting)
+    y.forward()
+    (g,) = gh.grad([y], [x], create_graph=False)
+    np.testing.assert_array_equal(g.d, [-2.0, -2.0])
+    assert made == []
+
+
+def test_record_plans_several_outputs() -> None:
+    x = gh.Variable(np.array([1.0, 2.0]))
+    w = gh.Variable(np.array([0.5, -1.0]))
+    a = gh.functions.sin(x * w)
+    b = (a * a).sum()
+    p = plan.record([a, b, b])
+    assert plan.plan_of(a) is p and plan.plan_of(b) is p
+    for k in range(3):
+        x.d = np.array([1.0 + k, 2.0 - k])
+        assert p.run()
+        got = [a.d.copy(), b.d.copy(), *(g.d for g in gh.grad([b], [x, w], create_graph=False))]
+        plan.set_enabled(False)
+        x2 = gh.Variable(x.d.copy())
+        w2 = gh.Variable(w.d.copy())
+        a2 = gh.functions.sin(x2 * w2)
+        b2 = (a2 * a2).sum()
+        want = [a2.d, b2.d, *(g.d for g in gh.grad([b2], [x2, w2], create_graph=False))]
+        plan.set_enabled(True)
+        p = plan.record([a, b])  # (turning plans off dropped it)
+        for u, v in zip(got, want):
+            np.testing.assert_array_equal(u, v)
+    x.d = np.ones(3)
+    assert not p.run()  # a leaf changed shape: the caller builds the graph again
+    with pytest.raises(TypeError, match=r"gradhub.plan.record: ys must be Variables, got int"):
+        plan.record([a, 3])  # type: ignore[list-item]

@@ -11,17 +11,28 @@ Loss layers keep mxnet's semantics without any special rule: ``SoftmaxOutput`` o
 ``grad_scale / norm * (softmax(data) - onehot(label))``; ``MakeLoss`` outputs its data (detached)
 and adds ``grad_scale / norm * sum(data)``. The head gradients of loss layers are therefore
 ignored, as in mxnet, and every gradient the executor computes is an exact derivative.
+
+The first ``forward`` builds the graph and records its plan (:func:`gradhub.plan.record`); later
+calls run the plan and ``backward`` its backward schedule, with no graph built again (see
+docs/plans.md). Everything the graph computes is a recorded function (``BlockGrad`` and the
+outputs of loss layers are a recorded stop-gradient), and what is derived from argument *values*
+in Python (``SoftmaxOutput``'s class indices, ignore mask and ``"valid"`` normalizer) is a leaf
+recomputed from the label array before each run. A graph that reads an intermediate value in
+Python (``MakeLoss`` with ``normalization="valid"``) is built again at each ``forward``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from gradhub import plan as _plans
 from gradhub.engine import grad as _native_grad
-from gradhub.modes import no_grad, set_recording
+from gradhub.graph import apply
+from gradhub.modes import set_recording
+from gradhub.registry import FunctionDef, Provider
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
@@ -69,6 +80,46 @@ _SELECT_OPS = {
     "_Maximum": "GreaterEqual",
     "_Minimum": "LessEqual",
 }
+
+
+_PROVIDER = Provider("gradhub-compat", "", "gradhub_compat.mxnet.executor")
+
+
+def _block_grad_kernel(xp: Any, x: Any) -> Any:
+    return x
+
+
+#: mxnet's BlockGrad (stop_gradient) as a recorded function: ``y = x`` (the same array), no
+#: gradient (its output needs none); recorded so that a plan recomputes what follows it
+BLOCK_GRAD = FunctionDef(
+    "BlockGrad",
+    _block_grad_kernel,
+    _PROVIDER,
+    inputs=("x",),
+    differentiable=False,
+    doc="mxnet's BlockGrad: y = x, no gradient flows through",
+)
+
+
+def _block(x: NativeVariable) -> NativeVariable:
+    return apply(BLOCK_GRAD, (x,), {})  # type: ignore[no-any-return]
+
+
+class _Build:
+    """What one graph build made besides the values: the loss terms, the leaves derived from
+    argument values in Python (recomputed before each run of the plan: ``(leaves, fn)``, ``fn()``
+    giving their new arrays) and whether the graph can be planned."""
+
+    def __init__(self) -> None:
+        self.losses: list[NativeVariable] = []
+        self.feeds: list[tuple[list[NativeVariable], Callable[[], list[Any]]]] = []
+        self.static = True
+
+    def feed(self, fn: Callable[[], list[Any]], like: NativeVariable) -> list[NativeVariable]:
+        """Leaves holding ``fn()``'s arrays now, recomputed by ``fn`` before each planned run."""
+        leaves = [_const(a, like) for a in fn()]
+        self.feeds.append((leaves, fn))
+        return leaves
 
 
 def _as_list(arrays: Any, names: Sequence[str], what: str, required: bool) -> list[NDArray | None]:
@@ -163,6 +214,9 @@ class Executor:
             need = reqs[n] != "null" and a._arr.dtype.kind in "fc"
             self._vars[n] = NativeVariable.leaf(self._device.asarray(a._arr), need)
         self._graph: tuple[list[NativeVariable], list[NativeVariable]] | None = None
+        #: the plan of the graph and the leaves it recomputes from argument values (None: the
+        #: graph is built at the next forward)
+        self._plan: tuple[_plans.Plan, _Build, NativeVariable] | None = None
         self.outputs: list[NDArray] = []
         if out_shapes is not None:
             xp = self._device.xp
@@ -290,17 +344,45 @@ class Executor:
             self._args[self._names.index(name)][:] = value
         for n, a in zip(self._names, self._args):
             self._vars[n]._data = self._device.asarray(a._arr)
+        if not self._run_plan():
+            self._build()
+        return self._write_outputs()
+
+    def _run_plan(self) -> bool:
+        """Run the recorded plan on the current argument data; False when there is none or it no
+        longer holds (a leaf's shape or dtype, a rule or kernel changed; plans turned off)."""
+        if self._plan is None or not _plans.enabled():
+            return False
+        plan, build, key = self._plan
+        if _plans.plan_of(key) is not plan:  # plans were turned off and on since
+            return False
+        for leaves, fn in build.feeds:
+            for v, a in zip(leaves, fn()):
+                v._data = self._device.asarray(a)
+        return plan.run()
+
+    def _build(self) -> None:
+        """Evaluate the symbol's DAG with recorded functions and record its plan."""
         values: dict[int, NativeVariable] = {}
-        losses: list[NativeVariable] = []
+        build = _Build()
         with set_recording(True):
             for node in self._topo:
                 if node.op == "null":
                     values[id(node)] = self._vars[node.name]
                 elif node.op != "Group":
                     ins = [values[id(s)] for s in node._inputs]
-                    values[id(node)] = _run_node(node, ins, losses)
+                    values[id(node)] = _run_node(node, ins, build)
         heads = [values[id(h)] for h in self._heads]
-        self._graph = (heads, losses)
+        self._graph = (heads, build.losses)
+        self._plan = None
+        ys = heads + build.losses
+        key = next((y for y in ys if y._creator is not None), None)
+        if build.static and _plans.enabled() and key is not None:
+            self._plan = (_plans.record(ys), build, key)
+
+    def _write_outputs(self) -> list[NDArray]:
+        assert self._graph is not None
+        heads = self._graph[0]
         outs = self.outputs
         if len(outs) == len(heads) and all(
             o._arr.shape == h._data.shape and o._arr.dtype == h._data.dtype
@@ -408,9 +490,9 @@ def _norm(normalization: str, batch: int, valid: int) -> float:
 
 
 def _softmax_output(
-    node: Symbol, x: NativeVariable, label: NativeVariable, losses: list[NativeVariable]
+    node: Symbol, x: NativeVariable, label: NativeVariable, build: _Build
 ) -> NativeVariable:
-    """The value softmax(x) (no graph) and the loss term whose gradient is mxnet's.
+    """The value softmax(x) (no gradient) and the loss term whose gradient is mxnet's.
 
     Normalization follows mxnet's kernel: without ``multi_output`` the labels are flattened to
     ``m`` entries (m = batch, or every position but the last axis with ``preserve_shape``) and
@@ -435,60 +517,80 @@ def _softmax_output(
         axis, lshape = 1, (n,)
         if x.ndim != 2:
             xs = _call("Reshape", x, shape=(n, int(math.prod(shape[1:]))))
-    with no_grad():
-        value = _call("Softmax", xs, axis=axis)
-        if value.shape != shape:
-            value = _call("Reshape", value, shape=shape)
+    value = _call("Softmax", _block(xs), axis=axis)
+    if value.shape != shape:
+        value = _call("Reshape", value, shape=shape)
     if label.shape == shape and label.shape != lshape:
         # probabilities as labels: d/dx [logsumexp(x) - sum(label * x)] = softmax(x) - label
-        target = _const(label.numpy().reshape(xs.shape), xs)
+        target = _block(label)
+        if target.shape != xs.shape:
+            target = _call("Reshape", target, shape=xs.shape)
         per = _call("LogSumExp", xs, axis=axis) - _call("Sum", xs * target, axis=axis)
-        losses.append(_call("Sum", per) * a["grad_scale"])
+        build.losses.append(_call("Sum", per) * a["grad_scale"])
         return value  # type: ignore[no-any-return]
+    if label._creator is not None:
+        build.static = False  # class indices read from an intermediate value
     classes = xs.shape[axis]
-    labels = np.asarray(label.numpy())
-    if labels.size != int(math.prod(lshape)):
-        raise ValueError(
-            f"SoftmaxOutput {node.name!r}: the label has shape {labels.shape} but data of shape "
-            f"{shape} needs labels of shape {lshape}"
-        )
-    ints = np.trunc(labels.reshape(lshape)).astype(np.int64)  # static_cast<int>, as mxnet
-    ignored = ints == int(a["ignore_label"])
-    mask = ~ignored if a["use_ignore"] else np.ones(ints.shape, dtype=bool)
-    bad = mask & ((ints < 0) | (ints >= classes))
-    if bad.any():
-        raise ValueError(
-            f"SoftmaxOutput {node.name!r}: labels must be class indices in [0, {classes}), got "
-            f"{ints[bad].tolist()[:5]}"
-        )
-    ints = np.where(mask, ints, 0)
-    target = _const(np.expand_dims(ints, axis), xs)
-    per = _call("SoftmaxCrossEntropy", xs, target, axis=axis)
-    if not mask.all():
-        per = per * _const(np.expand_dims(mask, axis).astype(per.dtype), per)
-    valid = int(ints.size - ignored.sum())
+    use_ignore = bool(a["use_ignore"])
+    valid_norm = a["normalization"] == "valid"
+    dtype = xs.dtype
+
+    def labels_now() -> list[Any]:
+        """The class indices (and the ignore mask, the ``"valid"`` scale) of the label now."""
+        labels = np.asarray(label.numpy())
+        if labels.size != int(math.prod(lshape)):
+            raise ValueError(
+                f"SoftmaxOutput {node.name!r}: the label has shape {labels.shape} but data of "
+                f"shape {shape} needs labels of shape {lshape}"
+            )
+        ints = np.trunc(labels.reshape(lshape)).astype(np.int64)  # static_cast<int>, as mxnet
+        ignored = ints == int(a["ignore_label"])
+        mask = ~ignored if use_ignore else np.ones(ints.shape, dtype=bool)
+        bad = mask & ((ints < 0) | (ints >= classes))
+        if bad.any():
+            raise ValueError(
+                f"SoftmaxOutput {node.name!r}: labels must be class indices in [0, {classes}), "
+                f"got {ints[bad].tolist()[:5]}"
+            )
+        out = [np.expand_dims(np.where(mask, ints, 0), axis)]
+        if use_ignore:  # (a mask of ones multiplies exactly: the same numbers)
+            out.append(np.expand_dims(mask, axis).astype(dtype))
+        if valid_norm:
+            valid = int(ints.size - ignored.sum())
+            out.append(np.asarray(a["grad_scale"] / float(max(valid, 1)), dtype=dtype))
+        return out
+
+    leaves = build.feed(labels_now, xs)
+    per = _call("SoftmaxCrossEntropy", xs, leaves[0], axis=axis)
+    if use_ignore:
+        per = per * leaves[1]
+    total = _call("Sum", per)
+    if valid_norm:
+        build.losses.append(total * leaves[-1])
+        return value  # type: ignore[no-any-return]
     if a["multi_output"]:
         d = int(math.prod(shape[2:]))
-        norm = {"null": float(d), "batch": float(max(n * d, 1))}.get(
-            a["normalization"], float(max(valid, 1))
-        )
+        norm = float(d) if a["normalization"] == "null" else float(max(n * d, 1))
     else:
-        norm = _norm(a["normalization"], ints.size, valid)
-    losses.append(_call("Sum", per) * (a["grad_scale"] / norm))
+        norm = _norm(a["normalization"], int(math.prod(lshape)), 0)
+    build.losses.append(total * (a["grad_scale"] / norm))
     return value  # type: ignore[no-any-return]
 
 
-def _make_loss(node: Symbol, x: NativeVariable, losses: list[NativeVariable]) -> NativeVariable:
+def _make_loss(node: Symbol, x: NativeVariable, build: _Build) -> NativeVariable:
     """The value ``x`` (detached) and the loss term ``grad_scale / norm * sum(x)``.
 
     ``"batch"`` divides as mxnet's kernel, which views data as 2-D (every axis but the last
     flattened into rows): by the product of all axes but the last (1 for 0-d and 1-D data).
     """
     a = node._attrs
-    valid = int((x.numpy() > a["valid_thresh"]).sum()) if a["normalization"] == "valid" else 0
+    valid = 0
+    if a["normalization"] == "valid":
+        valid = int((x.numpy() > a["valid_thresh"]).sum())
+        build.static = False  # the normalizer is read from the values: built at each forward
     norm = _norm(a["normalization"], int(math.prod(x.shape[:-1])), valid)
-    losses.append(_call("Sum", x) * (a["grad_scale"] / norm))
-    return x.detach()
+    build.losses.append(_call("Sum", x) * (a["grad_scale"] / norm))
+    return _block(x)
 
 
 def _fully_connected(node: Symbol, ins: list[NativeVariable]) -> NativeVariable:
@@ -525,8 +627,7 @@ def _select(compare: str, x: NativeVariable, y: Any) -> NativeVariable:
     ``x``, as mxnet's maximum/minimum gradients."""
     if not isinstance(y, NativeVariable):
         y = _const(np.full(x.shape, y, dtype=x.dtype), x)
-    with no_grad():
-        take_x = _call(compare, x, y)
+    take_x = _call(compare, x, y)  # (recorded, needing no gradient: a plan recomputes it)
     return _call("Where", take_x, x, y)  # type: ignore[no-any-return]
 
 
@@ -549,16 +650,16 @@ def _dot(node: Symbol, a: NativeVariable, b: NativeVariable) -> NativeVariable:
     return _call("Reshape", am @ bm, shape=out_shape)  # type: ignore[no-any-return]
 
 
-def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariable]) -> Any:
+def _run_node(node: Symbol, ins: list[NativeVariable], build: _Build) -> Any:
     op = node.op
     if op == "FullyConnected":
         return _fully_connected(node, ins)
     if op == "Activation":
         return _call(_ACTIVATIONS[node._attrs["act_type"]], ins[0])
     if op == "SoftmaxOutput":
-        return _softmax_output(node, ins[0], ins[1], losses)
+        return _softmax_output(node, ins[0], ins[1], build)
     if op == "MakeLoss":
-        return _make_loss(node, ins[0], losses)
+        return _make_loss(node, ins[0], build)
     if op in ("sum", "mean"):
         a = node._attrs
         axis = None if a["axis"] is None else tuple(d % ins[0].ndim for d in a["axis"])
@@ -569,7 +670,7 @@ def _run_node(node: Symbol, ins: list[NativeVariable], losses: list[NativeVariab
             return _call("PowScalar", ins[0], val=2.0)
         return _call(UNARY_OPS[op], ins[0])
     if op == "BlockGrad":
-        return ins[0].detach()
+        return _block(ins[0])
     if op in _SCALAR_OPS:
         return _SCALAR_OPS[op](ins[0], node._attrs["scalar"])
     if op in _BINARY_OPS:
