@@ -26,6 +26,7 @@ harness could not run; with ``--fail-on-target``, also 1 when a target is missed
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import json
 import os
@@ -44,6 +45,7 @@ REFERENCE = "torch"
 MANUAL = "numpy-manual"
 BASELINE = "gradhub-baseline"
 STATIC = "gradhub-static"
+BASELINE_STATIC = "gradhub-static-baseline"
 CPU_WORKLOADS = ("tiny_ops", "mlp", "cnn", "grad_penalty", "nth_sin", "import", "deep_mlp_mem")
 CUDA_WORKLOADS = ("mlp", "cnn", "grad_penalty", "nth_sin")
 
@@ -127,6 +129,25 @@ def _split(values: Sequence[str] | None) -> list[str]:
     return out
 
 
+def peer_rows(peers: Path) -> dict[str, tuple[str, str | None]]:
+    """The harness's rows: name -> (adapter module, variant), read from the ``FRAMEWORKS`` table
+    of its ``run.py`` (parsed, not imported)."""
+    tree = ast.parse((peers / "run.py").read_text())
+    out: dict[str, tuple[str, str | None]] = {}
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "FRAMEWORKS" for t in node.targets)
+            and isinstance(node.value, ast.Dict)
+        ):
+            for k, v in zip(node.value.keys, node.value.values):
+                if isinstance(k, ast.Constant) and isinstance(v, ast.Tuple) and len(v.elts) >= 2:
+                    mod, var = v.elts[0], v.elts[1]
+                    if isinstance(mod, ast.Constant) and isinstance(var, ast.Constant):
+                        out[str(k.value)] = (str(mod.value), var.value)
+    return out
+
+
 def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[str]:
     """The peer harness's ``run.py`` command line for this run."""
     py = args.python
@@ -143,8 +164,23 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
     if args.baseline:
         # another revision's gradhub (its own interpreter and installs), with today's adapter
         rows[BASELINE] = f"fw_gradhub@{args.baseline}"
+        if args.device == "cpu":
+            rows[BASELINE_STATIC] = f"fw_gradhub:static@{args.baseline}"
     frameworks = [f for f in rows if f not in args.skip]
-    frameworks += [f for f in args.also if f not in rows]  # the harness's own rows (its venvs)
+    extra = {}
+    for spec in args.also:  # the harness's own rows (its venvs), or NAME@PYTHON (another one)
+        name, _, python = spec.partition("@")
+        if name in rows:
+            continue
+        frameworks.append(name)
+        if python:
+            module, variant = peer_rows(peers).get(name, (None, None))
+            if module is None:
+                raise SystemExit(
+                    f"benchmarks/run.py: --also {spec}: the harness has no row {name!r}"
+                )
+            python = str(Path(python).expanduser().absolute())  # (a venv: no symlink resolved)
+            extra[name] = f"{module}{':' + variant if variant else ''}@{python}"
     cmd = [
         py,
         str(peers / "run.py"),
@@ -167,6 +203,8 @@ def harness_command(args: argparse.Namespace, peers: Path, out: Path) -> list[st
     for name in frameworks:
         if name in rows:
             cmd += ["--extra", f"{name}={rows[name]}"]
+        elif name in extra:
+            cmd += ["--extra", f"{name}={extra[name]}"]
     if args.device != "cpu" or args.no_mem:
         cmd.append("--no-mem")
     return cmd
@@ -466,12 +504,20 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
             "ratio of the medians, below 1 is faster):",
             "",
         ]
-        for w in workloads:
-            metric = "import_net" if w == "import" else ("per_op" if w == "tiny_ops" else "time")
-            a = _value(cells.get((OURS, w)), metric)
-            b = _value(cells.get((BASELINE, w)), metric)
-            ratio = f"{a / b:.2f}x" if a is not None and b else "-"
-            lines.append(f"- {_wid(w)} {w}: {ratio} ({_fmt(a)} against {_fmt(b)} {UNITS[metric]})")
+        for ours, base in ((OURS, BASELINE), (STATIC, BASELINE_STATIC)):
+            if ours not in fws or base not in fws:
+                continue
+            for w in workloads:
+                metric = (
+                    "import_net" if w == "import" else ("per_op" if w == "tiny_ops" else "time")
+                )
+                a = _value(cells.get((ours, w)), metric)
+                b = _value(cells.get((base, w)), metric)
+                ratio = f"{a / b:.2f}x" if a is not None and b else "-"
+                lines.append(
+                    f"- {_wid(w)} {w}{' (static)' if ours == STATIC else ''}: {ratio} "
+                    f"({_fmt(a)} against {_fmt(b)} {UNITS[metric]})"
+                )
     lines += [
         "",
         "Output check of gradhub against torch (max |a-r| / max |r| over the step's "
@@ -557,7 +603,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--also",
         default="",
         help="more rows of the harness's own peers, run with the pythons its setup.sh "
-        "builds, e.g. chainer,nnabla,mxnet,jax,jax-jit,autograd (no targets)",
+        "builds, e.g. chainer,nnabla,mxnet,jax,jax-jit,autograd (no targets); NAME@PYTHON runs "
+        "the row with another interpreter (e.g. jax-jit@.venv-jax/bin/python)",
     )
     ap.add_argument("--python", default=sys.executable, help="interpreter for gradhub and numpy")
     ap.add_argument(

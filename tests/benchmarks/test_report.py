@@ -121,6 +121,14 @@ def test_the_harness_command_runs_every_row_with_check_first() -> None:
     cmd = run.harness_command(more, Path("/peers"), Path("/tmp/o.json"))
     assert cmd[cmd.index("--frameworks") + 1] == "gradhub,gradhub-static,torch,chainer,jax-jit"
     assert not any(c.startswith(("chainer=", "jax-jit=")) for c in cmd)  # the harness's pythons
+    peers = run.find_peers()
+    other = run.parse_args(["--also", "jax-jit@/venvs/jax/bin/python,mxnet"])
+    cmd = run.harness_command(other, peers, Path("/tmp/o.json"))
+    assert cmd[cmd.index("--frameworks") + 1].endswith(",numpy-manual,jax-jit,mxnet")
+    assert "jax-jit=fw_jax:jit@/venvs/jax/bin/python" in cmd
+    assert not any(c.startswith("mxnet=") for c in cmd)
+    with pytest.raises(SystemExit, match="--also nope@/x/python: the harness has no row 'nope'"):
+        run.harness_command(run.parse_args(["--also", "nope@/x/python"]), peers, Path("/o"))
     cuda = run.parse_args(["--device", "cuda"])
     assert cuda.workloads == ["mlp", "cnn", "grad_penalty", "nth_sin"]
     cmd = run.harness_command(cuda, Path("/peers"), Path("/tmp/o.json"))
@@ -134,9 +142,10 @@ def test_a_baseline_interpreter_adds_a_row_and_its_ratios() -> None:
     cmd = run.harness_command(args, Path("/peers"), Path("/tmp/o.json"))
     assert (
         cmd[cmd.index("--frameworks") + 1]
-        == "gradhub,gradhub-static,torch,numpy-manual,gradhub-baseline"
+        == "gradhub,gradhub-static,torch,numpy-manual,gradhub-baseline,gradhub-static-baseline"
     )
     assert "gradhub-baseline=fw_gradhub@/old/bin/python" in cmd
+    assert "gradhub-static-baseline=fw_gradhub:static@/old/bin/python" in cmd
     data = _data()
     data["meta"]["frameworks"]["gradhub-baseline"] = {}
     data["results"] += _timing("gradhub-baseline", "tiny_ops", 1e-3) + _timing(
@@ -145,6 +154,14 @@ def test_a_baseline_interpreter_adds_a_row_and_its_ratios() -> None:
     text, _ = run.render(data, "cpu", ["tiny_ops", "mlp"])
     assert "- W1 tiny_ops: 0.50x (5.00 against 10.0" in text  # 5 us against 10 us per function
     assert "- W2 mlp: 1.25x (10.0 against 8.00" in text
+    assert "(static)" not in text  # no static rows in this run
+    for fw in ("gradhub-static", "gradhub-static-baseline"):
+        data["meta"]["frameworks"][fw] = {}
+    data["results"] += _timing("gradhub-static", "tiny_ops", 2e-4) + _timing(
+        "gradhub-static-baseline", "tiny_ops", 4e-4
+    )
+    text, _ = run.render(data, "cpu", ["tiny_ops", "mlp"])
+    assert "- W1 tiny_ops (static): 0.50x (2.00 against 4.00" in text
     assert "gradhub-baseline" not in run.render(_data(), "cpu", ["tiny_ops"])[0]
 
 
