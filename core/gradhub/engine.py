@@ -23,7 +23,7 @@ import math
 import operator
 import weakref
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -691,6 +691,83 @@ def _has_none(values: list[Any]) -> bool:
     return False
 
 
+def _zero_filled(node: Node, gys: list[Any]) -> list[Any]:
+    """``gys`` with zeros (on the node's device) for the outputs that received no gradient."""
+    dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
+    return [g if g is not None else _zeros(dev, shapes[j], dtypes[j]) for j, g in enumerate(gys)]
+
+
+def _fast1_failed(node: Node, rule: Rule, e: Exception) -> NoReturn:
+    """Raise the error for a one-input formula (``rule.fast1``) that raised ``e``: a leaf input
+    whose data was replaced since is the clearer cause."""
+    if isinstance(e, BackwardRuleError):
+        raise e
+    if node.idxs[0] < 0:
+        _check_leaves(node)
+    raise _rule_raised(node, rule, e) from e
+
+
+def _backward_arrays(node: Node, gys: list[Any], retain_graph: bool) -> Sequence[Any]:
+    """One node's first-order backward on arrays, the step of every first-order walk (the
+    engine's and a plan's table): the outputs' gradients ``gys`` (None where none arrived:
+    zeros), the one-input formula ``rule.fast1`` where there is one, else the rule
+    (:func:`_call_rule_arrays`); the node's saved arrays freed unless ``retain_graph``. Returns a
+    validated gradient array (or None) per input."""
+    if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
+        gys = _zero_filled(node, gys)
+    rule = node.rule
+    srcs = node.srcs
+    if (
+        rule is not None
+        and rule.fast1 is not None
+        and len(srcs) == 1
+        and len(gys) == 1
+        and not node.device.index
+        and srcs[0].need_grad
+    ):
+        # one input (needing a gradient), one output, an array-level formula: called directly
+        si, so = node.saved_in, node.saved_out
+        try:
+            arr = rule.fast1(
+                node.device.xp,
+                gys[0],
+                None if si is None else si[0],
+                None if so is None else so[0],
+                **node.attrs,
+            )
+        except Exception as e:
+            _fast1_failed(node, rule, e)
+        del gys
+        if (
+            type(arr) is not node.out_type
+            or arr.shape != node.in_shapes[0]
+            or arr.dtype != node.in_dtypes[0]
+        ):
+            arr = _checked_arrays(node, rule, (arr,))[0]
+        if not retain_graph:
+            node.saved_in = node.saved_out = None
+            node.rule = _FREED
+        # a leaf whose data was replaced since: the rule mixed old and new data
+        if (
+            arr is not None
+            and node.idxs[0] < 0
+            and si is not None
+            and si[0] is not None
+            and si[0] is not srcs[0]._data
+        ):
+            raise _replaced_error(node, 0)
+        return (arr,)
+    if node.device.index:
+        with node.device.activate():
+            res = _call_rule_arrays(node, gys)
+    else:
+        res = _call_rule_arrays(node, gys)
+    if not retain_graph:
+        node.saved_in = node.saved_out = None
+        node.rule = _FREED
+    return res
+
+
 def _run(
     outputs: list[Variable],
     seeds: list[Variable | None],
@@ -750,82 +827,20 @@ def _run(
                             if arrays
                             else _own(g, {id(g._data)})
                         )
-            if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
-                dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
-                gys = [
-                    g if g is not None else _zeros(dev, shapes[j], dtypes[j])
-                    for j, g in enumerate(gys)
-                ]
-                if not arrays:
+            if arrays:
+                res = _backward_arrays(node, gys, retain_graph)
+                del gys
+            else:
+                if _has_none(gys):
                     gys = [
                         g if isinstance(g, Variable) else Variable._new(g, False, None, 0)
-                        for g in gys
+                        for g in _zero_filled(node, gys)
                     ]
-            if arrays:
-                rule = node.rule
-                srcs = node.srcs
-                if (
-                    rule is not None
-                    and rule.fast1 is not None
-                    and len(srcs) == 1
-                    and len(gys) == 1
-                    and not node.device.index
-                    and srcs[0].need_grad
-                ):
-                    # one input (needing a gradient), one output, an array-level formula:
-                    # called directly, its one gradient accumulated without lists or loops
-                    si, so = node.saved_in, node.saved_out
-                    try:
-                        arr = rule.fast1(
-                            node.device.xp,
-                            gys[0],
-                            None if si is None else si[0],
-                            None if so is None else so[0],
-                            **node.attrs,
-                        )
-                    except BackwardRuleError:
-                        raise
-                    except Exception as e:
-                        if node.idxs[0] < 0:
-                            _check_leaves(node)  # replaced leaf data: the clearer error
-                        raise _rule_raised(node, rule, e) from e
-                    del gys
-                    if (
-                        type(arr) is not node.out_type
-                        or arr.shape != node.in_shapes[0]
-                        or arr.dtype != node.in_dtypes[0]
-                    ):
-                        arr = _checked_arrays(node, rule, (arr,))[0]
-                    if not retain_graph:
-                        node.saved_in = node.saved_out = None
-                        node.rule = _FREED
-                    if arr is None:
-                        continue
-                    src = srcs[0]
-                    idx = node.idxs[0]
-                    if idx < 0:
-                        # a leaf whose data was replaced since: the rule mixed old and new data
-                        if si is not None and si[0] is not None and si[0] is not src._data:
-                            raise _replaced_error(node, 0)
-                        grads.add(src, idx, arr)
-                        continue
-                    lst = pending.get(src)
-                    if lst is None:
-                        lst = pending[src] = [None] * len(src.out_shapes)
-                    prev = lst[idx]
-                    lst[idx] = arr if prev is None else plus(prev, arr)
-                    continue
-                if node.device.index:
-                    with node.device.activate():
-                        res = _call_rule_arrays(node, gys)
-                else:
-                    res = _call_rule_arrays(node, gys)
-            else:
                 res = _call_rule(node, gys, True)
-            del gys
-            if not retain_graph:
-                node.saved_in = node.saved_out = None
-                node.rule = _FREED
+                del gys
+                if not retain_graph:
+                    node.saved_in = node.saved_out = None
+                    node.rule = _FREED
             srcs, idxs = node.srcs, node.idxs
             for i, g in enumerate(res):
                 if g is None:

@@ -42,19 +42,19 @@ import numpy as np
 from . import variable as _variable
 from .engine import (
     _FREED,
+    _backward_arrays,
     _call_rule_arrays,
-    _check_leaves,
     _checked_arrays,
     _collect,
     _copy_array,
+    _fast1_failed,
     _Grads,
     _has_none,
     _on_paths,
     _own,
     _position,
     _replaced_error,
-    _rule_raised,
-    _zeros,
+    _zero_filled,
     bind_plans,
     reexecute_eager,
     set_tracer,
@@ -65,7 +65,7 @@ from .engine import (
 from .engine import (
     grad as _grad,
 )
-from .errors import BackwardRuleError, GradhubError
+from .errors import GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
 from .registry import REGISTRY
@@ -523,74 +523,11 @@ class _Program:
                         v = ref()
                         if v is not None and gys[j] is not None:
                             v._grad = Variable._new(_copy_array(gys[j]), False, None, 0)
-                if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
-                    dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
-                    gys = [
-                        g if g is not None else _zeros(dev, shapes[j], dtypes[j])
-                        for j, g in enumerate(gys)
-                    ]
-                rule = node.rule
-                srcs = node.srcs
-                if (
-                    rule is not None
-                    and rule.fast1 is not None
-                    and len(srcs) == 1
-                    and len(gys) == 1
-                    and not node.device.index
-                    and srcs[0].need_grad
-                ):
-                    si, so = node.saved_in, node.saved_out
-                    try:
-                        arr = rule.fast1(
-                            node.device.xp,
-                            gys[0],
-                            None if si is None else si[0],
-                            None if so is None else so[0],
-                            **node.attrs,
-                        )
-                    except BackwardRuleError:
-                        raise
-                    except Exception as e:
-                        if node.idxs[0] < 0:
-                            _check_leaves(node)
-                        raise _rule_raised(node, rule, e) from e
-                    del gys
-                    if (
-                        type(arr) is not node.out_type
-                        or arr.shape != node.in_shapes[0]
-                        or arr.dtype != node.in_dtypes[0]
-                    ):
-                        arr = _checked_arrays(node, rule, (arr,))[0]
-                    if not retain_graph:
-                        node.saved_in = node.saved_out = None
-                        node.rule = _FREED
-                    if arr is None:
-                        continue
-                    src, idx, p = ins[0]
-                    if p < 0:
-                        if si is not None and si[0] is not None and si[0] is not src._data:
-                            raise _replaced_error(node, 0)
-                        grads.add(src, idx, arr)
-                        continue
-                    lst = pend[p]
-                    if lst is None:
-                        lst = pend[p] = [None] * len(src.out_shapes)
-                    prev = lst[idx]
-                    lst[idx] = arr if prev is None else plus(prev, arr)
-                    continue
-                if node.device.index:
-                    with node.device.activate():
-                        res = _call_rule_arrays(node, gys)
-                else:
-                    res = _call_rule_arrays(node, gys)
+                res = _backward_arrays(node, gys, retain_graph)  # the engine's step
                 del gys
-                if not retain_graph:
-                    node.saved_in = node.saved_out = None
-                    node.rule = _FREED
-                for i, g in enumerate(res):
+                for (src, idx, p), g in zip(ins, res):
                     if g is None:
                         continue
-                    src, idx, p = ins[i]
                     if p < 0:
                         grads.add(src, idx, g)
                         continue
@@ -682,21 +619,6 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
         exec(builtins.compile(src, f"<gradhub plan of {hi - lo} nodes>", "exec"), env)
         runs.append(env.pop("run"))  # (no cycle: the function holds env, env not it)
     return runs
-
-
-def _fast1_failed(node: Node, rule: Any, e: Exception) -> None:
-    """Raise the engine's error for a one-input formula that raised ``e``."""
-    if isinstance(e, BackwardRuleError):
-        raise e
-    if node.idxs[0] < 0:
-        _check_leaves(node)
-    raise _rule_raised(node, rule, e) from e
-
-
-def _zero_filled(node: Node, gys: list[Any]) -> list[Any]:
-    """``gys`` with zeros for the outputs that received no gradient (as the engine)."""
-    dev, shapes, dtypes = node.device, node.out_shapes, node.out_dtypes
-    return [g if g is not None else _zeros(dev, shapes[j], dtypes[j]) for j, g in enumerate(gys)]
 
 
 def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
