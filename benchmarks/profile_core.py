@@ -28,6 +28,7 @@ library's kernels and rules), ``numpy`` and ``other``. Usage::
     python benchmarks/profile_core.py                    # cProfile, W1 W2 W5
     python benchmarks/profile_core.py --mode pyspy --workloads tiny_ops --seconds 5
     python benchmarks/profile_core.py --mode bytecodes --workloads tiny_ops,nth_sin
+    python benchmarks/profile_core.py --mode bytecodes --workloads tiny_ops:static  # gh.compile
     python benchmarks/profile_core.py --mode kernels --workloads cnn,grad_penalty
     python benchmarks/profile_core.py --mode import --runs 12
     python benchmarks/profile_core.py --top 30 --markdown prof.md
@@ -64,7 +65,11 @@ def _make_step(workload: str) -> Callable[[], Any]:
     ok, why = fw_gradhub.available()
     if not ok:
         raise RuntimeError(f"gradhub is not usable: {why}")
-    return fw_gradhub.make(workload, harness.workload_params(workload))
+    workload, _, variant = workload.partition(":")  # tiny_ops:static: the gradhub-static row
+    params = harness.workload_params(workload)
+    if variant:
+        params = dict(params, variant=variant)
+    return fw_gradhub.make(workload, params)
 
 
 def area(filename: str) -> str:

@@ -31,6 +31,7 @@ create_graph=False)`` on the output of a planned graph run its backward schedule
 from __future__ import annotations
 
 import builtins
+import inspect
 import itertools
 import os
 import weakref
@@ -339,6 +340,9 @@ class Plan:
     def run_segment(self, k: int) -> None:
         """Run the steps of segment ``k`` (values passed on to later segments in
         ``self.values``, the leaves read as they are now)."""
+        lo, hi = self.segments[k]
+        if lo == hi:
+            return  # (the segment after a step's last walk, often empty)
         compiled = self.compiled
         if compiled is not None:
             try:
@@ -348,7 +352,6 @@ class Plan:
             except Exception:  # run again step by step: the error names the function
                 pass
         vals = self.values
-        lo, hi = self.segments[k]
         for i, leaf in enumerate(self.leaves):
             vals[i] = leaf._data
         with set_recording(False):
@@ -546,6 +549,24 @@ class _Program:
 _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
 
 
+def _positional(fn: Any, lead: int, attrs: dict[str, Any]) -> list[str] | None:
+    """The attributes in the order in which ``fn(*lead arguments, *attributes)`` takes them
+    positionally (a call with positional arguments is the cheaper one), or None where its
+    signature does not say so (keyword-only attributes, ``**attrs``, no signature): keywords."""
+    if not attrs:
+        return []
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    n = lead + len(attrs)
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if len(params) < n or any(p.kind not in positional for p in params[:n]):
+        return None
+    names = [p.name for p in params[lead:n]]
+    return names if sorted(names) == sorted(attrs) else None
+
+
 def _generate_forward(plan: Plan) -> list[Any] | None:
     """The forward schedule as straight-line Python functions ``run(leaves, values)``, one per
     segment (as torch.fx emits code): one statement per kernel call, its constants (kernels,
@@ -579,14 +600,20 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                 return None
             env[f"K{k}"], env[f"X{k}"], env[f"N{k}"], env[f"R{k}"] = kernel, xp, node, rule
             args = [f"v{j}" for j in ins]
+            order = _positional(kernel, 1 + len(ins), attrs)
             for a, value in attrs.items():
                 env[f"A{k}_{a}"] = value
-                args.append(f"{a}=A{k}_{a}")
+            if order is None:
+                args += [f"{a}=A{k}_{a}" for a in attrs]
+            else:
+                args += [f"A{k}_{a}" for a in order]
             call = f"K{k}(X{k}, {', '.join(args)})"
             n_out = len(node.out_shapes)
             if single:
+                # (the inputs' array type: the leaves' types are checked at each run)
+                env[f"T{k}"] = node.out_type
                 lines.append(f"    v{b} = {call}")
-                lines.append(f"    if type(v{b}) is not type(v{ins[0]}):")
+                lines.append(f"    if type(v{b}) is not T{k}:")
                 lines.append(f"        v{b} = _fix(N{k}.fdef, N{k}.device, v{b})")
                 outs = f"(v{b},)"
             else:
@@ -595,19 +622,19 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                 lines.append(f"    {names}{comma} = _fix(N{k}.fdef, N{k}.device, {call})")
                 outs = f"({names},)"
             for j in range(n_out):
-                env[f"W{k}_{j}"] = node.outputs[j]
-                lines.append(f"    o = W{k}_{j}()")
-                lines.append("    if o is not None:")
-                lines.append(f"        o._data = v{b + j}")
+                # an output Variable freed already is never seen again: nothing to update
+                if node.outputs[j]() is not None:
+                    env[f"W{k}_{j}"] = node.outputs[j]
+                    lines.append(f"    o = W{k}_{j}()")
+                    lines.append("    if o is not None:")
+                    lines.append(f"        o._data = v{b + j}")
                 if b + j in shared:
                     lines.append(f"    values[{b + j}] = v{b + j}")
             if save:
                 lines.append(f"    N{k}.rule = R{k}")
                 if save == 1:
                     lines.append(f"    N{k}.saved_in = ({', '.join(f'v{j}' for j in ins)},)")
-                elif save == 2:
-                    lines.append(f"    N{k}.saved_in = N{k}.saved_out = None")
-                else:
+                elif save == 3:  # (2: the rule keeps nothing, the saved arrays stay None)
                     lines.append(f"    N{k}.save([{', '.join(f'v{j}' for j in ins)}], {outs})")
             if frees:
                 lines.append(f"    del {', '.join(f'v{j}' for j in frees)}")
@@ -643,10 +670,22 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         used.add(name)
         return name
 
+    # how many gradients each position receives: one is assigned, not summed
+    arrivals: dict[tuple[int, int], int] = {}
+    for (_, idx, p), given in zip(prog.seed_at, prog.seeds_given):
+        if given and p >= 0:
+            arrivals[p, idx] = arrivals.get((p, idx), 0) + 1
+    for _, _, _, ins in prog.order:
+        for _, idx, p in ins:
+            if p >= 0:
+                arrivals[p, idx] = arrivals.get((p, idx), 0) + 1
+
     def accumulate(indent: str, src: Any, idx: int, p: int, value: str, k: int, i: int) -> None:
         if p < 0:
             env[f"L{k}_{i}"] = src
             lines.append(f"{indent}grads.add(L{k}_{i}, -1, {value})")
+        elif arrivals[p, idx] == 1:
+            lines.append(f"{indent}{slot(p, idx)} = {value}")
         else:
             t = slot(p, idx)
             lines.append(f"{indent}{t} = {value} if {t} is None else plus({t}, {value})")
@@ -673,10 +712,12 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             and n_out == 1
             and all(str.isidentifier(a) for a in node.attrs)
         )
-        got = outs[0] if fast1 else f"[{', '.join(outs)}]"
-        lines.append(f"        {'gy' if fast1 else 'gys'} = {got}")
-        if not keep:
-            lines.append(f"        {' = '.join(outs)} = None")
+        if fast1:
+            gy = outs[0]  # read where it lies, let go of after the rule (unless kept)
+        else:
+            lines.append(f"        gys = [{', '.join(outs)}]")
+            if not keep:
+                lines.append(f"        {' = '.join(outs)} = None")
         if fast1:
             assert rule is not None
             src, idx, p = ins[0]
@@ -692,9 +733,11 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 node.in_dtypes[0],
             )
             kw = ""
+            order = _positional(rule.fast1, 4, node.attrs)
             for a, value in node.attrs.items():
                 env[f"A{k}_{a}"] = value
-                kw += f", {a}=A{k}_{a}"
+                kw += f", {a}=A{k}_{a}" if order is None else ""
+            kw += "".join(f", A{k}_{a}" for a in order or ())
             # what the node keeps is what its rule R declared (checked at each run: r is R)
             x_in = "None" if rule.need_inputs == () else f"N{k}.saved_in[0]"
             y_out = "None" if rule.need_outputs == () else f"N{k}.saved_out[0]"
@@ -703,15 +746,19 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 f"        if r is R{k} and S{k}.need_grad:",
                 f"            x = {x_in}",
                 "            try:",
-                f"                a = F{k}(X{k}, gy, x, {y_out}{kw})",
+                f"                a = F{k}(X{k}, {gy}, x, {y_out}{kw})",
                 "            except Exception as e:",
                 f"                _failed(N{k}, r, e)",
-                "            del gy",
+            ]
+            if not keep:
+                lines.append(f"            {gy} = None")
+            lines += [
                 f"            if type(a) is not T{k} or a.shape != H{k} or a.dtype is not D{k}:",
                 f"                a = _checked(N{k}, r, (a,))[0]",
             ]
             if not retain_graph:
-                lines.append(f"            N{k}.saved_in = N{k}.saved_out = None")
+                if x_in != "None" or y_out != "None":  # (a rule keeping nothing: None already)
+                    lines.append(f"            N{k}.saved_in = N{k}.saved_out = None")
                 lines.append(f"            N{k}.rule = _FREED")
             lines.append("            if a is not None:")
             if p < 0 and x_in != "None":
@@ -719,11 +766,14 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 lines.append(f"                    raise _replaced(N{k}, 0)")
             accumulate("                ", src, idx, p, "a", k, 0)
             lines.append("        else:")
-            lines.append("            gys = [gy]")
+            lines.append(f"            gys = [{gy}]")
+            if not keep:
+                lines.append(f"            {gy} = None")
             generic = "            "
         g = generic
-        lines.append(f"{g}if _has_none(gys):")
-        lines.append(f"{g}    gys = _filled(N{k}, gys)")
+        if n_out > 1:  # (one output: inside its test for None)
+            lines.append(f"{g}if _has_none(gys):")
+            lines.append(f"{g}    gys = _filled(N{k}, gys)")
         lines.append(f"{g}res = _call(N{k}, gys)")
         lines.append(f"{g}del gys")
         if not retain_graph:

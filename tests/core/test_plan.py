@@ -387,3 +387,22 @@ def test_record_plans_several_outputs() -> None:
     assert not p.run()  # a leaf changed shape: the caller builds the graph again
     with pytest.raises(TypeError, match=r"gradhub.plan.record: ys must be Variables, got int"):
         plan.record([a, 3])  # type: ignore[list-item]
+
+
+def test_generated_calls_pass_attributes_positionally_only_where_the_signature_allows() -> None:
+    def positional(xp: Any, x: Any, axis: Any, keepdims: bool = False) -> Any:
+        return x
+
+    def keyword_only(xp: Any, x: Any, *, axis: Any) -> Any:
+        return x
+
+    def var_keyword(xp: Any, x: Any, **attrs: Any) -> Any:
+        return x
+
+    attrs = {"keepdims": True, "axis": 0}
+    assert plan._positional(positional, 2, attrs) == ["axis", "keepdims"]
+    assert plan._positional(positional, 2, {}) == []
+    assert plan._positional(keyword_only, 2, {"axis": 0}) is None
+    assert plan._positional(var_keyword, 2, {"axis": 0}) is None
+    assert plan._positional(positional, 2, {"axis": 0, "other": 1}) is None
+    assert plan._positional(np.add, 2, {"axis": 0}) is None  # a ufunc: no usable signature
