@@ -707,67 +707,6 @@ def _fast1_failed(node: Node, rule: Rule, e: Exception) -> NoReturn:
     raise _rule_raised(node, rule, e) from e
 
 
-def _backward_arrays(node: Node, gys: list[Any], retain_graph: bool) -> Sequence[Any]:
-    """One node's first-order backward on arrays, the step of every first-order walk (the
-    engine's and a plan's table): the outputs' gradients ``gys`` (None where none arrived:
-    zeros), the one-input formula ``rule.fast1`` where there is one, else the rule
-    (:func:`_call_rule_arrays`); the node's saved arrays freed unless ``retain_graph``. Returns a
-    validated gradient array (or None) per input."""
-    if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
-        gys = _zero_filled(node, gys)
-    rule = node.rule
-    srcs = node.srcs
-    if (
-        rule is not None
-        and rule.fast1 is not None
-        and len(srcs) == 1
-        and len(gys) == 1
-        and not node.device.index
-        and srcs[0].need_grad
-    ):
-        # one input (needing a gradient), one output, an array-level formula: called directly
-        si, so = node.saved_in, node.saved_out
-        try:
-            arr = rule.fast1(
-                node.device.xp,
-                gys[0],
-                None if si is None else si[0],
-                None if so is None else so[0],
-                **node.attrs,
-            )
-        except Exception as e:
-            _fast1_failed(node, rule, e)
-        del gys
-        if (
-            type(arr) is not node.out_type
-            or arr.shape != node.in_shapes[0]
-            or arr.dtype != node.in_dtypes[0]
-        ):
-            arr = _checked_arrays(node, rule, (arr,))[0]
-        if not retain_graph:
-            node.saved_in = node.saved_out = None
-            node.rule = _FREED
-        # a leaf whose data was replaced since: the rule mixed old and new data
-        if (
-            arr is not None
-            and node.idxs[0] < 0
-            and si is not None
-            and si[0] is not None
-            and si[0] is not srcs[0]._data
-        ):
-            raise _replaced_error(node, 0)
-        return (arr,)
-    if node.device.index:
-        with node.device.activate():
-            res = _call_rule_arrays(node, gys)
-    else:
-        res = _call_rule_arrays(node, gys)
-    if not retain_graph:
-        node.saved_in = node.saved_out = None
-        node.rule = _FREED
-    return res
-
-
 def _run(
     outputs: list[Variable],
     seeds: list[Variable | None],
@@ -805,11 +744,32 @@ def _run(
         if len(target_leaves) < len(targets) or not leaves <= target_leaves:
             nodes = _on_paths(nodes, targets)
         keep = {v._creator for v in targets if v._creator is not None}
+    notifier = None if callbacks is None else _Notifier(callbacks, grads)
+    _walk(grads, nodes, keep, retain_grad, retain_graph, notifier)
+    if notifier is not None:
+        notifier.finish()
+    return grads
+
+
+def _walk(
+    grads: _Grads,
+    nodes: list[Node],
+    keep: set[Node],
+    retain_grad: bool,
+    retain_graph: bool,
+    notifier: _Notifier | None = None,
+) -> None:
+    """The engine's walk: each node of ``nodes`` (sorted producers first), last first, takes the
+    gradients summed at its outputs in ``grads`` (kept there for the nodes of ``keep``, the
+    targets), runs its rule and sums the results into its inputs' positions. Arrays with
+    ``grads.arrays`` (first order), else Variables recorded in the graph. Serves
+    :func:`_run` and the table-driven backward schedules of :mod:`gradhub.plan`."""
+    arrays = grads.arrays
+    create_graph = not arrays
     pending = grads.nodes
     plus = grads._plus
     # one test per walk: with callbacks, the loop asks a generator that tells them each final
     # leaf gradient between nodes; without, it runs over the nodes as they are
-    notifier = None if callbacks is None else _Notifier(callbacks, grads)
     order = reversed(nodes) if notifier is None else notifier.walk(nodes)
     with set_recording(create_graph):
         for node in order:
@@ -827,20 +787,74 @@ def _run(
                             if arrays
                             else _own(g, {id(g._data)})
                         )
-            if arrays:
-                res = _backward_arrays(node, gys, retain_graph)
-                del gys
-            else:
-                if _has_none(gys):
+            if (gys[0] is None) if len(gys) == 1 else _has_none(gys):
+                gys = _zero_filled(node, gys)
+                if not arrays:
                     gys = [
                         g if isinstance(g, Variable) else Variable._new(g, False, None, 0)
-                        for g in _zero_filled(node, gys)
+                        for g in gys
                     ]
+            if arrays:
+                rule = node.rule
+                srcs = node.srcs
+                if (
+                    rule is not None
+                    and rule.fast1 is not None
+                    and len(srcs) == 1
+                    and len(gys) == 1
+                    and not node.device.index
+                    and srcs[0].need_grad
+                ):
+                    # one input (needing a gradient), one output, an array-level formula:
+                    # called directly, its one gradient accumulated without lists or loops
+                    si, so = node.saved_in, node.saved_out
+                    try:
+                        arr = rule.fast1(
+                            node.device.xp,
+                            gys[0],
+                            None if si is None else si[0],
+                            None if so is None else so[0],
+                            **node.attrs,
+                        )
+                    except Exception as e:
+                        _fast1_failed(node, rule, e)  # (a replaced leaf: the clearer error)
+                    del gys
+                    if (
+                        type(arr) is not node.out_type
+                        or arr.shape != node.in_shapes[0]
+                        or arr.dtype != node.in_dtypes[0]
+                    ):
+                        arr = _checked_arrays(node, rule, (arr,))[0]
+                    if not retain_graph:
+                        node.saved_in = node.saved_out = None
+                        node.rule = _FREED
+                    if arr is None:
+                        continue
+                    src = srcs[0]
+                    idx = node.idxs[0]
+                    if idx < 0:
+                        # a leaf whose data was replaced since: the rule mixed old and new data
+                        if si is not None and si[0] is not None and si[0] is not src._data:
+                            raise _replaced_error(node, 0)
+                        grads.add(src, idx, arr)
+                        continue
+                    lst = pending.get(src)
+                    if lst is None:
+                        lst = pending[src] = [None] * len(src.out_shapes)
+                    prev = lst[idx]
+                    lst[idx] = arr if prev is None else plus(prev, arr)
+                    continue
+                if node.device.index:
+                    with node.device.activate():
+                        res = _call_rule_arrays(node, gys)
+                else:
+                    res = _call_rule_arrays(node, gys)
+            else:
                 res = _call_rule(node, gys, True)
-                del gys
-                if not retain_graph:
-                    node.saved_in = node.saved_out = None
-                    node.rule = _FREED
+            del gys
+            if not retain_graph:
+                node.saved_in = node.saved_out = None
+                node.rule = _FREED
             srcs, idxs = node.srcs, node.idxs
             for i, g in enumerate(res):
                 if g is None:
@@ -855,9 +869,6 @@ def _run(
                     lst = pending[src] = [None] * len(src.out_shapes)
                 prev = lst[idx]
                 lst[idx] = g if prev is None else plus(prev, g)
-    if notifier is not None:
-        notifier.finish()
-    return grads
 
 
 def backward(

@@ -43,11 +43,9 @@ import numpy as np
 from . import variable as _variable
 from .engine import (
     _FREED,
-    _backward_arrays,
     _call_rule_arrays,
     _checked_arrays,
     _collect,
-    _copy_array,
     _fast1_failed,
     _Grads,
     _has_none,
@@ -55,6 +53,7 @@ from .engine import (
     _own,
     _position,
     _replaced_error,
+    _walk,
     _zero_filled,
     bind_plans,
     reexecute_eager,
@@ -446,6 +445,8 @@ class _Program:
             keep = {v._creator for v in targets if v._creator is not None}
         pos = {node: k for k, node in enumerate(nodes)}
         self.n = len(nodes)
+        #: for the table (the engine's walk): the nodes, producers first, and the targets' nodes
+        self.nodes, self.keep = nodes, keep
         # a seed on a node's output outside the walk (needing no gradient) is kept aside
         extra: dict[Node, int] = {}
 
@@ -498,51 +499,14 @@ class _Program:
                 with set_recording(False):  # rules on graph-less Variables record nothing
                     fn(grads, [None if s is None else s._data for s in seeds])
                 return grads
-        pend: list[Any] = [None] * self.n_slots
-        plus = grads._plus
-        for (src, idx, p), s, ref in zip(self.seed_at, seeds, self.outputs):
+        for (src, idx, _), s, ref in zip(self.seed_at, seeds, self.outputs):
             if s is None:
                 continue
-            if p < 0:
-                grads.add(src, idx, s._data)
-            else:
-                lst = pend[p]
-                if lst is None:
-                    lst = pend[p] = [None] * len(src.out_shapes)
-                prev = lst[idx]
-                lst[idx] = s._data if prev is None else plus(prev, s._data)
-            if retain_grad and p >= 0:
+            grads.add(src, idx, s._data)
+            if retain_grad and idx >= 0:
                 y = ref()
-                y._grad = _own(grads_get(pend, p, idx), {id(s._data)})  # type: ignore[union-attr]
-        with set_recording(False):
-            for node, k, keep, ins in self.order:
-                gys = pend[k]
-                if gys is None:
-                    continue
-                if not keep:
-                    pend[k] = None
-                if retain_grad:
-                    for j, ref in enumerate(node.outputs):
-                        v = ref()
-                        if v is not None and gys[j] is not None:
-                            v._grad = Variable._new(_copy_array(gys[j]), False, None, 0)
-                res = _backward_arrays(node, gys, retain_graph)  # the engine's step
-                del gys
-                for (src, idx, p), g in zip(ins, res):
-                    if g is None:
-                        continue
-                    if p < 0:
-                        grads.add(src, idx, g)
-                        continue
-                    lst = pend[p]
-                    if lst is None:
-                        lst = pend[p] = [None] * len(src.out_shapes)
-                    prev = lst[idx]
-                    lst[idx] = g if prev is None else plus(prev, g)
-        nodes = grads.nodes
-        for node, lst in zip(self.slot_nodes, pend):
-            if lst is not None:
-                nodes[node] = lst
+                y._grad = _own(grads.get(y), {id(s._data)})  # type: ignore[arg-type, union-attr]
+        _walk(grads, self.nodes, self.keep, retain_grad, retain_graph)  # the engine's walk
         return grads
 
 
@@ -794,11 +758,6 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
     src = "\n".join(lines) + "\n"
     exec(builtins.compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
     return env.pop("run")  # (no cycle: the function holds env, env not it)
-
-
-def grads_get(pend: list[Any], p: int, idx: int) -> Variable:
-    """The gradient at slot ``p``, output ``idx``, as a Variable (for ``retain_grad``)."""
-    return Variable._new(pend[p][idx], False, None, 0)
 
 
 def _graph_leaves(nodes: Sequence[Node]) -> list[Variable]:
