@@ -25,7 +25,8 @@ decided again).
 static graph) and runs the plan on later calls; ``backward()`` and ``grad(...,
 create_graph=False)`` on the output of a planned graph run its backward schedule.
 ``GRADHUB_PLANS=0`` in the environment (read at import), or :func:`set_enabled`, turns plans off.
-:func:`compile` traces define-by-run code into a plan.
+:func:`compile` traces define-by-run code into a plan; :func:`record` plans a graph of several
+outputs built by a front-end (mxnet's bound executors).
 """
 
 from __future__ import annotations
