@@ -489,6 +489,27 @@ def render(data: dict[str, Any], device: str, workloads: Sequence[str]) -> tuple
                 f"{_fmt(row['baseline_value'])} {t.baseline} | {measured} | <= {t.bound:g}x "
                 f"{t.baseline} | {met} |"
             )
+    peers = [f for f in fws if f not in (OURS, STATIC, BASELINE, BASELINE_STATIC)]
+    ours_rows = [f for f in (OURS, STATIC) if f in fws]
+    if peers and ours_rows:
+        lines += [
+            "",
+            "Ratios to every other row (medians over rounds; below 1 is faster):",
+            "",
+            "| id | workload | "
+            + " | ".join(f"{o} / {p}" for o in ours_rows for p in peers)
+            + " |",
+            "|---|---|" + "---|" * (len(ours_rows) * len(peers)),
+        ]
+        for w in workloads:
+            metric = "import_net" if w == "import" else ("per_op" if w == "tiny_ops" else "time")
+            ratios = []
+            for o in ours_rows:
+                a = _value(cells.get((o, w)), metric)
+                for p in peers:
+                    b = _value(cells.get((p, w)), metric)
+                    ratios.append(f"{a / b:.2f}x" if a is not None and b else "-")
+            lines.append(f"| {_wid(w)} | {w} | " + " | ".join(ratios) + " |")
     if "import" in workloads:
         lines += [
             "",

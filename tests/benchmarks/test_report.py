@@ -162,6 +162,10 @@ def test_a_baseline_interpreter_adds_a_row_and_its_ratios() -> None:
     )
     text, _ = run.render(data, "cpu", ["tiny_ops", "mlp"])
     assert "- W1 tiny_ops (static): 0.50x (2.00 against 4.00" in text
+    # the ratios to every other row: numpy-manual's W1 is 1 us per function, torch's 10
+    head = "| id | workload | gradhub / torch | gradhub / numpy-manual | "
+    assert head + "gradhub-static / torch | gradhub-static / numpy-manual |" in text
+    assert "| W1 | tiny_ops | 0.50x | 5.00x | 0.20x | 2.00x |" in text
     assert "gradhub-baseline" not in run.render(_data(), "cpu", ["tiny_ops"])[0]
 
 
