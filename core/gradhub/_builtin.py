@@ -70,6 +70,10 @@ def _operand(x: Any, val: Any) -> Any:
     multiplies by one about twice as fast as by a Python float, with the same result (the
     cast is the same). Zero is left out of the cache because -0.0 == 0.0 (one key for two values).
     """
+    if type(val) is float:  # the common case first: a float already cached for x's dtype
+        a = _OPERANDS.get((val, x.dtype))
+        if a is not None and type(x) is _ndarray:
+            return a
     dt = x.dtype
     if type(x) is _ndarray and dt.kind == "f" and type(val) in _PY_SCALARS and val:
         key = (val, dt)
