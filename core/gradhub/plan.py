@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from . import capture as _capture
 from . import variable as _variable
 from .engine import (
     _FREED,
@@ -65,7 +66,7 @@ from .engine import (
 from .engine import (
     grad as _grad,
 )
-from .errors import BackwardRuleError, GradhubError
+from .errors import BackwardRuleError, CaptureUnsupported, GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
 from .registry import REGISTRY
@@ -904,6 +905,12 @@ class _Traced:
         self.events = trace.events
         self.flat = flat
         self.kind = kind
+        #: runs as a plan so far; the recorded device graph (see gradhub.capture) and how
+        #: often it was recorded, or why it cannot be
+        self.runs = 0
+        self.captured: _capture.CapturedStep | None = None
+        self.captures = 0
+        self.capture_refused: str | None = None
         ys: list[Variable] = []
         for v in flat:
             if isinstance(v, Variable) and v._creator is not None:
@@ -944,14 +951,9 @@ class _Traced:
         for v in self.releasable:
             v._data = _released(v._data.dtype)
 
-    def replay(self, args: Sequence[Any]) -> Any:
-        """Run the trace on new arguments; None when the plan no longer holds."""
+    def run(self) -> None:
+        """One run of the plan and of the step's first-order walks, the leaves as they are."""
         plan = self.plan
-        for i, v in self.inputs:
-            a = args[i]
-            v._data = a if type(a) is type(v._data) else _to_array(a)
-        if not plan.valid():
-            return None
         plan.values = [None] * plan.n_values
         try:
             for k, ev in enumerate(self.events):
@@ -967,9 +969,58 @@ class _Traced:
             plan.run_segment(len(self.events))
         finally:
             plan.values = []
+
+    def replay(self, args: Sequence[Any]) -> Any:
+        """Run the trace on new arguments; None when the plan no longer holds."""
+        captured = self.captured
+        if captured is not None:
+            out = captured.replay(args)
+            if out is not None:
+                return out[0] if self.kind is None else self.kind(out)
+            self.captured = None  # run as a plan below (recorded again at the next call)
+            self.runs = 0
+        plan = self.plan
+        for i, v in self.inputs:
+            a = args[i]
+            v._data = a if type(a) is type(v._data) else _to_array(a)
+        if not plan.valid():
+            return None
+        if self.runs and self.capture_refused is None and _capture.enabled():
+            out = self._capture()
+            if out is not None:
+                return out
+        self.run()
+        self.runs += 1
         out = self.result()
         self.release()
         return out
+
+    def _capture(self) -> Any:
+        """Record the step on its device and launch it (see :mod:`gradhub.capture`); None where
+        it cannot be recorded (the reason kept in ``capture_refused``)."""
+        if any(ev[0] == "backward" for ev in self.events):
+            self.capture_refused = (
+                "the step calls backward(), which sets .g of leaves (use gh.grad and return "
+                "the gradients)"
+            )
+            return None
+        if self.captures >= _capture.MAX_CAPTURES:
+            self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
+            return None
+        plan = self.plan
+        try:
+            cap = _capture.CapturedStep(
+                plan.nodes, self.inputs, plan.leaves, self.flat, self.run, plan.valid
+            )
+        except CaptureUnsupported as e:
+            self.capture_refused = str(e)
+            return None
+        self.captures += 1
+        if not cap.ok:  # a deferred check failed: the plan's run raises its error
+            return None
+        self.captured = cap
+        out = cap.result()
+        return out[0] if self.kind is None else self.kind(out)
 
     def result(self) -> Any:
         out = [_graph_free(v) for v in self.flat]
@@ -985,6 +1036,24 @@ class Compiled:
         self.traces: dict[tuple[Any, ...], _Traced] = {}
         self.__wrapped__ = step
         self.__doc__ = getattr(step, "__doc__", None)
+
+    @property
+    def capture_refused(self) -> str | None:
+        """Why the step traced last is not replayed as a device graph (see
+        :mod:`gradhub.capture`); None when it is, or has not been tried yet (at its third call).
+
+        Example::
+
+            >>> import numpy as np, gradhub as gh, gradhub.functions as F
+            >>> step = gh.compile(lambda x: F.sum(F.sin(x)))
+            >>> for _ in range(3):
+            ...     _ = step(np.ones(3))
+            >>> step.capture_refused
+            "device 'cpu' cannot record its work into a graph (it runs each kernel as it is called)"
+        """
+        if not self.traces:
+            return None
+        return list(self.traces.values())[-1].capture_refused
 
     def __call__(self, *args: Any) -> Any:
         sig = tuple(map(_signature, args))

@@ -194,6 +194,7 @@ class FunctionRegistrar:
         override: bool = False,
         jvp: Callable[..., Any] | None = None,
         batch_rule: Callable[..., Any] | None = None,
+        random: bool = False,
     ) -> FunctionDef:
         """Register a primitive function.
 
@@ -208,7 +209,10 @@ class FunctionRegistrar:
         ``batch_rule(args, dims, **attrs) -> (outputs, out_dims)`` its batching rule for
         :func:`gradhub.func.vmap` (see
         :mod:`gradhub.batching`; an ``elementwise`` function gets
-        :func:`gradhub.batching.elementwise_rule` unless it gives one).
+        :func:`gradhub.batching.elementwise_rule` unless it gives one). ``random=True`` says the
+        kernel draws random numbers (a new value at each call): a compiled step holding it is
+        not recorded into a device graph, which would repeat one draw (see
+        :mod:`gradhub.capture`).
         """
         where = "register.function"
         snake = _checked_snake(name, snake, where)
@@ -229,6 +233,7 @@ class FunctionRegistrar:
             doc=doc,
             snake=snake,
         )
+        fdef.random = bool(random)
         check_needs(fdef, need_inputs, need_outputs, where)
         if rule is not None:
             if not callable(rule):

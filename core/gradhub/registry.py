@@ -230,6 +230,9 @@ class FunctionDef:
         #: :mod:`gradhub.batching`) and who set it; None: vmap loops over the batch
         self.batch_rule: Callable[..., Any] | None = None
         self.batch_rule_provider: Provider | None = None
+        #: whether the kernel draws random numbers (a new value at each call): never replayed
+        #: from a recorded device graph (see :mod:`gradhub.capture`)
+        self.random = False
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"

@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from .capture import defer_check
+
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 # -- the CUDA sources --------------------------------------------------------------------------
@@ -672,6 +674,8 @@ def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any
     bad = xp.zeros(1, dtype=np.int32)
     loss = xp.empty(target.shape, dtype=x.dtype)
     _k()["sce"](xp.ascontiguousarray(x), xp.ascontiguousarray(target), x.shape[1], loss, bad)
+    if defer_check(bad):  # recording a CUDA graph: read after each launch
+        return loss
     if int(bad.get()[0]):
         return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)  # raises, naming the labels
     return loss

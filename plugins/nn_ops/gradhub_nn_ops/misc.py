@@ -278,6 +278,7 @@ def register_functions(register: Any) -> None:
         _dropout_mask,
         attrs={"p": 0.5, "seed": -1},
         differentiable=False,
+        random=True,
         samples=_dropout_mask_samples,
         reference=_dropout_mask_ref,
         doc="""The scaled keep-mask of dropout, shaped and typed like ``x``: ``m_i / (1 - p)``.
