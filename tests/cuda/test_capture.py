@@ -53,11 +53,25 @@ def _host(out: Any) -> list[np.ndarray]:
     return [_cp().asnumpy(v.d) if isinstance(v, gh.Variable) else np.asarray(v) for v in vs]
 
 
-def _same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> None:
+#: how far a recorded step may be from the eager one: the same kernels, except the matrix
+#: products, which a recording runs through cuBLAS called directly (gradhub_cuda.cublas_capture)
+#: where cuBLAS may pick another algorithm than for CuPy's call
+_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
+
+
+def _same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> bool:
+    """Whether ``a`` equals ``b`` bit for bit; asserts they agree within :data:`_RTOL` of each
+    array's largest magnitude."""
     assert len(a) == len(b), what
+    exact = True
     for k, (u, v) in enumerate(zip(a, b)):
         assert u.dtype == v.dtype and u.shape == v.shape, f"{what}: value {k}"
-        np.testing.assert_array_equal(u, v, err_msg=f"{what}: value {k}")
+        if np.array_equal(u, v, equal_nan=True):
+            continue
+        exact = False
+        tol = _RTOL.get(v.dtype, 0.0) * float(np.max(np.abs(v), initial=0.0))
+        np.testing.assert_allclose(u, v, rtol=0, atol=tol, err_msg=f"{what}: value {k}")
+    return exact
 
 
 def _mlp_step(p: list[gh.Variable]) -> Callable[[Any, Any], Any]:
@@ -212,7 +226,7 @@ def test_every_functions_samples_through_recorded_steps() -> None:
     for bit, whether the step was recorded or runs as a plan (the report says which)."""
     cp = _cp()
     F = gh.functions
-    report, mismatches = [], []
+    report, mismatches, inexact = [], [], []
     for name in _functions():
         fdef = REGISTRY.get(name)
         if fdef.kind != "primitive" or fdef.api is None:
@@ -250,7 +264,9 @@ def test_every_functions_samples_through_recorded_steps() -> None:
                             x.d = cp.asarray(a * (1 + 1e-3 * k))
                     got = _host(step(*xs))
                     try:
-                        _same(got, _host(eager(*xs)), f"{name}[{s.name}] call {k + 1}")
+                        exact = _same(got, _host(eager(*xs)), f"{name}[{s.name}] call {k + 1}")
+                        if not exact:
+                            inexact.append(f"{name}[{s.name}] call {k + 1}")
                     except AssertionError as e:
                         mismatches.append(str(e).splitlines()[0])
                         break
@@ -262,7 +278,8 @@ def test_every_functions_samples_through_recorded_steps() -> None:
     path = os.environ.get("GRADHUB_CAPTURE_REPORT")
     if path:
         with open(path, "w") as f:
-            f.write("\n".join(report + ["", "MISMATCHES:"] + mismatches) + "\n")
+            lines = report + ["", "MISMATCHES:", *mismatches, "", "NOT BIT FOR BIT:", *inexact]
+            f.write("\n".join(lines) + "\n")
     recorded = sum(line.endswith(": recorded") for line in report)
     assert not mismatches, "\n".join(mismatches[:20])
     assert recorded > len(report) // 2, f"only {recorded} of {len(report)} recorded"

@@ -8,6 +8,8 @@ relaxed mode, in which the memory pool may grow) and keeps the ``cupy.cuda.graph
   (``cupy.cuda.using_allocator``), kept as long as the graph: an array freed during the run is
   reused by the run only (in stream order, as the replay does), and nothing else ever gets the
   addresses the graph writes to.
+* **Products.** CuPy refuses to record cuBLAS; ``cupy.matmul``/``cupy.dot`` of 2-d float
+  arrays go to a recordable cuBLAS call of :mod:`gradhub_cuda.cublas_capture` while recording.
 * **No host data.** Copying host data to the GPU inside a recording would replay a copy from a
   host buffer that is gone by then; while recording, ``cupy.asarray``/``cupy.array`` of host data
   raise :class:`gradhub.CaptureUnsupported` naming it (the step then runs as a plan). Reading
@@ -81,6 +83,39 @@ class CudaGraph:
 
 
 @contextmanager
+def _recordable_products(cp: Any) -> Iterator[None]:
+    """``cupy.matmul``/``cupy.dot`` of 2-d float arrays through a recordable cuBLAS call (see
+    :mod:`gradhub_cuda.cublas_capture`; CuPy's own refuses to be recorded)."""
+    from . import cublas_capture
+
+    try:
+        cublas_capture.prepare(cp)
+    except Exception:  # no cuBLAS to call directly: products stay CuPy's (and are refused)
+        yield
+        return
+    matmul, dot, ndarray = cp.matmul, cp.dot, cp.ndarray
+    supports, gemm = cublas_capture.supports, cublas_capture.gemm
+
+    def recordable_matmul(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
+            if supports(a, b):
+                return gemm(cp, a, b)
+        return matmul(a, b, *args, **kwargs)
+
+    def recordable_dot(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
+            if supports(a, b):
+                return gemm(cp, a, b)
+        return dot(a, b, *args, **kwargs)
+
+    cp.matmul, cp.dot = recordable_matmul, recordable_dot
+    try:
+        yield
+    finally:
+        cp.matmul, cp.dot = matmul, dot
+
+
+@contextmanager
 def _host_data_refused(cp: Any) -> Iterator[None]:
     """``cupy.asarray``/``cupy.array`` of host data raise while recording."""
     asarray, array = cp.asarray, cp.array
@@ -121,27 +156,29 @@ def capture(cp: Any, cuda_device: Any, run: Callable[[], None]) -> CudaGraph:
         with cp.cuda.using_allocator(pool.malloc), stream:
             _STATE.deferred = flags
             try:
-                stream.begin_capture()
-                try:
-                    with _host_data_refused(cp):
-                        run()
-                except BaseException as e:
+                with _recordable_products(cp):
+                    stream.begin_capture()
                     try:
-                        stream.end_capture()
-                    except Exception:
-                        pass
-                    if isinstance(e, CaptureUnsupported):
-                        raise
-                    raise CaptureUnsupported(
-                        f"gradhub-cuda: the step cannot be recorded into a CUDA graph "
-                        f"({type(e).__name__}: {e})"
-                    ) from e
-                try:
-                    graph = stream.end_capture()
-                except Exception as e:
-                    raise CaptureUnsupported(
-                        f"gradhub-cuda: CUDA refused the recorded graph ({type(e).__name__}: {e})"
-                    ) from e
+                        with _host_data_refused(cp):
+                            run()
+                    except BaseException as e:
+                        try:
+                            stream.end_capture()
+                        except Exception:
+                            pass
+                        if isinstance(e, CaptureUnsupported):
+                            raise
+                        raise CaptureUnsupported(
+                            f"gradhub-cuda: the step cannot be recorded into a CUDA graph "
+                            f"({type(e).__name__}: {e})"
+                        ) from e
+                    try:
+                        graph = stream.end_capture()
+                    except Exception as e:
+                        raise CaptureUnsupported(
+                            f"gradhub-cuda: CUDA refused the recorded graph "
+                            f"({type(e).__name__}: {e})"
+                        ) from e
             finally:
                 _STATE.deferred = None
     return CudaGraph(graph, pool, flags, cuda_device)
