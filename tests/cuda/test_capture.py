@@ -16,22 +16,13 @@ from typing import Any
 import gradhub as gh
 import numpy as np
 import pytest
-from gradhub import capture, plan, plugins
+from cuda_helpers import gpu
+from gradhub import capture, plan
 from gradhub.audit import samples_of
 from gradhub.registry import REGISTRY, _ensure_loaded
+from step_helpers import CNN_SHAPES, cnn_penalty
 
-
-def _cuda_reason() -> str:
-    plugins.load_plugins() if not plugins.STATE.loaded else None
-    dt = REGISTRY.device_types.get("cuda")
-    if dt is None:
-        return "gradhub-cuda is not installed"
-    ok, why = dt.availability()
-    return "" if ok else why
-
-
-_REASON = _cuda_reason()
-pytestmark = pytest.mark.skipif(bool(_REASON), reason=f"no usable CUDA device: {_REASON}")
+pytestmark = gpu
 
 
 @pytest.fixture(autouse=True)
@@ -172,20 +163,15 @@ def test_a_new_batch_shape_is_traced_and_recorded_again() -> None:
 
 
 def test_the_seed_cnn_with_gradient_penalty_is_recorded() -> None:
-    F = gh.functions
     cp = _cp()
     rng = np.random.default_rng(4)
-    shapes = [(4, 3, 3, 3), (4,), (6, 4, 3, 3), (6,), (6 * 2 * 2, 5), (5,)]
-    p = [gh.Variable(cp.asarray(rng.standard_normal(s).astype(np.float32) * 0.3)) for s in shapes]
+    p = [
+        gh.Variable(cp.asarray(rng.standard_normal(sh).astype(np.float32) * 0.3))
+        for sh in CNN_SHAPES
+    ]
 
     def eager(x: Any, t: Any) -> Any:
-        h = F.max_pooling(F.relu(F.convolution(x, p[0], p[1], pad=(1, 1))), (2, 2))
-        h = F.max_pooling(F.relu(F.convolution(h, p[2], p[3], pad=(1, 1))), (2, 2))
-        loss = F.mean(F.softmax_cross_entropy(F.affine(h, p[4], p[5]), t))
-        gs = gh.grad([loss], p, create_graph=True)
-        total = loss
-        for g in gs:
-            total = total + F.norm(g)
+        total = cnn_penalty(x, t, p)
         return (total, *gh.grad([total], p, create_graph=False))
 
     step = gh.compile(eager)

@@ -15,22 +15,12 @@ from collections.abc import Iterator
 import gradhub as gh
 import numpy as np
 import pytest
+from cuda_helpers import REASON, gpu
 from gradhub import plugins
 from gradhub.errors import DeviceError
 from gradhub.registry import REGISTRY
 
-
-def _cuda_reason() -> str:
-    plugins.load_plugins() if not plugins.STATE.loaded else None
-    dt = REGISTRY.device_types.get("cuda")
-    if dt is None:
-        return "gradhub-cuda is not installed"
-    ok, why = dt.availability()
-    return "" if ok else why
-
-
-_REASON = _cuda_reason()
-gpu = pytest.mark.skipif(bool(_REASON), reason=f"no usable CUDA device: {_REASON}")
+_REASON = REASON
 
 
 @pytest.fixture
