@@ -1063,12 +1063,12 @@ def _commit_phase2(s: _Staging) -> None:
     for name, kind, fn, _ in s.rule_kernels:
         fdef = REGISTRY.functions[name]
         kind = REGISTRY.device_aliases.get(kind, kind)
-        rule = fdef.rule
-        if rule is None:  # (checked in phase 2; a rule of this plugin that set none)
+        current = fdef.rule
+        if current is None:  # (checked in phase 2; a rule of this plugin that set none)
             raise RegistrationError(
                 f"register.rule_kernel({name!r}, {kind!r}): {name} has no backward rule"
             )
-        devices = dict(rule.devices or {})
+        devices = dict(current.devices or {})
         old = devices.get(kind)
         if old is not None and old.provider != s.provider:
             _put(
@@ -1077,8 +1077,8 @@ def _commit_phase2(s: _Staging) -> None:
                 "overrides",
                 [*fdef.overrides, (f"{old.provider} (rule kernel on {kind})", str(s.provider))],
             )
-        devices[kind] = rule_kernel_rule(rule, fn, s.provider)
-        _put(s, vars(rule), "devices", devices)
+        devices[kind] = rule_kernel_rule(current, fn, s.provider)
+        _put(s, vars(current), "devices", devices)
 
 
 def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
