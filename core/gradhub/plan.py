@@ -69,7 +69,7 @@ from .engine import (
 from .errors import BackwardRuleError, CaptureUnsupported, GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
-from .registry import REGISTRY
+from .registry import REGISTRY, device_rule
 from .variable import Variable, _to_array
 
 #: id(output Variable) -> its Plan (the engine looks plans up here)
@@ -496,6 +496,8 @@ class _Program:
                         for j, g in enumerate(gys)
                     ]
                 rule = node.rule
+                if rule is not None and rule.devices is not None:  # the device's rule kernel
+                    rule = rule.devices.get(node.device.kind, rule)
                 srcs = node.srcs
                 if (
                     rule is not None
@@ -708,11 +710,14 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         env[f"N{k}"] = node
         lines.append(f"    if {' or '.join(f'{o} is not None' for o in outs)}:")
         rule = node.fdef.rule if node.rule is not None else None
+        # the rule kernel for the node's device, resolved here once (gradhub.registry)
+        run = rule if rule is None or rule is _FREED else device_rule(rule, node.device.kind)
         generic = "        "
         fast1 = (
             rule is not None
+            and run is not None
             and rule is not _FREED
-            and rule.fast1 is not None
+            and run.fast1 is not None
             and len(ins) == 1
             and n_out == 1
             and all(str.isidentifier(a) for a in node.attrs)
@@ -724,9 +729,11 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         if fast1:
             assert rule is not None
             src, idx, p = ins[0]
+            assert run is not None and run.fast1 is not None
+            env[f"Q{k}"] = run
             env[f"R{k}"], env[f"F{k}"], env[f"X{k}"], env[f"S{k}"] = (
                 rule,
-                rule.fast1,
+                run.fast1,
                 node.device.xp,
                 src,
             )
@@ -749,10 +756,10 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 "            try:",
                 f"                a = F{k}(X{k}, gy, x, {y_out}{kw})",
                 "            except Exception as e:",
-                f"                _failed(N{k}, r, e)",
+                f"                _failed(N{k}, Q{k}, e)",
                 "            del gy",
                 f"            if type(a) is not T{k} or a.shape != H{k} or a.dtype is not D{k}:",
-                f"                a = _checked(N{k}, r, (a,))[0]",
+                f"                a = _checked(N{k}, Q{k}, (a,))[0]",
             ]
             if not retain_graph:
                 lines.append(f"            N{k}.saved_in = N{k}.saved_out = None")
