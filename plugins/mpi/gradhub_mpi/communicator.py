@@ -29,7 +29,7 @@ LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE
 def _import_mpi() -> Any:
     try:
         from mpi4py import MPI
-    except ImportError as e:
+    except Exception as e:  # ImportError; RuntimeError when mpi4py finds no MPI library
         raise CommunicatorError(
             f"gradhub-mpi: the 'mpi' communicator needs mpi4py and an MPI library ({e}); "
             'install them with: pip install "gradhub-mpi[mpich]"'
