@@ -25,7 +25,7 @@ def test_every_collective_on_every_dtype() -> None:
     for r in (0, 1):
         for what in ("barrier", "all_gather_shapes", "dtype_error"):
             assert f"ok {what} {r}" in res.stdout, res.stdout
-        assert f"ranks {r} 2 {r}" in res.stdout  # one host: local_rank == rank
+        assert f"ranks {r} 2 {r} 0 1" in res.stdout  # one host: local_rank == rank, host 0 of 1
 
 
 def test_importing_gradhub_mpi_initializes_no_mpi() -> None:

@@ -112,6 +112,8 @@ class NCCLCommunicator:
         self.size: int = host.size
         self.local_rank: int = host.local_rank
         self.local_size: int = host.local_size
+        self.host_rank: int = host.host_rank
+        self.host_count: int = host.host_count
         # every rank checks what it needs, then they agree: one failing rank makes every rank
         # raise (instead of the others waiting for it in ncclCommInitRank)
         problem = ""
