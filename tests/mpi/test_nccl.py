@@ -117,6 +117,43 @@ def test_nccl_is_registered_and_a_missing_cupy_says_what_to_install() -> None:
     assert 'pip install "gradhub-mpi[mpich,nccl]" (CuPy for CUDA 13 through' in out
 
 
+FAKE_CUPY = """
+import sys, types
+cupy = types.ModuleType("cupy")
+cupy.ndarray = type("ndarray", (), {{}})
+cupy.cuda = types.ModuleType("cupy.cuda")
+cupy.cuda.runtime = types.SimpleNamespace(
+    getDeviceCount=lambda: {gpus}, driverGetVersion=lambda: 13000, runtimeGetVersion=lambda: 13000
+)
+cupy.cuda.nccl = types.ModuleType("cupy.cuda.nccl")
+cupy.cuda.nccl.available = {nccl}
+sys.modules.update({{"cupy": cupy, "cupy.cuda": cupy.cuda, "cupy.cuda.nccl": cupy.cuda.nccl}})
+from gradhub_mpi.nccl import import_cupy_nccl
+try:
+    import_cupy_nccl()
+except Exception as e:
+    print(type(e).__name__, e)
+"""
+
+
+@pytest.mark.parametrize(
+    ("gpus", "nccl", "message"),
+    [
+        (1, False, "CuPy finds no NCCL library (cupy.cuda.nccl.available is False); pip install"),
+        (0, True, "needs gradhub's 'cuda' device: device 'cuda' is unusable here: no GPU found"),
+    ],
+)
+def test_a_cupy_without_nccl_or_gpu_says_what_is_missing(
+    gpus: int, nccl: bool, message: str
+) -> None:
+    code = FAKE_CUPY.format(gpus=gpus, nccl=nccl)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert out.startswith("CommunicatorError gradhub-mpi: the 'nccl' communicator"), out
+    assert message in out, out
+
+
 def test_fewer_gpus_than_ranks_raises_on_every_rank() -> None:
     res = run("nccl_fake.py", "gpus")
     assert res.returncode == 0, res.stdout
@@ -139,8 +176,8 @@ def test_one_rank_without_cupy_stops_every_rank() -> None:
     assert "no error" not in res.stdout
 
 
-def test_collectives_pass_device_pointers_counts_dtypes_and_the_stream() -> None:
+def test_collectives_pass_device_pointers_counts_dtypes_and_the_streams() -> None:
     res = run("nccl_fake.py", "calls", n=1)
     assert res.returncode == 0, res.stdout
-    for what in ("init", "all_reduce", "bcast", "errors"):
+    for what in ("init", "all_reduce", "bcast", "iall_reduce", "errors"):
         assert f"rank 0 ok {what}" in res.stdout, res.stdout

@@ -59,10 +59,23 @@ def fake(gpus: int) -> tuple[types.SimpleNamespace, types.SimpleNamespace]:
         def allGather(self, *a: object) -> None:
             CALLS.append(("allGather", *a))
 
-    stream = types.SimpleNamespace(ptr=777)
+    class Stream:
+        def __init__(self, non_blocking: bool = False, ptr: int = 888) -> None:
+            self.ptr = ptr
+            CALLS.append(("Stream", non_blocking))
+
+        def record(self) -> str:
+            CALLS.append(("record", self.ptr))
+            return f"event@{self.ptr}"
+
+        def wait_event(self, event: str) -> None:
+            CALLS.append(("wait_event", self.ptr, event))
+
+    stream = Stream(ptr=777)
     cuda = types.SimpleNamespace(
         runtime=types.SimpleNamespace(getDeviceCount=lambda: gpus),
         Device=Device,
+        Stream=Stream,
         get_current_stream=lambda: stream,
     )
     cupy = types.SimpleNamespace(
@@ -121,6 +134,21 @@ CALLS.clear()
 comm.bcast([FakeArray((5,), np.float64, 3000)], root=0)
 assert CALLS[1] == ("broadcast", 3000, 3000, 5, 8, 0, 777), CALLS
 print("rank 0 ok bcast", flush=True)
+CALLS.clear()
+request = comm.iall_reduce(FakeArray((4,), np.float32, 4000))
+request.Wait()
+assert CALLS == [
+    ("Stream", True),  # the side stream, made once
+    ("record", 777),  # the gradients copied so far on the current stream
+    ("wait_event", 888, "event@777"),
+    ("allReduce", 4000, 4000, 4, 7, 0, 888),  # queued on the side stream
+    ("record", 888),
+    ("wait_event", 777, "event@888"),  # Wait(): the current stream waits, not the host
+], CALLS
+CALLS.clear()
+comm.iall_reduce(FakeArray((2,), np.float64, 4100))
+assert CALLS[0] == ("record", 777) and CALLS[2] == ("allReduce", 4100, 4100, 2, 8, 0, 888), CALLS
+print("rank 0 ok iall_reduce", flush=True)
 for bad, text in [
     (np.zeros(3), "values must be a CuPy array or a Variable on cuda:1, got ndarray (numpy"),
     (FakeArray((2,), np.int32, 1), "values has dtype int32"),
