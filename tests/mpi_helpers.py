@@ -15,7 +15,11 @@ SCRIPTS = Path(__file__).resolve().parent / "mpi" / "scripts"
 
 
 def mpiexec() -> str | None:
-    """The ``mpiexec`` beside this Python (the mpich wheel's) or on PATH, or None."""
+    """The ``mpiexec`` named by the environment variable ``MPIEXEC``, else the one beside this
+    Python (the mpich wheel's in a virtual environment), else the one on PATH, or None."""
+    named = os.environ.get("MPIEXEC")
+    if named:
+        return named
     here = Path(sys.executable).parent / "mpiexec"
     return str(here) if here.exists() else shutil.which("mpiexec")
 
