@@ -5,17 +5,20 @@ ranks, the array and object collectives, ``scatter_dataset`` and 20 MomentumSGD 
 float64 MLP through ``create_multi_node_optimizer``, each rank on half of every batch, equal to
 one process on the whole batch (1e-10) after the first update broadcast rank 0's parameters. In
 one process: the refused names and options, and the dataset split against chainermn 7.8.1's
-values.
+values. On a GPU (skipped elsewhere with one reason): "pure_nccl" of size 1 trains a float64 MLP
+on the GPU as the plain optimizer does (tests/mpi/scripts/chainermn_nccl.py).
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from gradhub_compat import chainermn
-from mpi_helpers import needs_mpi, run
+from mpi_helpers import SCRIPTS, nccl_reason, needs_mpi, run
 
 
 @needs_mpi
@@ -32,6 +35,24 @@ def test_two_ranks_on_half_batches_equal_one_process_on_the_whole_batch(name: st
     for _, diff, moved in found:
         assert float(diff) < 1e-10
         assert float(moved) > 0.5  # the training moved the parameters
+
+
+_GPU = nccl_reason()
+
+
+@pytest.mark.skipif(bool(_GPU), reason=f"the 'nccl' communicator cannot run: {_GPU}")
+def test_pure_nccl_trains_on_one_gpu_as_the_plain_optimizer() -> None:
+    res = subprocess.run(
+        [sys.executable, str(SCRIPTS / "chainermn_nccl.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert res.returncode == 0, res.stdout
+    for line in ("ok arrays", "ok bcast_data", "ok training", "chainermn nccl done"):
+        assert line in res.stdout, res.stdout
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,6 @@ arrays, another stream), the errors, and data-parallel training of a small float
 (20 steps, plain and with an input-gradient penalty) against the same steps without the callback.
 Prints ``ok NAME`` per check and ``nccl done`` at the end."""
 
-import importlib.util
-
 import gradhub as gh
 import gradhub.functions as F
 import numpy as np
@@ -157,16 +155,4 @@ for penalty in (False, True):
     assert comm.side_stream is not None
     ok(f"data_parallel_{'penalty' if penalty else 'plain'}")
 
-# -- chainermn's "pure_nccl" is this communicator ----------------------------------------------
-if importlib.util.find_spec("gradhub_compat") is not None:
-    from gradhub_compat import chainermn
-
-    cmn = chainermn.create_communicator("pure_nccl")
-    x = cp.arange(6, dtype=cp.float32).reshape(2, 3)
-    assert cmn.gradhub_comm.device == "cuda:0" and (cmn.intra_rank, cmn.inter_size) == (0, 1)
-    y = cmn.allreduce(x)
-    z = cmn.bcast(x)
-    assert isinstance(y, cp.ndarray) and bool((y == x).all()) and bool((z == x).all())
-    assert bool((cmn.allgather(x)[0] == x).all())
-    ok("chainermn_pure_nccl")
 print("nccl done", flush=True)
