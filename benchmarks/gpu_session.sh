@@ -30,6 +30,7 @@ $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade
 export PYTHONPATH=/tmp/site
 export PATH=/tmp/site/bin:$PATH
 export LD_LIBRARY_PATH=/tmp/site/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # the mpich wheel's libmpi
+export MPI4PY_MPIABI=mpich  # mpi4py would otherwise pick another MPI library found on the machine
 
 for step in $steps; do
     echo "=== $step ($(date +%T))"
@@ -54,6 +55,7 @@ for step in $steps; do
             | tee "$OUT/static.txt" ;;
     nccl)
         timeout 120 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 100 tests/mpi/test_nccl.py \
+            tests/compat/chainermn \
             2>&1 | tee "$OUT/nccl.txt" | tail -30 ;;
     compare)
         timeout 240 $PY benchmarks/gpu_compare.py --peers .peers --batch "${BATCH:-256}" \

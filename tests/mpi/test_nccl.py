@@ -151,3 +151,11 @@ def test_collectives_pass_device_pointers_counts_dtypes_and_the_streams() -> Non
     assert res.returncode == 0, res.stdout
     for what in ("init", "all_reduce", "bcast", "iall_reduce", "errors"):
         assert f"rank 0 ok {what}" in res.stdout, res.stdout
+
+
+@needs_mpi
+def test_a_unique_id_given_as_bytes_reaches_nccl_as_bytes() -> None:
+    # CuPy 14's nccl.get_unique_id() returns bytes (earlier CuPy: a tuple of chars)
+    res = run("nccl_fake.py", "bytes_id", n=1)
+    assert res.returncode == 0, res.stdout
+    assert "rank 0 ok bytes id" in res.stdout, res.stdout

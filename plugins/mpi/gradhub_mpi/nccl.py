@@ -141,12 +141,20 @@ class NCCLCommunicator:
         self.device: str = f"cuda:{self.device_index}"
         self._cuda_device = cupy.cuda.Device(self.device_index)
         self._cuda_device.use()
-        uid = np.zeros(128, dtype=np.int16)  # the id's chars (signed or not: both fit)
+        # the id's 128 chars after a flag: CuPy 14 gives the id as bytes (flag 1), earlier CuPy
+        # as a tuple of chars, signed or not (flag 0); NcclCommunicator takes what it gave
+        uid = np.zeros(129, dtype=np.int16)
         if self.rank == 0:
-            uid[:] = nccl.get_unique_id()
+            made = nccl.get_unique_id()
+            if isinstance(made, (bytes, bytearray)):
+                uid[0] = 1
+                uid[1 : 1 + len(made)] = np.frombuffer(bytes(made), dtype=np.uint8)
+            else:
+                uid[1 : 1 + len(made)] = made
         host.comm.Bcast(uid, root=0)
+        comm_id: Any = bytes(uid[1:].astype(np.uint8)) if uid[0] else tuple(int(c) for c in uid[1:])
         try:
-            self.nccl_comm = nccl.NcclCommunicator(self.size, tuple(int(c) for c in uid), self.rank)
+            self.nccl_comm = nccl.NcclCommunicator(self.size, comm_id, self.rank)
         except Exception as e:
             raise CommunicatorError(
                 f"gradhub-mpi: rank {self.rank}: NCCL failed to start on GPU {self.device_index} "

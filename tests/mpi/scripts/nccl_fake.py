@@ -82,7 +82,10 @@ def fake(gpus: int) -> tuple[types.SimpleNamespace, types.SimpleNamespace]:
         ndarray=FakeArray, cuda=cuda, empty=lambda shape, dtype: FakeArray(shape, dtype, 5000)
     )
     nccl = types.SimpleNamespace(
-        get_unique_id=lambda: tuple([-3, 7, 127] + [0] * 125),
+        # CuPy 14 gives the id as bytes, earlier CuPy as a tuple of signed chars
+        get_unique_id=(lambda: bytes([253, 7, 127] + [0] * 125))
+        if mode == "bytes_id"
+        else (lambda: tuple([-3, 7, 127] + [0] * 125)),
         NcclCommunicator=Comm,
         groupStart=lambda: CALLS.append(("groupStart",)),
         groupEnd=lambda: CALLS.append(("groupEnd",)),
@@ -112,6 +115,10 @@ except CommunicatorError as e:
     import mpi4py.MPI as MPI
 
     print(f"rank {MPI.COMM_WORLD.Get_rank()} error: {e}", flush=True)
+    sys.exit(0)
+if mode == "bytes_id":
+    assert ("init", 1, b"\xfd\x07\x7f", 128, 0) in CALLS, CALLS
+    print("rank 0 ok bytes id", flush=True)
     sys.exit(0)
 if mode != "calls":
     print(f"rank {comm.rank} no error", flush=True)
