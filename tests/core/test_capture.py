@@ -76,39 +76,37 @@ def _same(a: Any, b: Any) -> None:
         assert u.d.dtype == v.d.dtype
 
 
-def test_a_compiled_step_on_the_cpu_stays_a_plan_and_says_why() -> None:
-    rng = np.random.default_rng(0)
+def _calls(seed: int, n: int) -> tuple[Any, Callable[[Any], Any], list[Any], list[Any]]:
+    """A compiled MLP step called ``n`` times on new inputs: (step, eager step, inputs,
+    results)."""
+    rng = np.random.default_rng(seed)
     w, b = _params(rng)
     step = gh.compile(_mlp(w, b))
-    xs = [rng.standard_normal((5, 4)) for _ in range(4)]
-    outs = [step(x) for x in xs]
+    xs = [rng.standard_normal((5, 4)) for _ in range(n)]
+    return step, _mlp(w, b), xs, [step(x) for x in xs]
+
+
+def test_a_compiled_step_on_the_cpu_stays_a_plan_and_says_why() -> None:
+    step, eager, xs, outs = _calls(0, 4)
     assert step.capture_refused is not None
     assert "device 'cpu' cannot record its work into a graph" in step.capture_refused
     for x, out in zip(xs, outs):
-        _same(out, _mlp(w, b)(x))
+        _same(out, eager(x))
 
 
 def test_recorded_steps_give_the_eager_results(recording: dict[str, Any]) -> None:
-    rng = np.random.default_rng(1)
-    w, b = _params(rng)
-    step = gh.compile(_mlp(w, b))
-    xs = [rng.standard_normal((5, 4)) for _ in range(6)]
-    outs = [step(x) for x in xs]
+    step, eager, xs, outs = _calls(1, 6)
     assert step.capture_refused is None
     assert recording["captures"] == 1  # at the third call
     assert recording["launches"] == 4  # calls 3 to 6
     for x, out in zip(xs, outs):
-        _same(out, _mlp(w, b)(x))
+        _same(out, eager(x))
 
 
 def test_results_are_copies_that_later_calls_leave_alone(recording: dict[str, Any]) -> None:
-    rng = np.random.default_rng(2)
-    w, b = _params(rng)
-    step = gh.compile(_mlp(w, b))
-    xs = [rng.standard_normal((5, 4)) for _ in range(5)]
-    outs = [step(x) for x in xs]
+    step, _, xs, outs = _calls(2, 5)
     kept = [[np.array(v.d, copy=True) for v in out] for out in outs]
-    step(rng.standard_normal((5, 4)))
+    step(xs[0] * 2)
     for out, k in zip(outs, kept):
         for v, a in zip(out, k):
             np.testing.assert_array_equal(v.d, a)
