@@ -78,6 +78,19 @@ def run(script: str, *args: str, n: int = 2, timeout: float = 60) -> subprocess.
     return run_program(sys.executable, str(SCRIPTS / script), *args, n=n, timeout=timeout)
 
 
+def run_alone(script: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``python scripts/SCRIPT ARGS`` without a launcher (a communicator of size 1), stdout and
+    stderr together."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / script), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def run_program(*argv: str, n: int = 2, timeout: float = 60) -> subprocess.CompletedProcess:
     """``mpiexec -n N ARGV...`` (stdout and stderr together), ended after ``timeout`` seconds."""
     exe = mpiexec()

@@ -16,21 +16,8 @@ import gradhub as gh
 import gradhub.functions as F
 import numpy as np
 import pytest
-from gradhub import plugins
+from cuda_helpers import gpu
 from gradhub.registry import REGISTRY, device_rule, rule_kernels
-
-
-def _cuda_reason() -> str:
-    plugins.load_plugins() if not plugins.STATE.loaded else None
-    dt = REGISTRY.device_types.get("cuda")
-    if dt is None:
-        return "gradhub-cuda is not installed"
-    ok, why = dt.availability()
-    return "" if ok else why
-
-
-_REASON = _cuda_reason()
-gpu = pytest.mark.skipif(bool(_REASON), reason=f"no usable CUDA device: {_REASON}")
 
 #: (dtype, rtol, atol): the rule kernels sum the softmax's denominator in another order than
 #: CuPy's reduction, so the last bits may differ (2.4e-6 relative seen in float32 over 1000

@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 import pytest
-from mpi_helpers import SCRIPTS, mpiexec, nccl_reason, needs_mpi, run
+from mpi_helpers import mpiexec, nccl_reason, needs_mpi, run, run_alone
 
 _GPU = nccl_reason()
 gpu = pytest.mark.skipif(bool(_GPU), reason=f"the 'nccl' communicator cannot run: {_GPU}")
@@ -43,14 +43,7 @@ def _check(out: str) -> None:
 
 @gpu
 def test_size_one_without_launcher_on_one_gpu() -> None:
-    res = subprocess.run(
-        [sys.executable, str(SCRIPTS / "nccl.py")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    res = run_alone("nccl.py")
     assert res.returncode == 0, res.stdout
     _check(res.stdout)
 

@@ -12,13 +12,11 @@ on the GPU as the plain optimizer does (tests/mpi/scripts/chainermn_nccl.py).
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from gradhub_compat import chainermn
-from mpi_helpers import SCRIPTS, nccl_reason, needs_mpi, run
+from mpi_helpers import nccl_reason, needs_mpi, run, run_alone
 
 
 @needs_mpi
@@ -42,14 +40,7 @@ _GPU = nccl_reason()
 
 @pytest.mark.skipif(bool(_GPU), reason=f"the 'nccl' communicator cannot run: {_GPU}")
 def test_pure_nccl_trains_on_one_gpu_as_the_plain_optimizer() -> None:
-    res = subprocess.run(
-        [sys.executable, str(SCRIPTS / "chainermn_nccl.py")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    res = run_alone("chainermn_nccl.py")
     assert res.returncode == 0, res.stdout
     for line in ("ok arrays", "ok bcast_data", "ok training", "chainermn nccl done"):
         assert line in res.stdout, res.stdout
