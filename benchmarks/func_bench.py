@@ -13,9 +13,10 @@ suite. Three measurements (``--what``):
   parameters, ``gradhub.func.jvp`` (native JVP rules) against two reverse passes and against
   ``torch.func.jvp``;
 * ``hessian``: the full Hessian of a 203-parameter MLP (6-20-3, tanh, squared error, batch 32),
-  ``gradhub.func.hessian`` (the basis vectors pushed at once through ``vmap``) against the same
-  with ``chunk_size=1`` (one forward-mode pass per parameter: how it was computed before
-  2026-11-25) and against ``torch.func.hessian``.
+  ``gradhub.func.hessian`` (forward over reverse: the basis tangents pushed at once through the
+  gradient's graph, recorded once) against ``vmap`` over the basis of ``f`` rerun with one
+  tangent each (how it was computed from 2026-11-25 to 2026-11-26), against ``chunk_size=1``
+  (one forward-mode pass per parameter: before 2026-11-25) and against ``torch.func.hessian``.
 
 Each result is checked against the reference (the loop, or PyTorch), then the medians and the
 ratios are printed::
@@ -179,8 +180,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         gfun = ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv))
         gloop = ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv), chunk_size=1)
         np.testing.assert_allclose(gfun(theta).d, gloop(theta).d, rtol=1e-12, atol=1e-12)
+
+        def rerun() -> Any:  # the tangents batched with f rerun under vmap (before 2026-11-26)
+            fmod = sys.modules["gradhub.func"]
+            saved = fmod._unbatched
+            fmod._unbatched = lambda outs, xs: False
+            try:
+                return gfun(theta).d
+            finally:
+                fmod._unbatched = saved
+
+        np.testing.assert_allclose(gfun(theta).d, rerun(), rtol=1e-12, atol=1e-12)
         res = {
             "gradhub hessian": _time(lambda: gfun(theta).d, args.repeat),
+            "gradhub, vmap rerunning f": _time(rerun, args.repeat),
             "gradhub, chunk_size=1": _time(lambda: gloop(theta).d, args.repeat),
         }
         if torch is not None:

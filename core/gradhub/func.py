@@ -433,6 +433,60 @@ def _jac_fwd_vmap(
             parts = [vmap(cols, out_axes=-1)(*basis) for basis in _basis(xs, chunk_size)]
     except batching.LoopRefused:
         return None
+    return _columns([list(p) for p in parts], outs, xs)
+
+
+def _unbatched(outs: list[Variable], xs: list[Variable]) -> bool:
+    """Whether the Jacobian is taken outside every ``vmap`` (no active level, no batched
+    Variable), where :func:`_jac_fwd_tangents` applies."""
+    return not batching.LEVELS and not any(isinstance(v, BatchedVariable) for v in (*outs, *xs))
+
+
+def _jac_fwd_tangents(
+    outs: list[Variable], xs: list[Variable], chunk_size: int | None
+) -> list[list[Variable]] | None:
+    """:func:`_jac_fwd` with the tangents of a chunk pushed at once through the graph already
+    recorded (forward over the graph of ``outs``, as ``torch.func.jacfwd``: the primals are
+    not batched, only the tangents are).
+
+    The engine's :class:`~gradhub.engine.ForwardPlan` is made once; the basis vectors of a
+    chunk enter it as one :class:`~gradhub.batching.BatchedVariable` per input, at a vmap level
+    of their own, so each JVP rule (written with registered functions) runs once per chunk
+    through the batching rules of the functions it calls, with the primals as unbatched
+    arguments (``in_axes=None``). The result equals ``vmap`` over the basis of a function that
+    reruns ``f`` and pushes one tangent (:func:`_jac_fwd_vmap`), without recomputing ``f`` and
+    its primal graph for every basis vector. ``None`` where a function on the path has no
+    batching rule (the caller then loops over the basis)."""
+    plan = engine.forward_plan(outs, xs)
+    parts: list[list[Variable]] = []
+    try:
+        with batching.refuse_loop():
+            for basis in _basis(xs, chunk_size):
+                n = int(basis[0].shape[0])
+                level = batching.new_level(n)
+                try:
+                    ts = [batching.wrap(Variable.leaf(b), level) for b in basis]
+                    res = plan(ts)
+                finally:
+                    batching.close_level(level)
+                cols = []
+                for r, o in zip(res, outs):
+                    if isinstance(r, BatchedVariable) and r.level == level:
+                        v = r.value
+                    else:  # a tangent that does not depend on the basis (zero)
+                        v = batching.to_batched(r, n)
+                    cols.append(batching.moveaxis(v, 0, o.ndim))
+                parts.append(cols)
+    except batching.LoopRefused:
+        return None
+    return _columns(parts, outs, xs)
+
+
+def _columns(
+    parts: list[list[Variable]], outs: list[Variable], xs: list[Variable]
+) -> list[list[Variable]]:
+    """The Jacobians ``jac[k][j]`` from the columns of each chunk (``parts[chunk][k]`` of shape
+    ``outs[k].shape + (rows,)``)."""
     result = []
     for k, o in enumerate(outs):
         c = _concat([p[k] for p in parts], o.ndim)
@@ -744,11 +798,13 @@ def jacfwd(
     input element), shaped and structured as :func:`jacrev`'s.
 
     As ``torch.func.jacfwd``, the tangents (the standard basis of the inputs ``argnums``,
-    joined) are pushed all at once: :func:`vmap` over the basis of a function that runs ``f``
-    and one forward-mode pass. ``chunk_size`` bounds how many go in one ``vmap`` (``None``: all
-    at once); ``chunk_size=1`` is one forward pass per input element without ``vmap``, which is
-    also taken, quietly, where a function on the path has no batching rule (see
-    :func:`jacrev`).
+    joined) are pushed all at once: ``f`` runs once, then one forward walk of its recorded
+    graph carries all the tangents as one batch (each JVP rule runs once, through the batching
+    rules, with the primals unbatched); inside an outer :func:`vmap`, it is ``vmap`` over the
+    basis of a function that runs ``f`` and one forward-mode pass. ``chunk_size`` bounds how
+    many tangents go in one batch (``None``: all at once); ``chunk_size=1`` is one forward pass
+    per input element without batching, which is also taken, quietly, where a function on the
+    path has no batching rule (see :func:`jacrev`).
 
     Example::
 
@@ -769,7 +825,10 @@ def jacfwd(
             outs, is_tuple = _outputs(out, "jacfwd")
             cols = None
             if _vectorize(outs, xs, chunk, sum(x.size for x in xs)):
-                cols = _jac_fwd_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
+                if _unbatched(outs, xs):
+                    cols = _jac_fwd_tangents(outs, xs, chunk)
+                else:
+                    cols = _jac_fwd_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
             jac = _structure(_jac_fwd(outs, xs) if cols is None else cols, is_tuple, single)
         return (jac, aux) if has_aux else jac
 
@@ -781,8 +840,9 @@ def hessian(
 ) -> Callable[..., Any]:
     """A function returning the Hessian of the scalar-valued ``f``: ``jacfwd(jacrev(f))``, of
     shape ``x.shape + x.shape`` (for a tuple ``argnums``, ``H[i][j]`` for the arguments ``i, j``).
-    The forward-mode tangents are pushed through the gradient's graph all at once by ``vmap``
-    (``chunk_size`` at a time, as in :func:`jacfwd`; an addition to ``torch.func.hessian``).
+    Forward over reverse: one reverse pass records the gradient's graph, then the basis
+    tangents are pushed through it all at once as one batch (``chunk_size`` at a time, as in
+    :func:`jacfwd`; an addition to ``torch.func.hessian``), ``f`` running once.
 
     .. math:: H_{ij} = \\frac{\\partial^2 f}{\\partial x_i \\partial x_j}
 
