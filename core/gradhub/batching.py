@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import ops
+from .errors import BackwardRuleError
 from .ops import call
 from .registry import REGISTRY
 from .variable import Variable
@@ -60,9 +61,11 @@ _warned: set[tuple[str, str]] = set()
 _refusing = 0
 
 
-class LoopRefused(Exception):
+class LoopRefused(BackwardRuleError):
     """Raised by the loop fallback inside :func:`refuse_loop`: a function on the path has no
-    batching rule (or its rule cannot batch the case)."""
+    batching rule (or its rule cannot batch the case). A :class:`~gradhub.errors.BackwardRuleError`,
+    so that the engine lets it through unchanged when a backward or JVP rule's own calls raise
+    it (it wraps other exceptions of rules)."""
 
 
 class refuse_loop:
