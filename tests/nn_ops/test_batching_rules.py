@@ -129,7 +129,7 @@ def test_a_case_a_rule_does_not_batch_loops_with_a_warning(monkeypatch: pytest.M
     np.testing.assert_allclose(y.d, np.stack([t[ids.d] for t in tables]))
 
 
-def test_batch_normalization_in_inference_batches_and_batch_statistics_loop(
+def test_batch_normalization_batches_in_inference_and_with_batch_statistics(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(batching, "_warned", set())
@@ -137,15 +137,49 @@ def test_batch_normalization_in_inference_batches_and_batch_statistics_loop(
     beta, gamma = rng.standard_normal((1, 2, 1)), rng.standard_normal((1, 2, 1))
     mean, var = rng.standard_normal((1, 2, 1)), rng.uniform(0.5, 2.0, (1, 2, 1))
 
-    def bn(r: Any, batch_stat: bool) -> Any:
-        return F.batch_normalization(r, beta, gamma, mean.copy(), var.copy(), batch_stat=batch_stat)
+    def bn(r: Any, batch_stat: bool, m: Any, v: Any, g: Any = gamma) -> Any:
+        return F.batch_normalization(r, beta, g, m, v, batch_stat=batch_stat)
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        y = ghf.vmap(lambda r: bn(r, False))(x)
+        y = ghf.vmap(lambda r: bn(r, False, mean.copy(), var.copy()))(x)
     np.testing.assert_allclose(y.d, (x - mean) / np.sqrt(var + 1e-5) * gamma + beta, rtol=1e-12)
-    with pytest.warns(UserWarning, match=r"batch_normalization\(\) .* cannot batch batch stat"):
-        y = ghf.vmap(lambda r: bn(r, True))(x)
+    # training: each element's own statistics, one call, the running statistics as the loop's
+    m_vmap, v_vmap, m_loop, v_loop = mean.copy(), var.copy(), mean.copy(), var.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(lambda r: bn(r, True, m_vmap, v_vmap))(x)
+    loop = np.stack([bn(gh.Variable(r), True, m_loop, v_loop).d for r in x])
     m = x.mean(axis=(1, 3), keepdims=True)
     v = x.var(axis=(1, 3), keepdims=True)
     np.testing.assert_allclose(y.d, (x - m) / np.sqrt(v + 1e-5) * gamma + beta, rtol=1e-10)
+    np.testing.assert_allclose(y.d, loop, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(m_vmap, m_loop, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(v_vmap, v_loop, rtol=1e-13, atol=1e-15)
+    assert not np.allclose(m_vmap, mean)  # updated
+    # per-sample gamma (batched parameters) in training
+    gs = rng.uniform(0.5, 1.5, (3, 1, 2, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(lambda r, g: bn(r, True, mean.copy(), var.copy(), g))(x, gs)
+    np.testing.assert_allclose(y.d, (x - m) / np.sqrt(v + 1e-5) * gs + beta, rtol=1e-10)
+    # batched running statistics still loop, with the warning naming the case
+    with pytest.warns(UserWarning, match=r"batch_normalization\(\) .* cannot batch batch stat"):
+        ghf.vmap(lambda r, mm: bn(r, True, mm, var.copy()), in_axes=(0, 0))(x, np.stack([mean] * 3))
+
+
+def test_per_sample_gradients_through_training_batch_normalization_match_the_loop() -> None:
+    x = rng.standard_normal((3, 4, 2))  # 3 samples, each a (N=4, C=2) batch
+    w = rng.standard_normal((2, 2))
+
+    def loss(w: Any, r: Any) -> Any:
+        h = F.batch_normalization(
+            r @ w, np.zeros((1, 2)), np.ones((1, 2)), np.zeros((1, 2)), np.ones((1, 2))
+        )
+        return F.sum(F.tanh(h) * r)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = ghf.vmap(ghf.grad(loss), in_axes=(None, 0))(w, x)
+    for i in range(3):
+        np.testing.assert_allclose(g.d[i], ghf.grad(loss)(w, x[i]).d, rtol=1e-11, atol=1e-13)

@@ -17,10 +17,12 @@ batch axis first, computed with registered functions so that it stays differenti
   leading axis, so the function runs unchanged.
 
 * ``BatchNormalization`` in inference (``batch_stat=False``) with shared parameters: the batch
-  axis merged into the first sample axis.
+  axis merged into the first sample axis; in training (``batch_stat=True``): the batch axis is
+  one more parameter axis (each element's own statistics), the running statistics updated as
+  the loop updates them.
 
-Cases not covered (``BatchNormalization`` with batch statistics, a batched ``Embed`` table, a
-batched ``Deconvolution`` weight...) fall back to the loop with a one-time warning.
+Cases not covered (``BatchNormalization`` with batched running statistics...) fall back to the
+loop with a one-time warning.
 """
 
 from __future__ import annotations
@@ -244,12 +246,15 @@ def _grouped_conv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) ->
 
 def _batch_normalization(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
     """Inference (``batch_stat=False``) with shared parameters: the batch axis merged into the
-    sample's first axis (not a parameter axis), one call. Batch statistics (per element, with
-    the running statistics updated in place) and batched parameters loop."""
+    sample's first axis (not a parameter axis), one call. Training (``batch_stat=True``): see
+    :func:`_bn_batch_stat`. Batched parameters in inference and batched running statistics
+    loop."""
     x = args[0]
     nd = x.ndim - 1
     axes = attrs.get("axes", (1,))
     ax = (axes,) if isinstance(axes, int) else tuple(axes)
+    if attrs.get("batch_stat", True) and all(d is None for d in dims[3:]):
+        return _bn_batch_stat(args, dims, **attrs)
     if (
         attrs.get("batch_stat", True)
         or any(d is not None for d in dims[1:])
@@ -268,6 +273,65 @@ def _batch_normalization(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: 
     merged = call("Reshape", x, shape=(n * first, *x.shape[2:]))
     y = call("BatchNormalization", merged, *args[1:], **attrs)
     return call("Reshape", y, shape=x.shape), 0
+
+
+def _bn_batch_stat(
+    args: tuple[Any, ...],
+    dims: tuple[Any, ...],
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+) -> Any:
+    """Training mode for a batch: each element normalizes with its own batch statistics, so the
+    vmap axis becomes one more parameter axis (``axes`` ``(0, *(a + 1))``), beta and gamma of
+    shape ``(B, *param shape)`` (repeated where unbatched): one call. The running statistics
+    (unbatched) end as the loop leaves them, each element's update applied in turn:
+
+    .. math:: m \\leftarrow d^B m + (1 - d) \\sum_{i<B} d^{B-1-i} \\mu_i
+
+    (``d`` the decay rate; the same for the variance with the unbiased batch variances): the
+    call updates per-element copies ``d m + (1 - d) \\mu_i``, from which the loop's result is
+    formed. (Re-executing the recorded graph updates those copies, not the running
+    statistics.)"""
+    from gradhub import Variable
+
+    from .normalization import _norm_axes
+
+    n = size_of(args, dims)
+    xs = _all_batched(args[:3], dims[:3])
+    x = xs[0]
+    nd = x.ndim - 1
+    ax = _norm_axes("batch_normalization", "axes", axes, nd)
+    # the running statistics' arrays, updated in place (a Variable's own array, or an array)
+    running = [r.d if isinstance(r, Variable) else r for r in (args[3], args[4])]
+    for name, arr in zip(("mean", "variance"), running):
+        if not getattr(getattr(arr, "flags", None), "writeable", True):
+            raise ValueError(
+                f"batch_normalization(): the running {name} array is read-only; pass a writable "
+                "array (the running statistics are updated in place when batch_stat=True)"
+            )
+    xp = x.device.xp
+    copies = [xp.broadcast_to(r, (n, *r.shape)).copy() for r in running]
+    y = call(
+        "BatchNormalization",
+        x,
+        xs[1],
+        xs[2],
+        *(Variable(c, need_grad=False) for c in copies),
+        axes=(0, *(a + 1 for a in ax)),
+        decay_rate=decay_rate,
+        eps=eps,
+        batch_stat=True,
+    )
+    d = float(decay_rate)
+    for arr, c in zip(running, copies):
+        before = arr.copy()
+        acc = (d**n) * before
+        for i in range(n):  # c[i] = d before + (1 - d) mu_i
+            acc = acc + (d ** (n - 1 - i)) * (c[i] - d * before)
+        arr[...] = acc
+    return y, 0
 
 
 def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
