@@ -122,11 +122,13 @@ def test_affine_with_batched_weight_and_bias() -> None:
 
 def test_a_case_a_rule_does_not_batch_loops_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batching, "_warned", set())
-    ids = gh.Variable(np.array([[0, 2], [1, 1]]), need_grad=False)
-    tables = rng.standard_normal((3, 4, 2))
-    with pytest.warns(UserWarning, match=r"vmap: embed\(\) \(Embed, .*\) cannot batch a batched"):
-        y = ghf.vmap(lambda w: F.embed(ids, w))(tables)
-    np.testing.assert_allclose(y.d, np.stack([t[ids.d] for t in tables]))
+    x = rng.standard_normal((1, 2, 4, 3))  # base_axis 2: (1, 2) samples of 4 channels
+    ws = rng.standard_normal((3, 4, 2, 2))
+    match = r"vmap: deconvolution\(\) \(Deconvolution, .*\) cannot batch a weight with base_axis"
+    with pytest.warns(UserWarning, match=match):
+        y = ghf.vmap(lambda w: F.deconvolution(x, w, base_axis=2))(ws)
+    for i in range(3):
+        np.testing.assert_allclose(y.d[i], F.deconvolution(x, ws[i], base_axis=2).d, rtol=1e-13)
 
 
 def test_batch_normalization_batches_in_inference_and_with_batch_statistics(
@@ -183,3 +185,40 @@ def test_per_sample_gradients_through_training_batch_normalization_match_the_loo
         g = ghf.vmap(ghf.grad(loss), in_axes=(None, 0))(w, x)
     for i in range(3):
         np.testing.assert_allclose(g.d[i], ghf.grad(loss)(w, x[i]).d, rtol=1e-11, atol=1e-13)
+
+
+def test_embed_with_batched_tables_and_per_sample_table_gradients_run_without_a_loop() -> None:
+    tables = rng.standard_normal((3, 5, 2))
+    ids = np.array([[0, 4, 4], [1, 1, 3], [2, 0, 4]])
+    shared_ids = gh.Variable(np.array([4, 0]), need_grad=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(lambda i, w: F.embed(i, w))(ids, tables)
+        y2 = ghf.vmap(lambda w: F.embed(shared_ids, w))(tables)
+
+        def loss(w: Any, i: Any) -> Any:
+            return F.sum(F.tanh(F.embed(i, w)) ** 2.0)
+
+        g = ghf.vmap(ghf.grad(loss), in_axes=(None, 0))(tables[0], ids)
+    np.testing.assert_array_equal(y.d, np.stack([t[i] for t, i in zip(tables, ids)]))
+    np.testing.assert_array_equal(y2.d, tables[:, [4, 0]])
+    for b in range(3):
+        ref = ghf.grad(loss)(tables[0], gh.Variable(ids[b], need_grad=False)).d
+        np.testing.assert_allclose(g.d[b], ref, rtol=1e-13, atol=1e-15)
+    # an id out of one table's range is an error (it would pick another element's row)
+    with pytest.raises(ValueError, match=r"embed: ids in x0 must be in \[0, 5\), got values in"):
+        ghf.vmap(lambda i, w: F.embed(i, w))(ids + 1, tables)
+
+
+def test_deconvolution_with_a_batched_weight_is_one_grouped_deconvolution() -> None:
+    x = rng.standard_normal((2, 4, 3, 3))
+    w = rng.standard_normal((3, 4, 3, 2, 2))  # batch 3 of (C=4, O/g=3, 2, 2), group 2
+    b = rng.standard_normal((3, 6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ghf.vmap(lambda w, b: F.deconvolution(x, w, b, stride=(2, 2), group=2), in_axes=(0, 0))(
+            w, b
+        )
+    for i in range(3):
+        ref = F.deconvolution(x, w[i], b[i], stride=(2, 2), group=2).d
+        np.testing.assert_allclose(y.d[i], ref, rtol=1e-12, atol=1e-13)

@@ -13,8 +13,12 @@ batch axis first, computed with registered functions so that it stays differenti
   weights of per-sample gradients): one batched matrix product; ``Convolution`` with a batched
   weight: one grouped convolution with ``group * B`` groups (each element's channels form its
   own groups), for ``base_axis == 1``;
+* ``Deconvolution`` with a batched weight: one grouped deconvolution with ``group * B`` groups;
 * pooling, padding, embeddings with an unbatched table, one-hot: the batch axis is one more
-  leading axis, so the function runs unchanged.
+  leading axis, so the function runs unchanged; ``Embed`` with a batched table (and
+  ``EmbedBackward``, per-sample gradients of a table): one lookup (scatter) in the elements'
+  tables stacked along their first axis, each element's ids offset by its row count (the ids
+  checked against one table's rows first, as the kernel checks them);
 
 * ``BatchNormalization`` in inference (``batch_stat=False``) with shared parameters: the batch
   axis merged into the first sample axis; in training (``batch_stat=True``): the batch axis is
@@ -80,19 +84,6 @@ def _passthrough(name: str) -> Rule:
     def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
         if any(d is None for d in dims[1:]):
             return loop(name, args, dims, attrs, "cannot batch with an unbatched second input")
-        return call(name, *args, **attrs), 0
-
-    rule.__name__ = rule.__qualname__ = f"batch_{name}"
-    return rule
-
-
-def _first_only(name: str) -> Rule:
-    """The rule of a function whose first input has free leading axes and whose other inputs
-    (a table) must not be batched."""
-
-    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
-        if dims[0] is None or any(d is not None for d in dims[1:]):
-            return loop(name, args, dims, attrs, "cannot batch a batched table")
         return call(name, *args, **attrs), 0
 
     rule.__name__ = rule.__qualname__ = f"batch_{name}"
@@ -192,6 +183,8 @@ def _conv_unbatched_w(name: str) -> Rule:
             return call(name, *args, **attrs), 0
         if name == "Convolution" and dims[1] is not None:
             return _grouped_conv(args, dims, **attrs)
+        if name == "Deconvolution" and dims[1] is not None:
+            return _grouped_deconv(args, dims, **attrs)
         if dims[1] is None and len(args) > 2 and dims[2] is not None:  # only the bias batched
             return _conv_batched_bias(name, args, dims, **attrs)
         return loop(name, args, dims, attrs, "cannot batch a batched weight or bias")
@@ -334,6 +327,99 @@ def _bn_batch_stat(
     return y, 0
 
 
+def _ids_in_range(ids: Any, n: int, fn: str) -> bool:
+    """Check a batch of ids (a Variable whose data is available) to lie in ``[0, n)`` as the
+    function's kernel does (after the per-element offsets an id out of range would pick a row
+    of another element's table); False where the data is not available (nested vmap)."""
+    from gradhub.batching import BatchedVariable
+
+    if isinstance(ids, BatchedVariable):
+        return False
+    arr = ids.device.to_numpy(ids.d) if hasattr(ids, "device") else ids
+    if arr.dtype.kind not in "iu":
+        return False  # the kernel's own checks (and messages) on the loop
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n):
+        raise ValueError(
+            f"{fn}: ids in x0 must be in [0, {n}), got values in [{int(arr.min())}, "
+            f"{int(arr.max())}]"
+        )
+    return True
+
+
+def _offset_ids(ids: Any, n: int, rows: int) -> Any:
+    """``ids`` (batch axis first) plus ``b * rows`` for element ``b``: indices into the
+    elements' tables stacked along their first axis."""
+    from gradhub import Variable
+
+    xp = ids.device.xp
+    offs = (xp.arange(n, dtype=ids.dtype) * rows).reshape((n, *(1,) * (ids.ndim - 1)))
+    return ids + Variable(offs, need_grad=False)
+
+
+def _embed(args: tuple[Any, ...], dims: tuple[Any, ...]) -> Any:
+    """Shared table: the batch axis is one more leading axis of the ids, one call. Batched
+    table ``(B, V, ...)``: one lookup in the tables stacked ``(B V, ...)`` with each element's
+    ids offset by ``b V``."""
+    x, w = args
+    if dims[1] is None:
+        return call("Embed", x, w), 0
+    n = size_of(args, dims)
+    if dims[0] is None:
+        x = to_batched(x, n)
+    v = w.shape[1]
+    if not _ids_in_range(x, v, "embed"):
+        return loop("Embed", args, dims, {}, "cannot batch these ids with a batched table")
+    wf = call("Reshape", w, shape=(n * v, *w.shape[2:]))
+    return call("Embed", _offset_ids(x, n, v), wf), 0
+
+
+def _embed_backward(args: tuple[Any, ...], dims: tuple[Any, ...], shape: Any) -> Any:
+    """The gradient of a batch of tables (per-sample gradients of an embedding): the
+    elements' gradients scattered into the stacked tables ``(B V, ...)`` with offset ids."""
+    x, g = args
+    shape = tuple(int(s) for s in shape)
+    n = size_of(args, dims)
+    if dims[0] is None:
+        x = to_batched(x, n)
+    if dims[1] is None:
+        g = to_batched(g, n)
+    v = shape[0] if shape else 0
+    if not shape or not _ids_in_range(x, v, "embed_backward"):
+        return loop(
+            "EmbedBackward", args, dims, {"shape": shape}, "cannot batch these ids or shape"
+        )
+    out = call("EmbedBackward", _offset_ids(x, n, v), g, shape=(n * v, *shape[1:]))
+    return call("Reshape", out, shape=(n, *shape)), 0
+
+
+def _grouped_deconv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """A deconvolution with a batched weight (B, C, O // g, *k): one deconvolution of x (N, B*C,
+    *spatial) with the weight (B*C, O // g, *k) in ``g * B`` groups (element ``b``'s input
+    channels and output channels form the groups ``b*g .. b*g + g - 1``), for
+    ``base_axis == 1``."""
+    xs = _all_batched(args, dims)
+    x, w = xs[0], xs[1]
+    bias = xs[2] if len(xs) > 2 else None
+    base_axis = int(attrs["base_axis"]) % (x.ndim - 1)
+    if base_axis != 1:
+        return loop("Deconvolution", args, dims, attrs, "cannot batch a weight with base_axis != 1")
+    n_b, n, c = x.shape[0], x.shape[1], x.shape[2]
+    sp = tuple(x.shape[3:])
+    g = int(attrs["group"])
+    xt = call("Transpose", x, axes=(1, 0, *range(2, x.ndim)))  # (N, B, C, *sp)
+    xt = call("Reshape", xt, shape=(n, n_b * c, *sp))
+    wt = call("Reshape", w, shape=(n_b * w.shape[1], *w.shape[2:]))
+    dc_attrs = dict(attrs)
+    dc_attrs["group"] = g * n_b
+    ins = [xt, wt]
+    if bias is not None:
+        ins.append(call("Reshape", bias, shape=(n_b * bias.shape[1],)))
+    y = call("Deconvolution", *ins, **dc_attrs)  # (N, B*O, *sp')
+    o = y.shape[1] // n_b
+    y = call("Reshape", y, shape=(n, n_b, o, *y.shape[2:]))
+    return call("Transpose", y, axes=(1, 0, *range(2, y.ndim))), 0
+
+
 def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
     from .linalg import _parse_einsum
 
@@ -371,5 +457,6 @@ def register_batching_rules(register: Any) -> None:
     # (DropoutMask has none: the loop draws each element's mask as a call per element does)
     for name in ("MaxPooling", "AveragePooling", "OneHot"):
         r(name, _passthrough(name))
-    r("Embed", _first_only("Embed"))
+    r("Embed", _embed)
+    r("EmbedBackward", _embed_backward)
     r("BatchNormalization", _batch_normalization)
