@@ -935,7 +935,11 @@ def _axis_spec(spec: Any, n: int, fname: str, name: str) -> list[int | None]:
 
 
 def vmap(
-    f: Callable[..., Any], in_axes: int | Sequence[int | None] | None = 0, out_axes: Any = 0
+    f: Callable[..., Any],
+    in_axes: int | Sequence[int | None] | None = 0,
+    out_axes: Any = 0,
+    *,
+    randomness: str = "error",
 ) -> Callable[..., Any]:
     """``f`` mapped over a batch axis of its arguments, as ``jax.vmap`` and ``torch.func.vmap``:
 
@@ -957,6 +961,16 @@ def vmap(
     copy of each argument per element), ``grad`` of a ``vmap`` differentiates through it, and
     ``vmap(vmap(f))`` maps over two axes. Batched arrays become Variables that need no gradient.
 
+    ``randomness`` (as ``torch.func.vmap``) says what a function that draws random numbers
+    (``dropout``, ``dropout_mask`` with ``seed=-1``) does inside: ``"error"`` (the default)
+    raises a ``RuntimeError`` (whether the batch's elements should share a draw is ambiguous);
+    ``"different"`` draws independently for each element (as a loop over the batch would);
+    ``"same"`` draws once for one element and shares it across the batch. In nested vmaps each
+    level applies its own; any level with ``"error"`` raises. A deterministic seed
+    (``seed >= 0``) is not random. (Functions that draw random numbers call
+    :func:`gradhub.batching.random_call` and read :func:`gradhub.batching.randomness` in their
+    batching rule.)
+
     Example::
 
         >>> import numpy as np, gradhub.func as ghf
@@ -967,6 +981,11 @@ def vmap(
         array([[ 3., 12.],
                [27., 48.]])
     """
+
+    if randomness not in batching.RANDOMNESS:
+        raise ValueError(
+            f"vmap: randomness must be 'error', 'different' or 'same', got {randomness!r}"
+        )
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         axes = _axis_spec(in_axes, len(args), "vmap", "in_axes")
@@ -999,7 +1018,7 @@ def vmap(
             raise ValueError("vmap: in_axes must batch at least one argument (all are None)")
         if size == 0:
             raise ValueError("vmap: the batch axis has size 0; f cannot be called")
-        level = batching.new_level(size)
+        level = batching.new_level(size, randomness)
         try:
             call_args = [
                 x if a is None else batching.wrap(batching.moveaxis(x, a, 0), level)

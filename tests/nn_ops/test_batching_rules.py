@@ -222,3 +222,59 @@ def test_deconvolution_with_a_batched_weight_is_one_grouped_deconvolution() -> N
     for i in range(3):
         ref = F.deconvolution(x, w[i], b[i], stride=(2, 2), group=2).d
         np.testing.assert_allclose(y.d[i], ref, rtol=1e-12, atol=1e-13)
+
+
+def test_dropout_follows_vmaps_randomness() -> None:
+    """``F.dropout``/``F.dropout_mask`` (``seed=-1``) inside vmap: ``"error"`` raises,
+    ``"different"`` draws a mask per element (also for an input that is not batched),
+    ``"same"`` one mask shared by the batch; a fixed seed is one mask, shared; nested levels
+    apply their own; per-sample gradients use each element's mask; a Jacobian of a dropout
+    network uses the mask of its output."""
+    from gradhub.ops import call
+
+    x = np.ones((4, 64))
+    with pytest.raises(RuntimeError, match=r"vmap: dropout\(\) draws random numbers while vmap"):
+        ghf.vmap(lambda r: F.dropout(r, 0.5))(x)
+    with pytest.raises(RuntimeError, match=r"vmap: dropout_mask\(\) draws random numbers"):
+        ghf.vmap(lambda r: F.dropout_mask(r, 0.5))(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # batched by the rule, no loop
+        diff = ghf.vmap(lambda r: F.dropout(r, 0.5), randomness="different")(x).d
+        same = ghf.vmap(lambda r: F.dropout(r, 0.5), randomness="same")(x).d
+        shared_in = ghf.vmap(
+            lambda r: F.dropout_mask(gh.Variable(np.ones(64)), 0.5) * r, randomness="different"
+        )(x).d
+        seeded = ghf.vmap(lambda r: F.dropout(r, 0.5, seed=5))(x).d
+    assert set(np.unique(diff)) <= {0.0, 2.0} and set(np.unique(same)) <= {0.0, 2.0}
+    assert not all((diff[0] == diff[i]).all() for i in range(1, 4))  # 2^-192 to fail by chance
+    assert all((same[0] == same[i]).all() for i in range(1, 4))
+    assert not all((shared_in[0] == shared_in[i]).all() for i in range(1, 4))
+    np.testing.assert_array_equal(seeded, np.stack([F.dropout(x[0], 0.5, seed=5).d] * 4))
+    nested = ghf.vmap(
+        ghf.vmap(lambda r: F.dropout(r, 0.5), randomness="same"), randomness="different"
+    )(np.ones((3, 2, 64))).d
+    assert (nested[:, 0] == nested[:, 1]).all() and not (nested[0] == nested[1]).all()
+    # a mask drawn by call() on an input that is not batched would be shared: an error
+    with pytest.raises(RuntimeError, match=r"dropout_mask\(\) was called on an input that is not"):
+        ghf.vmap(
+            lambda r: call("DropoutMask", gh.Variable(np.ones(64)), p=0.5, seed=-1) * r,
+            randomness="different",
+        )(x)
+    # per-sample gradients: each element's gradient is its own mask
+    w = rng.uniform(1.0, 2.0, 64)
+    g, y = ghf.vmap(
+        ghf.grad(lambda w, r: (lambda h: (h.sum(), h))(F.dropout(r * w, 0.5)), has_aux=True),
+        in_axes=(None, 0),
+        randomness="different",
+    )(w, x)
+    np.testing.assert_allclose(g.d, y.d / w, rtol=1e-14)  # d/dw sum(x w m) = x m, y = x w m
+    # Jacobians run f under their own vmap: dropout makes them loop over the recorded graph
+    xx = rng.uniform(1.0, 2.0, 8)
+
+    def f(v: Any) -> Any:
+        y = F.dropout(v, 0.5)
+        return y, y
+
+    for jac in (ghf.jacrev, ghf.jacfwd):
+        j, out = jac(f, has_aux=True)(xx)
+        np.testing.assert_allclose(j.d, np.diag(out.d / xx), rtol=1e-14)

@@ -145,7 +145,7 @@ def _key_loop(x: Any, key: Any) -> Any:
     from ..batching import BatchedVariable
 
     k = key if isinstance(key, tuple) else (key,)
-    values = []
+    values: list[Any] = []
     for e in k:
         if isinstance(e, BatchedVariable):
             if isinstance(e.value, BatchedVariable):

@@ -37,6 +37,8 @@ from typing import Any
 from gradhub.batching import loop, shift_axes, size_of, to_batched
 from gradhub.ops import call
 
+from .misc import dropout_mask_batching_rule
+
 Rule = Callable[..., Any]
 
 
@@ -454,7 +456,7 @@ def register_batching_rules(register: Any) -> None:
     r("Einsum", _einsum)
     r("Convolution", _conv_unbatched_w("Convolution"))
     r("Deconvolution", _conv_unbatched_w("Deconvolution"))
-    # (DropoutMask has none: the loop draws each element's mask as a call per element does)
+    r("DropoutMask", dropout_mask_batching_rule)
     for name in ("MaxPooling", "AveragePooling", "OneHot"):
         r(name, _passthrough(name))
     r("Embed", _embed)
