@@ -3,7 +3,9 @@ suite. Three measurements (``--what``):
 
 * ``per-sample``: per-sample gradients of the W2 MLP (784-1024-1024-10, relu, softmax
   cross-entropy) at batch 128 by ``gradhub.func.vmap(gradhub.func.grad(loss))``, by a Python
-  loop of ``gradhub.func.grad``, and by ``torch.func.vmap(torch.func.grad(loss))``;
+  loop of ``gradhub.func.grad``, and by ``torch.func.vmap(torch.func.grad(loss))``; the row
+  "numpy outer products only" computes just the per-sample weight gradients' outer products
+  (``a[:, :, None] * g[:, None, :]``), the output any method must write;
 * ``hvp``: a Hessian-vector product of the same MLP's batch loss with respect to all its
   parameters, ``gradhub.func.hvp`` (forward over reverse: the native JVP rules pushed through
   the gradient's graph) against the same product by two more reverse passes (the transposed
@@ -305,9 +307,18 @@ def per_sample_bench(
     ref = gradhub_loop()
     for a, b in zip(gradhub_vmap(), ref):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)  # float32, other sum orders
+    outer_a = [np.ascontiguousarray(x.reshape(args.batch, -1))] + [
+        np.ones((args.batch, p.shape[1]), np.float32) for p in params[0:-2:2]
+    ]
+    outer_g = [np.ones((args.batch, p.shape[1]), np.float32) for p in params[0::2]]
+
+    def outer_products() -> list[Any]:  # only the per-sample weight gradients' outer products
+        return [a[:, :, None] * g[:, None, :] for a, g in zip(outer_a, outer_g)]
+
     results = {
         "gradhub vmap(grad)": _time(gradhub_vmap, args.repeat),
         "gradhub loop": _time(gradhub_loop, args.repeat),
+        "numpy outer products only": _time(outer_products, args.repeat),
     }
     if torch is not None:
         tps = [torch.from_numpy(p) for p in params]
