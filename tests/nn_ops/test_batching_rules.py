@@ -278,3 +278,67 @@ def test_dropout_follows_vmaps_randomness() -> None:
     for jac in (ghf.jacrev, ghf.jacfwd):
         j, out = jac(f, has_aux=True)(xx)
         np.testing.assert_allclose(j.d, np.diag(out.d / xx), rtol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "MaxPoolingBackward",
+        "MaxPoolingGather",
+        "MaxPoolingMask",
+        "MaskedUnpooling",
+        "MaskedPooling",
+        "AveragePoolingBackward",
+        "ConvolutionFilterGrad",
+        "Deconvolution",
+        "Embed",
+        "EmbedBackward",
+        "BatchNormalization",
+    ],
+)
+def test_rules_batch_their_samples_without_a_loop(name: str) -> None:
+    """The audit's comparison with the loop (every input batched, then each alone), with the
+    loop fallback refused: these rules batch every case of their samples in one call (for
+    BatchNormalization: all but batched running statistics, which loop)."""
+    from gradhub.audit import check_batching, samples_of
+    from gradhub.registry import REGISTRY
+
+    fdef = REGISTRY.get(name)
+    dev = REGISTRY.device_type("cpu").get(0)
+    for s in samples_of(fdef):
+        if name == "BatchNormalization" and s.attrs.get("batch_stat", True):
+            continue  # batched running statistics in training loop (tested above)
+        nd = np.ndim(s.inputs[0])
+        if name in ("ConvolutionFilterGrad", "Deconvolution") and s.attrs.get("base_axis", 1) % (
+            nd
+        ) not in (1,):
+            continue  # (a batched weight needs base_axis 1; other base axes loop)
+        with batching.refuse_loop():
+            check_batching(fdef, s, dev)
+
+
+def test_hessian_of_a_cnn_pushes_its_tangents_through_the_backward_helpers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``hessian`` of a CNN's loss with respect to its filter runs each JVP rule once for the
+    whole basis, through the batching rules of the backward helpers it meets
+    (``ConvolutionFilterGrad``, ``MaxPoolingBackward``, ``AveragePoolingBackward``...), and
+    equals reverse over reverse."""
+    import gradhub.func as fmod
+
+    x = rng.standard_normal((2, 1, 6, 6))
+
+    def loss(w: Any) -> Any:
+        h = F.tanh(F.convolution(x, w, pad=(1, 1)))
+        h = F.average_pooling(F.max_pooling(h, (2, 2)), (3, 3))
+        return F.sum(h * h)
+
+    w = rng.standard_normal((2, 1, 3, 3)) * 0.5
+    h_rev = ghf.jacrev(ghf.jacrev(loss))(w)
+
+    def no_loop(*args: Any) -> Any:
+        raise AssertionError("jacfwd looped over the basis")
+
+    monkeypatch.setattr(fmod, "_jac_fwd", no_loop)
+    h = ghf.hessian(loss)(w)
+    np.testing.assert_allclose(h.d, h_rev.d, rtol=1e-10, atol=1e-12)

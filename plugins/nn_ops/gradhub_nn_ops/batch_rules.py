@@ -14,19 +14,25 @@ batch axis first, computed with registered functions so that it stays differenti
   weight: one grouped convolution with ``group * B`` groups (each element's channels form its
   own groups), for ``base_axis == 1``;
 * ``Deconvolution`` with a batched weight: one grouped deconvolution with ``group * B`` groups;
+  ``ConvolutionFilterGrad`` (met by ``jacfwd``/``hessian``'s batched tangents): one grouped
+  filter gradient with ``group * B`` groups; the backward helpers of pooling
+  (``MaxPoolingBackward``, ``AveragePoolingBackward``...): the batch axis is one more leading
+  axis;
 * pooling, padding, embeddings with an unbatched table, one-hot: the batch axis is one more
   leading axis, so the function runs unchanged; ``Embed`` with a batched table (and
   ``EmbedBackward``, per-sample gradients of a table): one lookup (scatter) in the elements'
   tables stacked along their first axis, each element's ids offset by its row count (the ids
   checked against one table's rows first, as the kernel checks them);
-
 * ``BatchNormalization`` in inference (``batch_stat=False``) with shared parameters: the batch
-  axis merged into the first sample axis; in training (``batch_stat=True``): the batch axis is
-  one more parameter axis (each element's own statistics), the running statistics updated as
-  the loop updates them.
+  axis merged into the first sample axis; with batched parameters in inference, and in training
+  (``batch_stat=True``, each element's own statistics): the batch axis is one more parameter
+  axis, the running statistics updated as the loop updates them;
+* ``DropoutMask``: as vmap's ``randomness`` says
+  (:func:`gradhub_nn_ops.misc.dropout_mask_batching_rule`).
 
-Cases not covered (``BatchNormalization`` with batched running statistics...) fall back to the
-loop with a one-time warning.
+Cases not covered (``BatchNormalization`` with batched running statistics in training, a batched
+``Convolution``/``Deconvolution`` weight with ``base_axis != 1``...) fall back to the loop with a
+one-time warning.
 """
 
 from __future__ import annotations
@@ -241,33 +247,35 @@ def _grouped_conv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) ->
 
 def _batch_normalization(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
     """Inference (``batch_stat=False``) with shared parameters: the batch axis merged into the
-    sample's first axis (not a parameter axis), one call. Training (``batch_stat=True``): see
-    :func:`_bn_batch_stat`. Batched parameters in inference and batched running statistics
-    loop."""
+    sample's first axis (not a parameter axis), one call; with batched parameters (or a
+    parameter axis 0): the vmap axis as one more parameter axis, the parameters ``(B, *param
+    shape)``, one call. Training (``batch_stat=True``): see :func:`_bn_batch_stat`. Batched
+    running statistics in training loop."""
+    from .normalization import _norm_axes
+
     x = args[0]
-    nd = x.ndim - 1
+    nd = x.ndim - (dims[0] is not None)  # one element's
     axes = attrs.get("axes", (1,))
-    ax = (axes,) if isinstance(axes, int) else tuple(axes)
-    if attrs.get("batch_stat", True) and all(d is None for d in dims[3:]):
-        return _bn_batch_stat(args, dims, **attrs)
-    if (
-        attrs.get("batch_stat", True)
-        or any(d is not None for d in dims[1:])
-        or dims[0] is None
-        or nd < 1
-        or any(int(a) % nd == 0 for a in ax)
-    ):
+    if attrs.get("batch_stat", True):
+        if all(d is None for d in dims[3:]):
+            return _bn_batch_stat(args, dims, **attrs)
         return loop(
             "BatchNormalization",
             args,
             dims,
             attrs,
-            "cannot batch batch statistics, batched parameters or a parameter axis 0",
+            "cannot batch batch statistics with batched running statistics",
         )
-    n, first = x.shape[0], x.shape[1]
-    merged = call("Reshape", x, shape=(n * first, *x.shape[2:]))
-    y = call("BatchNormalization", merged, *args[1:], **attrs)
-    return call("Reshape", y, shape=x.shape), 0
+    ax = _norm_axes("batch_normalization", "axes", axes, max(nd, 1))
+    if dims[0] is not None and all(d is None for d in dims[1:]) and nd >= 1 and 0 not in ax:
+        n, first = x.shape[0], x.shape[1]
+        merged = call("Reshape", x, shape=(n * first, *x.shape[2:]))
+        y = call("BatchNormalization", merged, *args[1:], **attrs)
+        return call("Reshape", y, shape=x.shape), 0
+    xs = _all_batched(args, dims)
+    inf_attrs = dict(attrs)
+    inf_attrs["axes"] = (0, *(a + 1 for a in ax))
+    return call("BatchNormalization", *xs, **inf_attrs), 0
 
 
 def _bn_batch_stat(
@@ -338,7 +346,7 @@ def _ids_in_range(ids: Any, n: int, fn: str) -> bool:
     if isinstance(ids, BatchedVariable):
         return False
     arr = ids.device.to_numpy(ids.d) if hasattr(ids, "device") else ids
-    if arr.dtype.kind not in "iu":
+    if arr.dtype.kind not in "iuf":
         return False  # the kernel's own checks (and messages) on the loop
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n):
         raise ValueError(
@@ -422,6 +430,45 @@ def _grouped_deconv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) 
     return call("Transpose", y, axes=(1, 0, *range(2, y.ndim))), 0
 
 
+def _leading(name: str) -> Rule:
+    """The rule of a backward helper of pooling (``MaxPoolingBackward``, ``MaxPoolingGather``,
+    ``MaskedUnpooling``...) whose leading axes are free: every input batched (an unbatched one
+    repeated), the batch axis one more leading axis. ``jacfwd``/``hessian`` reach these with a
+    batch of tangents and unbatched primals."""
+
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+        return call(name, *_all_batched(args, dims), **attrs), 0
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _average_pooling_backward(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    (g,) = args
+    attrs = dict(attrs)
+    attrs["x_shape"] = (g.shape[0], *tuple(attrs["x_shape"]))
+    return call("AveragePoolingBackward", g, **attrs), 0
+
+
+def _filter_grad(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """``ConvolutionFilterGrad`` (the weight gradient of a convolution, ``(O, C // g, *k)``) for
+    a batch: one filter gradient of x (N, B*C, *spatial) and dy (N, B*O, *spatial') in
+    ``g * B`` groups, whose result ``(B*O, C // g, *k)`` holds each element's, for
+    ``base_axis == 1``."""
+    x, dy = _all_batched(args, dims)
+    if int(attrs["base_axis"]) % (x.ndim - 1) != 1:
+        return loop("ConvolutionFilterGrad", args, dims, attrs, "cannot batch with base_axis != 1")
+    n_b, n = x.shape[0], x.shape[1]
+    xt = call("Transpose", x, axes=(1, 0, *range(2, x.ndim)))
+    xt = call("Reshape", xt, shape=(n, n_b * x.shape[2], *x.shape[3:]))
+    dt = call("Transpose", dy, axes=(1, 0, *range(2, dy.ndim)))
+    dt = call("Reshape", dt, shape=(n, n_b * dy.shape[2], *dy.shape[3:]))
+    fg_attrs = dict(attrs)
+    fg_attrs["group"] = int(attrs["group"]) * n_b
+    w = call("ConvolutionFilterGrad", xt, dt, **fg_attrs)  # (B*O, C // g, *k)
+    return call("Reshape", w, shape=(n_b, dy.shape[2], *w.shape[1:])), 0
+
+
 def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
     from .linalg import _parse_einsum
 
@@ -459,6 +506,16 @@ def register_batching_rules(register: Any) -> None:
     r("DropoutMask", dropout_mask_batching_rule)
     for name in ("MaxPooling", "AveragePooling", "OneHot"):
         r(name, _passthrough(name))
+    for name in (
+        "MaxPoolingBackward",
+        "MaxPoolingGather",
+        "MaxPoolingMask",
+        "MaskedUnpooling",
+        "MaskedPooling",
+    ):
+        r(name, _leading(name))
+    r("AveragePoolingBackward", _average_pooling_backward)
+    r("ConvolutionFilterGrad", _filter_grad)
     r("Embed", _embed)
     r("EmbedBackward", _embed_backward)
     r("BatchNormalization", _batch_normalization)
