@@ -294,6 +294,7 @@ def test_dropout_follows_vmaps_randomness() -> None:
         "Embed",
         "EmbedBackward",
         "BatchNormalization",
+        "DropoutMask",
     ],
 )
 def test_rules_batch_their_samples_without_a_loop(name: str) -> None:
