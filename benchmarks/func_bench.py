@@ -185,12 +185,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def rerun() -> Any:  # the tangents batched with f rerun under vmap (before 2026-11-26)
             fmod = sys.modules["gradhub.func"]
-            saved = fmod._unbatched
-            fmod._unbatched = lambda outs, xs: False
+            saved = fmod._push_tangents
+            fmod._push_tangents = lambda outs, xs: False
             try:
                 return gfun(theta).d
             finally:
-                fmod._unbatched = saved
+                fmod._push_tangents = saved
 
         np.testing.assert_allclose(gfun(theta).d, rerun(), rtol=1e-12, atol=1e-12)
         res = {

@@ -419,9 +419,10 @@ def _jac_fwd_vmap(
     chunk_size: int | None,
 ) -> list[list[Variable]] | None:
     """:func:`_jac_fwd` with all the tangents of a chunk at once: ``vmap`` over the standard
-    basis of the inputs of a function that runs ``f`` and one forward-mode pass (as
-    ``torch.func.jacfwd``), the basis axis placed last; ``None`` where a function on the path
-    has no batching rule."""
+    basis of the inputs of a function that reruns ``f`` and one forward-mode pass, the basis
+    axis placed last; ``None`` where a function on the path has no batching rule. (How
+    ``jacfwd`` computed it before :func:`_jac_fwd_tangents`; kept as the reference that the
+    tests and the benchmark compare with, through :func:`_push_tangents`.)"""
 
     def cols(*tangents: Variable) -> tuple[Variable, ...]:
         outs2, xs2 = _rerun(f, args, kwargs, idx, connect, has_aux, "jacfwd")
@@ -436,10 +437,11 @@ def _jac_fwd_vmap(
     return _columns([list(p) for p in parts], outs, xs)
 
 
-def _unbatched(outs: list[Variable], xs: list[Variable]) -> bool:
-    """Whether the Jacobian is taken outside every ``vmap`` (no active level, no batched
-    Variable), where :func:`_jac_fwd_tangents` applies."""
-    return not batching.LEVELS and not any(isinstance(v, BatchedVariable) for v in (*outs, *xs))
+def _push_tangents(outs: list[Variable], xs: list[Variable]) -> bool:
+    """Whether ``jacfwd`` pushes its basis tangents through the graph ``f`` recorded
+    (:func:`_jac_fwd_tangents`, always) rather than rerunning ``f`` under ``vmap`` over the
+    basis (:func:`_jac_fwd_vmap`, the reference the tests and the benchmark compare with)."""
+    return True
 
 
 def _jac_fwd_tangents(
@@ -455,27 +457,38 @@ def _jac_fwd_tangents(
     through the batching rules of the functions it calls, with the primals as unbatched
     arguments (``in_axes=None``). The result equals ``vmap`` over the basis of a function that
     reruns ``f`` and pushes one tangent (:func:`_jac_fwd_vmap`), without recomputing ``f`` and
-    its primal graph for every basis vector. ``None`` where a function on the path has no
-    batching rule (the caller then loops over the basis)."""
-    plan = engine.forward_plan(outs, xs)
+    its primal graph for every basis vector. Inside an outer ``vmap`` the plan runs on the
+    Variables holding the outer batches (as :func:`_forward_plan_batched`), each basis vector
+    repeated along the outer batch axes, and the columns carry their output's levels. ``None``
+    where a function on the path has no batching rule (the caller then loops over the
+    basis)."""
+    louts = [_lifted(o) for o in outs]
+    sizes = tuple(size for _, size in batching.LEVELS)  # the outer batch axes of the bases
+    plan = engine.forward_plan([batching.base(o) for o in louts], [batching.base(x) for x in xs])
     parts: list[list[Variable]] = []
     try:
         with batching.refuse_loop():
             for basis in _basis(xs, chunk_size):
                 n = int(basis[0].shape[0])
+                ts = []
+                for b, x in zip(basis, xs):
+                    if sizes:  # the same basis vector for every outer element
+                        one = b.reshape((n, *(1,) * len(sizes), *x.shape))
+                        b = x.device.xp.broadcast_to(one, (n, *sizes, *x.shape))
+                    ts.append(Variable.leaf(b))
                 level = batching.new_level(n)
                 try:
-                    ts = [batching.wrap(Variable.leaf(b), level) for b in basis]
-                    res = plan(ts)
+                    res = plan([batching.wrap(t, level) for t in ts])
                 finally:
                     batching.close_level(level)
                 cols = []
-                for r, o in zip(res, outs):
+                for r, o in zip(res, louts):
                     if isinstance(r, BatchedVariable) and r.level == level:
                         v = r.value
                     else:  # a tangent that does not depend on the basis (zero)
                         v = batching.to_batched(r, n)
-                    cols.append(batching.moveaxis(v, 0, o.ndim))
+                    v = batching.moveaxis(v, 0, v.ndim - 1)
+                    cols.append(batching.rewrap(v, batching.levels_of(o)))
                 parts.append(cols)
     except batching.LoopRefused:
         return None
@@ -800,8 +813,8 @@ def jacfwd(
     As ``torch.func.jacfwd``, the tangents (the standard basis of the inputs ``argnums``,
     joined) are pushed all at once: ``f`` runs once, then one forward walk of its recorded
     graph carries all the tangents as one batch (each JVP rule runs once, through the batching
-    rules, with the primals unbatched); inside an outer :func:`vmap`, it is ``vmap`` over the
-    basis of a function that runs ``f`` and one forward-mode pass. ``chunk_size`` bounds how
+    rules, with the primals unbatched; inside an outer :func:`vmap`, through the graph of the
+    whole outer batch). ``chunk_size`` bounds how
     many tangents go in one batch (``None``: all at once); ``chunk_size=1`` is one forward pass
     per input element without batching, which is also taken, quietly, where a function on the
     path has no batching rule (see :func:`jacrev`).
@@ -825,7 +838,7 @@ def jacfwd(
             outs, is_tuple = _outputs(out, "jacfwd")
             cols = None
             if _vectorize(outs, xs, chunk, sum(x.size for x in xs)):
-                if _unbatched(outs, xs):
+                if _push_tangents(outs, xs):
                     cols = _jac_fwd_tangents(outs, xs, chunk)
                 else:
                     cols = _jac_fwd_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)

@@ -205,7 +205,7 @@ def rerun_path(monkeypatch: pytest.MonkeyPatch) -> None:
     path used inside an outer ``vmap``) instead of pushing the tangents through the graph."""
     import gradhub.func as fmod
 
-    monkeypatch.setattr(fmod, "_unbatched", lambda outs, xs: False)
+    monkeypatch.setattr(fmod, "_push_tangents", lambda outs, xs: False)
 
 
 @pytest.mark.parametrize("chunk", [None, 4, 7])
@@ -291,3 +291,42 @@ def test_a_function_without_a_jvp_rule_is_transposed_under_batched_tangents(
         h = ghf.hessian(f)(x)
     assert len(calls) == 1
     np.testing.assert_allclose(h.d, np.diag(12 * x**2), rtol=1e-13, atol=1e-13)
+
+
+def test_inside_vmap_the_tangents_are_pushed_through_the_batch_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``vmap(hessian(f))`` and ``vmap(jacfwd(f))`` (per-sample curvature): the basis tangents
+    go through the graph of the whole outer batch, each repeated along the outer batch axes;
+    ``f`` runs once; the results equal the rerun path, the loop over the elements and central
+    differences, also nested and with an argument that is not batched."""
+    ths = RNG.standard_normal((3, 23)) * 0.5
+    calls = []
+
+    def counted(z: Any) -> Any:
+        calls.append(1)
+        return mlp_loss(z)
+
+    h = ghf.vmap(ghf.hessian(counted))(ths)
+    assert len(calls) == 1 and h.shape == (3, 23, 23)
+    for b in range(3):
+        fd = num_jac(lambda z: ghf.grad(mlp_loss)(z).d, [ths[b]], 0)
+        np.testing.assert_allclose(h.d[b], fd, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(h.d[b], ghf.hessian(mlp_loss)(ths[b]).d, rtol=1e-13, atol=1e-14)
+    with monkeypatch.context() as m:
+        rerun_path(m)
+        old = ghf.vmap(ghf.hessian(mlp_loss, chunk_size=7))(ths)
+    np.testing.assert_allclose(h.d, old.d, rtol=1e-13, atol=1e-14)
+
+    def g(x: Any, y: Any) -> Any:  # y is not batched; its Jacobian is per element too
+        return (x * y).sum() * x + y**2.0
+
+    xs, y = RNG.standard_normal((2, 4, 3)), RNG.standard_normal(3)
+    inner = ghf.vmap(ghf.jacfwd(g, argnums=(0, 1)), in_axes=(0, None))
+    jx, jy = ghf.vmap(inner, in_axes=(0, None))(xs, y)
+    assert jx.shape == jy.shape == (2, 4, 3, 3)
+    for a in range(2):
+        for b in range(4):
+            x = xs[a, b]
+            np.testing.assert_allclose(jx.d[a, b], np.outer(x, y) + (x * y).sum() * np.eye(3))
+            np.testing.assert_allclose(jy.d[a, b], np.outer(x, x) + np.diag(2 * y))
