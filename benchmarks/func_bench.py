@@ -18,7 +18,9 @@ suite. Three measurements (``--what``):
   ``gradhub.func.hessian`` (forward over reverse: the basis tangents pushed at once through the
   gradient's graph, recorded once) against ``vmap`` over the basis of ``f`` rerun with one
   tangent each (how it was computed from 2026-11-25 to 2026-11-26), against ``chunk_size=1``
-  (one forward-mode pass per parameter: before 2026-11-25) and against ``torch.func.hessian``.
+  (one forward-mode pass per parameter: before 2026-11-25) and against ``torch.func.hessian``;
+  then ``vmap(hessian)`` of 8 parameter vectors (per-sample curvature) against the previous
+  path and ``torch.func.vmap(torch.func.hessian)``.
 
 Each result is checked against the reference (the loop, or PyTorch), then the medians and the
 ratios are printed::
@@ -205,6 +207,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             np.testing.assert_allclose(gfun(theta).d, tfun(tth).numpy(), rtol=1e-8, atol=1e-10)
             res["torch.func hessian"] = _time(lambda: tfun(tth), args.repeat)
         report(f"full Hessian, {int(offs[-1])} parameters (MLP {hs}, batch 32, float64)", res)
+        # per-sample curvature: the Hessians of 8 parameter vectors at once
+        thetas = rng.standard_normal((8, int(offs[-1]))) * 0.3
+        vfun = ghf.vmap(ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv)))
+
+        def vrerun() -> Any:
+            fmod = sys.modules["gradhub.func"]
+            saved = fmod._push_tangents
+            fmod._push_tangents = lambda outs, xs: False
+            try:
+                return vfun(thetas).d
+            finally:
+                fmod._push_tangents = saved
+
+        np.testing.assert_allclose(vfun(thetas).d, vrerun(), rtol=1e-12, atol=1e-12)
+        res = {
+            "gradhub vmap(hessian)": _time(lambda: vfun(thetas).d, args.repeat),
+            "gradhub, vmap rerunning f": _time(vrerun, args.repeat),
+        }
+        if torch is not None:
+            tv = tf.vmap(tf.hessian(lambda th: hloss(th, torch.tanh, hxt, hyt)))
+            tths = torch.from_numpy(thetas)
+            np.testing.assert_allclose(vfun(thetas).d, tv(tths).numpy(), rtol=1e-8, atol=1e-10)
+            res["torch.func vmap(hessian)"] = _time(lambda: tv(tths), args.repeat)
+        report(f"8 full Hessians at once, vmap(hessian), {int(offs[-1])} parameters", res)
     return 0
 
 
