@@ -466,7 +466,21 @@ def lift_random(x: Variable) -> Variable:
     """``x`` (the input that shapes a random draw) lifted to every active vmap level with
     ``randomness="different"`` where it is not batched, so that the draw gets one element per
     batch element there; levels with ``"same"`` are left as they are (one draw, shared). Call
-    :func:`random_call` first. Outside vmap, ``x`` itself."""
+    :func:`random_call` first. Outside vmap, ``x`` itself.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.func as ghf
+        >>> from gradhub import batching
+        >>> shape = gh.Variable(np.zeros(3))              # not batched
+        >>> def f(r):
+        ...     lifted = batching.lift_random(shape)
+        ...     return lifted + r
+        >>> ghf.vmap(f, randomness="different")(np.ones((2, 3))).shape
+        (2, 3)
+        >>> batching.lift_random(shape) is shape          # outside vmap
+        True
+    """
     if not LEVELS:
         return x
     own = set(levels_of(x))
@@ -480,7 +494,19 @@ def unlifted_random_call(fname: str) -> None:
     """Raise where a random function's kernel runs inside vmap with
     ``randomness="different"`` on an input that was not lifted (called with ``call`` on an
     unbatched input, not through its public function, which lifts it): its draw would be shared
-    by the batch."""
+    by the batch.
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> from gradhub import batching
+        >>> def f(r):
+        ...     batching.unlifted_random_call("noise()")
+        ...     return r
+        >>> ghf.vmap(f, randomness="different")(np.zeros(2))
+        Traceback (most recent call last):
+        RuntimeError: vmap: noise() was called on an input that is not batched inside ...
+    """
     if LEVELS and not _DISPATCH and any(_MODES.get(lv) == "different" for lv, _ in LEVELS):
         raise RuntimeError(
             f"vmap: {fname} was called on an input that is not batched inside "
