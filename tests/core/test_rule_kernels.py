@@ -215,6 +215,27 @@ def test_plans_backward_schedules_run_the_rule_kernels(
         np.testing.assert_array_equal(b.g, -np.asarray(DATA[0]) * (step + 1))
 
 
+def test_a_rule_kernel_registered_after_planning_is_used() -> None:
+    """Loading a plugin changes the registry's generation: a plan recorded before re-plans and
+    its backward schedule runs the new rule kernel."""
+    import gradhub.plan as plan
+
+    a, b, y = _graph(DATA)
+    y.forward()
+    y.backward()
+    first = plan.plan_of(y)
+    assert first is not None
+    mod = _plugin("rk_late")
+    _load("rk_late", mod)
+    a.cleargrad()
+    b.cleargrad()
+    y.forward()
+    y.backward()
+    assert plan.plan_of(y) is not first
+    assert mod.CALLS == [("Neg", "ndarray"), ("Mul2", (True, True))]
+    np.testing.assert_array_equal(a.g, -np.asarray(DATA[1]))
+
+
 def test_the_registry_and_the_audit_report_them() -> None:
     mod = _plugin("rk_report", kind="fake")
     _load("rk_report", mod)
