@@ -128,8 +128,10 @@ class Rule:
         #: whether ``fast`` takes the keyword ``need_grads`` (which inputs need a gradient)
         self.fast_wants_need_grads = fast is not None and _takes_keyword(fast, "need_grads")
         #: the rule kernels of this rule by device kind (see :func:`rule_kernel_rule`): a Rule
-        #: whose ``fast`` (and ``fast1``) is that device's kernel; None when there is none, which
-        #: is all the first-order array path tests for a node
+        #: whose ``fast`` (and ``fast1``) is that device's kernel; None when there is none. A rule
+        #: with rule kernels has no ``fast1`` of its own (its ``fast`` still calls the formula), so
+        #: the engine's direct one-input path, which never looks at the device, skips it; its
+        #: general path (``_call_rule_arrays``) picks the node's device kernel
         self.devices: dict[str, Rule] | None = None
 
     def __repr__(self) -> str:

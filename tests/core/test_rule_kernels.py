@@ -188,6 +188,10 @@ def test_nodes_on_other_devices_keep_the_rule() -> None:
     rule = REGISTRY.get("Neg").rule
     assert device_rule(rule, "fake") is rule.devices["fake"]  # type: ignore[index]
     assert device_rule(rule, "cpu") is rule
+    # the engine's direct one-input path never looks at the device: a rule with rule kernels
+    # leaves it (its own fast_backward still computes the formula), its device kernel keeps one
+    assert rule.fast1 is None and rule.fast is not None  # type: ignore[union-attr]
+    assert rule.devices["fake"].fast1 is not None  # type: ignore[index]
 
 
 @pytest.mark.parametrize("codegen", [True, False])
@@ -358,3 +362,4 @@ def test_a_failing_plugin_leaves_no_rule_kernel() -> None:
         plugins.load_plugins(extra=[("rk_fails", _plugin("rk_fails", body=body))])
     assert REGISTRY.get("Neg").rule.devices is None  # type: ignore[union-attr]
     assert REGISTRY.get("Mul2").rule.devices is None  # type: ignore[union-attr]
+    assert REGISTRY.get("Neg").rule.fast1 is not None  # type: ignore[union-attr]
