@@ -467,8 +467,8 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     rule = node.rule
     if rule is None or rule is _FREED:
         rule = _rule_of(node)  # raises
-    if rule.devices is not None:  # a rule kernel for the node's device (gradhub.registry)
-        rule = rule.devices.get(node.device.kind, rule)
+    if rule.devices is not None:  # a rule kernel for the node's device (gradhub.registry; such
+        rule = rule.devices.get(node.device.kind, rule)  # a rule has no fast1: nodes come here)
     srcs = node.srcs
     n_in = len(srcs)
     fast = rule.fast
@@ -765,8 +765,6 @@ def _run(
                     ]
             if arrays:
                 rule = node.rule
-                if rule is not None and rule.devices is not None:  # the device's rule kernel
-                    rule = rule.devices.get(node.device.kind, rule)
                 srcs = node.srcs
                 if (
                     rule is not None

@@ -496,8 +496,6 @@ class _Program:
                         for j, g in enumerate(gys)
                     ]
                 rule = node.rule
-                if rule is not None and rule.devices is not None:  # the device's rule kernel
-                    rule = rule.devices.get(node.device.kind, rule)
                 srcs = node.srcs
                 if (
                     rule is not None

@@ -1084,6 +1084,10 @@ def _commit_phase2(s: _Staging) -> None:
             )
         devices[kind] = rule_kernel_rule(current, fn, s.provider)
         _put(s, vars(current), "devices", devices)
+        if current.fast1 is not None:
+            # the engine calls a one-input formula directly, without looking at the device: a
+            # rule with rule kernels goes through its general path, which picks the device's
+            _put(s, vars(current), "fast1", None)
 
 
 def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:

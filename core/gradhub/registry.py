@@ -128,8 +128,10 @@ class Rule:
         #: whether ``fast`` takes the keyword ``need_grads`` (which inputs need a gradient)
         self.fast_wants_need_grads = fast is not None and _takes_keyword(fast, "need_grads")
         #: the rule kernels of this rule by device kind (see :func:`rule_kernel_rule`): a Rule
-        #: whose ``fast`` (and ``fast1``) is that device's kernel; None when there is none, which
-        #: is all the first-order array path tests for a node
+        #: whose ``fast`` (and ``fast1``) is that device's kernel; None when there is none. A rule
+        #: with rule kernels has no ``fast1`` of its own (its ``fast`` still calls the formula), so
+        #: the engine's direct one-input path, which never looks at the device, skips it; its
+        #: general path (``_call_rule_arrays``) picks the node's device kernel
         self.devices: dict[str, Rule] | None = None
 
     def __repr__(self) -> str:
@@ -1030,7 +1032,18 @@ def check_rule_kernel(
     the device kind ``kind`` (already resolved from an alias): callable with
     :data:`RULE_KERNEL_SIGNATURE`, for a differentiable primitive that has a backward rule (or
     gets one from the same plugin: ``new_rule``), and, where another provider registered one for
-    ``kind`` already, ``override=True``."""
+    ``kind`` already, ``override=True``.
+
+    Example::
+
+        >>> from gradhub.registry import REGISTRY, Provider, check_rule_kernel
+        >>> def kernel(xp, gy, x, xs, y, ys):
+        ...     return [gy[0], gy[0]]
+        >>> check_rule_kernel(REGISTRY.get("Add2"), "cpu", kernel, Provider("demo"), False)
+        >>> check_rule_kernel(REGISTRY.get("Sign"), "cpu", kernel, Provider("demo"), False)
+        Traceback (most recent call last):
+        gradhub.errors.RegistrationError: register.rule_kernel('Sign', 'cpu'): Sign is non-...ble
+    """
     check_rule_kernel_callable(fdef.name, kind, fn, provider, where)
     what = f"{where}({fdef.name!r}, {kind!r})"
     if fdef.kind == "composite":
@@ -1059,7 +1072,15 @@ def check_rule_kernel_callable(
     name: str, kind: str, fn: Any, provider: Provider, where: str = "register.rule_kernel"
 ) -> None:
     """Raise :class:`RegistrationError` unless ``fn`` is callable with
-    :data:`RULE_KERNEL_SIGNATURE` (six positional parameters, or ``*args``)."""
+    :data:`RULE_KERNEL_SIGNATURE` (six positional parameters, or ``*args``).
+
+    Example::
+
+        >>> from gradhub.registry import Provider, check_rule_kernel_callable
+        >>> check_rule_kernel_callable("ReLU", "cuda", lambda xp, gy: gy, Provider("demo"))
+        Traceback (most recent call last):
+        gradhub.errors.RegistrationError: register.rule_kernel('ReLU', 'cuda'): the rule kernel ...
+    """
     what = f"{where}({name!r}, {kind!r})"
     if not callable(fn):
         raise RegistrationError(f"{what}: the rule kernel must be callable")
@@ -1074,7 +1095,14 @@ def check_rule_kernel_callable(
 
 def rule_kernels(fdef: FunctionDef) -> dict[str, Provider]:
     """The device kinds with a rule kernel for ``fdef``'s current rule, and who registered
-    each (for :func:`registry_table`, the audit's fingerprint and messages)."""
+    each (for :func:`registry_table`, the audit's fingerprint and messages).
+
+    Example::
+
+        >>> from gradhub.registry import REGISTRY, rule_kernels
+        >>> rule_kernels(REGISTRY.get("Add2"))  # the CPU runs the rule's own fast_backward
+        {}
+    """
     rule = fdef.rule
     if rule is None or rule.devices is None:
         return {}

@@ -188,6 +188,10 @@ def test_nodes_on_other_devices_keep_the_rule() -> None:
     rule = REGISTRY.get("Neg").rule
     assert device_rule(rule, "fake") is rule.devices["fake"]  # type: ignore[index]
     assert device_rule(rule, "cpu") is rule
+    # the engine's direct one-input path never looks at the device: a rule with rule kernels
+    # leaves it (its own fast_backward still computes the formula), its device kernel keeps one
+    assert rule.fast1 is None and rule.fast is not None  # type: ignore[union-attr]
+    assert rule.devices["fake"].fast1 is not None  # type: ignore[index]
 
 
 @pytest.mark.parametrize("codegen", [True, False])
@@ -213,6 +217,27 @@ def test_plans_backward_schedules_run_the_rule_kernels(
         assert mod.CALLS == [("Neg", "ndarray"), ("Mul2", (True, True))]
         np.testing.assert_array_equal(a.g, -np.asarray(DATA[1]))
         np.testing.assert_array_equal(b.g, -np.asarray(DATA[0]) * (step + 1))
+
+
+def test_a_rule_kernel_registered_after_planning_is_used() -> None:
+    """Loading a plugin changes the registry's generation: a plan recorded before re-plans and
+    its backward schedule runs the new rule kernel."""
+    import gradhub.plan as plan
+
+    a, b, y = _graph(DATA)
+    y.forward()
+    y.backward()
+    first = plan.plan_of(y)
+    assert first is not None
+    mod = _plugin("rk_late")
+    _load("rk_late", mod)
+    a.cleargrad()
+    b.cleargrad()
+    y.forward()
+    y.backward()
+    assert plan.plan_of(y) is not first
+    assert mod.CALLS == [("Neg", "ndarray"), ("Mul2", (True, True))]
+    np.testing.assert_array_equal(a.g, -np.asarray(DATA[1]))
 
 
 def test_the_registry_and_the_audit_report_them() -> None:
@@ -337,3 +362,4 @@ def test_a_failing_plugin_leaves_no_rule_kernel() -> None:
         plugins.load_plugins(extra=[("rk_fails", _plugin("rk_fails", body=body))])
     assert REGISTRY.get("Neg").rule.devices is None  # type: ignore[union-attr]
     assert REGISTRY.get("Mul2").rule.devices is None  # type: ignore[union-attr]
+    assert REGISTRY.get("Neg").rule.fast1 is not None  # type: ignore[union-attr]
