@@ -12,21 +12,9 @@ import gradhub as gh
 import gradhub.func as ghf
 import numpy as np
 import pytest
-from gradhub import plugins
-from gradhub.registry import REGISTRY
+from cuda_helpers import gpu
 
-
-def _cuda_reason() -> str:
-    plugins.load_plugins() if not plugins.STATE.loaded else None
-    dt = REGISTRY.device_types.get("cuda")
-    if dt is None:
-        return "gradhub-cuda is not installed"
-    ok, why = dt.availability()
-    return "" if ok else why
-
-
-_REASON = _cuda_reason()
-pytestmark = pytest.mark.skipif(bool(_REASON), reason=f"no usable CUDA device: {_REASON}")
+pytestmark = gpu
 
 RNG = np.random.default_rng(5)
 
