@@ -3,7 +3,9 @@ suite. Three measurements (``--what``):
 
 * ``per-sample``: per-sample gradients of the W2 MLP (784-1024-1024-10, relu, softmax
   cross-entropy) at batch 128 by ``gradhub.func.vmap(gradhub.func.grad(loss))``, by a Python
-  loop of ``gradhub.func.grad``, and by ``torch.func.vmap(torch.func.grad(loss))``;
+  loop of ``gradhub.func.grad``, and by ``torch.func.vmap(torch.func.grad(loss))``; the row
+  "numpy outer products only" computes just the per-sample weight gradients' outer products
+  (``a[:, :, None] * g[:, None, :]``), the output any method must write;
 * ``hvp``: a Hessian-vector product of the same MLP's batch loss with respect to all its
   parameters, ``gradhub.func.hvp`` (forward over reverse: the native JVP rules pushed through
   the gradient's graph) against the same product by two more reverse passes (the transposed
@@ -13,9 +15,12 @@ suite. Three measurements (``--what``):
   parameters, ``gradhub.func.jvp`` (native JVP rules) against two reverse passes and against
   ``torch.func.jvp``;
 * ``hessian``: the full Hessian of a 203-parameter MLP (6-20-3, tanh, squared error, batch 32),
-  ``gradhub.func.hessian`` (the basis vectors pushed at once through ``vmap``) against the same
-  with ``chunk_size=1`` (one forward-mode pass per parameter: how it was computed before
-  2026-11-25) and against ``torch.func.hessian``.
+  ``gradhub.func.hessian`` (forward over reverse: the basis tangents pushed at once through the
+  gradient's graph, recorded once) against ``vmap`` over the basis of ``f`` rerun with one
+  tangent each (how it was computed from 2026-11-25 to 2026-11-26), against ``chunk_size=1``
+  (one forward-mode pass per parameter: before 2026-11-25) and against ``torch.func.hessian``;
+  then ``vmap(hessian)`` of 8 parameter vectors (per-sample curvature) against the previous
+  path and ``torch.func.vmap(torch.func.hessian)``.
 
 Each result is checked against the reference (the loop, or PyTorch), then the medians and the
 ratios are printed::
@@ -179,8 +184,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         gfun = ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv))
         gloop = ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv), chunk_size=1)
         np.testing.assert_allclose(gfun(theta).d, gloop(theta).d, rtol=1e-12, atol=1e-12)
+
+        def rerun() -> Any:  # the tangents batched with f rerun under vmap (before 2026-11-26)
+            fmod = sys.modules["gradhub.func"]
+            saved = fmod._push_tangents
+            fmod._push_tangents = lambda outs, xs: False
+            try:
+                return gfun(theta).d
+            finally:
+                fmod._push_tangents = saved
+
+        np.testing.assert_allclose(gfun(theta).d, rerun(), rtol=1e-12, atol=1e-12)
         res = {
             "gradhub hessian": _time(lambda: gfun(theta).d, args.repeat),
+            "gradhub, vmap rerunning f": _time(rerun, args.repeat),
             "gradhub, chunk_size=1": _time(lambda: gloop(theta).d, args.repeat),
         }
         if torch is not None:
@@ -190,6 +207,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             np.testing.assert_allclose(gfun(theta).d, tfun(tth).numpy(), rtol=1e-8, atol=1e-10)
             res["torch.func hessian"] = _time(lambda: tfun(tth), args.repeat)
         report(f"full Hessian, {int(offs[-1])} parameters (MLP {hs}, batch 32, float64)", res)
+        # per-sample curvature: the Hessians of 8 parameter vectors at once
+        thetas = rng.standard_normal((8, int(offs[-1]))) * 0.3
+        vfun = ghf.vmap(ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv)))
+
+        def vrerun() -> Any:
+            fmod = sys.modules["gradhub.func"]
+            saved = fmod._push_tangents
+            fmod._push_tangents = lambda outs, xs: False
+            try:
+                return vfun(thetas).d
+            finally:
+                fmod._push_tangents = saved
+
+        np.testing.assert_allclose(vfun(thetas).d, vrerun(), rtol=1e-12, atol=1e-12)
+        res = {
+            "gradhub vmap(hessian)": _time(lambda: vfun(thetas).d, args.repeat),
+            "gradhub, vmap rerunning f": _time(vrerun, args.repeat),
+        }
+        if torch is not None:
+            tv = tf.vmap(tf.hessian(lambda th: hloss(th, torch.tanh, hxt, hyt)))
+            tths = torch.from_numpy(thetas)
+            np.testing.assert_allclose(vfun(thetas).d, tv(tths).numpy(), rtol=1e-8, atol=1e-10)
+            res["torch.func vmap(hessian)"] = _time(lambda: tv(tths), args.repeat)
+        report(f"8 full Hessians at once, vmap(hessian), {int(offs[-1])} parameters", res)
     return 0
 
 
@@ -292,9 +333,18 @@ def per_sample_bench(
     ref = gradhub_loop()
     for a, b in zip(gradhub_vmap(), ref):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)  # float32, other sum orders
+    outer_a = [np.ascontiguousarray(x.reshape(args.batch, -1))] + [
+        np.ones((args.batch, p.shape[1]), np.float32) for p in params[0:-2:2]
+    ]
+    outer_g = [np.ones((args.batch, p.shape[1]), np.float32) for p in params[0::2]]
+
+    def outer_products() -> list[Any]:  # only the per-sample weight gradients' outer products
+        return [a[:, :, None] * g[:, None, :] for a, g in zip(outer_a, outer_g)]
+
     results = {
         "gradhub vmap(grad)": _time(gradhub_vmap, args.repeat),
         "gradhub loop": _time(gradhub_loop, args.repeat),
+        "numpy outer products only": _time(outer_products, args.repeat),
     }
     if torch is not None:
         tps = [torch.from_numpy(p) for p in params]

@@ -13,6 +13,7 @@ time::
     python benchmarks/gpu_compare.py --workloads mlp --batch 512 --rounds 9
     python benchmarks/gpu_compare.py --profile prof.txt          # + cProfile of gradhub's steps
     python benchmarks/gpu_compare.py --profile p.txt --gpu-activity   # + kernels and copies
+    python benchmarks/gpu_compare.py --variant static    # gradhub through gh.compile
 
 PyTorch runs with TF32 off (``allow_tf32 = False`` for cuBLAS and cuDNN), so that both sides
 compute in float32; PyTorch's default uses TF32 for its convolutions. Not part of the test suite;
@@ -93,6 +94,7 @@ def compare(
     block_s: float,
     rtol: float,
     device: str = "cuda",
+    variant: str = "eager",
 ) -> dict[str, Any]:
     """Check and time one workload; returns a row of the report."""
     import fw_gradhub
@@ -105,12 +107,15 @@ def compare(
     if workload in BATCHED:
         harness.WORKLOADS[workload]["batch"] = batch
     params = harness.workload_params(workload)
-    ours = fw_gradhub.make(workload, params)
+    ours = fw_gradhub.make(workload, {**params, "variant": variant})
     ref = fw_ref.make(workload, params)
     worst, bad = _mismatch(fw_gradhub.to_numpy(ours()), fw_ref.to_numpy(ref()), rtol)
     for _ in range(3):  # warm-up: CuPy compiles its kernels, cuBLAS/cuDNN pick algorithms
         ours()
         ref()
+    # again after the warm-up: a static step is replayed by now (as a CUDA graph on cuda)
+    worst2, bad2 = _mismatch(fw_gradhub.to_numpy(ours()), fw_ref.to_numpy(ref()), rtol)
+    worst, bad = max(worst, worst2), "; ".join(b for b in (bad, bad2 and f"replayed: {bad2}") if b)
     n = {
         k: max(1, int(block_s / max(_block(f, 2), 1e-6))) for k, f in (("ours", ours), ("ref", ref))
     }
@@ -220,6 +225,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also profile the GPU side (kernels, copies) of both, into --profile",
     )
     ap.add_argument(
+        "--variant",
+        choices=("eager", "static"),
+        default="eager",
+        help="static: gradhub's steps through gh.compile (plans; CUDA graphs on cuda)",
+    )
+    ap.add_argument(
         "--device",
         choices=("cuda", "cpu"),
         default="cuda",
@@ -234,10 +245,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     torch.backends.cudnn.allow_tf32 = False
     rows, reports = [], []
     for w in [w for w in args.workloads.replace(",", " ").split() if w]:
-        row = compare(harness, w, args.batch, args.rounds, args.block, args.rtol, args.device)
+        row = compare(
+            harness, w, args.batch, args.rounds, args.block, args.rtol, args.device, args.variant
+        )
         rows.append(row)
         print(
-            f"{row['id']} {w}: gradhub {row['ours_ms']:.3f} ms, torch {row['ref_ms']:.3f} ms, "
+            f"{row['id']} {w}: gradhub ({args.variant}) {row['ours_ms']:.3f} ms, "
+            f"torch {row['ref_ms']:.3f} ms, "
             f"ratio {row['ratio']:.2f}, max_rel {row['max_rel']:.1e} {row['detail']}",
             flush=True,
         )

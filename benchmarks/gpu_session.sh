@@ -3,16 +3,21 @@
 # distributions from wheels built beforehand, record the environment, then run the steps named
 # on the command line (default: all), each under its own time limit, logging to $OUT.
 #
-#   here:   pip wheel --no-deps --no-build-isolation -w .whl . ./plugins/nn_ops ./plugins/cuda
+#   here:   pip wheel --no-deps --no-build-isolation -w .whl . ./plugins/nn_ops ./plugins/cuda \
+#               ./plugins/mpi ./plugins/compat
+#           pip download --no-deps --only-binary=:all: --python-version 3.12 ... -d .whl \
+#               importlib-metadata mpich               # (see the device tool's README)
 #           cp -r ../shared/bench/peers .peers        # the peer harness does not travel
-#   there:  bash benchmarks/gpu_session.sh [env] [tests] [compare] [harness] [suite]
-#           (carrying .whl and .peers)
+#   there:  bash benchmarks/gpu_session.sh [env] [tests] [capture] [compare] [static] [harness]
+#           [nccl] [suite]   (carrying .whl and .peers)
 #
 # Steps: env (nvidia-smi, CuPy's configuration, `gradhub plugins`), tests
-# (tests/cuda/test_cuda.py and the op matrix on cuda), compare (benchmarks/gpu_compare.py at
-# batch 256, with a cProfile of gradhub's steps), harness (benchmarks/run.py --device cuda: W2-W5
-# at the harness's sizes), suite (the whole test suite, which also checks the machine's Python
-# and numpy).
+# (tests/cuda/test_cuda.py and the op matrix on cuda), capture (tests/cuda/test_capture.py: CUDA
+# graphs of compiled steps, with the report of which sample steps were recorded), compare
+# (benchmarks/gpu_compare.py at batch 256, with a cProfile of gradhub's steps), static (the same
+# with gradhub's steps through gh.compile, with the kernels per step), harness
+# (benchmarks/run.py --device cuda: W2-W5 at the harness's sizes), nccl (tests/mpi/test_nccl.py),
+# suite (the whole test suite, which also checks the machine's Python and numpy).
 set -u
 OUT=${OUT:-/tmp/gpu_out}
 mkdir -p "$OUT"
@@ -23,6 +28,15 @@ steps=${*:-env tests compare harness suite}
 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site
+# pip --target leaves out the mpich wheel's data (mpiexec, libmpi): unpacked beside it
+if ls .whl/mpich-*.whl >/dev/null 2>&1; then
+    $PY -m zipfile -e .whl/mpich-*.whl /tmp/mpich >/dev/null
+    MPICH=$(echo /tmp/mpich/mpich-*.data/data)
+    chmod +x "$MPICH"/bin/*
+    export PATH=$MPICH/bin:$PATH
+    export LD_LIBRARY_PATH=$MPICH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+export MPI4PY_MPIABI=mpich  # mpi4py would otherwise pick another MPI library found on the machine
 
 for step in $steps; do
     echo "=== $step ($(date +%T))"
@@ -32,9 +46,23 @@ for step in $steps; do
           $PY -c "from gradhub.cli import main; main(['plugins'])"; } >"$OUT/env.txt" 2>&1
         head -20 "$OUT/env.txt" ;;
     tests)
-        timeout 330 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 --durations 15 \
-            tests/cuda/test_cuda.py tests/contracts/test_op_matrix.py -k cuda 2>&1 | tee "$OUT/tests.txt" \
-            | tail -40 ;;
+        { timeout 200 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 --durations 10 \
+              tests/cuda
+          timeout 300 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 --durations 10 \
+              -p no:benchmark -n 4 tests/contracts/test_op_matrix.py -k cuda; } 2>&1 | tee "$OUT/tests.txt" \
+            | grep -v "^SKIPPED" | tail -40 ;;
+    capture)
+        GRADHUB_CAPTURE_REPORT="$OUT/capture_report.txt" timeout 300 $PY -m pytest -q \
+            -p no:cacheprovider -rfEs --timeout 240 --durations 10 tests/cuda/test_capture.py 2>&1 \
+            | tee "$OUT/capture.txt" | tail -40 ;;
+    static)
+        timeout 240 $PY benchmarks/gpu_compare.py --peers .peers --batch "${BATCH:-256}" \
+            --variant static --profile "$OUT/profile_static.txt" ${STATIC_ARGS:-} 2>&1 \
+            | tee "$OUT/static.txt" ;;
+    nccl)
+        timeout 120 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 100 tests/mpi/test_nccl.py \
+            tests/compat/chainermn \
+            2>&1 | tee "$OUT/nccl.txt" | tail -30 ;;
     compare)
         timeout 240 $PY benchmarks/gpu_compare.py --peers .peers --batch "${BATCH:-256}" \
             --profile "$OUT/profile.txt" ${COMPARE_ARGS:-} 2>&1 | tee "$OUT/compare.txt" ;;

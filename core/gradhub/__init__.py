@@ -34,6 +34,7 @@ from .dtypes import default_dtype, get_default_dtype, set_default_dtype
 from .engine import backward, grad
 from .errors import (
     BackwardRuleError,
+    CaptureUnsupported,
     DeviceError,
     FunctionNotFoundError,
     GradcheckError,
@@ -57,6 +58,7 @@ from .variable import Variable, as_variable
 
 __all__ = [
     "BackwardRuleError",
+    "CaptureUnsupported",
     "Context",
     "Device",
     "DeviceError",

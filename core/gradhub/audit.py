@@ -221,7 +221,9 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) ->
     gradient of ``<w, J t>`` with respect to the inputs (random ``w``) equals the transposed
     path's (skipped where the sample caps the order at 1 or the backward rule is
     first-order-only); (4) float32 inputs and tangents give float32 tangents (where the sample
-    keeps float32).
+    keeps float32); (5) a batch of tangents pushed at once with the primals unbatched (as
+    ``jacfwd`` and ``hessian`` push their basis vectors; see :func:`check_batched_tangents`)
+    equals each tangent pushed alone.
     """
     if fdef.jvp_rule is None:
         raise ValueError(f"check_jvp: {fdef.name} has no JVP rule")
@@ -332,6 +334,84 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) ->
                     f"{label}: float32 inputs and tangents gave a tangent of dtype {t.dtype} "
                     f"for output {k}"
                 )
+    check_batched_tangents(fdef, sample, device)
+
+
+def check_batched_tangents(fdef: FunctionDef, sample: Sample, device: Any) -> None:
+    """Push :data:`BATCH` random tangents through one call of ``fdef`` (float64) at once, as one
+    :class:`~gradhub.batching.BatchedVariable` per input at a vmap level of their own with the
+    primals unbatched (how ``gradhub.func.jacfwd`` and ``hessian`` push their basis vectors),
+    and compare each element with that tangent pushed alone: a JVP rule must compute with
+    registered functions (which batch through their batching rules), not with the tangents'
+    arrays. Raises AssertionError naming the function, sample and output on a mismatch;
+    returns quietly where a function on the path has no batching rule (``jacfwd`` then loops
+    over the basis vectors).
+
+    Example::
+
+        >>> from gradhub.audit import check_batched_tangents, samples_of
+        >>> from gradhub.registry import REGISTRY
+        >>> mul = REGISTRY.get("Mul2")
+        >>> check_batched_tangents(mul, samples_of(mul)[0], REGISTRY.device_type("cpu").get(0))
+    """
+    from . import batching
+
+    label = f"JVP rule of {fdef.name}[{sample.name}] on {device.name}, batched tangents"
+    host = [np.asarray(a) for a in sample.inputs]
+    diff = (
+        list(sample.grad_inputs)
+        if sample.grad_inputs is not None
+        else [i for i, a in enumerate(host) if a.dtype.kind == "f"]
+    )
+    if not diff:
+        return
+    rng = np.random.default_rng(_JVP_SEED + 1)
+    batch = {i: rng.standard_normal((BATCH, *host[i].shape)).astype(host[i].dtype) for i in diff}
+    xs = [
+        Variable._new(device.asarray(a), i in diff and a.dtype.kind == "f", None, 0)
+        for i, a in enumerate(host)
+    ]
+    with set_recording(True):
+        outs = _outs(fdef.api(*xs, **sample.attrs))  # type: ignore[misc]
+        plan = engine.forward_plan(outs, [xs[i] for i in diff])
+        alone = [
+            plan([Variable._new(device.asarray(batch[i][m]), False, None, 0) for i in diff])
+            for m in range(BATCH)
+        ]
+        level = batching.new_level(BATCH)
+        try:
+            with batching.refuse_loop():
+                got = plan(
+                    [
+                        batching.wrap(
+                            Variable._new(device.asarray(batch[i]), False, None, 0), level
+                        )
+                        for i in diff
+                    ]
+                )
+        except batching.LoopRefused:
+            return
+        finally:
+            batching.close_level(level)
+    for k, (o, t) in enumerate(zip(outs, got)):
+        if o.dtype.kind != "f":
+            continue
+        want = np.stack([device.to_numpy(a[k].d) for a in alone])
+        if isinstance(t, batching.BatchedVariable) and t.level == level:
+            arr = device.to_numpy(t.value.d)
+        else:  # not batched: the same for every tangent
+            arr = np.stack([device.to_numpy(t.d)] * BATCH)
+        if arr.shape != want.shape:
+            raise AssertionError(
+                f"{label}: output {k}: shape {arr.shape}, one at a time {want.shape}"
+            )
+        scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+        if not np.allclose(arr, want, rtol=1e-9, atol=1e-12 * scale, equal_nan=True):
+            err = np.max(np.abs(arr - want)) if arr.size else 0.0
+            raise AssertionError(
+                f"{label}: output {k} differs from the tangents pushed one at a time "
+                f"(max abs error {err:.3g})"
+            )
 
 
 def check_function(

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
-from .registry import REGISTRY, FunctionDef, Provider
+from .registry import REGISTRY, FunctionDef, Provider, rule_kernels
 
 _FORMAT = 1
 _PKG_HASH: dict[str, str | None] = {}
@@ -84,6 +84,7 @@ def fingerprint(fdef: FunctionDef) -> str | None:
         providers.append(fdef.rule.provider)
     if fdef.jvp_rule is not None:  # the audit checks the JVP rule too
         providers.append(fdef.jvp_rule.provider)
+    providers.extend(rule_kernels(fdef).values())  # and first order on each device by its kernel
     keys = set()
     for p in providers:
         k = _provider_key(p)

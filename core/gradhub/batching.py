@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import ops
+from .errors import BackwardRuleError
 from .ops import call
 from .registry import REGISTRY
 from .variable import Variable
@@ -42,16 +43,27 @@ __all__ = [
     "align",
     "batch_size",
     "elementwise_rule",
+    "lift",
+    "lift_random",
     "loop",
     "moveaxis",
+    "random_call",
+    "randomness",
     "shift_axes",
     "size_of",
     "stack",
     "to_batched",
+    "unlifted_random_call",
 ]
 
 #: the active vmap levels, outermost first: ``(level, size)``
 LEVELS: list[tuple[int, int]] = []
+#: the ``randomness`` of each active level ("error", "different" or "same")
+_MODES: dict[int, str] = {}
+#: the levels whose batching rule is running, innermost last
+_DISPATCH: list[int] = []
+#: the values of vmap's ``randomness`` argument
+RANDOMNESS = ("error", "different", "same")
 _ids = itertools.count(1)
 #: functions whose loop fallback has been warned about
 _warned: set[tuple[str, str]] = set()
@@ -60,9 +72,11 @@ _warned: set[tuple[str, str]] = set()
 _refusing = 0
 
 
-class LoopRefused(Exception):
+class LoopRefused(BackwardRuleError):
     """Raised by the loop fallback inside :func:`refuse_loop`: a function on the path has no
-    batching rule (or its rule cannot batch the case)."""
+    batching rule (or its rule cannot batch the case). A :class:`~gradhub.errors.BackwardRuleError`,
+    so that the engine lets it through unchanged when a backward or JVP rule's own calls raise
+    it (it wraps other exceptions of rules)."""
 
 
 class refuse_loop:
@@ -180,10 +194,14 @@ def apply_batched(fdef: Any, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
             args.append(x)
             dims.append(None)
     rule = fdef.batch_rule
-    if rule is None:
-        outs, odims = _loop(fdef, args, dims, attrs, size, "has no batching rule")
-    else:
-        outs, odims = rule(tuple(args), tuple(dims), **attrs)
+    _DISPATCH.append(level)
+    try:
+        if rule is None:
+            outs, odims = _loop(fdef, args, dims, attrs, size, "has no batching rule")
+        else:
+            outs, odims = rule(tuple(args), tuple(dims), **attrs)
+    finally:
+        _DISPATCH.pop()
     if isinstance(outs, (tuple, list)):
         if not isinstance(odims, (tuple, list)) or len(odims) != len(outs):
             raise TypeError(
@@ -371,19 +389,130 @@ def elementwise_rule(fdef: Any) -> Callable[..., Any]:
 # -- vmap levels -------------------------------------------------------------------------------
 
 
-def new_level(size: int) -> int:
-    """Open a vmap level of batch size ``size`` (innermost); returns its number."""
+def new_level(size: int, randomness: str = "error") -> int:
+    """Open a vmap level of batch size ``size`` (innermost) whose random functions follow
+    ``randomness`` (see :func:`random_call`); returns its number."""
     level = next(_ids)
     LEVELS.append((level, size))
+    _MODES[level] = randomness
     return level
 
 
 def close_level(level: int) -> None:
     """Close the vmap level ``level`` (opened by :func:`new_level`)."""
+    _MODES.pop(level, None)
     for k in range(len(LEVELS) - 1, -1, -1):
         if LEVELS[k][0] == level:
             del LEVELS[k]
             return
+
+
+# -- randomness --------------------------------------------------------------------------------
+
+
+def randomness(level: int | None = None) -> str | None:
+    """The ``randomness`` of vmap level ``level`` (default: the level whose batching rule is
+    running, else the innermost active one); None outside vmap.
+
+    Example::
+
+        >>> from gradhub import batching
+        >>> batching.randomness() is None
+        True
+    """
+    if level is None:
+        if _DISPATCH:
+            level = _DISPATCH[-1]
+        elif LEVELS:
+            level = LEVELS[-1][0]
+        else:
+            return None
+    return _MODES.get(level, "error")
+
+
+def random_call(fname: str) -> None:
+    """What a function that draws random numbers calls (from its kernel, or its public API)
+    before drawing: outside vmap nothing; inside, a ``RuntimeError`` where an active level has
+    ``randomness="error"`` (vmap's default, as ``torch.func.vmap``: which draws a batch would
+    get is ambiguous), or :class:`LoopRefused` inside :func:`refuse_loop` (a Jacobian then
+    takes its loop over basis vectors through the graph recorded once).
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> from gradhub import batching
+        >>> def f(x):
+        ...     batching.random_call("my_noise()")
+        ...     return x
+        >>> ghf.vmap(f)(np.zeros(2))
+        Traceback (most recent call last):
+        RuntimeError: vmap: my_noise() draws random numbers while vmap is in randomness="error" ...
+        >>> ghf.vmap(f, randomness="same")(np.zeros(2)).d
+        array([0., 0.])
+    """
+    if not LEVELS:
+        return
+    if any(_MODES.get(level, "error") == "error" for level, _ in LEVELS):
+        if _refusing:
+            raise LoopRefused(f"{fname} draws random numbers")
+        raise RuntimeError(
+            f'vmap: {fname} draws random numbers while vmap is in randomness="error" mode '
+            '(its default): pass randomness="different" (independent draws for each batch '
+            'element) or "same" (one draw shared by the batch) to vmap, or draw outside vmap'
+        )
+
+
+def lift_random(x: Variable) -> Variable:
+    """``x`` (the input that shapes a random draw) lifted to every active vmap level with
+    ``randomness="different"`` where it is not batched, so that the draw gets one element per
+    batch element there; levels with ``"same"`` are left as they are (one draw, shared). Call
+    :func:`random_call` first. Outside vmap, ``x`` itself.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.func as ghf
+        >>> from gradhub import batching
+        >>> shape = gh.Variable(np.zeros(3))              # not batched
+        >>> def f(r):
+        ...     lifted = batching.lift_random(shape)
+        ...     return lifted + r
+        >>> ghf.vmap(f, randomness="different")(np.ones((2, 3))).shape
+        (2, 3)
+        >>> batching.lift_random(shape) is shape          # outside vmap
+        True
+    """
+    if not LEVELS:
+        return x
+    own = set(levels_of(x))
+    keep = [(lv, n) for lv, n in LEVELS if lv in own or _MODES.get(lv) == "different"]
+    if len(keep) == len(own):
+        return x
+    return lift(x, keep)
+
+
+def unlifted_random_call(fname: str) -> None:
+    """Raise where a random function's kernel runs inside vmap with
+    ``randomness="different"`` on an input that was not lifted (called with ``call`` on an
+    unbatched input, not through its public function, which lifts it): its draw would be shared
+    by the batch.
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> from gradhub import batching
+        >>> def f(r):
+        ...     batching.unlifted_random_call("noise()")
+        ...     return r
+        >>> ghf.vmap(f, randomness="different")(np.zeros(2))
+        Traceback (most recent call last):
+        RuntimeError: vmap: noise() was called on an input that is not batched inside ...
+    """
+    if LEVELS and not _DISPATCH and any(_MODES.get(lv) == "different" for lv, _ in LEVELS):
+        raise RuntimeError(
+            f"vmap: {fname} was called on an input that is not batched inside "
+            'vmap(randomness="different"), so its draw would be shared by the batch; call it '
+            "through gradhub.functions, which lifts the input to the batch"
+        )
 
 
 def lift(x: Variable, levels: Sequence[tuple[int, int]] | None = None) -> Variable:

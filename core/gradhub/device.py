@@ -9,14 +9,14 @@ new data goes to; ``set_default_context`` and ``context_scope`` choose it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from .errors import DeviceError
+from .errors import CaptureUnsupported, DeviceError
 
 #: Device kinds that gradhub knows about but does not ship, with the distribution providing them.
 KNOWN_DEVICE_DISTRIBUTIONS = {"cuda": "gradhub-cuda", "cudnn": "gradhub-cuda"}
@@ -28,6 +28,9 @@ class Device:
     Subclasses override :meth:`asarray` and :meth:`to_numpy` for devices whose arrays are not numpy
     arrays.
     """
+
+    #: whether :meth:`capture` can record work (devices that set it override :meth:`capture`)
+    can_capture = False
 
     def __init__(self, kind: str, xp: ModuleType, index: int = 0) -> None:
         self.kind = kind
@@ -54,8 +57,40 @@ class Device:
         """A context in which kernels run on this device (for devices with several indices)."""
         return nullcontext()
 
+    def capture(self, run: Callable[[], None]) -> DeviceGraph:
+        """Record the work that ``run()`` queues on this device into a graph, without running
+        it; the graph's ``launch()`` then runs all of it at once (CUDA graphs). ``run`` is
+        called once, here. Devices that cannot record raise
+        :class:`~gradhub.errors.CaptureUnsupported` (the default), as do devices whose ``run``
+        did something a graph cannot replay (the message says what).
+
+        Example::
+
+            >>> import gradhub as gh
+            >>> try:
+            ...     gh.Variable([1.0]).device.capture(lambda: None)
+            ... except gh.CaptureUnsupported as e:
+            ...     print(e)
+            device 'cpu' cannot record its work into a graph (it runs each kernel as it is called)
+        """
+        raise CaptureUnsupported(
+            f"device {self.name!r} cannot record its work into a graph (it runs each kernel as "
+            "it is called)"
+        )
+
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
+
+
+class DeviceGraph(Protocol):
+    """What :meth:`Device.capture` returns: recorded device work, replayed by :meth:`launch`."""
+
+    def launch(self) -> bool:
+        """Run the recorded work again (on the device's current queue); False when a check
+        that the recorded kernels deferred (an argument read on the device, such as a label
+        range) failed: the caller then runs the work without the graph, which raises the
+        check's error."""
+        ...
 
 
 class DeviceType:

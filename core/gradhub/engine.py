@@ -467,6 +467,8 @@ def _call_rule_arrays(node: Node, gys: list[Any]) -> list[Any]:
     rule = node.rule
     if rule is None or rule is _FREED:
         rule = _rule_of(node)  # raises
+    if rule.devices is not None:  # a rule kernel for the node's device (gradhub.registry; such
+        rule = rule.devices.get(node.device.kind, rule)  # a rule has no fast1: nodes come here)
     srcs = node.srcs
     n_in = len(srcs)
     fast = rule.fast

@@ -27,6 +27,11 @@ class DeviceError(GradhubError, RuntimeError):
     """An unknown or unusable device, or inputs on two devices in one function."""
 
 
+class CaptureUnsupported(GradhubError, RuntimeError):
+    """A device cannot record a step's work into a graph to replay (the message says why); the
+    step then runs as a plan without one (see :mod:`gradhub.capture`)."""
+
+
 class PluginError(GradhubError, RuntimeError):
     """A plugin failed to load (raised in strict mode; otherwise reported and skipped)."""
 

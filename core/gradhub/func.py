@@ -419,9 +419,10 @@ def _jac_fwd_vmap(
     chunk_size: int | None,
 ) -> list[list[Variable]] | None:
     """:func:`_jac_fwd` with all the tangents of a chunk at once: ``vmap`` over the standard
-    basis of the inputs of a function that runs ``f`` and one forward-mode pass (as
-    ``torch.func.jacfwd``), the basis axis placed last; ``None`` where a function on the path
-    has no batching rule."""
+    basis of the inputs of a function that reruns ``f`` and one forward-mode pass, the basis
+    axis placed last; ``None`` where a function on the path has no batching rule. (How
+    ``jacfwd`` computed it before :func:`_jac_fwd_tangents`; kept as the reference that the
+    tests and the benchmark compare with, through :func:`_push_tangents`.)"""
 
     def cols(*tangents: Variable) -> tuple[Variable, ...]:
         outs2, xs2 = _rerun(f, args, kwargs, idx, connect, has_aux, "jacfwd")
@@ -433,6 +434,72 @@ def _jac_fwd_vmap(
             parts = [vmap(cols, out_axes=-1)(*basis) for basis in _basis(xs, chunk_size)]
     except batching.LoopRefused:
         return None
+    return _columns([list(p) for p in parts], outs, xs)
+
+
+def _push_tangents(outs: list[Variable], xs: list[Variable]) -> bool:
+    """Whether ``jacfwd`` pushes its basis tangents through the graph ``f`` recorded
+    (:func:`_jac_fwd_tangents`, always) rather than rerunning ``f`` under ``vmap`` over the
+    basis (:func:`_jac_fwd_vmap`, the reference the tests and the benchmark compare with)."""
+    return True
+
+
+def _jac_fwd_tangents(
+    outs: list[Variable], xs: list[Variable], chunk_size: int | None
+) -> list[list[Variable]] | None:
+    """:func:`_jac_fwd` with the tangents of a chunk pushed at once through the graph already
+    recorded (forward over the graph of ``outs``, as ``torch.func.jacfwd``: the primals are
+    not batched, only the tangents are).
+
+    The engine's :class:`~gradhub.engine.ForwardPlan` is made once; the basis vectors of a
+    chunk enter it as one :class:`~gradhub.batching.BatchedVariable` per input, at a vmap level
+    of their own, so each JVP rule (written with registered functions) runs once per chunk
+    through the batching rules of the functions it calls, with the primals as unbatched
+    arguments (``in_axes=None``). The result equals ``vmap`` over the basis of a function that
+    reruns ``f`` and pushes one tangent (:func:`_jac_fwd_vmap`), without recomputing ``f`` and
+    its primal graph for every basis vector. Inside an outer ``vmap`` the plan runs on the
+    Variables holding the outer batches (as :func:`_forward_plan_batched`), each basis vector
+    repeated along the outer batch axes, and the columns carry their output's levels. ``None``
+    where a function on the path has no batching rule (the caller then loops over the
+    basis)."""
+    louts = [_lifted(o) for o in outs]
+    sizes = tuple(size for _, size in batching.LEVELS)  # the outer batch axes of the bases
+    plan = engine.forward_plan([batching.base(o) for o in louts], [batching.base(x) for x in xs])
+    parts: list[list[Variable]] = []
+    try:
+        with batching.refuse_loop():
+            for basis in _basis(xs, chunk_size):
+                n = int(basis[0].shape[0])
+                ts = []
+                for b, x in zip(basis, xs):
+                    if sizes:  # the same basis vector for every outer element
+                        one = b.reshape((n, *(1,) * len(sizes), *x.shape))
+                        b = x.device.xp.broadcast_to(one, (n, *sizes, *x.shape))
+                    ts.append(Variable.leaf(b))
+                level = batching.new_level(n)
+                try:
+                    res = plan([batching.wrap(t, level) for t in ts])
+                finally:
+                    batching.close_level(level)
+                cols = []
+                for r, o in zip(res, louts):
+                    if isinstance(r, BatchedVariable) and r.level == level:
+                        v = r.value
+                    else:  # a tangent that does not depend on the basis (zero)
+                        v = batching.to_batched(r, n)
+                    v = batching.moveaxis(v, 0, v.ndim - 1)
+                    cols.append(batching.rewrap(v, batching.levels_of(o)))
+                parts.append(cols)
+    except batching.LoopRefused:
+        return None
+    return _columns(parts, outs, xs)
+
+
+def _columns(
+    parts: list[list[Variable]], outs: list[Variable], xs: list[Variable]
+) -> list[list[Variable]]:
+    """The Jacobians ``jac[k][j]`` from the columns of each chunk (``parts[chunk][k]`` of shape
+    ``outs[k].shape + (rows,)``)."""
     result = []
     for k, o in enumerate(outs):
         c = _concat([p[k] for p in parts], o.ndim)
@@ -744,11 +811,13 @@ def jacfwd(
     input element), shaped and structured as :func:`jacrev`'s.
 
     As ``torch.func.jacfwd``, the tangents (the standard basis of the inputs ``argnums``,
-    joined) are pushed all at once: :func:`vmap` over the basis of a function that runs ``f``
-    and one forward-mode pass. ``chunk_size`` bounds how many go in one ``vmap`` (``None``: all
-    at once); ``chunk_size=1`` is one forward pass per input element without ``vmap``, which is
-    also taken, quietly, where a function on the path has no batching rule (see
-    :func:`jacrev`).
+    joined) are pushed all at once: ``f`` runs once, then one forward walk of its recorded
+    graph carries all the tangents as one batch (each JVP rule runs once, through the batching
+    rules, with the primals unbatched; inside an outer :func:`vmap`, through the graph of the
+    whole outer batch). ``chunk_size`` bounds how
+    many tangents go in one batch (``None``: all at once); ``chunk_size=1`` is one forward pass
+    per input element without batching, which is also taken, quietly, where a function on the
+    path has no batching rule (see :func:`jacrev`).
 
     Example::
 
@@ -769,7 +838,10 @@ def jacfwd(
             outs, is_tuple = _outputs(out, "jacfwd")
             cols = None
             if _vectorize(outs, xs, chunk, sum(x.size for x in xs)):
-                cols = _jac_fwd_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
+                if _push_tangents(outs, xs):
+                    cols = _jac_fwd_tangents(outs, xs, chunk)
+                else:
+                    cols = _jac_fwd_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
             jac = _structure(_jac_fwd(outs, xs) if cols is None else cols, is_tuple, single)
         return (jac, aux) if has_aux else jac
 
@@ -781,8 +853,9 @@ def hessian(
 ) -> Callable[..., Any]:
     """A function returning the Hessian of the scalar-valued ``f``: ``jacfwd(jacrev(f))``, of
     shape ``x.shape + x.shape`` (for a tuple ``argnums``, ``H[i][j]`` for the arguments ``i, j``).
-    The forward-mode tangents are pushed through the gradient's graph all at once by ``vmap``
-    (``chunk_size`` at a time, as in :func:`jacfwd`; an addition to ``torch.func.hessian``).
+    Forward over reverse: one reverse pass records the gradient's graph, then the basis
+    tangents are pushed through it all at once as one batch (``chunk_size`` at a time, as in
+    :func:`jacfwd`; an addition to ``torch.func.hessian``), ``f`` running once.
 
     .. math:: H_{ij} = \\frac{\\partial^2 f}{\\partial x_i \\partial x_j}
 
@@ -875,7 +948,11 @@ def _axis_spec(spec: Any, n: int, fname: str, name: str) -> list[int | None]:
 
 
 def vmap(
-    f: Callable[..., Any], in_axes: int | Sequence[int | None] | None = 0, out_axes: Any = 0
+    f: Callable[..., Any],
+    in_axes: int | Sequence[int | None] | None = 0,
+    out_axes: Any = 0,
+    *,
+    randomness: str = "error",
 ) -> Callable[..., Any]:
     """``f`` mapped over a batch axis of its arguments, as ``jax.vmap`` and ``torch.func.vmap``:
 
@@ -897,6 +974,16 @@ def vmap(
     copy of each argument per element), ``grad`` of a ``vmap`` differentiates through it, and
     ``vmap(vmap(f))`` maps over two axes. Batched arrays become Variables that need no gradient.
 
+    ``randomness`` (as ``torch.func.vmap``) says what a function that draws random numbers
+    (``dropout``, ``dropout_mask`` with ``seed=-1``) does inside: ``"error"`` (the default)
+    raises a ``RuntimeError`` (whether the batch's elements should share a draw is ambiguous);
+    ``"different"`` draws independently for each element (as a loop over the batch would);
+    ``"same"`` draws once for one element and shares it across the batch. In nested vmaps each
+    level applies its own; any level with ``"error"`` raises. A deterministic seed
+    (``seed >= 0``) is not random. (Functions that draw random numbers call
+    :func:`gradhub.batching.random_call` and read :func:`gradhub.batching.randomness` in their
+    batching rule.)
+
     Example::
 
         >>> import numpy as np, gradhub.func as ghf
@@ -907,6 +994,11 @@ def vmap(
         array([[ 3., 12.],
                [27., 48.]])
     """
+
+    if randomness not in batching.RANDOMNESS:
+        raise ValueError(
+            f"vmap: randomness must be 'error', 'different' or 'same', got {randomness!r}"
+        )
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         axes = _axis_spec(in_axes, len(args), "vmap", "in_axes")
@@ -939,7 +1031,7 @@ def vmap(
             raise ValueError("vmap: in_axes must batch at least one argument (all are None)")
         if size == 0:
             raise ValueError("vmap: the batch axis has size 0; f cannot be called")
-        level = batching.new_level(size)
+        level = batching.new_level(size, randomness)
         try:
             call_args = [
                 x if a is None else batching.wrap(batching.moveaxis(x, a, 0), level)

@@ -55,6 +55,11 @@ def gradhub_add_kernels(register: KernelRegistrar) -> None:
     """Add faster forward kernels of existing functions for one device kind:
     ``register.kernel(name, device_kind, kernel)``. ``register.has_function(name)`` tells whether
     a function is registered (so a device plugin can add kernels only for functions present).
+
+    ``register.rule_kernel(name, device_kind, fn, override=False)`` adds a rule kernel: the
+    array-level first-order backward of the function's rule on that device (signature of
+    ``fast_backward``), which ``backward()`` runs for nodes on the device in place of the rule's
+    ``fast_backward``; ``create_graph=True`` keeps differentiating the rule.
     """
 
 

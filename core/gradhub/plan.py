@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from . import capture as _capture
 from . import variable as _variable
 from .engine import (
     _FREED,
@@ -66,10 +67,10 @@ from .engine import (
 from .engine import (
     grad as _grad,
 )
-from .errors import GradhubError
+from .errors import CaptureUnsupported, GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
-from .registry import REGISTRY
+from .registry import REGISTRY, device_rule
 from .variable import Variable, _to_array
 
 #: id(output Variable) -> its Plan (the engine looks plans up here)
@@ -466,7 +467,6 @@ class _Program:
         for node in reversed(nodes):
             ins = tuple((src, idx, where(src, idx)) for src, idx in zip(node.srcs, node.idxs))
             self.order.append((node, pos[node], node in keep, ins))
-        self.n_slots = self.n + len(extra)
         self.slot_nodes = nodes + list(extra)
         self.leaf_flags = [(v, v._need_grad) for v in _graph_leaves(nodes)]
         self.seeds_given = [s is not None for s in seeds]
@@ -668,11 +668,14 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         env[f"N{k}"] = node
         lines.append(f"    if {' or '.join(f'{o} is not None' for o in outs)}:")
         rule = node.fdef.rule if node.rule is not None else None
+        # the rule kernel for the node's device, resolved here once (gradhub.registry)
+        run = rule if rule is None or rule is _FREED else device_rule(rule, node.device.kind)
         generic = "        "
         fast1 = (
             rule is not None
+            and run is not None
             and rule is not _FREED
-            and rule.fast1 is not None
+            and run.fast1 is not None
             and len(ins) == 1
             and n_out == 1
             and all(str.isidentifier(a) for a in node.attrs)
@@ -686,9 +689,11 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         if fast1:
             assert rule is not None
             src, idx, p = ins[0]
+            assert run is not None and run.fast1 is not None
+            env[f"Q{k}"] = run
             env[f"R{k}"], env[f"F{k}"], env[f"X{k}"], env[f"S{k}"] = (
                 rule,
-                rule.fast1,
+                run.fast1,
                 node.device.xp,
                 src,
             )
@@ -698,7 +703,7 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 node.in_dtypes[0],
             )
             kw = ""
-            order = _positional(rule.fast1, 4, node.attrs)
+            order = _positional(run.fast1, 4, node.attrs)
             for a, value in node.attrs.items():
                 env[f"A{k}_{a}"] = value
                 kw += f", {a}=A{k}_{a}" if order is None else ""
@@ -713,13 +718,13 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 "            try:",
                 f"                a = F{k}(X{k}, {gy}, x, {y_out}{kw})",
                 "            except Exception as e:",
-                f"                _failed(N{k}, r, e)",
+                f"                _failed(N{k}, Q{k}, e)",
             ]
             if not keep:
                 lines.append(f"            {gy} = None")
             lines += [
                 f"            if type(a) is not T{k} or a.shape != H{k} or a.dtype is not D{k}:",
-                f"                a = _checked(N{k}, r, (a,))[0]",
+                f"                a = _checked(N{k}, Q{k}, (a,))[0]",
             ]
             if not retain_graph:
                 if x_in != "None" or y_out != "None":  # (a rule keeping nothing: None already)
@@ -871,6 +876,12 @@ class _Traced:
         self.events = trace.events
         self.flat = flat
         self.kind = kind
+        #: runs as a plan so far; the recorded device graph (see gradhub.capture) and how
+        #: often it was recorded, or why it cannot be
+        self.runs = 0
+        self.captured: _capture.CapturedStep | None = None
+        self.captures = 0
+        self.capture_refused: str | None = None
         ys: list[Variable] = []
         for v in flat:
             if isinstance(v, Variable) and v._creator is not None:
@@ -911,14 +922,9 @@ class _Traced:
         for v in self.releasable:
             v._data = _released(v._data.dtype)
 
-    def replay(self, args: Sequence[Any]) -> Any:
-        """Run the trace on new arguments; None when the plan no longer holds."""
+    def run(self) -> None:
+        """One run of the plan and of the step's first-order walks, the leaves as they are."""
         plan = self.plan
-        for i, v in self.inputs:
-            a = args[i]
-            v._data = a if type(a) is type(v._data) else _to_array(a)
-        if not plan.valid():
-            return None
         plan.values = [None] * plan.n_values
         try:
             for k, ev in enumerate(self.events):
@@ -934,9 +940,58 @@ class _Traced:
             plan.run_segment(len(self.events))
         finally:
             plan.values = []
+
+    def replay(self, args: Sequence[Any]) -> Any:
+        """Run the trace on new arguments; None when the plan no longer holds."""
+        captured = self.captured
+        if captured is not None:
+            out = captured.replay(args)
+            if out is not None:
+                return out[0] if self.kind is None else self.kind(out)
+            self.captured = None  # run as a plan below (recorded again at the next call)
+            self.runs = 0
+        plan = self.plan
+        for i, v in self.inputs:
+            a = args[i]
+            v._data = a if type(a) is type(v._data) else _to_array(a)
+        if not plan.valid():
+            return None
+        if self.runs and self.capture_refused is None and _capture.enabled():
+            out = self._capture()
+            if out is not None:
+                return out
+        self.run()
+        self.runs += 1
         out = self.result()
         self.release()
         return out
+
+    def _capture(self) -> Any:
+        """Record the step on its device and launch it (see :mod:`gradhub.capture`); None where
+        it cannot be recorded (the reason kept in ``capture_refused``)."""
+        if any(ev[0] == "backward" for ev in self.events):
+            self.capture_refused = (
+                "the step calls backward(), which sets .g of leaves (use gh.grad and return "
+                "the gradients)"
+            )
+            return None
+        if self.captures >= _capture.MAX_CAPTURES:
+            self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
+            return None
+        plan = self.plan
+        try:
+            cap = _capture.CapturedStep(
+                plan.nodes, self.inputs, plan.leaves, self.flat, self.run, plan.valid
+            )
+        except CaptureUnsupported as e:
+            self.capture_refused = str(e)
+            return None
+        self.captures += 1
+        if not cap.ok:  # a deferred check failed: the plan's run raises its error
+            return None
+        self.captured = cap
+        out = cap.result()
+        return out[0] if self.kind is None else self.kind(out)
 
     def result(self) -> Any:
         out = [_graph_free(v) for v in self.flat]
@@ -952,6 +1007,24 @@ class Compiled:
         self.traces: dict[tuple[Any, ...], _Traced] = {}
         self.__wrapped__ = step
         self.__doc__ = getattr(step, "__doc__", None)
+
+    @property
+    def capture_refused(self) -> str | None:
+        """Why the step traced last is not replayed as a device graph (see
+        :mod:`gradhub.capture`); None when it is, or has not been tried yet (at its third call).
+
+        Example::
+
+            >>> import numpy as np, gradhub as gh, gradhub.functions as F
+            >>> step = gh.compile(lambda x: F.sum(F.sin(x)))
+            >>> for _ in range(3):
+            ...     _ = step(np.ones(3))
+            >>> step.capture_refused
+            "device 'cpu' cannot record its work into a graph (it runs each kernel as it is called)"
+        """
+        if not self.traces:
+            return None
+        return list(self.traces.values())[-1].capture_refused
 
     def __call__(self, *args: Any) -> Any:
         sig = tuple(map(_signature, args))

@@ -63,9 +63,12 @@ from .registry import (
     bind_plugin_loader,
     check_function_name,
     check_needs,
+    check_rule_kernel,
+    check_rule_kernel_callable,
     check_rule_signature,
     did_you_mean,
     restore_composite,
+    rule_kernel_rule,
     set_rule,
     snake_case,
 )
@@ -132,6 +135,8 @@ class _Staging:
         #: ``(function name, JVP rule, override)`` from ``gradhub_add_jvp_rules``
         self.jvp_rules: list[tuple[str, Callable[..., Any], bool]] = []
         self.batch_rules: list[tuple[str, Callable[..., Any], bool]] = []
+        #: ``(function name, device kind, rule kernel, override)`` from ``register.rule_kernel``
+        self.rule_kernels: list[tuple[str, str, Callable[..., Any], bool]] = []
         #: what committing changed, in order, so that a failure can restore the registry exactly:
         #: ``[table, key, new value, old value or _MISSING]`` for a dict entry, ``[fdef, new
         #: rule, old rule, old overrides, old audit, was a composite]`` for a backward rule
@@ -194,6 +199,7 @@ class FunctionRegistrar:
         override: bool = False,
         jvp: Callable[..., Any] | None = None,
         batch_rule: Callable[..., Any] | None = None,
+        random: bool = False,
     ) -> FunctionDef:
         """Register a primitive function.
 
@@ -208,7 +214,10 @@ class FunctionRegistrar:
         ``batch_rule(args, dims, **attrs) -> (outputs, out_dims)`` its batching rule for
         :func:`gradhub.func.vmap` (see
         :mod:`gradhub.batching`; an ``elementwise`` function gets
-        :func:`gradhub.batching.elementwise_rule` unless it gives one).
+        :func:`gradhub.batching.elementwise_rule` unless it gives one). ``random=True`` says the
+        kernel draws random numbers (a new value at each call): a compiled step holding it is
+        not recorded into a device graph, which would repeat one draw (see
+        :mod:`gradhub.capture`).
         """
         where = "register.function"
         snake = _checked_snake(name, snake, where)
@@ -229,6 +238,7 @@ class FunctionRegistrar:
             doc=doc,
             snake=snake,
         )
+        fdef.random = bool(random)
         check_needs(fdef, need_inputs, need_outputs, where)
         if rule is not None:
             if not callable(rule):
@@ -316,6 +326,24 @@ class KernelRegistrar:
         if not callable(fn):
             raise RegistrationError(f"register.kernel({name!r}, {device!r}): not callable")
         self._s.kernels.append((name, device, fn, override))
+
+    def rule_kernel(
+        self, name: str, device: str, fn: Callable[..., Any], *, override: bool = False
+    ) -> None:
+        """Register ``fn`` as the rule kernel of ``name`` on ``device``: the array-level
+        first-order rule that backward runs for the function's nodes on that device, in place of
+        the rule's ``fast_backward``.
+
+        ``fn(xp, grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs)`` returns
+        one gradient array (or None) per input, as ``fast_backward`` (a keyword ``need_grads``
+        receives which inputs need one; :func:`gradhub.registry.one_input_fast` makes one from a
+        one-input formula). It receives the arrays the function's rule keeps, and must give the
+        rule's numbers. It belongs to the rule registered when it is: a rule registered later
+        (``override=True``) runs without it. ``create_graph=True`` never runs it. Another
+        provider's rule kernel for the same (function, device) needs ``override=True``.
+        """
+        check_rule_kernel_callable(name, device, fn, self._s.provider)
+        self._s.rule_kernels.append((name, device, fn, bool(override)))
 
 
 class RuleRegistrar:
@@ -944,6 +972,21 @@ def _check_phase2(s: _Staging) -> None:
                 f"{old_rule.provider}; "
                 "pass override=True to replace it"
             )
+    for name, kind, fn, override in s.rule_kernels:
+        fdef = REGISTRY.functions.get(name)
+        if fdef is None:
+            raise RegistrationError(
+                f"register.rule_kernel({name!r}, {kind!r}): rule kernel for unknown function "
+                f"{name!r}" + did_you_mean(name, REGISTRY.functions)
+            )
+        kind = REGISTRY.device_aliases.get(kind, kind)
+        if kind not in REGISTRY.device_types:
+            raise RegistrationError(
+                f"register.rule_kernel({name!r}, {kind!r}): rule kernel on unknown device "
+                f"{kind!r} (devices: {', '.join(sorted(REGISTRY.device_types))})"
+            )
+        new_rule = any(r[0] == name for r in s.rules)
+        check_rule_kernel(fdef, kind, fn, s.provider, override, new_rule)
     for name, _fn, override in s.jvp_rules:
         fdef = REGISTRY.functions.get(name)
         if fdef is None:
@@ -1021,6 +1064,30 @@ def _commit_phase2(s: _Staging) -> None:
         fdef = REGISTRY.functions[name]
         _put(s, vars(fdef), "batch_rule", fn)
         _put(s, vars(fdef), "batch_rule_provider", s.provider)
+    # after the rules: a rule kernel belongs to the rule current when it is registered
+    for name, kind, fn, _ in s.rule_kernels:
+        fdef = REGISTRY.functions[name]
+        kind = REGISTRY.device_aliases.get(kind, kind)
+        current = fdef.rule
+        if current is None:  # (checked in phase 2; a rule of this plugin that set none)
+            raise RegistrationError(
+                f"register.rule_kernel({name!r}, {kind!r}): {name} has no backward rule"
+            )
+        devices = dict(current.devices or {})
+        old = devices.get(kind)
+        if old is not None and old.provider != s.provider:
+            _put(
+                s,
+                vars(fdef),
+                "overrides",
+                [*fdef.overrides, (f"{old.provider} (rule kernel on {kind})", str(s.provider))],
+            )
+        devices[kind] = rule_kernel_rule(current, fn, s.provider)
+        _put(s, vars(current), "devices", devices)
+        if current.fast1 is not None:
+            # the engine calls a one-input formula directly, without looking at the device: a
+            # rule with rule kernels goes through its general path, which picks the device's
+            _put(s, vars(current), "fast1", None)
 
 
 def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
@@ -1069,6 +1136,7 @@ def _replaces(s: _Staging) -> bool:
         or any(r[2] for r in s.rules)
         or any(r[2] for r in s.jvp_rules)
         or any(r[2] for r in s.batch_rules)
+        or any(k[3] for k in s.rule_kernels)
     )
 
 
@@ -1297,6 +1365,7 @@ def _load(
             "rules": len(s.rules),
             "jvp_rules": len(s.jvp_rules),
             "batching_rules": len(s.batch_rules),
+            "rule_kernels": len(s.rule_kernels),
         }
 
     # phase 2, in the same order; a plugin that replaces something (override=True, in either

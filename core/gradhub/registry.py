@@ -127,6 +127,12 @@ class Rule:
         self.fast1: Callable[..., Any] | None = getattr(fast, "one_input", None)
         #: whether ``fast`` takes the keyword ``need_grads`` (which inputs need a gradient)
         self.fast_wants_need_grads = fast is not None and _takes_keyword(fast, "need_grads")
+        #: the rule kernels of this rule by device kind (see :func:`rule_kernel_rule`): a Rule
+        #: whose ``fast`` (and ``fast1``) is that device's kernel; None when there is none. A rule
+        #: with rule kernels has no ``fast1`` of its own (its ``fast`` still calls the formula), so
+        #: the engine's direct one-input path, which never looks at the device, skips it; its
+        #: general path (``_call_rule_arrays``) picks the node's device kernel
+        self.devices: dict[str, Rule] | None = None
 
     def __repr__(self) -> str:
         return f"<Rule {getattr(self.fn, '__qualname__', self.fn)!s} from {self.provider}>"
@@ -230,6 +236,9 @@ class FunctionDef:
         #: :mod:`gradhub.batching`) and who set it; None: vmap loops over the batch
         self.batch_rule: Callable[..., Any] | None = None
         self.batch_rule_provider: Provider | None = None
+        #: whether the kernel draws random numbers (a new value at each call): never replayed
+        #: from a recorded device graph (see :mod:`gradhub.capture`)
+        self.random = False
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} from {self.provider}>"
@@ -972,6 +981,134 @@ def set_rule(
     fdef.audit.clear()
 
 
+#: the signature every rule kernel (and every ``fast_backward``) is called with
+RULE_KERNEL_SIGNATURE = "(xp, grad_outputs, inputs, input_shapes, outputs, output_shapes, **attrs)"
+
+
+def rule_kernel_rule(rule: Rule, kernel: RuleFn, provider: Provider) -> Rule:
+    """The Rule that first-order backward runs, on the device of the rule kernel ``kernel``, in
+    place of ``rule``: the same differentiable rule, needs and ``first_order_only``, with
+    ``kernel`` as its array-level rule (and ``kernel.one_input`` as its one-input formula when
+    :func:`one_input_fast` built it), registered by ``provider`` (errors name it).
+
+    Double backward (``create_graph=True``) never runs it: it differentiates ``rule.fn``.
+    """
+    return Rule(
+        rule.fn, provider, rule.need_inputs, rule.need_outputs, rule.first_order_only, kernel
+    )
+
+
+def device_rule(rule: Rule, kind: str) -> Rule:
+    """The rule a first-order backward runs for a node on a device of kind ``kind``: ``rule``'s
+    rule kernel for ``kind`` where one is registered, else ``rule`` itself.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.registry import Provider, Rule, device_rule, rule_kernel_rule
+        >>> def neg(grad_outputs, inputs, input_shapes, outputs, output_shapes):
+        ...     return [-grad_outputs[0]]
+        >>> rule = Rule(neg, Provider("demo"))
+        >>> def kernel(xp, gy, x, xs, y, ys):
+        ...     return [xp.negative(gy[0])]
+        >>> rule.devices = {"cpu": rule_kernel_rule(rule, kernel, Provider("demo-kernels"))}
+        >>> device_rule(rule, "cpu").fast is kernel, device_rule(rule, "cuda") is rule
+        (True, True)
+    """
+    devices = rule.devices
+    return rule if devices is None else devices.get(kind, rule)
+
+
+def check_rule_kernel(
+    fdef: FunctionDef,
+    kind: str,
+    fn: Any,
+    provider: Provider,
+    override: bool,
+    new_rule: bool = False,
+    where: str = "register.rule_kernel",
+) -> None:
+    """Raise :class:`RegistrationError` unless ``fn`` can become the rule kernel of ``fdef`` on
+    the device kind ``kind`` (already resolved from an alias): callable with
+    :data:`RULE_KERNEL_SIGNATURE`, for a differentiable primitive that has a backward rule (or
+    gets one from the same plugin: ``new_rule``), and, where another provider registered one for
+    ``kind`` already, ``override=True``.
+
+    Example::
+
+        >>> from gradhub.registry import REGISTRY, Provider, check_rule_kernel
+        >>> def kernel(xp, gy, x, xs, y, ys):
+        ...     return [gy[0], gy[0]]
+        >>> check_rule_kernel(REGISTRY.get("Add2"), "cpu", kernel, Provider("demo"), False)
+        >>> check_rule_kernel(REGISTRY.get("Sign"), "cpu", kernel, Provider("demo"), False)
+        Traceback (most recent call last):
+        gradhub.errors.RegistrationError: register.rule_kernel('Sign', 'cpu'): Sign is non-...ble
+    """
+    check_rule_kernel_callable(fdef.name, kind, fn, provider, where)
+    what = f"{where}({fdef.name!r}, {kind!r})"
+    if fdef.kind == "composite":
+        raise RegistrationError(
+            f"{what}: {fdef.name} is a composite function (differentiated through the functions "
+            "it calls); it takes no rule kernels"
+        )
+    if not fdef.differentiable:
+        raise RegistrationError(f"{what}: {fdef.name} is non-differentiable")
+    rule = fdef.rule
+    if new_rule:
+        return
+    if rule is None:
+        raise RegistrationError(
+            f"{what}: {fdef.name} has no backward rule for a rule kernel to run in place of"
+        )
+    old = None if rule.devices is None else rule.devices.get(kind)
+    if old is not None and old.provider != provider and not override:
+        raise RegistrationError(
+            f"{what}: duplicate rule kernel for {fdef.name!r} on {kind!r}: already registered "
+            f"by {old.provider}; {provider} must pass override=True to replace it"
+        )
+
+
+def check_rule_kernel_callable(
+    name: str, kind: str, fn: Any, provider: Provider, where: str = "register.rule_kernel"
+) -> None:
+    """Raise :class:`RegistrationError` unless ``fn`` is callable with
+    :data:`RULE_KERNEL_SIGNATURE` (six positional parameters, or ``*args``).
+
+    Example::
+
+        >>> from gradhub.registry import Provider, check_rule_kernel_callable
+        >>> check_rule_kernel_callable("ReLU", "cuda", lambda xp, gy: gy, Provider("demo"))
+        Traceback (most recent call last):
+        gradhub.errors.RegistrationError: register.rule_kernel('ReLU', 'cuda'): the rule kernel ...
+    """
+    what = f"{where}({name!r}, {kind!r})"
+    if not callable(fn):
+        raise RegistrationError(f"{what}: the rule kernel must be callable")
+    shape = _call_shape(fn)
+    if shape is not None and shape[0] < 6 and not shape[1]:
+        fname = getattr(fn, "__name__", fn)
+        raise RegistrationError(
+            f"{what}: the rule kernel must take {RULE_KERNEL_SIGNATURE} (as fast_backward); "
+            f"{fname!r} (from {provider}) takes {shape[0]} positional arguments"
+        )
+
+
+def rule_kernels(fdef: FunctionDef) -> dict[str, Provider]:
+    """The device kinds with a rule kernel for ``fdef``'s current rule, and who registered
+    each (for :func:`registry_table`, the audit's fingerprint and messages).
+
+    Example::
+
+        >>> from gradhub.registry import REGISTRY, rule_kernels
+        >>> rule_kernels(REGISTRY.get("Add2"))  # the CPU runs the rule's own fast_backward
+        {}
+    """
+    rule = fdef.rule
+    if rule is None or rule.devices is None:
+        return {}
+    return {kind: r.provider for kind, r in sorted(rule.devices.items())}
+
+
 def _is_array_input(value: Any) -> bool:
     return (
         isinstance(value, _variable_type)
@@ -1111,6 +1248,7 @@ def registry_table() -> list[dict[str, Any]]:
                 "status": f.status(),
                 "devices": usable,
                 "fast_kernels": sorted(f.kernels),
+                "rule_kernels": sorted(rule_kernels(f)),
                 "overrides": [f"{a} -> {b}" for a, b in f.overrides],
                 "jvp": jvp_cell(f),
                 "batching": batching_cell(f),

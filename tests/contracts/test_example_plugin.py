@@ -335,6 +335,7 @@ def test_gradhub_add_devices_registers_the_toy_device(
         "rules": 0,
         "jvp_rules": 0,
         "batching_rules": 0,
+        "rule_kernels": 0,
     }
     ctx = gh.get_extension_context("toy")
     assert (ctx.backend, ctx.device_id) == ("toy", 0)

@@ -283,3 +283,33 @@ def test_a_key_numpy_would_reorder_falls_back_to_the_loop(monkeypatch: pytest.Mo
     with pytest.warns(UserWarning, match=r"get_item\(\) \(GetItem, .*\) cannot batch this key"):
         y = ghf.vmap(lambda r: r[key])(x)
     np.testing.assert_allclose(y.d, np.stack([e[key] for e in x]))
+
+
+def test_batched_integer_indices_gather_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``x[i]`` with indices ``i`` that differ across the batch (a batched integer Variable in
+    the key): one gather (the key ``(arange(B), i)``), differentiable; a key whose indexed axes
+    numpy would move loops with the warning naming the case."""
+    monkeypatch.setattr(batching, "_warned", set())
+    x = rng.standard_normal((3, 5, 2))
+    i = np.array([1, 3, 0])
+    j = np.array([[1, 4], [0, 0], [2, 3]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y1 = ghf.vmap(lambda r, k: r[k])(x, i)
+        y2 = ghf.vmap(lambda r, k: r[k, 1])(x, j)
+        g = ghf.vmap(ghf.grad(lambda r, k: (r[k] ** 2.0).sum()))(x, j)
+    np.testing.assert_array_equal(y1.d, np.stack([x[b][i[b]] for b in range(3)]))
+    np.testing.assert_array_equal(y2.d, np.stack([x[b][j[b], 1] for b in range(3)]))
+    # an unbatched x indexed by batched indices never reaches a batching rule: an error saying
+    # so, never a wrong number (gradhub.functions.embed batches a lookup in a shared table)
+    with pytest.raises(TypeError, match=r"get_item\(\).*the data \(.d\) of a batched Variable"):
+        ghf.vmap(lambda k: gh.Variable(x[0])[k], in_axes=0)(j)
+    for b in range(3):
+        ref = np.zeros((5, 2))
+        np.add.at(ref, j[b], 2.0 * x[b][j[b]])
+        np.testing.assert_allclose(g.d[b], ref, rtol=1e-15)
+    with pytest.warns(
+        UserWarning, match=r"get_item\(\) \(GetItem, from gradhub\) cannot batch this"
+    ):
+        y4 = ghf.vmap(lambda r, k: r[:, k])(x, i % 2)
+    np.testing.assert_array_equal(y4.d, np.stack([x[b][:, i[b] % 2] for b in range(3)]))

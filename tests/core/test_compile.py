@@ -11,6 +11,7 @@ import gradhub as gh
 import numpy as np
 import pytest
 from gradhub import plan
+from step_helpers import CNN_SHAPES, cnn_penalty
 
 F = gh.functions
 
@@ -137,18 +138,11 @@ def test_compile_refuses_what_is_not_callable() -> None:
 @pytest.mark.nn_ops
 def test_a_compiled_gradient_penalty_step_matches_the_eager_step() -> None:
     rng = np.random.default_rng(2)
-    shapes = [(4, 3, 3, 3), (4,), (6, 4, 3, 3), (6,), (6 * 2 * 2, 5), (5,)]
-    p = [gh.Variable(rng.standard_normal(sh) * 0.3) for sh in shapes]
+    p = [gh.Variable(rng.standard_normal(sh) * 0.3) for sh in CNN_SHAPES]
     t = gh.Variable(rng.integers(0, 5, (3, 1)), need_grad=False)
 
     def step(x: Any) -> Any:
-        h = F.max_pooling(F.relu(F.convolution(x, p[0], p[1], pad=(1, 1))), (2, 2))
-        h = F.max_pooling(F.relu(F.convolution(h, p[2], p[3], pad=(1, 1))), (2, 2))
-        loss = F.mean(F.softmax_cross_entropy(F.affine(h, p[4], p[5]), t))
-        gs = gh.grad([loss], p, create_graph=True)
-        total = loss
-        for g in gs:
-            total = total + F.norm(g)
+        total = cnn_penalty(x, t, p)
         return [total, *gh.grad([total], p, create_graph=False, retain_graph=False)]
 
     fast = gh.compile(step)

@@ -198,3 +198,135 @@ def test_bad_chunk_size_raises_naming_the_function() -> None:
         for bad in (0, -2, 1.5, True):
             with pytest.raises(ValueError, match=rf"{fn.__name__}: chunk_size must be None or a"):
                 fn(lambda x: x, chunk_size=bad)
+
+
+def rerun_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``jacfwd`` take ``vmap`` over the basis of ``f`` rerun with one tangent each (the
+    path used inside an outer ``vmap``) instead of pushing the tangents through the graph."""
+    import gradhub.func as fmod
+
+    monkeypatch.setattr(fmod, "_push_tangents", lambda outs, xs: False)
+
+
+@pytest.mark.parametrize("chunk", [None, 4, 7])
+def test_forward_over_reverse_hessian_runs_f_once_and_equals_the_rerun_path(
+    chunk: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    th = RNG.standard_normal(23) * 0.5
+    calls = []
+
+    def counted(z: Any) -> Any:
+        calls.append(1)
+        return mlp_loss(z)
+
+    h = ghf.hessian(counted, chunk_size=chunk)(th)
+    assert len(calls) == 1  # the gradient's graph is recorded once; only the tangents batch
+    fd = num_jac(lambda z: ghf.grad(mlp_loss)(z).d, [th], 0)
+    np.testing.assert_allclose(h.d, fd, rtol=1e-6, atol=1e-7)
+    with monkeypatch.context() as m:
+        rerun_path(m)
+        calls.clear()
+        old = ghf.hessian(counted, chunk_size=chunk)(th)
+        # once as given, then once per chunk inside vmap over the basis
+        assert len(calls) == 1 + (1 if chunk is None else -(-23 // chunk))
+    np.testing.assert_allclose(h.d, old.d, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(
+        h.d, ghf.hessian(mlp_loss, chunk_size=1)(th).d, rtol=1e-13, atol=1e-14
+    )
+
+
+def test_batched_tangents_through_tuple_argnums_and_outputs_equal_the_rerun_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def f(x: Any, y: Any) -> Any:
+        return (x * y).sum() * x, y * 3.0, (x**2.0).sum()  # the 2nd ignores x; the 3rd y
+
+    x, y = RNG.standard_normal(3), RNG.standard_normal(3)
+    new = ghf.jacfwd(f, argnums=(0, 1), chunk_size=2)(x, y)
+    with monkeypatch.context() as m:
+        rerun_path(m)
+        old = ghf.jacfwd(f, argnums=(0, 1), chunk_size=2)(x, y)
+    for a, b in zip(flat(new), flat(old)):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(new[1][0].d, np.zeros((3, 3)))
+    np.testing.assert_allclose(new[1][1].d, 3.0 * np.eye(3))
+    np.testing.assert_allclose(new[0][0].d, np.outer(x, y) + (x * y).sum() * np.eye(3))
+    np.testing.assert_allclose(new[2][1].d, np.zeros(3))
+
+
+CUBE_BATCHED = """
+import gradhub
+
+def cube(xp, x):
+    return x * x * x
+
+def cube_bw(gy, inputs, in_shapes, outputs, out_shapes):
+    x = inputs[0]
+    return [gy[0] * x * x * 3.0]
+
+@gradhub.hookimpl
+def gradhub_add_functions(register):
+    register.function(
+        "CubeNoJvp", cube, rule=cube_bw, need_inputs=(0,), need_outputs=(), elementwise=True
+    )
+"""
+
+
+def test_a_function_without_a_jvp_rule_is_transposed_under_batched_tangents(
+    fresh_plugins: None,
+) -> None:
+    mod = types.ModuleType("cube_no_jvp_plugin")
+    exec(CUBE_BATCHED, mod.__dict__)
+    plugins.load_plugins(extra=[("cube_no_jvp_plugin", mod)])
+    assert gh.ops.fdef("CubeNoJvp").jvp_rule is None
+    x = RNG.uniform(0.5, 1.5, 4)
+    calls = []
+
+    def f(z: Any) -> Any:
+        calls.append(1)
+        return (call("CubeNoJvp", z) * z).sum()  # sum x^4: Hessian diag(12 x^2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no loop fallback on the way
+        h = ghf.hessian(f)(x)
+    assert len(calls) == 1
+    np.testing.assert_allclose(h.d, np.diag(12 * x**2), rtol=1e-13, atol=1e-13)
+
+
+def test_inside_vmap_the_tangents_are_pushed_through_the_batch_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``vmap(hessian(f))`` and ``vmap(jacfwd(f))`` (per-sample curvature): the basis tangents
+    go through the graph of the whole outer batch, each repeated along the outer batch axes;
+    ``f`` runs once; the results equal the rerun path, the loop over the elements and central
+    differences, also nested and with an argument that is not batched."""
+    ths = RNG.standard_normal((3, 23)) * 0.5
+    calls = []
+
+    def counted(z: Any) -> Any:
+        calls.append(1)
+        return mlp_loss(z)
+
+    h = ghf.vmap(ghf.hessian(counted))(ths)
+    assert len(calls) == 1 and h.shape == (3, 23, 23)
+    for b in range(3):
+        fd = num_jac(lambda z: ghf.grad(mlp_loss)(z).d, [ths[b]], 0)
+        np.testing.assert_allclose(h.d[b], fd, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(h.d[b], ghf.hessian(mlp_loss)(ths[b]).d, rtol=1e-13, atol=1e-14)
+    with monkeypatch.context() as m:
+        rerun_path(m)
+        old = ghf.vmap(ghf.hessian(mlp_loss, chunk_size=7))(ths)
+    np.testing.assert_allclose(h.d, old.d, rtol=1e-13, atol=1e-14)
+
+    def g(x: Any, y: Any) -> Any:  # y is not batched; its Jacobian is per element too
+        return (x * y).sum() * x + y**2.0
+
+    xs, y = RNG.standard_normal((2, 4, 3)), RNG.standard_normal(3)
+    inner = ghf.vmap(ghf.jacfwd(g, argnums=(0, 1)), in_axes=(0, None))
+    jx, jy = ghf.vmap(inner, in_axes=(0, None))(xs, y)
+    assert jx.shape == jy.shape == (2, 4, 3, 3)
+    for a in range(2):
+        for b in range(4):
+            x = xs[a, b]
+            np.testing.assert_allclose(jx.d[a, b], np.outer(x, y) + (x * y).sum() * np.eye(3))
+            np.testing.assert_allclose(jy.d[a, b], np.outer(x, x) + np.diag(2 * y))

@@ -105,3 +105,38 @@ def test_bad_axes_raise_naming_them() -> None:
         ghf.vmap(lambda a: a * 1.0, out_axes=None)(np.arange(2.0))
     with pytest.raises(ValueError, match=r"vmap: the batch axis has size 0"):
         ghf.vmap(lambda a: a)(np.ones((0, 2)))
+
+
+def test_randomness_argument_is_checked_and_random_functions_follow_it() -> None:
+    """``randomness`` as ``torch.func.vmap``: a bad value raises naming vmap; a function that
+    draws random numbers (here one calling ``gradhub.batching.random_call``) raises in the
+    default ``"error"`` mode, in any level of nested vmaps, and runs with ``"same"`` or
+    ``"different"``; inside a Jacobian's own vmap it makes the Jacobian take its loop."""
+    from gradhub import batching
+
+    with pytest.raises(
+        ValueError, match=r"vmap: randomness must be 'error', 'different' or 'same'"
+    ):
+        ghf.vmap(lambda x: x, randomness="differnt")
+    drawn: list[str | None] = []
+
+    def noisy(x: Any) -> Any:
+        batching.random_call("noise()")
+        drawn.append(batching.randomness())
+        return x * 2.0
+
+    x = np.ones((2, 3))
+    with pytest.raises(
+        RuntimeError, match=r"vmap: noise\(\) draws random numbers while vmap is in"
+    ):
+        ghf.vmap(noisy)(x)
+    for mode in ("same", "different"):
+        np.testing.assert_array_equal(ghf.vmap(noisy, randomness=mode)(x).d, 2 * x)
+    assert drawn == ["same", "different"]
+    with pytest.raises(RuntimeError, match=r'randomness="error" mode'):  # the outer level
+        ghf.vmap(ghf.vmap(noisy, randomness="same"))(np.ones((2, 2, 3)))
+    # outside vmap: nothing
+    noisy(gh.Variable(x))
+    assert batching.randomness() is None
+    # a Jacobian runs f once more inside its own vmap: a random f takes the loop instead
+    np.testing.assert_array_equal(ghf.jacrev(noisy)(np.ones(3)).d, 2 * np.eye(3))

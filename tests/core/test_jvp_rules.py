@@ -356,3 +356,40 @@ def test_show_registry_has_a_jvp_column() -> None:
     assert header.split()[-2:] == ["jvp", "batching"]
     mul2 = next(r for r in rows if r.startswith("Mul2 "))
     assert mul2.split()[-2] == "native"
+
+
+def test_the_audit_catches_a_rule_that_reads_the_tangents_array(neg_rule: None) -> None:
+    """A rule computing with the tangent's array instead of registered functions is right for
+    one tangent but not for a batch of them (it sees one element): ``check_jvp`` pushes a
+    batch of tangents as ``jacfwd`` and ``hessian`` do and compares with one at a time."""
+    from gradhub.audit import check_batched_tangents, check_function
+
+    def reads_data(t: Any, x: Any, y: Any) -> Any:
+        return gh.Variable(-np.asarray(t._data), need_grad=False)
+
+    register_jvp_rule("Neg", unary_jvp(reads_data), override=True)
+    fdef = REGISTRY.get("Neg")
+    with pytest.raises(AssertionError, match=r"Neg\[.*batched tangents: output 0 differs from"):
+        check_batched_tangents(fdef, samples_of(fdef)[0], REGISTRY.device_type("cpu").get(0))
+    r = check_function(fdef, "cpu", 1, record=False)
+    assert r.failed == 1 and "differs from the tangents pushed one at a time" in r.error
+
+
+def test_a_jvp_rule_calling_a_function_without_a_batching_rule_makes_jacfwd_loop() -> None:
+    """Regression: a JVP rule whose own calls reach the loop fallback under ``refuse_loop``
+    raised ``BackwardRuleError: the JVP rule of ... raised LoopRefused`` instead of letting
+    ``jacfwd`` fall back to one tangent at a time."""
+    from gradhub import batching
+
+    assert issubclass(batching.LoopRefused, BackwardRuleError)
+    fdef = REGISTRY.get("Neg")
+    saved = fdef.batch_rule
+    fdef.batch_rule = None  # the rule of Neg' calls Neg on the tangent
+    try:
+        x = RNG.standard_normal(3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            j = ghf.jacfwd(lambda z: -(z * z))(x)
+    finally:
+        fdef.batch_rule = saved
+    np.testing.assert_allclose(j.d, np.diag(-2 * x), rtol=1e-15)

@@ -17,6 +17,7 @@ import pytest
 from gradhub import plan
 from gradhub.audit import samples_of
 from gradhub.registry import REGISTRY, _ensure_loaded
+from step_helpers import CNN_SHAPES, cnn_penalty
 
 
 @pytest.fixture(autouse=True)
@@ -110,26 +111,15 @@ def test_plans_match_the_engine_on_every_sample(name: str) -> None:
 
 @pytest.mark.nn_ops
 def test_plans_match_the_engine_on_the_seed_cnn_with_gradient_penalty() -> None:
-    F = gh.functions
     rng = np.random.default_rng(1)
-    shapes = [(4, 3, 3, 3), (4,), (6, 4, 3, 3), (6,), (6 * 2 * 2, 5), (5,)]
-    params0 = [rng.standard_normal(sh).astype(np.float32) * 0.3 for sh in shapes]
+    params0 = [rng.standard_normal(sh).astype(np.float32) * 0.3 for sh in CNN_SHAPES]
     xs = [rng.standard_normal((3, 3, 8, 8)).astype(np.float32) for _ in range(2)]
     t = rng.integers(0, 5, (3, 1))
 
     def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
         x = gh.Variable(xs[0], need_grad=False)
         p = [gh.Variable(a.copy()) for a in params0]
-        h = F.max_pooling(F.relu(F.convolution(x, p[0], p[1], pad=(1, 1))), (2, 2))
-        h = F.max_pooling(F.relu(F.convolution(h, p[2], p[3], pad=(1, 1))), (2, 2))
-        loss = F.mean(
-            F.softmax_cross_entropy(F.affine(h, p[4], p[5]), gh.Variable(t, need_grad=False))
-        )
-        gs = gh.grad([loss], p, create_graph=True)
-        total = loss
-        for g in gs:
-            total = total + F.norm(g)
-        return [x], total, p
+        return [x], cnn_penalty(x, gh.Variable(t, need_grad=False), p), p
 
     feeds = [[xs[0]], [xs[1]], [xs[0]]]
     _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), "cnn + gp")

@@ -15,22 +15,12 @@ from collections.abc import Iterator
 import gradhub as gh
 import numpy as np
 import pytest
+from cuda_helpers import REASON, gpu
 from gradhub import plugins
 from gradhub.errors import DeviceError
 from gradhub.registry import REGISTRY
 
-
-def _cuda_reason() -> str:
-    plugins.load_plugins() if not plugins.STATE.loaded else None
-    dt = REGISTRY.device_types.get("cuda")
-    if dt is None:
-        return "gradhub-cuda is not installed"
-    ok, why = dt.availability()
-    return "" if ok else why
-
-
-_REASON = _cuda_reason()
-gpu = pytest.mark.skipif(bool(_REASON), reason=f"no usable CUDA device: {_REASON}")
+_REASON = REASON
 
 
 @pytest.fixture
@@ -367,3 +357,31 @@ def test_softmax_cross_entropy_on_cuda_checks_the_labels() -> None:
         xv, bad = gh.Variable(x), gh.Variable(np.array([[0], [4], [1], [2], [3]]), need_grad=False)
         with pytest.raises(ValueError, match=r"labels outside \[0, 4\) \(min 0, max 4\)"):
             F.softmax_cross_entropy(xv, bad)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("shape", "axis", "keepdims"),
+    [
+        ((256, 4, 28, 28), (0, 2, 3), False),
+        ((16, 2, 8, 8), (0, 2, 3), True),
+        ((7, 3, 100), (0, -1), False),
+        ((2, 3, 4, 256), (0, 1, 3), False),
+        ((7, 3, 5, 2), (0, 2, 3), False),  # small images: the generic kernel
+        ((7, 3, 5, 2), (1, 2), False),  # two kept axes: the generic kernel
+    ],
+)
+def test_the_sum_kernel_matches_the_generic_one(
+    dtype: type, shape: tuple[int, ...], axis: tuple[int, ...], keepdims: bool
+) -> None:
+    import cupy as cp
+    from gradhub.ops import fdef
+    from gradhub_cuda.kernels import sum_
+
+    x = cp.asarray(np.random.default_rng(0).standard_normal(shape).astype(dtype))
+    got = sum_(cp, x, axis, keepdims)
+    want = fdef("Sum").forward(cp, x, axis, keepdims)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(cp.asnumpy(got), cp.asnumpy(want), rtol=rtol, atol=rtol * 10)

@@ -25,7 +25,7 @@ def test_every_collective_on_every_dtype() -> None:
     for r in (0, 1):
         for what in ("barrier", "all_gather_shapes", "dtype_error"):
             assert f"ok {what} {r}" in res.stdout, res.stdout
-        assert f"ranks {r} 2 {r}" in res.stdout  # one host: local_rank == rank
+        assert f"ranks {r} 2 {r} 0 1" in res.stdout  # one host: local_rank == rank, host 0 of 1
 
 
 def test_importing_gradhub_mpi_initializes_no_mpi() -> None:
@@ -36,7 +36,7 @@ def test_importing_gradhub_mpi_initializes_no_mpi() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     ).stdout
-    assert out.split("\n")[:2] == ["['mpi']", "False"]
+    assert out.split("\n")[:2] == ["['mpi', 'nccl']", "False"]
 
 
 def test_one_process_without_launcher_is_a_communicator_of_size_one() -> None:
@@ -60,5 +60,5 @@ def test_require_launcher_says_what_to_run(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_a_missing_communicator_says_what_to_install() -> None:
-    with pytest.raises(gh.distributed.CommunicatorError, match=r"install gradhub-mpi with gradhub"):
-        gh.distributed.communicator("nccl")
+    with pytest.raises(gh.distributed.CommunicatorError, match=r"no installed plugin adds the"):
+        gh.distributed.communicator("gloo")

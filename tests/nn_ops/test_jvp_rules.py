@@ -1,6 +1,6 @@
 """gradhub-nn-ops' native JVP rules in networks: forward mode through an MLP and a small CNN
-against the transposed backward rules and float64 central differences, functions without a rule
-(``BatchNormalization``) and reductions (``Max``, ``SoftmaxCrossEntropy``) mixed in, Hessians by
+against the transposed backward rules and float64 central differences, ``BatchNormalization`` in
+training and inference and reductions (``Max``, ``SoftmaxCrossEntropy``) mixed in, Hessians by
 ``jacfwd(jacrev(f))`` and ``hvp`` (jvp of grad), and the elementwise records' rules derived from
 their derivative formulas. Every single rule is checked on its samples by the op matrix."""
 
@@ -33,8 +33,8 @@ def mlp(x: Any, w1: Any = W1) -> Any:
 
 
 def mlp_with_fallbacks(x: Any, w1: Any = W1) -> Any:
-    """BatchNormalization has no JVP rule (it is transposed); Max and SoftmaxCrossEntropy use
-    the reduction rule."""
+    """BatchNormalization with batch statistics; Max and SoftmaxCrossEntropy use the reduction
+    rule."""
     h = F.affine(x, w1, B1)
     h = F.batch_normalization(
         h, *(np.full((1, 8), v) for v in (0.0, 1.0, 0.0, 1.0)), batch_stat=True
@@ -86,8 +86,7 @@ def test_jvp_of_a_network_matches_transposition_and_central_differences(
 def test_the_network_paths_use_native_rules_where_they_exist() -> None:
     have = {n for n, f in REGISTRY.functions.items() if f.jvp_rule is not None}
     assert {"Affine", "Tanh", "ReLU", "Softmax", "LogSoftmax", "Convolution", "MaxPooling"} <= have
-    assert {"Max", "SoftmaxCrossEntropy"} <= have
-    assert "BatchNormalization" not in have  # transposed: still right (the test above)
+    assert {"Max", "SoftmaxCrossEntropy", "BatchNormalization"} <= have
 
 
 def test_hessian_by_forward_over_reverse_matches_reverse_over_reverse() -> None:
@@ -137,3 +136,39 @@ def test_float32_network_tangent_is_float32() -> None:
 
     y, t = ghf.jvp(f, (x,), (np.ones_like(x),))
     assert y.dtype == np.float32 and t.dtype == np.float32
+
+
+@pytest.mark.parametrize("batch_stat", [True, False])
+def test_batch_normalization_rule_and_hessians_through_it(batch_stat: bool) -> None:
+    """The JVP rule of BatchNormalization (training: through the batch statistics; inference:
+    also along the running statistics) against the transposed backward rule and central
+    differences, and the Hessian through it (batched tangents) against reverse over reverse."""
+    x = RNG.standard_normal((5, 3, 2))
+    beta, gamma = RNG.standard_normal((1, 3, 1)), RNG.uniform(0.5, 1.5, (1, 3, 1))
+    mean, var = RNG.standard_normal((1, 3, 1)) * 0.1, RNG.uniform(0.5, 1.5, (1, 3, 1))
+
+    def f(x: Any, beta: Any, gamma: Any, mean: Any, var: Any) -> Any:
+        m = mean if isinstance(mean, gh.Variable) else gh.Variable(np.array(mean))
+        v = var if isinstance(var, gh.Variable) else gh.Variable(np.array(var))
+        y = F.batch_normalization(x, beta, gamma, m, v, batch_stat=batch_stat)
+        return F.tanh(y) * x
+
+    assert REGISTRY.get("BatchNormalization").jvp_rule is not None
+    xs = [x, beta, gamma, mean, var]
+    ts = [RNG.standard_normal(a.shape) for a in xs]
+    _, t = ghf.jvp(f, tuple(xs), tuple(ts))
+    np.testing.assert_allclose(t.d, _central(f, xs, ts), rtol=1e-6, atol=1e-8)
+    if not batch_stat:  # the running statistics need a gradient only in inference
+        np.testing.assert_allclose(t.d, _transposed(f, xs, ts), rtol=1e-10, atol=1e-12)
+    else:  # they do not enter the output: a tangent along them changes nothing
+        _, t0 = ghf.jvp(f, tuple(xs), (*ts[:3], np.zeros_like(mean), np.zeros_like(var)))
+        np.testing.assert_allclose(t.d, t0.d, rtol=1e-14)
+
+    def loss(x: Any, gamma: Any) -> Any:
+        return F.sum(f(x, beta, gamma, mean, var) ** 2.0)
+
+    h_fwd = ghf.hessian(loss, argnums=(0, 1))(x, gamma)
+    h_rev = ghf.jacrev(ghf.jacrev(loss, argnums=(0, 1)), argnums=(0, 1))(x, gamma)
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(h_fwd[i][j].d, h_rev[i][j].d, rtol=1e-9, atol=1e-11)

@@ -98,7 +98,97 @@ def batched_key(key: Any) -> tuple[Any, ...] | None:
     return (slice(None), *k)
 
 
+def _gather_key(key: Any, n: int) -> tuple[Any, ...] | None:
+    """The key of the batch for an element's key holding batched integer Variables (indices
+    that differ across the batch): ``(arange(n), *entries)`` with each batched entry replaced by
+    its batch of indices, when the element's array entries come first and next to each other
+    (so numpy keeps the indexed axes in place); None otherwise, or when the indices are not
+    available (an outer vmap's batch)."""
+    from ..batching import BatchedVariable
+
+    k = key if isinstance(key, tuple) else (key,)
+    adv = [i for i, e in enumerate(k) if _is_advanced(e) or isinstance(e, (int, np.integer))]
+    if not adv or adv != list(range(len(adv))):
+        return None
+    entries: list[Any] = []
+    rank = 0
+    for e in k:
+        if isinstance(e, BatchedVariable):
+            v = e.value
+            if isinstance(v, BatchedVariable) or v.dtype.kind not in "iu":
+                return None
+            arr = v.device.to_numpy(v.d)
+            rank = max(rank, arr.ndim - 1)
+            entries.append(arr)
+        elif isinstance(e, Variable):
+            arr = e.device.to_numpy(e.d)
+            rank = max(rank, arr.ndim)
+            entries.append(arr)
+        else:
+            if _is_advanced(e):
+                rank = max(rank, np.ndim(e))
+            entries.append(e)
+    # each batched entry (n, *shape) gets its size-1 axes after the batch axis, as align does
+    for i, e in enumerate(k):
+        if isinstance(e, BatchedVariable):
+            a = entries[i]
+            entries[i] = a.reshape((n, *(1,) * (rank - a.ndim + 1), *a.shape[1:]))
+    return (np.arange(n).reshape((n, *(1,) * rank)), *entries)
+
+
+def _key_loop(x: Any, key: Any) -> Any:
+    """The loop fallback for a batched key that one gather cannot express: element ``i`` of
+    ``x`` indexed with element ``i`` of each batched entry (with the one-time warning)."""
+    import warnings
+
+    from .. import batching
+    from ..batching import BatchedVariable
+
+    k = key if isinstance(key, tuple) else (key,)
+    values: list[Any] = []
+    for e in k:
+        if isinstance(e, BatchedVariable):
+            if isinstance(e.value, BatchedVariable):
+                raise TypeError(
+                    "get_item(): the indices differ across an outer vmap's batch as well; "
+                    "index with them in that vmap's function, or use gradhub.functions.embed"
+                )
+            values.append(e.value.device.to_numpy(e.value.d))
+        else:
+            values.append(None)
+    why = "cannot batch this batched key"
+    if batching._refusing:
+        raise batching.LoopRefused(f"get_item() (GetItem) {why}")
+    if ("GetItem", why) not in batching._warned:
+        batching._warned.add(("GetItem", why))
+        warnings.warn(
+            f"vmap: get_item() (GetItem, from gradhub) {why}; it runs once per batch element "
+            "(a Python loop) and the results are stacked",
+            UserWarning,
+            stacklevel=4,
+        )
+    rows = []
+    for i in range(int(x.shape[0])):
+        ki = tuple(e if v is None else v[i] for e, v in zip(k, values))
+        rows.append(
+            call("GetItem", call("GetItem", x, key=i), key=ki if isinstance(key, tuple) else ki[0])
+        )
+    return batching.stack(rows)
+
+
+def _holds_batched(key: Any) -> bool:
+    from ..batching import BatchedVariable
+
+    k = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(e, BatchedVariable) for e in k)
+
+
 def _get_item(args: tuple[Any, ...], dims: tuple[Any, ...], key: Any) -> Any:
+    if _holds_batched(key):  # indices that differ across the batch: one gather
+        gk = _gather_key(key, int(args[0].shape[0]))
+        if gk is None:
+            return _key_loop(args[0], key), 0
+        return call("GetItem", args[0], key=gk), 0
     bk = batched_key(key)
     if bk is None:
         return loop("GetItem", args, dims, {"key": key}, "cannot batch this key")

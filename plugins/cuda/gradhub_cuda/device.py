@@ -7,12 +7,13 @@ someone asks whether the device is available.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import Any
 
 import numpy as np
-from gradhub.device import Device, DeviceType
+from gradhub.device import Device, DeviceGraph, DeviceType
 from gradhub.errors import DeviceError
 
 INSTALL_HINT = "pip install 'gradhub-cuda[cuda13]' (or [cuda12]) to get CuPy"
@@ -31,6 +32,8 @@ def _import_cupy() -> tuple[ModuleType | None, str]:
 
 class CudaDevice(Device):
     """One GPU: CuPy arrays allocated from CuPy's memory pool on CuPy's default stream."""
+
+    can_capture = True
 
     def __init__(self, cupy: ModuleType, index: int) -> None:
         super().__init__("cuda", cupy, index)
@@ -54,6 +57,12 @@ class CudaDevice(Device):
 
     def activate(self) -> AbstractContextManager[Any]:
         return self._cuda_device  # type: ignore[no-any-return]
+
+    def capture(self, run: Callable[[], None]) -> DeviceGraph:
+        """Record what ``run()`` launches into a CUDA graph (see :mod:`gradhub_cuda.capture`)."""
+        from .capture import capture
+
+        return capture(self.xp, self._cuda_device, run)
 
 
 class CudaDeviceType(DeviceType):

@@ -1,10 +1,11 @@
 """The hook implementations of gradhub-cuda.
 
 The plugin only adds: the ``cuda`` device (alias ``cudnn``) and, where measurement shows a gain,
-faster kernels keyed by (function, ``cuda``). It defines no functions and no backward rules, so
-uninstalling it cannot change any gradient. Every gradhub-nn-ops function runs on ``cuda``: through
-a kernel of :mod:`gradhub_cuda.kernels` where one was measured faster, else its generic ``xp``
-kernel.
+faster kernels keyed by (function, ``cuda``) and rule kernels (faster first-order versions of
+existing rules) keyed by (function, ``cuda``). It defines no functions and no backward rules, so
+uninstalling it cannot change any gradient beyond rounding. Every gradhub-nn-ops function runs on
+``cuda``: through a kernel of :mod:`gradhub_cuda.kernels` where one was measured faster, else its
+generic ``xp`` kernel.
 """
 
 from __future__ import annotations
@@ -24,9 +25,13 @@ def gradhub_add_devices(register: Any) -> None:
 
 @hookimpl
 def gradhub_add_kernels(register: Any) -> None:
-    """Register the CUDA kernels of existing functions (see :mod:`gradhub_cuda.kernels`)."""
-    from .kernels import KERNELS
+    """Register the CUDA kernels of existing functions, and the rule kernels of their rules
+    (see :mod:`gradhub_cuda.kernels`)."""
+    from .kernels import KERNELS, RULE_KERNELS
 
     for name, kernel in KERNELS.items():
         if register.has_function(name):
             register.kernel(name, "cuda", kernel)
+    for name, kernel in RULE_KERNELS.items():
+        if register.has_function(name):
+            register.rule_kernel(name, "cuda", kernel)

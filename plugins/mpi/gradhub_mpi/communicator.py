@@ -29,7 +29,7 @@ LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE
 def _import_mpi() -> Any:
     try:
         from mpi4py import MPI
-    except ImportError as e:
+    except Exception as e:  # ImportError; RuntimeError when mpi4py finds no MPI library
         raise CommunicatorError(
             f"gradhub-mpi: the 'mpi' communicator needs mpi4py and an MPI library ({e}); "
             'install them with: pip install "gradhub-mpi[mpich]"'
@@ -40,7 +40,9 @@ def _import_mpi() -> Any:
 class MPICommunicator:
     """A communicator over ``MPI.COMM_WORLD`` (or ``comm``, an mpi4py communicator).
 
-    ``rank``, ``size``, ``local_rank`` (the rank among the processes of this host). With
+    ``rank``, ``size``, ``local_rank`` (the rank among the processes of this host),
+    ``local_size`` (their number), ``host_rank`` (this host's index, hosts ordered by their
+    lowest rank) and ``host_count``. With
     ``abort_on_exception=True`` (the default when ``size > 1``) an exception that reaches the top
     of the program on one rank prints that rank's traceback and ends the whole job
     (``MPI_Abort``), so that the other ranks do not wait in a collective for ever.
@@ -69,7 +71,15 @@ class MPICommunicator:
         local = self.comm.Split_type(MPI.COMM_TYPE_SHARED, key=self.rank)
         self.local_rank: int = local.Get_rank()
         self.local_size: int = local.Get_size()
+        # the host's index: hosts ordered by their lowest rank (chainermn's inter_rank)
+        leader = np.array([self.rank], dtype=np.int64)
+        local.Bcast(leader, root=0)  # local rank 0 has the host's lowest rank
         local.Free()
+        leaders = np.empty(self.size, dtype=np.int64)
+        self.comm.Allgather(leader, leaders)
+        hosts = sorted(set(leaders.tolist()))
+        self.host_rank: int = hosts.index(int(leader[0]))
+        self.host_count: int = len(hosts)
         if abort_on_exception is None:
             abort_on_exception = self.size > 1
         if abort_on_exception:

@@ -10,6 +10,11 @@ all-reduce (``MPI_Iallreduce``) once the bucket is full, while the engine goes o
 below. When backward ends it waits for the buckets still in flight and hands each parameter its
 all-reduced gradient (divided by the number of ranks with ``division=True``, so that each rank's
 loss being the mean over its part gives the gradient of the mean over the global batch).
+
+With the ``"nccl"`` communicator the buckets are CuPy arrays on the rank's GPU, filled on the
+current stream; each bucket's all-reduce is queued on the communicator's side stream behind an
+event recorded when its last gradient was copied in, and the end of backward makes the current
+stream wait for the side stream's events (the host waits for nothing).
 """
 
 from __future__ import annotations
@@ -94,6 +99,9 @@ class AllReduceCallback:
                 f"bucket), got {pack_size!r}"
             )
         self.comm = comm
+        # the buckets live where the communicator reduces them: its ``empty(size, dtype)`` (a
+        # CuPy array on the GPU of the "nccl" communicator), else numpy's
+        self._empty = getattr(comm, "empty", None) or (lambda n, dt: np.empty(n, dtype=dt))
         self.division = division
         self.buckets: list[_Bucket] = []
         self.where: dict[int, tuple[_Bucket, int]] = {}  # id(param) -> (bucket, member index)
@@ -135,7 +143,7 @@ class AllReduceCallback:
             return  # not one of the parameters
         b, i = found
         if b.buf is None:
-            b.buf = np.empty(b.size, dtype=b.dtype)
+            b.buf = self._empty(b.size, b.dtype)
         n, off = b.members[i].size, b.offsets[i]
         b.buf[off : off + n] = grad.d.reshape(-1)
         b.got[i] = True
@@ -151,7 +159,7 @@ class AllReduceCallback:
         for k, b in enumerate(self.buckets):
             if b.request is None:
                 if b.buf is None:
-                    b.buf = np.empty(b.size, dtype=b.dtype)
+                    b.buf = self._empty(b.size, b.dtype)
                 for i, got in enumerate(b.got):
                     if not got:
                         n, off = b.members[i].size, b.offsets[i]
@@ -167,7 +175,7 @@ class AllReduceCallback:
             buf = b.buf
             assert buf is not None
             if scale is not None:
-                np.multiply(buf, buf.dtype.type(scale), out=buf)
+                buf *= buf.dtype.type(scale)
             for i, v in enumerate(b.members):
                 n, off = v.size, b.offsets[i]
                 value = buf[off : off + n].reshape(v.shape)
@@ -195,6 +203,7 @@ def check_parameters(comm: Any, params: Any) -> None:
     """Raise ``ValueError`` on every rank when the parameters (names, shapes, dtypes, in order)
     differ between the ranks, naming the first difference; nothing is pickled."""
     lines = _describe(_named(params, "check_parameters"))
+    comm = getattr(comm, "host", comm)  # the "nccl" communicator compares over its MPI one
     text = "\n".join(lines).encode()
     digest = np.frombuffer(hashlib.sha256(text).digest(), dtype=np.uint8).copy()
     every = comm.all_gather(digest.astype(np.float64))

@@ -13,14 +13,26 @@ batch axis first, computed with registered functions so that it stays differenti
   weights of per-sample gradients): one batched matrix product; ``Convolution`` with a batched
   weight: one grouped convolution with ``group * B`` groups (each element's channels form its
   own groups), for ``base_axis == 1``;
+* ``Deconvolution`` with a batched weight: one grouped deconvolution with ``group * B`` groups;
+  ``ConvolutionFilterGrad`` (met by ``jacfwd``/``hessian``'s batched tangents): one grouped
+  filter gradient with ``group * B`` groups; the backward helpers of pooling
+  (``MaxPoolingBackward``, ``AveragePoolingBackward``...): the batch axis is one more leading
+  axis;
 * pooling, padding, embeddings with an unbatched table, one-hot: the batch axis is one more
-  leading axis, so the function runs unchanged.
-
+  leading axis, so the function runs unchanged; ``Embed`` with a batched table (and
+  ``EmbedBackward``, per-sample gradients of a table): one lookup (scatter) in the elements'
+  tables stacked along their first axis, each element's ids offset by its row count (the ids
+  checked against one table's rows first, as the kernel checks them);
 * ``BatchNormalization`` in inference (``batch_stat=False``) with shared parameters: the batch
-  axis merged into the first sample axis.
+  axis merged into the first sample axis; with batched parameters in inference, and in training
+  (``batch_stat=True``, each element's own statistics): the batch axis is one more parameter
+  axis, the running statistics updated as the loop updates them;
+* ``DropoutMask``: as vmap's ``randomness`` says
+  (:func:`gradhub_nn_ops.misc.dropout_mask_batching_rule`).
 
-Cases not covered (``BatchNormalization`` with batch statistics, a batched ``Embed`` table, a
-batched ``Deconvolution`` weight...) fall back to the loop with a one-time warning.
+Cases not covered (``BatchNormalization`` with batched running statistics in training, a batched
+``Convolution``/``Deconvolution`` weight with ``base_axis != 1``...) fall back to the loop with a
+one-time warning.
 """
 
 from __future__ import annotations
@@ -30,6 +42,8 @@ from typing import Any
 
 from gradhub.batching import loop, shift_axes, size_of, to_batched
 from gradhub.ops import call
+
+from .misc import dropout_mask_batching_rule
 
 Rule = Callable[..., Any]
 
@@ -78,19 +92,6 @@ def _passthrough(name: str) -> Rule:
     def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
         if any(d is None for d in dims[1:]):
             return loop(name, args, dims, attrs, "cannot batch with an unbatched second input")
-        return call(name, *args, **attrs), 0
-
-    rule.__name__ = rule.__qualname__ = f"batch_{name}"
-    return rule
-
-
-def _first_only(name: str) -> Rule:
-    """The rule of a function whose first input has free leading axes and whose other inputs
-    (a table) must not be batched."""
-
-    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
-        if dims[0] is None or any(d is not None for d in dims[1:]):
-            return loop(name, args, dims, attrs, "cannot batch a batched table")
         return call(name, *args, **attrs), 0
 
     rule.__name__ = rule.__qualname__ = f"batch_{name}"
@@ -190,6 +191,8 @@ def _conv_unbatched_w(name: str) -> Rule:
             return call(name, *args, **attrs), 0
         if name == "Convolution" and dims[1] is not None:
             return _grouped_conv(args, dims, **attrs)
+        if name == "Deconvolution" and dims[1] is not None:
+            return _grouped_deconv(args, dims, **attrs)
         if dims[1] is None and len(args) > 2 and dims[2] is not None:  # only the bias batched
             return _conv_batched_bias(name, args, dims, **attrs)
         return loop(name, args, dims, attrs, "cannot batch a batched weight or bias")
@@ -244,30 +247,226 @@ def _grouped_conv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) ->
 
 def _batch_normalization(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
     """Inference (``batch_stat=False``) with shared parameters: the batch axis merged into the
-    sample's first axis (not a parameter axis), one call. Batch statistics (per element, with
-    the running statistics updated in place) and batched parameters loop."""
+    sample's first axis (not a parameter axis), one call; with batched parameters (or a
+    parameter axis 0): the vmap axis as one more parameter axis, the parameters ``(B, *param
+    shape)``, one call. Training (``batch_stat=True``): see :func:`_bn_batch_stat`. Batched
+    running statistics in training loop."""
+    from .normalization import _norm_axes
+
     x = args[0]
-    nd = x.ndim - 1
+    nd = x.ndim - (dims[0] is not None)  # one element's
     axes = attrs.get("axes", (1,))
-    ax = (axes,) if isinstance(axes, int) else tuple(axes)
-    if (
-        attrs.get("batch_stat", True)
-        or any(d is not None for d in dims[1:])
-        or dims[0] is None
-        or nd < 1
-        or any(int(a) % nd == 0 for a in ax)
-    ):
+    if attrs.get("batch_stat", True):
+        if all(d is None for d in dims[3:]):
+            return _bn_batch_stat(args, dims, **attrs)
         return loop(
             "BatchNormalization",
             args,
             dims,
             attrs,
-            "cannot batch batch statistics, batched parameters or a parameter axis 0",
+            "cannot batch batch statistics with batched running statistics",
         )
-    n, first = x.shape[0], x.shape[1]
-    merged = call("Reshape", x, shape=(n * first, *x.shape[2:]))
-    y = call("BatchNormalization", merged, *args[1:], **attrs)
-    return call("Reshape", y, shape=x.shape), 0
+    ax = _norm_axes("batch_normalization", "axes", axes, max(nd, 1))
+    if dims[0] is not None and all(d is None for d in dims[1:]) and nd >= 1 and 0 not in ax:
+        n, first = x.shape[0], x.shape[1]
+        merged = call("Reshape", x, shape=(n * first, *x.shape[2:]))
+        y = call("BatchNormalization", merged, *args[1:], **attrs)
+        return call("Reshape", y, shape=x.shape), 0
+    xs = _all_batched(args, dims)
+    inf_attrs = dict(attrs)
+    inf_attrs["axes"] = (0, *(a + 1 for a in ax))
+    return call("BatchNormalization", *xs, **inf_attrs), 0
+
+
+def _bn_batch_stat(
+    args: tuple[Any, ...],
+    dims: tuple[Any, ...],
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+) -> Any:
+    """Training mode for a batch: each element normalizes with its own batch statistics, so the
+    vmap axis becomes one more parameter axis (``axes`` ``(0, *(a + 1))``), beta and gamma of
+    shape ``(B, *param shape)`` (repeated where unbatched): one call. The running statistics
+    (unbatched) end as the loop leaves them, each element's update applied in turn:
+
+    .. math:: m \\leftarrow d^B m + (1 - d) \\sum_{i<B} d^{B-1-i} \\mu_i
+
+    (``d`` the decay rate; the same for the variance with the unbiased batch variances): the
+    call updates per-element copies ``d m + (1 - d) \\mu_i``, from which the loop's result is
+    formed. (Re-executing the recorded graph updates those copies, not the running
+    statistics.)"""
+    from gradhub import Variable
+
+    from .normalization import _norm_axes
+
+    n = size_of(args, dims)
+    xs = _all_batched(args[:3], dims[:3])
+    x = xs[0]
+    nd = x.ndim - 1
+    ax = _norm_axes("batch_normalization", "axes", axes, nd)
+    # the running statistics' arrays, updated in place (a Variable's own array, or an array)
+    running = [r.d if isinstance(r, Variable) else r for r in (args[3], args[4])]
+    for name, arr in zip(("mean", "variance"), running):
+        if not getattr(getattr(arr, "flags", None), "writeable", True):
+            raise ValueError(
+                f"batch_normalization(): the running {name} array is read-only; pass a writable "
+                "array (the running statistics are updated in place when batch_stat=True)"
+            )
+    xp = x.device.xp
+    copies = [xp.broadcast_to(r, (n, *r.shape)).copy() for r in running]
+    y = call(
+        "BatchNormalization",
+        x,
+        xs[1],
+        xs[2],
+        *(Variable(c, need_grad=False) for c in copies),
+        axes=(0, *(a + 1 for a in ax)),
+        decay_rate=decay_rate,
+        eps=eps,
+        batch_stat=True,
+    )
+    d = float(decay_rate)
+    for arr, c in zip(running, copies):
+        before = arr.copy()
+        acc = (d**n) * before
+        for i in range(n):  # c[i] = d before + (1 - d) mu_i
+            acc = acc + (d ** (n - 1 - i)) * (c[i] - d * before)
+        arr[...] = acc
+    return y, 0
+
+
+def _ids_in_range(ids: Any, n: int, fn: str) -> bool:
+    """Check a batch of ids (a Variable whose data is available) to lie in ``[0, n)`` as the
+    function's kernel does (after the per-element offsets an id out of range would pick a row
+    of another element's table); False where the data is not available (nested vmap)."""
+    from gradhub.batching import BatchedVariable
+
+    if isinstance(ids, BatchedVariable):
+        return False
+    arr = ids.device.to_numpy(ids.d) if hasattr(ids, "device") else ids
+    if arr.dtype.kind not in "iuf":
+        return False  # the kernel's own checks (and messages) on the loop
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n):
+        raise ValueError(
+            f"{fn}: ids in x0 must be in [0, {n}), got values in [{int(arr.min())}, "
+            f"{int(arr.max())}]"
+        )
+    return True
+
+
+def _offset_ids(ids: Any, n: int, rows: int) -> Any:
+    """``ids`` (batch axis first) plus ``b * rows`` for element ``b``: indices into the
+    elements' tables stacked along their first axis."""
+    from gradhub import Variable
+
+    xp = ids.device.xp
+    offs = (xp.arange(n, dtype=ids.dtype) * rows).reshape((n, *(1,) * (ids.ndim - 1)))
+    return ids + Variable(offs, need_grad=False)
+
+
+def _embed(args: tuple[Any, ...], dims: tuple[Any, ...]) -> Any:
+    """Shared table: the batch axis is one more leading axis of the ids, one call. Batched
+    table ``(B, V, ...)``: one lookup in the tables stacked ``(B V, ...)`` with each element's
+    ids offset by ``b V``."""
+    x, w = args
+    if dims[1] is None:
+        return call("Embed", x, w), 0
+    n = size_of(args, dims)
+    if dims[0] is None:
+        x = to_batched(x, n)
+    v = w.shape[1]
+    if not _ids_in_range(x, v, "embed"):
+        return loop("Embed", args, dims, {}, "cannot batch these ids with a batched table")
+    wf = call("Reshape", w, shape=(n * v, *w.shape[2:]))
+    return call("Embed", _offset_ids(x, n, v), wf), 0
+
+
+def _embed_backward(args: tuple[Any, ...], dims: tuple[Any, ...], shape: Any) -> Any:
+    """The gradient of a batch of tables (per-sample gradients of an embedding): the
+    elements' gradients scattered into the stacked tables ``(B V, ...)`` with offset ids."""
+    x, g = args
+    shape = tuple(int(s) for s in shape)
+    n = size_of(args, dims)
+    if dims[0] is None:
+        x = to_batched(x, n)
+    if dims[1] is None:
+        g = to_batched(g, n)
+    v = shape[0] if shape else 0
+    if not shape or not _ids_in_range(x, v, "embed_backward"):
+        return loop(
+            "EmbedBackward", args, dims, {"shape": shape}, "cannot batch these ids or shape"
+        )
+    out = call("EmbedBackward", _offset_ids(x, n, v), g, shape=(n * v, *shape[1:]))
+    return call("Reshape", out, shape=(n, *shape)), 0
+
+
+def _grouped_deconv(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """A deconvolution with a batched weight (B, C, O // g, *k): one deconvolution of x (N, B*C,
+    *spatial) with the weight (B*C, O // g, *k) in ``g * B`` groups (element ``b``'s input
+    channels and output channels form the groups ``b*g .. b*g + g - 1``), for
+    ``base_axis == 1``."""
+    xs = _all_batched(args, dims)
+    x, w = xs[0], xs[1]
+    bias = xs[2] if len(xs) > 2 else None
+    base_axis = int(attrs["base_axis"]) % (x.ndim - 1)
+    if base_axis != 1:
+        return loop("Deconvolution", args, dims, attrs, "cannot batch a weight with base_axis != 1")
+    n_b, n, c = x.shape[0], x.shape[1], x.shape[2]
+    sp = tuple(x.shape[3:])
+    g = int(attrs["group"])
+    xt = call("Transpose", x, axes=(1, 0, *range(2, x.ndim)))  # (N, B, C, *sp)
+    xt = call("Reshape", xt, shape=(n, n_b * c, *sp))
+    wt = call("Reshape", w, shape=(n_b * w.shape[1], *w.shape[2:]))
+    dc_attrs = dict(attrs)
+    dc_attrs["group"] = g * n_b
+    ins = [xt, wt]
+    if bias is not None:
+        ins.append(call("Reshape", bias, shape=(n_b * bias.shape[1],)))
+    y = call("Deconvolution", *ins, **dc_attrs)  # (N, B*O, *sp')
+    o = y.shape[1] // n_b
+    y = call("Reshape", y, shape=(n, n_b, o, *y.shape[2:]))
+    return call("Transpose", y, axes=(1, 0, *range(2, y.ndim))), 0
+
+
+def _leading(name: str) -> Rule:
+    """The rule of a backward helper of pooling (``MaxPoolingBackward``, ``MaxPoolingGather``,
+    ``MaskedUnpooling``...) whose leading axes are free: every input batched (an unbatched one
+    repeated), the batch axis one more leading axis. ``jacfwd``/``hessian`` reach these with a
+    batch of tangents and unbatched primals."""
+
+    def rule(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+        return call(name, *_all_batched(args, dims), **attrs), 0
+
+    rule.__name__ = rule.__qualname__ = f"batch_{name}"
+    return rule
+
+
+def _average_pooling_backward(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    (g,) = args
+    attrs = dict(attrs)
+    attrs["x_shape"] = (g.shape[0], *tuple(attrs["x_shape"]))
+    return call("AveragePoolingBackward", g, **attrs), 0
+
+
+def _filter_grad(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """``ConvolutionFilterGrad`` (the weight gradient of a convolution, ``(O, C // g, *k)``) for
+    a batch: one filter gradient of x (N, B*C, *spatial) and dy (N, B*O, *spatial') in
+    ``g * B`` groups, whose result ``(B*O, C // g, *k)`` holds each element's, for
+    ``base_axis == 1``."""
+    x, dy = _all_batched(args, dims)
+    if int(attrs["base_axis"]) % (x.ndim - 1) != 1:
+        return loop("ConvolutionFilterGrad", args, dims, attrs, "cannot batch with base_axis != 1")
+    n_b, n = x.shape[0], x.shape[1]
+    xt = call("Transpose", x, axes=(1, 0, *range(2, x.ndim)))
+    xt = call("Reshape", xt, shape=(n, n_b * x.shape[2], *x.shape[3:]))
+    dt = call("Transpose", dy, axes=(1, 0, *range(2, dy.ndim)))
+    dt = call("Reshape", dt, shape=(n, n_b * dy.shape[2], *dy.shape[3:]))
+    fg_attrs = dict(attrs)
+    fg_attrs["group"] = int(attrs["group"]) * n_b
+    w = call("ConvolutionFilterGrad", xt, dt, **fg_attrs)  # (B*O, C // g, *k)
+    return call("Reshape", w, shape=(n_b, dy.shape[2], *w.shape[1:])), 0
 
 
 def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
@@ -304,8 +503,19 @@ def register_batching_rules(register: Any) -> None:
     r("Einsum", _einsum)
     r("Convolution", _conv_unbatched_w("Convolution"))
     r("Deconvolution", _conv_unbatched_w("Deconvolution"))
-    # (DropoutMask has none: the loop draws each element's mask as a call per element does)
+    r("DropoutMask", dropout_mask_batching_rule)
     for name in ("MaxPooling", "AveragePooling", "OneHot"):
         r(name, _passthrough(name))
-    r("Embed", _first_only("Embed"))
+    for name in (
+        "MaxPoolingBackward",
+        "MaxPoolingGather",
+        "MaxPoolingMask",
+        "MaskedUnpooling",
+        "MaskedPooling",
+    ):
+        r(name, _leading(name))
+    r("AveragePoolingBackward", _average_pooling_backward)
+    r("ConvolutionFilterGrad", _filter_grad)
+    r("Embed", _embed)
+    r("EmbedBackward", _embed_backward)
     r("BatchNormalization", _batch_normalization)

@@ -682,8 +682,11 @@ def _bias_grad(g: Any, base_axis: int) -> Any:
     return _call("Sum", g, axis=axes, keepdims=False)
 
 
-def _bias_grad_array(g: Any, base_axis: int) -> Any:
-    return g.sum(axis=tuple(i for i in range(g.ndim) if i != base_axis))
+def _bias_grad_array(xp: Any, g: Any, base_axis: int) -> Any:
+    # the Sum kernel of g's device (gradhub-cuda's sums over all axes but one as one reduction
+    # over a contiguous axis)
+    axes = tuple(i for i in range(g.ndim) if i != base_axis)
+    return kernel_of("Sum", g)(xp, g, axis=axes, keepdims=False)
 
 
 def _dx_output_padding(
@@ -751,7 +754,7 @@ def _convolution_fast(  # type: ignore[no-untyped-def]
     if need_grads[1]:
         res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
     if len(in_shapes) > 2:
-        res.append(_bias_grad_array(g, ba) if need_grads[2] else None)
+        res.append(_bias_grad_array(xp, g, ba) if need_grads[2] else None)
     return res
 
 
@@ -836,7 +839,7 @@ def _deconvolution_fast(  # type: ignore[no-untyped-def]
             xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd :]))] = x
         res[1] = kernel_of("ConvolutionFilterGrad", g)(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
     if len(in_shapes) > 2:
-        res.append(_bias_grad_array(g, geo.base_axis) if need_grads[2] else None)
+        res.append(_bias_grad_array(xp, g, geo.base_axis) if need_grads[2] else None)
     return res
 
 

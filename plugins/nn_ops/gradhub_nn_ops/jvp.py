@@ -22,9 +22,16 @@ A rule maps the tangents ``t`` of one call's inputs to its output tangents (see
   their backward rule gives each element (``g = 1``) times the tangent, summed over the reduced
   axes (:func:`reduction`).
 
-``BatchNormalization`` has none: forward mode transposes its backward rule (same result, two
-small reverse passes). The
-losses written as composites (``SquaredError``, ``HuberLoss``...) need none: forward mode goes
+* ``BatchNormalization``: in training (``batch_stat=True``) the tangent of the normalized
+  input through the batch statistics,
+  :math:`\\dot y = \\dot\\beta + \\dot\\gamma \\hat x + \\gamma\\, r (\\dot x_c - \\hat x\\,
+  \\overline{\\hat x \\dot x_c})` with :math:`\\dot x_c = \\dot x - \\overline{\\dot x}`,
+  :math:`r = (\\sigma^2 + \\epsilon)^{-1/2}` and the means over the reduced axes (the running
+  statistics do not enter the output); in inference the running statistics' tangents as well,
+  :math:`\\dot y = \\dot\\beta + \\dot\\gamma \\hat x + \\gamma r (\\dot x - \\dot\\mu) -
+  \\tfrac12 \\gamma \\hat x r^2 \\dot\\sigma^2` (:func:`batch_normalization`).
+
+The losses written as composites (``SquaredError``, ``HuberLoss``...) need none: forward mode goes
 through the functions they call.
 """
 
@@ -213,6 +220,66 @@ def reduction(name: str, single_axis: bool = False) -> Callable[..., Any]:
     return rule
 
 
+def batch_normalization(
+    ins: Vars,
+    outs: Vars,
+    ts: Vars,
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+) -> tuple[Any]:
+    """The JVP rule of ``BatchNormalization`` (inputs x, beta, gamma, mean, variance), in float32
+    for float16 inputs as the forward kernel."""
+    from .normalization import _bn_geometry
+
+    x, _, gamma, mean, var = ins
+    tx, tbeta, tgamma, tmean, tvar = ts
+    y = outs[0]
+    half = x.dtype.name == "float16"
+
+    def up(v: Any) -> Any:
+        return call("Cast", v, dtype="float32") if half and v.dtype.name == "float16" else v
+
+    _, red, _, _ = _bn_geometry(x.shape, axes)
+
+    def mean_red(v: Any) -> Any:
+        return call("Mean", v, axis=red, keepdims=True) if red else v
+
+    x, gamma = up(x), up(gamma)
+    if batch_stat:
+        xc = x - mean_red(x)
+        rstd = call("PowScalar", call("AddScalar", mean_red(xc * xc), val=eps), val=-0.5)
+        tmean = tvar = None  # the running statistics do not enter the output
+    else:
+        mean, var = up(mean), up(var)
+        xc = x - mean
+        rstd = call("PowScalar", call("AddScalar", var, val=eps), val=-0.5)
+    xhat = xc * rstd
+    parts: list[Any] = []
+    if tbeta is not None:
+        parts.append(up(tbeta))
+    if tgamma is not None:
+        parts.append(up(tgamma) * xhat)
+    if batch_stat:
+        if tx is not None:
+            tc = up(tx)
+            tc = tc - mean_red(tc)
+            parts.append(gamma * rstd * (tc - xhat * mean_red(xhat * tc)))
+    else:
+        lin = tangent_sum(
+            [None if tx is None else up(tx), None if tmean is None else -up(tmean)], x.shape
+        )
+        if lin is not None:
+            parts.append(gamma * rstd * lin)
+        if tvar is not None:
+            parts.append(call("MulScalar", gamma * xhat * rstd * rstd * up(tvar), val=-0.5))
+    total = tangent_sum(parts, y.shape)
+    if total is not None and total.dtype != y.dtype:
+        total = call("Cast", total, dtype=y.dtype.name)
+    return (total,)
+
+
 def _max_pooling(ins: Vars, outs: Vars, ts: Vars, **attrs: Any) -> tuple[Any]:
     # the tangent at each window's maximum (the adjoint of MaxPoolingBackward)
     return (call("MaxPoolingGather", ts[0], ins[0], **attrs),)
@@ -277,6 +344,7 @@ def rules() -> dict[str, Callable[..., Any]]:
             "Prod": reduction("Prod"),
             "Norm": reduction("Norm"),
             "SoftmaxCrossEntropy": reduction("SoftmaxCrossEntropy", single_axis=True),
+            "BatchNormalization": batch_normalization,
         }
     )
     return out

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from gradhub import Sample, Variable
-from gradhub.ops import call
+from gradhub import Sample, Variable, batching
+from gradhub.ops import call, replace_api
 
 from .math import is_int, whole_numbers
 
@@ -57,6 +57,9 @@ def _dropout_mask(xp: Any, x: Any, p: float = 0.5, seed: int = -1) -> Any:
     p = _check_p("dropout_mask", p)
     if not isinstance(seed, (int, np.integer)) or (seed < 0 and seed != -1):
         raise ValueError(f"dropout_mask: seed must be -1 (global generator) or >= 0, got {seed}")
+    if seed == -1 and batching.LEVELS:  # inside vmap: see vmap's randomness
+        batching.random_call("dropout_mask()")
+        batching.unlifted_random_call("dropout_mask()")
     if x.dtype.kind != "f":
         raise TypeError(f"dropout_mask: x must be floating point, got dtype {x.dtype}")
     keep = _keep(x.shape, p, int(seed))
@@ -93,8 +96,44 @@ def dropout(x: Any, p: float = 0.5, seed: int = -1) -> Variable:
         True
     """
     p = _check_p("dropout", p)
-    mask = call("DropoutMask", x, p=p, seed=seed)
+    mask = call("DropoutMask", _lifted_for_draw(x, seed, "dropout()"), p=p, seed=seed)
     return call("Mul2", x, mask)  # type: ignore[no-any-return]
+
+
+def _lifted_for_draw(x: Any, seed: Any, fname: str) -> Any:
+    """Inside vmap, the input that shapes a random mask, lifted to the levels whose
+    ``randomness`` is ``"different"`` (one mask per batch element there); the error of
+    ``randomness="error"``. Outside vmap, or with a fixed seed, ``x`` itself."""
+    if seed != -1 or not batching.LEVELS:
+        return x
+    batching.random_call(fname)
+    return batching.lift_random(x if isinstance(x, Variable) else Variable(x, need_grad=False))
+
+
+def _dropout_mask_api(fdef: Any) -> Any:
+    """Install the public callable of DropoutMask: the registered one, with ``x`` lifted inside
+    vmap as :func:`_lifted_for_draw` says."""
+    inner = fdef.api
+
+    def api(x: Any, p: float = 0.5, seed: int = -1) -> Any:
+        return inner(_lifted_for_draw(x, seed, "dropout_mask()"), p=p, seed=seed)
+
+    return replace_api(fdef, api)
+
+
+def dropout_mask_batching_rule(
+    args: tuple[Any, ...], dims: tuple[Any, ...], p: float = 0.5, seed: int = -1
+) -> Any:
+    """The batching rule of DropoutMask: with a fixed seed, or ``randomness="same"``, one mask
+    of one element's shape, shared by the batch (not batched); with ``"different"``, the mask of
+    the whole batch (independent draws); ``"error"`` raises (see
+    :func:`gradhub.batching.random_call`)."""
+    x = args[0]
+    if seed == -1:
+        batching.random_call("dropout_mask()")
+    if seed != -1 or batching.randomness() == "same":
+        return call("DropoutMask", call("GetItem", x, key=0), p=p, seed=seed), None
+    return call("DropoutMask", x, p=p, seed=seed), 0
 
 
 def _dropout_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -273,11 +312,12 @@ def _one_hot_ref(x: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
 def register_functions(register: Any) -> None:
     """Register the misc functions."""
     f = register.function
-    f(
+    mask = f(
         "DropoutMask",
         _dropout_mask,
         attrs={"p": 0.5, "seed": -1},
         differentiable=False,
+        random=True,
         samples=_dropout_mask_samples,
         reference=_dropout_mask_ref,
         doc="""The scaled keep-mask of dropout, shaped and typed like ``x``: ``m_i / (1 - p)``.
@@ -293,6 +333,7 @@ Example::
     True
 """,
     )
+    _dropout_mask_api(mask)
     register.composite("Dropout", dropout, samples=_dropout_samples, reference=_dropout_ref)
     f(
         "Embed",

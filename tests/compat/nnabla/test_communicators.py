@@ -25,3 +25,13 @@ def test_using_the_communicator_before_init_is_an_error() -> None:
         _ = comm.rank
     with pytest.raises(TypeError, match="all_reduce: expected an NdArray"):
         C.Communicator.all_reduce(comm, 3)
+
+
+def test_a_cuda_context_takes_the_nccl_communicator() -> None:
+    import gradhub as gh
+    import gradhub_compat.nnabla.communicators as C
+
+    assert C.MultiProcessDataParalellCommunicator(gh.Context("cudnn")).name == "nccl"
+    assert C.MultiProcessDataParalellCommunicator(gh.Context("cuda", 1)).name == "nccl"
+    assert C.MultiProcessDataParalellCommunicator(gh.Context("cpu")).name == "mpi"
+    assert C.MultiProcessDataParalellCommunicator(None).name == "mpi"

@@ -61,4 +61,4 @@ try:
 except TypeError as e:
     assert "all_reduce: values has dtype int32" in str(e), e
     ok("dtype_error")
-print(f"ranks {r} {p} {comm.local_rank}", flush=True)
+print(f"ranks {r} {p} {comm.local_rank} {comm.host_rank} {comm.host_count}", flush=True)

@@ -12,8 +12,8 @@ C``::
 The collectives take nnabla's ``NdArray`` (``x.data``, ``x.grad``), Variables (their data) and
 arrays, and act in place. ``division=False`` is nnabla's default for ``all_reduce`` and for
 ``all_reduce_callback``. The communicator comes from ``gradhub.distributed.communicator("mpi")``
-(an error says what to install); CUDA contexts need the ``"nccl"`` communicator, which no plugin
-adds yet.
+(an error says what to install); with a CUDA context (``get_extension_context("cudnn")``) it is
+``"nccl"`` (NCCL on the GPU arrays, as nnabla's communicator with its CUDA extension).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ def _array(x: Any, where: str) -> Any:
         return x.data
     if isinstance(x, NativeVariable):
         return x.d
-    if isinstance(x, np.ndarray):
-        return x
+    if isinstance(x, np.ndarray) or hasattr(x, "__cuda_array_interface__"):
+        return x  # numpy for "mpi", CuPy for "nccl"
     raise TypeError(
         f"nnabla communicators: {where}: expected an NdArray (x.data, x.grad), a Variable or an "
         f"array, got {type(x).__name__}"
@@ -47,8 +47,11 @@ def _arrays(data: Any, where: str) -> list[Any]:
 class Communicator:
     """nnabla's ``Communicator`` interface over a gradhub communicator (made by ``init()``)."""
 
-    def __init__(self, ctx: Any = None, name: str = "mpi") -> None:
+    def __init__(self, ctx: Any = None, name: str | None = None) -> None:
         self.ctx = ctx
+        if name is None:  # a CUDA context takes NCCL
+            cuda = getattr(ctx, "backend", "cpu") in ("cuda", "cudnn")
+            name = "nccl" if cuda else "mpi"
         self.name = name
         self._comm: Any = None
 
