@@ -209,6 +209,13 @@ def check_batching(fdef: FunctionDef, sample: Sample, device: Any) -> None:
 _JVP_SEED = 20261125
 
 
+def _differentiated(sample: Sample, host: list[np.ndarray]) -> list[int]:
+    """The inputs a sample differentiates: its ``grad_inputs``, else its floating inputs."""
+    if sample.grad_inputs is not None:
+        return list(sample.grad_inputs)
+    return [i for i, a in enumerate(host) if a.dtype.kind == "f"]
+
+
 def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) -> None:
     """Verify the native JVP rule of ``fdef`` on one sample, in float64; raise AssertionError
     naming the function, sample and output on a mismatch.
@@ -229,11 +236,7 @@ def check_jvp(fdef: FunctionDef, sample: Sample, device: Any, order: int = 2) ->
         raise ValueError(f"check_jvp: {fdef.name} has no JVP rule")
     label = f"JVP rule of {fdef.name}[{sample.name}] on {device.name}"
     host = [np.asarray(a) for a in sample.inputs]
-    diff = (
-        list(sample.grad_inputs)
-        if sample.grad_inputs is not None
-        else [i for i, a in enumerate(host) if a.dtype.kind == "f"]
-    )
+    diff = _differentiated(sample, host)
     if not diff:
         return
     rng = np.random.default_rng(_JVP_SEED)
@@ -358,11 +361,7 @@ def check_batched_tangents(fdef: FunctionDef, sample: Sample, device: Any) -> No
 
     label = f"JVP rule of {fdef.name}[{sample.name}] on {device.name}, batched tangents"
     host = [np.asarray(a) for a in sample.inputs]
-    diff = (
-        list(sample.grad_inputs)
-        if sample.grad_inputs is not None
-        else [i for i, a in enumerate(host) if a.dtype.kind == "f"]
-    )
+    diff = _differentiated(sample, host)
     if not diff:
         return
     rng = np.random.default_rng(_JVP_SEED + 1)
