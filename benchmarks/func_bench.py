@@ -47,6 +47,18 @@ def _median(xs: Sequence[float]) -> float:
     return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
 
 
+def _rerunning_f(call: Any) -> Any:
+    """``call()`` with jacfwd/hessian taking their path before 2026-11-26: ``f`` run again under
+    vmap with the batched tangents, not the tangents pushed through one recorded graph."""
+    fmod = sys.modules["gradhub.func"]
+    saved = fmod._push_tangents
+    fmod._push_tangents = lambda outs, xs: False
+    try:
+        return call()
+    finally:
+        fmod._push_tangents = saved
+
+
 def _time(step: Callable[[], Any], repeat: int) -> float:
     step()  # warm-up
     times = []
@@ -186,13 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         np.testing.assert_allclose(gfun(theta).d, gloop(theta).d, rtol=1e-12, atol=1e-12)
 
         def rerun() -> Any:  # the tangents batched with f rerun under vmap (before 2026-11-26)
-            fmod = sys.modules["gradhub.func"]
-            saved = fmod._push_tangents
-            fmod._push_tangents = lambda outs, xs: False
-            try:
-                return gfun(theta).d
-            finally:
-                fmod._push_tangents = saved
+            return _rerunning_f(lambda: gfun(theta).d)
 
         np.testing.assert_allclose(gfun(theta).d, rerun(), rtol=1e-12, atol=1e-12)
         res = {
@@ -212,13 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         vfun = ghf.vmap(ghf.hessian(lambda th: hloss(th, F.tanh, hxv, hyv)))
 
         def vrerun() -> Any:
-            fmod = sys.modules["gradhub.func"]
-            saved = fmod._push_tangents
-            fmod._push_tangents = lambda outs, xs: False
-            try:
-                return vfun(thetas).d
-            finally:
-                fmod._push_tangents = saved
+            return _rerunning_f(lambda: vfun(thetas).d)
 
         np.testing.assert_allclose(vfun(thetas).d, vrerun(), rtol=1e-12, atol=1e-12)
         res = {

@@ -157,15 +157,22 @@ def cube_bw(gy, inputs, in_shapes, outputs, out_shapes):
 
 @gradhub.hookimpl
 def gradhub_add_functions(register):
-    register.function("CubeNoBatching", cube, rule=cube_bw, need_inputs=(0,), need_outputs=())
+    register.function(NAME, cube, rule=cube_bw, need_inputs=(0,), need_outputs=(), **OPTIONS)
 """
+
+
+def _load_cube(name: str, **options: Any) -> None:
+    """A plugin adding ``x ** 3`` as the function ``name`` with a rule and no JVP rule, and no
+    batching rule unless ``elementwise=True`` gives it the generic one."""
+    mod = types.ModuleType(f"{name.lower()}_plugin")
+    mod.__dict__.update(NAME=name, OPTIONS=options)
+    exec(CUBE, mod.__dict__)
+    plugins.load_plugins(extra=[(mod.__name__, mod)])
 
 
 @pytest.fixture
 def cube_plugin(fresh_plugins: None) -> Iterator[None]:
-    mod = types.ModuleType("cube_no_batching_plugin")
-    exec(CUBE, mod.__dict__)
-    plugins.load_plugins(extra=[("cube_no_batching_plugin", mod)])
+    _load_cube("CubeNoBatching")
     yield
 
 
@@ -254,30 +261,10 @@ def test_batched_tangents_through_tuple_argnums_and_outputs_equal_the_rerun_path
     np.testing.assert_allclose(new[2][1].d, np.zeros(3))
 
 
-CUBE_BATCHED = """
-import gradhub
-
-def cube(xp, x):
-    return x * x * x
-
-def cube_bw(gy, inputs, in_shapes, outputs, out_shapes):
-    x = inputs[0]
-    return [gy[0] * x * x * 3.0]
-
-@gradhub.hookimpl
-def gradhub_add_functions(register):
-    register.function(
-        "CubeNoJvp", cube, rule=cube_bw, need_inputs=(0,), need_outputs=(), elementwise=True
-    )
-"""
-
-
 def test_a_function_without_a_jvp_rule_is_transposed_under_batched_tangents(
     fresh_plugins: None,
 ) -> None:
-    mod = types.ModuleType("cube_no_jvp_plugin")
-    exec(CUBE_BATCHED, mod.__dict__)
-    plugins.load_plugins(extra=[("cube_no_jvp_plugin", mod)])
+    _load_cube("CubeNoJvp", elementwise=True)
     assert gh.ops.fdef("CubeNoJvp").jvp_rule is None
     x = RNG.uniform(0.5, 1.5, 4)
     calls = []
