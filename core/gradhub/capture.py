@@ -71,6 +71,8 @@ def step_device(nodes: Sequence[Any], leaves: Sequence[Variable]) -> Device:
     if not nodes:
         raise CaptureUnsupported("the step runs no function")
     dev = nodes[0].device
+    if not dev.can_capture:
+        dev.capture(lambda: None)  # raises the device's own reason
     for node in nodes:
         if node.device is not dev:
             raise CaptureUnsupported(
@@ -80,8 +82,6 @@ def step_device(nodes: Sequence[Any], leaves: Sequence[Variable]) -> Device:
             raise CaptureUnsupported(
                 f"{node.fdef.name} draws random numbers: a replayed graph would repeat its draw"
             )
-    if not dev.can_capture:
-        dev.capture(lambda: None)  # raises the device's own reason
     for k, leaf in enumerate(leaves):
         where = REGISTRY.array_device(leaf._data)
         if where is not dev:
