@@ -229,33 +229,6 @@ def _onehot(like: Variable, i: int) -> Variable:
     return Variable.leaf(e.reshape(like.shape))
 
 
-def _concat(parts: list[Variable], axis: int) -> Variable:
-    """``parts`` joined along the existing ``axis`` (differentiable: GetItemBackward, whose rule
-    is GetItem), pairwise, so that ``n`` parts of size ``s`` cost ``O(n s log n)``."""
-    while len(parts) > 1:
-        joined = []
-        for k in range(0, len(parts) - 1, 2):
-            a, b = parts[k], parts[k + 1]
-            na, nb = a.shape[axis], b.shape[axis]
-            shape = (*a.shape[:axis], na + nb, *a.shape[axis + 1 :])
-            lead = (slice(None),) * axis
-            joined.append(
-                call("GetItemBackward", a, key=(*lead, slice(0, na)), shape=shape)
-                + call("GetItemBackward", b, key=(*lead, slice(na, na + nb)), shape=shape)
-            )
-        if len(parts) % 2:
-            joined.append(parts[-1])
-        parts = joined
-    return parts[0]
-
-
-def _stack_at(parts: list[Variable], axis: int) -> Variable:
-    """``parts`` (all of one shape) stacked along a new ``axis`` (0 <= axis <= ndim)."""
-    shape = tuple(parts[0].shape)
-    one = (*shape[:axis], 1, *shape[axis:])
-    return _concat([call("Reshape", p, shape=one) for p in parts], axis)
-
-
 def _stack(
     parts: list[Variable], front: Sequence[int], back: Sequence[int], axis_first: bool
 ) -> Variable:
@@ -264,7 +237,7 @@ def _stack(
     if not parts:
         raise ValueError("internal: nothing to stack")
     axis = 0 if axis_first else parts[0].ndim
-    out = _stack_at(parts, axis)
+    out = batching.stack(parts, axis)
     return call("Reshape", out, shape=(*front, *back))  # type: ignore[no-any-return]
 
 
@@ -398,7 +371,7 @@ def _jac_rev_vmap(
     for o in outs:
         row = []
         for j, x in enumerate(xs):
-            g = _concat([p[j] for p in parts], 0)
+            g = batching.concat([p[j] for p in parts], 0)
             if len(outs) > 1:
                 g = call("GetItem", g, key=slice(off, off + o.size))
             row.append(call("Reshape", g, shape=(*o.shape, *x.shape)))
@@ -502,7 +475,7 @@ def _columns(
     ``outs[k].shape + (rows,)``)."""
     result = []
     for k, o in enumerate(outs):
-        c = _concat([p[k] for p in parts], o.ndim)
+        c = batching.concat([p[k] for p in parts], o.ndim)
         row = []
         off = 0
         for x in xs:
