@@ -840,6 +840,11 @@ def _flatten(result: Any) -> tuple[list[Any], Any]:
     return [result], None
 
 
+def _rebuild(flat: list[Any], kind: Any) -> Any:
+    """A step's result from its flat list and structure (the inverse of :func:`_flatten`)."""
+    return flat[0] if kind is None else kind(flat)
+
+
 def _made_by(v: Variable, events: list[tuple[Any, ...]]) -> bool:
     """Whether ``v`` is a result of one of the traced first-order ``grad`` calls."""
     return any(ev[0] == "grad" and any(r is v for r in ev[5]) for ev in events)
@@ -947,7 +952,7 @@ class _Traced:
         if captured is not None:
             out = captured.replay(args)
             if out is not None:
-                return out[0] if self.kind is None else self.kind(out)
+                return _rebuild(out, self.kind)
             self.captured = None  # run as a plan below (recorded again at the next call)
             self.runs = 0
         plan = self.plan
@@ -990,12 +995,10 @@ class _Traced:
         if not cap.ok:  # a deferred check failed: the plan's run raises its error
             return None
         self.captured = cap
-        out = cap.result()
-        return out[0] if self.kind is None else self.kind(out)
+        return _rebuild(cap.result(), self.kind)
 
     def result(self) -> Any:
-        out = [_graph_free(v) for v in self.flat]
-        return out[0] if self.kind is None else self.kind(out)
+        return _rebuild([_graph_free(v) for v in self.flat], self.kind)
 
 
 class Compiled:
@@ -1059,7 +1062,7 @@ class Compiled:
                 self.traces.pop(next(iter(self.traces)))
             traced = self.traces[sig] = _Traced(inputs, trace, flat, kind, start)
             traced.release()
-        return out[0] if kind is None else kind(out)
+        return _rebuild(out, kind)
 
 
 def compile(step: Any) -> Compiled:
