@@ -83,6 +83,20 @@ class CudaGraph:
 
 
 @contextmanager
+def _replaced(cp: Any, names: tuple[str, ...], make: Callable[[str, Any], Any]) -> Iterator[None]:
+    """CuPy's functions ``names`` replaced by ``make(name, original)`` inside the block, and put
+    back after it (also when it raises)."""
+    saved = {name: getattr(cp, name) for name in names}
+    for name, original in saved.items():
+        setattr(cp, name, make(name, original))
+    try:
+        yield
+    finally:
+        for name, original in saved.items():
+            setattr(cp, name, original)
+
+
+@contextmanager
 def _recordable_products(cp: Any) -> Iterator[None]:
     """``cupy.matmul``/``cupy.dot`` of 2-d float arrays through a recordable cuBLAS call (see
     :mod:`gradhub_cuda.cublas_capture`; CuPy's own refuses to be recorded)."""
@@ -93,55 +107,40 @@ def _recordable_products(cp: Any) -> Iterator[None]:
     except Exception:  # no cuBLAS to call directly: products stay CuPy's (and are refused)
         yield
         return
-    matmul, dot, ndarray = cp.matmul, cp.dot, cp.ndarray
+    ndarray = cp.ndarray
     supports, gemm = cublas_capture.supports, cublas_capture.gemm
 
-    def recordable_matmul(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-        if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
-            if supports(a, b):
-                return gemm(cp, a, b)
-        return matmul(a, b, *args, **kwargs)
+    def through_gemm(name: str, original: Any) -> Any:
+        def product(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+            if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
+                if supports(a, b):
+                    return gemm(cp, a, b)
+            return original(a, b, *args, **kwargs)
 
-    def recordable_dot(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-        if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
-            if supports(a, b):
-                return gemm(cp, a, b)
-        return dot(a, b, *args, **kwargs)
+        return product
 
-    cp.matmul, cp.dot = recordable_matmul, recordable_dot
-    try:
+    with _replaced(cp, ("matmul", "dot"), through_gemm):
         yield
-    finally:
-        cp.matmul, cp.dot = matmul, dot
 
 
 @contextmanager
 def _host_data_refused(cp: Any) -> Iterator[None]:
     """``cupy.asarray``/``cupy.array`` of host data raise while recording."""
-    asarray, array = cp.asarray, cp.array
     ndarray = cp.ndarray
 
-    def refuse(what: str, a: Any) -> None:
-        raise CaptureUnsupported(
-            f"gradhub-cuda: a kernel copies host data to the GPU ({what} of a "
-            f"{type(a).__name__}), which a recorded CUDA graph cannot replay"
-        )
+    def refusing(name: str, original: Any) -> Any:
+        def guarded(a: Any, *args: Any, **kwargs: Any) -> Any:
+            if not isinstance(a, ndarray):
+                raise CaptureUnsupported(
+                    f"gradhub-cuda: a kernel copies host data to the GPU (cupy.{name} of a "
+                    f"{type(a).__name__}), which a recorded CUDA graph cannot replay"
+                )
+            return original(a, *args, **kwargs)
 
-    def guarded_asarray(a: Any, *args: Any, **kwargs: Any) -> Any:
-        if not isinstance(a, ndarray):
-            refuse("cupy.asarray", a)
-        return asarray(a, *args, **kwargs)
+        return guarded
 
-    def guarded_array(a: Any, *args: Any, **kwargs: Any) -> Any:
-        if not isinstance(a, ndarray):
-            refuse("cupy.array", a)
-        return array(a, *args, **kwargs)
-
-    cp.asarray, cp.array = guarded_asarray, guarded_array
-    try:
+    with _replaced(cp, ("asarray", "array"), refusing):
         yield
-    finally:
-        cp.asarray, cp.array = asarray, array
 
 
 def capture(cp: Any, cuda_device: Any, run: Callable[[], None]) -> CudaGraph:
