@@ -385,3 +385,27 @@ def test_the_sum_kernel_matches_the_generic_one(
     assert got.shape == want.shape and got.dtype == want.dtype
     rtol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(cp.asnumpy(got), cp.asnumpy(want), rtol=rtol, atol=rtol * 10)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "kept"),
+    [
+        ((256, 8, 32, 32), (0, 2, 3), 1),  # measured 2.2x faster in two steps on an H200
+        ((256, 16, 16, 16), (0, 2, 3), None),  # about even: CuPy's one reduction
+        ((256, 64, 8, 8), (0, 2, 3), None),  # CuPy's one reduction measured faster
+        ((2, 3, 4, 256), (0, 1, -1), 2),
+        ((7, 300), (0,), None),  # two axes: CuPy's
+        ((7, 3, 5, 2), (1, 2), None),  # two kept axes
+        ((4, 3, 64), (1, 2), None),  # the kept axis leads
+    ],
+)
+def test_the_sum_kernel_sums_in_two_steps_only_where_measured_faster(
+    shape: tuple[int, ...], axis: tuple[int, ...], kept: int | None
+) -> None:
+    from gradhub_cuda.kernels import _two_step_axis, sum_
+
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    assert _two_step_axis(x, axis) == kept
+    assert _two_step_axis(np.asfortranarray(x), axis) is None  # not C-contiguous: CuPy's
+    want = x.sum(axis=tuple(a % x.ndim for a in axis))
+    np.testing.assert_allclose(sum_(np, x, axis, False), want, rtol=1e-5, atol=1e-3)
