@@ -238,3 +238,38 @@ def test_recording_can_be_turned_off(recording: dict[str, Any]) -> None:
     finally:
         capture.set_enabled(before)
     assert recording["captures"] == 0
+
+
+def test_a_function_registered_as_random_keeps_its_step_out_of_recordings(
+    recording: dict[str, Any], fresh_plugins: None
+) -> None:
+    import types
+
+    from gradhub import plugins
+
+    mod = types.ModuleType("noise_plugin")
+
+    @gh.hookimpl
+    def gradhub_add_functions(register: Any) -> None:
+        register.function(
+            "AddNoise",
+            lambda xp, x: x + np.random.default_rng().random(x.shape),
+            differentiable=False,
+            random=True,
+        )
+
+    mod.gradhub_add_functions = gradhub_add_functions  # type: ignore[attr-defined]
+    plugins.load_plugins(extra=[("noise_plugin", mod)])
+    assert gh.ops.fdef("AddNoise").random
+    w = gh.Variable(np.ones(3))
+
+    def f(x: Any) -> Any:
+        return F.sum(gh.ops.call("AddNoise", x) * w)
+
+    step = gh.compile(f)
+    for _ in range(3):
+        step(np.ones(3))
+    assert step.capture_refused is not None and "AddNoise draws random numbers" in (
+        step.capture_refused
+    )
+    assert recording["captures"] == 0
