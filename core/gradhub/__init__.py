@@ -46,6 +46,7 @@ from .errors import (
 )
 from .hookspecs import hookimpl
 from .modes import is_recording, no_grad
+from .parallel import get_num_threads, set_num_threads
 from .parameters import (
     clear_parameters,
     get_parameter_or_create,
@@ -83,6 +84,7 @@ __all__ = [
     "get_default_context",
     "get_default_dtype",
     "get_extension_context",
+    "get_num_threads",
     "get_parameter_or_create",
     "get_parameters",
     "grad",
@@ -97,6 +99,7 @@ __all__ = [
     "seed",
     "set_default_context",
     "set_default_dtype",
+    "set_num_threads",
     "show_registry",
     "tune_host_allocator",
 ]

@@ -1,0 +1,262 @@
+"""Intra-op parallelism on the CPU: one kernel's loop over chunks, shared by a few threads.
+
+A kernel that splits its work into independent chunks (blocks of a batch, rows of an output)
+calls :func:`parallel_for`; the calling thread and up to ``get_num_threads() - 1`` pool threads
+take chunks from one shared counter until none is left, so a thread that the operating system
+holds back delays only the chunk it is on. numpy releases the interpreter lock inside its copies,
+ufuncs and matrix products, so chunks of a few hundred microseconds of numpy work run side by
+side. As PyTorch's intra-op threads, this is a per-process setting:
+
+- the number of threads is ``GRADHUB_NUM_THREADS`` when set, else ``OMP_NUM_THREADS``, else the
+  number of CPUs this process may run on; :func:`set_num_threads` changes it (``1``: every loop
+  runs in the calling thread, as before);
+- the pool starts at the first loop that uses it (importing this module starts nothing) and is
+  started anew in a child process after ``fork``;
+- a loop inside a chunk, or in a second thread while the pool is busy, runs serially in its own
+  thread (no nesting, no waiting for the pool);
+- an exception raised by a chunk is raised by :func:`parallel_for` once every running chunk has
+  ended; chunks not started by then are skipped.
+
+Chunks must write disjoint outputs (or combine their results after the loop): the order in which
+chunks run is not fixed, so a result that depends on it would vary from call to call.
+
+Example::
+
+    >>> import numpy as np
+    >>> from gradhub.parallel import parallel_for
+    >>> x = np.arange(12.0).reshape(4, 3)
+    >>> out = np.empty_like(x)
+    >>> def body(i: int) -> None:
+    ...     np.multiply(x[i], 2.0, out=out[i])
+    >>> parallel_for(4, body)
+    >>> out[:, 0]
+    array([ 0.,  6., 12., 18.])
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+
+__all__ = ["get_num_threads", "parallel_for", "set_num_threads"]
+
+_lock = threading.Lock()
+_num_threads: int | None = None
+_pool: _Pool | None = None
+_busy = threading.Lock()  # held while a loop uses the pool
+_inside = threading.local()  # ``active`` is True in a thread running chunks
+
+
+def _default_threads() -> int:
+    for var in ("GRADHUB_NUM_THREADS", "OMP_NUM_THREADS"):
+        raw = os.environ.get(var, "").strip()
+        if raw:
+            try:
+                value = int(raw.split(",")[0])
+            except ValueError:
+                raise ValueError(
+                    f"gradhub.parallel: the environment variable {var}={raw!r} is not a whole "
+                    "number of threads"
+                ) from None
+            if value >= 1:
+                return value
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def get_num_threads() -> int:
+    """The number of threads :func:`parallel_for` uses (the calling thread included).
+
+    Example::
+
+        >>> from gradhub.parallel import get_num_threads
+        >>> get_num_threads() >= 1
+        True
+    """
+    global _num_threads
+    n = _num_threads
+    if n is None:
+        with _lock:
+            if _num_threads is None:
+                _num_threads = _default_threads()
+            n = _num_threads
+    return n
+
+
+def set_num_threads(n: int) -> None:
+    """Use ``n`` threads (the calling thread included) in every later :func:`parallel_for`.
+
+    As ``torch.set_num_threads``; ``1`` runs every loop in the calling thread. The pool's
+    threads are replaced at the next loop.
+
+    Example::
+
+        >>> from gradhub.parallel import get_num_threads, set_num_threads
+        >>> before = get_num_threads()
+        >>> set_num_threads(1)
+        >>> get_num_threads()
+        1
+        >>> set_num_threads(before)
+    """
+    global _num_threads, _pool
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(
+            f"gradhub.parallel.set_num_threads(): n must be an int, got {type(n).__name__}"
+        )
+    if n < 1:
+        raise ValueError(f"gradhub.parallel.set_num_threads(): n must be >= 1, got {n}")
+    with _lock:
+        _num_threads = n
+        old, _pool = _pool, None
+    if old is not None:
+        old.close()
+
+
+class _Pool:
+    """``size`` daemon threads that run the chunks of one loop at a time."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pid = os.getpid()
+        self.start = threading.Condition()
+        self.generation = 0
+        self.closed = False
+        self.job: _Job | None = None
+        self.threads = [
+            threading.Thread(target=self._work, name=f"gradhub-parallel-{i}", daemon=True)
+            for i in range(size)
+        ]
+        for t in self.threads:
+            t.start()
+
+    def _work(self) -> None:
+        _inside.active = True
+        seen = 0
+        while True:
+            with self.start:
+                while self.generation == seen and not self.closed:
+                    self.start.wait()
+                if self.closed:
+                    return
+                seen = self.generation
+                job = self.job
+            if job is not None:
+                job.drain()
+                job = None  # the loop's arrays are not kept alive by an idle thread
+
+    def run(self, job: _Job) -> None:
+        with self.start:
+            self.job = job
+            self.generation += 1
+            self.start.notify_all()
+        try:
+            job.drain()
+            job.done.wait()
+        finally:
+            with self.start:
+                self.job = None
+        if job.error is not None:
+            raise job.error
+
+    def close(self) -> None:
+        with self.start:
+            self.closed = True
+            self.start.notify_all()
+
+
+class _Job:
+    """One loop: a shared counter of chunks, and how many of the started ones have ended."""
+
+    def __init__(self, count: int, body: Callable[[int], object]) -> None:
+        self.count = count
+        self.body = body
+        self.started = 0
+        self.ended = 0
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def drain(self) -> None:
+        lock = self.lock
+        while True:
+            with lock:
+                i = self.started
+                if i >= self.count or self.error is not None:
+                    return
+                self.started = i + 1
+            try:
+                self.body(i)
+            except BaseException as exc:  # raised in the caller once the loop has ended
+                with lock:
+                    if self.error is None:
+                        self.error = exc
+            with lock:
+                self.ended += 1
+                if self.ended == self.started and (
+                    self.started >= self.count or self.error is not None
+                ):
+                    self.done.set()
+
+
+def _reset_after_fork() -> None:
+    global _pool, _busy
+    _pool = None
+    _busy = threading.Lock()
+
+
+_fork_hook = False
+
+
+def _get_pool(size: int) -> _Pool:
+    global _pool, _fork_hook
+    pool = _pool
+    if pool is None or pool.size != size or pool.pid != os.getpid():
+        with _lock:
+            if not _fork_hook and hasattr(os, "register_at_fork"):
+                os.register_at_fork(after_in_child=_reset_after_fork)
+                _fork_hook = True
+            pool = _pool
+            if pool is None or pool.size != size or pool.pid != os.getpid():
+                if pool is not None and pool.pid == os.getpid():
+                    pool.close()
+                pool = _pool = _Pool(size)
+    return pool
+
+
+def parallel_for(count: int, body: Callable[[int], object]) -> None:
+    """Run ``body(i)`` for every ``i`` in ``range(count)``, on up to :func:`get_num_threads`
+    threads.
+
+    ``body`` returns nothing useful (its result is dropped); chunks must not depend on one
+    another. Serial (in the calling thread, in order) when ``count <= 1``, with one thread, inside
+    a chunk, or while another thread's loop holds the pool.
+
+    Example::
+
+        >>> from gradhub.parallel import parallel_for
+        >>> seen = []
+        >>> parallel_for(3, seen.append)
+        >>> sorted(seen)
+        [0, 1, 2]
+    """
+    if (
+        count <= 1
+        or get_num_threads() <= 1
+        or getattr(_inside, "active", False)
+        or not _busy.acquire(blocking=False)
+    ):
+        for i in range(count):
+            body(i)
+        return
+    try:
+        pool = _get_pool(get_num_threads() - 1)
+        _inside.active = True
+        try:
+            pool.run(_Job(count, body))
+        finally:
+            _inside.active = False
+    finally:
+        _busy.release()
