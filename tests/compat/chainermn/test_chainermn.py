@@ -3,7 +3,9 @@
 Under ``mpiexec -n 2`` (tests/mpi/scripts/chainermn_training.py), for "naive" and "flat": the
 ranks, the array and object collectives, ``scatter_dataset`` and 20 MomentumSGD updates of a
 float64 MLP through ``create_multi_node_optimizer``, each rank on half of every batch, equal to
-one process on the whole batch (1e-10) after the first update broadcast rank 0's parameters. In
+one process on the whole batch (1e-10) after the first update broadcast rank 0's parameters;
+``create_multi_node_evaluator`` averaging each metric over the ranks (the loss over the whole
+data), and refusing on every rank different names or a value that cannot be averaged. In
 one process: the refused names and options, and the dataset split against chainermn 7.8.1's
 values. On a GPU (skipped elsewhere with one reason): "pure_nccl" of size 1 trains a float64 MLP
 on the GPU as the plain optimizer does (tests/mpi/scripts/chainermn_nccl.py).
@@ -25,7 +27,7 @@ def test_two_ranks_on_half_batches_equal_one_process_on_the_whole_batch(name: st
     res = run("chainermn_training.py", name)
     assert res.returncode == 0, res.stdout
     for r in (0, 1):
-        for what in ("ranks", "arrays", "objects", "scatter_dataset", "bcast_data"):
+        for what in ("ranks", "arrays", "objects", "scatter_dataset", "bcast_data", "evaluator"):
             assert f"rank {r} ok {what}" in res.stdout, res.stdout
     number = r"([0-9.]+e[+-][0-9]+)"  # the ranks' lines may run together
     found = re.findall(rf"rank (\d) diff {number} moved {number}", res.stdout)
@@ -113,3 +115,15 @@ def test_scatter_dataset_needs_the_dataset_on_every_rank() -> None:
         chainermn.scatter_dataset(None, _Comm(0, 2))
     with pytest.raises(TypeError, match="'comm' must be a chainermn communicator"):
         chainermn.scatter_dataset([1, 2], _Comm(0, 2))
+
+
+def test_create_multi_node_evaluator_checks_its_arguments() -> None:
+    class Local:
+        def evaluate(self) -> dict:
+            return {"loss": 1.0}
+
+    with pytest.raises(TypeError, match="'communicator' must be a chainermn communicator"):
+        chainermn.create_multi_node_evaluator(Local(), _Comm(0, 2))
+    comm = object.__new__(chainermn.Communicator)  # no MPI needed to reach the check
+    with pytest.raises(TypeError, match="'actual_evaluator' needs an evaluate\\(\\) method"):
+        chainermn.create_multi_node_evaluator(object(), comm)

@@ -112,3 +112,51 @@ moved = max(
     for (_, p), (_, q) in zip(sorted(ref.namedparams()), sorted(MLP(0).namedparams()))
 )
 print(f"rank {r} diff {diff:.3e} moved {moved:.3e}", flush=True)
+
+
+# -- create_multi_node_evaluator ---------------------------------------------------------------
+class Evaluator:
+    """The local mean squared error and a per-rank count, on this rank's half of the data."""
+
+    def __init__(self, names: list[str] | None = None) -> None:
+        self.names = names
+
+    def evaluate(self) -> dict:
+        part = chainermn.scatter_dataset(data, comm)
+        xs = np.stack([a for a, _ in part])
+        ts = np.stack([b for _, b in part])
+        loss = lossfun(model, xs, ts)
+        out = {"main/loss": loss, "rank": float(r), "vec": np.array([r, 1.0])}
+        if self.names is not None:
+            out = {n: 1.0 for n in self.names}
+        return out
+
+
+ev = chainermn.create_multi_node_evaluator(Evaluator(), comm)
+res = ev.evaluate()
+whole = float(lossfun(model, X, T).array)
+assert sorted(res) == ["main/loss", "rank", "vec"], res
+assert abs(res["main/loss"] - whole) < 1e-12, (res, whole)
+assert res["rank"] == 0.5 and (res["vec"] == [0.5, 1.0]).all(), res
+bad = chainermn.create_multi_node_evaluator(Evaluator(["a"] if r == 0 else ["a", "b"]), comm)
+try:
+    bad.evaluate()
+except ValueError as e:
+    assert "the ranks' evaluate() returned different names (1 rank(s) differ" in str(e), e
+else:
+    raise AssertionError("different names were not refused")
+
+
+class OddValue:
+    def evaluate(self) -> dict:
+        return {"a": "text" if r == 1 else 1.0}
+
+
+try:
+    chainermn.create_multi_node_evaluator(OddValue(), comm).evaluate()
+except TypeError as e:
+    want = "returned 'a': str" if r == 1 else "cannot be averaged on 1 other rank(s)"
+    assert want in str(e), e
+else:
+    raise AssertionError("a value that cannot be averaged was not refused")
+ok("evaluator")

@@ -10,6 +10,8 @@ replaces ``import chainermn``.
     optimizer = chainermn.create_multi_node_optimizer(chainer.optimizers.MomentumSGD(), comm)
     optimizer.setup(model)
     optimizer.update(lossfun, x, t)  # the gradients' mean over the ranks, then the update
+    evaluator = chainermn.create_multi_node_evaluator(my_evaluator, comm)
+    evaluator.evaluate()  # each metric's mean over the ranks
 
 Programs start under ``mpiexec -n N`` as chainermn's. The communicators are gradhub-mpi's
 (``gh.distributed.communicator``): ``"naive"`` and ``"flat"`` map to ``"mpi"``, ``"pure_nccl"``
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from .communicators import Communicator, create_communicator
 from .datasets import SubDataset, scatter_dataset, scatter_index
+from .evaluators import create_multi_node_evaluator
 from .optimizers import create_multi_node_optimizer
 
 CommunicatorBase = Communicator
@@ -30,6 +33,7 @@ __all__ = [
     "CommunicatorBase",
     "SubDataset",
     "create_communicator",
+    "create_multi_node_evaluator",
     "create_multi_node_optimizer",
     "scatter_dataset",
     "scatter_index",
