@@ -788,49 +788,67 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             y_out = "None" if rule.need_outputs == () else f"N{k}.saved_out[0]"
             x_arg = "None" if x_in == "None" else "x"
             call = f"F{k}(X{k}, {gy}, {x_arg}, {y_out}{kw})"
-            form = None
-            if node.out_type is _ndarray:
-                form = _inline_operator(run.fast1, node.out_dtypes[0], node.attrs)
-            if form is not None:
-                # the rule's own operation on the gradient, its constant operand made once (a
-                # gradient of another array type or dtype calls the rule)
-                op, env[f"C{k}"], env[f"E{k}"] = *form, node.out_dtypes[0]
-                if op:
-                    call = f"{gy} {op} C{k} if type({gy}) is _nd and {gy}.dtype is E{k} else {call}"
-                else:
-                    call = gy
-            lines += [
-                f"        if N{k}.rule is R{k} and S{k}.need_grad:",
-                *([] if x_in == "None" else [f"            x = {x_in}"]),
-                "            try:",
-                f"                a = {call}",
-                "            except Exception as e:",
-                f"                _failed(N{k}, Q{k}, e)",
-            ]
-            if not keep:
-                lines.append(f"            {gy} = None")
             frees = []
             if not retain_graph:
                 if x_in != "None" or y_out != "None":  # (a rule keeping nothing: None already)
                     frees.append(f"N{k}.saved_in = N{k}.saved_out = None")
                 frees.append(f"N{k}.rule = _FREED")
+            replaced = p < 0 and x_in != "None"
+            form = None
+            if (
+                node.out_type is _ndarray
+                and node.out_shapes[0] == node.in_shapes[0] != ()
+                and node.out_dtypes[0] == node.in_dtypes[0]
+            ):
+                form = _inline_operator(run.fast1, node.out_dtypes[0], node.attrs)
+            lines.append(f"        if N{k}.rule is R{k} and S{k}.need_grad:")
+            ind = "            "
+            if form is not None:
+                # the rule's own operation on a gradient of the output's array type and dtype
+                # (the engine keeps the shapes of the gradients it passes on: the output's), its
+                # constant operand made once: a result of the input's type, shape and dtype,
+                # summed as it is; another gradient goes through the rule and its checks
+                op, env[f"C{k}"], env[f"E{k}"] = *form, node.out_dtypes[0]
+                lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
+                if op:  # (an error, such as numpy's under errstate, named as the rule's)
+                    lines.append(f"{ind}    try:")
+                    lines.append(f"{ind}        a = {gy} {op} C{k}")
+                    lines.append(f"{ind}    except Exception as e:")
+                    lines.append(f"{ind}        _failed(N{k}, Q{k}, e)")
+                else:
+                    lines.append(f"{ind}    a = {gy}")
+                if not keep:
+                    lines.append(f"{ind}    {gy} = None")
+                lines += [f"{ind}    {f}" for f in frees]
+                accumulate(ind + "    ", src, idx, p, "a", k, 0)
+                lines.append(f"{ind}else:")
+                ind += "    "
+            if x_in != "None":
+                lines.append(f"{ind}x = {x_in}")
+            lines += [
+                f"{ind}try:",
+                f"{ind}    a = {call}",
+                f"{ind}except Exception as e:",
+                f"{ind}    _failed(N{k}, Q{k}, e)",
+            ]
+            if not keep:
+                lines.append(f"{ind}{gy} = None")
             # a result of the declared type, shape and dtype (never None) is summed at once;
             # any other is checked first (None: no gradient)
-            lines.append(f"            if type(a) is T{k} and a.shape == H{k} and a.dtype is D{k}:")
-            lines += [f"                {f}" for f in frees]
-            replaced = p < 0 and x_in != "None"
+            lines.append(f"{ind}if type(a) is T{k} and a.shape == H{k} and a.dtype is D{k}:")
+            lines += [f"{ind}    {f}" for f in frees]
             if replaced:
-                lines.append(f"                if x is not None and x is not S{k}._data:")
-                lines.append(f"                    raise _replaced(N{k}, 0)")
-            accumulate("                ", src, idx, p, "a", k, 0)
-            lines.append("            else:")
-            lines.append(f"                a = _checked(N{k}, Q{k}, (a,))[0]")
-            lines += [f"                {f}" for f in frees]
-            lines.append("                if a is not None:")
+                lines.append(f"{ind}    if x is not None and x is not S{k}._data:")
+                lines.append(f"{ind}        raise _replaced(N{k}, 0)")
+            accumulate(ind + "    ", src, idx, p, "a", k, 0)
+            lines.append(f"{ind}else:")
+            lines.append(f"{ind}    a = _checked(N{k}, Q{k}, (a,))[0]")
+            lines += [f"{ind}    {f}" for f in frees]
+            lines.append(f"{ind}    if a is not None:")
             if replaced:
-                lines.append(f"                    if x is not None and x is not S{k}._data:")
-                lines.append(f"                        raise _replaced(N{k}, 0)")
-            accumulate("                    ", src, idx, p, "a", k, 0)
+                lines.append(f"{ind}        if x is not None and x is not S{k}._data:")
+                lines.append(f"{ind}            raise _replaced(N{k}, 0)")
+            accumulate(ind + "        ", src, idx, p, "a", k, 0)
             lines.append("        else:")
             lines.append(f"            gys = [{gy}]")
             if not keep:

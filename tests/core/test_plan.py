@@ -482,3 +482,21 @@ def test_gradients_of_intermediate_targets_come_out_of_a_plan() -> None:
     _assert_same(planned, eager, "intermediate targets")
     h = np.array([2.0, 0.25]) * 3.0
     np.testing.assert_allclose(planned[2], (h * 0.5) + (h + 1.0) * 0.5)
+
+
+def test_an_inline_operator_s_error_is_the_rule_s_error() -> None:
+    # numpy's overflow error under errstate(over="raise") in MulScalar's backward: the same
+    # error, naming the function, from the plan's inline `gy * C` as from the engine's rule
+    def error(planned: bool) -> str:
+        plan.set_enabled(planned)
+        x = gh.Variable(np.ones(3, np.float32))
+        y = x * 1e30
+        y.forward()
+        seed = gh.Variable(np.full(3, 1e30, np.float32), need_grad=False)
+        with np.errstate(over="raise"), pytest.raises(Exception) as info:
+            gh.grad([y], [x], grad_outputs=[seed], create_graph=False)
+        return f"{type(info.value).__name__}: {info.value}"
+
+    planned, eager = error(True), error(False)
+    assert planned == eager
+    assert "overflow" in planned and "MulScalar" in planned, planned
