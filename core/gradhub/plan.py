@@ -639,16 +639,28 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
             form = None
             if single and len(ins) == 1 and type_of.get(ins[0]) is _ndarray:
                 form = _inline_operator(kernel, node.in_dtypes[0], attrs)
+            inline = None
             if form is not None:
                 # the kernel's own operation, its constant operand made once (for the input's
                 # dtype, checked: another dtype calls the kernel)
                 op, env[f"C{k}"], env[f"D{k}"] = *form, node.in_dtypes[0]
                 x = f"v{ins[0]}"
-                if op:
-                    call = f"{x} {op} C{k} if {x}.dtype is D{k} else {call}"
-                else:
+                if not op:
                     call = x
-            if single:
+                elif node.in_shapes[0] != () and node.out_type is _ndarray:
+                    inline = f"{x} {op} C{k}"  # (an array of that type: not a 0-d result)
+                else:
+                    call = f"{x} {op} C{k} if {x}.dtype is D{k} else {call}"
+            if inline is not None:
+                env[f"T{k}"] = node.out_type
+                lines.append(f"    if v{ins[0]}.dtype is D{k}:")
+                lines.append(f"        v{b} = {inline}")
+                lines.append("    else:")
+                lines.append(f"        v{b} = {call}")
+                lines.append(f"        if type(v{b}) is not T{k}:")
+                lines.append(f"            v{b} = _fix(N{k}.fdef, N{k}.device, v{b})")
+                outs = f"(v{b},)"
+            elif single:
                 # (the inputs' array type: the leaves' types are checked at each run)
                 env[f"T{k}"] = node.out_type
                 lines.append(f"    v{b} = {call}")

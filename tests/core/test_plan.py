@@ -401,18 +401,22 @@ def test_generated_calls_pass_attributes_positionally_only_where_the_signature_a
 _SCALARS = [1.01, 0.0, -0.0, float("nan"), 3, np.float64(2.5), np.float32(-0.5)]
 
 
+@pytest.mark.parametrize("shape", [(5,), ()], ids=["1-d", "0-d"])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("val", _SCALARS, ids=repr)
-def test_scalar_operators_written_inline_match_the_engine(dtype: Any, val: Any) -> None:
+def test_scalar_operators_written_inline_match_the_engine(
+    dtype: Any, val: Any, shape: tuple[int, ...]
+) -> None:
     # AddScalar and MulScalar run as `x + C` and `x * C` in a plan (their plan_operator), the
-    # constant made once: the same bits as the kernels, -0.0 and NaN included
+    # constant made once: the same bits as the kernels, -0.0 and NaN included (0-d: numpy's
+    # scalar results made arrays, as the kernels' are)
     def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
-        x = gh.Variable(np.zeros(5, dtype))
+        x = gh.Variable(np.zeros(shape, dtype))
         y = ((x * val + val) * 1.5 + 0.25).sum()
         return [x], y, [x]
 
     rng = np.random.default_rng(1)
-    feeds = [[rng.standard_normal(5).astype(dtype)] for _ in range(3)]
+    feeds = [[np.asarray(rng.standard_normal(shape), dtype)] for _ in range(3)]
     _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), repr(val))
 
 
