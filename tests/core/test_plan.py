@@ -443,6 +443,7 @@ def test_a_kernel_s_plan_operator_is_what_the_plan_runs(monkeypatch: pytest.Monk
     # plan_operator declares that the kernel is `x op operand(dtype, **attrs)`: the plan runs
     # that (here a declaration that differs from the kernel shows which one ran); an operand
     # that cannot be made leaves the call as it is
+    monkeypatch.setattr(plan, "_codegen", True)  # (the generated code writes operators inline)
     fdef = REGISTRY.get("MulScalar")
 
     def kernel(xp: Any, x: Any, val: float) -> Any:
