@@ -97,6 +97,17 @@ def _mul_scalar(xp: Any, x: Any, val: float) -> Any:
     return x * _operand(x, val)
 
 
+def _scalar_operand(dtype: Any, val: Any) -> Any:
+    """:func:`_operand` for every numpy array of ``dtype``: the constant operand a plan binds
+    once (``plan_operator``, see :mod:`gradhub.plan`)."""
+    return _operand(np.empty(0, dtype), val)
+
+
+# a plan writes these calls as ``x + C`` and ``x * C`` (C made once per dtype and value)
+_add_scalar.plan_operator = ("+", _scalar_operand)  # type: ignore[attr-defined]
+_mul_scalar.plan_operator = ("*", _scalar_operand)  # type: ignore[attr-defined]
+
+
 def _pow_scalar(xp: Any, x: Any, val: float) -> Any:
     if val == 2:
         return x * x
@@ -326,6 +337,11 @@ def _add_scalar_fast(xp, gy, x, y, val):  # type: ignore[no-untyped-def]
 
 def _mul_scalar_fast(xp, gy, x, y, val):  # type: ignore[no-untyped-def]
     return _mul_scalar(xp, gy, val)
+
+
+# a plan writes these rules as ``gy`` and ``gy * C`` (see _mul_scalar)
+_add_scalar_fast.plan_operator = ("", None)  # type: ignore[attr-defined]
+_mul_scalar_fast.plan_operator = ("*", _scalar_operand)  # type: ignore[attr-defined]
 
 
 def _pow_scalar_fast(xp, gy, x, y, val):  # type: ignore[no-untyped-def]

@@ -283,6 +283,8 @@ class Plan:
         self.compiled = _generate_forward(self) if _codegen else None
         self.fdefs = list(fdefs.values())
         self.generation = REGISTRY.generation
+        if _codegen:  # the same checks as straight-line code (see _generate_valid)
+            self.valid = _generate_valid(self)  # type: ignore[method-assign]
         #: the values of a run in progress (read by later segments)
         self.values: list[Any] = []
         #: first-order backward schedules by what they were asked for
@@ -514,6 +516,24 @@ class _Program:
 _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
 
 
+def _inline_operator(fn: Any, dtype: Any, attrs: dict[str, Any]) -> tuple[str, Any] | None:
+    """How a plan writes a call of ``fn`` (a kernel ``fn(xp, x, **attrs)`` or a one-input
+    first-order rule ``fn(xp, gy, x, y, **attrs)``) on a numpy array of ``dtype``: ``(op,
+    operand)`` for ``array op operand`` (``op`` ``""``: the array itself), from the function's
+    ``plan_operator`` attribute ``(op, operand(dtype, **attrs))``; None where it has none or
+    its operand cannot be made."""
+    form = getattr(fn, "plan_operator", None)
+    if form is None:
+        return None
+    op, operand = form
+    if op not in ("", "+", "*"):
+        return None
+    try:
+        return op, (None if op == "" else operand(dtype, **attrs))
+    except Exception:  # (the call is written as it is: its own error at run time)
+        return None
+
+
 def _positional(fn: Any, lead: int, attrs: dict[str, Any]) -> list[str] | None:
     """The attributes in the order in which ``fn(*lead arguments, *attributes)`` takes them
     positionally (a call with positional arguments is the cheaper one), or None where its
@@ -530,6 +550,42 @@ def _positional(fn: Any, lead: int, attrs: dict[str, Any]) -> list[str] | None:
         return None
     names = [p.name for p in params[lead:n]]
     return names if sorted(names) == sorted(attrs) else None
+
+
+def _generate_valid(plan: Plan) -> Any:
+    """:meth:`Plan.valid` as one straight-line function of no arguments: the registry's
+    generation, each function's kernel for its device and its rule, each leaf's array type,
+    shape, dtype (and device, off numpy), the recorded values bound as its globals."""
+    env: dict[str, Any] = {"REGISTRY": REGISTRY, "_device_name": _device_name}
+    lines = [
+        "def valid():",
+        f"    if REGISTRY.generation != {plan.generation!r}:",
+        "        return False",
+    ]
+    for i, (fdef, rule, kind, kernel) in enumerate(plan.fdefs):
+        env[f"F{i}"], env[f"R{i}"], env[f"K{i}"], env[f"I{i}"] = fdef, rule, kernel, kind
+        lines += [
+            f"    ks = F{i}.kernels",
+            f"    if (ks.get(I{i}, F{i}.forward) if ks else F{i}.forward) is not K{i} or "
+            f"F{i}.rule is not R{i}:",
+            "        return False",
+        ]
+    for i, (leaf, (atype, shape, dtype), dev) in enumerate(
+        zip(plan.leaves, plan.leaf_meta, plan.leaf_devices)
+    ):
+        env[f"L{i}"], env[f"T{i}"], env[f"S{i}"], env[f"D{i}"] = leaf, atype, shape, dtype
+        lines += [
+            f"    a = L{i}._data",
+            f"    if type(a) is not T{i} or a.shape != S{i} or a.dtype != D{i}:",
+            "        return False",
+        ]
+        if dev is not None:  # moved to another device of the same array type
+            env[f"V{i}"] = dev
+            lines += [f"    if _device_name(a) != V{i}:", "        return False"]
+    lines.append("    return True")
+    src = "\n".join(lines) + "\n"
+    exec(builtins.compile(src, f"<gradhub plan checks of {len(plan.leaves)} leaves>", "exec"), env)
+    return env.pop("valid")
 
 
 def _generate_forward(plan: Plan) -> list[Any] | None:
@@ -549,6 +605,12 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
             for j in step[4]:
                 used_in.setdefault(j, set()).add(g)
     shared = {j for j, gs in used_in.items() if j >= n_leaves and gs != {seg_of[j]}}
+    # the array type of each value where the plan knows it: the leaves' (checked at each run),
+    # a single output's (its kernel's result checked below)
+    type_of: dict[int, Any] = {j: meta[0] for j, meta in enumerate(plan.leaf_meta)}
+    for step in plan.steps:
+        if step[6]:
+            type_of[step[5]] = step[0].out_type
     runs = []
     for g, (lo, hi) in enumerate(plan.segments):
         env: dict[str, Any] = {"_fix": _kernel_result}
@@ -574,7 +636,31 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                 args += [f"A{k}_{a}" for a in order]
             call = f"K{k}(X{k}, {', '.join(args)})"
             n_out = len(node.out_shapes)
-            if single:
+            form = None
+            if single and len(ins) == 1 and type_of.get(ins[0]) is _ndarray:
+                form = _inline_operator(kernel, node.in_dtypes[0], attrs)
+            inline = None
+            if form is not None:
+                # the kernel's own operation, its constant operand made once (for the input's
+                # dtype, checked: another dtype calls the kernel)
+                op, env[f"C{k}"], env[f"D{k}"] = *form, node.in_dtypes[0]
+                x = f"v{ins[0]}"
+                if not op:
+                    call = x
+                elif node.in_shapes[0] != () and node.out_type is _ndarray:
+                    inline = f"{x} {op} C{k}"  # (an array of that type: not a 0-d result)
+                else:
+                    call = f"{x} {op} C{k} if {x}.dtype is D{k} else {call}"
+            if inline is not None:
+                env[f"T{k}"] = node.out_type
+                lines.append(f"    if v{ins[0]}.dtype is D{k}:")
+                lines.append(f"        v{b} = {inline}")
+                lines.append("    else:")
+                lines.append(f"        v{b} = {call}")
+                lines.append(f"        if type(v{b}) is not T{k}:")
+                lines.append(f"            v{b} = _fix(N{k}.fdef, N{k}.device, v{b})")
+                outs = f"(v{b},)"
+            elif single:
                 # (the inputs' array type: the leaves' types are checked at each run)
                 env[f"T{k}"] = node.out_type
                 lines.append(f"    v{b} = {call}")
@@ -626,6 +712,7 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         "_replaced": _replaced_error,
         "_filled": _zero_filled,
         "_has_none": _has_none,
+        "_nd": _ndarray,
     }
     lines = ["def run(grads, seeds):", "    plus = grads._plus"]
     used: set[str] = set()
@@ -711,30 +798,69 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             # what the node keeps is what its rule R declared (checked at each run: r is R)
             x_in = "None" if rule.need_inputs == () else f"N{k}.saved_in[0]"
             y_out = "None" if rule.need_outputs == () else f"N{k}.saved_out[0]"
-            lines += [
-                f"        r = N{k}.rule",
-                f"        if r is R{k} and S{k}.need_grad:",
-                f"            x = {x_in}",
-                "            try:",
-                f"                a = F{k}(X{k}, {gy}, x, {y_out}{kw})",
-                "            except Exception as e:",
-                f"                _failed(N{k}, Q{k}, e)",
-            ]
-            if not keep:
-                lines.append(f"            {gy} = None")
-            lines += [
-                f"            if type(a) is not T{k} or a.shape != H{k} or a.dtype is not D{k}:",
-                f"                a = _checked(N{k}, Q{k}, (a,))[0]",
-            ]
+            x_arg = "None" if x_in == "None" else "x"
+            call = f"F{k}(X{k}, {gy}, {x_arg}, {y_out}{kw})"
+            frees = []
             if not retain_graph:
                 if x_in != "None" or y_out != "None":  # (a rule keeping nothing: None already)
-                    lines.append(f"            N{k}.saved_in = N{k}.saved_out = None")
-                lines.append(f"            N{k}.rule = _FREED")
-            lines.append("            if a is not None:")
-            if p < 0 and x_in != "None":
-                lines.append(f"                if x is not None and x is not S{k}._data:")
-                lines.append(f"                    raise _replaced(N{k}, 0)")
-            accumulate("                ", src, idx, p, "a", k, 0)
+                    frees.append(f"N{k}.saved_in = N{k}.saved_out = None")
+                frees.append(f"N{k}.rule = _FREED")
+            replaced = p < 0 and x_in != "None"
+            form = None
+            if (
+                node.out_type is _ndarray
+                and node.out_shapes[0] == node.in_shapes[0] != ()
+                and node.out_dtypes[0] == node.in_dtypes[0]
+            ):
+                form = _inline_operator(run.fast1, node.out_dtypes[0], node.attrs)
+            lines.append(f"        if N{k}.rule is R{k} and S{k}.need_grad:")
+            ind = "            "
+            if form is not None:
+                # the rule's own operation on a gradient of the output's array type and dtype
+                # (the engine keeps the shapes of the gradients it passes on: the output's), its
+                # constant operand made once: a result of the input's type, shape and dtype,
+                # summed as it is; another gradient goes through the rule and its checks
+                op, env[f"C{k}"], env[f"E{k}"] = *form, node.out_dtypes[0]
+                lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
+                if op:  # (an error, such as numpy's under errstate, named as the rule's)
+                    lines.append(f"{ind}    try:")
+                    lines.append(f"{ind}        a = {gy} {op} C{k}")
+                    lines.append(f"{ind}    except Exception as e:")
+                    lines.append(f"{ind}        _failed(N{k}, Q{k}, e)")
+                else:
+                    lines.append(f"{ind}    a = {gy}")
+                if not keep:
+                    lines.append(f"{ind}    {gy} = None")
+                lines += [f"{ind}    {f}" for f in frees]
+                accumulate(ind + "    ", src, idx, p, "a", k, 0)
+                lines.append(f"{ind}else:")
+                ind += "    "
+            if x_in != "None":
+                lines.append(f"{ind}x = {x_in}")
+            lines += [
+                f"{ind}try:",
+                f"{ind}    a = {call}",
+                f"{ind}except Exception as e:",
+                f"{ind}    _failed(N{k}, Q{k}, e)",
+            ]
+            if not keep:
+                lines.append(f"{ind}{gy} = None")
+            # a result of the declared type, shape and dtype (never None) is summed at once;
+            # any other is checked first (None: no gradient)
+            lines.append(f"{ind}if type(a) is T{k} and a.shape == H{k} and a.dtype is D{k}:")
+            lines += [f"{ind}    {f}" for f in frees]
+            if replaced:
+                lines.append(f"{ind}    if x is not None and x is not S{k}._data:")
+                lines.append(f"{ind}        raise _replaced(N{k}, 0)")
+            accumulate(ind + "    ", src, idx, p, "a", k, 0)
+            lines.append(f"{ind}else:")
+            lines.append(f"{ind}    a = _checked(N{k}, Q{k}, (a,))[0]")
+            lines += [f"{ind}    {f}" for f in frees]
+            lines.append(f"{ind}    if a is not None:")
+            if replaced:
+                lines.append(f"{ind}        if x is not None and x is not S{k}._data:")
+                lines.append(f"{ind}            raise _replaced(N{k}, 0)")
+            accumulate(ind + "        ", src, idx, p, "a", k, 0)
             lines.append("        else:")
             lines.append(f"            gys = [{gy}]")
             if not keep:
@@ -754,6 +880,8 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             lines.append(f"{g}if g is not None:")
             accumulate(g + "    ", src, idx, p, "g", k, i)
     for p, node in enumerate(prog.slot_nodes):
+        if p < prog.n and node not in prog.keep:
+            continue  # (its gradients were let go of where its rule ran: None here)
         names = [f"p{p}_{j}" for j in range(len(node.out_shapes))]
         if any(n in used for n in names):
             used.update(names)

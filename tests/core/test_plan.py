@@ -396,3 +396,112 @@ def test_generated_calls_pass_attributes_positionally_only_where_the_signature_a
     assert plan._positional(var_keyword, 2, {"axis": 0}) is None
     assert plan._positional(positional, 2, {"axis": 0, "other": 1}) is None
     assert plan._positional(np.add, 2, {"axis": 0}) is None  # a ufunc: no usable signature
+
+
+_SCALARS = [1.01, 0.0, -0.0, float("nan"), 3, np.float64(2.5), np.float32(-0.5)]
+
+
+@pytest.mark.parametrize("shape", [(5,), ()], ids=["1-d", "0-d"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("val", _SCALARS, ids=repr)
+def test_scalar_operators_written_inline_match_the_engine(
+    dtype: Any, val: Any, shape: tuple[int, ...]
+) -> None:
+    # AddScalar and MulScalar run as `x + C` and `x * C` in a plan (their plan_operator), the
+    # constant made once: the same bits as the kernels, -0.0 and NaN included (0-d: numpy's
+    # scalar results made arrays, as the kernels' are)
+    def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
+        x = gh.Variable(np.zeros(shape, dtype))
+        y = ((x * val + val) * 1.5 + 0.25).sum()
+        return [x], y, [x]
+
+    rng = np.random.default_rng(1)
+    feeds = [[np.asarray(rng.standard_normal(shape), dtype)] for _ in range(3)]
+    _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), repr(val))
+
+
+def test_given_seeds_through_inline_operators_match_the_engine() -> None:
+    # the inline `gy * C` reads the seed as the engine's rule does (a float64 constant seed of
+    # a float32 output is cast to float32 first, by grad)
+    def run(planned: bool) -> list[np.ndarray]:
+        plan.set_enabled(planned)
+        x = gh.Variable(np.array([1.0, -2.0, 3.0], np.float32))
+        y = (x * 1.1 + 0.5) * 0.3
+        y.forward()
+        out = []
+        for seed in (np.ones(3, np.float64) / 3, np.full(3, 0.7, np.float32)):
+            (g,) = gh.grad(
+                [y], [x], grad_outputs=[gh.Variable(seed, need_grad=False)], create_graph=False
+            )
+            out.append(np.array(g.d, copy=True))
+        return out
+
+    _assert_same(run(True), run(False), "seeds")
+
+
+def test_a_kernel_s_plan_operator_is_what_the_plan_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # plan_operator declares that the kernel is `x op operand(dtype, **attrs)`: the plan runs
+    # that (here a declaration that differs from the kernel shows which one ran); an operand
+    # that cannot be made leaves the call as it is
+    monkeypatch.setattr(plan, "_codegen", True)  # (the generated code writes operators inline)
+    fdef = REGISTRY.get("MulScalar")
+
+    def kernel(xp: Any, x: Any, val: float) -> Any:
+        return x * val
+
+    kernel.plan_operator = ("+", lambda dtype, val: np.array(val, dtype))  # type: ignore[attr-defined]
+    monkeypatch.setattr(fdef, "forward", kernel)
+    x = gh.Variable(np.array([1.0, 2.0]))
+    y = x * 3.0
+    np.testing.assert_array_equal(y.d, [3.0, 6.0])  # eager: the kernel
+    y.forward()  # planned: the declared operator
+    np.testing.assert_array_equal(y.d, [4.0, 5.0])
+
+    def refused(dtype: Any, val: float) -> Any:
+        raise TypeError("no operand")
+
+    kernel.plan_operator = ("*", refused)  # type: ignore[attr-defined]
+    monkeypatch.setattr(fdef, "forward", lambda xp, x, val: kernel(xp, x, val))  # re-planned
+    y.forward()
+    np.testing.assert_array_equal(y.d, [3.0, 6.0])
+    assert plan._inline_operator(kernel, np.dtype(np.float64), {"val": 3.0}) is None
+    assert plan._inline_operator(kernel.__call__, np.dtype(np.float64), {"val": 3.0}) is None
+
+
+def test_gradients_of_intermediate_targets_come_out_of_a_plan() -> None:
+    # the gradients left at the end of a planned walk: those of the targets' nodes
+    def run(planned: bool) -> list[np.ndarray]:
+        plan.set_enabled(planned)
+        x = gh.Variable(np.array([0.5, -1.5]))
+        h = x * 3.0
+        y = ((h + 1.0) * (h * 0.5)).sum()
+        out = []
+        for feed in ([0.5, -1.5], [2.0, 0.25]):
+            x.d = np.array(feed)
+            y.forward()
+            gh_, gx = gh.grad([y], [h, x], create_graph=False)
+            out += [np.array(gh_.d, copy=True), np.array(gx.d, copy=True)]
+        return out
+
+    planned, eager = run(True), run(False)
+    _assert_same(planned, eager, "intermediate targets")
+    h = np.array([2.0, 0.25]) * 3.0
+    np.testing.assert_allclose(planned[2], (h * 0.5) + (h + 1.0) * 0.5)
+
+
+def test_an_inline_operator_s_error_is_the_rule_s_error() -> None:
+    # numpy's overflow error under errstate(over="raise") in MulScalar's backward: the same
+    # error, naming the function, from the plan's inline `gy * C` as from the engine's rule
+    def error(planned: bool) -> str:
+        plan.set_enabled(planned)
+        x = gh.Variable(np.ones(3, np.float32))
+        y = x * 1e30
+        y.forward()
+        seed = gh.Variable(np.full(3, 1e30, np.float32), need_grad=False)
+        with np.errstate(over="raise"), pytest.raises(Exception) as info:
+            gh.grad([y], [x], grad_outputs=[seed], create_graph=False)
+        return f"{type(info.value).__name__}: {info.value}"
+
+    planned, eager = error(True), error(False)
+    assert planned == eager
+    assert "overflow" in planned and "MulScalar" in planned, planned
