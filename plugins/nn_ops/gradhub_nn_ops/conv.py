@@ -45,6 +45,7 @@ import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
 from gradhub.ops import kernel as kernel_of
+from gradhub.parallel import parallel_for
 
 from .math import is_int
 
@@ -211,60 +212,15 @@ def _pad(xp: Any, x: Any, pad: Sequence[int]) -> Any:
     return out
 
 
-# Stride-1 layout ("flat offsets"): the padded input is flattened over its spatial axes, so the
-# value that kernel offset ``k`` sees at output position ``p`` is at flat index
-# ``p . st + k . (dilation * st)`` (``st``: the padded array's row-major strides in elements).
-# Outputs are computed on an extended grid (first axis: the output length, other axes: the
-# padded lengths); the extra positions are discarded. Every column is then one contiguous slice,
-# much faster to copy or accumulate than a strided window.
-
-
-def _flat_strides(full: Sequence[int]) -> tuple[int, ...]:
-    return tuple(math.prod(full[i + 1 :]) for i in range(len(full)))
-
-
-def _flat_offsets(
-    full: Sequence[int], kernel: Sequence[int], dilation: Sequence[int]
-) -> tuple[list[int], int]:
-    """Flat offset of every kernel offset (row-major) and the slack needed after the array."""
-    st = _flat_strides(full)
-    offs = [
-        sum(k * d * t for k, d, t in zip(off, dilation, st))
-        for off in itertools.product(*(range(k) for k in kernel))
-    ]
-    slack = sum((k - 1) * d * t for k, d, t in zip(kernel[1:], dilation[1:], st[1:]))
-    return offs, slack
-
-
-def _ext_shape(out: Sequence[int], full: Sequence[int]) -> tuple[int, ...]:
-    return (out[0], *full[1:])
-
-
-def _from_ext(xp: Any, a: Any, out: Sequence[int], bias: Any = None) -> Any:
-    """The valid part (N, C, *out) of an extended-grid array, as a new contiguous array, plus
-    ``bias`` (C,) if given (added in the same pass as the copy)."""
-    b = None if bias is None else bias.reshape((-1,) + (1,) * len(out))
-    dtype = a.dtype
-    if b is not None and b.dtype != dtype:
-        dtype = np.result_type(dtype, b.dtype)  # a wider bias promotes the result (numpy)
-    if tuple(a.shape[2:]) == tuple(out):
-        if b is None:
-            return a
-        if dtype != a.dtype:
-            return a + b
-        a += b
-        return a
-    valid = a[(slice(None), slice(None), *(slice(0, s) for s in out))]
-    res = output_array(xp, valid.shape, dtype)
-    if b is None:
-        res[...] = valid
-        return res
-    return xp.add(valid, b, out=res)
-
-
-#: On the CPU, column matrices are built and consumed a few samples at a time so that each block
-#: stays in cache, in per-thread scratch buffers reused from call to call (fresh multi-megabyte
-#: temporaries cost a page fault per 4 KiB on every call); devices take the whole batch at once.
+#: On the CPU, column matrices are built and consumed a few samples at a time (chunks of the
+#: batch of about ``_BLOCK_BYTES`` of columns, so that each stays in a core's 1 MiB L2 cache), in
+#: per-thread scratch buffers reused from call to call (fresh multi-megabyte temporaries cost a
+#: page fault per 4 KiB on every call); the chunks run on ``gradhub.parallel``'s threads. The
+#: chunking depends on the shapes only, never on the number of threads, so results (the filter
+#: gradient's partial sums included, combined in chunk order) are the same for any thread count.
+#: Devices take the whole batch at once. Measured on the W3 shapes (2026-11-26, one thread,
+#: first quartiles): 0.5, 1 and 2 MiB blocks within 5% of one another for the forward kernel,
+#: the filter gradient 2.6 / 2.6 / 1.8 ms (conv1) at 0.5 / 1 / 2 MiB: 2 MiB kept.
 _BLOCK_BYTES = 2097152
 _SCRATCH_MAX = 1 << 22
 _scratch_store = threading.local()
@@ -274,8 +230,9 @@ _scratch_store = threading.local()
 #: default) on one thread; above that it splits the product over its thread pool. For the skinny
 #: per-sample products of a convolution the split buys nothing (measured: no faster on 2 cores)
 #: and costs milliseconds per call whenever another process holds a core (the pool's threads wait
-#: for one another), so on the CPU the products are cut along their long axis into pieces below
-#: that size.
+#: for one another); inside the chunks, which run on several threads already, it would also put
+#: two OpenBLAS pools on the same cores. So on the CPU the products are cut along their long axis
+#: into pieces below that size.
 _GEMM_ST = 1 << 18
 
 
@@ -299,17 +256,29 @@ def _matmul_cols(xp: Any, a: Any, b: Any, out: Any) -> None:
         xp.matmul(a, b[..., j : j + step], out=out[..., j : j + step])
 
 
-def _blocks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
-    if xp is not np or n == 0:
+def _chunks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
+    """The batch ``range(n)`` cut into equal chunks of about ``_BLOCK_BYTES`` (one chunk on
+    devices other than the CPU). Depends on the shapes only (never on the thread count)."""
+    if xp is not np or n <= 1:
         return [(0, n)]
-    step = max(1, _BLOCK_BYTES // max(1, per_sample_bytes))
+    count = min(n, max(1, -(-n * per_sample_bytes // _BLOCK_BYTES)))
+    step = -(-n // count)
     return [(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = False) -> Any:
-    """A temporary array for use within one kernel call (a reused per-thread buffer on the CPU).
+def _each(chunks: Sequence[tuple[int, int]], body: Any) -> None:
+    """``body(i)`` for every chunk, on ``gradhub.parallel``'s threads when there are several."""
+    if len(chunks) == 1:
+        body(0)
+    else:
+        parallel_for(len(chunks), body)
 
-    Each ``slot`` holds one live temporary at a time; the result must not outlive the call.
+
+def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = False) -> Any:
+    """A temporary array for use within one chunk (a reused buffer of the calling thread on the
+    CPU: chunks running on pool threads use the pool threads' own buffers).
+
+    Each ``slot`` holds one live temporary at a time; the result must not outlive the chunk.
     """
     dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
@@ -327,92 +296,115 @@ def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = 
     return out
 
 
-class _Columns:
-    """The column matrices of ``x`` (N, C, *spatial), block by block over the batch.
-
-    ``block(a, b)`` has shape ``(b - a, C * K, M)``: row ``c * K + k`` holds, for every position
-    of the grid ``ext`` (``out``, or the extended grid for stride 1), the input value that kernel
-    offset ``k`` of channel ``c`` sees. Blocks live in scratch memory: use each before the next.
-    """
-
-    def __init__(
-        self, xp: Any, x: Any, out: Sequence[int], kernel: Sequence[int], geo: ConvGeom
-    ) -> None:
-        self.xp = xp
-        n, c = x.shape[:2]
-        self.c = c
-        self.k = math.prod(kernel)
-        self.dtype = x.dtype
-        self.flat = all(s == 1 for s in geo.stride)
-        if self.flat:
-            full = tuple(s + 2 * p for s, p in zip(x.shape[2:], geo.pad))
-            self.offs, slack = _flat_offsets(full, kernel, geo.dilation)
-            total = math.prod(full)
-            buf = _scratch(xp, (n, c, total + slack), x.dtype, "src", zero=True)
-            inner = (
-                slice(None),
-                slice(None),
-                *(slice(p, p + s) for s, p in zip(x.shape[2:], geo.pad)),
-            )
-            buf[:, :, :total].reshape(n, c, *full)[inner] = x
-            self.src = buf
-            self.ext = _ext_shape(out, full)
-        else:
-            xpad = _pad(xp, x, geo.pad)
-            nd = len(out)
-            st = xpad.strides
-            strides = (
-                st[0],
-                st[1],
-                *(st[2 + i] * geo.dilation[i] for i in range(nd)),
-                *(st[2 + i] * geo.stride[i] for i in range(nd)),
-            )
-            self.src = xp.lib.stride_tricks.as_strided(
-                xpad, shape=(n, c, *kernel, *out), strides=strides
-            )
-            self.ext = tuple(out)
-        self.m = math.prod(self.ext)
-        self.blocks = _blocks(xp, n, c * self.k * self.m * x.dtype.itemsize)
-
-    def block(self, a: int, b: int) -> Any:
-        xp, c, k, m = self.xp, self.c, self.k, self.m
-        cols = _scratch(
-            xp,
-            (b - a, c, k, m) if self.flat else (b - a, c, *self.src.shape[2:]),
-            self.dtype,
-            "cols",
-        )
-        if self.flat:
-            for j, f in enumerate(self.offs):
-                cols[:, :, j] = self.src[a:b, :, f : f + m]
-        else:
-            cols[...] = self.src[a:b]
-        return cols.reshape(b - a, c * k, m)
-
-
-def _col2im_block(
+def _columns(
     xp: Any,
-    buf: Any,
-    cols: Any,
+    x: Any,
     kernel: Sequence[int],
-    insp: Sequence[int],
+    out: Sequence[int],
+    pad: Sequence[int],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    dtype: Any,
+) -> Any:
+    """The columns ``(B, C, K, M)`` of ``x`` (B, C, *spatial): ``cols[b, c, k, p]`` is the
+    zero-padded input that kernel offset ``k`` (row-major) sees at output position ``p``, that is
+    ``xpad[b, c, p * stride + k * dilation]``, in ``dtype``. One copy from a strided view of
+    the padded input (a scratch buffer of the chunk); ``x`` itself when it already is that
+    matrix (1x1 kernels, stride 1, no padding). Valid until the next call in the thread."""
+    b, c = x.shape[:2]
+    k = math.prod(kernel)
+    m = math.prod(out)
+    if any(pad):
+        full = tuple(s + 2 * p for s, p in zip(x.shape[2:], pad))
+        xpad = _scratch(xp, (b, c, *full), x.dtype, "pad", zero=True)
+        xpad[(slice(None), slice(None), *(slice(p, p + s) for s, p in zip(x.shape[2:], pad)))] = x
+    else:
+        if k == 1 and all(s == 1 for s in stride) and x.dtype == dtype and x.flags.c_contiguous:
+            return x.reshape(b, c, 1, m)
+        xpad = x
+    st = xpad.strides
+    nd = len(kernel)
+    view = xp.lib.stride_tricks.as_strided(
+        xpad,
+        shape=(b, c, *kernel, *out),
+        strides=(
+            st[0],
+            st[1],
+            *(st[2 + i] * dilation[i] for i in range(nd)),
+            *(st[2 + i] * stride[i] for i in range(nd)),
+        ),
+    )
+    cols = _scratch(xp, (b, c, *kernel, *out), dtype, "cols")
+    cols[...] = view
+    return cols.reshape(b, c, k, m)
+
+
+def _conv_pass(
+    xp: Any,
+    x: Any,
+    kernel: Sequence[int],
+    out: Sequence[int],
     geo: ConvGeom,
-    offs: list[int] | None,
-) -> None:
-    """Scatter-add columns ``(B, C, K, M)`` into ``buf``: ``(B, C, *full)``, or flat
-    ``(B, C, total + slack)`` with flat offsets ``offs`` (stride 1)."""
-    if offs is not None:
-        m = cols.shape[-1]
-        for j, f in enumerate(offs):
-            buf[:, :, f : f + m] += cols[:, :, j]
-        return
-    cols = cols.reshape(*cols.shape[:2], *kernel, *insp)
-    for off in itertools.product(*(range(k) for k in kernel)):
-        sl = tuple(
-            slice(o * d, o * d + s * (i - 1) + 1, s)
-            for o, d, s, i in zip(off, geo.dilation, geo.stride, insp)
-        )
-        buf[(slice(None), slice(None), *sl)] += cols[(slice(None), slice(None), *off)]
+    pad: Sequence[int],
+    dtype: Any,
+    wm: Any = None,
+    y: Any = None,
+    bias: Any = None,
+    dy: Any = None,
+) -> Any:
+    """The products of the columns of ``x`` (N, C, *spatial) of a convolution with output
+    spatial shape ``out`` (padding ``pad``; stride, dilation and group of ``geo``), chunk by chunk
+    over the batch (in parallel on the CPU), each chunk's columns built once for both:
+
+    - with ``y`` (N, O, *out): ``y`` = the convolution with the weight matrix ``wm`` (group,
+      O // group, C // group * K), plus ``bias`` (O,) if given;
+    - with ``dy`` (N, O, *out): returns the filter gradient (group, O // group, C // group * K),
+      ``sum_n dy[n] @ cols[n]^T``, the chunks' partial sums added in chunk order (so the same
+      for any number of threads); None without ``dy``.
+    """
+    n, c = x.shape[:2]
+    g = geo.group
+    cg = c // g
+    k = math.prod(kernel)
+    m = math.prod(out)
+    dtype = np.dtype(dtype)
+    yr = None if y is None else y.reshape(n, g, -1, m)
+    bb = None if bias is None else bias.reshape(-1, 1)
+    dyr = None if dy is None else dy.reshape(n, g, -1, m).astype(dtype, copy=False)
+    step = m if dyr is None else _piece(xp, dyr.shape[2] * cg * k, m)
+    chunks = _chunks(xp, n, c * k * m * dtype.itemsize)
+    parts: list[Any] = [None] * len(chunks)
+
+    def body(i: int) -> None:
+        a, b = chunks[i]
+        cols = _columns(xp, x[a:b], kernel, out, pad, geo.stride, geo.dilation, dtype)
+        cols = cols.reshape(b - a, g, cg * k, m)
+        if yr is not None:
+            _matmul_cols(xp, wm, cols, yr[a:b])
+            if bb is not None:
+                yb = yr[a:b].reshape(b - a, -1, m)
+                yb += bb
+        if dyr is not None:
+            # per sample and group (Og, M) @ (M, Cg*K), summed over the chunk; the contraction
+            # over M in single-threaded pieces (see _GEMM_ST)
+            d = dyr[a:b]
+            acc = None
+            for j in range(0, m, step):
+                p = xp.matmul(d[..., j : j + step], cols[..., j : j + step].swapaxes(-1, -2))
+                p = p.sum(axis=0)
+                if acc is None:
+                    acc = p
+                else:
+                    acc += p
+            parts[i] = acc
+
+    _each(chunks, body)
+    if dyr is None:
+        return None
+    dw = parts[0]
+    for p in parts[1:]:  # in chunk order: the same sum for any number of threads
+        dw += p
+    return dw
 
 
 def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = None) -> Any:
@@ -430,28 +422,47 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
     if o % g:
         raise ValueError(f"{fname}(): weight has {o} output maps, which group={g} does not divide")
     out = conv_out_shape(fname, x.shape[2:], kernel, geo)
-    cols = _Columns(xp, x, out, kernel, geo)
-    k = math.prod(kernel)
-    m = cols.m
     dtype = np.result_type(x.dtype, w.dtype)
-    wm = w.reshape(g, o // g, cg * k).astype(dtype, copy=False)
-    shape = (n, g, o // g, m)
-    y = (
-        _scratch(xp, shape, dtype, "yext")
-        if cols.ext != tuple(out)
-        else output_array(xp, shape, dtype)
+    late_bias = bias is not None and np.result_type(dtype, bias.dtype) != dtype
+    y = output_array(xp, (n, o, *out), dtype)
+    if n:
+        wm = w.reshape(g, o // g, cg * math.prod(kernel)).astype(dtype, copy=False)
+        _conv_pass(xp, x, kernel, out, geo, geo.pad, dtype, wm, y, None if late_bias else bias)
+    if late_bias:  # a wider bias promotes the result (numpy's rules)
+        y = y + bias.reshape((-1,) + (1,) * len(out))
+    return y
+
+
+#: Deconvolution with stride 1 is also the convolution of its input, padded by ``d * (k - 1) -
+#: p``, with the weight transposed and flipped: columns of the input copied (a gather) instead of
+#: products scattered into the output with one add per kernel offset. The gather copies ``Cin *
+#: K`` rows per sample where the scatter adds ``Cout * K``; copies cost less than adds, but the
+#: gather's product has only ``Cout`` rows (a thin, memory-bound GEMM). Measured (2026-11-26,
+#: one thread, batch 64, 3x3, pad 1, float32, first quartiles): Cin 16 -> Cout 8 on 16x16, gather
+#: 1.7 ms against 3.2 ms; Cin 8 -> Cout 3 on 32x32, gather 3.9 ms against 2.8 ms. The gather is
+#: used when ``Cin <= _GATHER_RATIO * Cout`` (from the sweep in benchmarks/conv_kernels.py).
+_GATHER_RATIO = 2.25
+
+
+def _deconv_gathers(
+    cig: int, og: int, geo: ConvGeom, kernel: Sequence[int], op: Sequence[int]
+) -> bool:
+    """Whether :func:`_deconv_nd` computes the deconvolution as a convolution (see
+    ``_GATHER_RATIO``): stride 1, no output_padding, ``pad <= dilation * (kernel - 1)``, and
+    not many more input than output channels per group."""
+    return (
+        all(s == 1 for s in geo.stride)
+        and not any(op)
+        and all(p <= d * (k - 1) for p, d, k in zip(geo.pad, geo.dilation, kernel))
+        and cig <= _GATHER_RATIO * og
     )
-    for a, b in cols.blocks:
-        blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
-        _matmul_cols(xp, wm, blk, y[a:b])
-    return _from_ext(xp, y.reshape(n, o, *cols.ext), out, bias)
 
 
 def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname: str) -> Any:
     """Deconvolution of ``x`` (N, Cin, *spatial) with ``w`` (Cin, Og, *kernel)."""
     n, c = x.shape[:2]
     ci, og = w.shape[:2]
-    kernel = w.shape[2:]
+    kernel = tuple(w.shape[2:])
     g = geo.group
     if c != ci:
         raise ValueError(
@@ -470,41 +481,59 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
             f"{fname}(): the output shape {out} is empty: pad {geo.pad} is too large for input "
             f"{tuple(insp)} and kernel {tuple(kernel)}"
         )
-    full = tuple(L + 2 * p for L, p in zip(out, geo.pad))
-    flat = all(s == 1 for s in geo.stride)
-    offs = None
-    slack = 0
-    if flat:
-        ext = _ext_shape(insp, full)
-        if tuple(insp) != ext:
-            e = _scratch(xp, (n, c, *ext), x.dtype, "ext", zero=True)
-            e[(slice(None), slice(None), *(slice(0, s) for s in insp))] = x
-            x = e
-        offs, slack = _flat_offsets(full, kernel, geo.dilation)
     k = math.prod(kernel)
-    m = math.prod(x.shape[2:])
     cig = ci // g
+    nd = len(kernel)
     dtype = np.result_type(x.dtype, w.dtype)
+    y = output_array(xp, (n, g * og, *out), dtype)
+    if n == 0:
+        return y
+    if _deconv_gathers(cig, og, geo, kernel, op):
+        # y = conv(x padded by d(k-1)-p, W'), W'[g, o, c, k] = W[g*cig + c, o, K-1-k]
+        flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
+        wf = w.reshape(g, cig, og, *kernel).swapaxes(1, 2)[flip]
+        wm = xp.ascontiguousarray(wf, dtype=dtype).reshape(g, og, cig * k)
+        cpad = tuple(d * (kk - 1) - p for p, d, kk in zip(geo.pad, geo.dilation, kernel))
+        _conv_pass(xp, x, kernel, out, geo, cpad, dtype, wm, y)
+        return y
+    m = math.prod(insp)
+    full = tuple(L + 2 * p for L, p in zip(out, geo.pad))
+    crop = any(geo.pad)
     wt = w.reshape(g, cig, og * k).transpose(0, 2, 1).astype(dtype, copy=False)
     xr = x.reshape(n, g, cig, m)
-    total = math.prod(full)
-    crop = flat or any(geo.pad)
-    shape = (n, g * og, total + slack) if flat else (n, g * og, *full)
-    if crop:
-        buf = _scratch(xp, shape, dtype, "buf", zero=True)
-    else:
-        buf = output_array(xp, shape, dtype)
-        buf.fill(0)
-    for a, b in _blocks(xp, n, g * og * k * m * np.dtype(dtype).itemsize):
+    offsets = list(itertools.product(*(range(kk) for kk in kernel)))
+    slices = [
+        (
+            slice(None),
+            slice(None),
+            *(
+                slice(o * d, o * d + s * (i - 1) + 1, s)
+                for o, d, s, i in zip(off, geo.dilation, geo.stride, insp)
+            ),
+        )
+        for off in offsets
+    ]
+    inner = (slice(None), slice(None), *(slice(p, p + L) for p, L in zip(geo.pad, out)))
+    chunks = _chunks(xp, n, g * og * k * m * np.dtype(dtype).itemsize)
+
+    def body(i: int) -> None:
+        # per chunk: the products (B, g, Og*K, M), then one add per kernel offset into the padded
+        # output (a scratch buffer when it is cropped afterwards)
+        a, b = chunks[i]
         cols = _scratch(xp, (b - a, g, og * k, m), dtype, "cols")
         _matmul_cols(xp, wt, xr[a:b], cols)
-        cols = cols.reshape(b - a, g * og, k, m)
-        _col2im_block(xp, buf[a:b], cols, kernel, insp, geo, offs)
-    y = buf[:, :, :total].reshape(n, g * og, *full) if flat else buf
-    if crop:  # a copy out of the scratch buffer (never a view of it)
-        valid = y[(slice(None), slice(None), *(slice(p, p + L) for p, L in zip(geo.pad, out)))]
-        y = output_array(xp, valid.shape, dtype)
-        y[...] = valid
+        cols = cols.reshape(b - a, g * og, *kernel, *insp)
+        if crop:
+            buf = _scratch(xp, (b - a, g * og, *full), dtype, "pad", zero=True)
+        else:
+            buf = y[a:b]
+            buf.fill(0)
+        for off, sl in zip(offsets, slices):
+            buf[sl] += cols[(slice(None), slice(None), *off)]
+        if crop:
+            y[a:b] = buf[inner]
+
+    _each(chunks, body)
     return y
 
 
@@ -512,7 +541,7 @@ def _filter_grad_nd(
     xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGeom, fname: str
 ) -> Any:
     """Gradient of a convolution w.r.t. its weight: shape (O, C // group, *kernel)."""
-    c = x.shape[1]
+    n, c = x.shape[:2]
     o = dy.shape[1]
     g = geo.group
     if c % g or o % g:
@@ -525,39 +554,11 @@ def _filter_grad_nd(
             f"{fname}(): dy has spatial shape {tuple(dy.shape[2:])} but the convolution of x "
             f"{tuple(x.shape)} gives {out}"
         )
-    cols = _Columns(xp, x, out, kernel, geo)
-    k = math.prod(kernel)
-    cg, og = c // g, o // g
-    m = cols.m
+    cg = c // g
     dtype = np.result_type(x.dtype, dy.dtype)
-    dw = xp.zeros((g, og, cg * k), dtype=dtype)
-    blocks = _blocks(xp, x.shape[0], o * m * np.dtype(dtype).itemsize) if cols.flat else cols.blocks
-    for a, b in blocks:
-        d = dy[a:b]
-        if tuple(d.shape[2:]) != cols.ext:
-            e = _scratch(xp, (b - a, o, *cols.ext), dy.dtype, "ext", zero=True)
-            e[(slice(None), slice(None), *(slice(0, s) for s in d.shape[2:]))] = d
-            d = e
-        d = d.reshape(b - a, g, og, m)
-        if cols.flat:
-            # stride 1: per kernel offset j, (Og, M) @ (M, Cg) against the shifted flat input
-            # (a strided view: no column matrix to build), summed over the block
-            src = cols.src[a:b].reshape(b - a, g, cg, cols.src.shape[-1])
-            dwk = dw.reshape(g, og, cg, k)
-            step = _piece(xp, og * cg, m)
-            for jk, f in enumerate(cols.offs):
-                for j in range(0, m, step):
-                    sh = src[..., f + j : f + min(m, j + step)]
-                    dwk[..., jk] += xp.matmul(d[..., j : j + step], sh.swapaxes(-1, -2)).sum(axis=0)
-            continue
-        blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
-        # per sample and group (Og, M) @ (M, Cg*K), summed over the block; the contraction
-        # over M in single-threaded pieces (see _GEMM_ST)
-        step = _piece(xp, og * cg * k, m)
-        for j in range(0, m, step):
-            dw += xp.matmul(d[..., j : j + step], blk[..., j : j + step].swapaxes(-1, -2)).sum(
-                axis=0
-            )
+    if n == 0:
+        return xp.zeros((o, cg, *kernel), dtype=dtype)
+    dw = _conv_pass(xp, x, kernel, out, geo, geo.pad, dtype, dy=dy)
     return dw.reshape(o, cg, *kernel)
 
 
@@ -824,23 +825,60 @@ def _deconvolution_fast(  # type: ignore[no-untyped-def]
     geo = conv_geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
     extra = _extra_rows(output_padding, geo)
     res: list[Any] = [None, None]
-    if need_grads[0]:
-        res[0] = kernel_of("Convolution", g)(xp, g, w, None, **_attrs(geo))
-        if any(extra):  # as the rule: the positions past x's size dropped
-            crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd :]))]
-            res[0] = xp.ascontiguousarray(crop)
-    if need_grads[1]:
-        xe = x
-        if any(extra):  # as the rule: x zero-padded to the size the convolution of g gives
-            xe = xp.zeros(
-                (*x.shape[: -geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd :], extra))),
-                dtype=x.dtype,
-            )
-            xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd :]))] = x
-        res[1] = kernel_of("ConvolutionFilterGrad", g)(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
+    xe = x
+    if need_grads[1] and any(extra):
+        # as the rule: x zero-padded to the size the convolution of g gives
+        xe = xp.zeros(
+            (*x.shape[: -geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd :], extra))),
+            dtype=x.dtype,
+        )
+        xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd :]))] = x
+    both = None
+    if need_grads[0] and need_grads[1]:
+        both = _conv_and_filter_grad(xp, g, w, xe, geo)
+    if both is not None:
+        res = list(both)
+    else:
+        if need_grads[0]:
+            res[0] = kernel_of("Convolution", g)(xp, g, w, None, **_attrs(geo))
+        if need_grads[1]:
+            cfg = kernel_of("ConvolutionFilterGrad", g)
+            res[1] = cfg(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
+    if need_grads[0] and any(extra):  # as the rule: the positions past x's size dropped
+        crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd :]))]
+        res[0] = xp.ascontiguousarray(crop)
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(xp, g, geo.base_axis) if need_grads[2] else None)
     return res
+
+
+def _conv_and_filter_grad(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> Any:
+    """``(Convolution(gy, w), ConvolutionFilterGrad(gy, x))`` with the attributes of ``geo``,
+    the columns of ``gy`` built once for both products (Deconvolution's first-order rule, where
+    both take the columns of the same array); None when another kernel serves either function
+    on ``gy``'s device, or the dtypes differ (the two kernels are called then)."""
+    if (
+        kernel_of("Convolution", gy) is not _convolution
+        or kernel_of("ConvolutionFilterGrad", gy) is not _convolution_filter_grad
+        or not gy.dtype == w.dtype == x.dtype
+    ):
+        return None
+    cgeo = conv_geom("convolution", gy.shape, w.shape, **_attrs(geo))
+    gf, xf = _flat(gy, cgeo), _flat(x, cgeo)
+    n, c = gf.shape[:2]
+    o, cg = w.shape[:2]
+    kernel = tuple(w.shape[2:])
+    out = conv_out_shape("convolution", gf.shape[2:], kernel, cgeo)
+    if tuple(xf.shape) != (n, o, *out) or c != cg * cgeo.group:
+        return None
+    dtype = gf.dtype
+    y = output_array(xp, (n, o, *out), dtype)
+    if n == 0:
+        dw = xp.zeros((o, cg, *kernel), dtype=dtype)
+    else:
+        wm = w.reshape(cgeo.group, o // cgeo.group, cg * math.prod(kernel))
+        dw = _conv_pass(xp, gf, kernel, out, cgeo, cgeo.pad, dtype, wm, y, None, xf)
+    return y.reshape(cgeo.batch + y.shape[1:]), dw.reshape(o, cg, *kernel)
 
 
 def _convolution_filter_grad_bw(  # type: ignore[no-untyped-def]
@@ -1057,6 +1095,8 @@ def _conv_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample(
         (r((1, 1, 3, 3, 3)), r((2, 1, 2, 2, 2)), r((2,))), {"stride": (1, 2, 1)}, name="3d"
     )
+    # x itself as the column matrix (1x1 kernel, stride 1, no padding)
+    yield Sample((r((2, 3, 3, 2)), r((2, 3, 1, 1)), r((2,))), {}, name="1x1 kernel")
 
 
 def _deconv_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -1079,6 +1119,12 @@ def _deconv_samples(rng: np.random.Generator) -> Iterator[Sample]:
         (r((3, 2, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))), {}, name="non-contiguous x"
     )
     yield Sample((r((1, 1, 2, 2, 2)), r((1, 2, 2, 1, 2))), {"stride": (1, 2, 1)}, name="3d")
+    # stride 1 computed by scatter: many more input than output channels (see _GATHER_RATIO), or
+    # a pad past dilation * (kernel - 1); the samples above with stride 1 gather
+    yield Sample(
+        (r((2, 5, 3, 3)), r((5, 2, 3, 3)), r((2,))), {"pad": 1}, name="2d scatter, 5 -> 2 maps"
+    )
+    yield Sample((r((1, 2, 5, 4)), r((2, 2, 2, 2))), {"pad": (2, 1)}, name="2d pad past kernel")
 
 
 def _filter_grad_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -1098,6 +1144,7 @@ def _filter_grad_samples(rng: np.random.Generator) -> Iterator[Sample]:
     )
     yield Sample((r((2, 3, 6)), r((2, 2, 3))), {"kernel": (3,), "pad": 1, "stride": 2}, name="1d")
     yield Sample((r((0, 2, 3, 3)), r((0, 2, 2, 2))), {"kernel": (2, 2)}, name="size-0 batch")
+    yield Sample((r((2, 3, 3, 2)), r((2, 2, 3, 2))), {"kernel": (1, 1)}, name="1x1 kernel")
 
 
 _DOC_CONV = """Convolution (nnabla layout), N-d.

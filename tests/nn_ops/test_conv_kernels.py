@@ -1,0 +1,230 @@
+"""The CPU kernels of the convolution family (gradhub_nn_ops.conv): the same results for one and
+two threads (bit for bit), the deconvolution's choice between a gather (a convolution with the
+flipped weight) and a scatter of products, both against the naive loops, the columns of a 1x1
+kernel taken from x itself, and Deconvolution's first-order rule building the columns once for
+its two products."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import gradhub as gh
+import numpy as np
+import pytest
+from gradhub_nn_ops import conv
+from gradhub_nn_ops.conv import (
+    _convolution_filter_grad_ref,
+    _convolution_ref,
+    _deconvolution_ref,
+)
+
+
+@pytest.fixture
+def threads() -> Iterator[Callable[[int], None]]:
+    before = gh.get_num_threads()
+    yield gh.set_num_threads
+    gh.set_num_threads(before)
+
+
+def _w3_kernels(dtype: Any) -> list[tuple[str, Callable[[], Any]]]:
+    """Every kernel on the W3/W4 shapes (batch 64, 3x3, pad 1): forward with bias, filter
+    gradient, deconvolution by gather and by scatter, Deconvolution's fused backward."""
+    rng = np.random.default_rng(21)
+    calls: list[tuple[str, Callable[[], Any]]] = []
+    for xs, ws in (((64, 3, 32, 32), (8, 3, 3, 3)), ((64, 8, 16, 16), (16, 8, 3, 3))):
+        x = rng.standard_normal(xs).astype(dtype)
+        w = rng.standard_normal(ws).astype(dtype)
+        b = rng.standard_normal(ws[0]).astype(dtype)
+        dy = rng.standard_normal((xs[0], ws[0], *xs[2:])).astype(dtype)
+        geo = conv.conv_geom("deconvolution", dy.shape, w.shape, 1, 1, 1, 1, 1)
+        calls += [
+            (f"fw {xs}", lambda x=x, w=w, b=b: conv._convolution(np, x, w, b, pad=1)),
+            (
+                f"dw {xs}",
+                lambda x=x, dy=dy: conv._convolution_filter_grad(np, x, dy, (3, 3), pad=1),
+            ),
+            (f"dx {xs}", lambda dy=dy, w=w: conv._deconvolution(np, dy, w, pad=1)),
+            (
+                f"deconv bw {xs}",
+                lambda x=x, w=w, dy=dy, g=geo: conv._conv_and_filter_grad(np, x, w, dy, g),
+            ),
+        ]
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_w3_kernels_identical_for_one_and_two_threads(
+    dtype: Any, threads: Callable[[int], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loops: list[int] = []
+    real = conv.parallel_for
+
+    def counting(count: int, body: Callable[[int], object]) -> None:
+        loops.append(count)
+        real(count, body)
+
+    monkeypatch.setattr(conv, "parallel_for", counting)
+    for name, call in _w3_kernels(dtype):
+        threads(1)
+        one = call()
+        threads(2)
+        loops.clear()
+        two = call()
+        assert loops and min(loops) > 1, name  # the batch ran as several chunks
+        for a, b in zip(
+            one if isinstance(one, tuple) else (one,), two if isinstance(two, tuple) else (two,)
+        ):
+            np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+def test_many_small_chunks_identical_for_one_and_two_threads(
+    threads: Callable[[int], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One sample per chunk (partial filter-gradient sums of 7 chunks), groups, strides."""
+    monkeypatch.setattr(conv, "_BLOCK_BYTES", 1)
+    rng = np.random.default_rng(22)
+    x = rng.standard_normal((7, 4, 9, 8))
+    w = rng.standard_normal((6, 2, 3, 2))
+    kw = {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2), "group": 2}
+    y = conv._convolution(np, x, w, **kw)
+    u = rng.standard_normal(y.shape)
+    results = []
+    for n in (1, 2):
+        threads(n)
+        results.append(
+            (
+                conv._convolution(np, x, w, **kw),
+                conv._convolution_filter_grad(np, x, u, (3, 2), **kw),
+                conv._deconvolution(np, u, w, **kw),
+            )
+        )
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(
+        results[0][1], _convolution_filter_grad_ref(x, u, (3, 2), 1, **kw), rtol=1e-10, atol=1e-12
+    )
+
+
+# -- deconvolution: gather or scatter ----------------------------------------------------------
+
+
+def _geo(ws: tuple, pad: Any = 1, stride: Any = 1, dilation: Any = 1, group: int = 1) -> Any:
+    return conv.conv_geom("deconvolution", (1, ws[0], 8, 8), ws, 1, pad, stride, dilation, group)
+
+
+@pytest.mark.parametrize(
+    ("ws", "attrs", "gathers"),
+    [
+        ((16, 8, 3, 3), {}, True),  # W3's conv2 data gradient: Cin 16 -> Cout 8
+        ((8, 3, 3, 3), {}, False),  # W3's conv1 data gradient: Cin 8 -> Cout 3 (ratio 2.67)
+        ((16, 16, 3, 3), {}, True),
+        ((8, 8, 3, 3), {"stride": 2}, False),  # stride 2: scatter only
+        ((4, 4, 2, 2), {"pad": 2}, False),  # pad past dilation * (kernel - 1)
+        ((4, 1, 3, 3), {"group": 2}, True),  # per group: 2 inputs, 1 output
+    ],
+)
+def test_deconvolution_choice_on_measured_shapes(ws: tuple, attrs: dict, gathers: bool) -> None:
+    geo = _geo(ws, **attrs)
+    cig = ws[0] // geo.group
+    assert conv._deconv_gathers(cig, ws[1], geo, ws[2:], (0, 0)) is gathers
+    assert not conv._deconv_gathers(cig, ws[1], geo, ws[2:], (1, 0))  # output_padding
+
+
+_DECONV_CFGS = [
+    # x shape, w shape, attrs
+    ((2, 3, 5, 4), (3, 2, 3, 3), {"pad": 1}),
+    ((2, 4, 5, 6), (4, 3, 3, 2), {"pad": (2, 0), "dilation": (1, 2), "group": 2}),
+    ((1, 2, 6), (2, 3, 3), {"pad": 0, "dilation": 3}),
+    ((1, 2, 3, 3, 4), (2, 1, 2, 2, 3), {"pad": (1, 0, 2)}),
+]
+
+
+@pytest.mark.parametrize("cfg", _DECONV_CFGS)
+@pytest.mark.parametrize("ratio", [0.0, 1e9])  # scatter every time, gather where allowed
+def test_deconvolution_by_gather_and_by_scatter_match_the_loops(
+    cfg: tuple, ratio: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    xs, ws, attrs = cfg
+    monkeypatch.setattr(conv, "_GATHER_RATIO", ratio)
+    geo = conv.conv_geom(
+        "deconvolution",
+        xs,
+        ws,
+        1,
+        attrs.get("pad"),
+        attrs.get("stride"),
+        attrs.get("dilation"),
+        attrs.get("group", 1),
+    )
+    assert conv._deconv_gathers(ws[0] // geo.group, ws[1], geo, ws[2:], (0,) * geo.nd) is (
+        ratio > 1
+    )
+    rng = np.random.default_rng(23)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    np.testing.assert_allclose(
+        conv._deconvolution(np, x, w, **attrs),
+        _deconvolution_ref(x, w, None, 1, **attrs),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+
+
+def test_one_by_one_kernel_uses_x_as_its_columns() -> None:
+    rng = np.random.default_rng(24)
+    x = rng.standard_normal((3, 4, 5, 2))
+    cols = conv._columns(np, x, (1, 1), (5, 2), (0, 0), (1, 1), (1, 1), x.dtype)
+    assert np.shares_memory(cols, x)  # no copy
+    w = rng.standard_normal((2, 4, 1, 1))
+    np.testing.assert_allclose(
+        conv._convolution(np, x, w), _convolution_ref(x, w), rtol=1e-12, atol=1e-12
+    )
+    xt = x.transpose(0, 1, 3, 2)  # not contiguous: copied into the columns
+    assert not np.shares_memory(
+        conv._columns(np, xt, (1, 1), (2, 5), (0, 0), (1, 1), (1, 1), x.dtype), x
+    )
+    np.testing.assert_allclose(
+        conv._convolution(np, xt, w), _convolution_ref(xt, w), rtol=1e-12, atol=1e-12
+    )
+
+
+# -- Deconvolution's first-order rule: one set of columns for both products ----------------------
+
+
+@pytest.mark.parametrize(
+    "attrs", [{"pad": 1}, {"stride": 2, "output_padding": 1}, {"dilation": 2, "group": 2}]
+)
+def test_deconvolution_rule_shares_columns_and_equals_the_two_kernels(
+    attrs: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conv, "_BLOCK_BYTES", 1)  # several chunks
+    rng = np.random.default_rng(25)
+    x = gh.Variable(rng.standard_normal((3, 4, 4, 5)))
+    w = gh.Variable(rng.standard_normal((4, 3, 3, 3)))
+    import gradhub.functions as F
+
+    y = F.deconvolution(x, w, **attrs)
+    seed = rng.standard_normal(y.shape)
+    calls: list[int] = []
+    real = conv._conv_and_filter_grad
+
+    def spy(*args: Any) -> Any:
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(conv, "_conv_and_filter_grad", spy)
+    gx, gw = gh.grad([y], [x, w], [seed], create_graph=False)
+    assert calls == [True]
+    # the separate kernels, as the differentiable rule computes them
+    gx2, gw2 = gh.grad([y], [x, w], [seed], create_graph=True)
+    np.testing.assert_array_equal(gx.d, gx2.d)
+    np.testing.assert_array_equal(gw.d, gw2.d)
+
+
+def test_shared_columns_fall_back_for_mixed_dtypes() -> None:
+    geo = conv.conv_geom("deconvolution", (2, 3, 4, 4), (3, 2, 3, 3), 1, 1, 1, 1, 1)
+    g = np.ones((2, 2, 4, 4), np.float32)
+    assert (
+        conv._conv_and_filter_grad(np, g, np.ones((3, 2, 3, 3)), np.ones((2, 3, 4, 4)), geo) is None
+    )
