@@ -1,8 +1,8 @@
 """The CPU kernels of the convolution family (gradhub_nn_ops.conv): the same results for one and
 two threads (bit for bit), the deconvolution's choice between a gather (a convolution with the
 flipped weight) and a scatter of products, both against the naive loops, the columns of a 1x1
-kernel taken from x itself, and Deconvolution's first-order rule building the columns once for
-its two products."""
+kernel taken from x itself, and the first-order rules of Convolution and Deconvolution building
+one set of columns for their two products."""
 
 from __future__ import annotations
 
@@ -50,6 +50,14 @@ def _w3_kernels(dtype: Any) -> list[tuple[str, Callable[[], Any]]]:
                 lambda x=x, w=w, dy=dy, g=geo: conv._conv_and_filter_grad(np, x, w, dy, g),
             ),
         ]
+        if xs[1] == 8:  # the second layer: Convolution's two gradients from gy's columns
+            cgeo = conv.conv_geom("convolution", xs, ws, 1, 1, 1, 1, 1)
+            calls.append(
+                (
+                    f"conv bw {xs}",
+                    lambda x=x, w=w, dy=dy, g=cgeo: conv._data_and_filter_grads(np, dy, w, x, g),
+                )
+            )
     return calls
 
 
@@ -228,3 +236,57 @@ def test_shared_columns_fall_back_for_mixed_dtypes() -> None:
     assert (
         conv._conv_and_filter_grad(np, g, np.ones((3, 2, 3, 3)), np.ones((2, 3, 4, 4)), geo) is None
     )
+
+
+# -- Convolution's first-order rule: both gradients from the columns of gy ----------------------
+
+
+@pytest.mark.parametrize(
+    ("xs", "ws", "attrs"),
+    [
+        ((64, 8, 16, 16), (16, 8, 3, 3), {"pad": 1}),  # W3's second layer
+        ((3, 4, 6, 5), (6, 2, 3, 2), {"pad": (2, 0), "dilation": (1, 2), "group": 2}),
+        ((2, 3, 7), (4, 3, 3), {"pad": 0}),
+        ((2, 2, 2, 4), (2, 2, 3), {"base_axis": 2, "pad": 1}),
+    ],
+)
+def test_convolution_rule_gradients_from_the_columns_of_gy(
+    xs: tuple, ws: tuple, attrs: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gradhub.functions as F
+
+    rng = np.random.default_rng(26)
+    x = gh.Variable(rng.standard_normal(xs))
+    w = gh.Variable(rng.standard_normal(ws))
+    y = F.convolution(x, w, **attrs)
+    seed = rng.standard_normal(y.shape)
+    calls: list[bool] = []
+    real = conv._data_and_filter_grads
+
+    def spy(*args: Any) -> Any:
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(conv, "_data_and_filter_grads", spy)
+    gx, gw = gh.grad([y], [x, w], [seed], create_graph=False)
+    assert calls == [True]
+    # against the two kernels (the differentiable rule) and, on the small shapes, the loops
+    rx, rw = gh.grad([y], [x, w], [seed], create_graph=True)
+    np.testing.assert_allclose(gx.d, rx.d, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(gw.d, rw.d, rtol=1e-10, atol=1e-10)
+    if x.size < 1000:
+        ba = attrs.get("base_axis", 1)
+        kw = {k: v for k, v in attrs.items() if k != "base_axis"}
+        ref_w = _convolution_filter_grad_ref(x.d, seed, ws[2:], ba, **kw)
+        np.testing.assert_allclose(gw.d, ref_w, rtol=1e-10, atol=1e-10)
+        ref_x = _deconvolution_ref(seed, w.d, None, ba, **kw)
+        np.testing.assert_allclose(gx.d, ref_x, rtol=1e-10, atol=1e-10)
+
+
+def test_convolution_rule_with_a_scattering_data_gradient_calls_the_two_kernels() -> None:
+    geo = conv.conv_geom("convolution", (64, 3, 32, 32), (8, 3, 3, 3), 1, 1, 1, 1, 1)
+    x = np.ones((2, 3, 8, 8))
+    gy = np.ones((2, 8, 8, 8))
+    w = np.ones((8, 3, 3, 3))
+    assert conv._data_and_filter_grads(np, gy, w, x, geo) is None  # W3's first layer: 8 -> 3

@@ -4,16 +4,19 @@
 spatial axes is ``weight.ndim - 2``. Padding is symmetric (``pad[i]`` zeros on both sides of
 spatial axis ``i``).
 
-Kernels build a column matrix of the zero-padded input (one row per channel and kernel offset)
-and multiply it with the weight matrix (``xp.matmul``, BLAS on the CPU); groups are a batch
-dimension of that product. With stride 1 every row is one contiguous slice of the flattened padded
-input (outputs are computed on a slightly wider grid and cropped); otherwise the windows come from
-a strided view (``xp.lib.stride_tricks.as_strided``). Deconvolution multiplies first and scatters
-the columns back with one add per kernel offset. The filter gradient with stride 1 builds no
-columns: per kernel offset it multiplies dy with the shifted flat input (a strided view). On the
-CPU the batch is processed in blocks of about 2 MiB of columns held in reused per-thread scratch
-buffers (cache-resident, no page faults from fresh temporaries); on other devices the whole batch
-is one block. Large outputs (of these
+Kernels build a column matrix of the zero-padded input (one row per channel and kernel offset,
+one column per output position: one copy from a strided view) and multiply it with the weight
+matrix (``xp.matmul``, BLAS on the CPU); groups are a batch dimension of that product. The filter
+gradient multiplies dy with the transposed columns and sums over the batch. Deconvolution
+multiplies first and scatters the products back with one add per kernel offset, or, with stride
+1 and not many more input than output channels, is computed as the convolution of its input
+with the flipped weight (a gather, cheaper than the adds; see ``_GATHER_RATIO``). On the CPU the
+batch is processed in chunks of about 2 MiB of columns held in reused per-thread scratch buffers
+(cache-resident, no page faults from fresh temporaries), the chunks in parallel on
+:mod:`gradhub.parallel`'s threads; results do not depend on the number of threads. On other
+devices the whole batch is one chunk. The first-order rules of Convolution (when its data
+gradient gathers) and of Deconvolution compute both gradients from one set of columns (those of
+gy). Large outputs (of these
 kernels, of 2x2 max pooling and of ReLU) come from :func:`gradhub.memory.output_array`, which on
 the CPU hands out again an array of the same shape that nothing refers to any more.
 
@@ -222,6 +225,9 @@ def _pad(xp: Any, x: Any, pad: Sequence[int]) -> Any:
 #: first quartiles): 0.5, 1 and 2 MiB blocks within 5% of one another for the forward kernel,
 #: the filter gradient 2.6 / 2.6 / 1.8 ms (conv1) at 0.5 / 1 / 2 MiB: 2 MiB kept.
 _BLOCK_BYTES = 2097152
+#: The number of chunks is rounded up to a multiple of this, so that they share out evenly over
+#: 1, 2 or 4 threads (3 chunks on 2 threads take two rounds).
+_CHUNK_MULTIPLE = 4
 _SCRATCH_MAX = 1 << 22
 _scratch_store = threading.local()
 
@@ -261,7 +267,8 @@ def _chunks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
     devices other than the CPU). Depends on the shapes only (never on the thread count)."""
     if xp is not np or n <= 1:
         return [(0, n)]
-    count = min(n, max(1, -(-n * per_sample_bytes // _BLOCK_BYTES)))
+    count = max(1, -(-n * per_sample_bytes // _BLOCK_BYTES))
+    count = min(n, -(-count // _CHUNK_MULTIPLE) * _CHUNK_MULTIPLE)
     step = -(-n // count)
     return [(i, min(n, i + step)) for i in range(0, n, step)]
 
@@ -438,9 +445,11 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
 #: products scattered into the output with one add per kernel offset. The gather copies ``Cin *
 #: K`` rows per sample where the scatter adds ``Cout * K``; copies cost less than adds, but the
 #: gather's product has only ``Cout`` rows (a thin, memory-bound GEMM). Measured (2026-11-26,
-#: one thread, batch 64, 3x3, pad 1, float32, first quartiles): Cin 16 -> Cout 8 on 16x16, gather
-#: 1.7 ms against 3.2 ms; Cin 8 -> Cout 3 on 32x32, gather 3.9 ms against 2.8 ms. The gather is
-#: used when ``Cin <= _GATHER_RATIO * Cout`` (from the sweep in benchmarks/conv_kernels.py).
+#: ``ff204c7``, one thread, batch 64, 3x3, pad 1, float32, first quartiles of 40, time of the
+#: gather over the scatter) by ``Cin / Cout``: 0.5 (16 -> 32 maps, 8x8): 0.35; 1 (16 -> 16,
+#: 16x16; 8 -> 8, 32x32): 0.58, 0.47; 1.33 (16 -> 12): 0.68; 2 (16 -> 8, 16x16, W3's second
+#: layer; 32 -> 16, 8x8): 0.90, 0.89; 2.67 (8 -> 3, 32x32, W3's first layer): 1.27; 4 (16 -> 4):
+#: 1.43. The gather is used up to the crossover, ``Cin <= 2.25 * Cout`` (per group).
 _GATHER_RATIO = 2.25
 
 
@@ -749,14 +758,59 @@ def _convolution_fast(  # type: ignore[no-untyped-def]
     kernel = tuple(ws[2:])
     ba = geo.base_axis
     res: list[Any] = [None, None]
-    if need_grads[0]:
-        op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
-        res[0] = kernel_of("Deconvolution", g)(xp, g, w, None, output_padding=op, **_attrs(geo))
-    if need_grads[1]:
-        res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
+    both = _data_and_filter_grads(xp, g, w, x, geo) if need_grads[0] and need_grads[1] else None
+    if both is not None:
+        res = list(both)
+    else:
+        if need_grads[0]:
+            op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
+            dc = kernel_of("Deconvolution", g)
+            res[0] = dc(xp, g, w, None, output_padding=op, **_attrs(geo))
+        if need_grads[1]:
+            res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(xp, g, ba) if need_grads[2] else None)
     return res
+
+
+def _data_and_filter_grads(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> Any:
+    """Convolution's two gradients ``(dx, dW)`` from one set of columns, those of ``gy`` padded
+    by ``d * (k - 1) - p``, when the data gradient gathers (stride 1, see ``_GATHER_RATIO``):
+    ``dx = conv(gy, W')`` with the flipped, transposed weight ``W'``, and, with the same columns,
+    ``dW[o, c, k] = sum_{n, q} x[n, c, q] * gypad[n, o, q + K - 1 - k]`` (the filter gradient
+    of that convolution, flipped back). The columns of ``x`` are never built. None when another
+    kernel serves either function on the arrays' device, the dtypes differ, or the data
+    gradient scatters (the two kernels are called then)."""
+    if (
+        kernel_of("Deconvolution", gy) is not _deconvolution
+        or kernel_of("ConvolutionFilterGrad", x) is not _convolution_filter_grad
+        or not gy.dtype == w.dtype == x.dtype
+    ):
+        return None
+    kernel = tuple(w.shape[2:])
+    nd = len(kernel)
+    o, cg = w.shape[:2]
+    grp = geo.group
+    og = o // grp
+    if not _deconv_gathers(og, cg, geo, kernel, (0,) * nd):
+        return None
+    xf = _flat(x, geo)
+    gf = gy.reshape(geo.n, *gy.shape[geo.base_axis :])
+    n, c = xf.shape[:2]
+    sp = tuple(xf.shape[2:])
+    if c != cg * grp or gf.shape[1] != o:
+        return None
+    dtype = xf.dtype
+    dx = output_array(xp, xf.shape, dtype)
+    if n == 0:
+        return dx.reshape(x.shape), xp.zeros((o, cg, *kernel), dtype=dtype)
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
+    wf = w.reshape(grp, og, cg, *kernel).swapaxes(1, 2)[flip]
+    wm = xp.ascontiguousarray(wf).reshape(grp, cg, og * math.prod(kernel))
+    cpad = tuple(d * (k - 1) - p for p, d, k in zip(geo.pad, geo.dilation, kernel))
+    dwf = _conv_pass(xp, gf, kernel, sp, geo, cpad, dtype, wm, dx, None, xf)
+    dw = dwf.reshape(grp, cg, og, *kernel)[flip].swapaxes(1, 2)
+    return dx.reshape(x.shape), xp.ascontiguousarray(dw).reshape(o, cg, *kernel)
 
 
 def _extra_rows(output_padding: Any, geo: ConvGeom) -> tuple[int, ...]:
