@@ -290,3 +290,22 @@ def test_convolution_rule_with_a_scattering_data_gradient_calls_the_two_kernels(
     gy = np.ones((2, 8, 8, 8))
     w = np.ones((8, 3, 3, 3))
     assert conv._data_and_filter_grads(np, gy, w, x, geo) is None  # W3's first layer: 8 -> 3
+
+
+def test_shared_columns_only_where_the_generic_kernels_serve(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A device plugin's kernel for either function (here: a stand-in) keeps the two kernels."""
+    geo = conv.conv_geom("convolution", (2, 8, 6, 6), (16, 8, 3, 3), 1, 1, 1, 1, 1)
+    x, gy, w = np.ones((2, 8, 6, 6)), np.ones((2, 16, 6, 6)), np.ones((16, 8, 3, 3))
+    dgeo = conv.conv_geom("deconvolution", gy.shape, w.shape, 1, 1, 1, 1, 1)
+    assert conv._data_and_filter_grads(np, gy, w, x, geo) is not None
+    assert conv._conv_and_filter_grad(np, x, w, gy, dgeo) is not None
+    real = conv.kernel_of
+
+    def device_kernel(name: str, like: Any) -> Any:
+        return (lambda *a, **k: None) if name == "ConvolutionFilterGrad" else real(name, like)
+
+    monkeypatch.setattr(conv, "kernel_of", device_kernel)
+    assert conv._data_and_filter_grads(np, gy, w, x, geo) is None
+    assert conv._conv_and_filter_grad(np, x, w, gy, dgeo) is None

@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
+from gradhub.ops import fdef
 from gradhub.ops import kernel as kernel_of
 from gradhub.parallel import parallel_for
 
@@ -773,6 +774,13 @@ def _convolution_fast(  # type: ignore[no-untyped-def]
     return res
 
 
+def _generic_kernels(like: Any, *names: str) -> bool:
+    """Whether the functions ``names`` run their generic kernels (these) on ``like``'s device,
+    that is, no device plugin serves them there (then a rule may compute their products
+    together)."""
+    return all(kernel_of(n, like) is fdef(n).forward for n in names)
+
+
 def _data_and_filter_grads(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> Any:
     """Convolution's two gradients ``(dx, dW)`` from one set of columns, those of ``gy`` padded
     by ``d * (k - 1) - p``, when the data gradient gathers (stride 1, see ``_GATHER_RATIO``):
@@ -781,10 +789,9 @@ def _data_and_filter_grads(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> A
     of that convolution, flipped back). The columns of ``x`` are never built. None when another
     kernel serves either function on the arrays' device, the dtypes differ, or the data
     gradient scatters (the two kernels are called then)."""
-    if (
-        kernel_of("Deconvolution", gy) is not _deconvolution
-        or kernel_of("ConvolutionFilterGrad", x) is not _convolution_filter_grad
-        or not gy.dtype == w.dtype == x.dtype
+    if not (
+        _generic_kernels(gy, "Deconvolution", "ConvolutionFilterGrad")
+        and gy.dtype == w.dtype == x.dtype
     ):
         return None
     kernel = tuple(w.shape[2:])
@@ -911,10 +918,9 @@ def _conv_and_filter_grad(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> An
     the columns of ``gy`` built once for both products (Deconvolution's first-order rule, where
     both take the columns of the same array); None when another kernel serves either function
     on ``gy``'s device, or the dtypes differ (the two kernels are called then)."""
-    if (
-        kernel_of("Convolution", gy) is not _convolution
-        or kernel_of("ConvolutionFilterGrad", gy) is not _convolution_filter_grad
-        or not gy.dtype == w.dtype == x.dtype
+    if not (
+        _generic_kernels(gy, "Convolution", "ConvolutionFilterGrad")
+        and gy.dtype == w.dtype == x.dtype
     ):
         return None
     cgeo = conv_geom("convolution", gy.shape, w.shape, **_attrs(geo))
