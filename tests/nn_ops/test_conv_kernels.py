@@ -309,3 +309,60 @@ def test_shared_columns_only_where_the_generic_kernels_serve(
     monkeypatch.setattr(conv, "kernel_of", device_kernel)
     assert conv._data_and_filter_grads(np, gy, w, x, geo) is None
     assert conv._conv_and_filter_grad(np, x, w, gy, dgeo) is None
+
+
+# -- stride 1: flat (extended grid) or exact columns -------------------------------------------
+
+_STRIDE1_CFGS = [
+    # x shape, w shape, attrs
+    ((3, 4, 7, 6), (6, 2, 3, 2), {"pad": (1, 2), "dilation": (2, 1), "group": 2}),
+    ((2, 3, 8), (4, 3, 3), {"pad": 0}),
+    ((1, 2, 4, 3, 5), (2, 2, 2, 2, 3), {"pad": (1, 0, 1)}),
+    ((2, 3, 5, 5), (3, 3, 1, 1), {"pad": 1}),  # 1x1 kernel with padding: columns built
+]
+
+
+@pytest.mark.parametrize("cfg", _STRIDE1_CFGS)
+@pytest.mark.parametrize("flat_below", [0, 10**9])  # exact grid every time, flat every time
+def test_stride1_layouts_match_the_loops(
+    cfg: tuple, flat_below: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conv, "_FLAT_BELOW", flat_below)
+    monkeypatch.setattr(conv, "_BLOCK_BYTES", 1)  # several chunks
+    xs, ws, attrs = cfg
+    rng = np.random.default_rng(27)
+    x, w, b = rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(ws[0])
+    y = conv._convolution(np, x, w, b, **attrs)
+    ref = _convolution_ref(x, w, b, 1, **attrs)
+    np.testing.assert_allclose(y, ref, rtol=1e-10, atol=1e-12)
+    u = rng.standard_normal(y.shape)
+    np.testing.assert_allclose(
+        conv._convolution_filter_grad(np, x, u, ws[2:], **attrs),
+        _convolution_filter_grad_ref(x, u, ws[2:], 1, **attrs),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        conv._deconvolution(np, u, w, **attrs),
+        _deconvolution_ref(u, w, None, 1, **attrs),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    geo = conv.conv_geom(
+        "convolution",
+        xs,
+        ws,
+        1,
+        attrs.get("pad"),
+        None,
+        attrs.get("dilation"),
+        attrs.get("group", 1),
+    )
+    both = conv._data_and_filter_grads(np, u, w, x, geo)
+    if both is not None:
+        np.testing.assert_allclose(
+            both[0], _deconvolution_ref(u, w, None, 1, **attrs), rtol=1e-10, atol=1e-12
+        )
+        np.testing.assert_allclose(
+            both[1], _convolution_filter_grad_ref(x, u, ws[2:], 1, **attrs), rtol=1e-10, atol=1e-12
+        )
