@@ -579,11 +579,18 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
         cpad = tuple(d * (kk - 1) - p for p, d, kk in zip(geo.pad, geo.dilation, kernel))
         _conv_pass(xp, x, kernel, out, geo, cpad, dtype, wm, y)
         return y
-    m = math.prod(insp)
     full = tuple(L + 2 * p for L, p in zip(out, geo.pad))
-    crop = any(geo.pad)
+    total = math.prod(full)
+    # stride 1: the products on the input's extended grid, each kernel offset's add one
+    # contiguous slice of the flat padded output (see _FLAT_BELOW). Measured against the adds on
+    # the exact grid (2026-11-26, one thread, thread CPU time, first quartiles of 60): 0.88 of
+    # the time for 8 -> 3 maps on 32x32 (W3's first layer), 0.76 for 16 -> 8 on 16x16
+    flat = all(s == 1 for s in geo.stride)
+    ext = (insp[0], *full[1:]) if flat else tuple(insp)
+    offs, slack = _flat_offsets(full, kernel, geo.dilation) if flat else ([], 0)
+    m = math.prod(ext)
+    crop = flat or any(geo.pad)
     wt = w.reshape(g, cig, og * k).transpose(0, 2, 1).astype(dtype, copy=False)
-    xr = x.reshape(n, g, cig, m)
     offsets = list(itertools.product(*(range(kk) for kk in kernel)))
     slices = [
         (
@@ -597,22 +604,35 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
         for off in offsets
     ]
     inner = (slice(None), slice(None), *(slice(p, p + L) for p, L in zip(geo.pad, out)))
+    valid = (slice(None), slice(None), *(slice(0, s) for s in insp))
     chunks = _chunks(xp, n, g * og * k * m * np.dtype(dtype).itemsize)
 
     def body(i: int) -> None:
         # per chunk: the products (B, g, Og*K, M), then one add per kernel offset into the padded
         # output (a scratch buffer when it is cropped afterwards)
         a, b = chunks[i]
+        xb = x[a:b]
+        if ext != tuple(insp):  # x on the extended grid, zero at the extra positions
+            e = _scratch(xp, (b - a, c, *ext), x.dtype, "ext", zero=True)
+            e[valid] = xb
+            xb = e
         cols = _scratch(xp, (b - a, g, og * k, m), dtype, "cols")
-        _matmul_cols(xp, wt, xr[a:b], cols)
-        cols = cols.reshape(b - a, g * og, *kernel, *insp)
-        if crop:
-            buf = _scratch(xp, (b - a, g * og, *full), dtype, "pad", zero=True)
+        _matmul_cols(xp, wt, xb.reshape(b - a, g, cig, m), cols)
+        if flat:
+            cols = cols.reshape(b - a, g * og, k, m)
+            buf = _scratch(xp, (b - a, g * og, total + slack), dtype, "pad", zero=True)
+            for j, f in enumerate(offs):
+                buf[:, :, f : f + m] += cols[:, :, j]
+            buf = buf[:, :, :total].reshape(b - a, g * og, *full)
         else:
-            buf = y[a:b]
-            buf.fill(0)
-        for off, sl in zip(offsets, slices):
-            buf[sl] += cols[(slice(None), slice(None), *off)]
+            cols = cols.reshape(b - a, g * og, *kernel, *insp)
+            if crop:
+                buf = _scratch(xp, (b - a, g * og, *full), dtype, "pad", zero=True)
+            else:
+                buf = y[a:b]
+                buf.fill(0)
+            for off, sl in zip(offsets, slices):
+                buf[sl] += cols[(slice(None), slice(None), *off)]
         if crop:
             y[a:b] = buf[inner]
 
