@@ -519,11 +519,12 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
 #: products scattered into the output with one add per kernel offset. The gather copies ``Cin *
 #: K`` rows per sample where the scatter adds ``Cout * K``; copies cost less than adds, but the
 #: gather's product has only ``Cout`` rows (a thin, memory-bound GEMM). Measured (2026-11-26,
-#: ``ff204c7``, one thread, batch 64, 3x3, pad 1, float32, first quartiles of 40, time of the
-#: gather over the scatter) by ``Cin / Cout``: 0.5 (16 -> 32 maps, 8x8): 0.35; 1 (16 -> 16,
-#: 16x16; 8 -> 8, 32x32): 0.58, 0.47; 1.33 (16 -> 12): 0.68; 2 (16 -> 8, 16x16, W3's second
-#: layer; 32 -> 16, 8x8): 0.90, 0.89; 2.67 (8 -> 3, 32x32, W3's first layer): 1.27; 4 (16 -> 4):
-#: 1.43. The gather is used up to the crossover, ``Cin <= 2.25 * Cout`` (per group).
+#: ``f5e2fc2``, one thread, thread CPU time, batch 64, 3x3, pad 1, float32, first quartiles of
+#: 40, time of the gather over the scatter) by ``Cin / Cout``: 0.5 (16 -> 32 maps, 8x8): 0.53;
+#: 1 (16 -> 16, 16x16; 8 -> 8, 32x32): 0.66, 0.66; 1.33 (16 -> 12): 0.76; 2 (16 -> 8, 16x16,
+#: W3's second layer; 32 -> 16, 8x8): 0.83, 0.90; 2.67 (8 -> 3, 32x32, W3's first layer): 1.54;
+#: 4 (16 -> 4): 1.21. The gather is used up to the crossover, ``Cin <= 2.25 * Cout`` (per
+#: group).
 _GATHER_RATIO = 2.25
 
 
