@@ -426,7 +426,6 @@ def _conv_pass(
     valid = (slice(None), slice(None), *(slice(0, s) for s in out))
     crop = ext != out
     m = math.prod(ext)
-    yr = None if y is None or crop else y.reshape(n, g, -1, m)
     bb = None if bias is None else bias.reshape((-1,) + (1,) * (nd if crop else 1))
     dyr = None
     if dy is not None:
@@ -456,9 +455,10 @@ def _conv_pass(
                 else:
                     xp.add(ye, bb, out=y[a:b])
             else:
-                _matmul_cols(xp, wm, cols, yr[a:b])
+                yc = y[a:b].reshape(b - a, g, -1, m)
+                _matmul_cols(xp, wm, cols, yc)
                 if bb is not None:
-                    yb = yr[a:b].reshape(b - a, -1, m)
+                    yb = yc.reshape(b - a, -1, m)
                     yb += bb
         if dyr is not None:
             # per sample and group (Cg*K, M) @ (M, Og), summed over the chunk (transposed at
