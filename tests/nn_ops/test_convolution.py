@@ -239,15 +239,15 @@ def test_gemms_cut_into_single_threaded_pieces(cfg: tuple, monkeypatch: pytest.M
     )
 
 
-# -- the filter gradient with stride 1 ---------------------------------------------------------
+# -- the filter gradient in chunks ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize("group", [1, 2])
-def test_stride1_filter_grad_without_columns_matches_the_reference(
+def test_filter_grad_in_chunks_and_pieces_matches_the_reference(
     group: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Stride 1: the filter gradient multiplies dy with shifted views of the flat padded input
-    (no column matrix); several blocks and GEMM pieces, float32 against the float64 loops."""
+    """The filter gradient's partial sums over several chunks of the batch and several GEMM
+    pieces, float32 against the float64 loops."""
     from gradhub_nn_ops import conv
     from gradhub_nn_ops.conv import _convolution_filter_grad_ref
 

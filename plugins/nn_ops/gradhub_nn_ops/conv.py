@@ -4,16 +4,19 @@
 spatial axes is ``weight.ndim - 2``. Padding is symmetric (``pad[i]`` zeros on both sides of
 spatial axis ``i``).
 
-Kernels build a column matrix of the zero-padded input (one row per channel and kernel offset)
-and multiply it with the weight matrix (``xp.matmul``, BLAS on the CPU); groups are a batch
-dimension of that product. With stride 1 every row is one contiguous slice of the flattened padded
-input (outputs are computed on a slightly wider grid and cropped); otherwise the windows come from
-a strided view (``xp.lib.stride_tricks.as_strided``). Deconvolution multiplies first and scatters
-the columns back with one add per kernel offset. The filter gradient with stride 1 builds no
-columns: per kernel offset it multiplies dy with the shifted flat input (a strided view). On the
-CPU the batch is processed in blocks of about 2 MiB of columns held in reused per-thread scratch
-buffers (cache-resident, no page faults from fresh temporaries); on other devices the whole batch
-is one block. Large outputs (of these
+Kernels build a column matrix of the zero-padded input (one row per channel and kernel offset,
+one column per output position: one copy from a strided view) and multiply it with the weight
+matrix (``xp.matmul``, BLAS on the CPU); groups are a batch dimension of that product. The filter
+gradient multiplies dy with the transposed columns and sums over the batch. Deconvolution
+multiplies first and scatters the products back with one add per kernel offset, or, with stride
+1 and not many more input than output channels, is computed as the convolution of its input
+with the flipped weight (a gather, cheaper than the adds; see ``_GATHER_RATIO``). On the CPU the
+batch is processed in chunks of about 2 MiB of columns held in reused per-thread scratch buffers
+(cache-resident, no page faults from fresh temporaries), the chunks in parallel on
+:mod:`gradhub.parallel`'s threads; results do not depend on the number of threads. On other
+devices the whole batch is one chunk. The first-order rules of Convolution (when its data
+gradient gathers) and of Deconvolution compute both gradients from one set of columns (those of
+gy). Large outputs (of these
 kernels, of 2x2 max pooling and of ReLU) come from :func:`gradhub.memory.output_array`, which on
 the CPU hands out again an array of the same shape that nothing refers to any more.
 
@@ -44,7 +47,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
+from gradhub.ops import fdef
 from gradhub.ops import kernel as kernel_of
+from gradhub.parallel import parallel_for
 
 from .math import is_int
 
@@ -211,61 +216,19 @@ def _pad(xp: Any, x: Any, pad: Sequence[int]) -> Any:
     return out
 
 
-# Stride-1 layout ("flat offsets"): the padded input is flattened over its spatial axes, so the
-# value that kernel offset ``k`` sees at output position ``p`` is at flat index
-# ``p . st + k . (dilation * st)`` (``st``: the padded array's row-major strides in elements).
-# Outputs are computed on an extended grid (first axis: the output length, other axes: the
-# padded lengths); the extra positions are discarded. Every column is then one contiguous slice,
-# much faster to copy or accumulate than a strided window.
-
-
-def _flat_strides(full: Sequence[int]) -> tuple[int, ...]:
-    return tuple(math.prod(full[i + 1 :]) for i in range(len(full)))
-
-
-def _flat_offsets(
-    full: Sequence[int], kernel: Sequence[int], dilation: Sequence[int]
-) -> tuple[list[int], int]:
-    """Flat offset of every kernel offset (row-major) and the slack needed after the array."""
-    st = _flat_strides(full)
-    offs = [
-        sum(k * d * t for k, d, t in zip(off, dilation, st))
-        for off in itertools.product(*(range(k) for k in kernel))
-    ]
-    slack = sum((k - 1) * d * t for k, d, t in zip(kernel[1:], dilation[1:], st[1:]))
-    return offs, slack
-
-
-def _ext_shape(out: Sequence[int], full: Sequence[int]) -> tuple[int, ...]:
-    return (out[0], *full[1:])
-
-
-def _from_ext(xp: Any, a: Any, out: Sequence[int], bias: Any = None) -> Any:
-    """The valid part (N, C, *out) of an extended-grid array, as a new contiguous array, plus
-    ``bias`` (C,) if given (added in the same pass as the copy)."""
-    b = None if bias is None else bias.reshape((-1,) + (1,) * len(out))
-    dtype = a.dtype
-    if b is not None and b.dtype != dtype:
-        dtype = np.result_type(dtype, b.dtype)  # a wider bias promotes the result (numpy)
-    if tuple(a.shape[2:]) == tuple(out):
-        if b is None:
-            return a
-        if dtype != a.dtype:
-            return a + b
-        a += b
-        return a
-    valid = a[(slice(None), slice(None), *(slice(0, s) for s in out))]
-    res = output_array(xp, valid.shape, dtype)
-    if b is None:
-        res[...] = valid
-        return res
-    return xp.add(valid, b, out=res)
-
-
-#: On the CPU, column matrices are built and consumed a few samples at a time so that each block
-#: stays in cache, in per-thread scratch buffers reused from call to call (fresh multi-megabyte
-#: temporaries cost a page fault per 4 KiB on every call); devices take the whole batch at once.
+#: On the CPU, column matrices are built and consumed a few samples at a time (chunks of the
+#: batch of about ``_BLOCK_BYTES`` of columns, so that each stays in a core's 1 MiB L2 cache), in
+#: per-thread scratch buffers reused from call to call (fresh multi-megabyte temporaries cost a
+#: page fault per 4 KiB on every call); the chunks run on ``gradhub.parallel``'s threads. The
+#: chunking depends on the shapes only, never on the number of threads, so results (the filter
+#: gradient's partial sums included, combined in chunk order) are the same for any thread count.
+#: Devices take the whole batch at once. Measured on the W3 shapes (2026-11-26, one thread,
+#: first quartiles): 0.5, 1 and 2 MiB blocks within 5% of one another for the forward kernel,
+#: the filter gradient 2.6 / 2.6 / 1.8 ms (conv1) at 0.5 / 1 / 2 MiB: 2 MiB kept.
 _BLOCK_BYTES = 2097152
+#: The number of chunks is rounded up to a multiple of this, so that they share out evenly over
+#: 1, 2 or 4 threads (3 chunks on 2 threads take two rounds).
+_CHUNK_MULTIPLE = 4
 _SCRATCH_MAX = 1 << 22
 _scratch_store = threading.local()
 
@@ -274,8 +237,9 @@ _scratch_store = threading.local()
 #: default) on one thread; above that it splits the product over its thread pool. For the skinny
 #: per-sample products of a convolution the split buys nothing (measured: no faster on 2 cores)
 #: and costs milliseconds per call whenever another process holds a core (the pool's threads wait
-#: for one another), so on the CPU the products are cut along their long axis into pieces below
-#: that size.
+#: for one another); inside the chunks, which run on several threads already, it would also put
+#: two OpenBLAS pools on the same cores. So on the CPU the products are cut along their long axis
+#: into pieces below that size.
 _GEMM_ST = 1 << 18
 
 
@@ -299,17 +263,30 @@ def _matmul_cols(xp: Any, a: Any, b: Any, out: Any) -> None:
         xp.matmul(a, b[..., j : j + step], out=out[..., j : j + step])
 
 
-def _blocks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
-    if xp is not np or n == 0:
+def _chunks(xp: Any, n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
+    """The batch ``range(n)`` cut into equal chunks of about ``_BLOCK_BYTES`` (one chunk on
+    devices other than the CPU). Depends on the shapes only (never on the thread count)."""
+    if xp is not np or n <= 1:
         return [(0, n)]
-    step = max(1, _BLOCK_BYTES // max(1, per_sample_bytes))
+    count = max(1, -(-n * per_sample_bytes // _BLOCK_BYTES))
+    count = min(n, -(-count // _CHUNK_MULTIPLE) * _CHUNK_MULTIPLE)
+    step = -(-n // count)
     return [(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = False) -> Any:
-    """A temporary array for use within one kernel call (a reused per-thread buffer on the CPU).
+def _each(chunks: Sequence[tuple[int, int]], body: Any) -> None:
+    """``body(i)`` for every chunk, on ``gradhub.parallel``'s threads when there are several."""
+    if len(chunks) == 1:
+        body(0)
+    else:
+        parallel_for(len(chunks), body)
 
-    Each ``slot`` holds one live temporary at a time; the result must not outlive the call.
+
+def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = False) -> Any:
+    """A temporary array for use within one chunk (a reused buffer of the calling thread on the
+    CPU: chunks running on pool threads use the pool threads' own buffers).
+
+    Each ``slot`` holds one live temporary at a time; the result must not outlive the chunk.
     """
     dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
@@ -327,92 +304,188 @@ def _scratch(xp: Any, shape: Sequence[int], dtype: Any, slot: str, zero: bool = 
     return out
 
 
-class _Columns:
-    """The column matrices of ``x`` (N, C, *spatial), block by block over the batch.
-
-    ``block(a, b)`` has shape ``(b - a, C * K, M)``: row ``c * K + k`` holds, for every position
-    of the grid ``ext`` (``out``, or the extended grid for stride 1), the input value that kernel
-    offset ``k`` of channel ``c`` sees. Blocks live in scratch memory: use each before the next.
-    """
-
-    def __init__(
-        self, xp: Any, x: Any, out: Sequence[int], kernel: Sequence[int], geo: ConvGeom
-    ) -> None:
-        self.xp = xp
-        n, c = x.shape[:2]
-        self.c = c
-        self.k = math.prod(kernel)
-        self.dtype = x.dtype
-        self.flat = all(s == 1 for s in geo.stride)
-        if self.flat:
-            full = tuple(s + 2 * p for s, p in zip(x.shape[2:], geo.pad))
-            self.offs, slack = _flat_offsets(full, kernel, geo.dilation)
-            total = math.prod(full)
-            buf = _scratch(xp, (n, c, total + slack), x.dtype, "src", zero=True)
-            inner = (
-                slice(None),
-                slice(None),
-                *(slice(p, p + s) for s, p in zip(x.shape[2:], geo.pad)),
-            )
-            buf[:, :, :total].reshape(n, c, *full)[inner] = x
-            self.src = buf
-            self.ext = _ext_shape(out, full)
-        else:
-            xpad = _pad(xp, x, geo.pad)
-            nd = len(out)
-            st = xpad.strides
-            strides = (
-                st[0],
-                st[1],
-                *(st[2 + i] * geo.dilation[i] for i in range(nd)),
-                *(st[2 + i] * geo.stride[i] for i in range(nd)),
-            )
-            self.src = xp.lib.stride_tricks.as_strided(
-                xpad, shape=(n, c, *kernel, *out), strides=strides
-            )
-            self.ext = tuple(out)
-        self.m = math.prod(self.ext)
-        self.blocks = _blocks(xp, n, c * self.k * self.m * x.dtype.itemsize)
-
-    def block(self, a: int, b: int) -> Any:
-        xp, c, k, m = self.xp, self.c, self.k, self.m
-        cols = _scratch(
-            xp,
-            (b - a, c, k, m) if self.flat else (b - a, c, *self.src.shape[2:]),
-            self.dtype,
-            "cols",
-        )
-        if self.flat:
-            for j, f in enumerate(self.offs):
-                cols[:, :, j] = self.src[a:b, :, f : f + m]
-        else:
-            cols[...] = self.src[a:b]
-        return cols.reshape(b - a, c * k, m)
-
-
-def _col2im_block(
+def _columns(
     xp: Any,
-    buf: Any,
-    cols: Any,
+    x: Any,
     kernel: Sequence[int],
-    insp: Sequence[int],
+    out: Sequence[int],
+    pad: Sequence[int],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    dtype: Any,
+) -> Any:
+    """The columns ``(B, C, K, M)`` of ``x`` (B, C, *spatial): ``cols[b, c, k, p]`` is the
+    zero-padded input that kernel offset ``k`` (row-major) sees at output position ``p``, that is
+    ``xpad[b, c, p * stride + k * dilation]``, in ``dtype``. One copy from a strided view of
+    the padded input (a scratch buffer of the chunk); ``x`` itself when it already is that
+    matrix (1x1 kernels, stride 1, no padding). Valid until the next call in the thread."""
+    b, c = x.shape[:2]
+    k = math.prod(kernel)
+    m = math.prod(out)
+    if any(pad):
+        full = tuple(s + 2 * p for s, p in zip(x.shape[2:], pad))
+        xpad = _scratch(xp, (b, c, *full), x.dtype, "pad", zero=True)
+        xpad[(slice(None), slice(None), *(slice(p, p + s) for s, p in zip(x.shape[2:], pad)))] = x
+    else:
+        if k == 1 and all(s == 1 for s in stride) and x.dtype == dtype and x.flags.c_contiguous:
+            return x.reshape(b, c, 1, m)
+        xpad = x
+    st = xpad.strides
+    nd = len(kernel)
+    view = xp.lib.stride_tricks.as_strided(
+        xpad,
+        shape=(b, c, *kernel, *out),
+        strides=(
+            st[0],
+            st[1],
+            *(st[2 + i] * dilation[i] for i in range(nd)),
+            *(st[2 + i] * stride[i] for i in range(nd)),
+        ),
+    )
+    cols = _scratch(xp, (b, c, *kernel, *out), dtype, "cols")
+    cols[...] = view
+    return cols.reshape(b, c, k, m)
+
+
+# Stride-1 layout ("flat offsets"): the padded input is flattened over its spatial axes, so the
+# value that kernel offset ``k`` sees at output position ``p`` is at flat index
+# ``p . st + k . (dilation * st)`` (``st``: the padded array's row-major strides in elements).
+# Outputs are computed on an extended grid (first axis: the output length, other axes: the
+# padded lengths) and the extra positions are discarded: every row of the columns is then one
+# contiguous slice (copied in long runs) where the exact grid copies runs of one output row.
+#
+#: Measured (2026-11-26, one thread, thread CPU time, first quartiles of 60 in one process, W3's
+#: shapes, flat over exact grid): output rows of 16 (W3's second layer, 8 -> 16 maps on 16x16):
+#: forward 0.94, filter gradient 0.90, data gradient (gather) 0.79, Convolution's shared rule
+#: 0.89; rows of 32 (the first layer, 3 -> 8 maps on 32x32): forward 0.97, filter gradient 1.16
+#: (dy copied onto the extended grid, 6% more columns). So the flat layout is used for stride 1
+#: when the output's last axis is shorter than ``_FLAT_BELOW``.
+_FLAT_BELOW = 32
+
+
+def _flat_offsets(
+    full: Sequence[int], kernel: Sequence[int], dilation: Sequence[int]
+) -> tuple[list[int], int]:
+    """Flat offset of every kernel offset (row-major) in an array of spatial shape ``full``, and
+    the slack needed after the array."""
+    st = tuple(math.prod(full[i + 1 :]) for i in range(len(full)))
+    offs = [
+        sum(k * d * t for k, d, t in zip(off, dilation, st))
+        for off in itertools.product(*(range(k) for k in kernel))
+    ]
+    slack = sum((k - 1) * d * t for k, d, t in zip(kernel[1:], dilation[1:], st[1:]))
+    return offs, slack
+
+
+def _conv_pass(
+    xp: Any,
+    x: Any,
+    kernel: Sequence[int],
+    out: Sequence[int],
     geo: ConvGeom,
-    offs: list[int] | None,
-) -> None:
-    """Scatter-add columns ``(B, C, K, M)`` into ``buf``: ``(B, C, *full)``, or flat
-    ``(B, C, total + slack)`` with flat offsets ``offs`` (stride 1)."""
-    if offs is not None:
-        m = cols.shape[-1]
-        for j, f in enumerate(offs):
-            buf[:, :, f : f + m] += cols[:, :, j]
-        return
-    cols = cols.reshape(*cols.shape[:2], *kernel, *insp)
-    for off in itertools.product(*(range(k) for k in kernel)):
-        sl = tuple(
-            slice(o * d, o * d + s * (i - 1) + 1, s)
-            for o, d, s, i in zip(off, geo.dilation, geo.stride, insp)
-        )
-        buf[(slice(None), slice(None), *sl)] += cols[(slice(None), slice(None), *off)]
+    pad: Sequence[int],
+    dtype: Any,
+    wm: Any = None,
+    y: Any = None,
+    bias: Any = None,
+    dy: Any = None,
+) -> Any:
+    """The products of the columns of ``x`` (N, C, *spatial) of a convolution with output
+    spatial shape ``out`` (padding ``pad``; stride, dilation and group of ``geo``), chunk by chunk
+    over the batch (in parallel on the CPU), each chunk's columns built once for both:
+
+    - with ``y`` (N, O, *out): ``y`` = the convolution with the weight matrix ``wm`` (group,
+      O // group, C // group * K), plus ``bias`` (O,) if given;
+    - with ``dy`` (N, O, *out): returns the filter gradient (group, O // group, C // group * K),
+      ``sum_n (cols[n] @ dy[n]^T)^T``, the chunks' partial sums added in chunk order (so the same
+      for any number of threads); None without ``dy``.
+
+    With stride 1 and short output rows the columns are those of the extended grid (see
+    ``_FLAT_BELOW``).
+    """
+    n, c = x.shape[:2]
+    g = geo.group
+    cg = c // g
+    k = math.prod(kernel)
+    nd = len(kernel)
+    out = tuple(out)
+    dtype = np.dtype(dtype)
+    flat = (
+        out[-1] < _FLAT_BELOW
+        and all(s == 1 for s in geo.stride)
+        and not (k == 1 and not any(pad) and x.dtype == dtype and x.flags.c_contiguous)
+    )
+    if flat:
+        full = tuple(s + 2 * p for s, p in zip(x.shape[2:], pad))
+        offs, slack = _flat_offsets(full, kernel, geo.dilation)
+        total = math.prod(full)
+        ext = (out[0], *full[1:])
+        inner = (slice(None), slice(None), *(slice(p, p + s) for s, p in zip(x.shape[2:], pad)))
+    else:
+        ext = out
+    valid = (slice(None), slice(None), *(slice(0, s) for s in out))
+    crop = ext != out
+    m = math.prod(ext)
+    bb = None if bias is None else bias.reshape((-1,) + (1,) * (nd if crop else 1))
+    dyr = None
+    if dy is not None:
+        dyr = dy.reshape(n, g, -1, math.prod(out)).astype(dtype, copy=False)
+    step = m if dyr is None else _piece(xp, dyr.shape[2] * cg * k, m)
+    chunks = _chunks(xp, n, c * k * m * dtype.itemsize)
+    parts: list[Any] = [None] * len(chunks)
+
+    def body(i: int) -> None:
+        a, b = chunks[i]
+        if flat:
+            src = _scratch(xp, (b - a, c, total + slack), x.dtype, "pad", zero=True)
+            src[:, :, :total].reshape(b - a, c, *full)[inner] = x[a:b]
+            cols = _scratch(xp, (b - a, c, k, m), dtype, "cols")
+            for j, f in enumerate(offs):
+                cols[:, :, j] = src[:, :, f : f + m]
+        else:
+            cols = _columns(xp, x[a:b], kernel, out, pad, geo.stride, geo.dilation, dtype)
+        cols = cols.reshape(b - a, g, cg * k, m)
+        if y is not None:
+            if crop:  # the extended grid in scratch memory, its valid part copied into y
+                ye = _scratch(xp, (b - a, g, wm.shape[1], m), dtype, "yext")
+                _matmul_cols(xp, wm, cols, ye)
+                ye = ye.reshape(b - a, -1, *ext)[valid]
+                if bb is None:
+                    y[a:b] = ye
+                else:
+                    xp.add(ye, bb, out=y[a:b])
+            else:
+                yc = y[a:b].reshape(b - a, g, -1, m)
+                _matmul_cols(xp, wm, cols, yc)
+                if bb is not None:
+                    yb = yc.reshape(b - a, -1, m)
+                    yb += bb
+        if dyr is not None:
+            # per sample and group (Cg*K, M) @ (M, Og), summed over the chunk (transposed at
+            # the end: this orientation measured 7-25% faster than (Og, M) @ (M, Cg*K) on W3's
+            # shapes, one thread); the contraction over M in single-threaded pieces (_GEMM_ST)
+            d = dyr[a:b]
+            if crop:  # dy on the extended grid, zero at the extra positions
+                de = _scratch(xp, (b - a, dy.shape[1], *ext), dtype, "dyext", zero=True)
+                de[valid] = dy[a:b]
+                d = de.reshape(b - a, g, -1, m)
+            acc = None
+            for j in range(0, m, step):
+                p = xp.matmul(cols[..., j : j + step], d[..., j : j + step].swapaxes(-1, -2))
+                p = p.sum(axis=0)
+                if acc is None:
+                    acc = p
+                else:
+                    acc += p
+            parts[i] = acc
+
+    _each(chunks, body)
+    if dyr is None:
+        return None
+    dw = parts[0]
+    for p in parts[1:]:  # in chunk order: the same sum for any number of threads
+        dw += p
+    return xp.ascontiguousarray(dw.swapaxes(-1, -2))
 
 
 def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = None) -> Any:
@@ -430,28 +503,50 @@ def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = Non
     if o % g:
         raise ValueError(f"{fname}(): weight has {o} output maps, which group={g} does not divide")
     out = conv_out_shape(fname, x.shape[2:], kernel, geo)
-    cols = _Columns(xp, x, out, kernel, geo)
-    k = math.prod(kernel)
-    m = cols.m
     dtype = np.result_type(x.dtype, w.dtype)
-    wm = w.reshape(g, o // g, cg * k).astype(dtype, copy=False)
-    shape = (n, g, o // g, m)
-    y = (
-        _scratch(xp, shape, dtype, "yext")
-        if cols.ext != tuple(out)
-        else output_array(xp, shape, dtype)
+    late_bias = bias is not None and np.result_type(dtype, bias.dtype) != dtype
+    y = output_array(xp, (n, o, *out), dtype)
+    if n:
+        wm = w.reshape(g, o // g, cg * math.prod(kernel)).astype(dtype, copy=False)
+        _conv_pass(xp, x, kernel, out, geo, geo.pad, dtype, wm, y, None if late_bias else bias)
+    if late_bias:  # a wider bias promotes the result (numpy's rules)
+        y = y + bias.reshape((-1,) + (1,) * len(out))
+    return y
+
+
+#: Deconvolution with stride 1 is also the convolution of its input, padded by ``d * (k - 1) -
+#: p``, with the weight transposed and flipped: columns of the input copied (a gather) instead of
+#: products scattered into the output with one add per kernel offset. The gather copies ``Cin *
+#: K`` rows per sample where the scatter adds ``Cout * K``; copies cost less than adds, but the
+#: gather's product has only ``Cout`` rows (a thin, memory-bound GEMM). Measured (2026-11-26,
+#: ``f5e2fc2``, one thread, thread CPU time, batch 64, 3x3, pad 1, float32, first quartiles of
+#: 40, time of the gather over the scatter) by ``Cin / Cout``: 0.5 (16 -> 32 maps, 8x8): 0.53;
+#: 1 (16 -> 16, 16x16; 8 -> 8, 32x32): 0.66, 0.66; 1.33 (16 -> 12): 0.76; 2 (16 -> 8, 16x16,
+#: W3's second layer; 32 -> 16, 8x8): 0.83, 0.90; 2.67 (8 -> 3, 32x32, W3's first layer): 1.54;
+#: 4 (16 -> 4): 1.21. The gather is used up to the crossover, ``Cin <= 2.25 * Cout`` (per
+#: group).
+_GATHER_RATIO = 2.25
+
+
+def _deconv_gathers(
+    cig: int, og: int, geo: ConvGeom, kernel: Sequence[int], op: Sequence[int]
+) -> bool:
+    """Whether :func:`_deconv_nd` computes the deconvolution as a convolution (see
+    ``_GATHER_RATIO``): stride 1, no output_padding, ``pad <= dilation * (kernel - 1)``, and
+    not many more input than output channels per group."""
+    return (
+        all(s == 1 for s in geo.stride)
+        and not any(op)
+        and all(p <= d * (k - 1) for p, d, k in zip(geo.pad, geo.dilation, kernel))
+        and cig <= _GATHER_RATIO * og
     )
-    for a, b in cols.blocks:
-        blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
-        _matmul_cols(xp, wm, blk, y[a:b])
-    return _from_ext(xp, y.reshape(n, o, *cols.ext), out, bias)
 
 
 def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname: str) -> Any:
     """Deconvolution of ``x`` (N, Cin, *spatial) with ``w`` (Cin, Og, *kernel)."""
     n, c = x.shape[:2]
     ci, og = w.shape[:2]
-    kernel = w.shape[2:]
+    kernel = tuple(w.shape[2:])
     g = geo.group
     if c != ci:
         raise ValueError(
@@ -470,41 +565,79 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
             f"{fname}(): the output shape {out} is empty: pad {geo.pad} is too large for input "
             f"{tuple(insp)} and kernel {tuple(kernel)}"
         )
-    full = tuple(L + 2 * p for L, p in zip(out, geo.pad))
-    flat = all(s == 1 for s in geo.stride)
-    offs = None
-    slack = 0
-    if flat:
-        ext = _ext_shape(insp, full)
-        if tuple(insp) != ext:
-            e = _scratch(xp, (n, c, *ext), x.dtype, "ext", zero=True)
-            e[(slice(None), slice(None), *(slice(0, s) for s in insp))] = x
-            x = e
-        offs, slack = _flat_offsets(full, kernel, geo.dilation)
     k = math.prod(kernel)
-    m = math.prod(x.shape[2:])
     cig = ci // g
+    nd = len(kernel)
     dtype = np.result_type(x.dtype, w.dtype)
-    wt = w.reshape(g, cig, og * k).transpose(0, 2, 1).astype(dtype, copy=False)
-    xr = x.reshape(n, g, cig, m)
+    y = output_array(xp, (n, g * og, *out), dtype)
+    if n == 0:
+        return y
+    if _deconv_gathers(cig, og, geo, kernel, op):
+        # y = conv(x padded by d(k-1)-p, W'), W'[g, o, c, k] = W[g*cig + c, o, K-1-k]
+        flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
+        wf = w.reshape(g, cig, og, *kernel).swapaxes(1, 2)[flip]
+        wm = xp.ascontiguousarray(wf, dtype=dtype).reshape(g, og, cig * k)
+        cpad = tuple(d * (kk - 1) - p for p, d, kk in zip(geo.pad, geo.dilation, kernel))
+        _conv_pass(xp, x, kernel, out, geo, cpad, dtype, wm, y)
+        return y
+    full = tuple(L + 2 * p for L, p in zip(out, geo.pad))
     total = math.prod(full)
+    # stride 1: the products on the input's extended grid, each kernel offset's add one
+    # contiguous slice of the flat padded output (see _FLAT_BELOW). Measured against the adds on
+    # the exact grid (2026-11-26, one thread, thread CPU time, first quartiles of 60): 0.88 of
+    # the time for 8 -> 3 maps on 32x32 (W3's first layer), 0.76 for 16 -> 8 on 16x16
+    flat = all(s == 1 for s in geo.stride)
+    ext = (insp[0], *full[1:]) if flat else tuple(insp)
+    offs, slack = _flat_offsets(full, kernel, geo.dilation) if flat else ([], 0)
+    m = math.prod(ext)
     crop = flat or any(geo.pad)
-    shape = (n, g * og, total + slack) if flat else (n, g * og, *full)
-    if crop:
-        buf = _scratch(xp, shape, dtype, "buf", zero=True)
-    else:
-        buf = output_array(xp, shape, dtype)
-        buf.fill(0)
-    for a, b in _blocks(xp, n, g * og * k * m * np.dtype(dtype).itemsize):
+    wt = w.reshape(g, cig, og * k).transpose(0, 2, 1).astype(dtype, copy=False)
+    offsets = list(itertools.product(*(range(kk) for kk in kernel)))
+    slices = [
+        (
+            slice(None),
+            slice(None),
+            *(
+                slice(o * d, o * d + s * (i - 1) + 1, s)
+                for o, d, s, i in zip(off, geo.dilation, geo.stride, insp)
+            ),
+        )
+        for off in offsets
+    ]
+    inner = (slice(None), slice(None), *(slice(p, p + L) for p, L in zip(geo.pad, out)))
+    valid = (slice(None), slice(None), *(slice(0, s) for s in insp))
+    chunks = _chunks(xp, n, g * og * k * m * np.dtype(dtype).itemsize)
+
+    def body(i: int) -> None:
+        # per chunk: the products (B, g, Og*K, M), then one add per kernel offset into the padded
+        # output (a scratch buffer when it is cropped afterwards)
+        a, b = chunks[i]
+        xb = x[a:b]
+        if ext != tuple(insp):  # x on the extended grid, zero at the extra positions
+            e = _scratch(xp, (b - a, c, *ext), x.dtype, "ext", zero=True)
+            e[valid] = xb
+            xb = e
         cols = _scratch(xp, (b - a, g, og * k, m), dtype, "cols")
-        _matmul_cols(xp, wt, xr[a:b], cols)
-        cols = cols.reshape(b - a, g * og, k, m)
-        _col2im_block(xp, buf[a:b], cols, kernel, insp, geo, offs)
-    y = buf[:, :, :total].reshape(n, g * og, *full) if flat else buf
-    if crop:  # a copy out of the scratch buffer (never a view of it)
-        valid = y[(slice(None), slice(None), *(slice(p, p + L) for p, L in zip(geo.pad, out)))]
-        y = output_array(xp, valid.shape, dtype)
-        y[...] = valid
+        _matmul_cols(xp, wt, xb.reshape(b - a, g, cig, m), cols)
+        if flat:
+            cols = cols.reshape(b - a, g * og, k, m)
+            buf = _scratch(xp, (b - a, g * og, total + slack), dtype, "pad", zero=True)
+            for j, f in enumerate(offs):
+                buf[:, :, f : f + m] += cols[:, :, j]
+            buf = buf[:, :, :total].reshape(b - a, g * og, *full)
+        else:
+            cols = cols.reshape(b - a, g * og, *kernel, *insp)
+            if crop:
+                buf = _scratch(xp, (b - a, g * og, *full), dtype, "pad", zero=True)
+            else:
+                buf = y[a:b]
+                buf.fill(0)
+            for off, sl in zip(offsets, slices):
+                buf[sl] += cols[(slice(None), slice(None), *off)]
+        if crop:
+            y[a:b] = buf[inner]
+
+    _each(chunks, body)
     return y
 
 
@@ -512,7 +645,7 @@ def _filter_grad_nd(
     xp: Any, x: Any, dy: Any, kernel: Sequence[int], geo: ConvGeom, fname: str
 ) -> Any:
     """Gradient of a convolution w.r.t. its weight: shape (O, C // group, *kernel)."""
-    c = x.shape[1]
+    n, c = x.shape[:2]
     o = dy.shape[1]
     g = geo.group
     if c % g or o % g:
@@ -525,39 +658,11 @@ def _filter_grad_nd(
             f"{fname}(): dy has spatial shape {tuple(dy.shape[2:])} but the convolution of x "
             f"{tuple(x.shape)} gives {out}"
         )
-    cols = _Columns(xp, x, out, kernel, geo)
-    k = math.prod(kernel)
-    cg, og = c // g, o // g
-    m = cols.m
+    cg = c // g
     dtype = np.result_type(x.dtype, dy.dtype)
-    dw = xp.zeros((g, og, cg * k), dtype=dtype)
-    blocks = _blocks(xp, x.shape[0], o * m * np.dtype(dtype).itemsize) if cols.flat else cols.blocks
-    for a, b in blocks:
-        d = dy[a:b]
-        if tuple(d.shape[2:]) != cols.ext:
-            e = _scratch(xp, (b - a, o, *cols.ext), dy.dtype, "ext", zero=True)
-            e[(slice(None), slice(None), *(slice(0, s) for s in d.shape[2:]))] = d
-            d = e
-        d = d.reshape(b - a, g, og, m)
-        if cols.flat:
-            # stride 1: per kernel offset j, (Og, M) @ (M, Cg) against the shifted flat input
-            # (a strided view: no column matrix to build), summed over the block
-            src = cols.src[a:b].reshape(b - a, g, cg, cols.src.shape[-1])
-            dwk = dw.reshape(g, og, cg, k)
-            step = _piece(xp, og * cg, m)
-            for jk, f in enumerate(cols.offs):
-                for j in range(0, m, step):
-                    sh = src[..., f + j : f + min(m, j + step)]
-                    dwk[..., jk] += xp.matmul(d[..., j : j + step], sh.swapaxes(-1, -2)).sum(axis=0)
-            continue
-        blk = cols.block(a, b).reshape(b - a, g, cg * k, m)
-        # per sample and group (Og, M) @ (M, Cg*K), summed over the block; the contraction
-        # over M in single-threaded pieces (see _GEMM_ST)
-        step = _piece(xp, og * cg * k, m)
-        for j in range(0, m, step):
-            dw += xp.matmul(d[..., j : j + step], blk[..., j : j + step].swapaxes(-1, -2)).sum(
-                axis=0
-            )
+    if n == 0:
+        return xp.zeros((o, cg, *kernel), dtype=dtype)
+    dw = _conv_pass(xp, x, kernel, out, geo, geo.pad, dtype, dy=dy)
     return dw.reshape(o, cg, *kernel)
 
 
@@ -748,14 +853,65 @@ def _convolution_fast(  # type: ignore[no-untyped-def]
     kernel = tuple(ws[2:])
     ba = geo.base_axis
     res: list[Any] = [None, None]
-    if need_grads[0]:
-        op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
-        res[0] = kernel_of("Deconvolution", g)(xp, g, w, None, output_padding=op, **_attrs(geo))
-    if need_grads[1]:
-        res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
+    both = _data_and_filter_grads(xp, g, w, x, geo) if need_grads[0] and need_grads[1] else None
+    if both is not None:
+        res = list(both)
+    else:
+        if need_grads[0]:
+            op = _dx_output_padding(xs[ba + 1 :], out_shapes[0][ba + 1 :], kernel, geo)
+            dc = kernel_of("Deconvolution", g)
+            res[0] = dc(xp, g, w, None, output_padding=op, **_attrs(geo))
+        if need_grads[1]:
+            res[1] = kernel_of("ConvolutionFilterGrad", x)(xp, x, g, kernel, **_attrs(geo))
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(xp, g, ba) if need_grads[2] else None)
     return res
+
+
+def _generic_kernels(like: Any, *names: str) -> bool:
+    """Whether the functions ``names`` run their generic kernels (these) on ``like``'s device,
+    that is, no device plugin serves them there (then a rule may compute their products
+    together)."""
+    return all(kernel_of(n, like) is fdef(n).forward for n in names)
+
+
+def _data_and_filter_grads(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> Any:
+    """Convolution's two gradients ``(dx, dW)`` from one set of columns, those of ``gy`` padded
+    by ``d * (k - 1) - p``, when the data gradient gathers (stride 1, see ``_GATHER_RATIO``):
+    ``dx = conv(gy, W')`` with the flipped, transposed weight ``W'``, and, with the same columns,
+    ``dW[o, c, k] = sum_{n, q} x[n, c, q] * gypad[n, o, q + K - 1 - k]`` (the filter gradient
+    of that convolution, flipped back). The columns of ``x`` are never built. None when another
+    kernel serves either function on the arrays' device, the dtypes differ, or the data
+    gradient scatters (the two kernels are called then)."""
+    if not (
+        _generic_kernels(gy, "Deconvolution", "ConvolutionFilterGrad")
+        and gy.dtype == w.dtype == x.dtype
+    ):
+        return None
+    kernel = tuple(w.shape[2:])
+    nd = len(kernel)
+    o, cg = w.shape[:2]
+    grp = geo.group
+    og = o // grp
+    if not _deconv_gathers(og, cg, geo, kernel, (0,) * nd):
+        return None
+    xf = _flat(x, geo)
+    gf = gy.reshape(geo.n, *gy.shape[geo.base_axis :])
+    n, c = xf.shape[:2]
+    sp = tuple(xf.shape[2:])
+    if c != cg * grp or gf.shape[1] != o:
+        return None
+    dtype = xf.dtype
+    dx = output_array(xp, xf.shape, dtype)
+    if n == 0:
+        return dx.reshape(x.shape), xp.zeros((o, cg, *kernel), dtype=dtype)
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
+    wf = w.reshape(grp, og, cg, *kernel).swapaxes(1, 2)[flip]
+    wm = xp.ascontiguousarray(wf).reshape(grp, cg, og * math.prod(kernel))
+    cpad = tuple(d * (k - 1) - p for p, d, k in zip(geo.pad, geo.dilation, kernel))
+    dwf = _conv_pass(xp, gf, kernel, sp, geo, cpad, dtype, wm, dx, None, xf)
+    dw = dwf.reshape(grp, cg, og, *kernel)[flip].swapaxes(1, 2)
+    return dx.reshape(x.shape), xp.ascontiguousarray(dw).reshape(o, cg, *kernel)
 
 
 def _extra_rows(output_padding: Any, geo: ConvGeom) -> tuple[int, ...]:
@@ -824,23 +980,59 @@ def _deconvolution_fast(  # type: ignore[no-untyped-def]
     geo = conv_geom("deconvolution", xs, ws, base_axis, pad, stride, dilation, group)
     extra = _extra_rows(output_padding, geo)
     res: list[Any] = [None, None]
-    if need_grads[0]:
-        res[0] = kernel_of("Convolution", g)(xp, g, w, None, **_attrs(geo))
-        if any(extra):  # as the rule: the positions past x's size dropped
-            crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd :]))]
-            res[0] = xp.ascontiguousarray(crop)
-    if need_grads[1]:
-        xe = x
-        if any(extra):  # as the rule: x zero-padded to the size the convolution of g gives
-            xe = xp.zeros(
-                (*x.shape[: -geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd :], extra))),
-                dtype=x.dtype,
-            )
-            xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd :]))] = x
-        res[1] = kernel_of("ConvolutionFilterGrad", g)(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
+    xe = x
+    if need_grads[1] and any(extra):
+        # as the rule: x zero-padded to the size the convolution of g gives
+        xe = xp.zeros(
+            (*x.shape[: -geo.nd], *(n + e for n, e in zip(x.shape[-geo.nd :], extra))),
+            dtype=x.dtype,
+        )
+        xe[(Ellipsis, *(slice(0, n) for n in x.shape[-geo.nd :]))] = x
+    both = None
+    if need_grads[0] and need_grads[1]:
+        both = _conv_and_filter_grad(xp, g, w, xe, geo)
+    if both is not None:
+        res = list(both)
+    else:
+        if need_grads[0]:
+            res[0] = kernel_of("Convolution", g)(xp, g, w, None, **_attrs(geo))
+        if need_grads[1]:
+            cfg = kernel_of("ConvolutionFilterGrad", g)
+            res[1] = cfg(xp, g, xe, tuple(ws[2:]), **_attrs(geo))
+    if need_grads[0] and any(extra):  # as the rule: the positions past x's size dropped
+        crop = res[0][(Ellipsis, *(slice(0, n) for n in xs[-geo.nd :]))]
+        res[0] = xp.ascontiguousarray(crop)
     if len(in_shapes) > 2:
         res.append(_bias_grad_array(xp, g, geo.base_axis) if need_grads[2] else None)
     return res
+
+
+def _conv_and_filter_grad(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> Any:
+    """``(Convolution(gy, w), ConvolutionFilterGrad(gy, x))`` with the attributes of ``geo``,
+    the columns of ``gy`` built once for both products (Deconvolution's first-order rule, where
+    both take the columns of the same array); None when another kernel serves either function
+    on ``gy``'s device, or the dtypes differ (the two kernels are called then)."""
+    if not (
+        _generic_kernels(gy, "Convolution", "ConvolutionFilterGrad")
+        and gy.dtype == w.dtype == x.dtype
+    ):
+        return None
+    cgeo = conv_geom("convolution", gy.shape, w.shape, **_attrs(geo))
+    gf, xf = _flat(gy, cgeo), _flat(x, cgeo)
+    n, c = gf.shape[:2]
+    o, cg = w.shape[:2]
+    kernel = tuple(w.shape[2:])
+    out = conv_out_shape("convolution", gf.shape[2:], kernel, cgeo)
+    if tuple(xf.shape) != (n, o, *out) or c != cg * cgeo.group:
+        return None
+    dtype = gf.dtype
+    y = output_array(xp, (n, o, *out), dtype)
+    if n == 0:
+        dw = xp.zeros((o, cg, *kernel), dtype=dtype)
+    else:
+        wm = w.reshape(cgeo.group, o // cgeo.group, cg * math.prod(kernel))
+        dw = _conv_pass(xp, gf, kernel, out, cgeo, cgeo.pad, dtype, wm, y, None, xf)
+    return y.reshape(cgeo.batch + y.shape[1:]), dw.reshape(o, cg, *kernel)
 
 
 def _convolution_filter_grad_bw(  # type: ignore[no-untyped-def]
@@ -1057,6 +1249,10 @@ def _conv_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample(
         (r((1, 1, 3, 3, 3)), r((2, 1, 2, 2, 2)), r((2,))), {"stride": (1, 2, 1)}, name="3d"
     )
+    # x itself as the column matrix (1x1 kernel, stride 1, no padding)
+    yield Sample((r((2, 3, 3, 2)), r((2, 3, 1, 1)), r((2,))), {}, name="1x1 kernel")
+    # stride 1 with output rows of 32 or more: columns on the exact grid (see _FLAT_BELOW)
+    yield Sample((r((1, 1, 2, 33)), r((2, 1, 2, 2)), r((2,))), {}, name="2d rows of 32")
 
 
 def _deconv_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -1079,6 +1275,13 @@ def _deconv_samples(rng: np.random.Generator) -> Iterator[Sample]:
         (r((3, 2, 2, 1)).transpose(3, 2, 1, 0), r((2, 2, 2, 2))), {}, name="non-contiguous x"
     )
     yield Sample((r((1, 1, 2, 2, 2)), r((1, 2, 2, 1, 2))), {"stride": (1, 2, 1)}, name="3d")
+    # stride 1 computed by scatter: many more input than output channels (see _GATHER_RATIO), or
+    # a pad past dilation * (kernel - 1); the samples above with stride 1 gather
+    yield Sample(
+        (r((2, 5, 3, 3)), r((5, 2, 3, 3)), r((2,))), {"pad": 1}, name="2d scatter, 5 -> 2 maps"
+    )
+    yield Sample((r((1, 2, 5, 4)), r((2, 2, 2, 2))), {"pad": (2, 1)}, name="2d pad past kernel")
+    yield Sample((r((1, 2, 1, 32)), r((2, 1, 2, 2))), {}, name="2d gather, rows of 33")
 
 
 def _filter_grad_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -1098,6 +1301,8 @@ def _filter_grad_samples(rng: np.random.Generator) -> Iterator[Sample]:
     )
     yield Sample((r((2, 3, 6)), r((2, 2, 3))), {"kernel": (3,), "pad": 1, "stride": 2}, name="1d")
     yield Sample((r((0, 2, 3, 3)), r((0, 2, 2, 2))), {"kernel": (2, 2)}, name="size-0 batch")
+    yield Sample((r((2, 3, 3, 2)), r((2, 2, 3, 2))), {"kernel": (1, 1)}, name="1x1 kernel")
+    yield Sample((r((1, 1, 2, 33)), r((1, 2, 1, 32))), {"kernel": (2, 2)}, name="2d rows of 32")
 
 
 _DOC_CONV = """Convolution (nnabla layout), N-d.
