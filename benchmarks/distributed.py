@@ -97,13 +97,19 @@ def _model(workload: str, rng: np.random.Generator) -> tuple[Any, list[Any], Any
 def weak(args: argparse.Namespace) -> None:
     import gradhub as gh
 
-    comm = gh.distributed.communicator("mpi")
-    loss_fn, ps, _, _ = _model(args.workload, np.random.default_rng(comm.rank))
+    world = gh.distributed.communicator("mpi")
+    comm = world
+    if args.independent:  # every rank alone (COMM_SELF): the same work with no communication
+        comm = gh.distributed.communicator("mpi", comm=world.MPI.COMM_SELF)
+    loss_fn, ps, _, _ = _model(args.workload, np.random.default_rng(world.rank))
     comm.bcast(ps)
-    cb = comm.all_reduce_callback(ps, pack_size=args.pack_size, division=True)
+    shared = {"auto": None, "shared": True, "mpi": False}[args.path]
+    cb = comm.all_reduce_callback(
+        ps, pack_size=args.pack_size, division=True, shared_memory=shared
+    )
     times, waits = [], []
     for k in range(args.warmup + args.steps):
-        comm.barrier()
+        world.barrier()
         t0 = time.perf_counter()
         loss = loss_fn()
         grads = gh.grad(
@@ -115,12 +121,12 @@ def weak(args: argparse.Namespace) -> None:
             times.append(time.perf_counter() - t0)
             waits.append(cb.wait_seconds)
     nbytes = int(sum(p.size * 4 for p in ps))
-    if comm.rank == 0:
+    if world.rank == 0:
         print(
             json.dumps(
                 {
                     "workload": args.workload,
-                    "ranks": comm.size,
+                    "ranks": world.size,
                     "step_s": float(np.median(times)),
                     "wait_s": float(np.median(waits)),
                     "grad_bytes": nbytes,
@@ -172,6 +178,18 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument(
+        "--independent",
+        action="store_true",
+        help="weak: each rank all-reduces over itself alone (no communication between ranks)",
+    )
+    p.add_argument(
+        "--path",
+        default="auto",
+        choices=("auto", "shared", "mpi"),
+        help="weak: sum the buckets through shared-memory windows, MPI_Iallreduce, or the "
+        "communicator's choice (auto)",
+    )
     p.add_argument("--pack-size", type=int, default=None, help="values per bucket (default: 25 MB)")
     args = p.parse_args()
     {"all": driver, "allreduce": allreduce, "weak": weak}[args.mode](args)
