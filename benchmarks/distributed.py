@@ -104,9 +104,7 @@ def weak(args: argparse.Namespace) -> None:
     loss_fn, ps, _, _ = _model(args.workload, np.random.default_rng(world.rank))
     comm.bcast(ps)
     shared = {"auto": None, "shared": True, "mpi": False}[args.path]
-    cb = comm.all_reduce_callback(
-        ps, pack_size=args.pack_size, division=True, shared_memory=shared
-    )
+    cb = comm.all_reduce_callback(ps, pack_size=args.pack_size, division=True, shared_memory=shared)
     times, waits = [], []
     for k in range(args.warmup + args.steps):
         world.barrier()
