@@ -72,6 +72,19 @@ def test_a_bucket_filled_late_on_one_rank_meets_its_partner(path: str) -> None:
     assert all(float(d) == 0.0 for _, d in lines), res.stdout
 
 
+@pytest.mark.parametrize("path", ["shared", "mpi"])
+def test_transposed_gradients_are_stored_as_they_lie(path: str) -> None:
+    # W1's gradient is column-major on both ranks: copied as it lies and handed back so; W2's is
+    # column-major on rank 0 only: the layout counts disagree and it is all-reduced again
+    res = run("layouts.py", path)
+    assert res.returncode == 0, res.stdout
+    lines = re.findall(
+        r"rank (\d) own (\w+) got FCC again W2,W2 diff ([0-9.e+-]+)", res.stdout.replace("\n", " ")
+    )
+    assert sorted((r, own) for r, own, _ in lines) == [("0", "FFC"), ("1", "FCC")], res.stdout
+    assert all(float(d) == 0.0 for _, _, d in lines), res.stdout
+
+
 def test_shared_memory_true_needs_several_ranks_on_one_host() -> None:
     comm = gh.distributed.communicator("mpi")  # no launcher: one rank
     ps = [gh.Variable(np.zeros(3))]
