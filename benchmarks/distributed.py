@@ -9,9 +9,11 @@ docs/distributed.md).
 ``allreduce``: the time of ``Allreduce`` on float32 buffers of 4 KB to 32 MB on the ranks, with
 the fit ``t(n) = alpha + beta * n`` (n bytes per rank). ``sum``: the ways to sum the W2 MLP's
 7.45 MB of float32 gradients over the ranks, timed alone (median and quartiles over 40 calls,
-each after a barrier): ``Allreduce``, ``Iallreduce`` + ``Wait``, ``Reduce_scatter_block`` +
-``Allgather``, and the shared-memory window of gradhub_mpi.shared (the copy into the rank's row,
-then the direct or the chunked sum), next to one copy of the buffer. ``weak``: training steps
+each after a barrier), each as the callback does it (the copy into the bucket, the sum, the
+division by the number of ranks): ``Allreduce``, ``Iallreduce`` + ``Wait``,
+``Reduce_scatter_block`` + ``Allgather``, and the shared-memory window of gradhub_mpi.shared
+(the copy into the rank's row, then the direct or the chunked sum), next to one copy of the
+buffer. ``weak``: training steps
 (forward, gradients all-reduced during backward through ``all_reduce_callback``, SGD update) of
 the W2 MLP (784-1024-1024-10, batch 128 per rank) or the seed CNN (W3, batch 64x3x32x32 per
 rank) with one thread per rank; the time per step and the time spent waiting for the all-reduce
@@ -76,15 +78,27 @@ def sum_ways(args: argparse.Namespace) -> None:
     buf = np.empty(n, dtype=np.float32)
     part = np.empty(n // p, dtype=np.float32)
 
+    scale = np.float32(1.0 / p)
+
+    def mpi_way(reduce: Any) -> Any:
+        def way() -> None:  # as the callback: copy into the bucket, sum, divide
+            np.copyto(buf, grads)
+            reduce()
+            np.multiply(buf, scale, out=buf)
+
+        return way
+
     def rs_ag() -> None:
         c.Reduce_scatter_block(buf, part, op=MPI.SUM)
         c.Allgather(part, buf)
 
     ways: dict[str, Any] = {
         "copy of the buffer": lambda: np.copyto(buf, grads),
-        "Allreduce": lambda: c.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM),
-        "Iallreduce + Wait": lambda: c.Iallreduce(MPI.IN_PLACE, buf, op=MPI.SUM).Wait(),
-        "Reduce_scatter_block + Allgather": rs_ag,
+        "copy in, Allreduce, / p": mpi_way(lambda: c.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)),
+        "copy in, Iallreduce + Wait, / p": mpi_way(
+            lambda: c.Iallreduce(MPI.IN_PLACE, buf, op=MPI.SUM).Wait()
+        ),
+        "copy in, Reduce_scatter_block + Allgather, / p": mpi_way(rs_ag),
     }
     node = node_communicator(MPI, c)
     if node is not None:
