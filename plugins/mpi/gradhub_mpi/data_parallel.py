@@ -154,7 +154,6 @@ class AllReduceCallback:
             b.members.append(v)
             b.offsets.append(b.size)
             b.size += v.size
-        self.index = {id(b): k for k, b in enumerate(self.buckets)}
         # each bucket ends with one value per member: 1 where this rank stored the member's
         # gradient transposed (as it lies in memory), else 0; summed with the values, it says
         # whether all ranks did the same. On numpy buckets only (a CuPy value would make the host
@@ -166,7 +165,7 @@ class AllReduceCallback:
             make = getattr(comm, "shared_reductions", None)
             reductions = None
             if make is not None:
-                shapes = [(b.size + len(b.members), b.dtype) for b in self.buckets]
+                shapes = [(self._length(b), b.dtype) for b in self.buckets]
                 reductions = make(shapes, direct=direct)
             if reductions is None and shared_memory:
                 raise ValueError(
@@ -194,6 +193,10 @@ class AllReduceCallback:
         self._next = 0  # the first bucket not started
         self._polled = 0  # the first bucket whose result is not in
 
+    def _length(self, b: _Bucket) -> int:
+        """The values of bucket ``b``: its members', then their layout counts (numpy only)."""
+        return b.size + (len(b.members) if self._layouts else 0)
+
     @property
     def _scale(self) -> float | None:
         return 1.0 / self.comm.size if self.division and self.comm.size > 1 else None
@@ -204,7 +207,7 @@ class AllReduceCallback:
                 b.reduction.wait_free()  # no rank reads the last step's values any more
                 b.buf = b.reduction.row
             else:
-                b.buf = self._empty(b.size + len(b.members), b.dtype)
+                b.buf = self._empty(self._length(b), b.dtype)
         return b.buf
 
     def _start_full(self) -> None:
@@ -254,7 +257,8 @@ class AllReduceCallback:
             buf[b.size + i] = 1
         else:
             buf[off : off + n] = d.reshape(-1)
-            buf[b.size + i] = 0
+            if self._layouts:
+                buf[b.size + i] = 0
         b.got[i] = True
         self._given[id(leaf)] = grad
         b.left -= 1
@@ -274,7 +278,8 @@ class AllReduceCallback:
                 if not got:
                     n, off = b.members[i].size, b.offsets[i]
                     buf[off : off + n] = 0
-                    buf[b.size + i] = 0
+                    if self._layouts:
+                        buf[b.size + i] = 0
             b.left = 0
         self._start_full()
         scale = self._scale
