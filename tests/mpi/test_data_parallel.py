@@ -67,9 +67,12 @@ def test_a_bucket_filled_late_on_one_rank_meets_its_partner(path: str) -> None:
     # the buckets started in the order they filled, and MPI paired unrelated buckets
     res = run("unused.py", path)
     assert res.returncode == 0, res.stdout
-    lines = re.findall(r"rank (\d) buckets 4 order \[0, 1, 2, 3\] diff ([0-9.e+-]+)", res.stdout)
-    assert sorted(r for r, _ in lines) == ["0", "1"], res.stdout
-    assert all(float(d) == 0.0 for _, d in lines), res.stdout
+    lines = re.findall(
+        r"rank (\d) buckets 4 order \[0, 1, 2, 3\] diff ([0-9.e+-]+) shared (\w+) closed True",
+        res.stdout,
+    )
+    assert sorted(r for r, _, _ in lines) == ["0", "1"], res.stdout
+    assert all(float(d) == 0.0 and sh == str(path == "shared") for _, d, sh in lines), res.stdout
 
 
 @pytest.mark.parametrize("path", ["shared", "mpi"])

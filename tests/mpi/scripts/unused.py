@@ -1,7 +1,8 @@
 """A parameter that gets no gradient on rank 1 only, in the middle of four equal buckets: rank 1
 fills that bucket only when backward ends, after the buckets below it; the buckets still meet
 their partners on the other rank (they start in bucket order on every rank). argv[1]: the path
-("shared" or "mpi"). Prints the largest difference from the mean of the ranks' own gradients."""
+("shared" or "mpi"). Prints the largest difference from the mean of the ranks' own gradients,
+the path and whether ``close()`` gave the windows back."""
 
 import sys
 
@@ -39,7 +40,11 @@ for _ in range(3):  # several steps: the windows and requests are reused
     for p in ps:
         p.g = None
 order = [k for w, k, _ in cb.events[-9:] if w == "start"]
+was_shared = cb.shared
+cb.close()  # collective: gives the windows back
+closed = not cb.shared and all(b.reduction is None for b in cb.buckets)
 print(
-    f"rank {r} buckets {len(cb.buckets)} order {order} diff {np.abs(got - want).max():.3e}",
+    f"rank {r} buckets {len(cb.buckets)} order {order} diff {np.abs(got - want).max():.3e} "
+    f"shared {was_shared} closed {closed}",
     flush=True,
 )
