@@ -18,21 +18,84 @@ from mpi_helpers import needs_mpi, run
 pytestmark = needs_mpi
 
 
-@pytest.mark.parametrize("mode", ["plain", "penalty", "grad"])
-def test_two_ranks_equal_one_process_on_the_whole_batch(mode: str) -> None:
-    res = run("data_parallel.py", mode)
+def _check_equal_to_one_process(res: object, ranks: int, shared: str, direct: str) -> None:
     assert res.returncode == 0, res.stdout
     lines = re.findall(
-        r"rank (\d) diff (\S+) moved (\S+) buckets (\d+) started_before_finish (\d+) "
-        r"first_start_before_finish (True|False)",
+        r"rank (\d) shared (\w+) direct (\w+) diff (\S+) moved (\S+) buckets (\d+) "
+        r"started_before_finish (\d+) first_start_before_finish (True|False)",
         res.stdout,
     )
-    assert sorted(int(x[0]) for x in lines) == [0, 1], res.stdout
-    for _, diff, moved, buckets, started, first in lines:
+    assert sorted(int(x[0]) for x in lines) == list(range(ranks)), res.stdout
+    for _, sh, di, diff, moved, buckets, started, first in lines:
+        assert (sh, di) == (shared, direct), res.stdout  # the path taken
         assert float(diff) < 1e-10
         assert float(moved) > 0.1  # the training did change the parameters
         # overlap: every bucket (4 of them) was started while backward was still walking
         assert int(buckets) == 4 and int(started) == 4 and first == "True"
+
+
+@pytest.mark.parametrize("mode", ["plain", "penalty", "grad"])
+@pytest.mark.parametrize(
+    ("path", "shared", "direct"),
+    [
+        ("auto", "True", "True"),
+        ("chunked", "True", "False"),
+        ("mpi", "False", "None"),
+        ("hosts", "False", "None"),  # ranks on different hosts: MPI_Iallreduce
+    ],
+)
+def test_two_ranks_equal_one_process_on_the_whole_batch(
+    mode: str, path: str, shared: str, direct: str
+) -> None:
+    # auto: all ranks on this host, so the shared-memory window, each rank summing every row
+    res = run("data_parallel.py", mode, path)
+    _check_equal_to_one_process(res, 2, shared, direct)
+
+
+@pytest.mark.parametrize(("path", "shared", "direct"), [("auto", "True", "False")])
+def test_three_ranks_equal_one_process_on_the_whole_batch(
+    path: str, shared: str, direct: str
+) -> None:
+    # more than 2 ranks on one host: each rank sums a chunk of the window
+    res = run("data_parallel.py", "penalty", path, n=3, timeout=120)
+    _check_equal_to_one_process(res, 3, shared, direct)
+
+
+@pytest.mark.parametrize("path", ["shared", "mpi"])
+def test_a_bucket_filled_late_on_one_rank_meets_its_partner(path: str) -> None:
+    # rank 1 gives a middle bucket no gradient: it is filled (zeros) when backward ends; before,
+    # the buckets started in the order they filled, and MPI paired unrelated buckets
+    res = run("unused.py", path)
+    assert res.returncode == 0, res.stdout
+    lines = re.findall(
+        r"rank (\d) buckets 4 order \[0, 1, 2, 3\] diff ([0-9.e+-]+) shared (\w+) closed True",
+        res.stdout,
+    )
+    assert sorted(r for r, _, _ in lines) == ["0", "1"], res.stdout
+    assert all(float(d) == 0.0 and sh == str(path == "shared") for _, d, sh in lines), res.stdout
+
+
+@pytest.mark.parametrize("path", ["shared", "mpi"])
+def test_transposed_gradients_are_stored_as_they_lie(path: str) -> None:
+    # W1's gradient is column-major on both ranks: copied as it lies and handed back so; W2's is
+    # column-major on rank 0 only: the layout counts disagree and it is all-reduced again
+    res = run("layouts.py", path)
+    assert res.returncode == 0, res.stdout
+    lines = re.findall(
+        r"rank (\d) own (\w+) got FCC again W2,W2 diff ([0-9.e+-]+)", res.stdout.replace("\n", " ")
+    )
+    assert sorted((r, own) for r, own, _ in lines) == [("0", "FFC"), ("1", "FCC")], res.stdout
+    assert all(float(d) == 0.0 for _, _, d in lines), res.stdout
+
+
+def test_shared_memory_true_needs_several_ranks_on_one_host() -> None:
+    comm = gh.distributed.communicator("mpi")  # no launcher: one rank
+    ps = [gh.Variable(np.zeros(3))]
+    assert comm.all_reduce_callback(ps).shared is False
+    with pytest.raises(ValueError, match="shared_memory=True needs the 'mpi' communicator with"):
+        comm.all_reduce_callback(ps, shared_memory=True)
+    with pytest.raises(ValueError, match="argument 'shared_memory' must be None, True or False"):
+        comm.all_reduce_callback(ps, shared_memory="yes")
 
 
 @pytest.mark.parametrize(

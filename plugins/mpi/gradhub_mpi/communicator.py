@@ -152,16 +152,43 @@ class MPICommunicator:
         sys.stderr.flush()
         self.comm.Abort(code)
 
+    def shared_reductions(
+        self, buckets: Sequence[tuple[int, Any]], *, direct: bool | None = None
+    ) -> list[Any] | None:
+        """A :class:`gradhub_mpi.shared.SharedReduction` for each ``(count, dtype)`` of
+        ``buckets`` when all the ranks run on one host (``MPI_Comm_split_type`` with
+        ``MPI_COMM_TYPE_SHARED`` groups them all) and there are several, else None. Collective:
+        every rank calls it with the same ``buckets``."""
+        if self.size < 2:
+            return None
+        from .shared import SharedReduction, node_communicator
+
+        node = node_communicator(self.MPI, self.comm)
+        if node is None:
+            return None
+        sums = node.Dup()
+        return [
+            SharedReduction(self.MPI, node, n, dt, direct=direct, sum_comm=sums)
+            for n, dt in buckets
+        ]
+
     # -- data-parallel training ------------------------------------------------------------------
     def all_reduce_callback(
-        self, params: Any, pack_size: int | None = None, division: bool = True
+        self,
+        params: Any,
+        pack_size: int | None = None,
+        division: bool = True,
+        *,
+        shared_memory: bool | None = None,
     ) -> Any:
         """The backward callback of data-parallel training (nnabla's name): pass it as
         ``loss.backward(communicator_callbacks=cb)``; see
         :class:`gradhub_mpi.data_parallel.AllReduceCallback`."""
         from .data_parallel import AllReduceCallback
 
-        return AllReduceCallback(self, params, pack_size=pack_size, division=division)
+        return AllReduceCallback(
+            self, params, pack_size=pack_size, division=division, shared_memory=shared_memory
+        )
 
     # -- helpers ---------------------------------------------------------------------------------
     def _check_root(self, root: int, where: str) -> None:
