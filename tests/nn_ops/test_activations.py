@@ -217,3 +217,29 @@ def test_prelu_nnabla_keywords() -> None:
     np.testing.assert_allclose(F.prelu(x, w, 1).d, want)
     with pytest.raises(TypeError, match=r"prelu.*'x1'"):
         F.prelu(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_kernel_and_fast_rule_give_the_bits_of_the_plain_formulas(dtype: type) -> None:
+    """ReLU's CPU kernel (a maximum against an array of zeros) and first-order fast rule (the
+    mask copied to 0/1 floats, then a product) give the same bits as ``np.maximum(x, 0)`` and
+    ``g * (y > 0)``: NaN inputs, signed zeros and non-finite gradients included."""
+    from gradhub_nn_ops import activations as A
+
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((4, 3, 8, 8)).astype(dtype)
+    x.ravel()[:6] = [np.nan, -0.0, 0.0, np.inf, -np.inf, -np.nan]
+    g = rng.standard_normal(x.shape).astype(dtype)
+    g.ravel()[6:10] = [np.inf, -np.inf, np.nan, -0.0]
+    y = A._relu(np, x)
+    want_y = np.maximum(x, 0)
+    assert y.dtype == dtype
+    assert np.array_equal(y.view(np.uint8), want_y.view(np.uint8))
+    with np.errstate(invalid="ignore"):
+        (gx,) = A._relu_fast(np, [g], [x], [x.shape], [y], [y.shape])
+        want_g = g * (want_y > 0)
+    assert gx.dtype == dtype
+    assert np.array_equal(gx.view(np.uint8), want_g.view(np.uint8))
+    # a view with negative strides takes the same kernel
+    xr = x[:, :, ::-1]
+    assert np.array_equal(A._relu(np, xr), np.maximum(xr, 0), equal_nan=True)

@@ -33,6 +33,7 @@ call's geometry with the public helpers :class:`PoolGeom`, :func:`pool_geom` and
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import sys
@@ -43,6 +44,7 @@ import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
 from gradhub.ops import kernel as kernel_of
+from gradhub.parallel import parallel_for
 
 from .conv import ints
 from .math import is_int
@@ -247,13 +249,31 @@ def _exact_cover(geo: PoolGeom) -> bool:
 
 # -- 2x2 fast path (CPU) -----------------------------------------------------------------------
 # The common case: kernel == stride == (2, 2) over the last two axes, windows tiling the input
-# exactly, a float32/float64 numpy array. The kernels then work on the rows of each window pair
-# (``x4 = x.reshape(L, Ho, 2, W)``: ``x4[:, :, r]`` is row ``r`` of every window, contiguous along
-# W) instead of four strided views per window element, and the first-maximum selection is two
-# bool masks of shape (L, Ho, W) (one per window row) whose tie-breaking is done with 16-bit
-# operations on the byte pairs of a window row. Results are identical to the generic kernels.
+# exactly, a float32/float64 numpy array. The kernels then work on the window rows of the input
+# (``x3 = x.reshape(R, 2, W)``, R = L * H / 2: ``x3[i, r]`` is row ``r`` of the i-th row of
+# windows, contiguous along W) with as many operations as possible on whole contiguous arrays:
+# numpy's loops over the short rows of a strided view cost several times more per element.
+#
+# - The maxima: ``h = max(x[:-1], x[1:])`` and ``v = max(h[:-W], h[W:])`` over the flat input
+#   (``v`` holds each window's maximum at its top-left element), then one strided copy.
+# - The first-maximum mask: ``x3 == twice(y)`` (each maximum at both columns of its window row,
+#   broadcast over the two rows), tie-broken with 16-bit operations on the byte pairs of a window
+#   row (column 0 wins over column 1) and on whole window rows (row 0 wins over row 1, with a
+#   pattern marking the rows 1 so that the shifted operation runs over the whole flat mask).
+# - Masks are turned into 0/1 floats by one copy before they multiply: numpy's float-times-bool
+#   loop casts in small buffers and takes twice as long as a float product.
+#
+# Calls on inputs of at least _PARALLEL_BYTES split their window rows into chunks of about
+# _CHUNK_BYTES, run on the threads of gradhub.parallel: each chunk writes its own rows of the
+# result, and the chunks do not depend on the number of threads, so neither does the result.
+# Results are identical to the generic kernels' (same comparisons, same order of additions).
 
 _PAIR = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+
+#: inputs (bytes) from which a 2x2 kernel runs its chunks on several threads
+_PARALLEL_BYTES = 1 << 20
+#: input bytes per chunk of window rows when running on several threads
+_CHUNK_BYTES = 1 << 19
 
 
 def _fast2x2(xp: Any, geo: PoolGeom, *arrays: Any) -> bool:
@@ -269,10 +289,14 @@ def _fast2x2(xp: Any, geo: PoolGeom, *arrays: Any) -> bool:
     )
 
 
-def _rows4(a: Any, geo: PoolGeom) -> Any:
-    """(L, Ho, 2, W) view (or contiguous copy) of an input-shaped array."""
-    h, w = geo.shape[-2:]
-    return np.ascontiguousarray(a).reshape(-1, h // 2, 2, w)
+def _rows3(a: Any, geo: PoolGeom) -> Any:
+    """(R, 2, W) view (or contiguous copy) of an input-shaped array: its rows of windows."""
+    return np.ascontiguousarray(a).reshape(-1, 2, geo.shape[-1])
+
+
+def _rows2(a: Any, geo: PoolGeom) -> Any:
+    """(R, W / 2) view (or contiguous copy) of an output-shaped array."""
+    return np.ascontiguousarray(a).reshape(-1, geo.shape[-1] // 2)
 
 
 def _twice(a: Any) -> Any:
@@ -284,50 +308,180 @@ def _twice(a: Any) -> Any:
     return c.view(a.dtype)
 
 
-def _max2x2(x4: Any) -> Any:
-    r = np.maximum(x4[:, :, 0], x4[:, :, 1])
-    return np.maximum(
-        r[..., 0::2], r[..., 1::2], out=output_array(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype)
-    )
+@functools.lru_cache(maxsize=8)
+def _second_rows(rows: int, half: int) -> Any:
+    """Flat read-only bool pattern of ``rows`` rows of windows of ``half`` window pairs each:
+    True at the pairs of row 1 of each window row."""
+    p = np.zeros((rows, 2, half), dtype=bool)
+    p[:, 1] = True
+    flat = p.reshape(-1)
+    flat.flags.writeable = False
+    return flat
 
 
-def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
-    """Bool masks (L, Ho, W) of the first maximum of every window, for its rows 0 and 1."""
-    y2 = _twice(y)
-    e0 = np.equal(x4[:, :, 0], y2)
-    e1 = np.equal(x4[:, :, 1], y2)
-    if np.isnan(y).any():  # a window's NaN maximum: its first NaN is marked
-        ynan = np.isnan(y2)
-        e0 |= np.isnan(x4[:, :, 0]) & ynan
-        e1 |= np.isnan(x4[:, :, 1]) & ynan
-    a = e0.view(np.uint16)  # one uint16 per window row: low byte column 0, high byte column 1
-    b = e1.view(np.uint16)
-    a &= ~((a & 1) << 8)  # column 0 wins over column 1
-    np.multiply(b, a == 0, out=b)  # row 1 only if row 0 has no maximum
-    b &= ~((b & 1) << 8)
-    return e0, e1
+def _over_rows(rows: int, row_bytes: int, half: int, body: Any) -> None:
+    """``body(start, stop, pattern)`` over the window rows ``[0, rows)``: at once, or in chunks of
+    about _CHUNK_BYTES on the threads of gradhub.parallel when there are _PARALLEL_BYTES or more.
+    ``pattern``: :func:`_second_rows` for at least ``stop - start`` rows."""
+    if rows * row_bytes < _PARALLEL_BYTES:
+        body(0, rows, _second_rows(rows, half))
+        return
+    step = max(1, _CHUNK_BYTES // row_bytes)
+    count = -(-rows // step)
+    pattern = _second_rows(min(step, rows), half)
+
+    def chunk(i: int) -> None:
+        body(i * step, min(rows, (i + 1) * step), pattern)
+
+    parallel_for(count, chunk)
+
+
+def _max2x2_rows(x3: Any, y2: Any) -> None:
+    """The maxima of the windows of ``x3`` (r, 2, W) into ``y2`` (r, W / 2)."""
+    r, _, w = x3.shape
+    xf = x3.reshape(-1)
+    n = xf.size
+    h = np.maximum(xf[:-1], xf[1:])  # at even positions: the maximum of a window row's pair
+    v = np.empty(n, dtype=xf.dtype)
+    np.maximum(h[:-w], h[w:], out=v[: n - 1 - w])  # at the windows' top-left elements: maxima
+    np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
+
+
+def _mask2x2_rows(x3: Any, y2: Any, m3: Any, second: Any) -> None:
+    """Into the bool ``m3`` (r, 2, W): the first maximum (or first NaN, where the maximum is NaN)
+    of each window of ``x3``, ``y2`` (r, W / 2) holding the windows' maxima."""
+    w = x3.shape[2]
+    y2x = _twice(y2)
+    np.equal(x3, y2x[:, None, :], out=m3)
+    if np.isnan(y2).any():  # a window's NaN maximum: its NaNs are marked
+        m3 |= np.isnan(x3) & np.isnan(y2x)[:, None, :]
+    e = m3.reshape(-1).view(np.uint16)  # one uint16 per window row: low byte column 0
+    t = np.left_shift(e, 8)
+    np.invert(t, out=t)
+    e &= t  # column 0 wins over column 1
+    keep = np.equal(e, 0)
+    keep |= second[: keep.size]  # row 1 of a window: kept where row 0 has no maximum
+    half = w // 2
+    np.multiply(e[half:], keep[:-half], out=e[half:])
+
+
+def _unpool2x2_rows(dy2: Any, m3: Any, dx3: Any) -> None:
+    """``dx3`` (r, 2, W) = each value of ``dy2`` (r, W / 2) spread over its window, times the
+    bool mask ``m3``."""
+    np.copyto(dx3, m3)  # 0/1 floats
+    d = np.repeat(_twice(dy2), 2, axis=0)  # (2r, W): each value at the four places of its window
+    np.multiply(d, dx3.reshape(d.shape), out=dx3.reshape(d.shape))
+
+
+def _mpool2x2_rows(g3: Any, m3: Any, y2: Any) -> None:
+    """``y2`` (r, W / 2) = the sums over the windows of ``g3 * m3`` ((r, 2, W), ``m3`` bool),
+    added as (row 0 + row 1) of column 0 + (row 0 + row 1) of column 1."""
+    r, _, w = g3.shape
+    t = np.empty(g3.shape, dtype=g3.dtype)
+    np.copyto(t, m3)
+    tf = np.multiply(g3, t, out=t).reshape(-1)
+    n = tf.size
+    s = np.add(tf[:-w], tf[w:])  # in rows 0: the sums of the windows' columns
+    v = np.empty(n, dtype=tf.dtype)
+    np.add(s[:-1], s[1:], out=v[: n - 1 - w])  # at the windows' top-left elements: the sums
+    np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
+
+
+def _max2x2(x: Any, geo: PoolGeom) -> Any:
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    y = output_array(np, geo.out_shape, x.dtype)
+    y2 = y.reshape(rows, w // 2)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _max2x2_rows(x3[a:b], y2[a:b])
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
+    return y
+
+
+def _mask2x2(x: Any, y: Any, geo: PoolGeom) -> Any:
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    y2 = _rows2(y, geo)
+    m = np.empty(geo.shape, dtype=bool)
+    m3 = m.reshape(x3.shape)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _mask2x2_rows(x3[a:b], y2[a:b], m3[a:b], second)
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
+    return m
 
 
 def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
-    x4 = _rows4(x, geo)
-    y = _max2x2(x4) if y is None else y.reshape(x4.shape[0], x4.shape[1], -1)
-    e0, e1 = _first_max_rows(x4, y)
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    dy2 = _rows2(dy, geo)
+    y2 = None if y is None else _rows2(y, geo)
     dx = output_array(np, geo.shape, dy.dtype)
-    d4 = dx.reshape(x4.shape)
-    dy2 = _twice(dy.reshape(y.shape))
-    np.multiply(dy2, e0, out=d4[:, :, 0])
-    np.multiply(dy2, e1, out=d4[:, :, 1])
+    dx3 = dx.reshape(x3.shape)
+
+    def body(a: int, b: int, second: Any) -> None:
+        xs = x3[a:b]
+        if y2 is None:
+            ys = np.empty((b - a, w // 2), dtype=x.dtype)
+            _max2x2_rows(xs, ys)
+        else:
+            ys = y2[a:b]
+        m3 = np.empty(xs.shape, dtype=bool)
+        _mask2x2_rows(xs, ys, m3, second)
+        _unpool2x2_rows(dy2[a:b], m3, dx3[a:b])
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
     return dx
 
 
 def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
-    x4 = _rows4(x, geo)
-    e0, e1 = _first_max_rows(x4, _max2x2(x4))
-    g4 = _rows4(g, geo)
-    s = np.multiply(g4[:, :, 0], e0)
-    s += np.multiply(g4[:, :, 1], e1)
-    out = output_array(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
-    return np.add(s[..., 0::2], s[..., 1::2], out=out).reshape(geo.out_shape)
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    g3 = _rows3(g, geo)
+    out = output_array(np, geo.out_shape, g.dtype)
+    out2 = out.reshape(rows, w // 2)
+
+    def body(a: int, b: int, second: Any) -> None:
+        xs = x3[a:b]
+        ys = np.empty((b - a, w // 2), dtype=x.dtype)
+        _max2x2_rows(xs, ys)
+        m3 = np.empty(xs.shape, dtype=bool)
+        _mask2x2_rows(xs, ys, m3, second)
+        _mpool2x2_rows(g3[a:b], m3, out2[a:b])
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
+    return out
+
+
+def _unpool2x2(dy: Any, mask: Any, geo: PoolGeom) -> Any:
+    m3 = _rows3(mask, geo)
+    rows, _, w = m3.shape
+    dy2 = _rows2(dy, geo)
+    dx = output_array(np, geo.shape, dy.dtype)
+    dx3 = dx.reshape(m3.shape)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _unpool2x2_rows(dy2[a:b], m3[a:b], dx3[a:b])
+
+    _over_rows(rows, 2 * w * dy.dtype.itemsize, w // 2, body)
+    return dx
+
+
+def _mpool2x2(g: Any, mask: Any, geo: PoolGeom) -> Any:
+    m3 = _rows3(mask, geo)
+    rows, _, w = m3.shape
+    g3 = _rows3(g, geo)
+    out = output_array(np, geo.out_shape, g.dtype)
+    out2 = out.reshape(rows, w // 2)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _mpool2x2_rows(g3[a:b], m3[a:b], out2[a:b])
+
+    _over_rows(rows, 2 * w * g.dtype.itemsize, w // 2, body)
+    return out
 
 
 # -- forward kernels ---------------------------------------------------------------------------
@@ -344,7 +498,7 @@ def _max_pooling(
 ) -> Any:
     geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
     if _fast2x2(xp, geo, x):
-        return _max2x2(_rows4(x, geo)).reshape(geo.out_shape)
+        return _max2x2(x, geo)
     return _reduce_windows(xp, _padded(xp, x, geo, _lowest(x)), geo, xp.maximum)
 
 
@@ -456,12 +610,7 @@ def _max_pooling_mask(
     geo = _disjoint_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "y", y, "x", geo)
     if _fast2x2(xp, geo, x, y):
-        x4 = _rows4(x, geo)
-        e0, e1 = _first_max_rows(x4, y.reshape(x4.shape[0], x4.shape[1], -1))
-        m4 = np.empty(x4.shape, dtype=bool)  # filled by copies: numpy's loops over the strided
-        m4[:, :, 0] = e0  # rows of m4 directly take twice as long
-        m4[:, :, 1] = e1
-        return m4.reshape(geo.shape)
+        return _mask2x2(x, y, geo)
     mpad = xp.zeros(geo.padded_shape, dtype=bool)
     for off, m in _first_max_masks(xp, x, geo, y):
         mpad[geo.window(off)] = m
@@ -482,11 +631,7 @@ def _masked_unpooling(
     geo = _mask_geom(fname, mask, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "dy", dy, "mask", geo)
     if _fast2x2(xp, geo, dy):
-        m4 = _rows4(mask, geo)
-        dx = output_array(np, geo.shape, dy.dtype)
-        dy2 = _twice(dy.reshape(m4.shape[0], m4.shape[1], -1))
-        np.multiply(dy2[:, :, None, :], m4, out=dx.reshape(m4.shape))
-        return dx
+        return _unpool2x2(dy, mask, geo)
     mpad = _padded(xp, mask, geo, False)
     buf = xp.zeros(geo.padded_shape, dtype=dy.dtype)
     for off in geo.offsets():
@@ -512,12 +657,7 @@ def _masked_pooling(
             f"{fname}(): g has shape {tuple(g.shape)} but mask has {tuple(mask.shape)}"
         )
     if _fast2x2(xp, geo, g):
-        m4 = _rows4(mask, geo).view(np.uint8)  # float x uint8 loops are faster than x bool
-        g4 = _rows4(g, geo)
-        t = np.multiply(g4, m4, dtype=g.dtype)
-        s = np.add(t[:, :, 0], t[:, :, 1])
-        out = output_array(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
-        return np.add(s[..., 0::2], s[..., 1::2], out=out).reshape(geo.out_shape)
+        return _mpool2x2(g, mask, geo)
     return _reduce_windows(xp, _padded(xp, g * mask, geo, 0), geo, xp.add)
 
 
