@@ -256,21 +256,25 @@ def _exact_cover(geo: PoolGeom) -> bool:
 #
 # - The maxima: ``h = max(x[:-1], x[1:])`` and ``v = max(h[:-W], h[W:])`` over the flat input
 #   (``v`` holds each window's maximum at its top-left element), then one strided copy.
-# - The first-maximum mask: ``x3 == twice(y)`` (each maximum at both columns of its window row,
-#   broadcast over the two rows), tie-broken with 16-bit operations on the byte pairs of a window
-#   row (column 0 wins over column 1) and on whole window rows (row 0 wins over row 1, with a
-#   pattern marking the rows 1 so that the shifted operation runs over the whole flat mask).
+# - The first-maximum mask: ``x3 == y4`` (``y4``: each maximum at the four places of its
+#   window, from one pass that writes every value twice and one copy of every row twice),
+#   tie-broken with 16-bit operations on the byte pairs of a window row (column 0 wins over
+#   column 1) and on whole window rows (row 0 wins over row 1, with a pattern marking the rows 1
+#   so that the shifted operation runs over the whole flat mask).
 # - Masks are turned into 0/1 floats by one copy before they multiply: numpy's float-times-bool
 #   loop casts in small buffers and takes twice as long as a float product.
 #
-# Calls on inputs of at least _PARALLEL_BYTES split their window rows into chunks of about
-# _CHUNK_BYTES, run on the threads of gradhub.parallel: each chunk writes its own rows of the
-# result, and the chunks do not depend on the number of threads, so neither does the result.
+# Calls on inputs of at least _PARALLEL_BYTES (twice that for the kernels with fewer passes)
+# split their window rows into chunks of about _CHUNK_BYTES, run on the threads of
+# gradhub.parallel: each chunk writes its own rows of the result, and the chunks do not depend
+# on the number of threads, so neither does the result.
 # Results are identical to the generic kernels' (same comparisons, same order of additions).
 
 _PAIR = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
-#: inputs (bytes) from which a 2x2 kernel runs its chunks on several threads
+#: inputs (bytes) from which a 2x2 kernel runs its chunks on several threads: about 0.3 ms of
+#: work for the mask and the backward (about 12 passes over the input), twice that input for the
+#: maxima, the unpooling and the masked sums (4 to 6 passes); a loop costs about 0.1 ms
 _PARALLEL_BYTES = 1 << 20
 #: input bytes per chunk of window rows when running on several threads
 _CHUNK_BYTES = 1 << 19
@@ -300,8 +304,12 @@ def _rows2(a: Any, geo: PoolGeom) -> Any:
 
 
 def _twice(a: Any) -> Any:
-    """(..., n) -> (..., 2n): every value twice along the last axis (one pass, via a complex
-    array whose real and imaginary parts are both the value)."""
+    """(..., n) -> (..., 2n): every value twice along the last axis, in one pass: float32 bits
+    times 2**32 + 1 as 64-bit integers, float64 through a complex array whose real and imaginary
+    parts are both the value."""
+    if a.dtype == np.float32:
+        u = np.multiply(a.view(np.uint32), np.uint64(0x100000001), dtype=np.uint64)
+        return u.view(np.float32)
     c = np.empty(a.shape, _PAIR[a.dtype])
     c.real = a
     c.imag = a
@@ -319,11 +327,12 @@ def _second_rows(rows: int, half: int) -> Any:
     return flat
 
 
-def _over_rows(rows: int, row_bytes: int, half: int, body: Any) -> None:
+def _over_rows(rows: int, row_bytes: int, half: int, body: Any, factor: int = 2) -> None:
     """``body(start, stop, pattern)`` over the window rows ``[0, rows)``: at once, or in chunks of
-    about _CHUNK_BYTES on the threads of gradhub.parallel when there are _PARALLEL_BYTES or more.
-    ``pattern``: :func:`_second_rows` for at least ``stop - start`` rows."""
-    if rows * row_bytes < _PARALLEL_BYTES:
+    about _CHUNK_BYTES on the threads of gradhub.parallel from ``factor`` times _PARALLEL_BYTES
+    (1: the kernels that make a mask, 2: the others). ``pattern``: :func:`_second_rows` for at
+    least ``stop - start`` rows."""
+    if rows * row_bytes < factor * _PARALLEL_BYTES:
         body(0, rows, _second_rows(rows, half))
         return
     step = max(1, _CHUNK_BYTES // row_bytes)
@@ -351,10 +360,10 @@ def _mask2x2_rows(x3: Any, y2: Any, m3: Any, second: Any) -> None:
     """Into the bool ``m3`` (r, 2, W): the first maximum (or first NaN, where the maximum is NaN)
     of each window of ``x3``, ``y2`` (r, W / 2) holding the windows' maxima."""
     w = x3.shape[2]
-    y2x = _twice(y2)
-    np.equal(x3, y2x[:, None, :], out=m3)
+    y4 = np.repeat(_twice(y2), 2, axis=0)  # (2r, W): each maximum at the four places of its window
+    np.equal(x3.reshape(y4.shape), y4, out=m3.reshape(y4.shape))
     if np.isnan(y2).any():  # a window's NaN maximum: its NaNs are marked
-        m3 |= np.isnan(x3) & np.isnan(y2x)[:, None, :]
+        m3 |= np.isnan(x3) & np.isnan(y4).reshape(x3.shape)
     e = m3.reshape(-1).view(np.uint16)  # one uint16 per window row: low byte column 0
     t = np.left_shift(e, 8)
     np.invert(t, out=t)
@@ -410,7 +419,7 @@ def _mask2x2(x: Any, y: Any, geo: PoolGeom) -> Any:
     def body(a: int, b: int, second: Any) -> None:
         _mask2x2_rows(x3[a:b], y2[a:b], m3[a:b], second)
 
-    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
     return m
 
 
@@ -433,7 +442,7 @@ def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
         _mask2x2_rows(xs, ys, m3, second)
         _unpool2x2_rows(dy2[a:b], m3, dx3[a:b])
 
-    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
     return dx
 
 
@@ -452,7 +461,7 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
         _mask2x2_rows(xs, ys, m3, second)
         _mpool2x2_rows(g3[a:b], m3, out2[a:b])
 
-    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
     return out
 
 
