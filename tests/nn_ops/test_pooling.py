@@ -438,9 +438,10 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
     dtype: type, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The 2x2 kernels split their window rows into chunks run by gradhub.parallel: with small
-    chunks (so that every kernel runs several), the results on 1 and 2 threads are the same bits
-    as the generic kernels' (ties, NaN windows, non-finite gradients included)."""
+    """On several threads the 2x2 kernels split their window rows into chunks run by
+    gradhub.parallel (on one thread: whole arrays): with small chunks (so that every kernel runs
+    several), the results on 1 and 2 threads are the same bits as the generic kernels' (ties,
+    NaN windows, non-finite gradients included)."""
     from gradhub.parallel import get_num_threads, set_num_threads
     from gradhub_nn_ops import pooling as P
 
@@ -471,7 +472,7 @@ def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
         two = _kernels_2x2(x, dy, g)
     finally:
         set_num_threads(before)
-    assert counts and all(c == 11 for c in counts)  # 75 window rows in chunks of 7
+    assert len(counts) == 7 and all(c == 11 for c in counts)  # 75 window rows, chunks of 7
     monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
     generic = _kernels_2x2(x, dy, g)
     for i, (a, b, c) in enumerate(zip(one, two, generic)):

@@ -44,7 +44,7 @@ import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
 from gradhub.ops import kernel as kernel_of
-from gradhub.parallel import parallel_for
+from gradhub.parallel import get_num_threads, parallel_for
 
 from .conv import ints
 from .math import is_int
@@ -272,12 +272,15 @@ def _exact_cover(geo: PoolGeom) -> bool:
 
 _PAIR = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
-#: inputs (bytes) from which a 2x2 kernel runs its chunks on several threads: about 0.3 ms of
-#: work for the mask and the backward (about 12 passes over the input), twice that input for the
-#: maxima, the unpooling and the masked sums (4 to 6 passes); a loop costs about 0.1 ms
-_PARALLEL_BYTES = 1 << 20
+#: inputs (bytes) from which a 2x2 kernel runs its chunks on several threads: the mask and the
+#: backward (about 12 passes over the input: 0.9 ms on one thread for a (64, 8, 32, 32) float32
+#: input), twice that input for the maxima, the unpooling and the masked sums (4 to 6 passes). A
+#: loop costs about 0.1 ms, and each chunk's calls and new temporaries more CPU time: for the
+#: backward on (64, 8, 32, 32) float32, 2 chunks of 1 MiB took 6% more CPU time than the whole
+#: array, 4 chunks of 512 KiB 21% more (2026-11-26)
+_PARALLEL_BYTES = 1 << 21
 #: input bytes per chunk of window rows when running on several threads
-_CHUNK_BYTES = 1 << 19
+_CHUNK_BYTES = 1 << 20
 
 
 def _fast2x2(xp: Any, geo: PoolGeom, *arrays: Any) -> bool:
@@ -330,9 +333,11 @@ def _second_rows(rows: int, half: int) -> Any:
 def _over_rows(rows: int, row_bytes: int, half: int, body: Any, factor: int = 2) -> None:
     """``body(start, stop, pattern)`` over the window rows ``[0, rows)``: at once, or in chunks of
     about _CHUNK_BYTES on the threads of gradhub.parallel from ``factor`` times _PARALLEL_BYTES
-    (1: the kernels that make a mask, 2: the others). ``pattern``: :func:`_second_rows` for at
-    least ``stop - start`` rows."""
-    if rows * row_bytes < factor * _PARALLEL_BYTES:
+    (1: the kernels that make a mask, 2: the others) when there are several threads (on one,
+    chunks would only add their calls). ``pattern``: :func:`_second_rows` for at least
+    ``stop - start`` rows. Each window row's result is computed alone, so the chunks change no
+    bit of it."""
+    if rows * row_bytes < factor * _PARALLEL_BYTES or get_num_threads() == 1:
         body(0, rows, _second_rows(rows, half))
         return
     step = max(1, _CHUNK_BYTES // row_bytes)
