@@ -306,17 +306,31 @@ def _rows2(a: Any, geo: PoolGeom) -> Any:
     return np.ascontiguousarray(a).reshape(-1, geo.shape[-1] // 2)
 
 
+def _scratch(shape: Any, dtype: Any) -> Any:
+    """A temporary array of a 2x2 kernel, from gradhub.memory's recycled arrays: dropped before
+    the kernel returns, it is handed out again at the next call instead of fresh pages (a fresh
+    2 MiB array costs about 500 page faults)."""
+    return output_array(np, shape, dtype)
+
+
 def _twice(a: Any) -> Any:
     """(..., n) -> (..., 2n): every value twice along the last axis, in one pass: float32 bits
     times 2**32 + 1 as 64-bit integers, float64 through a complex array whose real and imaginary
     parts are both the value."""
     if a.dtype == np.float32:
-        u = np.multiply(a.view(np.uint32), np.uint64(0x100000001), dtype=np.uint64)
+        u = np.multiply(a.view(np.uint32), np.uint64(0x100000001), out=_scratch(a.shape, np.uint64))
         return u.view(np.float32)
-    c = np.empty(a.shape, _PAIR[a.dtype])
+    c = _scratch(a.shape, _PAIR[a.dtype])
     c.real = a
     c.imag = a
     return c.view(a.dtype)
+
+
+def _spread(a2: Any, r: int, w: int) -> Any:
+    """(r, W / 2) -> (2r, W): each value at the four places of its window (a scratch array)."""
+    out = _scratch((r, 2, w), a2.dtype)
+    np.copyto(out, _twice(a2)[:, None, :])
+    return out.reshape(2 * r, w)
 
 
 @functools.lru_cache(maxsize=8)
@@ -355,8 +369,9 @@ def _max2x2_rows(x3: Any, y2: Any) -> None:
     r, _, w = x3.shape
     xf = x3.reshape(-1)
     n = xf.size
-    h = np.maximum(xf[:-1], xf[1:])  # at even positions: the maximum of a window row's pair
-    v = np.empty(n, dtype=xf.dtype)
+    h = np.maximum(xf[:-1], xf[1:], out=_scratch((n,), xf.dtype)[:-1])  # at even positions:
+    # the maximum of a window row's pair
+    v = _scratch((n,), xf.dtype)
     np.maximum(h[:-w], h[w:], out=v[: n - 1 - w])  # at the windows' top-left elements: maxima
     np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
 
@@ -364,16 +379,16 @@ def _max2x2_rows(x3: Any, y2: Any) -> None:
 def _mask2x2_rows(x3: Any, y2: Any, m3: Any, second: Any) -> None:
     """Into the bool ``m3`` (r, 2, W): the first maximum (or first NaN, where the maximum is NaN)
     of each window of ``x3``, ``y2`` (r, W / 2) holding the windows' maxima."""
-    w = x3.shape[2]
-    y4 = np.repeat(_twice(y2), 2, axis=0)  # (2r, W): each maximum at the four places of its window
+    r, _, w = x3.shape
+    y4 = _spread(y2, r, w)  # (2r, W): each maximum at the four places of its window
     np.equal(x3.reshape(y4.shape), y4, out=m3.reshape(y4.shape))
     if np.isnan(y2).any():  # a window's NaN maximum: its NaNs are marked
         m3 |= np.isnan(x3) & np.isnan(y4).reshape(x3.shape)
     e = m3.reshape(-1).view(np.uint16)  # one uint16 per window row: low byte column 0
-    t = np.left_shift(e, 8)
+    t = np.left_shift(e, 8, out=_scratch(e.shape, np.uint16))
     np.invert(t, out=t)
     e &= t  # column 0 wins over column 1
-    keep = np.equal(e, 0)
+    keep = np.equal(e, 0, out=_scratch(e.shape, bool))
     keep |= second[: keep.size]  # row 1 of a window: kept where row 0 has no maximum
     half = w // 2
     np.multiply(e[half:], keep[:-half], out=e[half:])
@@ -383,7 +398,7 @@ def _unpool2x2_rows(dy2: Any, m3: Any, dx3: Any) -> None:
     """``dx3`` (r, 2, W) = each value of ``dy2`` (r, W / 2) spread over its window, times the
     bool mask ``m3``."""
     np.copyto(dx3, m3)  # 0/1 floats
-    d = np.repeat(_twice(dy2), 2, axis=0)  # (2r, W): each value at the four places of its window
+    d = _spread(dy2, dx3.shape[0], dx3.shape[2])
     np.multiply(d, dx3.reshape(d.shape), out=dx3.reshape(d.shape))
 
 
@@ -391,12 +406,13 @@ def _mpool2x2_rows(g3: Any, m3: Any, y2: Any) -> None:
     """``y2`` (r, W / 2) = the sums over the windows of ``g3 * m3`` ((r, 2, W), ``m3`` bool),
     added as (row 0 + row 1) of column 0 + (row 0 + row 1) of column 1."""
     r, _, w = g3.shape
-    t = np.empty(g3.shape, dtype=g3.dtype)
+    t = _scratch(g3.shape, g3.dtype)
     np.copyto(t, m3)
     tf = np.multiply(g3, t, out=t).reshape(-1)
     n = tf.size
-    s = np.add(tf[:-w], tf[w:])  # in rows 0: the sums of the windows' columns
-    v = np.empty(n, dtype=tf.dtype)
+    s = np.add(tf[:-w], tf[w:], out=_scratch((n,), tf.dtype)[:-w])  # in rows 0: the sums of
+    # the windows' columns
+    v = _scratch((n,), tf.dtype)
     np.add(s[:-1], s[1:], out=v[: n - 1 - w])  # at the windows' top-left elements: the sums
     np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
 
@@ -418,7 +434,7 @@ def _mask2x2(x: Any, y: Any, geo: PoolGeom) -> Any:
     x3 = _rows3(x, geo)
     rows, _, w = x3.shape
     y2 = _rows2(y, geo)
-    m = np.empty(geo.shape, dtype=bool)
+    m = output_array(np, geo.shape, bool)
     m3 = m.reshape(x3.shape)
 
     def body(a: int, b: int, second: Any) -> None:
@@ -439,11 +455,11 @@ def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
     def body(a: int, b: int, second: Any) -> None:
         xs = x3[a:b]
         if y2 is None:
-            ys = np.empty((b - a, w // 2), dtype=x.dtype)
+            ys = _scratch((b - a, w // 2), x.dtype)
             _max2x2_rows(xs, ys)
         else:
             ys = y2[a:b]
-        m3 = np.empty(xs.shape, dtype=bool)
+        m3 = _scratch(xs.shape, bool)
         _mask2x2_rows(xs, ys, m3, second)
         _unpool2x2_rows(dy2[a:b], m3, dx3[a:b])
 
@@ -460,9 +476,9 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
 
     def body(a: int, b: int, second: Any) -> None:
         xs = x3[a:b]
-        ys = np.empty((b - a, w // 2), dtype=x.dtype)
+        ys = _scratch((b - a, w // 2), x.dtype)
         _max2x2_rows(xs, ys)
-        m3 = np.empty(xs.shape, dtype=bool)
+        m3 = _scratch(xs.shape, bool)
         _mask2x2_rows(xs, ys, m3, second)
         _mpool2x2_rows(g3[a:b], m3, out2[a:b])
 
