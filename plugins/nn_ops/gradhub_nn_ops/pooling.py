@@ -327,10 +327,9 @@ def _twice(a: Any) -> Any:
 
 
 def _spread(a2: Any, r: int, w: int) -> Any:
-    """(r, W / 2) -> (2r, W): each value at the four places of its window (a scratch array)."""
-    out = _scratch((r, 2, w), a2.dtype)
-    np.copyto(out, _twice(a2)[:, None, :])
-    return out.reshape(2 * r, w)
+    """(r, W / 2) -> (2r, W): each value at the four places of its window (``np.repeat`` copies
+    each row with one ``memcpy``: faster than a broadcast copy into a recycled array)."""
+    return np.repeat(_twice(a2), 2, axis=0)
 
 
 @functools.lru_cache(maxsize=8)
