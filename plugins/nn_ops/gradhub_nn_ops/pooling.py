@@ -332,10 +332,24 @@ def _spread(a2: Any, r: int, w: int) -> Any:
     return np.repeat(_twice(a2), 2, axis=0)
 
 
-@functools.lru_cache(maxsize=8)
+#: patterns of _second_rows up to this many bytes are kept for the next calls (8 at most)
+_KEEP_PATTERN_BYTES = 1 << 20
+
+
 def _second_rows(rows: int, half: int) -> Any:
     """Flat read-only bool pattern of ``rows`` rows of windows of ``half`` window pairs each:
-    True at the pairs of row 1 of each window row."""
+    True at the pairs of row 1 of each window row (kept for the next calls when small)."""
+    if 2 * rows * half <= _KEEP_PATTERN_BYTES:
+        return _kept_second_rows(rows, half)
+    return _build_second_rows(rows, half)
+
+
+@functools.lru_cache(maxsize=8)
+def _kept_second_rows(rows: int, half: int) -> Any:
+    return _build_second_rows(rows, half)
+
+
+def _build_second_rows(rows: int, half: int) -> Any:
     p = np.zeros((rows, 2, half), dtype=bool)
     p[:, 1] = True
     flat = p.reshape(-1)
