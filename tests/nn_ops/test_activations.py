@@ -217,3 +217,33 @@ def test_prelu_nnabla_keywords() -> None:
     np.testing.assert_allclose(F.prelu(x, w, 1).d, want)
     with pytest.raises(TypeError, match=r"prelu.*'x1'"):
         F.prelu(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_kernel_and_fast_rule_give_the_bits_of_the_plain_formulas(dtype: type) -> None:
+    """ReLU's CPU kernel (rows of ``_ZEROS`` elements against a row of zeros, the rest against
+    the scalar) and first-order fast rule (the mask copied to 0/1 floats, then a product) give
+    the same bits as ``np.maximum(x, 0)`` and ``g * (y > 0)``: NaN inputs, signed zeros and
+    non-finite gradients included."""
+    from gradhub_nn_ops import activations as A
+
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((3, 5, 17, 31)).astype(dtype)  # 3 rows of 2048 and 1761 more
+    assert x.size // A._ZEROS == 3 and x.size % A._ZEROS
+    x.ravel()[-3:] = [np.nan, -0.0, -1.0]  # in the last, partial row
+    x.ravel()[:6] = [np.nan, -0.0, 0.0, np.inf, -np.inf, -np.nan]
+    g = rng.standard_normal(x.shape).astype(dtype)
+    g.ravel()[6:10] = [np.inf, -np.inf, np.nan, -0.0]
+    y = A._relu(np, x)
+    want_y = np.maximum(x, 0)
+    assert y.dtype == dtype
+    assert np.array_equal(y.view(np.uint8), want_y.view(np.uint8))
+    with np.errstate(invalid="ignore"):
+        (gx,) = A._relu_fast(np, [g], [x], [x.shape], [y], [y.shape])
+        want_g = g * (want_y > 0)
+    assert gx.dtype == dtype
+    assert np.array_equal(gx.view(np.uint8), want_g.view(np.uint8))
+    # a view with negative strides and a small array take numpy's loop with the scalar 0
+    for other in (x[:, :, ::-1], x[:1, :1, :2]):
+        want = np.maximum(other, 0)
+        assert np.array_equal(A._relu(np, other).view(np.uint8), want.view(np.uint8))

@@ -400,3 +400,101 @@ def test_pooling_accepts_numpy_integers() -> None:
     x = V(np.ones((1, 1, 5, 5)))
     y = F.max_pooling(x, kernel=np.array([2, 2]), stride=(np.int64(1), 1), pad=np.int32(1))
     assert y.shape == (1, 1, 6, 6)
+
+
+# -- 2x2 kernels on several threads ------------------------------------------------------------
+
+
+def _kernels_2x2(x: np.ndarray, dy: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
+    """Every 2x2 max-pooling kernel and fast rule of gradhub-nn-ops on one input."""
+    from gradhub_nn_ops import pooling as P
+
+    kw = {"kernel": (2, 2), "stride": None, "ignore_border": True, "pad": None}
+    kw_all = {**kw, "channel_last": False}
+    with np.errstate(invalid="ignore"):  # inf * 0 in the products with the masks
+        y = P._max_pooling(np, x, **kw)
+        m = P._max_pooling_mask(np, x, y, **kw)
+        return [
+            y,
+            m,
+            P._max_pooling_backward(np, dy, x, **kw),
+            P._max_pooling_fast(np, [dy], [x], [x.shape], [y], [y.shape], **kw_all)[0],
+            P._max_pooling_gather(np, g, x, **kw),
+            P._masked_unpooling(np, dy, m, **kw),
+            P._masked_pooling(np, g, m, **kw),
+        ]
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Bit for bit: values, NaNs and the signs of zeros."""
+    return (
+        a.dtype == b.dtype
+        and a.shape == b.shape
+        and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
+    dtype: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On several threads the 2x2 kernels split their window rows into chunks run by
+    gradhub.parallel (on one thread: whole arrays): with small chunks (so that every kernel runs
+    several), the results on 1 and 2 threads are the same bits as the generic kernels' (ties,
+    NaN windows, non-finite gradients included)."""
+    from gradhub.parallel import get_num_threads, set_num_threads
+    from gradhub_nn_ops import pooling as P
+
+    rng = np.random.default_rng(31)
+    shape = (3, 5, 10, 8)
+    x = rng.integers(-2, 3, shape).astype(dtype)  # many tied maxima
+    x.ravel()[rng.choice(x.size, 20, replace=False)] = np.nan
+    x[0, 0, 0, 0] = -0.0
+    dy = rng.standard_normal((3, 5, 5, 4)).astype(dtype)
+    dy.ravel()[:3] = [np.inf, np.nan, -np.inf]
+    g = rng.standard_normal(shape).astype(dtype)
+
+    counts: list[int] = []
+    real = P.parallel_for
+
+    def spy(count: int, body: Any) -> None:
+        counts.append(count)
+        real(count, body)
+
+    monkeypatch.setattr(P, "parallel_for", spy)
+    monkeypatch.setattr(P, "_PARALLEL_BYTES", 1)
+    monkeypatch.setattr(P, "_CHUNK_BYTES", 7 * 2 * 8 * x.itemsize)  # 7 window rows a chunk
+    before = get_num_threads()
+    try:
+        set_num_threads(1)
+        with monkeypatch.context() as m:
+            m.setattr(P, "_KEEP_PATTERN_BYTES", 0)  # the pattern of rows 1 built at each call
+            one = _kernels_2x2(x, dy, g)
+        set_num_threads(2)
+        two = _kernels_2x2(x, dy, g)  # the pattern kept from call to call
+    finally:
+        set_num_threads(before)
+    assert len(counts) == 7 and all(c == 11 for c in counts)  # 75 window rows, chunks of 7
+    monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
+    generic = _kernels_2x2(x, dy, g)
+    for i, (a, b, c) in enumerate(zip(one, two, generic)):
+        assert _same(a, b), i
+        assert _same(a, c), i
+
+
+def test_max_pooling_2x2_kernels_on_the_seed_cnn_shape_match_the_generic_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At the seed CNN's first pooling shape (2 MiB of float32, over _PARALLEL_BYTES: run in
+    chunks), on a ReLU's output (all-zero windows tie), the same bits as the generic kernels."""
+    from gradhub_nn_ops import pooling as P
+
+    rng = np.random.default_rng(32)
+    x = np.maximum(rng.standard_normal((64, 8, 32, 32)), 0).astype(np.float32)
+    assert x.nbytes >= P._PARALLEL_BYTES
+    dy = rng.standard_normal((64, 8, 16, 16)).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    fast = _kernels_2x2(x, dy, g)
+    monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
+    for i, (a, b) in enumerate(zip(fast, _kernels_2x2(x, dy, g))):
+        assert _same(a, b), i

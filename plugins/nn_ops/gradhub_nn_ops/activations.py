@@ -36,10 +36,27 @@ from .math import (
 # -- primitives ----------------------------------------------------------------------------------
 
 
+#: length of the row of zeros that ReLU's CPU kernel compares against (see _relu)
+_ZEROS = 2048
+
+
 def _relu(xp: Any, x: Any, inplace: bool = False) -> Any:
     if x.dtype.kind != "f":
         return xp.maximum(x, 0)
-    return xp.maximum(x, 0, out=output_array(xp, x.shape, x.dtype))
+    out = output_array(xp, x.shape, x.dtype)
+    if xp is np and x.size >= _ZEROS and x.flags.c_contiguous and out.flags.c_contiguous:
+        # rows of _ZEROS elements against one row of zeros, not against the scalar 0: numpy's
+        # vectorized loop needs both operands contiguous along the inner axis (2-3x faster on a
+        # (64, 8, 32, 32) float32 array); a row, not a whole array of zeros, whose fresh pages
+        # would cost a page fault each
+        n = x.size - x.size % _ZEROS
+        xf, of = x.reshape(-1), out.reshape(-1)
+        zeros = np.zeros(_ZEROS, dtype=x.dtype)
+        np.maximum(xf[:n].reshape(-1, _ZEROS), zeros, out=of[:n].reshape(-1, _ZEROS))
+        if n < x.size:
+            np.maximum(xf[n:], zeros[: x.size - n], out=of[n:])
+        return out
+    return xp.maximum(x, 0, out=out)
 
 
 def _relu_bw(g: Any, x: Any, y: Any, inplace: bool = False) -> Any:
@@ -52,7 +69,11 @@ def _relu_fast(
     g, yy = gy[0], y[0]
     if g.shape != yy.shape or g.dtype.kind != "f":
         return [g * (yy > 0)]
-    return [xp.multiply(g, yy > 0, out=output_array(xp, g.shape, g.dtype))]
+    # the mask as 0/1 floats, then a float product: numpy's float-times-bool loop casts in small
+    # buffers and takes longer than the copy and the product together
+    out = output_array(xp, g.shape, g.dtype)
+    xp.copyto(out, yy > 0)
+    return [xp.multiply(g, out, out=out)]
 
 
 def _relu6(xp: Any, x: Any) -> Any:

@@ -33,6 +33,7 @@ call's geometry with the public helpers :class:`PoolGeom`, :func:`pool_geom` and
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import sys
@@ -43,6 +44,7 @@ import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
 from gradhub.ops import kernel as kernel_of
+from gradhub.parallel import get_num_threads, parallel_for
 
 from .conv import ints
 from .math import is_int
@@ -247,13 +249,38 @@ def _exact_cover(geo: PoolGeom) -> bool:
 
 # -- 2x2 fast path (CPU) -----------------------------------------------------------------------
 # The common case: kernel == stride == (2, 2) over the last two axes, windows tiling the input
-# exactly, a float32/float64 numpy array. The kernels then work on the rows of each window pair
-# (``x4 = x.reshape(L, Ho, 2, W)``: ``x4[:, :, r]`` is row ``r`` of every window, contiguous along
-# W) instead of four strided views per window element, and the first-maximum selection is two
-# bool masks of shape (L, Ho, W) (one per window row) whose tie-breaking is done with 16-bit
-# operations on the byte pairs of a window row. Results are identical to the generic kernels.
+# exactly, a float32/float64 numpy array. The kernels then work on the window rows of the input
+# (``x3 = x.reshape(R, 2, W)``, R = L * H / 2: ``x3[i, r]`` is row ``r`` of the i-th row of
+# windows, contiguous along W) with as many operations as possible on whole contiguous arrays:
+# numpy's loops over the short rows of a strided view cost several times more per element.
+#
+# - The maxima: ``h = max(x[:-1], x[1:])`` and ``v = max(h[:-W], h[W:])`` over the flat input
+#   (``v`` holds each window's maximum at its top-left element), then one strided copy.
+# - The first-maximum mask: ``x3 == y4`` (``y4``: each maximum at the four places of its
+#   window, from one pass that writes every value twice and one copy of every row twice),
+#   tie-broken with 16-bit operations on the byte pairs of a window row (column 0 wins over
+#   column 1) and on whole window rows (row 0 wins over row 1, with a pattern marking the rows 1
+#   so that the shifted operation runs over the whole flat mask).
+# - Masks are turned into 0/1 floats by one copy before they multiply: numpy's float-times-bool
+#   loop casts in small buffers and takes twice as long as a float product.
+#
+# Calls on inputs of at least _PARALLEL_BYTES (twice that for the kernels with fewer passes)
+# split their window rows into chunks of about _CHUNK_BYTES, run on the threads of
+# gradhub.parallel: each chunk writes its own rows of the result, and the chunks do not depend
+# on the number of threads, so neither does the result.
+# Results are identical to the generic kernels' (same comparisons, same order of additions).
 
 _PAIR = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+
+#: inputs (bytes) from which a 2x2 kernel runs its chunks on several threads: the mask and the
+#: backward (about 12 passes over the input: 0.9 ms on one thread for a (64, 8, 32, 32) float32
+#: input), twice that input for the maxima, the unpooling and the masked sums (4 to 6 passes). A
+#: loop costs about 0.1 ms, and each chunk's calls and new temporaries more CPU time: for the
+#: backward on (64, 8, 32, 32) float32, 2 chunks of 1 MiB took 6% more CPU time than the whole
+#: array, 4 chunks of 512 KiB 21% more (2026-11-26)
+_PARALLEL_BYTES = 1 << 21
+#: input bytes per chunk of window rows when running on several threads
+_CHUNK_BYTES = 1 << 20
 
 
 def _fast2x2(xp: Any, geo: PoolGeom, *arrays: Any) -> bool:
@@ -269,65 +296,235 @@ def _fast2x2(xp: Any, geo: PoolGeom, *arrays: Any) -> bool:
     )
 
 
-def _rows4(a: Any, geo: PoolGeom) -> Any:
-    """(L, Ho, 2, W) view (or contiguous copy) of an input-shaped array."""
-    h, w = geo.shape[-2:]
-    return np.ascontiguousarray(a).reshape(-1, h // 2, 2, w)
+def _rows3(a: Any, geo: PoolGeom) -> Any:
+    """(R, 2, W) view (or contiguous copy) of an input-shaped array: its rows of windows."""
+    return np.ascontiguousarray(a).reshape(-1, 2, geo.shape[-1])
+
+
+def _rows2(a: Any, geo: PoolGeom) -> Any:
+    """(R, W / 2) view (or contiguous copy) of an output-shaped array."""
+    return np.ascontiguousarray(a).reshape(-1, geo.shape[-1] // 2)
+
+
+def _scratch(shape: Any, dtype: Any) -> Any:
+    """A temporary array of a 2x2 kernel, from gradhub.memory's recycled arrays: dropped before
+    the kernel returns, it is handed out again at the next call instead of fresh pages (a fresh
+    2 MiB array costs about 500 page faults)."""
+    return output_array(np, shape, dtype)
 
 
 def _twice(a: Any) -> Any:
-    """(..., n) -> (..., 2n): every value twice along the last axis (one pass, via a complex
-    array whose real and imaginary parts are both the value)."""
-    c = np.empty(a.shape, _PAIR[a.dtype])
+    """(..., n) -> (..., 2n): every value twice along the last axis, in one pass: float32 bits
+    times 2**32 + 1 as 64-bit integers, float64 through a complex array whose real and imaginary
+    parts are both the value."""
+    if a.dtype == np.float32:
+        u = np.multiply(a.view(np.uint32), np.uint64(0x100000001), out=_scratch(a.shape, np.uint64))
+        return u.view(np.float32)
+    c = _scratch(a.shape, _PAIR[a.dtype])
     c.real = a
     c.imag = a
     return c.view(a.dtype)
 
 
-def _max2x2(x4: Any) -> Any:
-    r = np.maximum(x4[:, :, 0], x4[:, :, 1])
-    return np.maximum(
-        r[..., 0::2], r[..., 1::2], out=output_array(np, (*r.shape[:-1], r.shape[-1] // 2), r.dtype)
-    )
+def _spread(a2: Any, r: int, w: int) -> Any:
+    """(r, W / 2) -> (2r, W): each value at the four places of its window (``np.repeat`` copies
+    each row with one ``memcpy``: faster than a broadcast copy into a recycled array)."""
+    return np.repeat(_twice(a2), 2, axis=0)
 
 
-def _first_max_rows(x4: Any, y: Any) -> tuple[Any, Any]:
-    """Bool masks (L, Ho, W) of the first maximum of every window, for its rows 0 and 1."""
-    y2 = _twice(y)
-    e0 = np.equal(x4[:, :, 0], y2)
-    e1 = np.equal(x4[:, :, 1], y2)
-    if np.isnan(y).any():  # a window's NaN maximum: its first NaN is marked
-        ynan = np.isnan(y2)
-        e0 |= np.isnan(x4[:, :, 0]) & ynan
-        e1 |= np.isnan(x4[:, :, 1]) & ynan
-    a = e0.view(np.uint16)  # one uint16 per window row: low byte column 0, high byte column 1
-    b = e1.view(np.uint16)
-    a &= ~((a & 1) << 8)  # column 0 wins over column 1
-    np.multiply(b, a == 0, out=b)  # row 1 only if row 0 has no maximum
-    b &= ~((b & 1) << 8)
-    return e0, e1
+#: patterns of _second_rows up to this many bytes are kept for the next calls (8 at most)
+_KEEP_PATTERN_BYTES = 1 << 20
+
+
+def _second_rows(rows: int, half: int) -> Any:
+    """Flat read-only bool pattern of ``rows`` rows of windows of ``half`` window pairs each:
+    True at the pairs of row 1 of each window row (kept for the next calls when small)."""
+    if 2 * rows * half <= _KEEP_PATTERN_BYTES:
+        return _kept_second_rows(rows, half)
+    return _build_second_rows(rows, half)
+
+
+@functools.lru_cache(maxsize=8)
+def _kept_second_rows(rows: int, half: int) -> Any:
+    return _build_second_rows(rows, half)
+
+
+def _build_second_rows(rows: int, half: int) -> Any:
+    p = np.zeros((rows, 2, half), dtype=bool)
+    p[:, 1] = True
+    flat = p.reshape(-1)
+    flat.flags.writeable = False
+    return flat
+
+
+def _over_rows(rows: int, row_bytes: int, half: int, body: Any, factor: int = 2) -> None:
+    """``body(start, stop, pattern)`` over the window rows ``[0, rows)``: at once, or in chunks of
+    about _CHUNK_BYTES on the threads of gradhub.parallel from ``factor`` times _PARALLEL_BYTES
+    (1: the kernels that make a mask, 2: the others) when there are several threads (on one,
+    chunks would only add their calls). ``pattern``: :func:`_second_rows` for at least
+    ``stop - start`` rows. Each window row's result is computed alone, so the chunks change no
+    bit of it."""
+    if rows * row_bytes < factor * _PARALLEL_BYTES or get_num_threads() == 1:
+        body(0, rows, _second_rows(rows, half))
+        return
+    step = max(1, _CHUNK_BYTES // row_bytes)
+    count = -(-rows // step)
+    pattern = _second_rows(min(step, rows), half)
+
+    def chunk(i: int) -> None:
+        body(i * step, min(rows, (i + 1) * step), pattern)
+
+    parallel_for(count, chunk)
+
+
+def _max2x2_rows(x3: Any, y2: Any) -> None:
+    """The maxima of the windows of ``x3`` (r, 2, W) into ``y2`` (r, W / 2)."""
+    r, _, w = x3.shape
+    xf = x3.reshape(-1)
+    n = xf.size
+    h = np.maximum(xf[:-1], xf[1:], out=_scratch((n,), xf.dtype)[:-1])  # at even positions:
+    # the maximum of a window row's pair
+    v = _scratch((n,), xf.dtype)
+    np.maximum(h[:-w], h[w:], out=v[: n - 1 - w])  # at the windows' top-left elements: maxima
+    np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
+
+
+def _mask2x2_rows(x3: Any, y2: Any, m3: Any, second: Any) -> None:
+    """Into the bool ``m3`` (r, 2, W): the first maximum (or first NaN, where the maximum is NaN)
+    of each window of ``x3``, ``y2`` (r, W / 2) holding the windows' maxima."""
+    r, _, w = x3.shape
+    y4 = _spread(y2, r, w)  # (2r, W): each maximum at the four places of its window
+    np.equal(x3.reshape(y4.shape), y4, out=m3.reshape(y4.shape))
+    if np.isnan(y2).any():  # a window's NaN maximum: its NaNs are marked
+        m3 |= np.isnan(x3) & np.isnan(y4).reshape(x3.shape)
+    e = m3.reshape(-1).view(np.uint16)  # one uint16 per window row: low byte column 0
+    t = np.left_shift(e, 8, out=_scratch(e.shape, np.uint16))
+    np.invert(t, out=t)
+    e &= t  # column 0 wins over column 1
+    keep = np.equal(e, 0, out=_scratch(e.shape, bool))
+    keep |= second[: keep.size]  # row 1 of a window: kept where row 0 has no maximum
+    half = w // 2
+    np.multiply(e[half:], keep[:-half], out=e[half:])
+
+
+def _unpool2x2_rows(dy2: Any, m3: Any, dx3: Any) -> None:
+    """``dx3`` (r, 2, W) = each value of ``dy2`` (r, W / 2) spread over its window, times the
+    bool mask ``m3``."""
+    np.copyto(dx3, m3)  # 0/1 floats
+    d = _spread(dy2, dx3.shape[0], dx3.shape[2])
+    np.multiply(d, dx3.reshape(d.shape), out=dx3.reshape(d.shape))
+
+
+def _mpool2x2_rows(g3: Any, m3: Any, y2: Any) -> None:
+    """``y2`` (r, W / 2) = the sums over the windows of ``g3 * m3`` ((r, 2, W), ``m3`` bool),
+    added as (row 0 + row 1) of column 0 + (row 0 + row 1) of column 1."""
+    r, _, w = g3.shape
+    t = _scratch(g3.shape, g3.dtype)
+    np.copyto(t, m3)
+    tf = np.multiply(g3, t, out=t).reshape(-1)
+    n = tf.size
+    s = np.add(tf[:-w], tf[w:], out=_scratch((n,), tf.dtype)[:-w])  # in rows 0: the sums of
+    # the windows' columns
+    v = _scratch((n,), tf.dtype)
+    np.add(s[:-1], s[1:], out=v[: n - 1 - w])  # at the windows' top-left elements: the sums
+    np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
+
+
+def _max2x2(x: Any, geo: PoolGeom) -> Any:
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    y = output_array(np, geo.out_shape, x.dtype)
+    y2 = y.reshape(rows, w // 2)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _max2x2_rows(x3[a:b], y2[a:b])
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body)
+    return y
+
+
+def _mask2x2(x: Any, y: Any, geo: PoolGeom) -> Any:
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    y2 = _rows2(y, geo)
+    m = output_array(np, geo.shape, bool)
+    m3 = m.reshape(x3.shape)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _mask2x2_rows(x3[a:b], y2[a:b], m3[a:b], second)
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
+    return m
 
 
 def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
-    x4 = _rows4(x, geo)
-    y = _max2x2(x4) if y is None else y.reshape(x4.shape[0], x4.shape[1], -1)
-    e0, e1 = _first_max_rows(x4, y)
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    dy2 = _rows2(dy, geo)
+    y2 = None if y is None else _rows2(y, geo)
     dx = output_array(np, geo.shape, dy.dtype)
-    d4 = dx.reshape(x4.shape)
-    dy2 = _twice(dy.reshape(y.shape))
-    np.multiply(dy2, e0, out=d4[:, :, 0])
-    np.multiply(dy2, e1, out=d4[:, :, 1])
+    dx3 = dx.reshape(x3.shape)
+
+    def body(a: int, b: int, second: Any) -> None:
+        xs = x3[a:b]
+        if y2 is None:
+            ys = _scratch((b - a, w // 2), x.dtype)
+            _max2x2_rows(xs, ys)
+        else:
+            ys = y2[a:b]
+        m3 = _scratch(xs.shape, bool)
+        _mask2x2_rows(xs, ys, m3, second)
+        _unpool2x2_rows(dy2[a:b], m3, dx3[a:b])
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
     return dx
 
 
 def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
-    x4 = _rows4(x, geo)
-    e0, e1 = _first_max_rows(x4, _max2x2(x4))
-    g4 = _rows4(g, geo)
-    s = np.multiply(g4[:, :, 0], e0)
-    s += np.multiply(g4[:, :, 1], e1)
-    out = output_array(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
-    return np.add(s[..., 0::2], s[..., 1::2], out=out).reshape(geo.out_shape)
+    x3 = _rows3(x, geo)
+    rows, _, w = x3.shape
+    g3 = _rows3(g, geo)
+    out = output_array(np, geo.out_shape, g.dtype)
+    out2 = out.reshape(rows, w // 2)
+
+    def body(a: int, b: int, second: Any) -> None:
+        xs = x3[a:b]
+        ys = _scratch((b - a, w // 2), x.dtype)
+        _max2x2_rows(xs, ys)
+        m3 = _scratch(xs.shape, bool)
+        _mask2x2_rows(xs, ys, m3, second)
+        _mpool2x2_rows(g3[a:b], m3, out2[a:b])
+
+    _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
+    return out
+
+
+def _unpool2x2(dy: Any, mask: Any, geo: PoolGeom) -> Any:
+    m3 = _rows3(mask, geo)
+    rows, _, w = m3.shape
+    dy2 = _rows2(dy, geo)
+    dx = output_array(np, geo.shape, dy.dtype)
+    dx3 = dx.reshape(m3.shape)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _unpool2x2_rows(dy2[a:b], m3[a:b], dx3[a:b])
+
+    _over_rows(rows, 2 * w * dy.dtype.itemsize, w // 2, body)
+    return dx
+
+
+def _mpool2x2(g: Any, mask: Any, geo: PoolGeom) -> Any:
+    m3 = _rows3(mask, geo)
+    rows, _, w = m3.shape
+    g3 = _rows3(g, geo)
+    out = output_array(np, geo.out_shape, g.dtype)
+    out2 = out.reshape(rows, w // 2)
+
+    def body(a: int, b: int, second: Any) -> None:
+        _mpool2x2_rows(g3[a:b], m3[a:b], out2[a:b])
+
+    _over_rows(rows, 2 * w * g.dtype.itemsize, w // 2, body)
+    return out
 
 
 # -- forward kernels ---------------------------------------------------------------------------
@@ -344,7 +541,7 @@ def _max_pooling(
 ) -> Any:
     geo = pool_geom("max_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
     if _fast2x2(xp, geo, x):
-        return _max2x2(_rows4(x, geo)).reshape(geo.out_shape)
+        return _max2x2(x, geo)
     return _reduce_windows(xp, _padded(xp, x, geo, _lowest(x)), geo, xp.maximum)
 
 
@@ -456,12 +653,7 @@ def _max_pooling_mask(
     geo = _disjoint_geom(fname, x.shape, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "y", y, "x", geo)
     if _fast2x2(xp, geo, x, y):
-        x4 = _rows4(x, geo)
-        e0, e1 = _first_max_rows(x4, y.reshape(x4.shape[0], x4.shape[1], -1))
-        m4 = np.empty(x4.shape, dtype=bool)  # filled by copies: numpy's loops over the strided
-        m4[:, :, 0] = e0  # rows of m4 directly take twice as long
-        m4[:, :, 1] = e1
-        return m4.reshape(geo.shape)
+        return _mask2x2(x, y, geo)
     mpad = xp.zeros(geo.padded_shape, dtype=bool)
     for off, m in _first_max_masks(xp, x, geo, y):
         mpad[geo.window(off)] = m
@@ -482,11 +674,7 @@ def _masked_unpooling(
     geo = _mask_geom(fname, mask, kernel, stride, ignore_border, pad, channel_last)
     _check_pooled(fname, "dy", dy, "mask", geo)
     if _fast2x2(xp, geo, dy):
-        m4 = _rows4(mask, geo)
-        dx = output_array(np, geo.shape, dy.dtype)
-        dy2 = _twice(dy.reshape(m4.shape[0], m4.shape[1], -1))
-        np.multiply(dy2[:, :, None, :], m4, out=dx.reshape(m4.shape))
-        return dx
+        return _unpool2x2(dy, mask, geo)
     mpad = _padded(xp, mask, geo, False)
     buf = xp.zeros(geo.padded_shape, dtype=dy.dtype)
     for off in geo.offsets():
@@ -512,12 +700,7 @@ def _masked_pooling(
             f"{fname}(): g has shape {tuple(g.shape)} but mask has {tuple(mask.shape)}"
         )
     if _fast2x2(xp, geo, g):
-        m4 = _rows4(mask, geo).view(np.uint8)  # float x uint8 loops are faster than x bool
-        g4 = _rows4(g, geo)
-        t = np.multiply(g4, m4, dtype=g.dtype)
-        s = np.add(t[:, :, 0], t[:, :, 1])
-        out = output_array(np, (*s.shape[:-1], s.shape[-1] // 2), s.dtype)
-        return np.add(s[..., 0::2], s[..., 1::2], out=out).reshape(geo.out_shape)
+        return _mpool2x2(g, mask, geo)
     return _reduce_windows(xp, _padded(xp, g * mask, geo, 0), geo, xp.add)
 
 
