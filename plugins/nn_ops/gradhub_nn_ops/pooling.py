@@ -457,6 +457,17 @@ def _mask2x2(x: Any, y: Any, geo: PoolGeom) -> Any:
     return m
 
 
+def _first_max_mask(xs: Any, ys: Any, second: Any) -> Any:
+    """The first-maximum mask (a scratch array) of the window rows ``xs`` given their maxima
+    ``ys``, or with the maxima computed here when ``ys`` is None."""
+    if ys is None:
+        ys = _scratch((xs.shape[0], xs.shape[2] // 2), xs.dtype)
+        _max2x2_rows(xs, ys)
+    m3 = _scratch(xs.shape, bool)
+    _mask2x2_rows(xs, ys, m3, second)
+    return m3
+
+
 def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
     x3 = _rows3(x, geo)
     rows, _, w = x3.shape
@@ -466,14 +477,7 @@ def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
     dx3 = dx.reshape(x3.shape)
 
     def body(a: int, b: int, second: Any) -> None:
-        xs = x3[a:b]
-        if y2 is None:
-            ys = _scratch((b - a, w // 2), x.dtype)
-            _max2x2_rows(xs, ys)
-        else:
-            ys = y2[a:b]
-        m3 = _scratch(xs.shape, bool)
-        _mask2x2_rows(xs, ys, m3, second)
+        m3 = _first_max_mask(x3[a:b], None if y2 is None else y2[a:b], second)
         _unpool2x2_rows(dy2[a:b], m3, dx3[a:b])
 
     _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
@@ -488,12 +492,7 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
     out2 = out.reshape(rows, w // 2)
 
     def body(a: int, b: int, second: Any) -> None:
-        xs = x3[a:b]
-        ys = _scratch((b - a, w // 2), x.dtype)
-        _max2x2_rows(xs, ys)
-        m3 = _scratch(xs.shape, bool)
-        _mask2x2_rows(xs, ys, m3, second)
-        _mpool2x2_rows(g3[a:b], m3, out2[a:b])
+        _mpool2x2_rows(g3[a:b], _first_max_mask(x3[a:b], None, second), out2[a:b])
 
     _over_rows(rows, 2 * w * x.dtype.itemsize, w // 2, body, factor=1)
     return out
