@@ -196,6 +196,21 @@ def test_one_by_one_kernel_uses_x_as_its_columns() -> None:
     )
 
 
+def _spy(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Replace ``conv.<name>`` by a wrapper; the list records, per call, whether it gave a result
+    (None: the caller falls back to the separate kernels)."""
+    calls: list[bool] = []
+    real = getattr(conv, name)
+
+    def spy(*args: Any) -> Any:
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(conv, name, spy)
+    return calls
+
+
 # -- Deconvolution's first-order rule: one set of columns for both products ----------------------
 
 
@@ -213,15 +228,7 @@ def test_deconvolution_rule_shares_columns_and_equals_the_two_kernels(
 
     y = F.deconvolution(x, w, **attrs)
     seed = rng.standard_normal(y.shape)
-    calls: list[int] = []
-    real = conv._conv_and_filter_grad
-
-    def spy(*args: Any) -> Any:
-        out = real(*args)
-        calls.append(out is not None)
-        return out
-
-    monkeypatch.setattr(conv, "_conv_and_filter_grad", spy)
+    calls = _spy(monkeypatch, "_conv_and_filter_grad")
     gx, gw = gh.grad([y], [x, w], [seed], create_graph=False)
     assert calls == [True]
     # the separate kernels, as the differentiable rule computes them
@@ -260,15 +267,7 @@ def test_convolution_rule_gradients_from_the_columns_of_gy(
     w = gh.Variable(rng.standard_normal(ws))
     y = F.convolution(x, w, **attrs)
     seed = rng.standard_normal(y.shape)
-    calls: list[bool] = []
-    real = conv._data_and_filter_grads
-
-    def spy(*args: Any) -> Any:
-        out = real(*args)
-        calls.append(out is not None)
-        return out
-
-    monkeypatch.setattr(conv, "_data_and_filter_grads", spy)
+    calls = _spy(monkeypatch, "_data_and_filter_grads")
     gx, gw = gh.grad([y], [x, w], [seed], create_graph=False)
     assert calls == [True]
     # against the two kernels (the differentiable rule) and, on the small shapes, the loops
