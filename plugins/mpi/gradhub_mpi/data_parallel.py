@@ -19,7 +19,6 @@ stream wait for the side stream's events (the host waits for nothing).
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -349,6 +348,8 @@ def _describe(items: list[tuple[str, Variable]]) -> list[str]:
 def check_parameters(comm: Any, params: Any) -> None:
     """Raise ``ValueError`` on every rank when the parameters (names, shapes, dtypes, in order)
     differ between the ranks, naming the first difference; nothing is pickled."""
+    import hashlib  # here, not at import: hashlib costs 3-6 ms of a fresh start
+
     lines = _describe(_named(params, "check_parameters"))
     comm = getattr(comm, "host", comm)  # the "nccl" communicator compares over its MPI one
     text = "\n".join(lines).encode()
