@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import (
-    plan,  # noqa: F401  (binds the plans of static graphs into the engine)
-    plugins,  # noqa: F401  (binds the loader that the registry's lookups call)
-)
+from . import engine as _engine
+from . import plugins  # noqa: F401  (binds the loader that the registry's lookups call)
 from ._version import __version__
 from .device import (
     Context,
@@ -53,7 +51,6 @@ from .parameters import (
     get_parameters,
     parameter_scope,
 )
-from .plan import compile
 from .registry import Sample, register, registry_table, show_registry
 from .variable import Variable, as_variable
 
@@ -107,6 +104,7 @@ __all__ = [
 
 #: public names defined in modules imported on first use (``import gradhub`` stays cheap)
 _LAZY = {
+    "compile": "plan",
     "save_parameters": "state",
     "load_parameters": "state",
     "seed": "random",
@@ -116,7 +114,16 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     # submodules that are imported on demand (``gh.testing.gradcheck``)
-    if name in ("testing", "functions", "parametric_functions", "state", "random", "distributed"):
+    if name in (
+        "testing",
+        "functions",
+        "parametric_functions",
+        "state",
+        "random",
+        "distributed",
+        "plan",
+        "capture",
+    ):
         import importlib
 
         return importlib.import_module(f"gradhub.{name}")
@@ -128,3 +135,19 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'gradhub' has no attribute {name!r}")
+
+
+def _first_plan(y: Any) -> bool:
+    """The engine's planner until :mod:`gradhub.plan` is imported: the first ``forward()`` of a
+    static graph imports it (1-2 ms that a program which never re-runs a graph does not pay at
+    start-up), which binds its own planner in place of this one, and runs that."""
+    from . import plan  # noqa: F401  (binds the plans of static graphs into the engine)
+
+    planner = _engine._planner
+    return planner is not _first_plan and bool(planner(y))
+
+
+# Variable.forward() plans through gradhub.plan, imported on its first call (see _first_plan);
+# where gradhub.plan is imported already, its planner is bound and stays
+if _engine._planner is None:
+    _engine.bind_plans(_engine._plans, _first_plan)
