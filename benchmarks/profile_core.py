@@ -20,7 +20,8 @@ and one of W6:
   function calling it) and inclusive time per function (on the stack).
 * ``import`` (W6): ``--runs`` fresh interpreters run W6's statement with timers around each step
   of plugin loading; the median and quartiles of each part (numpy, the core, entry points, the
-  library's modules, registration, the first call).
+  library's modules, registration, the first call) and the count of modules it imports after
+  numpy; ``--baseline PYTHON`` alternates each run with one of another revision's interpreter.
 
 Rows are grouped by area: ``core/gradhub/<file>`` (the core), ``nn_ops/<file>`` (the function
 library's kernels and rules), ``numpy`` and ``other``. Usage::
@@ -31,6 +32,7 @@ library's kernels and rules), ``numpy`` and ``other``. Usage::
     python benchmarks/profile_core.py --mode bytecodes --workloads tiny_ops:static  # gh.compile
     python benchmarks/profile_core.py --mode kernels --workloads cnn,grad_penalty
     python benchmarks/profile_core.py --mode import --runs 12
+    python benchmarks/profile_core.py --mode import --runs 12 --baseline BASE/.venv/bin/python
     python benchmarks/profile_core.py --top 30 --markdown prof.md
 
 Not part of the test suite. Threads are pinned to ``--threads`` (default 2) as in the benchmark.
@@ -321,9 +323,11 @@ def render_kernels(workload: str, times: dict[str, float], step_s: float, top: i
 _IMPORT_CHILD = r"""
 import time
 T = {}
+import sys
 t = time.perf_counter()
 import numpy
 T["import numpy"] = time.perf_counter() - t
+N = len(sys.modules)
 t = time.perf_counter()
 import gradhub as gh, gradhub.functions as F
 T["import gradhub"] = time.perf_counter() - t
@@ -357,7 +361,9 @@ T["loading"] = time.perf_counter() - t
 t = time.perf_counter()
 sin(gh.Variable([1.0]))
 T["first call"] = time.perf_counter() - t
-print(repr({k: v * 1e3 for k, v in T.items()}))
+T = {k: v * 1e3 for k, v in T.items()}
+T["modules"] = len(sys.modules) - N
+print(repr(T))
 """
 
 IMPORT_PARTS = (
@@ -369,49 +375,87 @@ IMPORT_PARTS = (
     ("other loading", "the rest of loading (pluggy's manager, other plugins)"),
     ("first call", "the first call"),
     ("gradhub", "gradhub's share: all but `import numpy`"),
+    ("modules", "modules imported after numpy (a count)"),
 )
 
 
-def import_parts(runs: int = 12, python: str = sys.executable) -> dict[str, list[float]]:
-    """W6 split into its parts: milliseconds per part, one value per fresh interpreter."""
+def _import_run(python: str) -> dict[str, float]:
+    """One fresh interpreter ``python`` running W6's statement: milliseconds per part (and the
+    count of modules it imported after numpy)."""
     import ast
     import subprocess
 
     env = os.environ.copy()
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as the suite: use the bytecode caches
+    r = subprocess.run(
+        [python, "-c", _IMPORT_CHILD], capture_output=True, text=True, env=env, check=False
+    )
+    if r.returncode != 0:
+        raise RuntimeError(f"the import child ({python}) failed: {r.stderr[-500:]}")
+    t: dict[str, float] = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+    t.setdefault("nn_ops modules", 0.0)
+    t["registration"] = t.get("hooks", 0.0) - t["nn_ops modules"]
+    t["other loading"] = t["loading"] - t.get("entry points", 0.0) - t.get("hooks", 0.0)
+    t["gradhub"] = t["import gradhub"] + t["loading"] + t["first call"]
+    return t
+
+
+def import_parts(
+    runs: int = 12, python: str = sys.executable, baseline: str | None = None
+) -> dict[str, list[float]]:
+    """W6 split into its parts: milliseconds per part, one value per fresh interpreter.
+
+    With ``baseline`` (another interpreter: gradhub of another revision), each run of
+    ``python`` is followed by one of ``baseline``, so that both see the same load; its parts
+    come back under the same keys prefixed ``"baseline "``.
+    """
     out: dict[str, list[float]] = defaultdict(list)
     for _ in range(runs + 1):  # the first run warms the page cache and is dropped
-        r = subprocess.run(
-            [python, "-c", _IMPORT_CHILD], capture_output=True, text=True, env=env, check=False
-        )
-        if r.returncode != 0:
-            raise RuntimeError(f"the import child failed: {r.stderr[-500:]}")
-        t = ast.literal_eval(r.stdout.strip().splitlines()[-1])
-        t.setdefault("nn_ops modules", 0.0)
-        t["registration"] = t.get("hooks", 0.0) - t["nn_ops modules"]
-        t["other loading"] = t["loading"] - t.get("entry points", 0.0) - t.get("hooks", 0.0)
-        t["gradhub"] = t["import gradhub"] + t["loading"] + t["first call"]
-        for k, v in t.items():
-            out[k].append(v)
+        for prefix, exe in (("", python), ("baseline ", baseline)):
+            if exe is None:
+                continue
+            for k, v in _import_run(exe).items():
+                out[prefix + k].append(v)
     return {k: v[1:] for k, v in out.items()}
 
 
 def render_import(parts: dict[str, list[float]]) -> str:
-    """The markdown table of :func:`import_parts`: median and quartiles per part."""
+    """The markdown table of :func:`import_parts`: median and quartiles per part; with a
+    baseline, its column, the ratio of the medians and the median of the per-run ratios."""
+
+    def cell(key: str) -> str:
+        xs = sorted(parts[key])
+        q1, q3 = _quartile(xs), xs[min(len(xs) - 1, (3 * len(xs)) // 4)]
+        if key in ("modules", "baseline modules"):
+            return f"{_median(xs):.0f}"
+        return f"{_median(xs):.2f} ({q1:.2f}-{q3:.2f})"
+
     n = len(parts["gradhub"])
+    ab = "baseline gradhub" in parts
     lines = [
         "### import (W6 parts)",
         "",
         f"Medians over {n} fresh interpreters (first and third quartile in parentheses), "
-        "each part timed inside the interpreter.",
+        "each part timed inside the interpreter"
+        + (", alternating with the baseline's interpreters." if ab else "."),
         "",
-        "| part | ms |",
-        "|---|---|",
+        "| part | ms | baseline | ratio |" if ab else "| part | ms |",
+        "|---|---|---|---|" if ab else "|---|---|",
     ]
     for key, label in IMPORT_PARTS:
-        xs = sorted(parts[key])
-        q1, q3 = _quartile(xs), xs[min(len(xs) - 1, (3 * len(xs)) // 4)]
-        lines.append(f"| {label} | {_median(xs):.2f} ({q1:.2f}-{q3:.2f}) |")
+        if not ab:
+            lines.append(f"| {label} | {cell(key)} |")
+            continue
+        base = _median(sorted(parts["baseline " + key]))
+        ratio = _median(sorted(parts[key])) / base if base else float("nan")
+        lines.append(f"| {label} | {cell(key)} | {cell('baseline ' + key)} | {ratio:.2f} |")
+    if ab:
+        pairs = sorted(a / b for a, b in zip(parts["gradhub"], parts["baseline gradhub"]))
+        lines += [
+            "",
+            "gradhub's share against the baseline's, per pair of runs: median "
+            f"{_median(pairs):.2f} (from {pairs[0]:.2f} to {pairs[-1]:.2f}).",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -594,6 +638,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=3.0, help="time per workload")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--runs", type=int, default=12, help="fresh interpreters (--mode import)")
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        help="--mode import: also run W6 with this interpreter (another revision's venv), "
+        "alternating with this one",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--peers", default=None, help="peer harness folder")
     ap.add_argument("--markdown", default=None, help="also write the report here")
@@ -618,7 +668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     modes = ("cprofile", "pyspy") if args.mode == "both" else (args.mode,)
     if args.mode == "import":  # W6: fresh interpreters, no workload
-        parts.append(render_import(import_parts(args.runs)))
+        parts.append(render_import(import_parts(args.runs, baseline=args.baseline)))
         args.workloads = ""
     for w in [w for w in args.workloads.replace(",", " ").split() if w]:
         step = _make_step(w)

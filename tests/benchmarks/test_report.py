@@ -258,6 +258,23 @@ def test_import_parts_split_a_fresh_start_into_parts_that_add_up() -> None:
     assert text.count("\n| ") == 1 + len(profile_core.IMPORT_PARTS)
 
 
+def test_import_parts_alternate_with_a_baseline_interpreter() -> None:
+    """``--baseline PYTHON``: each run of this interpreter is paired with one of the baseline's;
+    the table gives both medians and their ratio, and the per-pair ratios of gradhub's share."""
+    import profile_core
+
+    parts = profile_core.import_parts(runs=2, baseline=sys.executable)
+    for key, _ in profile_core.IMPORT_PARTS:
+        assert len(parts[key]) == 2 and len(parts["baseline " + key]) == 2, key
+    # the same interpreter on both sides imports the same modules
+    assert parts["modules"] == parts["baseline modules"] and parts["modules"][0] > 10
+    text = profile_core.render_import(parts)
+    assert "| part | ms | baseline | ratio |" in text
+    assert text.count("\n| ") == 1 + len(profile_core.IMPORT_PARTS)
+    assert "per pair of runs: median" in text
+    assert "| modules imported after numpy (a count) | " in text
+
+
 def test_static_rows_are_reported_against_the_targets_of_plans() -> None:
     data = _data()
     data["meta"]["frameworks"]["gradhub-static"] = {}
