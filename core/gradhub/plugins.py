@@ -872,8 +872,9 @@ class _Manager(pluggy.PluginManager):
     """pluggy's plugin manager, reading the hook markers of a plain module's attributes straight
     from the module's ``__dict__``.
 
-    pluggy looks at every name of ``dir(plugin)`` through ``inspect.getattr_static`` (about 25 us
-    each, some 330 names over gradhub's own plugins: 5-8 ms of every fresh start). For a plain
+    pluggy looks at every name of ``dir(plugin)`` through ``inspect.getattr_static``, twice
+    (``_validate_hooks``, then ``register``): some 300 names each time over gradhub's own
+    plugins, 3.0-3.6 ms of every start-up against 1.0 ms with this manager (2026-11-26). For a plain
     module (``type(plugin) is types.ModuleType``) the answer for a plain function is its marker
     attribute, and for a class, a module or a plain value (a string, a number, a container) it
     is None; so those are read here, and every other attribute, every other kind of plugin
