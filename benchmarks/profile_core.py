@@ -20,8 +20,10 @@ and one of W6:
   function calling it) and inclusive time per function (on the stack).
 * ``import`` (W6): ``--runs`` fresh interpreters run W6's statement with timers around each step
   of plugin loading; the median and quartiles of each part (numpy, the core, entry points, the
-  library's modules, registration, the first call) and the count of modules it imports after
-  numpy; ``--baseline PYTHON`` alternates each run with one of another revision's interpreter.
+  library's modules, registration, the first call), gradhub's share in CPU time of the main
+  thread (steadier than the wall-clock parts where other processes compete for the cores) and the
+  count of modules it imports after numpy; ``--baseline PYTHON`` alternates each run with one of
+  another revision's interpreter.
 
 Rows are grouped by area: ``core/gradhub/<file>`` (the core), ``nn_ops/<file>`` (the function
 library's kernels and rules), ``numpy`` and ``other``. Usage::
@@ -328,6 +330,7 @@ t = time.perf_counter()
 import numpy
 T["import numpy"] = time.perf_counter() - t
 N = len(sys.modules)
+c = time.thread_time()
 t = time.perf_counter()
 import gradhub as gh, gradhub.functions as F
 T["import gradhub"] = time.perf_counter() - t
@@ -361,6 +364,7 @@ T["loading"] = time.perf_counter() - t
 t = time.perf_counter()
 sin(gh.Variable([1.0]))
 T["first call"] = time.perf_counter() - t
+T["cpu"] = time.thread_time() - c
 T = {k: v * 1e3 for k, v in T.items()}
 T["modules"] = len(sys.modules) - N
 print(repr(T))
@@ -375,6 +379,7 @@ IMPORT_PARTS = (
     ("other loading", "the rest of loading (pluggy's manager, other plugins)"),
     ("first call", "the first call"),
     ("gradhub", "gradhub's share: all but `import numpy`"),
+    ("cpu", "gradhub's share, CPU time of the main thread (not the time waited for a core)"),
     ("modules", "modules imported after numpy (a count)"),
 )
 
