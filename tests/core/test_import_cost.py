@@ -33,7 +33,12 @@ HEAVY = ("hashlib", "mpi4py", "gradhub_mpi.data_parallel", "gradhub.plan", "grad
 
 
 def _imported_by(statement: str, env: dict[str, str]) -> list[str]:
-    code = f"import sys\n{statement}\nprint(sorted(sys.modules))\n"
+    """The modules that ``statement`` imports in a fresh interpreter (not those the interpreter's
+    start-up imported before it)."""
+    code = (
+        f"import sys\nbefore = set(sys.modules)\n{statement}\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
