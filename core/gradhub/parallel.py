@@ -52,12 +52,10 @@ Example::
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 __all__ = [
     "get_blas_control",
@@ -163,6 +161,8 @@ _blas_saved: int | None = None  # OpenBLAS's count before the pool set it to 1
 def _openblas_paths() -> list[str]:
     """Files of the OpenBLAS libraries loaded in this process (Linux: from ``/proc/self/maps``),
     then those bundled with numpy (its wheels' ``numpy.libs`` and ``numpy/.dylibs``)."""
+    from pathlib import Path  # (imported when the pool starts, not with gradhub)
+
     paths: list[str] = []
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
@@ -190,6 +190,8 @@ def _find_openblas() -> tuple[Callable[[], int], Callable[[int], None]] | None:
     OpenBLAS is found (numpy with another BLAS)."""
     if "numpy" not in sys.modules:
         return None
+    import ctypes  # (imported when the pool starts, not with gradhub)
+
     for path in _openblas_paths():
         try:
             lib = ctypes.CDLL(path)
