@@ -15,7 +15,24 @@ side. As PyTorch's intra-op threads, this is a per-process setting:
 - a loop inside a chunk, or in a second thread while the pool is busy, runs serially in its own
   thread (no nesting, no waiting for the pool);
 - an exception raised by a chunk is raised by :func:`parallel_for` once every running chunk has
-  ended; chunks not started by then are skipped.
+  ended; chunks not started by then are skipped;
+- while the pool exists, the OpenBLAS library that numpy uses runs on one thread (see below).
+
+numpy's OpenBLAS has threads of its own for large matrix products (``OPENBLAS_NUM_THREADS``, by
+default one per CPU), and they do not rest when a product ends: each spins for about 0.1 s (2**28
+cycles) waiting for the next one. A single multithreaded product per step (a 64x1024 @ 1024x10
+affine layer is one: OpenBLAS splits a product with ``m * n * k`` of 2**19 or more over two
+threads) thus keeps a core busy for the whole step, and the pool's threads share the cores with it:
+measured on 2 cores (2026-11-26, W3's step with two threads), the process used 36-40 ms of CPU per
+step with OpenBLAS's threads and 19 ms without, and its kernels' loops ran at about half speed. So
+when the pool starts, the count of OpenBLAS's threads is set to 1 (``openblas_set_num_threads``,
+looked up in the OpenBLAS library loaded in the process), and the count it had is set back when the
+pool is closed (:func:`set_num_threads`), unless something else changed it in between. OpenBLAS's
+results depend on its thread count (a product on one thread may differ from the same product on two
+in the last bits), so the count is not changed back and forth by the clock: it is one from the
+first loop on the pool until :func:`set_num_threads`. :func:`set_blas_control` (``False``) or
+``GRADHUB_BLAS_CONTROL=0`` leaves OpenBLAS alone; other BLAS libraries (MKL, Accelerate) are never
+touched.
 
 Chunks must write disjoint outputs (or combine their results after the loop): the order in which
 chunks run is not fixed, so a result that depends on it would vary from call to call.
@@ -36,10 +53,17 @@ Example::
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable
 
-__all__ = ["get_num_threads", "parallel_for", "set_num_threads"]
+__all__ = [
+    "get_blas_control",
+    "get_num_threads",
+    "parallel_for",
+    "set_blas_control",
+    "set_num_threads",
+]
 
 _lock = threading.Lock()
 _num_threads: int | None = None
@@ -111,8 +135,166 @@ def set_num_threads(n: int) -> None:
     with _lock:
         _num_threads = n
         old, _pool = _pool, None
+        _restore_blas()
     if old is not None:
         old.close()
+
+
+# -- OpenBLAS's threads ------------------------------------------------------------------------
+
+#: Names of OpenBLAS's ``(get, set)`` thread-count functions, most specific first: numpy 2's
+#: wheels bundle scipy-openblas (``scipy_openblas_..._64_``), numpy 1's ``libopenblas64_`` (suffix
+#: ``64_``); a system OpenBLAS has the plain names.
+_BLAS_SYMBOLS = (
+    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+    ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+    ("openblas_get_num_threads", "openblas_set_num_threads"),
+)
+_blas_control: bool | None = None  # None: not read yet (GRADHUB_BLAS_CONTROL)
+_blas_funcs: tuple[Callable[[], int], Callable[[int], None]] | bool | None = (
+    False  # False: not looked up yet; None: no OpenBLAS
+)
+_blas_saved: int | None = None  # OpenBLAS's count before the pool set it to 1
+
+
+def _openblas_paths() -> list[str]:
+    """Files of the OpenBLAS libraries loaded in this process (Linux: from ``/proc/self/maps``),
+    then those bundled with numpy (its wheels' ``numpy.libs`` and ``numpy/.dylibs``)."""
+    from pathlib import Path  # (imported when the pool starts, not with gradhub)
+
+    paths: list[str] = []
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                path = line.rstrip("\n").split(None, 5)[-1]
+                if path.startswith("/") and "openblas" in os.path.basename(path).lower():
+                    if path not in paths:
+                        paths.append(path)
+    except OSError:  # not on Linux
+        pass
+    np_mod = sys.modules.get("numpy")
+    np_file = getattr(np_mod, "__file__", None)
+    if np_file:
+        root = Path(np_file).resolve().parent
+        for folder in (root.parent / "numpy.libs", root / ".dylibs"):
+            if folder.is_dir():
+                for lib in sorted(folder.iterdir()):
+                    if "openblas" in lib.name.lower() and str(lib) not in paths:
+                        paths.append(str(lib))
+    return paths
+
+
+def _find_openblas() -> tuple[Callable[[], int], Callable[[int], None]] | None:
+    """OpenBLAS's thread-count getter and setter, or None when numpy is not imported or no
+    OpenBLAS is found (numpy with another BLAS)."""
+    if "numpy" not in sys.modules:
+        return None
+    import ctypes  # (imported when the pool starts, not with gradhub)
+
+    for path in _openblas_paths():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for get_name, set_name in _BLAS_SYMBOLS:
+            getter = getattr(lib, get_name, None)
+            setter = getattr(lib, set_name, None)
+            if getter is not None and setter is not None:
+                getter.restype = ctypes.c_int
+                getter.argtypes = []
+                setter.restype = None
+                setter.argtypes = [ctypes.c_int]
+                return getter, setter
+    return None
+
+
+def _openblas() -> tuple[Callable[[], int], Callable[[int], None]] | None:
+    global _blas_funcs
+    funcs = _blas_funcs
+    if funcs is False:
+        funcs = _blas_funcs = _find_openblas()
+    return funcs  # type: ignore[return-value]
+
+
+def get_blas_control() -> bool:
+    """Whether the pool sets OpenBLAS's thread count to 1 while it exists (see
+    :mod:`gradhub.parallel`): ``GRADHUB_BLAS_CONTROL`` (``0`` or ``1``, default ``1``) until
+    :func:`set_blas_control` is called.
+
+    Example::
+
+        >>> from gradhub.parallel import get_blas_control
+        >>> isinstance(get_blas_control(), bool)
+        True
+    """
+    global _blas_control
+    on = _blas_control
+    if on is None:
+        raw = os.environ.get("GRADHUB_BLAS_CONTROL", "").strip()
+        if raw not in ("", "0", "1"):
+            raise ValueError(
+                f"gradhub.parallel: the environment variable GRADHUB_BLAS_CONTROL={raw!r} must "
+                "be 0 or 1"
+            )
+        on = _blas_control = raw != "0"
+    return on
+
+
+def set_blas_control(enabled: bool) -> None:
+    """Let the pool set OpenBLAS's thread count to 1 while it exists (``True``, the default) or
+    leave OpenBLAS's threads alone (``False``; a count already lowered by the pool is set back
+    now).
+
+    OpenBLAS's threads spin for about 0.1 s after each multithreaded product, taking the cores
+    that the pool's threads run on (see :mod:`gradhub.parallel`).
+
+    Example::
+
+        >>> from gradhub.parallel import get_blas_control, set_blas_control
+        >>> before = get_blas_control()
+        >>> set_blas_control(False)
+        >>> get_blas_control()
+        False
+        >>> set_blas_control(before)
+    """
+    global _blas_control
+    if not isinstance(enabled, bool):
+        raise TypeError(
+            "gradhub.parallel.set_blas_control(): enabled must be a bool, got "
+            f"{type(enabled).__name__}"
+        )
+    with _lock:
+        _blas_control = enabled
+        if not enabled:
+            _restore_blas()
+        elif _pool is not None:
+            _lower_blas()
+
+
+def _lower_blas() -> None:
+    """OpenBLAS on one thread (the pool is starting); the count it had is kept. Under ``_lock``."""
+    global _blas_saved
+    if _blas_saved is not None or not get_blas_control():
+        return
+    funcs = _openblas()
+    if funcs is None:
+        return
+    n = funcs[0]()
+    if n > 1:
+        funcs[1](1)
+        _blas_saved = n
+
+
+def _restore_blas() -> None:
+    """OpenBLAS's count back to what the pool found, unless changed since. Under ``_lock``."""
+    global _blas_saved
+    saved, _blas_saved = _blas_saved, None
+    if saved is None:
+        return
+    funcs = _openblas()
+    if funcs is not None and funcs[0]() == 1:
+        funcs[1](saved)
 
 
 class _Pool:
@@ -222,6 +404,7 @@ def _get_pool(size: int) -> _Pool:
             if pool is None or pool.size != size or pool.pid != os.getpid():
                 if pool is not None and pool.pid == os.getpid():
                     pool.close()
+                _lower_blas()
                 pool = _pool = _Pool(size)
     return pool
 

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 
 import gradhub as gh
@@ -158,3 +159,105 @@ def test_a_forked_child_starts_its_own_pool(threads: None) -> None:
     os.waitpid(pid, 0)
     assert os.read(r, 10) == b"ok"
     os.close(r)
+
+
+# -- OpenBLAS's threads ------------------------------------------------------------------------
+
+_OPENBLAS = parallel._openblas()
+needs_openblas = pytest.mark.skipif(
+    _OPENBLAS is None, reason="numpy does not use an OpenBLAS found by gradhub.parallel"
+)
+
+
+@pytest.fixture
+def openblas_two() -> Iterator[tuple[object, object]]:
+    """OpenBLAS on two threads and no pool (set back afterwards)."""
+    assert _OPENBLAS is not None
+    get, put = _OPENBLAS
+    before_threads, before_blas, before_control = get_num_threads(), get(), parallel._blas_control
+    set_num_threads(1)
+    put(2)
+    yield get, put
+    parallel._blas_control = before_control
+    set_num_threads(before_threads)
+    put(before_blas)
+
+
+@needs_openblas
+def test_the_pool_runs_openblas_on_one_thread_until_set_num_threads(openblas_two) -> None:
+    get, _ = openblas_two
+    set_num_threads(2)
+    assert get() == 2  # the pool starts at the first loop, not before
+    parallel_for(4, lambda i: None)
+    assert get() == 1
+    parallel_for(4, lambda i: None)
+    assert get() == 1
+    set_num_threads(3)  # a new pool: the count found is set back, then lowered at the next loop
+    assert get() == 2
+    parallel_for(4, lambda i: None)
+    assert get() == 1
+    set_num_threads(1)
+    assert get() == 2
+
+
+@needs_openblas
+def test_a_count_changed_since_is_left_as_it_is(openblas_two) -> None:
+    get, put = openblas_two
+    set_num_threads(2)
+    parallel_for(4, lambda i: None)
+    put(3)  # the user's own setting, after the pool started
+    set_num_threads(1)
+    assert get() == 3
+
+
+@needs_openblas
+def test_blas_control_off_leaves_openblas_alone(openblas_two) -> None:
+    get, _ = openblas_two
+    parallel.set_blas_control(False)
+    assert parallel.get_blas_control() is False
+    set_num_threads(2)
+    parallel_for(4, lambda i: None)
+    assert get() == 2
+    parallel.set_blas_control(True)  # with the pool running: lowered now
+    assert get() == 1
+    parallel.set_blas_control(False)  # and set back now
+    assert get() == 2
+
+
+def test_set_blas_control_checks_its_argument() -> None:
+    with pytest.raises(TypeError, match=r"set_blas_control\(\): enabled must be a bool, got int"):
+        parallel.set_blas_control(1)  # type: ignore[arg-type]
+
+
+def test_the_environment_turns_blas_control_off() -> None:
+    code = "from gradhub.parallel import get_blas_control; print(get_blas_control())"
+    assert _child({"GRADHUB_BLAS_CONTROL": "0"}, code) == "False"
+    assert _child({}, code) == "True"
+    bad = _child({"GRADHUB_BLAS_CONTROL": "no"}, code)
+    assert "GRADHUB_BLAS_CONTROL='no' must be 0 or 1" in bad
+
+
+def _others_cpu_ns() -> int:
+    me = threading.get_native_id()
+    total = 0
+    for tid in os.listdir("/proc/self/task"):
+        if int(tid) != me:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+    return total
+
+
+@needs_openblas
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux's /proc")
+def test_a_product_after_a_loop_leaves_no_openblas_thread_spinning(openblas_two) -> None:
+    # Regression: a product large enough for OpenBLAS's threads (64x1024 @ 1024x10, W3's affine
+    # layer) left one spinning for about 0.1 s, on the core that the pool's threads needed.
+    a = np.ones((64, 1024), np.float32)
+    b = np.ones((1024, 10), np.float32)
+    set_num_threads(2)
+    parallel_for(4, lambda i: None)
+    time.sleep(0.3)  # threads of earlier products have gone to sleep
+    before = _others_cpu_ns()
+    a @ b
+    time.sleep(0.05)
+    assert _others_cpu_ns() - before < 5_000_000  # ns; with OpenBLAS on two threads: ~50 ms

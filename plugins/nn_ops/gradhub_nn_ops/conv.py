@@ -239,7 +239,9 @@ _scratch_store = threading.local()
 #: and costs milliseconds per call whenever another process holds a core (the pool's threads wait
 #: for one another); inside the chunks, which run on several threads already, it would also put
 #: two OpenBLAS pools on the same cores. So on the CPU the products are cut along their long axis
-#: into pieces below that size.
+#: into pieces below that size. (While gradhub.parallel's pool exists, it also keeps OpenBLAS on
+#: one thread: its idle threads spin for about 0.1 s after each multithreaded product, such as
+#: W3's affine layer, and took the chunks' cores; see gradhub.parallel.)
 _GEMM_ST = 1 << 18
 
 
