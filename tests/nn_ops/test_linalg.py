@@ -124,3 +124,64 @@ def test_einsum_and_affine_check_their_attributes() -> None:
             rf"einsum: equation {re.escape(repr(eq))} is not valid",
         )
     raises(lambda: F.affine(a, b, base_axis=1.5), TypeError, r"affine: base_axis must be an int")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_affine_relu_chain_in_either_product_order(threads: int) -> None:
+    """With several threads a wide Affine (more outputs than rows, at least
+    ``_TRANSPOSED_MIN_ROWS`` rows) computes ``(W^T x^T)^T``: a Fortran-ordered result, which ReLU
+    keeps; with one thread ``x W`` in C order. Values and first-order gradients of
+    ``sum(g * relu(affine(x, W, b)))`` match the float64 formulas either way (dx = (g * mask)
+    W^T, dW = x^T (g * mask), db = column sums)."""
+    from gradhub.parallel import get_num_threads, set_num_threads
+    from gradhub_nn_ops import linalg
+
+    rng = np.random.default_rng(3)
+    n, k, m = linalg._TRANSPOSED_MIN_ROWS, 48, 96
+    x = rng.standard_normal((n, k)).astype(np.float32)
+    w = rng.standard_normal((k, m)).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    g = rng.standard_normal((n, m)).astype(np.float32)
+    before = get_num_threads()
+    set_num_threads(threads)
+    try:
+        xv, wv, bv = gh.Variable(x), gh.Variable(w), gh.Variable(b)
+        z = F.affine(xv, wv, bv)
+        y = F.relu(z)
+        assert z.d.flags.f_contiguous == (threads > 1) and y.d.flags.f_contiguous == (threads > 1)
+        assert z.d.flags.c_contiguous == (threads == 1) and y.d.flags.c_contiguous == (threads == 1)
+        gx, gw, gb = gh.grad([y], [xv, wv, bv], [g], create_graph=False)
+    finally:
+        set_num_threads(before)
+    z64 = x.astype(np.float64) @ w.astype(np.float64) + b
+    np.testing.assert_allclose(z.d, z64, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y.d, np.maximum(z64, 0), rtol=1e-5, atol=1e-5)
+    gz = g.astype(np.float64) * (z64 > 0)
+    np.testing.assert_allclose(gx.d, gz @ w.astype(np.float64).T, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gw.d, x.astype(np.float64).T @ gz, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gb.d, gz.sum(axis=0), rtol=1e-4, atol=1e-4)
+
+
+def test_affine_keeps_the_c_order_product_below_its_conditions() -> None:
+    """Fewer rows than ``_TRANSPOSED_MIN_ROWS``, no more outputs than rows, or a flattened input
+    keep ``x W`` (a C-ordered result), whatever the number of threads."""
+    from gradhub.parallel import get_num_threads, set_num_threads
+    from gradhub_nn_ops import linalg
+
+    rng = np.random.default_rng(4)
+    rows = linalg._TRANSPOSED_MIN_ROWS
+    before = get_num_threads()
+    set_num_threads(2)
+    try:
+        for xs, ws in (
+            ((rows - 1, 8), (8, 4 * rows)),  # few rows
+            ((rows, 8), (8, rows)),  # no more outputs than rows
+            ((rows, 2, 4), (8, 4 * rows)),  # flattened input
+        ):
+            x = rng.standard_normal(xs).astype(np.float32)
+            w = rng.standard_normal(ws).astype(np.float32)
+            y = F.affine(gh.Variable(x), gh.Variable(w)).d
+            assert y.flags.c_contiguous, xs
+            np.testing.assert_allclose(y, x.reshape(xs[0], -1) @ w, rtol=1e-5, atol=1e-5)
+    finally:
+        set_num_threads(before)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample
 from gradhub.ops import call
+from gradhub.parallel import get_num_threads
 
 from .math import is_int
 
@@ -41,11 +42,30 @@ def _affine_dims(
     return n, k, math.prod(w_shape[1:])
 
 
+#: the smallest batch (rows of x) for which Affine's CPU forward computes ``(W^T x^T)^T`` when
+#: the layer has more outputs than rows and numpy's BLAS runs on several threads (see _affine)
+_TRANSPOSED_MIN_ROWS = 64
+
+
 def _affine(xp: Any, x: Any, weight: Any, bias: Any = None, base_axis: int = 1) -> Any:
     n, k, m = _affine_dims("affine", x.shape, weight.shape, base_axis)
     x2 = x if x.ndim == 2 and base_axis == 1 else x.reshape(n, k)
     w2 = weight if weight.ndim == 2 else weight.reshape(k, m)
-    y = xp.matmul(x2, w2)
+    if (
+        xp is np
+        and _TRANSPOSED_MIN_ROWS <= n < m
+        and x2 is x
+        and w2 is weight
+        and get_num_threads() > 1
+    ):
+        # y^T = W^T x^T: with two BLAS threads OpenBLAS runs a product with more rows than
+        # columns 5-18% faster (128x784 @ 784x1024: 1.79 against 2.17 ms; 128x1024 @ 1024x1024:
+        # 2.27 against 2.59 ms), with one thread 0-10% slower; y is then a view in Fortran order,
+        # and ReLU's kernel and rule keep that order, so that ReLU's backward multiplies two
+        # Fortran-ordered arrays (Affine's dx is one, see _affine_fast)
+        y = xp.matmul(w2.T, x2.T).T
+    else:
+        y = xp.matmul(x2, w2)
     if bias is not None:
         if bias.size != m:
             raise ValueError(
