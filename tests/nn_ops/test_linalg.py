@@ -4,6 +4,7 @@ argument checks."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -185,3 +186,32 @@ def test_affine_keeps_the_c_order_product_below_its_conditions() -> None:
             np.testing.assert_allclose(y, x.reshape(xs[0], -1) @ w, rtol=1e-5, atol=1e-5)
     finally:
         set_num_threads(before)
+
+
+def test_affine_weight_gradients_held_by_the_caller_are_not_reused() -> None:
+    """Affine's weight gradient is written into a kept array (``gradhub.memory``): a gradient
+    the caller still holds keeps its values through later steps (eager and compiled), one the
+    caller dropped is written again."""
+    from gradhub import memory
+
+    rng = np.random.default_rng(6)
+    w = gh.Variable(rng.standard_normal((128, 160)).astype(np.float32))  # 80 KiB: kept
+    b = gh.Variable(np.zeros(160, np.float32))
+
+    def step(x: Any) -> Any:
+        loss = F.mean(F.relu(F.affine(x, w, b)) ** 2)
+        return gh.grad([loss], [w, b], create_graph=False)[0]
+
+    for run in (step, gh.compile(step)):
+        xs = [rng.standard_normal((8, 128)).astype(np.float32) for _ in range(3)]
+        first = run(gh.Variable(xs[0]) if run is step else xs[0])
+        kept = first.d.copy()
+        second = run(gh.Variable(xs[1]) if run is step else xs[1])
+        assert not np.array_equal(second.d, kept)
+        np.testing.assert_array_equal(first.d, kept)  # still the first step's values
+        assert second.d.base is not None and second.d.base is not first.d.base
+        base = weakref.ref(second.d.base)
+        del second
+        third = run(gh.Variable(xs[2]) if run is step else xs[2])
+        assert third.d.base is base() or not memory.reuse_enabled()
+        np.testing.assert_array_equal(first.d, kept)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample
+from gradhub.memory import output_array
 from gradhub.ops import call
 from gradhub.parallel import get_num_threads
 
@@ -114,7 +115,14 @@ def _affine_fast(xp, gy, x, xs, y, ys, base_axis, need_grads):  # type: ignore[n
     if need_grads[0]:
         grads[0] = xp.matmul(x[1].reshape(k, m), g2.T).T.reshape(xs[0])
     if need_grads[1]:
-        grads[1] = xp.matmul(g2.T, x[0].reshape(n, k)).T.reshape(xs[1])
+        x2 = x[0].reshape(n, k)
+        if xp is np and g2.dtype == x2.dtype and g2.dtype.kind == "f":
+            # into a kept array (gradhub.memory): a weight gradient the caller has dropped is
+            # written again at the next step instead of new pages (W7: 16 MiB a layer)
+            gw = xp.matmul(g2.T, x2, out=output_array(xp, (m, k), g2.dtype))
+        else:
+            gw = xp.matmul(g2.T, x2)
+        grads[1] = gw.T.reshape(xs[1])
     if len(xs) > 2:
         grads.append(g2.sum(axis=0).reshape(xs[2]) if need_grads[2] else None)
     return grads
