@@ -164,8 +164,9 @@ def test_affine_relu_chain_in_either_product_order(threads: int) -> None:
 
 
 def test_affine_keeps_the_c_order_product_below_its_conditions() -> None:
-    """Fewer rows than ``_TRANSPOSED_MIN_ROWS``, no more outputs than rows, or a flattened input
-    keep ``x W`` (a C-ordered result), whatever the number of threads."""
+    """Fewer rows than ``_TRANSPOSED_MIN_ROWS`` or more than ``_TRANSPOSED_MAX_ROWS``, no more
+    outputs than rows, or a flattened input keep ``x W`` (a C-ordered result), whatever the
+    number of threads."""
     from gradhub.parallel import get_num_threads, set_num_threads
     from gradhub_nn_ops import linalg
 
@@ -176,6 +177,7 @@ def test_affine_keeps_the_c_order_product_below_its_conditions() -> None:
     try:
         for xs, ws in (
             ((rows - 1, 8), (8, 4 * rows)),  # few rows
+            ((linalg._TRANSPOSED_MAX_ROWS + 1, 8), (8, 4 * rows)),  # many rows
             ((rows, 8), (8, rows)),  # no more outputs than rows
             ((rows, 2, 4), (8, 4 * rows)),  # flattened input
         ):
