@@ -304,7 +304,10 @@ def register_functions(register: Any) -> None:
 
 ``x`` is flattened to a matrix ``(prod(x.shape[:base_axis]), prod(x.shape[base_axis:]))``;
 ``weight`` has shape ``(prod(x.shape[base_axis:]), *out)`` and ``bias`` (optional) shape ``out``.
-The output has shape ``x.shape[:base_axis] + weight.shape[1:]``.
+The output has shape ``x.shape[:base_axis] + weight.shape[1:]``. On the CPU with several
+threads (``gradhub.parallel.get_num_threads() > 1``), a 2-d ``x`` of 64 to 128 rows and a layer
+with more outputs than rows, the output is computed as ``(W^T x^T)^T`` and is a Fortran-ordered
+array (the same values; OpenBLAS runs that product faster there); ReLU keeps that order.
 
 Example::
 
