@@ -55,25 +55,23 @@ def _affine(xp: Any, x: Any, weight: Any, bias: Any = None, base_axis: int = 1) 
     n, k, m = _affine_dims("affine", x.shape, weight.shape, base_axis)
     x2 = x if x.ndim == 2 and base_axis == 1 else x.reshape(n, k)
     w2 = weight if weight.ndim == 2 else weight.reshape(k, m)
-    if xp is np and x2.dtype == w2.dtype and x2.dtype.kind == "f":
-        # the product into a kept array (gradhub.memory): the output of the step before, freed
-        # by the time this one runs, is written again instead of new pages
-        if (
-            _TRANSPOSED_MIN_ROWS <= n <= _TRANSPOSED_MAX_ROWS
-            and n < m
-            and x2 is x
-            and w2 is weight
-            and get_num_threads() > 1
-        ):
-            # y^T = W^T x^T: with two BLAS threads OpenBLAS runs a product with more rows than
-            # columns 5-18% faster (128x784 @ 784x1024: 1.79 against 2.17 ms; 128x1024 @
-            # 1024x1024: 2.27 against 2.59 ms), with one thread 0-10% slower; y is then a view
-            # in Fortran order, and ReLU's kernel and rule keep that order, so that ReLU's
-            # backward multiplies two Fortran-ordered arrays (Affine's dx is one, see
-            # _affine_fast)
-            y = xp.matmul(w2.T, x2.T, out=output_array(xp, (m, n), x2.dtype)).T
-        else:
-            y = xp.matmul(x2, w2, out=output_array(xp, (n, m), x2.dtype))
+    if (
+        xp is np
+        and _TRANSPOSED_MIN_ROWS <= n <= _TRANSPOSED_MAX_ROWS
+        and n < m
+        and x2 is x
+        and w2 is weight
+        and get_num_threads() > 1
+    ):
+        # y^T = W^T x^T: with two BLAS threads OpenBLAS runs a product with more rows than
+        # columns 6-18% faster (128x784 @ 784x1024: 1.59-1.79 against 1.71-2.17 ms; 128x1024 @
+        # 1024x1024: 2.26-2.35 against 2.56-2.60 ms), with one thread 0-14% slower; y is then a
+        # view in Fortran order, and ReLU's kernel and rule keep that order, so that ReLU's
+        # backward multiplies two Fortran-ordered arrays (Affine's dx is one, see _affine_fast).
+        # (A new array, not a kept one of gradhub.memory: writing W2's products into kept
+        # arrays made its step 2% slower, and W7's no faster: its page faults are the weight
+        # gradients')
+        y = xp.matmul(w2.T, x2.T).T
     else:
         y = xp.matmul(x2, w2)
     if bias is not None:
