@@ -190,4 +190,6 @@ def test_a_compiled_deep_mlp_step_peaks_no_higher_than_the_eager_step() -> None:
 
     for a, b in zip(fast(), step()):
         np.testing.assert_array_equal(a.d, b.d)
-    assert peak(fast) <= peak(step)
+    # arrays: one activation of this step is 64 KiB; the plan's own Python objects (the frame of
+    # its generated code, its list of values: a few KiB) may differ from the eager graph's
+    assert peak(fast) <= peak(step) + 8192

@@ -505,3 +505,39 @@ def test_an_inline_operator_s_error_is_the_rule_s_error() -> None:
     planned, eager = error(True), error(False)
     assert planned == eager
     assert "overflow" in planned and "MulScalar" in planned, planned
+
+
+@pytest.mark.nn_ops
+@pytest.mark.parametrize("threads", [1, 2])
+def test_plans_match_the_engine_on_an_mlp_in_either_product_order(threads: int) -> None:
+    """Affine's CPU forward computes ``(W^T x^T)^T`` (Fortran-ordered) with several threads and
+    ``x W`` with one; ReLU's kernel and rule follow the order they get. A planned MLP step gives
+    the engine's values and gradients bit for bit in both cases, at every feed."""
+    from gradhub.parallel import get_num_threads, set_num_threads
+
+    F = gh.functions
+    rng = np.random.default_rng(5)
+    shapes = [(64, 32), (32, 96), (96,), (96, 80), (80,), (80, 10), (10,)]
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    labels = rng.integers(0, 10, (64, 1))
+    feeds = [[a + np.float32(0.1 * i) for a in arrays] for i in range(3)]
+
+    def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
+        leaves = [gh.Variable(a.copy(), need_grad=i > 0) for i, a in enumerate(arrays)]
+        h = F.relu(F.affine(leaves[0], leaves[1], leaves[2]))
+        h = F.relu(F.affine(h, leaves[3], leaves[4]))
+        h = F.affine(h, leaves[5], leaves[6])
+        y = F.mean(F.softmax_cross_entropy(h, gh.Variable(labels, need_grad=False)))
+        return leaves, y, leaves[1:]
+
+    before = get_num_threads()
+    set_num_threads(threads)
+    try:
+        assert F.affine(gh.Variable(arrays[0]), gh.Variable(arrays[1])).d.flags.f_contiguous == (
+            threads > 1
+        )
+        eager = _static_run(build, False, feeds)
+        planned = _static_run(build, True, feeds)
+    finally:
+        set_num_threads(before)
+    _assert_same(planned, eager, f"MLP with {threads} threads")

@@ -247,3 +247,16 @@ def test_relu_kernel_and_fast_rule_give_the_bits_of_the_plain_formulas(dtype: ty
     for other in (x[:, :, ::-1], x[:1, :1, :2]):
         want = np.maximum(other, 0)
         assert np.array_equal(A._relu(np, other).view(np.uint8), want.view(np.uint8))
+    # Fortran-ordered 2-d arrays (Affine's transposed products) keep their order, same bits
+    xf, gf = x.reshape(-1, 31).T, g.reshape(-1, 31).T
+    assert xf.flags.f_contiguous and not xf.flags.c_contiguous
+    yf = A._relu(np, xf)
+    assert yf.flags.f_contiguous and not yf.flags.c_contiguous
+    assert np.array_equal(
+        yf.T.view(np.uint8), np.ascontiguousarray(np.maximum(xf, 0).T).view(np.uint8)
+    )
+    with np.errstate(invalid="ignore"):
+        (gxf,) = A._relu_fast(np, [gf], [xf], [xf.shape], [yf], [yf.shape])
+        want_gf = gf * (yf > 0)
+    assert gxf.flags.f_contiguous and not gxf.flags.c_contiguous
+    assert np.array_equal(gxf.T.view(np.uint8), np.ascontiguousarray(want_gf.T).view(np.uint8))

@@ -4,6 +4,7 @@ argument checks."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -124,3 +125,95 @@ def test_einsum_and_affine_check_their_attributes() -> None:
             rf"einsum: equation {re.escape(repr(eq))} is not valid",
         )
     raises(lambda: F.affine(a, b, base_axis=1.5), TypeError, r"affine: base_axis must be an int")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_affine_relu_chain_in_either_product_order(threads: int) -> None:
+    """With several threads a wide Affine (more outputs than rows, at least
+    ``_TRANSPOSED_MIN_ROWS`` rows) computes ``(W^T x^T)^T``: a Fortran-ordered result, which ReLU
+    keeps; with one thread ``x W`` in C order. Values and first-order gradients of
+    ``sum(g * relu(affine(x, W, b)))`` match the float64 formulas either way (dx = (g * mask)
+    W^T, dW = x^T (g * mask), db = column sums)."""
+    from gradhub.parallel import get_num_threads, set_num_threads
+    from gradhub_nn_ops import linalg
+
+    rng = np.random.default_rng(3)
+    n, k, m = linalg._TRANSPOSED_MIN_ROWS, 48, 96
+    x = rng.standard_normal((n, k)).astype(np.float32)
+    w = rng.standard_normal((k, m)).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    g = rng.standard_normal((n, m)).astype(np.float32)
+    before = get_num_threads()
+    set_num_threads(threads)
+    try:
+        xv, wv, bv = gh.Variable(x), gh.Variable(w), gh.Variable(b)
+        z = F.affine(xv, wv, bv)
+        y = F.relu(z)
+        assert z.d.flags.f_contiguous == (threads > 1) and y.d.flags.f_contiguous == (threads > 1)
+        assert z.d.flags.c_contiguous == (threads == 1) and y.d.flags.c_contiguous == (threads == 1)
+        gx, gw, gb = gh.grad([y], [xv, wv, bv], [g], create_graph=False)
+    finally:
+        set_num_threads(before)
+    z64 = x.astype(np.float64) @ w.astype(np.float64) + b
+    np.testing.assert_allclose(z.d, z64, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y.d, np.maximum(z64, 0), rtol=1e-5, atol=1e-5)
+    gz = g.astype(np.float64) * (z64 > 0)
+    np.testing.assert_allclose(gx.d, gz @ w.astype(np.float64).T, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gw.d, x.astype(np.float64).T @ gz, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gb.d, gz.sum(axis=0), rtol=1e-4, atol=1e-4)
+
+
+def test_affine_keeps_the_c_order_product_below_its_conditions() -> None:
+    """Fewer rows than ``_TRANSPOSED_MIN_ROWS`` or more than ``_TRANSPOSED_MAX_ROWS``, no more
+    outputs than rows, or a flattened input keep ``x W`` (a C-ordered result), whatever the
+    number of threads."""
+    from gradhub.parallel import get_num_threads, set_num_threads
+    from gradhub_nn_ops import linalg
+
+    rng = np.random.default_rng(4)
+    rows = linalg._TRANSPOSED_MIN_ROWS
+    before = get_num_threads()
+    set_num_threads(2)
+    try:
+        for xs, ws in (
+            ((rows - 1, 8), (8, 4 * rows)),  # few rows
+            ((linalg._TRANSPOSED_MAX_ROWS + 1, 8), (8, 4 * rows)),  # many rows
+            ((rows, 8), (8, rows)),  # no more outputs than rows
+            ((rows, 2, 4), (8, 4 * rows)),  # flattened input
+        ):
+            x = rng.standard_normal(xs).astype(np.float32)
+            w = rng.standard_normal(ws).astype(np.float32)
+            y = F.affine(gh.Variable(x), gh.Variable(w)).d
+            assert y.flags.c_contiguous, xs
+            np.testing.assert_allclose(y, x.reshape(xs[0], -1) @ w, rtol=1e-5, atol=1e-5)
+    finally:
+        set_num_threads(before)
+
+
+def test_affine_weight_gradients_held_by_the_caller_are_not_reused() -> None:
+    """Affine's weight gradient is written into a kept array (``gradhub.memory``): a gradient
+    the caller still holds keeps its values through later steps (eager and compiled), one the
+    caller dropped is written again."""
+    from gradhub import memory
+
+    rng = np.random.default_rng(6)
+    w = gh.Variable(rng.standard_normal((128, 160)).astype(np.float32))  # 80 KiB: kept
+    b = gh.Variable(np.zeros(160, np.float32))
+
+    def step(x: Any) -> Any:
+        loss = F.mean(F.relu(F.affine(x, w, b)) ** 2)
+        return gh.grad([loss], [w, b], create_graph=False)[0]
+
+    for run in (step, gh.compile(step)):
+        xs = [rng.standard_normal((8, 128)).astype(np.float32) for _ in range(3)]
+        first = run(gh.Variable(xs[0]) if run is step else xs[0])
+        kept = first.d.copy()
+        second = run(gh.Variable(xs[1]) if run is step else xs[1])
+        assert not np.array_equal(second.d, kept)
+        np.testing.assert_array_equal(first.d, kept)  # still the first step's values
+        assert second.d.base is not None and second.d.base is not first.d.base
+        base = weakref.ref(second.d.base)
+        del second
+        third = run(gh.Variable(xs[2]) if run is step else xs[2])
+        assert third.d.base is base() or not memory.reuse_enabled()
+        np.testing.assert_array_equal(first.d, kept)

@@ -40,9 +40,17 @@ from .math import (
 _ZEROS = 2048
 
 
+def _fortran(a: Any) -> bool:
+    """Whether the 2-d numpy array ``a`` is in Fortran order only (a transposed C array)."""
+    flags = a.flags
+    return a.ndim == 2 and flags.f_contiguous and not flags.c_contiguous
+
+
 def _relu(xp: Any, x: Any, inplace: bool = False) -> Any:
     if x.dtype.kind != "f":
         return xp.maximum(x, 0)
+    if xp is np and _fortran(x):  # Affine's output in Fortran order: the result in that order
+        return _relu(xp, x.T).T
     out = output_array(xp, x.shape, x.dtype)
     if xp is np and x.size >= _ZEROS and x.flags.c_contiguous and out.flags.c_contiguous:
         # rows of _ZEROS elements against one row of zeros, not against the scalar 0: numpy's
@@ -69,6 +77,8 @@ def _relu_fast(
     g, yy = gy[0], y[0]
     if g.shape != yy.shape or g.dtype.kind != "f":
         return [g * (yy > 0)]
+    if xp is np and _fortran(g) and _fortran(yy):  # both in Fortran order: work on C views
+        return [_relu_fast(xp, [g.T], x, xs, [yy.T], ys)[0].T]
     # the mask as 0/1 floats, then a float product: numpy's float-times-bool loop casts in small
     # buffers and takes longer than the copy and the product together
     out = output_array(xp, g.shape, g.dtype)
