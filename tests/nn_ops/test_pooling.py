@@ -498,3 +498,31 @@ def test_max_pooling_2x2_kernels_on_the_seed_cnn_shape_match_the_generic_ones(
     monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
     for i, (a, b) in enumerate(zip(fast, _kernels_2x2(x, dy, g))):
         assert _same(a, b), i
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pooling_2x2_pairwise_mask_matches_the_equality_mask(dtype: type) -> None:
+    """Without the maxima (MaxPoolingBackward's and MaxPoolingGather's kernels), the 2x2 mask
+    comes from pairwise comparisons: the same mask as ``x == y`` tie-broken in window order on
+    ties in a pair, across the rows, between signed zeros and infinities; a window holding NaN
+    leaves it to the equality mask."""
+    from gradhub_nn_ops import pooling as P
+
+    rng = np.random.default_rng(33)
+    for shape in [(3, 5, 10, 8), (2, 3, 4, 2), (1, 1, 2, 2)]:
+        x = rng.integers(-2, 3, shape).astype(dtype)
+        flat = x.reshape(-1)
+        flat[: min(8, flat.size)] = [-0.0, 0.0, 0.0, -0.0, np.inf, -np.inf, np.inf, -0.0][
+            : min(8, flat.size)
+        ]
+        x3 = x.reshape(-1, 2, shape[-1])
+        r, _, w = x3.shape
+        y2 = P._max_pooling(np, x, kernel=(2, 2)).reshape(r, w // 2)
+        want = np.empty(x3.shape, bool)
+        P._mask2x2_rows(x3, y2, want, P._second_rows(r, w // 2))
+        got = np.zeros(x3.shape, bool)
+        assert P._pairwise_mask_rows(x3, got)
+        np.testing.assert_array_equal(got, want)
+        assert (got.reshape(r, 2, w // 2, 2).sum(axis=(1, 3)) == 1).all()  # one per window
+        x.reshape(-1)[-1] = np.nan
+        assert not P._pairwise_mask_rows(x.reshape(x3.shape), got)
