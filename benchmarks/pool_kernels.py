@@ -15,7 +15,9 @@ package name, as a column in the same process). PyTorch's counterparts: ``relu``
 the double-backward kernels (MaxPoolingMask, MaskedUnpooling, MaskedPooling) PyTorch keeps
 indices instead of a mask: its rows are the same forward (the indices), the same backward (a
 scatter of the gradient by the indices) and the gather ``take_along_dim`` (what its max_pool2d
-double backward runs). Not part of the test suite.
+double backward runs). MaxPoolingBackward and MaxPoolingGather (the kernels without the forward's
+output, which find the first maxima from ``x`` alone) have as PyTorch's rows the indices from
+``max_pool2d`` followed by that scatter or gather. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -42,18 +44,23 @@ def _inner(f: Callable[[], Any]) -> int:
 
 
 def interleaved(fs: Sequence[Callable[[], Any]], samples: int) -> list[list[float]]:
-    """Seconds per call of each of ``fs``, ``samples`` samples each, taken in turn."""
+    """Seconds per call of each of ``fs``, ``samples`` samples each, taken in turn, each
+    sample's turn starting at the next function: the call after PyTorch's (which leaves other
+    data in the caches) is not always the same one."""
     for _ in range(3):
         for f in fs:
             f()
     inner = [_inner(f) for f in fs]
     times: list[list[float]] = [[] for _ in fs]
-    for _ in range(samples):
-        for f, n, ts in zip(fs, inner, times):
+    k = len(fs)
+    for s in range(samples):
+        for j in range(k):
+            i = (s + j) % k
+            f, n = fs[i], inner[i]
             t0 = time.perf_counter()
             for _ in range(n):
                 f()
-            ts.append((time.perf_counter() - t0) / n)
+            times[i].append((time.perf_counter() - t0) / n)
     return times
 
 
@@ -108,6 +115,9 @@ def cases(
     bw = torch.ops.aten.max_pool2d_with_indices_backward
     flat_i = ti.flatten(-2)
 
+    def _indices(t: Any) -> Any:
+        return torch.nn.functional.max_pool2d(t, 2, return_indices=True)[1]
+
     def ours(name: str, A: Any, P: Any) -> Callable[[], Any]:
         calls: dict[str, Callable[[], Any]] = {
             "ReLU": lambda: A._relu(np, pre),
@@ -119,6 +129,8 @@ def cases(
             "MaxPoolingMask": lambda: P._max_pooling_mask(np, x, y, **kw),
             "MaskedUnpooling": lambda: P._masked_unpooling(np, dy, m, **kw),
             "MaskedPooling": lambda: P._masked_pooling(np, g, m, **kw),
+            "MaxPoolingBackward": lambda: P._max_pooling_backward(np, dy, x, **kw),
+            "MaxPoolingGather": lambda: P._max_pooling_gather(np, g, x, **kw),
         }
         return calls[name]
 
@@ -130,6 +142,12 @@ def cases(
         "MaxPoolingMask": lambda: torch.nn.functional.max_pool2d(tx, 2, return_indices=True),
         "MaskedUnpooling": lambda: bw(tdy, tx, [2, 2], [2, 2], [0, 0], [1, 1], False, ti),
         "MaskedPooling": lambda: torch.take_along_dim(tg.flatten(-2), flat_i, dim=-1).view_as(ti),
+        "MaxPoolingBackward": lambda: bw(
+            tdy, tx, [2, 2], [2, 2], [0, 0], [1, 1], False, _indices(tx)
+        ),
+        "MaxPoolingGather": lambda: torch.take_along_dim(
+            tg.flatten(-2), _indices(tx).flatten(-2), dim=-1
+        ),
     }
     return [(name, [ours(name, A, P) for A, P in mods] + [t]) for name, t in theirs.items()]
 
