@@ -37,7 +37,7 @@ import itertools
 import os
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from . import variable as _variable
 from .engine import (
     _FREED,
     _call_rule_arrays,
+    _check_count,
     _checked_arrays,
     _collect,
     _fast1_failed,
@@ -55,6 +56,7 @@ from .engine import (
     _own,
     _position,
     _replaced_error,
+    _rule_raised,
     _walk,
     _zero_filled,
     bind_plans,
@@ -67,7 +69,7 @@ from .engine import (
 from .engine import (
     grad as _grad,
 )
-from .errors import CaptureUnsupported, GradhubError
+from .errors import BackwardRuleError, CaptureUnsupported, GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
 from .registry import REGISTRY, device_rule
@@ -713,6 +715,8 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         "_filled": _zero_filled,
         "_has_none": _has_none,
         "_nd": _ndarray,
+        "_count": _check_count,
+        "_rule_failed": _rule_failed,
     }
     lines = ["def run(grads, seeds):", "    plus = grads._plus"]
     used: set[str] = set()
@@ -870,6 +874,19 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         if n_out > 1:  # (one output: inside its test for None)
             lines.append(f"{g}if _has_none(gys):")
             lines.append(f"{g}    gys = _filled(N{k}, gys)")
+        if not fast1 and _inline_fast(node, rule, run):
+            # the array rule called here as the engine calls it, its results checked inline
+            assert rule is not None and run is not None
+            _fast_call(lines, env, g, node, k, rule, run, ins)
+            lines.append(f"{g}del gys")
+            if not retain_graph:
+                lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
+                lines.append(f"{g}N{k}.rule = _FREED")
+            for i, (src, idx, p) in enumerate(ins):
+                lines.append(f"{g}if g{i} is not None:")
+                accumulate(g + "    ", src, idx, p, f"g{i}", k, i)
+            lines.append(f"{g}{' = '.join(f'g{i}' for i in range(len(ins)))} = None")
+            continue
         lines.append(f"{g}res = _call(N{k}, gys)")
         lines.append(f"{g}del gys")
         if not retain_graph:
@@ -892,6 +909,91 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
     src = "\n".join(lines) + "\n"
     exec(builtins.compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
     return env.pop("run")  # (no cycle: the function holds env, env not it)
+
+
+def _inline_fast(node: Node, rule: Any, run: Any) -> bool:
+    """Whether a backward plan calls the node's array rule (``run.fast``, the rule kernel for the
+    node's device) itself, rather than through the engine's ``_call_rule_arrays``."""
+    return (
+        rule is not None
+        and rule is not _FREED
+        and run is not None
+        and run.fast is not None
+        and all(str.isidentifier(a) for a in node.attrs)
+    )
+
+
+def _fast_call(
+    lines: list[str],
+    env: dict[str, Any],
+    g: str,
+    node: Node,
+    k: int,
+    rule: Any,
+    run: Any,
+    ins: Sequence[tuple[Any, int, int]],
+) -> None:
+    """The lines (at indent ``g``) that leave in ``g0``, ``g1``, ... the gradient arrays of node
+    ``k``'s inputs from its gradients ``gys``, as the engine's ``_call_rule_arrays`` does: the
+    replaced-leaf check, the array rule ``run.fast`` called with the same arguments, the result
+    count checked, a result of its input's array type, shape and dtype taken as it is, any other
+    result (or a rule no longer the node's) through the engine's own checks; None where an input
+    needs no gradient."""
+    n_in = len(ins)
+    outs = ", ".join(f"g{i}" for i in range(n_in))
+    env[f"R{k}"], env[f"Q{k}"], env[f"F{k}"], env[f"X{k}"] = rule, run, run.fast, node.device.xp
+    env[f"NI{k}"], env[f"NO{k}"] = (None,) * n_in, (None,) * len(node.out_shapes)
+    env[f"T{k}"] = node.out_type
+    for i, (src, _, _) in enumerate(ins):
+        env[f"S{k}_{i}"], env[f"H{k}_{i}"] = src, node.in_shapes[i]
+        env[f"D{k}_{i}"] = node.in_dtypes[i]
+    kw = ""
+    if run.fast_wants_need_grads:
+        kw += ", need_grads=(" + "".join(f"S{k}_{i}.need_grad, " for i in range(n_in)) + ")"
+    for a, value in node.attrs.items():
+        env[f"A{k}_{a}"] = value
+        kw += f", {a}=A{k}_{a}"
+    lines.append(f"{g}if N{k}.rule is R{k}:")
+    lines.append(f"{g}    si = N{k}.saved_in")
+    lines.append(f"{g}    if si is None:")
+    lines.append(f"{g}        si = NI{k}")
+    if n_in > 1 or node.idxs[0] < 0:  # a leaf input whose data was replaced: the engine's error
+        for i, (_, idx, _) in enumerate(ins):
+            if idx < 0:
+                lines.append(f"{g}    if si[{i}] is not None and si[{i}] is not S{k}_{i}._data:")
+                lines.append(f"{g}        raise _replaced(N{k}, {i})")
+    lines.append(f"{g}    so = N{k}.saved_out")
+    lines.append(f"{g}    if so is None:")
+    lines.append(f"{g}        so = NO{k}")
+    lines.append(f"{g}    try:")
+    lines.append(f"{g}        res = F{k}(X{k}, gys, si, N{k}.in_shapes, so, N{k}.out_shapes{kw})")
+    lines.append(f"{g}    except Exception as e:")
+    lines.append(f"{g}        _rule_failed(N{k}, Q{k}, e)")
+    lines.append(f"{g}    del si, so")
+    lines.append(
+        f"{g}    if (type(res) is not list and type(res) is not tuple) or len(res) != {n_in}:"
+    )
+    lines.append(f"{g}        res = _count(N{k}, res)")
+    for i in range(n_in):
+        lines.append(f"{g}    g{i} = res[{i}] if S{k}_{i}.need_grad else None")
+    ok = " and ".join(
+        f"(g{i} is None or (type(g{i}) is T{k} and g{i}.shape == H{k}_{i} "
+        f"and g{i}.dtype is D{k}_{i}))"
+        for i in range(n_in)
+    )
+    lines.append(f"{g}    if not ({ok}):")
+    lines.append(f"{g}        {outs}{',' if n_in == 1 else ''} = _checked(N{k}, Q{k}, res)")
+    lines.append(f"{g}    del res")
+    lines.append(f"{g}else:")
+    lines.append(f"{g}    {outs}{',' if n_in == 1 else ''} = _call(N{k}, gys)")
+
+
+def _rule_failed(node: Node, rule: Any, e: Exception) -> NoReturn:
+    """Raise the engine's error for an array rule that raised ``e`` (its own
+    ``BackwardRuleError`` as it is)."""
+    if isinstance(e, BackwardRuleError):
+        raise e
+    raise _rule_raised(node, rule, e) from e
 
 
 def _graph_leaves(nodes: Sequence[Node]) -> list[Variable]:
