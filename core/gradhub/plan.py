@@ -42,6 +42,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from . import capture as _capture
+from . import engine as _engine
 from . import variable as _variable
 from .engine import (
     _FREED,
@@ -57,8 +58,11 @@ from .engine import (
     _position,
     _replaced_error,
     _rule_raised,
+    _run,
+    _seed,
     _walk,
     _zero_filled,
+    _zeros,
     bind_plans,
     reexecute_eager,
     set_tracer,
@@ -289,6 +293,9 @@ class Plan:
             self.valid = _generate_valid(self)  # type: ignore[method-assign]
         #: the values of a run in progress (read by later segments)
         self.values: list[Any] = []
+        #: True while a compiled step's replay runs, its checks (:meth:`valid`) passed at its
+        #: start: its first-order walks need not check again (nothing else runs in between)
+        self.checked = False
         #: first-order backward schedules by what they were asked for
         self.programs: dict[tuple[Any, ...], _Program] = {}
 
@@ -411,7 +418,7 @@ class Plan:
         """The engine's first-order walk from ``outputs`` (to ``targets``, or to every leaf
         needing a gradient), by its recorded schedule; None where the engine must walk (the
         plan is for another output, or plans are off)."""
-        if not _enabled or not self.owns(outputs[0]) or not self.valid():
+        if not _enabled or not self.owns(outputs[0]) or not (self.checked or self.valid()):
             return None
         key = (
             tuple(map(id, outputs)),
@@ -1046,6 +1053,55 @@ class _Trace:
         self.events.append(("grad", next(_seq), (outputs, inputs), grad_outputs, options, results))
 
 
+def _is_plain(ev: tuple[Any, ...]) -> bool:
+    """Whether a recorded ``grad`` event is a first-order walk whose results are the gradients
+    alone (no seeds or gradients given, nothing set, default scale and callbacks): replayed by
+    :func:`_plain_grad`."""
+    if ev[0] != "grad" or ev[3] is not None:
+        return False
+    o = ev[4]
+    return (
+        o["grad_inputs"] is None
+        and not o["create_graph"]
+        and not o["set_grad"]
+        and not o["retain_grad"]
+        and o["loss_scale"] is None
+        and o["unreachable"] in ("zero", "none")
+        and o["communicator_callbacks"] is None
+    )
+
+
+def _plain_grad(
+    outputs: list[Variable],
+    inputs: list[Variable],
+    options: dict[str, Any],
+    results: list[Variable | None],
+) -> None:
+    """``grad(outputs, inputs, create_graph=False, ...)`` of a plain event (see
+    :func:`_is_plain`), its gradient arrays written into the step's result Variables: the same
+    seeds, walk and arrays as :func:`gradhub.engine.grad` (which the trace checked), without its
+    argument checks and its result Variables."""
+    seeds: list[Variable | None] = [_seed(y, None, None, "grad") for y in outputs]
+    grads = _run(outputs, seeds, inputs, False, False, options["retain_graph"], None)
+    zero = options["unreachable"] == "zero"
+    for x, old in zip(inputs, results):
+        if old is None:
+            continue
+        a = None
+        if x._need_grad:  # (an input needing no gradient has none)
+            if x._creator is None:
+                item = grads.leaves.get(id(x))
+                a = None if item is None else item[1]
+            else:
+                lst = grads.nodes.get(x._creator)
+                a = None if lst is None else lst[x._idx]
+        if a is None:
+            if not zero:
+                continue
+            a = _zeros(x.device, x.shape, x.dtype)
+        old._data = a
+
+
 def _signature(a: Any) -> tuple[Any, ...]:
     """What a compiled step's trace depends on in an argument."""
     if isinstance(a, Variable):
@@ -1109,6 +1165,8 @@ class _Traced:
     ) -> None:
         self.inputs = inputs
         self.events = trace.events
+        #: per event: a first-order grad whose results are the gradient arrays alone
+        self.plain = [_is_plain(ev) for ev in self.events]
         self.flat = flat
         self.kind = kind
         #: runs as a plan so far; the recorded device graph (see gradhub.capture) and how
@@ -1157,10 +1215,12 @@ class _Traced:
         for v in self.releasable:
             v._data = _released(v._data.dtype)
 
-    def run(self) -> None:
-        """One run of the plan and of the step's first-order walks, the leaves as they are."""
+    def run(self, checked: bool = False) -> None:
+        """One run of the plan and of the step's first-order walks, the leaves as they are
+        (``checked``: the plan's checks passed just before)."""
         plan = self.plan
         plan.values = [None] * plan.n_values
+        plan.checked = checked
         try:
             for k, ev in enumerate(self.events):
                 plan.run_segment(k)
@@ -1168,6 +1228,9 @@ class _Traced:
                     _backward(ev[2], ev[3], **ev[4])
                     continue
                 outputs, inputs = ev[2]
+                if self.plain[k] and _engine._tracer is None:
+                    _plain_grad(outputs, inputs, ev[4], ev[5])
+                    continue
                 new = _grad(outputs, inputs, ev[3], **ev[4])
                 for old, g in zip(ev[5], new):
                     if old is not None and g is not None:
@@ -1175,6 +1238,7 @@ class _Traced:
             plan.run_segment(len(self.events))
         finally:
             plan.values = []
+            plan.checked = False
 
     def replay(self, args: Sequence[Any]) -> Any:
         """Run the trace on new arguments; None when the plan no longer holds."""
@@ -1195,7 +1259,7 @@ class _Traced:
             out = self._capture()
             if out is not None:
                 return out
-        self.run()
+        self.run(True)
         self.runs += 1
         out = self.result()
         self.release()
