@@ -725,7 +725,7 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         "_count": _check_count,
         "_rule_failed": _rule_failed,
     }
-    lines = ["def run(grads, seeds):", "    plus = grads._plus"]
+    lines = ["def run(grads, seeds):", "    plus = grads._plus", "    leaves = grads.leaves"]
     used: set[str] = set()
 
     def slot(p: int, j: int) -> str:
@@ -735,18 +735,28 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
 
     # how many gradients each position receives: one is assigned, not summed
     arrivals: dict[tuple[int, int], int] = {}
-    for (_, idx, p), given in zip(prog.seed_at, prog.seeds_given):
+    leaf_arrivals: dict[int, int] = {}  # by id: a leaf's gradient set once is not summed
+    for (src, idx, p), given in zip(prog.seed_at, prog.seeds_given):
         if given and p >= 0:
             arrivals[p, idx] = arrivals.get((p, idx), 0) + 1
+        elif given:
+            leaf_arrivals[id(src)] = leaf_arrivals.get(id(src), 0) + 1
     for _, _, _, ins in prog.order:
-        for _, idx, p in ins:
+        for src, idx, p in ins:
             if p >= 0:
                 arrivals[p, idx] = arrivals.get((p, idx), 0) + 1
+            else:
+                leaf_arrivals[id(src)] = leaf_arrivals.get(id(src), 0) + 1
 
     def accumulate(indent: str, src: Any, idx: int, p: int, value: str, k: int, i: int) -> None:
         if p < 0:
-            env[f"L{k}_{i}"] = src
-            lines.append(f"{indent}grads.add(L{k}_{i}, -1, {value})")
+            at = f"{k}_{i}".replace("-", "s")  # (a seed's k is negative)
+            env[f"L{at}"] = src
+            if leaf_arrivals[id(src)] == 1:  # (grads is new: nothing there yet)
+                env[f"K{at}"] = id(src)
+                lines.append(f"{indent}leaves[K{at}] = (L{at}, {value})")
+            else:
+                lines.append(f"{indent}grads.add(L{at}, -1, {value})")
         elif arrivals[p, idx] == 1:
             lines.append(f"{indent}{slot(p, idx)} = {value}")
         else:
