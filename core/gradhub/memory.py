@@ -54,6 +54,9 @@ from typing import Any
 
 import numpy as np
 
+#: ``sys.getrefcount`` (absent on some interpreters: reuse is then off, see _refcounts_meaningful)
+_getrefcount = getattr(sys, "getrefcount", len)
+
 #: arrays smaller than this (bytes) are always new
 MIN_BYTES = 1 << 16
 #: at most this many kept arrays per (shape, dtype) and thread
@@ -69,7 +72,7 @@ _free_refs: int | None = None
 
 
 def _refcount(lst: list[Any], i: int) -> int:
-    return sys.getrefcount(lst[i])
+    return _getrefcount(lst[i])  # the expression output_array evaluates
 
 
 def _calibrate() -> int:
@@ -109,45 +112,63 @@ def output_array(xp: Any, shape: Sequence[int], dtype: Any) -> Any:
     Only for arrays that become (part of) a kernel's result: the caller must not keep a second
     reference to it beyond that result, and must write every element.
     """
-    shape = tuple(shape)
-    dtype = np.dtype(dtype)
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
-    if xp is not np or nbytes < MIN_BYTES or not reuse_enabled():
-        return xp.empty(shape, dtype=dtype)
     free = _free_refs
-    spare = IDLE_PER_KEY
-    pools: dict[tuple[tuple[int, ...], np.dtype[Any]], list[Any]] | None = getattr(
-        _local, "pools", None
-    )
-    if pools is None:
+    if free is None:
+        reuse_enabled()
+        free = _free_refs
+    if xp is not np or nbytes < MIN_BYTES or not free:
+        return xp.empty(shape, dtype=dtype)
+    try:
+        pools: dict[tuple[tuple[int, ...], np.dtype[Any]], list[Any]] = _local.pools
+    except AttributeError:
         release()
         pools = _local.pools
     key = (shape, dtype)
     lst = pools.get(key)
     if lst is None:
         lst = pools[key] = []
-    found = None
+    n = len(lst)
     i = 0
-    while i < len(lst):
-        if _refcount(lst, i) == free:
-            if found is None:
+    if n <= IDLE_PER_KEY + 1:
+        # too few kept arrays of this key for any to be given back: the first one nothing uses
+        while i < n:
+            if _getrefcount(lst[i]) == free:  # (measured as _calibrate measures)
                 found = lst[i]
-                if not _intact(found, shape, dtype):
-                    # its owner reshaped, retyped or froze it in place before dropping it: it no
-                    # longer fits this key (numpy would broadcast or cast into it); forget it
-                    found = None
+                if _intact(found, shape, dtype):
+                    return found
+                # its owner reshaped, retyped or froze it in place before dropping it: it no
+                # longer fits this key (numpy would broadcast or cast into it); forget it
+                _local.kept_bytes -= nbytes
+                del lst[i]
+                n -= 1
+                continue
+            i += 1
+    else:
+        found = None
+        spare = IDLE_PER_KEY
+        while i < len(lst):
+            if _getrefcount(lst[i]) == free:
+                if found is None:
+                    found = lst[i]
+                    if not _intact(found, shape, dtype):  # (as above)
+                        found = None
+                        _local.kept_bytes -= nbytes
+                        del lst[i]
+                        continue
+                elif spare:  # keep a few idle arrays of this key for the next requests
+                    spare -= 1
+                else:  # more idle arrays than that: give the memory back
                     _local.kept_bytes -= nbytes
                     del lst[i]
                     continue
-            elif spare:  # keep a few idle arrays of this key for the next requests
-                spare -= 1
-            else:  # more idle arrays than that: give the memory back
-                _local.kept_bytes -= nbytes
-                del lst[i]
-                continue
-        i += 1
-    if found is not None:
-        return found
+            i += 1
+        if found is not None:
+            return found
     out = np.empty(shape, dtype=dtype)
     if len(lst) < PER_KEY and _local.kept_bytes + nbytes <= MAX_BYTES:
         lst.append(out)

@@ -37,15 +37,17 @@ import itertools
 import os
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 from . import capture as _capture
+from . import engine as _engine
 from . import variable as _variable
 from .engine import (
     _FREED,
     _call_rule_arrays,
+    _check_count,
     _checked_arrays,
     _collect,
     _fast1_failed,
@@ -55,8 +57,12 @@ from .engine import (
     _own,
     _position,
     _replaced_error,
+    _rule_raised,
+    _run,
+    _seed,
     _walk,
     _zero_filled,
+    _zeros,
     bind_plans,
     reexecute_eager,
     set_tracer,
@@ -67,7 +73,7 @@ from .engine import (
 from .engine import (
     grad as _grad,
 )
-from .errors import CaptureUnsupported, GradhubError
+from .errors import BackwardRuleError, CaptureUnsupported, GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
 from .registry import REGISTRY, device_rule
@@ -287,6 +293,9 @@ class Plan:
             self.valid = _generate_valid(self)  # type: ignore[method-assign]
         #: the values of a run in progress (read by later segments)
         self.values: list[Any] = []
+        #: True while a compiled step's replay runs, its checks (:meth:`valid`) passed at its
+        #: start: its first-order walks need not check again (nothing else runs in between)
+        self.checked = False
         #: first-order backward schedules by what they were asked for
         self.programs: dict[tuple[Any, ...], _Program] = {}
 
@@ -409,7 +418,7 @@ class Plan:
         """The engine's first-order walk from ``outputs`` (to ``targets``, or to every leaf
         needing a gradient), by its recorded schedule; None where the engine must walk (the
         plan is for another output, or plans are off)."""
-        if not _enabled or not self.owns(outputs[0]) or not self.valid():
+        if not _enabled or not self.owns(outputs[0]) or not (self.checked or self.valid()):
             return None
         key = (
             tuple(map(id, outputs)),
@@ -713,8 +722,10 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         "_filled": _zero_filled,
         "_has_none": _has_none,
         "_nd": _ndarray,
+        "_count": _check_count,
+        "_rule_failed": _rule_failed,
     }
-    lines = ["def run(grads, seeds):", "    plus = grads._plus"]
+    lines = ["def run(grads, seeds):", "    plus = grads._plus", "    leaves = grads.leaves"]
     used: set[str] = set()
 
     def slot(p: int, j: int) -> str:
@@ -724,18 +735,28 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
 
     # how many gradients each position receives: one is assigned, not summed
     arrivals: dict[tuple[int, int], int] = {}
-    for (_, idx, p), given in zip(prog.seed_at, prog.seeds_given):
+    leaf_arrivals: dict[int, int] = {}  # by id: a leaf's gradient set once is not summed
+    for (src, idx, p), given in zip(prog.seed_at, prog.seeds_given):
         if given and p >= 0:
             arrivals[p, idx] = arrivals.get((p, idx), 0) + 1
+        elif given:
+            leaf_arrivals[id(src)] = leaf_arrivals.get(id(src), 0) + 1
     for _, _, _, ins in prog.order:
-        for _, idx, p in ins:
+        for src, idx, p in ins:
             if p >= 0:
                 arrivals[p, idx] = arrivals.get((p, idx), 0) + 1
+            else:
+                leaf_arrivals[id(src)] = leaf_arrivals.get(id(src), 0) + 1
 
     def accumulate(indent: str, src: Any, idx: int, p: int, value: str, k: int, i: int) -> None:
         if p < 0:
-            env[f"L{k}_{i}"] = src
-            lines.append(f"{indent}grads.add(L{k}_{i}, -1, {value})")
+            at = f"{k}_{i}".replace("-", "s")  # (a seed's k is negative)
+            env[f"L{at}"] = src
+            if leaf_arrivals[id(src)] == 1:  # (grads is new: nothing there yet)
+                env[f"K{at}"] = id(src)
+                lines.append(f"{indent}leaves[K{at}] = (L{at}, {value})")
+            else:
+                lines.append(f"{indent}grads.add(L{at}, -1, {value})")
         elif arrivals[p, idx] == 1:
             lines.append(f"{indent}{slot(p, idx)} = {value}")
         else:
@@ -870,6 +891,19 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         if n_out > 1:  # (one output: inside its test for None)
             lines.append(f"{g}if _has_none(gys):")
             lines.append(f"{g}    gys = _filled(N{k}, gys)")
+        if not fast1 and _inline_fast(node, rule, run):
+            # the array rule called here as the engine calls it, its results checked inline
+            assert rule is not None and run is not None
+            _fast_call(lines, env, g, node, k, rule, run, ins)
+            lines.append(f"{g}del gys")
+            if not retain_graph:
+                lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
+                lines.append(f"{g}N{k}.rule = _FREED")
+            for i, (src, idx, p) in enumerate(ins):
+                lines.append(f"{g}if g{i} is not None:")
+                accumulate(g + "    ", src, idx, p, f"g{i}", k, i)
+            lines.append(f"{g}{' = '.join(f'g{i}' for i in range(len(ins)))} = None")
+            continue
         lines.append(f"{g}res = _call(N{k}, gys)")
         lines.append(f"{g}del gys")
         if not retain_graph:
@@ -892,6 +926,91 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
     src = "\n".join(lines) + "\n"
     exec(builtins.compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
     return env.pop("run")  # (no cycle: the function holds env, env not it)
+
+
+def _inline_fast(node: Node, rule: Any, run: Any) -> bool:
+    """Whether a backward plan calls the node's array rule (``run.fast``, the rule kernel for the
+    node's device) itself, rather than through the engine's ``_call_rule_arrays``."""
+    return (
+        rule is not None
+        and rule is not _FREED
+        and run is not None
+        and run.fast is not None
+        and all(str.isidentifier(a) for a in node.attrs)
+    )
+
+
+def _fast_call(
+    lines: list[str],
+    env: dict[str, Any],
+    g: str,
+    node: Node,
+    k: int,
+    rule: Any,
+    run: Any,
+    ins: Sequence[tuple[Any, int, int]],
+) -> None:
+    """The lines (at indent ``g``) that leave in ``g0``, ``g1``, ... the gradient arrays of node
+    ``k``'s inputs from its gradients ``gys``, as the engine's ``_call_rule_arrays`` does: the
+    replaced-leaf check, the array rule ``run.fast`` called with the same arguments, the result
+    count checked, a result of its input's array type, shape and dtype taken as it is, any other
+    result (or a rule no longer the node's) through the engine's own checks; None where an input
+    needs no gradient."""
+    n_in = len(ins)
+    outs = ", ".join(f"g{i}" for i in range(n_in))
+    env[f"R{k}"], env[f"Q{k}"], env[f"F{k}"], env[f"X{k}"] = rule, run, run.fast, node.device.xp
+    env[f"NI{k}"], env[f"NO{k}"] = (None,) * n_in, (None,) * len(node.out_shapes)
+    env[f"T{k}"] = node.out_type
+    for i, (src, _, _) in enumerate(ins):
+        env[f"S{k}_{i}"], env[f"H{k}_{i}"] = src, node.in_shapes[i]
+        env[f"D{k}_{i}"] = node.in_dtypes[i]
+    kw = ""
+    if run.fast_wants_need_grads:
+        kw += ", need_grads=(" + "".join(f"S{k}_{i}.need_grad, " for i in range(n_in)) + ")"
+    for a, value in node.attrs.items():
+        env[f"A{k}_{a}"] = value
+        kw += f", {a}=A{k}_{a}"
+    lines.append(f"{g}if N{k}.rule is R{k}:")
+    lines.append(f"{g}    si = N{k}.saved_in")
+    lines.append(f"{g}    if si is None:")
+    lines.append(f"{g}        si = NI{k}")
+    if n_in > 1 or node.idxs[0] < 0:  # a leaf input whose data was replaced: the engine's error
+        for i, (_, idx, _) in enumerate(ins):
+            if idx < 0:
+                lines.append(f"{g}    if si[{i}] is not None and si[{i}] is not S{k}_{i}._data:")
+                lines.append(f"{g}        raise _replaced(N{k}, {i})")
+    lines.append(f"{g}    so = N{k}.saved_out")
+    lines.append(f"{g}    if so is None:")
+    lines.append(f"{g}        so = NO{k}")
+    lines.append(f"{g}    try:")
+    lines.append(f"{g}        res = F{k}(X{k}, gys, si, N{k}.in_shapes, so, N{k}.out_shapes{kw})")
+    lines.append(f"{g}    except Exception as e:")
+    lines.append(f"{g}        _rule_failed(N{k}, Q{k}, e)")
+    lines.append(f"{g}    del si, so")
+    lines.append(
+        f"{g}    if (type(res) is not list and type(res) is not tuple) or len(res) != {n_in}:"
+    )
+    lines.append(f"{g}        res = _count(N{k}, res)")
+    for i in range(n_in):
+        lines.append(f"{g}    g{i} = res[{i}] if S{k}_{i}.need_grad else None")
+    ok = " and ".join(
+        f"(g{i} is None or (type(g{i}) is T{k} and g{i}.shape == H{k}_{i} "
+        f"and g{i}.dtype is D{k}_{i}))"
+        for i in range(n_in)
+    )
+    lines.append(f"{g}    if not ({ok}):")
+    lines.append(f"{g}        {outs}{',' if n_in == 1 else ''} = _checked(N{k}, Q{k}, res)")
+    lines.append(f"{g}    del res")
+    lines.append(f"{g}else:")
+    lines.append(f"{g}    {outs}{',' if n_in == 1 else ''} = _call(N{k}, gys)")
+
+
+def _rule_failed(node: Node, rule: Any, e: Exception) -> NoReturn:
+    """Raise the engine's error for an array rule that raised ``e`` (its own
+    ``BackwardRuleError`` as it is)."""
+    if isinstance(e, BackwardRuleError):
+        raise e
+    raise _rule_raised(node, rule, e) from e
 
 
 def _graph_leaves(nodes: Sequence[Node]) -> list[Variable]:
@@ -942,6 +1061,55 @@ class _Trace:
                 )
             return  # recorded in the graph: replayed by the forward schedule
         self.events.append(("grad", next(_seq), (outputs, inputs), grad_outputs, options, results))
+
+
+def _is_plain(ev: tuple[Any, ...]) -> bool:
+    """Whether a recorded ``grad`` event is a first-order walk whose results are the gradients
+    alone (no seeds or gradients given, nothing set, default scale and callbacks): replayed by
+    :func:`_plain_grad`."""
+    if ev[0] != "grad" or ev[3] is not None:
+        return False
+    o = ev[4]
+    return (
+        o["grad_inputs"] is None
+        and not o["create_graph"]
+        and not o["set_grad"]
+        and not o["retain_grad"]
+        and o["loss_scale"] is None
+        and o["unreachable"] in ("zero", "none")
+        and o["communicator_callbacks"] is None
+    )
+
+
+def _plain_grad(
+    outputs: list[Variable],
+    inputs: list[Variable],
+    options: dict[str, Any],
+    results: list[Variable | None],
+) -> None:
+    """``grad(outputs, inputs, create_graph=False, ...)`` of a plain event (see
+    :func:`_is_plain`), its gradient arrays written into the step's result Variables: the same
+    seeds, walk and arrays as :func:`gradhub.engine.grad` (which the trace checked), without its
+    argument checks and its result Variables."""
+    seeds: list[Variable | None] = [_seed(y, None, None, "grad") for y in outputs]
+    grads = _run(outputs, seeds, inputs, False, False, options["retain_graph"], None)
+    zero = options["unreachable"] == "zero"
+    for x, old in zip(inputs, results):
+        if old is None:
+            continue
+        a = None
+        if x._need_grad:  # (an input needing no gradient has none)
+            if x._creator is None:
+                item = grads.leaves.get(id(x))
+                a = None if item is None else item[1]
+            else:
+                lst = grads.nodes.get(x._creator)
+                a = None if lst is None else lst[x._idx]
+        if a is None:
+            if not zero:
+                continue
+            a = _zeros(x.device, x.shape, x.dtype)
+        old._data = a
 
 
 def _signature(a: Any) -> tuple[Any, ...]:
@@ -1007,6 +1175,8 @@ class _Traced:
     ) -> None:
         self.inputs = inputs
         self.events = trace.events
+        #: per event: a first-order grad whose results are the gradient arrays alone
+        self.plain = [_is_plain(ev) for ev in self.events]
         self.flat = flat
         self.kind = kind
         #: runs as a plan so far; the recorded device graph (see gradhub.capture) and how
@@ -1055,10 +1225,12 @@ class _Traced:
         for v in self.releasable:
             v._data = _released(v._data.dtype)
 
-    def run(self) -> None:
-        """One run of the plan and of the step's first-order walks, the leaves as they are."""
+    def run(self, checked: bool = False) -> None:
+        """One run of the plan and of the step's first-order walks, the leaves as they are
+        (``checked``: the plan's checks passed just before)."""
         plan = self.plan
         plan.values = [None] * plan.n_values
+        plan.checked = checked
         try:
             for k, ev in enumerate(self.events):
                 plan.run_segment(k)
@@ -1066,6 +1238,9 @@ class _Traced:
                     _backward(ev[2], ev[3], **ev[4])
                     continue
                 outputs, inputs = ev[2]
+                if self.plain[k] and _engine._tracer is None:
+                    _plain_grad(outputs, inputs, ev[4], ev[5])
+                    continue
                 new = _grad(outputs, inputs, ev[3], **ev[4])
                 for old, g in zip(ev[5], new):
                     if old is not None and g is not None:
@@ -1073,6 +1248,7 @@ class _Traced:
             plan.run_segment(len(self.events))
         finally:
             plan.values = []
+            plan.checked = False
 
     def replay(self, args: Sequence[Any]) -> Any:
         """Run the trace on new arguments; None when the plan no longer holds."""
@@ -1093,7 +1269,7 @@ class _Traced:
             out = self._capture()
             if out is not None:
                 return out
-        self.run()
+        self.run(True)
         self.runs += 1
         out = self.result()
         self.release()

@@ -286,3 +286,27 @@ def test_pool_drops_the_changed_array_from_its_list() -> None:
     b = memory.output_array(np, _BIG, np.float32)
     assert b.shape == _BIG
     assert memory.kept_bytes() == kept  # the changed one went, the new one came
+
+
+def test_shapes_and_dtypes_in_any_spelling_share_one_key() -> None:
+    a = memory.output_array(np, (4, 1 << 14), np.float32)
+    a_id = id(a)
+    del a
+    b = memory.output_array(np, [4, 1 << 14], "float32")  # a list and a name: the same key
+    assert id(b) == a_id and b.shape == (4, 1 << 14) and b.dtype == np.float32
+    del b
+    c = memory.output_array(np, np.array([4, 1 << 14]), np.dtype(np.float32))
+    assert id(c) == a_id and type(c.shape[0]) is int
+
+
+def test_the_first_unused_array_is_handed_out_and_the_others_stay_kept() -> None:
+    # fewer kept arrays than the spare count: the first one nothing refers to, none given back
+    shape = (2, 1 << 15)
+    held = [memory.output_array(np, shape, np.float32) for _ in range(4)]
+    ids = [id(h) for h in held]
+    kept = memory.kept_bytes()
+    del held[2], held[1]
+    got = memory.output_array(np, shape, np.float32)
+    assert id(got) == ids[1] and memory.kept_bytes() == kept
+    again = memory.output_array(np, shape, np.float32)
+    assert id(again) == ids[2] and memory.kept_bytes() == kept

@@ -193,3 +193,43 @@ def test_a_compiled_deep_mlp_step_peaks_no_higher_than_the_eager_step() -> None:
     # arrays: one activation of this step is 64 KiB; the plan's own Python objects (the frame of
     # its generated code, its list of values: a few KiB) may differ from the eager graph's
     assert peak(fast) <= peak(step) + 8192
+
+
+@pytest.mark.parametrize("unreachable", ["zero", "none"])
+@pytest.mark.parametrize("retain_graph", [True, False])
+def test_plain_gradients_of_every_kind_of_input_follow_each_call(
+    unreachable: str, retain_graph: bool
+) -> None:
+    # a first-order grad of leaves, of an intermediate Variable, of a leaf no output depends on
+    # and of one needing no gradient, with either `unreachable` and `retain_graph`: the replayed
+    # step's gradients are the eager step's at every call
+    rng = np.random.default_rng(3)
+    w = gh.Variable(rng.standard_normal(4))
+    u = gh.Variable(rng.standard_normal(4))  # unreachable from the output
+    c = gh.Variable(rng.standard_normal(4), need_grad=False)
+
+    def step(x: Any) -> Any:
+        h = F.log(F.abs(x * w) + 1.0) * c
+        y = (h * h).sum() + (w * 2.0).sum()
+        gs = gh.grad(
+            [y],
+            [w, h, u, c],
+            create_graph=False,
+            unreachable=unreachable,
+            retain_graph=retain_graph,
+        )
+        return (y, *gs)
+
+    fast = gh.compile(step)
+    for _ in range(4):
+        x = rng.standard_normal(4)
+        want = step(gh.Variable(x, need_grad=False))
+        got = fast(x)
+        assert len(got) == len(want) == 5
+        for k, (a, b) in enumerate(zip(got, want)):
+            assert (a is None) == (b is None), k
+            if b is not None:
+                np.testing.assert_array_equal(a.d, b.d, err_msg=str(k))
+                assert a.d.dtype == b.d.dtype and a.d.shape == b.d.shape
+    assert len(fast.traces) == 1
+    assert fast.traces[next(iter(fast.traces))].plain == [True]

@@ -217,3 +217,30 @@ def test_affine_weight_gradients_held_by_the_caller_are_not_reused() -> None:
         third = run(gh.Variable(xs[2]) if run is step else xs[2])
         assert third.d.base is base() or not memory.reuse_enabled()
         np.testing.assert_array_equal(first.d, kept)
+
+
+def test_affine_checks_its_shapes_at_every_call_after_good_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Affine remembers the dimensions of the shapes it has checked; a bad call after good ones of
+    # other shapes is refused all the same, a bool base_axis too (True == 1 as a key), and the
+    # table stays bounded
+    from gradhub_nn_ops import linalg
+
+    monkeypatch.setattr(linalg, "_DIMS", {})
+    monkeypatch.setattr(linalg, "_DIMS_MAX", 3)
+    x, w = _v(np.ones((2, 3))), _v(np.ones((3, 4)))
+    for _ in range(2):
+        assert F.affine(x, w).shape == (2, 4)
+    assert linalg._DIMS == {((2, 3), (3, 4), 1): (2, 3, 4)}
+    raises(
+        lambda: F.affine(x, _v(np.ones((4, 4)))),
+        ValueError,
+        r"affine: weight.shape\[0\] \(4\) must equal prod\(x.shape\[base_axis:\]\) \(3\)",
+    )
+    raises(lambda: F.affine(x, w, base_axis=True), TypeError, r"affine: base_axis must be an int")
+    raises(lambda: F.affine(x, w, base_axis=3), ValueError, r"affine: base_axis=3 is out of range")
+    for n in range(1, 6):
+        xn = _v(np.full((n, 3), 2.0))
+        np.testing.assert_array_equal(F.affine(xn, w).d, np.full((n, 4), 6.0))
+        assert len(linalg._DIMS) <= 3

@@ -295,3 +295,52 @@ def test_kl_multinomial_gradients_to_second_order() -> None:
     np.testing.assert_allclose(gq.d, -p / q, rtol=1e-12)
     (hq,) = gh.grad([F.sum(gq)], [qv])  # d/dq sum(-p/q) = p/q^2
     np.testing.assert_allclose(hq.d, p / q**2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ldtype", [np.int8, np.int32, np.int64, np.uint8, np.uint64])
+@pytest.mark.parametrize("bad", [-1, -128, 3, 100])
+def test_softmax_cross_entropy_labels_out_of_range_name_both_ends(ldtype: type, bad: int) -> None:
+    # the range is checked with one reduction over the labels viewed unsigned: a negative label
+    # is caught as surely as one too large, and the message gives the true minimum and maximum
+    if np.dtype(ldtype).kind == "u" and bad < 0:
+        pytest.skip("unsigned labels are never negative")
+    x = var(np.zeros((3, 3)))
+    labels = np.array([[0], [bad], [2]]).astype(ldtype)
+    lo, hi = int(labels.min()), int(labels.max())
+    with pytest.raises(
+        ValueError, match=rf"softmax_cross_entropy\(\).*outside \[0, 3\) \(min {lo}, max {hi}\)"
+    ):
+        F.softmax_cross_entropy(x, gh.Variable(labels, False))
+    ok = np.array([[0], [1], [2]]).astype(ldtype)
+    assert F.softmax_cross_entropy(x, gh.Variable(ok, False)).shape == (3, 1)
+
+
+@pytest.mark.parametrize("shape", [(64, 10), (40, 32), (64, 33), (8, 10)])
+def test_softmax_cross_entropy_of_many_rows_of_few_classes(shape: tuple[int, int]) -> None:
+    # many rows of few classes take the row maxima from a transposed copy: the loss and its
+    # gradient match the formulas (float64, against the definition), NaN where the definition
+    # has it (a row holding one)
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(shape) * 30.0
+    a[6, 2] = np.nan
+    x = var(a)
+    t = rng.integers(0, shape[1], (shape[0], 1))
+    loss = F.softmax_cross_entropy(x, gh.Variable(t, False))
+    m = a.max(axis=1, keepdims=True)
+    z = a - m
+    want = np.log(np.exp(z).sum(axis=1)) - z[np.arange(shape[0]), t[:, 0]]
+    np.testing.assert_array_equal(np.isnan(loss.d[:, 0]), np.isnan(want))
+    fin = np.isfinite(want)
+    np.testing.assert_allclose(loss.d[fin, 0], want[fin], rtol=1e-12)
+    good = np.isfinite(a).all(axis=1)
+    xg = var(a[good])
+    (gx,) = both_modes(
+        lambda v: F.mean(F.softmax_cross_entropy(v, gh.Variable(t[good], False))), xg
+    )
+    p = np.exp(a[good] - a[good].max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p[np.arange(int(good.sum())), t[good, 0]] -= 1.0
+    np.testing.assert_allclose(gx, p / good.sum(), rtol=1e-12, atol=1e-15)
+    assert gradcheck(
+        lambda v: F.softmax_cross_entropy(v, gh.Variable(t[:4], False)), [var(a[:4] / 30.0)]
+    )

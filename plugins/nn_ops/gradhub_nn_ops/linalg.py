@@ -22,7 +22,32 @@ from .math import is_int
 # -- Affine ------------------------------------------------------------------------------------
 
 
+#: (x shape, weight shape, base_axis) -> (n, k, m) of the shapes checked so far (a training loop
+#: asks for the same few at every step, forward and backward); at most _DIMS_MAX entries
+_DIMS: dict[tuple[Any, Any, int], tuple[int, int, int]] = {}
+_DIMS_MAX = 256
+
+
 def _affine_dims(
+    fn: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: int
+) -> tuple[int, int, int]:
+    """Affine's ``(n, k, m)``: x as an ``n x k`` matrix, the weight as ``k x m``; the shapes and
+    ``base_axis`` checked (errors name ``fn``). Remembered for shapes given as tuples."""
+    key = None
+    if type(base_axis) is int and type(x_shape) is tuple and type(w_shape) is tuple:
+        key = (x_shape, w_shape, base_axis)
+        dims = _DIMS.get(key)
+        if dims is not None:
+            return dims
+    dims = _affine_dims_checked(fn, x_shape, w_shape, base_axis)
+    if key is not None:
+        if len(_DIMS) >= _DIMS_MAX:
+            _DIMS.clear()
+        _DIMS[key] = dims
+    return dims
+
+
+def _affine_dims_checked(
     fn: str, x_shape: Sequence[int], w_shape: Sequence[int], base_axis: int
 ) -> tuple[int, int, int]:
     if not is_int(base_axis):

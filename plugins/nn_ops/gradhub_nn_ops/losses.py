@@ -106,12 +106,41 @@ def _labels(xp: Any, x: Any, target: Any, ax: int) -> Any:
     target = whole_numbers(xp, "softmax_cross_entropy(): argument 'target'", target, "labels")
     lab = target.reshape(_label_shape(x.shape, ax))
     n = x.shape[ax]
-    if lab.size and (int(lab.min()) < 0 or int(lab.max()) >= n):
+    if lab.size and int(_unsigned(lab).max()) >= n:  # (a negative label: a large unsigned one)
         raise ValueError(
             f"softmax_cross_entropy(): argument 'target' holds labels outside "
             f"[0, {n}) (min {int(lab.min())}, max {int(lab.max())})"
         )
     return lab
+
+
+def _unsigned(a: Any) -> Any:
+    """The integer array ``a`` viewed as unsigned integers of its size (negative values become
+    ones above every valid label), so that one reduction checks both ends of a range."""
+    if a.dtype.kind != "i":
+        return a
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+#: the widest class axis, and the fewest rows, for which :func:`_class_max` reduces a contiguous
+#: transposed copy: numpy reduces along a short contiguous axis row by row (128 x 10 float32:
+#: 8.7 us against 5.1 us; 1024 x 10: 51 against 11 us; equal at 64 classes, 8 rows)
+_NARROW_CLASSES = 32
+_NARROW_MIN_ROWS = 32
+
+
+def _class_max(xp: Any, x: Any, ax: int) -> Any:
+    """``x.max(axis=ax, keepdims=True)`` (the same numbers: a maximum does not depend on the
+    order of its operands)."""
+    if (
+        xp is np
+        and x.ndim == 2
+        and ax == 1
+        and x.shape[1] <= _NARROW_CLASSES
+        and x.shape[0] >= _NARROW_MIN_ROWS
+    ):
+        return np.ascontiguousarray(x.T).max(axis=0)[:, None]
+    return x.max(axis=ax, keepdims=True)
 
 
 @floating_kernel  # integer inputs in floating point, float16 in float32
@@ -120,7 +149,7 @@ def _sce(xp: Any, x: Any, target: Any, axis: Any = None) -> Any:
     lab = _labels(xp, x, target, ax)
     if x.size == 0:
         return xp.zeros(target.shape, dtype=x.dtype)
-    z = x - x.max(axis=ax, keepdims=True)
+    z = x - _class_max(xp, x, ax)
     lse = xp.log(xp.exp(z).sum(axis=ax, keepdims=True))
     if x.ndim == 2 and ax == 1:  # the (N, C) case: plain fancy indexing is the cheapest
         loss = lse[:, 0] - z[xp.arange(x.shape[0]), lab[:, 0]]
@@ -158,7 +187,7 @@ def _sce_fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = No
     lab = t.reshape(kshape)
     if lab.dtype.kind == "f":
         lab = lab.astype(xp.int64)
-    p = xp.exp(xx - xx.max(axis=ax, keepdims=True))
+    p = xp.exp(xx - _class_max(xp, xx, ax))
     p /= p.sum(axis=ax, keepdims=True)
     # subtract 1 at the labels
     if xx.ndim == 2 and ax == 1:
