@@ -257,14 +257,17 @@ class _Grads:
         prev_g = lst[idx]
         lst[idx] = g if prev_g is None else self._plus(prev_g, g)
 
-    def get(self, v: Variable) -> Variable | None:
-        """The gradient at ``v``'s position as a Variable, or None."""
+    def at(self, v: Variable) -> Any:
+        """The gradient at ``v``'s position as it is held (an array or a Variable), or None."""
         if v._creator is None:
             item = self.leaves.get(id(v))
-            g = None if item is None else item[1]
-        else:
-            lst = self.nodes.get(v._creator)
-            g = None if lst is None else lst[v._idx]
+            return None if item is None else item[1]
+        lst = self.nodes.get(v._creator)
+        return None if lst is None else lst[v._idx]
+
+    def get(self, v: Variable) -> Variable | None:
+        """The gradient at ``v``'s position as a Variable, or None."""
+        g = self.at(v)
         if g is None or not self.arrays:
             return g
         return Variable._new(g, False, None, 0)

@@ -895,20 +895,14 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             # the array rule called here as the engine calls it, its results checked inline
             assert rule is not None and run is not None
             _fast_call(lines, env, g, node, k, rule, run, ins)
-            lines.append(f"{g}del gys")
-            if not retain_graph:
-                lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
-                lines.append(f"{g}N{k}.rule = _FREED")
+            _release(lines, g, k, retain_graph)
             for i, (src, idx, p) in enumerate(ins):
                 lines.append(f"{g}if g{i} is not None:")
                 accumulate(g + "    ", src, idx, p, f"g{i}", k, i)
             lines.append(f"{g}{' = '.join(f'g{i}' for i in range(len(ins)))} = None")
             continue
         lines.append(f"{g}res = _call(N{k}, gys)")
-        lines.append(f"{g}del gys")
-        if not retain_graph:
-            lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
-            lines.append(f"{g}N{k}.rule = _FREED")
+        _release(lines, g, k, retain_graph)
         for i, (src, idx, p) in enumerate(ins):
             lines.append(f"{g}g = res[{i}]")
             lines.append(f"{g}if g is not None:")
@@ -938,6 +932,15 @@ def _inline_fast(node: Node, rule: Any, run: Any) -> bool:
         and run.fast is not None
         and all(str.isidentifier(a) for a in node.attrs)
     )
+
+
+def _release(lines: list[str], g: str, k: int, retain_graph: bool) -> None:
+    """Generated lines after node ``N{k}``'s rule has run: its output gradients dropped and,
+    unless the graph is retained, its saved arrays and rule freed (as the engine frees them)."""
+    lines.append(f"{g}del gys")
+    if not retain_graph:
+        lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
+        lines.append(f"{g}N{k}.rule = _FREED")
 
 
 def _fast_call(
@@ -1097,14 +1100,8 @@ def _plain_grad(
     for x, old in zip(inputs, results):
         if old is None:
             continue
-        a = None
-        if x._need_grad:  # (an input needing no gradient has none)
-            if x._creator is None:
-                item = grads.leaves.get(id(x))
-                a = None if item is None else item[1]
-            else:
-                lst = grads.nodes.get(x._creator)
-                a = None if lst is None else lst[x._idx]
+        # (an input needing no gradient has none)
+        a = grads.at(x) if x._need_grad else None
         if a is None:
             if not zero:
                 continue
