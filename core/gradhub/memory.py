@@ -132,43 +132,37 @@ def output_array(xp: Any, shape: Sequence[int], dtype: Any) -> Any:
     lst = pools.get(key)
     if lst is None:
         lst = pools[key] = []
+    # with too few kept arrays of this key for any to be given back, the first one nothing uses
+    # is taken at once; otherwise the scan goes on and gives back the idle ones beyond a few
     n = len(lst)
+    trim = n > IDLE_PER_KEY + 1
+    found = None
+    spare = IDLE_PER_KEY
     i = 0
-    if n <= IDLE_PER_KEY + 1:
-        # too few kept arrays of this key for any to be given back: the first one nothing uses
-        while i < n:
-            if _getrefcount(lst[i]) == free:  # (measured as _calibrate measures)
+    while i < n:
+        if _getrefcount(lst[i]) == free:  # (measured as _calibrate measures)
+            if found is None:
                 found = lst[i]
-                if _intact(found, shape, dtype):
+                if not _intact(found, shape, dtype):
+                    # its owner reshaped, retyped or froze it in place before dropping it: it
+                    # no longer fits this key (numpy would broadcast or cast into it); forget it
+                    found = None
+                    _local.kept_bytes -= nbytes
+                    del lst[i]
+                    n -= 1
+                    continue
+                if not trim:
                     return found
-                # its owner reshaped, retyped or froze it in place before dropping it: it no
-                # longer fits this key (numpy would broadcast or cast into it); forget it
+            elif spare:  # keep a few idle arrays of this key for the next requests
+                spare -= 1
+            else:  # more idle arrays than that: give the memory back
                 _local.kept_bytes -= nbytes
                 del lst[i]
                 n -= 1
                 continue
-            i += 1
-    else:
-        found = None
-        spare = IDLE_PER_KEY
-        while i < len(lst):
-            if _getrefcount(lst[i]) == free:
-                if found is None:
-                    found = lst[i]
-                    if not _intact(found, shape, dtype):  # (as above)
-                        found = None
-                        _local.kept_bytes -= nbytes
-                        del lst[i]
-                        continue
-                elif spare:  # keep a few idle arrays of this key for the next requests
-                    spare -= 1
-                else:  # more idle arrays than that: give the memory back
-                    _local.kept_bytes -= nbytes
-                    del lst[i]
-                    continue
-            i += 1
-        if found is not None:
-            return found
+        i += 1
+    if found is not None:
+        return found
     out = np.empty(shape, dtype=dtype)
     if len(lst) < PER_KEY and _local.kept_bytes + nbytes <= MAX_BYTES:
         lst.append(out)
