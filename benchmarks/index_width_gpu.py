@@ -5,8 +5,10 @@ arithmetic for launches whose arrays hold fewer than ``NARROW_LIMIT`` elements, 
 ``long long`` otherwise. This times the calls of the seed CNN (W3 at batch 256: 3x32x32 inputs,
 3x3 convolutions of 8 and 16 channels with padding 1, 2x2 max pooling) both ways on the same
 arrays, alternating rounds, as GPU time per call (``cupyx.profiler.benchmark``: CUDA events
-around each call, so host time is not counted), and checks that both give the same bits. Not
-part of the test suite; it needs a GPU, CuPy and gradhub-cuda::
+around each call, so host time is not counted), and checks that both give the same bits. It also
+times max pooling's backward through the kernel for any windows (one thread per input element),
+which the disjoint 2x2 windows no longer use (one thread per window). Not part of the test suite;
+it needs a GPU, CuPy and gradhub-cuda::
 
     python benchmarks/index_width_gpu.py [--rounds 5] [--batch 256]
 """
@@ -48,6 +50,8 @@ def main() -> None:
     g2 = arr(n, 16, 8, 8)
     dy1 = arr(n, 8, 32, 32)
     dy2 = arr(n, 16, 16, 16)
+    geo1 = k._pool_geometry("max_pooling_backward", h1.shape, (2, 2), (2, 2), True, None, False)
+    geo2 = k._pool_geometry("max_pooling_backward", h2.shape, (2, 2), (2, 2), True, None, False)
     calls: list[tuple[str, Callable[[], Any]]] = [
         ("conv1 forward (256,3,32,32)->8", lambda: k.convolution(cp, x1, w1, b1, pad=(1, 1))),
         ("conv2 forward (256,8,16,16)->16", lambda: k.convolution(cp, x2, w2, b2, pad=(1, 1))),
@@ -66,6 +70,14 @@ def main() -> None:
         ("pool1 forward", lambda: k.max_pooling(cp, h1, **pool)),
         ("pool1 backward", lambda: k.max_pooling_backward(cp, g1, h1, **pool)),
         ("pool2 backward", lambda: k.max_pooling_backward(cp, g2, h2, **pool)),
+        (
+            "pool1 backward, any-window kernel",
+            lambda: k._pool_launch(cp, "max_pool_backward", g1, h1, geo1, h1.shape, h1.dtype),
+        ),
+        (
+            "pool2 backward, any-window kernel",
+            lambda: k._pool_launch(cp, "max_pool_backward", g2, h2, geo2, h2.shape, h2.dtype),
+        ),
     ]
     limit = k.NARROW_LIMIT
     print(f"GPU time per call (us), median of {args.rounds} rounds x {args.repeat} calls")

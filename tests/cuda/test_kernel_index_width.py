@@ -72,6 +72,7 @@ def _calls(cp: Any) -> list[tuple[str, Callable[[], Any]]]:
         ("MaxPooling", lambda: k.max_pooling(cp, xp_, **pool)),
         ("MaxPoolingBackward", lambda: k.max_pooling_backward(cp, arr(*yp.shape), xp_, **pool)),
         ("MaxPoolingGather", lambda: k.max_pooling_gather(cp, xp_ * 2, xp_, **pool)),
+        ("MaxPoolingBackward, disjoint", lambda: k.max_pooling_backward(cp, ym * 2, xm, **dis)),
         ("MaxPoolingMask", lambda: k.max_pooling_mask(cp, xm, ym, **dis)),
         ("MaskedUnpooling", lambda: k.masked_unpooling(cp, ym * 3, mask, **dis)),
         ("MaskedPooling", lambda: k.masked_pooling(cp, xm, mask, **dis)),

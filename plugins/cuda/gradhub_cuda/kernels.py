@@ -56,14 +56,24 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # NVIDIA GPUs; the im2col and pooling kernels do several of each per element. ``ii`` is the
 # element index in the kernel's index type.
 
+# im2col, one thread per (channel, output position): the thread writes the KH*KW rows of its
+# column (threads of consecutive positions write consecutive addresses of each row), so the index
+# arithmetic is done once per KH*KW elements; launched with size C * NP
 _IM2COL = """
-IDX_T q = ii % NP, r = ii / NP;
-IDX_T kx = r % KW; r /= KW;
-IDX_T ky = r % KH; IDX_T c = r / KH;
-IDX_T ox = q % Wo; q /= Wo;
-IDX_T oy = q % Ho; IDX_T n = q / Ho;
-IDX_T yy = oy * sh - ph + ky * dh, xx = ox * sw - pw + kx * dw;
-col = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? x[((n * C + c) * H + yy) * W + xx] : (T)0;
+IDX_T q = ii % NP, c = ii / NP;
+IDX_T ox = q % Wo, t = q / Wo;
+IDX_T oy = t % Ho, n = t / Ho;
+IDX_T y0 = oy * sh - ph, x0 = ox * sw - pw;
+IDX_T src = (n * C + c) * H * W, dst = c * KH * KW * NP + q;
+for (IDX_T ky = 0; ky < KH; ++ky) {
+    IDX_T yy = y0 + ky * dh;
+    bool row = yy >= 0 && yy < H;
+    for (IDX_T kx = 0; kx < KW; ++kx) {
+        IDX_T xx = x0 + kx * dw;
+        col[dst] = (row && xx >= 0 && xx < W) ? x[src + yy * W + xx] : (T)0;
+        dst += NP;
+    }
+}
 """
 
 _COL2IM = """
@@ -204,6 +214,30 @@ dx = s;
 """
 )
 
+# MaxPoolingBackward where windows do not overlap: one thread per window finds its first
+# maximum once and writes the window's inputs (the same sum as _MAX_POOL_BACKWARD's over the one
+# window holding each input: 0 + dy * [first maximum]); inputs outside every window are left to
+# the caller (zeros); launched with size L * Ho * Wo
+_MAX_POOL_BACKWARD_DISJOINT = (
+    _POOL_OUT_INDEX
+    + """
+T m = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);
+IDX_T arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
+T d = dy[ii];
+for (IDX_T ky = 0; ky < KH; ++ky) {
+    IDX_T yy = y0 + ky;
+    if (yy < 0 || yy >= H) continue;
+    for (IDX_T kx = 0; kx < KW; ++kx) {
+        IDX_T xx = x0 + kx;
+        if (xx < 0 || xx >= W) continue;
+        T s = 0;
+        s += d * (T)(ky * KW + kx == arg);
+        dx[base + yy * W + xx] = s;
+    }
+}
+"""
+)
+
 # windows that do not overlap: an input element lies in at most one
 _ONE_WINDOW = """
 IDX_T oy = (yy + ph) / sh, ox = (xx + pw) / sw;
@@ -323,7 +357,7 @@ def _k(narrow: bool = False) -> dict[str, Any]:
         )
 
     return {
-        "im2col": ew("im2col", "raw T x, " + _CONV_PARAMS, "T col", _IM2COL),
+        "im2col": ew("im2col", "raw T x, " + _CONV_PARAMS, "raw T col", _IM2COL),
         "col2im": ew("col2im", "raw T col, raw T b, bool has_b, " + _CONV_PARAMS, "T out", _COL2IM),
         "to_nchw": ew(
             "to_nchw", "raw T y2, raw T b, bool has_b, IDX O, IDX P, IDX NP", "T y", _TO_NCHW
@@ -335,6 +369,13 @@ def _k(narrow: bool = False) -> dict[str, Any]:
             "raw T dy, raw T x, " + _POOL_PARAMS,
             "T dx",
             _MAX_POOL_BACKWARD,
+            _POOL_PREAMBLE,
+        ),
+        "max_pool_backward_disjoint": ew(
+            "max_pool_backward_disjoint",
+            "raw T dy, raw T x, " + _POOL_PARAMS,
+            "raw T dx",
+            _MAX_POOL_BACKWARD_DISJOINT,
             _POOL_PREAMBLE,
         ),
         "max_pool_gather": ew(
@@ -442,6 +483,8 @@ def _im2col(xp: Any, x: Any, kh: int, kw: int, out: tuple[int, int], geo: Any) -
     n, c, h, w = x.shape
     npos = n * out[0] * out[1]
     col = xp.empty((c * kh * kw, npos), dtype=x.dtype)
+    if col.size == 0:
+        return col
     _k(_narrow(col.size, x.size))["im2col"](
         xp.ascontiguousarray(x),
         c,
@@ -456,6 +499,7 @@ def _im2col(xp: Any, x: Any, kh: int, kw: int, out: tuple[int, int], geo: Any) -
         *geo.dilation,
         npos,
         col,
+        size=c * npos,
     )
     return col
 
@@ -664,7 +708,22 @@ def max_pooling_backward(
     geo = _pool_geometry("max_pooling_backward", x.shape, *args)
     if geo is None or not _same_float(x, dy) or tuple(dy.shape) != geo.out_shape:
         return _generic("MaxPoolingBackward")(xp, dy, x, *args)
-    return _pool_launch(xp, "max_pool_backward", dy, x, geo, x.shape, x.dtype)
+    if not _pool_module().disjoint_windows(geo):
+        return _pool_launch(xp, "max_pool_backward", dy, x, geo, x.shape, x.dtype)
+    # windows that do not overlap: one thread per window; the inputs outside every window (a
+    # remainder of rows or columns, padding) are zeros
+    (h, w), (ho, wo), (kh, kw) = x.shape[-2:], geo.out, geo.kernel
+    covered = geo.stride == geo.kernel and not any(geo.pad) and ho * kh == h and wo * kw == w
+    dx = (xp.empty if covered else xp.zeros)(x.shape, dtype=x.dtype)
+    if dy.size:
+        _k(_narrow(x.size, dy.size))["max_pool_backward_disjoint"](
+            xp.ascontiguousarray(dy),
+            xp.ascontiguousarray(x),
+            *_pool_args(geo, x.dtype),
+            dx,
+            size=dy.size,
+        )
+    return dx
 
 
 def max_pooling_gather(
