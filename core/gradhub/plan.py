@@ -46,10 +46,12 @@ from . import engine as _engine
 from . import variable as _variable
 from .engine import (
     _FREED,
+    _add_arrays,
     _call_rule_arrays,
     _check_count,
     _checked_arrays,
     _collect,
+    _copy_array,
     _fast1_failed,
     _Grads,
     _has_none,
@@ -60,6 +62,7 @@ from .engine import (
     _rule_raised,
     _run,
     _seed,
+    _stale_grad_error,
     _walk,
     _zero_filled,
     _zeros,
@@ -1109,6 +1112,15 @@ def _plain_grad(
         old._data = a
 
 
+def _backward_walk(y: Variable, grad: Any, options: dict[str, Any]) -> list[tuple[Variable, Any]]:
+    """The walk of a recorded ``backward(grad, **options)`` of a compiled step (first order, no
+    ``retain_grad``, no callbacks): the same seed and walk as :func:`gradhub.engine.backward`,
+    without setting ``.g``; returns (leaf needing a gradient, its gradient array)."""
+    seed = _seed(y, grad, options["loss_scale"], "backward: grad")
+    grads = _run([y], [seed], None, False, False, options["retain_graph"], None)
+    return [(leaf, a) for leaf, a in grads.leaves.values() if leaf._need_grad]
+
+
 def _signature(a: Any) -> tuple[Any, ...]:
     """What a compiled step's trace depends on in an argument."""
     if isinstance(a, Variable):
@@ -1182,6 +1194,8 @@ class _Traced:
         self.captured: _capture.CapturedStep | None = None
         self.captures = 0
         self.capture_refused: str | None = None
+        #: per ``backward()`` of the recorded run: (leaf, the gradient array a launch writes)
+        self.walks: list[list[tuple[Variable, Any]]] = []
         ys: list[Variable] = []
         for v in flat:
             if isinstance(v, Variable) and v._creator is not None:
@@ -1222,9 +1236,11 @@ class _Traced:
         for v in self.releasable:
             v._data = _released(v._data.dtype)
 
-    def run(self, checked: bool = False) -> None:
+    def run(self, checked: bool = False, walks: list[Any] | None = None) -> None:
         """One run of the plan and of the step's first-order walks, the leaves as they are
-        (``checked``: the plan's checks passed just before)."""
+        (``checked``: the plan's checks passed just before). With ``walks`` (a recorded run),
+        each ``backward()`` walks without touching ``.g``: its leaves' gradient arrays are
+        appended to ``walks`` (see :func:`_backward_walk`), for :meth:`set_grads`."""
         plan = self.plan
         plan.values = [None] * plan.n_values
         plan.checked = checked
@@ -1232,7 +1248,10 @@ class _Traced:
             for k, ev in enumerate(self.events):
                 plan.run_segment(k)
                 if ev[0] == "backward":
-                    _backward(ev[2], ev[3], **ev[4])
+                    if walks is None:
+                        _backward(ev[2], ev[3], **ev[4])
+                    else:
+                        walks.append(_backward_walk(ev[2], ev[3], ev[4]))
                     continue
                 outputs, inputs = ev[2]
                 if self.plain[k] and _engine._tracer is None:
@@ -1247,12 +1266,41 @@ class _Traced:
             plan.values = []
             plan.checked = False
 
+    def recorded_run(self) -> None:
+        """The run a device records: :meth:`run` with the ``backward()`` walks' gradients kept
+        in :attr:`walks` (on a device graph: the recording's own arrays, which each launch
+        writes again) instead of set on ``.g``."""
+        self.walks = []
+        self.run(False, self.walks)
+
+    def set_grads(self) -> None:
+        """After a launch of the recorded step: each ``backward()`` of the step, in order, sets
+        its leaves' ``.g`` from the gradients the launch wrote, as ``backward()`` does (a new
+        array: a copy where ``.g`` was None, ``.g + gradient`` where it was not; the same error
+        for a ``.g`` of another shape, every ``.g`` of that walk left as it was), so that no
+        ``.g`` handed out is an array that the next launch writes into."""
+        for walk in self.walks:
+            changed: list[tuple[Variable, Variable | None]] = []
+            for leaf, a in walk:
+                prev = leaf._grad
+                if prev is None:
+                    leaf._grad = Variable._new(_copy_array(a), False, None, 0)
+                elif prev._data.shape != a.shape:
+                    for done, before in changed:
+                        done._grad = before
+                    raise _stale_grad_error(leaf, prev, Variable._new(a, False, None, 0))
+                else:
+                    leaf._grad = Variable._new(_add_arrays(prev._data, a), False, None, 0)
+                changed.append((leaf, prev))
+
     def replay(self, args: Sequence[Any]) -> Any:
         """Run the trace on new arguments; None when the plan no longer holds."""
         captured = self.captured
         if captured is not None:
             out = captured.replay(args)
             if out is not None:
+                if self.walks:
+                    self.set_grads()
                 return _rebuild(out, self.kind)
             self.captured = None  # run as a plan below (recorded again at the next call)
             self.runs = 0
@@ -1275,28 +1323,35 @@ class _Traced:
     def _capture(self) -> Any:
         """Record the step on its device and launch it (see :mod:`gradhub.capture`); None where
         it cannot be recorded (the reason kept in ``capture_refused``)."""
-        if any(ev[0] == "backward" for ev in self.events):
-            self.capture_refused = (
-                "the step calls backward(), which sets .g of leaves (use gh.grad and return "
-                "the gradients)"
-            )
-            return None
+        for ev in self.events:
+            if ev[0] == "backward" and (
+                ev[4]["retain_grad"] or ev[4]["communicator_callbacks"] is not None
+            ):
+                what = "retain_grad=True" if ev[4]["retain_grad"] else "communicator_callbacks"
+                self.capture_refused = (
+                    f"the step calls backward({what}), which runs host code or sets .g of "
+                    "intermediate Variables during the walk"
+                )
+                return None
         if self.captures >= _capture.MAX_CAPTURES:
             self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
             return None
         plan = self.plan
         try:
             cap = _capture.CapturedStep(
-                plan.nodes, self.inputs, plan.leaves, self.flat, self.run, plan.valid
+                plan.nodes, self.inputs, plan.leaves, self.flat, self.recorded_run, plan.valid
             )
         except CaptureUnsupported as e:
             self.capture_refused = str(e)
+            self.walks = []
             return None
         self.captures += 1
         if not cap.ok:  # a deferred check failed: the plan's run raises its error
             return None
         self.captured = cap
-        return _rebuild(cap.result(), self.kind)
+        out = _rebuild(cap.result(), self.kind)
+        self.set_grads()
+        return out
 
     def result(self) -> Any:
         return _rebuild([_graph_free(v) for v in self.flat], self.kind)
