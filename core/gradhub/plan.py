@@ -42,6 +42,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from . import capture as _capture
+from . import capture_static as _static
 from . import engine as _engine
 from . import variable as _variable
 from .engine import (
@@ -135,7 +136,16 @@ def forward(y: Variable) -> bool:
     p = _PLANS.get(key)
     if p is None or not p.owns(y) or p.marks:
         p = Plan([y])
+        p.static = True
         _PLANS[key] = p
+    rec = p.recorded
+    if rec is not None:  # recorded on its device (gradhub.capture_static)
+        if rec.replay():
+            return True
+        p.recorded = None
+    elif p.static_runs >= 2 and p.capture_refused is None and _capture.enabled():
+        if p.record():
+            return True
     if not p.run():
         # a leaf changed shape, dtype or device, or a rule or kernel changed: the engine
         # recomputes the graph (its nodes' shapes too) and the plan is recorded again
@@ -148,7 +158,9 @@ def forward(y: Variable) -> bool:
                 f"forward(): the graph cannot be planned again for its leaves' new shapes or "
                 f"dtypes ({p.changed_leaves()}): {e}"
             ).with_traceback(e.__traceback__) from None
-        _PLANS[key] = Plan([y])
+        p = _PLANS[key] = Plan([y])
+        p.static = True
+    p.static_runs += 1
     return True
 
 
@@ -301,6 +313,34 @@ class Plan:
         self.checked = False
         #: first-order backward schedules by what they were asked for
         self.programs: dict[tuple[Any, ...], _Program] = {}
+        #: a static graph's plan (made by ``forward()``): recorded on a device that records
+        #: (gradhub.capture_static) after ``static_runs`` runs; the recording, how often it
+        #: was made, or why it cannot be
+        self.static = False
+        self.static_runs = 0
+        self.recorded: _static.RecordedForward | None = None
+        self.captures = 0
+        self.capture_refused: str | None = None
+
+    def record(self) -> bool:
+        """Record the forward schedule on its device and launch it (see
+        :mod:`gradhub.capture_static`); False where it cannot be (the reason kept in
+        ``capture_refused``) or a check deferred to the device failed (the plan runs)."""
+        if self.captures >= _capture.MAX_CAPTURES:
+            self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
+            return False
+        if not self.valid():
+            return False
+        try:
+            rec = _static.RecordedForward(self)
+        except CaptureUnsupported as e:
+            self.capture_refused = str(e)
+            return False
+        self.captures += 1
+        if not rec.launch():
+            return False
+        self.recorded = rec
+        return True
 
     # -- forward ---------------------------------------------------------------------------------
     def valid(self) -> bool:
@@ -431,7 +471,41 @@ class Plan:
         prog = self.programs.get(key)
         if prog is None or not prog.holds(outputs, targets):
             prog = self.programs[key] = _Program(outputs, seeds, targets)
+        if self.recorded is not None and targets is None and not retain_grad:
+            grads = self._recorded_walk(prog, seeds, retain_graph)
+            if grads is not None:
+                return grads
         return prog.run(seeds, retain_grad, retain_graph)
+
+    def _recorded_walk(
+        self, prog: _Program, seeds: list[Variable | None], retain_graph: bool
+    ) -> _Grads | None:
+        """``backward()``'s walk of a static graph whose forward is recorded, replayed from its
+        own recording (made at its third call; see :mod:`gradhub.capture_static`); None where
+        the plan's walk runs."""
+        rec = prog.recorded.get(retain_graph)
+        if rec is not None:
+            grads = rec.replay(seeds)
+            if grads is not None:
+                return grads
+            del prog.recorded[retain_graph]
+            prog.walks = 0
+        prog.walks += 1
+        if prog.walks < 3 or prog.capture_refused is not None or not _capture.enabled():
+            return None
+        if prog.captures >= _capture.MAX_CAPTURES:
+            prog.capture_refused = f"recorded {prog.captures} times already"
+            return None
+        try:
+            rec = _static.RecordedWalk(prog, seeds, retain_graph)
+        except CaptureUnsupported as e:
+            prog.capture_refused = str(e)
+            return None
+        prog.captures += 1
+        grads = rec.launch()
+        if grads is not None:
+            prog.recorded[retain_graph] = rec
+        return grads
 
 
 class _Program:
@@ -486,6 +560,12 @@ class _Program:
         self.seeds_given = [s is not None for s in seeds]
         #: the generated functions, by retain_graph (made at first use)
         self.compiled: dict[bool, Any] = {}
+        #: on a static graph whose forward is recorded: the walk's recordings by retain_graph,
+        #: the walks run since the last one, how often it was recorded, or why it cannot be
+        self.recorded: dict[bool, _static.RecordedWalk] = {}
+        self.walks = 0
+        self.captures = 0
+        self.capture_refused: str | None = None
 
     def holds(self, outputs: list[Variable], targets: list[Variable] | None) -> bool:
         """Whether this schedule was decided for these Variables under today's ``need_grad``."""
@@ -1270,8 +1350,10 @@ class _Traced:
         """The run a device records: :meth:`run` with the ``backward()`` walks' gradients kept
         in :attr:`walks` (on a device graph: the recording's own arrays, which each launch
         writes again) instead of set on ``.g``."""
-        self.walks = []
-        self.run(False, self.walks)
+        walks: list[list[tuple[Variable, Any]]] = []
+        self.run(False, walks)
+        if not self.walks:  # (the recording pass: a launch writes into these arrays)
+            self.walks = walks
 
     def set_grads(self) -> None:
         """After a launch of the recorded step: each ``backward()`` of the step, in order, sets
@@ -1337,6 +1419,7 @@ class _Traced:
             self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
             return None
         plan = self.plan
+        self.walks = []
         try:
             cap = _capture.CapturedStep(
                 plan.nodes, self.inputs, plan.leaves, self.flat, self.recorded_run, plan.valid
