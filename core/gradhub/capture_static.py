@@ -63,6 +63,8 @@ def _copy_into(rec: Any, a: Any) -> bool:
         return True
     if type(a) is not type(rec) or a.shape != rec.shape or a.dtype != rec.dtype:
         return False
+    if getattr(a, "base", None) is rec and a.strides == rec.strides:
+        return True  # a view of all of it (an update in place: ``w.d -= step``)
     if REGISTRY.array_device(a) is not REGISTRY.array_device(rec):
         return False
     rec[...] = a
