@@ -30,6 +30,18 @@ A graph is not recorded, and runs as a plan, where :func:`gradhub.capture.step_d
 it (functions or leaves on several devices or on the CPU, random functions) or the device
 refuses the run; a plan is recorded at most :data:`gradhub.capture.MAX_CAPTURES` times.
 ``gradhub.capture.set_enabled(False)`` turns this off too.
+
+Example (the CPU records nothing: its static graphs stay plans, and say why)::
+
+    >>> import numpy as np
+    >>> import gradhub as gh
+    >>> import gradhub.functions as F
+    >>> x = gh.Variable(np.array([1.0, 2.0]))
+    >>> y = F.sum(x * x)
+    >>> for _ in range(3):
+    ...     y.forward()
+    >>> gh.plan.plan_of(y).capture_refused
+    "device 'cpu' cannot record its work into a graph (it runs each kernel as it is called)"
 """
 
 from __future__ import annotations
@@ -63,7 +75,7 @@ def _copy_into(rec: Any, a: Any) -> bool:
         return True
     if type(a) is not type(rec) or a.shape != rec.shape or a.dtype != rec.dtype:
         return False
-    if getattr(a, "base", None) is rec and a.strides == rec.strides:
+    if a.strides == rec.strides and getattr(a, "base", None) is rec:
         return True  # a view of all of it (an update in place: ``w.d -= step``)
     if REGISTRY.array_device(a) is not REGISTRY.array_device(rec):
         return False
