@@ -12,12 +12,16 @@ plugin's ``gradhub_add_devices``; the device kind is ``rec``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import gradhub as gh
 import numpy as np
+from gradhub import capture, plan, plugins
 from gradhub.device import Device, DeviceType
-from gradhub.errors import DeviceError
+from gradhub.errors import CaptureUnsupported, DeviceError
 
 _noted: list[list[Any]] = []
 
@@ -91,6 +95,10 @@ class RecordingDevice(Device):
         super().__init__("rec", RecXP(), 0)  # type: ignore[arg-type]
         #: every graph recorded so far
         self.graphs: list[RecGraph] = []
+        #: set by a test: the reason for which recordings fail after their recording pass
+        self.refuse = ""
+        #: recordings started (also those refused)
+        self.attempts = 0
 
     def asarray(self, data: Any, dtype: Any = None) -> Any:
         if isinstance(data, np.ndarray):
@@ -101,7 +109,11 @@ class RecordingDevice(Device):
         return np.array(array.view(np.ndarray))
 
     def capture(self, run: Callable[[], None]) -> RecGraph:
-        graph = RecGraph(run, _noting(run))
+        self.attempts += 1
+        made = _noting(run)
+        if self.refuse:
+            raise CaptureUnsupported(self.refuse)
+        graph = RecGraph(run, made)
         self.graphs.append(graph)
         return graph
 
@@ -119,3 +131,31 @@ class RecordingType(DeviceType):
         if index != 0:
             raise DeviceError(f"device 'rec:{index}': only index 0 exists")
         return self.device
+
+
+@contextmanager
+def recording_device() -> Iterator[RecordingDevice]:
+    """The plugins that the environment selects (the caller sets ``GRADHUB_DISABLE_PLUGIN_
+    AUTOLOAD`` and the like, e.g. with monkeypatch) and the recording device loaded, plans and
+    recording on, the default context on the device; all put back afterwards."""
+    mod = types.ModuleType("recording_device_plugin")
+    mod.gradhub_add_devices = gh.hookimpl(  # type: ignore[attr-defined]
+        lambda register: register.device(RecordingType())
+    )
+    plugins.reset()
+    plugins.load_plugins(extra=[("recording_device", mod)])
+    default = gh.get_default_context()
+    before = plan.set_enabled(True), capture.set_enabled(True)
+    gh.set_default_context(gh.get_extension_context("rec"))
+    try:
+        yield gh.Variable(np.zeros(1)).device  # type: ignore[misc]
+    finally:
+        gh.set_default_context(default)
+        plan.set_enabled(before[0])
+        capture.set_enabled(before[1])
+        plugins.reset()
+
+
+def on_rec(a: Any) -> RecArray:
+    """``a`` as an array of the recording device."""
+    return np.asarray(a).view(RecArray)

@@ -50,6 +50,8 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from . import capture as _capture
 from .device import DeviceGraph
 from .engine import _copy_array, _Grads
@@ -77,9 +79,14 @@ def _copy_into(rec: Any, a: Any) -> bool:
         return False
     if a.strides == rec.strides and getattr(a, "base", None) is rec:
         return True  # a view of all of it (an update in place: ``w.d -= step``)
-    if REGISTRY.array_device(a) is not REGISTRY.array_device(rec):
+    dev = REGISTRY.array_device(rec)
+    if REGISTRY.array_device(a) is not dev:
         return False
-    rec[...] = a
+    if dev is None:  # numpy
+        np.copyto(rec, a)
+        return True
+    with dev.activate():
+        dev.xp.copyto(rec, a)
     return True
 
 

@@ -5,10 +5,10 @@ launch the leaves' ``.g`` are set on the host from the gradients the launch wrot
 ``backward()`` sets them: a copy where ``.g`` was None (``opt.zero_grad()``), ``.g + gradient``
 where it was not (nnabla's ``solver.zero_grad()`` sets zeros; no zero_grad at all accumulates).
 Each ``.g`` is a new array, as eagerly, so a ``.g`` kept from one call is not changed by the next.
-The device graph is played by a stand-in (the numpy device told that it can record, whose graph
-runs the recorded run again at each launch); after each call the tests fill the arrays that the
-next launch would write with NaN, as a CUDA graph's replay overwrites them, and check that no
-``.g`` handed out changes. tests/cuda/test_capture_backward.py runs the same on a GPU.
+The device graph is played by tests/recording_device.py's stand-in, whose launches write into the
+arrays the recording pass made (as a CUDA graph's replay); after each call the tests also fill
+the recorded gradient arrays with NaN and check that no ``.g`` handed out changes.
+tests/cuda/test_capture_backward.py runs the same on a GPU.
 """
 
 from __future__ import annotations
@@ -20,55 +20,31 @@ import gradhub as gh
 import gradhub.functions as F
 import numpy as np
 import pytest
-from gradhub import capture, plan
-from gradhub.device import CpuDevice
 from gradhub.optim import SGD
-
-
-class _Graph:
-    """Stands for a recorded graph: each launch runs the recorded run again."""
-
-    def __init__(self, run: Callable[[], None], log: dict[str, Any]) -> None:
-        self.run = run
-        self.log = log
-
-    def launch(self) -> bool:
-        self.log["launches"] += 1
-        self.run()
-        return True
+from recording_device import RecordingDevice, on_rec, recording_device
 
 
 @pytest.fixture
-def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    """The numpy device able to record (a stand-in graph); the log counts captures/launches."""
-    log: dict[str, Any] = {"captures": 0, "launches": 0, "refuse": False}
-
-    def fake_capture(self: CpuDevice, run: Callable[[], None]) -> _Graph:
-        log["captures"] += 1
-        run()  # the recording pass (its work only runs at the launch on a real device)
-        if log["refuse"]:
-            raise gh.CaptureUnsupported("refused by the test after the recording pass")
-        return _Graph(run, log)
-
-    monkeypatch.setattr(CpuDevice, "can_capture", True)
-    monkeypatch.setattr(CpuDevice, "capture", fake_capture)
-    before = plan.set_enabled(True), capture.set_enabled(True)
-    yield log
-    plan.set_enabled(before[0])
-    capture.set_enabled(before[1])
+def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingDevice]:
+    """The core with the recording device (tests/recording_device.py); plans and recording
+    on; the context on it."""
+    monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("GRADHUB_PLUGINS", raising=False)
+    with recording_device() as dev:
+        yield dev
 
 
 def _params(seed: int) -> list[gh.Variable]:
     rng = np.random.default_rng(seed)
-    return [gh.Variable(rng.standard_normal((4, 3))), gh.Variable(rng.standard_normal(3))]
+    return [gh.Variable(on_rec(rng.standard_normal(s))) for s in [(4, 3), (3,)]]
 
 
 def _twin(ps: list[gh.Variable]) -> list[gh.Variable]:
     """Parameters with the same data (and .g) for the eager side."""
     out = []
     for p in ps:
-        q = gh.Variable(p.d.copy())
-        q.g = None if p.g is None else p.g.copy()
+        q = gh.Variable(on_rec(p.d.copy()))
+        q.g = None if p.g is None else on_rec(p.g.copy())
         out.append(q)
     return out
 
@@ -107,7 +83,7 @@ def _same_grads(got: list[gh.Variable], want: list[gh.Variable], what: str) -> N
 
 
 def test_a_step_calling_backward_is_recorded_with_an_optimizer(
-    recording: dict[str, Any],
+    recording: RecordingDevice,
 ) -> None:
     """PyTorch's loop: ``opt.zero_grad(); loss = step(x); opt.update()``."""
     ps = _params(0)
@@ -116,7 +92,7 @@ def test_a_step_calling_backward_is_recorded_with_an_optimizer(
     opt, opt_eager = SGD(ps, lr=0.01), SGD(qs, lr=0.01)
     rng = np.random.default_rng(1)
     for k in range(7):
-        x = rng.standard_normal((5, 4))
+        x = on_rec(rng.standard_normal((5, 4)))
         opt.zero_grad()
         opt_eager.zero_grad()
         loss, loss_eager = step(x), eager(x)
@@ -131,11 +107,11 @@ def test_a_step_calling_backward_is_recorded_with_an_optimizer(
         opt.update()
         opt_eager.update()
     assert step.capture_refused is None
-    assert recording["captures"] == 1 and recording["launches"] == 5
+    assert [g.launches for g in recording.graphs] == [5]
 
 
 @pytest.mark.parametrize("between", ["nothing", "zeros", "replaced", "cleared"])
-def test_g_accumulates_across_calls_as_eagerly(recording: dict[str, Any], between: str) -> None:
+def test_g_accumulates_across_calls_as_eagerly(recording: RecordingDevice, between: str) -> None:
     """No zero_grad (``.g`` accumulates), nnabla's ``solver.zero_grad()`` (zeros), a ``.g``
     replaced by the caller, ``cleargrad()``: each call's ``.g`` is the eager one bit for bit."""
     ps = _params(2)
@@ -143,13 +119,13 @@ def test_g_accumulates_across_calls_as_eagerly(recording: dict[str, Any], betwee
     step, eager = gh.compile(_loss_step(*ps)), _loss_step(*qs)
     rng = np.random.default_rng(3)
     for k in range(6):
-        x = rng.standard_normal((5, 4))
+        x = on_rec(rng.standard_normal((5, 4)))
         if k:
             for p, q in zip(ps, qs):
                 if between == "zeros":
-                    p.g, q.g = np.zeros(p.shape), np.zeros(q.shape)
+                    p.g, q.g = on_rec(np.zeros(p.shape)), on_rec(np.zeros(q.shape))
                 elif between == "replaced":
-                    g = rng.standard_normal(p.shape)
+                    g = on_rec(rng.standard_normal(p.shape))
                     p.g, q.g = g, g.copy()
                 elif between == "cleared" and k % 2:
                     p.cleargrad()
@@ -161,27 +137,27 @@ def test_g_accumulates_across_calls_as_eagerly(recording: dict[str, Any], betwee
             _overwrite_recorded(step)
             _same_grads(ps, qs, f"call {k + 1}, after the next launch's writes")
     assert step.capture_refused is None
-    assert recording["captures"] == 1
+    assert len(recording.graphs) == 1
 
 
-def test_two_backward_calls_in_one_step_accumulate_in_order(recording: dict[str, Any]) -> None:
+def test_two_backward_calls_in_one_step_accumulate_in_order(recording: RecordingDevice) -> None:
     ps = _params(4)
     qs = _twin(ps)
     step, eager = gh.compile(_loss_step(*ps, times=2)), _loss_step(*qs, times=2)
-    x = np.random.default_rng(5).standard_normal((5, 4))
+    x = on_rec(np.random.default_rng(5).standard_normal((5, 4)))
     for k in range(5):
         step(x)
         eager(x)
         _same_grads(ps, qs, f"call {k + 1}")
     assert len(_trace(step).walks) == 2
-    assert recording["launches"] == 3
+    assert [g.launches for g in recording.graphs] == [3]
 
 
-def test_parameters_updated_in_place_or_replaced_are_followed(recording: dict[str, Any]) -> None:
+def test_parameters_updated_in_place_or_replaced_are_followed(recording: RecordingDevice) -> None:
     ps = _params(6)
     qs = _twin(ps)
     step, eager = gh.compile(_loss_step(*ps)), _loss_step(*qs)
-    x = np.random.default_rng(7).standard_normal((5, 4))
+    x = on_rec(np.random.default_rng(7).standard_normal((5, 4)))
     for k in range(6):
         for v in ps + qs:
             v.cleargrad()
@@ -195,22 +171,22 @@ def test_parameters_updated_in_place_or_replaced_are_followed(recording: dict[st
             else:
                 p.d = p.d - 0.1 * p.g  # a new array: copied into the recorded one
                 q.d = q.d - 0.1 * q.g
-    assert recording["captures"] == 1 and recording["launches"] == 4
+    assert [g.launches for g in recording.graphs] == [4]
 
 
 def test_a_g_of_another_shape_raises_backwards_error_and_keeps_every_g(
-    recording: dict[str, Any],
+    recording: RecordingDevice,
 ) -> None:
     ps = _params(8)
     qs = _twin(ps)
     step, eager = gh.compile(_loss_step(*ps)), _loss_step(*qs)
-    x = np.random.default_rng(9).standard_normal((5, 4))
+    x = on_rec(np.random.default_rng(9).standard_normal((5, 4)))
     for _ in range(3):
         step(x)
         eager(x)
-    assert recording["captures"] == 1
+    assert len(recording.graphs) == 1
     w, b = ps
-    stale = np.ones(2)
+    stale = on_rec(np.ones(2))
     b.g = None
     w_g = w.g
     b._grad = gh.Variable(stale, need_grad=False)  # (a .g the setter would refuse)
@@ -228,23 +204,23 @@ def test_a_g_of_another_shape_raises_backwards_error_and_keeps_every_g(
     _same_grads(ps, qs, "after cleargrad()")
 
 
-def test_a_failed_recording_sets_g_once(recording: dict[str, Any]) -> None:
+def test_a_failed_recording_sets_g_once(recording: RecordingDevice) -> None:
     """The recording pass itself never touches ``.g``: a step whose recording is refused after
     that pass (the step then runs as a plan) accumulates one gradient, not two."""
-    recording["refuse"] = True
+    recording.refuse = "refused by the test after the recording pass"
     ps = _params(10)
     qs = _twin(ps)
     step, eager = gh.compile(_loss_step(*ps)), _loss_step(*qs)
-    x = np.random.default_rng(11).standard_normal((5, 4))
+    x = on_rec(np.random.default_rng(11).standard_normal((5, 4)))
     for k in range(4):
         step(x)
         eager(x)
         _same_grads(ps, qs, f"call {k + 1}")
-    assert recording["captures"] == 1
+    assert recording.attempts == 1 and not recording.graphs
     assert step.capture_refused == "refused by the test after the recording pass"
 
 
-def test_backward_with_retain_grad_is_not_recorded(recording: dict[str, Any]) -> None:
+def test_backward_with_retain_grad_is_not_recorded(recording: RecordingDevice) -> None:
     w, b = _params(12)
 
     def f(x: Any) -> Any:
@@ -254,19 +230,19 @@ def test_backward_with_retain_grad_is_not_recorded(recording: dict[str, Any]) ->
 
     step = gh.compile(f)
     for _ in range(3):
-        step(np.ones((2, 4)))
+        step(on_rec(np.ones((2, 4))))
     assert step.capture_refused == (
         "the step calls backward(retain_grad=True), which runs host code or sets .g of "
         "intermediate Variables during the walk"
     )
-    assert recording["captures"] == 0
+    assert len(recording.graphs) == 0
 
 
-def test_a_changed_need_grad_runs_the_plan_and_records_again(recording: dict[str, Any]) -> None:
+def test_a_changed_need_grad_runs_the_plan_and_records_again(recording: RecordingDevice) -> None:
     ps = _params(13)
     qs = _twin(ps)
     step, eager = gh.compile(_loss_step(*ps)), _loss_step(*qs)
-    x = np.random.default_rng(14).standard_normal((5, 4))
+    x = on_rec(np.random.default_rng(14).standard_normal((5, 4)))
     for k in range(7):
         if k == 4:
             ps[1].need_grad = qs[1].need_grad = False
@@ -276,4 +252,4 @@ def test_a_changed_need_grad_runs_the_plan_and_records_again(recording: dict[str
         eager(x)
         _same_grads(ps, qs, f"call {k + 1}")
     assert ps[1].g is None
-    assert recording["captures"] == 2
+    assert len(recording.graphs) == 2

@@ -18,7 +18,6 @@ recording pass set is what the next call sees. On it:
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,12 +25,8 @@ import gradhub as gh
 import gradhub.functions as F
 import numpy as np
 import pytest
-from gradhub import capture, plan, plugins
-from recording_device import RecArray, RecordingDevice, RecordingType
-
-
-def _add_rec(register: Any) -> None:
-    register.device(RecordingType())
+from gradhub import capture, plan
+from recording_device import RecArray, RecordingDevice, on_rec, recording_device
 
 
 @pytest.fixture
@@ -39,22 +34,11 @@ def rec(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingDevice]:
     """The core with the recording device; plans and recording on; the context on it."""
     monkeypatch.setenv("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.delenv("GRADHUB_PLUGINS", raising=False)
-    mod = types.ModuleType("recording_device_plugin")
-    mod.gradhub_add_devices = gh.hookimpl(_add_rec)  # type: ignore[attr-defined]
-    plugins.reset()
-    plugins.load_plugins(extra=[("recording_device", mod)])
-    default = gh.get_default_context()
-    before = plan.set_enabled(True), capture.set_enabled(True)
-    gh.set_default_context(gh.get_extension_context("rec"))
-    yield gh.Variable(np.zeros(1)).device  # type: ignore[misc]
-    gh.set_default_context(default)
-    plan.set_enabled(before[0])
-    capture.set_enabled(before[1])
-    plugins.reset()
+    with recording_device() as dev:
+        yield dev
 
 
-def _on(a: Any) -> RecArray:
-    return np.asarray(a).view(RecArray)
+_on = on_rec
 
 
 def _params(seed: int) -> list[gh.Variable]:

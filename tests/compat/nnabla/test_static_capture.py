@@ -12,23 +12,17 @@ runs the loop on a GPU.
 
 from __future__ import annotations
 
-import types
 from collections.abc import Iterator
 from typing import Any
 
-import gradhub as gh
 import gradhub_compat.nnabla as nn
 import gradhub_compat.nnabla.functions as F
 import gradhub_compat.nnabla.parametric_functions as PF
 import gradhub_compat.nnabla.solvers as S
 import numpy as np
 import pytest
-from gradhub import capture, plan, plugins
-from recording_device import RecArray, RecordingDevice, RecordingType
-
-
-def _add_rec(register: Any) -> None:
-    register.device(RecordingType())
+from gradhub import capture, plan
+from recording_device import RecArray, RecordingDevice, recording_device
 
 
 @pytest.fixture
@@ -36,17 +30,8 @@ def rec(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingDevice]:
     """Every installed plugin and the recording device; plans and recording on."""
     for var in ("GRADHUB_DISABLE_PLUGIN_AUTOLOAD", "GRADHUB_PLUGINS", "GRADHUB_BLOCK_PLUGINS"):
         monkeypatch.delenv(var, raising=False)
-    mod = types.ModuleType("recording_device_plugin")
-    mod.gradhub_add_devices = gh.hookimpl(_add_rec)  # type: ignore[attr-defined]
-    plugins.reset()
-    plugins.load_plugins(extra=[("recording_device", mod)])
-    before = plan.set_enabled(True), capture.set_enabled(True)
-    ctx = gh.get_extension_context("rec")
-    with gh.context_scope(ctx):
-        yield gh.Variable(np.zeros(1)).device  # type: ignore[misc]
-    plan.set_enabled(before[0])
-    capture.set_enabled(before[1])
-    plugins.reset()
+    with recording_device() as dev:
+        yield dev
 
 
 def _loop(solver: Any, clear_buffer: bool, recorded: bool, steps: int) -> list[np.ndarray]:
