@@ -29,7 +29,8 @@ the same order; what differs is where the arrays live:
 A graph is not recorded, and runs as a plan, where :func:`gradhub.capture.step_device` refuses
 it (functions or leaves on several devices or on the CPU, random functions) or the device
 refuses the run; a plan is recorded at most :data:`gradhub.capture.MAX_CAPTURES` times.
-``gradhub.capture.set_enabled(False)`` turns this off too.
+``gradhub.capture.set_enabled(False)`` (or ``GRADHUB_GRAPH_CAPTURE=0``) stops new recordings
+(a recording made already keeps being replayed, as a compiled step's).
 
 Example (the CPU records nothing: its static graphs stay plans, and say why)::
 
