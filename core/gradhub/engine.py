@@ -722,7 +722,7 @@ def _run(
     callbacks: list[Any] | None = None,
 ) -> _Grads:
     arrays = not create_graph
-    if _plans and arrays and callbacks is None:  # a static graph's plan (gradhub.plan)
+    if _plans and arrays and callbacks is None and outputs:  # a static graph's plan
         plan = _plans.get(id(outputs[0]))
         if plan is not None:
             planned = plan.first_order(outputs, seeds, targets, retain_grad, retain_graph)

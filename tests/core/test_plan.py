@@ -509,11 +509,15 @@ def test_an_inline_operator_s_error_is_the_rule_s_error() -> None:
 
 @pytest.mark.nn_ops
 @pytest.mark.parametrize("threads", [1, 2])
-def test_plans_match_the_engine_on_an_mlp_in_either_product_order(threads: int) -> None:
-    """Affine's CPU forward computes ``(W^T x^T)^T`` (Fortran-ordered) with several threads and
-    ``x W`` with one; ReLU's kernel and rule follow the order they get. A planned MLP step gives
-    the engine's values and gradients bit for bit in both cases, at every feed."""
+def test_plans_match_the_engine_on_an_mlp_in_either_product_order(
+    threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Affine's CPU forward computes ``(W^T x^T)^T`` (Fortran-ordered) where OpenBLAS runs
+    several threads and ``x W`` on one; ReLU's kernel and rule follow the order they get. A
+    planned MLP step gives the engine's values and gradients bit for bit in both cases, at every
+    feed."""
     from gradhub.parallel import get_num_threads, set_num_threads
+    from gradhub_nn_ops import linalg
 
     F = gh.functions
     rng = np.random.default_rng(5)
@@ -530,6 +534,7 @@ def test_plans_match_the_engine_on_an_mlp_in_either_product_order(threads: int) 
         y = F.mean(F.softmax_cross_entropy(h, gh.Variable(labels, need_grad=False)))
         return leaves, y, leaves[1:]
 
+    monkeypatch.setattr(linalg, "get_blas_threads", lambda: threads)
     before = get_num_threads()
     set_num_threads(threads)
     try:
@@ -668,3 +673,15 @@ def test_leaf_gradients_reached_once_twice_or_as_an_output_match_the_engine() ->
         return out
 
     _assert_same(run(True), run(False), "leaf gradients")
+
+
+def test_grad_of_no_outputs_while_a_plan_is_registered() -> None:
+    """``grad([], inputs, create_graph=False)`` gives zero gradients while some static graph's
+    plan is registered (it raised ``IndexError: list index out of range`` looking up the plan of
+    the first output)."""
+    F = gh.functions
+    x = gh.Variable(np.array([1.0, 2.0]), need_grad=True)
+    z = F.sum(x * x)
+    plan = gh.plan.record([z])
+    (g,) = gh.grad([], [x], create_graph=False)
+    assert plan is not None and g.d.tolist() == [0.0, 0.0]
