@@ -9,7 +9,8 @@ relaxed mode, in which the memory pool may grow) and keeps the ``cupy.cuda.graph
   reused by the run only (in stream order, as the replay does), and nothing else ever gets the
   addresses the graph writes to.
 * **Products.** CuPy refuses to record cuBLAS; ``cupy.matmul``/``cupy.dot`` of 2-d float
-  arrays go to a recordable cuBLAS call of :mod:`gradhub_cuda.cublas_capture` while recording.
+  arrays, and ``cupy.matmul`` of batched ones (BatchMatmul, Einsum's contractions), go to
+  recordable cuBLAS calls of :mod:`gradhub_cuda.cublas_capture` while recording.
 * **No host data.** Copying host data to the GPU inside a recording would replay a copy from a
   host buffer that is gone by then; while recording, ``cupy.asarray``/``cupy.array`` of host data
   raise :class:`gradhub.CaptureUnsupported` naming it (the step then runs as a plan). Reading
@@ -98,8 +99,9 @@ def _replaced(cp: Any, names: tuple[str, ...], make: Callable[[str, Any], Any]) 
 
 @contextmanager
 def _recordable_products(cp: Any) -> Iterator[None]:
-    """``cupy.matmul``/``cupy.dot`` of 2-d float arrays through a recordable cuBLAS call (see
-    :mod:`gradhub_cuda.cublas_capture`; CuPy's own refuses to be recorded)."""
+    """``cupy.matmul``/``cupy.dot`` of 2-d float arrays, and ``cupy.matmul`` of batched ones,
+    through recordable cuBLAS calls (see :mod:`gradhub_cuda.cublas_capture`; CuPy's own refuse
+    to be recorded)."""
     from . import cublas_capture
 
     try:
@@ -109,12 +111,15 @@ def _recordable_products(cp: Any) -> Iterator[None]:
         return
     ndarray = cp.ndarray
     supports, gemm = cublas_capture.supports, cublas_capture.gemm
+    batched = cublas_capture.supports_batched, cublas_capture.batched_gemm
 
     def through_gemm(name: str, original: Any) -> Any:
         def product(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
             if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
                 if supports(a, b):
                     return gemm(cp, a, b)
+                if name == "matmul" and batched[0](a, b):
+                    return batched[1](cp, a, b)
             return original(a, b, *args, **kwargs)
 
         return product
