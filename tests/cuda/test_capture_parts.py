@@ -503,3 +503,72 @@ def test_kernels_copy_no_host_data(name: str, attrs: dict[str, Any]) -> None:
     assert xp.copies == []
     np.testing.assert_array_equal(got, fdef(name).forward(np, x, **attrs))
     np.testing.assert_allclose(got, fdef(name).reference(x, **attrs), rtol=1e-12)
+
+
+class _GpuArray(np.ndarray):
+    """An array the stand-in GPU holds."""
+
+
+class _Gpu(_Xp):
+    """numpy as a GPU's ``xp``: ``asarray`` of a host array (not a :class:`_GpuArray`) is a
+    copy to the GPU, recorded; CuPy's ``cuda.Device().id`` is 0."""
+
+    cuda = types.SimpleNamespace(Device=lambda: types.SimpleNamespace(id=0))
+
+    def __init__(self) -> None:
+        self.copies: list[Any] = []
+
+    def asarray(self, a: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(a, _GpuArray):
+            self.copies.append(np.array(a))  # a copy: the array itself may go
+        return np.array(a, *args, **kwargs).view(_GpuArray)  # a copy, as on a GPU
+
+
+def test_integer_keys_are_copied_to_the_gpu_once_per_array() -> None:
+    from gradhub_cuda import kernels
+
+    xp = _Gpu()
+    x = np.arange(12.0).reshape(4, 3)
+    key, cols = np.array([3, 0, 3]), np.array([2, 1])
+    for _ in range(3):
+        np.testing.assert_array_equal(kernels.get_item(xp, x, key), x[key])
+        np.testing.assert_array_equal(kernels.get_item(xp, x, (slice(None), cols)), x[:, cols])
+    assert [c.tolist() for c in xp.copies] == [[3, 0, 3], [2, 1]]  # once per array
+    g = np.ones((3, 3))
+    want = np.zeros((4, 3))
+    np.add.at(want, key, g)
+    np.testing.assert_array_equal(kernels.get_item_backward(xp, g, key, shape=(4, 3)), want)
+    assert len(xp.copies) == 2
+    key[0] = 1  # changed in place: copied again
+    np.testing.assert_array_equal(kernels.get_item(xp, x, key), x[[1, 0, 3]])
+    assert len(xp.copies) == 3
+    n = len(kernels._KEY_COPIES)
+    del key
+    assert len(kernels._KEY_COPIES) == n - 1  # the copy lives as long as the host array
+    mask = np.array([True, False, True, False])
+    np.testing.assert_array_equal(kernels.get_item(xp, x, mask), x[mask])  # as it was
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        kernels.get_item(xp, x, np.array([True, False]))
+
+
+def test_a_recording_holds_the_key_copies_it_reads() -> None:
+    from gradhub_cuda import kernels
+
+    key = np.array([1, 1, 0])
+    kept: list[Any] = []
+    capture._STATE.kept = kept
+    try:
+        kernels.get_item(_Gpu(), np.arange(3.0), key)
+    finally:
+        capture._STATE.kept = None
+    assert [type(a) for a in kept] == [_GpuArray] and kept[0].tolist() == [1, 1, 0]
+    capture.keep(np.ones(2))  # not recording: nothing kept
+    assert len(kept) == 1
+
+
+def test_pads_backward_indexes_with_one_array_per_geometry() -> None:
+    from gradhub_nn_ops import shape
+
+    a = shape._host_pad_index(4, 2, 3, "reflect")
+    assert a is shape._host_pad_index(4, 2, 3, "reflect") and not a.flags.writeable
+    np.testing.assert_array_equal(a, [2, 1, 0, 1, 2, 3, 2, 1, 0])

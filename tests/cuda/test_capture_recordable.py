@@ -1,13 +1,14 @@
 """Steps recorded into CUDA graphs since 2026-11-26: batched products, index checks, pooling, pad.
 
-Compiled steps holding BatchMatmul, Einsum, Embed (and EmbedBackward), OneHot, AveragePooling
-and Pad (constant and reflect) on ``cuda`` are recorded at their third call (``capture_refused``
-is None) and give the eager step's results over several calls with changed inputs; an index out
-of range raises, from a recorded step, the error the eager step raises. Batched products inside
-a recording go through ``cublasGemmStridedBatchedEx`` (:mod:`gradhub_cuda.cublas_capture`):
-:func:`test_batched_products_against_cupy` compares them with ``cupy.matmul`` and reports which
-shapes agree bit for bit (``GRADHUB_PRODUCTS_REPORT=<file>`` writes the report; ``-s`` prints
-it). Every test skips, with one reason, where no usable CUDA device exists.
+Compiled steps holding BatchMatmul, Einsum, Embed (and EmbedBackward), OneHot, AveragePooling,
+Pad (constant, reflect, repeat) and GetItem with integer-array keys on ``cuda`` are recorded at
+their third call (``capture_refused`` is None) and give the eager step's results over several
+calls with changed inputs; an index out of range raises, from a recorded step, the error the
+eager step raises. Batched products inside a recording go through ``cublasGemmStridedBatchedEx``
+(:mod:`gradhub_cuda.cublas_capture`): :func:`test_batched_products_against_cupy` compares them
+with ``cupy.matmul`` and reports which shapes agree bit for bit
+(``GRADHUB_PRODUCTS_REPORT=<file>`` writes the report; ``-s`` prints it). Every test skips, with
+one reason, where no usable CUDA device exists.
 """
 
 from __future__ import annotations
@@ -220,10 +221,11 @@ def test_an_average_pooling_step_is_recorded(attrs: dict[str, Any]) -> None:
     ("attrs", "grads"),
     [
         ({"pad_width": (1, 2, 0, 1), "mode": "constant", "constant_value": 0.5}, True),
+        ({"pad_width": (2, 1, 1, 1), "mode": "reflect"}, True),
+        ({"pad_width": (1, 3), "mode": "repeat"}, True),
         ({"pad_width": (2, 1, 1, 1), "mode": "reflect"}, False),
-        ({"pad_width": (1, 3), "mode": "repeat"}, False),
     ],
-    ids=["constant", "reflect", "repeat"],
+    ids=["constant", "reflect", "repeat", "reflect, no gradient"],
 )
 def test_a_pad_step_is_recorded(attrs: dict[str, Any], grads: bool) -> None:
     cp = _cp()
@@ -238,6 +240,20 @@ def test_a_pad_step_is_recorded(attrs: dict[str, Any], grads: bool) -> None:
 
     calls = [(cp.asarray(rng.standard_normal((3, 4)).astype(np.float32)),) for _ in range(4)]
     _recorded_like_eager(eager, calls, f"Pad {attrs['mode']}")
+
+
+@pytest.mark.parametrize(
+    "key",
+    [np.array([2, 0, 2, 1]), (slice(None), np.array([3, 0]))],
+    ids=["rows", "columns after a slice"],
+)
+def test_a_get_item_step_with_an_array_key_is_recorded(key: Any) -> None:
+    cp = _cp()
+    rng = np.random.default_rng(7)
+    p = _params(rng, [(1, 4)], np.float32)
+    eager = _with_grads(p, lambda x, s: (x * s)[key])
+    calls = [(cp.asarray(rng.standard_normal((3, 4)).astype(np.float32)),) for _ in range(4)]
+    _recorded_like_eager(eager, calls, "GetItem")
 
 
 _PRODUCTS = [

@@ -19,6 +19,8 @@ relaxed mode, in which the memory pool may grow) and keeps the ``cupy.cuda.graph
   label range) hands its flag to :func:`defer_check` while recording instead of reading it; each
   launch reads the flags afterwards (one synchronisation) and reports a failure, so that the
   caller runs the step without the graph, where the kernel raises its error.
+* **Arrays made before.** A kernel reading a device array it made before the recording (a
+  GetItem key copied to the GPU once) hands it to :func:`keep`: the graph holds it.
 
 Launches go to the current stream (CuPy's default: the legacy stream, ordered with all other
 work). Nothing here imports CuPy at import time.
@@ -38,6 +40,8 @@ class _State(threading.local):
     def __init__(self) -> None:
         #: the flags deferred by kernels while this thread records, else None
         self.deferred: list[Any] | None = None
+        #: arrays made outside the recording that it reads, kept as long as the graph
+        self.kept: list[Any] | None = None
 
 
 _STATE = _State()
@@ -61,14 +65,32 @@ def defer_check(flag: Any) -> bool:
     return True
 
 
+def keep(array: Any) -> None:
+    """While a graph is recorded on this thread: keep ``array`` (made outside the recording, read
+    by it) alive as long as the graph; otherwise nothing.
+
+    Example::
+
+        >>> from gradhub_cuda.capture import keep
+        >>> keep(None)   # not recording
+    """
+    kept = _STATE.kept
+    if kept is not None:
+        kept.append(array)
+
+
 class CudaGraph:
     """A recorded CUDA graph with the memory pool its arrays live in and its deferred checks."""
 
-    def __init__(self, graph: Any, pool: Any, flags: list[Any], device: Any) -> None:
+    def __init__(
+        self, graph: Any, pool: Any, flags: list[Any], device: Any, kept: list[Any] | None = None
+    ) -> None:
         self.graph = graph
         self.pool = pool
         self.flags = flags
         self.device = device
+        #: arrays made outside the recording that the graph reads (see :func:`keep`)
+        self.kept = kept or []
         #: launches so far
         self.launches = 0
 
@@ -153,12 +175,13 @@ def capture(cp: Any, cuda_device: Any, run: Callable[[], None]) -> CudaGraph:
     :class:`CudaGraph` (not launched yet)."""
     pool = cp.cuda.MemoryPool()
     flags: list[Any] = []
+    kept: list[Any] = []
     with cuda_device:
         stream = cp.cuda.Stream(non_blocking=True)
         # the capture stream starts after everything queued so far (the inputs' copies)
         stream.wait_event(cp.cuda.get_current_stream().record())
         with cp.cuda.using_allocator(pool.malloc), stream:
-            _STATE.deferred = flags
+            _STATE.deferred, _STATE.kept = flags, kept
             try:
                 with _recordable_products(cp):
                     stream.begin_capture()
@@ -184,5 +207,5 @@ def capture(cp: Any, cuda_device: Any, run: Callable[[], None]) -> CudaGraph:
                             f"({type(e).__name__}: {e})"
                         ) from e
             finally:
-                _STATE.deferred = None
-    return CudaGraph(graph, pool, flags, cuda_device)
+                _STATE.deferred = _STATE.kept = None
+    return CudaGraph(graph, pool, flags, cuda_device, kept)

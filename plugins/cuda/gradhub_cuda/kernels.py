@@ -29,6 +29,9 @@ a few launches:
   while a CUDA graph is recorded, after each launch (:func:`gradhub_cuda.capture.defer_check`),
   so that steps holding them can be recorded; OneHot's output written by one kernel.
 
+* **GetItem, GetItemBackward** with host integer arrays in the key: the generic kernels, the
+  arrays copied to the GPU once per array instead of at every call (recordable).
+
 * **MaxPooling and its derivative family** (2-d windows over the last two axes,
   float32/float64): one kernel per call, one thread per output (or input) element, with the
   generic kernels' first-maximum rule (row-major within the window, padding counted as -inf) and
@@ -44,13 +47,14 @@ Nothing here imports CuPy before a kernel runs.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from .capture import defer_check
+from .capture import defer_check, keep
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -868,6 +872,59 @@ def one_hot(xp: Any, x: Any, shape: Any = ()) -> Any:
     return y.reshape((*lead, *sizes))
 
 
+# -- integer-array keys of GetItem and GetItemBackward, copied to the GPU once ----------------
+
+#: id of a host integer array used in a key -> (its contents when copied, GPU id -> the copy);
+#: an entry lives as long as the host array (the node attributes holding the key), so that a
+#: recorded graph reading the copy never outlives it
+_KEY_COPIES: dict[int, tuple[Any, dict[int, Any]]] = {}
+
+
+def _device_key_entry(xp: Any, a: Any) -> Any:
+    """The GPU copy of the host integer array ``a`` (made once per GPU, again when ``a``'s
+    contents changed since)."""
+    dev = xp.cuda.Device().id
+    key = id(a)
+    entry = _KEY_COPIES.get(key)
+    if entry is not None and not (entry[0].shape == a.shape and np.array_equal(entry[0], a)):
+        entry = None
+    if entry is None:
+        entry = _KEY_COPIES[key] = (a.copy(), {})
+        weakref.finalize(a, _KEY_COPIES.pop, key, None)
+    copies = entry[1]
+    d = copies.get(dev)
+    if d is None:
+        d = copies[dev] = xp.asarray(a)
+    keep(d)  # recording a CUDA graph: it reads d as long as it lives
+    return d
+
+
+def _device_key(xp: Any, key: Any) -> Any:
+    """``key`` with its host integer arrays replaced by their GPU copies (other entries,
+    boolean masks among them, as they are)."""
+    entries = key if isinstance(key, tuple) else (key,)
+    if not any(type(k) is np.ndarray and k.dtype.kind in "iu" for k in entries):
+        return key
+    out = tuple(
+        _device_key_entry(xp, k) if type(k) is np.ndarray and k.dtype.kind in "iu" else k
+        for k in entries
+    )
+    return out if isinstance(key, tuple) else out[0]
+
+
+def get_item(xp: Any, x: Any, key: Any = ()) -> Any:
+    """GetItem on ``cuda``: the generic kernel, with the key's host integer arrays copied to the
+    GPU once (:func:`_device_key`) instead of at every call, so that a step indexing with them
+    can be recorded into a CUDA graph."""
+    return _generic("GetItem")(xp, x, _device_key(xp, key))
+
+
+def get_item_backward(xp: Any, g: Any, key: Any = (), shape: Any = ()) -> Any:
+    """GetItemBackward on ``cuda`` (Pad's reflect/repeat gradients among its callers), the key
+    as for :func:`get_item`."""
+    return _generic("GetItemBackward")(xp, g, _device_key(xp, key), shape)
+
+
 # -- sums over all axes but one ---------------------------------------------------------------
 
 
@@ -922,6 +979,8 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "Embed": embed,
     "EmbedBackward": embed_backward,
     "OneHot": one_hot,
+    "GetItem": get_item,
+    "GetItemBackward": get_item_backward,
 }
 """Function name -> its ``cuda`` kernel (same signature as the generic ``xp`` kernel)."""
 

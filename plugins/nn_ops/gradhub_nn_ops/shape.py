@@ -10,6 +10,7 @@ Stack and Pad use the core's indexing functions GetItem and GetItemBackward
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -331,6 +332,16 @@ def _pad_index(n: int, before: int, after: int, mode: str, xp: Any = np) -> Any:
     return xp.where(i < n, i, period - i)
 
 
+@cache
+def _host_pad_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """:func:`_pad_index` on the host, one read-only array per geometry: the key of Pad's
+    backward is then the same array at every call (a device keeps one copy of it, see
+    gradhub-cuda's GetItemBackward kernel)."""
+    idx = _pad_index(n, before, after, mode)
+    idx.flags.writeable = False
+    return idx  # type: ignore[no-any-return]
+
+
 def _check_pad_mode(mode: str, shape: Sequence[int], pairs: Sequence[tuple[int, int]]) -> None:
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
@@ -368,7 +379,7 @@ def _pad_bw(gy, inputs, in_shapes, outputs, out_shapes, pad_width, mode, constan
         b, a = pairs[ax]
         if not (b or a):
             continue
-        idx = _pad_index(shape[ax], b, a, mode)
+        idx = _host_pad_index(shape[ax], b, a, mode)
         cur[ax] = shape[ax]
         key = (slice(None),) * ax + (idx,)
         g = call("GetItemBackward", g, key=key, shape=tuple(cur))
