@@ -572,3 +572,37 @@ def test_pads_backward_indexes_with_one_array_per_geometry() -> None:
     a = shape._host_pad_index(4, 2, 3, "reflect")
     assert a is shape._host_pad_index(4, 2, 3, "reflect") and not a.flags.writeable
     np.testing.assert_array_equal(a, [2, 1, 0, 1, 2, 3, 2, 1, 0])
+
+
+class _DeviceValues(np.ndarray):
+    """Arrays whose values cannot be read on the host (``bool()`` raises), as a recording
+    refuses; their comparisons and reductions give such arrays too."""
+
+    def __bool__(self) -> bool:
+        raise AssertionError("a device value read on the host")
+
+    def any(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        return np.asarray(np.asarray(self).any(*args, **kwargs)).view(_DeviceValues)
+
+
+@pytest.mark.parametrize("zero", [False, True], ids=["no zero", "a zero"])
+@pytest.mark.parametrize("axis", [None, 1, (0, 2)])
+def test_prods_rule_kernel_chooses_its_formula_on_the_device(zero: bool, axis: Any) -> None:
+    from gradhub_cuda import kernels
+
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 4))
+    if zero:
+        x[1, 2, 0] = 0.0
+    y = x.prod(axis=axis)
+    gy = rng.standard_normal(y.shape)
+    generic = kernels._generic_rule("Prod")(np, [gy], [x], [x.shape], [y], [y.shape], axis=axis)
+    with np.errstate(divide="ignore", invalid="ignore"):  # y / 0, not kept (CuPy: no warning)
+        got = kernels.prod_backward(
+            np, [gy], [x.view(_DeviceValues)], [x.shape], [y], [y.shape], axis=axis
+        )
+    np.testing.assert_array_equal(np.asarray(got[0]), generic[0])
+    with pytest.raises(AssertionError, match="read on the host"):  # the generic rule reads it
+        kernels._generic_rule("Prod")(
+            np, [gy], [x.view(_DeviceValues)], [x.shape], [y], [y.shape], axis=axis
+        )

@@ -1,10 +1,10 @@
 """Steps recorded into CUDA graphs since 2026-11-26: batched products, index checks, pooling, pad.
 
 Compiled steps holding BatchMatmul, Einsum, Embed (and EmbedBackward), OneHot, AveragePooling,
-Pad (constant, reflect, repeat) and GetItem with integer-array keys on ``cuda`` are recorded at
-their third call (``capture_refused`` is None) and give the eager step's results over several
-calls with changed inputs; an index out of range raises, from a recorded step, the error the
-eager step raises. Batched products inside a recording go through ``cublasGemmStridedBatchedEx``
+Pad (constant, reflect, repeat), GetItem with integer-array keys and Prod on ``cuda`` are
+recorded at their third call (``capture_refused`` is None) and give the eager step's results over
+several calls with changed inputs; an index out of range raises, from a recorded step, the error
+the eager step raises. Batched products inside a recording go through ``cublasGemmStridedBatchedEx``
 (:mod:`gradhub_cuda.cublas_capture`): :func:`test_batched_products_against_cupy` compares them
 with ``cupy.matmul`` and reports which shapes agree bit for bit
 (``GRADHUB_PRODUCTS_REPORT=<file>`` writes the report; ``-s`` prints it). Every test skips, with
@@ -254,6 +254,20 @@ def test_a_get_item_step_with_an_array_key_is_recorded(key: Any) -> None:
     eager = _with_grads(p, lambda x, s: (x * s)[key])
     calls = [(cp.asarray(rng.standard_normal((3, 4)).astype(np.float32)),) for _ in range(4)]
     _recorded_like_eager(eager, calls, "GetItem")
+
+
+def test_a_prod_step_is_recorded_with_and_without_zeros() -> None:
+    cp = _cp()
+    rng = np.random.default_rng(8)
+    p = _params(rng, [(1, 4, 1)], np.float64)
+    eager = _with_grads(p, lambda x, s: F.prod(x * s, axis=1))
+    calls = []
+    for k in range(6):
+        x = rng.standard_normal((3, 4, 2))
+        if k % 2:
+            x[1, 2, 0] = 0.0  # the other formula, chosen on the device at each launch
+        calls.append((cp.asarray(x),))
+    _recorded_like_eager(eager, calls, "Prod")
 
 
 _PRODUCTS = [

@@ -1039,9 +1039,53 @@ def softmax_cross_entropy_backward(
     return [_k()["sce_bw_wide"](xc, m, s, tr, gr, c, k), None]
 
 
+def _exclusive_prod(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """For each element of ``x``, the product of the other elements of its group over ``axes``,
+    by prefix and suffix products (gradhub-nn-ops' array rule of Prod computes it the same way,
+    so both give the same numbers)."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    perm = kept + list(axes)
+    xt = xp.transpose(x, perm)
+    moved_shape = xt.shape
+    xt = xt.reshape(-1, math.prod(x.shape[a] for a in axes))
+    ones = xp.ones((xt.shape[0], 1), dtype=x.dtype)
+    left = xp.concatenate([ones, xp.cumprod(xt[:, :-1], axis=1)], axis=1)
+    rev = xt[:, ::-1]
+    right = xp.concatenate([ones, xp.cumprod(rev[:, :-1], axis=1)], axis=1)[:, ::-1]
+    e = (left * right).reshape(moved_shape)
+    return xp.transpose(e, np.argsort(perm).tolist())
+
+
+def prod_backward(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None, keepdims: bool = False
+) -> list[Any]:
+    """Prod's first-order backward on ``cuda``: :math:`g_x = g_y \\cdot y / x` where no element
+    of ``x`` is zero, else :math:`g_y` times the product of the other elements of each group
+    (prefix and suffix products), as the generic rule; both computed and one kept by
+    ``where`` on the device, instead of reading on the host whether ``x`` holds a zero (a
+    synchronisation, which a CUDA graph cannot record). The values are those of the generic
+    rule."""
+    from gradhub_nn_ops.math import kept_shape, norm_axes
+
+    xx, g0 = x[0], gy[0]
+    yy = y[0] if y else None
+    if xx.dtype not in _FLOATS or yy is None or g0.dtype != xx.dtype or not xx.size:
+        return _generic_rule("Prod")(xp, gy, x, xs, y, ys, axis=axis, keepdims=keepdims)  # type: ignore[no-any-return]
+    shape = tuple(xs[0])
+    axes = norm_axes("prod", axis, len(shape))
+    if not axes:
+        return _generic_rule("Prod")(xp, gy, x, xs, y, ys, axis=axis, keepdims=keepdims)  # type: ignore[no-any-return]
+    k = kept_shape(shape, axes)
+    g = g0.reshape(k)
+    by_division = yy.reshape(k) / xx
+    others = _exclusive_prod(xp, xx, axes)
+    return [g * xp.where((xx == 0).any(), others, by_division)]
+
+
 RULE_KERNELS: dict[str, Callable[..., Any]] = {
     "ReLU": relu_backward,
     "SoftmaxCrossEntropy": softmax_cross_entropy_backward,
+    "Prod": prod_backward,
 }
 """Function name -> the ``cuda`` rule kernel of its rule (the signature of the rule's
 ``fast_backward``; registered with ``register.rule_kernel``)."""
