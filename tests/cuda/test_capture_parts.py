@@ -66,7 +66,7 @@ def test_products_go_to_cublas_while_recording(monkeypatch: pytest.MonkeyPatch) 
         batched = np.ones((2, 2, 3), np.int64).view(_Array)
         assert cp.matmul(batched, batched)[0] == "cupy.matmul"  # integers: CuPy's kernel
         assert cp.dot(a, b.astype(np.float32))[0] == "cupy.dot"  # mixed dtypes
-        assert cp.matmul(a, b, out=None)[0] == "cupy.matmul"  # an argument gemm does not take
+        assert cp.matmul(a, b, dtype=None)[0] == "cupy.matmul"  # an argument gemm does not take
     assert len(calls) == 2
     assert cp.matmul is matmul and cp.dot is dot
 
@@ -606,3 +606,27 @@ def test_prods_rule_kernel_chooses_its_formula_on_the_device(zero: bool, axis: A
         kernels._generic_rule("Prod")(
             np, [gy], [x.view(_DeviceValues)], [x.shape], [y], [y.shape], axis=axis
         )
+
+
+def test_products_into_out_while_recording(
+    emulated: tuple[Any, _Cublas], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``matmul(a, b, out=out)`` (the generic convolution's products) computed by cuBLAS and
+    copied into ``out``, whatever its layout; an ``out`` of another shape goes to CuPy."""
+    cp, lib = emulated
+    cp.matmul = lambda a, b, *args, **kw: "cupy.matmul"
+    cp.dot = lambda a, b, *args, **kw: "cupy.dot"
+    monkeypatch.setattr(cublas_capture, "prepare", lambda cp: None)
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))
+    out = np.zeros((2, 3, 5)).view(_DevArray)
+    transposed = np.zeros((5, 3)).T.view(_DevArray)  # not C-contiguous
+    with capture._recordable_products(cp):
+        assert cp.matmul(_dev(a), _dev(b), out=out) is out
+        assert cp.matmul(_dev(a[0]), _dev(b), out=transposed) is transposed
+        assert cp.matmul(_dev(a), _dev(b), out=np.zeros((2, 3, 4)).view(_DevArray)) == (
+            "cupy.matmul"
+        )
+    np.testing.assert_allclose(np.asarray(out), a @ b, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(transposed), a[0] @ b, rtol=1e-12)
+    assert [name for name, _ in lib.calls[:2]] == ["cublasGemmStridedBatchedEx", "cublasGemmEx"]

@@ -9,8 +9,9 @@ relaxed mode, in which the memory pool may grow) and keeps the ``cupy.cuda.graph
   reused by the run only (in stream order, as the replay does), and nothing else ever gets the
   addresses the graph writes to.
 * **Products.** CuPy refuses to record cuBLAS; ``cupy.matmul``/``cupy.dot`` of 2-d float
-  arrays, and ``cupy.matmul`` of batched ones (BatchMatmul, Einsum's contractions), go to
-  recordable cuBLAS calls of :mod:`gradhub_cuda.cublas_capture` while recording.
+  arrays, and ``cupy.matmul`` of batched ones (BatchMatmul, Einsum's contractions), also into
+  ``out=``, go to recordable cuBLAS calls of :mod:`gradhub_cuda.cublas_capture` while
+  recording.
 * **No host data.** Copying host data to the GPU inside a recording would replay a copy from a
   host buffer that is gone by then; while recording, ``cupy.asarray``/``cupy.array`` of host data
   raise :class:`gradhub.CaptureUnsupported` naming it (the step then runs as a plan). Reading
@@ -137,11 +138,25 @@ def _recordable_products(cp: Any) -> Iterator[None]:
 
     def through_gemm(name: str, original: Any) -> Any:
         def product(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-            if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
+            out = kwargs.get("out")
+            if (
+                not args
+                and kwargs.keys() <= {"out"}
+                and type(a) is ndarray
+                and type(b) is ndarray
+                and (out is None or type(out) is ndarray)
+            ):
+                c = None
                 if supports(a, b):
-                    return gemm(cp, a, b)
-                if name == "matmul" and batched[0](a, b):
-                    return batched[1](cp, a, b)
+                    c = gemm(cp, a, b)
+                elif name == "matmul" and batched[0](a, b):
+                    c = batched[1](cp, a, b)
+                if c is not None:
+                    if out is None:
+                        return c
+                    if out.shape == c.shape and out.dtype == c.dtype:
+                        out[...] = c  # as CuPy's own product into an out it cannot write to
+                        return out
             return original(a, b, *args, **kwargs)
 
         return product

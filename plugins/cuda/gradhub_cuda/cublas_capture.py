@@ -18,7 +18,8 @@ pairwise contractions CuPy computes as ``cupy.matmul`` of 3-d arrays) goes to
 TF32 math), so where CuPy calls the same routine cuBLAS runs the same kernel. Batch axes that
 broadcast are read with stride 0 where one operand is a single matrix; other broadcasts are
 copied to full batches first (CuPy calls ``cublasSgemmBatched`` with pointer arrays there, whose
-kernel may differ in rounding). Other products (mixed or integer dtypes, empty operands, a
+kernel may differ in rounding). A product into ``out=`` (the generic convolution's) is computed
+so and copied into ``out``. Other products (mixed or integer dtypes, empty operands, a
 ``(1, k) @ (k, 1)`` product, which CuPy computes as a recordable reduction kernel) still go to
 CuPy; the ones it computes with cuBLAS are refused, and the step runs as a plan.
 
