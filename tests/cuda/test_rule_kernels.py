@@ -32,7 +32,7 @@ def test_the_rule_kernels_are_registered_for_their_functions() -> None:
         pytest.skip("gradhub-cuda is not installed")
     from gradhub_cuda.kernels import RULE_KERNELS
 
-    assert set(RULE_KERNELS) == {"ReLU", "SoftmaxCrossEntropy"}
+    assert set(RULE_KERNELS) == {"ReLU", "SoftmaxCrossEntropy", "Prod"}
     for name, fn in RULE_KERNELS.items():
         fdef = REGISTRY.get(name)
         assert fdef.rule is not None

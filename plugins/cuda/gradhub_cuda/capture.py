@@ -9,7 +9,9 @@ relaxed mode, in which the memory pool may grow) and keeps the ``cupy.cuda.graph
   reused by the run only (in stream order, as the replay does), and nothing else ever gets the
   addresses the graph writes to.
 * **Products.** CuPy refuses to record cuBLAS; ``cupy.matmul``/``cupy.dot`` of 2-d float
-  arrays go to a recordable cuBLAS call of :mod:`gradhub_cuda.cublas_capture` while recording.
+  arrays, and ``cupy.matmul`` of batched ones (BatchMatmul, Einsum's contractions), also into
+  ``out=``, go to recordable cuBLAS calls of :mod:`gradhub_cuda.cublas_capture` while
+  recording.
 * **No host data.** Copying host data to the GPU inside a recording would replay a copy from a
   host buffer that is gone by then; while recording, ``cupy.asarray``/``cupy.array`` of host data
   raise :class:`gradhub.CaptureUnsupported` naming it (the step then runs as a plan). Reading
@@ -18,6 +20,8 @@ relaxed mode, in which the memory pool may grow) and keeps the ``cupy.cuda.graph
   label range) hands its flag to :func:`defer_check` while recording instead of reading it; each
   launch reads the flags afterwards (one synchronisation) and reports a failure, so that the
   caller runs the step without the graph, where the kernel raises its error.
+* **Arrays made before.** A kernel reading a device array it made before the recording (a
+  GetItem key copied to the GPU once) hands it to :func:`keep`: the graph holds it.
 
 Launches go to the current stream (CuPy's default: the legacy stream, ordered with all other
 work). Nothing here imports CuPy at import time.
@@ -37,6 +41,8 @@ class _State(threading.local):
     def __init__(self) -> None:
         #: the flags deferred by kernels while this thread records, else None
         self.deferred: list[Any] | None = None
+        #: arrays made outside the recording that it reads, kept as long as the graph
+        self.kept: list[Any] | None = None
 
 
 _STATE = _State()
@@ -60,14 +66,32 @@ def defer_check(flag: Any) -> bool:
     return True
 
 
+def keep(array: Any) -> None:
+    """While a graph is recorded on this thread: keep ``array`` (made outside the recording, read
+    by it) alive as long as the graph; otherwise nothing.
+
+    Example::
+
+        >>> from gradhub_cuda.capture import keep
+        >>> keep(None)   # not recording
+    """
+    kept = _STATE.kept
+    if kept is not None:
+        kept.append(array)
+
+
 class CudaGraph:
     """A recorded CUDA graph with the memory pool its arrays live in and its deferred checks."""
 
-    def __init__(self, graph: Any, pool: Any, flags: list[Any], device: Any) -> None:
+    def __init__(
+        self, graph: Any, pool: Any, flags: list[Any], device: Any, kept: list[Any] | None = None
+    ) -> None:
         self.graph = graph
         self.pool = pool
         self.flags = flags
         self.device = device
+        #: arrays made outside the recording that the graph reads (see :func:`keep`)
+        self.kept = kept or []
         #: launches so far
         self.launches = 0
 
@@ -98,8 +122,9 @@ def _replaced(cp: Any, names: tuple[str, ...], make: Callable[[str, Any], Any]) 
 
 @contextmanager
 def _recordable_products(cp: Any) -> Iterator[None]:
-    """``cupy.matmul``/``cupy.dot`` of 2-d float arrays through a recordable cuBLAS call (see
-    :mod:`gradhub_cuda.cublas_capture`; CuPy's own refuses to be recorded)."""
+    """``cupy.matmul``/``cupy.dot`` of 2-d float arrays, and ``cupy.matmul`` of batched ones,
+    through recordable cuBLAS calls (see :mod:`gradhub_cuda.cublas_capture`; CuPy's own refuse
+    to be recorded)."""
     from . import cublas_capture
 
     try:
@@ -109,12 +134,29 @@ def _recordable_products(cp: Any) -> Iterator[None]:
         return
     ndarray = cp.ndarray
     supports, gemm = cublas_capture.supports, cublas_capture.gemm
+    batched = cublas_capture.supports_batched, cublas_capture.batched_gemm
 
     def through_gemm(name: str, original: Any) -> Any:
         def product(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-            if not args and not kwargs and type(a) is ndarray and type(b) is ndarray:
+            out = kwargs.get("out")
+            if (
+                not args
+                and kwargs.keys() <= {"out"}
+                and type(a) is ndarray
+                and type(b) is ndarray
+                and (out is None or type(out) is ndarray)
+            ):
+                c = None
                 if supports(a, b):
-                    return gemm(cp, a, b)
+                    c = gemm(cp, a, b)
+                elif name == "matmul" and batched[0](a, b):
+                    c = batched[1](cp, a, b)
+                if c is not None:
+                    if out is None:
+                        return c
+                    if out.shape == c.shape and out.dtype == c.dtype:
+                        out[...] = c  # as CuPy's own product into an out it cannot write to
+                        return out
             return original(a, b, *args, **kwargs)
 
         return product
@@ -148,12 +190,13 @@ def capture(cp: Any, cuda_device: Any, run: Callable[[], None]) -> CudaGraph:
     :class:`CudaGraph` (not launched yet)."""
     pool = cp.cuda.MemoryPool()
     flags: list[Any] = []
+    kept: list[Any] = []
     with cuda_device:
         stream = cp.cuda.Stream(non_blocking=True)
         # the capture stream starts after everything queued so far (the inputs' copies)
         stream.wait_event(cp.cuda.get_current_stream().record())
         with cp.cuda.using_allocator(pool.malloc), stream:
-            _STATE.deferred = flags
+            _STATE.deferred, _STATE.kept = flags, kept
             try:
                 with _recordable_products(cp):
                     stream.begin_capture()
@@ -179,5 +222,5 @@ def capture(cp: Any, cuda_device: Any, run: Callable[[], None]) -> CudaGraph:
                             f"({type(e).__name__}: {e})"
                         ) from e
             finally:
-                _STATE.deferred = None
-    return CudaGraph(graph, pool, flags, cuda_device)
+                _STATE.deferred = _STATE.kept = None
+    return CudaGraph(graph, pool, flags, cuda_device, kept)

@@ -1,7 +1,8 @@
 """Faster CUDA kernels keyed by function name (the table :data:`KERNELS`).
 
 A kernel is added here only where a GPU measurement showed a gain over the function's generic
-``xp`` kernel running on CuPy (docs/cuda.md gives the numbers), and each one is covered by the op
+``xp`` kernel running on CuPy (docs/cuda.md gives the numbers), or where it lets a compiled step
+be recorded into a CUDA graph (the index checks below), and each one is covered by the op
 matrix on ``cuda`` like the generic kernels. On a GPU the generic kernels are bound by the host:
 CuPy costs some microseconds of Python per launched kernel, and the generic convolution and
 pooling launch one small kernel (or several) per kernel offset. These kernels do the same work in
@@ -23,6 +24,14 @@ a few launches:
 * **Sum over every axis but one** (the bias gradients of convolutions): one reduction over the
   contiguous trailing axes, then one over the leading ones.
 
+* **Embed, EmbedBackward, OneHot**: the index checks in one kernel setting a device flag,
+  read with one synchronisation (the generic kernels read the minimum and the maximum), or,
+  while a CUDA graph is recorded, after each launch (:func:`gradhub_cuda.capture.defer_check`),
+  so that steps holding them can be recorded; OneHot's output written by one kernel.
+
+* **GetItem, GetItemBackward** with host integer arrays in the key: the generic kernels, the
+  arrays copied to the GPU once per array instead of at every call (recordable).
+
 * **MaxPooling and its derivative family** (2-d windows over the last two axes,
   float32/float64): one kernel per call, one thread per output (or input) element, with the
   generic kernels' first-maximum rule (row-major within the window, padding counted as -inf) and
@@ -38,13 +47,14 @@ Nothing here imports CuPy before a kernel runs.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from .capture import defer_check
+from .capture import defer_check, keep
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -291,6 +301,11 @@ if (lab < 0 || lab >= C) {
 # product with the 0/1 mask as in the generic rule, so NaN and infinite gradients behave the same
 _RELU_BW = "gx = g * (T)(y > (T)0);"
 
+# an index outside [0, n), or a float index that is no whole number (NaN included), sets the flag
+_INDEX_CHECK = "if (!(x >= (T)0 && x < bound) || (T)(long long)x != x) bad[0] = 1;"
+
+_ONE_HOT = "y = (flat[i / P] == i % P) ? 1.0f : 0.0f;"
+
 # SoftmaxCrossEntropy's backward over the class axis of x seen as (outer, C, K) (C-contiguous),
 # one thread per (outer, k) row: dx = (softmax(x) - onehot(t)) * gy, computed in the generic
 # rule's order (exp(x - max), divided by the sum, 1 subtracted at the label, times gy). A label
@@ -400,6 +415,8 @@ def _k(narrow: bool = False) -> dict[str, Any]:
         ),
         "sce": ew("sce", "raw T x, raw L t, IDX C", "T loss, raw int32 bad", _SCE),
         "relu_bw": ew("relu_bw", "T g, T y", "T gx", _RELU_BW),
+        "index_check": ew("index_check", "T x, int64 bound", "raw int32 bad", _INDEX_CHECK),
+        "one_hot": ew("one_hot", "raw int64 flat, int64 P", "float32 y", _ONE_HOT),
         "sce_bw": ew("sce_bw", "raw T x, L t, T g, IDX C, IDX K", "raw T dx", _SCE_BW),
         "sce_bw_wide": ew(
             "sce_bw_wide",
@@ -834,6 +851,168 @@ def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any
     return loss
 
 
+# -- index checks deferred: Embed, EmbedBackward, OneHot ----------------------------------------
+
+#: index dtypes the device-side check reads (the generic kernels take the others and raise)
+_INDEX_DTYPES = (
+    tuple(
+        np.dtype(t)
+        for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+    )
+    + _FLOATS
+)
+
+
+def _sizes(shape: Any) -> tuple[int, ...] | None:
+    """``shape`` as a tuple of ints >= 0, or None (the generic kernel then raises its error)."""
+    try:
+        vals = tuple(shape)
+    except TypeError:
+        return None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+        return None
+    return tuple(int(v) for v in vals) if all(v >= 0 for v in vals) else None
+
+
+def _checked_ids(xp: Any, ids: Any, bounds: tuple[int, ...], bad: Any) -> bool:
+    """Set ``bad`` (an int32 device flag) where an id of ``ids`` is outside ``[0, bound)`` or a
+    float id is no whole number (``ids[..., j]`` against ``bounds[j]`` when several bounds are
+    given); True when the check failed (read now), False when it passed or a recording keeps
+    the flag to read after each launch."""
+    check = _k()["index_check"]
+    if len(bounds) == 1:
+        check(ids, bounds[0], bad)
+    else:
+        for j, n in enumerate(bounds):
+            check(ids[..., j], n, bad)
+    if defer_check(bad):  # recording a CUDA graph: read after each launch
+        return False
+    return bool(int(bad.get()[0]))
+
+
+def _as_ids(ids: Any) -> Any:
+    """Checked ids as the generic kernels use them (floats cast to int64, as
+    :func:`gradhub_nn_ops.math.whole_numbers`)."""
+    return ids if ids.dtype.kind in "iu" else ids.astype(np.int64)
+
+
+def embed(xp: Any, x0: Any, w: Any) -> Any:
+    """Embed on ``cuda``: the ids' range check (and, for float ids, the whole-number check) in
+    one kernel setting a device flag, read once (the generic kernel reads the minimum and the
+    maximum, two synchronisations) or, while a CUDA graph is recorded, after each launch
+    (:func:`gradhub_cuda.capture.defer_check`); the rows gathered as the generic kernel does."""
+    if w.ndim < 1 or x0.dtype not in _INDEX_DTYPES or not x0.size:
+        return _generic("Embed")(xp, x0, w)
+    bad = xp.zeros(1, dtype=np.int32)
+    if _checked_ids(xp, x0, (w.shape[0],), bad):
+        return _generic("Embed")(xp, x0, w)  # raises, naming the ids
+    return xp.take(w, _as_ids(x0), axis=0)
+
+
+def embed_backward(xp: Any, x0: Any, g: Any, shape: Any = ()) -> Any:
+    """EmbedBackward on ``cuda``: the ids checked as by :func:`embed`, the rows scatter-added
+    as the generic kernel does."""
+    sizes = _sizes(shape)
+    if (
+        sizes is None
+        or not sizes
+        or x0.dtype not in _INDEX_DTYPES
+        or not x0.size
+        or tuple(g.shape) != tuple(x0.shape) + sizes[1:]
+    ):
+        return _generic("EmbedBackward")(xp, x0, g, shape)
+    bad = xp.zeros(1, dtype=np.int32)
+    if _checked_ids(xp, x0, sizes[:1], bad):
+        return _generic("EmbedBackward")(xp, x0, g, shape)  # raises, naming the ids
+    out = xp.zeros(sizes, dtype=g.dtype)
+    xp.add.at(out, _as_ids(x0).reshape(-1), g.reshape((x0.size, *sizes[1:])))
+    return out
+
+
+def one_hot(xp: Any, x: Any, shape: Any = ()) -> Any:
+    """OneHot on ``cuda``: the indices checked as by :func:`embed` (each last-axis position
+    against its size), and the float32 output written by one kernel (the generic kernel fills
+    zeros and scatters ones, which copies the host scalar 1.0 to the GPU)."""
+    sizes = _sizes(shape)
+    if (
+        sizes is None
+        or not sizes
+        or x.dtype not in _INDEX_DTYPES
+        or x.ndim < 1
+        or x.shape[-1] != len(sizes)
+        or not x.size
+    ):
+        return _generic("OneHot")(xp, x, shape)
+    bad = xp.zeros(1, dtype=np.int32)
+    if _checked_ids(xp, x, sizes, bad):
+        return _generic("OneHot")(xp, x, shape)  # raises, naming the position and its range
+    lead = tuple(x.shape[:-1])
+    m = math.prod(lead)
+    idx = _as_ids(x).reshape(m, len(sizes))
+    flat = xp.zeros((m,), dtype=np.int64)
+    stride = 1
+    for k in reversed(range(len(sizes))):
+        flat += idx[:, k].astype(np.int64) * stride
+        stride *= sizes[k]
+    y = xp.empty((m, stride), dtype=np.float32)
+    if y.size:
+        _k()["one_hot"](flat, stride, y)
+    return y.reshape((*lead, *sizes))
+
+
+# -- integer-array keys of GetItem and GetItemBackward, copied to the GPU once ----------------
+
+#: id of a host integer array used in a key -> (its contents when copied, GPU id -> the copy);
+#: an entry lives as long as the host array (the node attributes holding the key), so that a
+#: recorded graph reading the copy never outlives it
+_KEY_COPIES: dict[int, tuple[Any, dict[int, Any]]] = {}
+
+
+def _device_key_entry(xp: Any, a: Any) -> Any:
+    """The GPU copy of the host integer array ``a`` (made once per GPU, again when ``a``'s
+    contents changed since)."""
+    dev = xp.cuda.Device().id
+    key = id(a)
+    entry = _KEY_COPIES.get(key)
+    if entry is not None and not (entry[0].shape == a.shape and np.array_equal(entry[0], a)):
+        entry = None
+    if entry is None:
+        entry = _KEY_COPIES[key] = (a.copy(), {})
+        weakref.finalize(a, _KEY_COPIES.pop, key, None)
+    copies = entry[1]
+    d = copies.get(dev)
+    if d is None:
+        d = copies[dev] = xp.asarray(a)
+    keep(d)  # recording a CUDA graph: it reads d as long as it lives
+    return d
+
+
+def _device_key(xp: Any, key: Any) -> Any:
+    """``key`` with its host integer arrays replaced by their GPU copies (other entries,
+    boolean masks among them, as they are)."""
+    entries = key if isinstance(key, tuple) else (key,)
+    if not any(type(k) is np.ndarray and k.dtype.kind in "iu" for k in entries):
+        return key
+    out = tuple(
+        _device_key_entry(xp, k) if type(k) is np.ndarray and k.dtype.kind in "iu" else k
+        for k in entries
+    )
+    return out if isinstance(key, tuple) else out[0]
+
+
+def get_item(xp: Any, x: Any, key: Any = ()) -> Any:
+    """GetItem on ``cuda``: the generic kernel, with the key's host integer arrays copied to the
+    GPU once (:func:`_device_key`) instead of at every call, so that a step indexing with them
+    can be recorded into a CUDA graph."""
+    return _generic("GetItem")(xp, x, _device_key(xp, key))
+
+
+def get_item_backward(xp: Any, g: Any, key: Any = (), shape: Any = ()) -> Any:
+    """GetItemBackward on ``cuda`` (Pad's reflect/repeat gradients among its callers), the key
+    as for :func:`get_item`."""
+    return _generic("GetItemBackward")(xp, g, _device_key(xp, key), shape)
+
+
 # -- sums over all axes but one ---------------------------------------------------------------
 
 
@@ -885,6 +1064,11 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "MaskedUnpooling": masked_unpooling,
     "MaskedPooling": masked_pooling,
     "SoftmaxCrossEntropy": softmax_cross_entropy,
+    "Embed": embed,
+    "EmbedBackward": embed_backward,
+    "OneHot": one_hot,
+    "GetItem": get_item,
+    "GetItemBackward": get_item_backward,
 }
 """Function name -> its ``cuda`` kernel (same signature as the generic ``xp`` kernel)."""
 
@@ -943,9 +1127,53 @@ def softmax_cross_entropy_backward(
     return [_k(_narrow(xx.size))["sce_bw_wide"](xc, m, s, tr, gr, c, k), None]
 
 
+def _exclusive_prod(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """For each element of ``x``, the product of the other elements of its group over ``axes``,
+    by prefix and suffix products (gradhub-nn-ops' array rule of Prod computes it the same way,
+    so both give the same numbers)."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    perm = kept + list(axes)
+    xt = xp.transpose(x, perm)
+    moved_shape = xt.shape
+    xt = xt.reshape(-1, math.prod(x.shape[a] for a in axes))
+    ones = xp.ones((xt.shape[0], 1), dtype=x.dtype)
+    left = xp.concatenate([ones, xp.cumprod(xt[:, :-1], axis=1)], axis=1)
+    rev = xt[:, ::-1]
+    right = xp.concatenate([ones, xp.cumprod(rev[:, :-1], axis=1)], axis=1)[:, ::-1]
+    e = (left * right).reshape(moved_shape)
+    return xp.transpose(e, np.argsort(perm).tolist())
+
+
+def prod_backward(
+    xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, axis: Any = None, keepdims: bool = False
+) -> list[Any]:
+    """Prod's first-order backward on ``cuda``: :math:`g_x = g_y \\cdot y / x` where no element
+    of ``x`` is zero, else :math:`g_y` times the product of the other elements of each group
+    (prefix and suffix products), as the generic rule; both computed and one kept by
+    ``where`` on the device, instead of reading on the host whether ``x`` holds a zero (a
+    synchronisation, which a CUDA graph cannot record). The values are those of the generic
+    rule."""
+    from gradhub_nn_ops.math import kept_shape, norm_axes
+
+    xx, g0 = x[0], gy[0]
+    yy = y[0] if y else None
+    if xx.dtype not in _FLOATS or yy is None or g0.dtype != xx.dtype or not xx.size:
+        return _generic_rule("Prod")(xp, gy, x, xs, y, ys, axis=axis, keepdims=keepdims)  # type: ignore[no-any-return]
+    shape = tuple(xs[0])
+    axes = norm_axes("prod", axis, len(shape))
+    if not axes:
+        return _generic_rule("Prod")(xp, gy, x, xs, y, ys, axis=axis, keepdims=keepdims)  # type: ignore[no-any-return]
+    k = kept_shape(shape, axes)
+    g = g0.reshape(k)
+    by_division = yy.reshape(k) / xx
+    others = _exclusive_prod(xp, xx, axes)
+    return [g * xp.where((xx == 0).any(), others, by_division)]
+
+
 RULE_KERNELS: dict[str, Callable[..., Any]] = {
     "ReLU": relu_backward,
     "SoftmaxCrossEntropy": softmax_cross_entropy_backward,
+    "Prod": prod_backward,
 }
 """Function name -> the ``cuda`` rule kernel of its rule (the signature of the rule's
 ``fast_backward``; registered with ``register.rule_kernel``)."""

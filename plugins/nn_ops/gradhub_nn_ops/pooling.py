@@ -752,17 +752,20 @@ def _masked_pooling(
 
 
 def _avg_divisor(xp: Any, geo: PoolGeom, including_pad: bool, dtype: Any) -> Any:
-    """Window sizes (nnabla's rule), shaped to broadcast against the output."""
-    div = np.ones((1,) * len(geo.shape))
+    """Window sizes (nnabla's rule), shaped to broadcast against the output.
+
+    Built with ``xp`` on the data's device (no host data copied: a CUDA-graph recording could
+    not replay such a copy); the sizes are whole numbers, so their float64 product is exact."""
+    div = xp.ones((1,) * len(geo.shape))
     for a, k, s, p, o in zip(geo.axes, geo.kernel, geo.stride, geo.pad, geo.out):
         w = geo.shape[a]
-        start = np.arange(o) * s - p
-        end = np.minimum(start + k, w + p)
-        size = end - start if including_pad else np.minimum(end, w) - np.maximum(start, 0)
+        start = xp.arange(o) * s - p
+        end = xp.minimum(start + k, w + p)
+        size = end - start if including_pad else xp.minimum(end, w) - xp.maximum(start, 0)
         shape = [1] * len(geo.shape)
         shape[a] = o
         div = div * size.reshape(shape)
-    return xp.asarray(div.astype(dtype))
+    return div.astype(dtype)
 
 
 def _average_pooling(

@@ -10,6 +10,7 @@ Stack and Pad use the core's indexing functions GetItem and GetItemBackward
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -52,10 +53,6 @@ def _ints(fn: str, arg: str, value: Any) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not all(is_int(v) for v in vals):
         raise TypeError(f"{fn}: {arg} must be an int or a sequence of ints, got {value!r}")
     return tuple(int(v) for v in vals)
-
-
-def _as_xp(xp: Any, a: Any) -> Any:
-    return a if xp is np else xp.asarray(a)
 
 
 # -- Transpose ---------------------------------------------------------------------------------
@@ -321,16 +318,28 @@ def _pad_pairs(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     return [(0, 0)] * (ndim - len(pairs)) + pairs
 
 
-def _pad_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
-    """Which input index each output index of one padded axis reads (reflect/repeat)."""
-    i = np.arange(-before, n + after)
+def _pad_index(n: int, before: int, after: int, mode: str, xp: Any = np) -> Any:
+    """Which input index each output index of one padded axis reads (reflect/repeat), built
+    with ``xp`` on its device (no host data copied: a CUDA-graph recording could not replay
+    such a copy)."""
+    i = xp.arange(-before, n + after)
     if mode == "repeat":
-        return np.clip(i, 0, n - 1)
+        return xp.clip(i, 0, n - 1)
     if n == 1:
-        return np.zeros_like(i)
+        return xp.zeros_like(i)
     period = 2 * (n - 1)
-    i = np.abs(i) % period
-    return np.where(i < n, i, period - i)
+    i = xp.abs(i) % period
+    return xp.where(i < n, i, period - i)
+
+
+@cache
+def _host_pad_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """:func:`_pad_index` on the host, one read-only array per geometry: the key of Pad's
+    backward is then the same array at every call (a device keeps one copy of it, see
+    gradhub-cuda's GetItemBackward kernel)."""
+    idx = _pad_index(n, before, after, mode)
+    idx.flags.writeable = False
+    return idx  # type: ignore[no-any-return]
 
 
 def _check_pad_mode(mode: str, shape: Sequence[int], pairs: Sequence[tuple[int, int]]) -> None:
@@ -352,7 +361,7 @@ def _pad(
     y = x
     for ax, (b, a) in enumerate(pairs):
         if b or a:
-            idx = _as_xp(xp, _pad_index(x.shape[ax], b, a, mode))
+            idx = _pad_index(x.shape[ax], b, a, mode, xp)
             y = xp.take(y, idx, axis=ax)
     return y
 
@@ -370,7 +379,7 @@ def _pad_bw(gy, inputs, in_shapes, outputs, out_shapes, pad_width, mode, constan
         b, a = pairs[ax]
         if not (b or a):
             continue
-        idx = _pad_index(shape[ax], b, a, mode)
+        idx = _host_pad_index(shape[ax], b, a, mode)
         cur[ax] = shape[ax]
         key = (slice(None),) * ax + (idx,)
         g = call("GetItemBackward", g, key=key, shape=tuple(cur))
