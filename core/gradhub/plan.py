@@ -764,7 +764,9 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                 if save == 1:
                     lines.append(f"    N{k}.saved_in = ({', '.join(f'v{j}' for j in ins)},)")
                 elif save == 3:  # (2: the rule keeps nothing, the saved arrays stay None)
-                    lines.append(f"    N{k}.save([{', '.join(f'v{j}' for j in ins)}], {outs})")
+                    # (a value a fused run keeps inside is one the rule does not keep: None)
+                    kept = ", ".join("None" if j in inside else f"v{j}" for j in ins)
+                    lines.append(f"    N{k}.save([{kept}], {outs})")
             frees = tuple(j for j in frees if j not in inside)
             if frees:
                 lines.append(f"    del {', '.join(f'v{j}' for j in frees)}")
