@@ -37,8 +37,8 @@ FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def set_enabled(on: bool) -> bool:
-    """Turn elementwise fusion in plans on or off; returns the previous setting. The plans made
-    before are made again (the registry's generation changes).
+    """Turn elementwise fusion in plans on or off for the plans made from then on (a plan keeps
+    what it was made with, until it is made again); returns the previous setting.
 
     Example::
 
@@ -50,8 +50,6 @@ def set_enabled(on: bool) -> bool:
     global _enabled
     before = _enabled
     _enabled = bool(on)
-    if before != _enabled:
-        REGISTRY.changed()
     return before
 
 
@@ -226,16 +224,17 @@ def _group(
     made: dict[int, int] = {}  # plan position -> the op making it
     ext: list[int] = []
     ext_meta: list[tuple[tuple[int, ...], Any]] = []
-    ops = []
+    ops: list[FusedOp] = []
     wanted: set[int] = set()
     members = range(first, end)
     for k in members:
         node, _, _, attrs, ins, b = steps[k][:6]
-        args = []
         for j, s, d in zip(ins, node.in_shapes, node.in_dtypes):
             if j not in made and j not in ext:
                 ext.append(j)
                 ext_meta.append((tuple(s), d))
+        # an op's arguments: an earlier op's result (its index), or an input (-1 - its index)
+        args = tuple(made[j] if j in made else -1 - ext.index(j) for j in ins)
         kept_in, kept_out = _kept(steps[k])
         wanted |= {j for j in kept_in if j in made}
         if kept_out or node.outputs[0]() is not None:
@@ -243,10 +242,7 @@ def _group(
         if any(r not in members for r in readers.get(b, ())):
             wanted.add(b)
         made[b] = len(ops)
-        ops.append(FusedOp(node.fdef.name, tuple(attrs.items()), ()))
-        for j in ins:
-            args.append(made[j] if j in made else -1 - ext.index(j))
-        ops[-1] = ops[-1]._replace(args=tuple(args))
+        ops.append(FusedOp(node.fdef.name, tuple(attrs.items()), args))
     n = len(ext)
     # value numbers: the inputs first, then the ops' results
     ops = [op._replace(args=tuple(-1 - a if a < 0 else n + a for a in op.args)) for op in ops]

@@ -671,9 +671,7 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
             type_of[step[5]] = step[0].out_type
     fused = plan.fused
     #: the values a fused run keeps inside its kernel (no local of the generated code)
-    inside = {
-        plan.steps[k][5] for k, grp in fused.items() if plan.steps[k][5] not in grp.outs
-    }
+    inside = {plan.steps[k][5] for k, grp in fused.items() if plan.steps[k][5] not in grp.outs}
     runs = []
     for g, (lo, hi) in enumerate(plan.segments):
         env: dict[str, Any] = {"_fix": _kernel_result}

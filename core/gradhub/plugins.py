@@ -1176,7 +1176,6 @@ def _commit_phase2(s: _Staging) -> None:
             # rule with rule kernels goes through its general path, which picks the device's
             _put(s, vars(current), "fast1", None)
 
-
     for kind, fuser, _ in s.fusers:
         kind = REGISTRY.device_aliases.get(kind, kind)
         _put(s, REGISTRY.fusers, kind, fuser)
