@@ -109,6 +109,11 @@ CHAINS: dict[str, Callable[[gh.Variable, gh.Variable], gh.Variable]] = {
     "activations": lambda x, b: F.relu(F.sigmoid(F.tanh(x * 0.5) * b) - 0.25),
     "math": lambda x, b: F.exp(F.sin(x) * F.cos(b)) + F.log(F.abs(x) + 1.0),
     "scalars": lambda x, b: 1.0 / (1.0 - x**2) + -(x * b),
+    "comparisons": lambda x, b: (
+        F.maximum2(F.minimum2(x, b), F.maximum_scalar(F.minimum_scalar(b, val=1.5), val=-0.5))
+        * (F.greater(x, b) + F.less_equal(x, b) + F.not_equal(x, b))
+        * (F.greater_scalar(x, val=0.25) + F.equal_scalar(x, val=0.0) + F.less_scalar(x))
+    ),
 }
 
 

@@ -33,6 +33,9 @@ def _namespace(dtype: Any) -> dict[str, Any]:
     def gh_max(a: Any, b: Any) -> Any:
         return np.where(np.isnan(a) | np.isnan(b), T(np.nan), np.maximum(a, b))
 
+    def gh_min(a: Any, b: Any) -> Any:
+        return np.where(np.isnan(a) | np.isnan(b), T(np.nan), np.minimum(a, b))
+
     def gh_sigmoid(x: Any) -> Any:
         e = np.exp(-np.abs(x))
         r = T(1) / (T(1) + e)
@@ -46,6 +49,7 @@ def _namespace(dtype: Any) -> dict[str, Any]:
         "gh_div": lambda a, b: a / b,
         "gh_abs": np.abs,
         "gh_max": gh_max,
+        "gh_min": gh_min,
         "gh_sigmoid": gh_sigmoid,
         "exp": np.exp,
         "log": np.log,
@@ -126,6 +130,13 @@ CHAINS: dict[str, Callable[[gh.Variable, gh.Variable], gh.Variable]] = {
     "math": lambda x, b: F.exp(F.sin(x) * F.cos(b)) + F.log(F.abs(x) + 1.0),
     "scalars": lambda x, b: 1.0 / (1.0 - x**2) + -(x * b),
     "scalar operand": lambda x, b: (x - b[0, 0]) * b[0, 0] + 1.0 / 3.0,
+    "comparisons": lambda x, b: (
+        F.maximum2(F.minimum2(x, b), F.maximum_scalar(F.minimum_scalar(b, val=1.5), val=-0.5))
+        * (F.greater(x, b) + F.greater_equal(x, b) + F.less(x, b) + F.less_equal(x, b))
+        * (F.equal(x, b) + F.not_equal(x, b) + F.greater_scalar(x, val=0.25))
+        * (F.greater_equal_scalar(x, val=0.0) + F.less_scalar(x) + F.less_equal_scalar(x))
+        * (F.equal_scalar(x, val=0.0) + F.not_equal_scalar(x, val=-0.0))
+    ),
 }
 
 

@@ -49,6 +49,12 @@ __device__ inline float gh_max(float a, float b) {
 __device__ inline double gh_max(double a, double b) {
   return (isnan(a) | isnan(b)) ? double(NAN) : double(max(a, b));
 }
+__device__ inline float gh_min(float a, float b) {
+  return (isnan(a) | isnan(b)) ? float(NAN) : float(min(a, b));
+}
+__device__ inline double gh_min(double a, double b) {
+  return (isnan(a) | isnan(b)) ? double(NAN) : double(min(a, b));
+}
 template <typename F> __device__ inline F gh_sigmoid(F x) {
   F e = exp(-gh_abs(x));
   F r = gh_div(F(1), gh_add(F(1), e));
@@ -111,6 +117,28 @@ def _sigmoid(a: Sequence[str], attrs: dict[str, Any], dtype: Any) -> str | None:
     return f"gh_sigmoid({a[0]})"
 
 
+def _compare(op: str) -> Expr:
+    # the generic kernel: xp.<comparison>(x0, x1).astype(dtype): the bool as 1.0 or 0.0
+    return lambda a, attrs, dtype: f"T({a[0]} {op} {a[1]})"
+
+
+def _compare_scalar(op: str) -> Expr:
+    def expr(a: Sequence[str], attrs: dict[str, Any], dtype: Any) -> str | None:
+        c = _const(attrs.get("val", 1.0), dtype)
+        return None if c is None else f"T({a[0]} {op} {c})"
+
+    return expr
+
+
+_COMPARISONS = {
+    "Greater": ">",
+    "GreaterEqual": ">=",
+    "Less": "<",
+    "LessEqual": "<=",
+    "Equal": "==",
+    "NotEqual": "!=",
+}
+
 #: function name -> its expression builder ``(argument names, attributes, dtype) -> C++``
 #: (None: these attributes stay unfused)
 EXPRESSIONS: dict[str, Expr] = {
@@ -132,6 +160,12 @@ EXPRESSIONS: dict[str, Expr] = {
     "Tanh": _unary("tanh"),
     "ReLU": _relu,
     "Sigmoid": _sigmoid,
+    "Maximum2": _binary("gh_max"),
+    "Minimum2": _binary("gh_min"),
+    "MaximumScalar": _scalar_right("gh_max"),  # (cupy.maximum(x, dtype(val)))
+    "MinimumScalar": _scalar_right("gh_min"),
+    **{name: _compare(op) for name, op in _COMPARISONS.items()},
+    **{f"{name}Scalar": _compare_scalar(op) for name, op in _COMPARISONS.items()},
 }
 
 _ATTRS_OK = {"ReLU": {"inplace"}}
