@@ -4,8 +4,9 @@ A plan (:mod:`gradhub.plan`) built for a device that has a **fuser** (registered
 plugin with ``register.fuser(device, fuser)`` in ``gradhub_add_kernels``) looks in its forward
 schedule for runs of consecutive elementwise nodes (``FunctionDef.elementwise``) that the fuser
 accepts, of one floating dtype (float32 or float64) and one shape, whose inputs have that shape or
-are 0-d. Each such run of two or more nodes becomes a :class:`Chain`, which the fuser turns into
-one callable ``fn(xp, *inputs) -> outputs``: one kernel launch in place of one per node.
+are 0-d (a run of 0-d values, such as a loss's arithmetic, too). Each such run of two or more
+nodes becomes a :class:`Chain`, which the fuser turns into one callable
+``fn(xp, *inputs) -> outputs``: one kernel launch in place of one per node.
 
 A value computed inside a chain is still **produced** (an output of the fused call) where anything
 else needs it: a node outside the chain (in any segment of the plan), the arrays a backward rule
@@ -147,7 +148,7 @@ def _candidate(step: tuple[Any, ...], fusers: dict[str, Any], type_of: dict[int,
     if fuser is None:
         return None
     dtype, shape = node.out_dtypes[0], node.out_shapes[0]
-    if dtype not in FUSED_DTYPES or not shape or 0 in shape:
+    if dtype not in FUSED_DTYPES or 0 in shape:
         return None
     for j, s, d in zip(ins, node.in_shapes, node.in_dtypes):
         if d != dtype or (s != shape and s != ()) or type_of.get(j) is not node.out_type:
@@ -180,7 +181,7 @@ def find_groups(
     each inside one of its ``segments``, ``type_of`` the array type of each value position where
     the plan knows it. Empty when fusion is off or no device of the steps has a fuser."""
     fusers = REGISTRY.fusers
-    if not _enabled or not fusers:
+    if not _enabled or not fusers or not any(s[0].device.kind in fusers for s in steps):
         return []
     readers: dict[int, list[int]] = {}
     for k, step in enumerate(steps):

@@ -218,6 +218,16 @@ def test_a_broadcast_operand_cuts_the_run() -> None:
     assert np.array_equal(np.asarray(y2.d), (X * 2.0 + 2.5) * 3.0)
 
 
+def test_a_run_of_0d_values_is_fused() -> None:
+    x = _fake(X)
+    s = x.sum()  # (not elementwise: the run starts after it)
+    y = (s * 0.5 + 1.0) * s
+    got = _run_twice(y)
+    (chain,) = FUSER.chains
+    assert chain.shape == () and [op.name for op in chain.ops] == ["MulScalar", "AddScalar", "Mul2"]
+    assert np.array_equal(got, (X.sum() * 0.5 + 1.0) * X.sum())
+
+
 def test_a_compiled_step_fuses_and_matches_the_eager_step() -> None:
     w = _fake(B, need_grad=True)
 

@@ -188,3 +188,21 @@ def test_fusion_off_launches_no_fused_kernel(on: None) -> None:
     y.forward()
     assert cf.FUSED_CALLS[0] == before
     assert gh.plan.plan_of(y).fused == {}  # type: ignore[union-attr]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_run_of_0d_values_is_one_launch(on: None, dtype: Any) -> None:
+    cf = _fuser()
+    cp = _cp()
+    x = gh.Variable(cp.asarray(_data(dtype)[8:, :]))
+    s = F.sum(x)
+    y = F.tanh(s * 0.01 + 1.0) * s - F.exp(s * 1e-3)
+    eager = _host(y.d)
+    before = cf.FUSED_CALLS[0]
+    y.forward()
+    y.forward()
+    p = gh.plan.plan_of(y)
+    assert p is not None and len({id(g) for g in p.fused.values()}) == 1
+    assert cf.FUSED_CALLS[0] - before == 2
+    assert np.array_equal(_host(y.d), eager)

@@ -213,3 +213,15 @@ def test_a_fused_training_step_gives_the_eager_gradients(dtype: Any) -> None:
         for g, e in zip(got, want):
             assert np.array_equal(g, e)
     assert StandIn.calls == 2
+
+
+def test_a_run_of_0d_values() -> None:
+    """The GPU test's 0-d run (a loss's arithmetic), run here by the stand-in."""
+    x = _fake(_data(np.float32, 6)[8:, :])
+    s = F.sum(x)
+    y = F.tanh(s * 0.01 + 1.0) * s - F.exp(s * 1e-3)
+    eager = np.array(y.d.view(np.ndarray))
+    y.forward()
+    y.forward()
+    assert StandIn.calls == 2
+    assert np.array_equal(np.asarray(y.d.view(np.ndarray)), eager)
