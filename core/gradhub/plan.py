@@ -540,6 +540,9 @@ _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
 def _fused(plan: Plan) -> dict[int, _fusion.Group]:
     """The plan's fused elementwise runs (see :mod:`gradhub.fusion`) by the index of each of
     their steps."""
+    fusers = REGISTRY.fusers
+    if not _fusion.enabled() or not any(s[0].device.kind in fusers for s in plan.steps):
+        return {}  # (no step on a device with a fuser: nothing to look for)
     type_of: dict[int, Any] = {j: meta[0] for j, meta in enumerate(plan.leaf_meta)}
     for step in plan.steps:
         if step[6]:
