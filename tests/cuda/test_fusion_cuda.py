@@ -206,3 +206,19 @@ def test_a_run_of_0d_values_is_one_launch(on: None, dtype: Any) -> None:
     assert p is not None and len({id(g) for g in p.fused.values()}) == 1
     assert cf.FUSED_CALLS[0] - before == 2
     assert np.array_equal(_host(y.d), eager)
+
+
+@gpu
+def test_inputs_not_c_contiguous_run_by_the_functions_kernels(on: None) -> None:
+    cf = _fuser()
+    cp = _cp()
+    xt = gh.Variable(cp.asfortranarray(cp.asarray(_data(np.float32))))
+    b = gh.Variable(cp.asarray(_data(np.float32)[::-1].copy()))
+    y = CHAINS["arith"](xt, b)
+    eager = y.d.copy(order="K")
+    before = cf.FUSED_CALLS[0]
+    y.forward()
+    y.forward()
+    assert cf.FUSED_CALLS[0] == before  # (no fused launch: the functions' own kernels)
+    assert np.array_equal(_host(y.d), _host(eager), equal_nan=True)
+    assert y.d.flags.f_contiguous == eager.flags.f_contiguous

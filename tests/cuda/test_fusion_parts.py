@@ -73,21 +73,23 @@ def run_source(src: tuple[str, str, str], dtype: Any, arrays: list[Any]) -> list
 
 
 class StandIn(cf.CudaFuser):  # type: ignore[misc, name-defined]
-    """The cuda fuser's choices and sources, run by :func:`run_source` on the fake device."""
+    """The cuda fuser, its kernels run by :func:`run_source` on the fake device (the fused call
+    itself is the cuda fuser's: inputs that are not C-contiguous go through the functions' own
+    kernels)."""
 
     calls = 0
+    kind = "fake"
 
-    def build(self, chain: Any) -> Any:
-        src = cf.kernel_source(chain)
-        if src is None:
-            return None
+    def compile(self, src: tuple[str, str, str]) -> Any:
+        dtype = {"T": None}
 
-        def fused(xp: Any, *arrays: Any) -> list[Any]:
+        def kernel(*arrays: Any) -> list[Any]:
             StandIn.calls += 1
             plain = [a.view(np.ndarray) for a in arrays]
-            return [o.view(FakeArray) for o in run_source(src, chain.dtype, plain)]
+            dt = dtype["T"] = plain[0].dtype
+            return [o.view(FakeArray) for o in run_source(src, dt, plain)]
 
-        return fused
+        return kernel
 
 
 def _add_fake(register: Any) -> None:
@@ -225,3 +227,21 @@ def test_a_run_of_0d_values() -> None:
     y.forward()
     assert StandIn.calls == 2
     assert np.array_equal(np.asarray(y.d.view(np.ndarray)), eager)
+
+
+def test_inputs_not_c_contiguous_run_by_the_functions_kernels() -> None:
+    """A transposed input: the fused call runs the functions' own kernels (their results keep
+    the input's layout, as CuPy's do), with the same numbers."""
+    xt = _fake(np.ascontiguousarray(_data(np.float64, 7).T).T)  # Fortran order
+    b = _fake(_data(np.float64, 8))
+    with np.errstate(all="ignore"):
+        y = CHAINS["arith"](xt, b)
+        eager = y.d.view(np.ndarray).copy(order="K")
+        y.forward()
+        y.forward()
+    p = gh.plan.plan_of(y)
+    assert p is not None and p.fused
+    assert StandIn.calls == 0
+    got = y.d.view(np.ndarray)
+    assert np.array_equal(got, eager, equal_nan=True)
+    assert got.flags.f_contiguous == eager.flags.f_contiguous

@@ -14,7 +14,9 @@ Python scalar to). One kernel is built per chain (:class:`gradhub.fusion.Chain`,
 kernel is compiled by CuPy at its first call, per dtype.
 
 :data:`FUSED_CALLS` counts the fused kernels launched by plans (outside recorded device graphs),
-for tests and benchmarks.
+for tests and benchmarks. A chain whose inputs are not all C-contiguous (a transposed view) runs by
+its functions' own kernels, one launch each, so that its results keep the layouts CuPy's kernels
+give them.
 """
 
 from __future__ import annotations
@@ -211,6 +213,9 @@ def kernel_source(chain: Chain) -> tuple[str, str, str] | None:
 class CudaFuser(Fuser):
     """The fuser of ``cuda`` (registered with ``register.fuser`` by the plugin)."""
 
+    #: the device kind whose kernels run a chain with inputs that are not C-contiguous
+    kind = "cuda"
+
     def __init__(self) -> None:
         self.kernels: dict[Chain, Any] = {}
 
@@ -226,18 +231,46 @@ class CudaFuser(Fuser):
             src = kernel_source(chain)
             if src is None:
                 return None
-            import cupy
-
-            kernel = self.kernels[chain] = cupy.ElementwiseKernel(
-                *src, "gradhub_fused", preamble=_PREAMBLE, return_tuple=True
-            )
-        calls = FUSED_CALLS
+            kernel = self.kernels[chain] = self.compile(src)
+        calls, each = FUSED_CALLS, by_kernels(chain, self.kind)
 
         def fused(xp: Any, *arrays: Any) -> Sequence[Any]:
+            for a in arrays:
+                if not a.flags.c_contiguous:
+                    # (CuPy's kernels give such an input's layout to their results, the fused
+                    # kernel C order: the functions' own kernels keep the unfused layouts)
+                    return each(xp, *arrays)
             calls[0] += 1
             return kernel(*arrays)  # type: ignore[no-any-return]
 
         return fused
+
+    def compile(self, src: tuple[str, str, str]) -> Any:
+        """The ``cupy.ElementwiseKernel`` of a kernel source (compiled by CuPy at its first
+        call)."""
+        import cupy
+
+        return cupy.ElementwiseKernel(*src, "gradhub_fused", preamble=_PREAMBLE, return_tuple=True)
+
+
+def by_kernels(chain: Chain, kind: str) -> Callable[..., list[Any]]:
+    """``chain`` computed by its functions' own kernels on the device kind ``kind``, one call
+    each (what the plan runs unfused): the fused call's way for inputs that are not C-contiguous.
+    """
+    from gradhub.registry import REGISTRY
+
+    ops = []
+    for op in chain.ops:
+        fdef = REGISTRY.get(op.name)
+        ops.append(((fdef.kernels or {}).get(kind, fdef.forward), dict(op.attrs), op.args))
+
+    def run(xp: Any, *arrays: Any) -> list[Any]:
+        vals = list(arrays)
+        for kernel, attrs, args in ops:
+            vals.append(kernel(xp, *[vals[a] for a in args], **attrs))
+        return [vals[o] for o in chain.outputs]
+
+    return run
 
 
 #: the plugin's one fuser
