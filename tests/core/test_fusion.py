@@ -290,3 +290,36 @@ def test_a_fuser_on_an_unknown_device_is_refused() -> None:
     rec = _load_failing("unknown_fuser", mod)
     assert rec.status != "loaded"
     assert "fuser for unknown device 'nowhere'" in str(rec.error)
+
+
+def test_a_run_on_a_device_of_index_1_runs_with_its_device_current() -> None:
+    """Plans of arrays on another index than 0 run by the table, the fused call inside the
+    device's ``activate()`` (where the two-index device refuses arrays of another index)."""
+    import two_index_device as two
+
+    seen: list[int] = []
+
+    class OnIndex(ByKernels):
+        def build(self, chain: fusion.Chain) -> Any:
+            run = super().build(chain)
+
+            def fused(xp: Any, *arrays: Any) -> Any:
+                seen.append(two.CURRENT[0])
+                return run(xp, *arrays)
+
+            return fused
+
+    mod = types.ModuleType("two_index_fuser")
+    mod.gradhub_add_devices = two.TwoIndexPlugin.gradhub_add_devices  # type: ignore[attr-defined]
+    mod.gradhub_add_kernels = gh.hookimpl(  # type: ignore[attr-defined]
+        lambda register: register.fuser("two", OnIndex())
+    )
+    plugins.load_plugins(extra=[("two_index_fuser", mod)])
+    with gh.context_scope(gh.get_extension_context("two:1")):
+        x = gh.Variable(X)
+    y = (x * 2.0 + 1.0) * 3.0
+    y.forward()
+    y.forward()
+    two.on_index_1(y)
+    assert seen == [1, 1]
+    assert np.array_equal(np.asarray(y.d), (X * 2.0 + 1.0) * 3.0)
