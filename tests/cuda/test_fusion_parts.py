@@ -245,3 +245,28 @@ def test_inputs_not_c_contiguous_run_by_the_functions_kernels() -> None:
     got = y.d.view(np.ndarray)
     assert np.array_equal(got, eager, equal_nan=True)
     assert got.flags.f_contiguous == eager.flags.f_contiguous
+
+
+def test_the_recorded_steps_graph_by_the_stand_in() -> None:
+    """The GPU test's recorded step (test_fusion_cuda.py) as a plan here (the fake device records
+    nothing): the same fused runs, the eager results."""
+    rng = np.random.default_rng(9)
+    with gh.context_scope(gh.get_extension_context("fake")):
+        w = gh.Variable(rng.standard_normal((16, 9)), need_grad=True)
+
+    def step(x: gh.Variable) -> Any:
+        a = F.sigmoid(F.tanh(x * w + 0.1) * 2.0) - x * 0.5
+        loss = F.sum(a * a)
+        (g,) = gh.grad([loss], [w], create_graph=False)
+        return loss, g
+
+    c = gh.compile(step)
+    for s in (1.0, 0.5, -2.0):
+        x = _fake(_data(np.float64, 10) * s).d
+        with np.errstate(all="ignore"):
+            got = [np.array(o.d.view(np.ndarray)) for o in c(x)]
+            want = [np.array(o.d.view(np.ndarray)) for o in step(gh.Variable(x))]
+        for g, e in zip(got, want):
+            assert np.array_equal(g, e, equal_nan=True)
+    assert list(c.traces.values())[-1].plan.fused
+    assert StandIn.calls == 2
