@@ -10,8 +10,8 @@ Sigmoid). The arithmetic goes through ``__fadd_rn`` / ``__dadd_rn`` and their ki
 compiler never contracts into a fused multiply-add: each operation rounds in the array's dtype as
 it does in its own kernel, so the fused kernel's results are the unfused kernels' bit for bit.
 A scalar attribute is written as the exact value it has in the array's dtype (the one CuPy casts a
-Python scalar to). One kernel is built per chain (:class:`gradhub.fusion.Chain`, cached), and a
-kernel is compiled by CuPy at its first call, per dtype.
+Python scalar to). One kernel is built per kernel source (cached: chains of other shapes share
+it), and CuPy compiles it at its first call, per dtype.
 
 :data:`FUSED_CALLS` counts the fused kernels launched by plans (outside recorded device graphs),
 for tests and benchmarks. A chain whose inputs are not all C-contiguous (a transposed view) runs by
@@ -217,7 +217,8 @@ class CudaFuser(Fuser):
     kind = "cuda"
 
     def __init__(self) -> None:
-        self.kernels: dict[Chain, Any] = {}
+        #: the kernels built, by their source
+        self.kernels: dict[tuple[str, str, str], Any] = {}
 
     def accepts(self, name: str, attrs: dict[str, Any], dtype: Any) -> bool:
         expr = EXPRESSIONS.get(name)
@@ -226,12 +227,12 @@ class CudaFuser(Fuser):
         return expr(["x0", "x1"], dict(attrs), dtype) is not None
 
     def build(self, chain: Chain) -> Callable[..., Sequence[Any]] | None:
-        kernel = self.kernels.get(chain)
+        src = kernel_source(chain)
+        if src is None:
+            return None
+        kernel = self.kernels.get(src)  # (one kernel per source: any shape, either dtype)
         if kernel is None:
-            src = kernel_source(chain)
-            if src is None:
-                return None
-            kernel = self.kernels[chain] = self.compile(src)
+            kernel = self.kernels[src] = self.compile(src)
         calls, each = FUSED_CALLS, by_kernels(chain, self.kind)
 
         def fused(xp: Any, *arrays: Any) -> Sequence[Any]:
