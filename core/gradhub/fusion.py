@@ -2,11 +2,12 @@
 
 A plan (:mod:`gradhub.plan`) built for a device that has a **fuser** (registered by a device
 plugin with ``register.fuser(device, fuser)`` in ``gradhub_add_kernels``) looks in its forward
-schedule for runs of consecutive elementwise nodes (``FunctionDef.elementwise``) that the fuser
-accepts, of one floating dtype (float32 or float64) and one shape, whose inputs have that shape or
-are 0-d (a run of 0-d values, such as a loss's arithmetic, too). Each such run of two or more
-nodes becomes a :class:`Chain`, which the fuser turns into one callable
-``fn(xp, *inputs) -> outputs``: one kernel launch in place of one per node.
+schedule for runs of elementwise nodes (``FunctionDef.elementwise``) that the fuser accepts
+(brought next to each other first where other nodes separate them, see :func:`schedule`), of
+one floating dtype (float32 or float64) and one shape, whose inputs have that shape or are 0-d
+(a run of 0-d values, such as a loss's arithmetic, too). Each such run of two or more nodes
+becomes a :class:`Chain`, which the fuser turns into one callable ``fn(xp, *inputs) ->
+outputs``: one kernel launch in place of one per node.
 
 A value computed inside a chain is still **produced** (an output of the fused call) where anything
 else needs it: a node outside the chain (in any segment of the plan), the arrays a backward rule
@@ -136,6 +137,87 @@ class Group(NamedTuple):
     xp: Any
     ins: tuple[int, ...]
     outs: tuple[int, ...]
+
+
+#: how many other nodes a run may pass over to take in a later node (see :func:`schedule`)
+MAX_SKIPPED = 16
+
+
+def _node_key(node: Any, fusers: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What a node must share with the others of a run (its fuser, device, shape and dtype), or
+    None where it cannot be in one (the plan's steps are checked again, see :func:`find_groups`)."""
+    fdef = node.fdef
+    if not fdef.elementwise or fdef.random or len(node.out_shapes) != 1:
+        return None
+    fuser = fusers.get(node.device.kind)
+    if fuser is None:
+        return None
+    dtype, shape = node.out_dtypes[0], node.out_shapes[0]
+    if dtype not in FUSED_DTYPES or 0 in shape:
+        return None
+    for s, d in zip(node.in_shapes, node.in_dtypes):
+        if d != dtype or (s != shape and s != ()):
+            return None
+    try:
+        if not fuser.accepts(fdef.name, node.attrs, dtype):
+            return None
+    except Exception:
+        return None
+    return (fuser, node.device, tuple(shape), dtype)
+
+
+def schedule(nodes: list[Any], bounds: Sequence[tuple[int, int]]) -> list[Any]:
+    """The forward schedule ``nodes`` (producers first) with the nodes of each run brought
+    together, within each segment ``bounds``: a node that could join a run (the same fuser,
+    device, shape and dtype) which other nodes separate from it is taken in, and the run moves to
+    the place of its last node, where nothing separates them. A node in between stays where it
+    is; it must not read a value of the run (the run ends before the first that does), and at most
+    :data:`MAX_SKIPPED` are passed over. Moved nodes are elementwise and not random, and each
+    still comes after what it reads, so the values are the same; only the order of launches
+    changes (W4's sum of its penalty's norms, ``Add2`` nodes between the ``Norm`` nodes they
+    read, becomes one run). The nodes themselves when there is nothing to move."""
+    fusers = REGISTRY.fusers
+    if not _enabled or not fusers or not any(n.device.kind in fusers for n in nodes):
+        return nodes
+    out = list(nodes)
+    for lo, hi in bounds:
+        out[lo:hi] = _schedule_segment(out[lo:hi], fusers)
+    return out
+
+
+def _schedule_segment(seg: list[Any], fusers: dict[str, Any]) -> list[Any]:
+    keys = [_node_key(n, fusers) for n in seg]
+    order: list[Any] = []
+    i = 0
+    while i < len(seg):
+        key = keys[i]
+        if key is None:
+            order.append(seg[i])
+            i += 1
+            continue
+        members = [i]
+        made = {seg[i]}
+        skipped = 0
+        for j in range(i + 1, len(seg)):
+            node = seg[j]
+            if keys[j] == key:
+                members.append(j)
+                made.add(node)
+                continue
+            if any(src in made for src in node.srcs):
+                break  # (it reads a value of the run: the run ends before it)
+            skipped += 1
+            if skipped > MAX_SKIPPED:
+                break
+        last = members[-1]
+        if last - i + 1 == len(members):  # (nothing to move: the plain run, or one node)
+            order.extend(seg[i : last + 1])
+        else:
+            inside = set(members)
+            order.extend(seg[k] for k in range(i, last + 1) if k not in inside)
+            order.extend(seg[k] for k in members)
+        i = last + 1
+    return order
 
 
 def _candidate(step: tuple[Any, ...], fusers: dict[str, Any], type_of: dict[int, Any]) -> Any:

@@ -211,6 +211,8 @@ class Plan:
         self.marks = list(marks)
         roots = [y._creator for y in ys if y._creator is not None]
         nodes = _collect(roots, only_need_grad=False) if roots else []
+        if REGISTRY.fusers and nodes:  # the nodes of elementwise runs together (gradhub.fusion)
+            nodes = _fusion.schedule(nodes, _segment_bounds(nodes, self.marks))
         self.nodes = nodes
         leaves: list[Variable] = []
         leaf_pos: dict[int, int] = {}
@@ -535,6 +537,16 @@ class _Program:
 
 
 _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
+
+
+def _segment_bounds(nodes: list[Node], marks: list[int]) -> list[tuple[int, int]]:
+    """The segments of ``nodes`` (sorted by sequence number) cut at the sequence numbers
+    ``marks``, as ``(first, end)`` index pairs."""
+    bounds = [0]
+    for m in marks:
+        bounds.append(next((k for k, nd in enumerate(nodes) if nd.seq > m), len(nodes)))
+    bounds.append(len(nodes))
+    return list(itertools.pairwise(bounds))
 
 
 def _fused(plan: Plan) -> dict[int, _fusion.Group]:

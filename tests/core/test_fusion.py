@@ -228,6 +228,59 @@ def test_a_run_of_0d_values_is_fused() -> None:
     assert np.array_equal(got, (X.sum() * 0.5 + 1.0) * X.sum())
 
 
+def test_nodes_between_the_nodes_of_a_run_stay_before_it() -> None:
+    x = _fake(X)
+    h = x * 2.0
+    s = x.sum()  # (between h and its consumers in the schedule; it does not read h)
+    y = (h + 1.0) * s
+    del h
+    got = _run_twice(y)
+    (chain,) = FUSER.chains
+    assert [op.name for op in chain.ops] == ["MulScalar", "AddScalar", "Mul2"]
+    p = plan.plan_of(y)
+    assert [n.fdef.name for n in p.nodes] == ["Sum", "MulScalar", "AddScalar", "Mul2"]  # type: ignore[union-attr]
+    assert np.array_equal(got, (X * 2.0 + 1.0) * X.sum())
+
+
+def test_a_node_reading_the_run_ends_it() -> None:
+    x = _fake(X)
+    h = x * 2.0
+    s = h.sum()  # reads h: the run cannot pass it
+    y = (h + 1.0) * s
+    del h
+    got = _run_twice(y)
+    assert [[op.name for op in c.ops] for c in FUSER.chains] == [["AddScalar", "Mul2"]]
+    assert np.array_equal(got, (X * 2.0 + 1.0) * (X * 2.0).sum())
+
+
+def test_a_sum_of_terms_between_their_producers_is_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """W4's shape: the penalty's total summed term by term, each term's nodes in between."""
+    vs = [_fake(X * k) for k in (1.0, 2.0, 3.0, 4.0)]
+
+    def total(vs: list[gh.Variable]) -> gh.Variable:
+        t = vs[0].sum()
+        for v in vs[1:]:
+            t = t + (v * v).sum()
+        return t
+
+    y = total(vs)
+    got = _run_twice(y)
+    names = [[op.name for op in c.ops] for c in FUSER.chains]
+    assert names == [["Add2", "Add2", "Add2"]]
+    want = X.sum()
+    for k in (2.0, 3.0, 4.0):
+        want = want + (X * k * (X * k)).sum()
+    assert np.array_equal(got, want)
+    with fusion_off():
+        unfused = _run_twice(total([_fake(X * k) for k in (1.0, 2.0, 3.0, 4.0)]))
+    assert np.array_equal(got, unfused)
+    # a run passes over at most MAX_SKIPPED nodes
+    monkeypatch.setattr(fusion, "MAX_SKIPPED", 1)
+    FUSER.chains.clear()
+    _run_twice(total([_fake(X * k) for k in (1.0, 2.0, 3.0, 4.0)]))
+    assert FUSER.chains == []
+
+
 def test_a_compiled_step_fuses_and_matches_the_eager_step() -> None:
     w = _fake(B, need_grad=True)
 
