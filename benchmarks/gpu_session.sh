@@ -8,11 +8,12 @@
 #           pip download --no-deps --only-binary=:all: --python-version 3.12 ... -d .whl \
 #               importlib-metadata mpich               # (see the device tool's README)
 #           cp -r ../shared/bench/peers .peers        # the peer harness does not travel
-#   there:  bash benchmarks/gpu_session.sh [env] [tests] [capture] [compare] [static] [harness]
+#   there:  bash benchmarks/gpu_session.sh [env] [tests] [index] [capture] [compare] [static] [harness]
 #           [nccl] [suite]   (carrying .whl and .peers)
 #
 # Steps: env (nvidia-smi, CuPy's configuration, `gradhub plugins`), tests
-# (tests/cuda/test_cuda.py and the op matrix on cuda), capture (tests/cuda/test_capture.py: CUDA
+# (tests/cuda and the op matrix on cuda; TESTS_LIMIT, MATRIX_LIMIT seconds, NPROC workers), index
+# (benchmarks/index_width_gpu.py: 32- against 64-bit index kernels), capture (tests/cuda/test_capture.py: CUDA
 # graphs of compiled steps, with the report of which sample steps were recorded), compare
 # (benchmarks/gpu_compare.py at batch 256, with a cProfile of gradhub's steps), static (the same
 # with gradhub's steps through gh.compile, with the kernels per step), harness
@@ -46,11 +47,14 @@ for step in $steps; do
           $PY -c "from gradhub.cli import main; main(['plugins'])"; } >"$OUT/env.txt" 2>&1
         head -20 "$OUT/env.txt" ;;
     tests)
-        { timeout 200 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 --durations 10 \
-              tests/cuda
-          timeout 300 $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 --durations 10 \
-              -p no:benchmark -n 4 tests/contracts/test_op_matrix.py -k cuda; } 2>&1 | tee "$OUT/tests.txt" \
-            | grep -v "^SKIPPED" | tail -40 ;;
+        { GRADHUB_CAPTURE_REPORT="$OUT/capture_report.txt" timeout "${TESTS_LIMIT:-200}" \
+              $PY -m pytest -q -p no:cacheprovider -p no:benchmark -rfEs --timeout 120 \
+              --durations 10 -n "${NPROC:-4}" tests/cuda
+          timeout "${MATRIX_LIMIT:-300}" $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 \
+              --durations 10 -p no:benchmark -n "${NPROC:-4}" tests/contracts/test_op_matrix.py \
+              -k cuda; } 2>&1 | tee "$OUT/tests.txt" | grep -v "^SKIPPED" | tail -40 ;;
+    index)
+        timeout 120 $PY benchmarks/index_width_gpu.py 2>&1 | tee "$OUT/index_width.txt" ;;
     capture)
         GRADHUB_CAPTURE_REPORT="$OUT/capture_report.txt" timeout 300 $PY -m pytest -q \
             -p no:cacheprovider -rfEs --timeout 240 --durations 10 tests/cuda/test_capture.py 2>&1 \

@@ -12,16 +12,21 @@ A graph replays fixed memory: the arrays a recorded run read and wrote. So a cap
   when it was recorded: a leaf whose ``.d`` was replaced by another array of the same shape and
   dtype since is copied back into the recorded array, which becomes its ``.d`` again (in-place
   updates, ``w.d -= lr * g.d``, need no copy);
-* hands out copies of its results (a later call overwrites the recorded ones).
+* hands out copies of its results (a later call overwrites the recorded ones);
+* walks each ``backward()`` of the step inside the recording without touching ``.g``, and after
+  each launch sets the leaves' ``.g`` on the host as ``backward()`` does, from the gradients the
+  launch wrote: a copy where ``.g`` was None, ``.g + gradient`` where it was not (a new array
+  either way, never one that the next launch writes into).
 
 It is recorded at the third call (the first traces, the second runs the plan: kernels are
 compiled and memory pools filled by then) and recorded again when the plan is planned again
 (a leaf's shape or dtype, a rule or kernel, ``need_grad``), up to :data:`MAX_CAPTURES` times.
 A step is not recorded (it runs as a plan, and :attr:`gradhub.plan.Compiled.capture_refused`
-says why) when its functions run on several devices, when it calls ``backward()`` (which sets
-``.g`` of leaves), when a function draws random numbers (``FunctionDef.random``: a replay would
-repeat the draw), or when the device refuses what the run does (a host synchronisation, host
-data copied to the device; the device's message names it). ``GRADHUB_GRAPH_CAPTURE=0`` in the
+says why) when its functions run on several devices, when it calls ``backward()`` with
+``retain_grad=True`` or ``communicator_callbacks``, when a function draws random numbers
+(``FunctionDef.random``: a replay would repeat the draw), or when the device refuses what the
+run does (a host synchronisation, host data copied to the device; the device's message names
+it). ``GRADHUB_GRAPH_CAPTURE=0`` in the
 environment (read at import), or :func:`set_enabled`, turns recording off.
 """
 

@@ -59,6 +59,7 @@ from collections.abc import Callable
 
 __all__ = [
     "get_blas_control",
+    "get_blas_threads",
     "get_num_threads",
     "parallel_for",
     "set_blas_control",
@@ -215,6 +216,25 @@ def _openblas() -> tuple[Callable[[], int], Callable[[int], None]] | None:
     if funcs is False:
         funcs = _blas_funcs = _find_openblas()
     return funcs  # type: ignore[return-value]
+
+
+def get_blas_threads() -> int | None:
+    """The number of threads OpenBLAS (numpy's BLAS) runs its products on now, or None where
+    numpy's BLAS is not an OpenBLAS that can be asked (MKL, Accelerate) or numpy is not imported.
+
+    While the pool exists it is 1 (see :mod:`gradhub.parallel`); kernels that choose an order of
+    computation by the threads a product gets ask this rather than :func:`get_num_threads`. The
+    first call looks the library up (reading the process's loaded libraries once).
+
+    Example::
+
+        >>> from gradhub.parallel import get_blas_threads
+        >>> n = get_blas_threads()
+        >>> n is None or n >= 1
+        True
+    """
+    funcs = _openblas()
+    return None if funcs is None else int(funcs[0]())
 
 
 def get_blas_control() -> bool:

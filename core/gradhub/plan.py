@@ -42,15 +42,18 @@ from typing import Any, NoReturn
 import numpy as np
 
 from . import capture as _capture
+from . import capture_static as _static
 from . import engine as _engine
 from . import fusion as _fusion
 from . import variable as _variable
 from .engine import (
     _FREED,
+    _add_arrays,
     _call_rule_arrays,
     _check_count,
     _checked_arrays,
     _collect,
+    _copy_array,
     _fast1_failed,
     _Grads,
     _has_none,
@@ -61,6 +64,7 @@ from .engine import (
     _rule_raised,
     _run,
     _seed,
+    _stale_grad_error,
     _walk,
     _zero_filled,
     _zeros,
@@ -133,7 +137,16 @@ def forward(y: Variable) -> bool:
     p = _PLANS.get(key)
     if p is None or not p.owns(y) or p.marks:
         p = Plan([y])
+        p.static = True
         _PLANS[key] = p
+    rec = p.recorded
+    if rec is not None:  # recorded on its device (gradhub.capture_static)
+        if rec.replay():
+            return True
+        p.recorded = None
+    elif p.static_runs >= 2 and p.capture_refused is None and _capture.enabled():
+        if p.record():
+            return True
     if not p.run():
         # a leaf changed shape, dtype or device, or a rule or kernel changed: the engine
         # recomputes the graph (its nodes' shapes too) and the plan is recorded again
@@ -146,7 +159,9 @@ def forward(y: Variable) -> bool:
                 f"forward(): the graph cannot be planned again for its leaves' new shapes or "
                 f"dtypes ({p.changed_leaves()}): {e}"
             ).with_traceback(e.__traceback__) from None
-        _PLANS[key] = Plan([y])
+        p = _PLANS[key] = Plan([y])
+        p.static = True
+    p.static_runs += 1
     return True
 
 
@@ -303,6 +318,34 @@ class Plan:
         self.checked = False
         #: first-order backward schedules by what they were asked for
         self.programs: dict[tuple[Any, ...], _Program] = {}
+        #: a static graph's plan (made by ``forward()``): recorded on a device that records
+        #: (gradhub.capture_static) after ``static_runs`` runs; the recording, how often it
+        #: was made, or why it cannot be
+        self.static = False
+        self.static_runs = 0
+        self.recorded: _static.RecordedForward | None = None
+        self.captures = 0
+        self.capture_refused: str | None = None
+
+    def record(self) -> bool:
+        """Record the forward schedule on its device and launch it (see
+        :mod:`gradhub.capture_static`); False where it cannot be (the reason kept in
+        ``capture_refused``) or a check deferred to the device failed (the plan runs)."""
+        if self.captures >= _capture.MAX_CAPTURES:
+            self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
+            return False
+        if not self.valid():
+            return False
+        try:
+            rec = _static.RecordedForward(self)
+        except CaptureUnsupported as e:
+            self.capture_refused = str(e)
+            return False
+        self.captures += 1
+        if not rec.launch():
+            return False
+        self.recorded = rec
+        return True
 
     # -- forward ---------------------------------------------------------------------------------
     def valid(self) -> bool:
@@ -442,7 +485,41 @@ class Plan:
         prog = self.programs.get(key)
         if prog is None or not prog.holds(outputs, targets):
             prog = self.programs[key] = _Program(outputs, seeds, targets)
+        if self.recorded is not None and targets is None and not retain_grad:
+            grads = self._recorded_walk(prog, seeds, retain_graph)
+            if grads is not None:
+                return grads
         return prog.run(seeds, retain_grad, retain_graph)
+
+    def _recorded_walk(
+        self, prog: _Program, seeds: list[Variable | None], retain_graph: bool
+    ) -> _Grads | None:
+        """``backward()``'s walk of a static graph whose forward is recorded, replayed from its
+        own recording (made at its third call; see :mod:`gradhub.capture_static`); None where
+        the plan's walk runs."""
+        rec = prog.recorded.get(retain_graph)
+        if rec is not None:
+            grads = rec.replay(seeds)
+            if grads is not None:
+                return grads
+            del prog.recorded[retain_graph]
+            prog.walks = 0
+        prog.walks += 1
+        if prog.walks < 3 or prog.capture_refused is not None or not _capture.enabled():
+            return None
+        if prog.captures >= _capture.MAX_CAPTURES:
+            prog.capture_refused = f"recorded {prog.captures} times already"
+            return None
+        try:
+            rec = _static.RecordedWalk(prog, seeds, retain_graph)
+        except CaptureUnsupported as e:
+            prog.capture_refused = str(e)
+            return None
+        prog.captures += 1
+        grads = rec.launch()
+        if grads is not None:
+            prog.recorded[retain_graph] = rec
+        return grads
 
 
 class _Program:
@@ -497,6 +574,12 @@ class _Program:
         self.seeds_given = [s is not None for s in seeds]
         #: the generated functions, by retain_graph (made at first use)
         self.compiled: dict[bool, Any] = {}
+        #: on a static graph whose forward is recorded: the walk's recordings by retain_graph,
+        #: the walks run since the last one, how often it was recorded, or why it cannot be
+        self.recorded: dict[bool, _static.RecordedWalk] = {}
+        self.walks = 0
+        self.captures = 0
+        self.capture_refused: str | None = None
 
     def holds(self, outputs: list[Variable], targets: list[Variable] | None) -> bool:
         """Whether this schedule was decided for these Variables under today's ``need_grad``."""
@@ -1194,6 +1277,15 @@ def _plain_grad(
         old._data = a
 
 
+def _backward_walk(y: Variable, grad: Any, options: dict[str, Any]) -> list[tuple[Variable, Any]]:
+    """The walk of a recorded ``backward(grad, **options)`` of a compiled step (first order, no
+    ``retain_grad``, no callbacks): the same seed and walk as :func:`gradhub.engine.backward`,
+    without setting ``.g``; returns (leaf needing a gradient, its gradient array)."""
+    seed = _seed(y, grad, options["loss_scale"], "backward: grad")
+    grads = _run([y], [seed], None, False, False, options["retain_graph"], None)
+    return [(leaf, a) for leaf, a in grads.leaves.values() if leaf._need_grad]
+
+
 def _signature(a: Any) -> tuple[Any, ...]:
     """What a compiled step's trace depends on in an argument."""
     if isinstance(a, Variable):
@@ -1267,6 +1359,8 @@ class _Traced:
         self.captured: _capture.CapturedStep | None = None
         self.captures = 0
         self.capture_refused: str | None = None
+        #: per ``backward()`` of the recorded run: (leaf, the gradient array a launch writes)
+        self.walks: list[list[tuple[Variable, Any]]] = []
         ys: list[Variable] = []
         for v in flat:
             if isinstance(v, Variable) and v._creator is not None:
@@ -1307,9 +1401,11 @@ class _Traced:
         for v in self.releasable:
             v._data = _released(v._data.dtype)
 
-    def run(self, checked: bool = False) -> None:
+    def run(self, checked: bool = False, walks: list[Any] | None = None) -> None:
         """One run of the plan and of the step's first-order walks, the leaves as they are
-        (``checked``: the plan's checks passed just before)."""
+        (``checked``: the plan's checks passed just before). With ``walks`` (a recorded run),
+        each ``backward()`` walks without touching ``.g``: its leaves' gradient arrays are
+        appended to ``walks`` (see :func:`_backward_walk`), for :meth:`set_grads`."""
         plan = self.plan
         plan.values = [None] * plan.n_values
         plan.checked = checked
@@ -1317,7 +1413,10 @@ class _Traced:
             for k, ev in enumerate(self.events):
                 plan.run_segment(k)
                 if ev[0] == "backward":
-                    _backward(ev[2], ev[3], **ev[4])
+                    if walks is None:
+                        _backward(ev[2], ev[3], **ev[4])
+                    else:
+                        walks.append(_backward_walk(ev[2], ev[3], ev[4]))
                     continue
                 outputs, inputs = ev[2]
                 if self.plain[k] and _engine._tracer is None:
@@ -1332,12 +1431,43 @@ class _Traced:
             plan.values = []
             plan.checked = False
 
+    def recorded_run(self) -> None:
+        """The run a device records: :meth:`run` with the ``backward()`` walks' gradients kept
+        in :attr:`walks` (on a device graph: the recording's own arrays, which each launch
+        writes again) instead of set on ``.g``."""
+        walks: list[list[tuple[Variable, Any]]] = []
+        self.run(False, walks)
+        if not self.walks:  # (the recording pass: a launch writes into these arrays)
+            self.walks = walks
+
+    def set_grads(self) -> None:
+        """After a launch of the recorded step: each ``backward()`` of the step, in order, sets
+        its leaves' ``.g`` from the gradients the launch wrote, as ``backward()`` does (a new
+        array: a copy where ``.g`` was None, ``.g + gradient`` where it was not; the same error
+        for a ``.g`` of another shape, every ``.g`` of that walk left as it was), so that no
+        ``.g`` handed out is an array that the next launch writes into."""
+        for walk in self.walks:
+            changed: list[tuple[Variable, Variable | None]] = []
+            for leaf, a in walk:
+                prev = leaf._grad
+                if prev is None:
+                    leaf._grad = Variable._new(_copy_array(a), False, None, 0)
+                elif prev._data.shape != a.shape:
+                    for done, before in changed:
+                        done._grad = before
+                    raise _stale_grad_error(leaf, prev, Variable._new(a, False, None, 0))
+                else:
+                    leaf._grad = Variable._new(_add_arrays(prev._data, a), False, None, 0)
+                changed.append((leaf, prev))
+
     def replay(self, args: Sequence[Any]) -> Any:
         """Run the trace on new arguments; None when the plan no longer holds."""
         captured = self.captured
         if captured is not None:
             out = captured.replay(args)
             if out is not None:
+                if self.walks:
+                    self.set_grads()
                 return _rebuild(out, self.kind)
             self.captured = None  # run as a plan below (recorded again at the next call)
             self.runs = 0
@@ -1360,28 +1490,36 @@ class _Traced:
     def _capture(self) -> Any:
         """Record the step on its device and launch it (see :mod:`gradhub.capture`); None where
         it cannot be recorded (the reason kept in ``capture_refused``)."""
-        if any(ev[0] == "backward" for ev in self.events):
-            self.capture_refused = (
-                "the step calls backward(), which sets .g of leaves (use gh.grad and return "
-                "the gradients)"
-            )
-            return None
+        for ev in self.events:
+            if ev[0] == "backward" and (
+                ev[4]["retain_grad"] or ev[4]["communicator_callbacks"] is not None
+            ):
+                what = "retain_grad=True" if ev[4]["retain_grad"] else "communicator_callbacks"
+                self.capture_refused = (
+                    f"the step calls backward({what}), which runs host code or sets .g of "
+                    "intermediate Variables during the walk"
+                )
+                return None
         if self.captures >= _capture.MAX_CAPTURES:
             self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
             return None
         plan = self.plan
+        self.walks = []
         try:
             cap = _capture.CapturedStep(
-                plan.nodes, self.inputs, plan.leaves, self.flat, self.run, plan.valid
+                plan.nodes, self.inputs, plan.leaves, self.flat, self.recorded_run, plan.valid
             )
         except CaptureUnsupported as e:
             self.capture_refused = str(e)
+            self.walks = []
             return None
         self.captures += 1
         if not cap.ok:  # a deferred check failed: the plan's run raises its error
             return None
         self.captured = cap
-        return _rebuild(cap.result(), self.kind)
+        out = _rebuild(cap.result(), self.kind)
+        self.set_grads()
+        return out
 
     def result(self) -> Any:
         return _rebuild([_graph_free(v) for v in self.flat], self.kind)

@@ -128,8 +128,10 @@ def test_einsum_and_affine_check_their_attributes() -> None:
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_affine_relu_chain_in_either_product_order(threads: int) -> None:
-    """With several threads a wide Affine (more outputs than rows, at least
+def test_affine_relu_chain_in_either_product_order(
+    threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With several BLAS threads a wide Affine (more outputs than rows, at least
     ``_TRANSPOSED_MIN_ROWS`` rows) computes ``(W^T x^T)^T``: a Fortran-ordered result, which ReLU
     keeps; with one thread ``x W`` in C order. Values and first-order gradients of
     ``sum(g * relu(affine(x, W, b)))`` match the float64 formulas either way (dx = (g * mask)
@@ -143,6 +145,7 @@ def test_affine_relu_chain_in_either_product_order(threads: int) -> None:
     w = rng.standard_normal((k, m)).astype(np.float32)
     b = rng.standard_normal(m).astype(np.float32)
     g = rng.standard_normal((n, m)).astype(np.float32)
+    monkeypatch.setattr(linalg, "get_blas_threads", lambda: threads)
     before = get_num_threads()
     set_num_threads(threads)
     try:
@@ -163,7 +166,35 @@ def test_affine_relu_chain_in_either_product_order(threads: int) -> None:
     np.testing.assert_allclose(gb.d, gz.sum(axis=0), rtol=1e-4, atol=1e-4)
 
 
-def test_affine_keeps_the_c_order_product_below_its_conditions() -> None:
+def test_affine_takes_the_c_order_product_while_the_pool_holds_openblas_at_one_thread() -> None:
+    """Once gradhub's pool has started, OpenBLAS runs on one thread, and a wide Affine computes
+    ``x W`` (C order) although ``get_num_threads()`` is 2 (``(W^T x^T)^T`` is 0-14% slower on
+    one thread); without the pool, OpenBLAS's own count decides."""
+    from gradhub.parallel import get_blas_threads, get_num_threads, parallel_for, set_num_threads
+    from gradhub_nn_ops import linalg
+
+    if get_blas_threads() is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS that gradhub can ask")
+    rng = np.random.default_rng(8)
+    n = linalg._TRANSPOSED_MIN_ROWS
+    x = gh.Variable(rng.standard_normal((n, 16)).astype(np.float32))
+    w = gh.Variable(rng.standard_normal((16, 2 * n)).astype(np.float32))
+    before = get_num_threads()
+    set_num_threads(2)
+    try:
+        parallel_for(2, lambda i: None)  # starts the pool: OpenBLAS on one thread
+        assert get_blas_threads() == 1
+        assert F.affine(x, w).d.flags.c_contiguous
+        set_num_threads(2)  # closes the pool: OpenBLAS's count back
+        y = F.affine(x, w).d
+        assert y.flags.f_contiguous == (get_blas_threads() > 1)  # type: ignore[operator]
+    finally:
+        set_num_threads(before)
+
+
+def test_affine_keeps_the_c_order_product_below_its_conditions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Fewer rows than ``_TRANSPOSED_MIN_ROWS`` or more than ``_TRANSPOSED_MAX_ROWS``, no more
     outputs than rows, or a flattened input keep ``x W`` (a C-ordered result), whatever the
     number of threads."""
@@ -172,6 +203,7 @@ def test_affine_keeps_the_c_order_product_below_its_conditions() -> None:
 
     rng = np.random.default_rng(4)
     rows = linalg._TRANSPOSED_MIN_ROWS
+    monkeypatch.setattr(linalg, "get_blas_threads", lambda: 2)
     before = get_num_threads()
     set_num_threads(2)
     try:

@@ -50,172 +50,210 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 # -- the CUDA sources --------------------------------------------------------------------------
 
-_IDX = "long long"  # 64-bit index arithmetic: column matrices can pass 2**31 elements
+# Index arithmetic: each source is compiled twice, with ``IDX_T`` as ``int`` (32-bit, for launches
+# whose arrays all hold fewer than 2**31 elements) and as ``long long`` (64-bit: column matrices
+# can pass 2**31 elements). 64-bit division and remainder are emulated by many instructions on
+# NVIDIA GPUs; the im2col and pooling kernels do several of each per element. ``ii`` is the
+# element index in the kernel's index type.
 
-_IM2COL = f"""
-{_IDX} q = i % NP, r = i / NP;
-{_IDX} kx = r % KW; r /= KW;
-{_IDX} ky = r % KH; {_IDX} c = r / KH;
-{_IDX} ox = q % Wo; q /= Wo;
-{_IDX} oy = q % Ho; {_IDX} n = q / Ho;
-{_IDX} yy = oy * sh - ph + ky * dh, xx = ox * sw - pw + kx * dw;
-col = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? x[((n * C + c) * H + yy) * W + xx] : (T)0;
+# im2col, one thread per (channel, output position): the thread writes the KH*KW rows of its
+# column (threads of consecutive positions write consecutive addresses of each row), so the index
+# arithmetic is done once per KH*KW elements; launched with size C * NP
+_IM2COL = """
+IDX_T q = ii % NP, c = ii / NP;
+IDX_T ox = q % Wo, t = q / Wo;
+IDX_T oy = t % Ho, n = t / Ho;
+IDX_T y0 = oy * sh - ph, x0 = ox * sw - pw;
+IDX_T src = (n * C + c) * H * W, dst = c * KH * KW * NP + q;
+for (IDX_T ky = 0; ky < KH; ++ky) {
+    IDX_T yy = y0 + ky * dh;
+    bool row = yy >= 0 && yy < H;
+    for (IDX_T kx = 0; kx < KW; ++kx) {
+        IDX_T xx = x0 + kx * dw;
+        col[dst] = (row && xx >= 0 && xx < W) ? x[src + yy * W + xx] : (T)0;
+        dst += NP;
+    }
+}
 """
 
-_COL2IM = f"""
-{_IDX} xx = i % W, t = i / W;
-{_IDX} yy = t % H; t /= H;
-{_IDX} c = t % C, n = t / C;
+_COL2IM = """
+IDX_T xx = ii % W, t = ii / W;
+IDX_T yy = t % H; t /= H;
+IDX_T c = t % C, n = t / C;
 T s = 0;
-for ({_IDX} ky = 0; ky < KH; ++ky) {{
-    {_IDX} ty = yy + ph - ky * dh;
+for (IDX_T ky = 0; ky < KH; ++ky) {
+    IDX_T ty = yy + ph - ky * dh;
     if (ty < 0 || ty % sh) continue;
-    {_IDX} oy = ty / sh;
+    IDX_T oy = ty / sh;
     if (oy >= Ho) continue;
-    for ({_IDX} kx = 0; kx < KW; ++kx) {{
-        {_IDX} tx = xx + pw - kx * dw;
+    for (IDX_T kx = 0; kx < KW; ++kx) {
+        IDX_T tx = xx + pw - kx * dw;
         if (tx < 0 || tx % sw) continue;
-        {_IDX} ox = tx / sw;
+        IDX_T ox = tx / sw;
         if (ox >= Wo) continue;
         s += col[((c * KH + ky) * KW + kx) * NP + (n * Ho + oy) * Wo + ox];
-    }}
-}}
+    }
+}
 out = has_b ? (T)(s + b[c]) : s;
 """
 
-_TO_NCHW = f"""
-{_IDX} p = i % P, t = i / P;
-{_IDX} o = t % O, n = t / O;
+_TO_NCHW = """
+IDX_T p = ii % P, t = ii / P;
+IDX_T o = t % O, n = t / O;
 T v = y2[o * NP + n * P + p];
 y = has_b ? (T)(v + b[o]) : v;
 """
 
-_FROM_NCHW = f"""
-{_IDX} q = i % NP, o = i / NP;
+_FROM_NCHW = """
+IDX_T q = ii % NP, o = ii / NP;
 g2 = g[(q / P * O + o) * P + q % P];
 """
 
 # Pooling: the window of output (oy, ox) starts at (oy * sh - ph, ox * sw - pw); positions outside
 # the input count as ``lowest`` (-inf), as in the generic kernels' padded copy.
-_POOL_PREAMBLE = f"""
+_POOL_PREAMBLE = """
 template <typename A, typename T>
-__device__ T gh_window_max(const A& x, {_IDX} base, {_IDX} H, {_IDX} W, {_IDX} y0, {_IDX} x0,
-                           {_IDX} KH, {_IDX} KW, T lowest) {{
+__device__ T gh_window_max(const A& x, IDX_T base, IDX_T H, IDX_T W, IDX_T y0, IDX_T x0,
+                           IDX_T KH, IDX_T KW, T lowest) {
     T m = lowest;
     bool first = true;
-    for ({_IDX} ky = 0; ky < KH; ++ky) {{
-        for ({_IDX} kx = 0; kx < KW; ++kx) {{
-            {_IDX} yy = y0 + ky, xx = x0 + kx;
+    for (IDX_T ky = 0; ky < KH; ++ky) {
+        for (IDX_T kx = 0; kx < KW; ++kx) {
+            IDX_T yy = y0 + ky, xx = x0 + kx;
             T v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? (T)x[base + yy * W + xx] : lowest;
-            if (first) {{ m = v; first = false; }}
+            if (first) { m = v; first = false; }
             else if (!isnan(m) && (isnan(v) || v > m)) m = v;
-        }}
-    }}
+        }
+    }
     return m;
-}}
+}
 
 /* offset ky * KW + kx of the first element equal to m in the window (the first NaN when m is
    NaN), or -1 */
 template <typename A, typename T>
-__device__ {_IDX} gh_window_first(const A& x, {_IDX} base, {_IDX} H, {_IDX} W, {_IDX} y0,
-                                  {_IDX} x0, {_IDX} KH, {_IDX} KW, T lowest, T m) {{
-    for ({_IDX} ky = 0; ky < KH; ++ky) {{
-        for ({_IDX} kx = 0; kx < KW; ++kx) {{
-            {_IDX} yy = y0 + ky, xx = x0 + kx;
+__device__ IDX_T gh_window_first(const A& x, IDX_T base, IDX_T H, IDX_T W, IDX_T y0,
+                                  IDX_T x0, IDX_T KH, IDX_T KW, T lowest, T m) {
+    for (IDX_T ky = 0; ky < KH; ++ky) {
+        for (IDX_T kx = 0; kx < KW; ++kx) {
+            IDX_T yy = y0 + ky, xx = x0 + kx;
             T v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? (T)x[base + yy * W + xx] : lowest;
             if (v == m || (isnan(m) && isnan(v))) return ky * KW + kx;
-        }}
-    }}
+        }
+    }
     return -1;
-}}
+}
 """
 
-_POOL_OUT_INDEX = f"""
-{_IDX} ox = i % Wo, t = i / Wo;
-{_IDX} oy = t % Ho, l = t / Ho;
-{_IDX} y0 = oy * sh - ph, x0 = ox * sw - pw, base = l * H * W;
+_POOL_OUT_INDEX = """
+IDX_T ox = ii % Wo, t = ii / Wo;
+IDX_T oy = t % Ho, l = t / Ho;
+IDX_T y0 = oy * sh - ph, x0 = ox * sw - pw, base = l * H * W;
 """
 
 _MAX_POOL = _POOL_OUT_INDEX + "y = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);"
 
 _MAX_POOL_GATHER = (
     _POOL_OUT_INDEX
-    + f"""
+    + """
 T m = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);
-{_IDX} arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
+IDX_T arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
 T s = 0;
-for ({_IDX} ky = 0; ky < KH; ++ky) {{
-    for ({_IDX} kx = 0; kx < KW; ++kx) {{
-        {_IDX} yy = y0 + ky, xx = x0 + kx;
+for (IDX_T ky = 0; ky < KH; ++ky) {
+    for (IDX_T kx = 0; kx < KW; ++kx) {
+        IDX_T yy = y0 + ky, xx = x0 + kx;
         T v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? (T)g[base + yy * W + xx] : (T)0;
         s += v * (T)(ky * KW + kx == arg);
-    }}
-}}
+    }
+}
 out = s;
 """
 )
 
 _MASKED_POOL = (
     _POOL_OUT_INDEX
-    + f"""
+    + """
 T s = 0;
-for ({_IDX} ky = 0; ky < KH; ++ky) {{
-    for ({_IDX} kx = 0; kx < KW; ++kx) {{
-        {_IDX} yy = y0 + ky, xx = x0 + kx;
+for (IDX_T ky = 0; ky < KH; ++ky) {
+    for (IDX_T kx = 0; kx < KW; ++kx) {
+        IDX_T yy = y0 + ky, xx = x0 + kx;
         if (yy >= 0 && yy < H && xx >= 0 && xx < W)
             s += g[base + yy * W + xx] * (T)mask[base + yy * W + xx];
-    }}
-}}
+    }
+}
 out = s;
 """
 )
 
-_POOL_IN_INDEX = f"""
-{_IDX} xx = i % W, t = i / W;
-{_IDX} yy = t % H, l = t / H;
-{_IDX} base = l * H * W, obase = l * Ho * Wo;
+_POOL_IN_INDEX = """
+IDX_T xx = ii % W, t = ii / W;
+IDX_T yy = t % H, l = t / H;
+IDX_T base = l * H * W, obase = l * Ho * Wo;
 """
 
 # the windows containing input (yy, xx): oy from ceil((yy + ph - KH + 1) / sh) to (yy + ph) / sh
-_WINDOWS_OF_INPUT = f"""
-{_IDX} ay = yy + ph - KH + 1, ax = xx + pw - KW + 1;
-{_IDX} oy0 = ay <= 0 ? 0 : (ay + sh - 1) / sh, ox0 = ax <= 0 ? 0 : (ax + sw - 1) / sw;
-{_IDX} oy1 = min((yy + ph) / sh, Ho - 1), ox1 = min((xx + pw) / sw, Wo - 1);
+_WINDOWS_OF_INPUT = """
+IDX_T ay = yy + ph - KH + 1, ax = xx + pw - KW + 1;
+IDX_T oy0 = ay <= 0 ? 0 : (ay + sh - 1) / sh, ox0 = ax <= 0 ? 0 : (ax + sw - 1) / sw;
+IDX_T oy1 = min((yy + ph) / sh, Ho - 1), ox1 = min((xx + pw) / sw, Wo - 1);
 """
 
 _MAX_POOL_BACKWARD = (
     _POOL_IN_INDEX
     + _WINDOWS_OF_INPUT
-    + f"""
+    + """
 T s = 0;
-for ({_IDX} oy = oy0; oy <= oy1; ++oy) {{
-    for ({_IDX} ox = ox0; ox <= ox1; ++ox) {{
-        {_IDX} y0 = oy * sh - ph, x0 = ox * sw - pw;
+for (IDX_T oy = oy0; oy <= oy1; ++oy) {
+    for (IDX_T ox = ox0; ox <= ox1; ++ox) {
+        IDX_T y0 = oy * sh - ph, x0 = ox * sw - pw;
         T m = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);
-        {_IDX} arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
+        IDX_T arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
         s += dy[obase + oy * Wo + ox] * (T)((yy - y0) * KW + (xx - x0) == arg);
-    }}
-}}
+    }
+}
 dx = s;
 """
 )
 
+# MaxPoolingBackward where windows do not overlap: one thread per window finds its first
+# maximum once and writes the window's inputs (the same sum as _MAX_POOL_BACKWARD's over the one
+# window holding each input: 0 + dy * [first maximum]); inputs outside every window are left to
+# the caller (zeros); launched with size L * Ho * Wo
+_MAX_POOL_BACKWARD_DISJOINT = (
+    _POOL_OUT_INDEX
+    + """
+T m = gh_window_max(x, base, H, W, y0, x0, KH, KW, lowest);
+IDX_T arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, m);
+T d = dy[ii];
+for (IDX_T ky = 0; ky < KH; ++ky) {
+    IDX_T yy = y0 + ky;
+    if (yy < 0 || yy >= H) continue;
+    for (IDX_T kx = 0; kx < KW; ++kx) {
+        IDX_T xx = x0 + kx;
+        if (xx < 0 || xx >= W) continue;
+        T s = 0;
+        s += d * (T)(ky * KW + kx == arg);
+        dx[base + yy * W + xx] = s;
+    }
+}
+"""
+)
+
 # windows that do not overlap: an input element lies in at most one
-_ONE_WINDOW = f"""
-{_IDX} oy = (yy + ph) / sh, ox = (xx + pw) / sw;
+_ONE_WINDOW = """
+IDX_T oy = (yy + ph) / sh, ox = (xx + pw) / sw;
 bool inside = (yy + ph) % sh < KH && (xx + pw) % sw < KW && oy < Ho && ox < Wo;
 """
 
 _MAX_POOL_MASK = (
     _POOL_IN_INDEX
     + _ONE_WINDOW
-    + f"""
+    + """
 bool hit = false;
-if (inside) {{
-    {_IDX} y0 = oy * sh - ph, x0 = ox * sw - pw;
-    {_IDX} arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, y[obase + oy * Wo + ox]);
+if (inside) {
+    IDX_T y0 = oy * sh - ph, x0 = ox * sw - pw;
+    IDX_T arg = gh_window_first(x, base, H, W, y0, x0, KH, KW, lowest, y[obase + oy * Wo + ox]);
     hit = (yy - y0) * KW + (xx - x0) == arg;
-}}
+}
 mask = hit;
 """
 )
@@ -224,27 +262,28 @@ _MASKED_UNPOOL = (
     _POOL_IN_INDEX
     + _ONE_WINDOW
     + """
-dx = inside ? (T)(dy[obase + oy * Wo + ox] * (T)mask[i]) : (T)0;
+dx = inside ? (T)(dy[obase + oy * Wo + ox] * (T)mask[ii]) : (T)0;
 """
 )
 
 # Softmax cross entropy over the classes of (N, C) logits, one thread per row; a label outside
 # [0, C) is counted in bad[0] (the caller then lets the generic kernel raise the error)
-_SCE = f"""
-{_IDX} row = i * C, lab = (long long)t[i];
+_SCE = """
+IDX_T row = ii * C;
+long long lab = (long long)t[ii];
 T m = x[row];
-for ({_IDX} c = 1; c < C; ++c) {{
+for (IDX_T c = 1; c < C; ++c) {
     T v = x[row + c];
     if (isnan(v) || v > m) m = v;
-}}
+}
 T s = 0;
-for ({_IDX} c = 0; c < C; ++c) s += exp(x[row + c] - m);
-if (lab < 0 || lab >= C) {{
+for (IDX_T c = 0; c < C; ++c) s += exp(x[row + c] - m);
+if (lab < 0 || lab >= C) {
     atomicAdd(&bad[0], 1);
     loss = 0;
-}} else {{
+} else {
     loss = log(s) - (x[row + lab] - m);
-}}
+}
 """
 
 # Rule kernels (array-level first-order rules on ``cuda``, see RULE_KERNELS):
@@ -257,29 +296,29 @@ _RELU_BW = "gx = g * (T)(y > (T)0);"
 # rule's order (exp(x - max), divided by the sum, 1 subtracted at the label, times gy). A label
 # outside [0, C) subtracts nothing (the forward pass rejects such labels, so only labels changed
 # in place after it reach here)
-_SCE_BW = f"""
-{_IDX} o = i / K, k = i % K;
-{_IDX} base = o * C * K + k;
-{_IDX} lab = (long long)t;
+_SCE_BW = """
+IDX_T o = ii / K, k = ii % K;
+IDX_T base = o * C * K + k;
+long long lab = (long long)t;
 T m = x[base];
-for ({_IDX} c = 1; c < C; ++c) {{
+for (IDX_T c = 1; c < C; ++c) {
     T v = x[base + c * K];
     if (isnan(v) || v > m) m = v;
-}}
+}
 T s = 0;
-for ({_IDX} c = 0; c < C; ++c) s += exp(x[base + c * K] - m);
-for ({_IDX} c = 0; c < C; ++c) {{
+for (IDX_T c = 0; c < C; ++c) s += exp(x[base + c * K] - m);
+for (IDX_T c = 0; c < C; ++c) {
     T p = exp(x[base + c * K] - m) / s;
     if (c == lab) p -= (T)1;
     dx[base + c * K] = p * g;
-}}
+}
 """
 
 # the same for many classes (more than _SCE_ROW_CLASSES), where one thread per row would loop too
 # long: the row's max and sum of exp(x - max) from two reductions, then one thread per element
-_SCE_BW_WIDE = f"""
-{_IDX} k = i % K, r = i / K;
-{_IDX} c = r % C, row = (r / C) * K + k;
+_SCE_BW_WIDE = """
+IDX_T k = ii % K, r = ii / K;
+IDX_T c = r % C, row = (r / C) * K + k;
 T p = exp(x - m[row]) / s[row];
 if (c == (long long)t[row]) p -= (T)1;
 dx = p * g[row];
@@ -291,36 +330,52 @@ dx = p * g[row];
 _SCE_ROW_CLASSES = 128
 
 _CONV_PARAMS = (
-    "int64 C, int64 H, int64 W, int64 KH, int64 KW, int64 Ho, int64 Wo, int64 ph, "
-    "int64 pw, int64 sh, int64 sw, int64 dh, int64 dw, int64 NP"
+    "IDX C, IDX H, IDX W, IDX KH, IDX KW, IDX Ho, IDX Wo, IDX ph, "
+    "IDX pw, IDX sh, IDX sw, IDX dh, IDX dw, IDX NP"
 )
 _POOL_PARAMS = (
-    "int64 H, int64 W, int64 Ho, int64 Wo, int64 KH, int64 KW, int64 sh, int64 sw, "
-    "int64 ph, int64 pw, T lowest"
+    "IDX H, IDX W, IDX Ho, IDX Wo, IDX KH, IDX KW, IDX sh, IDX sw, IDX ph, IDX pw, T lowest"
 )
 
 
 @cache
-def _k() -> dict[str, Any]:
-    """The CuPy kernel objects (compiled by CuPy on first launch, cached on disk)."""
+def _k(narrow: bool = False) -> dict[str, Any]:
+    """The CuPy kernel objects (compiled by CuPy on first launch, cached on disk), with 32-bit
+    index arithmetic when ``narrow`` (see :func:`_narrow`), else 64-bit."""
     import cupy
 
+    ctype, ptype = ("int", "int32") if narrow else ("long long", "int64")
+    suffix = "32" if narrow else ""
+
     def ew(name: str, params: str, out: str, body: str, preamble: str = "") -> Any:
-        return cupy.ElementwiseKernel(params, out, body, f"gradhub_{name}", preamble=preamble)
+        return cupy.ElementwiseKernel(
+            params.replace("IDX ", ptype + " "),
+            out,
+            f"const {ctype} ii = ({ctype})i;\n" + body.replace("IDX_T", ctype),
+            f"gradhub_{name}{suffix}",
+            preamble=preamble.replace("IDX_T", ctype),
+        )
 
     return {
-        "im2col": ew("im2col", "raw T x, " + _CONV_PARAMS, "T col", _IM2COL),
+        "im2col": ew("im2col", "raw T x, " + _CONV_PARAMS, "raw T col", _IM2COL),
         "col2im": ew("col2im", "raw T col, raw T b, bool has_b, " + _CONV_PARAMS, "T out", _COL2IM),
         "to_nchw": ew(
-            "to_nchw", "raw T y2, raw T b, bool has_b, int64 O, int64 P, int64 NP", "T y", _TO_NCHW
+            "to_nchw", "raw T y2, raw T b, bool has_b, IDX O, IDX P, IDX NP", "T y", _TO_NCHW
         ),
-        "from_nchw": ew("from_nchw", "raw T g, int64 O, int64 P, int64 NP", "T g2", _FROM_NCHW),
+        "from_nchw": ew("from_nchw", "raw T g, IDX O, IDX P, IDX NP", "T g2", _FROM_NCHW),
         "max_pool": ew("max_pool", "raw T x, " + _POOL_PARAMS, "T y", _MAX_POOL, _POOL_PREAMBLE),
         "max_pool_backward": ew(
             "max_pool_backward",
             "raw T dy, raw T x, " + _POOL_PARAMS,
             "T dx",
             _MAX_POOL_BACKWARD,
+            _POOL_PREAMBLE,
+        ),
+        "max_pool_backward_disjoint": ew(
+            "max_pool_backward_disjoint",
+            "raw T dy, raw T x, " + _POOL_PARAMS,
+            "raw T dx",
+            _MAX_POOL_BACKWARD_DISJOINT,
             _POOL_PREAMBLE,
         ),
         "max_pool_gather": ew(
@@ -343,12 +398,12 @@ def _k() -> dict[str, Any]:
         "masked_pool": ew(
             "masked_pool", "raw T g, raw bool mask, " + _POOL_PARAMS, "T out", _MASKED_POOL
         ),
-        "sce": ew("sce", "raw T x, raw L t, int64 C", "T loss, raw int32 bad", _SCE),
+        "sce": ew("sce", "raw T x, raw L t, IDX C", "T loss, raw int32 bad", _SCE),
         "relu_bw": ew("relu_bw", "T g, T y", "T gx", _RELU_BW),
-        "sce_bw": ew("sce_bw", "raw T x, L t, T g, int64 C, int64 K", "raw T dx", _SCE_BW),
+        "sce_bw": ew("sce_bw", "raw T x, L t, T g, IDX C, IDX K", "raw T dx", _SCE_BW),
         "sce_bw_wide": ew(
             "sce_bw_wide",
-            "T x, raw T m, raw T s, raw L t, raw T g, int64 C, int64 K",
+            "T x, raw T m, raw T s, raw L t, raw T g, IDX C, IDX K",
             "T dx",
             _SCE_BW_WIDE,
         ),
@@ -356,6 +411,17 @@ def _k() -> dict[str, Any]:
             "T x, T m", "T s", "exp(x - m)", "a + b", "s = a", "0", "gradhub_sum_exp"
         ),
     }
+
+
+#: launches whose arrays all hold fewer elements than this use the kernels with 32-bit index
+#: arithmetic (:func:`_k`); the index expressions of every kernel stay below the largest array's
+#: size
+NARROW_LIMIT = 2**31
+
+
+def _narrow(*sizes: int) -> bool:
+    """True when every array of a launch holds fewer than :data:`NARROW_LIMIT` elements."""
+    return max(sizes) < NARROW_LIMIT
 
 
 def _generic_rule(name: str) -> Callable[..., Any]:
@@ -417,7 +483,9 @@ def _im2col(xp: Any, x: Any, kh: int, kw: int, out: tuple[int, int], geo: Any) -
     n, c, h, w = x.shape
     npos = n * out[0] * out[1]
     col = xp.empty((c * kh * kw, npos), dtype=x.dtype)
-    _k()["im2col"](
+    if col.size == 0:
+        return col
+    _k(_narrow(col.size, x.size))["im2col"](
         xp.ascontiguousarray(x),
         c,
         h,
@@ -431,6 +499,7 @@ def _im2col(xp: Any, x: Any, kh: int, kw: int, out: tuple[int, int], geo: Any) -
         *geo.dilation,
         npos,
         col,
+        size=c * npos,
     )
     return col
 
@@ -440,7 +509,7 @@ def _from_nchw(xp: Any, g: Any) -> Any:
     n, o = g.shape[:2]
     p = math.prod(g.shape[2:])
     g2 = xp.empty((o, n * p), dtype=g.dtype)
-    _k()["from_nchw"](xp.ascontiguousarray(g), o, p, n * p, g2)
+    _k(_narrow(g.size))["from_nchw"](xp.ascontiguousarray(g), o, p, n * p, g2)
     return g2
 
 
@@ -472,7 +541,7 @@ def convolution(
     y2 = xp.dot(w.reshape(o, -1), col)
     p = out[0] * out[1]
     y = xp.empty((geo.n, o, *out), dtype=x.dtype)
-    _k()["to_nchw"](y2, y2 if b is None else b, b is not None, o, p, geo.n * p, y)
+    _k(_narrow(y.size))["to_nchw"](y2, y2 if b is None else b, b is not None, o, p, geo.n * p, y)
     return y.reshape(geo.batch + y.shape[1:])
 
 
@@ -513,7 +582,7 @@ def deconvolution(
     xf = x.reshape(geo.n, ci, hi * wi)
     col = xp.dot(w.reshape(ci, -1).T, _from_nchw(xp, xf))  # (Co*KH*KW, N*Hi*Wi)
     y = xp.empty((geo.n, co, *size), dtype=x.dtype)
-    _k()["col2im"](
+    _k(_narrow(col.size, y.size))["col2im"](
         col,
         col if b is None else b,
         b is not None,
@@ -599,7 +668,9 @@ def _pool_launch(
     """Run the two-input pooling kernel ``name`` on ``a`` and ``b`` (data of ``dtype``) into a new
     array of ``shape`` (``out_dtype``, else ``dtype``)."""
     out = xp.empty(shape, dtype=dtype if out_dtype is None else out_dtype)
-    _k()[name](xp.ascontiguousarray(a), xp.ascontiguousarray(b), *_pool_args(geo, dtype), out)
+    _k(_narrow(a.size, b.size, out.size))[name](
+        xp.ascontiguousarray(a), xp.ascontiguousarray(b), *_pool_args(geo, dtype), out
+    )
     return out
 
 
@@ -618,7 +689,7 @@ def max_pooling(
     if geo is None or not _same_float(x):
         return _generic("MaxPooling")(xp, x, *args)
     y = xp.empty(geo.out_shape, dtype=x.dtype)
-    _k()["max_pool"](xp.ascontiguousarray(x), *_pool_args(geo, x.dtype), y)
+    _k(_narrow(x.size, y.size))["max_pool"](xp.ascontiguousarray(x), *_pool_args(geo, x.dtype), y)
     return y
 
 
@@ -637,7 +708,22 @@ def max_pooling_backward(
     geo = _pool_geometry("max_pooling_backward", x.shape, *args)
     if geo is None or not _same_float(x, dy) or tuple(dy.shape) != geo.out_shape:
         return _generic("MaxPoolingBackward")(xp, dy, x, *args)
-    return _pool_launch(xp, "max_pool_backward", dy, x, geo, x.shape, x.dtype)
+    if not _pool_module().disjoint_windows(geo):
+        return _pool_launch(xp, "max_pool_backward", dy, x, geo, x.shape, x.dtype)
+    # windows that do not overlap: one thread per window; the inputs outside every window (a
+    # remainder of rows or columns, padding) are zeros
+    (h, w), (ho, wo), (kh, kw) = x.shape[-2:], geo.out, geo.kernel
+    covered = geo.stride == geo.kernel and not any(geo.pad) and ho * kh == h and wo * kw == w
+    dx = (xp.empty if covered else xp.zeros)(x.shape, dtype=x.dtype)
+    if dy.size:
+        _k(_narrow(x.size, dy.size))["max_pool_backward_disjoint"](
+            xp.ascontiguousarray(dy),
+            xp.ascontiguousarray(x),
+            *_pool_args(geo, x.dtype),
+            dx,
+            size=dy.size,
+        )
+    return dx
 
 
 def max_pooling_gather(
@@ -738,7 +824,9 @@ def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any
         return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)
     bad = xp.zeros(1, dtype=np.int32)
     loss = xp.empty(target.shape, dtype=x.dtype)
-    _k()["sce"](xp.ascontiguousarray(x), xp.ascontiguousarray(target), x.shape[1], loss, bad)
+    _k(_narrow(x.size))["sce"](
+        xp.ascontiguousarray(x), xp.ascontiguousarray(target), x.shape[1], loss, bad
+    )
     if defer_check(bad):  # recording a CUDA graph: read after each launch
         return loss
     if int(bad.get()[0]):
@@ -846,13 +934,13 @@ def softmax_cross_entropy_backward(
     xc = xp.ascontiguousarray(xx)
     if c <= _SCE_ROW_CLASSES:
         dx = xp.empty(xx.shape, dtype=xx.dtype)
-        _k()["sce_bw"](xc, t.reshape(rows), g.reshape(rows), c, k, dx)
+        _k(_narrow(xx.size))["sce_bw"](xc, t.reshape(rows), g.reshape(rows), c, k, dx)
         return [dx, None]
     m = xc.max(axis=ax, keepdims=True)
     s = _k()["sum_exp"](xc, m, axis=ax, keepdims=True)
     tr = xp.ascontiguousarray(t.reshape(rows))
     gr = xp.ascontiguousarray(g.reshape(rows))
-    return [_k()["sce_bw_wide"](xc, m, s, tr, gr, c, k), None]
+    return [_k(_narrow(xx.size))["sce_bw_wide"](xc, m, s, tr, gr, c, k), None]
 
 
 RULE_KERNELS: dict[str, Callable[..., Any]] = {

@@ -15,7 +15,7 @@ import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
 from gradhub.ops import call
-from gradhub.parallel import get_num_threads
+from gradhub.parallel import get_blas_threads, get_num_threads
 
 from .math import is_int
 
@@ -76,6 +76,13 @@ _TRANSPOSED_MIN_ROWS = 64
 _TRANSPOSED_MAX_ROWS = 128
 
 
+def _blas_threads() -> int:
+    """The threads OpenBLAS's next product runs on (the pool's count where BLAS cannot be asked):
+    one while gradhub's pool holds OpenBLAS at one thread, whatever ``get_num_threads()`` says."""
+    n = get_blas_threads()
+    return get_num_threads() if n is None else n
+
+
 def _affine(xp: Any, x: Any, weight: Any, bias: Any = None, base_axis: int = 1) -> Any:
     n, k, m = _affine_dims("affine", x.shape, weight.shape, base_axis)
     x2 = x if x.ndim == 2 and base_axis == 1 else x.reshape(n, k)
@@ -86,7 +93,7 @@ def _affine(xp: Any, x: Any, weight: Any, bias: Any = None, base_axis: int = 1) 
         and n < m
         and x2 is x
         and w2 is weight
-        and get_num_threads() > 1
+        and _blas_threads() > 1
     ):
         # y^T = W^T x^T: with two BLAS threads OpenBLAS runs a product with more rows than
         # columns 6-18% faster (128x784 @ 784x1024: 1.59-1.79 against 1.71-2.17 ms; 128x1024 @
@@ -327,8 +334,9 @@ def register_functions(register: Any) -> None:
 
 ``x`` is flattened to a matrix ``(prod(x.shape[:base_axis]), prod(x.shape[base_axis:]))``;
 ``weight`` has shape ``(prod(x.shape[base_axis:]), *out)`` and ``bias`` (optional) shape ``out``.
-The output has shape ``x.shape[:base_axis] + weight.shape[1:]``. On the CPU with several
-threads (``gradhub.parallel.get_num_threads() > 1``), a 2-d ``x`` of 64 to 128 rows and a layer
+The output has shape ``x.shape[:base_axis] + weight.shape[1:]``. On the CPU where OpenBLAS runs
+products on several threads (``gradhub.parallel.get_blas_threads() > 1``; one while gradhub's
+thread pool exists), a 2-d ``x`` of 64 to 128 rows and a layer
 with more outputs than rows, the output is computed as ``(W^T x^T)^T`` and is a Fortran-ordered
 array (the same values; OpenBLAS runs that product faster there); ReLU keeps that order.
 

@@ -1,0 +1,173 @@
+"""Static graphs recorded as CUDA graphs (gradhub.capture_static): nnabla's loop ``x.d = batch;
+solver.zero_grad(); loss.forward(); loss.backward(clear_buffer=...); solver.update()`` and the
+same loop with native Variables (``.g`` cleared between steps) on ``cuda``.
+
+The forward is recorded at its third ``forward()``, ``backward()``'s walk (without
+``retain_grad``) at its third call after that; every step's loss, gradients and parameters must
+equal those of the same loop run as a plan (recording off) in the same process: bit for bit for
+elementwise graphs, within the recorded products' tolerance (cuBLAS called directly) for an MLP.
+A loss or ``.g`` handed out is not changed by later steps. Every test skips, with one reason,
+where no usable CUDA device exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import gradhub as gh
+import numpy as np
+import pytest
+from cuda_helpers import gpu
+from gradhub import capture, plan
+
+pytestmark = gpu
+
+
+@pytest.fixture(autouse=True)
+def _on() -> Iterator[None]:
+    before = plan.set_enabled(True), capture.set_enabled(True)
+    yield
+    plan.set_enabled(before[0])
+    capture.set_enabled(before[1])
+
+
+def _cp() -> Any:
+    import cupy
+
+    return cupy
+
+
+def _host(a: Any) -> np.ndarray:
+    return _cp().asnumpy(a)
+
+
+def _nnabla_loop(
+    graph: str, solver_name: str, clear_buffer: bool, recorded: bool, steps: int
+) -> tuple[list[np.ndarray], Any]:
+    """nnabla's loop on cuda: each step's loss, gradients and parameters (on the host), and the
+    loss Variable."""
+    import gradhub_compat.nnabla as nn
+    import gradhub_compat.nnabla.functions as F
+    import gradhub_compat.nnabla.parametric_functions as PF
+    import gradhub_compat.nnabla.solvers as S
+    from gradhub_compat.nnabla.ext_utils import get_extension_context
+
+    before = capture.set_enabled(recorded)
+    try:
+        nn.clear_parameters()
+        with nn.context_scope(get_extension_context("cuda")):
+            rng = np.random.RandomState(0)
+            x = nn.Variable((16, 6))
+            t = nn.Variable((16, 1))
+            if graph == "elementwise":
+                w = nn.Variable.from_numpy_array(rng.randn(6), need_grad=True)
+                b = nn.Variable.from_numpy_array(rng.randn(6), need_grad=True)
+                h = F.tanh(x * w + b)
+                loss = F.mean(h * h)
+                params = {"w": w, "b": b}
+            else:
+                h = F.relu(PF.affine(x, 32, name="fc1", rng=rng))
+                loss = F.mean(F.softmax_cross_entropy(PF.affine(h, 3, name="fc2", rng=rng), t))
+                params = dict(nn.get_parameters())
+            solver = S.Momentum(lr=0.05) if solver_name == "Momentum" else S.Adam(alpha=0.01)
+            solver.set_parameters(params)
+            out: list[np.ndarray] = []
+            kept: list[tuple[Any, np.ndarray]] = []
+            for step in range(steps):
+                x.d = np.random.RandomState(step).randn(16, 6)
+                t.d = np.random.RandomState(step).randint(0, 3, (16, 1))
+                solver.zero_grad()
+                loss.forward(clear_no_need_grad=True)
+                loss.backward(clear_buffer=clear_buffer)
+                solver.update()
+                handed = [loss.d] + [p.g for p in params.values()]
+                kept += [(a, _host(a)) for a in handed]
+                out += [_host(a) for a in handed] + [_host(p.d) for p in params.values()]
+        for a, host in kept:
+            np.testing.assert_array_equal(_host(a), host, err_msg="changed by a later step")
+        return out, loss
+    finally:
+        capture.set_enabled(before)
+
+
+def _recorded_walk(loss: Any) -> bool:
+    p = plan.plan_of(loss)
+    return p is not None and any(prog.recorded for prog in p.programs.values())
+
+
+@pytest.mark.parametrize("solver_name", ["Momentum", "Adam"])
+@pytest.mark.parametrize("clear_buffer", [True, False])
+def test_nnablas_elementwise_loop_recorded_equals_the_plan_bit_for_bit(
+    solver_name: str, clear_buffer: bool
+) -> None:
+    got, loss = _nnabla_loop("elementwise", solver_name, clear_buffer, True, 8)
+    p = plan.plan_of(loss)
+    assert p is not None and p.recorded is not None, p and p.capture_refused
+    assert p.recorded.graph.launches == 6  # steps 3 to 8
+    assert _recorded_walk(loss) is clear_buffer  # (clear_buffer=False keeps intermediates' .g)
+    want, _ = _nnabla_loop("elementwise", solver_name, clear_buffer, False, 8)
+    assert len(got) == len(want)
+    for k, (a, b) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(a, b, err_msg=f"value {k}")
+
+
+#: the recorded products run through cuBLAS called directly (gradhub_cuda.cublas_capture),
+#: where cuBLAS may pick another algorithm than for CuPy's call
+_RTOL = 1e-5
+
+
+def test_nnablas_mlp_loop_recorded_equals_the_plan() -> None:
+    got, loss = _nnabla_loop("mlp", "Momentum", True, True, 6)
+    assert plan.plan_of(loss).recorded is not None  # type: ignore[union-attr]
+    assert _recorded_walk(loss)
+    want, _ = _nnabla_loop("mlp", "Momentum", True, False, 6)
+    for k, (a, b) in enumerate(zip(got, want)):
+        tol = _RTOL * float(np.max(np.abs(b), initial=0.0))
+        np.testing.assert_allclose(a, b, rtol=0, atol=tol, err_msg=f"value {k}")
+
+
+def _native_loop(recorded: bool, steps: int) -> tuple[list[np.ndarray], gh.Variable]:
+    """The native API's static loop: ``.g`` cleared, ``forward()``, ``backward(retain_graph=
+    False)``, an SGD update (in place, or a new array)."""
+    cp = _cp()
+    F = gh.functions
+    before = capture.set_enabled(recorded)
+    try:
+        rng = np.random.default_rng(0)
+        x = gh.Variable(cp.asarray(rng.standard_normal((16, 6))), need_grad=False)
+        w = gh.Variable(cp.asarray(rng.standard_normal(6)))
+        b = gh.Variable(cp.asarray(rng.standard_normal(6)))
+        h = F.tanh(x * w + b)
+        loss = F.sum(F.log(h * h + 1.0))
+        out: list[np.ndarray] = []
+        kept: list[tuple[Any, np.ndarray]] = []
+        for k in range(steps):
+            x.d = cp.asarray(np.random.default_rng(k + 1).standard_normal((16, 6)))
+            w.cleargrad()
+            b.cleargrad()
+            loss.forward()
+            loss.backward(retain_graph=False)
+            handed = [loss.d, w.g, b.g]
+            kept += [(a, _host(a)) for a in handed]
+            out += [_host(a) for a in handed]
+            for p in (w, b):
+                if k % 2:
+                    p.d -= 0.05 * p.g
+                else:
+                    p.d = p.d - 0.05 * p.g
+        for a, host in kept:
+            np.testing.assert_array_equal(_host(a), host, err_msg="changed by a later step")
+        return out, loss
+    finally:
+        capture.set_enabled(before)
+
+
+def test_the_native_static_loop_recorded_equals_the_plan_bit_for_bit() -> None:
+    got, loss = _native_loop(True, 8)
+    p = plan.plan_of(loss)
+    assert p is not None and p.recorded is not None, p and p.capture_refused
+    assert _recorded_walk(loss)
+    want, _ = _native_loop(False, 8)
+    for k, (a, b) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(a, b, err_msg=f"value {k}")
