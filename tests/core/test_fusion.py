@@ -376,3 +376,42 @@ def test_a_run_on_a_device_of_index_1_runs_with_its_device_current() -> None:
     two.on_index_1(y)
     assert seen == [1, 1]
     assert np.array_equal(np.asarray(y.d), (X * 2.0 + 1.0) * 3.0)
+
+
+def test_a_step_recorded_on_a_device_records_the_fused_call() -> None:
+    """On the stand-in of a device that records its work (tests/recording_device.py), a compiled
+    step with a fused run is recorded and replayed: its results are the eager step's."""
+    import gradhub.functions as F
+    from recording_device import on_rec, recording_device
+
+    fuser = ByKernels()
+    mod = types.ModuleType("rec_fuser")
+    mod.gradhub_add_kernels = gh.hookimpl(  # type: ignore[attr-defined]
+        lambda register: register.fuser("rec", fuser)
+    )
+    with recording_device():
+        plugins.load_plugins(extra=[("rec_fuser", mod)])
+        rng = np.random.default_rng(4)
+        w = gh.Variable(on_rec(rng.standard_normal((4, 3))))
+        b = gh.Variable(on_rec(rng.standard_normal((3,))))
+
+        def step(x: Any) -> Any:
+            h = x @ w + b
+            loss = F.sum(F.log(h * h + 1.0) * 0.5)
+            gw, gb = gh.grad([loss], [w, b], create_graph=False)
+            return loss, gw, gb
+
+        c = gh.compile(step)
+        xs = [on_rec(rng.standard_normal((5, 4))) for _ in range(5)]
+        outs = [[np.array(o.d) for o in c(x)] for x in xs]
+        assert c.capture_refused is None, c.capture_refused
+        tr = list(c.traces.values())[-1]
+        assert tr.captured is not None and tr.plan.fused
+        assert [[op.name for op in ch.ops] for ch in fuser.chains] == [
+            ["Mul2", "AddScalar", "Log", "MulScalar"]
+        ]
+        with fusion_off():
+            want = [[np.array(o.d) for o in step(gh.Variable(x))] for x in xs]
+    for got, exp in zip(outs, want):
+        for g, e in zip(got, exp):
+            assert np.array_equal(g, e)
