@@ -60,6 +60,10 @@ def gradhub_add_kernels(register: KernelRegistrar) -> None:
     array-level first-order backward of the function's rule on that device (signature of
     ``fast_backward``), which ``backward()`` runs for nodes on the device in place of the rule's
     ``fast_backward``; ``create_graph=True`` keeps differentiating the rule.
+
+    ``register.fuser(device_kind, fuser, override=False)`` adds the device's elementwise fuser
+    (a :class:`gradhub.fusion.Fuser`): plans on that device run chains of elementwise functions
+    as one call it builds.
     """
 
 

@@ -44,6 +44,7 @@ import numpy as np
 from . import capture as _capture
 from . import capture_static as _static
 from . import engine as _engine
+from . import fusion as _fusion
 from . import variable as _variable
 from .engine import (
     _FREED,
@@ -225,6 +226,8 @@ class Plan:
         self.marks = list(marks)
         roots = [y._creator for y in ys if y._creator is not None]
         nodes = _collect(roots, only_need_grad=False) if roots else []
+        if REGISTRY.fusers and nodes:  # the nodes of elementwise runs together (gradhub.fusion)
+            nodes = _fusion.schedule(nodes, _segment_bounds(nodes, self.marks))
         self.nodes = nodes
         leaves: list[Variable] = []
         leaf_pos: dict[int, int] = {}
@@ -301,6 +304,8 @@ class Plan:
             bounds.append(next((k for k, nd in enumerate(nodes) if nd.seq > m), len(nodes)))
         bounds.append(len(nodes))
         self.segments = list(itertools.pairwise(bounds))
+        #: the fused elementwise runs (see gradhub.fusion), by the index of each of their steps
+        self.fused: dict[int, _fusion.Group] = _fused(self) if REGISTRY.fusers else {}
         self.compiled = _generate_forward(self) if _codegen else None
         self.fdefs = list(fdefs.values())
         self.generation = REGISTRY.generation
@@ -409,22 +414,31 @@ class Plan:
         vals = self.values
         for i, leaf in enumerate(self.leaves):
             vals[i] = leaf._data
+        fused = self.fused
         with set_recording(False):
-            for step in self.steps[lo:hi]:
+            for n, step in enumerate(self.steps[lo:hi], lo):
                 node, kernel, xp, attrs, ins, b, single, save, rule, frees, dev = step
                 arrays = [vals[j] for j in ins]
-                try:
-                    if dev is None:
-                        out = kernel(xp, *arrays, **attrs)
-                    else:
-                        with dev.activate():
+                group = fused.get(n) if fused else None
+                if group is not None:  # a fused run: its first step computes its values
+                    if n == group.first:
+                        _run_fused(self, group, vals)
+                    out = vals[b]  # (None: a value kept inside the fused kernel)
+                else:
+                    try:
+                        if dev is None:
                             out = kernel(xp, *arrays, **attrs)
-                except GradhubError:
-                    raise
-                except Exception as e:
-                    raise _kernel_error(node.fdef, arrays, e, node.device.kind) from e
+                        else:
+                            with dev.activate():
+                                out = kernel(xp, *arrays, **attrs)
+                    except GradhubError:
+                        raise
+                    except Exception as e:
+                        raise _kernel_error(node.fdef, arrays, e, node.device.kind) from e
                 if single:
-                    if type(out) is not type(arrays[0]) or out.dtype.kind not in "biufc":
+                    if group is not None:
+                        pass  # (checked by _run_fused)
+                    elif type(out) is not type(arrays[0]) or out.dtype.kind not in "biufc":
                         out = _kernel_result(node.fdef, node.device, out)
                     vals[b] = out
                     outs: Sequence[Any] = (out,)
@@ -608,6 +622,56 @@ class _Program:
 _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
 
 
+def _segment_bounds(nodes: list[Node], marks: list[int]) -> list[tuple[int, int]]:
+    """The segments of ``nodes`` (sorted by sequence number) cut at the sequence numbers
+    ``marks``, as ``(first, end)`` index pairs."""
+    bounds = [0]
+    for m in marks:
+        bounds.append(next((k for k, nd in enumerate(nodes) if nd.seq > m), len(nodes)))
+    bounds.append(len(nodes))
+    return list(itertools.pairwise(bounds))
+
+
+def _fused(plan: Plan) -> dict[int, _fusion.Group]:
+    """The plan's fused elementwise runs (see :mod:`gradhub.fusion`) by the index of each of
+    their steps."""
+    fusers = REGISTRY.fusers
+    if not _fusion.enabled() or not any(s[0].device.kind in fusers for s in plan.steps):
+        return {}  # (no step on a device with a fuser: nothing to look for)
+    type_of: dict[int, Any] = {j: meta[0] for j, meta in enumerate(plan.leaf_meta)}
+    for step in plan.steps:
+        if step[6]:
+            type_of[step[5]] = step[0].out_type
+    out = {}
+    for g in _fusion.find_groups(plan.steps, plan.segments, type_of):
+        for k in range(g.first, g.last + 1):
+            out[k] = g
+    return out
+
+
+def _run_fused(plan: Plan, group: _fusion.Group, vals: list[Any]) -> None:
+    """Run a fused group (the table's way): its values into ``vals``."""
+    first = plan.steps[group.first]
+    node, dev = first[0], first[10]
+    arrays = [vals[j] for j in group.ins]
+    try:
+        if dev is None:
+            outs = group.fn(group.xp, *arrays)
+        else:
+            with dev.activate():
+                outs = group.fn(group.xp, *arrays)
+    except GradhubError:
+        raise
+    except Exception as e:
+        raise _kernel_error(node.fdef, arrays, e, node.device.kind) from e
+    made = {plan.steps[k][5]: plan.steps[k][0] for k in range(group.first, group.last + 1)}
+    for j, o in zip(group.outs, outs, strict=True):
+        nd = made[j]
+        if type(o) is not nd.out_type:
+            o = _kernel_result(nd.fdef, nd.device, o)
+        vals[j] = o
+
+
 def _inline_operator(fn: Any, dtype: Any, attrs: dict[str, Any]) -> tuple[str, Any] | None:
     """How a plan writes a call of ``fn`` (a kernel ``fn(xp, x, **attrs)`` or a one-input
     first-order rule ``fn(xp, gy, x, y, **attrs)``) on a numpy array of ``dtype``: ``(op,
@@ -703,6 +767,9 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
     for step in plan.steps:
         if step[6]:
             type_of[step[5]] = step[0].out_type
+    fused = plan.fused
+    #: the values a fused run keeps inside its kernel (no local of the generated code)
+    inside = {plan.steps[k][5] for k, grp in fused.items() if plan.steps[k][5] not in grp.outs}
     runs = []
     for g, (lo, hi) in enumerate(plan.segments):
         env: dict[str, Any] = {"_fix": _kernel_result}
@@ -729,7 +796,20 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
             call = f"K{k}(X{k}, {', '.join(args)})"
             n_out = len(node.out_shapes)
             form = None
-            if single and len(ins) == 1 and type_of.get(ins[0]) is _ndarray:
+            group = fused.get(k)
+            if group is not None:
+                if k == group.first:  # the run's one call, making the values kept outside it
+                    env[f"Z{k}"], env[f"ZX{k}"] = group.fn, group.xp
+                    names = "".join(f"v{j}, " for j in group.outs)
+                    lines.append(
+                        f"    {names}= Z{k}(ZX{k}, {', '.join(f'v{j}' for j in group.ins)})"
+                    )
+                if b not in inside:
+                    env[f"T{k}"] = node.out_type
+                    lines.append(f"    if type(v{b}) is not T{k}:")
+                    lines.append(f"        v{b} = _fix(N{k}.fdef, N{k}.device, v{b})")
+                outs = f"(v{b},)"
+            elif single and len(ins) == 1 and type_of.get(ins[0]) is _ndarray:
                 form = _inline_operator(kernel, node.in_dtypes[0], attrs)
             inline = None
             if form is not None:
@@ -743,7 +823,9 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                     inline = f"{x} {op} C{k}"  # (an array of that type: not a 0-d result)
                 else:
                     call = f"{x} {op} C{k} if {x}.dtype is D{k} else {call}"
-            if inline is not None:
+            if group is not None:
+                pass  # (written above)
+            elif inline is not None:
                 env[f"T{k}"] = node.out_type
                 lines.append(f"    if v{ins[0]}.dtype is D{k}:")
                 lines.append(f"        v{b} = {inline}")
@@ -766,7 +848,7 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                 outs = f"({names},)"
             for j in range(n_out):
                 # an output Variable freed already is never seen again: nothing to update
-                if node.outputs[j]() is not None:
+                if node.outputs[j]() is not None and b + j not in inside:
                     env[f"W{k}_{j}"] = node.outputs[j]
                     lines.append(f"    o = W{k}_{j}()")
                     lines.append("    if o is not None:")
@@ -778,7 +860,10 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                 if save == 1:
                     lines.append(f"    N{k}.saved_in = ({', '.join(f'v{j}' for j in ins)},)")
                 elif save == 3:  # (2: the rule keeps nothing, the saved arrays stay None)
-                    lines.append(f"    N{k}.save([{', '.join(f'v{j}' for j in ins)}], {outs})")
+                    # (a value a fused run keeps inside is one the rule does not keep: None)
+                    kept = ", ".join("None" if j in inside else f"v{j}" for j in ins)
+                    lines.append(f"    N{k}.save([{kept}], {outs})")
+            frees = tuple(j for j in frees if j not in inside)
             if frees:
                 lines.append(f"    del {', '.join(f'v{j}' for j in frees)}")
                 gone = [j for j in frees if j in shared]

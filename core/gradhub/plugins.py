@@ -137,6 +137,8 @@ class _Staging:
         self.batch_rules: list[tuple[str, Callable[..., Any], bool]] = []
         #: ``(function name, device kind, rule kernel, override)`` from ``register.rule_kernel``
         self.rule_kernels: list[tuple[str, str, Callable[..., Any], bool]] = []
+        #: ``(device kind, fuser, override)`` from ``register.fuser``
+        self.fusers: list[tuple[str, Any, bool]] = []
         #: what committing changed, in order, so that a failure can restore the registry exactly:
         #: ``[table, key, new value, old value or _MISSING]`` for a dict entry, ``[fdef, new
         #: rule, old rule, old overrides, old audit, was a composite]`` for a backward rule
@@ -344,6 +346,21 @@ class KernelRegistrar:
         """
         check_rule_kernel_callable(name, device, fn, self._s.provider)
         self._s.rule_kernels.append((name, device, fn, bool(override)))
+
+    def fuser(self, device: str, fuser: Any, *, override: bool = False) -> None:
+        """Register ``fuser`` (a :class:`gradhub.fusion.Fuser`) as the elementwise fuser of
+        ``device``: plans made for arrays of that device kind run chains of elementwise
+        functions it accepts as one call it builds (see :mod:`gradhub.fusion`). Another
+        provider's fuser for the same device needs ``override=True``.
+        """
+        accepts, build = getattr(fuser, "accepts", None), getattr(fuser, "build", None)
+        if not callable(accepts) or not callable(build):
+            raise RegistrationError(
+                f"register.fuser({device!r}): the fuser must have the methods accepts(name, "
+                f"attrs, dtype) and build(chain) of gradhub.fusion.Fuser, got "
+                f"{type(fuser).__name__} (from {self._s.provider})"
+            )
+        self._s.fusers.append((device, fuser, bool(override)))
 
 
 class RuleRegistrar:
@@ -1044,6 +1061,19 @@ def _check_phase2(s: _Staging) -> None:
             )
         new_rule = any(r[0] == name for r in s.rules)
         check_rule_kernel(fdef, kind, fn, s.provider, override, new_rule)
+    for kind, _fuser, override in s.fusers:
+        kind = REGISTRY.device_aliases.get(kind, kind)
+        if kind not in REGISTRY.device_types:
+            raise RegistrationError(
+                f"register.fuser({kind!r}): fuser for unknown device {kind!r} (devices: "
+                f"{', '.join(sorted(REGISTRY.device_types))})"
+            )
+        old_p = REGISTRY.fuser_providers.get(kind)
+        if old_p is not None and old_p != s.provider and not override:
+            raise RegistrationError(
+                f"register.fuser({kind!r}): duplicate fuser for {kind!r}: already registered by "
+                f"{old_p}; {s.provider} must pass override=True to replace it"
+            )
     for name, _fn, override in s.jvp_rules:
         fdef = REGISTRY.functions.get(name)
         if fdef is None:
@@ -1146,6 +1176,11 @@ def _commit_phase2(s: _Staging) -> None:
             # rule with rule kernels goes through its general path, which picks the device's
             _put(s, vars(current), "fast1", None)
 
+    for kind, fuser, _ in s.fusers:
+        kind = REGISTRY.device_aliases.get(kind, kind)
+        _put(s, REGISTRY.fusers, kind, fuser)
+        _put(s, REGISTRY.fuser_providers, kind, s.provider)
+
 
 def _rollback(s: _Staging, others: Sequence[_Staging] = ()) -> None:
     """Undo everything a plugin committed (it failed after committing some of it), restoring
@@ -1194,6 +1229,7 @@ def _replaces(s: _Staging) -> bool:
         or any(r[2] for r in s.jvp_rules)
         or any(r[2] for r in s.batch_rules)
         or any(k[3] for k in s.rule_kernels)
+        or any(f[2] for f in s.fusers)
     )
 
 

@@ -664,6 +664,10 @@ class Registry:
         self.device_aliases: dict[str, str] = {}
         self.device_providers: dict[str, Provider] = {}
         self.by_array_type: dict[type, DeviceType] = {}
+        #: device kind -> its elementwise fuser (a :class:`gradhub.fusion.Fuser`), and who
+        #: registered it (``register.fuser``)
+        self.fusers: dict[str, Any] = {}
+        self.fuser_providers: dict[str, Provider] = {}
         self.generation = 0
         #: called whenever the tables change wholesale (reset, plugins loaded): caches clear
         self.listeners: list[Callable[[], None]] = []
@@ -678,6 +682,8 @@ class Registry:
         self.device_aliases.clear()
         self.device_providers.clear()
         self.by_array_type.clear()
+        self.fusers.clear()
+        self.fuser_providers.clear()
         self.add_device_type(CPU_TYPE, Provider("gradhub", _version()), ())
         self.changed()
 

@@ -25,9 +25,12 @@ def gradhub_add_devices(register: Any) -> None:
 
 @hookimpl
 def gradhub_add_kernels(register: Any) -> None:
-    """Register the CUDA kernels of existing functions, and the rule kernels of their rules
-    (see :mod:`gradhub_cuda.kernels`)."""
+    """Register the CUDA kernels of existing functions, the rule kernels of their rules (see
+    :mod:`gradhub_cuda.kernels`) and the elementwise fuser of plans (:mod:`gradhub_cuda.fusion`)."""
+    from .fusion import FUSER
     from .kernels import KERNELS, RULE_KERNELS
+
+    register.fuser("cuda", FUSER)
 
     for name, kernel in KERNELS.items():
         if register.has_function(name):
