@@ -12,7 +12,7 @@ import numpy as np
 from .device import Context, Device, context_device, current_context
 from .dtypes import DEFAULT as _DEFAULT_DTYPE
 from .ops import call, prim
-from .registry import REGISTRY
+from .registry import REGISTRY, _ensure_loaded
 
 if TYPE_CHECKING:
     from .graph import Node
@@ -23,10 +23,19 @@ _SCALARS = (int, float, np.integer, np.floating)
 _PY_DATA = (list, tuple, int, float, bool, np.generic)
 
 
+#: data that is never a device plugin's array (no plugin loading needed to convert it)
+_PLAIN = (list, tuple, float, int, bool, np.generic)
+
+
 def _to_array(data: Any, device: Device | None = None) -> Any:
     if isinstance(data, Variable):
         return data._data
     dt = REGISTRY.by_array_type.get(type(data))
+    if dt is None and not isinstance(data, _PLAIN):
+        # an array of a type no device has registered yet: a device plugin's (a CuPy array
+        # before the plugins were loaded) goes to its device, not through numpy to the CPU
+        _ensure_loaded()
+        dt = REGISTRY.by_array_type.get(type(data))
     if dt is not None and device is None:
         if dt.kind != "cpu" or current_context().backend == "cpu":
             return data

@@ -238,3 +238,31 @@ def test_tune_host_allocator_is_opt_in() -> None:
     assert off.stdout.strip() == "False"
     expected = "True" if sys.platform.startswith("linux") else "False"
     assert on.stdout.strip() == expected
+
+
+def test_an_array_of_a_device_not_loaded_yet_goes_to_its_device(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Variable(array)`` with an array of a device plugin's type, made before the plugins were
+    loaded (a CuPy array at the start of a program), loads them and keeps the array on its
+    device; numpy had copied it to the CPU (and a step then mixed devices)."""
+    from gradhub import registry
+
+    mod = types.ModuleType("devices_test_plugin")
+    mod.gradhub_add_devices = gh.hookimpl(_add_devices)  # type: ignore[attr-defined]
+    plugins.reset()
+    loads: list[int] = []
+
+    def load() -> None:
+        loads.append(1)
+        plugins.load_plugins(extra=[("devices_test", mod)])
+
+    monkeypatch.setattr(registry, "_load_plugins", load)
+    assert not plugins.STATE.loaded
+    gh.Variable([1.0, 2.0])  # plain data loads nothing
+    assert not loads
+    a = np.arange(3.0).view(FakeArray)
+    v = gh.Variable(a)
+    assert loads and plugins.STATE.loaded
+    assert type(v.d) is FakeArray and v.d is a
+    assert v.device.name == "fake:0"

@@ -119,7 +119,8 @@ _RTOL = 1e-5
 
 def test_nnablas_mlp_loop_recorded_equals_the_plan() -> None:
     got, loss = _nnabla_loop("mlp", "Momentum", True, True, 6)
-    assert plan.plan_of(loss).recorded is not None  # type: ignore[union-attr]
+    p = plan.plan_of(loss)
+    assert p is not None and p.recorded is not None, p and p.capture_refused
     assert _recorded_walk(loss)
     want, _ = _nnabla_loop("mlp", "Momentum", True, False, 6)
     for k, (a, b) in enumerate(zip(got, want)):

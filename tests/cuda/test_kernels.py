@@ -6,7 +6,9 @@
 * MaxPoolingBackward's kernel for windows that do not overlap (one thread per window) against the
   kernel for any windows (one thread per input element), bit for bit: windows tiling the input,
   remainders of rows and columns, padding, strides larger than the kernel, ties, NaN and
-  infinite inputs and gradients, negative zeros.
+  infinite inputs and gradients, negative zeros;
+* SoftmaxCrossEntropy's forward kernel with whole-number float labels against integer labels,
+  and its errors for labels that are not whole or out of range.
 
 The op matrix (``tests/contracts/test_op_matrix.py``) and the CPU parity test
 (``tests/cuda/test_cuda.py``) run both through every function's samples as well. These tests
@@ -112,3 +114,28 @@ def test_max_pooling_backward_for_disjoint_windows_equals_the_general_kernel(
         g, w = cp.asnumpy(got), cp.asnumpy(want)
         np.testing.assert_array_equal(g, w)
         assert (np.signbit(g) == np.signbit(w)).all()
+
+
+@gpu
+@pytest.mark.parametrize("ldtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_softmax_cross_entropy_takes_whole_float_labels(ldtype: Any) -> None:
+    """Labels given as floats holding whole numbers (nnabla's label Variables are float) give
+    the loss of the same integer labels, bit for bit; a label of 1.5, NaN, -1 or C raises the
+    generic kernel's error."""
+    import cupy as cp
+
+    k = _k()
+    rng = np.random.default_rng(2)
+    x = cp.asarray(rng.standard_normal((9, 5)).astype(np.float32))
+    t = rng.integers(0, 5, (9, 1))
+    want = cp.asnumpy(k.softmax_cross_entropy(cp, x, cp.asarray(t)))
+    got = cp.asnumpy(k.softmax_cross_entropy(cp, x, cp.asarray(t.astype(ldtype))))
+    np.testing.assert_array_equal(got, want)
+    bad_values = [1.5, np.nan, -1, 5] if ldtype in (np.float32, np.float64) else [5]
+    for bad in bad_values:
+        tb = t.astype(np.float64)
+        tb[3, 0] = bad
+        if ldtype in (np.int32, np.uint8):
+            tb = tb.astype(ldtype)
+        with pytest.raises(ValueError, match=r"softmax_cross_entropy\(\): argument 'target'"):
+            k.softmax_cross_entropy(cp, x, cp.asarray(tb.astype(ldtype)))

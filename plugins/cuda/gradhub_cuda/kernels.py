@@ -277,10 +277,12 @@ dx = inside ? (T)(dy[obase + oy * Wo + ox] * (T)mask[ii]) : (T)0;
 )
 
 # Softmax cross entropy over the classes of (N, C) logits, one thread per row; a label outside
-# [0, C) is counted in bad[0] (the caller then lets the generic kernel raise the error)
+# [0, C), or a float label that is not a whole number (NaN included), is counted in bad[0] (the
+# caller then lets the generic kernel raise the error); labels are compared as doubles, so integer
+# labels beyond 2**53 are still outside [0, C)
 _SCE = """
 IDX_T row = ii * C;
-long long lab = (long long)t[ii];
+double tv = (double)t[ii];
 T m = x[row];
 for (IDX_T c = 1; c < C; ++c) {
     T v = x[row + c];
@@ -288,11 +290,11 @@ for (IDX_T c = 1; c < C; ++c) {
 }
 T s = 0;
 for (IDX_T c = 0; c < C; ++c) s += exp(x[row + c] - m);
-if (lab < 0 || lab >= C) {
+if (!(tv >= 0 && tv < (double)C) || tv != floor(tv)) {
     atomicAdd(&bad[0], 1);
     loss = 0;
 } else {
-    loss = log(s) - (x[row + lab] - m);
+    loss = log(s) - (x[row + (long long)tv] - m);
 }
 """
 
@@ -828,14 +830,17 @@ def masked_pooling(
 
 def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any:
     """SoftmaxCrossEntropy of (N, C) logits on ``cuda``: one kernel (the generic one launches
-    about fifteen), and one synchronisation for the label check (the generic one takes two)."""
+    about fifteen), and one synchronisation for the label check (the generic one takes two).
+    Integer labels, or float32/float64 labels holding whole numbers (nnabla's label Variables
+    are float): a label outside [0, C) or not a whole number makes the generic kernel raise its
+    error; while recording, the check is deferred to after each launch."""
     n = x.shape[0]
     if (
         x.ndim != 2
         or axis not in (None, 1, -1)
         or not _same_float(x)
         or target.size != n
-        or target.dtype.kind not in "iu"
+        or not (target.dtype.kind in "iu" or target.dtype in _FLOATS)
         or tuple(target.shape) not in ((n, 1), (n,))
     ):
         return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)
