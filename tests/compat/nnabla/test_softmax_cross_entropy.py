@@ -91,3 +91,38 @@ def test_a_registered_rule_is_used_with_the_mask(restore_sce_rule: None) -> None
     np.testing.assert_allclose(x.g, 2 * np.array(GRAD), rtol=1e-5, atol=1e-7)
     (g,) = nn.grad([F.sum(F.softmax_cross_entropy(x, t))], [x])  # the graph path
     np.testing.assert_allclose(g.d, 2 * np.array(GRAD), rtol=1e-5, atol=1e-7)
+
+
+class _DeviceLabels(np.ndarray):
+    """Labels that refuse to be read on the host, as a GPU array inside a CUDA-graph recording."""
+
+    def any(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a label array was read on the host")
+
+    def __bool__(self) -> bool:
+        raise AssertionError("a label array was read on the host")
+
+
+@pytest.mark.parametrize("labels", [[[2], [-1], [0]], [[2], [1], [0]]])
+def test_the_mask_never_reads_the_labels_on_the_host(labels: list[list[int]]) -> None:
+    """The layer's kernel and fast rule mask negative labels without asking the host whether
+    there are any (``neg.any()`` was a synchronisation on a GPU, refused while recording a CUDA
+    graph); without negative labels they give the registered function's loss and gradient bit
+    for bit."""
+    from gradhub.ops import fdef
+    from gradhub_compat.nnabla import _layer_functions as L
+
+    x = X.astype(np.float32)
+    t = np.array(labels).view(_DeviceLabels)
+    loss = L._masked_sce_kernel(np, x, t)
+    gy = [np.ones(loss.shape, np.float32)]
+    gx = L._masked_sce_fast(np, gy, [x, t], [x.shape, t.shape], [loss], [loss.shape])[0]
+    if min(min(labels)) < 0:
+        np.testing.assert_allclose(loss.ravel(), LOSS, rtol=1e-6)
+        np.testing.assert_allclose(gx, GRAD, rtol=1e-5, atol=1e-7)
+    else:
+        native = fdef("SoftmaxCrossEntropy")
+        t0 = np.asarray(t).view(np.ndarray)
+        np.testing.assert_array_equal(loss, native.forward(np, x, t0))
+        want = native.rule.fast(np, gy, [x, t0], [x.shape, t0.shape], [loss], [loss.shape])[0]
+        np.testing.assert_array_equal(gx, want)

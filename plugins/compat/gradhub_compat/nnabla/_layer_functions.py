@@ -177,8 +177,11 @@ def set_item(x: Any, key: Any, value: Any) -> Any:
 #
 # nnabla 1.39 gives a negative label a loss of 0 and no gradient. The layer's function wraps the
 # registered SoftmaxCrossEntropy (its kernels and its rule): negative labels are replaced by 0
-# for the computation and their rows masked, at the cost of two comparisons when the batch has
-# none (one node in the graph, as nnabla's).
+# for the computation and their rows masked (one node in the graph, as nnabla's). The masking is
+# done whether or not the batch has a negative label (a comparison and two selections over the
+# labels' rows): asking first would read a device array on the host, a synchronisation on a GPU
+# that a CUDA-graph recording refuses. A row without a negative label keeps the native loss and
+# gradient bit for bit (its label unchanged, its gradient multiplied by 1).
 
 
 def _negative(xp: Any, t: Any) -> Any:
@@ -189,9 +192,9 @@ def _masked_sce_kernel(xp: Any, x: Any, t: Any, axis: Any = None) -> Any:
     from gradhub.ops import kernel
 
     native = kernel("SoftmaxCrossEntropy", x)
-    neg = _negative(xp, t)
-    if not neg.any():
+    if t.dtype.kind == "u" or t.dtype == bool:  # never negative (bool: the native error)
         return native(xp, x, t, axis=axis)
+    neg = _negative(xp, t)
     loss = native(xp, x, xp.where(neg, 0, t), axis=axis)
     return xp.where(neg.reshape(loss.shape), xp.zeros((), dtype=loss.dtype), loss)
 
@@ -209,9 +212,9 @@ def _masked_sce_bw(
     rule = fdef("SoftmaxCrossEntropy").rule
     x, t = ins
     xp = t.device.xp
-    neg = _negative(xp, t._data)
     g = gy[0]
-    if neg.any():
+    if not (t._data.dtype.kind == "u" or t._data.dtype == bool):
+        neg = _negative(xp, t._data)
         keep = NativeVariable.leaf((~neg).reshape(g.shape).astype(g._data.dtype), False)
         g = g * keep
         t = NativeVariable.leaf(xp.where(neg, 0, t._data), False)
@@ -232,9 +235,9 @@ def _masked_sce_fast(
 
     rule = fdef("SoftmaxCrossEntropy").rule
     x, t = ins
-    neg = _negative(xp, t)
     g = gy[0]
-    if neg.any():
+    if not (t.dtype.kind == "u" or t.dtype == bool):
+        neg = _negative(xp, t)
         g = g * (~neg).reshape(g.shape).astype(g.dtype)
         t = xp.where(neg, 0, t)
     if rule.fast is None:  # a rule registered in place of the library's: run it on constants
