@@ -29,7 +29,15 @@ W6 = "import gradhub as gh, gradhub.functions as F; F.sin(gh.Variable([1.0]))"
 W6_CORE = "import gradhub as gh, gradhub.functions as F; F.log(gh.Variable([1.0]))"
 
 #: modules that W6 must not import (nor any module under them)
-HEAVY = ("hashlib", "mpi4py", "gradhub_mpi.data_parallel", "gradhub.plan", "gradhub.capture")
+HEAVY = (
+    "hashlib",
+    "mpi4py",
+    "gradhub_mpi.data_parallel",
+    "gradhub.plan",
+    "gradhub.capture",
+    "gradhub.fusion",
+    "gradhub_cuda.fusion",
+)
 
 
 def _imported_by(statement: str, env: dict[str, str]) -> list[str]:

@@ -32,7 +32,10 @@ def _fuser() -> Any:
 
 def test_the_fuser_is_registered_for_cuda() -> None:
     cf = _fuser()
-    assert REGISTRY.fusers["cuda"] is cf.FUSER
+    fuser = REGISTRY.fusers["cuda"]  # imports gradhub_cuda.fusion at its first use
+    f32 = np.dtype(np.float32)
+    assert fuser.accepts("ReLU", {}, f32) == cf.FUSER.accepts("ReLU", {}, f32) is True
+    assert fuser.accepts("Softplus", {"beta": 1.0}, f32) is False
     assert REGISTRY.fuser_providers["cuda"].distribution == "gradhub-cuda"
     assert "cpu" not in REGISTRY.fusers
 

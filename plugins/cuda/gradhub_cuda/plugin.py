@@ -23,14 +23,28 @@ def gradhub_add_devices(register: Any) -> None:
     register.device(CudaDeviceType(), aliases=("cudnn",))
 
 
+class _Fuser:
+    """:data:`gradhub_cuda.fusion.FUSER`, imported at its first use (a plan made on ``cuda``),
+    not while the plugins load: gradhub's import and first call (W6) do not pay for it."""
+
+    def accepts(self, name: str, attrs: dict[str, Any], dtype: Any) -> bool:
+        from .fusion import FUSER
+
+        return FUSER.accepts(name, attrs, dtype)
+
+    def build(self, chain: Any) -> Any:
+        from .fusion import FUSER
+
+        return FUSER.build(chain)
+
+
 @hookimpl
 def gradhub_add_kernels(register: Any) -> None:
     """Register the CUDA kernels of existing functions, the rule kernels of their rules (see
     :mod:`gradhub_cuda.kernels`) and the elementwise fuser of plans (:mod:`gradhub_cuda.fusion`)."""
-    from .fusion import FUSER
     from .kernels import KERNELS, RULE_KERNELS
 
-    register.fuser("cuda", FUSER)
+    register.fuser("cuda", _Fuser())
 
     for name, kernel in KERNELS.items():
         if register.has_function(name):
