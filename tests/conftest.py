@@ -1,5 +1,6 @@
 """Shared fixtures: a clean parameter table for every test; a site folder for fake plugins;
-unloaded plugins (``fresh_plugins``); an empty array pool. Core tests marked ``nn_ops`` call
+unloaded plugins (``fresh_plugins``); an empty array pool; plans and device-graph recording on
+(``recording_on``). Core tests marked ``nn_ops`` call
 functions of gradhub-nn-ops: they are skipped, saying so, where it is not installed (the core's
 own session, ``nox -s tests_core``)."""
 
@@ -84,3 +85,15 @@ def pool() -> Iterator[None]:
     memory.release()
     yield
     memory.release()
+
+
+@pytest.fixture
+def recording_on() -> Iterator[None]:
+    """Plans and the recording of compiled steps into device graphs on (whatever the
+    environment says), restored after the test."""
+    from gradhub import capture, plan
+
+    before = plan.set_enabled(True), capture.set_enabled(True)
+    yield
+    plan.set_enabled(before[0])
+    capture.set_enabled(before[1])

@@ -11,25 +11,16 @@ exists.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import gradhub as gh
 import numpy as np
 import pytest
 from cuda_helpers import gpu
-from gradhub import capture, plan
 from gradhub.optim import SGD
 
-pytestmark = gpu
-
-
-@pytest.fixture(autouse=True)
-def _on() -> Iterator[None]:
-    before = plan.set_enabled(True), capture.set_enabled(True)
-    yield
-    plan.set_enabled(before[0])
-    capture.set_enabled(before[1])
+pytestmark = [gpu, pytest.mark.usefixtures("recording_on")]
 
 
 def _cp() -> Any:

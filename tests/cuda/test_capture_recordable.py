@@ -14,26 +14,17 @@ one reason, where no usable CUDA device exists.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import gradhub as gh
 import numpy as np
 import pytest
 from cuda_helpers import gpu
-from gradhub import capture, plan
 
-pytestmark = gpu
+pytestmark = [gpu, pytest.mark.usefixtures("recording_on")]
 
 F = gh.functions
-
-
-@pytest.fixture(autouse=True)
-def _on() -> Iterator[None]:
-    before = plan.set_enabled(True), capture.set_enabled(True)
-    yield
-    plan.set_enabled(before[0])
-    capture.set_enabled(before[1])
 
 
 def _cp() -> Any:

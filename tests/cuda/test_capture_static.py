@@ -12,7 +12,6 @@ where no usable CUDA device exists.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import gradhub as gh
@@ -21,15 +20,7 @@ import pytest
 from cuda_helpers import gpu
 from gradhub import capture, plan
 
-pytestmark = gpu
-
-
-@pytest.fixture(autouse=True)
-def _on() -> Iterator[None]:
-    before = plan.set_enabled(True), capture.set_enabled(True)
-    yield
-    plan.set_enabled(before[0])
-    capture.set_enabled(before[1])
+pytestmark = [gpu, pytest.mark.usefixtures("recording_on")]
 
 
 def _cp() -> Any:

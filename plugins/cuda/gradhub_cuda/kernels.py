@@ -1133,20 +1133,11 @@ def softmax_cross_entropy_backward(
 
 
 def _exclusive_prod(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
-    """For each element of ``x``, the product of the other elements of its group over ``axes``,
-    by prefix and suffix products (gradhub-nn-ops' array rule of Prod computes it the same way,
-    so both give the same numbers)."""
-    kept = [i for i in range(x.ndim) if i not in axes]
-    perm = kept + list(axes)
-    xt = xp.transpose(x, perm)
-    moved_shape = xt.shape
-    xt = xt.reshape(-1, math.prod(x.shape[a] for a in axes))
-    ones = xp.ones((xt.shape[0], 1), dtype=x.dtype)
-    left = xp.concatenate([ones, xp.cumprod(xt[:, :-1], axis=1)], axis=1)
-    rev = xt[:, ::-1]
-    right = xp.concatenate([ones, xp.cumprod(rev[:, :-1], axis=1)], axis=1)[:, ::-1]
-    e = (left * right).reshape(moved_shape)
-    return xp.transpose(e, np.argsort(perm).tolist())
+    """For each element of ``x``, the product of the other elements of its group over ``axes``
+    (gradhub-nn-ops' own function, which its array rule of Prod uses: the same numbers)."""
+    from gradhub_nn_ops.reductions import exclusive_prod_array
+
+    return exclusive_prod_array(xp, x, axes)
 
 
 def prod_backward(

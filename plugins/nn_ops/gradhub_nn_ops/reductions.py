@@ -214,12 +214,23 @@ def _prod_fast(
         return [g]
     xx = x[0]
     if bool((xx == 0).any()):
-        return [g * _exclusive_prod_array(xp, xx, axes)]
+        return [g * exclusive_prod_array(xp, xx, axes)]
     return [g * (y[0].reshape(k) / xx)]
 
 
-def _exclusive_prod_array(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
-    """Array version of :func:`_exclusive_prod`, by prefix and suffix products (O(n))."""
+def exclusive_prod_array(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    r"""For each element of ``x``, the product of the other elements of its group over ``axes``:
+    :math:`e_i = \prod_{j \ne i} x_j`, by prefix and suffix products (O(n), no division, so
+    zeros are exact). Prod's array rule uses it where ``x`` holds a zero; a device plugin's rule
+    kernel of Prod calls it to give the same numbers.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops.reductions import exclusive_prod_array
+        >>> exclusive_prod_array(np, np.array([[2.0, 0.0, 3.0]]), (1,)).tolist()
+        [[0.0, 6.0, 0.0]]
+    """
     kept = [i for i in range(x.ndim) if i not in axes]
     perm = kept + list(axes)
     xt = xp.transpose(x, perm)
