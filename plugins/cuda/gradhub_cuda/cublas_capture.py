@@ -230,6 +230,19 @@ def supports_batched(a: Any, b: Any) -> bool:
     )
 
 
+def _call_setup(cp: Any, dt: str) -> tuple[Any, Any, Any, Any]:
+    """cuBLAS, gradhub's handle on the current stream, and the scalars 1 and 0 of the dtype
+    ``dt`` (``"f"`` or ``"d"``) for one call."""
+    lib = _library()
+    handle = _handle(cp)
+    _check(
+        lib.cublasSetStream_v2(handle, ctypes.c_void_p(cp.cuda.get_current_stream().ptr)),
+        "cublasSetStream_v2",
+    )
+    scalar = ctypes.c_float if dt == "f" else ctypes.c_double
+    return lib, handle, scalar(1), scalar(0)
+
+
 def gemm(cp: Any, a: Any, b: Any) -> Any:
     """``a @ b`` of 2-d arrays by ``cublasGemmEx`` on the current stream (recordable)."""
     n, k = a.shape
@@ -245,14 +258,7 @@ def gemm(cp: Any, a: Any, b: Any) -> Any:
     assert oa is not None and ob is not None
     (a, ta, lda), (b, tb, ldb) = oa, ob
     c = cp.empty((n, m), dtype=a.dtype)
-    lib = _library()
-    handle = _handle(cp)
-    _check(
-        lib.cublasSetStream_v2(handle, ctypes.c_void_p(cp.cuda.get_current_stream().ptr)),
-        "cublasSetStream_v2",
-    )
-    scalar = ctypes.c_float if dt == "f" else ctypes.c_double
-    one, zero = scalar(1), scalar(0)
+    lib, handle, one, zero = _call_setup(cp, dt)
     major = cp.cuda.Device().compute_capability
     algo = _GEMM_DEFAULT_TENSOR_OP if int(major) >= 80 else _GEMM_DEFAULT
     # row-major C (n, m) is column-major C^T (m, n) = B^T A^T
@@ -303,14 +309,7 @@ def batched_gemm(cp: Any, a: Any, b: Any) -> Any:
     a3 = _stack(cp, a if a.ndim > 1 else a.reshape(1, k), ka, batch, n, k)
     b3 = _stack(cp, b if b.ndim > 1 else b.reshape(k, 1), kb, batch, k, m)
     c = cp.empty((*batch, n, m), dtype=a.dtype)
-    lib = _library()
-    handle = _handle(cp)
-    _check(
-        lib.cublasSetStream_v2(handle, ctypes.c_void_p(cp.cuda.get_current_stream().ptr)),
-        "cublasSetStream_v2",
-    )
-    scalar = ctypes.c_float if dt == "f" else ctypes.c_double
-    one, zero = scalar(1), scalar(0)
+    lib, handle, one, zero = _call_setup(cp, dt)
     # row-major C[i] (n, m) is column-major C[i]^T (m, n) = B[i]^T A[i]^T, as CuPy's matmul
     _check(
         lib.cublasGemmStridedBatchedEx(
