@@ -36,6 +36,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from . import variable as _variable
 from .device import Device, DeviceGraph
 from .errors import CaptureUnsupported
@@ -68,6 +70,38 @@ def set_enabled(on: bool) -> bool:
 def enabled() -> bool:
     """Whether compiled steps are recorded into device graphs where the device can."""
     return _enabled
+
+
+def copy_into(rec: Any, a: Any) -> bool:
+    """Copy ``a`` into the recorded array ``rec`` (nothing when it is ``rec``, or a view of all
+    of it: an update in place, ``w.d -= step``), on ``rec``'s device; False where ``a`` has
+    another array type, shape, dtype or device (the recording cannot read it).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.capture import copy_into
+        >>> rec = np.zeros(2)
+        >>> copy_into(rec, np.array([1.0, 2.0])), rec.tolist()
+        (True, [1.0, 2.0])
+        >>> copy_into(rec, np.zeros(3))
+        False
+    """
+    if a is rec:
+        return True
+    if type(a) is not type(rec) or a.shape != rec.shape or a.dtype != rec.dtype:
+        return False
+    if a.strides == rec.strides and getattr(a, "base", None) is rec:
+        return True  # a view of all of it (an update in place: ``w.d -= step``)
+    dev = REGISTRY.array_device(rec)
+    if REGISTRY.array_device(a) is not dev:
+        return False
+    if dev is None:  # numpy
+        np.copyto(rec, a)
+        return True
+    with dev.activate():
+        dev.xp.copyto(rec, a)
+    return True
 
 
 def step_device(nodes: Sequence[Any], leaves: Sequence[Variable]) -> Device:
@@ -145,14 +179,9 @@ class CapturedStep:
                 buf[...] = a
             v._data = buf
         for v, rec in self.leaves:
-            d = v._data
-            if d is not rec:
-                if type(d) is not type(rec) or d.shape != rec.shape or d.dtype != rec.dtype:
-                    return None
-                if REGISTRY.array_device(d) is not REGISTRY.array_device(rec):
-                    return None
-                rec[...] = d
-                v._data = rec
+            if not copy_into(rec, v._data):
+                return None
+            v._data = rec
         if self.need_grad_generation != _variable.need_grad_generation or not self.valid():
             return None
         if not self.graph.launch():

@@ -51,12 +51,9 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from . import capture as _capture
 from .device import DeviceGraph
 from .engine import _copy_array, _Grads
-from .registry import REGISTRY
 from .variable import Variable
 
 
@@ -69,26 +66,6 @@ def _put_back(state: Sequence[tuple[Any, Any, Any, Any]]) -> None:
         node.rule = rule
         node.saved_in = saved_in
         node.saved_out = saved_out
-
-
-def _copy_into(rec: Any, a: Any) -> bool:
-    """Copy ``a`` into the recorded array ``rec`` (nothing when it is ``rec``); False where it
-    has another array type, shape, dtype or device."""
-    if a is rec:
-        return True
-    if type(a) is not type(rec) or a.shape != rec.shape or a.dtype != rec.dtype:
-        return False
-    if a.strides == rec.strides and getattr(a, "base", None) is rec:
-        return True  # a view of all of it (an update in place: ``w.d -= step``)
-    dev = REGISTRY.array_device(rec)
-    if REGISTRY.array_device(a) is not dev:
-        return False
-    if dev is None:  # numpy
-        np.copyto(rec, a)
-        return True
-    with dev.activate():
-        dev.xp.copyto(rec, a)
-    return True
 
 
 class RecordedForward:
@@ -138,7 +115,7 @@ class RecordedForward:
         """Launch on the leaves' current data (copied into the recorded arrays); False, having
         launched nothing, where the recording no longer holds (the plan runs instead)."""
         for v, rec in self.leaves:
-            if not _copy_into(rec, v._data):
+            if not _capture.copy_into(rec, v._data):
                 return False
             v._data = rec
         if not self.plan.valid():
@@ -208,7 +185,7 @@ class RecordedWalk:
         for buf, s in zip(self.seeds, seeds):
             if (buf is None) != (s is None):
                 return None
-            if buf is not None and not _copy_into(buf._data, s._data):  # type: ignore[union-attr]
+            if buf is not None and not _capture.copy_into(buf._data, s._data):  # type: ignore[union-attr]
                 return None
         return self.launch()
 

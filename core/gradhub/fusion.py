@@ -143,9 +143,18 @@ class Group(NamedTuple):
 MAX_SKIPPED = 16
 
 
-def _node_key(node: Any, fusers: dict[str, Any]) -> tuple[Any, ...] | None:
-    """What a node must share with the others of a run (its fuser, device, shape and dtype), or
-    None where it cannot be in one (the plan's steps are checked again, see :func:`find_groups`)."""
+def _fuser_of(
+    node: Any,
+    attrs: dict[str, Any],
+    fusers: dict[str, Any],
+    ins: Sequence[int] = (),
+    type_of: dict[int, Any] | None = None,
+) -> Any:
+    """The fuser that can take ``node`` (called with ``attrs``) into a run, or None: an
+    elementwise, not random function of one output of a fused dtype and a nonempty shape, on a
+    device with a fuser that accepts it, whose inputs have that dtype and that shape or are 0-d
+    (with ``type_of``: the plan's array types of the input positions ``ins``, each the node's
+    output type)."""
     fdef = node.fdef
     if not fdef.elementwise or fdef.random or len(node.out_shapes) != 1:
         return None
@@ -158,12 +167,22 @@ def _node_key(node: Any, fusers: dict[str, Any]) -> tuple[Any, ...] | None:
     for s, d in zip(node.in_shapes, node.in_dtypes):
         if d != dtype or (s != shape and s != ()):
             return None
-    try:
-        if not fuser.accepts(fdef.name, node.attrs, dtype):
-            return None
-    except Exception:
+    if type_of is not None and any(type_of.get(j) is not node.out_type for j in ins):
         return None
-    return (fuser, node.device, tuple(shape), dtype)
+    try:
+        ok = fuser.accepts(fdef.name, attrs, dtype)
+    except Exception:  # a fuser that cannot tell leaves the node unfused
+        return None
+    return fuser if ok else None
+
+
+def _node_key(node: Any, fusers: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What a node must share with the others of a run (its fuser, device, shape and dtype), or
+    None where it cannot be in one (the plan's steps are checked again, see :func:`find_groups`)."""
+    fuser = _fuser_of(node, node.attrs, fusers)
+    if fuser is None:
+        return None
+    return (fuser, node.device, tuple(node.out_shapes[0]), node.out_dtypes[0])
 
 
 def schedule(nodes: list[Any], bounds: Sequence[tuple[int, int]]) -> list[Any]:
@@ -222,24 +241,8 @@ def _schedule_segment(seg: list[Any], fusers: dict[str, Any]) -> list[Any]:
 
 def _candidate(step: tuple[Any, ...], fusers: dict[str, Any], type_of: dict[int, Any]) -> Any:
     """The fuser that takes plan step ``step`` into a chain, or None."""
-    node, _, _, attrs, ins, _, single, _, _, _, _ = step
-    fdef = node.fdef
-    if not fdef.elementwise or not single or fdef.random:
-        return None
-    fuser = fusers.get(node.device.kind)
-    if fuser is None:
-        return None
-    dtype, shape = node.out_dtypes[0], node.out_shapes[0]
-    if dtype not in FUSED_DTYPES or 0 in shape:
-        return None
-    for j, s, d in zip(ins, node.in_shapes, node.in_dtypes):
-        if d != dtype or (s != shape and s != ()) or type_of.get(j) is not node.out_type:
-            return None
-    try:
-        ok = fuser.accepts(fdef.name, attrs, dtype)
-    except Exception:  # a fuser that cannot tell leaves the node unfused
-        return None
-    return fuser if ok else None
+    node, _, _, attrs, ins, _, single = step[:7]
+    return _fuser_of(node, attrs, fusers, ins, type_of) if single else None
 
 
 def _kept(step: tuple[Any, ...]) -> tuple[set[int], bool]:
@@ -269,11 +272,12 @@ def find_groups(
     for k, step in enumerate(steps):
         for j in step[4]:
             readers.setdefault(j, []).append(k)
+    fuser_of = [_candidate(step, fusers, type_of) for step in steps]
     groups = []
     for lo, hi in segments:
         k = lo
         while k < hi:
-            fuser = _candidate(steps[k], fusers, type_of)
+            fuser = fuser_of[k]
             if fuser is None:
                 k += 1
                 continue
@@ -281,10 +285,9 @@ def find_groups(
             key = (node.device, node.out_shapes[0], node.out_dtypes[0])
             end = k + 1
             while end < hi:
-                nd = steps[end][0]
-                if (nd.device, nd.out_shapes[0] if nd.out_shapes else None) != key[:2] or (
-                    _candidate(steps[end], fusers, type_of) is not fuser
-                    or nd.out_dtypes[0] != key[2]
+                nd = steps[end][0]  # (a candidate has one output)
+                if fuser_of[end] is not fuser or (
+                    (nd.device, nd.out_shapes[0], nd.out_dtypes[0]) != key
                 ):
                     break
                 end += 1

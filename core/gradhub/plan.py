@@ -226,8 +226,10 @@ class Plan:
         self.marks = list(marks)
         roots = [y._creator for y in ys if y._creator is not None]
         nodes = _collect(roots, only_need_grad=False) if roots else []
-        if REGISTRY.fusers and nodes:  # the nodes of elementwise runs together (gradhub.fusion)
-            nodes = _fusion.schedule(nodes, _segment_bounds(nodes, self.marks))
+        #: the steps of each segment: from one mark to the next
+        self.segments = _segment_bounds(nodes, self.marks)
+        if REGISTRY.fusers and nodes:  # the nodes of elementwise runs together (gradhub.fusion;
+            nodes = _fusion.schedule(nodes, self.segments)  # within segments: the same bounds)
         self.nodes = nodes
         leaves: list[Variable] = []
         leaf_pos: dict[int, int] = {}
@@ -298,12 +300,6 @@ class Plan:
                 )
             )
         self.steps = steps
-        #: the steps of each segment: from one mark to the next
-        bounds = [0]
-        for m in self.marks:
-            bounds.append(next((k for k, nd in enumerate(nodes) if nd.seq > m), len(nodes)))
-        bounds.append(len(nodes))
-        self.segments = list(itertools.pairwise(bounds))
         #: the fused elementwise runs (see gradhub.fusion), by the index of each of their steps
         self.fused: dict[int, _fusion.Group] = _fused(self) if REGISTRY.fusers else {}
         self.compiled = _generate_forward(self) if _codegen else None
@@ -632,16 +628,23 @@ def _segment_bounds(nodes: list[Node], marks: list[int]) -> list[tuple[int, int]
     return list(itertools.pairwise(bounds))
 
 
+def _value_types(plan: Plan) -> dict[int, Any]:
+    """The array type of each value position of ``plan`` that it knows: the leaves' (as
+    recorded) and the single outputs of its steps."""
+    type_of: dict[int, Any] = {j: meta[0] for j, meta in enumerate(plan.leaf_meta)}
+    for step in plan.steps:
+        if step[6]:
+            type_of[step[5]] = step[0].out_type
+    return type_of
+
+
 def _fused(plan: Plan) -> dict[int, _fusion.Group]:
     """The plan's fused elementwise runs (see :mod:`gradhub.fusion`) by the index of each of
     their steps."""
     fusers = REGISTRY.fusers
     if not _fusion.enabled() or not any(s[0].device.kind in fusers for s in plan.steps):
         return {}  # (no step on a device with a fuser: nothing to look for)
-    type_of: dict[int, Any] = {j: meta[0] for j, meta in enumerate(plan.leaf_meta)}
-    for step in plan.steps:
-        if step[6]:
-            type_of[step[5]] = step[0].out_type
+    type_of = _value_types(plan)
     out = {}
     for g in _fusion.find_groups(plan.steps, plan.segments, type_of):
         for k in range(g.first, g.last + 1):
@@ -763,10 +766,7 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
     shared = {j for j, gs in used_in.items() if j >= n_leaves and gs != {seg_of[j]}}
     # the array type of each value where the plan knows it: the leaves' (checked at each run),
     # a single output's (its kernel's result checked below)
-    type_of: dict[int, Any] = {j: meta[0] for j, meta in enumerate(plan.leaf_meta)}
-    for step in plan.steps:
-        if step[6]:
-            type_of[step[5]] = step[0].out_type
+    type_of = _value_types(plan)
     fused = plan.fused
     #: the values a fused run keeps inside its kernel (no local of the generated code)
     inside = {plan.steps[k][5] for k, grp in fused.items() if plan.steps[k][5] not in grp.outs}

@@ -273,3 +273,22 @@ def test_a_function_registered_as_random_keeps_its_step_out_of_recordings(
         step.capture_refused
     )
     assert recording["captures"] == 0
+
+
+def test_copy_into_a_recorded_array() -> None:
+    """``capture.copy_into`` copies a leaf's new array into the recorded one; a view of all of
+    the recorded array (an update in place) needs no copy; another shape, dtype or array type
+    cannot be read by the recording."""
+    from gradhub.capture import copy_into
+
+    rec = np.zeros((2, 3))
+    new = np.arange(6.0).reshape(2, 3)
+    assert copy_into(rec, new) and rec.tolist() == new.tolist() and rec is not new
+    view = rec.view()
+    view -= 1.0
+    assert copy_into(rec, view) and rec[0, 0] == -1.0
+    assert copy_into(rec, rec)
+    assert not copy_into(rec, np.zeros((3, 2)))
+    assert not copy_into(rec, np.zeros((2, 3), np.float32))
+    assert not copy_into(rec, np.zeros((2, 3)).view(np.matrix))
+    assert rec.tolist() == (new - 1.0).tolist()

@@ -849,11 +849,18 @@ def softmax_cross_entropy(xp: Any, x: Any, target: Any, axis: Any = None) -> Any
     _k(_narrow(x.size))["sce"](
         xp.ascontiguousarray(x), xp.ascontiguousarray(target), x.shape[1], loss, bad
     )
-    if defer_check(bad):  # recording a CUDA graph: read after each launch
-        return loss
-    if int(bad.get()[0]):
+    if _failed(bad):
         return _generic("SoftmaxCrossEntropy")(xp, x, target, axis)  # raises, naming the labels
     return loss
+
+
+def _failed(bad: Any) -> bool:
+    """Whether the device flag ``bad`` (int32, nonzero where a check failed) is set, read now;
+    False while a CUDA graph is recorded (the recording keeps the flag to read after each
+    launch, :func:`gradhub_cuda.capture.defer_check`)."""
+    if defer_check(bad):
+        return False
+    return bool(int(bad.get()[0]))
 
 
 # -- index checks deferred: Embed, EmbedBackward, OneHot ----------------------------------------
@@ -890,9 +897,7 @@ def _checked_ids(xp: Any, ids: Any, bounds: tuple[int, ...], bad: Any) -> bool:
     else:
         for j, n in enumerate(bounds):
             check(ids[..., j], n, bad)
-    if defer_check(bad):  # recording a CUDA graph: read after each launch
-        return False
-    return bool(int(bad.get()[0]))
+    return _failed(bad)
 
 
 def _as_ids(ids: Any) -> Any:
