@@ -693,6 +693,32 @@ def _inline_operator(fn: Any, dtype: Any, attrs: dict[str, Any]) -> tuple[str, A
         return None
 
 
+def _elementwise_expression(node: Node, fn: Any, array_type: Any, *names: str | None) -> str | None:
+    """How a plan writes a call of ``fn``, the kernel ``fn(xp, x)`` or the one-input first-order
+    rule ``fn(xp, gy, x, y)`` of an elementwise function (``elementwise=True``), on numpy arrays
+    named ``names``: its numpy expression (:func:`gradhub.expression.traced`), where it declares
+    one and the node takes no attributes and keeps its input's shape (not 0-d: numpy returns
+    scalars there) and dtype; None otherwise."""
+    maker = getattr(fn, "plan_expression", None)
+    if (
+        maker is None
+        or array_type is not _ndarray
+        or node.attrs
+        or not getattr(node.fdef, "elementwise", False)
+        or node.out_type is not _ndarray
+        or len(node.in_shapes) != 1
+        or node.in_shapes[0] == ()
+        or node.out_shapes[0] != node.in_shapes[0]
+        or node.out_dtypes[0] != node.in_dtypes[0]
+    ):
+        return None
+    try:
+        expr = maker(*names)
+    except Exception:  # (the call is written as it is)
+        return None
+    return expr if isinstance(expr, str) else None
+
+
 def _positional(fn: Any, lead: int, attrs: dict[str, Any]) -> list[str] | None:
     """The attributes in the order in which ``fn(*lead arguments, *attributes)`` takes them
     positionally (a call with positional arguments is the cheaper one), or None where its
@@ -812,6 +838,12 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
             elif single and len(ins) == 1 and type_of.get(ins[0]) is _ndarray:
                 form = _inline_operator(kernel, node.in_dtypes[0], attrs)
             inline = None
+            if group is None and form is None and single and len(ins) == 1:
+                expr = _elementwise_expression(node, kernel, type_of.get(ins[0]), f"v{ins[0]}")
+                if expr is not None:
+                    # the kernel's own numpy expression (for the input's dtype, checked: another
+                    # dtype calls the kernel)
+                    inline, env[f"D{k}"], env["xp"] = expr, node.in_dtypes[0], np
             if form is not None:
                 # the kernel's own operation, its constant operand made once (for the input's
                 # dtype, checked: another dtype calls the kernel)
@@ -1002,9 +1034,42 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 and node.out_dtypes[0] == node.in_dtypes[0]
             ):
                 form = _inline_operator(run.fast1, node.out_dtypes[0], node.attrs)
+            expr = None
+            if form is None:
+                expr = _elementwise_expression(
+                    node,
+                    run.fast1,
+                    node.out_type,
+                    gy,
+                    None if x_in == "None" else "x",
+                    None if y_out == "None" else "yo",
+                )
             lines.append(f"        if N{k}.rule is R{k} and S{k}.need_grad:")
             ind = "            "
-            if form is not None:
+            if expr is not None:
+                # the rule's own numpy expression on a gradient of the output's array type and
+                # dtype (as for an operator below), on the arrays the node keeps; its result
+                # has the gradient's type, shape and dtype (an elementwise function's input's)
+                env[f"E{k}"], env["xp"] = node.out_dtypes[0], np
+                lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
+                if x_in != "None":
+                    lines.append(f"{ind}    x = {x_in}")
+                if y_out != "None":
+                    lines.append(f"{ind}    yo = {y_out}")
+                lines.append(f"{ind}    try:")
+                lines.append(f"{ind}        a = {expr}")
+                lines.append(f"{ind}    except Exception as e:")
+                lines.append(f"{ind}        _failed(N{k}, Q{k}, e)")
+                if not keep:
+                    lines.append(f"{ind}    {gy} = None")
+                lines += [f"{ind}    {f}" for f in frees]
+                if replaced:
+                    lines.append(f"{ind}    if x is not None and x is not S{k}._data:")
+                    lines.append(f"{ind}        raise _replaced(N{k}, 0)")
+                accumulate(ind + "    ", src, idx, p, "a", k, 0)
+                lines.append(f"{ind}else:")
+                ind += "    "
+            elif form is not None:
                 # the rule's own operation on a gradient of the output's array type and dtype
                 # (the engine keeps the shapes of the gradients it passes on: the output's), its
                 # constant operand made once: a result of the input's type, shape and dtype,

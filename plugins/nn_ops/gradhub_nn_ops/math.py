@@ -24,6 +24,7 @@ from gradhub import Sample, as_variable
 from gradhub.broadcasting import sum_to, sum_to_array
 from gradhub.builtin.elementwise import float_dtype, needs, unary_rule
 from gradhub.builtin.samples import BINARY_SHAPES, binary_samples, draw, unary_samples
+from gradhub.expression import traced
 from gradhub.memory import output_array
 from gradhub.ops import call, with_real_scalars
 from gradhub.registry import SampleFn, one_input_fast
@@ -318,7 +319,11 @@ class Elementwise:
         return f"Elementwise(name={self.name!r}, uses={self.uses!r}, domain={self.domain!r})"
 
     def register(self, register: Any) -> Any:
-        """Register the function with ``register.function`` (its FunctionDef)."""
+        """Register the function with ``register.function`` (its FunctionDef). The kernel and
+        the formula are marked as numpy expressions (:func:`gradhub.expression.traced`), which a
+        plan writes inline where they are one (``xp.sin(x)``, ``g * xp.cos(x)``)."""
+        traced(self.kernel)
+        traced(self.derivative)
         return register.function(
             self.name,
             self.kernel,
