@@ -217,7 +217,13 @@ class Plan:
     every Variable of ``ys`` for a compiled step).
     """
 
-    def __init__(self, ys: Sequence[Variable], marks: Sequence[int] = ()) -> None:
+    def __init__(
+        self, ys: Sequence[Variable], marks: Sequence[int] = (), private: bool = False
+    ) -> None:
+        #: a compiled step's plan: its graph is the trace's own (no node of it is reachable from
+        #: outside the step), so its generated walks need not guard nor mark nodes freed
+        #: between runs (see _generate_backward)
+        self.private = private
         #: id(Variable) -> a weak reference to it: the Variables this plan serves
         self.refs = {}
         for y in ys:
@@ -480,7 +486,7 @@ class Plan:
         )
         prog = self.programs.get(key)
         if prog is None or not prog.holds(outputs, targets):
-            prog = self.programs[key] = _Program(outputs, seeds, targets)
+            prog = self.programs[key] = _Program(outputs, seeds, targets, self.private)
         if self.recorded is not None and targets is None and not retain_grad:
             grads = self._recorded_walk(prog, seeds, retain_graph)
             if grads is not None:
@@ -527,7 +533,10 @@ class _Program:
         outputs: list[Variable],
         seeds: list[Variable | None],
         targets: list[Variable] | None,
+        private: bool = False,
     ) -> None:
+        #: the schedule of a compiled step's own graph (see :class:`Plan`)
+        self.private = private
         self.outputs = [weakref.ref(v) for v in outputs]
         self.targets = None if targets is None else [weakref.ref(v) for v in targets]
         self.generation = _variable.need_grad_generation
@@ -1025,7 +1034,8 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             if not retain_graph:
                 if x_in != "None" or y_out != "None":  # (a rule keeping nothing: None already)
                     frees.append(f"N{k}.saved_in = N{k}.saved_out = None")
-                frees.append(f"N{k}.rule = _FREED")
+                if not prog.private:
+                    frees.append(f"N{k}.rule = _FREED")
             replaced = p < 0 and x_in != "None"
             form = None
             if (
@@ -1044,7 +1054,10 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                     None if x_in == "None" else "x",
                     None if y_out == "None" else "yo",
                 )
-            lines.append(f"        if N{k}.rule is R{k} and S{k}.need_grad:")
+            if prog.private:  # (the step's forward set every node's rule before this walk)
+                lines.append(f"        if S{k}.need_grad:")
+            else:
+                lines.append(f"        if N{k}.rule is R{k} and S{k}.need_grad:")
             ind = "            "
             if expr is not None:
                 # the rule's own numpy expression on a gradient of the output's array type and
@@ -1128,14 +1141,14 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             # the array rule called here as the engine calls it, its results checked inline
             assert rule is not None and run is not None
             _fast_call(lines, env, g, node, k, rule, run, ins)
-            _release(lines, g, k, retain_graph)
+            _release(lines, g, k, retain_graph, prog.private)
             for i, (src, idx, p) in enumerate(ins):
                 lines.append(f"{g}if g{i} is not None:")
                 accumulate(g + "    ", src, idx, p, f"g{i}", k, i)
             lines.append(f"{g}{' = '.join(f'g{i}' for i in range(len(ins)))} = None")
             continue
         lines.append(f"{g}res = _call(N{k}, gys)")
-        _release(lines, g, k, retain_graph)
+        _release(lines, g, k, retain_graph, prog.private)
         for i, (src, idx, p) in enumerate(ins):
             lines.append(f"{g}g = res[{i}]")
             lines.append(f"{g}if g is not None:")
@@ -1167,13 +1180,15 @@ def _inline_fast(node: Node, rule: Any, run: Any) -> bool:
     )
 
 
-def _release(lines: list[str], g: str, k: int, retain_graph: bool) -> None:
+def _release(lines: list[str], g: str, k: int, retain_graph: bool, private: bool) -> None:
     """Generated lines after node ``N{k}``'s rule has run: its output gradients dropped and,
-    unless the graph is retained, its saved arrays and rule freed (as the engine frees them)."""
+    unless the graph is retained, its saved arrays and (but in a compiled step's own graph,
+    whose forward sets it again before every walk) its rule freed (as the engine frees them)."""
     lines.append(f"{g}del gys")
     if not retain_graph:
         lines.append(f"{g}N{k}.saved_in = N{k}.saved_out = None")
-        lines.append(f"{g}N{k}.rule = _FREED")
+        if not private:
+            lines.append(f"{g}N{k}.rule = _FREED")
 
 
 def _fast_call(
@@ -1440,7 +1455,7 @@ class _Traced:
                 if isinstance(g, Variable) and g._creator is not None:
                     ys.append(g)
         unique = list({id(v): v for v in ys}.values())
-        self.plan = Plan(unique, [ev[1] for ev in self.events])
+        self.plan = Plan(unique, [ev[1] for ev in self.events], private=True)
         for ev in self.events:
             first = ev[2] if ev[0] == "backward" else ev[2][0][0]
             _PLANS[id(first)] = self.plan
