@@ -1059,39 +1059,29 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             else:
                 lines.append(f"        if N{k}.rule is R{k} and S{k}.need_grad:")
             ind = "            "
+            inline = None  # (the gradient's value written inline, the lines reading what it uses)
             if expr is not None:
                 # the rule's own numpy expression on a gradient of the output's array type and
                 # dtype (as for an operator below), on the arrays the node keeps; its result
                 # has the gradient's type, shape and dtype (an elementwise function's input's)
                 env[f"E{k}"], env["xp"] = node.out_dtypes[0], np
-                lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
-                if x_in != "None":
-                    lines.append(f"{ind}    x = {x_in}")
-                if y_out != "None":
-                    lines.append(f"{ind}    yo = {y_out}")
-                lines.append(f"{ind}    try:")
-                lines.append(f"{ind}        a = {expr}")
-                lines.append(f"{ind}    except Exception as e:")
-                lines.append(f"{ind}        _failed(N{k}, Q{k}, e)")
-                if not keep:
-                    lines.append(f"{ind}    {gy} = None")
-                lines += [f"{ind}    {f}" for f in frees]
-                if replaced:
-                    lines.append(f"{ind}    if x is not None and x is not S{k}._data:")
-                    lines.append(f"{ind}        raise _replaced(N{k}, 0)")
-                accumulate(ind + "    ", src, idx, p, "a", k, 0)
-                lines.append(f"{ind}else:")
-                ind += "    "
+                reads = [] if x_in == "None" else [f"x = {x_in}"]
+                reads += [] if y_out == "None" else [f"yo = {y_out}"]
+                inline = expr, reads
             elif form is not None:
                 # the rule's own operation on a gradient of the output's array type and dtype
                 # (the engine keeps the shapes of the gradients it passes on: the output's), its
                 # constant operand made once: a result of the input's type, shape and dtype,
                 # summed as it is; another gradient goes through the rule and its checks
                 op, env[f"C{k}"], env[f"E{k}"] = *form, node.out_dtypes[0]
+                inline = (f"{gy} {op} C{k}" if op else ""), []
+            if inline is not None:
+                value, reads = inline
                 lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
-                if op:  # (an error, such as numpy's under errstate, named as the rule's)
+                lines += [f"{ind}    {r}" for r in reads]
+                if value:  # (an error, such as numpy's under errstate, named as the rule's)
                     lines.append(f"{ind}    try:")
-                    lines.append(f"{ind}        a = {gy} {op} C{k}")
+                    lines.append(f"{ind}        a = {value}")
                     lines.append(f"{ind}    except Exception as e:")
                     lines.append(f"{ind}        _failed(N{k}, Q{k}, e)")
                 else:
@@ -1099,6 +1089,9 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 if not keep:
                     lines.append(f"{ind}    {gy} = None")
                 lines += [f"{ind}    {f}" for f in frees]
+                if replaced and reads[:1] == [f"x = {x_in}"]:
+                    lines.append(f"{ind}    if x is not None and x is not S{k}._data:")
+                    lines.append(f"{ind}        raise _replaced(N{k}, 0)")
                 accumulate(ind + "    ", src, idx, p, "a", k, 0)
                 lines.append(f"{ind}else:")
                 ind += "    "
