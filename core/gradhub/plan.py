@@ -1032,8 +1032,13 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             call = f"F{k}(X{k}, {gy}, {x_arg}, {y_out}{kw})"
             frees = []
             if not retain_graph:
-                if x_in != "None" or y_out != "None":  # (a rule keeping nothing: None already)
+                # (what a rule does not keep is None already: Node.save)
+                if x_in != "None" and y_out != "None":
                     frees.append(f"N{k}.saved_in = N{k}.saved_out = None")
+                elif x_in != "None":
+                    frees.append(f"N{k}.saved_in = None")
+                elif y_out != "None":
+                    frees.append(f"N{k}.saved_out = None")
                 if not prog.private:
                     frees.append(f"N{k}.rule = _FREED")
             replaced = p < 0 and x_in != "None"
@@ -1054,8 +1059,10 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                     None if x_in == "None" else "x",
                     None if y_out == "None" else "yo",
                 )
-            if prog.private:  # (the step's forward set every node's rule before this walk)
-                lines.append(f"        if S{k}.need_grad:")
+            if prog.private:
+                # (the step's forward set every node's rule before this walk; need_grad is the
+                # one this schedule was made for, or holds() would have failed: read now)
+                lines.append(f"        if {bool(src.need_grad)}:")
             else:
                 lines.append(f"        if N{k}.rule is R{k} and S{k}.need_grad:")
             ind = "            "
@@ -1077,22 +1084,25 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 inline = (f"{gy} {op} C{k}" if op else ""), []
             if inline is not None:
                 value, reads = inline
+                # the only gradient its position receives: written there at once
+                target = slot(p, idx) if p >= 0 and arrivals[p, idx] == 1 else "a"
                 lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
                 lines += [f"{ind}    {r}" for r in reads]
                 if value:  # (an error, such as numpy's under errstate, named as the rule's)
                     lines.append(f"{ind}    try:")
-                    lines.append(f"{ind}        a = {value}")
+                    lines.append(f"{ind}        {target} = {value}")
                     lines.append(f"{ind}    except Exception as e:")
                     lines.append(f"{ind}        _failed(N{k}, Q{k}, e)")
                 else:
-                    lines.append(f"{ind}    a = {gy}")
+                    lines.append(f"{ind}    {target} = {gy}")
                 if not keep:
                     lines.append(f"{ind}    {gy} = None")
                 lines += [f"{ind}    {f}" for f in frees]
                 if replaced and reads[:1] == [f"x = {x_in}"]:
                     lines.append(f"{ind}    if x is not None and x is not S{k}._data:")
                     lines.append(f"{ind}        raise _replaced(N{k}, 0)")
-                accumulate(ind + "    ", src, idx, p, "a", k, 0)
+                if target == "a":
+                    accumulate(ind + "    ", src, idx, p, "a", k, 0)
                 lines.append(f"{ind}else:")
                 ind += "    "
             if x_in != "None":

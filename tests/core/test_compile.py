@@ -233,3 +233,38 @@ def test_plain_gradients_of_every_kind_of_input_follow_each_call(
                 assert a.d.dtype == b.d.dtype and a.d.shape == b.d.shape
     assert len(fast.traces) == 1
     assert fast.traces[next(iter(fast.traces))].plain == [True]
+
+
+def test_a_parameter_s_need_grad_changed_between_calls() -> None:
+    # a compiled step's walks are made for the need_grad flags they were recorded with (read at
+    # generation, not at each run): a flag changed between calls makes them again, and the
+    # results (the loss, each .g) stay the eager step's
+    rng = np.random.default_rng(7)
+    w1 = gh.Variable(rng.standard_normal(4))
+    w2 = gh.Variable(rng.standard_normal(4))
+
+    def step(x: Any) -> Any:
+        h = F.sin(x * w1) * w2
+        y = (F.cos(h) * 0.5 + h).sum()
+        y.backward()
+        return y
+
+    def grads() -> list[Any]:
+        out = [None if w.g is None else np.array(w.g, copy=True) for w in (w1, w2)]
+        w1.cleargrad()
+        w2.cleargrad()
+        return out
+
+    fast = gh.compile(step)
+    for flags in [(True, True)] * 3 + [(False, True)] * 3 + [(True, False), (True, True)]:
+        w1.need_grad, w2.need_grad = flags
+        x = rng.standard_normal(4)
+        want_y = step(gh.Variable(x, need_grad=False))
+        want_g = grads()
+        got_y = fast(x)
+        got_g = grads()
+        np.testing.assert_array_equal(got_y.d, want_y.d)
+        for a, b, flag in zip(got_g, want_g, flags):
+            assert (a is None) == (b is None) == (not flag)
+            if a is not None:
+                np.testing.assert_array_equal(a, b)
