@@ -36,8 +36,8 @@ import inspect
 import itertools
 import os
 import weakref
-from collections.abc import Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
@@ -218,12 +218,19 @@ class Plan:
     """
 
     def __init__(
-        self, ys: Sequence[Variable], marks: Sequence[int] = (), private: bool = False
+        self,
+        ys: Sequence[Variable],
+        marks: Sequence[int] = (),
+        private: bool = False,
+        rules_kept: bool = False,
     ) -> None:
         #: a compiled step's plan: its graph is the trace's own (no node of it is reachable from
         #: outside the step), so its generated walks need not guard nor mark nodes freed
         #: between runs (see _generate_backward)
         self.private = private
+        #: (a private plan) none of its walks frees a node's rule (each is a generated walk of
+        #: this plan): the rules are set once here, not again by every run of the forward
+        self.rules_kept = private and rules_kept
         #: id(Variable) -> a weak reference to it: the Variables this plan serves
         self.refs = {}
         for y in ys:
@@ -306,6 +313,10 @@ class Plan:
                 )
             )
         self.steps = steps
+        if self.rules_kept:
+            for step in steps:
+                if step[8] is not None:
+                    step[0].rule = step[8]  # (the trace's own walk freed them)
         #: the fused elementwise runs (see gradhub.fusion), by the index of each of their steps
         self.fused: dict[int, _fusion.Group] = _fused(self) if REGISTRY.fusers else {}
         self.compiled = _generate_forward(self) if _codegen else None
@@ -333,18 +344,10 @@ class Plan:
         """Record the forward schedule on its device and launch it (see
         :mod:`gradhub.capture_static`); False where it cannot be (the reason kept in
         ``capture_refused``) or a check deferred to the device failed (the plan runs)."""
-        if self.captures >= _capture.MAX_CAPTURES:
-            self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
+        if self.captures < _capture.MAX_CAPTURES and not self.valid():
             return False
-        if not self.valid():
-            return False
-        try:
-            rec = _static.RecordedForward(self)
-        except CaptureUnsupported as e:
-            self.capture_refused = str(e)
-            return False
-        self.captures += 1
-        if not rec.launch():
+        rec = _try_record(self, lambda: _static.RecordedForward(self))
+        if rec is None or not rec.launch():
             return False
         self.recorded = rec
         return True
@@ -509,19 +512,34 @@ class Plan:
         prog.walks += 1
         if prog.walks < 3 or prog.capture_refused is not None or not _capture.enabled():
             return None
-        if prog.captures >= _capture.MAX_CAPTURES:
-            prog.capture_refused = f"recorded {prog.captures} times already"
+        rec = _try_record(prog, lambda: _static.RecordedWalk(prog, seeds, retain_graph))
+        if rec is None:
             return None
-        try:
-            rec = _static.RecordedWalk(prog, seeds, retain_graph)
-        except CaptureUnsupported as e:
-            prog.capture_refused = str(e)
-            return None
-        prog.captures += 1
         grads = rec.launch()
         if grads is not None:
             prog.recorded[retain_graph] = rec
         return grads
+
+
+_R = TypeVar("_R")
+
+
+def _try_record(owner: Any, make: Callable[[], _R]) -> _R | None:
+    """A device recording made by ``make()`` for ``owner`` (a static graph's :class:`Plan`, its
+    :class:`_Program` or a compiled step's trace: each counts its recordings in ``captures``
+    and keeps why it cannot be recorded in ``capture_refused``); None where it is refused (a
+    device that does not record, something in the graph it cannot record, or
+    ``MAX_CAPTURES`` recordings made already: plans that keep changing), the reason kept."""
+    if owner.captures >= _capture.MAX_CAPTURES:
+        owner.capture_refused = f"recorded {owner.captures} times already (plans keep changing)"
+        return None
+    try:
+        rec = make()
+    except CaptureUnsupported as e:
+        owner.capture_refused = str(e)
+        return None
+    owner.captures += 1
+    return rec
 
 
 class _Program:
@@ -897,7 +915,8 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                 if b + j in shared:
                     lines.append(f"    values[{b + j}] = v{b + j}")
             if save:
-                lines.append(f"    N{k}.rule = R{k}")
+                if not plan.rules_kept:
+                    lines.append(f"    N{k}.rule = R{k}")
                 if save == 1:
                     lines.append(f"    N{k}.saved_in = ({', '.join(f'v{j}' for j in ins)},)")
                 elif save == 3:  # (2: the rule keeps nothing, the saved arrays stay None)
@@ -1458,7 +1477,20 @@ class _Traced:
                 if isinstance(g, Variable) and g._creator is not None:
                     ys.append(g)
         unique = list({id(v): v for v in ys}.values())
-        self.plan = Plan(unique, [ev[1] for ev in self.events], private=True)
+        # the walks that free no rule: plain grads, and backward() calls the plan's generated
+        # walk runs (not retain_grad, no communicator callbacks: those take the engine's walk)
+        kept = all(
+            self.plain[k]
+            or (
+                ev[0] == "backward"
+                and not ev[4]["retain_grad"]
+                and ev[4]["communicator_callbacks"] is None
+            )
+            for k, ev in enumerate(self.events)
+        )
+        self.plan = Plan(
+            unique, [ev[1] for ev in self.events], private=True, rules_kept=kept and _codegen
+        )
         for ev in self.events:
             first = ev[2] if ev[0] == "backward" else ev[2][0][0]
             _PLANS[id(first)] = self.plan
@@ -1583,20 +1615,17 @@ class _Traced:
                     "intermediate Variables during the walk"
                 )
                 return None
-        if self.captures >= _capture.MAX_CAPTURES:
-            self.capture_refused = f"recorded {self.captures} times already (plans keep changing)"
-            return None
         plan = self.plan
         self.walks = []
-        try:
-            cap = _capture.CapturedStep(
+        cap = _try_record(
+            self,
+            lambda: _capture.CapturedStep(
                 plan.nodes, self.inputs, plan.leaves, self.flat, self.recorded_run, plan.valid
-            )
-        except CaptureUnsupported as e:
-            self.capture_refused = str(e)
+            ),
+        )
+        if cap is None:
             self.walks = []
             return None
-        self.captures += 1
         if not cap.ok:  # a deferred check failed: the plan's run raises its error
             return None
         self.captured = cap

@@ -268,3 +268,33 @@ def test_a_parameter_s_need_grad_changed_between_calls() -> None:
             assert (a is None) == (b is None) == (not flag)
             if a is not None:
                 np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("retain_grad", [False, True])
+def test_walks_that_free_rules_have_them_set_again_by_the_forward(retain_grad: bool) -> None:
+    # a compiled step whose walks are all the plan's generated ones keeps its nodes' rules (set
+    # once); a backward(retain_grad=True) walks with the engine, which frees them, so the
+    # forward sets them again at every call: either way every call gives the eager step's .g
+    rng = np.random.default_rng(9)
+    w = gh.Variable(rng.standard_normal(3))
+    v = gh.Variable(rng.standard_normal(3))
+
+    def step(x: Any) -> Any:
+        y = (F.log(F.abs(x * w) + 1.0) * v).sum()
+        y.backward(retain_grad=retain_grad)
+        return y
+
+    fast = gh.compile(step)
+    for _ in range(4):
+        x = rng.standard_normal(3)
+        want = step(gh.Variable(x, need_grad=False))
+        want_g = [np.array(p.g, copy=True) for p in (w, v)]
+        w.cleargrad()
+        v.cleargrad()
+        got = fast(x)
+        np.testing.assert_array_equal(got.d, want.d)
+        for p, g in zip((w, v), want_g):
+            np.testing.assert_array_equal(p.g, g)
+            p.cleargrad()
+    (trace,) = fast.traces.values()
+    assert trace.plan.rules_kept is (not retain_grad)

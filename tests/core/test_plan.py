@@ -743,3 +743,34 @@ def test_elementwise_expressions_match_the_engine(name: str) -> None:
         _assert_same(
             _static_run(build(dtype), True, feeds), _static_run(build(dtype), False, feeds), name
         )
+
+
+def test_a_recording_is_tried_until_refused_or_made_too_often() -> None:
+    # the one sequence of every recording (static graphs' forward and walk, compiled steps):
+    # made and counted, refused with the device's reason, or refused after MAX_CAPTURES
+    from gradhub import capture
+    from gradhub.errors import CaptureUnsupported
+
+    class Owner:
+        captures = 0
+        capture_refused: str | None = None
+
+    owner = Owner()
+    for n in range(capture.MAX_CAPTURES):
+        assert plan._try_record(owner, lambda n=n: ("recording", n)) == ("recording", n)
+        assert owner.captures == n + 1 and owner.capture_refused is None
+
+    def never() -> Any:
+        raise AssertionError("not tried again")
+
+    assert plan._try_record(owner, never) is None
+    assert owner.capture_refused == (
+        f"recorded {capture.MAX_CAPTURES} times already (plans keep changing)"
+    )
+
+    def refused() -> Any:
+        raise CaptureUnsupported("the device does not record")
+
+    fresh = Owner()
+    assert plan._try_record(fresh, refused) is None
+    assert fresh.capture_refused == "the device does not record" and fresh.captures == 0
