@@ -54,6 +54,7 @@ from .engine import (
     _checked_arrays,
     _collect,
     _copy_array,
+    _cpu_ones,
     _fast1_failed,
     _Grads,
     _has_none,
@@ -1366,6 +1367,14 @@ def _plain_grad(
     argument checks and its result Variables."""
     seeds: list[Variable | None] = [_seed(y, None, None, "grad") for y in outputs]
     grads = _run(outputs, seeds, inputs, False, False, options["retain_graph"], None)
+    _write_results(grads, inputs, options, results)
+
+
+def _write_results(
+    grads: _Grads, inputs: list[Variable], options: dict[str, Any], results: list[Variable | None]
+) -> None:
+    """A plain walk's gradient arrays written into the step's result Variables (zeros for an
+    unreachable input where ``unreachable="zero"``)."""
     zero = options["unreachable"] == "zero"
     for x, old in zip(inputs, results):
         if old is None:
@@ -1463,6 +1472,9 @@ class _Traced:
         self.capture_refused: str | None = None
         #: per ``backward()`` of the recorded run: (leaf, the gradient array a launch writes)
         self.walks: list[list[tuple[Variable, Any]]] = []
+        #: (program, its generated walk) of a step run by :meth:`_direct`, once prepared after
+        #: a run as a plan (where the step is one plain walk between two generated segments)
+        self.direct: tuple[_Program, Any] | None = None
         ys: list[Variable] = []
         for v in flat:
             if isinstance(v, Variable) and v._creator is not None:
@@ -1490,6 +1502,10 @@ class _Traced:
         )
         self.plan = Plan(
             unique, [ev[1] for ev in self.events], private=True, rules_kept=kept and _codegen
+        )
+        compiled = self.plan.compiled
+        self.direct_ok = (
+            len(self.events) == 1 and self.plain[0] and compiled is not None and len(compiled) == 2
         )
         for ev in self.events:
             first = ev[2] if ev[0] == "backward" else ev[2][0][0]
@@ -1546,6 +1562,60 @@ class _Traced:
             plan.values = []
             plan.checked = False
 
+    def _prepare_direct(self) -> None:
+        """After the first run as a plan: the generated functions that :meth:`_direct` calls,
+        where the step is one plain ``grad`` walk (with the forward before it and the segment
+        after it) on numpy arrays, all of it generated code."""
+        self.direct = None
+        plan = self.plan
+        if not _enabled:
+            return
+        outputs, inputs = self.events[0][2]
+        if any(type(y._data) is not _ndarray for y in outputs):
+            return
+        key = (tuple(map(id, outputs)), tuple(map(id, inputs)), (False,) * len(outputs))
+        prog = plan.programs.get(key)
+        if prog is None:
+            return
+        fn = prog.compiled.get(self.events[0][4]["retain_graph"])
+        if fn:
+            self.direct = (prog, fn)
+
+    def _direct(self) -> bool:
+        """:meth:`run` of a step of one plain walk (see :meth:`_prepare_direct`), its generated
+        functions called in a row under one ``set_recording(False)``: the same kernels, rules and
+        arrays as :meth:`run` (which goes through the engine's ``grad`` path: seeds as
+        Variables, the plan's lookup and checks, one recording switch per segment and walk).
+        False, having changed nothing that the next run does not set again, where it does not
+        apply (not prepared, ``need_grad`` changed since the walk was made) or something raised
+        (:meth:`run` then runs the step and raises its error)."""
+        d = self.direct
+        if d is None or not _enabled or _engine._tracer is not None:
+            return False  # (plans off: the engine walks; inside a trace: grad() records)
+        prog, fn = d
+        ev = self.events[0]
+        outputs, inputs = ev[2]
+        if prog.generation != _variable.need_grad_generation and not prog.holds(outputs, inputs):
+            self.direct = None
+            return False
+        plan = self.plan
+        compiled = plan.compiled
+        assert compiled is not None
+        (lo0, hi0), (lo1, hi1) = plan.segments
+        vals = [None] * plan.n_values
+        try:
+            with set_recording(False):
+                if lo0 != hi0:
+                    compiled[0](plan.leaves, vals)
+                grads = _Grads(True)
+                fn(grads, [_cpu_ones(y._data) for y in outputs])
+                _write_results(grads, inputs, ev[4], ev[5])
+                if lo1 != hi1:
+                    compiled[1](plan.leaves, vals)
+        except Exception:
+            return False
+        return True
+
     def recorded_run(self) -> None:
         """The run a device records: :meth:`run` with the ``backward()`` walks' gradients kept
         in :attr:`walks` (on a device graph: the recording's own arrays, which each launch
@@ -1596,8 +1666,11 @@ class _Traced:
             out = self._capture()
             if out is not None:
                 return out
-        self.run(True)
-        self.runs += 1
+        if not self._direct():
+            self.run(True)
+            self.runs += 1
+            if self.direct is None and self.direct_ok:
+                self._prepare_direct()
         out = self.result()
         self.release()
         return out

@@ -298,3 +298,59 @@ def test_walks_that_free_rules_have_them_set_again_by_the_forward(retain_grad: b
             p.cleargrad()
     (trace,) = fast.traces.values()
     assert trace.plan.rules_kept is (not retain_grad)
+
+
+def _grad_step(w1: gh.Variable, w2: gh.Variable) -> Any:
+    def step(x: Any) -> Any:
+        h = F.log(F.abs(x * w1) + 1.0) * w2
+        y = (h * h + h * 0.5).sum()
+        g1, g2 = gh.grad([y], [w1, w2], create_graph=False)
+        return y, g1, g2
+
+    return step
+
+
+def test_a_step_of_one_grad_runs_its_generated_functions_in_a_row() -> None:
+    # the common static step (forward, one plain grad): run directly by its generated forward
+    # and walk after the first run as a plan; the eager step's values bit for bit, and a
+    # need_grad changed in between makes the walk again (through the plan's own path)
+    rng = np.random.default_rng(11)
+    w1, w2 = gh.Variable(rng.standard_normal(5)), gh.Variable(rng.standard_normal(5))
+    step = _grad_step(w1, w2)
+    fast = gh.compile(step)
+    walks = []
+    for k in range(7):
+        if k == 4:
+            w1.need_grad = False
+        if k == 6:
+            w1.need_grad = True
+        x = rng.standard_normal(5)
+        want = step(gh.Variable(x, need_grad=False))
+        got = fast(x)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d)
+        (trace,) = fast.traces.values()
+        assert (trace.direct is None) == (k == 0), k
+        if k:
+            walks.append(trace.direct[0])
+    # one walk for the first flags, another after each change
+    assert [len({id(p) for p in walks[a:b]}) for a, b in ((0, 3), (3, 5), (5, 6))] == [1, 1, 1]
+    assert walks[0] is not walks[3] and walks[3] is not walks[5]
+
+
+def test_an_error_in_a_direct_run_is_the_step_s_own() -> None:
+    # what raises inside the direct run is raised by the plan's run, as eagerly
+    rng = np.random.default_rng(12)
+    w1, w2 = gh.Variable(rng.standard_normal(4)), gh.Variable(rng.standard_normal(4))
+    step = _grad_step(w1, w2)
+    fast = gh.compile(step)
+    for _ in range(3):
+        fast(rng.standard_normal(4))
+    bad = np.full(4, np.inf)
+    with np.errstate(all="raise"):
+        with pytest.raises(Exception) as want:
+            step(gh.Variable(bad, need_grad=False))
+        with pytest.raises(Exception) as got:
+            fast(bad)
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)
