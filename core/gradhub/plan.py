@@ -1106,7 +1106,13 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                 value, reads = inline
                 # the only gradient its position receives: written there at once
                 target = slot(p, idx) if p >= 0 and arrivals[p, idx] == 1 else "a"
-                lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
+                if prog.private:
+                    # (a compiled step's gradients have the array types and dtypes the walk was
+                    # made for: its leaves' are checked before each run, and every gradient is
+                    # the seed, a checked rule result or an inline result of its input's)
+                    lines.append(f"{ind}if {node.out_type is _ndarray}:")
+                else:
+                    lines.append(f"{ind}if type({gy}) is _nd and {gy}.dtype is E{k}:")
                 lines += [f"{ind}    {r}" for r in reads]
                 if value:  # (an error, such as numpy's under errstate, named as the rule's)
                     lines.append(f"{ind}    try:")
