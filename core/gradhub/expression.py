@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["traced"]
+__all__ = ["expression", "traced"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -123,7 +124,18 @@ class _Module:
 _MODULE = _Module()
 
 
-def _expression(fn: Callable[..., Any], *names: str | None) -> str | None:
+def expression(fn: Callable[..., Any], *names: str | None) -> str | None:
+    """The numpy expression that ``fn`` (a kernel ``fn(xp, x)`` or a one-input rule formula
+    ``fn(xp, gy, x, y)``) computes, as Python source on the local names ``names`` (``None``: an
+    array the call gets as ``None``); None where it cannot be written (see
+    :mod:`gradhub.expression`).
+
+    Example::
+
+        >>> from gradhub.expression import expression
+        >>> expression(lambda xp, g, x, y: g * xp.cos(x), "gy", "x", None)
+        '(gy * xp.cos(x))'
+    """
     try:
         out = fn(_MODULE, *(None if n is None else _Sym(n) for n in names))
     except (_Refused, Exception):
@@ -144,8 +156,5 @@ def traced(fn: _F) -> _F:
         '(xp.exp(v1) * 0.5)'
     """
 
-    def plan_expression(*names: str | None) -> str | None:
-        return _expression(fn, *names)
-
-    fn.plan_expression = plan_expression  # type: ignore[attr-defined]
+    fn.plan_expression = partial(expression, fn)  # type: ignore[attr-defined]
     return fn

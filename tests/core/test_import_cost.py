@@ -37,6 +37,7 @@ HEAVY = (
     "gradhub.capture",
     "gradhub.fusion",
     "gradhub_cuda.fusion",
+    "gradhub.expression",
 )
 
 

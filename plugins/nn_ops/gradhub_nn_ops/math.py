@@ -24,7 +24,6 @@ from gradhub import Sample, as_variable
 from gradhub.broadcasting import sum_to, sum_to_array
 from gradhub.builtin.elementwise import float_dtype, needs, unary_rule
 from gradhub.builtin.samples import BINARY_SHAPES, binary_samples, draw, unary_samples
-from gradhub.expression import traced
 from gradhub.memory import output_array
 from gradhub.ops import call, with_real_scalars
 from gradhub.registry import SampleFn, one_input_fast
@@ -274,6 +273,15 @@ def formula_fast(formula: Callable[..., Any]) -> RuleFn:
     return one_input_fast(formula)
 
 
+def _plan_expression(fn: Callable[..., Any], *names: str | None) -> str | None:
+    """``gradhub.expression.expression(fn, *names)`` (what ``traced(fn)`` would declare), its
+    module imported when a plan first asks (at its code generation), not when the library is
+    loaded."""
+    from gradhub.expression import expression
+
+    return expression(fn, *names)
+
+
 class Elementwise:
     """One elementwise function of one input, as a record: everything it needs, by name.
 
@@ -321,9 +329,10 @@ class Elementwise:
     def register(self, register: Any) -> Any:
         """Register the function with ``register.function`` (its FunctionDef). The kernel and
         the formula are marked as numpy expressions (:func:`gradhub.expression.traced`), which a
-        plan writes inline where they are one (``xp.sin(x)``, ``g * xp.cos(x)``)."""
-        traced(self.kernel)
-        traced(self.derivative)
+        plan writes inline where they are one (``xp.sin(x)``, ``g * xp.cos(x)``); the module is
+        imported by the first plan that asks."""
+        for fn in (self.kernel, self.derivative):
+            fn.plan_expression = partial(_plan_expression, fn)  # type: ignore[attr-defined]
         return register.function(
             self.name,
             self.kernel,
