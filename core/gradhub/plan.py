@@ -483,11 +483,7 @@ class Plan:
         plan is for another output, or plans are off)."""
         if not _enabled or not self.owns(outputs[0]) or not (self.checked or self.valid()):
             return None
-        key = (
-            tuple(map(id, outputs)),
-            None if targets is None else tuple(map(id, targets)),
-            tuple(s is None for s in seeds),
-        )
+        key = _program_key(outputs, targets, [s is None for s in seeds])
         prog = self.programs.get(key)
         if prog is None or not prog.holds(outputs, targets):
             prog = self.programs[key] = _Program(outputs, seeds, targets, self.private)
@@ -523,6 +519,18 @@ class Plan:
 
 
 _R = TypeVar("_R")
+
+
+def _program_key(
+    outputs: Sequence[Variable], targets: Sequence[Variable] | None, no_seed: Sequence[bool]
+) -> tuple[Any, ...]:
+    """The key of a plan's first-order schedule (:attr:`Plan.programs`): its outputs, its
+    targets (None: every leaf) and which outputs have no seed."""
+    return (
+        tuple(map(id, outputs)),
+        None if targets is None else tuple(map(id, targets)),
+        tuple(no_seed),
+    )
 
 
 def _try_record(owner: Any, make: Callable[[], _R]) -> _R | None:
@@ -1579,8 +1587,7 @@ class _Traced:
         outputs, inputs = self.events[0][2]
         if any(type(y._data) is not _ndarray for y in outputs):
             return
-        key = (tuple(map(id, outputs)), tuple(map(id, inputs)), (False,) * len(outputs))
-        prog = plan.programs.get(key)
+        prog = plan.programs.get(_program_key(outputs, inputs, [False] * len(outputs)))
         if prog is None:
             return
         fn = prog.compiled.get(self.events[0][4]["retain_graph"])

@@ -16,7 +16,7 @@ from typing import Any
 import gradhub as gh
 import numpy as np
 import pytest
-from cuda_helpers import gpu
+from cuda_helpers import agree_within, gpu, host_arrays
 from gradhub.audit import samples_of
 from gradhub.registry import REGISTRY, _ensure_loaded
 from step_helpers import CNN_SHAPES, cnn_penalty
@@ -30,11 +30,6 @@ def _cp() -> Any:
     return cupy
 
 
-def _host(out: Any) -> list[np.ndarray]:
-    vs = out if isinstance(out, (tuple, list)) else [out]
-    return [_cp().asnumpy(v.d) if isinstance(v, gh.Variable) else np.asarray(v) for v in vs]
-
-
 #: how far a recorded step may be from the eager one: the same kernels, except the matrix
 #: products, which a recording runs through cuBLAS called directly (gradhub_cuda.cublas_capture)
 #: where cuBLAS may pick another algorithm than for CuPy's call
@@ -44,16 +39,7 @@ _RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
 def _same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> bool:
     """Whether ``a`` equals ``b`` bit for bit; asserts they agree within :data:`_RTOL` of each
     array's largest magnitude."""
-    assert len(a) == len(b), what
-    exact = True
-    for k, (u, v) in enumerate(zip(a, b)):
-        assert u.dtype == v.dtype and u.shape == v.shape, f"{what}: value {k}"
-        if np.array_equal(u, v, equal_nan=True):
-            continue
-        exact = False
-        tol = _RTOL.get(v.dtype, 0.0) * float(np.max(np.abs(v), initial=0.0))
-        np.testing.assert_allclose(u, v, rtol=0, atol=tol, err_msg=f"{what}: value {k}")
-    return exact
+    return agree_within(a, b, what, _RTOL)
 
 
 def _mlp_step(p: list[gh.Variable]) -> Callable[[Any, Any], Any]:
@@ -95,12 +81,12 @@ def test_a_compiled_mlp_step_is_recorded_and_matches_eager(dtype: Any) -> None:
     eager = _mlp_step(p)
     step = gh.compile(eager)
     batches = _batches(rng, 6, dtype)
-    outs = [_host(step(x, t)) for x, t in batches]
+    outs = [host_arrays(step(x, t)) for x, t in batches]
     assert step.capture_refused is None
     tr = _trace_of(step)
     assert tr.captured is not None and tr.captured.graph.launches == 4
     for k, ((x, t), out) in enumerate(zip(batches, outs)):
-        _same(out, _host(eager(x, t)), f"call {k + 1}")
+        _same(out, host_arrays(eager(x, t)), f"call {k + 1}")
 
 
 def test_results_are_copies_and_parameters_are_followed() -> None:
@@ -112,15 +98,15 @@ def test_results_are_copies_and_parameters_are_followed() -> None:
     kept = []
     for k in range(8):
         out = step(x, t)
-        kept.append((out, _host(out)))
-        _same(_host(out), _host(eager(x, t)), f"call {k + 1}")
+        kept.append((out, host_arrays(out)))
+        _same(host_arrays(out), host_arrays(eager(x, t)), f"call {k + 1}")
         for v, g in zip(p, out[1:]):
             if k % 2:
                 v.d -= 0.1 * g.d  # in place
             else:
                 v.d = v.d - 0.1 * g.d  # a new array, copied back into the recorded one
     for out, host in kept:
-        _same(_host(out), host, "a result changed by a later call")
+        _same(host_arrays(out), host, "a result changed by a later call")
     assert _trace_of(step).captured.graph.launches == 6
 
 
@@ -137,7 +123,7 @@ def test_a_label_out_of_range_raises_after_recording() -> None:
     bad[3, 0] = 10
     with pytest.raises(ValueError, match="labels outside"):
         step(x, bad)
-    _same(_host(step(x, t)), _host(_mlp_step(p)(x, t)), "after the error")
+    _same(host_arrays(step(x, t)), host_arrays(_mlp_step(p)(x, t)), "after the error")
 
 
 def test_a_new_batch_shape_is_traced_and_recorded_again() -> None:
@@ -149,7 +135,7 @@ def test_a_new_batch_shape_is_traced_and_recorded_again() -> None:
     for n in (16, 16, 16, 8, 8, 8, 16):
         x = cp.asarray(rng.standard_normal((n, 20)).astype(np.float32))
         t = cp.asarray(rng.integers(0, 10, (n, 1)))
-        _same(_host(step(x, t)), _host(eager(x, t)), f"batch {n}")
+        _same(host_arrays(step(x, t)), host_arrays(eager(x, t)), f"batch {n}")
     assert all(tr.captured is not None for tr in step.traces.values())
 
 
@@ -169,7 +155,7 @@ def test_the_seed_cnn_with_gradient_penalty_is_recorded() -> None:
     for k in range(5):
         x = cp.asarray(rng.standard_normal((3, 3, 8, 8)).astype(np.float32))
         t = cp.asarray(rng.integers(0, 5, (3, 1)))
-        _same(_host(step(x, t)), _host(eager(x, t)), f"call {k + 1}")
+        _same(host_arrays(step(x, t)), host_arrays(eager(x, t)), f"call {k + 1}")
     assert step.capture_refused is None, step.capture_refused
     assert _trace_of(step).captured.graph.launches == 3
 
@@ -229,7 +215,7 @@ def test_every_functions_samples_through_recorded_steps() -> None:
                 return (y, *gh.grad([y], wrt, create_graph=False))
 
             try:
-                _host(eager(*xs))
+                host_arrays(eager(*xs))
             except Exception as e:  # the sample fails on cuda eagerly: the op matrix reports it
                 report.append(f"{name}[{s.name}]: eager failed ({type(e).__name__})")
                 continue
@@ -239,9 +225,11 @@ def test_every_functions_samples_through_recorded_steps() -> None:
                     for i, (x, a) in enumerate(zip(xs, arrays)):
                         if i in moved and a.dtype.kind == "f":
                             x.d = cp.asarray(a * (1 + 1e-3 * k))
-                    got = _host(step(*xs))
+                    got = host_arrays(step(*xs))
                     try:
-                        exact = _same(got, _host(eager(*xs)), f"{name}[{s.name}] call {k + 1}")
+                        exact = _same(
+                            got, host_arrays(eager(*xs)), f"{name}[{s.name}] call {k + 1}"
+                        )
                         if not exact:
                             inexact.append(f"{name}[{s.name}] call {k + 1}")
                     except AssertionError as e:

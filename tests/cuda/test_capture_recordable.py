@@ -20,7 +20,7 @@ from typing import Any
 import gradhub as gh
 import numpy as np
 import pytest
-from cuda_helpers import gpu
+from cuda_helpers import agree_within, gpu, host_arrays
 
 pytestmark = [gpu, pytest.mark.usefixtures("recording_on")]
 
@@ -33,11 +33,6 @@ def _cp() -> Any:
     return cupy
 
 
-def _host(out: Any) -> list[np.ndarray]:
-    vs = out if isinstance(out, (tuple, list)) else [out]
-    return [_cp().asnumpy(v.d) if isinstance(v, gh.Variable) else np.asarray(v) for v in vs]
-
-
 #: a recorded step's products run through cuBLAS called directly, where cuBLAS may pick another
 #: kernel than for CuPy's call: results agree within this fraction of each array's largest value
 _RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-13}
@@ -45,16 +40,7 @@ _RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-13}
 
 def _agree(got: list[np.ndarray], want: list[np.ndarray], what: str) -> bool:
     """Whether ``got`` equals ``want`` bit for bit; asserts they agree within :data:`_RTOL`."""
-    assert len(got) == len(want), what
-    exact = True
-    for k, (u, v) in enumerate(zip(got, want)):
-        assert u.dtype == v.dtype and u.shape == v.shape, f"{what}: value {k}"
-        if np.array_equal(u, v, equal_nan=True):
-            continue
-        exact = False
-        tol = _RTOL.get(v.dtype, 0.0) * float(np.max(np.abs(v), initial=0.0))
-        np.testing.assert_allclose(u, v, rtol=0, atol=tol, err_msg=f"{what}: value {k}")
-    return exact
+    return agree_within(got, want, what, _RTOL)
 
 
 def _params(rng: np.random.Generator, shapes: list[tuple[int, ...]], dtype: Any) -> list[Any]:
@@ -82,8 +68,8 @@ def _recorded_like_eager(
     step = gh.compile(eager)
     exact = 0
     for k, args in enumerate(calls):
-        got = _host(step(*args))
-        exact += _agree(got, _host(eager(*args)), f"{what}, call {k + 1}")
+        got = host_arrays(step(*args))
+        exact += _agree(got, host_arrays(eager(*args)), f"{what}, call {k + 1}")
     assert step.capture_refused is None, f"{what}: {step.capture_refused}"
     trace = list(step.traces.values())[-1]
     assert trace.captured is not None
@@ -162,7 +148,11 @@ def test_an_embed_step_is_recorded_and_a_bad_id_raises_as_eager() -> None:
     _raises_as_eager(step, eager, (negative,))
     # good ids again: a plan run, then recorded again
     for k, args in enumerate(calls + calls[:1]):
-        _agree(_host(step(*args)), _host(eager(*args)), f"Embed after the error, call {k + 1}")
+        _agree(
+            host_arrays(step(*args)),
+            host_arrays(eager(*args)),
+            f"Embed after the error, call {k + 1}",
+        )
     assert step.capture_refused is None
     assert list(step.traces.values())[-1].captured is not None
     floats = (cp.asarray(cp.asnumpy(calls[0][0]).astype(np.float32)),)
@@ -187,7 +177,11 @@ def test_a_one_hot_step_is_recorded_and_a_bad_label_raises_as_eager() -> None:
     bad[2, 1] = 4
     assert "x[..., 1] must be in [0, 4)" in _raises_as_eager(step, eager, (bad,))
     for k, args in enumerate(calls):
-        _agree(_host(step(*args)), _host(eager(*args)), f"OneHot after the error, call {k + 1}")
+        _agree(
+            host_arrays(step(*args)),
+            host_arrays(eager(*args)),
+            f"OneHot after the error, call {k + 1}",
+        )
     assert list(step.traces.values())[-1].captured is not None
 
 
