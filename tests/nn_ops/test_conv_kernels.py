@@ -1,5 +1,6 @@
-"""The CPU kernels of the convolution family (gradhub_nn_ops.conv): the same results for one and
-two threads (bit for bit), the deconvolution's choice between a gather (a convolution with the
+"""The numpy CPU kernels of the convolution family (gradhub_nn_ops.conv; the compiled kernels are
+turned off here, see test_native.py): the same results for one and two threads (bit for bit, the
+compiled kernels too), the deconvolution's choice between a gather (a convolution with the
 flipped weight) and a scatter of products, both against the naive loops, the columns of a 1x1
 kernel taken from x itself, and the first-order rules of Convolution and Deconvolution building
 one set of columns for their two products."""
@@ -12,12 +13,19 @@ from typing import Any
 import gradhub as gh
 import numpy as np
 import pytest
-from gradhub_nn_ops import conv
+from gradhub_nn_ops import conv, native
 from gradhub_nn_ops.conv import (
     _convolution_filter_grad_ref,
     _convolution_ref,
     _deconvolution_ref,
 )
+
+
+@pytest.fixture(autouse=True)
+def numpy_kernels() -> Iterator[None]:
+    before = native.set_enabled(False)
+    yield
+    native.set_enabled(before)
 
 
 @pytest.fixture
@@ -61,10 +69,14 @@ def _w3_kernels(dtype: Any) -> list[tuple[str, Callable[[], Any]]]:
     return calls
 
 
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_w3_kernels_identical_for_one_and_two_threads(
-    dtype: Any, threads: Callable[[int], None], monkeypatch: pytest.MonkeyPatch
+    dtype: Any, compiled: bool, threads: Callable[[int], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    native.set_enabled(compiled)
+    if compiled and not native.available():
+        pytest.skip("gradhub_nn_ops._conv_native is not built")
     loops: list[int] = []
     real = conv.parallel_for
 
@@ -135,8 +147,10 @@ def _geo(ws: tuple, pad: Any = 1, stride: Any = 1, dilation: Any = 1, group: int
 def test_deconvolution_choice_on_measured_shapes(ws: tuple, attrs: dict, gathers: bool) -> None:
     geo = _geo(ws, **attrs)
     cig = ws[0] // geo.group
-    assert conv._deconv_gathers(cig, ws[1], geo, ws[2:], (0, 0)) is gathers
-    assert not conv._deconv_gathers(cig, ws[1], geo, ws[2:], (1, 0))  # output_padding
+    assert conv._deconv_gathers(cig, ws[1], geo, ws[2:], (0, 0), np, np.float64) is gathers
+    assert not conv._deconv_gathers(
+        cig, ws[1], geo, ws[2:], (1, 0), np, np.float64
+    )  # output_padding
 
 
 _DECONV_CFGS = [
@@ -165,9 +179,9 @@ def test_deconvolution_by_gather_and_by_scatter_match_the_loops(
         attrs.get("dilation"),
         attrs.get("group", 1),
     )
-    assert conv._deconv_gathers(ws[0] // geo.group, ws[1], geo, ws[2:], (0,) * geo.nd) is (
-        ratio > 1
-    )
+    assert conv._deconv_gathers(
+        ws[0] // geo.group, ws[1], geo, ws[2:], (0,) * geo.nd, np, np.float64
+    ) is (ratio > 1)
     rng = np.random.default_rng(23)
     x, w = rng.standard_normal(xs), rng.standard_normal(ws)
     np.testing.assert_allclose(

@@ -51,6 +51,7 @@ from gradhub.ops import fdef
 from gradhub.ops import kernel as kernel_of
 from gradhub.parallel import parallel_for
 
+from . import native
 from .math import is_int
 
 # -- geometry ----------------------------------------------------------------------------------
@@ -412,6 +413,8 @@ def _conv_pass(
     nd = len(kernel)
     out = tuple(out)
     dtype = np.dtype(dtype)
+    if native.usable(xp, dtype, nd, geo.stride):
+        return _native_pass(x, kernel, out, geo, pad, dtype, wm, y, bias, dy)
     flat = (
         out[-1] < _FLAT_BELOW
         and all(s == 1 for s in geo.stride)
@@ -490,6 +493,54 @@ def _conv_pass(
     return xp.ascontiguousarray(dw.swapaxes(-1, -2))
 
 
+def _native_pass(
+    x: Any,
+    kernel: Sequence[int],
+    out: Sequence[int],
+    geo: ConvGeom,
+    pad: Sequence[int],
+    dtype: np.dtype[Any],
+    wm: Any,
+    y: Any,
+    bias: Any,
+    dy: Any,
+) -> Any:
+    """:func:`_conv_pass` by the compiled kernels (:mod:`gradhub_nn_ops.native`), for numpy
+    arrays when :func:`gradhub_nn_ops.native.usable`: the same chunks of the batch (on
+    :mod:`gradhub.parallel`'s threads), the filter gradient's partial sums of the chunks added
+    in chunk order; no column matrix."""
+    n, c = x.shape[:2]
+    g = geo.group
+    xc = np.ascontiguousarray(x, dtype=dtype)
+    chunks = _chunks(np, n, c * math.prod(kernel) * math.prod(out) * dtype.itemsize)
+    w = None
+    if y is not None:
+        w = np.ascontiguousarray(wm, dtype=dtype).reshape(-1, c // g, *kernel)
+    b = None if bias is None else np.ascontiguousarray(bias, dtype=dtype)
+    yc = y if y is None or y.flags.c_contiguous else np.empty(y.shape, dtype)
+    dyc = None if dy is None else np.ascontiguousarray(dy, dtype=dtype)
+    parts: list[Any] = [None] * len(chunks)
+
+    def body(i: int) -> None:
+        a, e = chunks[i]
+        if yc is not None:
+            native.conv_forward(xc[a:e], w, b, yc[a:e], pad, geo.dilation, g)
+        if dyc is not None:
+            gw = np.zeros((dyc.shape[1], c // g, *kernel), dtype)
+            native.filter_grad(xc[a:e], dyc[a:e], gw, kernel, pad, geo.dilation, g)
+            parts[i] = gw
+
+    _each(chunks, body)
+    if yc is not y:
+        y[...] = yc
+    if dyc is None:
+        return None
+    dw = parts[0]
+    for p in parts[1:]:  # in chunk order: the same sum for any number of threads
+        dw += p
+    return dw.reshape(g, -1, c // g * math.prod(kernel))
+
+
 def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = None) -> Any:
     """Convolution of ``x`` (N, C, *spatial) with ``w`` (O, C // group, *kernel), plus ``bias``
     (O,) if given."""
@@ -531,16 +582,23 @@ _GATHER_RATIO = 2.25
 
 
 def _deconv_gathers(
-    cig: int, og: int, geo: ConvGeom, kernel: Sequence[int], op: Sequence[int]
+    cig: int,
+    og: int,
+    geo: ConvGeom,
+    kernel: Sequence[int],
+    op: Sequence[int],
+    xp: Any,
+    dtype: Any,
 ) -> bool:
     """Whether :func:`_deconv_nd` computes the deconvolution as a convolution (see
     ``_GATHER_RATIO``): stride 1, no output_padding, ``pad <= dilation * (kernel - 1)``, and
-    not many more input than output channels per group."""
+    not many more input than output channels per group (any number where the compiled kernels
+    compute that convolution: no columns there)."""
     return (
         all(s == 1 for s in geo.stride)
         and not any(op)
         and all(p <= d * (k - 1) for p, d, k in zip(geo.pad, geo.dilation, kernel))
-        and cig <= _GATHER_RATIO * og
+        and (cig <= _GATHER_RATIO * og or native.usable(xp, dtype, len(kernel), geo.stride))
     )
 
 
@@ -574,7 +632,7 @@ def _deconv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, op: Sequence[int], fname:
     y = output_array(xp, (n, g * og, *out), dtype)
     if n == 0:
         return y
-    if _deconv_gathers(cig, og, geo, kernel, op):
+    if _deconv_gathers(cig, og, geo, kernel, op, xp, dtype):
         # y = conv(x padded by d(k-1)-p, W'), W'[g, o, c, k] = W[g*cig + c, o, K-1-k]
         flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
         wf = w.reshape(g, cig, og, *kernel).swapaxes(1, 2)[flip]
@@ -895,7 +953,7 @@ def _data_and_filter_grads(xp: Any, gy: Any, w: Any, x: Any, geo: ConvGeom) -> A
     o, cg = w.shape[:2]
     grp = geo.group
     og = o // grp
-    if not _deconv_gathers(og, cg, geo, kernel, (0,) * nd):
+    if not _deconv_gathers(og, cg, geo, kernel, (0,) * nd, xp, gy.dtype):
         return None
     xf = _flat(x, geo)
     gf = gy.reshape(geo.n, *gy.shape[geo.base_axis :])

@@ -1,0 +1,245 @@
+"""gradhub-nn-ops' compiled CPU kernels: direct convolution and filter gradient (stride 1).
+
+The C extension ``gradhub_nn_ops._conv_native`` (source in ``_native/``, built when the
+distribution is installed, optional: without a C compiler the install goes on without it) holds
+two kernels for 1-d and 2-d convolutions with stride 1 and any padding, dilation and group, in
+float32 and float64, each compiled for the default x86-64 and for AVX2/FMA (chosen by the CPU at
+the call):
+
+- forward: ``y[n, o, i, j] = b[o] + sum_{c,p,q} w[o, c, p, q] xpad[n, gC + c, i + p dh, j + q dw]``
+  computed directly, the sums of a block of ``2 x 8`` outputs (float32) of four output maps held
+  in registers, instead of a column matrix copied from the input and a BLAS product;
+- filter gradient: ``gw[o, c, p, q] = sum_{n, i, j} dy[n, o, i, j] xpad[n, gC + c, i + p dh,
+  j + q dw]``, four output maps times three taps per block of sums.
+
+:mod:`gradhub_nn_ops.conv` uses them on the CPU (numpy arrays) for these shapes, batch chunk by
+batch chunk on :mod:`gradhub.parallel`'s threads (the library is called through :mod:`ctypes`,
+which releases the interpreter lock); every other case, and every device, goes through the
+numpy kernels. Each sum runs in an order fixed by the shapes alone, so results do not depend on
+the number of threads. ``GRADHUB_NATIVE=0`` in the environment (read at the first kernel call)
+or :func:`set_enabled` turns them off. Loading the library happens at the first call, not at
+import.
+
+Example::
+
+    >>> import numpy as np
+    >>> from gradhub_nn_ops import native
+    >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
+    >>> w = np.ones((1, 1, 3, 3))
+    >>> y = np.empty((1, 1, 2, 2))
+    >>> if native.available():  # the sum of each 3x3 window
+    ...     native.conv_forward(x, w, None, y, pad=(0, 0), dilation=(1, 1), group=1)
+    ...     print(y[0, 0])
+    ... else:
+    ...     print(np.array([[45.0, 54.0], [81.0, 90.0]]))
+    [[45. 54.]
+     [81. 90.]]
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["available", "conv_forward", "filter_grad", "set_enabled", "usable"]
+
+_lock = threading.Lock()
+_lib: Any = None
+_loaded = False
+_enabled: bool | None = None  # None: GRADHUB_NATIVE not read yet
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_FWD: dict[np.dtype[Any], Any] = {}
+_FILTER: dict[np.dtype[Any], Any] = {}
+
+
+def _load() -> Any:
+    """The ctypes library of ``gradhub_nn_ops._conv_native``, or None where it was not built."""
+    global _lib, _loaded
+    with _lock:
+        if _loaded:
+            return _lib
+        lib = None
+        spec = importlib.util.find_spec(__package__ + "._conv_native")
+        if spec is not None and spec.origin is not None:
+            try:
+                lib = ctypes.CDLL(spec.origin)
+            except OSError:
+                lib = None
+        if lib is not None:
+            ptr, size = ctypes.c_void_p, ctypes.c_long
+            for name, table, dtype, pointers in (
+                ("gh_conv_fwd_f32", _FWD, _DTYPES[0], 4),
+                ("gh_conv_fwd_f64", _FWD, _DTYPES[1], 4),
+                ("gh_conv_filter_f32", _FILTER, _DTYPES[0], 3),
+                ("gh_conv_filter_f64", _FILTER, _DTYPES[1], 3),
+            ):
+                fn = getattr(lib, name)
+                fn.argtypes = [ptr] * pointers + [size] * 14
+                fn.restype = ctypes.c_int
+                table[dtype] = fn
+            lib.gh_conv_target.restype = ctypes.c_int
+            lib.gh_conv_target.argtypes = []
+        _lib = lib
+        _loaded = True
+        return lib
+
+
+def available() -> bool:
+    """Whether the compiled kernels are built, loadable and turned on.
+
+    Example::
+
+        >>> from gradhub_nn_ops import native
+        >>> native.available() in (True, False)
+        True
+    """
+    global _enabled
+    if _enabled is None:
+        _enabled = os.environ.get("GRADHUB_NATIVE", "1") != "0"
+    return _enabled and _load() is not None
+
+
+def set_enabled(flag: bool) -> bool:
+    """Turn the compiled kernels on or off for this process; returns the previous setting.
+
+    Example::
+
+        >>> from gradhub_nn_ops import native
+        >>> before = native.set_enabled(False)
+        >>> native.available()
+        False
+        >>> _ = native.set_enabled(before)
+    """
+    global _enabled
+    was = available() if _enabled is None else _enabled
+    _enabled = bool(flag)
+    return was
+
+
+def target() -> str:
+    """The instruction set the kernels run with on this CPU (``"avx2"`` or ``"default"``), or
+    ``"none"`` where the library is not built."""
+    lib = _load()
+    if lib is None:
+        return "none"
+    return "avx2" if lib.gh_conv_target() else "default"
+
+
+def usable(xp: Any, dtype: Any, nd: int, stride: Sequence[int]) -> bool:
+    """Whether the compiled kernels serve a convolution of ``nd`` spatial axes with ``stride``
+    computed in ``dtype`` on the array module ``xp`` (numpy, float32/float64, 1-d or 2-d,
+    stride 1), and are available."""
+    return (
+        xp is np
+        and nd in (1, 2)
+        and np.dtype(dtype) in _DTYPES
+        and all(s == 1 for s in stride)
+        and available()
+    )
+
+
+def _kernel(table: dict[np.dtype[Any], Any], dtype: np.dtype[Any], what: str) -> Any:
+    if not _loaded:
+        _load()
+    fn = table.get(dtype)
+    if fn is None:
+        if _lib is None:
+            raise RuntimeError(
+                f"gradhub-nn-ops: native.{what}(): the compiled kernels are not built "
+                "(gradhub_nn_ops._conv_native is missing: install gradhub-nn-ops with a C compiler)"
+            )
+        raise TypeError(f"gradhub-nn-ops: native.{what}(): dtype {dtype} is not float32 or float64")
+    return fn
+
+
+def _dims(
+    x: Any, kernel: Sequence[int], pad: Sequence[int], dilation: Sequence[int], out: Sequence[int]
+) -> tuple[int, ...]:
+    """The 14 size arguments of the C kernels (a 1-d convolution as a 2-d one of height 1)."""
+    if len(kernel) == 1:
+        return (1, x.shape[2], 1, kernel[0], 0, pad[0], 1, dilation[0], 1, out[0])
+    return (*x.shape[2:4], *kernel, *pad, *dilation, *out)
+
+
+def conv_forward(
+    x: Any,
+    w: Any,
+    bias: Any,
+    y: Any,
+    pad: Sequence[int],
+    dilation: Sequence[int],
+    group: int,
+) -> None:
+    """``y = conv(x, w) + bias`` (stride 1) written into ``y``, C-contiguous arrays of one dtype:
+    ``x`` (N, C, *spatial), ``w`` (O, C // group, *kernel), ``bias`` (O,) or None, ``y`` (N, O,
+    *out). Raises MemoryError where the kernel's scratch buffers cannot be allocated."""
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    dims = _dims(x, w.shape[2:], pad, dilation, y.shape[2:])
+    h, wd, kh, kw, ph, pw, dh, dw, oh, ow = dims
+    rc = _kernel(_FWD, x.dtype, "conv_forward")(
+        x.ctypes.data,
+        w.ctypes.data,
+        None if bias is None else bias.ctypes.data,
+        y.ctypes.data,
+        n,
+        c,
+        h,
+        wd,
+        o,
+        group,
+        kh,
+        kw,
+        ph,
+        pw,
+        dh,
+        dw,
+        oh,
+        ow,
+    )
+    if rc:
+        raise MemoryError("gradhub-nn-ops: native convolution: cannot allocate scratch buffers")
+
+
+def filter_grad(
+    x: Any,
+    dy: Any,
+    gw: Any,
+    kernel: Sequence[int],
+    pad: Sequence[int],
+    dilation: Sequence[int],
+    group: int,
+) -> None:
+    """``gw += filter gradient of conv(x, w)`` for ``dy`` (stride 1), C-contiguous arrays of one
+    dtype: ``x`` (N, C, *spatial), ``dy`` (N, O, *out), ``gw`` (O, C // group, *kernel)."""
+    n, c = x.shape[:2]
+    o = dy.shape[1]
+    dims = _dims(x, kernel, pad, dilation, dy.shape[2:])
+    h, wd, kh, kw, ph, pw, dh, dw, oh, ow = dims
+    rc = _kernel(_FILTER, x.dtype, "filter_grad")(
+        x.ctypes.data,
+        dy.ctypes.data,
+        gw.ctypes.data,
+        n,
+        c,
+        h,
+        wd,
+        o,
+        group,
+        kh,
+        kw,
+        ph,
+        pw,
+        dh,
+        dw,
+        oh,
+        ow,
+    )
+    if rc:
+        raise MemoryError("gradhub-nn-ops: native filter gradient: cannot allocate scratch buffers")

@@ -1,0 +1,17 @@
+"""Build of gradhub-nn-ops' optional C extension (the compiled CPU convolution kernels,
+gradhub_nn_ops.native); everything else is declared in pyproject.toml. Without a working C
+compiler the install goes on without the extension and the numpy kernels serve every call."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "gradhub_nn_ops._conv_native",
+            sources=["gradhub_nn_ops/_native/conv_native.c"],
+            depends=["gradhub_nn_ops/_native/conv_body.h"],
+            extra_compile_args=["-O3", "-Wno-psabi"],
+            optional=True,
+        )
+    ]
+)

@@ -1,0 +1,226 @@
+"""gradhub_nn_ops.native: the compiled CPU convolution kernels against the naive loops and the
+numpy kernels (every padding, dilation, group, width across a register block, output-map count
+across a block of four, 1-d and 2-d, float32 and float64), the same results for one and two
+threads, the choice of kernel by shape and dtype, the switches (``set_enabled``,
+``GRADHUB_NATIVE=0``), and clear errors where the library is missing."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import gradhub as gh
+import numpy as np
+import pytest
+from gradhub.testing import gradcheck
+from gradhub_nn_ops import conv, native
+from gradhub_nn_ops.conv import (
+    _convolution_filter_grad_ref,
+    _convolution_ref,
+    _deconvolution_ref,
+)
+
+built = pytest.mark.skipif(
+    not native.available(), reason="gradhub_nn_ops._conv_native is not built (no C compiler)"
+)
+
+
+@pytest.fixture
+def compiled() -> Iterator[None]:
+    before = native.set_enabled(True)
+    yield
+    native.set_enabled(before)
+
+
+def test_built_where_a_compiler_is(compiled: None) -> None:
+    """The install builds the extension wherever a C compiler is (a failed build would
+    otherwise only show as slower convolutions)."""
+    if platform.system() != "Linux" or shutil.which("cc") is None:
+        pytest.skip("not Linux with a C compiler")
+    assert native.available()
+    if platform.machine() == "x86_64":
+        assert native.target() in ("avx2", "default")
+
+
+# x shape, w shape, attrs: widths across the 16-wide float32 / 8-wide float64 blocks, output
+# maps 1-9 (blocks of four and their tails), groups, dilation, asymmetric padding, 1-d
+_CFGS = [
+    ((2, 3, 7, 9), (5, 3, 3, 3), {"pad": 1}),
+    ((3, 4, 11, 37), (6, 2, 3, 2), {"pad": (2, 0), "dilation": (2, 1), "group": 2}),
+    ((1, 2, 5, 5), (3, 2, 1, 1), {}),
+    ((2, 6, 8, 20), (9, 2, 5, 3), {"pad": (2, 1), "dilation": (1, 2), "group": 3}),
+    ((2, 1, 4, 17), (1, 1, 2, 4), {"pad": (0, 3)}),
+    ((1, 8, 6, 18), (16, 8, 3, 3), {"pad": 1}),  # W3's second layer, smaller
+    ((3, 5, 33), (7, 5, 4), {"pad": 2, "dilation": 2}),  # 1-d
+    ((2, 4, 3), (8, 2, 3), {"group": 2}),  # 1-d, one output position
+]
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("cfg", _CFGS)
+def test_kernels_match_the_loops_and_the_numpy_kernels(
+    cfg: tuple, dtype: Any, compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conv, "_BLOCK_BYTES", 1)  # a chunk per sample: partial sums
+    xs, ws, attrs = cfg
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal(xs).astype(dtype)
+    w = rng.standard_normal(ws).astype(dtype)
+    b = rng.standard_normal(ws[0]).astype(dtype)
+    tol = {"rtol": 1e-10, "atol": 1e-11} if dtype == np.float64 else {"rtol": 2e-5, "atol": 2e-5}
+    kernel = ws[2:]
+
+    def run() -> tuple[Any, ...]:
+        y = conv._convolution(np, x, w, b, **attrs)
+        u = np.linspace(-1, 1, y.size).reshape(y.shape).astype(dtype)
+        return (
+            y,
+            conv._convolution_filter_grad(np, x, u, kernel, **attrs),
+            conv._deconvolution(np, u, w, **attrs),
+            u,
+        )
+
+    y, gw, gx, u = run()
+    assert y.dtype == gw.dtype == gx.dtype == dtype
+    x64, w64, b64, u64 = (a.astype(np.float64) for a in (x, w, b, u))
+    np.testing.assert_allclose(y, _convolution_ref(x64, w64, b64, 1, **attrs), **tol)
+    np.testing.assert_allclose(
+        gw, _convolution_filter_grad_ref(x64, u64, kernel, 1, **attrs), **tol
+    )
+    np.testing.assert_allclose(gx, _deconvolution_ref(u64, w64, None, 1, **attrs), **tol)
+    native.set_enabled(False)
+    for a, ref in zip((y, gw, gx), run()):
+        np.testing.assert_allclose(a, ref, **tol)
+
+
+@built
+def test_native_kernels_are_the_ones_called(
+    compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    for name in ("conv_forward", "filter_grad"):
+        real = getattr(native, name)
+        monkeypatch.setattr(
+            native, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1]
+        )
+    rng = np.random.default_rng(32)
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    y = conv._convolution(np, x, w, pad=1)
+    conv._convolution_filter_grad(np, x, y, (3, 3), pad=1)
+    conv._deconvolution(np, y, w, pad=1)  # 4 -> 3 maps: a gather by the forward kernel
+    assert [k for k, _ in itertools.groupby(calls)] == [
+        "conv_forward",
+        "filter_grad",
+        "conv_forward",
+    ]
+    calls.clear()
+    # numpy kernels: stride 2, 3-d, a dtype the library has no kernel for
+    conv._convolution(np, x, w, pad=1, stride=2)
+    conv._convolution(np, x[..., None], w[..., None])
+    conv._convolution(np, x.astype(np.float16), w.astype(np.float16))
+    assert calls == []
+
+
+@built
+def test_deconvolution_gathers_for_every_channel_ratio(compiled: None) -> None:
+    """W3's first-layer data gradient (8 -> 3 maps) scatters with the numpy kernels and is a
+    convolution by the compiled forward kernel."""
+    geo = conv.conv_geom("deconvolution", (1, 8, 8, 8), (8, 3, 3, 3), 1, 1, 1, 1, 1)
+    assert conv._deconv_gathers(8, 3, geo, (3, 3), (0, 0), np, np.float32)
+    native.set_enabled(False)
+    assert not conv._deconv_gathers(8, 3, geo, (3, 3), (0, 0), np, np.float32)
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_identical_for_one_and_two_threads(dtype: Any, compiled: None) -> None:
+    rng = np.random.default_rng(33)
+    x = rng.standard_normal((64, 3, 32, 32)).astype(dtype)
+    w = rng.standard_normal((8, 3, 3, 3)).astype(dtype)
+    u = rng.standard_normal((64, 8, 32, 32)).astype(dtype)
+    before = gh.get_num_threads()
+    results = []
+    try:
+        for n in (1, 2):
+            gh.set_num_threads(n)
+            results.append(
+                (
+                    conv._convolution(np, x, w, pad=1),
+                    conv._convolution_filter_grad(np, x, u, (3, 3), pad=1),
+                    conv._deconvolution(np, u, w, pad=1),
+                )
+            )
+    finally:
+        gh.set_num_threads(before)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+@built
+def test_convolution_gradients_through_the_compiled_kernels(compiled: None) -> None:
+    """First and second order through Convolution's rules (numerically, float64)."""
+    import gradhub.functions as F
+
+    rng = np.random.default_rng(34)
+    x = rng.standard_normal((2, 3, 5, 6))
+    w = rng.standard_normal((4, 3, 3, 3))
+    b = rng.standard_normal(4)
+
+    def f(x: Any, w: Any, b: Any) -> Any:
+        return F.tanh(F.convolution(x, w, b, pad=(1, 0), dilation=(1, 2)))
+
+    assert gradcheck(f, (x, w, b), order=2)
+
+
+def test_set_enabled_returns_the_previous_setting() -> None:
+    before = native.set_enabled(False)
+    try:
+        assert not native.available()
+        assert not native.usable(np, np.float32, 2, (1, 1))
+        assert native.set_enabled(True) is False
+    finally:
+        native.set_enabled(before)
+
+
+def test_environment_turns_the_kernels_off() -> None:
+    code = (
+        "import numpy as np\n"
+        "from gradhub_nn_ops import native\n"
+        "print(native.available(), native.usable(np, np.float32, 2, (1, 1)))\n"
+    )
+    env = {**os.environ, "GRADHUB_NATIVE": "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_missing_library_falls_back_and_explains(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native, "_loaded", False)
+    monkeypatch.setattr(native, "_lib", None)
+    monkeypatch.setattr(native, "_FWD", {})
+    monkeypatch.setattr(native, "_FILTER", {})
+    monkeypatch.setattr(native.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(native, "_enabled", True)
+    assert not native.available()
+    assert native.target() == "none"
+    x = np.ones((1, 1, 3, 3))
+    y = conv._convolution(np, x, np.ones((1, 1, 2, 2)))  # the numpy kernels
+    np.testing.assert_array_equal(y, np.full((1, 1, 2, 2), 4.0))
+    with pytest.raises(RuntimeError, match=r"native\.conv_forward\(\).*not built"):
+        native.conv_forward(x, np.ones((1, 1, 2, 2)), None, y, (0, 0), (1, 1), 1)
+
+
+@built
+def test_other_dtypes_are_refused_by_name(compiled: None) -> None:
+    x = np.ones((1, 1, 3, 3), np.float16)
+    with pytest.raises(TypeError, match=r"native\.filter_grad\(\).*float16"):
+        native.filter_grad(x, x, np.zeros((1, 1, 1, 1), np.float16), (1, 1), (0, 0), (1, 1), 1)
