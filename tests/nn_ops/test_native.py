@@ -2,7 +2,9 @@
 numpy kernels (every padding, dilation, group, width across a register block, output-map count
 across a block of four, 1-d and 2-d, float32 and float64), the same results for one and two
 threads, the choice of kernel by shape and dtype, the switches (``set_enabled``,
-``GRADHUB_NATIVE=0``), and clear errors where the library is missing."""
+``GRADHUB_NATIVE=0``), and clear errors where the library is missing; the 2x2 max-pooling
+kernels' mask for given maxima and their argument checks (their results against the numpy
+kernels, bit for bit, are in test_pooling.py)."""
 
 from __future__ import annotations
 
@@ -208,6 +210,7 @@ def test_missing_library_falls_back_and_explains(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(native, "_lib", None)
     monkeypatch.setattr(native, "_FWD", {})
     monkeypatch.setattr(native, "_FILTER", {})
+    monkeypatch.setattr(native, "_POOL", {})
     monkeypatch.setattr(native.importlib.util, "find_spec", lambda name: None)
     monkeypatch.setattr(native, "_enabled", True)
     assert not native.available()
@@ -224,3 +227,41 @@ def test_other_dtypes_are_refused_by_name(compiled: None) -> None:
     x = np.ones((1, 1, 3, 3), np.float16)
     with pytest.raises(TypeError, match=r"native\.filter_grad\(\).*float16"):
         native.filter_grad(x, x, np.zeros((1, 1, 1, 1), np.float16), (1, 1), (0, 0), (1, 1), 1)
+
+
+# -- 2x2 max pooling -------------------------------------------------------------------------
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mask_follows_the_given_maxima_as_the_numpy_kernel(dtype: Any, compiled: None) -> None:
+    """MaxPoolingMask's mask marks the first element equal to y's value for the window (NaN:
+    the first NaN), whatever y holds: the same bits as the numpy kernel, on widths with and
+    without a partial vector of windows."""
+    from gradhub_nn_ops import pooling as P
+
+    rng = np.random.default_rng(35)
+    for shape in ((2, 3, 4, 40), (1, 2, 6, 6)):
+        x = rng.integers(-2, 3, shape).astype(dtype)
+        x.ravel()[rng.choice(x.size, 5, replace=False)] = np.nan
+        y = rng.integers(-2, 3, (shape[0], shape[1], shape[2] // 2, shape[3] // 2)).astype(dtype)
+        y.ravel()[:2] = np.nan
+        mine = P._max_pooling_mask(np, x, y, (2, 2))
+        native.set_enabled(False)
+        theirs = P._max_pooling_mask(np, x, y, (2, 2))
+        native.set_enabled(True)
+        np.testing.assert_array_equal(mine, theirs)
+        assert mine.reshape(-1).any() and not mine.reshape(-1).all()
+
+
+@built
+def test_pool_checks_its_arrays(compiled: None) -> None:
+    x = np.zeros((3, 2, 4))
+    with pytest.raises(TypeError, match=r"native\.pool\(\): name must be one of"):
+        native.pool("maximum", x, np.zeros((3, 2)))
+    with pytest.raises(ValueError, match=r"native\.pool\('max'\): arrays must be C-contiguous"):
+        native.pool("max", x, np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"float64 \(or bool masks\)"):
+        native.pool("max", x, np.zeros((3, 2), np.float32))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        native.pool("backward", x, np.zeros((2, 3)).T, np.zeros_like(x))

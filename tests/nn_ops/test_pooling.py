@@ -434,9 +434,22 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     )
 
 
+@pytest.fixture(params=[False, True], ids=["numpy", "compiled"])
+def compiled(request: pytest.FixtureRequest) -> Any:
+    """The 2x2 kernels by numpy, then by gradhub_nn_ops.native (skipped where not built)."""
+    from gradhub_nn_ops import native
+
+    before = native.set_enabled(request.param)
+    if request.param and not native.available():
+        native.set_enabled(before)
+        pytest.skip("gradhub_nn_ops._native_kernels is not built")
+    yield request.param
+    native.set_enabled(before)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
-    dtype: type, monkeypatch: pytest.MonkeyPatch
+    dtype: type, monkeypatch: pytest.MonkeyPatch, compiled: bool
 ) -> None:
     """On several threads the 2x2 kernels split their window rows into chunks run by
     gradhub.parallel (on one thread: whole arrays): with small chunks (so that every kernel runs
@@ -463,7 +476,9 @@ def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
 
     monkeypatch.setattr(P, "parallel_for", spy)
     monkeypatch.setattr(P, "_PARALLEL_BYTES", 1)
+    monkeypatch.setattr(P, "_NATIVE_PARALLEL_BYTES", 1)
     monkeypatch.setattr(P, "_CHUNK_BYTES", 7 * 2 * 8 * x.itemsize)  # 7 window rows a chunk
+    # (28 for the compiled kernels)
     before = get_num_threads()
     try:
         set_num_threads(1)
@@ -474,7 +489,8 @@ def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
         two = _kernels_2x2(x, dy, g)  # the pattern kept from call to call
     finally:
         set_num_threads(before)
-    assert len(counts) == 7 and all(c == 11 for c in counts)  # 75 window rows, chunks of 7
+    # 75 window rows in chunks of 7 (compiled: 28)
+    assert len(counts) == 7 and all(c == (3 if compiled else 11) for c in counts)
     monkeypatch.setattr(P, "_fast2x2", lambda *a: False)
     generic = _kernels_2x2(x, dy, g)
     for i, (a, b, c) in enumerate(zip(one, two, generic)):
@@ -483,7 +499,7 @@ def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
 
 
 def test_max_pooling_2x2_kernels_on_the_seed_cnn_shape_match_the_generic_ones(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, compiled: bool
 ) -> None:
     """At the seed CNN's first pooling shape (2 MiB of float32, over _PARALLEL_BYTES: run in
     chunks), on a ReLU's output (all-zero windows tie), the same bits as the generic kernels."""

@@ -1,10 +1,11 @@
-"""gradhub-nn-ops' compiled CPU kernels: direct convolution and filter gradient (stride 1).
+"""gradhub-nn-ops' compiled CPU kernels: direct convolution and filter gradient (stride 1),
+2x2 max pooling.
 
-The C extension ``gradhub_nn_ops._conv_native`` (source in ``_native/``, built when the
+The C extension ``gradhub_nn_ops._native_kernels`` (source in ``_native/``, built when the
 distribution is installed, optional: without a C compiler the install goes on without it) holds
-two kernels for 1-d and 2-d convolutions with stride 1 and any padding, dilation and group, in
-float32 and float64, each compiled for the default x86-64 and for AVX2/FMA (chosen by the CPU at
-the call):
+kernels in float32 and float64, each compiled for the default x86-64 and for AVX2/FMA (chosen by
+the CPU at the call). For 1-d and 2-d convolutions with stride 1 and any padding, dilation and
+group:
 
 - forward: ``y[n, o, i, j] = b[o] + sum_{c,p,q} w[o, c, p, q] xpad[n, gC + c, i + p dh, j + q dw]``
   computed directly, the sums of a block of ``2 x 8`` outputs (float32) of four output maps held
@@ -12,13 +13,19 @@ the call):
 - filter gradient: ``gw[o, c, p, q] = sum_{n, i, j} dy[n, o, i, j] xpad[n, gC + c, i + p dh,
   j + q dw]``, four output maps times three taps per block of sums.
 
-:mod:`gradhub_nn_ops.conv` uses them on the CPU (numpy arrays) for these shapes, batch chunk by
-batch chunk on :mod:`gradhub.parallel`'s threads (the library is called through :mod:`ctypes`,
-which releases the interpreter lock); every other case, and every device, goes through the
-numpy kernels. Each sum runs in an order fixed by the shapes alone, so results do not depend on
-the number of threads. ``GRADHUB_NATIVE=0`` in the environment (read at the first kernel call)
-or :func:`set_enabled` turns them off. Loading the library happens at the first call, not at
-import.
+For max pooling with 2x2 windows and stride 2 that cover the input exactly, on rows of windows
+(:func:`pool`): the maxima, the first-maximum mask, the backward (``dy`` times the mask, the mask
+never stored), the masked gather of another input-shaped array, the unpooling and the masked
+pooling by a given mask, each a vector of windows at a time; the same results as the numpy
+kernels bit for bit (same comparisons, ties and NaN rules, same order of additions).
+
+:mod:`gradhub_nn_ops.conv` and :mod:`gradhub_nn_ops.pooling` use them on the CPU (numpy arrays)
+for these shapes, chunk by chunk on :mod:`gradhub.parallel`'s threads (the library is called
+through :mod:`ctypes`, which releases the interpreter lock); every other case, and every device,
+goes through the numpy kernels. Each sum runs in an order fixed by the shapes alone, so results
+do not depend on the number of threads. ``GRADHUB_NATIVE=0`` in the environment (read at the
+first kernel call) or :func:`set_enabled` turns them off. Loading the library happens at the
+first call, not at import.
 
 Example::
 
@@ -47,7 +54,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available", "conv_forward", "filter_grad", "set_enabled", "usable"]
+__all__ = [
+    "available",
+    "conv_forward",
+    "filter_grad",
+    "pool",
+    "pool_usable",
+    "set_enabled",
+    "target",
+    "usable",
+]
 
 _lock = threading.Lock()
 _lib: Any = None
@@ -56,16 +72,19 @@ _enabled: bool | None = None  # None: GRADHUB_NATIVE not read yet
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _FWD: dict[np.dtype[Any], Any] = {}
 _FILTER: dict[np.dtype[Any], Any] = {}
+#: the pooling kernels by (name, dtype), and the number of array arguments of each name
+_POOL: dict[tuple[str, np.dtype[Any]], Any] = {}
+_POOL_ARRAYS = {"max": 2, "mask": 3, "backward": 3, "gather": 3, "unpool": 3, "masked": 3}
 
 
 def _load() -> Any:
-    """The ctypes library of ``gradhub_nn_ops._conv_native``, or None where it was not built."""
+    """The ctypes library of ``gradhub_nn_ops._native_kernels``, or None where it was not built."""
     global _lib, _loaded
     with _lock:
         if _loaded:
             return _lib
         lib = None
-        spec = importlib.util.find_spec(__package__ + "._conv_native")
+        spec = importlib.util.find_spec(__package__ + "._native_kernels")
         if spec is not None and spec.origin is not None:
             try:
                 lib = ctypes.CDLL(spec.origin)
@@ -83,8 +102,14 @@ def _load() -> Any:
                 fn.argtypes = [ptr] * pointers + [size] * 14
                 fn.restype = ctypes.c_int
                 table[dtype] = fn
-            lib.gh_conv_target.restype = ctypes.c_int
-            lib.gh_conv_target.argtypes = []
+            for name, count in _POOL_ARRAYS.items():
+                for suffix, dtype in (("f32", _DTYPES[0]), ("f64", _DTYPES[1])):
+                    fn = getattr(lib, f"gh_pool_{name}_{suffix}")
+                    fn.argtypes = [ptr] * count + [size] * 2
+                    fn.restype = None
+                    _POOL[name, dtype] = fn
+            lib.gh_target.restype = ctypes.c_int
+            lib.gh_target.argtypes = []
         _lib = lib
         _loaded = True
         return lib
@@ -128,7 +153,7 @@ def target() -> str:
     lib = _load()
     if lib is None:
         return "none"
-    return "avx2" if lib.gh_conv_target() else "default"
+    return "avx2" if lib.gh_target() else "default"
 
 
 def usable(xp: Any, dtype: Any, nd: int, stride: Sequence[int]) -> bool:
@@ -152,10 +177,66 @@ def _kernel(table: dict[np.dtype[Any], Any], dtype: np.dtype[Any], what: str) ->
         if _lib is None:
             raise RuntimeError(
                 f"gradhub-nn-ops: native.{what}(): the compiled kernels are not built "
-                "(gradhub_nn_ops._conv_native is missing: install gradhub-nn-ops with a C compiler)"
+                "(gradhub_nn_ops._native_kernels is missing: install gradhub-nn-ops with a C "
+                "compiler)"
             )
         raise TypeError(f"gradhub-nn-ops: native.{what}(): dtype {dtype} is not float32 or float64")
     return fn
+
+
+def pool_usable(dtype: Any) -> bool:
+    """Whether the compiled 2x2 max-pooling kernels serve numpy arrays of ``dtype`` (float32 or
+    float64), and are available."""
+    return np.dtype(dtype) in _DTYPES and available()
+
+
+def pool(name: str, *arrays: Any) -> None:
+    """Run the 2x2 max-pooling kernel ``name`` on C-contiguous numpy arrays of rows of windows:
+    input-shaped ``(r, 2, w)`` (``bool`` masks included) and output-shaped ``(r, w // 2)``, the
+    last one written:
+
+    - ``max``: ``(x, y)``, the windows' maxima;
+    - ``mask``: ``(x, y, m)``, the first element of each window equal to ``y``'s value (the
+      first NaN where that is NaN): with ``y`` the maxima, the first-maximum mask (bool);
+    - ``backward``: ``(x, dy, dx)``, ``dy`` over each window times x's first-maximum mask;
+    - ``gather``: ``(x, g, out)``, each window's sum of ``g`` times x's first-maximum mask;
+    - ``unpool``: ``(dy, m, dx)`` and ``masked``: ``(g, m, out)``, the same with a given mask.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x = np.array([[[1.0, 4.0], [4.0, 2.0]]])  # one window: 4.0 twice, the first wins
+        >>> dx = np.empty_like(x)
+        >>> if native.pool_usable(x.dtype):
+        ...     native.pool("backward", x, np.array([[5.0]]), dx)
+        ... else:
+        ...     dx = np.array([[[0.0, 5.0], [0.0, 0.0]]])
+        >>> dx
+        array([[[0., 5.],
+                [0., 0.]]])
+    """
+    arrays_in = _POOL_ARRAYS.get(name)
+    if arrays_in != len(arrays):
+        raise TypeError(
+            f"gradhub-nn-ops: native.pool(): name must be one of {sorted(_POOL_ARRAYS)} with its "
+            f"arrays, got {name!r} with {len(arrays)}"
+        )
+    dtype = next(a.dtype for a in arrays if a.dtype != np.bool_)
+    r, _, w = next(a.shape for a in arrays if a.ndim == 3)
+    for a in arrays:
+        want = (r, 2, w) if a.ndim == 3 else (r, w // 2)
+        if (
+            tuple(a.shape) != want
+            or not a.flags.c_contiguous
+            or a.dtype not in (dtype, np.dtype(np.bool_))
+        ):
+            raise ValueError(
+                f"gradhub-nn-ops: native.pool({name!r}): arrays must be C-contiguous {dtype} (or "
+                f"bool masks) of shapes (r, 2, w) and (r, w // 2), got {a.dtype} {a.shape}"
+            )
+    _kernel(_FWD, dtype, "pool")  # raises where the library is not built or for the dtype
+    _POOL[name, dtype](*(a.ctypes.data for a in arrays), r, w)
 
 
 def _dims(

@@ -46,6 +46,7 @@ from gradhub.memory import output_array
 from gradhub.ops import kernel as kernel_of
 from gradhub.parallel import get_num_threads, parallel_for
 
+from . import native
 from .conv import ints
 from .math import is_int
 
@@ -431,11 +432,38 @@ def _mpool2x2_rows(g3: Any, m3: Any, y2: Any) -> None:
     np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
 
 
+#: The compiled kernels (gradhub_nn_ops.native) pass over an input of this many bytes in
+#: parallel chunks of window rows: they take about a tenth of the numpy kernels' time (0.16 ms
+#: for the backward on (64, 8, 32, 32) float32, one thread), so a loop on the pool pays only
+#: for larger inputs
+_NATIVE_PARALLEL_BYTES = 1 << 23
+
+
+def _native_rows(rows: int, row_bytes: int, name: str, *arrays: Any) -> None:
+    """The compiled kernel ``name`` (:func:`gradhub_nn_ops.native.pool`) over the window rows
+    of ``arrays`` (their first axis), in chunks of rows on gradhub.parallel's threads from
+    ``_NATIVE_PARALLEL_BYTES`` of input (each window's result is computed alone: the same
+    for any chunking)."""
+    if rows * row_bytes < _NATIVE_PARALLEL_BYTES or get_num_threads() == 1:
+        native.pool(name, *arrays)
+        return
+    step = max(1, 4 * _CHUNK_BYTES // row_bytes)
+    count = -(-rows // step)
+
+    def chunk(i: int) -> None:
+        native.pool(name, *(a[i * step : (i + 1) * step] for a in arrays))
+
+    parallel_for(count, chunk)
+
+
 def _max2x2(x: Any, geo: PoolGeom) -> Any:
     x3 = _rows3(x, geo)
     rows, _, w = x3.shape
     y = output_array(np, geo.out_shape, x.dtype)
     y2 = y.reshape(rows, w // 2)
+    if native.pool_usable(x.dtype):
+        _native_rows(rows, 2 * w * x.dtype.itemsize, "max", x3, y2)
+        return y
 
     def body(a: int, b: int, second: Any) -> None:
         _max2x2_rows(x3[a:b], y2[a:b])
@@ -450,6 +478,9 @@ def _mask2x2(x: Any, y: Any, geo: PoolGeom) -> Any:
     y2 = _rows2(y, geo)
     m = output_array(np, geo.shape, bool)
     m3 = m.reshape(x3.shape)
+    if native.pool_usable(x.dtype):
+        _native_rows(rows, 2 * w * x.dtype.itemsize, "mask", x3, y2, m3)
+        return m
 
     def body(a: int, b: int, second: Any) -> None:
         _mask2x2_rows(x3[a:b], y2[a:b], m3[a:b], second)
@@ -523,6 +554,9 @@ def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
     y2 = None if y is None else _rows2(y, geo)
     dx = output_array(np, geo.shape, dy.dtype)
     dx3 = dx.reshape(x3.shape)
+    if native.pool_usable(dy.dtype):  # y is the maxima of x: the mask is found from x alone
+        _native_rows(rows, 2 * w * x.dtype.itemsize, "backward", x3, dy2, dx3)
+        return dx
 
     def body(a: int, b: int, second: Any) -> None:
         m3 = _first_max_mask(x3[a:b], None if y2 is None else y2[a:b], second)
@@ -538,6 +572,9 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
     g3 = _rows3(g, geo)
     out = output_array(np, geo.out_shape, g.dtype)
     out2 = out.reshape(rows, w // 2)
+    if native.pool_usable(g.dtype):
+        _native_rows(rows, 2 * w * x.dtype.itemsize, "gather", x3, g3, out2)
+        return out
 
     def body(a: int, b: int, second: Any) -> None:
         _mpool2x2_rows(g3[a:b], _first_max_mask(x3[a:b], None, second), out2[a:b])
@@ -552,6 +589,9 @@ def _unpool2x2(dy: Any, mask: Any, geo: PoolGeom) -> Any:
     dy2 = _rows2(dy, geo)
     dx = output_array(np, geo.shape, dy.dtype)
     dx3 = dx.reshape(m3.shape)
+    if native.pool_usable(dy.dtype):
+        _native_rows(rows, 2 * w * dy.dtype.itemsize, "unpool", dy2, m3, dx3)
+        return dx
 
     def body(a: int, b: int, second: Any) -> None:
         _unpool2x2_rows(dy2[a:b], m3[a:b], dx3[a:b])
@@ -566,6 +606,9 @@ def _mpool2x2(g: Any, mask: Any, geo: PoolGeom) -> Any:
     g3 = _rows3(g, geo)
     out = output_array(np, geo.out_shape, g.dtype)
     out2 = out.reshape(rows, w // 2)
+    if native.pool_usable(g.dtype):
+        _native_rows(rows, 2 * w * g.dtype.itemsize, "masked", g3, m3, out2)
+        return out
 
     def body(a: int, b: int, second: Any) -> None:
         _mpool2x2_rows(g3[a:b], m3[a:b], out2[a:b])
