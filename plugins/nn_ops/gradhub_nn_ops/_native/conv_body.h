@@ -92,9 +92,11 @@ ATTR static int NAME(fwd)(const T *x, const T *w, const T *bias, T *y, long n, l
 
 /* filter gradient, added into gw (O, C / G, KH, KW):
  * gw[o, c, kh, kw] += sum_{s, oh, ow} dy[s, o, oh, ow] * xpad[s, g C/G + c, oh + kh dh, ow + kw dw]
- * Per sample, OB output maps times QB taps (c, kh, kw) at a time, one vector of positions per
- * sum: each loaded dy vector serves QB taps and each input vector OB maps. The lanes of a sum
- * are added in lane order, then the sample's sum to gw. */
+ * The samples are taken in groups of about FILTER_BLOCK bytes of padded copies (x with its zero
+ * borders, dy with its rows padded to whole vectors, cache-resident); within a group, for OB
+ * output maps times QB taps (c, kh, kw) at a time, one vector of positions per sum, the sums run
+ * over every sample, row and vector of the group: each loaded dy vector serves QB taps and each
+ * input vector OB maps. A sum's lanes are added in lane order at the end of each group. */
 ATTR static int NAME(filter)(const T *x, const T *dy, T *gw, long n, long C, long H, long W,
                              long O, long G, long KH, long KW, long ph, long pw, long dh, long dw,
                              long OH, long OW)
@@ -104,9 +106,13 @@ ATTR static int NAME(filter)(const T *x, const T *dy, T *gw, long n, long C, lon
     const long Hp = H + 2 * ph, Wa = Wb + (KW - 1) * dw;
     const long ogp = (og + OB - 1) / OB * OB;
     const long tp = (taps + QB - 1) / QB * QB;
-    T *xp = calloc((size_t)C * Hp * Wa, sizeof(T));
-    /* dy as (G, ogp, OH, Wb): rows padded with zeros to whole vectors, maps to a multiple of OB */
-    T *dp = calloc((size_t)G * ogp * OH * Wb, sizeof(T));
+    const long xs_len = C * Hp * Wa, ds_len = G * ogp * OH * Wb; /* per sample */
+    long sb = FILTER_BLOCK / (long)sizeof(T) / (xs_len + ds_len); /* samples per group */
+    sb = sb < 1 ? 1 : sb > n ? n : sb;
+    T *xp = calloc((size_t)sb * xs_len, sizeof(T));
+    /* dy as (n, G, ogp, OH, Wb): rows padded with zeros to whole vectors, maps to a multiple
+     * of OB */
+    T *dp = calloc((size_t)sb * ds_len, sizeof(T));
     long *off = malloc((size_t)tp * sizeof(long)); /* each tap's offset in a group's xp */
     if (!xp || !dp || !off) {
         free(xp);
@@ -118,45 +124,50 @@ ATTR static int NAME(filter)(const T *x, const T *dy, T *gw, long n, long C, lon
         const long c = t / kk, kh = t % kk / KW, kw = t % KW;
         off[t] = t < taps ? (c * Hp + kh * dh) * Wa + kw * dw : 0; /* padding taps: discarded */
     }
-    for (long s = 0; s < n; s++) {
-        const T *xs = x + s * C * H * W;
-        const T *ds = dy + s * O * OH * OW;
-        for (long c = 0; c < C; c++)
-            for (long r = 0; r < H; r++)
-                memcpy(xp + (c * Hp + r + ph) * Wa + pw, xs + (c * H + r) * W,
-                       (size_t)W * sizeof(T));
+    for (long s0 = 0; s0 < n; s0 += sb) {
+        const long ns = n - s0 < sb ? n - s0 : sb;
+        for (long s = 0; s < ns; s++) {
+            const T *xs = x + (s0 + s) * C * H * W;
+            const T *ds = dy + (s0 + s) * O * OH * OW;
+            for (long c = 0; c < C; c++)
+                for (long r = 0; r < H; r++)
+                    memcpy(xp + s * xs_len + (c * Hp + r + ph) * Wa + pw, xs + (c * H + r) * W,
+                           (size_t)W * sizeof(T));
+            for (long g = 0; g < G; g++)
+                for (long o = 0; o < og; o++)
+                    for (long r = 0; r < OH; r++)
+                        memcpy(dp + s * ds_len + ((g * ogp + o) * OH + r) * Wb,
+                               ds + ((g * og + o) * OH + r) * OW, (size_t)OW * sizeof(T));
+        }
         for (long g = 0; g < G; g++)
-            for (long o = 0; o < og; o++)
-                for (long r = 0; r < OH; r++)
-                    memcpy(dp + ((g * ogp + o) * OH + r) * Wb, ds + ((g * og + o) * OH + r) * OW,
-                           (size_t)OW * sizeof(T));
-        for (long g = 0; g < G; g++) {
-            const T *xg = xp + g * cg * Hp * Wa;
             for (long o0 = 0; o0 < og; o0 += OB) {
                 const long ob = og - o0 < OB ? og - o0 : OB;
-                const T *db = dp + (g * ogp + o0) * OH * Wb;
                 for (long t0 = 0; t0 < tp; t0 += QB) {
                     /* the OB x QB sums in named variables, so that they stay in registers */
                     VT a00 = {0}, a01 = {0}, a02 = {0}, a10 = {0}, a11 = {0}, a12 = {0};
                     VT a20 = {0}, a21 = {0}, a22 = {0}, a30 = {0}, a31 = {0}, a32 = {0};
-                    const T *x0 = xg + off[t0], *x1 = xg + off[t0 + 1], *x2 = xg + off[t0 + 2];
-                    for (long oh = 0; oh < OH; oh++) {
-                        const T *dr = db + oh * Wb;
-                        for (long b = 0; b < Wb; b += VL) {
-                            VT v0, v1, v2, d;
-                            memcpy(&v0, x0 + b, sizeof v0);
-                            memcpy(&v1, x1 + b, sizeof v1);
-                            memcpy(&v2, x2 + b, sizeof v2);
-                            memcpy(&d, dr + b, sizeof d);
-                            a00 += d * v0, a01 += d * v1, a02 += d * v2;
-                            memcpy(&d, dr + OH * Wb + b, sizeof d);
-                            a10 += d * v0, a11 += d * v1, a12 += d * v2;
-                            memcpy(&d, dr + 2 * OH * Wb + b, sizeof d);
-                            a20 += d * v0, a21 += d * v1, a22 += d * v2;
-                            memcpy(&d, dr + 3 * OH * Wb + b, sizeof d);
-                            a30 += d * v0, a31 += d * v1, a32 += d * v2;
+                    for (long s = 0; s < ns; s++) {
+                        const T *xg = xp + s * xs_len + g * cg * Hp * Wa;
+                        const T *x0 = xg + off[t0], *x1 = xg + off[t0 + 1],
+                                *x2 = xg + off[t0 + 2];
+                        const T *dr = dp + s * ds_len + (g * ogp + o0) * OH * Wb;
+                        for (long oh = 0; oh < OH; oh++, dr += Wb) {
+                            for (long b = 0; b < Wb; b += VL) {
+                                VT v0, v1, v2, d;
+                                memcpy(&v0, x0 + b, sizeof v0);
+                                memcpy(&v1, x1 + b, sizeof v1);
+                                memcpy(&v2, x2 + b, sizeof v2);
+                                memcpy(&d, dr + b, sizeof d);
+                                a00 += d * v0, a01 += d * v1, a02 += d * v2;
+                                memcpy(&d, dr + OH * Wb + b, sizeof d);
+                                a10 += d * v0, a11 += d * v1, a12 += d * v2;
+                                memcpy(&d, dr + 2 * OH * Wb + b, sizeof d);
+                                a20 += d * v0, a21 += d * v1, a22 += d * v2;
+                                memcpy(&d, dr + 3 * OH * Wb + b, sizeof d);
+                                a30 += d * v0, a31 += d * v1, a32 += d * v2;
+                            }
+                            x0 += Wa, x1 += Wa, x2 += Wa;
                         }
-                        x0 += Wa, x1 += Wa, x2 += Wa;
                     }
                     const VT acc[OB][QB] = {
                         {a00, a01, a02}, {a10, a11, a12}, {a20, a21, a22}, {a30, a31, a32}};
@@ -169,7 +180,6 @@ ATTR static int NAME(filter)(const T *x, const T *dy, T *gw, long n, long C, lon
                         }
                 }
             }
-        }
     }
     free(xp);
     free(dp);

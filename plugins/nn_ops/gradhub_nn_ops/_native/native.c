@@ -16,6 +16,7 @@
 
 #define OB 4 /* output maps per register block */
 #define QB 3 /* filter-gradient taps per register block */
+#define FILTER_BLOCK 262144 /* bytes of padded samples per group of the filter gradient */
 
 #ifdef __clang__
 #define SHUF(a, b, idx) __builtin_shufflevector(a, b, idx)
