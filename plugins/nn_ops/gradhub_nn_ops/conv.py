@@ -14,7 +14,10 @@ with the flipped weight (a gather, cheaper than the adds; see ``_GATHER_RATIO``)
 batch is processed in chunks of about 2 MiB of columns held in reused per-thread scratch buffers
 (cache-resident, no page faults from fresh temporaries), the chunks in parallel on
 :mod:`gradhub.parallel`'s threads; results do not depend on the number of threads. On other
-devices the whole batch is one chunk. The first-order rules of Convolution (when its data
+devices the whole batch is one chunk. For numpy float32/float64 arrays, 1-d and 2-d
+convolutions with stride 1 (the forward, the filter gradient, and the data gradient as a gather)
+run the compiled kernels of :mod:`gradhub_nn_ops.native` instead, on the same chunks: direct
+sums, no column matrix. The first-order rules of Convolution (when its data
 gradient gathers) and of Deconvolution compute both gradients from one set of columns (those of
 gy). Large outputs (of these
 kernels, of 2x2 max pooling and of ReLU) come from :func:`gradhub.memory.output_array`, which on
@@ -49,7 +52,7 @@ from gradhub import Sample
 from gradhub.memory import output_array
 from gradhub.ops import fdef
 from gradhub.ops import kernel as kernel_of
-from gradhub.parallel import parallel_for
+from gradhub.parallel import get_num_threads, parallel_for
 
 from . import native
 from .math import is_int
@@ -512,7 +515,12 @@ def _native_pass(
     n, c = x.shape[:2]
     g = geo.group
     xc = np.ascontiguousarray(x, dtype=dtype)
-    chunks = _chunks(np, n, c * math.prod(kernel) * math.prod(out) * dtype.itemsize)
+    if dy is None:  # each sample's output alone: any split gives the same bits; one per thread
+        threads = min(n, get_num_threads())
+        step = -(-n // threads)
+        chunks = [(i, min(n, i + step)) for i in range(0, n, step)]
+    else:  # the filter gradient's partial sums: chunks fixed by the shapes alone
+        chunks = _chunks(np, n, c * math.prod(kernel) * math.prod(out) * dtype.itemsize)
     w = None
     if y is not None:
         w = np.ascontiguousarray(wm, dtype=dtype).reshape(-1, c // g, *kernel)

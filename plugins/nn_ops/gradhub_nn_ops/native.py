@@ -149,7 +149,14 @@ def set_enabled(flag: bool) -> bool:
 
 def target() -> str:
     """The instruction set the kernels run with on this CPU (``"avx2"`` or ``"default"``), or
-    ``"none"`` where the library is not built."""
+    ``"none"`` where the library is not built.
+
+    Example::
+
+        >>> from gradhub_nn_ops import native
+        >>> native.target() in ("avx2", "default", "none")
+        True
+    """
     lib = _load()
     if lib is None:
         return "none"
@@ -159,7 +166,15 @@ def target() -> str:
 def usable(xp: Any, dtype: Any, nd: int, stride: Sequence[int]) -> bool:
     """Whether the compiled kernels serve a convolution of ``nd`` spatial axes with ``stride``
     computed in ``dtype`` on the array module ``xp`` (numpy, float32/float64, 1-d or 2-d,
-    stride 1), and are available."""
+    stride 1), and are available.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> native.usable(np, np.float32, 2, (2, 2))  # stride 2: the numpy kernels
+        False
+    """
     return (
         xp is np
         and nd in (1, 2)
@@ -186,7 +201,15 @@ def _kernel(table: dict[np.dtype[Any], Any], dtype: np.dtype[Any], what: str) ->
 
 def pool_usable(dtype: Any) -> bool:
     """Whether the compiled 2x2 max-pooling kernels serve numpy arrays of ``dtype`` (float32 or
-    float64), and are available."""
+    float64), and are available.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> native.pool_usable(np.float16)
+        False
+    """
     return np.dtype(dtype) in _DTYPES and available()
 
 
@@ -259,7 +282,23 @@ def conv_forward(
 ) -> None:
     """``y = conv(x, w) + bias`` (stride 1) written into ``y``, C-contiguous arrays of one dtype:
     ``x`` (N, C, *spatial), ``w`` (O, C // group, *kernel), ``bias`` (O,) or None, ``y`` (N, O,
-    *out). Raises MemoryError where the kernel's scratch buffers cannot be allocated."""
+    *out). Raises MemoryError where the kernel's scratch buffers cannot be allocated.
+
+    ``y[n, o, i, j] = bias[o] + sum_{c,p,q} w[o, c, p, q] xpad[n, g C/G + c, i + p dh, j + q dw]``
+
+    Example (a 1-d convolution: moving sums of 2 with a bias of 0.5)::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x = np.arange(5.0).reshape(1, 1, 5)
+        >>> y = np.empty((1, 1, 4))
+        >>> if native.available():
+        ...     native.conv_forward(x, np.ones((1, 1, 2)), np.array([0.5]), y, (0,), (1,), 1)
+        ... else:
+        ...     y[...] = [0.5 + 1.0, 0.5 + 3.0, 0.5 + 5.0, 0.5 + 7.0]
+        >>> y
+        array([[[1.5, 3.5, 5.5, 7.5]]])
+    """
     n, c = x.shape[:2]
     o = w.shape[0]
     dims = _dims(x, w.shape[2:], pad, dilation, y.shape[2:])
@@ -298,7 +337,23 @@ def filter_grad(
     group: int,
 ) -> None:
     """``gw += filter gradient of conv(x, w)`` for ``dy`` (stride 1), C-contiguous arrays of one
-    dtype: ``x`` (N, C, *spatial), ``dy`` (N, O, *out), ``gw`` (O, C // group, *kernel)."""
+    dtype: ``x`` (N, C, *spatial), ``dy`` (N, O, *out), ``gw`` (O, C // group, *kernel).
+
+    ``gw[o, c, p, q] += sum_{n,i,j} dy[n, o, i, j] xpad[n, g C/G + c, i + p dh, j + q dw]``
+
+    Example (1-d: the kernel tap ``p`` sums ``dy[i] * x[i + p]``)::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x = np.arange(5.0).reshape(1, 1, 5)
+        >>> gw = np.zeros((1, 1, 2))
+        >>> if native.available():
+        ...     native.filter_grad(x, np.ones((1, 1, 4)), gw, (2,), (0,), (1,), 1)
+        ... else:
+        ...     gw[...] = [0 + 1 + 2 + 3, 1 + 2 + 3 + 4]
+        >>> gw
+        array([[[ 6., 10.]]])
+    """
     n, c = x.shape[:2]
     o = dy.shape[1]
     dims = _dims(x, kernel, pad, dilation, dy.shape[2:])
