@@ -281,8 +281,9 @@ def conv_forward(
     group: int,
 ) -> None:
     """``y = conv(x, w) + bias`` (stride 1) written into ``y``, C-contiguous arrays of one dtype:
-    ``x`` (N, C, *spatial), ``w`` (O, C // group, *kernel), ``bias`` (O,) or None, ``y`` (N, O,
-    *out). Raises MemoryError where the kernel's scratch buffers cannot be allocated.
+    ``x`` ``(N, C, *spatial)``, ``w`` ``(O, C // group, *kernel)``, ``bias`` ``(O,)`` or
+    None, ``y`` ``(N, O, *out)``. Raises MemoryError where the kernel's scratch buffers cannot
+    be allocated.
 
     ``y[n, o, i, j] = bias[o] + sum_{c,p,q} w[o, c, p, q] xpad[n, g C/G + c, i + p dh, j + q dw]``
 
@@ -337,7 +338,7 @@ def filter_grad(
     group: int,
 ) -> None:
     """``gw += filter gradient of conv(x, w)`` for ``dy`` (stride 1), C-contiguous arrays of one
-    dtype: ``x`` (N, C, *spatial), ``dy`` (N, O, *out), ``gw`` (O, C // group, *kernel).
+    dtype: ``x`` ``(N, C, *spatial)``, ``dy`` ``(N, O, *out)``, ``gw`` ``(O, C // group, *kernel)``.
 
     ``gw[o, c, p, q] += sum_{n,i,j} dy[n, o, i, j] xpad[n, g C/G + c, i + p dh, j + q dw]``
 
