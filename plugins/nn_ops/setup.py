@@ -9,7 +9,11 @@ setup(
         Extension(
             "gradhub_nn_ops._native_kernels",
             sources=["gradhub_nn_ops/_native/native.c"],
-            depends=["gradhub_nn_ops/_native/conv_body.h", "gradhub_nn_ops/_native/pool_body.h"],
+            depends=[
+                "gradhub_nn_ops/_native/per_type.h",
+                "gradhub_nn_ops/_native/conv_body.h",
+                "gradhub_nn_ops/_native/pool_body.h",
+            ],
             extra_compile_args=["-O3", "-Wno-psabi"],
             optional=True,
         )

@@ -262,13 +262,23 @@ def pool(name: str, *arrays: Any) -> None:
     _POOL[name, dtype](*(a.ctypes.data for a in arrays), r, w)
 
 
-def _dims(
-    x: Any, kernel: Sequence[int], pad: Sequence[int], dilation: Sequence[int], out: Sequence[int]
+def _sizes(
+    x: Any,
+    o: int,
+    group: int,
+    kernel: Sequence[int],
+    pad: Sequence[int],
+    dilation: Sequence[int],
+    out: Sequence[int],
 ) -> tuple[int, ...]:
-    """The 14 size arguments of the C kernels (a 1-d convolution as a 2-d one of height 1)."""
+    """The 14 size arguments of the C kernels, ``n, C, H, W, O, G, KH, KW, ph, pw, dh, dw, OH,
+    OW`` (a 1-d convolution as a 2-d one of height 1)."""
     if len(kernel) == 1:
-        return (1, x.shape[2], 1, kernel[0], 0, pad[0], 1, dilation[0], 1, out[0])
-    return (*x.shape[2:4], *kernel, *pad, *dilation, *out)
+        spatial = (1, x.shape[2], 1, kernel[0], 0, pad[0], 1, dilation[0], 1, out[0])
+    else:
+        spatial = (*x.shape[2:4], *kernel, *pad, *dilation, *out)
+    h, w, kh, kw, ph, pw, dh, dw, oh, ow = spatial
+    return (x.shape[0], x.shape[1], h, w, o, group, kh, kw, ph, pw, dh, dw, oh, ow)
 
 
 def conv_forward(
@@ -300,29 +310,10 @@ def conv_forward(
         >>> y
         array([[[1.5, 3.5, 5.5, 7.5]]])
     """
-    n, c = x.shape[:2]
-    o = w.shape[0]
-    dims = _dims(x, w.shape[2:], pad, dilation, y.shape[2:])
-    h, wd, kh, kw, ph, pw, dh, dw, oh, ow = dims
+    sizes = _sizes(x, w.shape[0], group, w.shape[2:], pad, dilation, y.shape[2:])
+    bp = None if bias is None else bias.ctypes.data
     rc = _kernel(_FWD, x.dtype, "conv_forward")(
-        x.ctypes.data,
-        w.ctypes.data,
-        None if bias is None else bias.ctypes.data,
-        y.ctypes.data,
-        n,
-        c,
-        h,
-        wd,
-        o,
-        group,
-        kh,
-        kw,
-        ph,
-        pw,
-        dh,
-        dw,
-        oh,
-        ow,
+        x.ctypes.data, w.ctypes.data, bp, y.ctypes.data, *sizes
     )
     if rc:
         raise MemoryError("gradhub-nn-ops: native convolution: cannot allocate scratch buffers")
@@ -355,28 +346,9 @@ def filter_grad(
         >>> gw
         array([[[ 6., 10.]]])
     """
-    n, c = x.shape[:2]
-    o = dy.shape[1]
-    dims = _dims(x, kernel, pad, dilation, dy.shape[2:])
-    h, wd, kh, kw, ph, pw, dh, dw, oh, ow = dims
+    sizes = _sizes(x, dy.shape[1], group, kernel, pad, dilation, dy.shape[2:])
     rc = _kernel(_FILTER, x.dtype, "filter_grad")(
-        x.ctypes.data,
-        dy.ctypes.data,
-        gw.ctypes.data,
-        n,
-        c,
-        h,
-        wd,
-        o,
-        group,
-        kh,
-        kw,
-        ph,
-        pw,
-        dh,
-        dw,
-        oh,
-        ow,
+        x.ctypes.data, dy.ctypes.data, gw.ctypes.data, *sizes
     )
     if rc:
         raise MemoryError("gradhub-nn-ops: native filter gradient: cannot allocate scratch buffers")

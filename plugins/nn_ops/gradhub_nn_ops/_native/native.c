@@ -18,6 +18,10 @@
 #define QB 3 /* filter-gradient taps per register block */
 #define FILTER_BLOCK 262144 /* bytes of padded samples per group of the filter gradient */
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#define GH_X86 1
+#endif
+
 #ifdef __clang__
 #define SHUF(a, b, idx) __builtin_shufflevector(a, b, idx)
 #else
@@ -34,29 +38,8 @@ typedef int vi32 __attribute__((vector_size(32)));
 #define ODD_IDX ((vi32){1, 3, 5, 7, 9, 11, 13, 15})
 #define ILO_IDX ((vi32){0, 8, 1, 9, 2, 10, 3, 11})
 #define IHI_IDX ((vi32){4, 12, 5, 13, 6, 14, 7, 15})
-#define NAME(f) f##_f32_base
-#define ATTR
-#include "conv_body.h"
-#include "pool_body.h"
-#undef NAME
-#undef ATTR
-#if defined(__GNUC__) && defined(__x86_64__)
-#define GH_X86 1
-#define NAME(f) f##_f32_avx2
-#define ATTR __attribute__((target("avx2,fma")))
-#include "conv_body.h"
-#include "pool_body.h"
-#undef NAME
-#undef ATTR
-#endif
-#undef T
-#undef VL
-#undef VT
-#undef VI
-#undef EVEN_IDX
-#undef ODD_IDX
-#undef ILO_IDX
-#undef IHI_IDX
+#define SUF f32
+#include "per_type.h"
 
 #define T double
 #define VL 4
@@ -68,28 +51,8 @@ typedef long long vi64 __attribute__((vector_size(32)));
 #define ODD_IDX ((vi64){1, 3, 5, 7})
 #define ILO_IDX ((vi64){0, 4, 1, 5})
 #define IHI_IDX ((vi64){2, 6, 3, 7})
-#define NAME(f) f##_f64_base
-#define ATTR
-#include "conv_body.h"
-#include "pool_body.h"
-#undef NAME
-#undef ATTR
-#ifdef GH_X86
-#define NAME(f) f##_f64_avx2
-#define ATTR __attribute__((target("avx2,fma")))
-#include "conv_body.h"
-#include "pool_body.h"
-#undef NAME
-#undef ATTR
-#endif
-#undef T
-#undef VL
-#undef VT
-#undef VI
-#undef EVEN_IDX
-#undef ODD_IDX
-#undef ILO_IDX
-#undef IHI_IDX
+#define SUF f64
+#include "per_type.h"
 
 /* 1 where the AVX2/FMA kernels run, 0 otherwise */
 int gh_target(void)
