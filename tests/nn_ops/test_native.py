@@ -265,3 +265,31 @@ def test_pool_checks_its_arrays(compiled: None) -> None:
         native.pool("max", x, np.zeros((3, 2), np.float32))
     with pytest.raises(ValueError, match="C-contiguous"):
         native.pool("backward", x, np.zeros((2, 3)).T, np.zeros_like(x))
+
+
+@built
+@pytest.mark.parametrize(
+    ("xs", "ws"),
+    [
+        ((2, 0, 5, 5), (3, 0, 3, 3)),  # no input channels
+        ((2, 4, 5, 5), (0, 4, 3, 3)),  # no output maps
+        ((2, 0, 5, 5), (0, 0, 3, 3)),  # neither
+    ],
+)
+def test_empty_channels_as_the_numpy_kernels(xs: tuple, ws: tuple, compiled: None) -> None:
+    x = np.ones(xs, np.float32)
+    w = np.ones(ws, np.float32)
+    dy = np.ones((xs[0], ws[0], *xs[2:]), np.float32)
+
+    def run() -> list[Any]:
+        return [
+            conv._convolution(np, x, w, pad=1),
+            conv._convolution_filter_grad(np, x, dy, (3, 3), pad=1),
+            conv._deconvolution(np, dy, w, pad=1),
+        ]
+
+    mine = run()
+    native.set_enabled(False)
+    for a, b in zip(mine, run()):
+        assert a.shape == b.shape
+        np.testing.assert_array_equal(a, b)

@@ -523,7 +523,7 @@ def _native_pass(
         chunks = _chunks(np, n, c * math.prod(kernel) * math.prod(out) * dtype.itemsize)
     w = None
     if y is not None:
-        w = np.ascontiguousarray(wm, dtype=dtype).reshape(-1, c // g, *kernel)
+        w = np.ascontiguousarray(wm, dtype=dtype).reshape(y.shape[1], c // g, *kernel)
     b = None if bias is None else np.ascontiguousarray(bias, dtype=dtype)
     yc = y if y is None or y.flags.c_contiguous else np.empty(y.shape, dtype)
     dyc = None if dy is None else np.ascontiguousarray(dy, dtype=dtype)
@@ -546,7 +546,7 @@ def _native_pass(
     dw = parts[0]
     for p in parts[1:]:  # in chunk order: the same sum for any number of threads
         dw += p
-    return dw.reshape(g, -1, c // g * math.prod(kernel))
+    return dw.reshape(g, dyc.shape[1] // g, c // g * math.prod(kernel))
 
 
 def _conv_nd(xp: Any, x: Any, w: Any, geo: ConvGeom, fname: str, bias: Any = None) -> Any:

@@ -21,10 +21,10 @@ ATTR static int NAME(fwd)(const T *x, const T *w, const T *bias, T *y, long n, l
     const long B = 2 * VL, nb = (OW + B - 1) / B;
     const long Hp = H + 2 * ph, Wa = nb * B + (KW - 1) * dw;
     const long ogp = (og + OB - 1) / OB * OB; /* output maps per group, padded to OB */
-    T *xp = calloc((size_t)C * Hp * Wa, sizeof(T));
+    T *xp = calloc((size_t)C * Hp * Wa + 1, sizeof(T)); /* + 1: never a request for 0 bytes */
     /* the weights repacked as (G, ogp / OB, cg, KH, KW, OB), zeros for the padded maps: the OB
      * weights that multiply one input vector are adjacent */
-    T *wp = calloc((size_t)G * ogp * cg * kk, sizeof(T));
+    T *wp = calloc((size_t)G * ogp * cg * kk + 1, sizeof(T));
     if (!xp || !wp) {
         free(xp);
         free(wp);
@@ -107,13 +107,13 @@ ATTR static int NAME(filter)(const T *x, const T *dy, T *gw, long n, long C, lon
     const long ogp = (og + OB - 1) / OB * OB;
     const long tp = (taps + QB - 1) / QB * QB;
     const long xs_len = C * Hp * Wa, ds_len = G * ogp * OH * Wb; /* per sample */
-    long sb = FILTER_BLOCK / (long)sizeof(T) / (xs_len + ds_len); /* samples per group */
+    long sb = FILTER_BLOCK / (long)sizeof(T) / (xs_len + ds_len + 1); /* samples per group */
     sb = sb < 1 ? 1 : sb > n ? n : sb;
-    T *xp = calloc((size_t)sb * xs_len, sizeof(T));
+    T *xp = calloc((size_t)sb * xs_len + 1, sizeof(T)); /* + 1: never a request for 0 bytes */
     /* dy as (n, G, ogp, OH, Wb): rows padded with zeros to whole vectors, maps to a multiple
      * of OB */
-    T *dp = calloc((size_t)sb * ds_len, sizeof(T));
-    long *off = malloc((size_t)tp * sizeof(long)); /* each tap's offset in a group's xp */
+    T *dp = calloc((size_t)sb * ds_len + 1, sizeof(T));
+    long *off = malloc((size_t)(tp + 1) * sizeof(long)); /* each tap's offset in a group's xp */
     if (!xp || !dp || !off) {
         free(xp);
         free(dp);
