@@ -293,3 +293,65 @@ def test_empty_channels_as_the_numpy_kernels(xs: tuple, ws: tuple, compiled: Non
     for a, b in zip(mine, run()):
         assert a.shape == b.shape
         np.testing.assert_array_equal(a, b)
+
+
+# -- ReLU ----------------------------------------------------------------------------------------
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(5000,), (64, 8, 9, 7), (3000, 4)])
+def test_relu_kernels_give_the_numpy_bits(shape: tuple, dtype: Any, compiled: None) -> None:
+    """ReLU's forward and fast backward by the compiled kernels: the numpy kernels' bits (NaN,
+    signed zeros, infinities, infinite and NaN gradients), C and Fortran order."""
+    from gradhub_nn_ops import activations as A
+
+    rng = np.random.default_rng(36)
+    x = rng.standard_normal(shape).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    x.reshape(-1)[:6] = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.0]
+    g.reshape(-1)[:9] = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, np.inf, np.nan, -np.inf]
+
+    def run(a: Any, ga: Any) -> tuple[bytes, bytes]:
+        y = A._relu(np, a)
+        with np.errstate(invalid="ignore"):  # numpy warns for inf * 0; the C loop does not
+            gx = A._relu_fast(np, [ga], a, a.shape, [y], y.shape)[0]
+        return y.tobytes(order="A"), gx.tobytes(order="A")
+
+    for a, ga in ((x, g), (np.asfortranarray(x), np.asfortranarray(g))):
+        mine = run(a, ga)
+        native.set_enabled(False)
+        theirs = run(a, ga)
+        native.set_enabled(True)
+        assert mine == theirs
+
+
+@built
+def test_relu_kernels_are_the_ones_called_for_large_arrays(
+    compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gradhub_nn_ops import activations as A
+
+    calls: list[str] = []
+    for name in ("relu", "relu_backward"):
+        real = getattr(native, name)
+        monkeypatch.setattr(native, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a)))
+    small = np.ones(16, np.float32)
+    A._relu_fast(np, [small], small, small.shape, [A._relu(np, small)], small.shape)
+    assert calls == []  # below _ZEROS elements a ctypes call costs more than numpy's
+    big = np.ones(4096, np.float32)
+    A._relu_fast(np, [big], big, big.shape, [A._relu(np, big)], big.shape)
+    assert calls == ["relu", "relu_backward"]
+
+
+@built
+def test_relu_kernels_check_their_arrays(compiled: None) -> None:
+    x = np.ones((4, 3))
+    with pytest.raises(ValueError, match=r"native\.relu\(\): arrays must be C-contiguous"):
+        native.relu(x, np.empty((3, 4)))
+    with pytest.raises(ValueError, match=r"native\.relu_backward\(\).*float32"):
+        native.relu_backward(x, x, np.empty((4, 3), np.float32))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        native.relu(x.T, np.empty((3, 4)))
+    with pytest.raises(TypeError, match=r"native\.relu\(\).*float16"):
+        native.relu(x.astype(np.float16), x.astype(np.float16))

@@ -13,6 +13,10 @@ group:
 - filter gradient: ``gw[o, c, p, q] = sum_{n, i, j} dy[n, o, i, j] xpad[n, gC + c, i + p dh,
   j + q dw]``, four output maps times three taps per block of sums.
 
+ReLU's forward ``y = max(x, 0)`` (NaN kept, as numpy's maximum) and backward ``g * (y > 0)``
+(:func:`relu`, :func:`relu_backward`): one pass each, where numpy's backward makes the mask
+first; the same bits as the numpy kernels.
+
 For max pooling with 2x2 windows and stride 2 that cover the input exactly, on rows of windows
 (:func:`pool`): the maxima, the first-maximum mask, the backward (``dy`` times the mask, the mask
 never stored), the masked gather of another input-shaped array, the unpooling and the masked
@@ -57,9 +61,11 @@ import numpy as np
 __all__ = [
     "available",
     "conv_forward",
+    "dtype_usable",
     "filter_grad",
     "pool",
-    "pool_usable",
+    "relu",
+    "relu_backward",
     "set_enabled",
     "target",
     "usable",
@@ -74,6 +80,8 @@ _FWD: dict[np.dtype[Any], Any] = {}
 _FILTER: dict[np.dtype[Any], Any] = {}
 #: the pooling kernels by (name, dtype), and the number of array arguments of each name
 _POOL: dict[tuple[str, np.dtype[Any]], Any] = {}
+#: ReLU's kernels by (name, dtype)
+_ACT: dict[tuple[str, np.dtype[Any]], Any] = {}
 _POOL_ARRAYS = {"max": 2, "mask": 3, "backward": 3, "gather": 3, "unpool": 3, "masked": 3}
 
 
@@ -108,6 +116,12 @@ def _load() -> Any:
                     fn.argtypes = [ptr] * count + [size] * 2
                     fn.restype = None
                     _POOL[name, dtype] = fn
+            for name, count in (("relu", 2), ("relu_backward", 3)):
+                for suffix, dtype in (("f32", _DTYPES[0]), ("f64", _DTYPES[1])):
+                    fn = getattr(lib, f"gh_{name}_{suffix}")
+                    fn.argtypes = [ptr] * count + [size]
+                    fn.restype = None
+                    _ACT[name, dtype] = fn
             lib.gh_target.restype = ctypes.c_int
             lib.gh_target.argtypes = []
         _lib = lib
@@ -199,15 +213,15 @@ def _kernel(table: dict[np.dtype[Any], Any], dtype: np.dtype[Any], what: str) ->
     return fn
 
 
-def pool_usable(dtype: Any) -> bool:
-    """Whether the compiled 2x2 max-pooling kernels serve numpy arrays of ``dtype`` (float32 or
-    float64), and are available.
+def dtype_usable(dtype: Any) -> bool:
+    """Whether the compiled 2x2 max-pooling and ReLU kernels serve numpy arrays of ``dtype``
+    (float32 or float64), and are available.
 
     Example::
 
         >>> import numpy as np
         >>> from gradhub_nn_ops import native
-        >>> native.pool_usable(np.float16)
+        >>> native.dtype_usable(np.float16)
         False
     """
     return np.dtype(dtype) in _DTYPES and available()
@@ -231,7 +245,7 @@ def pool(name: str, *arrays: Any) -> None:
         >>> from gradhub_nn_ops import native
         >>> x = np.array([[[1.0, 4.0], [4.0, 2.0]]])  # one window: 4.0 twice, the first wins
         >>> dx = np.empty_like(x)
-        >>> if native.pool_usable(x.dtype):
+        >>> if native.dtype_usable(x.dtype):
         ...     native.pool("backward", x, np.array([[5.0]]), dx)
         ... else:
         ...     dx = np.array([[[0.0, 5.0], [0.0, 0.0]]])
@@ -260,6 +274,63 @@ def pool(name: str, *arrays: Any) -> None:
             )
     _kernel(_FWD, dtype, "pool")  # raises where the library is not built or for the dtype
     _POOL[name, dtype](*(a.ctypes.data for a in arrays), r, w)
+
+
+def _same_arrays(what: str, *arrays: Any) -> np.dtype[Any]:
+    """The common dtype of C-contiguous numpy ``arrays`` of one shape; ValueError otherwise."""
+    a0 = arrays[0]
+    for a in arrays:
+        if a.shape != a0.shape or a.dtype != a0.dtype or not a.flags.c_contiguous:
+            raise ValueError(
+                f"gradhub-nn-ops: native.{what}(): arrays must be C-contiguous, of one shape and "
+                f"dtype; got {a0.dtype} {a0.shape} and {a.dtype} {a.shape}"
+            )
+    dtype: np.dtype[Any] = a0.dtype
+    _kernel(_FWD, dtype, what)  # raises where the library is not built or for the dtype
+    return dtype
+
+
+def relu(x: Any, y: Any) -> None:
+    """``y = max(x, 0)`` elementwise (NaN stays NaN, -0.0 gives 0.0: numpy's ``maximum``), for
+    C-contiguous float32/float64 arrays of one shape.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x = np.array([-1.5, 0.0, 2.0, np.nan])
+        >>> y = np.empty_like(x)
+        >>> if native.available():
+        ...     native.relu(x, y)
+        ... else:
+        ...     y = np.maximum(x, 0)
+        >>> y
+        array([ 0.,  0.,  2., nan])
+    """
+    dtype = _same_arrays("relu", x, y)
+    _ACT["relu", dtype](x.ctypes.data, y.ctypes.data, x.size)
+
+
+def relu_backward(g: Any, y: Any, out: Any) -> None:
+    """``out = g * (y > 0)`` elementwise (the 0/1 value of the comparison times ``g``, so an
+    infinite ``g`` gives NaN where ``y <= 0``), for C-contiguous float32/float64 arrays of one
+    shape.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> g, y = np.array([3.0, 4.0, 5.0]), np.array([1.0, 0.0, -2.0])
+        >>> out = np.empty_like(g)
+        >>> if native.available():
+        ...     native.relu_backward(g, y, out)
+        ... else:
+        ...     out = g * (y > 0)
+        >>> out
+        array([3., 0., 0.])
+    """
+    dtype = _same_arrays("relu_backward", g, y, out)
+    _ACT["relu_backward", dtype](g.ctypes.data, y.ctypes.data, out.ctypes.data, g.size)
 
 
 def _sizes(

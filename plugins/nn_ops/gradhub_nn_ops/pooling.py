@@ -461,7 +461,7 @@ def _max2x2(x: Any, geo: PoolGeom) -> Any:
     rows, _, w = x3.shape
     y = output_array(np, geo.out_shape, x.dtype)
     y2 = y.reshape(rows, w // 2)
-    if native.pool_usable(x.dtype):
+    if native.dtype_usable(x.dtype):
         _native_rows(rows, 2 * w * x.dtype.itemsize, "max", x3, y2)
         return y
 
@@ -478,7 +478,7 @@ def _mask2x2(x: Any, y: Any, geo: PoolGeom) -> Any:
     y2 = _rows2(y, geo)
     m = output_array(np, geo.shape, bool)
     m3 = m.reshape(x3.shape)
-    if native.pool_usable(x.dtype):
+    if native.dtype_usable(x.dtype):
         _native_rows(rows, 2 * w * x.dtype.itemsize, "mask", x3, y2, m3)
         return m
 
@@ -554,7 +554,7 @@ def _backward2x2(dy: Any, x: Any, geo: PoolGeom, y: Any = None) -> Any:
     y2 = None if y is None else _rows2(y, geo)
     dx = output_array(np, geo.shape, dy.dtype)
     dx3 = dx.reshape(x3.shape)
-    if native.pool_usable(dy.dtype):  # y is the maxima of x: the mask is found from x alone
+    if native.dtype_usable(dy.dtype):  # y is the maxima of x: the mask is found from x alone
         _native_rows(rows, 2 * w * x.dtype.itemsize, "backward", x3, dy2, dx3)
         return dx
 
@@ -572,7 +572,7 @@ def _gather2x2(g: Any, x: Any, geo: PoolGeom) -> Any:
     g3 = _rows3(g, geo)
     out = output_array(np, geo.out_shape, g.dtype)
     out2 = out.reshape(rows, w // 2)
-    if native.pool_usable(g.dtype):
+    if native.dtype_usable(g.dtype):
         _native_rows(rows, 2 * w * x.dtype.itemsize, "gather", x3, g3, out2)
         return out
 
@@ -589,7 +589,7 @@ def _unpool2x2(dy: Any, mask: Any, geo: PoolGeom) -> Any:
     dy2 = _rows2(dy, geo)
     dx = output_array(np, geo.shape, dy.dtype)
     dx3 = dx.reshape(m3.shape)
-    if native.pool_usable(dy.dtype):
+    if native.dtype_usable(dy.dtype):
         _native_rows(rows, 2 * w * dy.dtype.itemsize, "unpool", dy2, m3, dx3)
         return dx
 
@@ -606,7 +606,7 @@ def _mpool2x2(g: Any, mask: Any, geo: PoolGeom) -> Any:
     g3 = _rows3(g, geo)
     out = output_array(np, geo.out_shape, g.dtype)
     out2 = out.reshape(rows, w // 2)
-    if native.pool_usable(g.dtype):
+    if native.dtype_usable(g.dtype):
         _native_rows(rows, 2 * w * g.dtype.itemsize, "masked", g3, m3, out2)
         return out
 

@@ -3,7 +3,8 @@
  * - convolutions with stride 1 (any padding, dilation and group): the forward convolution and
  *   the filter gradient (conv_body.h);
  * - 2x2 max pooling with stride 2: the maxima, the first-maximum mask, the backward, the masked
- *   gather, unpooling and pooling (pool_body.h).
+ *   gather, unpooling and pooling (pool_body.h);
+ * - ReLU's forward and backward (act_body.h).
  *
  * Each kernel is compiled twice, for the compiler's default x86-64 and for AVX2 with FMA; the
  * entry points choose once per call by what the CPU supports. No Python object is touched: the
@@ -124,6 +125,16 @@ int gh_conv_filter_f64(const double *x, const double *dy, double *gw, ARGS)
 
 POOL_ENTRIES(f32, float)
 POOL_ENTRIES(f64, double)
+
+#define ACT_ENTRIES(SUF, T)                                                                        \
+    void gh_relu_##SUF(const T *x, T *y, long n) { DISPATCH(relu_##SUF, x, y, n); }                \
+    void gh_relu_backward_##SUF(const T *g, const T *y, T *out, long n)                            \
+    {                                                                                              \
+        DISPATCH(relu_backward_##SUF, g, y, out, n);                                               \
+    }
+
+ACT_ENTRIES(f32, float)
+ACT_ENTRIES(f64, double)
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, .m_name = "_native_kernels", .m_doc = NULL, .m_size = 0};

@@ -10,6 +10,7 @@
 #define ATTR
 #include "conv_body.h"
 #include "pool_body.h"
+#include "act_body.h"
 #undef NAME
 #undef ATTR
 
@@ -18,6 +19,7 @@
 #define ATTR __attribute__((target("avx2,fma")))
 #include "conv_body.h"
 #include "pool_body.h"
+#include "act_body.h"
 #undef NAME
 #undef ATTR
 #endif
