@@ -102,16 +102,22 @@ def test_kernels_match_the_loops_and_the_numpy_kernels(
         np.testing.assert_allclose(a, ref, **tol)
 
 
-@built
-def test_native_kernels_are_the_ones_called(
-    compiled: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _record_calls(monkeypatch: pytest.MonkeyPatch, *names: str) -> list[str]:
+    """Wrap the kernels ``native.<name>``; the list records each call's name."""
     calls: list[str] = []
-    for name in ("conv_forward", "filter_grad"):
+    for name in names:
         real = getattr(native, name)
         monkeypatch.setattr(
             native, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1]
         )
+    return calls
+
+
+@built
+def test_native_kernels_are_the_ones_called(
+    compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _record_calls(monkeypatch, "conv_forward", "filter_grad")
     rng = np.random.default_rng(32)
     x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
     w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
@@ -332,10 +338,7 @@ def test_relu_kernels_are_the_ones_called_for_large_arrays(
 ) -> None:
     from gradhub_nn_ops import activations as A
 
-    calls: list[str] = []
-    for name in ("relu", "relu_backward"):
-        real = getattr(native, name)
-        monkeypatch.setattr(native, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a)))
+    calls = _record_calls(monkeypatch, "relu", "relu_backward")
     small = np.ones(16, np.float32)
     A._relu_fast(np, [small], small, small.shape, [A._relu(np, small)], small.shape)
     assert calls == []  # below _ZEROS elements a ctypes call costs more than numpy's
