@@ -214,9 +214,7 @@ def test_environment_turns_the_kernels_off() -> None:
 def test_missing_library_falls_back_and_explains(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(native, "_loaded", False)
     monkeypatch.setattr(native, "_lib", None)
-    monkeypatch.setattr(native, "_FWD", {})
-    monkeypatch.setattr(native, "_FILTER", {})
-    monkeypatch.setattr(native, "_POOL", {})
+    monkeypatch.setattr(native, "_KERNELS", {})
     monkeypatch.setattr(native.importlib.util, "find_spec", lambda name: None)
     monkeypatch.setattr(native, "_enabled", True)
     assert not native.available()

@@ -1,5 +1,5 @@
 """gradhub-nn-ops' compiled CPU kernels: direct convolution and filter gradient (stride 1),
-2x2 max pooling.
+2x2 max pooling, ReLU.
 
 The C extension ``gradhub_nn_ops._native_kernels`` (source in ``_native/``, built when the
 distribution is installed, optional: without a C compiler the install goes on without it) holds
@@ -76,18 +76,25 @@ _lib: Any = None
 _loaded = False
 _enabled: bool | None = None  # None: GRADHUB_NATIVE not read yet
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-_FWD: dict[np.dtype[Any], Any] = {}
-_FILTER: dict[np.dtype[Any], Any] = {}
-#: the pooling kernels by (name, dtype), and the number of array arguments of each name
-_POOL: dict[tuple[str, np.dtype[Any]], Any] = {}
-#: ReLU's kernels by (name, dtype)
-_ACT: dict[tuple[str, np.dtype[Any]], Any] = {}
+#: the C functions by (name, dtype): ``gh_<name>_f32`` / ``gh_<name>_f64`` (filled by _load)
+_KERNELS: dict[tuple[str, np.dtype[Any]], Any] = {}
+#: the pooling kernels' names (``pool_<name>``) and their numbers of array arguments
 _POOL_ARRAYS = {"max": 2, "mask": 3, "backward": 3, "gather": 3, "unpool": 3, "masked": 3}
+#: every kernel: name, array (pointer) arguments, size arguments, whether it returns a status
+_SIGNATURES = [
+    ("conv_fwd", 4, 14, True),
+    ("conv_filter", 3, 14, True),
+    *((f"pool_{name}", count, 2, False) for name, count in _POOL_ARRAYS.items()),
+    ("relu", 2, 1, False),
+    ("relu_backward", 3, 1, False),
+]
 
 
 def _load() -> Any:
     """The ctypes library of ``gradhub_nn_ops._native_kernels``, or None where it was not built."""
     global _lib, _loaded
+    if _loaded:
+        return _lib
     with _lock:
         if _loaded:
             return _lib
@@ -99,29 +106,12 @@ def _load() -> Any:
             except OSError:
                 lib = None
         if lib is not None:
-            ptr, size = ctypes.c_void_p, ctypes.c_long
-            for name, table, dtype, pointers in (
-                ("gh_conv_fwd_f32", _FWD, _DTYPES[0], 4),
-                ("gh_conv_fwd_f64", _FWD, _DTYPES[1], 4),
-                ("gh_conv_filter_f32", _FILTER, _DTYPES[0], 3),
-                ("gh_conv_filter_f64", _FILTER, _DTYPES[1], 3),
-            ):
-                fn = getattr(lib, name)
-                fn.argtypes = [ptr] * pointers + [size] * 14
-                fn.restype = ctypes.c_int
-                table[dtype] = fn
-            for name, count in _POOL_ARRAYS.items():
-                for suffix, dtype in (("f32", _DTYPES[0]), ("f64", _DTYPES[1])):
-                    fn = getattr(lib, f"gh_pool_{name}_{suffix}")
-                    fn.argtypes = [ptr] * count + [size] * 2
-                    fn.restype = None
-                    _POOL[name, dtype] = fn
-            for name, count in (("relu", 2), ("relu_backward", 3)):
+            for name, pointers, sizes, status in _SIGNATURES:
                 for suffix, dtype in (("f32", _DTYPES[0]), ("f64", _DTYPES[1])):
                     fn = getattr(lib, f"gh_{name}_{suffix}")
-                    fn.argtypes = [ptr] * count + [size]
-                    fn.restype = None
-                    _ACT[name, dtype] = fn
+                    fn.argtypes = [ctypes.c_void_p] * pointers + [ctypes.c_long] * sizes
+                    fn.restype = ctypes.c_int if status else None
+                    _KERNELS[name, dtype] = fn
             lib.gh_target.restype = ctypes.c_int
             lib.gh_target.argtypes = []
         _lib = lib
@@ -198,10 +188,11 @@ def usable(xp: Any, dtype: Any, nd: int, stride: Sequence[int]) -> bool:
     )
 
 
-def _kernel(table: dict[np.dtype[Any], Any], dtype: np.dtype[Any], what: str) -> Any:
-    if not _loaded:
-        _load()
-    fn = table.get(dtype)
+def _kernel(name: str, dtype: np.dtype[Any], what: str) -> Any:
+    """The C function ``name`` for ``dtype``; RuntimeError where the library is not built,
+    TypeError for a dtype it has no kernel for (both naming ``native.<what>()``)."""
+    _load()
+    fn = _KERNELS.get((name, dtype))
     if fn is None:
         if _lib is None:
             raise RuntimeError(
@@ -272,12 +263,12 @@ def pool(name: str, *arrays: Any) -> None:
                 f"gradhub-nn-ops: native.pool({name!r}): arrays must be C-contiguous {dtype} (or "
                 f"bool masks) of shapes (r, 2, w) and (r, w // 2), got {a.dtype} {a.shape}"
             )
-    _kernel(_FWD, dtype, "pool")  # raises where the library is not built or for the dtype
-    _POOL[name, dtype](*(a.ctypes.data for a in arrays), r, w)
+    _kernel(f"pool_{name}", dtype, "pool")(*(a.ctypes.data for a in arrays), r, w)
 
 
-def _same_arrays(what: str, *arrays: Any) -> np.dtype[Any]:
-    """The common dtype of C-contiguous numpy ``arrays`` of one shape; ValueError otherwise."""
+def _elementwise(what: str, *arrays: Any) -> None:
+    """The kernel ``what`` on C-contiguous numpy ``arrays`` of one shape and dtype (ValueError
+    otherwise), with their size."""
     a0 = arrays[0]
     for a in arrays:
         if a.shape != a0.shape or a.dtype != a0.dtype or not a.flags.c_contiguous:
@@ -285,9 +276,7 @@ def _same_arrays(what: str, *arrays: Any) -> np.dtype[Any]:
                 f"gradhub-nn-ops: native.{what}(): arrays must be C-contiguous, of one shape and "
                 f"dtype; got {a0.dtype} {a0.shape} and {a.dtype} {a.shape}"
             )
-    dtype: np.dtype[Any] = a0.dtype
-    _kernel(_FWD, dtype, what)  # raises where the library is not built or for the dtype
-    return dtype
+    _kernel(what, a0.dtype, what)(*(a.ctypes.data for a in arrays), a0.size)
 
 
 def relu(x: Any, y: Any) -> None:
@@ -307,8 +296,7 @@ def relu(x: Any, y: Any) -> None:
         >>> y
         array([ 0.,  0.,  2., nan])
     """
-    dtype = _same_arrays("relu", x, y)
-    _ACT["relu", dtype](x.ctypes.data, y.ctypes.data, x.size)
+    _elementwise("relu", x, y)
 
 
 def relu_backward(g: Any, y: Any, out: Any) -> None:
@@ -329,8 +317,7 @@ def relu_backward(g: Any, y: Any, out: Any) -> None:
         >>> out
         array([3., 0., 0.])
     """
-    dtype = _same_arrays("relu_backward", g, y, out)
-    _ACT["relu_backward", dtype](g.ctypes.data, y.ctypes.data, out.ctypes.data, g.size)
+    _elementwise("relu_backward", g, y, out)
 
 
 def _sizes(
@@ -383,7 +370,7 @@ def conv_forward(
     """
     sizes = _sizes(x, w.shape[0], group, w.shape[2:], pad, dilation, y.shape[2:])
     bp = None if bias is None else bias.ctypes.data
-    rc = _kernel(_FWD, x.dtype, "conv_forward")(
+    rc = _kernel("conv_fwd", x.dtype, "conv_forward")(
         x.ctypes.data, w.ctypes.data, bp, y.ctypes.data, *sizes
     )
     if rc:
@@ -418,7 +405,7 @@ def filter_grad(
         array([[[ 6., 10.]]])
     """
     sizes = _sizes(x, dy.shape[1], group, kernel, pad, dilation, dy.shape[2:])
-    rc = _kernel(_FILTER, x.dtype, "filter_grad")(
+    rc = _kernel("conv_filter", x.dtype, "filter_grad")(
         x.ctypes.data, dy.ctypes.data, gw.ctypes.data, *sizes
     )
     if rc:
