@@ -476,7 +476,6 @@ def test_max_pooling_2x2_kernels_give_the_same_bits_on_one_and_two_threads(
 
     monkeypatch.setattr(P, "parallel_for", spy)
     monkeypatch.setattr(P, "_PARALLEL_BYTES", 1)
-    monkeypatch.setattr(P, "_NATIVE_PARALLEL_BYTES", 1)
     monkeypatch.setattr(P, "_CHUNK_BYTES", 7 * 2 * 8 * x.itemsize)  # 7 window rows a chunk
     # (28 for the compiled kernels)
     before = get_num_threads()

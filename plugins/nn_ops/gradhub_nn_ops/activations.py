@@ -53,16 +53,10 @@ def _relu(xp: Any, x: Any, inplace: bool = False) -> Any:
     if xp is np and _fortran(x):  # Affine's output in Fortran order: the result in that order
         return _relu(xp, x.T).T
     out = output_array(xp, x.shape, x.dtype)
-    if (
-        xp is np
-        and x.size >= _ZEROS
-        and x.flags.c_contiguous
-        and out.flags.c_contiguous
-        and native.dtype_usable(x.dtype)
-    ):  # one compiled pass, the same bits as numpy's maximum
-        native.relu(x, out)
-        return out
     if xp is np and x.size >= _ZEROS and x.flags.c_contiguous and out.flags.c_contiguous:
+        if native.dtype_usable(x.dtype):  # one compiled pass, the same bits as numpy's maximum
+            native.relu(x, out)
+            return out
         # rows of _ZEROS elements against one row of zeros, not against the scalar 0: numpy's
         # vectorized loop needs both operands contiguous along the inner axis (2-3x faster on a
         # (64, 8, 32, 32) float32 array); a row, not a whole array of zeros, whose fresh pages

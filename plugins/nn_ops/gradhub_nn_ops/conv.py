@@ -16,12 +16,12 @@ batch is processed in chunks of about 2 MiB of columns held in reused per-thread
 :mod:`gradhub.parallel`'s threads; results do not depend on the number of threads. On other
 devices the whole batch is one chunk. For numpy float32/float64 arrays, 1-d and 2-d
 convolutions with stride 1 (the forward, the filter gradient, and the data gradient as a gather)
-run the compiled kernels of :mod:`gradhub_nn_ops.native` instead, on the same chunks: direct
-sums, no column matrix. The first-order rules of Convolution (when its data
-gradient gathers) and of Deconvolution compute both gradients from one set of columns (those of
-gy). Large outputs (of these
-kernels, of 2x2 max pooling and of ReLU) come from :func:`gradhub.memory.output_array`, which on
-the CPU hands out again an array of the same shape that nothing refers to any more.
+run the compiled kernels of :mod:`gradhub_nn_ops.native` instead: direct sums, no column
+matrix; the forward in one chunk of the batch per thread, the filter gradient in the chunks
+above. The first-order rules of Convolution (when its data gradient gathers) and of
+Deconvolution compute both gradients from one set of columns (those of gy). Large outputs (of
+these kernels, of 2x2 max pooling and of ReLU) come from :func:`gradhub.memory.output_array`,
+which on the CPU hands out again an array of the same shape that nothing refers to any more.
 
 The family is closed under differentiation, so every rule is differentiable to any order::
 
@@ -509,9 +509,11 @@ def _native_pass(
     dy: Any,
 ) -> Any:
     """:func:`_conv_pass` by the compiled kernels (:mod:`gradhub_nn_ops.native`), for numpy
-    arrays when :func:`gradhub_nn_ops.native.usable`: the same chunks of the batch (on
-    :mod:`gradhub.parallel`'s threads), the filter gradient's partial sums of the chunks added
-    in chunk order; no column matrix."""
+    arrays when :func:`gradhub_nn_ops.native.usable`, on :mod:`gradhub.parallel`'s threads: the
+    forward alone in one chunk of the batch per thread, the filter gradient in the chunks of
+    :func:`_chunks` (fixed by the shapes), their partial sums added in chunk order; no column
+    matrix. ``y`` is C-contiguous (an :func:`gradhub.memory.output_array`, as for the numpy
+    kernels)."""
     n, c = x.shape[:2]
     g = geo.group
     xc = np.ascontiguousarray(x, dtype=dtype)
@@ -525,22 +527,19 @@ def _native_pass(
     if y is not None:
         w = np.ascontiguousarray(wm, dtype=dtype).reshape(y.shape[1], c // g, *kernel)
     b = None if bias is None else np.ascontiguousarray(bias, dtype=dtype)
-    yc = y if y is None or y.flags.c_contiguous else np.empty(y.shape, dtype)
     dyc = None if dy is None else np.ascontiguousarray(dy, dtype=dtype)
     parts: list[Any] = [None] * len(chunks)
 
     def body(i: int) -> None:
         a, e = chunks[i]
-        if yc is not None:
-            native.conv_forward(xc[a:e], w, b, yc[a:e], pad, geo.dilation, g)
+        if y is not None:
+            native.conv_forward(xc[a:e], w, b, y[a:e], pad, geo.dilation, g)
         if dyc is not None:
             gw = np.zeros((dyc.shape[1], c // g, *kernel), dtype)
             native.filter_grad(xc[a:e], dyc[a:e], gw, kernel, pad, geo.dilation, g)
             parts[i] = gw
 
     _each(chunks, body)
-    if yc is not y:
-        y[...] = yc
     if dyc is None:
         return None
     dw = parts[0]

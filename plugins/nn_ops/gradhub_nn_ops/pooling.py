@@ -359,19 +359,21 @@ def _build_second_rows(rows: int, half: int, dtype: Any = bool) -> Any:
     return flat
 
 
-def _over_rows(rows: int, row_bytes: int, half: int, body: Any, factor: int = 2) -> None:
+def _over_rows(
+    rows: int, row_bytes: int, half: int | None, body: Any, factor: int = 2, chunk: int = 1
+) -> None:
     """``body(start, stop, pattern)`` over the window rows ``[0, rows)``: at once, or in chunks of
-    about _CHUNK_BYTES on the threads of gradhub.parallel from ``factor`` times _PARALLEL_BYTES
-    (1: the kernels that make a mask, 2: the others) when there are several threads (on one,
-    chunks would only add their calls). ``pattern``: :func:`_second_rows` for at least
-    ``stop - start`` rows. Each window row's result is computed alone, so the chunks change no
-    bit of it."""
+    about ``chunk`` times _CHUNK_BYTES on the threads of gradhub.parallel from ``factor`` times
+    _PARALLEL_BYTES (1: the kernels that make a mask, 2: the others) when there are several
+    threads (on one, chunks would only add their calls). ``pattern``: :func:`_second_rows` for at
+    least ``stop - start`` rows, None without ``half`` (the compiled kernels need none). Each
+    window row's result is computed alone, so the chunks change no bit of it."""
     if rows * row_bytes < factor * _PARALLEL_BYTES or get_num_threads() == 1:
-        body(0, rows, _second_rows(rows, half))
+        body(0, rows, None if half is None else _second_rows(rows, half))
         return
-    step = max(1, _CHUNK_BYTES // row_bytes)
+    step = max(1, chunk * _CHUNK_BYTES // row_bytes)
     count = -(-rows // step)
-    pattern = _second_rows(min(step, rows), half)
+    pattern = None if half is None else _second_rows(min(step, rows), half)
 
     def chunk(i: int) -> None:
         body(i * step, min(rows, (i + 1) * step), pattern)
@@ -432,28 +434,22 @@ def _mpool2x2_rows(g3: Any, m3: Any, y2: Any) -> None:
     np.copyto(y2, v.reshape(r, 2 * w)[:, 0:w:2])
 
 
-#: The compiled kernels (gradhub_nn_ops.native) pass over an input of this many bytes in
-#: parallel chunks of window rows: they take about a tenth of the numpy kernels' time (0.16 ms
-#: for the backward on (64, 8, 32, 32) float32, one thread), so a loop on the pool pays only
-#: for larger inputs
-_NATIVE_PARALLEL_BYTES = 1 << 23
+#: The compiled kernels (gradhub_nn_ops.native) pass over inputs from this many times
+#: _PARALLEL_BYTES in parallel chunks of as many times _CHUNK_BYTES: they take about a tenth of
+#: the numpy kernels' time (0.16 ms for the backward on (64, 8, 32, 32) float32, one thread), so
+#: a loop on the pool pays only for larger inputs
+_NATIVE_FACTOR = 4
 
 
 def _native_rows(rows: int, row_bytes: int, name: str, *arrays: Any) -> None:
     """The compiled kernel ``name`` (:func:`gradhub_nn_ops.native.pool`) over the window rows
-    of ``arrays`` (their first axis), in chunks of rows on gradhub.parallel's threads from
-    ``_NATIVE_PARALLEL_BYTES`` of input (each window's result is computed alone: the same
-    for any chunking)."""
-    if rows * row_bytes < _NATIVE_PARALLEL_BYTES or get_num_threads() == 1:
-        native.pool(name, *arrays)
-        return
-    step = max(1, 4 * _CHUNK_BYTES // row_bytes)
-    count = -(-rows // step)
+    of ``arrays`` (their first axis), by :func:`_over_rows` (each window's result is computed
+    alone: the same for any chunking)."""
 
-    def chunk(i: int) -> None:
-        native.pool(name, *(a[i * step : (i + 1) * step] for a in arrays))
+    def body(a: int, b: int, pattern: Any) -> None:
+        native.pool(name, *(x[a:b] for x in arrays))
 
-    parallel_for(count, chunk)
+    _over_rows(rows, row_bytes, None, body, factor=_NATIVE_FACTOR, chunk=_NATIVE_FACTOR)
 
 
 def _max2x2(x: Any, geo: PoolGeom) -> Any:
