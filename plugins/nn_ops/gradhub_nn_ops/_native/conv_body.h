@@ -13,6 +13,16 @@
  * block of a row reads zeros past the row's end and only its valid part is stored.
  * The order of every sum is fixed by the shapes alone. */
 
+/* one sample's input x (C, H, W) copied into the interior of its zero-padded rows xp (C, Hp, Wa),
+ * ph rows and pw columns in (the borders, zero, are never written) */
+static inline void NAME(pad_rows)(T *xp, const T *xs, long C, long H, long W, long Hp, long Wa,
+                                  long ph, long pw)
+{
+    for (long c = 0; c < C; c++)
+        for (long r = 0; r < H; r++)
+            memcpy(xp + (c * Hp + r + ph) * Wa + pw, xs + (c * H + r) * W, (size_t)W * sizeof(T));
+}
+
 ATTR static int NAME(fwd)(const T *x, const T *w, const T *bias, T *y, long n, long C, long H,
                           long W, long O, long G, long KH, long KW, long ph, long pw, long dh,
                           long dw, long OH, long OW)
@@ -39,10 +49,7 @@ ATTR static int NAME(fwd)(const T *x, const T *w, const T *bias, T *y, long n, l
     for (long s = 0; s < n; s++) {
         const T *xs = x + s * C * H * W;
         T *ys = y + s * O * OH * OW;
-        for (long c = 0; c < C; c++)
-            for (long r = 0; r < H; r++)
-                memcpy(xp + (c * Hp + r + ph) * Wa + pw, xs + (c * H + r) * W,
-                       (size_t)W * sizeof(T));
+        NAME(pad_rows)(xp, xs, C, H, W, Hp, Wa, ph, pw);
         for (long g = 0; g < G; g++)
             for (long o0 = 0; o0 < og; o0 += OB) {
                 const long ob = og - o0 < OB ? og - o0 : OB;
@@ -129,10 +136,7 @@ ATTR static int NAME(filter)(const T *x, const T *dy, T *gw, long n, long C, lon
         for (long s = 0; s < ns; s++) {
             const T *xs = x + (s0 + s) * C * H * W;
             const T *ds = dy + (s0 + s) * O * OH * OW;
-            for (long c = 0; c < C; c++)
-                for (long r = 0; r < H; r++)
-                    memcpy(xp + s * xs_len + (c * Hp + r + ph) * Wa + pw, xs + (c * H + r) * W,
-                           (size_t)W * sizeof(T));
+            NAME(pad_rows)(xp + s * xs_len, xs, C, H, W, Hp, Wa, ph, pw);
             for (long g = 0; g < G; g++)
                 for (long o = 0; o < og; o++)
                     for (long r = 0; r < OH; r++)

@@ -59,8 +59,12 @@ typedef long long vi64 __attribute__((vector_size(32)));
 int gh_target(void)
 {
 #ifdef GH_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    static int target = -1; /* found at the first call (any thread finds the same value) */
+    if (target < 0) {
+        __builtin_cpu_init();
+        target = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return target;
 #else
     return 0;
 #endif
@@ -77,25 +81,18 @@ int gh_target(void)
 #define DISPATCH(f, ...) f##_base(__VA_ARGS__)
 #endif
 
-int gh_conv_fwd_f32(const float *x, const float *w, const float *bias, float *y, ARGS)
-{
-    return DISPATCH(fwd_f32, x, w, bias, y, PASS);
-}
+#define CONV_ENTRIES(SUF, T)                                                                       \
+    int gh_conv_fwd_##SUF(const T *x, const T *w, const T *bias, T *y, ARGS)                       \
+    {                                                                                              \
+        return DISPATCH(fwd_##SUF, x, w, bias, y, PASS);                                           \
+    }                                                                                              \
+    int gh_conv_filter_##SUF(const T *x, const T *dy, T *gw, ARGS)                                 \
+    {                                                                                              \
+        return DISPATCH(filter_##SUF, x, dy, gw, PASS);                                            \
+    }
 
-int gh_conv_fwd_f64(const double *x, const double *w, const double *bias, double *y, ARGS)
-{
-    return DISPATCH(fwd_f64, x, w, bias, y, PASS);
-}
-
-int gh_conv_filter_f32(const float *x, const float *dy, float *gw, ARGS)
-{
-    return DISPATCH(filter_f32, x, dy, gw, PASS);
-}
-
-int gh_conv_filter_f64(const double *x, const double *dy, double *gw, ARGS)
-{
-    return DISPATCH(filter_f64, x, dy, gw, PASS);
-}
+CONV_ENTRIES(f32, float)
+CONV_ENTRIES(f64, double)
 
 #define POOL_ENTRIES(SUF, T)                                                                       \
     void gh_pool_max_##SUF(const T *x, T *y, long r, long w)                                       \
