@@ -360,18 +360,24 @@ def _build_second_rows(rows: int, half: int, dtype: Any = bool) -> Any:
 
 
 def _over_rows(
-    rows: int, row_bytes: int, half: int | None, body: Any, factor: int = 2, chunk: int = 1
+    rows: int,
+    row_bytes: int,
+    half: int | None,
+    body: Any,
+    factor: int = 2,
+    chunk_factor: int = 1,
 ) -> None:
     """``body(start, stop, pattern)`` over the window rows ``[0, rows)``: at once, or in chunks of
-    about ``chunk`` times _CHUNK_BYTES on the threads of gradhub.parallel from ``factor`` times
-    _PARALLEL_BYTES (1: the kernels that make a mask, 2: the others) when there are several
-    threads (on one, chunks would only add their calls). ``pattern``: :func:`_second_rows` for at
-    least ``stop - start`` rows, None without ``half`` (the compiled kernels need none). Each
-    window row's result is computed alone, so the chunks change no bit of it."""
+    about ``chunk_factor`` times _CHUNK_BYTES on the threads of gradhub.parallel from ``factor``
+    times _PARALLEL_BYTES (1: the kernels that make a mask, 2: the others) when there are
+    several threads (on one, chunks would only add their calls). ``pattern``:
+    :func:`_second_rows` for at least ``stop - start`` rows, None without ``half`` (the compiled
+    kernels need none). Each window row's result is computed alone, so the chunks change no bit
+    of it."""
     if rows * row_bytes < factor * _PARALLEL_BYTES or get_num_threads() == 1:
         body(0, rows, None if half is None else _second_rows(rows, half))
         return
-    step = max(1, chunk * _CHUNK_BYTES // row_bytes)
+    step = max(1, chunk_factor * _CHUNK_BYTES // row_bytes)
     count = -(-rows // step)
     pattern = None if half is None else _second_rows(min(step, rows), half)
 
@@ -449,7 +455,7 @@ def _native_rows(rows: int, row_bytes: int, name: str, *arrays: Any) -> None:
     def body(a: int, b: int, pattern: Any) -> None:
         native.pool(name, *(x[a:b] for x in arrays))
 
-    _over_rows(rows, row_bytes, None, body, factor=_NATIVE_FACTOR, chunk=_NATIVE_FACTOR)
+    _over_rows(rows, row_bytes, None, body, factor=_NATIVE_FACTOR, chunk_factor=_NATIVE_FACTOR)
 
 
 def _max2x2(x: Any, geo: PoolGeom) -> Any:
