@@ -70,6 +70,71 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session
+def sanitize(session: nox.Session) -> None:
+    """Run the tests of gradhub-nn-ops' compiled CPU kernels (its C extension) with the extension
+    built under AddressSanitizer and UndefinedBehaviorSanitizer: an out-of-bounds read or write,
+    or undefined behaviour, in a kernel stops the run with the sanitizer's report. The packages are
+    installed (not editable), the installed extension is replaced by the sanitized build of the
+    same sources, and the sanitizer runtimes are preloaded into the test process and its children.
+    Needs a C compiler with the sanitizer runtimes (gcc or clang: ``cc``)."""
+    session.install(".[test]", "./plugins/nn_ops")
+    origin = session.run(
+        "python",
+        "-c",
+        "import importlib.util as u; s = u.find_spec('gradhub_nn_ops._native_kernels'); "
+        "print(s.origin if s else '')",
+        silent=True,
+    )
+    target = str(origin).strip().splitlines()[-1] if origin else ""
+    if not target.endswith(".so"):
+        session.error(f"sanitize: the C extension was not built by the install (found {target!r})")
+    include = session.run(
+        "python", "-c", "import sysconfig; print(sysconfig.get_paths()['include'])", silent=True
+    )
+    session.run(
+        "cc",
+        "-O1",
+        "-g",
+        "-fno-omit-frame-pointer",
+        "-fsanitize=address,undefined",
+        "-fno-sanitize-recover=undefined",
+        "-Wno-psabi",
+        "-shared",
+        "-fPIC",
+        f"-I{str(include).strip().splitlines()[-1]}",
+        "plugins/nn_ops/gradhub_nn_ops/_native/native.c",
+        "-o",
+        target,
+        external=True,
+    )
+    runtimes = []
+    for name in ("libasan.so", "libubsan.so"):
+        found = session.run("cc", f"-print-file-name={name}", external=True, silent=True)
+        path = str(found).strip().splitlines()[-1] if found else ""
+        if not path.startswith("/"):
+            session.error(f"sanitize: the compiler has no {name} (cc -print-file-name={name})")
+        runtimes.append(path)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "tests/nn_ops/test_native.py",
+        "tests/nn_ops/test_conv_kernels.py",
+        "tests/nn_ops/test_pooling.py",
+        "tests/nn_ops/test_convolution.py",
+        "tests/nn_ops/test_activations.py",
+        *session.posargs,
+        env={
+            "LD_PRELOAD": " ".join(runtimes),
+            "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1",
+            "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
+        },
+    )
+
+
+@nox.session
 def demo(session: nox.Session) -> None:
     """Install gradhub with the function library and run the main job, ``gradhub demo`` (a
     command of gradhub-nn-ops, with its extra ``demo``)."""
