@@ -1,12 +1,14 @@
-"""Recorded static graphs: nnabla's loop ``x.d = batch; loss.forward(); loss.backward()`` replayed
-as device graphs.
+"""Recorded static graphs: nnabla's loop ``x.d = batch; loss.forward(); loss.backward()`` and
+mxnet's bound executors (``forward()``, ``backward()``) replayed as device graphs.
 
-A graph run again and again with ``forward()`` runs as a plan (:mod:`gradhub.plan`); on a device
-that records its work (``cuda``: CUDA graphs) the plan's forward schedule is recorded at its
-third ``forward()`` and each later ``forward()`` replays it with one launch; the first-order
-walk that ``backward()`` runs on its output (without ``retain_grad``: nnabla's
-``backward(clear_buffer=True)``; or with ``retain_graph``) is recorded at its third call after
-that and replayed likewise. A replay computes what the plan computes, with the same kernels in
+A graph run again and again with ``forward()`` runs as a plan (:mod:`gradhub.plan`; a front-end
+runs the plan it made with :func:`gradhub.plan.record` by :meth:`gradhub.plan.Plan.run_static`, as
+mxnet's executors do); on a device that records its work (``cuda``: CUDA graphs) the plan's
+forward schedule is recorded at its third run and each later run replays it with one launch;
+each first-order walk on its outputs, ``backward()`` (without ``retain_grad``: nnabla's
+``backward(clear_buffer=True)``; or with ``retain_graph``) and ``grad(outputs, inputs,
+create_graph=False)`` (mxnet's ``Executor.backward``), is recorded at its third call after that
+and replayed likewise. A replay computes what the plan computes, with the same kernels in
 the same order; what differs is where the arrays live:
 
 * **Leaves.** The forward graph reads the leaves' arrays it was recorded with. A leaf whose
@@ -22,7 +24,8 @@ the same order; what differs is where the arrays live:
   runs (and raises what it raises). The incoming gradient is copied into the recorded one. The
   leaves' gradients are handed to ``backward()`` as views of the recorded arrays, so that
   ``backward()`` copies them into ``.g`` (where ``.g`` was None) or adds them to it (a new array):
-  no ``.g`` is an array that the next replay writes into.
+  no ``.g`` is an array that the next replay writes into. ``grad()`` gets copies of them (its
+  results are new arrays, as the plan's walk gives).
 * **Python state.** What the recorded run left on the graph's nodes (the arrays their rules keep,
   their rules, freed after a ``retain_graph=False`` walk) is put back after each replay.
 
@@ -55,6 +58,10 @@ from . import capture as _capture
 from .device import DeviceGraph
 from .engine import _copy_array, _Grads
 from .variable import Variable
+
+
+def _view(a: Any) -> Any:
+    return a.view()
 
 
 def _node_state(nodes: Sequence[Any]) -> list[tuple[Any, Any, Any, Any]]:
@@ -177,9 +184,10 @@ class RecordedWalk:
                 return False
         return True
 
-    def replay(self, seeds: Sequence[Variable | None]) -> _Grads | None:
-        """Launch on ``seeds``; the walk's gradients (views of the recorded arrays), or None,
-        having launched nothing, where the recording no longer holds (the plan's walk runs)."""
+    def replay(self, seeds: Sequence[Variable | None], copy: bool = False) -> _Grads | None:
+        """Launch on ``seeds``; the walk's gradients (views of the recorded arrays, or copies
+        with ``copy``), or None, having launched nothing, where the recording no longer holds
+        (the plan's walk runs)."""
         if len(seeds) != len(self.seeds) or not self.holds():
             return None
         for buf, s in zip(self.seeds, seeds):
@@ -187,20 +195,23 @@ class RecordedWalk:
                 return None
             if buf is not None and not _capture.copy_into(buf._data, s._data):  # type: ignore[union-attr]
                 return None
-        return self.launch()
+        return self.launch(copy)
 
-    def launch(self) -> _Grads | None:
+    def launch(self, copy: bool = False) -> _Grads | None:
         """Launch the recording and put back the nodes' state it leaves; the gradients as views
-        of the recorded arrays (None when a check deferred to the device failed)."""
+        of the recorded arrays, or with ``copy`` as new arrays (what ``grad()`` returns: the
+        next launch writes into the recorded ones); None when a check deferred to the device
+        failed."""
         if not self.graph.launch():
             _put_back(self.before)  # (the recording pass freed what a retain_graph=False walk
             return None  # frees: the plan's walk needs it)
         _put_back(self.after)
         rec = self.grads
         assert rec is not None
+        give = _copy_array if copy else _view
         out = _Grads(True)
         for key, (leaf, a) in rec.leaves.items():
-            out.leaves[key] = (leaf, a.view())
+            out.leaves[key] = (leaf, give(a))
         for node, lst in rec.nodes.items():
-            out.nodes[node] = [None if a is None else a.view() for a in lst]
+            out.nodes[node] = [None if a is None else give(a) for a in lst]
         return out

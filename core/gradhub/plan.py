@@ -138,17 +138,8 @@ def forward(y: Variable) -> bool:
     p = _PLANS.get(key)
     if p is None or not p.owns(y) or p.marks:
         p = Plan([y])
-        p.static = True
         _PLANS[key] = p
-    rec = p.recorded
-    if rec is not None:  # recorded on its device (gradhub.capture_static)
-        if rec.replay():
-            return True
-        p.recorded = None
-    elif p.static_runs >= 2 and p.capture_refused is None and _capture.enabled():
-        if p.record():
-            return True
-    if not p.run():
+    if not p.run_static():
         # a leaf changed shape, dtype or device, or a rule or kernel changed: the engine
         # recomputes the graph (its nodes' shapes too) and the plan is recorded again
         try:
@@ -161,8 +152,7 @@ def forward(y: Variable) -> bool:
                 f"dtypes ({p.changed_leaves()}): {e}"
             ).with_traceback(e.__traceback__) from None
         p = _PLANS[key] = Plan([y])
-        p.static = True
-    p.static_runs += 1
+        p.static_runs += 1
     return True
 
 
@@ -172,7 +162,9 @@ def record(ys: Sequence[Variable]) -> Plan:
     ``grad(outputs, ..., create_graph=False)`` whose first output is one of ``ys`` run its
     backward schedules, and :meth:`Plan.run` recomputes every node from the leaves' current data
     (False when a leaf's shape, dtype or device, or a rule or kernel, changed: build the graph
-    again and record again). With plans off the plan is returned but not registered.
+    again and record again), and :meth:`Plan.run_static` does so as a static graph's
+    ``forward()`` does (recorded on a device that records, at its third run). With plans off the
+    plan is returned but not registered.
 
     Example::
 
@@ -332,10 +324,9 @@ class Plan:
         self.checked = False
         #: first-order backward schedules by what they were asked for
         self.programs: dict[tuple[Any, ...], _Program] = {}
-        #: a static graph's plan (made by ``forward()``): recorded on a device that records
-        #: (gradhub.capture_static) after ``static_runs`` runs; the recording, how often it
-        #: was made, or why it cannot be
-        self.static = False
+        #: a static graph's plan (run by :meth:`run_static`: ``forward()``, mxnet's executors):
+        #: recorded on a device that records (gradhub.capture_static) after ``static_runs``
+        #: runs; the recording, how often it was made, or why it cannot be
         self.static_runs = 0
         self.recorded: _static.RecordedForward | None = None
         self.captures = 0
@@ -351,6 +342,39 @@ class Plan:
         if rec is None or not rec.launch():
             return False
         self.recorded = rec
+        return True
+
+    def run_static(self) -> bool:
+        """Run the forward schedule as a static graph's ``forward()`` does: from its device
+        recording where it has one (:mod:`gradhub.capture_static`), recorded at its third run on
+        a device that records, else by :meth:`run`. Returns False, having run nothing, when the
+        plan no longer holds (a leaf's shape, dtype or device, a rule or kernel changed: the
+        caller builds the graph again). Its first-order walks (``backward()``, ``grad(...,
+        create_graph=False)``) are then recorded too, each at its third call.
+
+        Example (the CPU records nothing: the plan runs)::
+
+            >>> import numpy as np
+            >>> import gradhub as gh
+            >>> import gradhub.functions as F
+            >>> x = gh.Variable(np.array([1.0, 2.0]))
+            >>> y = F.sum(x * x)
+            >>> p = gh.plan.record([y])
+            >>> x.d = np.array([3.0, 4.0])
+            >>> p.run_static(), float(y.d)
+            (True, 25.0)
+        """
+        rec = self.recorded
+        if rec is not None:  # recorded on its device (gradhub.capture_static)
+            if rec.replay():
+                return True
+            self.recorded = None
+        elif self.static_runs >= 2 and self.capture_refused is None and _capture.enabled():
+            if self.record():
+                return True
+        if not self.run():
+            return False
+        self.static_runs += 1
         return True
 
     # -- forward ---------------------------------------------------------------------------------
@@ -487,21 +511,23 @@ class Plan:
         prog = self.programs.get(key)
         if prog is None or not prog.holds(outputs, targets):
             prog = self.programs[key] = _Program(outputs, seeds, targets, self.private)
-        if self.recorded is not None and targets is None and not retain_grad:
-            grads = self._recorded_walk(prog, seeds, retain_graph)
+        if self.recorded is not None and not retain_grad:
+            # backward() (no targets) copies the gradients into .g itself; grad() returns them:
+            # copies, so that no result is an array the next replay writes into
+            grads = self._recorded_walk(prog, seeds, retain_graph, targets is not None)
             if grads is not None:
                 return grads
         return prog.run(seeds, retain_grad, retain_graph)
 
     def _recorded_walk(
-        self, prog: _Program, seeds: list[Variable | None], retain_graph: bool
+        self, prog: _Program, seeds: list[Variable | None], retain_graph: bool, copy: bool
     ) -> _Grads | None:
-        """``backward()``'s walk of a static graph whose forward is recorded, replayed from its
-        own recording (made at its third call; see :mod:`gradhub.capture_static`); None where
-        the plan's walk runs."""
+        """The first-order walk (``backward()``, or ``grad()`` with ``copy``) of a static graph
+        whose forward is recorded, replayed from its own recording (made at its third call; see
+        :mod:`gradhub.capture_static`); None where the plan's walk runs."""
         rec = prog.recorded.get(retain_graph)
         if rec is not None:
-            grads = rec.replay(seeds)
+            grads = rec.replay(seeds, copy)
             if grads is not None:
                 return grads
             del prog.recorded[retain_graph]
@@ -512,7 +538,7 @@ class Plan:
         rec = _try_record(prog, lambda: _static.RecordedWalk(prog, seeds, retain_graph))
         if rec is None:
             return None
-        grads = rec.launch()
+        grads = rec.launch(copy)
         if grads is not None:
             prog.recorded[retain_graph] = rec
         return grads

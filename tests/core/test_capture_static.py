@@ -13,7 +13,10 @@ recording pass set is what the next call sees. On it:
   tests/compat/nnabla/test_static_capture.py runs nnabla's own) is recorded: forward at its
   third call, backward's walk at its third call after that; each step's loss, ``.g`` and
   parameters equal the unrecorded plan's bit for bit, with ``retain_graph`` False or True, and a
-  leaf replaced, a rule freed, a changed shape or ``need_grad`` run the plan.
+  leaf replaced, a rule freed, a changed shape or ``need_grad`` run the plan;
+* a plan of several outputs run by ``Plan.run_static`` with ``grad(..., create_graph=False)``
+  (what mxnet's executors do; tests/compat/mxnet/test_executor_capture.py runs them) is recorded
+  likewise, and ``grad()``'s results are copies that later launches leave alone.
 """
 
 from __future__ import annotations
@@ -229,6 +232,65 @@ def test_a_failed_deferred_check_runs_the_plan(rec: RecordingDevice) -> None:
             np.testing.assert_array_equal(u, v, err_msg=f"step {k + 1}, value {i}")
     assert graph.launches == 2  # steps 3 and 4; recorded again at step 5, the walk at step 6
     assert [g.launches for g in rec.graphs] == [2, 2, 1]
+
+
+class _GradLoop:
+    """The loop with ``grad(..., create_graph=False)`` instead of ``backward()``: the gradients
+    of the loss for the parameters and for an intermediate Variable ``h`` (a target that is not
+    a leaf), as mxnet's ``Executor.backward`` asks them."""
+
+    def __init__(self, seed: int, outputs: int = 1) -> None:
+        rng = np.random.default_rng(seed)
+        self.x = gh.Variable(_on(rng.standard_normal((5, 4))), need_grad=False)
+        self.ps = _params(seed + 1)
+        w, b = self.ps
+        self.h = F.log((self.x @ w + b) ** 2 + 1.0)
+        self.loss = F.sum(self.h * self.h)
+        self.extra = F.sum(F.log(self.h + 2.0) * self.h)
+        ys = [self.loss, self.extra][:outputs]
+        self.plan = plan.record(ys)
+        self.outputs = ys
+
+    def step(self, batch: Any) -> list[Any]:
+        self.x.d = batch
+        assert self.plan.run_static()
+        grads = gh.grad(self.outputs, [*self.ps, self.h], create_graph=False)
+        for p, g in zip(self.ps, grads):
+            p.d -= 0.05 * g.d
+        return [y.d for y in self.outputs] + [g.d for g in grads]
+
+
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_grad_on_a_static_graph_is_recorded_and_gives_copies(
+    rec: RecordingDevice, outputs: int
+) -> None:
+    recorded, planned = _GradLoop(10, outputs), _GradLoop(10, outputs)
+    rng = np.random.default_rng(11)
+    kept: list[tuple[Any, np.ndarray]] = []
+    for k in range(8):
+        batch = _on(rng.standard_normal((5, 4)))
+        got = recorded.step(batch)
+        before = capture.set_enabled(False)
+        try:
+            want = planned.step(batch.copy())
+        finally:
+            capture.set_enabled(before)
+        assert len(got) == outputs + 3
+        for i, (u, v) in enumerate(zip(got, want)):
+            assert type(u) is RecArray
+            np.testing.assert_array_equal(u, v, err_msg=f"step {k + 1}, value {i}")
+        kept += [(a, np.array(a)) for a in got]
+    p = recorded.plan
+    assert p.recorded is not None and p.capture_refused is None
+    (prog,) = p.programs.values()
+    assert prog.capture_refused is None and True in prog.recorded
+    # the plan's runs 1-2, recorded at run 3 (launched 3..8); the walk at its call 5 (5..8)
+    assert [g.launches for g in rec.graphs] == [6, 4]
+    for k, (a, host) in enumerate(kept):
+        np.testing.assert_array_equal(a, host, err_msg=f"value #{k} changed by a later launch")
+    # a changed leaf shape: run_static says so (the caller builds the graph again)
+    recorded.x.d = _on(rng.standard_normal((3, 4)))
+    assert not p.run_static()
 
 
 def test_a_cpu_static_graph_is_not_recorded_and_says_why() -> None:

@@ -1,6 +1,7 @@
 """Static graphs recorded as CUDA graphs (gradhub.capture_static): nnabla's loop ``x.d = batch;
 solver.zero_grad(); loss.forward(); loss.backward(clear_buffer=...); solver.update()`` and the
-same loop with native Variables (``.g`` cleared between steps) on ``cuda``.
+same loop with native Variables (``.g`` cleared between steps) on ``cuda``, and mxnet's bound
+executor (``forward``, ``backward``: its ``grad()`` walk recorded) on ``gpu``.
 
 The forward is recorded at its third ``forward()``, ``backward()``'s walk (without
 ``retain_grad``) at its third call after that; every step's loss, gradients and parameters must
@@ -163,3 +164,45 @@ def test_the_native_static_loop_recorded_equals_the_plan_bit_for_bit() -> None:
     want, _ = _native_loop(False, 8)
     for k, (a, b) in enumerate(zip(got, want)):
         np.testing.assert_array_equal(a, b, err_msg=f"value {k}")
+
+
+def _mxnet_loop(recorded: bool, steps: int) -> tuple[list[np.ndarray], Any]:
+    """mxnet's bound executor on ``gpu``: ``forward(is_train=True, data=..., label=...)``,
+    ``backward()``; each step's outputs and gradient arrays (on the host), and the plan."""
+    import gradhub_compat.mxnet as mx
+
+    before = capture.set_enabled(recorded)
+    try:
+        data, label = mx.sym.Variable("data"), mx.sym.Variable("label")
+        h = mx.sym.Activation(
+            mx.sym.FullyConnected(data, num_hidden=32, name="fc1"), act_type="relu"
+        )
+        out = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
+        sym = mx.sym.SoftmaxOutput(out, label, name="softmax")
+        ex = sym.simple_bind(mx.gpu(), data=(16, 6), label=(16,))
+        rng = np.random.RandomState(7)
+        for name, arr in ex.arg_dict.items():
+            if name not in ("data", "label"):
+                arr[:] = rng.randn(*arr.shape).astype(np.float32) * 0.5
+        values: list[np.ndarray] = []
+        for step in range(steps):
+            r = np.random.RandomState(step)
+            outs = ex.forward(is_train=True, data=r.randn(16, 6), label=r.randint(0, 3, 16))
+            ex.backward()
+            values += [o.asnumpy() for o in outs]
+            values += [g.asnumpy() for g in ex.grad_arrays if g is not None]
+        return values, ex._plan[0] if ex._plan is not None else None
+    finally:
+        capture.set_enabled(before)
+
+
+def test_an_mxnet_executor_recorded_equals_the_plan() -> None:
+    got, p = _mxnet_loop(True, 8)
+    assert p is not None and p.recorded is not None, p and p.capture_refused
+    assert p.recorded.graph.launches == 5  # built at step 1, planned at 2-3, recorded at 4
+    assert any(prog.recorded for prog in p.programs.values())  # grad()'s walk, from step 6
+    want, _ = _mxnet_loop(False, 8)
+    assert len(got) == len(want)
+    for k, (a, b) in enumerate(zip(got, want)):
+        tol = _RTOL * float(np.max(np.abs(b), initial=0.0))
+        np.testing.assert_allclose(a, b, rtol=0, atol=tol, err_msg=f"value {k}")

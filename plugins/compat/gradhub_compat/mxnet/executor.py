@@ -13,11 +13,14 @@ and adds ``grad_scale / norm * sum(data)``. The head gradients of loss layers ar
 ignored, as in mxnet, and every gradient the executor computes is an exact derivative.
 
 The first ``forward`` builds the graph and records its plan (:func:`gradhub.plan.record`); later
-calls run the plan and ``backward`` its backward schedule, with no graph built again (see
-docs/plans.md). Everything the graph computes is a recorded function (``BlockGrad`` and the
-outputs of loss layers are a recorded stop-gradient), and what is derived from argument *values*
-in Python (``SoftmaxOutput``'s class indices, ignore mask and ``"valid"`` normalizer) is a leaf
-recomputed from the label array before each run. A graph that reads an intermediate value in
+calls run the plan as a static graph (:meth:`gradhub.plan.Plan.run_static`) and ``backward`` its
+backward schedule, with no graph built again (see docs/plans.md); on a device that records its
+work (``cuda``: CUDA graphs) both are recorded, the forward at its third run and the backward at
+its third call after that, and replayed with one launch each (:mod:`gradhub.capture_static`).
+Everything the graph computes is a recorded function (``BlockGrad`` and the outputs of loss
+layers are a recorded stop-gradient), and what is derived from argument *values* in Python
+(``SoftmaxOutput``'s class indices, ignore mask and ``"valid"`` normalizer) is a leaf recomputed
+from the label array before each run. A graph that reads an intermediate value in
 Python (``MakeLoss`` with ``normalization="valid"``) is built again at each ``forward``.
 """
 
@@ -359,7 +362,7 @@ class Executor:
         for leaves, fn in build.feeds:
             for v, a in zip(leaves, fn()):
                 v._data = self._device.asarray(a)
-        return plan.run()
+        return plan.run_static()
 
     def _build(self) -> None:
         """Evaluate the symbol's DAG with recorded functions and record its plan."""
