@@ -5,10 +5,10 @@ A graph run again and again with ``forward()`` runs as a plan (:mod:`gradhub.pla
 runs the plan it made with :func:`gradhub.plan.record` by :meth:`gradhub.plan.Plan.run_static`, as
 mxnet's executors do); on a device that records its work (``cuda``: CUDA graphs) the plan's
 forward schedule is recorded at its third run and each later run replays it with one launch;
-each first-order walk on its outputs, ``backward()`` (without ``retain_grad``: nnabla's
-``backward(clear_buffer=True)``; or with ``retain_graph``) and ``grad(outputs, inputs,
-create_graph=False)`` (mxnet's ``Executor.backward``), is recorded at its third call after that
-and replayed likewise. A replay computes what the plan computes, with the same kernels in
+each first-order walk on its outputs, ``backward()`` (nnabla's ``backward(clear_buffer=True)``;
+with ``retain_graph``; with ``retain_grad``: nnabla's ``clear_buffer=False``) and ``grad(outputs,
+inputs, create_graph=False)`` (mxnet's ``Executor.backward``), is recorded at its third call
+after that and replayed likewise. A replay computes what the plan computes, with the same kernels in
 the same order; what differs is where the arrays live:
 
 * **Leaves.** The forward graph reads the leaves' arrays it was recorded with. A leaf whose
@@ -25,7 +25,9 @@ the same order; what differs is where the arrays live:
   leaves' gradients are handed to ``backward()`` as views of the recorded arrays, so that
   ``backward()`` copies them into ``.g`` (where ``.g`` was None) or adds them to it (a new array):
   no ``.g`` is an array that the next replay writes into. ``grad()`` gets copies of them (its
-  results are new arrays, as the plan's walk gives).
+  results are new arrays, as the plan's walk gives). A ``retain_grad`` walk sets the ``.g`` of
+  the intermediate Variables that the recording pass set, each to a copy of its recorded
+  gradient.
 * **Python state.** What the recorded run left on the graph's nodes (the arrays their rules keep,
   their rules, freed after a ``retain_graph=False`` walk) is put back after each replay.
 
@@ -58,6 +60,18 @@ from . import capture as _capture
 from .device import DeviceGraph
 from .engine import _copy_array, _Grads
 from .variable import Variable
+
+
+def _intermediates(prog: Any) -> list[Variable]:
+    """The Variables a walk of ``prog`` may give a ``.g`` with ``retain_grad``: the outputs of
+    its nodes and its own outputs that have a creator, those still referenced."""
+    out: dict[int, Variable] = {}
+    refs = [r for node in prog.slot_nodes for r in node.outputs]
+    for ref in [*refs, *prog.outputs]:
+        v = ref()
+        if v is not None and v._creator is not None:
+            out[id(v)] = v
+    return list(out.values())
 
 
 def _view(a: Any) -> Any:
@@ -132,16 +146,26 @@ class RecordedForward:
 
 class RecordedWalk:
     """A first-order backward schedule (``gradhub.plan._Program``) recorded on its device, the
-    walk ``backward()`` runs from a plan's output (no ``retain_grad``).
+    walk ``backward()`` or ``grad()`` runs from a plan's outputs.
 
     ``seeds``: the incoming gradients of this call (copied into the recording's own);
-    ``retain_graph``: the walk's. Raises :class:`gradhub.CaptureUnsupported` where it cannot be
-    recorded, the nodes' state left as it was."""
+    ``retain_graph`` and ``retain_grad``: the walk's. With ``retain_grad`` the walk sets the
+    ``.g`` of the graph's intermediate Variables: the recording pass notes which, and after each
+    launch each of them still referenced gets a copy of its recorded gradient (a new array per
+    walk, as the plan's walk gives). Raises :class:`gradhub.CaptureUnsupported` where it cannot
+    be recorded, the nodes' state left as it was."""
 
-    def __init__(self, prog: Any, seeds: Sequence[Variable | None], retain_graph: bool) -> None:
+    def __init__(
+        self,
+        prog: Any,
+        seeds: Sequence[Variable | None],
+        retain_graph: bool,
+        retain_grad: bool = False,
+    ) -> None:
         dev = _capture.step_device(prog.nodes, [])
         self.prog = prog
         self.retain_graph = retain_graph
+        self.retain_grad = retain_grad
         #: the nodes' state the recording reads (checked before each replay)
         self.before = _node_state(prog.nodes)
         #: (node, input position, leaf) of the leaf inputs: replaced since the forward, the
@@ -157,16 +181,27 @@ class RecordedWalk:
             for s in seeds
         ]
         self.grads: _Grads | None = None
+        # the Variables whose .g a retain_grad walk may set, with their .g before it
+        watched = _intermediates(prog) if retain_grad else []
+        grads_before = [(v, v._grad) for v in watched]
         try:
             self.graph: DeviceGraph = dev.capture(self._run)
         except BaseException:
             _put_back(self.before)  # (a retain_graph=False pass freed them)
+            for v, g in grads_before:
+                v._grad = g
             raise
         self.after = _node_state(prog.nodes)
+        #: (a weak reference to a Variable, its recorded gradient): the .g the walk set
+        self.retained: list[tuple[weakref.ref[Variable], Any]] = [
+            (weakref.ref(v), v._grad._data)
+            for v, g in grads_before
+            if v._grad is not g and v._grad is not None
+        ]
 
     def _run(self) -> None:
         _put_back(self.before)  # (the state it is recorded from: a replay reads no Python)
-        grads = self.prog.run(self.seeds, False, self.retain_graph)
+        grads = self.prog.run(self.seeds, self.retain_grad, self.retain_graph)
         if self.grads is None:  # (the recording pass: a graph writes into these arrays)
             self.grads = grads
 
@@ -206,6 +241,10 @@ class RecordedWalk:
             _put_back(self.before)  # (the recording pass freed what a retain_graph=False walk
             return None  # frees: the plan's walk needs it)
         _put_back(self.after)
+        for ref, a in self.retained:
+            v = ref()
+            if v is not None:
+                v._grad = Variable._new(_copy_array(a), False, None, 0)
         rec = self.grads
         assert rec is not None
         give = _copy_array if copy else _view

@@ -511,36 +511,44 @@ class Plan:
         prog = self.programs.get(key)
         if prog is None or not prog.holds(outputs, targets):
             prog = self.programs[key] = _Program(outputs, seeds, targets, self.private)
-        if self.recorded is not None and not retain_grad:
+        if self.recorded is not None:
             # backward() (no targets) copies the gradients into .g itself; grad() returns them:
             # copies, so that no result is an array the next replay writes into
-            grads = self._recorded_walk(prog, seeds, retain_graph, targets is not None)
+            grads = self._recorded_walk(prog, seeds, retain_graph, retain_grad, targets is not None)
             if grads is not None:
                 return grads
         return prog.run(seeds, retain_grad, retain_graph)
 
     def _recorded_walk(
-        self, prog: _Program, seeds: list[Variable | None], retain_graph: bool, copy: bool
+        self,
+        prog: _Program,
+        seeds: list[Variable | None],
+        retain_graph: bool,
+        retain_grad: bool,
+        copy: bool,
     ) -> _Grads | None:
         """The first-order walk (``backward()``, or ``grad()`` with ``copy``) of a static graph
         whose forward is recorded, replayed from its own recording (made at its third call; see
         :mod:`gradhub.capture_static`); None where the plan's walk runs."""
-        rec = prog.recorded.get(retain_graph)
+        key = (retain_graph, retain_grad)
+        rec = prog.recorded.get(key)
         if rec is not None:
             grads = rec.replay(seeds, copy)
             if grads is not None:
                 return grads
-            del prog.recorded[retain_graph]
+            del prog.recorded[key]
             prog.walks = 0
         prog.walks += 1
         if prog.walks < 3 or prog.capture_refused is not None or not _capture.enabled():
             return None
-        rec = _try_record(prog, lambda: _static.RecordedWalk(prog, seeds, retain_graph))
+        rec = _try_record(
+            prog, lambda: _static.RecordedWalk(prog, seeds, retain_graph, retain_grad)
+        )
         if rec is None:
             return None
         grads = rec.launch(copy)
         if grads is not None:
-            prog.recorded[retain_graph] = rec
+            prog.recorded[key] = rec
         return grads
 
 
@@ -632,9 +640,10 @@ class _Program:
         self.seeds_given = [s is not None for s in seeds]
         #: the generated functions, by retain_graph (made at first use)
         self.compiled: dict[bool, Any] = {}
-        #: on a static graph whose forward is recorded: the walk's recordings by retain_graph,
-        #: the walks run since the last one, how often it was recorded, or why it cannot be
-        self.recorded: dict[bool, _static.RecordedWalk] = {}
+        #: on a static graph whose forward is recorded: the walk's recordings by
+        #: (retain_graph, retain_grad), the walks run since the last one, how often it was
+        #: recorded, or why it cannot be
+        self.recorded: dict[tuple[bool, bool], _static.RecordedWalk] = {}
         self.walks = 0
         self.captures = 0
         self.capture_refused: str | None = None

@@ -12,7 +12,8 @@ recording pass set is what the next call sees. On it:
 * a graph run with ``forward()``/``backward()`` (nnabla's loop, with the native Variables here;
   tests/compat/nnabla/test_static_capture.py runs nnabla's own) is recorded: forward at its
   third call, backward's walk at its third call after that; each step's loss, ``.g`` and
-  parameters equal the unrecorded plan's bit for bit, with ``retain_graph`` False or True, and a
+  parameters equal the unrecorded plan's bit for bit, with ``retain_graph`` False or True and
+  ``retain_grad`` (the intermediates' ``.g`` too: copies that later launches leave alone), and a
   leaf replaced, a rule freed, a changed shape or ``need_grad`` run the plan;
 * a plan of several outputs run by ``Plan.run_static`` with ``grad(..., create_graph=False)``
   (what mxnet's executors do; tests/compat/mxnet/test_executor_capture.py runs them) is recorded
@@ -118,15 +119,19 @@ class _Loop:
     """nnabla's loop with native Variables: ``x.d = batch; loss.forward(); loss.backward(...)``,
     an SGD update of the parameters (in place, or by a new array)."""
 
-    def __init__(self, seed: int, retain_graph: bool, zero: str = "none") -> None:
+    def __init__(
+        self, seed: int, retain_graph: bool, zero: str = "none", retain_grad: bool = False
+    ) -> None:
         rng = np.random.default_rng(seed)
         self.rng = rng
         self.x = gh.Variable(_on(rng.standard_normal((5, 4))), need_grad=False)
         self.ps = _params(seed + 1)
         w, b = self.ps
-        h = F.log((self.x @ w + b) ** 2 + 1.0)
-        self.loss = F.sum(h * h)
+        self.z = self.x @ w + b
+        self.h = F.log(self.z**2 + 1.0)
+        self.loss = F.sum(self.h * self.h)
         self.retain_graph = retain_graph
+        self.retain_grad = retain_grad
         self.zero = zero
 
     def step(self, batch: Any, k: int) -> list[Any]:
@@ -137,8 +142,10 @@ class _Loop:
             elif self.zero == "cleared":
                 p.cleargrad()
         self.loss.forward()
-        self.loss.backward(retain_graph=self.retain_graph)
+        self.loss.backward(retain_graph=self.retain_graph, retain_grad=self.retain_grad)
         out = [self.loss.d, *(p.g for p in self.ps)]
+        if self.retain_grad:  # the intermediates' gradients, the loss's own (its seed)
+            out += [self.z.g, self.h.g, self.loss.g]
         for p in self.ps:
             if k % 2:
                 p.d -= 0.05 * p.g
@@ -147,12 +154,16 @@ class _Loop:
         return out
 
 
-@pytest.mark.parametrize("zero", ["zeros", "cleared", "none"])
+@pytest.mark.parametrize(
+    ("zero", "retain_grad"),
+    [("zeros", False), ("cleared", False), ("none", False), ("cleared", True), ("none", True)],
+)
 @pytest.mark.parametrize("retain_graph", [False, True])
 def test_a_static_loop_is_recorded_and_gives_the_plans_values(
-    rec: RecordingDevice, retain_graph: bool, zero: str
+    rec: RecordingDevice, retain_graph: bool, zero: str, retain_grad: bool
 ) -> None:
-    recorded, planned = _Loop(2, retain_graph, zero), _Loop(2, retain_graph, zero)
+    recorded = _Loop(2, retain_graph, zero, retain_grad)
+    planned = _Loop(2, retain_graph, zero, retain_grad)
     rng = np.random.default_rng(3)
     kept: list[tuple[Any, np.ndarray]] = []
     for k in range(8):
@@ -163,6 +174,7 @@ def test_a_static_loop_is_recorded_and_gives_the_plans_values(
             want = planned.step(batch.copy(), k)
         finally:
             capture.set_enabled(before)
+        assert len(got) == len(want) == (6 if retain_grad else 3)
         for i, (u, v) in enumerate(zip(got, want)):
             assert type(u) is RecArray
             np.testing.assert_array_equal(u, v, err_msg=f"step {k + 1}, value {i}")
@@ -170,7 +182,7 @@ def test_a_static_loop_is_recorded_and_gives_the_plans_values(
     p = plan.plan_of(recorded.loss)
     assert p is not None and p.recorded is not None and p.capture_refused is None
     (prog,) = p.programs.values()
-    assert prog.capture_refused is None and retain_graph in prog.recorded
+    assert prog.capture_refused is None and (retain_graph, retain_grad) in prog.recorded
     # forward recorded at step 3 (launched at 3..8), backward's walk at step 5 (launched 5..8)
     assert [g.launches for g in rec.graphs] == [6, 4]
     for k, (a, host) in enumerate(kept):
@@ -283,7 +295,7 @@ def test_grad_on_a_static_graph_is_recorded_and_gives_copies(
     p = recorded.plan
     assert p.recorded is not None and p.capture_refused is None
     (prog,) = p.programs.values()
-    assert prog.capture_refused is None and True in prog.recorded
+    assert prog.capture_refused is None and (True, False) in prog.recorded
     # the plan's runs 1-2, recorded at run 3 (launched 3..8); the walk at its call 5 (5..8)
     assert [g.launches for g in rec.graphs] == [6, 4]
     for k, (a, host) in enumerate(kept):

@@ -3,7 +3,7 @@ solver.zero_grad(); loss.forward(); loss.backward(clear_buffer=...); solver.upda
 same loop with native Variables (``.g`` cleared between steps) on ``cuda``, and mxnet's bound
 executor (``forward``, ``backward``: its ``grad()`` walk recorded) on ``gpu``.
 
-The forward is recorded at its third ``forward()``, ``backward()``'s walk (without
+The forward is recorded at its third ``forward()``, ``backward()``'s walk (with or without
 ``retain_grad``) at its third call after that; every step's loss, gradients and parameters must
 equal those of the same loop run as a plan (recording off) in the same process: bit for bit for
 elementwise graphs, within the recorded products' tolerance (cuBLAS called directly) for an MLP.
@@ -97,7 +97,7 @@ def test_nnablas_elementwise_loop_recorded_equals_the_plan_bit_for_bit(
     p = plan.plan_of(loss)
     assert p is not None and p.recorded is not None, p and p.capture_refused
     assert p.recorded.graph.launches == 6  # steps 3 to 8
-    assert _recorded_walk(loss) is clear_buffer  # (clear_buffer=False keeps intermediates' .g)
+    assert _recorded_walk(loss)  # (clear_buffer=False: a retain_grad walk, recorded too)
     want, _ = _nnabla_loop("elementwise", solver_name, clear_buffer, False, 8)
     assert len(got) == len(want)
     for k, (a, b) in enumerate(zip(got, want)):

@@ -6,8 +6,9 @@ values into the arrays the recording created). The forward schedule is recorded 
 ``forward()``, ``backward(clear_buffer=True)``'s walk at its third call after that; every step's
 loss, gradients and parameters equal those of the same loop run as a plan (not recorded) bit for
 bit, for several solvers. ``backward(clear_buffer=False)`` keeps each intermediate's gradient
-(``retain_grad``): its walk is not recorded, the forward is. tests/cuda/test_capture_static.py
-runs the loop on a GPU.
+(``retain_grad``): its walk is recorded too, and each intermediate's ``.g`` is a copy of the
+recorded one that later steps leave alone. tests/cuda/test_capture_static.py runs the loop on a
+GPU.
 """
 
 from __future__ import annotations
@@ -57,10 +58,12 @@ def _loop(solver: Any, clear_buffer: bool, recorded: bool, steps: int) -> list[n
             solver.weight_decay(1e-4)
             solver.update()
             values = [loss.d] + [p.g for p in params.values()] + [p.d for p in params.values()]
-            assert all(type(v) is RecArray for v in values)
-            out += [np.array(v.view(np.ndarray)) for v in values]
+            # clear_buffer=False keeps the intermediates' gradients (nnabla's h.g)
+            held = [] if clear_buffer else [h.g]
+            assert all(type(v) is RecArray for v in values + held)
+            out += [np.array(v.view(np.ndarray)) for v in values + held]
             # (the parameters are updated in their arrays, as nnabla's solvers do)
-            kept += [(v, np.array(v.view(np.ndarray))) for v in values[: 1 + len(params)]]
+            kept += [(v, np.array(v.view(np.ndarray))) for v in values[: 1 + len(params)] + held]
         for v, host in kept:  # no loss or gradient handed out was written by a later step
             np.testing.assert_array_equal(v, host)
         p = plan.plan_of(loss)
@@ -82,8 +85,9 @@ def test_the_recorded_static_loop_gives_the_plans_numbers(
     got = _loop(make(), clear_buffer, True, 8)
     launches = [g.launches for g in rec.graphs]
     want = _loop(make(), clear_buffer, False, 8)
-    assert len(got) == len(want) == 8 * 9
+    assert len(got) == len(want) == 8 * (9 if clear_buffer else 10)
     for k, (a, b) in enumerate(zip(got, want)):
         np.testing.assert_array_equal(a, b, err_msg=f"value {k}")
-    # forward recorded at step 3; with clear_buffer the walk at step 5 (retain_grad otherwise)
-    assert launches == ([6, 4] if clear_buffer else [6])
+    # forward recorded at step 3, the walk at step 5 (with clear_buffer=False a retain_grad walk,
+    # which gives the intermediates' .g copies of its recorded gradients)
+    assert launches == [6, 4]
