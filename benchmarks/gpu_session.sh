@@ -3,8 +3,10 @@
 # distributions from wheels built beforehand, record the environment, then run the steps named
 # on the command line (default: all), each under its own time limit, logging to $OUT.
 #
-#   here:   pip wheel --no-deps --no-build-isolation -w .whl . ./plugins/nn_ops ./plugins/cuda \
-#               ./plugins/mpi ./plugins/compat
+#   here:   pip wheel --no-deps --no-build-isolation -w .whl . ./plugins/cuda ./plugins/mpi \
+#               ./plugins/compat
+#           (not ./plugins/nn_ops: it carries a C extension, so its wheel is for one Python; this
+#           script builds it there, for that machine's Python, from the working tree)
 #           pip download --no-deps --only-binary=:all: --python-version 3.12 ... -d .whl \
 #               importlib-metadata mpich               # (see the device tool's README)
 #           cp -r ../shared/bench/peers .peers        # the peer harness does not travel
@@ -26,6 +28,10 @@ export PYTHONUNBUFFERED=1
 PY=${PY:-python3}
 steps=${*:-env tests compare harness suite}
 
+# gradhub-nn-ops' wheel, built on this machine (its C extension for this Python and CPU; the
+# install goes on without the extension where no C compiler is: its numpy kernels serve)
+rm -f .whl/gradhub_nn_ops-*.whl
+$PY -m pip wheel -q --no-deps --no-build-isolation --no-index -w .whl ./plugins/nn_ops || exit 1
 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site
