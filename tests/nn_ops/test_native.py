@@ -14,7 +14,9 @@ import platform
 import shutil
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import gradhub as gh
@@ -41,10 +43,12 @@ def compiled() -> Iterator[None]:
 
 
 def test_built_where_a_compiler_is(compiled: None) -> None:
-    """The install builds the extension wherever a C compiler is (a failed build would
-    otherwise only show as slower convolutions)."""
+    """The install builds the extension wherever a C compiler and Python's C headers are (a
+    failed build would otherwise only show as slower convolutions)."""
     if platform.system() != "Linux" or shutil.which("cc") is None:
         pytest.skip("not Linux with a C compiler")
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+        pytest.skip("Python's C headers (Python.h) are not installed (Debian: python3-dev)")
     assert native.available()
     if platform.machine() == "x86_64":
         assert native.target() in ("avx2", "default")
