@@ -69,6 +69,13 @@ def docs(session: nox.Session) -> None:
     )
 
 
+def _printed(session: nox.Session, *args: str, external: bool = False) -> str:
+    """The last line a command printed (``""`` where it printed nothing)."""
+    out = session.run(*args, external=external, silent=True)
+    lines = str(out).strip().splitlines() if out else []
+    return lines[-1] if lines else ""
+
+
 @nox.session
 def sanitize(session: nox.Session) -> None:
     """Run the tests of gradhub-nn-ops' compiled CPU kernels (its C extension) with the extension
@@ -78,18 +85,17 @@ def sanitize(session: nox.Session) -> None:
     same sources, and the sanitizer runtimes are preloaded into the test process and its children.
     Needs a C compiler with the sanitizer runtimes (gcc or clang: ``cc``)."""
     session.install(".[test]", "./plugins/nn_ops")
-    origin = session.run(
+    target = _printed(
+        session,
         "python",
         "-c",
         "import importlib.util as u; s = u.find_spec('gradhub_nn_ops._native_kernels'); "
         "print(s.origin if s else '')",
-        silent=True,
     )
-    target = str(origin).strip().splitlines()[-1] if origin else ""
     if not target.endswith(".so"):
         session.error(f"sanitize: the C extension was not built by the install (found {target!r})")
-    include = session.run(
-        "python", "-c", "import sysconfig; print(sysconfig.get_paths()['include'])", silent=True
+    include = _printed(
+        session, "python", "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"
     )
     session.run(
         "cc",
@@ -101,7 +107,7 @@ def sanitize(session: nox.Session) -> None:
         "-Wno-psabi",
         "-shared",
         "-fPIC",
-        f"-I{str(include).strip().splitlines()[-1]}",
+        f"-I{include}",
         "plugins/nn_ops/gradhub_nn_ops/_native/native.c",
         "-o",
         target,
@@ -109,8 +115,7 @@ def sanitize(session: nox.Session) -> None:
     )
     runtimes = []
     for name in ("libasan.so", "libubsan.so"):
-        found = session.run("cc", f"-print-file-name={name}", external=True, silent=True)
-        path = str(found).strip().splitlines()[-1] if found else ""
+        path = _printed(session, "cc", f"-print-file-name={name}", external=True)
         if not path.startswith("/"):
             session.error(f"sanitize: the compiler has no {name} (cc -print-file-name={name})")
         runtimes.append(path)
