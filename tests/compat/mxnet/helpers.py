@@ -1,6 +1,9 @@
-"""Helpers shared by the tests of the mxnet layer: binding a symbol to arguments given as arrays."""
+"""Helpers shared by the tests of the mxnet layer: binding a symbol to arguments given as arrays,
+and a small classifier symbol."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import gradhub_compat.mxnet as mx
 
@@ -15,3 +18,13 @@ def _bind(
     names = grads if grads is not None else tuple(nd_args)
     args_grad = {k: mx.nd.zeros(nd_args[k].shape) for k in names}
     return sym.bind(mx.cpu(), nd_args, args_grad=args_grad, grad_req=grad_req)
+
+
+def _mlp(**softmax: Any) -> mx.sym.Symbol:
+    """``data`` -> FullyConnected(5) -> tanh -> maximum(h, 0.1) + BlockGrad(h) * h ->
+    FullyConnected(3) -> SoftmaxOutput with ``label`` (``softmax``: its options)."""
+    data, label = mx.sym.Variable("data"), mx.sym.Variable("label")
+    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=5, name="fc1"), act_type="tanh")
+    h = mx.sym.maximum(h, 0.1) + mx.sym.BlockGrad(h) * h
+    out = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(out, label, name="softmax", **softmax)

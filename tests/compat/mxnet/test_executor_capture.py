@@ -20,6 +20,7 @@ import gradhub_compat.mxnet as mx
 import gradhub_compat.mxnet.context as mx_context
 import numpy as np
 import pytest
+from compat.mxnet.helpers import _mlp
 from gradhub import capture
 from recording_device import RecArray, RecordingDevice, recording_device
 
@@ -35,14 +36,6 @@ def rec(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingDevice]:
         yield dev
 
 
-def _softmax_mlp() -> mx.sym.Symbol:
-    data, label = mx.sym.Variable("data"), mx.sym.Variable("label")
-    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=5, name="fc1"), act_type="tanh")
-    h = mx.sym.maximum(h, 0.1) + mx.sym.BlockGrad(h) * h
-    out = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
-    return mx.sym.SoftmaxOutput(out, label, name="softmax", use_ignore=True, ignore_label=-1)
-
-
 def _regression() -> mx.sym.Symbol:
     data = mx.sym.Variable("data")
     h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=4, name="fc1"), act_type="relu")
@@ -53,7 +46,7 @@ def _loop(kind: str, grad_req: str, recorded: bool, steps: int) -> tuple[list[np
     """Each step's outputs and gradient arrays (host copies) and the executor's plan."""
     before = capture.set_enabled(recorded)
     try:
-        sym = _softmax_mlp() if kind == "softmax" else _regression()
+        sym = _mlp(use_ignore=True, ignore_label=-1) if kind == "softmax" else _regression()
         shapes = {"data": (4, 6), "label": (4,)} if kind == "softmax" else {"data": (4, 6)}
         ex = sym.simple_bind(mx.gpu(), grad_req=grad_req, **shapes)
         rng = np.random.RandomState(7)

@@ -15,6 +15,7 @@ import gradhub.graph
 import gradhub_compat.mxnet as mx
 import numpy as np
 import pytest
+from compat.mxnet.helpers import _mlp
 
 
 @contextmanager
@@ -32,14 +33,6 @@ def _nodes_made() -> Iterator[list[int]]:
         yield count
     finally:
         gradhub.graph.Node.__init__ = init  # type: ignore[method-assign]
-
-
-def _mlp(**softmax: Any) -> mx.sym.Symbol:
-    data, label = mx.sym.Variable("data"), mx.sym.Variable("label")
-    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=5, name="fc1"), act_type="tanh")
-    h = mx.sym.maximum(h, 0.1) + mx.sym.BlockGrad(h) * h
-    out = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
-    return mx.sym.SoftmaxOutput(out, label, name="softmax", **softmax)
 
 
 def _batch(step: int, n: int = 4) -> tuple[np.ndarray, np.ndarray]:
