@@ -64,3 +64,29 @@ def test_scalar_operands_take_the_arrays_dtype() -> None:
     assert j.asnumpy().tolist() == [1, 1]
     r = mx.nd.array([1, 2]) * np.float64(0.1)
     assert r.dtype == np.float32
+
+
+def test_division_by_a_number_divides_everywhere_as_mxnet() -> None:
+    """mxnet's ``_div_scalar`` divides each element by the number (and the gradient by it too);
+    gradhub's own ``/`` multiplies by the reciprocal, which differs in the last bit of some
+    elements. NDArrays (plain, recorded, in place) and Symbols all divide."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 16)).astype(np.float32)
+    g = rng.standard_normal((16, 16)).astype(np.float32)
+    want, want_g = x / np.float32(3.0), g / np.float32(3.0)
+    assert not np.array_equal(want, x * np.float32(1 / 3))  # (the two forms differ here)
+    np.testing.assert_array_equal((mx.nd.array(x) / 3.0).asnumpy(), want)
+    a = mx.nd.array(x)
+    a /= 3.0
+    np.testing.assert_array_equal(a.asnumpy(), want)
+    a = mx.nd.array(x)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = a / 3.0
+    y.backward(mx.nd.array(g))
+    np.testing.assert_array_equal(y.asnumpy(), want)
+    np.testing.assert_array_equal(a.grad.asnumpy(), want_g)
+    ex = (mx.sym.Variable("data") / 3.0).simple_bind(mx.cpu(), data=(16, 16))
+    np.testing.assert_array_equal(ex.forward(is_train=True, data=mx.nd.array(x))[0].asnumpy(), want)
+    ex.backward(mx.nd.array(g))
+    np.testing.assert_array_equal(ex.grad_dict["data"].asnumpy(), want_g)

@@ -41,7 +41,7 @@ from gradhub.variable import Variable as NativeVariable
 from .._common import call_native as _call
 from .base import MXNetError, _MXNetValueError
 from .context import Context
-from .ndarray import NDArray
+from .ndarray import NDArray, _divide
 from .shapes import UNARY_OPS
 from .symbol import Symbol, _grad_reqs, _infer_types
 
@@ -57,7 +57,7 @@ _SCALAR_OPS = {
     "_MinusScalar": lambda x, s: x - s,
     "_RMinusScalar": lambda x, s: s - x,
     "_MulScalar": lambda x, s: x * s,
-    "_DivScalar": lambda x, s: x / s,
+    "_DivScalar": _divide,
     "_RDivScalar": lambda x, s: s / x,
     "_PowerScalar": lambda x, s: x**s,
     "_MaximumScalar": lambda x, s: _select("GreaterEqual", x, s),

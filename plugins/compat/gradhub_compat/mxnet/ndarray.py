@@ -47,6 +47,18 @@ def _shape(shape: Any) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
+def _divide(a: Any, b: Any) -> Any:
+    """``a / b`` as mxnet divides: a Variable divided by a number is divided by the number (a
+    0-d constant of its dtype, ``Div2``; the gradient ``gy / b`` too), as mxnet's
+    ``_div_scalar`` does, where gradhub's ``/`` multiplies by the reciprocal (chainer's and
+    nnabla's form, which differs in the last bit of some elements; see docs/numerics.md)."""
+    if isinstance(a, NativeVariable) and not isinstance(b, NativeVariable) and np.ndim(b) == 0:
+        with a.device.activate():
+            c = a.device.asarray(np.asarray(b, dtype=a.dtype))
+        return a / NativeVariable(c, need_grad=False)
+    return a / b
+
+
 class NDArray:
     """An n-dimensional array on a context (``.context``), mxnet style."""
 
@@ -379,7 +391,7 @@ class NDArray:
         return self._binary(o, lambda a, b: b * a, "*")
 
     def __truediv__(self, o: Any) -> NDArray:
-        return self._binary(o, lambda a, b: a / b, "/")
+        return self._binary(o, _divide, "/")
 
     def __rtruediv__(self, o: Any) -> NDArray:
         return self._binary(o, lambda a, b: b / a, "/")
@@ -405,7 +417,7 @@ class NDArray:
         return self._inplace(o, lambda a, b: a * b, "*=")
 
     def __itruediv__(self, o: Any) -> NDArray:
-        return self._inplace(o, lambda a, b: a / b, "/=")
+        return self._inplace(o, _divide, "/=")
 
     # -- comparisons (elementwise, 1/0 in the array's dtype, as mxnet) ----------------------------
     def __eq__(self, o: Any) -> NDArray:  # type: ignore[override]
