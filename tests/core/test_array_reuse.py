@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import warnings
 from typing import Any
 
@@ -12,6 +10,7 @@ import gradhub as gh
 import gradhub.functions as F
 import numpy as np
 import pytest
+from child_helpers import run_python
 from gradhub import memory
 
 #: an empty pool before and after each test (the ``pool`` fixture of conftest.py)
@@ -79,18 +78,12 @@ def test_environment_switch_turns_reuse_off() -> None:
         "print(memory.reuse_enabled(), memory.kept_bytes())"
     )
     env = {**os.environ, "GRADHUB_REUSE_ARRAYS": "0"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split() == ["False", "0"]
+    assert run_python(code, env).split() == ["False", "0"]
     code += (
         "; memory.set_reuse(True); b = memory.output_array(np, (1 << 16,), np.float32); "
         "print(memory.reuse_enabled(), memory.kept_bytes())"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split() == ["False", "0", "True", str(1 << 18)]  # the call wins
+    assert run_python(code, env).split() == ["False", "0", "True", str(1 << 18)]  # the call wins
 
 
 def test_other_array_modules_get_plain_empty_arrays() -> None:

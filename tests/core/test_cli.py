@@ -15,6 +15,7 @@ from typing import Any
 import gradhub as gh
 import gradhub.plugins
 import pytest
+from child_helpers import run_python
 from gradhub.cli import main
 
 
@@ -98,7 +99,7 @@ def test_importing_gradhub_and_cli_does_not_import_rich() -> None:
         "bad = [m for m in ('rich', 'sklearn', 'matplotlib') if m in sys.modules]; "
         "assert not bad, bad"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    run_python(code, timeout=60)
 
 
 # -- registry -----------------------------------------------------------------------------------

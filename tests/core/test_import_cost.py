@@ -14,13 +14,12 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
-import subprocess
-import sys
 import types
 from collections.abc import Iterator
 
 import gradhub as gh
 import pytest
+from child_helpers import run_python
 from gradhub import plugins
 from gradhub.registry import REGISTRY
 
@@ -48,10 +47,7 @@ def _imported_by(statement: str, env: dict[str, str]) -> list[str]:
         f"import sys\nbefore = set(sys.modules)\n{statement}\n"
         "print(sorted(set(sys.modules) - before))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-    )
-    return out.stdout.split("\n")[-2].strip("[]").replace("'", "").split(", ")
+    return run_python(code, env).split("\n")[-2].strip("[]").replace("'", "").split(", ")
 
 
 def test_a_fresh_start_imports_no_heavy_module() -> None:
@@ -83,9 +79,7 @@ def test_the_first_forward_of_a_static_graph_imports_the_plans() -> None:
         "print(gh.compile is sys.modules['gradhub.plan'].compile)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRADHUB_")}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-    ).stdout.split("\n")
+    out = run_python(code, env).split("\n")
     assert out[0] == "False"
     assert out[1] == "True True"
     got, want = out[2].split()

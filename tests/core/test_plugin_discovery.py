@@ -6,7 +6,6 @@ gradhub nor loading plugins from folders imports the metadata package."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import zipfile
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from typing import Any
 import gradhub as gh
 import importlib_metadata
 import pytest
+from child_helpers import run_python
 from gradhub import plugins
 from gradhub.registry import REGISTRY
 
@@ -114,8 +114,7 @@ def test_loading_from_folders_needs_no_metadata_package() -> None:
         "gradhub.plugins.load_plugins()\n"
         "print(before, 'importlib_metadata' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert run_python(code).split() == ["False", "False"]
 
 
 def test_the_folder_scan_agrees_with_importlib_metadata() -> None:

@@ -7,7 +7,6 @@ the group ``gradhub.plugins``, put on ``sys.path`` so that importlib.metadata di
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from pathlib import Path
 import gradhub as gh
 import numpy as np
 import pytest
+from child_helpers import run_python
 from gradhub import plugins
 from gradhub.errors import PluginError, PluginLoadWarning, RegistrationError
 from gradhub.registry import REGISTRY
@@ -380,8 +380,7 @@ def test_import_loads_nothing() -> None:
         "print(STATE.loaded, any(m.startswith('gradhub_') for m in sys.modules), "
         "'pluggy' in sys.modules and STATE.records == [])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False", "True"]
+    assert run_python(code).split() == ["False", "False", "True"]
 
 
 @pytest.mark.nn_ops
@@ -399,10 +398,7 @@ def test_first_call_imports_only_what_it_needs() -> None:
         "print([m for m in heavy if m in sys.modules])\n"
     )
     env = {**os.environ, "GRADHUB_BLOCK_PLUGINS": "gradhub-cuda"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-    )
-    assert out.stdout.strip() == "[]"
+    assert run_python(code, env).strip() == "[]"
 
 
 def test_calls_never_go_through_pluggy_after_loading() -> None:

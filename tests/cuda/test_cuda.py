@@ -7,14 +7,13 @@ the others skip, all with one reason, where no usable CUDA device exists. The op
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import types
 from collections.abc import Iterator
 
 import gradhub as gh
 import numpy as np
 import pytest
+from child_helpers import run_python
 from cuda_helpers import REASON, gpu
 from gradhub import plugins
 from gradhub.errors import DeviceError
@@ -62,8 +61,7 @@ def test_import_and_load_without_cupy() -> None:
         "print(REGISTRY.device_types['cuda'].availability())\n"
         "print((gh.Variable([1.0]) * 2.0).d)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    lines = out.stdout.splitlines()
+    lines = run_python(code).splitlines()
     assert lines[0] == "loaded"
     assert lines[1].startswith("(False, ") and "CuPy is not installed" in lines[1]
     assert "gradhub-cuda[cuda13]" in lines[1]
@@ -75,8 +73,7 @@ def test_import_probes_no_gpu() -> None:
         "import sys, gradhub_cuda, gradhub_cuda.plugin, gradhub_cuda.device\n"
         "print('cupy' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert run_python(code).strip() == "False"
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,9 @@ no MPI, and what a missing plugin says."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import gradhub as gh
 import pytest
+from child_helpers import run_python
 from mpi_helpers import needs_mpi, run
 
 pytestmark = needs_mpi
@@ -33,9 +31,7 @@ def test_importing_gradhub_mpi_initializes_no_mpi() -> None:
         "import sys, gradhub_mpi, gradhub_mpi.plugin, gradhub as gh; "
         "print(sorted(gh.distributed.available())); print('mpi4py' in sys.modules)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
+    out = run_python(code, timeout=60)
     assert out.split("\n")[:2] == ["['mpi', 'nccl']", "False"]
 
 
@@ -44,9 +40,7 @@ def test_one_process_without_launcher_is_a_communicator_of_size_one() -> None:
         "import gradhub as gh, numpy as np; c = gh.distributed.communicator('mpi'); "
         "a = np.ones(3); c.all_reduce(a, division=True); print(c.rank, c.size, a.sum())"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
+    out = run_python(code, timeout=60)
     assert out.strip() == "0 1 3.0"
 
 

@@ -12,10 +12,8 @@ one rank's failure reaches the others, and the arguments the collectives pass to
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from child_helpers import run_python
 from mpi_helpers import mpiexec, nccl_reason, needs_mpi, run, run_alone
 
 _GPU = nccl_reason()
@@ -68,9 +66,7 @@ def test_nccl_is_registered_and_a_missing_cupy_says_what_to_install() -> None:
         "except gh.distributed.CommunicatorError as e:\n"
         "    print('error:', e)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
+    out = run_python(code, timeout=60)
     assert out.startswith("['mpi', 'nccl']\n"), out
     assert "error: gradhub-mpi: the 'nccl' communicator needs CuPy, which is not installed" in out
     assert 'pip install "gradhub-mpi[mpich,nccl]" (CuPy for CUDA 13 through' in out
@@ -107,9 +103,7 @@ def test_a_cupy_without_nccl_or_gpu_says_what_is_missing(
     gpus: int, nccl: bool, message: str
 ) -> None:
     code = FAKE_CUPY.format(gpus=gpus, nccl=nccl)
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
+    out = run_python(code, timeout=60)
     assert out.startswith("CommunicatorError gradhub-mpi: the 'nccl' communicator"), out
     assert message in out, out
 

@@ -12,8 +12,6 @@ import itertools
 import os
 import platform
 import shutil
-import subprocess
-import sys
 import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +20,7 @@ from typing import Any
 import gradhub as gh
 import numpy as np
 import pytest
+from child_helpers import run_python
 from gradhub.testing import gradcheck
 from gradhub_nn_ops import conv, native
 from gradhub_nn_ops.conv import (
@@ -209,10 +208,7 @@ def test_environment_turns_the_kernels_off() -> None:
         "print(native.available(), native.usable(np, np.float32, 2, (1, 1)))\n"
     )
     env = {**os.environ, "GRADHUB_NATIVE": "0"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split() == ["False", "False"]
+    assert run_python(code, env).split() == ["False", "False"]
 
 
 def test_missing_library_falls_back_and_explains(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from child_helpers import run_python
 from gradhub.errors import StateFileError
 from gradhub_compat import chainer
 from gradhub_compat.chainer import Variable, serializers
@@ -161,7 +160,7 @@ def test_round_trip_in_a_fresh_process(tmp_path: Path, dtype: str) -> None:
         f"b = np.arange(3, dtype='{dtype}')\n"
         f"serializers.save_npz({str(out)!r}, {{'l1/W': w, 'l1/b': b}})\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    run_python(code)
     w = Variable(np.zeros((2, 3), dtype))
     b = Variable(np.zeros(3, dtype))
     serializers.load_npz(str(out), {"W": w, "b": b}, path="l1/")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import gradhub_compat.nnabla as nn
 import gradhub_compat.nnabla.parametric_functions as PF
 import numpy as np
 import pytest
+from child_helpers import run_python
 from gradhub.errors import StateFileError
 from gradhub_compat.nnabla.parameter import get_parameter_or_create
 
@@ -130,7 +130,7 @@ def test_round_trip_in_a_fresh_process(tmp_path: Path, dtype: str) -> None:
         "n = gh.Variable(np.ones(2, 'float32'), need_grad=False)\n"
         f"nn.save_parameters({str(out)!r}, {{'enc/W': w, 'enc/n': n}})\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    run_python(code)
     nn.load_parameters(str(out))
     params = nn.get_parameters(grad_only=False)
     assert list(params) == ["enc/W", "enc/n"]
