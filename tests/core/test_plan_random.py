@@ -4,7 +4,7 @@ tests/core/test_plan.py checks every op-matrix sample and a few chosen graphs. H
 graphs exercise what those leave to chance: values shared by several consumers, leaves used
 twice or needing no gradient, gradients of intermediate targets, ``retain_graph`` alternating
 between steps, a ``need_grad`` changed between steps, a leaf's shape changed between steps,
-``retain_grad`` walks, several outputs, and compiled steps (``gh.compile``) holding a
+``retain_grad`` walks, and compiled steps (``gh.compile``) holding a
 first-order ``grad`` and a gradient penalty (``create_graph=True``). Each graph runs with plans
 off (the engine walking it at every call) and on, from generated code and from the table, and
 every value and gradient must be equal to the bit. The core's graphs use its own functions
@@ -20,31 +20,8 @@ import gradhub as gh
 import numpy as np
 import pytest
 from gradhub import plan
+from random_graphs import grow
 
-Unary = Callable[[gh.Variable], gh.Variable]
-Binary = Callable[[gh.Variable, gh.Variable], gh.Variable]
-
-#: the core's one-input functions of a graph (defined for every real input)
-UNARY: list[Unary] = [
-    lambda v: v * 1.5,
-    lambda v: v + 0.25,
-    lambda v: -v,
-    lambda v: v * v,
-    lambda v: 2.0 - v,
-    lambda v: v / 3.0,
-    lambda v: 1.0 / (v * v + 1.0),
-    lambda v: gh.functions.log(v * v + 0.5),
-    lambda v: abs(v),
-    lambda v: (v * v + 1.0) ** 1.5,
-    lambda v: gh.functions.sum(v, axis=1, keepdims=True) * v,
-    lambda v: v - gh.functions.sum(v) * 0.1,
-]
-BINARY: list[Binary] = [
-    lambda a, b: a + b,
-    lambda a, b: a * b,
-    lambda a, b: a - b,
-    lambda a, b: a / (b * b + 1.0),
-]
 SEEDS = range(40)
 
 
@@ -55,17 +32,6 @@ def codegen(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     before = plan.enabled()
     yield request.param
     plan.set_enabled(before)
-
-
-def _grow(rng: np.random.Generator, pool: list[gh.Variable], n: int) -> None:
-    """Append ``n`` random functions of values already in ``pool`` (so values are shared)."""
-    for _ in range(n):
-        if rng.random() < 0.55:
-            f = UNARY[int(rng.integers(len(UNARY)))]
-            pool.append(f(pool[int(rng.integers(len(pool)))]))
-        else:
-            g = BINARY[int(rng.integers(len(BINARY)))]
-            pool.append(g(pool[int(rng.integers(len(pool)))], pool[int(rng.integers(len(pool)))]))
 
 
 def _assert_same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> None:
@@ -90,7 +56,7 @@ def _static(seed: int, planned: bool) -> list[np.ndarray]:
         for _ in range(int(rng.integers(1, 4)))
     ]
     pool = list(leaves)
-    _grow(rng, pool, int(rng.integers(2, 12)))
+    grow(rng, pool, int(rng.integers(2, 12)))
     outs = pool[-int(rng.integers(1, 3)) :]
     y = outs[0].sum()
     for o in outs[1:]:
@@ -145,7 +111,7 @@ def _step(seed: int) -> tuple[np.random.Generator, list[gh.Variable], Callable[.
 
     def step(x: gh.Variable) -> Any:
         pool = [x, *params]
-        _grow(np.random.default_rng(picks), pool, n_ops)  # the same functions at every call
+        grow(np.random.default_rng(picks), pool, n_ops)  # the same functions at every call
         loss = (pool[-1] * pool[-1]).sum() + pool[-2].sum()
         for p in params:  # (every parameter reaches the loss)
             loss = loss + (p * p).sum() * 0.125
