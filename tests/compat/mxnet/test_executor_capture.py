@@ -8,7 +8,8 @@ values into the arrays the recording created); mxnet's ``gpu`` context is pointe
 step's outputs and gradient arrays equal those of the same loop run as a plan (not recorded) bit
 for bit, with ``grad_req`` "write" and "add", for a symbol with a loss layer and for one with a
 head gradient given to ``backward``; arrays the caller kept from one step are left alone by the
-next launches.
+next launches. Executors of seeded random symbols give the same numbers recorded, as plans and
+walked by the engine.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import gradhub_compat.mxnet.context as mx_context
 import numpy as np
 import pytest
 from compat.mxnet.helpers import _mlp
-from gradhub import capture
+from gradhub import capture, plan
 from recording_device import RecArray, RecordingDevice, recording_device
 
 
@@ -88,3 +89,65 @@ def test_a_bound_executor_is_recorded_and_gives_the_plans_values(
     (prog,) = p.programs.values()
     assert prog.capture_refused is None and prog.recorded
     assert launches == [5, 3]
+
+
+def _random_symbol(rng: np.random.RandomState) -> tuple[mx.sym.Symbol, bool]:
+    """A seeded random MLP symbol (1-3 hidden layers, activations or a scale and shift), with a
+    SoftmaxOutput loss layer or without (then ``backward`` takes a head gradient)."""
+    h = mx.sym.Variable("data")
+    for i in range(rng.randint(1, 4)):
+        h = mx.sym.FullyConnected(h, num_hidden=int(rng.randint(2, 6)), name=f"fc{i}")
+        act = ["relu", "tanh", "sigmoid", "", "scale"][rng.randint(5)]
+        if act == "scale":
+            h = h * 0.5 + 0.1
+        elif act:
+            h = mx.sym.Activation(h, act_type=act)
+    out = mx.sym.FullyConnected(h, num_hidden=3, name="out")
+    if rng.rand() < 0.5:
+        return mx.sym.SoftmaxOutput(out, name="softmax"), True
+    return out, False
+
+
+def _random_loop(seed: int, mode: str) -> list[np.ndarray]:
+    """8 steps of a bound executor of a random symbol, ``mode`` "engine" (plans off), "plan" or
+    "recorded": every output and gradient array, copied to the host."""
+    plans = plan.set_enabled(mode != "engine")
+    before = capture.set_enabled(mode == "recorded")
+    try:
+        rng = np.random.RandomState(seed)
+        sym, loss = _random_symbol(rng)
+        grad_req = ["write", "add"][rng.randint(2)]
+        shapes = {"data": (4, 5), "softmax_label": (4,)} if loss else {"data": (4, 5)}
+        ex = sym.simple_bind(mx.gpu(), grad_req=grad_req, **shapes)
+        for name, arr in ex.arg_dict.items():
+            if name not in shapes:
+                arr[:] = rng.randn(*arr.shape).astype(np.float32) * 0.5
+        out: list[np.ndarray] = []
+        for step in range(8):
+            r = np.random.RandomState(100 + step)
+            x = r.randn(4, 5).astype(np.float32)
+            if loss:
+                outs = ex.forward(is_train=True, data=x, softmax_label=r.randint(0, 3, 4))
+                ex.backward()
+            else:
+                outs = ex.forward(is_train=True, data=x)
+                ex.backward(mx.nd.array(r.randn(4, 3), ctx=mx.gpu()))
+            for a in [*outs, *(g for g in ex.grad_arrays if g is not None)]:
+                out.append(np.array(a._arr.view(np.ndarray)))
+        p = ex._plan[0] if ex._plan is not None else None
+        assert (p is not None and p.recorded is not None) is (mode == "recorded")
+        return out
+    finally:
+        capture.set_enabled(before)
+        plan.set_enabled(plans)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_symbols_recorded_planned_and_walked_agree(rec: RecordingDevice, seed: int) -> None:
+    engine = _random_loop(seed, "engine")
+    for mode in ("plan", "recorded"):
+        got = _random_loop(seed, mode)
+        assert len(got) == len(engine), mode
+        for k, (a, b) in enumerate(zip(got, engine)):
+            assert a.dtype == b.dtype and a.shape == b.shape, f"{mode}: value {k}"
+            np.testing.assert_array_equal(a, b, err_msg=f"{mode}: value {k}")
