@@ -159,3 +159,33 @@ def recording_device() -> Iterator[RecordingDevice]:
 def on_rec(a: Any) -> RecArray:
     """``a`` as an array of the recording device."""
     return np.asarray(a).view(RecArray)
+
+
+#: how a static program runs: plans off (the engine walks the graph at every call), as plans,
+#: or as plans recorded on the device
+MODES = ("engine", "plan", "recorded")
+
+
+@contextmanager
+def run_mode(mode: str) -> Iterator[None]:
+    """Plans and recording set for ``mode`` (one of :data:`MODES`); put back afterwards."""
+    plans = plan.set_enabled(mode != "engine")
+    before = capture.set_enabled(mode == "recorded")
+    try:
+        yield
+    finally:
+        capture.set_enabled(before)
+        plan.set_enabled(plans)
+
+
+def assert_modes_agree(run: Callable[[str], list[np.ndarray]]) -> None:
+    """``run(mode)`` (a program's values as host arrays, run in :func:`run_mode`) gives the
+    same arrays as plans and recorded as with the engine walking: same dtypes and shapes, equal
+    bit for bit."""
+    engine = run("engine")
+    for mode in MODES[1:]:
+        got = run(mode)
+        assert len(got) == len(engine), mode
+        for k, (a, b) in enumerate(zip(got, engine)):
+            assert a.dtype == b.dtype and a.shape == b.shape, f"{mode}: value {k}"
+            np.testing.assert_array_equal(a, b, err_msg=f"{mode}: value {k}")

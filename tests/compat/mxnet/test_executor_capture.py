@@ -22,8 +22,14 @@ import gradhub_compat.mxnet.context as mx_context
 import numpy as np
 import pytest
 from compat.mxnet.helpers import _mlp
-from gradhub import capture, plan
-from recording_device import RecArray, RecordingDevice, recording_device
+from gradhub import capture
+from recording_device import (
+    RecArray,
+    RecordingDevice,
+    assert_modes_agree,
+    recording_device,
+    run_mode,
+)
 
 
 @pytest.fixture
@@ -111,9 +117,7 @@ def _random_symbol(rng: np.random.RandomState) -> tuple[mx.sym.Symbol, bool]:
 def _random_loop(seed: int, mode: str) -> list[np.ndarray]:
     """8 steps of a bound executor of a random symbol, ``mode`` "engine" (plans off), "plan" or
     "recorded": every output and gradient array, copied to the host."""
-    plans = plan.set_enabled(mode != "engine")
-    before = capture.set_enabled(mode == "recorded")
-    try:
+    with run_mode(mode):
         rng = np.random.RandomState(seed)
         sym, loss = _random_symbol(rng)
         grad_req = ["write", "add"][rng.randint(2)]
@@ -137,17 +141,8 @@ def _random_loop(seed: int, mode: str) -> list[np.ndarray]:
         p = ex._plan[0] if ex._plan is not None else None
         assert (p is not None and p.recorded is not None) is (mode == "recorded")
         return out
-    finally:
-        capture.set_enabled(before)
-        plan.set_enabled(plans)
 
 
 @pytest.mark.parametrize("seed", range(10))
 def test_random_symbols_recorded_planned_and_walked_agree(rec: RecordingDevice, seed: int) -> None:
-    engine = _random_loop(seed, "engine")
-    for mode in ("plan", "recorded"):
-        got = _random_loop(seed, mode)
-        assert len(got) == len(engine), mode
-        for k, (a, b) in enumerate(zip(got, engine)):
-            assert a.dtype == b.dtype and a.shape == b.shape, f"{mode}: value {k}"
-            np.testing.assert_array_equal(a, b, err_msg=f"{mode}: value {k}")
+    assert_modes_agree(lambda mode: _random_loop(seed, mode))

@@ -24,7 +24,13 @@ import gradhub_compat.nnabla.solvers as S
 import numpy as np
 import pytest
 from gradhub import capture, plan
-from recording_device import RecArray, RecordingDevice, recording_device
+from recording_device import (
+    RecArray,
+    RecordingDevice,
+    assert_modes_agree,
+    recording_device,
+    run_mode,
+)
 
 
 @pytest.fixture
@@ -99,9 +105,7 @@ def _random_loop(seed: int, mode: str) -> list[np.ndarray]:
     term) trained by nnabla's static loop for 7 steps, ``mode`` "engine" (plans off), "plan"
     or "recorded": every loss, gradient, parameter and (``clear_buffer=False``) intermediate
     gradient, copied to the host."""
-    plans = plan.set_enabled(mode != "engine")
-    before = capture.set_enabled(mode == "recorded")
-    try:
+    with run_mode(mode):
         nn.clear_parameters()
         rng = np.random.RandomState(seed)
         batch, n = rng.randint(2, 6), rng.randint(2, 6)
@@ -144,20 +148,11 @@ def _random_loop(seed: int, mode: str) -> list[np.ndarray]:
         p = plan.plan_of(loss)
         assert (p is not None and p.recorded is not None) is (mode == "recorded")
         return out
-    finally:
-        capture.set_enabled(before)
-        plan.set_enabled(plans)
 
 
 @pytest.mark.parametrize("seed", range(12))
 def test_random_networks_recorded_planned_and_walked_agree(rec: RecordingDevice, seed: int) -> None:
-    engine = _random_loop(seed, "engine")
-    for mode in ("plan", "recorded"):
-        got = _random_loop(seed, mode)
-        assert len(got) == len(engine), mode
-        for k, (a, b) in enumerate(zip(got, engine)):
-            assert a.dtype == b.dtype and a.shape == b.shape, f"{mode}: value {k}"
-            np.testing.assert_array_equal(a, b, err_msg=f"{mode}: value {k}")
+    assert_modes_agree(lambda mode: _random_loop(seed, mode))
 
 
 def test_function_hooks_run_on_a_recorded_static_graph(rec: RecordingDevice) -> None:
