@@ -103,8 +103,19 @@ def test_the_markdown_table_says_which_targets_are_met() -> None:
     assert "no (outputs MISMATCH)" in text
 
 
+def _peers() -> Path:
+    """The peer benchmark harness beside the repository (``../shared/bench/peers``, or
+    ``GRADHUB_PEERS_DIR``); the test is skipped where there is none."""
+    try:
+        return run.find_peers()
+    except FileNotFoundError:
+        pytest.skip(
+            "the peer benchmark harness (../shared/bench/peers) is not beside the repository"
+        )
+
+
 def test_the_harness_is_found_and_a_bad_folder_is_an_error(tmp_path: Path) -> None:
-    peers = run.find_peers()
+    peers = _peers()
     assert (peers / "harness.py").is_file()
     with pytest.raises(FileNotFoundError, match="no peer harness"):
         run.find_peers(str(tmp_path))
@@ -121,7 +132,7 @@ def test_the_harness_command_runs_every_row_with_check_first() -> None:
     cmd = run.harness_command(more, Path("/peers"), Path("/tmp/o.json"))
     assert cmd[cmd.index("--frameworks") + 1] == "gradhub,gradhub-static,torch,chainer,jax-jit"
     assert not any(c.startswith(("chainer=", "jax-jit=")) for c in cmd)  # the harness's pythons
-    peers = run.find_peers()
+    peers = _peers()
     other = run.parse_args(["--also", "jax-jit@/venvs/jax/bin/python,mxnet"])
     cmd = run.harness_command(other, peers, Path("/tmp/o.json"))
     assert cmd[cmd.index("--frameworks") + 1].endswith(",numpy-manual,jax-jit,mxnet")
