@@ -237,6 +237,11 @@ class Plan:
         if REGISTRY.fusers and nodes:  # the nodes of elementwise runs together (gradhub.fusion;
             nodes = _fusion.schedule(nodes, self.segments)  # within segments: the same bounds)
         self.nodes = nodes
+        #: whether this plan's schedules run as generated code (else from their table, as with
+        #: ``GRADHUB_PLAN_CODEGEN=0``): not for a graph of more than ``CODEGEN_MAX_NODES`` nodes
+        self.codegen = _codegen and len(nodes) <= CODEGEN_MAX_NODES
+        if not self.codegen:
+            self.rules_kept = False  # (a walk from the table frees the rules it runs)
         leaves: list[Variable] = []
         leaf_pos: dict[int, int] = {}
         #: what the nodes were recorded (or last run) with: a leaf changed since is re-planned
@@ -312,10 +317,10 @@ class Plan:
                     step[0].rule = step[8]  # (the trace's own walk freed them)
         #: the fused elementwise runs (see gradhub.fusion), by the index of each of their steps
         self.fused: dict[int, _fusion.Group] = _fused(self) if REGISTRY.fusers else {}
-        self.compiled = _generate_forward(self) if _codegen else None
+        self.compiled = _generate_forward(self) if self.codegen else None
         self.fdefs = list(fdefs.values())
         self.generation = REGISTRY.generation
-        if _codegen:  # the same checks as straight-line code (see _generate_valid)
+        if self.codegen:  # the same checks as straight-line code (see _generate_valid)
             self.valid = _generate_valid(self)  # type: ignore[method-assign]
         #: the values of a run in progress (read by later segments)
         self.values: list[Any] = []
@@ -510,7 +515,9 @@ class Plan:
         key = _program_key(outputs, targets, [s is None for s in seeds])
         prog = self.programs.get(key)
         if prog is None or not prog.holds(outputs, targets):
-            prog = self.programs[key] = _Program(outputs, seeds, targets, self.private)
+            prog = self.programs[key] = _Program(
+                outputs, seeds, targets, self.private, self.codegen
+            )
         if self.recorded is not None:
             # backward() (no targets) copies the gradients into .g itself; grad() returns them:
             # copies, so that no result is an array the next replay writes into
@@ -595,9 +602,12 @@ class _Program:
         seeds: list[Variable | None],
         targets: list[Variable] | None,
         private: bool = False,
+        codegen: bool = True,
     ) -> None:
         #: the schedule of a compiled step's own graph (see :class:`Plan`)
         self.private = private
+        #: whether its walks without ``retain_grad`` run as generated code (its plan's choice)
+        self.codegen = codegen and _codegen
         self.outputs = [weakref.ref(v) for v in outputs]
         self.targets = None if targets is None else [weakref.ref(v) for v in targets]
         self.generation = _variable.need_grad_generation
@@ -667,7 +677,7 @@ class _Program:
     def run(self, seeds: list[Variable | None], retain_grad: bool, retain_graph: bool) -> _Grads:
         """The engine's ``_run`` (first order, no callbacks) by this schedule."""
         grads = _Grads(True)
-        if _codegen and not retain_grad:
+        if self.codegen and not retain_grad:
             fn = self.compiled.get(retain_graph)
             if fn is None:
                 fn = self.compiled[retain_graph] = _generate_backward(self, retain_graph)
@@ -687,6 +697,11 @@ class _Program:
 
 
 _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
+#: plans of graphs with more nodes than this run from their tables: CPython's compiler needs
+#: about 70 bytes of memory per character of generated source (about 1 KB per node for a
+#: backward schedule, 200 bytes for the forward), and glibc keeps that memory after the compile
+#: (1,500 nodes: 0.8 s and 116 MB at the first replay; see docs/plans.md)
+CODEGEN_MAX_NODES = 256
 
 
 def _segment_bounds(nodes: list[Node], marks: list[int]) -> list[tuple[int, int]]:

@@ -774,3 +774,48 @@ def test_a_recording_is_tried_until_refused_or_made_too_often() -> None:
     fresh = Owner()
     assert plan._try_record(fresh, refused) is None
     assert fresh.capture_refused == "the device does not record" and fresh.captures == 0
+
+
+def test_a_graph_of_more_nodes_than_the_limit_runs_from_its_table() -> None:
+    # CPython's compiler would hold about 1 KB of memory per character of the generated code of
+    # a large graph (and glibc keeps it): above plan.CODEGEN_MAX_NODES the table runs it
+    def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
+        x = gh.Variable(np.linspace(-1.0, 1.0, 6))
+        h = x
+        for _ in range(plan.CODEGEN_MAX_NODES // 2 + 1):
+            h = h * 0.999 + x
+        return [x], h.sum(), [x]
+
+    feeds = [[np.linspace(-2.0, 2.0, 6)], [np.linspace(0.0, 1.0, 6)]]
+    _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), "large")
+    plan.set_enabled(True)
+    _, y, _ = build()
+    y.forward()
+    p = plan.plan_of(y)
+    assert p is not None and len(p.nodes) > plan.CODEGEN_MAX_NODES
+    assert not p.codegen and p.compiled is None
+    y.backward()
+    assert all(not prog.codegen and not prog.compiled for prog in p.programs.values())
+
+
+def test_a_compiled_step_over_the_limit_runs_from_its_table_call_after_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(plan, "CODEGEN_MAX_NODES", 4)
+    w = gh.Variable(np.array([0.5, -1.0, 2.0]))
+
+    def step(x: gh.Variable) -> Any:
+        h = x * w
+        for _ in range(4):
+            h = h * h * 0.5 + w
+        loss = h.sum()
+        return loss, *gh.grad([loss], [w], create_graph=False)
+
+    fast = gh.compile(step)
+    for k in range(4):
+        x = np.array([1.0, 0.5, -0.25]) * (1 + 0.1 * k)
+        got, want = fast(x), step(gh.Variable(x, need_grad=False))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d)
+    (trace,) = fast.traces.values()
+    assert not trace.plan.codegen and not trace.plan.rules_kept and trace.plan.compiled is None

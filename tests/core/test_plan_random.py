@@ -7,7 +7,8 @@ between steps, a ``need_grad`` changed between steps, a leaf's shape changed bet
 ``retain_grad`` walks, and compiled steps (``gh.compile``) holding a
 first-order ``grad`` and a gradient penalty (``create_graph=True``). Each graph runs with plans
 off (the engine walking it at every call) and on, from generated code and from the table, and
-every value and gradient must be equal to the bit. The core's graphs use its own functions
+every value and gradient must be equal to the bit (and with generated code for graphs of up to
+8 nodes only, the table above). The core's graphs use its own functions
 (operators, Log, Abs, Sum, powers); those marked ``nn_ops`` use layers of gradhub-nn-ops.
 """
 
@@ -25,10 +26,13 @@ from random_graphs import grow
 SEEDS = range(40)
 
 
-@pytest.fixture(params=[True, False], ids=["generated", "table"])
-def codegen(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
-    """Plans run from generated code or from their table (read when a plan is made)."""
-    monkeypatch.setattr(plan, "_codegen", request.param)
+@pytest.fixture(params=["generated", "table", "capped"])
+def codegen(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Plans run from generated code, from their table (read when a plan is made), or from
+    generated code up to 8 nodes and from the table above (``plan.CODEGEN_MAX_NODES``)."""
+    monkeypatch.setattr(plan, "_codegen", request.param != "table")
+    if request.param == "capped":
+        monkeypatch.setattr(plan, "CODEGEN_MAX_NODES", 8)
     before = plan.enabled()
     yield request.param
     plan.set_enabled(before)
@@ -92,7 +96,7 @@ def _static(seed: int, planned: bool) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_static_graphs_match_the_engine(seed: int, codegen: bool) -> None:
+def test_random_static_graphs_match_the_engine(seed: int, codegen: str) -> None:
     _assert_same(_static(seed, True), _static(seed, False), f"seed {seed}")
 
 
@@ -149,7 +153,7 @@ def _compiled_run(seed: int, compiled: bool) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_compiled_steps_match_eager_steps(seed: int, codegen: bool) -> None:
+def test_random_compiled_steps_match_eager_steps(seed: int, codegen: str) -> None:
     _assert_same(_compiled_run(seed, True), _compiled_run(seed, False), f"seed {seed}")
 
 
@@ -222,5 +226,5 @@ def _layers(seed: int, planned: bool) -> list[np.ndarray]:
 
 @pytest.mark.nn_ops
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_networks_of_layers_match_the_engine(seed: int, codegen: bool) -> None:
+def test_random_networks_of_layers_match_the_engine(seed: int, codegen: str) -> None:
     _assert_same(_layers(seed, True), _layers(seed, False), f"seed {seed}")
