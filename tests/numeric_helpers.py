@@ -52,3 +52,12 @@ def batch_normalization_reference(
     if beta is not None:
         y = y + beta
     return y
+
+
+def assert_same_arrays(a: list[np.ndarray], b: list[np.ndarray], what: str) -> None:
+    """``a`` and ``b`` hold as many arrays, each pair of the same dtype and shape and equal bit
+    for bit (the failure names ``what`` and the index)."""
+    assert len(a) == len(b), what
+    for k, (x, z) in enumerate(zip(a, b)):
+        assert x.dtype == z.dtype and x.shape == z.shape, f"{what}: value {k}"
+        np.testing.assert_array_equal(x, z, err_msg=f"{what}: value {k}")

@@ -22,6 +22,7 @@ import numpy as np
 from gradhub import capture, plan, plugins
 from gradhub.device import Device, DeviceType
 from gradhub.errors import CaptureUnsupported, DeviceError
+from numeric_helpers import assert_same_arrays
 
 _noted: list[list[Any]] = []
 
@@ -184,8 +185,4 @@ def assert_modes_agree(run: Callable[[str], list[np.ndarray]]) -> None:
     bit for bit."""
     engine = run("engine")
     for mode in MODES[1:]:
-        got = run(mode)
-        assert len(got) == len(engine), mode
-        for k, (a, b) in enumerate(zip(got, engine)):
-            assert a.dtype == b.dtype and a.shape == b.shape, f"{mode}: value {k}"
-            np.testing.assert_array_equal(a, b, err_msg=f"{mode}: value {k}")
+        assert_same_arrays(run(mode), engine, mode)

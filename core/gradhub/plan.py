@@ -606,8 +606,8 @@ class _Program:
     ) -> None:
         #: the schedule of a compiled step's own graph (see :class:`Plan`)
         self.private = private
-        #: whether its walks without ``retain_grad`` run as generated code (its plan's choice)
-        self.codegen = codegen and _codegen
+        #: whether its walks without ``retain_grad`` run as generated code (:attr:`Plan.codegen`)
+        self.codegen = codegen
         self.outputs = [weakref.ref(v) for v in outputs]
         self.targets = None if targets is None else [weakref.ref(v) for v in targets]
         self.generation = _variable.need_grad_generation

@@ -17,6 +17,7 @@ import pytest
 from gradhub import plan
 from gradhub.audit import samples_of
 from gradhub.registry import REGISTRY, _ensure_loaded
+from numeric_helpers import assert_same_arrays
 from step_helpers import CNN_SHAPES, cnn_penalty
 
 
@@ -56,13 +57,6 @@ def _static_run(
     if planned:
         assert plan.plan_of(y) is not None
     return out
-
-
-def _assert_same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> None:
-    assert len(a) == len(b), what
-    for k, (x, z) in enumerate(zip(a, b)):
-        assert x.dtype == z.dtype and x.shape == z.shape, f"{what}: value {k}"
-        np.testing.assert_array_equal(x, z, err_msg=f"{what}: value {k}")
 
 
 def _sample_graph(
@@ -106,7 +100,7 @@ def test_plans_match_the_engine_on_every_sample(name: str) -> None:
         ]
         eager = _static_run(build, False, feeds)
         planned = _static_run(build, True, feeds)
-        _assert_same(planned, eager, f"{name}[{s.name}]")
+        assert_same_arrays(planned, eager, f"{name}[{s.name}]")
 
 
 @pytest.mark.nn_ops
@@ -122,7 +116,9 @@ def test_plans_match_the_engine_on_the_seed_cnn_with_gradient_penalty() -> None:
         return [x], cnn_penalty(x, gh.Variable(t, need_grad=False), p), p
 
     feeds = [[xs[0]], [xs[1]], [xs[0]]]
-    _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), "cnn + gp")
+    assert_same_arrays(
+        _static_run(build, True, feeds), _static_run(build, False, feeds), "cnn + gp"
+    )
 
 
 @pytest.mark.nn_ops
@@ -417,7 +413,7 @@ def test_scalar_operators_written_inline_match_the_engine(
 
     rng = np.random.default_rng(1)
     feeds = [[np.asarray(rng.standard_normal(shape), dtype)] for _ in range(3)]
-    _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), repr(val))
+    assert_same_arrays(_static_run(build, True, feeds), _static_run(build, False, feeds), repr(val))
 
 
 def test_given_seeds_through_inline_operators_match_the_engine() -> None:
@@ -436,7 +432,7 @@ def test_given_seeds_through_inline_operators_match_the_engine() -> None:
             out.append(np.array(g.d, copy=True))
         return out
 
-    _assert_same(run(True), run(False), "seeds")
+    assert_same_arrays(run(True), run(False), "seeds")
 
 
 def test_a_kernel_s_plan_operator_is_what_the_plan_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -484,7 +480,7 @@ def test_gradients_of_intermediate_targets_come_out_of_a_plan() -> None:
         return out
 
     planned, eager = run(True), run(False)
-    _assert_same(planned, eager, "intermediate targets")
+    assert_same_arrays(planned, eager, "intermediate targets")
     h = np.array([2.0, 0.25]) * 3.0
     np.testing.assert_allclose(planned[2], (h * 0.5) + (h + 1.0) * 0.5)
 
@@ -545,7 +541,7 @@ def test_plans_match_the_engine_on_an_mlp_in_either_product_order(
         planned = _static_run(build, True, feeds)
     finally:
         set_num_threads(before)
-    _assert_same(planned, eager, f"MLP with {threads} threads")
+    assert_same_arrays(planned, eager, f"MLP with {threads} threads")
 
 
 def _mul2_graph() -> tuple[gh.Variable, gh.Variable, gh.Variable]:
@@ -629,7 +625,7 @@ def test_a_multi_input_array_rule_s_results_are_mended_in_a_plan_as_by_the_engin
         [np.array(1.5, np.float32), np.array(-2.0), np.array([1, 2], np.float32), np.ones(2)],
         [np.array(0.5, np.float32), np.array(3.0), np.array([3, 1], np.float32), np.zeros(2)],
     ]
-    _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), "mended")
+    assert_same_arrays(_static_run(build, True, feeds), _static_run(build, False, feeds), "mended")
 
 
 def test_a_plan_calls_multi_input_array_rules_itself(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -672,7 +668,7 @@ def test_leaf_gradients_reached_once_twice_or_as_an_output_match_the_engine() ->
             out += [g.d.copy() for g in gh.grad([y, c], [a, c], create_graph=False)]
         return out
 
-    _assert_same(run(True), run(False), "leaf gradients")
+    assert_same_arrays(run(True), run(False), "leaf gradients")
 
 
 def test_grad_of_no_outputs_while_a_plan_is_registered() -> None:
@@ -740,7 +736,7 @@ def test_elementwise_expressions_match_the_engine(name: str) -> None:
     rng = np.random.default_rng(3)
     for dtype in (np.float32, np.float64):
         feeds = [[rng.uniform(0.05, 0.6, 6).astype(dtype)] for _ in range(3)]
-        _assert_same(
+        assert_same_arrays(
             _static_run(build(dtype), True, feeds), _static_run(build(dtype), False, feeds), name
         )
 
@@ -777,8 +773,8 @@ def test_a_recording_is_tried_until_refused_or_made_too_often() -> None:
 
 
 def test_a_graph_of_more_nodes_than_the_limit_runs_from_its_table() -> None:
-    # CPython's compiler would hold about 1 KB of memory per character of the generated code of
-    # a large graph (and glibc keeps it): above plan.CODEGEN_MAX_NODES the table runs it
+    # compiling the generated code of a large graph takes CPython's compiler about 70 bytes of
+    # memory per character (and glibc keeps it): above plan.CODEGEN_MAX_NODES the table runs it
     def build() -> tuple[list[gh.Variable], gh.Variable, list[gh.Variable]]:
         x = gh.Variable(np.linspace(-1.0, 1.0, 6))
         h = x
@@ -787,7 +783,7 @@ def test_a_graph_of_more_nodes_than_the_limit_runs_from_its_table() -> None:
         return [x], h.sum(), [x]
 
     feeds = [[np.linspace(-2.0, 2.0, 6)], [np.linspace(0.0, 1.0, 6)]]
-    _assert_same(_static_run(build, True, feeds), _static_run(build, False, feeds), "large")
+    assert_same_arrays(_static_run(build, True, feeds), _static_run(build, False, feeds), "large")
     plan.set_enabled(True)
     _, y, _ = build()
     y.forward()

@@ -21,6 +21,7 @@ import gradhub as gh
 import numpy as np
 import pytest
 from gradhub import plan
+from numeric_helpers import assert_same_arrays
 from random_graphs import grow
 
 SEEDS = range(40)
@@ -36,13 +37,6 @@ def codegen(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     before = plan.enabled()
     yield request.param
     plan.set_enabled(before)
-
-
-def _assert_same(a: list[np.ndarray], b: list[np.ndarray], what: str) -> None:
-    assert len(a) == len(b), what
-    for k, (x, z) in enumerate(zip(a, b)):
-        assert x.dtype == z.dtype and x.shape == z.shape, f"{what}: value {k}"
-        np.testing.assert_array_equal(x, z, err_msg=f"{what}: value {k}")
 
 
 def _grads(vs: list[gh.Variable]) -> list[np.ndarray]:
@@ -97,7 +91,7 @@ def _static(seed: int, planned: bool) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_static_graphs_match_the_engine(seed: int, codegen: str) -> None:
-    _assert_same(_static(seed, True), _static(seed, False), f"seed {seed}")
+    assert_same_arrays(_static(seed, True), _static(seed, False), f"seed {seed}")
 
 
 def _step(seed: int) -> tuple[np.random.Generator, list[gh.Variable], Callable[..., Any], bool]:
@@ -154,7 +148,7 @@ def _compiled_run(seed: int, compiled: bool) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_compiled_steps_match_eager_steps(seed: int, codegen: str) -> None:
-    _assert_same(_compiled_run(seed, True), _compiled_run(seed, False), f"seed {seed}")
+    assert_same_arrays(_compiled_run(seed, True), _compiled_run(seed, False), f"seed {seed}")
 
 
 def _layers(seed: int, planned: bool) -> list[np.ndarray]:
@@ -227,4 +221,4 @@ def _layers(seed: int, planned: bool) -> list[np.ndarray]:
 @pytest.mark.nn_ops
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_networks_of_layers_match_the_engine(seed: int, codegen: str) -> None:
-    _assert_same(_layers(seed, True), _layers(seed, False), f"seed {seed}")
+    assert_same_arrays(_layers(seed, True), _layers(seed, False), f"seed {seed}")

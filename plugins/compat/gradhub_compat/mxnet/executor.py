@@ -41,7 +41,7 @@ from gradhub.variable import Variable as NativeVariable
 from .._common import call_native as _call
 from .base import MXNetError, _MXNetValueError
 from .context import Context
-from .ndarray import NDArray, _divide
+from .ndarray import NDArray, _const, _divide
 from .shapes import UNARY_OPS
 from .symbol import Symbol, _grad_reqs, _infer_types
 
@@ -478,10 +478,6 @@ def _allocated(like: NDArray, shape: tuple[int, ...]) -> NDArray:
     dev = like.context.device()
     with dev.activate():
         return NDArray(dev.xp.zeros(shape, dtype=like._arr.dtype), like.context)
-
-
-def _const(arr: Any, like: NativeVariable) -> NativeVariable:
-    return NativeVariable.leaf(like.device.asarray(arr), False)
 
 
 def _norm(normalization: str, batch: int, valid: int) -> float:

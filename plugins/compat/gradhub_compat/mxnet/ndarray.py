@@ -47,15 +47,20 @@ def _shape(shape: Any) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
+def _const(arr: Any, like: NativeVariable) -> NativeVariable:
+    """``arr`` as a leaf needing no gradient on ``like``'s device."""
+    return NativeVariable.leaf(like.device.asarray(arr), False)
+
+
 def _divide(a: Any, b: Any) -> Any:
     """``a / b`` as mxnet divides: a Variable divided by a number is divided by the number (a
     0-d constant of its dtype, ``Div2``; the gradient ``gy / b`` too), as mxnet's
     ``_div_scalar`` does, where gradhub's ``/`` multiplies by the reciprocal (chainer's and
     nnabla's form, which differs in the last bit of some elements; see docs/numerics.md)."""
     if isinstance(a, NativeVariable) and not isinstance(b, NativeVariable) and np.ndim(b) == 0:
-        with a.device.activate():
-            c = a.device.asarray(np.asarray(b, dtype=a.dtype))
-        return a / NativeVariable(c, need_grad=False)
+        with a.device.activate():  # (CuPy allocates on the current device)
+            c = _const(np.asarray(b, dtype=a.dtype), a)
+        return a / c
     return a / b
 
 
