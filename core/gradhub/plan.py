@@ -46,6 +46,7 @@ from . import capture_static as _static
 from . import engine as _engine
 from . import fusion as _fusion
 from . import variable as _variable
+from .device import trim_host_heap
 from .engine import (
     _FREED,
     _add_arrays,
@@ -699,9 +700,24 @@ class _Program:
 _codegen = os.environ.get("GRADHUB_PLAN_CODEGEN", "1") != "0"
 #: plans of graphs with more nodes than this run from their tables: CPython's compiler needs
 #: about 70 bytes of memory per character of generated source (about 1 KB per node for a
-#: backward schedule, 200 bytes for the forward), and glibc keeps that memory after the compile
-#: (1,500 nodes: 0.8 s and 116 MB at the first replay; see docs/plans.md)
+#: backward schedule, 200 bytes for the forward), freed after the compile but resident until the
+#: heap is trimmed (1,500 nodes: 0.8 s and 116 MB at the first replay; see docs/plans.md)
 CODEGEN_MAX_NODES = 256
+
+
+#: after compiling a generated source at least this long, glibc's free heap is given back
+#: (:func:`gradhub.device.trim_host_heap`): compiling it leaves about 70 bytes per character of
+#: free heap resident (a 16-layer MLP's backward schedule, 44,811 characters: 3.8 MB)
+TRIM_MIN_CHARS = 16384
+
+
+def _exec_source(src: str, name: str, env: dict[str, Any]) -> None:
+    """Compile the generated ``src`` (shown as ``name`` in tracebacks) and run it in ``env``;
+    give the compiler's memory back to the system when the source is long."""
+    code = builtins.compile(src, name, "exec")
+    if len(src) >= TRIM_MIN_CHARS:
+        trim_host_heap()
+    exec(code, env)
 
 
 def _segment_bounds(nodes: list[Node], marks: list[int]) -> list[tuple[int, int]]:
@@ -855,7 +871,7 @@ def _generate_valid(plan: Plan) -> Any:
             lines += [f"    if _device_name(a) != V{i}:", "        return False"]
     lines.append("    return True")
     src = "\n".join(lines) + "\n"
-    exec(builtins.compile(src, f"<gradhub plan checks of {len(plan.leaves)} leaves>", "exec"), env)
+    _exec_source(src, f"<gradhub plan checks of {len(plan.leaves)} leaves>", env)
     return env.pop("valid")
 
 
@@ -990,7 +1006,7 @@ def _generate_forward(plan: Plan) -> list[Any] | None:
                     lines.append(f"    {' = '.join(f'values[{j}]' for j in gone)} = None")
         lines.append("    return None")
         src = "\n".join(lines) + "\n"
-        exec(builtins.compile(src, f"<gradhub plan of {hi - lo} nodes>", "exec"), env)
+        _exec_source(src, f"<gradhub plan of {hi - lo} nodes>", env)
         runs.append(env.pop("run"))  # (no cycle: the function holds env, env not it)
     return runs
 
@@ -1251,7 +1267,7 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             lines.append(f"        grads.nodes[M{p}] = [{', '.join(names)}]")
     lines[body_start:body_start] = [f"    {n} = None" for n in sorted(used)]
     src = "\n".join(lines) + "\n"
-    exec(builtins.compile(src, f"<gradhub backward plan of {prog.n} nodes>", "exec"), env)
+    _exec_source(src, f"<gradhub backward plan of {prog.n} nodes>", env)
     return env.pop("run")  # (no cycle: the function holds env, env not it)
 
 

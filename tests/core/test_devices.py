@@ -9,6 +9,7 @@ absent, whatever is installed).
 from __future__ import annotations
 
 import importlib.metadata
+import sys
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import gradhub as gh
 import numpy as np
 import pytest
+from child_helpers import run_python
 from fake_device import FakeArray, FakeType
 from gradhub import plugins
 from gradhub.device import Device, DeviceType, current_context
@@ -238,6 +240,30 @@ def test_tune_host_allocator_is_opt_in() -> None:
     assert off.stdout.strip() == "False"
     expected = "True" if sys.platform.startswith("linux") else "False"
     assert on.stdout.strip() == expected
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or gh.device._libc() is None,
+    reason="the C library is not glibc (no malloc_trim)",
+)
+def test_trim_host_heap_returns_free_heap_unless_the_allocator_keeps_it() -> None:
+    code = (
+        "import gradhub.device as d\n"
+        "def rss():\n"
+        "    return int(open('/proc/self/statm').read().split()[1]) * 4096\n"
+        "src = ''.join(f'def f{i}(a, b):\\n    return a * {i} + b - {i}\\n' for i in range(2000))\n"
+        "before = rss(); code = compile(src, 'src', 'exec'); compiled = rss()\n"
+        "trimmed = d.trim_host_heap(); after = rss()\n"
+        "print(trimmed, compiled - before, compiled - after)\n"
+        "print(d.tune_host_allocator(), d.trim_host_heap())\n"
+    )
+    first, second = run_python(code).splitlines()
+    trimmed, grown, given_back = first.split()
+    assert trimmed == "True"
+    # the compiler's free heap (about 70 bytes per character of the source) went back
+    assert int(grown) > 1_000_000 and int(given_back) > int(grown) // 2, first
+    # once tune_host_allocator asked glibc to keep freed memory, nothing is trimmed
+    assert second == "True False"
 
 
 def test_an_array_of_a_device_not_loaded_yet_goes_to_its_device(
