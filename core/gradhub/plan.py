@@ -711,9 +711,47 @@ CODEGEN_MAX_NODES = 256
 TRIM_MIN_CHARS = 16384
 
 
+def _pruned(lines: list[str]) -> list[str]:
+    """``lines`` of generated code without the dead branches of ``if True:`` and ``if False:``
+    (conditions the generator knew when it wrote them): the live branch's lines one level
+    (four spaces) less indented, or ``pass`` where no branch is live. CPython's compiler drops
+    such branches too, but parses them first: this keeps what it parses and holds small.
+
+    Example::
+
+        >>> _pruned(["if a:", "    if True:", "        f()", "    else:", "        g()"])
+        ['if a:', '    f()']
+    """
+    out: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        stmt = line.lstrip(" ")
+        if stmt != "if True:" and stmt != "if False:":
+            out.append(line)
+            i += 1
+            continue
+        ind = len(line) - len(stmt)
+        j = i + 1
+        while j < n and len(lines[j]) - len(lines[j].lstrip(" ")) > ind:
+            j += 1
+        body, other, end = lines[i + 1 : j], [], j
+        if j < n and lines[j] == " " * ind + "else:":
+            end = j + 1
+            while end < n and len(lines[end]) - len(lines[end].lstrip(" ")) > ind:
+                end += 1
+            other = lines[j + 1 : end]
+        live = _pruned([ln[4:] for ln in (body if stmt == "if True:" else other)])
+        out.extend(live or [" " * ind + "pass"])
+        i = end
+    return out
+
+
 def _exec_source(src: str, name: str, env: dict[str, Any]) -> None:
     """Compile the generated ``src`` (shown as ``name`` in tracebacks) and run it in ``env``;
     give the compiler's memory back to the system when the source is long."""
+    if "if True:" in src or "if False:" in src:
+        src = "\n".join(_pruned(src.split("\n")))
     code = builtins.compile(src, name, "exec")
     if len(src) >= TRIM_MIN_CHARS:
         trim_host_heap()
