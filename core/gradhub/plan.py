@@ -1173,7 +1173,7 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
                     frees.append(f"N{k}.saved_out = None")
                 if not prog.private:
                     frees.append(f"N{k}.rule = _FREED")
-            replaced = p < 0 and x_in != "None"
+            replaced = not prog.private and p < 0 and x_in != "None"  # (see _fast_call)
             form = None
             if (
                 node.out_type is _ndarray
@@ -1281,9 +1281,11 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
         if not fast1 and _inline_fast(node, rule, run):
             # the array rule called here as the engine calls it, its results checked inline
             assert rule is not None and run is not None
-            _fast_call(lines, env, g, node, k, rule, run, ins)
+            _fast_call(lines, env, g, node, k, rule, run, ins, prog.private)
             _release(lines, g, k, retain_graph, prog.private)
             for i, (src, idx, p) in enumerate(ins):
+                if prog.private and not src.need_grad:
+                    continue  # (None: see _fast_call)
                 lines.append(f"{g}if g{i} is not None:")
                 accumulate(g + "    ", src, idx, p, f"g{i}", k, i)
             lines.append(f"{g}{' = '.join(f'g{i}' for i in range(len(ins)))} = None")
@@ -1341,13 +1343,16 @@ def _fast_call(
     rule: Any,
     run: Any,
     ins: Sequence[tuple[Any, int, int]],
+    private: bool,
 ) -> None:
     """The lines (at indent ``g``) that leave in ``g0``, ``g1``, ... the gradient arrays of node
     ``k``'s inputs from its gradients ``gys``, as the engine's ``_call_rule_arrays`` does: the
     replaced-leaf check, the array rule ``run.fast`` called with the same arguments, the result
     count checked, a result of its input's array type, shape and dtype taken as it is, any other
     result (or a rule no longer the node's) through the engine's own checks; None where an input
-    needs no gradient."""
+    needs no gradient. In a compiled step's own graph (``private``) the rule and the inputs'
+    ``need_grad`` are the ones the walk was generated for (its forward sets the rules before every
+    walk, and a changed ``need_grad`` fails the program's ``holds``): written as constants."""
     n_in = len(ins)
     outs = ", ".join(f"g{i}" for i in range(n_in))
     env[f"R{k}"], env[f"Q{k}"], env[f"F{k}"], env[f"X{k}"] = rule, run, run.fast, node.device.xp
@@ -1356,17 +1361,23 @@ def _fast_call(
     for i, (src, _, _) in enumerate(ins):
         env[f"S{k}_{i}"], env[f"H{k}_{i}"] = src, node.in_shapes[i]
         env[f"D{k}_{i}"] = node.in_dtypes[i]
+    # each input's need_grad, read at the call (None) or known (a compiled step's graph)
+    needs = [bool(src.need_grad) if private else None for src, _, _ in ins]
+    flags = [f"S{k}_{i}.need_grad" if n is None else str(n) for i, n in enumerate(needs)]
     kw = ""
     if run.fast_wants_need_grads:
-        kw += ", need_grads=(" + "".join(f"S{k}_{i}.need_grad, " for i in range(n_in)) + ")"
+        kw += ", need_grads=(" + "".join(f"{f}, " for f in flags) + ")"
     for a, value in node.attrs.items():
         env[f"A{k}_{a}"] = value
         kw += f", {a}=A{k}_{a}"
-    lines.append(f"{g}if N{k}.rule is R{k}:")
+    lines.append(f"{g}if {'True' if private else f'N{k}.rule is R{k}'}:")
     lines.append(f"{g}    si = N{k}.saved_in")
     lines.append(f"{g}    if si is None:")
     lines.append(f"{g}        si = NI{k}")
-    if n_in > 1 or node.idxs[0] < 0:  # a leaf input whose data was replaced: the engine's error
+    # a leaf input whose data was replaced: the engine's error (not in a compiled step's graph:
+    # no code of the step runs between its replayed forward, which saves the leaves' arrays as
+    # they are, and its walks)
+    if not private and (n_in > 1 or node.idxs[0] < 0):
         for i, (_, idx, _) in enumerate(ins):
             if idx < 0:
                 lines.append(f"{g}    if si[{i}] is not None and si[{i}] is not S{k}_{i}._data:")
@@ -1383,15 +1394,18 @@ def _fast_call(
         f"{g}    if (type(res) is not list and type(res) is not tuple) or len(res) != {n_in}:"
     )
     lines.append(f"{g}        res = _count(N{k}, res)")
-    for i in range(n_in):
-        lines.append(f"{g}    g{i} = res[{i}] if S{k}_{i}.need_grad else None")
+    for i, n in enumerate(needs):
+        value = "None" if n is False else f"res[{i}]" if n else f"res[{i}] if {flags[i]} else None"
+        lines.append(f"{g}    g{i} = {value}")
     ok = " and ".join(
         f"(g{i} is None or (type(g{i}) is T{k} and g{i}.shape == H{k}_{i} "
         f"and g{i}.dtype is D{k}_{i}))"
-        for i in range(n_in)
+        for i, n in enumerate(needs)
+        if n is not False
     )
-    lines.append(f"{g}    if not ({ok}):")
-    lines.append(f"{g}        {outs}{',' if n_in == 1 else ''} = _checked(N{k}, Q{k}, res)")
+    if ok:
+        lines.append(f"{g}    if not ({ok}):")
+        lines.append(f"{g}        {outs}{',' if n_in == 1 else ''} = _checked(N{k}, Q{k}, res)")
     lines.append(f"{g}    del res")
     lines.append(f"{g}else:")
     lines.append(f"{g}    {outs}{',' if n_in == 1 else ''} = _call(N{k}, gys)")
