@@ -27,6 +27,7 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import numpy as np
 
+from . import variable as _variable
 from .batching import BatchedVariable
 from .errors import BackwardRuleError, DeviceError, GradhubError
 from .graph import Node, _device_of, _kernel_error, _kernel_result, input_name
@@ -712,6 +713,18 @@ def _fast1_failed(node: Node, rule: Rule, e: Exception) -> NoReturn:
     raise _rule_raised(node, rule, e) from e
 
 
+def _run_callbacks(*args: Any) -> _Grads:
+    """:func:`_run` while a compiled step is traced, with communicator callbacks: the
+    assignments to ``.d`` and ``.g`` that the callbacks make are not the step's own (the walk,
+    callbacks included, runs again at every replay), so the trace's observer is not told of
+    them (see :func:`gradhub.variable.set_observer`)."""
+    before = _variable.set_observer(None)
+    try:
+        return _run(*args)
+    finally:
+        _variable.set_observer(before)
+
+
 def _run(
     outputs: list[Variable],
     seeds: list[Variable | None],
@@ -905,7 +918,10 @@ def backward(
         _check_loss_scale(loss_scale, "backward")
     cbs = _callback_list(communicator_callbacks, create_graph, "backward")
     seed = _seed(y, grad, loss_scale, "backward: grad")
-    grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
+    if cbs is not None and _tracer is not None:  # (see _run_callbacks)
+        grads = _run_callbacks([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
+    else:
+        grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
     given: set[int] = {id(seed._data)}
     changed: list[tuple[Variable, Variable | None]] = []  # (leaf, its .g before), for a refusal
     with set_recording(create_graph):
@@ -1087,7 +1103,10 @@ def grad(
             )
     else:
         gis = [None] * len(ins)
-    grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
+    if cbs is not None and _tracer is not None:  # (see _run_callbacks)
+        grads = _run_callbacks(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
+    else:
+        grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
     results: list[Variable | None] = []
     # the arrays given by the caller (or made for them) that a .g must not share
     given: set[int] = {id(s._data) for s in seeds if s is not None}

@@ -1436,10 +1436,32 @@ def _graph_leaves(nodes: Sequence[Node]) -> list[Variable]:
 
 class _Trace:
     """What a traced step did besides recording functions: its first-order ``backward`` and
-    ``grad`` calls (told by the engine), each with the sequence number it came after."""
+    ``grad`` calls (told by the engine) and the gradients it cleared (told by the Variables),
+    each with the sequence number it came after."""
 
     def __init__(self) -> None:
         self.events: list[tuple[Any, ...]] = []
+
+    def write(self, v: Variable, what: str, value: Any) -> None:
+        """An assignment to ``v.d`` or ``v.g`` by the step's code: clearing a gradient (None, or
+        0 as nnabla's ``x.g = 0``) is replayed in its place; any other value was computed by
+        Python code, which a replay does not run, so the trace refuses it."""
+        clears = value is None or (
+            isinstance(value, (int, float, np.generic))
+            and not isinstance(value, bool)
+            and value == 0
+        )
+        if what == "g" and clears:
+            self.events.append(("state", next(_seq), v, value))
+            return
+        name = f"{v.name!r}" if v.name else f"of shape {v.shape} and dtype {v.dtype}"
+        raise NotImplementedError(
+            f"gradhub.compile: the step assigns .{what} of the Variable {name}; a compiled step "
+            "replays its graph, not its Python code, so later calls would not make this "
+            "assignment. Make it outside the compiled step (return the gradients and update "
+            "the parameters after the call, e.g. optimizer.update(grads)); inside, .g may only "
+            "be cleared (cleargrad(), .g = None or .g = 0), and data comes in as arguments"
+        )
 
     def backward(self, y: Variable, grad: Any, options: dict[str, Any]) -> None:
         if options["create_graph"]:
@@ -1612,6 +1634,8 @@ class _Traced:
             if isinstance(v, Variable) and v._creator is not None:
                 ys.append(v)
         for ev in self.events:
+            if ev[0] == "state":
+                continue
             if ev[0] == "backward":
                 ys.append(ev[2])
             else:
@@ -1625,6 +1649,7 @@ class _Traced:
         # walk runs (not retain_grad, no communicator callbacks: those take the engine's walk)
         kept = all(
             self.plain[k]
+            or ev[0] == "state"
             or (
                 ev[0] == "backward"
                 and not ev[4]["retain_grad"]
@@ -1640,8 +1665,9 @@ class _Traced:
             len(self.events) == 1 and self.plain[0] and compiled is not None and len(compiled) == 2
         )
         for ev in self.events:
-            first = ev[2] if ev[0] == "backward" else ev[2][0][0]
-            _PLANS[id(first)] = self.plan
+            if ev[0] != "state":
+                first = ev[2] if ev[0] == "backward" else ev[2][0][0]
+                _PLANS[id(first)] = self.plan
         # the trace's own Variables whose arrays nothing reads between calls (the results
         # handed out share them): released after each call, so that a step's results do not
         # stay allocated while the next step computes its own
@@ -1675,6 +1701,13 @@ class _Traced:
         try:
             for k, ev in enumerate(self.events):
                 plan.run_segment(k)
+                if ev[0] == "state":  # a gradient cleared by the step (see _Trace.write)
+                    v, value = ev[2], ev[3]
+                    if value is None:
+                        v._grad = None
+                    else:
+                        v.g = value
+                    continue
                 if ev[0] == "backward":
                     if walks is None:
                         _backward(ev[2], ev[3], **ev[4])
@@ -1810,6 +1843,11 @@ class _Traced:
         """Record the step on its device and launch it (see :mod:`gradhub.capture`); None where
         it cannot be recorded (the reason kept in ``capture_refused``)."""
         for ev in self.events:
+            if ev[0] == "state":
+                self.capture_refused = (
+                    "the step clears a gradient (.g), which the host does between its walks"
+                )
+                return None
             if ev[0] == "backward" and (
                 ev[4]["retain_grad"] or ev[4]["communicator_callbacks"] is not None
             ):
@@ -1891,9 +1929,11 @@ class Compiled:
         trace = _Trace()
         start = next(_seq)
         before = set_tracer(trace)
+        watching = _variable.set_observer(trace)
         try:
             result = self.step(*call_args)
         finally:
+            _variable.set_observer(watching)
             set_tracer(before)
         flat, kind = _flatten(result)
         out = [_graph_free(v) for v in flat]
@@ -1919,8 +1959,11 @@ def compile(step: Any) -> Compiled:
     Variables holding the values (not connected to a graph; differentiate inside ``step``).
 
     Not replayed: Python control flow that depends on values (the branch taken when tracing is
-    replayed), side effects (printing, appending to lists, ``x.d = ...`` inside ``step``),
-    ``backward(create_graph=True)``. Arrays created inside ``step`` are constants of the trace.
+    replayed), side effects (printing, appending to lists). Arrays created inside ``step`` are
+    constants of the trace. Refused when tracing (``NotImplementedError``): assigning a
+    Variable's ``.d`` (a parameter update: make it outside the step, with the gradients the step
+    returns) or its ``.g`` to an array, ``backward(create_graph=True)``. Clearing gradients
+    before ``backward()`` (``cleargrad()``, ``.g = None``, ``.g = 0``) is replayed.
 
     .. math:: \text{compile}(f)(x) = f(x) \\quad \text{for every } x \text{ of the traced shapes}
 

@@ -281,6 +281,8 @@ class Variable:
 
     @d.setter
     def d(self, value: Any) -> None:
+        if _observer is not None:
+            _observer.write(self, "d", value)
         if isinstance(value, Variable):
             value = value._data
         elif isinstance(value, _PY_DATA):  # straight to this dtype: no rounding through float32
@@ -310,6 +312,8 @@ class Variable:
 
     @g.setter
     def g(self, value: Any) -> None:
+        if _observer is not None:
+            _observer.write(self, "g", value)
         if value is None:
             self._grad = None
             return
@@ -335,10 +339,14 @@ class Variable:
 
     @grad_var.setter
     def grad_var(self, value: Variable | None) -> None:
+        if _observer is not None:
+            _observer.write(self, "g", value)
         self._grad = value
 
     def cleargrad(self) -> None:
         """Reset the accumulated gradient to None."""
+        if _observer is not None:
+            _observer.write(self, "g", None)
         self._grad = None
 
     @property
@@ -586,6 +594,23 @@ def as_variable(x: Any) -> Variable:
 #: bumped each time ``need_grad`` is set: a plan of a static graph whose backward walk was
 #: decided before is checked against it (gradhub.plan)
 need_grad_generation = 0
+
+#: what is told of each assignment to a Variable's ``.d`` or ``.g`` (and of ``cleargrad()``)
+#: while gradhub.plan.compile traces a step (None otherwise; see :func:`set_observer`)
+_observer: Any = None
+
+
+def set_observer(observer: Any) -> Any:
+    """Make ``observer`` (an object with a method ``write(variable, what, value)``, or None) what
+    each assignment ``x.d = value`` (``what`` ``"d"``), ``x.g = value`` (``"g"``, also
+    ``x.grad_var = value`` and ``x.cleargrad()``, value None) tells before it is made; it may
+    raise to refuse it. Returns the previous one (gradhub.plan.compile traces steps with it: a
+    compiled step replays its graph, not the assignments of its Python code)."""
+    global _observer
+    before = _observer
+    _observer = observer
+    return before
+
 
 #: ``gradhub.engine.backward``, bound by gradhub.engine
 _backward: Any = None

@@ -11,6 +11,7 @@ import gradhub as gh
 import numpy as np
 import pytest
 from gradhub import plan
+from gradhub.optim import SGD
 from step_helpers import CNN_SHAPES, cnn_penalty
 
 F = gh.functions
@@ -420,3 +421,107 @@ def test_compiled_steps_match_the_eager_step_on_every_sample(name: str) -> None:
                 what = f"{name}[{s.name}] call {k + 1} value {j}"
                 assert a.d.dtype == b.d.dtype and a.d.shape == b.d.shape, what
                 np.testing.assert_array_equal(a.d, b.d, err_msg=what)
+
+
+def _sgd_problem() -> tuple[gh.Variable, np.ndarray]:
+    rng = np.random.default_rng(5)
+    w = gh.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
+    return w, rng.standard_normal((8, 4)).astype(np.float32)
+
+
+@pytest.mark.parametrize("clear", ["g0", "gnone", "cleargrad", "zero_grad"])
+def test_clearing_gradients_inside_a_compiled_step_is_replayed(clear: str) -> None:
+    # regression: `w.g = 0` (or zero_grad) before backward() inside a compiled step ran at the
+    # first call only, so .g summed the gradients of every later call (0.29, 0.58, 0.87, ...)
+    w, x = _sgd_problem()
+    opt = SGD([w], lr=0.1)
+
+    def step(x: Any) -> Any:
+        if clear == "g0":
+            w.g = 0
+        elif clear == "gnone":
+            w.g = None
+        elif clear == "cleargrad":
+            w.cleargrad()
+        else:
+            opt.zero_grad()
+        loss = ((x @ w) ** 2).sum()
+        loss.backward()
+        return loss
+
+    fast = gh.compile(step)
+    for k in range(4):
+        w.g = np.full((4, 3), 7.0, np.float32)  # what the clearing must undo
+        fast(x)
+        got = w.g.copy()
+        w.g = np.full((4, 3), 7.0, np.float32)
+        step(gh.Variable(x, need_grad=False))
+        np.testing.assert_array_equal(got, w.g, err_msg=f"call {k}")
+    assert fast.traces and len(fast.traces) == 1
+
+
+@pytest.mark.parametrize("how", ["isub", "assign", "optimizer", "grad array"])
+def test_assignments_a_replay_would_not_make_are_refused_when_traced(how: str) -> None:
+    # regression: `w.d -= lr * g.d` (or an optimizer's update) inside a compiled step changed w
+    # at the first call only, silently
+    w, x = _sgd_problem()
+    before = w.d.copy()
+    opt = SGD([w], lr=0.1)
+
+    def step(x: Any) -> Any:
+        loss = ((x @ w) ** 2).sum()
+        (g,) = gh.grad([loss], [w], create_graph=False)
+        if how == "isub":
+            w.d -= 0.1 * g.d
+        elif how == "assign":
+            w.d = w.d - 0.1 * g.d
+        elif how == "optimizer":
+            opt.update([g])
+        else:
+            w.g = g.d
+        return loss
+
+    what = ".g" if how == "grad array" else ".d"
+    with pytest.raises(NotImplementedError, match=rf"gradhub.compile: the step assigns \{what} "):
+        gh.compile(step)(x)
+    if how in ("assign", "grad array"):  # (`w.d -= ...` changes the array before assigning it)
+        np.testing.assert_array_equal(w.d, before)
+
+    # outside the compiled step the same update is fine: each call sees the new w
+    def grads(x: Any) -> Any:
+        return gh.grad([((x @ w) ** 2).sum()], [w], create_graph=False)
+
+    fast = gh.compile(grads)
+    seen = []
+    for f in (fast, lambda x: grads(gh.Variable(x, need_grad=False))):
+        w.d = before.copy()
+        for _ in range(3):
+            opt.update(f(x))
+        seen.append(w.d.copy())
+    np.testing.assert_array_equal(seen[0], seen[1])
+    assert not np.array_equal(seen[0], before)
+
+
+def test_assignments_made_by_communicator_callbacks_are_not_the_steps() -> None:
+    # a callback sets .g itself during the walk, at every replay as at the trace
+    w, x = _sgd_problem()
+
+    class Halve:
+        def on_grad_final(self, leaf: gh.Variable, grad: gh.Variable) -> None:
+            leaf.g = grad.d * 0.5
+
+        def on_finish_backward(self) -> None:
+            pass
+
+    def step(x: Any) -> Any:
+        w.cleargrad()
+        loss = ((x @ w) ** 2).sum()
+        loss.backward(communicator_callbacks=Halve())
+        return loss
+
+    fast = gh.compile(step)
+    for _ in range(3):
+        fast(x)
+        got = w.g.copy()
+        step(gh.Variable(x, need_grad=False))
+        np.testing.assert_array_equal(got, w.g)
