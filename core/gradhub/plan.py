@@ -1454,13 +1454,13 @@ class _Trace:
         if what == "g" and clears:
             self.events.append(("state", next(_seq), v, value))
             return
-        name = f"{v.name!r}" if v.name else f"of shape {v.shape} and dtype {v.dtype}"
         raise NotImplementedError(
-            f"gradhub.compile: the step assigns .{what} of the Variable {name}; a compiled step "
-            "replays its graph, not its Python code, so later calls would not make this "
-            "assignment. Make it outside the compiled step (return the gradients and update "
-            "the parameters after the call, e.g. optimizer.update(grads)); inside, .g may only "
-            "be cleared (cleargrad(), .g = None or .g = 0), and data comes in as arguments"
+            f"gradhub.compile: the step assigns .{what} of the Variable {_named(v)}; a "
+            "compiled step replays its graph, not its Python code, so later calls would not "
+            "make this assignment. Make it outside the compiled step (return the gradients and "
+            "update the parameters after the call, e.g. optimizer.update(grads)); inside, .g "
+            "may only be cleared (cleargrad(), .g = None or .g = 0), and data comes in as "
+            "arguments"
         )
 
     def backward(self, y: Variable, grad: Any, options: dict[str, Any]) -> None:
@@ -1489,6 +1489,23 @@ class _Trace:
                 )
             return  # recorded in the graph: replayed by the forward schedule
         self.events.append(("grad", next(_seq), (outputs, inputs), grad_outputs, options, results))
+
+    def read(self, v: Variable, how: str) -> None:
+        """A value taken as a Python object by the step's code (``if x:``, ``x.item()``): what
+        the code does with it is not replayed (the branch taken now would be taken at every
+        call), so the trace refuses it."""
+        raise NotImplementedError(
+            f"gradhub.compile: the step takes the value of the Variable {_named(v)} with {how}; "
+            "a compiled step replays its graph, not its Python code, so what the step does with "
+            "the value now (a branch, a number kept) would be done at every later call whatever "
+            "the values. Select with F.where inside the step, or read the value from the "
+            "step's results after the call"
+        )
+
+
+def _named(v: Variable) -> str:
+    """How an error names the Variable ``v``."""
+    return f"{v.name!r}" if v.name else f"of shape {v.shape} and dtype {v.dtype}"
 
 
 def _is_plain(ev: tuple[Any, ...]) -> bool:
@@ -1958,12 +1975,13 @@ def compile(step: Any) -> Compiled:
     shapes or dtypes traces again (up to 8 traces are kept, per signature). Results are new
     Variables holding the values (not connected to a graph; differentiate inside ``step``).
 
-    Not replayed: Python control flow that depends on values (the branch taken when tracing is
-    replayed), side effects (printing, appending to lists). Arrays created inside ``step`` are
-    constants of the trace. Refused when tracing (``NotImplementedError``): assigning a
-    Variable's ``.d`` (a parameter update: make it outside the step, with the gradients the step
-    returns) or its ``.g`` to an array, ``backward(create_graph=True)``. Clearing gradients
-    before ``backward()`` (``cleargrad()``, ``.g = None``, ``.g = 0``) is replayed.
+    Not replayed: Python control flow on values read through ``.d`` (the branch taken when
+    tracing is replayed), side effects (printing, appending to lists). Arrays created inside
+    ``step`` are constants of the trace. Refused when tracing (``NotImplementedError``):
+    assigning a Variable's ``.d`` (a parameter update: make it outside the step, with the
+    gradients the step returns) or its ``.g`` to an array, taking a Variable's value with
+    ``bool()`` (``if loss:``) or ``.item()``, ``backward(create_graph=True)``. Clearing
+    gradients before ``backward()`` (``cleargrad()``, ``.g = None``, ``.g = 0``) is replayed.
 
     .. math:: \text{compile}(f)(x) = f(x) \\quad \text{for every } x \text{ of the traced shapes}
 

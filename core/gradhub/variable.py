@@ -406,6 +406,8 @@ class Variable:
                 f"the truth value of a Variable with {data.size} elements (shape "
                 f"{tuple(data.shape)}) is ambiguous; use .d.any() or .d.all()"
             )
+        if _observer is not None:
+            _observer.read(self, "bool()")
         return bool(data)
 
     def __repr__(self) -> str:
@@ -419,6 +421,8 @@ class Variable:
 
     def item(self) -> Any:
         """The single element of the data as a Python number."""
+        if _observer is not None:
+            _observer.read(self, ".item()")
         return self.numpy().item()
 
     def detach(self) -> Variable:
@@ -601,11 +605,13 @@ _observer: Any = None
 
 
 def set_observer(observer: Any) -> Any:
-    """Make ``observer`` (an object with a method ``write(variable, what, value)``, or None) what
-    each assignment ``x.d = value`` (``what`` ``"d"``), ``x.g = value`` (``"g"``, also
-    ``x.grad_var = value`` and ``x.cleargrad()``, value None) tells before it is made; it may
-    raise to refuse it. Returns the previous one (gradhub.plan.compile traces steps with it: a
-    compiled step replays its graph, not the assignments of its Python code)."""
+    """Make ``observer`` (an object with methods ``write(variable, what, value)`` and
+    ``read(variable, how)``, or None) what each assignment ``x.d = value`` (``what`` ``"d"``),
+    ``x.g = value`` (``"g"``, also ``x.grad_var = value`` and ``x.cleargrad()``, value None)
+    tells before it is made, and each read of a value as a Python object (``how``: ``"bool()"``
+    for ``if x:``, ``".item()"``) before it is made; it may raise to refuse either. Returns the
+    previous one (gradhub.plan.compile traces steps with it: a compiled step replays its graph,
+    not the Python code that assigns or branches)."""
     global _observer
     before = _observer
     _observer = observer

@@ -525,3 +525,24 @@ def test_assignments_made_by_communicator_callbacks_are_not_the_steps() -> None:
         got = w.g.copy()
         step(gh.Variable(x, need_grad=False))
         np.testing.assert_array_equal(got, w.g)
+
+
+@pytest.mark.parametrize("how", ["if", "item"])
+def test_a_step_that_takes_a_value_as_a_python_object_is_refused_when_traced(how: str) -> None:
+    # regression: the branch taken (or the number kept) at the trace was replayed at every call
+    # whatever the values, silently
+    w, x = _sgd_problem()
+
+    def step(x: Any) -> Any:
+        loss = ((x @ w) ** 2).sum()
+        if how == "if":
+            if loss:  # (bool() of a one-element Variable: its value is not zero)
+                loss = loss * 0.5
+            return loss
+        return loss, loss.item()
+
+    with pytest.raises(NotImplementedError, match=r"the step takes the value of the Variable"):
+        gh.compile(step)(x)
+    # outside a trace both work as before
+    loss = step(gh.Variable(x, need_grad=False))
+    assert isinstance(loss, gh.Variable if how == "if" else tuple)
