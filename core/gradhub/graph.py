@@ -382,15 +382,25 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     else:
         outs = _kernel_result(fdef, device, out)
 
-    if not _mode.recording:
+    if _mode.recording:
+        need = need and fdef.differentiable
+    else:
         root = need and fdef.differentiable and _mode.keep_need_grad  # chainer's roots
-        if single:
-            kind = out.dtype.kind
-            if kind not in _KINDS:  # an array of the inputs' type holding strings or objects
-                _kernel_result(fdef, device, out)  # raises
-            return Variable._new(out, root and kind in "fc", None, 0)
-        return tuple(Variable._new(o, root and o.dtype.kind in "fc", None, 0) for o in outs)
-    need = need and fdef.differentiable
+        if _mode.traced_no_grad:  # a compiled step's no_grad(): recorded, needing no gradient
+            if root:
+                raise NotImplementedError(
+                    f"gradhub.compile: {fdef.snake}() runs with recording off but its results "
+                    "needing a gradient (chainer's no_backprop_mode) inside a traced step; a "
+                    "replay could not compute them again: run it outside the compiled step"
+                )
+            need = False
+        else:
+            if single:
+                kind = out.dtype.kind
+                if kind not in _KINDS:  # an array of the inputs' type holding strings or objects
+                    _kernel_result(fdef, device, out)  # raises
+                return Variable._new(out, root and kind in "fc", None, 0)
+            return tuple(Variable._new(o, root and o.dtype.kind in "fc", None, 0) for o in outs)
     node = Node(fdef, attrs, vs, arrays, outs, need, device)
     if not single:
         res = tuple(

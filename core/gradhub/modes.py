@@ -12,9 +12,28 @@ class _GradMode(threading.local):
     # while not recording: whether results still need a gradient when an input does (chainer's
     # no_backprop_mode: roots of later graphs) rather than never (no_grad, as PyTorch)
     keep_need_grad: bool = False
+    # while gradhub.compile traces a step and the step's own code turned recording off (no_grad(),
+    # a front-end's set_grad_mode): functions are recorded all the same, their results needing no
+    # gradient, so that a replay of the step computes them again (see set_tracing)
+    traced_no_grad: bool = False
 
 
 state = _GradMode()
+
+#: whether gradhub.compile is tracing a step now (see :func:`set_tracing`)
+_tracing = False
+
+
+def set_tracing(on: bool) -> bool:
+    """While ``on``, a ``no_grad()`` block (or a front-end's :func:`set_grad_mode` turning
+    recording off) still records the functions it runs, their results needing no gradient: a
+    compiled step (gradhub.plan.compile) replays its graph, and a value computed without a
+    graph would be a constant of the trace. The switches the library sets around its own work
+    (:class:`set_recording`) record nothing, as always. Returns the previous setting."""
+    global _tracing
+    before = _tracing
+    _tracing = bool(on)
+    return before
 
 
 @contextmanager
@@ -30,12 +49,13 @@ def no_grad() -> Iterator[None]:
         >>> y.need_grad
         False
     """
-    prev = state.recording
+    prev, traced = state.recording, state.traced_no_grad
     state.recording = False
+    state.traced_no_grad = _tracing
     try:
         yield
     finally:
-        state.recording = prev
+        state.recording, state.traced_no_grad = prev, traced
 
 
 class set_recording:
@@ -44,17 +64,20 @@ class set_recording:
     A small class rather than a generator: the engine enters it several times per ``grad``.
     """
 
-    __slots__ = ("on", "prev")
+    __slots__ = ("on", "prev", "traced")
 
     def __init__(self, on: bool) -> None:
         self.on = on
 
     def __enter__(self) -> None:
         self.prev = state.recording
+        self.traced = state.traced_no_grad
         state.recording = self.on
+        state.traced_no_grad = False
 
     def __exit__(self, *exc: object) -> None:
         state.recording = self.prev
+        state.traced_no_grad = self.traced
 
 
 def is_recording() -> bool:
@@ -81,3 +104,4 @@ def set_grad_mode(recording: bool, keep_need_grad: bool) -> None:
     """
     state.recording = recording
     state.keep_need_grad = keep_need_grad
+    state.traced_no_grad = _tracing and not recording

@@ -101,9 +101,13 @@ def _unit(who: str, name: str, value: Any) -> float:
 
 def _descend(p: Variable, step: Any) -> None:
     """``p.d -= step``, in place; a float32 step of a float16 parameter is subtracted in float32
-    and the result rounded once to float16."""
+    and the result rounded once to float16. Either way the array is assigned back to ``p.d``
+    (graphs recorded before see a replaced leaf, and a compiled step's trace refuses the
+    update: see :func:`gradhub.compile`)."""
     if step.dtype != p.dtype:
-        p.d[...] = p.d.astype(step.dtype) - step
+        d = p.d
+        d[...] = d.astype(step.dtype) - step
+        p.d = d
     else:
         p.d -= step
 

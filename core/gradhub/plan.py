@@ -45,6 +45,7 @@ from . import capture as _capture
 from . import capture_static as _static
 from . import engine as _engine
 from . import fusion as _fusion
+from . import modes as _modes
 from . import variable as _variable
 from .device import trim_host_heap
 from .engine import (
@@ -1947,9 +1948,11 @@ class Compiled:
         start = next(_seq)
         before = set_tracer(trace)
         watching = _variable.set_observer(trace)
+        tracing = _modes.set_tracing(True)
         try:
             result = self.step(*call_args)
         finally:
+            _modes.set_tracing(tracing)
             _variable.set_observer(watching)
             set_tracer(before)
         flat, kind = _flatten(result)
@@ -1977,11 +1980,13 @@ def compile(step: Any) -> Compiled:
 
     Not replayed: Python control flow on values read through ``.d`` (the branch taken when
     tracing is replayed), side effects (printing, appending to lists). Arrays created inside
-    ``step`` are constants of the trace. Refused when tracing (``NotImplementedError``):
-    assigning a Variable's ``.d`` (a parameter update: make it outside the step, with the
-    gradients the step returns) or its ``.g`` to an array, taking a Variable's value with
-    ``bool()`` (``if loss:``) or ``.item()``, ``backward(create_graph=True)``. Clearing
-    gradients before ``backward()`` (``cleargrad()``, ``.g = None``, ``.g = 0``) is replayed.
+    ``step`` are constants of the trace; functions run under ``no_grad()`` are not (they are
+    recorded while tracing, their results needing no gradient). Refused when tracing
+    (``NotImplementedError``): assigning a Variable's ``.d`` (a parameter update: make it
+    outside the step, with the gradients the step returns) or its ``.g`` to an array, taking a
+    Variable's value with ``bool()`` (``if loss:``) or ``.item()``,
+    ``backward(create_graph=True)``. Clearing gradients before ``backward()`` (``cleargrad()``,
+    ``.g = None``, ``.g = 0``) is replayed.
 
     .. math:: \text{compile}(f)(x) = f(x) \\quad \text{for every } x \text{ of the traced shapes}
 

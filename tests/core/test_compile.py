@@ -11,7 +11,7 @@ import gradhub as gh
 import numpy as np
 import pytest
 from gradhub import plan
-from gradhub.optim import SGD
+from gradhub.optim import SGD, Adam
 from step_helpers import CNN_SHAPES, cnn_penalty
 
 F = gh.functions
@@ -460,11 +460,17 @@ def test_clearing_gradients_inside_a_compiled_step_is_replayed(clear: str) -> No
     assert fast.traces and len(fast.traces) == 1
 
 
-@pytest.mark.parametrize("how", ["isub", "assign", "optimizer", "grad array"])
+@pytest.mark.parametrize(
+    "how", ["isub", "assign", "optimizer", "float16 optimizer", "adam", "grad array"]
+)
 def test_assignments_a_replay_would_not_make_are_refused_when_traced(how: str) -> None:
     # regression: `w.d -= lr * g.d` (or an optimizer's update) inside a compiled step changed w
     # at the first call only, silently
     w, x = _sgd_problem()
+    if how == "float16 optimizer":  # (its update writes into the array, then assigns it)
+        w, x = gh.Variable(w.d.astype(np.float16), name="w"), x.astype(np.float16)
+    elif how == "adam":
+        opt_adam = Adam([w], lr=0.1)
     before = w.d.copy()
     opt = SGD([w], lr=0.1)
 
@@ -475,8 +481,10 @@ def test_assignments_a_replay_would_not_make_are_refused_when_traced(how: str) -
             w.d -= 0.1 * g.d
         elif how == "assign":
             w.d = w.d - 0.1 * g.d
-        elif how == "optimizer":
+        elif how in ("optimizer", "float16 optimizer"):
             opt.update([g])
+        elif how == "adam":
+            opt_adam.update([g])
         else:
             w.g = g.d
         return loss
@@ -546,3 +554,30 @@ def test_a_step_that_takes_a_value_as_a_python_object_is_refused_when_traced(how
     # outside a trace both work as before
     loss = step(gh.Variable(x, need_grad=False))
     assert isinstance(loss, gh.Variable if how == "if" else tuple)
+
+
+def test_a_no_grad_block_inside_a_compiled_step_is_computed_at_every_call() -> None:
+    # regression: a value computed under no_grad() (a distillation target, a target network's
+    # output) had no graph, so replays kept the value of the first call, silently
+    rng = np.random.default_rng(7)
+    w = gh.Variable(rng.standard_normal((4, 3)))
+    t = gh.Variable(rng.standard_normal((4, 3)))
+
+    def step(x: Any) -> Any:
+        with gh.no_grad():
+            target = F.log(F.abs(x @ t) + 1.0)
+        assert not target.need_grad
+        loss = ((x @ w - target) ** 2).sum()
+        return [loss, *gh.grad([loss], [w, t], create_graph=False)]
+
+    fast = gh.compile(step)
+    for k in range(4):
+        x = rng.standard_normal((8, 4))
+        got, want = fast(x), step(gh.Variable(x, need_grad=False))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+        assert not got[2].d.any()  # no gradient flows through the block, as without compile
+    assert len(fast.traces) == 1
+    # outside a trace, no_grad() records nothing, as always
+    with gh.no_grad():
+        assert (x @ t).creator is None
