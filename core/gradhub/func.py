@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from . import batching, engine
+from . import batching, engine, modes
 from .batching import BatchedVariable
 from .modes import is_recording, set_recording
 from .ops import call
@@ -68,13 +68,30 @@ def _primal(x: Any, connect: bool, where: str) -> Variable:
             # a new node: d/d(node) covers f only
             return _lifted(call("Reshape", x, shape=x.shape))
         if isinstance(x, BatchedVariable):  # a constant batch: a leaf holding it
-            leaf = Variable.leaf(batching.base(x).d, need_grad=True)
+            base = batching.base(x)
+            leaf = _traced(base) if connect and modes._tracing else None
+            if leaf is None:
+                leaf = Variable.leaf(base.d, need_grad=True)
             return _lifted(batching.rewrap(leaf, batching.levels_of(x)))
+        if connect and modes._tracing:
+            return _lifted(_traced(x))
         return _lifted(Variable.leaf(x.d, need_grad=True))
     v = Variable(x, need_grad=False)
     if v.dtype.kind != "f":
         raise TypeError(f"{where} must hold floating-point data, got dtype {v.dtype}")
     return _lifted(Variable.leaf(v.d, need_grad=True))
+
+
+def _traced(x: Variable) -> Variable:
+    """Inside a step that gradhub.compile traces, the Variable to differentiate with respect to
+    in place of ``x`` (which needs no gradient): a leaf holding ``x``'s array would hold this
+    call's array at every replay, so a node on ``x`` whose result needs a gradient (none flows
+    on to ``x``), computed again from ``x`` at each replay."""
+    x._need_grad = True
+    try:
+        return call("Reshape", x, shape=x.shape)  # type: ignore[no-any-return]
+    finally:
+        x._need_grad = False
 
 
 def _lifted(x: Variable) -> Variable:

@@ -1440,8 +1440,24 @@ class _Trace:
     ``grad`` calls (told by the engine) and the gradients it cleared (told by the Variables),
     each with the sequence number it came after."""
 
-    def __init__(self) -> None:
+    def __init__(self, inputs: Sequence[Variable] = ()) -> None:
         self.events: list[tuple[Any, ...]] = []
+        #: the Variables the step's array arguments became
+        self.inputs = list(inputs)
+
+    def wrap(self, data: Any) -> None:
+        """``Variable(data)`` in the step's code: a Variable made from another one, or from an
+        array argument's data, would hold this call's array at every later call (a replay does
+        not run the code that made it), so the trace refuses it."""
+        if isinstance(data, Variable) or any(data is v._data for v in self.inputs):
+            what = "a Variable" if isinstance(data, Variable) else "an array argument's data"
+            raise NotImplementedError(
+                f"gradhub.compile: the step makes a Variable from {what}; a compiled step "
+                "replays its graph, not its Python code, so that Variable would hold this "
+                "call's array at every later call. Use the Variable itself (an array argument "
+                "arrives in the step as a Variable needing no gradient; pass a Variable, the "
+                "same one at every call, for one that needs gradients)"
+            )
 
     def write(self, v: Variable, what: str, value: Any) -> None:
         """An assignment to ``v.d`` or ``v.g`` by the step's code: clearing a gradient (None, or
@@ -1944,7 +1960,7 @@ class Compiled:
                 call_args.append(v)
             else:
                 call_args.append(a)
-        trace = _Trace()
+        trace = _Trace([v for _, v in inputs])
         start = next(_seq)
         before = set_tracer(trace)
         watching = _variable.set_observer(trace)

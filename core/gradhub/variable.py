@@ -154,6 +154,8 @@ class Variable:
     _creator: Node | None
 
     def __init__(self, data: Any, need_grad: bool = True, name: str | None = None) -> None:
+        if _observer is not None:
+            _observer.wrap(data)
         arr = _to_array(data)
         kind = arr.dtype.kind
         if kind not in _NUMERIC:
@@ -605,13 +607,14 @@ _observer: Any = None
 
 
 def set_observer(observer: Any) -> Any:
-    """Make ``observer`` (an object with methods ``write(variable, what, value)`` and
-    ``read(variable, how)``, or None) what each assignment ``x.d = value`` (``what`` ``"d"``),
-    ``x.g = value`` (``"g"``, also ``x.grad_var = value`` and ``x.cleargrad()``, value None)
-    tells before it is made, and each read of a value as a Python object (``how``: ``"bool()"``
-    for ``if x:``, ``".item()"``) before it is made; it may raise to refuse either. Returns the
+    """Make ``observer`` (an object with methods ``write(variable, what, value)``,
+    ``read(variable, how)`` and ``wrap(data)``, or None) what each assignment ``x.d = value``
+    (``what`` ``"d"``), ``x.g = value`` (``"g"``, also ``x.grad_var = value`` and
+    ``x.cleargrad()``, value None) tells before it is made, each read of a value as a Python
+    object (``how``: ``"bool()"`` for ``if x:``, ``".item()"``) before it is made, and each
+    ``Variable(data)`` before it is made; it may raise to refuse any of them. Returns the
     previous one (gradhub.plan.compile traces steps with it: a compiled step replays its graph,
-    not the Python code that assigns or branches)."""
+    not the Python code that assigns, branches or wraps data)."""
     global _observer
     before = _observer
     _observer = observer

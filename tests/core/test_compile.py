@@ -581,3 +581,53 @@ def test_a_no_grad_block_inside_a_compiled_step_is_computed_at_every_call() -> N
     # outside a trace, no_grad() records nothing, as always
     with gh.no_grad():
         assert (x @ t).creator is None
+
+
+@pytest.mark.parametrize("source", ["variable", "array"])
+def test_a_variable_made_from_an_argument_inside_a_step_is_refused_when_traced(source: str) -> None:
+    # regression: gh.Variable(x) of the step's argument held the first call's array at every
+    # later call, silently
+    w, _ = _sgd_problem()
+
+    def step(x: Any) -> Any:
+        xv = gh.Variable(x if source == "variable" else x.d, need_grad=False)
+        return ((xv @ w) ** 2).sum()
+
+    with pytest.raises(NotImplementedError, match="the step makes a Variable from"):
+        gh.compile(step)(np.ones((2, 4), np.float32))
+    # a Variable of new data, made inside the step, is a constant of the trace, as documented
+    fast = gh.compile(lambda x: ((x @ w) * gh.Variable(np.full(3, 2.0, np.float32))).sum())
+    for _ in range(3):
+        x = np.random.default_rng(1).standard_normal((2, 4)).astype(np.float32)
+        got, want = fast(x), ((gh.Variable(x) @ w) * 2.0).sum()
+        np.testing.assert_array_equal(got.d, want.d)
+
+
+def test_functional_transforms_of_an_argument_inside_a_compiled_step_follow_each_call() -> None:
+    # regression: grad, hessian, jacrev and vmap(grad) with respect to the step's array argument
+    # differentiated a leaf holding the first call's array, at every later call
+    from gradhub import func
+
+    rng = np.random.default_rng(11)
+    w = gh.Variable(rng.standard_normal(4))
+
+    def f(y: Any) -> Any:
+        return ((y * w) ** 3).sum()
+
+    def step(x: Any) -> Any:
+        return (
+            func.grad(f)(x[0]),
+            func.hessian(f)(x[1]),
+            func.jacrev(lambda y: (y * w) ** 2)(x[2]),
+            func.vmap(func.grad(f))(x),
+        )
+
+    fast = gh.compile(step)
+    for k in range(4):
+        x = rng.standard_normal((5, 4))
+        got, want = fast(x), step(gh.Variable(x, need_grad=False))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+    # the gradient itself: d/dy sum((y w)^3) = 3 y^2 w^3
+    np.testing.assert_allclose(got[0].d, 3 * x[0] ** 2 * w.d**3, rtol=1e-12)
+    assert len(fast.traces) == 1
