@@ -1602,16 +1602,61 @@ def _signature(a: Any) -> tuple[Any, ...]:
 
 
 def _flatten(result: Any) -> tuple[list[Any], Any]:
-    """A step's result as a flat list and the structure to rebuild it (a Variable, None, a
-    constant, or a tuple or list of those)."""
-    if isinstance(result, (tuple, list)):
-        return list(result), type(result)
-    return [result], None
+    """A step's result as a flat list of its Variables and the structure to rebuild it: tuples
+    (named ones too), lists and dicts nested at any depth, holding Variables and constants
+    (None, strings, other objects). A number or an array (``float(loss.d)``, ``loss.d``) would
+    be this call's value at every replay: refused (``NotImplementedError``)."""
+    flat: list[Any] = []
+    return flat, _spec(result, flat)
+
+
+def _spec(x: Any, flat: list[Any]) -> Any:
+    """The structure of ``x`` for :func:`_rebuild`, its Variables appended to ``flat`` (module
+    functions, not closures: a recursive closure is a reference cycle, which would keep the
+    step's arrays until the garbage collector runs)."""
+    if isinstance(x, Variable):
+        flat.append(x)
+        return _LEAF
+    if isinstance(x, dict):
+        return (dict, type(x), list(x), [_spec(v, flat) for v in x.values()])
+    if isinstance(x, (tuple, list)):
+        return (list, type(x), None, [_spec(v, flat) for v in x])
+    if isinstance(x, (bool, int, float, complex, np.generic)) or (
+        hasattr(x, "shape") and hasattr(x, "dtype")
+    ):
+        raise NotImplementedError(
+            f"gradhub.compile: the step returns a {type(x).__name__}; a compiled step replays "
+            "its graph, not its Python code, so a number or an array among its results would "
+            "be this call's value at every later call. Return the Variable (loss, not loss.d "
+            "or float(loss.d)) and read its value after the call"
+        )
+    return (None, x)  # a constant: returned as it is
+
+
+#: the structure of a Variable in a step's result (see _flatten)
+_LEAF = ("leaf",)
 
 
 def _rebuild(flat: list[Any], kind: Any) -> Any:
     """A step's result from its flat list and structure (the inverse of :func:`_flatten`)."""
-    return flat[0] if kind is None else kind(flat)
+    return _built(kind, iter(flat))
+
+
+def _built(sp: Any, it: Any) -> Any:
+    if sp is _LEAF:
+        return next(it)
+    if sp[0] is None:
+        return sp[1]
+    _, typ, keys, parts = sp
+    items = [_built(p, it) for p in parts]
+    if keys is not None:
+        out = dict(zip(keys, items))
+        return out if typ is dict else typ(out)
+    if typ is list or typ is tuple:
+        return typ(items)
+    if hasattr(typ, "_fields"):  # a named tuple
+        return typ(*items)
+    return typ(items)
 
 
 def _made_by(v: Variable, events: list[tuple[Any, ...]]) -> bool:
@@ -1992,7 +2037,8 @@ def compile(step: Any) -> Compiled:
     of ``step`` bit for bit. Arguments that are arrays become leaves needing no gradient; pass
     Variables (the same ones at every call) for what ``step`` differentiates. A call with new
     shapes or dtypes traces again (up to 8 traces are kept, per signature). Results are new
-    Variables holding the values (not connected to a graph; differentiate inside ``step``).
+    Variables holding the values (not connected to a graph; differentiate inside ``step``),
+    nested in tuples, lists and dicts as ``step`` returned them.
 
     Not replayed: Python control flow on values read through ``.d`` (the branch taken when
     tracing is replayed), side effects (printing, appending to lists). Arrays created inside
@@ -2000,9 +2046,9 @@ def compile(step: Any) -> Compiled:
     recorded while tracing, their results needing no gradient). Refused when tracing
     (``NotImplementedError``): assigning a Variable's ``.d`` (a parameter update: make it
     outside the step, with the gradients the step returns) or its ``.g`` to an array, taking a
-    Variable's value with ``bool()`` (``if loss:``) or ``.item()``,
-    ``backward(create_graph=True)``. Clearing gradients before ``backward()`` (``cleargrad()``,
-    ``.g = None``, ``.g = 0``) is replayed.
+    Variable's value with ``bool()`` (``if loss:``) or ``.item()``, a number or an array
+    among the results, ``backward(create_graph=True)``. Clearing gradients before
+    ``backward()`` (``cleargrad()``, ``.g = None``, ``.g = 0``) is replayed.
 
     .. math:: \text{compile}(f)(x) = f(x) \\quad \text{for every } x \text{ of the traced shapes}
 

@@ -631,3 +631,47 @@ def test_functional_transforms_of_an_argument_inside_a_compiled_step_follow_each
     # the gradient itself: d/dy sum((y w)^3) = 3 y^2 w^3
     np.testing.assert_allclose(got[0].d, 3 * x[0] ** 2 * w.d**3, rtol=1e-12)
     assert len(fast.traces) == 1
+
+
+def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
+    # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
+    # are let go of after each call: even the first call's came back empty
+    import collections
+
+    pair = collections.namedtuple("pair", "loss grads")
+    w, _ = _sgd_problem()
+    rng = np.random.default_rng(2)
+
+    def step(x: Any) -> Any:
+        loss = ((x @ w) ** 2).sum()
+        (g,) = gh.grad([loss], [w], create_graph=False)
+        return {"loss": loss, "parts": (g, [None, "tag"])}, pair(loss, [g])
+
+    fast = gh.compile(step)
+    for k in range(3):
+        x = rng.standard_normal((8, 4)).astype(np.float32)
+        got, want = fast(x), step(gh.Variable(x, need_grad=False))
+        assert set(got[0]) == {"loss", "parts"} and got[0]["parts"][1] == [None, "tag"]
+        assert type(got[1]) is pair and type(got[1].grads) is list
+        for a, b in [
+            (got[0]["loss"], want[0]["loss"]),
+            (got[0]["parts"][0], want[0]["parts"][0]),
+            (got[1].loss, want[1].loss),
+            (got[1].grads[0], want[1].grads[0]),
+        ]:
+            assert a.creator is None
+            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+
+
+@pytest.mark.parametrize("value", ["array", "float", "numpy scalar"])
+def test_numbers_and_arrays_among_the_results_are_refused_when_traced(value: str) -> None:
+    # regression: `return loss, float(loss.d)` gave the first call's number at every call
+    w, x = _sgd_problem()
+
+    def step(x: Any) -> Any:
+        loss = ((x @ w) ** 2).sum()
+        extra = {"array": loss.d, "float": float(loss.d), "numpy scalar": loss.d.sum()}[value]
+        return loss, extra
+
+    with pytest.raises(NotImplementedError, match="the step returns a"):
+        gh.compile(step)(x)
