@@ -1585,6 +1585,30 @@ def _backward_walk(y: Variable, grad: Any, options: dict[str, Any]) -> list[tupl
     return [(leaf, a) for leaf, a in grads.leaves.values() if leaf._need_grad]
 
 
+def _arg_leaves(args: Sequence[Any], leaves: list[Any]) -> Any:
+    """The structure of a compiled step's positional arguments (hashable, in :func:`_rebuild`'s
+    form), their leaves appended to ``leaves``: dicts, and tuples and lists that hold arrays,
+    Variables or dicts, are taken apart at any depth, as JAX takes its pytrees apart (each array
+    of a dict of arrays gets a leaf Variable); a list of numbers is one array-like leaf."""
+    return (list, tuple, None, tuple(_arg_leaf(a, leaves) for a in args))
+
+
+def _arg_leaf(x: Any, leaves: list[Any]) -> Any:
+    if isinstance(x, dict):
+        return (dict, type(x), tuple(x), tuple(_arg_leaf(v, leaves) for v in x.values()))
+    if isinstance(x, (tuple, list)) and any(_holds_leaves(e) for e in x):
+        return (list, type(x), None, tuple(_arg_leaf(e, leaves) for e in x))
+    leaves.append(x)
+    return _LEAF
+
+
+def _holds_leaves(x: Any) -> bool:
+    """Whether ``x`` is, or holds at any depth, a Variable, an array or a dict."""
+    if isinstance(x, (dict, Variable)) or (hasattr(x, "shape") and hasattr(x, "dtype")):
+        return True
+    return isinstance(x, (tuple, list)) and any(_holds_leaves(e) for e in x)
+
+
 def _signature(a: Any) -> tuple[Any, ...]:
     """What a compiled step's trace depends on in an argument."""
     if isinstance(a, Variable):
@@ -1987,24 +2011,29 @@ class Compiled:
         return list(self.traces.values())[-1].capture_refused
 
     def __call__(self, *args: Any) -> Any:
-        sig = tuple(map(_signature, args))
+        # the arguments' arrays, Variables and values, out of the dicts, tuples and lists that
+        # hold them (see _arg_leaves): replays take the leaves, each by its position
+        leaves: list[Any] = []
+        shape = _arg_leaves(args, leaves)
+        sig = (shape, *map(_signature, leaves))
         t = self.traces.get(sig)
         if t is not None and _enabled:
-            out = t.replay(args)
+            out = t.replay(leaves)
             if out is not None:
                 return out
-        return self._trace(sig, args)
+        return self._trace(sig, leaves, shape)
 
-    def _trace(self, sig: tuple[Any, ...], args: Sequence[Any]) -> Any:
+    def _trace(self, sig: tuple[Any, ...], args: Sequence[Any], shape: Any) -> Any:
         inputs: list[tuple[int, Variable]] = []
-        call_args: list[Any] = []
-        for i, (a, kind) in enumerate(zip(args, sig)):
+        call_leaves: list[Any] = []
+        for i, (a, kind) in enumerate(zip(args, sig[1:])):
             if kind[0] == "array":
                 v = Variable._new(_to_array(a), False, None, 0)
                 inputs.append((i, v))
-                call_args.append(v)
+                call_leaves.append(v)
             else:
-                call_args.append(a)
+                call_leaves.append(a)
+        call_args = _built(shape, iter(call_leaves))
         trace = _Trace([v for _, v in inputs])
         start = next(_seq)
         before = set_tracer(trace)
@@ -2034,8 +2063,9 @@ def compile(step: Any) -> Compiled:
     first-order ``grad(..., create_graph=False)`` and ``backward()`` calls; later calls with
     arguments of the same shapes and dtypes (and the same Variable objects) run the plan of
     that graph: the same kernels and backward rules in the same order, so the results are those
-    of ``step`` bit for bit. Arguments that are arrays become leaves needing no gradient; pass
-    Variables (the same ones at every call) for what ``step`` differentiates. A call with new
+    of ``step`` bit for bit. Arguments that are arrays become leaves needing no gradient (also
+    inside dicts, tuples and lists, taken apart as JAX's pytrees); pass Variables (the same ones
+    at every call) for what ``step`` differentiates. A call with new
     shapes or dtypes traces again (up to 8 traces are kept, per signature). Results are new
     Variables holding the values (not connected to a graph; differentiate inside ``step``),
     nested in tuples, lists and dicts as ``step`` returned them.

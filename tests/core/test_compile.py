@@ -675,3 +675,39 @@ def test_numbers_and_arrays_among_the_results_are_refused_when_traced(value: str
 
     with pytest.raises(NotImplementedError, match="the step returns a"):
         gh.compile(step)(x)
+
+
+def test_arrays_in_dicts_tuples_and_lists_of_arguments_follow_each_call() -> None:
+    # regression: a dict argument was one object to the trace, its arrays constants: a batch
+    # dict updated in place between calls gave the first batch's results at every call
+    w, _ = _sgd_problem()
+    rng = np.random.default_rng(4)
+
+    def step(batch: Any, pair: Any, scale: float) -> Any:
+        x, t = batch["x"], batch["t"]
+        loss = (((x @ w) - t) ** 2).sum() * scale + (pair[0] * pair[1][0]).sum()
+        return [loss, *gh.grad([loss], [w], create_graph=False)]
+
+    def as_variables(a: Any) -> Any:
+        if isinstance(a, dict):
+            return {k: as_variables(v) for k, v in a.items()}
+        if isinstance(a, (tuple, list)):
+            return type(a)(as_variables(v) for v in a)
+        return gh.Variable(a, need_grad=False)
+
+    fast = gh.compile(step)
+    batch: dict[str, Any] = {}
+    for k in range(4):
+        batch["x"] = rng.standard_normal((8, 4)).astype(np.float32)  # the same dict, refilled
+        batch["t"] = rng.standard_normal((8, 3)).astype(np.float32)
+        pair = (rng.standard_normal(3).astype(np.float32), [rng.standard_normal(3)])
+        got = fast(batch, pair, 2.0)
+        want = step(as_variables(batch), as_variables(pair), 2.0)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+    assert len(fast.traces) == 1
+    fast(batch, pair, 3.0)  # another value of a number: another trace
+    assert len(fast.traces) == 2
+    # a list of numbers is still one array-like argument
+    total = gh.compile(lambda v: v.sum())
+    assert float(total([1.0, 2.0, 4.0]).d) == 7.0
