@@ -556,6 +556,19 @@ def test_a_step_that_takes_a_value_as_a_python_object_is_refused_when_traced(how
     assert isinstance(loss, gh.Variable if how == "if" else tuple)
 
 
+def _replays_agree(step: Any, rng: np.random.Generator, shape: tuple[int, ...]) -> Any:
+    """``gh.compile(step)`` called four times on new arrays of ``shape`` gives ``step``'s
+    results bit for bit, from one trace; returns the last results and argument."""
+    fast = gh.compile(step)
+    for k in range(4):
+        x = rng.standard_normal(shape)
+        got, want = fast(x), step(gh.Variable(x, need_grad=False))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+    assert len(fast.traces) == 1
+    return got, x
+
+
 def test_a_no_grad_block_inside_a_compiled_step_is_computed_at_every_call() -> None:
     # regression: a value computed under no_grad() (a distillation target, a target network's
     # output) had no graph, so replays kept the value of the first call, silently
@@ -570,14 +583,8 @@ def test_a_no_grad_block_inside_a_compiled_step_is_computed_at_every_call() -> N
         loss = ((x @ w - target) ** 2).sum()
         return [loss, *gh.grad([loss], [w, t], create_graph=False)]
 
-    fast = gh.compile(step)
-    for k in range(4):
-        x = rng.standard_normal((8, 4))
-        got, want = fast(x), step(gh.Variable(x, need_grad=False))
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
-        assert not got[2].d.any()  # no gradient flows through the block, as without compile
-    assert len(fast.traces) == 1
+    got, x = _replays_agree(step, rng, (8, 4))
+    assert not got[2].d.any()  # no gradient flows through the block, as without compile
     # outside a trace, no_grad() records nothing, as always
     with gh.no_grad():
         assert (x @ t).creator is None
@@ -622,15 +629,9 @@ def test_functional_transforms_of_an_argument_inside_a_compiled_step_follow_each
             func.vmap(func.grad(f))(x),
         )
 
-    fast = gh.compile(step)
-    for k in range(4):
-        x = rng.standard_normal((5, 4))
-        got, want = fast(x), step(gh.Variable(x, need_grad=False))
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+    got, x = _replays_agree(step, rng, (5, 4))
     # the gradient itself: d/dy sum((y w)^3) = 3 y^2 w^3
     np.testing.assert_allclose(got[0].d, 3 * x[0] ** 2 * w.d**3, rtol=1e-12)
-    assert len(fast.traces) == 1
 
 
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
