@@ -2010,11 +2010,14 @@ class Compiled:
             return None
         return list(self.traces.values())[-1].capture_refused
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # the arguments' arrays, Variables and values, out of the dicts, tuples and lists that
-        # hold them (see _arg_leaves): replays take the leaves, each by its position
+        # hold them (see _arg_leaves): replays take the leaves, each by its position; keyword
+        # arguments are one more dict (by name, in the order given)
         leaves: list[Any] = []
         shape = _arg_leaves(args, leaves)
+        if kwargs:  # (a dict at the top: positional arguments alone are a tuple)
+            shape = (dict, dict, ("args", "kwargs"), (shape, _arg_leaf(kwargs, leaves)))
         sig = (shape, *map(_signature, leaves))
         t = self.traces.get(sig)
         if t is not None and _enabled:
@@ -2034,13 +2037,16 @@ class Compiled:
             else:
                 call_leaves.append(a)
         call_args = _built(shape, iter(call_leaves))
+        call_kwargs: dict[str, Any] = {}
+        if type(call_args) is dict:  # keyword arguments too (see __call__)
+            call_args, call_kwargs = call_args["args"], call_args["kwargs"]
         trace = _Trace([v for _, v in inputs])
         start = next(_seq)
         before = set_tracer(trace)
         watching = _variable.set_observer(trace)
         tracing = _modes.set_tracing(True)
         try:
-            result = self.step(*call_args)
+            result = self.step(*call_args, **call_kwargs)
         finally:
             _modes.set_tracing(tracing)
             _variable.set_observer(watching)
@@ -2063,9 +2069,9 @@ def compile(step: Any) -> Compiled:
     first-order ``grad(..., create_graph=False)`` and ``backward()`` calls; later calls with
     arguments of the same shapes and dtypes (and the same Variable objects) run the plan of
     that graph: the same kernels and backward rules in the same order, so the results are those
-    of ``step`` bit for bit. Arguments that are arrays become leaves needing no gradient (also
-    inside dicts, tuples and lists, taken apart as JAX's pytrees); pass Variables (the same ones
-    at every call) for what ``step`` differentiates. A call with new
+    of ``step`` bit for bit. Arguments (keyword ones too) that are arrays become leaves needing
+    no gradient (also inside dicts, tuples and lists, taken apart as JAX's pytrees); pass
+    Variables (the same ones at every call) for what ``step`` differentiates. A call with new
     shapes or dtypes traces again (up to 8 traces are kept, per signature). Results are new
     Variables holding the values (not connected to a graph; differentiate inside ``step``),
     nested in tuples, lists and dicts as ``step`` returned them.

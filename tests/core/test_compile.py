@@ -712,3 +712,24 @@ def test_arrays_in_dicts_tuples_and_lists_of_arguments_follow_each_call() -> Non
     # a list of numbers is still one array-like argument
     total = gh.compile(lambda v: v.sum())
     assert float(total([1.0, 2.0, 4.0]).d) == 7.0
+
+
+def test_keyword_arguments_are_arguments_of_the_trace() -> None:
+    # (they raised TypeError before): arrays among them follow each call, numbers pick a trace
+    w = gh.Variable(np.linspace(0.5, 1.5, 4))
+
+    def step(x: Any, t: Any = None, scale: float = 1.0) -> Any:
+        loss = (((x * w) - t) ** 2).sum() * scale
+        return loss, gh.grad([loss], [w], create_graph=False)[0]
+
+    fast = gh.compile(step)
+    rng = np.random.default_rng(9)
+    for k in range(3):
+        x, t = rng.standard_normal(4), rng.standard_normal(4)
+        got = fast(x, t=t, scale=2.0)
+        want = step(gh.Variable(x, need_grad=False), t=gh.Variable(t, need_grad=False), scale=2.0)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+    assert len(fast.traces) == 1
+    fast(x, t=t, scale=3.0)
+    assert len(fast.traces) == 2
