@@ -2011,6 +2011,10 @@ class Compiled:
         return list(self.traces.values())[-1].capture_refused
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _modes._tracing:
+            # called by a step that another compiled step is tracing: run as its code, so that
+            # the outer trace records its functions (a replay's results would be constants of it)
+            return self.step(*args, **kwargs)
         # the arguments' arrays, Variables and values, out of the dicts, tuples and lists that
         # hold them (see _arg_leaves): replays take the leaves, each by its position; keyword
         # arguments are one more dict (by name, in the order given)

@@ -601,8 +601,9 @@ def as_variable(x: Any) -> Variable:
 #: decided before is checked against it (gradhub.plan)
 need_grad_generation = 0
 
-#: what is told of each assignment to a Variable's ``.d`` or ``.g`` (and of ``cleargrad()``)
-#: while gradhub.plan.compile traces a step (None otherwise; see :func:`set_observer`)
+#: what is told of each assignment to a Variable's ``.d`` or ``.g``, each value read as a Python
+#: object and each ``Variable(data)`` while gradhub.plan.compile traces a step (None otherwise;
+#: see :func:`set_observer`)
 _observer: Any = None
 
 

@@ -733,3 +733,20 @@ def test_keyword_arguments_are_arguments_of_the_trace() -> None:
     assert len(fast.traces) == 1
     fast(x, t=t, scale=3.0)
     assert len(fast.traces) == 2
+
+
+def test_a_compiled_step_called_inside_another_ones_trace_is_part_of_its_graph() -> None:
+    # regression: the inner step replayed its own plan, whose results were constants of the
+    # outer trace: the outer step gave its first call's value at every call
+    w = gh.Variable(np.linspace(0.5, 1.5, 4))
+    inner = gh.compile(lambda x: (x * w) ** 2)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        inner(rng.standard_normal(4))  # traced, then replayed
+    outer = gh.compile(lambda x: (inner(x).sum() * 2.0, gh.grad([inner(x).sum()], [w])[0]))
+    for k in range(3):
+        x = rng.standard_normal(4)
+        loss, g = outer(x)
+        np.testing.assert_allclose(loss.d, ((x * w.d) ** 2).sum() * 2.0, rtol=1e-14)
+        np.testing.assert_allclose(g.d, 2 * x * x * w.d, rtol=1e-14, err_msg=f"call {k}")
+    assert len(outer.traces) == 1
