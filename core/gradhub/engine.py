@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import operator
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import numpy as np
@@ -109,6 +109,18 @@ class _Notifier:
             for leaf in last.get(node, ()):
                 self.tell(leaf)
 
+    def _each(self, call: Callable[[Any], None]) -> None:
+        """``call`` on each callback. While gradhub.compile traces a step, the assignments to
+        ``.d`` and ``.g`` that the callbacks make are not the step's own (the walk, callbacks
+        included, runs again at every replay): the trace's observer is not told of them (see
+        :func:`gradhub.variable.set_observer`)."""
+        before = _variable.set_observer(None)
+        try:
+            for cb in self.callbacks:
+                call(cb)
+        finally:
+            _variable.set_observer(before)
+
     def tell(self, leaf: Variable) -> None:
         if id(leaf) in self.told:
             return
@@ -117,8 +129,7 @@ class _Notifier:
             return
         g = Variable._new(item[1], False, None, 0)
         self.told[id(leaf)] = (leaf, g)
-        for cb in self.callbacks:
-            cb.on_grad_final(leaf, g)
+        self._each(lambda cb: cb.on_grad_final(leaf, g))
 
     def finish(self) -> None:
         """Tell the leaves not told yet (outputs that are leaves themselves), end the callbacks
@@ -126,8 +137,7 @@ class _Notifier:
         for leaf, _ in list(self.grads.leaves.values()):
             if leaf._need_grad:
                 self.tell(leaf)
-        for cb in self.callbacks:
-            cb.on_finish_backward()
+        self._each(lambda cb: cb.on_finish_backward())
         for key, (leaf, g) in self.told.items():
             self.grads.leaves[key] = (leaf, g._data)
 
@@ -713,18 +723,6 @@ def _fast1_failed(node: Node, rule: Rule, e: Exception) -> NoReturn:
     raise _rule_raised(node, rule, e) from e
 
 
-def _run_callbacks(*args: Any) -> _Grads:
-    """:func:`_run` while a compiled step is traced, with communicator callbacks: the
-    assignments to ``.d`` and ``.g`` that the callbacks make are not the step's own (the walk,
-    callbacks included, runs again at every replay), so the trace's observer is not told of
-    them (see :func:`gradhub.variable.set_observer`)."""
-    before = _variable.set_observer(None)
-    try:
-        return _run(*args)
-    finally:
-        _variable.set_observer(before)
-
-
 def _run(
     outputs: list[Variable],
     seeds: list[Variable | None],
@@ -918,10 +916,7 @@ def backward(
         _check_loss_scale(loss_scale, "backward")
     cbs = _callback_list(communicator_callbacks, create_graph, "backward")
     seed = _seed(y, grad, loss_scale, "backward: grad")
-    if cbs is not None and _tracer is not None:  # (see _run_callbacks)
-        grads = _run_callbacks([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
-    else:
-        grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
+    grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
     given: set[int] = {id(seed._data)}
     changed: list[tuple[Variable, Variable | None]] = []  # (leaf, its .g before), for a refusal
     with set_recording(create_graph):
@@ -1103,10 +1098,7 @@ def grad(
             )
     else:
         gis = [None] * len(ins)
-    if cbs is not None and _tracer is not None:  # (see _run_callbacks)
-        grads = _run_callbacks(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
-    else:
-        grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
+    grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
     results: list[Variable | None] = []
     # the arrays given by the caller (or made for them) that a .g must not share
     given: set[int] = {id(s._data) for s in seeds if s is not None}

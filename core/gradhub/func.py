@@ -69,8 +69,9 @@ def _primal(x: Any, connect: bool, where: str) -> Variable:
             return _lifted(call("Reshape", x, shape=x.shape))
         if isinstance(x, BatchedVariable):  # a constant batch: a leaf holding it
             base = batching.base(x)
-            leaf = _traced(base) if connect and modes._tracing else None
-            if leaf is None:
+            if connect and modes._tracing:
+                leaf = _traced(base)
+            else:
                 leaf = Variable.leaf(base.d, need_grad=True)
             return _lifted(batching.rewrap(leaf, batching.levels_of(x)))
         if connect and modes._tracing:

@@ -751,8 +751,6 @@ def _pruned(lines: list[str]) -> list[str]:
 def _exec_source(src: str, name: str, env: dict[str, Any]) -> None:
     """Compile the generated ``src`` (shown as ``name`` in tracebacks) and run it in ``env``;
     give the compiler's memory back to the system when the source is long."""
-    if "if True:" in src or "if False:" in src:
-        src = "\n".join(_pruned(src.split("\n")))
     code = builtins.compile(src, name, "exec")
     if len(src) >= TRIM_MIN_CHARS:
         trim_host_heap()
@@ -1307,7 +1305,7 @@ def _generate_backward(prog: _Program, retain_graph: bool) -> Any:
             lines.append(f"    if {' or '.join(f'{n} is not None' for n in names)}:")
             lines.append(f"        grads.nodes[M{p}] = [{', '.join(names)}]")
     lines[body_start:body_start] = [f"    {n} = None" for n in sorted(used)]
-    src = "\n".join(lines) + "\n"
+    src = "\n".join(_pruned(lines)) + "\n"  # (a compiled step's walk writes if True/False)
     _exec_source(src, f"<gradhub backward plan of {prog.n} nodes>", env)
     return env.pop("run")  # (no cycle: the function holds env, env not it)
 
@@ -1440,7 +1438,7 @@ class _Trace:
     ``grad`` calls (told by the engine) and the gradients it cleared (told by the Variables),
     each with the sequence number it came after."""
 
-    def __init__(self, inputs: Sequence[Variable] = ()) -> None:
+    def __init__(self, inputs: Sequence[Variable]) -> None:
         self.events: list[tuple[Any, ...]] = []
         #: the Variables the step's array arguments became
         self.inputs = list(inputs)
@@ -1590,16 +1588,23 @@ def _arg_leaves(args: Sequence[Any], leaves: list[Any]) -> Any:
     form), their leaves appended to ``leaves``: dicts, and tuples and lists that hold arrays,
     Variables or dicts, are taken apart at any depth, as JAX takes its pytrees apart (each array
     of a dict of arrays gets a leaf Variable); a list of numbers is one array-like leaf."""
-    return (list, tuple, None, tuple(_arg_leaf(a, leaves) for a in args))
+    return _container(tuple(args), lambda a: _arg_leaf(a, leaves))
 
 
 def _arg_leaf(x: Any, leaves: list[Any]) -> Any:
-    if isinstance(x, dict):
-        return (dict, type(x), tuple(x), tuple(_arg_leaf(v, leaves) for v in x.values()))
-    if isinstance(x, (tuple, list)) and any(_holds_leaves(e) for e in x):
-        return (list, type(x), None, tuple(_arg_leaf(e, leaves) for e in x))
+    if isinstance(x, dict) or (isinstance(x, (tuple, list)) and any(map(_holds_leaves, x))):
+        return _container(x, lambda e: _arg_leaf(e, leaves))
     leaves.append(x)
     return _LEAF
+
+
+def _container(x: Any, each: Callable[[Any], Any]) -> Any:
+    """The structure of the dict, tuple or list ``x`` for :func:`_rebuild` (hashable), each
+    member's by ``each`` (a lambda on a module function: a recursive closure would be a reference
+    cycle, which keeps what it holds until the garbage collector runs)."""
+    if isinstance(x, dict):
+        return (dict, type(x), tuple(x), tuple(each(v) for v in x.values()))
+    return (list, type(x), None, tuple(each(e) for e in x))
 
 
 def _holds_leaves(x: Any) -> bool:
@@ -1635,16 +1640,12 @@ def _flatten(result: Any) -> tuple[list[Any], Any]:
 
 
 def _spec(x: Any, flat: list[Any]) -> Any:
-    """The structure of ``x`` for :func:`_rebuild`, its Variables appended to ``flat`` (module
-    functions, not closures: a recursive closure is a reference cycle, which would keep the
-    step's arrays until the garbage collector runs)."""
+    """The structure of ``x`` for :func:`_rebuild`, its Variables appended to ``flat``."""
     if isinstance(x, Variable):
         flat.append(x)
         return _LEAF
-    if isinstance(x, dict):
-        return (dict, type(x), list(x), [_spec(v, flat) for v in x.values()])
-    if isinstance(x, (tuple, list)):
-        return (list, type(x), None, [_spec(v, flat) for v in x])
+    if isinstance(x, (dict, tuple, list)):
+        return _container(x, lambda v: _spec(v, flat))
     if isinstance(x, (bool, int, float, complex, np.generic)) or (
         hasattr(x, "shape") and hasattr(x, "dtype")
     ):
@@ -1736,9 +1737,8 @@ class _Traced:
         for v in flat:
             if isinstance(v, Variable) and v._creator is not None:
                 ys.append(v)
-        for ev in self.events:
-            if ev[0] == "state":
-                continue
+        calls = [ev for ev in self.events if ev[0] != "state"]  # (backward and grad calls)
+        for ev in calls:
             if ev[0] == "backward":
                 ys.append(ev[2])
             else:
@@ -1767,10 +1767,9 @@ class _Traced:
         self.direct_ok = (
             len(self.events) == 1 and self.plain[0] and compiled is not None and len(compiled) == 2
         )
-        for ev in self.events:
-            if ev[0] != "state":
-                first = ev[2] if ev[0] == "backward" else ev[2][0][0]
-                _PLANS[id(first)] = self.plan
+        for ev in calls:
+            first = ev[2] if ev[0] == "backward" else ev[2][0][0]
+            _PLANS[id(first)] = self.plan
         # the trace's own Variables whose arrays nothing reads between calls (the results
         # handed out share them): released after each call, so that a step's results do not
         # stay allocated while the next step computes its own
@@ -1805,11 +1804,7 @@ class _Traced:
             for k, ev in enumerate(self.events):
                 plan.run_segment(k)
                 if ev[0] == "state":  # a gradient cleared by the step (see _Trace.write)
-                    v, value = ev[2], ev[3]
-                    if value is None:
-                        v._grad = None
-                    else:
-                        v.g = value
+                    ev[2].g = ev[3]
                     continue
                 if ev[0] == "backward":
                     if walks is None:
