@@ -1442,6 +1442,40 @@ class _Trace:
         self.events: list[tuple[Any, ...]] = []
         #: the Variables the step's array arguments became
         self.inputs = list(inputs)
+        #: the numpy arrays handed out by ``.d``, ``.g`` and ``numpy()`` that the trace made
+        #: read-only (see hand_out); writeable again when the trace ends (see thaw)
+        self.frozen: list[np.ndarray] = []
+
+    def hand_out(self, array: Any) -> None:
+        """An array handed to the step's code by ``x.d``, ``x.g`` or ``x.numpy()``: a write
+        into it in place (``w.d[...] = v``, ``w.d -= lr * g``, ``out=w.d``, ``w.g.fill(0)``)
+        would happen at this call only (a replay runs the graph, not the code), so the array is
+        read-only until the trace ends; the write raises, and :meth:`refusal` names it.
+        (Device arrays have no read-only flag: see docs/plans.md.)"""
+        if type(array) is np.ndarray and array.flags.writeable:
+            array.flags.writeable = False
+            self.frozen.append(array)
+
+    def thaw(self) -> None:
+        """Make the arrays :meth:`hand_out` froze writeable again."""
+        for a in self.frozen:
+            a.flags.writeable = True
+        self.frozen.clear()
+
+    def refusal(self, e: ValueError) -> NotImplementedError | None:
+        """The refusal of a write into an array :meth:`hand_out` froze, for numpy's error
+        ``e`` about a read-only array (None for any other error)."""
+        text = str(e)
+        if not self.frozen or ("read-only" not in text and "writable" not in text):
+            return None
+        return NotImplementedError(
+            "gradhub.compile: the step writes in place into an array it took from a Variable "
+            f"(.d, .g or numpy(); numpy: {text}); a compiled step replays its graph, not its "
+            "Python code, so later calls would not make this write. Make it outside the "
+            "compiled step (return the gradients and update the parameters after the call, "
+            "e.g. optimizer.update(grads)); data comes in as arguments, and gradients are "
+            "cleared with cleargrad(), .g = None or .g = 0"
+        )
 
     def wrap(self, data: Any) -> None:
         """``Variable(data)`` in the step's code: a Variable made from another one, or from an
@@ -2046,10 +2080,16 @@ class Compiled:
         tracing = _modes.set_tracing(True)
         try:
             result = self.step(*call_args, **call_kwargs)
+        except ValueError as e:
+            refused = trace.refusal(e)
+            if refused is None:
+                raise
+            raise refused from e
         finally:
             _modes.set_tracing(tracing)
             _variable.set_observer(watching)
             set_tracer(before)
+            trace.thaw()
         flat, kind = _flatten(result)
         out = [_graph_free(v) for v in flat]
         if _enabled:

@@ -279,6 +279,8 @@ class Variable:
         Assigning an array replaces it (shape included; its dtype is converted to this
         Variable's); assigning a scalar fills the current shape, as nnabla's ``x.d = 0``.
         """
+        if _observer is not None:
+            _observer.hand_out(self._data)
         return self._data
 
     @d.setter
@@ -310,7 +312,11 @@ class Variable:
     @property
     def g(self) -> Any:
         """The accumulated gradient array, or None (assignable; ``None`` clears it)."""
-        return None if self._grad is None else self._grad._data
+        if self._grad is None:
+            return None
+        if _observer is not None:
+            _observer.hand_out(self._grad._data)
+        return self._grad._data
 
     @g.setter
     def g(self, value: Any) -> None:
@@ -419,6 +425,8 @@ class Variable:
 
     def numpy(self) -> np.ndarray:
         """The data as a numpy array (copied from the device if needed)."""
+        if _observer is not None:
+            _observer.hand_out(self._data)
         return self.device.to_numpy(self._data)
 
     def item(self) -> Any:
@@ -609,17 +617,57 @@ _observer: Any = None
 
 def set_observer(observer: Any) -> Any:
     """Make ``observer`` (an object with methods ``write(variable, what, value)``,
-    ``read(variable, how)`` and ``wrap(data)``, or None) what each assignment ``x.d = value``
-    (``what`` ``"d"``), ``x.g = value`` (``"g"``, also ``x.grad_var = value`` and
-    ``x.cleargrad()``, value None) tells before it is made, each read of a value as a Python
-    object (``how``: ``"bool()"`` for ``if x:``, ``".item()"``) before it is made, and each
-    ``Variable(data)`` before it is made; it may raise to refuse any of them. Returns the
-    previous one (gradhub.plan.compile traces steps with it: a compiled step replays its graph,
-    not the Python code that assigns, branches or wraps data)."""
+    ``read(variable, how)``, ``wrap(data)`` and ``hand_out(array)``, or None) what each
+    assignment ``x.d = value`` (``what`` ``"d"``), ``x.g = value`` (``"g"``, also
+    ``x.grad_var = value`` and ``x.cleargrad()``, value None) tells before it is made, each read
+    of a value as a Python object (``how``: ``"bool()"`` for ``if x:``, ``".item()"``) before it
+    is made, each ``Variable(data)`` before it is made and each array handed out by ``x.d``,
+    ``x.g`` and ``x.numpy()`` before it is returned; it may raise to refuse any of them. Returns
+    the previous one (gradhub.plan.compile traces steps with it: a compiled step replays its
+    graph, not the Python code that assigns, writes in place, branches or wraps data).
+
+    Front-ends whose Variables hand out or assign arrays by their own properties tell the
+    observer through :func:`observe_hand_out` and :func:`observe_write`."""
     global _observer
     before = _observer
     _observer = observer
     return before
+
+
+def observe_write(v: Variable, what: str, value: Any) -> None:
+    """Tell the observer (see :func:`set_observer`), if any, of an assignment ``value`` to
+    ``what`` (``"d"`` or ``"g"``; None clears a gradient) of ``v`` about to be made by a
+    front-end's own property (as ``x.d = value`` and ``x.g = value`` tell it); raises where the
+    observer refuses it (inside a step that :func:`gradhub.compile` traces).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.variable import observe_write
+        >>> x = gh.Variable([1.0, 2.0])
+        >>> observe_write(x, "g", None)  # nothing observes outside a traced step
+    """
+    if _observer is not None:
+        _observer.write(v, what, value)
+
+
+def observe_hand_out(array: Any) -> None:
+    """Tell the observer (see :func:`set_observer`), if any, of ``array`` (a Variable's data or
+    gradient) about to be handed out by a front-end's own property, as ``x.d`` tells it: inside
+    a step that :func:`gradhub.compile` traces, a numpy array is made read-only until the trace
+    ends (a replay would not repeat a write into it).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.variable import observe_hand_out
+        >>> a = np.zeros(2)
+        >>> observe_hand_out(a)  # nothing observes outside a traced step
+        >>> a.flags.writeable
+        True
+    """
+    if _observer is not None:
+        _observer.hand_out(array)
 
 
 #: ``gradhub.engine.backward``, bound by gradhub.engine

@@ -490,10 +490,13 @@ def test_assignments_a_replay_would_not_make_are_refused_when_traced(how: str) -
         return loss
 
     what = ".g" if how == "grad array" else ".d"
-    with pytest.raises(NotImplementedError, match=rf"gradhub.compile: the step assigns \{what} "):
+    refused = rf"gradhub.compile: the step (assigns \{what} |writes in place into an array)"
+    with pytest.raises(NotImplementedError, match=refused):
         gh.compile(step)(x)
-    if how in ("assign", "grad array"):  # (`w.d -= ...` changes the array before assigning it)
-        np.testing.assert_array_equal(w.d, before)
+    # refused before anything changed: `w.d -= ...` writes into w's array (read-only while the
+    # step is traced) before it assigns it
+    np.testing.assert_array_equal(w.d, before)
+    assert w.d.flags.writeable
 
     # outside the compiled step the same update is fine: each call sees the new w
     def grads(x: Any) -> Any:
@@ -508,6 +511,77 @@ def test_assignments_a_replay_would_not_make_are_refused_when_traced(how: str) -
         seen.append(w.d.copy())
     np.testing.assert_array_equal(seen[0], seen[1])
     assert not np.array_equal(seen[0], before)
+
+
+@pytest.mark.parametrize(
+    "how", ["setitem", "out", "fill g", "setitem g", "numpy", "intermediate", "argument"]
+)
+def test_writes_in_place_a_replay_would_not_make_are_refused_when_traced(how: str) -> None:
+    # regression: a write into an array taken from a Variable (`w.d[...] = v`, `out=w.d`,
+    # `w.g.fill(0)`) inside a compiled step happened at the first call only, silently: numpy
+    # writes are not functions of the graph that a replay runs
+    w, x = _sgd_problem()
+    w.g = np.ones((4, 3), np.float32)
+    before, g_before = w.d.copy(), w.g.copy()
+
+    def step(x: Any) -> Any:
+        if how == "setitem":
+            w.d[0] = 1.0
+        elif how == "out":
+            np.multiply(w.d, 0.5, out=w.d)
+        elif how == "fill g":
+            w.g.fill(0.0)
+        elif how == "setitem g":
+            w.g[...] = 0.0
+        elif how == "numpy":
+            w.numpy()[:] = 2.0
+        elif how == "argument":  # the batch: a Variable made for this call
+            x.d[:] = 0.0
+        h = x @ w
+        if how == "intermediate":  # a replay's h is a new array, not doubled
+            h.d *= 2.0
+        loss = (h**2).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(NotImplementedError, match="the step writes in place into an array"):
+        gh.compile(step)(x)
+    np.testing.assert_array_equal(w.d, before)
+    np.testing.assert_array_equal(w.g, g_before)
+    assert w.d.flags.writeable and w.g.flags.writeable  # (read-only while traced only)
+
+
+def test_arrays_read_inside_a_compiled_step_are_writeable_again_after_it() -> None:
+    # reading .d, .g or numpy() inside a step (to look at it, or to compute from it) is fine:
+    # the arrays are read-only while the step is traced, and writeable again after it
+    w, x = _sgd_problem()
+    frozen = np.arange(3.0)
+    frozen.flags.writeable = False
+    c = gh.Variable(frozen, need_grad=False)
+    seen: list[float] = []
+    writeable: list[bool] = []
+
+    def step(x: Any) -> Any:
+        loss = ((x @ w) ** 2).sum()
+        loss.backward()
+        seen.append(float(w.d.sum() + w.g.sum() + w.numpy().sum() + c.d.sum()))
+        writeable.append(w.d.flags.writeable)
+        return loss
+
+    fast = gh.compile(step)
+    w.cleargrad()
+    first = fast(x).d.copy()
+    assert writeable == [False]  # while traced
+    assert len(seen) == 1 and w.d.flags.writeable and w.g.flags.writeable
+    assert not c.d.flags.writeable  # (read-only before: stays so)
+    w.d[0] = 3.0  # the caller writes into w between calls: the replay sees it
+    w.cleargrad()
+    got = fast(x).d
+    w.cleargrad()
+    want = step(gh.Variable(x, need_grad=False)).d
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(got, first)
+    assert len(seen) == 2 and writeable == [False, True]  # (the replay ran no Python)
 
 
 def test_assignments_made_by_communicator_callbacks_are_not_the_steps() -> None:

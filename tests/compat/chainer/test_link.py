@@ -341,3 +341,77 @@ def test_copy_modes_match_chainer() -> None:
     )
     with pytest.raises(ValueError, match="'mode' argument should be either 'init','copy', or"):
         n.copy("x")
+
+
+class _MLP(chainer.ChainList):
+    def __init__(self) -> None:
+        super().__init__(L.Linear(4, 5), L.Linear(5, 3))
+
+    def forward(self, x: chainer.Variable) -> chainer.Variable:
+        return self[1](F.relu(self[0](x)))
+
+
+def _compiled_mlp() -> tuple[_MLP, np.ndarray, np.ndarray]:
+    np.random.seed(3)  # (chainer's initializers draw from numpy's global generator)
+    rng = np.random.default_rng(3)
+    return _MLP(), rng.standard_normal((6, 4)).astype(np.float32), rng.integers(0, 3, 6)
+
+
+@pytest.mark.parametrize("clear", ["cleargrads", "zerograds"])
+def test_clearing_gradients_inside_a_compiled_step_is_replayed(clear: str) -> None:
+    # regression: Parameter.cleargrad() (what Link.cleargrads() calls) did not tell
+    # gradhub.compile's trace, so a compiled `cleargrads(); loss.backward()` step cleared the
+    # gradients at its first call only and summed every later call's into .grad
+    import gradhub as gh
+
+    model, x, t = _compiled_mlp()
+
+    def step(x: chainer.Variable) -> chainer.Variable:
+        if clear == "cleargrads":
+            model.cleargrads()
+        else:
+            with pytest.warns(DeprecationWarning):
+                model.zerograds()
+        loss = F.softmax_cross_entropy(model(x), t)
+        loss.backward()
+        return loss
+
+    fast = gh.compile(step)
+    for call in range(3):
+        fast(x)
+        got = [p.grad.copy() for p in model.params()]
+        step(chainer.Variable(x))
+        for g, p in zip(got, model.params()):
+            np.testing.assert_array_equal(g, p.grad, err_msg=f"call {call}")
+
+
+@pytest.mark.parametrize("how", ["array", "grad", "update"])
+def test_writes_a_compiled_step_would_not_replay_are_refused(how: str) -> None:
+    # regression: `param.array[...] = v`, `param.grad *= s` or an optimizer's update inside a
+    # compiled step happened at its first call only, silently
+    import gradhub as gh
+    from gradhub_compat.chainer import optimizers
+
+    model, x, t = _compiled_mlp()
+    opt = optimizers.SGD(lr=0.1)
+    opt.setup(model)
+    before = [p.array.copy() for p in model.params()]
+
+    def step(x: chainer.Variable) -> chainer.Variable:
+        model.cleargrads()
+        loss = F.softmax_cross_entropy(model(x), t)
+        loss.backward()
+        w = model[0].W
+        if how == "array":
+            w.array[0] = 0.0
+        elif how == "grad":
+            w.grad *= 0.5
+        else:
+            opt.update()
+        return loss
+
+    with pytest.raises(NotImplementedError, match=r"gradhub.compile: the step (writes|assigns)"):
+        gh.compile(step)(x)
+    for b, p in zip(before, model.params()):
+        np.testing.assert_array_equal(b, p.array)
+        assert p.array.flags.writeable

@@ -188,3 +188,55 @@ def test_float64_data_computes_and_differentiates_in_float32_as_nnabla() -> None
     y.backward()
     np.testing.assert_array_equal(v.g, [2.0, 4.0, 6.0])
     assert v.g.dtype == np.float32 and y.d.dtype == np.float32
+
+
+@pytest.mark.parametrize("how", ["g0", "zero_grad", "d", "data", "update"])
+def test_a_compiled_define_by_run_step_replays_clearing_and_refuses_writes(how: str) -> None:
+    # regression: the nnabla layer's .d and .g properties did not tell gradhub.compile's trace:
+    # `x.g = 0` (and a solver's zero_grad) inside a compiled step cleared the gradients at the
+    # first call only, and a write into .d happened at the first call only, silently
+    import gradhub as gh
+    import gradhub_compat.nnabla.functions as F
+    import gradhub_compat.nnabla.parametric_functions as PF
+    import gradhub_compat.nnabla.solvers as S
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+    with nn.auto_forward():
+        PF.affine(nn.Variable.from_numpy_array(x), 3, name="fc")
+    params = list(nn.get_parameters().values())
+    solver = S.Sgd(0.1)
+    solver.set_parameters(nn.get_parameters())
+    before = [p.d.copy() for p in params]
+
+    def step(xv: nn.Variable) -> nn.Variable:
+        with nn.auto_forward():
+            if how == "zero_grad":
+                solver.zero_grad()
+            else:
+                for p in params:
+                    p.g = 0
+            loss = F.mean(PF.affine(xv, 3, name="fc") ** 2)
+            loss.backward()
+            if how == "d":
+                params[0].d[0] = 1.0
+            elif how == "data":
+                params[0].data.zero()
+            elif how == "update":
+                solver.update()
+        return loss
+
+    fast = gh.compile(step)
+    if how in ("g0", "zero_grad"):
+        for call in range(3):
+            fast(x)
+            got = [p.g.copy() for p in params]
+            step(nn.Variable.from_numpy_array(x))
+            for g, p in zip(got, params):
+                np.testing.assert_array_equal(g, p.g, err_msg=f"call {call}")
+        return
+    with pytest.raises(NotImplementedError, match=r"gradhub.compile: the step (writes|assigns)"):
+        fast(x)
+    for b, p in zip(before, params):
+        np.testing.assert_array_equal(b, p.d)
+        assert p.d.flags.writeable

@@ -44,6 +44,7 @@ from gradhub.graph import Node
 from gradhub.modes import grad_mode, is_recording, set_grad_mode, set_recording
 from gradhub.registry import REGISTRY
 from gradhub.variable import Variable as _NativeVariable
+from gradhub.variable import observe_hand_out, observe_write
 
 from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
 
@@ -201,10 +202,12 @@ class Variable(_NativeVariable):
     @property
     def array(self) -> Any:
         """The data array (assignable)."""
+        observe_hand_out(self._data)  # (read-only while gradhub.compile traces a step)
         return self._data
 
     @array.setter
     def array(self, value: Any) -> None:
+        observe_write(self, "d", value)  # (refused while gradhub.compile traces a step)
         self._data = _array_arg(value, "chainer Variable.array")
 
     data = array  # type: ignore[assignment]
@@ -212,10 +215,14 @@ class Variable(_NativeVariable):
     @property
     def grad(self) -> Any:  # type: ignore[override]
         """The gradient array, or None (assignable; None clears it)."""
-        return None if self._grad is None else self._grad._data
+        if self._grad is None:
+            return None
+        observe_hand_out(self._grad._data)
+        return self._grad._data
 
     @grad.setter
     def grad(self, value: Any) -> None:
+        observe_write(self, "g", value)  # (clearing it inside a compiled step is replayed)
         if value is None:
             self._grad = None
             return
@@ -286,6 +293,7 @@ class Variable(_NativeVariable):
             DeprecationWarning,
             stacklevel=2,
         )
+        observe_write(self, "g", 0)  # (replayed inside a compiled step, as .g = 0)
         self._grad = _NativeVariable.leaf(self.device.xp.zeros_like(self._data), False)
 
     def reshape(self, *shape: Any) -> Variable:

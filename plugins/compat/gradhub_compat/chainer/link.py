@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 from gradhub.variable import Variable as _NativeVariable
+from gradhub.variable import observe_hand_out, observe_write
 
 from . import Variable
 from . import initializers as _init
@@ -122,7 +123,10 @@ class Parameter(Variable):
                 "Cannot retrieve Variable.grad. Either it must be set manually or "
                 "Variable.cleargrad() must be called beforehand."
             )
-        return None if self._grad is None else self._grad._data
+        if self._grad is None:
+            return None
+        observe_hand_out(self._grad._data)  # (read-only while gradhub.compile traces a step)
+        return self._grad._data
 
     @grad.setter
     def grad(self, value: Any) -> None:
@@ -131,6 +135,7 @@ class Parameter(Variable):
 
     def cleargrad(self) -> None:
         """Set the gradient to None (and, uninitialized, make it None after initialization)."""
+        observe_write(self, "g", None)  # (replayed inside a compiled step)
         self._grad = None
         self._grad_valid = True
         if self._data is None:
@@ -147,6 +152,7 @@ class Parameter(Variable):
         if self._data is None:
             self._grad_initializer = _init.Zero(getattr(self.initializer, "dtype", None))
         else:
+            observe_write(self, "g", 0)  # (replayed inside a compiled step, as .g = 0)
             self._grad = _NativeVariable.leaf(self.device.xp.zeros_like(self._data), False)
 
     def initialize(self, shape: Any) -> None:

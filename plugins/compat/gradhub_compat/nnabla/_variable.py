@@ -25,6 +25,7 @@ from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, is_freed
 from gradhub.errors import BackwardRuleError
 from gradhub.variable import Variable as NativeVariable
+from gradhub.variable import observe_hand_out, observe_write
 
 from .._common import adopt, call_native, install_operators
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
@@ -426,10 +427,12 @@ class Variable(NativeVariable):
     @property
     def d(self) -> Any:
         """The data array (a reference; assigning copies the value in, broadcasting scalars)."""
+        observe_hand_out(self._data)  # (read-only while gradhub.compile traces a step)
         return self._data
 
     @d.setter
     def d(self, value: Any) -> None:
+        observe_write(self, "d", value)  # (refused while gradhub.compile traces a step)
         self._data = self._fit(value, self._data.dtype, "d")
 
     def _grad_dtype(self) -> Any:
@@ -444,10 +447,12 @@ class Variable(NativeVariable):
             with dev.activate():
                 zeros = dev.xp.zeros(self._data.shape, dtype=self._grad_dtype())
             gv = self._grad = NativeVariable.leaf(zeros, False)
+        observe_hand_out(gv._data)
         return gv._data
 
     @g.setter
     def g(self, value: Any) -> None:
+        observe_write(self, "g", value)  # (x.g = 0 inside a compiled step is replayed)
         arr = self._fit(value, self._grad_dtype(), "g")
         self._grad = NativeVariable.leaf(arr, False)
 
@@ -959,6 +964,7 @@ class _IntegerData(Variable):
 
     @d.setter
     def d(self, value: Any) -> None:
+        observe_write(self, "d", value)
         self._int = self._fit(value, self._int.dtype, "d")
         self._float = None
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 from gradhub.variable import Variable as NativeVariable
+from gradhub.variable import observe_write
 
 from ._variable import Variable
 
@@ -178,14 +179,17 @@ class Solver:
                 return p.device.xp.zeros_like(p._data)
         return gv._data
 
-    def _set_grad(self, p: NativeVariable, g: Any) -> None:
+    def _set_grad(self, p: NativeVariable, g: Any, told: Any = None) -> None:
+        # gradhub.compile's trace (if any) is told the assignment (``told``: the value it is
+        # told instead of ``g``): it replays a clearing, refuses any other gradient
+        observe_write(p, "g", g if told is None else told)
         p._grad = NativeVariable.leaf(g, False)
 
     def zero_grad(self) -> None:
         """Set the gradient of every registered parameter to zeros."""
         for p in self._params.values():
             with p.device.activate():
-                self._set_grad(p, p.device.xp.zeros_like(p._data))
+                self._set_grad(p, p.device.xp.zeros_like(p._data), told=0)
 
     def weight_decay(self, decay_rate: float, pre_hook: Any = None, post_hook: Any = None) -> None:
         """Add ``decay_rate * w`` to each parameter's gradient (at once, not at ``update``)."""
@@ -235,6 +239,8 @@ class Solver:
     def update(self, update_pre_hook: Any = None, update_post_hook: Any = None) -> None:
         """Update every registered parameter from its ``.g`` (left unchanged)."""
         _no_hooks("update", update_pre_hook, update_post_hook)
+        for p in self._params.values():  # (refused, before any change, inside gradhub.compile)
+            observe_write(p, "d", None)
         for k, p in self._params.items():
             state = self._states[k]
             state.t = min(state.t + 1, 2**32 - 2)
