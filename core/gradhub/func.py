@@ -112,9 +112,14 @@ def _paired(t: Any, like: Variable, where: str, what: str) -> Variable:
                 raise TypeError(
                     f"{where} has dtype {v.dtype} but {what} has dtype {like.dtype}; cast it first"
                 )
-            v = Variable.leaf(like.device.asarray(v.d, dtype=like.dtype))
+            if modes._tracing and v.device is like.device:
+                # inside a step that gradhub.compile traces: a recorded cast, computed again from
+                # the argument at each replay (a leaf would hold this call's values at every one)
+                v = call("Cast", v, dtype=like.dtype.name)
+            else:
+                v = Variable.leaf(like.device.asarray(v._data, dtype=like.dtype))
     else:
-        v = Variable.leaf(like.device.asarray(Variable(t, need_grad=False).d, dtype=like.dtype))
+        v = Variable.leaf(like.device.asarray(Variable(t, need_grad=False)._data, dtype=like.dtype))
     if v.shape != like.shape:
         raise ValueError(
             f"{where} has shape {v.shape} but {what} has shape {like.shape} "

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import variable as _variable
 from .batching import BatchedVariable, apply_batched
 from .device import CPU, Device
 from .errors import DeviceError, GradhubError
@@ -371,6 +372,11 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     except GradhubError:
         raise
     except Exception as e:  # (uint8 data + 300; a plugin's KeyError...; not KeyboardInterrupt)
+        observer = _variable._observer
+        if observer is not None:  # a traced step: an input it made read-only (see set_observer)
+            refused = observer.kernel_failed(fdef, arrays, e)
+            if refused is not None:
+                raise refused from e
         raise _kernel_error(fdef, arrays, e, device.kind) from e
     single = fdef.n_outputs == 1
     # a result that is not an array of the inputs' type (a numpy scalar, another device's array,

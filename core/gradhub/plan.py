@@ -1462,6 +1462,23 @@ class _Trace:
             a.flags.writeable = True
         self.frozen.clear()
 
+    def kernel_failed(self, fdef: Any, arrays: Sequence[Any], e: Exception) -> Exception | None:
+        """The refusal of a kernel's write into one of its input arrays (batch normalization's
+        running statistics) that :meth:`hand_out` froze because the step read it before the
+        function ran (None for any other failure)."""
+        text = str(e)
+        if not isinstance(e, ValueError) or ("read-only" not in text and "writable" not in text):
+            return None
+        if not any(a is f for a in arrays for f in self.frozen):
+            return None
+        return NotImplementedError(
+            f"gradhub.compile: {fdef.snake}() writes into one of its input arrays in place (as "
+            "when it updates running statistics), which the step read through .d, .g or "
+            "numpy() before it ran; while a step is traced, arrays handed out are read-only "
+            f"(numpy: {text}). Read that array after {fdef.snake}() in the step, or outside "
+            "the compiled step"
+        )
+
     def refusal(self, e: ValueError) -> NotImplementedError | None:
         """The refusal of a write into an array :meth:`hand_out` froze, for numpy's error
         ``e`` about a read-only array (None for any other error)."""

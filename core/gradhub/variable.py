@@ -617,12 +617,14 @@ _observer: Any = None
 
 def set_observer(observer: Any) -> Any:
     """Make ``observer`` (an object with methods ``write(variable, what, value)``,
-    ``read(variable, how)``, ``wrap(data)`` and ``hand_out(array)``, or None) what each
-    assignment ``x.d = value`` (``what`` ``"d"``), ``x.g = value`` (``"g"``, also
-    ``x.grad_var = value`` and ``x.cleargrad()``, value None) tells before it is made, each read
-    of a value as a Python object (``how``: ``"bool()"`` for ``if x:``, ``".item()"``) before it
-    is made, each ``Variable(data)`` before it is made and each array handed out by ``x.d``,
-    ``x.g`` and ``x.numpy()`` before it is returned; it may raise to refuse any of them. Returns
+    ``read(variable, how)``, ``wrap(data)``, ``hand_out(array)`` and ``kernel_failed(fdef,
+    arrays, error)``, or None) what each assignment ``x.d = value`` (``what`` ``"d"``),
+    ``x.g = value`` (``"g"``, also ``x.grad_var = value`` and ``x.cleargrad()``, value None)
+    tells before it is made, each read of a value as a Python object (``how``: ``"bool()"`` for
+    ``if x:``, ``".item()"``) before it is made, each ``Variable(data)`` before it is made and
+    each array handed out by ``x.d``, ``x.g`` and ``x.numpy()`` before it is returned; it may
+    raise to refuse any of them. A kernel's failure on ``arrays`` is told too: an exception
+    returned is raised in place of the usual error. Returns
     the previous one (gradhub.plan.compile traces steps with it: a compiled step replays its
     graph, not the Python code that assigns, writes in place, branches or wraps data).
 

@@ -708,6 +708,23 @@ def test_functional_transforms_of_an_argument_inside_a_compiled_step_follow_each
     np.testing.assert_allclose(got[0].d, 3 * x[0] ** 2 * w.d**3, rtol=1e-12)
 
 
+def test_a_jvp_tangent_of_another_dtype_follows_each_call() -> None:
+    # regression: a float64 tangent for a float32 primal was cast into a leaf holding the first
+    # call's tangent, so a compiled jvp step gave the first call's derivative at every call
+    from gradhub import func
+
+    def step(x: Any, t: Any) -> Any:
+        return func.jvp(lambda y: (y * y).sum(), (x,), (t,))[1]
+
+    fast = gh.compile(step)
+    x = np.arange(3, dtype=np.float32)
+    for k in range(3):
+        t = np.full(3, k + 1.0)  # float64
+        got = fast(x, t).d
+        want = step(gh.Variable(x, need_grad=False), gh.Variable(t, need_grad=False)).d
+        assert got == want == np.float32(2 * (k + 1) * x.sum()), f"call {k}"
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty

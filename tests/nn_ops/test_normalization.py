@@ -360,3 +360,40 @@ def test_batch_normalization_output_stat_gradient() -> None:
         lambda x: F.batch_normalization(x, *p, output_stat=True),
         [np.random.default_rng(2).standard_normal((4, 3))],
     )
+
+
+def test_running_statistics_of_a_compiled_step_follow_the_eager_ones() -> None:
+    # the kernel updates the running arrays in place: a replay runs it again, so the statistics
+    # after three compiled calls are those of three eager calls; reading them inside the step
+    # before the function ran is refused by name (they are read-only while the step is traced)
+    import gradhub.parametric_functions as PF
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 3)).astype(np.float32)
+    seen: dict[str, list[Any]] = {}
+    for how in ("compiled", "eager"):
+        gh.clear_parameters()
+
+        def step(x: Any) -> Any:
+            y = PF.batch_normalization(x, batch_stat=True)
+            return F.sum(y * y)
+
+        run = gh.compile(step) if how == "compiled" else step
+        for k in range(3):
+            run(x * (k + 1) if how == "compiled" else gh.Variable(x * (k + 1), need_grad=False))
+        params = gh.get_parameters(grad_only=False)
+        seen[how] = [params["bn/mean"].d.copy(), params["bn/var"].d.copy()]
+    for a, b in zip(seen["compiled"], seen["eager"]):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(seen["compiled"][0], np.zeros((1, 3), np.float32))
+
+    mean = gh.get_parameters(grad_only=False)["bn/mean"]
+
+    def reads_first(x: Any) -> Any:
+        float(mean.d.sum())
+        return F.sum(PF.batch_normalization(x, batch_stat=True))
+
+    with pytest.raises(NotImplementedError, match=r"batch_normalization\(\) writes into one"):
+        gh.compile(reads_first)(x)
+    assert mean.d.flags.writeable
+    gh.clear_parameters()
