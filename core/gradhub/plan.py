@@ -1445,6 +1445,18 @@ class _Trace:
         #: the numpy arrays handed out by ``.d``, ``.g`` and ``numpy()`` that the trace made
         #: read-only (see hand_out); writeable again when the trace ends (see thaw)
         self.frozen: list[np.ndarray] = []
+        #: the gradient Variables that walks with ``retain_grad`` set on graph Variables: by
+        #: id, (the gradient Variable, the Variable holding it) (see _Traced._grad_owners)
+        self.retained: dict[int, tuple[Variable, Variable]] = {}
+
+    def _retained(self, outputs: Sequence[Variable]) -> None:
+        """Note the gradient Variables that a walk with ``retain_grad`` from ``outputs`` left on
+        the graph's Variables (the step may return them: see _Traced._grad_owners)."""
+        for node in _engine.collect_graph(outputs):
+            for ref in node.outputs:
+                v = ref()
+                if v is not None and v._grad is not None:
+                    self.retained[id(v._grad)] = (v._grad, v)
 
     def hand_out(self, array: Any) -> None:
         """An array handed to the step's code by ``x.d``, ``x.g`` or ``x.numpy()``: a write
@@ -1536,6 +1548,8 @@ class _Trace:
                 "supported (the .g it sets would not follow later calls); use "
                 "grad(outputs, inputs, create_graph=True) and return or use its results"
             )
+        if options["retain_grad"]:
+            self._retained([y])
         self.events.append(("backward", next(_seq), y, grad, options, None))
 
     def grad(
@@ -1554,6 +1568,8 @@ class _Trace:
                     "later calls)"
                 )
             return  # recorded in the graph: replayed by the forward schedule
+        if options["retain_grad"]:
+            self._retained(outputs)
         self.events.append(("grad", next(_seq), (outputs, inputs), grad_outputs, options, results))
 
     def read(self, v: Variable, how: str) -> None:
@@ -1752,6 +1768,16 @@ def _released(dtype: Any) -> np.ndarray:
     return a
 
 
+class _GradOf:
+    """In a compiled step's results: the gradient Variable of ``owner`` as it is after the call
+    (``owner.grad_var``), for a result that was one when the step was traced."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: Variable) -> None:
+        self.owner = owner
+
+
 def _graph_free(v: Any) -> Any:
     return Variable._new(v._data, False, None, 0) if isinstance(v, Variable) else v
 
@@ -1836,6 +1862,31 @@ class _Traced:
             and id(v) not in leaves
             and (v._creator.seq > start if v._creator is not None else _made_by(v, self.events))
         ]
+        # a result that is the gradient Variable of a leaf or of a graph Variable (w.grad_var,
+        # h.grad_var after backward(retain_grad=True)): a replay's walk sets a new one, so the
+        # result is that Variable's gradient as it is after each call
+        owners = self._grad_owners(trace)
+        if any(isinstance(v, Variable) and id(v) in owners for v in flat):
+            self.flat = [
+                _GradOf(owners[id(v)]) if isinstance(v, Variable) and id(v) in owners else v
+                for v in flat
+            ]
+            self.capture_refused = (
+                "the step returns a gradient Variable (.grad_var), which each call sets anew"
+            )
+
+    def _grad_owners(self, trace: _Trace) -> dict[int, Variable]:
+        """The Variables that hold a gradient Variable the traced walks set, by the id of that
+        gradient Variable: the plan's leaves (their ``.g`` now), and graph Variables that a walk
+        with ``retain_grad`` reached (their ``.g`` then, if it is still theirs)."""
+        owners: dict[int, Variable] = {}
+        for g, v in trace.retained.values():
+            if v._grad is g:
+                owners[id(g)] = v
+        for v in self.plan.leaves:
+            if v._grad is not None:
+                owners[id(v._grad)] = v
+        return owners
 
     def release(self) -> None:
         """Let go of the arrays of the trace's Variables that nothing reads until the next
@@ -2025,7 +2076,10 @@ class _Traced:
         return out
 
     def result(self) -> Any:
-        return _rebuild([_graph_free(v) for v in self.flat], self.kind)
+        return _rebuild(
+            [_graph_free(v.owner._grad if type(v) is _GradOf else v) for v in self.flat],
+            self.kind,
+        )
 
 
 class Compiled:

@@ -725,6 +725,36 @@ def test_a_jvp_tangent_of_another_dtype_follows_each_call() -> None:
         assert got == want == np.float32(2 * (k + 1) * x.sum()), f"call {k}"
 
 
+@pytest.mark.parametrize("clear", [True, False])
+def test_gradient_variables_among_the_results_follow_each_call(clear: bool) -> None:
+    # regression: a step returning w.grad_var, or h.grad_var after backward(retain_grad=True),
+    # returned the first call's gradient at every call (each walk sets a new gradient Variable)
+    seen = []
+    for compiled in (True, False):
+        w, x = _sgd_problem()
+
+        def step(x: Any, w: gh.Variable = w) -> Any:
+            h = x @ w
+            loss = (h**2).sum()
+            loss.backward(retain_grad=True)
+            return loss, w.grad_var, {"h": h.grad_var}
+
+        run = gh.compile(step) if compiled else step
+        calls = []
+        for k in range(3):
+            xk = x * (k + 1)
+            if clear:
+                w.cleargrad()
+            got = run(xk if compiled else gh.Variable(xk, need_grad=False))
+            np.testing.assert_array_equal(got[1].d, w.g)
+            np.testing.assert_array_equal(got[2]["h"].d, 2 * (xk @ w.d), err_msg=f"call {k}")
+            calls.append([got[1].d.copy(), got[2]["h"].d.copy()])
+        seen.append(calls)
+    for k, (a, b) in enumerate(zip(*seen)):
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v, err_msg=f"call {k}")
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty
