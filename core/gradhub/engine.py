@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, Protocol, runtime_checkable
@@ -35,7 +36,7 @@ from .graph import _seq as _node_seq
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
 from .memory import sole_owner as _sole_owner
-from .modes import set_recording
+from .modes import PerThread, set_recording
 from .modes import state as _mode
 from .ops import call
 from .registry import REGISTRY, FunctionDef, Provider, Rule
@@ -1574,18 +1575,22 @@ _plans: dict[int, Any] = {}
 _planner: Any = None
 
 
-#: what gradhub.plan.compile records a traced step's ``backward``/``grad`` calls with (None
-#: outside a trace)
+#: what gradhub.plan.compile records a traced step's ``backward``/``grad`` calls with: the
+#: tracers per thread (None while no thread traces a step; see set_tracer)
 _tracer: Any = None
+_tracers = PerThread()
+_tracers_lock = threading.Lock()
 
 
 def set_tracer(tracer: Any) -> Any:
     """Make ``tracer`` (an object with methods ``backward(y, grad, options)`` and ``grad(outputs,
-    inputs, grad_outputs, options, results)``, or None) what each ``backward``/``grad`` call
-    tells when it ends; returns the previous one (gradhub.plan.compile traces steps with it)."""
+    inputs, grad_outputs, options, results)``, or None) what each ``backward``/``grad`` call of
+    this thread tells when it ends; returns the previous one (gradhub.plan.compile traces steps
+    with it)."""
     global _tracer
-    before = _tracer
-    _tracer = tracer
+    with _tracers_lock:
+        before = _tracers.set(tracer)
+        _tracer = _tracers.holder()
     return before
 
 

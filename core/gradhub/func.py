@@ -69,12 +69,12 @@ def _primal(x: Any, connect: bool, where: str) -> Variable:
             return _lifted(call("Reshape", x, shape=x.shape))
         if isinstance(x, BatchedVariable):  # a constant batch: a leaf holding it
             base = batching.base(x)
-            if connect and modes._tracing:
+            if connect and modes.state.tracing:
                 leaf = _traced(base)
             else:
                 leaf = Variable.leaf(base.d, need_grad=True)
             return _lifted(batching.rewrap(leaf, batching.levels_of(x)))
-        if connect and modes._tracing:
+        if connect and modes.state.tracing:
             return _lifted(_traced(x))
         return _lifted(Variable.leaf(x.d, need_grad=True))
     v = Variable(x, need_grad=False)
@@ -112,7 +112,7 @@ def _paired(t: Any, like: Variable, where: str, what: str) -> Variable:
                 raise TypeError(
                     f"{where} has dtype {v.dtype} but {what} has dtype {like.dtype}; cast it first"
                 )
-            if modes._tracing and v.device is like.device:
+            if modes.state.tracing and v.device is like.device:
                 # inside a step that gradhub.compile traces: a recorded cast, computed again from
                 # the argument at each replay (a leaf would hold this call's values at every one)
                 v = call("Cast", v, dtype=like.dtype.name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 class _GradMode(threading.local):
@@ -16,24 +17,75 @@ class _GradMode(threading.local):
     # a front-end's set_grad_mode): functions are recorded all the same, their results needing no
     # gradient, so that a replay of the step computes them again (see set_tracing)
     traced_no_grad: bool = False
+    # whether gradhub.compile is tracing a step in this thread (see set_tracing)
+    tracing: bool = False
 
 
 state = _GradMode()
 
-#: whether gradhub.compile is tracing a step now (see :func:`set_tracing`)
-_tracing = False
-
 
 def set_tracing(on: bool) -> bool:
-    """While ``on``, a ``no_grad()`` block (or a front-end's :func:`set_grad_mode` turning
-    recording off) still records the functions it runs, their results needing no gradient: a
-    compiled step (gradhub.plan.compile) replays its graph, and a value computed without a
-    graph would be a constant of the trace. The switches the library sets around its own work
-    (:class:`set_recording`) record nothing, as always. Returns the previous setting."""
-    global _tracing
-    before = _tracing
-    _tracing = bool(on)
+    """While ``on`` (in this thread), a ``no_grad()`` block (or a front-end's
+    :func:`set_grad_mode` turning recording off) still records the functions it runs, their
+    results needing no gradient: a compiled step (gradhub.plan.compile) replays its graph, and a
+    value computed without a graph would be a constant of the trace. The switches the library
+    sets around its own work (:class:`set_recording`) record nothing, as always. Returns the
+    previous setting."""
+    before = state.tracing
+    state.tracing = bool(on)
     return before
+
+
+def _nothing(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+class PerThread:
+    """Objects set per thread (a traced step's observer, see gradhub.variable.set_observer),
+    behind one module-level name that its module keeps None while no thread has set one, so
+    that the common case costs one test. Its attributes are those of the calling thread's
+    object; a thread without one gets methods that do nothing and return None. A module sets
+    objects under its own lock and keeps its name as :meth:`holder` says.
+
+    Example::
+
+        >>> import threading
+        >>> from gradhub.modes import PerThread
+        >>> class Greeter:
+        ...     def hello(self):
+        ...         return "hello"
+        >>> objs = PerThread()
+        >>> objs.set(Greeter()) is None
+        True
+        >>> out = []
+        >>> t = threading.Thread(target=lambda: out.append(objs.hello()))
+        >>> t.start(); t.join()
+        >>> objs.hello(), out
+        ('hello', [None])
+    """
+
+    def __init__(self) -> None:
+        self._by_thread: dict[int, Any] = {}
+
+    def get(self) -> Any:
+        """This thread's object, or None."""
+        return self._by_thread.get(threading.get_ident())
+
+    def set(self, obj: Any) -> Any:
+        """Make ``obj`` (None: none) this thread's object; returns the previous one."""
+        ident = threading.get_ident()
+        before = self._by_thread.pop(ident, None)
+        if obj is not None:
+            self._by_thread[ident] = obj
+        return before
+
+    def holder(self) -> PerThread | None:
+        """What the module-level name holds: this object while any thread has one, else None."""
+        return self if self._by_thread else None
+
+    def __getattr__(self, name: str) -> Any:
+        obj = self._by_thread.get(threading.get_ident())
+        return _nothing if obj is None else getattr(obj, name)
 
 
 @contextmanager
@@ -51,7 +103,7 @@ def no_grad() -> Iterator[None]:
     """
     prev, traced = state.recording, state.traced_no_grad
     state.recording = False
-    state.traced_no_grad = _tracing
+    state.traced_no_grad = state.tracing
     try:
         yield
     finally:
@@ -104,4 +156,4 @@ def set_grad_mode(recording: bool, keep_need_grad: bool) -> None:
     """
     state.recording = recording
     state.keep_need_grad = keep_need_grad
-    state.traced_no_grad = _tracing and not recording
+    state.traced_no_grad = state.tracing and not recording

@@ -1915,7 +1915,7 @@ class _Traced:
                         walks.append(_backward_walk(ev[2], ev[3], ev[4]))
                     continue
                 outputs, inputs = ev[2]
-                if self.plain[k] and _engine._tracer is None:
+                if self.plain[k] and not _modes.state.tracing:
                     _plain_grad(outputs, inputs, ev[4], ev[5])
                     continue
                 new = _grad(outputs, inputs, ev[3], **ev[4])
@@ -1954,7 +1954,7 @@ class _Traced:
         apply (not prepared, ``need_grad`` changed since the walk was made) or something raised
         (:meth:`run` then runs the step and raises its error)."""
         d = self.direct
-        if d is None or not _enabled or _engine._tracer is not None:
+        if d is None or not _enabled or _modes.state.tracing:
             return False  # (plans off: the engine walks; inside a trace: grad() records)
         prog, fn = d
         ev = self.events[0]
@@ -2111,7 +2111,7 @@ class Compiled:
         return list(self.traces.values())[-1].capture_refused
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _modes._tracing:
+        if _modes.state.tracing:
             # called by a step that another compiled step is tracing: run as its code, so that
             # the outer trace records its functions (a replay's results would be constants of it)
             return self.step(*args, **kwargs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from .device import Context, Device, context_device, current_context
 from .dtypes import DEFAULT as _DEFAULT_DTYPE
+from .modes import PerThread
 from .ops import call, prim
 from .registry import REGISTRY, _ensure_loaded
 
@@ -610,9 +612,12 @@ def as_variable(x: Any) -> Variable:
 need_grad_generation = 0
 
 #: what is told of each assignment to a Variable's ``.d`` or ``.g``, each value read as a Python
-#: object and each ``Variable(data)`` while gradhub.plan.compile traces a step (None otherwise;
-#: see :func:`set_observer`)
+#: object and each ``Variable(data)`` while gradhub.plan.compile traces a step in some thread:
+#: the observers per thread (each thread tells its own; None while no thread has one; see
+#: :func:`set_observer`)
 _observer: Any = None
+_observers = PerThread()
+_observers_lock = threading.Lock()
 
 
 def set_observer(observer: Any) -> Any:
@@ -624,15 +629,17 @@ def set_observer(observer: Any) -> Any:
     ``if x:``, ``".item()"``) before it is made, each ``Variable(data)`` before it is made and
     each array handed out by ``x.d``, ``x.g`` and ``x.numpy()`` before it is returned; it may
     raise to refuse any of them. A kernel's failure on ``arrays`` is told too: an exception
-    returned is raised in place of the usual error. Returns
+    returned is raised in place of the usual error. The observer is this thread's: other
+    threads tell theirs, if any. Returns
     the previous one (gradhub.plan.compile traces steps with it: a compiled step replays its
     graph, not the Python code that assigns, writes in place, branches or wraps data).
 
     Front-ends whose Variables hand out or assign arrays by their own properties tell the
     observer through :func:`observe_hand_out` and :func:`observe_write`."""
     global _observer
-    before = _observer
-    _observer = observer
+    with _observers_lock:
+        before = _observers.set(observer)
+        _observer = _observers.holder()
     return before
 
 

@@ -755,6 +755,53 @@ def test_gradient_variables_among_the_results_follow_each_call(clear: bool) -> N
             np.testing.assert_array_equal(u, v, err_msg=f"call {k}")
 
 
+def test_a_trace_sees_only_its_own_thread() -> None:
+    # regression: the trace's observer and recorder were process-wide: while one thread traced a
+    # step, another thread's writes into its own Variables were refused (their arrays read-only),
+    # its .g clearings and backward() calls went into the trace, and its no_grad() recorded
+    import threading
+
+    w, x = _sgd_problem()
+    inside, done = threading.Event(), threading.Event()
+    seen: list[Any] = []
+
+    def step(x: Any) -> Any:
+        loss = ((x @ w) ** 2).sum()
+        inside.set()
+        assert done.wait(10)
+        loss.backward()
+        return loss
+
+    def other() -> None:
+        try:
+            assert inside.wait(10)
+            v = gh.Variable(np.ones(3, np.float32))
+            v.d[0] = 5.0
+            v.d = v.d * 2.0
+            (v * v).sum().backward()
+            v.g = 0
+            with gh.no_grad():
+                y = v * 3.0
+            seen.extend([v.d.copy(), v.g.copy(), y.creator is None])
+        except BaseException as e:  # (reported below)
+            seen.append(e)
+        finally:
+            done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    fast = gh.compile(step)
+    w.cleargrad()
+    fast(x)
+    t.join()
+    assert not any(isinstance(s, BaseException) for s in seen), seen
+    np.testing.assert_array_equal(seen[0], [10.0, 2.0, 2.0])
+    np.testing.assert_array_equal(seen[1], np.zeros(3))
+    assert seen[2]
+    (ev,) = next(iter(fast.traces.values())).events  # its own backward() only
+    assert ev[0] == "backward"
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty
