@@ -35,6 +35,7 @@ import builtins
 import inspect
 import itertools
 import os
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
@@ -2089,6 +2090,7 @@ class Compiled:
         self.step = step
         self.max_traces = max_traces
         self.traces: dict[tuple[Any, ...], _Traced] = {}
+        self._lock = threading.RLock()
         self.__wrapped__ = step
         self.__doc__ = getattr(step, "__doc__", None)
 
@@ -2123,12 +2125,15 @@ class Compiled:
         if kwargs:  # (a dict at the top: positional arguments alone are a tuple)
             shape = (dict, dict, ("args", "kwargs"), (shape, _arg_leaf(kwargs, leaves)))
         sig = (shape, *map(_signature, leaves))
-        t = self.traces.get(sig)
-        if t is not None and _enabled:
-            out = t.replay(leaves)
-            if out is not None:
-                return out
-        return self._trace(sig, leaves, shape)
+        # one call at a time: a trace's Variables (its inputs, the values it holds between
+        # calls) are shared by every call of the step, also from other threads
+        with self._lock:
+            t = self.traces.get(sig)
+            if t is not None and _enabled:
+                out = t.replay(leaves)
+                if out is not None:
+                    return out
+            return self._trace(sig, leaves, shape)
 
     def _trace(self, sig: tuple[Any, ...], args: Sequence[Any], shape: Any) -> Any:
         inputs: list[tuple[int, Variable]] = []

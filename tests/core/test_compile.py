@@ -802,6 +802,46 @@ def test_a_trace_sees_only_its_own_thread() -> None:
     assert ev[0] == "backward"
 
 
+def test_calls_of_one_compiled_step_from_two_threads_do_not_mix() -> None:
+    # regression: two threads replaying one compiled step at once shared the trace's input
+    # Variables and results, and got each other's losses now and then
+    import sys
+    import threading
+
+    rng = np.random.default_rng(6)
+    w = gh.Variable(rng.standard_normal((64, 64)) / 8)
+
+    def step(x: Any) -> Any:
+        h = x
+        for _ in range(12):
+            h = abs(h @ w)
+        return (h * h).sum()
+
+    fast = gh.compile(step)
+    xs = [rng.standard_normal((32, 64)) for _ in range(2)]
+    want = [step(gh.Variable(x, need_grad=False)).d for x in xs]
+    fast(xs[0])
+    wrong: list[Any] = []
+
+    def run(i: int) -> None:
+        for _ in range(150):
+            got = fast(xs[i]).d
+            if got != want[i]:
+                wrong.append((i, got))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between a few bytecodes
+    try:
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty
