@@ -85,6 +85,7 @@ from .engine import (
 from .errors import BackwardRuleError, CaptureUnsupported, GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
+from .ops import call
 from .registry import REGISTRY, device_rule
 from .variable import Variable, _to_array
 
@@ -1475,6 +1476,23 @@ class _Trace:
             a.flags.writeable = True
         self.frozen.clear()
 
+    def detach(self, v: Variable, need_grad: bool = False) -> Variable:
+        """``v.detach()`` in the step's code: a leaf holding ``v``'s array would hold this
+        call's values at every replay, so a node on ``v`` recorded as under ``no_grad()`` (its
+        result needs no gradient and is computed again at each replay), sharing the data. A
+        leaf cut from the graph that needs a gradient itself (nnabla's
+        ``get_unlinked_variable(need_grad=True)``) cannot be such a node: refused."""
+        if need_grad:
+            raise NotImplementedError(
+                f"gradhub.compile: the step cuts the Variable {_named(v)} from its graph as a "
+                "leaf needing a gradient (get_unlinked_variable(need_grad=True)); a compiled "
+                "step replays its graph, and such a leaf would hold this call's values at every "
+                "later call. Inside a compiled step, cut with need_grad=False (or detach()), "
+                "or differentiate with respect to the Variable itself"
+            )
+        with _modes.no_grad():
+            return call("Reshape", v, shape=v.shape)  # type: ignore[no-any-return]
+
     def kernel_failed(self, fdef: Any, arrays: Sequence[Any], e: Exception) -> Exception | None:
         """The refusal of a kernel's write into one of its input arrays (batch normalization's
         running statistics) that :meth:`hand_out` froze because the step read it before the
@@ -1508,18 +1526,26 @@ class _Trace:
         )
 
     def wrap(self, data: Any) -> None:
-        """``Variable(data)`` in the step's code: a Variable made from another one, or from an
-        array argument's data, would hold this call's array at every later call (a replay does
-        not run the code that made it), so the trace refuses it."""
-        if isinstance(data, Variable) or any(data is v._data for v in self.inputs):
-            what = "a Variable" if isinstance(data, Variable) else "an array argument's data"
-            raise NotImplementedError(
-                f"gradhub.compile: the step makes a Variable from {what}; a compiled step "
-                "replays its graph, not its Python code, so that Variable would hold this "
-                "call's array at every later call. Use the Variable itself (an array argument "
-                "arrives in the step as a Variable needing no gradient; pass a Variable, the "
-                "same one at every call, for one that needs gradients)"
-            )
+        """``Variable(data)`` in the step's code: a Variable made from another one, from an
+        array argument's data, or from an array taken from a Variable (``.d``, ``.g``,
+        ``numpy()``, or a view of one) would hold this call's array at every later call (a
+        replay does not run the code that made it), so the trace refuses it."""
+        if isinstance(data, Variable):
+            what = "a Variable"
+        elif any(data is v._data for v in self.inputs):
+            what = "an array argument's data"
+        else:
+            base = getattr(data, "base", None) if isinstance(data, np.ndarray) else None
+            if not any(data is a or base is a for a in self.frozen):
+                return
+            what = "an array taken from a Variable (.d, .g or numpy())"
+        raise NotImplementedError(
+            f"gradhub.compile: the step makes a Variable from {what}; a compiled step replays "
+            "its graph, not its Python code, so that Variable would hold this call's array at "
+            "every later call. Use the Variable itself, or x.detach() for one cut from the "
+            "graph (an array argument arrives in the step as a Variable needing no gradient; "
+            "pass a Variable, the same one at every call, for one that needs gradients)"
+        )
 
     def write(self, v: Variable, what: str, value: Any) -> None:
         """An assignment to ``v.d`` or ``v.g`` by the step's code: clearing a gradient (None, or

@@ -438,7 +438,13 @@ class Variable:
         return self.numpy().item()
 
     def detach(self) -> Variable:
-        """A new leaf sharing the data, cut from the graph, needing no gradient."""
+        """A new leaf sharing the data, cut from the graph, needing no gradient (inside a step
+        that :func:`gradhub.compile` traces: the result of a function recorded without a
+        gradient, computed again at each call)."""
+        if _observer is not None:
+            cut = _observer.detach(self)
+            if cut is not None:
+                return cut  # type: ignore[no-any-return]
         return Variable._new(self._data, False, None, 0)
 
     get_unlinked_variable = detach
@@ -621,21 +627,27 @@ _observers_lock = threading.Lock()
 
 
 def set_observer(observer: Any) -> Any:
-    """Make ``observer`` (an object with methods ``write(variable, what, value)``,
-    ``read(variable, how)``, ``wrap(data)``, ``hand_out(array)`` and ``kernel_failed(fdef,
-    arrays, error)``, or None) what each assignment ``x.d = value`` (``what`` ``"d"``),
-    ``x.g = value`` (``"g"``, also ``x.grad_var = value`` and ``x.cleargrad()``, value None)
-    tells before it is made, each read of a value as a Python object (``how``: ``"bool()"`` for
-    ``if x:``, ``".item()"``) before it is made, each ``Variable(data)`` before it is made and
-    each array handed out by ``x.d``, ``x.g`` and ``x.numpy()`` before it is returned; it may
-    raise to refuse any of them. A kernel's failure on ``arrays`` is told too: an exception
-    returned is raised in place of the usual error. The observer is this thread's: other
-    threads tell theirs, if any. Returns
-    the previous one (gradhub.plan.compile traces steps with it: a compiled step replays its
-    graph, not the Python code that assigns, writes in place, branches or wraps data).
+    """Make ``observer`` (or None) what this thread's Variables tell of what code does with
+    them; it may raise to refuse any of it. Returns this thread's previous observer (other
+    threads tell theirs, if any). gradhub.plan.compile traces steps with it: a compiled step
+    replays its graph, not the Python code that assigns, writes in place, branches, detaches or
+    wraps data. Its methods:
 
-    Front-ends whose Variables hand out or assign arrays by their own properties tell the
-    observer through :func:`observe_hand_out` and :func:`observe_write`."""
+    * ``write(variable, what, value)``: an assignment ``x.d = value`` (``what`` ``"d"``) or
+      ``x.g = value`` (``"g"``; also ``x.grad_var = value`` and ``x.cleargrad()``, value None),
+      before it is made;
+    * ``read(variable, how)``: a value read as a Python object (``how``: ``"bool()"`` for
+      ``if x:``, ``".item()"``), before it is read;
+    * ``wrap(data)``: ``Variable(data)``, before it is made;
+    * ``hand_out(array)``: an array handed out by ``x.d``, ``x.g`` or ``x.numpy()``, before it
+      is returned;
+    * ``kernel_failed(fdef, arrays, error)``: a kernel's failure on ``arrays``; an exception it
+      returns is raised in place of the usual error;
+    * ``detach(variable, need_grad)``: what ``x.detach()`` returns (None: the usual leaf).
+
+    Front-ends whose Variables hand out, assign or cut arrays by their own properties tell the
+    observer through :func:`observe_hand_out`, :func:`observe_write` and
+    :func:`observe_detach`."""
     global _observer
     with _observers_lock:
         before = _observers.set(observer)
@@ -658,6 +670,25 @@ def observe_write(v: Variable, what: str, value: Any) -> None:
     """
     if _observer is not None:
         _observer.write(v, what, value)
+
+
+def observe_detach(v: Variable, need_grad: bool = False) -> Variable | None:
+    """What a front-end's own way of cutting ``v`` from its graph (nnabla's
+    ``get_unlinked_variable``) returns inside a step that :func:`gradhub.compile` traces in this
+    thread: the result of a function recorded without a gradient, computed again at each call
+    (as ``v.detach()`` there); raises for a cut Variable that needs a gradient (``need_grad``).
+    None outside a traced step: the front-end makes its usual leaf.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.variable import observe_detach
+        >>> observe_detach(gh.Variable([1.0, 2.0])) is None  # not inside a traced step
+        True
+    """
+    if _observer is None:
+        return None
+    return _observer.detach(v, need_grad)  # type: ignore[no-any-return]
 
 
 def observe_hand_out(array: Any) -> None:

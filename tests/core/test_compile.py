@@ -842,6 +842,44 @@ def test_calls_of_one_compiled_step_from_two_threads_do_not_mix() -> None:
     assert not wrong
 
 
+def test_detached_values_inside_a_compiled_step_follow_each_call() -> None:
+    # regression: x.detach() inside a compiled step made a leaf holding the first call's values,
+    # so a target computed with detach() (PyTorch's idiom) was the first call's at every call
+    w, x = _sgd_problem()
+    s = gh.Variable(np.float32(0.5), name="s")
+
+    def step(x: Any) -> Any:
+        h = x @ w
+        target = h.detach() * s.detach()  # (a parameter's detach() too: s may be updated)
+        loss = ((h - target) ** 2).sum()
+        (g,) = gh.grad([loss], [w], create_graph=False)
+        return loss, g
+
+    fast = gh.compile(step)
+    for k in range(3):
+        xk, s.d = x * (k + 1), np.float32(0.5 + k)
+        got, want = fast(xk), step(gh.Variable(xk, need_grad=False))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.d, b.d, err_msg=f"call {k}")
+        h = xk @ w.d  # d/dw sum((h - c)^2), c = s h held constant: x^T 2 (h - s h)
+        np.testing.assert_allclose(got[1].d, xk.T @ (2 * (h - s.d * h)), rtol=1e-4)
+
+
+@pytest.mark.parametrize("make", ["d", "view", "numpy"])
+def test_variables_made_from_arrays_taken_inside_a_compiled_step_are_refused(make: str) -> None:
+    # regression: gh.Variable(h.d) of a result h inside a compiled step held the first call's
+    # values at every call, silently
+    w, x = _sgd_problem()
+
+    def step(x: Any) -> Any:
+        h = x @ w
+        a = {"d": lambda: h.d, "view": lambda: h.d[1:], "numpy": h.numpy}[make]()
+        return (h[1:] * gh.Variable(a if make == "view" else a[1:])).sum()
+
+    with pytest.raises(NotImplementedError, match="makes a Variable from an array taken from"):
+        gh.compile(step)(x)
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty

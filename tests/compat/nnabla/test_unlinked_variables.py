@@ -134,3 +134,35 @@ def test_unlinked_variable_is_equal_and_hash_equal_to_its_source() -> None:
     assert not (r == h) and r != h
     assert not (x == h) and x != h
     assert x == x
+
+
+def test_unlinked_variables_inside_a_compiled_step_follow_each_call() -> None:
+    # regression: inside gh.compile, get_unlinked_variable(need_grad=False) (and detach()) made a
+    # leaf over the step's own Variable, whose array a replay does not write: the first call's
+    # values at every call; an unlinked Variable needing a gradient is refused there
+    import gradhub as gh
+
+    rng = np.random.default_rng(0)
+    w = nn.Variable.from_numpy_array(rng.standard_normal((4, 3)).astype(np.float32))
+    w.need_grad = True
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+
+    def step(xv: nn.Variable) -> nn.Variable:
+        with nn.auto_forward():
+            h = F.affine(xv, w)
+            t = h.get_unlinked_variable(need_grad=False) + h.detach()
+            return F.sum((h - t * 0.25) ** 2)
+
+    fast = gh.compile(step)
+    for k in range(3):
+        got = fast(x * (k + 1)).d
+        assert got == step(nn.Variable.from_numpy_array(x * (k + 1))).d, f"call {k}"
+        np.testing.assert_allclose(got, np.sum((0.5 * (x * (k + 1)) @ w.d) ** 2), rtol=1e-5)
+
+    def linked(xv: nn.Variable) -> nn.Variable:
+        with nn.auto_forward():
+            h = F.affine(xv, w)
+            return F.sum(h.get_unlinked_variable())  # (keeps need_grad: True)
+
+    with pytest.raises(NotImplementedError, match="leaf needing a gradient"):
+        gh.compile(linked)(x)

@@ -25,7 +25,7 @@ from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, is_freed
 from gradhub.errors import BackwardRuleError
 from gradhub.variable import Variable as NativeVariable
-from gradhub.variable import observe_hand_out, observe_write
+from gradhub.variable import observe_detach, observe_hand_out, observe_write
 
 from .._common import adopt, call_native, install_operators
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
@@ -588,6 +588,9 @@ class Variable(NativeVariable):
         :meth:`get_unlinked_variable`), seen through the new shape.
         """
         if unlink:
+            cut = observe_detach(self, self.need_grad)  # (inside gradhub.compile: recorded)
+            if cut is not None:
+                return adopt(NativeVariable.reshape(cut, shape), Variable)  # type: ignore[no-any-return]
             return _Unlinked.of(self, self.need_grad, tuple(shape))
         return adopt(NativeVariable.reshape(self, shape), Variable)
 
@@ -599,7 +602,11 @@ class Variable(NativeVariable):
         data; a backward pass through the unlinked Variable accumulates into the shared ``.g``
         (nnabla's GAN idiom ``fake.get_unlinked_variable(need_grad=True)`` relies on both).
         """
-        return _Unlinked.of(self, self.need_grad if need_grad is None else bool(need_grad), None)
+        need = self.need_grad if need_grad is None else bool(need_grad)
+        cut = observe_detach(self, need)  # (inside gradhub.compile: a recorded function)
+        if cut is not None:
+            return adopt(cut, Variable)  # type: ignore[no-any-return]
+        return _Unlinked.of(self, need, None)
 
     unlinked = get_unlinked_variable
 
