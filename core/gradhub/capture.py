@@ -192,6 +192,5 @@ class CapturedStep:
         """The last launch's results: new Variables holding copies of the result Variables'
         arrays (the recorded ones: a launch writes into them)."""
         return [
-            Variable._new(v._data.copy(), False, None, 0) if isinstance(v, Variable) else v
-            for v in self.flat
+            v._detached_copy(v._data.copy()) if isinstance(v, Variable) else v for v in self.flat
         ]

@@ -36,6 +36,25 @@ def set_tracing(on: bool) -> bool:
     return before
 
 
+def is_tracing() -> bool:
+    """Whether :func:`gradhub.compile` is tracing a step in this thread now (front-ends refuse
+    graph edits that a replay of the step could not make).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.modes import is_tracing
+        >>> is_tracing()
+        False
+        >>> seen = []
+        >>> step = gh.compile(lambda x: seen.append(is_tracing()) or x * 2.0)
+        >>> _ = step([1.0])
+        >>> seen
+        [True]
+    """
+    return state.tracing
+
+
 def _nothing(*args: Any, **kwargs: Any) -> None:
     return None
 

@@ -1806,7 +1806,7 @@ class _GradOf:
 
 
 def _graph_free(v: Any) -> Any:
-    return Variable._new(v._data, False, None, 0) if isinstance(v, Variable) else v
+    return v._detached_copy(v._data) if isinstance(v, Variable) else v
 
 
 class _Traced:

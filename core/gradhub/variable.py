@@ -185,6 +185,22 @@ class Variable:
         v.name = None
         return v
 
+    def _detached_copy(self, data: Any) -> Variable:
+        """A new leaf holding ``data``, needing no gradient, of this Variable's class, or of
+        the nearest base class of it that an object of plain Variable's layout can be (a
+        front-end's Variable for its parameter class; what gradhub.compile hands out as a
+        step's results)."""
+        v = Variable._new(data, False, None, 0)
+        for cls in type(self).__mro__:
+            if cls is Variable:
+                break
+            try:
+                v.__class__ = cls
+                break
+            except TypeError:  # a class with slots or a __dict__ of its own
+                continue
+        return v
+
     @classmethod
     def leaf(cls, data: Any, need_grad: bool = False) -> Variable:
         """A leaf holding the array ``data`` itself: no copy, no conversion, no check.

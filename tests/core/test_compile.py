@@ -880,6 +880,36 @@ def test_variables_made_from_arrays_taken_inside_a_compiled_step_are_refused(mak
         gh.compile(step)(x)
 
 
+def test_results_keep_a_front_ends_variable_class() -> None:
+    # a front-end's Variable class (chainer's: .array) stays the class of a compiled step's
+    # results; a subclass with attributes of its own (a parameter class) gives its nearest base
+    # that a plain Variable's layout fits
+    class FrontVariable(gh.Variable):
+        __slots__ = ()
+
+        @property
+        def array(self) -> Any:
+            return self._data
+
+    class Parameter(FrontVariable):  # (a __dict__: another layout)
+        pass
+
+    w = Parameter(np.ones((4, 3), np.float32))
+    w.tag = "w"
+
+    def step(x: Any) -> Any:
+        y = x @ w
+        y.__class__ = FrontVariable  # (as a front-end adopts a function's result)
+        return y, w
+
+    fast = gh.compile(step)
+    for k in range(2):
+        y, wr = fast(np.full((2, 4), k + 1.0, np.float32))
+        assert type(y) is FrontVariable and type(wr) is FrontVariable, f"call {k}"
+        np.testing.assert_array_equal(y.array, np.full((2, 3), 4.0 * (k + 1)))
+        assert wr.array is w.d and wr.creator is None and not wr.need_grad
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty

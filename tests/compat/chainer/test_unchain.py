@@ -204,3 +204,34 @@ def test_cut_user_function_keeps_its_target_inputs() -> None:
     z.backward()
     assert targets == [(0,)]  # only a needs a gradient, also after the cut
     assert a.grad.tolist() == [7.0] and p.grad.tolist() == [5.0]
+
+
+@pytest.mark.parametrize("cut", ["unchain", "unchain_backward", "array"])
+def test_cuts_inside_a_compiled_step_are_refused(cut: str) -> None:
+    # regression: t.unchain() inside gh.compile made t a leaf holding the first call's values
+    # (the loss and gradients of later calls were wrong, silently); detach() is replayed
+    import gradhub as gh
+
+    rng = np.random.default_rng(0)
+    w = chainer.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+
+    def step(xv: chainer.Variable, cut: str = cut) -> chainer.Variable:
+        h = F.matmul(xv, w)
+        t = h * 0.5
+        if cut == "unchain":
+            t.unchain()
+        elif cut == "unchain_backward":
+            t.unchain_backward()
+        elif cut == "array":
+            t = chainer.Variable(t.array)
+        else:
+            t = t.detach()
+        return F.sum((h - t) ** 2)
+
+    with pytest.raises(NotImplementedError, match=r"gradhub\.compile"):
+        gh.compile(step)(x)
+    fast = gh.compile(lambda xv: step(xv, "detach"))
+    for k in range(3):
+        want = step(chainer.Variable(x * (k + 1)), "detach").array
+        assert fast(x * (k + 1)).array == want, f"call {k}"

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from gradhub.engine import collect_graph, is_freed
 from gradhub.graph import Node
+from gradhub.modes import is_tracing
 from gradhub.registry import REGISTRY, FunctionDef, Rule
 from gradhub.variable import Variable as _NativeVariable
 
@@ -116,6 +117,14 @@ def _cut_def(node: Node, cut: _Cut) -> FunctionDef:
 
 def _cut(node: Node, outputs: Iterable[int]) -> None:
     """Cut the outputs ``outputs`` of ``node``: each live one becomes a leaf fed back in."""
+    if is_tracing():
+        raise NotImplementedError(
+            f"chainer unchain: cutting {node.fdef.snake}() out of the graph inside a step that "
+            "gradhub.compile traces is not supported (a compiled step replays its graph, and "
+            "the cut Variables would hold this call's values at every later call); use "
+            "x.detach() inside the step (chainer.Variable(x.array) is refused there too), or "
+            "cut the graph outside the compiled step"
+        )
     fdef = node.fdef
     cut: _Cut | None = getattr(fdef, "chainer_cut", None)
     if cut is None:
