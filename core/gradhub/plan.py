@@ -1795,6 +1795,10 @@ def _released(dtype: Any) -> np.ndarray:
     return a
 
 
+#: what a trace's replay returns when its plan no longer holds (a step may return None)
+_STALE = object()
+
+
 class _GradOf:
     """In a compiled step's results: the gradient Variable of ``owner`` as it is after the call
     (``owner.grad_var``), for a result that was one when the step was traced."""
@@ -1878,6 +1882,8 @@ class _Traced:
         # handed out share them): released after each call, so that a step's results do not
         # stay allocated while the next step computes its own
         leaves = {id(v) for v in self.plan.leaves}
+        # (and a leaf's gradient Variable: grad(..., set_grad=True) makes its results the .g)
+        leaves.update(id(v._grad) for v in self.plan.leaves if v._grad is not None)
         made = list(ys) + list(flat)
         for ev in self.events:
             if ev[0] == "grad":
@@ -2037,7 +2043,8 @@ class _Traced:
                 changed.append((leaf, prev))
 
     def replay(self, args: Sequence[Any]) -> Any:
-        """Run the trace on new arguments; None when the plan no longer holds."""
+        """Run the trace on new arguments and return the step's results; :data:`_STALE` when
+        the plan no longer holds (nothing was run)."""
         captured = self.captured
         if captured is not None:
             out = captured.replay(args)
@@ -2052,10 +2059,10 @@ class _Traced:
             a = args[i]
             v._data = a if type(a) is type(v._data) else _to_array(a)
         if not plan.valid():
-            return None
+            return _STALE
         if self.runs and self.capture_refused is None and _capture.enabled():
             out = self._capture()
-            if out is not None:
+            if out is not _STALE:
                 return out
         if not self._direct():
             self.run(True)
@@ -2067,14 +2074,15 @@ class _Traced:
         return out
 
     def _capture(self) -> Any:
-        """Record the step on its device and launch it (see :mod:`gradhub.capture`); None where
-        it cannot be recorded (the reason kept in ``capture_refused``)."""
+        """Record the step on its device, launch it and return the step's results;
+        :data:`_STALE` where it cannot be recorded (the reason kept in ``capture_refused``) or
+        its first launch's deferred check failed (nothing was run)."""
         for ev in self.events:
             if ev[0] == "state":
                 self.capture_refused = (
                     "the step clears a gradient (.g), which the host does between its walks"
                 )
-                return None
+                return _STALE
             if ev[0] == "backward" and (
                 ev[4]["retain_grad"] or ev[4]["communicator_callbacks"] is not None
             ):
@@ -2083,7 +2091,7 @@ class _Traced:
                     f"the step calls backward({what}), which runs host code or sets .g of "
                     "intermediate Variables during the walk"
                 )
-                return None
+                return _STALE
         plan = self.plan
         self.walks = []
         cap = _try_record(
@@ -2094,9 +2102,9 @@ class _Traced:
         )
         if cap is None:
             self.walks = []
-            return None
+            return _STALE
         if not cap.ok:  # a deferred check failed: the plan's run raises its error
-            return None
+            return _STALE
         self.captured = cap
         out = _rebuild(cap.result(), self.kind)
         self.set_grads()
@@ -2157,7 +2165,7 @@ class Compiled:
             t = self.traces.get(sig)
             if t is not None and _enabled:
                 out = t.replay(leaves)
-                if out is not None:
+                if out is not _STALE:
                     return out
             return self._trace(sig, leaves, shape)
 

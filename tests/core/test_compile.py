@@ -910,6 +910,50 @@ def test_results_keep_a_front_ends_variable_class() -> None:
         assert wr.array is w.d and wr.creator is None and not wr.need_grad
 
 
+def test_a_step_returning_nothing_runs_once_per_call() -> None:
+    # regression: a replay's result None was read as "the plan no longer holds", so a step
+    # returning nothing (loss.backward() and no return) was traced again at every call, running
+    # its code a second time: every .g was twice the eager one
+    w, x = _sgd_problem()
+    runs = [0]
+
+    def step(x: Any) -> None:
+        runs[0] += 1
+        ((x @ w) ** 2).sum().backward()
+
+    fast = gh.compile(step)
+    for k in range(3):
+        xk = x * (k + 1)
+        w.cleargrad()
+        assert fast(xk) is None
+        got = w.g.copy()
+        w.cleargrad()
+        step(gh.Variable(xk, need_grad=False))
+        np.testing.assert_array_equal(got, w.g, err_msg=f"call {k}")
+    assert runs[0] == 1 + 3  # the trace, then the eager calls only
+
+
+def test_grad_with_set_grad_inside_a_compiled_step_leaves_the_gradient() -> None:
+    # regression: after the tracing call of a step with grad(..., set_grad=True), w.g was an
+    # empty array (the trace let go of its results' arrays, which were w's .g)
+    w, x = _sgd_problem()
+
+    def step(x: Any) -> Any:
+        loss = ((x @ w) ** 2).sum()
+        gh.grad([loss], [w], create_graph=False, set_grad=True)
+        return loss
+
+    fast = gh.compile(step)
+    for k in range(3):
+        xk = x * (k + 1)
+        w.cleargrad()
+        fast(xk)
+        got = w.g.copy()
+        w.cleargrad()
+        step(gh.Variable(xk, need_grad=False))
+        np.testing.assert_array_equal(got, w.g, err_msg=f"call {k}")
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty

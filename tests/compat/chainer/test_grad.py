@@ -7,6 +7,8 @@ gone). Expected behaviour was checked against chainer 7.8.1.
 
 from __future__ import annotations
 
+from typing import Any
+
 import gradhub_compat.chainer.functions as CF
 import numpy as np
 import pytest
@@ -233,3 +235,25 @@ def test_chainer_grad_of_a_constant_through_a_deep_chain_of_dead_intermediates()
         v = np.tanh(v)
         d = d * (1 - v * v)
     np.testing.assert_allclose(gw.array, d, rtol=1e-10)
+
+
+def test_grad_of_an_argument_inside_a_compiled_step_is_refused() -> None:
+    # regression: chainer.grad with respect to a compiled step's array argument (requires_grad
+    # False) changes the graph for the call; replays returned an empty gradient, silently
+    import gradhub as gh
+
+    w = chainer.Parameter(np.array([0.5, -1.0, 2.0], dtype=np.float32))
+
+    def step(x: Any) -> Any:
+        y = CF.sum(CF.tanh(x * w))
+        return chainer.grad([y], [x, w])
+
+    with pytest.raises(NotImplementedError, match="requires_grad=False"):
+        gh.compile(step)(np.ones(3, np.float32))
+    xv = chainer.Variable(np.ones(3, np.float32))  # (requires_grad: the same one at each call)
+    fast = gh.compile(lambda: step(xv))
+    for k in range(3):
+        xv.array = np.full(3, k + 1.0, np.float32)
+        got, want = fast(), step(xv)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.array, b.array, err_msg=f"call {k}")

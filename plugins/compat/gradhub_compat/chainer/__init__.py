@@ -41,7 +41,7 @@ from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, nodes_on_paths, rerun_kernel
 from gradhub.engine import grad as _native_grad
 from gradhub.graph import Node
-from gradhub.modes import grad_mode, is_recording, set_grad_mode, set_recording
+from gradhub.modes import grad_mode, is_recording, is_tracing, set_grad_mode, set_recording
 from gradhub.registry import REGISTRY
 from gradhub.variable import Variable as _NativeVariable
 from gradhub.variable import observe_hand_out, observe_write
@@ -618,6 +618,14 @@ def grad(
                 outs.append(x)
                 gos.append(gi)
     constants = [v for v in ins if not v.need_grad and v._data.dtype.kind in "fc"]
+    if constants and is_tracing():
+        raise NotImplementedError(
+            "chainer.grad: differentiating with respect to a Variable with requires_grad=False "
+            "(an array argument of a compiled step arrives as one) inside a step that "
+            "gradhub.compile traces is not supported: the graph is changed for the call, which "
+            "a replay would not do. Pass a Variable with requires_grad=True (the same one at "
+            "every call, its .array set before each call) instead"
+        )
     undo = _differentiable_constants(outs, constants) if constants else None
     try:
         res = _native_grad(
