@@ -1551,13 +1551,16 @@ class _Trace:
         """An assignment to ``v.d`` or ``v.g`` by the step's code: clearing a gradient (None, or
         0 as nnabla's ``x.g = 0``) is replayed in its place; any other value was computed by
         Python code, which a replay does not run, so the trace refuses it."""
+        if what == "need_grad":  # replayed in its place (a GAN step freezing a network)
+            self.events.append(("state", next(_seq), v, value, "need_grad", v._need_grad))
+            return
         clears = value is None or (
             isinstance(value, (int, float, np.generic))
             and not isinstance(value, bool)
             and value == 0
         )
         if what == "g" and clears:
-            self.events.append(("state", next(_seq), v, value))
+            self.events.append(("state", next(_seq), v, value, "g"))
             return
         raise NotImplementedError(
             f"gradhub.compile: the step assigns .{what} of the Variable {_named(v)}; a "
@@ -1871,6 +1874,14 @@ class _Traced:
         self.plan = Plan(
             unique, [ev[1] for ev in self.events], private=True, rules_kept=kept and _codegen
         )
+        # the leaves' need_grad when the step began (before its own need_grad events): a call
+        # that begins with others traces again (the plan's nodes were recorded with these)
+        began: dict[int, bool] = {}
+        for ev in self.events:
+            if ev[0] == "state" and ev[4] == "need_grad":
+                began.setdefault(id(ev[2]), ev[5])
+        self.leaf_need = [(v, began.get(id(v), v._need_grad)) for v in self.plan.leaves]
+        self.need_generation = _variable.need_grad_generation
         compiled = self.plan.compiled
         self.direct_ok = (
             len(self.events) == 1 and self.plain[0] and compiled is not None and len(compiled) == 2
@@ -1938,8 +1949,8 @@ class _Traced:
         try:
             for k, ev in enumerate(self.events):
                 plan.run_segment(k)
-                if ev[0] == "state":  # a gradient cleared by the step (see _Trace.write)
-                    ev[2].g = ev[3]
+                if ev[0] == "state":  # a gradient cleared, need_grad set (see _Trace.write)
+                    setattr(ev[2], ev[4], ev[3])
                     continue
                 if ev[0] == "backward":
                     if walks is None:
@@ -2045,6 +2056,11 @@ class _Traced:
     def replay(self, args: Sequence[Any]) -> Any:
         """Run the trace on new arguments and return the step's results; :data:`_STALE` when
         the plan no longer holds (nothing was run)."""
+        if self.need_generation != _variable.need_grad_generation:  # some need_grad was set
+            for v, flag in self.leaf_need:
+                if v._need_grad is not flag:
+                    return _STALE
+            self.need_generation = _variable.need_grad_generation
         captured = self.captured
         if captured is not None:
             out = captured.replay(args)
@@ -2080,7 +2096,8 @@ class _Traced:
         for ev in self.events:
             if ev[0] == "state":
                 self.capture_refused = (
-                    "the step clears a gradient (.g), which the host does between its walks"
+                    "the step clears a gradient (.g) or sets need_grad, which the host does "
+                    "between its walks"
                 )
                 return _STALE
             if ev[0] == "backward" and (

@@ -255,6 +255,8 @@ class Variable:
                 f"Variable.need_grad: need_grad=True needs floating-point data, got dtype "
                 f"{self._data.dtype}"
             )
+        if _observer is not None and value != self._need_grad:
+            _observer.write(self, "need_grad", value)
         node = self._creator
         if node is None or value == self._need_grad:
             pass
@@ -649,9 +651,9 @@ def set_observer(observer: Any) -> Any:
     replays its graph, not the Python code that assigns, writes in place, branches, detaches or
     wraps data. Its methods:
 
-    * ``write(variable, what, value)``: an assignment ``x.d = value`` (``what`` ``"d"``) or
-      ``x.g = value`` (``"g"``; also ``x.grad_var = value`` and ``x.cleargrad()``, value None),
-      before it is made;
+    * ``write(variable, what, value)``: an assignment ``x.d = value`` (``what`` ``"d"``),
+      ``x.g = value`` (``"g"``; also ``x.grad_var = value`` and ``x.cleargrad()``, value None)
+      or ``x.need_grad = value`` that changes it (``"need_grad"``), before it is made;
     * ``read(variable, how)``: a value read as a Python object (``how``: ``"bool()"`` for
       ``if x:``, ``".item()"``), before it is read;
     * ``wrap(data)``: ``Variable(data)``, before it is made;

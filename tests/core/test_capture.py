@@ -160,9 +160,11 @@ def test_a_changed_need_grad_runs_the_plan_and_records_again(recording: dict[str
     for _ in range(3):
         step(x)
     launches = recording["launches"]
-    c.need_grad = False
+    c.need_grad = False  # the step is traced again (its functions were recorded with c's flag)
     _same([step(x)], [f(x)])
-    assert recording["launches"] == launches  # the recording was not launched: the plan ran
+    assert recording["launches"] == launches  # the recording was not launched
+    assert recording["captures"] == 1
+    _same([step(x)], [f(x)])  # the new trace's first replay runs its plan
     assert recording["captures"] == 1
     _same([step(x)], [f(x)])
     assert recording["captures"] == 2  # recorded again at the next call

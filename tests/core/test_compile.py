@@ -271,6 +271,70 @@ def test_a_parameter_s_need_grad_changed_between_calls() -> None:
                 np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("first", [(False, True), (True, False), (False, False)])
+@pytest.mark.parametrize("walk", ["backward", "grad"])
+def test_a_step_traced_with_a_frozen_parameter_follows_its_need_grad(
+    first: tuple[bool, bool], walk: str
+) -> None:
+    # regression: traced while a parameter needed no gradient (its functions recorded without
+    # rules), a step went on giving it no gradient (and grad() zeros) after need_grad=True, and
+    # one traced with both frozen replayed silently where the eager step raises
+    rng = np.random.default_rng(8)
+    w1, w2 = gh.Variable(rng.standard_normal(4)), gh.Variable(rng.standard_normal(4))
+
+    def step(x: Any) -> Any:
+        y = (abs(x * w1) * w2).sum()
+        if walk == "grad":
+            return y, *gh.grad([y], [w1, w2], create_graph=False)
+        y.backward()
+        return y, w1.grad_var, w2.grad_var
+
+    fast = gh.compile(step)
+    for flags in [first, (True, True), first, (True, True)]:
+        w1.need_grad, w2.need_grad = flags
+        x = rng.standard_normal(4)
+        results = []
+        for run in (fast, lambda x: step(gh.Variable(x, need_grad=False))):
+            w1.cleargrad()
+            w2.cleargrad()
+            try:
+                results.append([None if v is None else v.d.copy() for v in run(x)])
+            except Exception as e:  # (both frozen: backward() of y needing no gradient)
+                results.append(type(e))
+        assert type(results[0]) is type(results[1]), (flags, results)
+        if isinstance(results[0], list):
+            for a, b in zip(*results):
+                assert (a is None) == (b is None), flags
+                if a is not None:
+                    np.testing.assert_array_equal(a, b, err_msg=f"{flags}")
+
+
+def test_need_grad_set_inside_a_compiled_step_is_replayed() -> None:
+    # regression: a step freezing a parameter for its walk (a GAN's generator step:
+    # d.need_grad = False; backward(); d.need_grad = True) gave it a gradient on replays
+    rng = np.random.default_rng(9)
+    g, d = gh.Variable(rng.standard_normal(3)), gh.Variable(rng.standard_normal(3))
+
+    def step(z: Any) -> Any:
+        d.need_grad = False
+        loss = (abs(z * g) * d).sum()
+        loss.backward()
+        d.need_grad = True
+        return loss
+
+    fast = gh.compile(step)
+    for k in range(3):
+        z = rng.standard_normal(3)
+        seen = []
+        for run in (fast, lambda z: step(gh.Variable(z, need_grad=False))):
+            g.cleargrad()
+            d.cleargrad()
+            run(z)
+            seen.append((g.g.copy(), d.g, d.need_grad))
+        np.testing.assert_array_equal(seen[0][0], seen[1][0], err_msg=f"call {k}")
+        assert seen[0][1:] == seen[1][1:] == (None, True), f"call {k}"
+
+
 @pytest.mark.parametrize("retain_grad", [False, True])
 def test_walks_that_free_rules_have_them_set_again_by_the_forward(retain_grad: bool) -> None:
     # a compiled step whose walks are all the plan's generated ones keeps its nodes' rules (set
@@ -316,17 +380,18 @@ def test_a_step_of_one_grad_runs_its_generated_functions_in_a_row(
 ) -> None:
     # the common static step (forward, one plain grad): run directly by its generated forward
     # and walk after the first run as a plan; the eager step's values bit for bit, and a
-    # need_grad changed in between makes the walk again (through the plan's own path)
+    # need_grad changed in between traces the step again (its functions were recorded with the
+    # flags it began with)
     monkeypatch.setattr(plan, "_codegen", True)
     rng = np.random.default_rng(11)
     w1, w2 = gh.Variable(rng.standard_normal(5)), gh.Variable(rng.standard_normal(5))
     step = _grad_step(w1, w2)
     fast = gh.compile(step)
-    walks = []
-    for k in range(7):
+    traces = []
+    for k in range(9):
         if k == 4:
             w1.need_grad = False
-        if k == 6:
+        if k == 7:
             w1.need_grad = True
         x = rng.standard_normal(5)
         want = step(gh.Variable(x, need_grad=False))
@@ -334,12 +399,11 @@ def test_a_step_of_one_grad_runs_its_generated_functions_in_a_row(
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a.d, b.d)
         (trace,) = fast.traces.values()
-        assert (trace.direct is None) == (k == 0), k
-        if k:
-            walks.append(trace.direct[0])
-    # one walk for the first flags, another after each change
-    assert [len({id(p) for p in walks[a:b]}) for a, b in ((0, 3), (3, 5), (5, 6))] == [1, 1, 1]
-    assert walks[0] is not walks[3] and walks[3] is not walks[5]
+        assert (trace.direct is None) == (k in (0, 4, 7)), k
+        traces.append(trace)
+    # one trace for the first flags, another after each change
+    assert [len({id(t) for t in traces[a:b]}) for a, b in ((0, 4), (4, 7), (7, 9))] == [1, 1, 1]
+    assert traces[0] is not traces[4] and traces[4] is not traces[7]
 
 
 def test_an_error_in_a_direct_run_is_the_step_s_own() -> None:
