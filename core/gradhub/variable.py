@@ -663,9 +663,10 @@ def set_observer(observer: Any) -> Any:
       returns is raised in place of the usual error;
     * ``detach(variable, need_grad)``: what ``x.detach()`` returns (None: the usual leaf).
 
-    Front-ends whose Variables hand out, assign or cut arrays by their own properties tell the
-    observer through :func:`observe_hand_out`, :func:`observe_write` and
-    :func:`observe_detach`."""
+    Front-ends whose Variables hand out, assign or cut arrays by their own properties, or that
+    compute from a Variable's values in Python, tell the observer through
+    :func:`observe_hand_out`, :func:`observe_write`, :func:`observe_detach` and
+    :func:`observe_read`."""
     global _observer
     with _observers_lock:
         before = _observers.set(observer)
@@ -688,6 +689,22 @@ def observe_write(v: Variable, what: str, value: Any) -> None:
     """
     if _observer is not None:
         _observer.write(v, what, value)
+
+
+def observe_read(v: Variable, how: str) -> None:
+    """Tell the observer (see :func:`set_observer`), if any, that a front-end's code is about
+    to take the values of ``v`` into Python (``how`` names what does it, as in an error
+    message); raises where the observer refuses it (inside a step that :func:`gradhub.compile`
+    traces: what Python computes from the values is not computed again at later calls).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.variable import observe_read
+        >>> observe_read(gh.Variable([1, 2], need_grad=False), "labels")  # not inside a trace
+    """
+    if _observer is not None:
+        _observer.read(v, how)
 
 
 def observe_detach(v: Variable, need_grad: bool = False) -> Variable | None:

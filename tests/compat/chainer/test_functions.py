@@ -447,3 +447,80 @@ def test_batch_matmul_as_chainer() -> None:
     ref_b = 2 * np.einsum("bji,bjk->bik", av.array, av.array @ bv.array)
     np.testing.assert_allclose(av.grad, ref_a, rtol=1e-5)
     np.testing.assert_allclose(bv.grad, ref_b, rtol=1e-5)
+
+
+def _compiled_matches_eager(step, *feeds) -> None:  # type: ignore[no-untyped-def]
+    import gradhub as gh
+
+    fast = gh.compile(step)
+    for k, args in enumerate(feeds):
+        got = fast(*args)
+        want = step(*(Variable(a, requires_grad=False) for a in args))
+        for a, b in zip(got if isinstance(got, tuple) else (got,), want):
+            np.testing.assert_array_equal(a.array, b.array, err_msg=f"call {k}")
+
+
+def test_labels_ids_and_conditions_inside_a_compiled_step_follow_each_call() -> None:
+    # regression: softmax_cross_entropy, where and embed_id read their labels, conditions and ids
+    # in Python: inside gh.compile they were the first call's at every call, silently
+    rng = np.random.default_rng(0)
+    w = Variable(rng.standard_normal((4, 5)).astype(np.float32))
+    emb = Variable(rng.standard_normal((6, 3)).astype(np.float32))
+
+    def step(x, t, c, ids):  # type: ignore[no-untyped-def]
+        y = F.matmul(x, w)
+        loss = F.softmax_cross_entropy(y, t) + F.sum(F.softmax_cross_entropy(y, t, reduce="no"))
+        return loss, F.where(c, y, -y), F.embed_id(ids, emb)
+
+    feeds = [
+        (
+            rng.standard_normal((3, 4)).astype(np.float32),
+            rng.integers(-1, 5, 3),  # (-1: ignored)
+            rng.standard_normal((3, 5)) > 0,
+            rng.integers(0, 6, 3).astype(np.int32),
+        )
+        for _ in range(4)
+    ]
+    _compiled_matches_eager(step, *feeds)
+
+
+@pytest.mark.parametrize("what", ["sigmoid_cross_entropy", "accuracy", "bn_training"])
+def test_functions_that_compute_from_values_in_python_are_refused_when_traced(what: str) -> None:
+    import gradhub as gh
+    import gradhub_compat.chainer.links as L
+
+    bn = L.BatchNormalization(3)
+
+    def step(x, t):  # type: ignore[no-untyped-def]
+        if what == "sigmoid_cross_entropy":
+            return F.sigmoid_cross_entropy(x, t)
+        if what == "accuracy":
+            return F.accuracy(x, t)
+        return bn(x)  # (training mode: running statistics updated in Python)
+
+    x, t = np.ones((2, 3), np.float32), np.array([[0, 1, 1], [1, 0, 1]], np.int32)
+    with pytest.raises(NotImplementedError, match=r"gradhub\.compile"):
+        gh.compile(step)(x, t if what != "accuracy" else t[:, 0])
+
+
+def test_a_compiled_evaluation_step_reads_the_running_statistics_at_each_call() -> None:
+    # regression: fixed_batch_normalization (L.BatchNormalization in test mode) computed
+    # 1 / sqrt(var + eps) in Python: a compiled evaluation step kept the first call's statistics
+    # while training (outside it) moved them
+    import gradhub_compat.chainer.links as L
+
+    rng = np.random.default_rng(1)
+    bn = L.BatchNormalization(3)
+
+    def evaluate(x):  # type: ignore[no-untyped-def]
+        with chainer.using_config("train", False):
+            return bn(x)
+
+    import gradhub as gh
+
+    fast = gh.compile(evaluate)
+    for k in range(3):
+        bn(Variable(rng.standard_normal((8, 3)).astype(np.float32) * (k + 2)))  # training
+        x = rng.standard_normal((4, 3)).astype(np.float32)
+        got, want = fast(x), evaluate(Variable(x))
+        np.testing.assert_array_equal(got.array, want.array, err_msg=f"call {k}")

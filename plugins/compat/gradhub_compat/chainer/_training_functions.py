@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gradhub.modes import is_tracing
 from gradhub.variable import Variable as _NativeVariable
+from gradhub.variable import observe_read
 
 from .._common import adopt
 from .._common import call_native as _call
@@ -20,8 +22,14 @@ from . import Variable, as_variable
 from ._device import activate
 
 
-def _data(x: Any) -> Any:
-    return x._data if isinstance(x, _NativeVariable) else x
+def _data(x: Any, where: str) -> Any:
+    """The array of a Variable or array, read in Python by the function ``where`` (refused
+    inside a step that gradhub.compile traces: what Python computes from it would be computed
+    at the first call only)."""
+    if isinstance(x, _NativeVariable):
+        observe_read(x, f"chainer.functions.{where}, which reads it in Python")
+        return x._data
+    return x
 
 
 def accuracy(y: Any, t: Any, ignore_label: int | None = None) -> Variable:
@@ -37,7 +45,7 @@ def accuracy(y: Any, t: Any, ignore_label: int | None = None) -> Variable:
         >>> F.accuracy(y, np.array([1, 1, 1], dtype=np.int32))
         variable(0.6666667)
     """
-    ya, ta = _data(y), _data(t)
+    ya, ta = _data(y, "accuracy"), _data(t, "accuracy")
     if (
         getattr(ya, "dtype", np.dtype(object)).kind != "f"
         or getattr(ta, "dtype", np.dtype(object)).kind not in "iu"
@@ -131,6 +139,13 @@ def batch_normalization(
     y = y * _call("Reshape", g, shape=shape)
     y = y + _call("Reshape", b, shape=shape)
     if running_mean is not None or running_var is not None:
+        if is_tracing():
+            raise NotImplementedError(
+                "chainer.functions.batch_normalization with running_mean/running_var (as "
+                "L.BatchNormalization in training mode) updates the running statistics in "
+                "Python, which a step that gradhub.compile traces would do at its first call "
+                "only; run it outside gh.compile, or pass no running statistics"
+            )
         m = x.size // g.size
         adjust = m / max(m - 1.0, 1.0)  # unbiased estimation
         with activate(x._data):
@@ -165,11 +180,15 @@ def fixed_batch_normalization(
     _check("fixed_batch_normalization", x, g, b, axes)
     shape = _expanded_shape(x, axes)
     xp = x.device.xp
-    mean_a, var_a = _data(mean), _data(var)
+    # mean and var as Variables (a running-statistics array is taken as it is, not copied), and
+    # 1 / sqrt(var + eps) by recorded functions: a compiled step reads them at every call
     with activate(x._data):
-        inv_std = xp.sqrt(xp.reciprocal(var_a + eps))
-        m = Variable(xp.asarray(mean_a).reshape(shape), requires_grad=False)
-        s = Variable(xp.asarray(inv_std).reshape(shape), requires_grad=False)
+        stats = [
+            v if isinstance(v, _NativeVariable) else Variable(xp.asarray(v), requires_grad=False)
+            for v in (mean, var)
+        ]
+    m = _call("Reshape", stats[0], shape=shape)
+    s = _call("Sqrt", _call("RDivScalar", _call("Reshape", stats[1], shape=shape) + eps, val=1.0))
     y = (x - m) * s
     y = y * _call("Reshape", g, shape=shape)
     y = y + _call("Reshape", b, shape=shape)

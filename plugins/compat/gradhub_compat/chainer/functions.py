@@ -27,7 +27,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from gradhub.modes import is_tracing
 from gradhub.variable import Variable as _NativeVariable
+from gradhub.variable import observe_read
 
 from .._common import adopt
 from .._common import call_native as _call
@@ -107,9 +109,14 @@ def _out(v: Any) -> Any:
     return adopt(v, Variable)
 
 
-def _arr(x: Any) -> Any:
-    """The array of a Variable or array-like (for labels and masks, which take no gradient)."""
-    return x._data if isinstance(x, _NativeVariable) else np.asarray(x)
+def _arr(x: Any, where: str) -> Any:
+    """The array of a Variable or array-like (for labels and masks, which take no gradient),
+    read in Python by the function ``where`` (refused inside a step that gradhub.compile
+    traces: what Python computes from it would be computed at the first call only)."""
+    if isinstance(x, _NativeVariable):
+        observe_read(x, f"chainer.functions.{where}, which reads it in Python")
+        return x._data
+    return np.asarray(x)
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -385,7 +392,11 @@ def minimum(x1: Any, x2: Any) -> Variable:
 def where(condition: Any, x: Any, y: Any) -> Variable:
     """``x`` where ``condition`` is true, ``y`` elsewhere (no gradient w.r.t. the condition)."""
     x, y = _match("where", x, y)
-    cond = _const(_arr(condition).astype(bool), x)
+    if isinstance(condition, _NativeVariable):  # a recorded cast (computed again by replays)
+        c = condition
+        cond = c if c.dtype == np.bool_ else _call("Cast", c, dtype="bool")
+    else:
+        cond = _const(np.asarray(condition).astype(bool), x)
     return _out(_call("Where", cond, x, y))  # type: ignore[no-any-return]
 
 
@@ -501,8 +512,8 @@ def log_softmax(x: Any, axis: int = 1) -> Variable:
 # -- losses ---------------------------------------------------------------------------------
 
 
-def _reduce_masked(per: Any, mask: np.ndarray, normalize: bool, n_batch: int) -> Any:
-    count = float(mask.sum()) if normalize else float(n_batch)
+def _reduce_masked(per: Any, mask: np.ndarray | None, normalize: bool, n_batch: int) -> Any:
+    count = float(mask.sum()) if normalize and mask is not None else float(n_batch)
     return _call("Sum", per) * (1.0 / _maxf(count, 1.0))
 
 
@@ -572,7 +583,15 @@ def softmax_cross_entropy(
                 f"{where}: the dtype of class_weight should be 'f', got {class_weight.dtype}"
             )
     _check_float("softmax_cross_entropy", x=x)
-    labels = _arr(t)
+    if (
+        isinstance(t, _NativeVariable)
+        and t.dtype.kind in "iu"
+        and class_weight is None
+        and len(_shape(x)) >= 2
+        and tuple(t.shape) == (_shape(x)[0], *_shape(x)[2:])
+    ):
+        return _sce_of_label_variable(x, t, normalize, ignore_label, reduce, where)
+    labels = _arr(t, "softmax_cross_entropy (its labels t)")
     xs = _shape(x)
     dt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
     if labels.dtype.kind == "f":
@@ -618,6 +637,36 @@ def softmax_cross_entropy(
     return _out(_reduce_masked(per, mask, normalize, xs[0]))  # type: ignore[no-any-return]
 
 
+def _sce_of_label_variable(
+    x: Any, t: _NativeVariable, normalize: bool, ignore_label: int, reduce: str, where: str
+) -> Variable:
+    """softmax_cross_entropy of integer labels held by a Variable, by recorded functions of
+    ``t`` (a compiled step computes the mask and the count again at every call); the same
+    values as the path of labels read in Python (a product by a mask of ones is exact)."""
+    xs = _shape(x)
+    if not is_tracing():  # (inside a trace the kernel checks the labels at every call)
+        labels = t._data
+        mask_a = labels != ignore_label
+        if not ((labels >= 0) & (labels < xs[1]) | ~mask_a).all():
+            raise ValueError(
+                f"{where}: each label t must satisfy 0 <= t < x.shape[1] ({xs[1]}) or "
+                f"t == ignore_label ({ignore_label}) (as chainer's debug mode checks)"
+            )
+    mask = _call("NotEqualScalar", t, val=ignore_label)
+    safe = _call("Mul2", t, _call("Cast", mask, dtype=t.dtype.name))
+    target = _call("Reshape", safe, shape=(xs[0], 1, *xs[2:]))
+    per = _call("SoftmaxCrossEntropy", x, target, axis=1)
+    per = _call("Reshape", per, shape=tuple(t.shape))
+    per = per * _call("Cast", mask, dtype=per.dtype.name)
+    if reduce == "no":
+        return _out(per)  # type: ignore[no-any-return]
+    if not normalize:
+        return _out(_reduce_masked(per, None, False, xs[0]))  # type: ignore[no-any-return]
+    count = _call("MaximumScalar", _call("Sum", _call("Cast", mask, dtype="float64")), val=1.0)
+    scale = _call("Cast", _call("RDivScalar", count, val=1.0), dtype=per.dtype.name)
+    return _out(_call("Sum", per) * scale)  # type: ignore[no-any-return]
+
+
 def _soft_target_loss(x: Any, t: Any, kind: str, reduce: str) -> Variable:
     """chainer's soft-target loss of scores ``x`` and target distributions ``t`` (axis 1)."""
     log_y = _call("LogSoftmax", x, axis=1)
@@ -640,7 +689,7 @@ def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True, reduce: str = 
         raise ValueError(
             f"chainer F.sigmoid_cross_entropy: reduce must be 'mean' or 'no', got {reduce!r}"
         )
-    labels = _arr(t)
+    labels = _arr(t, "sigmoid_cross_entropy (its labels t)")
     if tuple(labels.shape) != _shape(x):
         raise ValueError(
             f"chainer F.sigmoid_cross_entropy: t of shape {tuple(labels.shape)} must have x's "
@@ -1081,7 +1130,9 @@ def dropout(x: Any, ratio: float = 0.5) -> Variable:
 
 def embed_id(x: Any, W: Any, ignore_label: int | None = None) -> Variable:
     """The rows of ``W`` selected by the integer ids ``x`` (rows of zeros for ``ignore_label``)."""
-    ids = _arr(x)
+    if ignore_label is None and isinstance(x, _NativeVariable) and x.dtype.kind in "iu":
+        return _out(_call("Embed", x, W))  # type: ignore[no-any-return]
+    ids = _arr(x, "embed_id (its ids x, with ignore_label)")
     if ids.dtype.kind not in "iu":
         raise TypeError(f"chainer F.embed_id: x must hold integer ids, got dtype {ids.dtype}")
     if ignore_label is None:
