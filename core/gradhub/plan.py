@@ -1712,19 +1712,58 @@ def _holds_leaves(x: Any) -> bool:
 
 
 def _signature(a: Any) -> tuple[Any, ...]:
-    """What a compiled step's trace depends on in an argument."""
+    """What a compiled step's trace depends on in an argument: a Variable's identity, shape and
+    dtype; an array's (or a list's of numbers) shape and dtype; the value of a number, a string
+    or a tuple of them (floats by their bits: 0.0 and -0.0 are two traces); any other object
+    itself (held by the trace's key, so that its id is not reused by another object)."""
     if isinstance(a, Variable):
         d = a._data
         return ("Variable", id(a), type(d), d.shape, d.dtype)
     if hasattr(a, "shape") and hasattr(a, "dtype"):
         return ("array", type(a), tuple(a.shape), a.dtype)
+    if isinstance(a, tuple) and _plain_scalars(a):  # (a shape, axes, pads: constants)
+        return ("value", tuple, _value_key(a))
     if isinstance(a, (list, tuple)):
         return ("array", type(a), np.shape(a), np.asarray(a).dtype)
-    try:
-        hash(a)
-    except TypeError:
-        return ("object", id(a))
-    return ("value", type(a), a)
+    if type(a) in _SCALARS:
+        return ("value", type(a), _value_key(a))
+    return ("object", _Same(a))
+
+
+#: the Python types whose values (not identities) pick a trace
+_SCALARS = (int, float, bool, complex, str, bytes, type(None))
+
+
+def _plain_scalars(t: tuple[Any, ...]) -> bool:
+    """Whether the tuple ``t`` holds only Python numbers, strings and None (at any depth)."""
+    return all(type(e) in _SCALARS or (type(e) is tuple and _plain_scalars(e)) for e in t)
+
+
+def _value_key(a: Any) -> Any:
+    """``a`` (a Python scalar or a tuple of them) as a key that tells apart what the step could:
+    floats by their bits (``-0.0`` is not ``0.0``; every NaN of one pattern is one key)."""
+    if type(a) is float:
+        return (float, a.hex())
+    if type(a) is complex:
+        return (complex, a.real.hex(), a.imag.hex())
+    if type(a) is tuple:
+        return tuple(_value_key(e) for e in a)
+    return (type(a), a)
+
+
+class _Same:
+    """An object argument in a trace's key: equal to the same object only, and holding it."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Same and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
 
 
 def _flatten(result: Any) -> tuple[list[Any], Any]:

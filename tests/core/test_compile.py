@@ -1018,6 +1018,26 @@ def test_grad_with_set_grad_inside_a_compiled_step_leaves_the_gradient() -> None
         np.testing.assert_array_equal(got, w.g, err_msg=f"call {k}")
 
 
+def test_number_tuple_and_object_arguments_pick_their_traces() -> None:
+    # regression: 0.0 and -0.0 shared a trace (x / s gave inf for -0.0); a tuple of ints (a
+    # shape) became an array Variable; an object argument was told by its id, which a new
+    # object of a later call could reuse (its attributes were the first object's)
+    import types
+
+    def step(x: Any, s: float, shape: tuple[int, ...], obj: Any) -> Any:
+        return (x / s).reshape(shape) * obj.scale
+
+    fast = gh.compile(step)
+    x = np.arange(1.0, 7.0)
+    for k, (s, shape) in enumerate([(0.0, (2, 3)), (-0.0, (2, 3)), (2.0, (3, 2)), (-0.0, (6,))]):
+        obj = types.SimpleNamespace(scale=float(k + 1))  # (a new object each call)
+        with np.errstate(divide="ignore"):
+            got = fast(x, s, shape, obj)
+            want = step(gh.Variable(x, need_grad=False), s, shape, obj)
+        np.testing.assert_array_equal(got.d, want.d, err_msg=f"call {k}")
+        assert got.shape == shape
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty
