@@ -1913,6 +1913,18 @@ class _Traced:
         self.plan = Plan(
             unique, [ev[1] for ev in self.events], private=True, rules_kept=kept and _codegen
         )
+        for node in self.plan.nodes:
+            if node.seq < start:
+                # a Variable computed before the step (a closure's): a replay would compute it
+                # again from its inputs' values at that call, which the step's code does not
+                raise NotImplementedError(
+                    f"gradhub.compile: the step uses a Variable computed before it was called "
+                    f"(by {node.fdef.snake}(), of shape {node.out_shapes[0]}); a compiled step "
+                    "replays its graph, which would compute that Variable again at every call "
+                    "from its inputs' values then, where the step's code uses the value it "
+                    "has. Compute it inside the step, or pass its .detach() (a constant) or "
+                    "its array as an argument"
+                )
         # the leaves' need_grad when the step began (before its own need_grad events): a call
         # that begins with others traces again (the plan's nodes were recorded with these)
         began: dict[int, bool] = {}

@@ -1038,6 +1038,26 @@ def test_number_tuple_and_object_arguments_pick_their_traces() -> None:
         assert got.shape == shape
 
 
+def test_a_variable_computed_before_the_step_is_refused() -> None:
+    # regression: a closure's Variable computed outside the step (a fixed target) was computed
+    # again by every replay from its inputs' values then (and its .d overwritten), where the
+    # step's code uses the value it has; its .detach() is the constant the step means
+    w, x = _sgd_problem()
+    target = abs(w) * 2.0
+
+    def step(x: Any, t: Any) -> Any:
+        return (((x @ w) - (x @ t)) ** 2).sum()
+
+    with pytest.raises(NotImplementedError, match=r"computed before it was called \(by abs"):
+        gh.compile(lambda x: step(x, target))(x)
+    fixed = target.detach()
+    fast = gh.compile(lambda x: step(x, fixed))
+    for k in range(3):
+        w.d = w.d * 1.5  # (an update between calls: the target stays)
+        got, want = fast(x), step(gh.Variable(x, need_grad=False), fixed)
+        assert got.d == want.d, f"call {k}"
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty
