@@ -217,7 +217,7 @@ def _param(
         name, tuple(int(s) for s in shape), _initializer(fn, arg, name, init), trainable
     )
     if fix_parameters and p.need_grad:
-        view = p.get_unlinked_variable()  # shares the data, needs no gradient
+        view = p.detach()  # shares the data, needs no gradient (also as nnabla Variable)
         view.name = p.name
         return view
     return p

@@ -63,3 +63,33 @@ def test_param_desc_is_added_to_the_doc():
 
     assert "* a (``need_grad=True``) : Scale. (shape: ``(1,)``)" in sc.__doc__
     nn.clear_parameters()
+
+
+def test_fixed_parameters_inside_a_compiled_step() -> None:
+    # regression: PF.affine(..., fix_parameters=True) inside gh.compile was refused with an
+    # error about get_unlinked_variable(need_grad=True), which the step never called
+    import gradhub as gh
+    import gradhub_compat.nnabla.functions as F
+    import gradhub_compat.nnabla.parametric_functions as PF
+
+    def step(x: nn.Variable) -> nn.Variable:
+        h = PF.affine(x, 4, name="frozen", fix_parameters=True)
+        loss = F.sum(PF.affine(h, 2, name="head") ** 2)
+        loss.forward()
+        loss.backward()
+        return loss
+
+    rng = np.random.default_rng(0)
+    fast = gh.compile(step)
+    for k in range(3):
+        x = rng.standard_normal((5, 3)).astype(np.float32)
+        seen = []
+        for run in (fast, lambda x: step(nn.Variable.from_numpy_array(x))):
+            for p in nn.get_parameters().values():
+                p.g = 0
+            loss = run(x)
+            params = nn.get_parameters()
+            seen.append((loss.d.copy(), params["head/affine/W"].g.copy()))
+            assert not params["frozen/affine/W"].g.any()  # (no gradient: fixed)
+        for a, b in zip(*seen):
+            np.testing.assert_array_equal(a, b, err_msg=f"call {k}")
