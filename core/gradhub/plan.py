@@ -1450,6 +1450,20 @@ class _Trace:
         #: the gradient Variables that walks with ``retain_grad`` set on graph Variables: by
         #: id, (the gradient Variable, the Variable holding it) (see _Traced._grad_owners)
         self.retained: dict[int, tuple[Variable, Variable]] = {}
+        #: the global settings the step read before setting them: (read, its value), checked
+        #: before each replay (see global_state); the keys read or set so far
+        self.guards: list[tuple[Callable[[], Any], Any]] = []
+        self.globals_seen: set[Any] = set()
+
+    def global_state(self, key: Any, read: Callable[[], Any] | None, written: bool) -> None:
+        """A global setting ``key`` read (its value by ``read()``) or set by the step's code
+        (see :func:`gradhub.variable.observe_global`): the first read of a setting the step has
+        not set becomes a guard of the trace."""
+        if key in self.globals_seen:
+            return
+        self.globals_seen.add(key)
+        if not written and read is not None:
+            self.guards.append((read, _setting(read)))
 
     def _retained(self, outputs: Sequence[Variable]) -> None:
         """Note the gradient Variables that a walk with ``retain_grad`` from ``outputs`` left on
@@ -1841,6 +1855,15 @@ def _released(dtype: Any) -> np.ndarray:
 _STALE = object()
 
 
+def _setting(read: Callable[[], Any]) -> Any:
+    """A global setting's value by ``read()``; the exception's type where it raises (a name
+    never set: chainer's AttributeError), so that a guard compares it all the same."""
+    try:
+        return read()
+    except Exception as e:
+        return type(e)
+
+
 class _GradOf:
     """In a compiled step's results: the gradient Variable of ``owner`` as it is after the call
     (``owner.grad_var``), for a result that was one when the step was traced."""
@@ -1932,6 +1955,7 @@ class _Traced:
             if ev[0] == "state" and ev[4] == "need_grad":
                 began.setdefault(id(ev[2]), ev[5])
         self.leaf_need = [(v, began.get(id(v), v._need_grad)) for v in self.plan.leaves]
+        self.guards = trace.guards
         self.need_generation = _variable.need_grad_generation
         compiled = self.plan.compiled
         self.direct_ok = (
@@ -2107,6 +2131,9 @@ class _Traced:
     def replay(self, args: Sequence[Any]) -> Any:
         """Run the trace on new arguments and return the step's results; :data:`_STALE` when
         the plan no longer holds (nothing was run)."""
+        for read, value in self.guards:  # global settings the trace read (chainer.config.train)
+            if _setting(read) != value:
+                return _STALE
         if self.need_generation != _variable.need_grad_generation:  # some need_grad was set
             for v, flag in self.leaf_need:
                 if v._need_grad is not flag:

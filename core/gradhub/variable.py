@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -664,9 +664,10 @@ def set_observer(observer: Any) -> Any:
     * ``detach(variable, need_grad)``: what ``x.detach()`` returns (None: the usual leaf).
 
     Front-ends whose Variables hand out, assign or cut arrays by their own properties, or that
-    compute from a Variable's values in Python, tell the observer through
-    :func:`observe_hand_out`, :func:`observe_write`, :func:`observe_detach` and
-    :func:`observe_read`."""
+    compute from a Variable's values in Python, or read global settings, tell the observer
+    through :func:`observe_hand_out`, :func:`observe_write`, :func:`observe_detach`,
+    :func:`observe_read` and :func:`observe_global` (its method ``global_state(key, read,
+    written)``)."""
     global _observer
     with _observers_lock:
         before = _observers.set(observer)
@@ -705,6 +706,24 @@ def observe_read(v: Variable, how: str) -> None:
     """
     if _observer is not None:
         _observer.read(v, how)
+
+
+def observe_global(key: Any, read: Callable[[], Any] | None, written: bool = False) -> None:
+    """Tell the observer (see :func:`set_observer`), if any, that a front-end's code reads
+    (``written`` False) or sets (True) a global setting named by ``key`` (hashable), such as
+    chainer's ``chainer.config.train``; ``read()`` returns its value now, without telling the
+    observer again. Inside a step that :func:`gradhub.compile` traces, a setting read before
+    the step set it is a guard of the trace: a later call made with another value traces the
+    step again (its functions were chosen by the value).
+
+    Example::
+
+        >>> from gradhub.variable import observe_global
+        >>> settings = {"train": True}
+        >>> observe_global(("settings", "train"), lambda: settings["train"])  # (no trace)
+    """
+    if _observer is not None:
+        _observer.global_state(key, read, written)
 
 
 def observe_detach(v: Variable, need_grad: bool = False) -> Variable | None:

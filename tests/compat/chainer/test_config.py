@@ -99,3 +99,31 @@ def test_is_debug_and_set_debug() -> None:
     with chainer.using_config("debug", True):
         assert chainer.is_debug()
     assert not chainer.is_debug()
+
+
+def test_a_compiled_step_follows_chainer_config_train() -> None:
+    # regression: chainer.config.train read inside a compiled step was the traced call's at every
+    # call (a step traced in evaluation mode skipped dropout when training); a setting the step
+    # itself makes (using_config inside it) is not a reason to trace again
+    import gradhub as gh
+    import gradhub_compat.chainer.functions as F
+
+    x = np.ones((4, 8), np.float32)
+    step = gh.compile(lambda x: F.dropout(x, 0.5))
+    with chainer.using_config("train", False):
+        np.testing.assert_array_equal(step(x).array, x)
+    dropped = step(x).array  # training: some zeros, the others 2
+    assert set(np.unique(dropped)) <= {0.0, 2.0} and (dropped == 0).any()
+    assert len(step.traces) == 1  # (one per signature: the guard traced it again)
+    with chainer.using_config("train", False):
+        np.testing.assert_array_equal(step(x).array, x)
+
+    def evaluate(x):  # type: ignore[no-untyped-def]
+        with chainer.using_config("train", False):
+            return F.dropout(x, 0.5)
+
+    fast = gh.compile(evaluate)
+    for _ in range(3):
+        np.testing.assert_array_equal(fast(x).array, x)
+    (trace,) = fast.traces.values()
+    assert trace.guards == [] and trace.runs == 2  # (traced once: replayed twice)

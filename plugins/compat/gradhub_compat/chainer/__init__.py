@@ -29,6 +29,7 @@ Example (the accumulating backward of chainer)::
 
 from __future__ import annotations
 
+import functools
 import importlib
 import threading
 import warnings
@@ -44,7 +45,7 @@ from gradhub.graph import Node
 from gradhub.modes import grad_mode, is_recording, is_tracing, set_grad_mode, set_recording
 from gradhub.registry import REGISTRY
 from gradhub.variable import Variable as _NativeVariable
-from gradhub.variable import observe_hand_out, observe_write
+from gradhub.variable import observe_global, observe_hand_out, observe_write
 
 from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
 
@@ -896,28 +897,37 @@ class _Config:
     def __getattr__(self, name: str) -> Any:
         if name == "enable_backprop":
             return is_recording()
-        try:
-            return _local.__dict__[name]
-        except KeyError:
-            pass
-        try:
-            return self._defaults[name]
-        except KeyError:
-            raise AttributeError(f"chainer.config has no attribute {name!r}") from None
+        # inside a step that gradhub.compile traces: a guard (another value traces it again)
+        observe_global(("chainer.config", name), functools.partial(_config_value, name))
+        return _config_value(name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "enable_backprop":
             # chainer's no_backprop_mode (value False): results still require a gradient
             set_grad_mode(bool(value), True if not value else grad_mode()[1])
             return
+        observe_global(("chainer.config", name), None, written=True)
         setattr(_local, name, value)
 
     def __delattr__(self, name: str) -> None:
+        observe_global(("chainer.config", name), None, written=True)
         _local.__dict__.pop(name, None)
 
     def __repr__(self) -> str:
         values = {**self._defaults, **_local.__dict__, "enable_backprop": is_recording()}
         return "chainer.config(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")"
+
+
+def _config_value(name: str) -> Any:
+    """``chainer.config.<name>`` in this thread (not ``enable_backprop``)."""
+    try:
+        return _local.__dict__[name]
+    except KeyError:
+        pass
+    try:
+        return _Config._defaults[name]
+    except KeyError:
+        raise AttributeError(f"chainer.config has no attribute {name!r}") from None
 
 
 _local = _LocalConfig()
