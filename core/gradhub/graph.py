@@ -430,6 +430,29 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     return v
 
 
+#: how many times a front-end changed recorded links of a graph (see :func:`links_changed`);
+#: plans (gradhub.plan) are made for the links of their time
+links_generation = 0
+
+
+def links_changed() -> None:
+    """Tell the plans of static graphs (gradhub.plan) that recorded links changed: a node's
+    output now refers to another Variable (nnabla's ``m[k] = v`` on a function's result, a
+    Variable made again for an output nothing referred to), or a Variable now has another
+    creator. Every plan made before is made again at its next run (one integer test per run).
+
+    Example::
+
+        >>> from gradhub import graph
+        >>> before = graph.links_generation
+        >>> graph.links_changed()
+        >>> graph.links_generation == before + 1
+        True
+    """
+    global links_generation
+    links_generation += 1
+
+
 _ndarray = np.ndarray
 _new_variable = object.__new__
 

@@ -46,6 +46,7 @@ from . import capture as _capture
 from . import capture_static as _static
 from . import engine as _engine
 from . import fusion as _fusion
+from . import graph as _graph
 from . import modes as _modes
 from . import variable as _variable
 from .device import trim_host_heap
@@ -324,6 +325,8 @@ class Plan:
         self.compiled = _generate_forward(self) if self.codegen else None
         self.fdefs = list(fdefs.values())
         self.generation = REGISTRY.generation
+        #: the graph links this plan was made for (see gradhub.graph.links_changed)
+        self.links = _graph.links_generation
         if self.codegen:  # the same checks as straight-line code (see _generate_valid)
             self.valid = _generate_valid(self)  # type: ignore[method-assign]
         #: the values of a run in progress (read by later segments)
@@ -388,8 +391,8 @@ class Plan:
 
     # -- forward ---------------------------------------------------------------------------------
     def valid(self) -> bool:
-        """Whether the recorded kernels, rules and leaf shapes still hold."""
-        if REGISTRY.generation != self.generation:
+        """Whether the recorded kernels, rules, graph links and leaf shapes still hold."""
+        if REGISTRY.generation != self.generation or _graph.links_generation != self.links:
             return False
         for fdef, rule, kind, kernel in self.fdefs:
             kernels = fdef.kernels
@@ -615,6 +618,7 @@ class _Program:
         self.outputs = [weakref.ref(v) for v in outputs]
         self.targets = None if targets is None else [weakref.ref(v) for v in targets]
         self.generation = _variable.need_grad_generation
+        self.links = _graph.links_generation
         roots = []
         for y, s in zip(outputs, seeds):
             if s is not None and y._creator is not None and y._need_grad:
@@ -663,8 +667,11 @@ class _Program:
         self.capture_refused: str | None = None
 
     def holds(self, outputs: list[Variable], targets: list[Variable] | None) -> bool:
-        """Whether this schedule was decided for these Variables under today's ``need_grad``."""
+        """Whether this schedule was decided for these Variables under today's ``need_grad``
+        and graph links."""
         if self.generation != _variable.need_grad_generation:
+            return False
+        if self.links != _graph.links_generation:
             return False
         for r, v in zip(self.outputs, outputs):
             if r() is not v:
@@ -880,12 +887,15 @@ def _positional(fn: Any, lead: int, attrs: dict[str, Any]) -> list[str] | None:
 
 def _generate_valid(plan: Plan) -> Any:
     """:meth:`Plan.valid` as one straight-line function of no arguments: the registry's
-    generation, each function's kernel for its device and its rule, each leaf's array type,
-    shape, dtype (and device, off numpy), the recorded values bound as its globals."""
-    env: dict[str, Any] = {"REGISTRY": REGISTRY, "_device_name": _device_name}
+    generation, the graph links' (:func:`gradhub.graph.links_changed`), each function's kernel
+    for its device and its rule, each leaf's array type, shape, dtype (and device, off numpy),
+    the recorded values bound as its globals."""
+    env: dict[str, Any] = {"REGISTRY": REGISTRY, "_device_name": _device_name, "GRAPH": _graph}
     lines = [
         "def valid():",
         f"    if REGISTRY.generation != {plan.generation!r}:",
+        "        return False",
+        f"    if GRAPH.links_generation != {plan.links!r}:",
         "        return False",
     ]
     for i, (fdef, rule, kind, kernel) in enumerate(plan.fdefs):
@@ -2078,7 +2088,10 @@ class _Traced:
         prog, fn = d
         ev = self.events[0]
         outputs, inputs = ev[2]
-        if prog.generation != _variable.need_grad_generation and not prog.holds(outputs, inputs):
+        if (
+            prog.generation != _variable.need_grad_generation
+            or prog.links != _graph.links_generation
+        ) and not prog.holds(outputs, inputs):
             self.direct = None
             return False
         plan = self.plan

@@ -43,3 +43,70 @@ def test_the_static_loop_through_plans_matches_the_engine(clear_buffer: bool) ->
     assert len(planned) == len(eager) == 15
     for a, b in zip(planned, eager):
         np.testing.assert_array_equal(a, b)
+
+
+def _with_plans(planned: bool, run):  # type: ignore[no-untyped-def]
+    before = gh.plan.enabled()
+    gh.plan.set_enabled(planned)
+    try:
+        return run()
+    finally:
+        gh.plan.set_enabled(before)
+
+
+def test_forward_after_setitem_on_a_planned_result_runs_the_new_graph() -> None:
+    # regression: m[0] = v on a Variable whose forward() was planned left the old plan (keyed
+    # by m) in use: forward() ignored the assignment, and backward() failed with AttributeError
+    def run() -> list[np.ndarray]:
+        a = nn.Variable((2, 3), need_grad=True)
+        v = nn.Variable((3,), need_grad=True)
+        a.d = np.arange(6.0).reshape(2, 3) / 10
+        v.d = 5.0
+        m = F.tanh(a)
+        for _ in range(2):
+            m.forward()
+            m.backward(grad=np.ones((2, 3)))
+        a.grad.zero()
+        m[0] = v
+        out = []
+        for k in range(2):
+            v.d = 5.0 + k
+            m.forward()
+            m.backward(grad=np.ones((2, 3)))
+            out += [m.d.copy(), a.g.copy(), v.g.copy()]
+        return out
+
+    planned, plain = _with_plans(True, run), _with_plans(False, run)
+    for a, b in zip(planned, plain):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(planned[3][0], [6.0, 6.0, 6.0])
+
+
+@pytest.mark.parametrize("how", ["parent", "visit"])
+def test_intermediates_taken_after_a_plan_is_made_follow_forward(how: str) -> None:
+    # regression: an intermediate Variable nothing referred to, made again by loss.parent.inputs
+    # or loss.visit after the plan's code was generated, was never written by forward() (zeros,
+    # or the previous batch's values)
+    def run() -> list[np.ndarray]:
+        x = nn.Variable((2, 3))
+        loss = F.sum(F.tanh(x * 2.0))
+        for it in range(3):
+            x.d = np.full((2, 3), 0.1 * it)
+            loss.forward()
+        if how == "parent":
+            t = loss.parent.inputs[0]
+        else:
+            seen: dict[str, nn.Variable] = {}
+            loss.visit(lambda f: seen.setdefault(f.info.type_name, f.outputs[0]))
+            t = seen["Tanh"]
+        out = []
+        for it in range(3, 5):
+            x.d = np.full((2, 3), 0.1 * it)
+            loss.forward()
+            out.append(t.d.copy())
+        return out
+
+    planned, plain = _with_plans(True, run), _with_plans(False, run)
+    for k, (a, b) in enumerate(zip(planned, plain)):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, np.tanh(0.2 * (k + 3)), rtol=1e-6)

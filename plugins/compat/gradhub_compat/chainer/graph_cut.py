@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 from gradhub.engine import collect_graph, is_freed
-from gradhub.graph import Node
+from gradhub.graph import Node, links_changed
 from gradhub.modes import is_tracing
 from gradhub.registry import REGISTRY, FunctionDef, Rule
 from gradhub.variable import Variable as _NativeVariable
@@ -169,6 +169,7 @@ def _cut(node: Node, outputs: Iterable[int]) -> None:
         if keep_rule:
             node.rule = new.rule
     node.fdef = new
+    links_changed()  # (plans made for the uncut graph are made again)
 
 
 def cut_node(node: Node) -> None:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gradhub.engine import collect_graph, is_freed, rerun_kernel
+from gradhub.graph import links_changed
 from gradhub.modes import set_recording
 from gradhub.registry import Rule
 from gradhub.variable import Variable as NativeVariable
@@ -129,6 +130,7 @@ def _revived(node: Any, idx: int, saved: Any) -> NativeVariable:
     outs = list(node.outputs)
     outs[idx] = weakref.ref(v)
     node.outputs = tuple(outs)
+    links_changed()  # (a plan's generated code writes only the outputs alive when it was made)
     return v
 
 

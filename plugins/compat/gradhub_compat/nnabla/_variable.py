@@ -24,6 +24,7 @@ from gradhub.device import context_device
 from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, is_freed
 from gradhub.errors import BackwardRuleError
+from gradhub.graph import links_changed
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_detach, observe_hand_out, observe_write
 
@@ -906,6 +907,7 @@ def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
     x._grad = None
     x._need_grad = y._need_grad
     y._creator.outputs = (weakref.ref(x),)
+    links_changed()  # (plans made for x's old creator are made again)
 
 
 class _IntegerData(Variable):
