@@ -48,6 +48,7 @@ from . import engine as _engine
 from . import fusion as _fusion
 from . import graph as _graph
 from . import modes as _modes
+from . import parameters as _parameters
 from . import variable as _variable
 from .device import trim_host_heap
 from .engine import (
@@ -1464,6 +1465,13 @@ class _Trace:
         #: before each replay (see global_state); the keys read or set so far
         self.guards: list[tuple[Callable[[], Any], Any]] = []
         self.globals_seen: set[Any] = set()
+        #: the Variables needing a gradient that ``Variable(data)`` made in the step
+        self.made_leaves: list[weakref.ref[Variable]] = []
+
+    def made(self, v: Variable) -> None:
+        """A ``Variable(data)`` the step's code made (see :meth:`_Traced.__init__`)."""
+        if v._need_grad:
+            self.made_leaves.append(weakref.ref(v))
 
     def global_state(self, key: Any, read: Callable[[], Any] | None, written: bool) -> None:
         """A global setting ``key`` read (its value by ``read()``) or set by the step's code
@@ -1946,6 +1954,21 @@ class _Traced:
         self.plan = Plan(
             unique, [ev[1] for ev in self.events], private=True, rules_kept=kept and _codegen
         )
+        # a leaf needing a gradient that the step's code made, and a walk accumulated into: a
+        # replay would sum every call's gradient into it, where the code (not replayed) may make
+        # a new one at each call (a parameter of the table was made once, at the first call)
+        params = {id(p) for p in _parameters.parameter_table().values()}
+        leaves = {id(v) for v in self.plan.leaves}
+        for ref in trace.made_leaves:
+            v = ref()
+            if v is not None and v._grad is not None and id(v) in leaves and id(v) not in params:
+                raise NotImplementedError(
+                    f"gradhub.compile: the step makes the Variable {_named(v)}, which needs a "
+                    "gradient, and a walk accumulates into its .g; a compiled step replays its "
+                    "graph, not its code, so that one Variable would sum the gradients of every "
+                    "call. Make it outside the step (the same one at every call: clear its "
+                    ".g when you need to), or take its gradient with gh.grad(...) inside"
+                )
         for node in self.plan.nodes:
             if node.seq < start:
                 # a Variable computed before the step (a closure's): a replay would compute it

@@ -173,6 +173,8 @@ class Variable:
         self._idx = 0
         self._need_grad = bool(need_grad)
         self.name = name
+        if _observer is not None:
+            _observer.made(self)
 
     @classmethod
     def _new(cls, data: Any, need_grad: bool, creator: Node | None, idx: int) -> Variable:
@@ -656,7 +658,7 @@ def set_observer(observer: Any) -> Any:
       or ``x.need_grad = value`` that changes it (``"need_grad"``), before it is made;
     * ``read(variable, how)``: a value read as a Python object (``how``: ``"bool()"`` for
       ``if x:``, ``".item()"``), before it is read;
-    * ``wrap(data)``: ``Variable(data)``, before it is made;
+    * ``wrap(data)``: ``Variable(data)``, before it is made; ``made(variable)``: after;
     * ``hand_out(array)``: an array handed out by ``x.d``, ``x.g`` or ``x.numpy()``, before it
       is returned;
     * ``kernel_failed(fdef, arrays, error)``: a kernel's failure on ``arrays``; an exception it

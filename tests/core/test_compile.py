@@ -1058,6 +1058,47 @@ def test_a_variable_computed_before_the_step_is_refused() -> None:
         assert got.d == want.d, f"call {k}"
 
 
+def test_a_leaf_made_inside_the_step_that_backward_accumulates_into_is_refused() -> None:
+    # regression: b = gh.Variable(zeros, need_grad=True) made inside the step was the trace's one
+    # leaf: backward() summed every call's gradient into its .g, where the eager step makes a new
+    # one at each call. Its gradient by gh.grad, and a parameter of the table made at the first
+    # call (as a parametric function makes it), are fine
+    def accumulates(x: Any) -> Any:
+        b = gh.Variable(np.zeros(3), need_grad=True)
+        loss = ((x + b) ** 2).sum()
+        loss.backward()
+        return loss, b.grad_var
+
+    with pytest.raises(NotImplementedError, match="makes the Variable .* accumulates into its"):
+        gh.compile(accumulates)(np.ones(3))
+
+    def by_grad(x: Any) -> Any:
+        b = gh.Variable(np.zeros(3), need_grad=True)
+        return gh.grad([((x + b) ** 2).sum()], [b], create_graph=False)[0]
+
+    fast = gh.compile(by_grad)
+    for k in range(3):
+        np.testing.assert_array_equal(fast(np.full(3, k + 1.0)).d, np.full(3, 2.0 * (k + 1)))
+
+    gh.clear_parameters()
+    try:
+
+        def with_parameter(x: Any) -> Any:
+            with gh.parameter_scope("layer"):
+                w = gh.get_parameter_or_create("w", (3,), np.ones)
+            loss = (x * w).sum()
+            loss.backward()
+            return loss
+
+        fast = gh.compile(with_parameter)
+        for k in range(3):
+            fast(np.full(3, k + 1.0))
+        w = gh.get_parameters()["layer/w"]
+        np.testing.assert_array_equal(w.g, np.full(3, 6.0))  # 1 + 2 + 3, as eagerly
+    finally:
+        gh.clear_parameters()
+
+
 def test_results_nested_in_dicts_and_tuples_follow_each_call() -> None:
     # regression: Variables inside a dict or a nested tuple were the trace's own, whose arrays
     # are let go of after each call: even the first call's came back empty
