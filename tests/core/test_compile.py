@@ -1069,7 +1069,7 @@ def test_a_leaf_made_inside_the_step_that_backward_accumulates_into_is_refused()
         loss.backward()
         return loss, b.grad_var
 
-    with pytest.raises(NotImplementedError, match="makes the Variable .* accumulates into its"):
+    with pytest.raises(NotImplementedError, match=r"makes the Variable .* accumulates into its"):
         gh.compile(accumulates)(np.ones(3))
 
     def by_grad(x: Any) -> Any:
