@@ -79,3 +79,36 @@ def test_backward_from_a_graph_that_needs_no_gradient_does_nothing_as_nnabla() -
         z = F.sum(x * 2.0)
     with pytest.raises(RuntimeError, match="no parent"):  # a leaf here, as in nnabla
         z.backward()
+
+
+@pytest.mark.parametrize("planned", [True, False])
+def test_need_grad_set_on_a_leaf_after_the_graph_was_built(planned: bool) -> None:
+    # regression: functions recorded while none of their inputs needed a gradient kept no rule,
+    # so x.need_grad = True set after the graph was built gave x zero gradients; nnabla works
+    # need_grad out again at every forward() (its graph visit), and so does the front-end now
+
+    before = gh.plan.enabled()
+    gh.plan.set_enabled(planned)
+    try:
+        rs = np.random.RandomState
+        x = nn.Variable((3, 4), need_grad=False)
+        w = nn.Variable((3, 4), need_grad=False)
+        loss = F.sum((F.tanh(x) * w) ** 2)
+        for it in range(6):
+            x.d, w.d = rs(it).randn(3, 4), rs(it + 9).randn(3, 4)
+            if it == 2:
+                x.need_grad = True
+            if it == 4:
+                w.need_grad = True
+            x.grad.zero()
+            w.grad.zero()
+            loss.forward()
+            loss.backward()
+            # d/dx sum((tanh(x) w)^2) = 2 tanh(x) w^2 (1 - tanh(x)^2); d/dw = 2 tanh(x)^2 w
+            t = np.tanh(x.d)
+            want_x = 2 * t * w.d**2 * (1 - t * t) if it >= 2 else np.zeros((3, 4))
+            want_w = 2 * t * t * w.d if it >= 4 else np.zeros((3, 4))
+            np.testing.assert_allclose(x.g, want_x, rtol=1e-5, atol=1e-6, err_msg=f"{it}")
+            np.testing.assert_allclose(w.g, want_w, rtol=1e-5, atol=1e-6, err_msg=f"{it}")
+    finally:
+        gh.plan.set_enabled(before)

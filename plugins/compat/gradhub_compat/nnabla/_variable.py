@@ -20,11 +20,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+from gradhub import variable as _variable_module
 from gradhub.device import context_device
 from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, is_freed
 from gradhub.errors import BackwardRuleError
 from gradhub.graph import links_changed
+from gradhub.modes import is_tracing
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_detach, observe_hand_out, observe_write
 
@@ -630,6 +632,7 @@ class Variable(NativeVariable):
         ``function_post_hook(f)`` are called around each function, producers first, with ``f``
         showing ``f.name``, ``f.info.type_name``, ``f.inputs`` and ``f.outputs`` (as nnabla).
         """
+        _need_grad_again(self)
         if function_pre_hook is not None or function_post_hook is not None:
             forward_with_hooks(self, function_pre_hook, function_post_hook)
             return
@@ -908,6 +911,41 @@ def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
     x._need_grad = y._need_grad
     y._creator.outputs = (weakref.ref(x),)
     links_changed()  # (plans made for x's old creator are made again)
+
+
+#: output Variable -> the need_grad generation at which its graph's flags were last worked out
+_need_grad_seen: weakref.WeakKeyDictionary[NativeVariable, int] = weakref.WeakKeyDictionary()
+
+
+def _need_grad_again(y: NativeVariable) -> None:
+    """As nnabla's ``forward()`` (its graph visit works out each function's need_grad from the
+    leaves' flags at every call): a function recorded needing no gradient, one of whose inputs
+    needs one now (``x.need_grad = True`` set after the graph was built), gets its backward rule
+    and its outputs need a gradient, so that the re-execution that follows keeps the arrays the
+    rule reads. Only after a need_grad was set somewhere since the last look at this graph, and
+    not while gradhub.compile traces a step: there a function recorded without a gradient
+    although an input needed one is a deliberate stop (``no_grad()``, ``detach()``)."""
+    gen = _variable_module.need_grad_generation
+    if _need_grad_seen.get(y) == gen or is_tracing():
+        return
+    changed = False
+    for node in collect_graph([y]):  # (producers first)
+        if node.rule is not None or not node.fdef.differentiable or node.fdef.rule is None:
+            continue
+        if not any(
+            (src._need_grad if idx < 0 else src.need_grad) for src, idx in zip(node.srcs, node.idxs)
+        ):
+            continue
+        node.need_grad = True
+        node.rule = node.fdef.rule
+        for ref in node.outputs:
+            v = ref()
+            if v is not None and v._data.dtype.kind in "fc":
+                v._need_grad = True
+        changed = True
+    if changed:
+        links_changed()  # (plans recorded these functions without rules)
+    _need_grad_seen[y] = _variable_module.need_grad_generation
 
 
 class _IntegerData(Variable):
