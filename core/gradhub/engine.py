@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import operator
-import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, Protocol, runtime_checkable
@@ -36,7 +35,7 @@ from .graph import _seq as _node_seq
 from .memory import MIN_BYTES as _REUSE_MIN
 from .memory import binary as _into_reused
 from .memory import sole_owner as _sole_owner
-from .modes import PerThread, set_recording
+from .modes import set_recording
 from .modes import state as _mode
 from .ops import call
 from .registry import REGISTRY, FunctionDef, Provider, Rule
@@ -932,8 +931,9 @@ def backward(
                 raise _stale_grad_error(leaf, prev, g)
             changed.append((leaf, prev))
             leaf._grad = _own(g, given) if prev is None else _add(prev, g)
-    if _tracer is not None:  # gradhub.plan.compile is tracing a step
-        _tracer.backward(
+    observer = _variable._observer
+    if observer is not None:  # gradhub.plan.compile is tracing a step (see set_observer)
+        observer.backward(
             y,
             grad,
             {
@@ -1134,8 +1134,9 @@ def grad(
         for x, g, hit in zip(ins, results, reached):
             if hit and x._creator is not None:
                 x._grad = _own(g, given)  # type: ignore[arg-type]
-    if _tracer is not None:  # gradhub.plan.compile is tracing a step
-        _tracer.grad(
+    observer = _variable._observer
+    if observer is not None:  # gradhub.plan.compile is tracing a step (see set_observer)
+        observer.grad(
             outs,
             ins,
             grad_outputs,
@@ -1573,25 +1574,6 @@ def forward_tangents(
 _plans: dict[int, Any] = {}
 #: ``gradhub.plan``'s forward runner: runs ``y``'s plan and returns True, or returns False
 _planner: Any = None
-
-
-#: what gradhub.plan.compile records a traced step's ``backward``/``grad`` calls with: the
-#: tracers per thread (None while no thread traces a step; see set_tracer)
-_tracer: Any = None
-_tracers = PerThread()
-_tracers_lock = threading.Lock()
-
-
-def set_tracer(tracer: Any) -> Any:
-    """Make ``tracer`` (an object with methods ``backward(y, grad, options)`` and ``grad(outputs,
-    inputs, grad_outputs, options, results)``, or None) what each ``backward``/``grad`` call of
-    this thread tells when it ends; returns the previous one (gradhub.plan.compile traces steps
-    with it)."""
-    global _tracer
-    with _tracers_lock:
-        before = _tracers.set(tracer)
-        _tracer = _tracers.holder()
-    return before
 
 
 def bind_plans(table: dict[int, Any], planner: Any) -> None:

@@ -76,7 +76,6 @@ from .engine import (
     _zeros,
     bind_plans,
     reexecute_eager,
-    set_tracer,
 )
 from .engine import (
     backward as _backward,
@@ -1449,7 +1448,8 @@ def _graph_leaves(nodes: Sequence[Node]) -> list[Variable]:
 class _Trace:
     """What a traced step did besides recording functions: its first-order ``backward`` and
     ``grad`` calls (told by the engine) and the gradients it cleared (told by the Variables),
-    each with the sequence number it came after."""
+    each with the sequence number it came after; the thread's observer while the step is
+    traced (see :func:`gradhub.variable.set_observer`)."""
 
     def __init__(self, inputs: Sequence[Variable]) -> None:
         self.events: list[tuple[Any, ...]] = []
@@ -1529,11 +1529,9 @@ class _Trace:
         """The refusal of a kernel's write into one of its input arrays (batch normalization's
         running statistics) that :meth:`hand_out` froze because the step read it before the
         function ran (None for any other failure)."""
+        if not _about_read_only(e) or not any(a is f for a in arrays for f in self.frozen):
+            return None
         text = str(e)
-        if not isinstance(e, ValueError) or ("read-only" not in text and "writable" not in text):
-            return None
-        if not any(a is f for a in arrays for f in self.frozen):
-            return None
         return NotImplementedError(
             f"gradhub.compile: {fdef.snake}() writes into one of its input arrays in place (as "
             "when it updates running statistics), which the step read through .d, .g or "
@@ -1545,12 +1543,11 @@ class _Trace:
     def refusal(self, e: ValueError) -> NotImplementedError | None:
         """The refusal of a write into an array :meth:`hand_out` froze, for numpy's error
         ``e`` about a read-only array (None for any other error)."""
-        text = str(e)
-        if not self.frozen or ("read-only" not in text and "writable" not in text):
+        if not self.frozen or not _about_read_only(e):
             return None
         return NotImplementedError(
             "gradhub.compile: the step writes in place into an array it took from a Variable "
-            f"(.d, .g or numpy(); numpy: {text}); a compiled step replays its graph, not its "
+            f"(.d, .g or numpy(); numpy: {e}); a compiled step replays its graph, not its "
             "Python code, so later calls would not make this write. Make it outside the "
             "compiled step (return the gradients and update the parameters after the call, "
             "e.g. optimizer.update(grads)); data comes in as arguments, and gradients are "
@@ -1645,6 +1642,13 @@ class _Trace:
             "the values. Select with F.where inside the step, or read the value from the "
             "step's results after the call"
         )
+
+
+def _about_read_only(e: Exception) -> bool:
+    """Whether ``e`` is numpy's refusal to write into a read-only array (``assignment
+    destination is read-only``, ``output array is read-only``, ``... must be ... writable``)."""
+    text = str(e)
+    return isinstance(e, ValueError) and ("read-only" in text or "writable" in text)
 
 
 def _named(v: Variable) -> str:
@@ -1957,11 +1961,11 @@ class _Traced:
         # a leaf needing a gradient that the step's code made, and a walk accumulated into: a
         # replay would sum every call's gradient into it, where the code (not replayed) may make
         # a new one at each call (a parameter of the table was made once, at the first call)
-        params = {id(p) for p in _parameters.parameter_table().values()}
         leaves = {id(v) for v in self.plan.leaves}
-        for ref in trace.made_leaves:
-            v = ref()
-            if v is not None and v._grad is not None and id(v) in leaves and id(v) not in params:
+        made_here = [v for r in trace.made_leaves if (v := r()) is not None and id(v) in leaves]
+        params = {id(p) for p in _parameters.parameter_table().values()} if made_here else set()
+        for v in made_here:
+            if v._grad is not None and id(v) not in params:
                 raise NotImplementedError(
                     f"gradhub.compile: the step makes the Variable {_named(v)}, which needs a "
                     "gradient, and a walk accumulates into its .g; a compiled step replays its "
@@ -2000,7 +2004,6 @@ class _Traced:
         # the trace's own Variables whose arrays nothing reads between calls (the results
         # handed out share them): released after each call, so that a step's results do not
         # stay allocated while the next step computes its own
-        leaves = {id(v) for v in self.plan.leaves}
         # (and a leaf's gradient Variable: grad(..., set_grad=True) makes its results the .g)
         leaves.update(id(v._grad) for v in self.plan.leaves if v._grad is not None)
         made = list(ys) + list(flat)
@@ -2316,7 +2319,6 @@ class Compiled:
             call_args, call_kwargs = call_args["args"], call_args["kwargs"]
         trace = _Trace([v for _, v in inputs])
         start = next(_seq)
-        before = set_tracer(trace)
         watching = _variable.set_observer(trace)
         tracing = _modes.set_tracing(True)
         try:
@@ -2329,7 +2331,6 @@ class Compiled:
         finally:
             _modes.set_tracing(tracing)
             _variable.set_observer(watching)
-            set_tracer(before)
             trace.thaw()
         flat, kind = _flatten(result)
         out = [_graph_free(v) for v in flat]

@@ -663,7 +663,9 @@ def set_observer(observer: Any) -> Any:
       is returned;
     * ``kernel_failed(fdef, arrays, error)``: a kernel's failure on ``arrays``; an exception it
       returns is raised in place of the usual error;
-    * ``detach(variable, need_grad)``: what ``x.detach()`` returns (None: the usual leaf).
+    * ``detach(variable, need_grad)``: what ``x.detach()`` returns (None: the usual leaf);
+    * ``backward(y, grad, options)`` and ``grad(outputs, inputs, grad_outputs, options,
+      results)``: a ``backward``/``grad`` call of :mod:`gradhub.engine`, when it ends.
 
     Front-ends whose Variables hand out, assign or cut arrays by their own properties, or that
     compute from a Variable's values in Python, or read global settings, tell the observer
