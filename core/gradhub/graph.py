@@ -36,6 +36,10 @@ class Node:
     ``srcs[i]`` is the upstream node of input ``i`` (with ``idxs[i]`` its output index), or the
     leaf Variable itself (``idxs[i] == -1``). ``saved_in``/``saved_out`` hold the arrays the rule
     needs (``None`` elsewhere). ``seq`` orders nodes: producers have smaller ``seq`` than consumers.
+    ``stop`` is set (True) only on a node recorded under ``no_grad()`` inside a step that
+    gradhub.compile traces (there such calls are recorded, needing no gradient): a deliberate
+    stop, which a front-end working need_grad out again must leave without a rule (read it with
+    ``getattr(node, "stop", False)``; the slot is unset elsewhere).
     """
 
     __slots__ = (
@@ -56,9 +60,11 @@ class Node:
         "saved_out",
         "seq",
         "srcs",
+        "stop",
     )
 
     srcs: list[Any]  # Node (a recorded input) or Variable (a leaf)
+    stop: bool  # (set only on deliberate stops: see above)
     idxs: list[int]
     saved_in: tuple[Any, ...] | None
     saved_out: tuple[Any, ...] | None
@@ -399,21 +405,18 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
                     "needing a gradient (chainer's no_backprop_mode) inside a traced step; a "
                     "replay could not compute them again: run it outside the compiled step"
                 )
-            need = False
-        else:
-            if single:
-                kind = out.dtype.kind
-                if kind not in _KINDS:  # an array of the inputs' type holding strings or objects
-                    _kernel_result(fdef, device, out)  # raises
-                return Variable._new(out, root and kind in "fc", None, 0)
-            return tuple(Variable._new(o, root and o.dtype.kind in "fc", None, 0) for o in outs)
+        if single and out.dtype.kind not in _KINDS:  # an array holding strings or objects
+            _kernel_result(fdef, device, out)  # raises
+        if _mode.traced_no_grad:
+            node = Node(fdef, attrs, vs, arrays, outs, False, device)
+            node.stop = True
+            return _outputs(node, outs, False)
+        if single:
+            return Variable._new(out, root and out.dtype.kind in "fc", None, 0)
+        return tuple(Variable._new(o, root and o.dtype.kind in "fc", None, 0) for o in outs)
     node = Node(fdef, attrs, vs, arrays, outs, need, device)
     if not single:
-        res = tuple(
-            Variable._new(o, need and o.dtype.kind in "fc", node, i) for i, o in enumerate(outs)
-        )
-        node.outputs = tuple(weakref.ref(r) for r in res)
-        return res
+        return _outputs(node, outs, need)
     v = _new_variable(Variable)  # Variable._new, inlined
     v._data = out
     v._grad = None
@@ -428,6 +431,16 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
     v.name = None
     node.outputs = (weakref.ref(v),)
     return v
+
+
+def _outputs(node: Node, outs: Sequence[Any], need: bool) -> Any:
+    """The Variables of a recorded node's output arrays ``outs`` (a tuple for functions with
+    several outputs); floating and complex ones need a gradient where ``need``."""
+    res = tuple(
+        Variable._new(o, need and o.dtype.kind in "fc", node, i) for i, o in enumerate(outs)
+    )
+    node.outputs = tuple(weakref.ref(r) for r in res)
+    return res if node.fdef.n_outputs != 1 else res[0]
 
 
 #: how many times a front-end changed recorded links of a graph (see :func:`links_changed`);

@@ -112,3 +112,55 @@ def test_need_grad_set_on_a_leaf_after_the_graph_was_built(planned: bool) -> Non
             np.testing.assert_allclose(w.g, want_w, rtol=1e-5, atol=1e-6, err_msg=f"{it}")
     finally:
         gh.plan.set_enabled(before)
+
+
+def _compiled_need_grad_step(stop: str) -> tuple[nn.Variable, nn.Variable, object]:
+    """A step that builds sum(tanh(x) * w) on the argument x, sets w.need_grad = True after
+    building (as in nnabla's GAN idiom) and runs forward() and backward(); ``stop`` puts
+    ``no_grad()`` or an unlinked copy between tanh(x) and the product."""
+    rs = np.random.RandomState(3)
+    w = nn.Variable.from_numpy_array(rs.randn(3, 4))
+    p = nn.Variable.from_numpy_array(rs.randn(3, 4), need_grad=True)
+
+    def step(x: gh.Variable) -> nn.Variable:
+        xv = nn.Variable.from_numpy_array(x)
+        h = F.tanh(xv * p)
+        if stop == "no_grad":
+            with gh.no_grad():
+                h = h * 1.0
+        elif stop == "unlinked":
+            h = h.get_unlinked_variable(need_grad=False)
+        loss = F.sum(h * w)
+        w.need_grad = True
+        loss.forward()
+        w.grad.zero()
+        p.grad.zero()
+        loss.backward()
+        return loss
+
+    return w, p, step
+
+
+@pytest.mark.parametrize("stop", ["", "no_grad", "unlinked"])
+def test_need_grad_set_after_building_inside_a_compiled_step(stop: str) -> None:
+    # regression: inside a step that gradhub.compile traced, a function recorded while none of
+    # its inputs needed a gradient kept no rule, so w.need_grad = True set after building gave
+    # w zero gradients at every call (eagerly it has them); deliberate stops (no_grad(), an
+    # unlinked copy) still stop the gradient of p there
+    w, p, step = _compiled_need_grad_step(stop)
+    fast = gh.compile(step)
+    for call in range(4):
+        w.need_grad = False
+        x = np.random.RandomState(call).randn(3, 4)
+        loss = fast(x)
+        t = np.tanh(x.astype(np.float32) * p.d)
+        # d/dw sum(tanh(x p) w) = tanh(x p); d/dp = w x (1 - tanh(x p)^2), stopped: 0
+        np.testing.assert_allclose(w.g, t, rtol=1e-6, err_msg=f"call {call}")
+        want_p = np.zeros((3, 4)) if stop else w.d * x * (1 - t * t)
+        np.testing.assert_allclose(p.g, want_p, rtol=1e-5, atol=1e-6, err_msg=f"call {call}")
+        np.testing.assert_allclose(loss.d, np.sum(t * w.d), rtol=1e-5)
+        got = (w.g.copy(), p.g.copy(), loss.d.copy())
+        w.need_grad = False
+        eager = step(gh.Variable(x))  # the same numbers, bit for bit
+        for a, b in zip(got, (w.g, p.g, eager.d)):
+            np.testing.assert_array_equal(a, b, err_msg=f"call {call}")

@@ -240,3 +240,37 @@ def test_a_compiled_define_by_run_step_replays_clearing_and_refuses_writes(how: 
     for b, p in zip(before, params):
         np.testing.assert_array_equal(b, p.d)
         assert p.d.flags.writeable
+
+
+@pytest.mark.parametrize("of", ["variable", "ndarray"])
+def test_from_numpy_array_of_a_compiled_steps_argument_follows_the_argument(of: str) -> None:
+    # regression: inside a compiled step, Variable.from_numpy_array(x) of an array argument
+    # (which arrives as a Variable) made a leaf holding the first call's copy, so every later
+    # call computed with the first call's data, silently
+    import gradhub as gh
+    import gradhub_compat.nnabla.functions as F
+
+    w = nn.Variable.from_numpy_array(np.linspace(-1.0, 1.0, 12).reshape(3, 4), need_grad=True)
+
+    def step(x: gh.Variable) -> nn.Variable:
+        # the argument, or the data NdArray of a Variable computed from it
+        xv = nn.Variable.from_numpy_array(x if of == "variable" else F.identity(x).data)
+        loss = F.sum(F.tanh(xv) * w)
+        w.grad.zero()
+        loss.backward()
+        return loss
+
+    fast = gh.compile(step)
+    for call in range(3):
+        x = np.random.RandomState(call).randn(3, 4)
+        loss = fast(x)
+        assert loss.d.dtype == np.float32
+        t = np.tanh(x.astype(np.float32))
+        np.testing.assert_allclose(w.g, t, rtol=1e-6, err_msg=f"call {call}")
+        np.testing.assert_allclose(loss.d, np.sum(t * w.d), rtol=1e-5, err_msg=f"call {call}")
+
+    def needing(x: gh.Variable) -> nn.Variable:
+        return F.sum(nn.Variable.from_numpy_array(x, need_grad=True) * w)
+
+    with pytest.raises(NotImplementedError, match="needing a gradient"):
+        gh.compile(needing)(np.ones((3, 4)))

@@ -26,7 +26,7 @@ from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, is_freed
 from gradhub.errors import BackwardRuleError
 from gradhub.graph import links_changed
-from gradhub.modes import is_tracing
+from gradhub.modes import no_grad
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_detach, observe_hand_out, observe_write
 
@@ -63,6 +63,22 @@ def _raw(value: Any) -> Any:
     if isinstance(value, NdArray):
         return value.data
     return value
+
+
+def _traced_copy(data: Any, need_grad: bool | None) -> NativeVariable | None:
+    """Inside a step that gradhub.compile traces: a copy of ``data``, a Variable or the data
+    NdArray of one, as float32 where floating (nnabla's dtype), recorded without a gradient
+    (see :func:`gradhub.variable.observe_detach`); raises for a copy that needs a gradient.
+    None elsewhere (not tracing, other data)."""
+    if isinstance(data, NdArray) and data._which == "d":
+        data = data._var
+    if not isinstance(data, NativeVariable):
+        return None
+    cut = observe_detach(data, bool(need_grad))
+    if cut is not None and cut._data.dtype.kind == "f" and cut._data.dtype != _FLOAT:
+        with no_grad():  # (recorded while tracing, needing no gradient)
+            cut = call_native("Cast", cut, dtype="float32")
+    return cut
 
 
 def _nd_operand(value: Any, where: str) -> Any:
@@ -378,8 +394,15 @@ class Variable(NativeVariable):
         Floating data is stored as float32 (nnabla computes in float32); integer data such as
         labels keeps its type, and so does an integer ``grad``. With ``need_grad=True`` integer
         data keeps its type in ``.d`` and, as nnabla, functions compute on it in float32 and its
-        ``.g`` is a float32 gradient. ``need_grad`` defaults to False.
+        ``.g`` is a float32 gradient. ``need_grad`` defaults to False. Inside a step that
+        gradhub.compile traces, a copy of a Variable's data (the step's array arguments arrive
+        as Variables) is a function of it computed again at each call (a leaf would hold this
+        call's values at every one).
         """
+        if grad is None:
+            cut = _traced_copy(data, need_grad)
+            if cut is not None:
+                return adopt(cut, cls)  # type: ignore[no-any-return]
         arr = np.array(_raw(data), copy=True)
         if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
             arr = arr.astype(_FLOAT)
@@ -922,15 +945,21 @@ def _need_grad_again(y: NativeVariable) -> None:
     leaves' flags at every call): a function recorded needing no gradient, one of whose inputs
     needs one now (``x.need_grad = True`` set after the graph was built), gets its backward rule
     and its outputs need a gradient, so that the re-execution that follows keeps the arrays the
-    rule reads. Only after a need_grad was set somewhere since the last look at this graph, and
-    not while gradhub.compile traces a step: there a function recorded without a gradient
-    although an input needed one is a deliberate stop (``no_grad()``, ``detach()``)."""
+    rule reads. Only after a need_grad was set somewhere since the last look at this graph.
+    Inside a step that gradhub.compile traces, functions called under ``no_grad()`` (and
+    ``detach()``) are recorded needing no gradient: those deliberate stops (``node.stop``)
+    keep no rule."""
     gen = _variable_module.need_grad_generation
-    if _need_grad_seen.get(y) == gen or is_tracing():
+    if _need_grad_seen.get(y) == gen:
         return
     changed = False
     for node in collect_graph([y]):  # (producers first)
-        if node.rule is not None or not node.fdef.differentiable or node.fdef.rule is None:
+        if (
+            node.rule is not None
+            or not node.fdef.differentiable
+            or node.fdef.rule is None
+            or getattr(node, "stop", False)
+        ):
             continue
         if not any(
             (src._need_grad if idx < 0 else src.need_grad) for src, idx in zip(node.srcs, node.idxs)
