@@ -670,8 +670,8 @@ def set_observer(observer: Any) -> Any:
     Front-ends whose Variables hand out, assign or cut arrays by their own properties, or that
     compute from a Variable's values in Python, or read global settings, tell the observer
     through :func:`observe_hand_out`, :func:`observe_write`, :func:`observe_detach`,
-    :func:`observe_read` and :func:`observe_global` (its method ``global_state(key, read,
-    written)``)."""
+    :func:`observe_read`, :func:`observe_wrap` and :func:`observe_global` (its method
+    ``global_state(key, read, written)``)."""
     global _observer
     with _observers_lock:
         before = _observers.set(observer)
@@ -766,6 +766,23 @@ def observe_hand_out(array: Any) -> None:
     """
     if _observer is not None:
         _observer.hand_out(array)
+
+
+def observe_wrap(data: Any) -> None:
+    """Tell the observer (see :func:`set_observer`), if any, that a front-end's own constructor
+    is about to make a leaf Variable holding (a copy of) ``data``, as ``Variable(data)`` tells
+    it; raises inside a step that :func:`gradhub.compile` traces where ``data`` is a Variable,
+    an argument's array or an array handed out by ``.d``/``.g`` (the leaf would hold this
+    call's values at every later call).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub.variable import observe_wrap
+        >>> observe_wrap(np.zeros(2))  # nothing observes outside a traced step
+    """
+    if _observer is not None:
+        _observer.wrap(data)
 
 
 #: ``gradhub.engine.backward``, bound by gradhub.engine

@@ -274,3 +274,10 @@ def test_from_numpy_array_of_a_compiled_steps_argument_follows_the_argument(of: 
 
     with pytest.raises(NotImplementedError, match="needing a gradient"):
         gh.compile(needing)(np.ones((3, 4)))
+
+    def of_values(x: gh.Variable) -> nn.Variable:  # a copy of h.d: this call's values
+        h = F.tanh(x)
+        return F.sum(nn.Variable.from_numpy_array(h.d) * w)
+
+    with pytest.raises(NotImplementedError, match=r"taken from a Variable \(\.d"):
+        gh.compile(of_values)(np.ones((3, 4)))

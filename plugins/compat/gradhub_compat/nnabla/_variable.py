@@ -28,7 +28,7 @@ from gradhub.errors import BackwardRuleError
 from gradhub.graph import links_changed
 from gradhub.modes import no_grad
 from gradhub.variable import Variable as NativeVariable
-from gradhub.variable import observe_detach, observe_hand_out, observe_write
+from gradhub.variable import observe_detach, observe_hand_out, observe_wrap, observe_write
 
 from .._common import adopt, call_native, install_operators
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
@@ -403,6 +403,7 @@ class Variable(NativeVariable):
             cut = _traced_copy(data, need_grad)
             if cut is not None:
                 return adopt(cut, cls)  # type: ignore[no-any-return]
+        observe_wrap(_raw(data))  # (refused inside a compiled step for x.d of a Variable x)
         arr = np.array(_raw(data), copy=True)
         if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
             arr = arr.astype(_FLOAT)
