@@ -484,7 +484,7 @@ def test_labels_ids_and_conditions_inside_a_compiled_step_follow_each_call() -> 
     _compiled_matches_eager(step, *feeds)
 
 
-@pytest.mark.parametrize("what", ["sigmoid_cross_entropy", "accuracy", "bn_training"])
+@pytest.mark.parametrize("what", ["sigmoid_cross_entropy", "accuracy", "bn_finetune"])
 def test_functions_that_compute_from_values_in_python_are_refused_when_traced(what: str) -> None:
     import gradhub as gh
     import gradhub_compat.chainer.links as L
@@ -496,7 +496,7 @@ def test_functions_that_compute_from_values_in_python_are_refused_when_traced(wh
             return F.sigmoid_cross_entropy(x, t)
         if what == "accuracy":
             return F.accuracy(x, t)
-        return bn(x)  # (training mode: running statistics updated in Python)
+        return bn(x, finetune=True)  # (counts its calls in Python)
 
     x, t = np.ones((2, 3), np.float32), np.array([[0, 1, 1], [1, 0, 1]], np.int32)
     with pytest.raises(NotImplementedError, match=r"gradhub\.compile"):
@@ -524,3 +524,48 @@ def test_a_compiled_evaluation_step_reads_the_running_statistics_at_each_call() 
         x = rng.standard_normal((4, 3)).astype(np.float32)
         got, want = fast(x), evaluate(Variable(x))
         np.testing.assert_array_equal(got.array, want.array, err_msg=f"call {k}")
+
+
+@pytest.mark.parametrize("axis", [None, (0, 2)])
+def test_a_compiled_training_step_updates_the_running_statistics_at_each_call(axis: object) -> None:
+    # L.BatchNormalization in training mode inside gh.compile was refused (its running
+    # statistics were updated in Python, which a replay does not run); the update is now made
+    # by nn_ops' BatchNormalization kernel, part of the graph: every replay gives the eager
+    # step's outputs, gradients and running statistics, bit for bit
+    import gradhub as gh
+    import gradhub_compat.chainer.links as L
+
+    rng = np.random.default_rng(5)
+    shape = (6, 3, 4) if axis is None else (4, 3, 5)
+    nets = []
+    for _ in range(2):
+        bn = L.BatchNormalization(3, axis=axis)
+        lin = L.Linear(3 * shape[2], 2, initialW=np.linspace(-1, 1, 6 * shape[2]).reshape(2, -1))
+        nets.append((bn, lin))
+
+    def step(net, x):  # type: ignore[no-untyped-def]
+        bn, lin = net
+        bn.cleargrads()
+        lin.cleargrads()
+        loss = F.sum(F.tanh(lin(bn(x * 2.0))) ** 2)
+        loss.backward()
+        return loss
+
+    fast = gh.compile(lambda x: step(nets[0], x))
+    for k in range(4):
+        x = rng.standard_normal(shape).astype(np.float32) + k
+        got, want = fast(x), step(nets[1], Variable(x))
+        np.testing.assert_array_equal(got.array, want.array, err_msg=f"call {k}")
+        (bn0, lin0), (bn1, lin1) = nets
+        for a, b in ((bn0.avg_mean, bn1.avg_mean), (bn0.avg_var, bn1.avg_var)):
+            np.testing.assert_array_equal(a, b, err_msg=f"call {k}")
+        for a, b in zip((bn0.gamma, bn0.beta, lin0.W), (bn1.gamma, bn1.beta, lin1.W)):
+            np.testing.assert_array_equal(a.grad, b.grad, err_msg=f"call {k}")
+    # the running mean follows every call's batch (chainer's update with decay 0.9)
+    want_mean = np.zeros(3, np.float32)
+    rng = np.random.default_rng(5)
+    red = (0, 2)
+    for k in range(4):
+        xb = (rng.standard_normal(shape).astype(np.float32) + k) * 2.0
+        want_mean = 0.9 * want_mean + 0.1 * xb.mean(axis=red)
+    np.testing.assert_allclose(nets[0][0].avg_mean, want_mean, rtol=1e-5, atol=1e-6)

@@ -100,6 +100,29 @@ def _check(fname: str, x: Any, gamma: Any, beta: Any, axes: tuple[int, ...]) -> 
             )
 
 
+def _running_views(
+    x: Any, g: Any, eps: float, running_mean: Any, running_var: Any, shape: tuple[int, ...]
+) -> tuple[Any, Any] | None:
+    """Leaves holding views of shape ``shape`` on the running statistics arrays (a write into
+    them writes into the arrays), where nn_ops' BatchNormalization can update them as chainer
+    does: both given, arrays of x's type and dtype, more than one value per channel, ``eps >
+    0``. None otherwise (the statistics are then updated in Python)."""
+    xa = x._data
+    views = []
+    for r in (running_mean, running_var):
+        if type(r) is not type(xa) or r.dtype != xa.dtype or r.shape != g.shape:
+            return None
+        view = r.view()
+        try:
+            view.shape = shape  # (raises where it would need a copy)
+        except (AttributeError, ValueError):
+            return None
+        views.append(Variable(view, requires_grad=False))
+    if x.size // max(g.size, 1) < 2 or not eps > 0:
+        return None
+    return views[0], views[1]
+
+
 def batch_normalization(
     x: Any,
     gamma: Any,
@@ -131,6 +154,22 @@ def batch_normalization(
     axes = _axes(x, g, axis)
     _check("batch_normalization", x, g, b, axes)
     shape = _expanded_shape(x, axes)
+    stats = _running_views(x, g, eps, running_mean, running_var, shape)
+    if stats is not None:
+        # nn_ops' BatchNormalization: the same statistics and update, made by its kernel in
+        # place, so that the update is part of the graph (a compiled step replays it)
+        y = _call(
+            "BatchNormalization",
+            x,
+            _call("Reshape", b, shape=shape),
+            _call("Reshape", g, shape=shape),
+            *stats,
+            axes=tuple(i for i in range(x.ndim) if i not in axes),
+            decay_rate=decay,
+            eps=eps,
+            batch_stat=True,
+        )
+        return adopt(y, Variable)  # type: ignore[no-any-return]
     mean = _call("Mean", x, axis=axes, keepdims=True)
     xc = x - mean
     var = _call("Mean", xc * xc, axis=axes, keepdims=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gradhub.modes import is_tracing
 
 from . import as_array, as_variable, config
 from . import functions as F
@@ -311,6 +312,13 @@ class BatchNormalization(Link):
             beta = xp.zeros(self.avg_mean.shape, dtype=self._highprec_dtype)
         if config.train:
             if finetune:
+                if is_tracing():
+                    raise NotImplementedError(
+                        "chainer L.BatchNormalization(x, finetune=True) counts its calls in "
+                        "Python (N, and the decay 1 - 1/N), which a step that gradhub.compile "
+                        "traces would do at its first call only; run finetuning outside "
+                        "gh.compile"
+                    )
                 self.N += 1
                 decay = 1.0 - 1.0 / self.N
             else:
