@@ -8,7 +8,10 @@ results are differentiable again and the transforms compose to any order
 
 Conventions (those of ``torch.func``):
 
-* Arguments are Variables or arrays. A Variable that needs a gradient stays connected to the
+* Arguments are Variables or arrays, or pytrees of them (:mod:`gradhub.pytree`: dicts, tuples
+  and lists nested at any depth, such as a dict of parameters); a transform's result for a
+  pytree argument has its structure (``grad(loss)(params)`` is a dict of gradients), and ``f``
+  may return a pytree of Variables. A Variable that needs a gradient stays connected to the
   results (``gh.grad`` through a result reaches the caller's own Variable); arrays, and Variables
   needing no gradient, are constants outside the transform. Under :func:`gradhub.no_grad`, the
   caller's Variables are used as constants too (the transform itself still records its graph).
@@ -33,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from . import batching, engine, modes
+from . import batching, engine, modes, pytree
 from .batching import BatchedVariable
 from .modes import is_recording, set_recording
 from .ops import call
 from .parameters import full_name, get_parameters, parameter_table
+from .pytree import TreeDef
 from .variable import Variable
 
 __all__ = [
@@ -158,17 +162,58 @@ def _argnums(argnums: Any, nargs: int, fname: str) -> tuple[tuple[int, ...], boo
 
 def _prepare(
     args: tuple[Any, ...], idx: tuple[int, ...], fname: str, connect: bool | None = None
-) -> tuple[list[Any], list[Variable]]:
-    """The arguments with those at ``idx`` replaced by primals, and the primals (connected to
-    the caller's Variables when ``connect``, by default when recording)."""
+) -> tuple[list[Any], list[Variable], list[TreeDef]]:
+    """The arguments with those at ``idx`` replaced by primals (each array of a pytree
+    argument by one), the primals in order, and the structure of each argument at ``idx``
+    (primals connected to the caller's Variables when ``connect``, by default when
+    recording)."""
     if connect is None:
         connect = is_recording()
     new = list(args)
-    xs = []
+    xs: list[Variable] = []
+    trees = []
     for i in idx:
-        new[i] = _primal(args[i], connect, f"{fname}: argument {i}")
-        xs.append(new[i])
-    return new, xs
+        leaves, tree = pytree.flatten(args[i])
+        prims = [
+            _primal(leaf, connect, f"{fname}: argument {i}{path}")
+            for leaf, path in zip(leaves, tree.paths())
+        ]
+        new[i] = pytree.unflatten(tree, prims)
+        xs.extend(prims)
+        trees.append(tree)
+    if not xs:
+        raise ValueError(
+            f"{fname}: the arguments to differentiate hold no Variable or array (argument"
+            f"{'s' if len(idx) > 1 else ''} {', '.join(map(str, idx))})"
+        )
+    return new, xs, trees
+
+
+def _regroup(flat: Sequence[Any], trees: list[TreeDef]) -> list[Any]:
+    """``flat`` (one entry per primal) as one pytree per argument, of the structures ``trees``."""
+    out = []
+    off = 0
+    for tree in trees:
+        n = tree.num_leaves
+        out.append(pytree.unflatten(tree, flat[off : off + n]))
+        off += n
+    return out
+
+
+def _paired_trees(
+    ts: Sequence[Any], trees: list[TreeDef], xs: list[Variable], fname: str, tname: str
+) -> list[Variable]:
+    """The tangents (or ``v``) ``ts``, one pytree per primal argument of the structure in
+    ``trees``, paired leaf by leaf with the primals ``xs`` (see :func:`_paired`)."""
+    out = []
+    it = iter(xs)
+    for k, (t, tree) in enumerate(zip(ts, trees)):
+        leaves = pytree.flatten_as(tree, t, f"{fname}: {tname}[{k}]")
+        for leaf, path in zip(leaves, tree.paths()):
+            out.append(
+                _paired(leaf, next(it), f"{fname}: {tname}[{k}]{path}", f"primals[{k}]{path}")
+            )
+    return out
 
 
 def _split_aux(out: Any, has_aux: bool, fname: str) -> tuple[Any, Any]:
@@ -182,15 +227,23 @@ def _split_aux(out: Any, has_aux: bool, fname: str) -> tuple[Any, Any]:
     return out[0], out[1]
 
 
-def _outputs(out: Any, fname: str) -> tuple[list[Variable], bool]:
-    """The outputs of ``f`` as a list, and whether ``f`` returned a tuple."""
+def _outputs(out: Any, fname: str) -> tuple[list[Variable], TreeDef]:
+    """The outputs of ``f`` as a list, and their structure (one Variable, or a pytree)."""
     if isinstance(out, Variable):
-        return [out], False
-    if isinstance(out, (tuple, list)) and out and all(isinstance(o, Variable) for o in out):
-        return list(out), True
+        return [out], _ONE
+    leaves, tree = pytree.flatten(out)
+    if leaves and all(isinstance(o, Variable) for o in leaves):
+        return leaves, tree
+    bad = next((o for o in leaves if not isinstance(o, Variable)), out)
     raise TypeError(
-        f"{fname}: f must return a Variable or a tuple of Variables, got {type(out).__name__}"
+        f"{fname}: f must return a Variable or a tuple of Variables (or a list or dict of them, "
+        f"nested), got {type(out).__name__}"
+        + (f" holding a {type(bad).__name__}" if bad is not out else "")
     )
+
+
+#: the structure of one output
+_ONE = pytree.flatten(None)[1]
 
 
 def _scalar(out: Any, fname: str) -> Variable:
@@ -358,7 +411,7 @@ def _rerun(
 ) -> tuple[list[Variable], list[Variable]]:
     """``f`` called again on fresh primals (inside ``vmap``: lifted to the basis level), its
     outputs and the primals."""
-    new, xs = _prepare(args, idx, fname, connect)
+    new, xs, _ = _prepare(args, idx, fname, connect)
     out, _ = _split_aux(f(*new, **kwargs), has_aux, fname)
     outs, _ = _outputs(out, fname)
     return outs, xs
@@ -511,9 +564,16 @@ def _columns(
     return result
 
 
-def _structure(jac: list[list[Variable]], out_tuple: bool, single: bool) -> Any:
-    per_out = [row[0] if single else tuple(row) for row in jac]
-    return tuple(per_out) if out_tuple else per_out[0]
+def _structure(
+    jac: list[list[Variable]], otree: TreeDef, trees: list[TreeDef], single: bool
+) -> Any:
+    """The Jacobians ``jac[output][primal]`` nested as ``f``'s outputs (``otree``), each entry
+    one pytree per argument (``trees``; a tuple of them for a tuple ``argnums``)."""
+    per_out = []
+    for row in jac:
+        parts = _regroup(row, trees)
+        per_out.append(parts[0] if single else tuple(parts))
+    return pytree.unflatten(otree, per_out)
 
 
 def _wrap(f: Callable[..., Any], wrapper: Callable[..., Any], what: str) -> Callable[..., Any]:
@@ -548,30 +608,27 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
         >>> g.d
         array([ 2.,  0., 12.])
     """
-    args, xs = _prepare(primals, tuple(range(len(primals))), "vjp")
+    args, xs, trees = _prepare(primals, tuple(range(len(primals))), "vjp")
     with set_recording(True):
         out, aux = _split_aux(f(*args), has_aux, "vjp")
-        outs, is_tuple = _outputs(out, "vjp")
+        outs, otree = _outputs(out, "vjp")
+    tops = otree.children()
 
-    def vjp_fn(cotangents: Any) -> tuple[Variable, ...]:
-        if is_tuple:
-            if not isinstance(cotangents, (tuple, list)) or len(cotangents) != len(outs):
+    def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
+        if tops is not None and isinstance(out, (tuple, list)):
+            if not isinstance(cotangents, (tuple, list)) or len(cotangents) != len(tops):
                 raise ValueError(
-                    f"vjp_fn: f returned {len(outs)} outputs, so cotangents must be a tuple of "
-                    f"{len(outs)} entries, got {type(cotangents).__name__}"
+                    f"vjp_fn: f returned {len(tops)} outputs, so cotangents must be a tuple of "
+                    f"{len(tops)} entries, got {type(cotangents).__name__}"
                     + (f" of {len(cotangents)}" if isinstance(cotangents, (tuple, list)) else "")
                 )
-            cts = list(cotangents)
-        else:
-            cts = [cotangents]
+        cts = pytree.flatten_as(otree, cotangents, "vjp_fn: cotangents")
         seeds = [
-            _paired(
-                c, o, f"vjp_fn: cotangents[{k}]" if is_tuple else "vjp_fn: cotangents", "the output"
-            )
-            for k, (c, o) in enumerate(zip(cts, outs))
+            _paired(c, o, f"vjp_fn: cotangents{path}", "the output")
+            for c, o, path in zip(cts, outs, otree.paths())
         ]
         with set_recording(True):
-            return tuple(_grads(outs, xs, seeds))
+            return tuple(_regroup(_grads(outs, xs, seeds), trees))
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
@@ -594,11 +651,11 @@ def value_and_grad(
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         idx, single = _argnums(argnums, len(args), "value_and_grad")
-        new, xs = _prepare(args, idx, "value_and_grad")
+        new, xs, trees = _prepare(args, idx, "value_and_grad")
         with set_recording(True):
             out, aux = _split_aux(f(*new, **kwargs), has_aux, "value_and_grad")
             y = _scalar(out, "value_and_grad")
-            gs = _grads([y], xs)
+            gs = _regroup(_grads([y], xs), trees)
         g = gs[0] if single else tuple(gs)
         return ((y, aux) if has_aux else y), g
 
@@ -628,11 +685,11 @@ def grad(
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         idx, single = _argnums(argnums, len(args), "grad")
-        new, xs = _prepare(args, idx, "grad")
+        new, xs, trees = _prepare(args, idx, "grad")
         with set_recording(True):
             out, aux = _split_aux(f(*new, **kwargs), has_aux, "grad")
             y = _scalar(out, "grad")
-            gs = _grads([y], xs)
+            gs = _regroup(_grads([y], xs), trees)
         g = gs[0] if single else tuple(gs)
         return (g, aux) if has_aux else g
 
@@ -678,14 +735,14 @@ def jacrev(
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         idx, single = _argnums(argnums, len(args), "jacrev")
         connect = is_recording()
-        new, xs = _prepare(args, idx, "jacrev", connect)
+        new, xs, trees = _prepare(args, idx, "jacrev", connect)
         with set_recording(True):
             out, aux = _split_aux(f(*new, **kwargs), has_aux, "jacrev")
-            outs, is_tuple = _outputs(out, "jacrev")
+            outs, otree = _outputs(out, "jacrev")
             rows = None
             if _vectorize(outs, xs, chunk, sum(o.size for o in outs)):
                 rows = _jac_rev_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
-            jac = _structure(_jac_rev(outs, xs) if rows is None else rows, is_tuple, single)
+            jac = _structure(_jac_rev(outs, xs) if rows is None else rows, otree, trees, single)
         return (jac, aux) if has_aux else jac
 
     return _wrap(f, wrapper, "Jacobian (reverse mode)")
@@ -734,16 +791,13 @@ def jvp(
         array([3., 6.])
     """
     ps, ts = _paired_all(primals, tangents, "jvp", "tangents")
-    args, xs = _prepare(ps, tuple(range(len(ps))), "jvp")
-    vs = [
-        _paired(t, x, f"jvp: tangents[{k}]", f"primals[{k}]")
-        for k, (t, x) in enumerate(zip(ts, xs))
-    ]
+    args, xs, trees = _prepare(ps, tuple(range(len(ps))), "jvp")
+    vs = _paired_trees(ts, trees, xs, "jvp", "tangents")
     with set_recording(True):
         out, aux = _split_aux(f(*args), has_aux, "jvp")
-        outs, is_tuple = _outputs(out, "jvp")
+        outs, otree = _outputs(out, "jvp")
         jv = _jvp(outs, xs, vs)
-    tout = tuple(jv) if is_tuple else jv[0]
+    tout = pytree.unflatten(otree, jv)
     return (out, tout, aux) if has_aux else (out, tout)
 
 
@@ -828,17 +882,17 @@ def jacfwd(
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         idx, single = _argnums(argnums, len(args), "jacfwd")
         connect = is_recording()
-        new, xs = _prepare(args, idx, "jacfwd", connect)
+        new, xs, trees = _prepare(args, idx, "jacfwd", connect)
         with set_recording(True):
             out, aux = _split_aux(f(*new, **kwargs), has_aux, "jacfwd")
-            outs, is_tuple = _outputs(out, "jacfwd")
+            outs, otree = _outputs(out, "jacfwd")
             cols = None
             if _vectorize(outs, xs, chunk, sum(x.size for x in xs)):
                 if _push_tangents(outs, xs):
                     cols = _jac_fwd_tangents(outs, xs, chunk)
                 else:
                     cols = _jac_fwd_vmap(f, args, kwargs, idx, connect, has_aux, outs, xs, chunk)
-            jac = _structure(_jac_fwd(outs, xs) if cols is None else cols, is_tuple, single)
+            jac = _structure(_jac_fwd(outs, xs) if cols is None else cols, otree, trees, single)
         return (jac, aux) if has_aux else jac
 
     return _wrap(f, wrapper, "Jacobian (forward mode)")
@@ -873,14 +927,12 @@ def _hessian_product(
     """``(f(*primals), product(grads, xs, vs))`` for :func:`hvp` (``product`` is ``_jvp``, the
     forward-mode derivative of the gradient) and :func:`vhp` (``_grads``, reverse over reverse)."""
     ps, ts = _paired_all(primals, v, where, "v")
-    args, xs = _prepare(ps, tuple(range(len(ps))), where)
-    vs = [
-        _paired(t, x, f"{where}: v[{k}]", f"primals[{k}]") for k, (t, x) in enumerate(zip(ts, xs))
-    ]
+    args, xs, trees = _prepare(ps, tuple(range(len(ps))), where)
+    vs = _paired_trees(ts, trees, xs, where, "v")
     with set_recording(True):
         y = _scalar(f(*args), where)
         gs = _grads([y], xs)
-        return y, tuple(product(gs, xs, vs))
+        return y, tuple(_regroup(product(gs, xs, vs), trees))
 
 
 def hvp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Variable, ...]]:
@@ -924,9 +976,14 @@ def vhp(f: Callable[..., Any], primals: Any, v: Any) -> tuple[Variable, tuple[Va
 # -- vmap ---------------------------------------------------------------------------------------
 
 
-def _axis_spec(spec: Any, n: int, fname: str, name: str) -> list[int | None]:
-    """``in_axes``/``out_axes`` as one entry (int or None) per argument/output."""
-    if spec is None or (isinstance(spec, (int, np.integer)) and not isinstance(spec, bool)):
+def _is_axis(a: Any) -> bool:
+    return a is None or (isinstance(a, (int, np.integer)) and not isinstance(a, bool))
+
+
+def _axis_spec(spec: Any, n: int, fname: str, name: str) -> list[Any]:
+    """``in_axes``/``out_axes`` as one entry per argument/output: an int, None, or (for a
+    pytree argument or output) a dict, tuple or list of them matching its structure."""
+    if _is_axis(spec):
         return [None if spec is None else int(spec)] * n
     if isinstance(spec, (tuple, list)):
         if len(spec) != n:
@@ -934,13 +991,42 @@ def _axis_spec(spec: Any, n: int, fname: str, name: str) -> list[int | None]:
                 f"{fname}: {name} has {len(spec)} entries but there are {n} "
                 f"{'arguments' if name == 'in_axes' else 'outputs'}"
             )
-        out: list[int | None] = []
         for k, a in enumerate(spec):
-            if a is not None and not (isinstance(a, (int, np.integer)) and not isinstance(a, bool)):
-                raise TypeError(f"{fname}: {name}[{k}] must be an int or None, got {a!r}")
-            out.append(None if a is None else int(a))
-        return out
+            _check_axes(a, f"{fname}: {name}[{k}]")
+        return list(spec)
     raise TypeError(f"{fname}: {name} must be an int, None or a tuple of them, got {spec!r}")
+
+
+def _check_axes(a: Any, where: str) -> None:
+    """Raise unless ``a`` is an int, None, or a dict, tuple or list of them (nested)."""
+    if _is_axis(a):
+        return
+    if isinstance(a, (dict, tuple, list)):
+        for k, e in a.items() if isinstance(a, dict) else enumerate(a):
+            _check_axes(e, f"{where}[{k!r}]")
+        return
+    raise TypeError(f"{where} must be an int or None (or a dict, tuple or list of them), got {a!r}")
+
+
+def _out_axes(out_axes: Any, otree: TreeDef) -> list[int | None]:
+    """``vmap``'s ``out_axes`` as one entry per output Variable of the structure ``otree``: one
+    int or None for all, one entry per output of a tuple (as before pytrees: also a 1-tuple for
+    one output), or a tree of them matching the outputs' structure."""
+    if _is_axis(out_axes):
+        return [None if out_axes is None else int(out_axes)] * otree.num_leaves
+    tops = otree.children()
+    n = 1 if tops is None or isinstance(out_axes, dict) else len(tops)
+    specs = _axis_spec(out_axes, n, "vmap", "out_axes") if not isinstance(out_axes, dict) else None
+    if specs is not None and tops is None:  # one output, a 1-tuple
+        return _leaf_axes(specs[0], otree, "vmap: out_axes[0]")
+    _check_axes(out_axes, "vmap: out_axes")
+    return _leaf_axes(out_axes, otree, "vmap: out_axes")
+
+
+def _leaf_axes(spec: Any, tree: TreeDef, where: str) -> list[int | None]:
+    """The batch axis of each leaf of a pytree of structure ``tree`` from its entry ``spec``
+    of ``in_axes``/``out_axes`` (one int or None for the whole tree, or a tree of them)."""
+    return [None if a is None else int(a) for a in pytree.broadcast_prefix(spec, tree, where)]
 
 
 def vmap(
@@ -999,51 +1085,67 @@ def vmap(
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         axes = _axis_spec(in_axes, len(args), "vmap", "in_axes")
         size = None
-        first = -1
-        norm: list[int | None] = []
-        args = tuple(
-            x if a is None or isinstance(x, Variable) else Variable(x, need_grad=False)
-            for x, a in zip(args, axes)
-        )
-        for k, (x, a) in enumerate(zip(args, axes)):
-            if a is None:
-                norm.append(None)
+        first = ""
+        first_axis = 0
+        leaves_of: list[tuple[list[Any], TreeDef, list[int | None]] | None] = []
+        for k, (x, spec) in enumerate(zip(args, axes)):
+            if spec is None:  # passed as given (whatever it is)
+                leaves_of.append(None)
                 continue
-            if not -x.ndim <= a < x.ndim:
-                raise ValueError(
-                    f"vmap: in_axes[{k}]={a} is out of range for argument {k} of shape {x.shape}"
-                )
-            a %= x.ndim
-            norm.append(a)
-            n = x.shape[a]
-            if size is None:
-                size, first = n, k
-            elif n != size:
-                raise ValueError(
-                    f"vmap: the batch sizes differ: argument {first} has size {size} along its "
-                    f"axis {norm[first]} but argument {k} has size {n} along its axis {a}"
-                )
+            leaves, tree = pytree.flatten(x)
+            leaf_axes = _leaf_axes(spec, tree, f"vmap: in_axes[{k}]")
+            for j, (leaf, a, path) in enumerate(zip(leaves, leaf_axes, tree.paths())):
+                if a is None:
+                    continue
+                if not isinstance(leaf, Variable):
+                    leaf = leaves[j] = Variable(leaf, need_grad=False)
+                if not -leaf.ndim <= a < leaf.ndim:
+                    raise ValueError(
+                        f"vmap: in_axes[{k}]{path}={a} is out of range for argument {k}{path} "
+                        f"of shape {leaf.shape}"
+                    )
+                a %= leaf.ndim
+                leaf_axes[j] = a
+                n = leaf.shape[a]
+                if size is None:
+                    size, first, first_axis = n, f"{k}{path}", a
+                elif n != size:
+                    raise ValueError(
+                        f"vmap: the batch sizes differ: argument {first} has size {size} along "
+                        f"its axis {first_axis} but argument {k}{path} has size {n} along its "
+                        f"axis {a}"
+                    )
+            leaves_of.append((leaves, tree, leaf_axes))
         if size is None:
             raise ValueError("vmap: in_axes must batch at least one argument (all are None)")
         if size == 0:
             raise ValueError("vmap: the batch axis has size 0; f cannot be called")
         level = batching.new_level(size, randomness)
         try:
-            call_args = [
-                x if a is None else batching.wrap(batching.moveaxis(x, a, 0), level)
-                for x, a in zip(args, norm)
-            ]
-            outs, is_tuple = _outputs(f(*call_args, **kwargs), "vmap")
+            call_args = []
+            for x, parts in zip(args, leaves_of):
+                if parts is None:
+                    call_args.append(x)
+                    continue
+                leaves, tree, leaf_axes = parts
+                mapped = [
+                    leaf if a is None else batching.wrap(batching.moveaxis(leaf, a, 0), level)
+                    for leaf, a in zip(leaves, leaf_axes)
+                ]
+                call_args.append(pytree.unflatten(tree, mapped))
+            outs, otree = _outputs(f(*call_args, **kwargs), "vmap")
         finally:
             batching.close_level(level)
-        oaxes = _axis_spec(out_axes, len(outs), "vmap", "out_axes")
+        oaxes = _out_axes(out_axes, otree)
         results: list[Variable] = []
-        for k, (o, oa) in enumerate(zip(outs, oaxes)):
+        for k, (o, oa, path) in enumerate(zip(outs, oaxes, otree.paths())):
+            name = f"out_axes{path}" if path else f"out_axes[{k}]"
+            where = f"output {path}" if path else f"output {k}"
             batched = isinstance(o, BatchedVariable) and o.level == level
             if oa is None:
                 if batched:
                     raise ValueError(
-                        f"vmap: out_axes[{k}] is None but output {k} differs across the batch "
+                        f"vmap: {name} is None but {where} differs across the batch "
                         "(it depends on a batched argument)"
                     )
                 results.append(o)
@@ -1051,14 +1153,13 @@ def vmap(
             nd = o.ndim
             if not -(nd + 1) <= oa <= nd:
                 raise ValueError(
-                    f"vmap: out_axes[{k}]={oa} is out of range for output {k} of per-sample "
-                    f"shape {o.shape}"
+                    f"vmap: {name}={oa} is out of range for {where} of per-sample shape {o.shape}"
                 )
             v = o.value if isinstance(o, BatchedVariable) and batched else None
             if v is None:
                 v = batching.to_batched(o, size)
             results.append(batching.moveaxis(v, 0, oa % (nd + 1)))
-        return tuple(results) if is_tuple else results[0]
+        return pytree.unflatten(otree, results)
 
     return _wrap(f, wrapper, "vmap")
 
