@@ -103,6 +103,8 @@ class BatchedVariable(Variable):
 
     __slots__ = ("_level", "_value")
 
+    _batched = True  # (Variable(x) of one refuses: see Variable.__init__)
+
     _value: Variable
     _level: int
 
@@ -135,6 +137,16 @@ class BatchedVariable(Variable):
 
     def numpy(self) -> Any:
         raise self._no_data("the data (.numpy())")
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._no_data("the data (__dlpack__)")
+
+    def detach(self) -> Variable:
+        """The batch cut from the graph: a constant batched as this Variable (its elements'
+        values, needing no gradient), as ``x.detach()`` inside ``torch.func.vmap``."""
+        return wrap(self._value.detach(), self._level)
+
+    get_unlinked_variable = detach
 
     def item(self) -> Any:
         raise self._no_data("the value (.item())")

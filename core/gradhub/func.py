@@ -1055,6 +1055,8 @@ def vmap(
     gives per-sample gradients (a transform inside ``vmap`` differentiates with respect to one
     copy of each argument per element), ``grad`` of a ``vmap`` differentiates through it, and
     ``vmap(vmap(f))`` maps over two axes. Batched arrays become Variables that need no gradient.
+    ``x.detach()`` of a batched Variable is a constant batched as ``x`` (each element's values);
+    ``Variable(x)`` of one is refused (its data differs across the batch).
 
     ``randomness`` (as ``torch.func.vmap``) says what a function that draws random numbers
     (``dropout``, ``dropout_mask`` with ``seed=-1``) does inside: ``"error"`` (the default)

@@ -155,9 +155,17 @@ class Variable:
 
     _creator: Node | None
 
+    #: whether this is one element of a batch inside gradhub.func.vmap (BatchedVariable)
+    _batched = False
+
     def __init__(self, data: Any, need_grad: bool = True, name: str | None = None) -> None:
         if _observer is not None:
             _observer.wrap(data)
+        if isinstance(data, Variable) and data._batched:
+            raise TypeError(
+                "Variable(x) of a batched Variable inside vmap: its data differs across the "
+                "batch; use x.detach() for a constant (batched) copy, or x itself"
+            )
         arr = _to_array(data)
         kind = arr.dtype.kind
         if kind not in _NUMERIC:

@@ -140,3 +140,20 @@ def test_randomness_argument_is_checked_and_random_functions_follow_it() -> None
     assert batching.randomness() is None
     # a Jacobian runs f once more inside its own vmap: a random f takes the loop instead
     np.testing.assert_array_equal(ghf.jacrev(noisy)(np.ones(3)).d, 2 * np.eye(3))
+
+
+def test_detach_inside_vmap_keeps_each_elements_values() -> None:
+    # regression: x.detach() of a batched Variable made a leaf of the first element's values,
+    # so every element computed with element 0 (vmap(grad(f)) with a stop-gradient: silently
+    # wrong); Variable(x) of one did the same and is refused now, as is its DLPack export
+    x = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(ghf.vmap(lambda r: r.detach().sum())(x).d, x.sum(axis=1))
+    # d/dr sum(stop(r) * r) = stop(r) = r, per element; nested levels too
+    np.testing.assert_array_equal(ghf.vmap(ghf.grad(lambda r: (r.detach() * r).sum()))(x).d, x)
+    xx = np.arange(12.0).reshape(2, 3, 2)
+    got = ghf.vmap(ghf.vmap(lambda r: (r.get_unlinked_variable() * 2.0).sum()))(xx)
+    np.testing.assert_array_equal(got.d, xx.sum(axis=2) * 2.0)
+    with pytest.raises(TypeError, match=r"Variable\(x\) of a batched Variable inside vmap"):
+        ghf.vmap(lambda r: gh.Variable(r, need_grad=False).sum())(x)
+    with pytest.raises(TypeError, match=r"__dlpack__\) of a batched Variable"):
+        ghf.vmap(lambda r: r.__dlpack__())(x)
