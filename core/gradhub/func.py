@@ -81,7 +81,10 @@ def _primal(x: Any, connect: bool, where: str) -> Variable:
         if connect and modes.state.tracing:
             return _lifted(_traced(x))
         return _lifted(Variable.leaf(x.d, need_grad=True))
-    v = Variable(x, need_grad=False)
+    try:
+        v = Variable(x, need_grad=False)
+    except TypeError as e:  # (a string, None, an object: name the argument)
+        raise TypeError(f"{where}: {e}") from e
     if v.dtype.kind != "f":
         raise TypeError(f"{where} must hold floating-point data, got dtype {v.dtype}")
     return _lifted(Variable.leaf(v.d, need_grad=True))

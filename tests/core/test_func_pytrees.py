@@ -201,6 +201,8 @@ def test_vmap_over_dicts_with_prefix_axes_and_per_sample_gradients() -> None:
 def test_errors_name_the_place_in_the_tree() -> None:
     with pytest.raises(TypeError, match=r"grad: argument 0\['n'\] must hold floating-point"):
         ghf.grad(lambda p: p["x"].sum())({"x": np.ones(2), "n": np.arange(3)})
+    with pytest.raises(TypeError, match=r"grad: argument 0\['act'\]: Variable\(data\): expected"):
+        ghf.grad(lambda p: p["x"].sum())({"x": np.ones(2), "act": "relu"})
     with pytest.raises(ValueError, match=r"grad: the arguments to differentiate hold no"):
         ghf.grad(lambda p: gh.Variable(np.float64(0.0)))({})
     with pytest.raises(TypeError, match=r"f must return a Variable or a tuple .* holding a float"):
