@@ -49,6 +49,7 @@ __all__ = [
     "moveaxis",
     "random_call",
     "randomness",
+    "refuse_data",
     "shift_axes",
     "size_of",
     "stack",
@@ -185,6 +186,32 @@ def wrap(value: Variable, level: int) -> BatchedVariable:
 def batch_size(x: Any) -> int:
     """The size of the batch ``x`` (a BatchedVariable) holds."""
     return int(x._value.shape[0])
+
+
+def refuse_data(x: Any, where: str) -> None:
+    """Raise a ``TypeError`` naming ``where`` if ``x`` is a batched Variable: code that reads a
+    Variable's array in Python (a front-end computing labels or masks with numpy, or making a
+    new Variable from the data) would read one element's placeholder inside :func:`vmap`, whose
+    values differ across the batch. Front-ends call it where they take a Variable's array.
+
+    Example::
+
+        >>> import numpy as np, gradhub.func as ghf
+        >>> from gradhub.batching import refuse_data
+        >>> def f(r):
+        ...     refuse_data(r, "my_function()")
+        ...     return r * 2.0
+        >>> ghf.vmap(f)(np.ones((2, 3)))
+        Traceback (most recent call last):
+        ...
+        TypeError: vmap: my_function() reads the data of a batched Variable in Python, which ...
+    """
+    if isinstance(x, BatchedVariable):
+        raise TypeError(
+            f"vmap: {where} reads the data of a batched Variable in Python, which is not "
+            "available inside vmap (f sees one element of the batch, whose values differ "
+            "across the batch); compute with functions and operators, or call it outside vmap"
+        )
 
 
 # -- the dispatch ------------------------------------------------------------------------------

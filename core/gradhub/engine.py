@@ -916,6 +916,12 @@ def backward(
         _check_loss_scale(loss_scale, "backward")
     cbs = _callback_list(communicator_callbacks, create_graph, "backward")
     seed = _seed(y, grad, loss_scale, "backward: grad")
+    if seed._batched:
+        raise TypeError(
+            "backward: grad is a batched Variable (inside gradhub.func.vmap): .g would sum the "
+            "batch's elements; use gradhub.func.vjp (or grad) inside vmap for one result per "
+            "element"
+        )
     grads = _run([y], [seed], None, create_graph, retain_grad, retain_graph, cbs)
     given: set[int] = {id(seed._data)}
     changed: list[tuple[Variable, Variable | None]] = []  # (leaf, its .g before), for a refusal
@@ -1099,7 +1105,11 @@ def grad(
             )
     else:
         gis = [None] * len(ins)
-    grads = _run(outs, seeds, ins, create_graph, retain_grad, retain_graph, cbs)
+    # batched seeds (inside gradhub.func.vmap, on a graph recorded outside it) go through the
+    # rules written with registered functions, which dispatch to their batching rules (the
+    # first-order array rules would read one element); the results are detached below
+    walk_graph = create_graph or any(s is not None and s._batched for s in seeds)
+    grads = _run(outs, seeds, ins, walk_graph, retain_grad, retain_graph, cbs)
     results: list[Variable | None] = []
     # the arrays given by the caller (or made for them) that a .g must not share
     given: set[int] = {id(s._data) for s in seeds if s is not None}
@@ -1124,7 +1134,8 @@ def grad(
                 if unreachable == "zero":
                     g = Variable._new(_zeros(x.device, x.shape, x.dtype), False, None, 0)
             elif not create_graph and g._creator is not None:
-                g = Variable._new(g._data, False, None, 0)
+                # (a batched gradient, inside gradhub.func.vmap: detached as a batch)
+                g = g.detach() if g._batched else Variable._new(g._data, False, None, 0)
             results.append(g)
     if set_grad and not retain_grad:
         with set_recording(create_graph):

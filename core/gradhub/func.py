@@ -119,7 +119,7 @@ def _paired(t: Any, like: Variable, where: str, what: str) -> Variable:
                 raise TypeError(
                     f"{where} has dtype {v.dtype} but {what} has dtype {like.dtype}; cast it first"
                 )
-            if modes.state.tracing and v.device is like.device:
+            if (modes.state.tracing or isinstance(v, BatchedVariable)) and v.device is like.device:
                 # inside a step that gradhub.compile traces: a recorded cast, computed again from
                 # the argument at each replay (a leaf would hold this call's values at every one)
                 v = call("Cast", v, dtype=like.dtype.name)
@@ -280,6 +280,20 @@ def _batched_grads(
     (every element's computation is independent, so the gradient of the batch is the batch of
     the elements' gradients); outputs and seeds are lifted to every level, the results carry
     the levels of their inputs."""
+    if seeds is not None:
+        graph = {lv for v in (*outs, *xs) for lv in batching.levels_of(v)}
+        extra = {lv for sd in seeds for lv in batching.levels_of(sd)} - graph
+        if extra and not graph:
+            # a graph recorded outside vmap (a vjp_fn made before it) and batched seeds: the
+            # walk runs each backward rule on the batched seeds (the rules call registered
+            # functions, which dispatch to their batching rules), one result per element
+            return engine.grad(list(outs), list(xs), list(seeds), create_graph=True)
+        if extra:
+            raise NotImplementedError(
+                "vjp_fn: the vjp was made inside an outer vmap and its cotangents are batched "
+                "by an inner vmap; call vjp inside the inner vmap (or give cotangents batched "
+                "only where the vjp was made)"
+            )
     bouts = [batching.base(_lifted(o)) for o in outs]
     bseeds = None
     if seeds is not None:

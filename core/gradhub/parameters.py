@@ -99,6 +99,8 @@ def get_parameter_or_create(
                 f"parameter {full!r} exists with shape {p.shape}, but shape {shape} was requested"
             )
         if p.need_grad != bool(need_grad):
+            if p._batched:  # a batched value given to gradhub.func.functional_call in vmap
+                return p.detach()
             v = Variable._new(p._data, bool(need_grad), None, 0)
             v.name = p.name
             return v

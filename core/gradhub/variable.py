@@ -162,10 +162,7 @@ class Variable:
         if _observer is not None:
             _observer.wrap(data)
         if isinstance(data, Variable) and data._batched:
-            raise TypeError(
-                "Variable(x) of a batched Variable inside vmap: its data differs across the "
-                "batch; use x.detach() for a constant (batched) copy, or x itself"
-            )
+            raise _batched_data("Variable(x)")
         arr = _to_array(data)
         kind = arr.dtype.kind
         if kind not in _NUMERIC:
@@ -318,6 +315,8 @@ class Variable:
         if _observer is not None:
             _observer.write(self, "d", value)
         if isinstance(value, Variable):
+            if value._batched:
+                raise _batched_data("x.d = v")
             value = value._data
         elif isinstance(value, _PY_DATA):  # straight to this dtype: no rounding through float32
             value = _py_array(value, self._data.dtype, "Variable.d")
@@ -789,8 +788,18 @@ def observe_wrap(data: Any) -> None:
         >>> from gradhub.variable import observe_wrap
         >>> observe_wrap(np.zeros(2))  # nothing observes outside a traced step
     """
+    if isinstance(data, Variable) and data._batched:
+        raise _batched_data("a Variable made from the data of x")
     if _observer is not None:
         _observer.wrap(data)
+
+
+def _batched_data(what: str) -> TypeError:
+    """The refusal of ``what`` for a batched Variable ``x`` inside gradhub.func.vmap."""
+    return TypeError(
+        f"{what} of a batched Variable x inside vmap: its data differs across the batch; use "
+        "x.detach() for a constant (batched) copy, or x itself"
+    )
 
 
 #: ``gradhub.engine.backward``, bound by gradhub.engine

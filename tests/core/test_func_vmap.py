@@ -153,7 +153,55 @@ def test_detach_inside_vmap_keeps_each_elements_values() -> None:
     xx = np.arange(12.0).reshape(2, 3, 2)
     got = ghf.vmap(ghf.vmap(lambda r: (r.get_unlinked_variable() * 2.0).sum()))(xx)
     np.testing.assert_array_equal(got.d, xx.sum(axis=2) * 2.0)
-    with pytest.raises(TypeError, match=r"Variable\(x\) of a batched Variable inside vmap"):
+    with pytest.raises(TypeError, match=r"Variable\(x\) of a batched Variable x inside vmap"):
         ghf.vmap(lambda r: gh.Variable(r, need_grad=False).sum())(x)
     with pytest.raises(TypeError, match=r"__dlpack__\) of a batched Variable"):
         ghf.vmap(lambda r: r.__dlpack__())(x)
+
+
+def test_batched_cotangents_and_tangents_on_a_graph_made_outside_vmap() -> None:
+    # regressions: vmap over a vjp_fn made before the vmap summed the cotangents (every row was
+    # vjp_fn(sum of the rows): the Jacobian by torch.func's recipe came out wrong), a batched
+    # tangent, cotangent or v of another dtype than its primal was cast from element 0 only,
+    # and gh.grad(create_graph=False) with batched grad_outputs read element 0
+    x = np.array([1.0, 2.0, 3.0])
+    _, vjp_fn = ghf.vjp(lambda a: (a * a) * a, x)
+    (jac,) = ghf.vmap(vjp_fn)(np.eye(3))
+    np.testing.assert_array_equal(jac.d, np.diag(3 * x * x))  # d(a^3)/da, row by row
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    V = np.eye(2, dtype=np.float32)
+    t = ghf.vmap(lambda p, v: ghf.jvp(lambda a: a * a, (p,), (v,))[1])(X, V)
+    np.testing.assert_array_equal(t.d, 2 * X * V)
+    g = ghf.vmap(lambda p, v: ghf.vjp(lambda a: a * a, p)[1](v)[0])(X, V)
+    np.testing.assert_array_equal(g.d, 2 * X * V)
+    t = ghf.vmap(lambda v: ghf.jvp(lambda a: a * a, (X[1],), (v,))[1])(np.eye(2, dtype=int))
+    np.testing.assert_array_equal(t.d, 2 * X[1] * np.eye(2))
+    hv = ghf.vmap(lambda p, v: ghf.hvp(lambda a: (a**3.0).sum(), (p,), (v,))[1][0])(X, V)
+    np.testing.assert_array_equal(hv.d, 6 * X * V)
+    w = gh.Variable(np.array([1.0, 2.0]))
+    GO = np.arange(6.0).reshape(3, 2)
+    r = ghf.vmap(lambda go: gh.grad([w**3.0], [w], grad_outputs=[go], create_graph=False)[0])(GO)
+    np.testing.assert_array_equal(r.d, 3 * w.d**2 * GO)
+    with pytest.raises(TypeError, match=r"backward: grad is a batched Variable"):
+        ghf.vmap(lambda go: (w**3.0).backward(go))(GO)
+    # a vjp made in an outer vmap, its cotangents batched by an inner one: refused
+    B = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(NotImplementedError, match=r"vjp_fn: the vjp was made inside an outer"):
+        ghf.vmap(lambda a: ghf.vmap(ghf.vjp(lambda p: p * p, a)[1])(np.eye(3)))(B)
+
+
+def test_functional_call_inside_vmap_substitutes_each_elements_values() -> None:
+    # regression: a substituted value whose need_grad differs from the parameter's (an array
+    # for a trainable weight) became a leaf of element 0's values inside vmap
+    gh.clear_parameters()
+    try:
+        gh.get_parameter_or_create("w", (2,), lambda s: np.ones(s))
+
+        def model(x: Any) -> Any:
+            return (gh.get_parameter_or_create("w", (2,), None) * x).sum()
+
+        Ws = np.array([[1.0, 2.0], [3.0, 4.0], [-1.0, 0.5]])
+        got = ghf.vmap(lambda W: ghf.functional_call(model, {"w": W}, np.ones(2)))(Ws)
+        np.testing.assert_array_equal(got.d, Ws.sum(axis=1))
+    finally:
+        gh.clear_parameters()

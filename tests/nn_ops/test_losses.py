@@ -344,3 +344,18 @@ def test_softmax_cross_entropy_of_many_rows_of_few_classes(shape: tuple[int, int
     assert gradcheck(
         lambda v: F.softmax_cross_entropy(v, gh.Variable(t[:4], False)), [var(a[:4] / 30.0)]
     )
+
+
+def test_binary_cross_entropy_inside_vmap_and_jacrev() -> None:
+    # regression: its range check read x.d, which a batched Variable refuses: vmap, jacrev and
+    # vmap(hessian) of any function calling it raised; the check now reads the whole batch
+    import gradhub.func as ghf
+
+    x = np.array([[0.2, 0.7], [0.9, 0.4]])
+    t = np.array([[1.0, 0.0], [0.0, 1.0]])
+    g = ghf.vmap(ghf.grad(lambda a, b: F.binary_cross_entropy(a, b).sum()))(x, t)
+    np.testing.assert_allclose(g.d, (x - t) / (x * (1 - x)), rtol=1e-12)
+    J = ghf.jacrev(lambda a: F.binary_cross_entropy(a, t[0]))(x[0])
+    np.testing.assert_allclose(J.d, np.diag((x[0] - t[0]) / (x[0] * (1 - x[0]))), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"must hold probabilities in \[0, 1\].*got the value 1.5"):
+        ghf.vmap(lambda a: F.binary_cross_entropy(a, t[0]))(np.array([[0.2, 0.5], [0.1, 1.5]]))

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from gradhub import Sample, as_variable
+from gradhub import Sample, as_variable, batching
 from gradhub.ops import call
 
 from .math import Shape, draw, floating_kernel, is_int, norm_axis, whole_numbers
@@ -298,7 +298,8 @@ def binary_cross_entropy(x: Any, target: Any) -> Any:
         array([0., 0.], dtype=float32)
     """
     x, t = _prob_pair("binary_cross_entropy", x, target)
-    d = x.d
+    # (inside vmap and jacrev: the values of the whole batch)
+    d = batching.base(x).d if isinstance(x, batching.BatchedVariable) else x.d
     if d.size and bool(((d < 0) | (d > 1)).any()):  # NaN fails both tests: it propagates
         bad = d[(d < 0) | (d > 1)].reshape(-1)[0]
         raise ValueError(

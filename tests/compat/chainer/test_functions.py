@@ -569,3 +569,44 @@ def test_a_compiled_training_step_updates_the_running_statistics_at_each_call(ax
         xb = (rng.standard_normal(shape).astype(np.float32) + k) * 2.0
         want_mean = 0.9 * want_mean + 0.1 * xb.mean(axis=red)
     np.testing.assert_allclose(nets[0][0].avg_mean, want_mean, rtol=1e-5, atol=1e-6)
+
+
+def test_functions_reading_values_in_python_are_refused_inside_vmap() -> None:
+    # regression: inside gradhub.func.vmap these read the placeholder of a batched Variable
+    # (element 0's values) and gave every element element 0's labels, masks or data, silently
+    import gradhub as gh
+    import gradhub.func as ghf
+    import gradhub_compat.chainer.links as L
+
+    x = np.array([[[1.0, -1.0]], [[2.0, 0.0]], [[-3.0, 1.0]]])
+    labels = gh.Variable(np.array([[[1, 0]], [[0, 1]], [[1, 1]]]), need_grad=False)
+    ids = gh.Variable(np.array([[0], [1], [1]], np.int32), need_grad=False)
+    soft = np.array([[[1.0, 0.0]], [[0.0, 1.0]], [[0.5, 0.5]]])
+    W = np.array([[1.0, 2.0], [3.0, 4.0]])
+    cases = [
+        (lambda a, t: F.sigmoid_cross_entropy(a, t), (x, labels), "sigmoid_cross_entropy"),
+        (lambda a, t: F.softmax_cross_entropy(a, t), (x, soft), "softmax_cross_entropy"),
+        (lambda a, t: F.accuracy(a, t), (x, ids), "accuracy"),
+        (lambda i: F.embed_id(i, W, ignore_label=-1), (ids,), "embed_id"),
+        (lambda a: chainer.Variable(a) * 1.0, (x,), "chainer Variable"),
+        (lambda a: F.identity(chainer.as_array(a)), (x,), "chainer.as_array"),
+        (lambda a: L.Linear(2, 2).W.copydata(a[0]), (x,), "copydata"),
+    ]
+    for fn, args, name in cases:
+        with pytest.raises(TypeError, match=rf"vmap: .*{name}.* reads the data of a batched"):
+            ghf.vmap(fn)(*args)
+    pool = np.random.default_rng(0).standard_normal((3, 1, 1, 2, 2))
+    with pytest.raises(TypeError, match=r"max_pooling_2d\(return_indices=True\) reads the data"):
+        ghf.vmap(lambda h: F.max_pooling_2d(h, 2, return_indices=True)[0])(pool)
+    # the running statistics updated in Python (x float64, statistics float32)
+    rm, rv = np.zeros(2, np.float32), np.ones(2, np.float32)
+    xb = np.arange(12.0).reshape(3, 2, 2)
+    g1, b0 = np.ones(2), np.zeros(2)
+    with pytest.raises(TypeError, match=r"batch_normalization \(running statistics"):
+        ghf.vmap(lambda a: F.batch_normalization(a, g1, b0, running_mean=rm, running_var=rv))(xb)
+    assert not rm.any()
+    # what reads no values in Python still maps: labels that are not batched
+    t0 = np.array([[1, 0]], np.int32)
+    got = ghf.vmap(lambda a: F.sigmoid_cross_entropy(a, t0))(x)
+    want = [F.sigmoid_cross_entropy(chainer.Variable(x[i]), t0).array for i in range(3)]
+    np.testing.assert_allclose(got.d, want, rtol=1e-12)

@@ -281,3 +281,27 @@ def test_from_numpy_array_of_a_compiled_steps_argument_follows_the_argument(of: 
 
     with pytest.raises(NotImplementedError, match=r"taken from a Variable \(\.d"):
         gh.compile(of_values)(np.ones((3, 4)))
+
+
+def test_taking_a_batched_variables_array_is_refused_inside_vmap() -> None:
+    # regression: from_numpy_array, x.d = v and backward(grad=v) of a batched Variable inside
+    # gradhub.func.vmap read element 0's values and used them for every element, silently
+    import gradhub as gh
+    import gradhub.func as ghf
+
+    x = np.arange(6.0).reshape(3, 2)
+    target = nn.Variable((2,))
+
+    def assign(a: gh.Variable) -> gh.Variable:
+        target.d = a
+        return a
+
+    y = nn.Variable.from_numpy_array(np.ones(2), need_grad=True) * 2.0
+    for fn in (
+        lambda a: nn.Variable.from_numpy_array(a) * 1.0,
+        lambda a: nn.NdArray.from_numpy_array(a),
+        assign,
+        lambda a: y.backward(a),
+    ):
+        with pytest.raises(TypeError, match=r"vmap: nnabla .* reads the data of a batched"):
+            ghf.vmap(fn)(x)

@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+from gradhub.batching import refuse_data
 from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, nodes_on_paths, rerun_kernel
 from gradhub.engine import grad as _native_grad
@@ -119,6 +120,7 @@ _UNSUPPORTED_TRAINING = (
 
 def _array_arg(data: Any, where: str) -> Any:
     if isinstance(data, _NativeVariable):
+        refuse_data(data, where)
         return data._data
     if isinstance(data, np.generic):
         return np.asarray(data)
@@ -852,7 +854,10 @@ def as_variable(obj: Any) -> Variable:
 
 def as_array(obj: Any) -> Any:
     """The array of ``obj`` if it is a Variable, else ``obj``."""
-    return obj._data if isinstance(obj, _NativeVariable) else obj
+    if isinstance(obj, _NativeVariable):
+        refuse_data(obj, "chainer.as_array")
+        return obj._data
+    return obj
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gradhub.batching import refuse_data
 from gradhub.modes import is_tracing
 from gradhub.variable import Variable as _NativeVariable
 from gradhub.variable import observe_read
@@ -27,6 +28,7 @@ def _data(x: Any, where: str) -> Any:
     inside a step that gradhub.compile traces: what Python computes from it would be computed
     at the first call only)."""
     if isinstance(x, _NativeVariable):
+        refuse_data(x, f"chainer.functions.{where}")
         observe_read(x, f"chainer.functions.{where}, which reads it in Python")
         return x._data
     return x
@@ -185,6 +187,9 @@ def batch_normalization(
                 "Python, which a step that gradhub.compile traces would do at its first call "
                 "only; run it outside gh.compile, or pass no running statistics"
             )
+        refuse_data(
+            x, "chainer.functions.batch_normalization (running statistics updated in Python)"
+        )
         m = x.size // g.size
         adjust = m / max(m - 1.0, 1.0)  # unbiased estimation
         with activate(x._data):

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from gradhub.batching import refuse_data
 from gradhub.modes import is_tracing
 from gradhub.variable import Variable as _NativeVariable
 from gradhub.variable import observe_read
@@ -114,6 +115,7 @@ def _arr(x: Any, where: str) -> Any:
     read in Python by the function ``where`` (refused inside a step that gradhub.compile
     traces: what Python computes from it would be computed at the first call only)."""
     if isinstance(x, _NativeVariable):
+        refuse_data(x, f"chainer.functions.{where}")
         observe_read(x, f"chainer.functions.{where}, which reads it in Python")
         return x._data
     return np.asarray(x)
@@ -1073,6 +1075,10 @@ def max_pooling_2d(
 def _pool_indices(h: _NativeVariable, k: tuple[int, int], s: tuple[int, int], out: Any) -> Any:
     """chainer's ``return_indices``: for each output, the position of the maximum inside its
     window (``ky * kw + kx``, counting padding; the first maximum on ties), an int64 array."""
+    refuse_data(h, "chainer.functions.max_pooling_2d(return_indices=True)")
+    observe_read(
+        h, "chainer.functions.max_pooling_2d(return_indices=True), which reads it in Python"
+    )
     data = h._data
     xp = h.device.xp
     oh, ow = out[2], out[3]

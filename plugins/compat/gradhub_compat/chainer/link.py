@@ -45,6 +45,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from gradhub.batching import refuse_data
 from gradhub.variable import Variable as _NativeVariable
 from gradhub.variable import observe_hand_out, observe_write
 
@@ -172,6 +173,8 @@ class Parameter(Variable):
     def copydata(self, var: Any) -> None:
         """Copy the data of ``var`` into this parameter in place (initializing it first with
         ``var``'s shape if it is uninitialized)."""
+        if isinstance(var, _NativeVariable):
+            refuse_data(var, "chainer Parameter.copydata")
         src = var._data if isinstance(var, _NativeVariable) else var
         if self._data is None:
             if src is None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from gradhub import variable as _variable_module
+from gradhub.batching import refuse_data
 from gradhub.device import context_device
 from gradhub.engine import backward as _native_backward
 from gradhub.engine import collect_graph, is_freed
@@ -59,6 +60,7 @@ def _shape_tuple(shape: Any, where: str) -> tuple[int, ...]:
 def _raw(value: Any) -> Any:
     """The array behind a Variable or an NdArray; other values unchanged."""
     if isinstance(value, NativeVariable):
+        refuse_data(value, "nnabla (from_numpy_array, x.d = v, backward(grad=v), NdArray data)")
         return value._data
     if isinstance(value, NdArray):
         return value.data
@@ -691,8 +693,6 @@ class Variable(NativeVariable):
             )
         if grad is None:
             seed: Any = self.g.copy()
-        elif isinstance(grad, NativeVariable):
-            seed = grad._data
         else:
             seed = _raw(grad)
         if not _scalar(seed) and tuple(np.shape(seed)) != self.shape:
