@@ -26,6 +26,9 @@ Conventions (those of ``torch.func``):
   tangent ``v`` is ``J v`` (two small reverse passes). Never a full Jacobian.
 * Tangents, cotangents and ``v`` must have exactly the shape of what they pair with (no
   broadcasting); arrays are cast to its dtype, so float32 stays float32.
+* What ``f`` computes under :func:`gradhub.no_grad` (or from ``x.detach()``) is a constant for
+  every transform, forward mode included, as ``jax.lax.stop_gradient`` (PyTorch's forward-mode
+  AD ignores ``no_grad``, so ``torch.func.jvp`` differentiates through such a block).
 """
 
 from __future__ import annotations
