@@ -28,6 +28,7 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 import numpy as np
 
 from . import variable as _variable
+from . import batching as _batching
 from .batching import BatchedVariable
 from .errors import BackwardRuleError, DeviceError, GradhubError
 from .graph import Node, _device_of, _kernel_error, _kernel_result, input_name
@@ -1108,7 +1109,9 @@ def grad(
     # batched seeds (inside gradhub.func.vmap, on a graph recorded outside it) go through the
     # rules written with registered functions, which dispatch to their batching rules (the
     # first-order array rules would read one element); the results are detached below
-    walk_graph = create_graph or any(s is not None and s._batched for s in seeds)
+    walk_graph = create_graph or (
+        bool(_batching.LEVELS) and any(s is not None and s._batched for s in seeds)
+    )
     grads = _run(outs, seeds, ins, walk_graph, retain_grad, retain_graph, cbs)
     results: list[Variable | None] = []
     # the arrays given by the caller (or made for them) that a .g must not share
