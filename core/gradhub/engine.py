@@ -27,8 +27,8 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import numpy as np
 
-from . import variable as _variable
 from . import batching as _batching
+from . import variable as _variable
 from .batching import BatchedVariable
 from .errors import BackwardRuleError, DeviceError, GradhubError
 from .graph import Node, _device_of, _kernel_error, _kernel_result, input_name
