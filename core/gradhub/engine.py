@@ -1316,7 +1316,11 @@ class ForwardPlan:
         self.inputs = list(inputs)
         roots = [y._creator for y in self.outputs if y._creator is not None]
         nodes = _collect(roots, only_need_grad=False) if roots else []
-        self.path = _on_paths(nodes, self.inputs) if self.inputs else []
+        # (a node recorded under no_grad() or by detach() while gradhub.compile traces a step
+        # is a deliberate stop: no tangent passes it, as none passes eagerly, where it is not
+        # recorded at all)
+        passing = [n for n in nodes if not getattr(n, "stop", False)]
+        self.path = _on_paths(passing, self.inputs) if self.inputs else []
         self._vars: dict[Any, Variable] = {}
         self._find_primals(nodes)
 

@@ -74,15 +74,16 @@ def _primal(x: Any, connect: bool, where: str) -> Variable:
         if connect and x.need_grad:
             # a new node: d/d(node) covers f only
             return _lifted(call("Reshape", x, shape=x.shape))
+        tracing = modes.state.tracing
         if isinstance(x, BatchedVariable):  # a constant batch: a leaf holding it
             base = batching.base(x)
-            if connect and modes.state.tracing:
-                leaf = _traced(base)
+            if tracing:
+                leaf = _traced(base if connect else _stopped(base))
             else:
                 leaf = Variable.leaf(base.d, need_grad=True)
             return _lifted(batching.rewrap(leaf, batching.levels_of(x)))
-        if connect and modes.state.tracing:
-            return _lifted(_traced(x))
+        if tracing:  # (not connected, under no_grad(): through a recorded stop)
+            return _lifted(_traced(x if connect else _stopped(x)))
         return _lifted(Variable.leaf(x.d, need_grad=True))
     try:
         v = Variable(x, need_grad=False)
@@ -100,9 +101,18 @@ def _traced(x: Variable) -> Variable:
     on to ``x``), computed again from ``x`` at each replay."""
     x._need_grad = True
     try:
-        return call("Reshape", x, shape=x.shape)  # type: ignore[no-any-return]
+        with set_recording(True):  # (also where the transform is called under no_grad())
+            return call("Reshape", x, shape=x.shape)  # type: ignore[no-any-return]
     finally:
         x._need_grad = False
+
+
+def _stopped(x: Variable) -> Variable:
+    """Inside a step that gradhub.compile traces, ``x`` cut from its graph as a recorded
+    function computed again at each replay (``x.detach()`` there), recorded also where the
+    transform is called under ``no_grad()``; :func:`_traced` puts the primal on it."""
+    with set_recording(True):
+        return Variable.detach(x)
 
 
 def _lifted(x: Variable) -> Variable:

@@ -99,10 +99,13 @@ def get_parameter_or_create(
                 f"parameter {full!r} exists with shape {p.shape}, but shape {shape} was requested"
             )
         if p.need_grad != bool(need_grad):
-            if p._batched:  # a batched value given to gradhub.func.functional_call in vmap
-                return p.detach()
-            v = Variable._new(p._data, bool(need_grad), None, 0)
-            v.name = p.name
+            # p.detach(): inside a step that gradhub.compile traces, a recorded function (a leaf
+            # would hold this call's values at every replay: functional_call with values passed
+            # as the step's arguments); inside vmap, a batched constant
+            v = p.detach() if p._batched else Variable.detach(p)
+            if not p._batched:
+                v._need_grad = bool(need_grad) and v.dtype.kind in "fc"
+                v.name = p.name
             return v
         return p
     p = Variable(initializer(shape), need_grad=need_grad, name=full)

@@ -1218,3 +1218,53 @@ def test_a_compiled_step_called_inside_another_ones_trace_is_part_of_its_graph()
         np.testing.assert_allclose(loss.d, ((x * w.d) ** 2).sum() * 2.0, rtol=1e-14)
         np.testing.assert_allclose(g.d, 2 * x * x * w.d, rtol=1e-14, err_msg=f"call {k}")
     assert len(outer.traces) == 1
+
+
+def test_transforms_and_stops_inside_a_compiled_step() -> None:
+    # regressions, each silently wrong before: forward mode (jvp, hessian) passed tangents
+    # through a detach() or no_grad() block of a traced step (eagerly none passes); a
+    # gradhub.func transform called under no_grad() differentiated with respect to a leaf
+    # holding the first call's argument; functional_call with values passed as the step's
+    # arguments (a need_grad other than the parameter's) used the first call's values
+    import gradhub.func as ghf
+
+    rng = np.random.default_rng(21)
+
+    def f(u: Any) -> Any:
+        return ((F.abs(u) + 1.0).detach() * u * u).sum()
+
+    def g(u: Any) -> Any:
+        with gh.no_grad():
+            c = F.log(F.abs(u) + 1.0)
+        return (c * u * u).sum()
+
+    def jvps(x: Any) -> Any:
+        return [ghf.jvp(f, (x,), (x * 0.0 + 1.0,))[1], ghf.hessian(g)(x)]
+
+    got, x = _replays_agree(jvps, rng, (3,))
+    np.testing.assert_allclose(got[0].d, (2 * (np.abs(x) + 1) * x).sum(), rtol=1e-12)
+    np.testing.assert_allclose(got[1].d, np.diag(2 * np.log(np.abs(x) + 1)), rtol=1e-12)
+
+    def under_no_grad(x: Any) -> Any:
+        with gh.no_grad():
+            return [ghf.grad(lambda u: (u * u * u).sum())(x)]
+
+    got, x = _replays_agree(under_no_grad, rng, (3,))
+    np.testing.assert_allclose(got[0].d, 3 * x * x, rtol=1e-12)
+
+    gh.clear_parameters()
+    try:
+        gh.get_parameter_or_create("w", (3,), lambda s: np.ones(s))
+
+        def model(u: Any) -> Any:
+            return (gh.get_parameter_or_create("w", (3,), None) * u).sum()
+
+        w = gh.Variable(np.zeros(3), need_grad=False)
+
+        def substituted(x: Any) -> Any:
+            return [ghf.functional_call(model, {"w": x * 2.0}, w + 1.0)]
+
+        got, x = _replays_agree(substituted, rng, (3,))
+        np.testing.assert_allclose(got[0].d, (2 * x).sum(), rtol=1e-12)
+    finally:
+        gh.clear_parameters()
