@@ -162,3 +162,47 @@ def test_solver_training_loop_with_shared_parameter_views() -> None:
                 get_parameter_or_create("w", (3,))
         finally:
             nn.clear_parameters()
+
+
+@pytest.mark.parametrize("kind", ["Sgd", "Momentum", "Adam"])
+def test_parameters_without_a_gradient_since_zero_grad_are_left_alone(kind: str) -> None:
+    # regression: as nnabla's solvers (src/nbla/solver.cpp: a gradient still "zeroing" since
+    # zero_grad() is skipped), a registered parameter that no backward pass reached keeps its
+    # values, state and step count through update(), weight_decay(), clip_grad_by_norm() and
+    # scale_grad(); it was moved by momentum and decayed at every step
+    import gradhub_compat.nnabla.solvers as S
+    from gradhub_compat.nnabla.parameter import get_parameter_or_create
+
+    nn.clear_parameters()
+    try:
+        a = get_parameter_or_create("a", (2,), initializer=np.array([1.0, 2.0]))
+        b = get_parameter_or_create("b", (2,), initializer=np.array([3.0, 4.0]))
+        la, lb = F.sum(a * a), F.sum(b * b)
+        sol = getattr(S, kind)(0.1)
+        sol.set_parameters(nn.get_parameters())
+        la.forward()
+        lb.forward()
+        sol.zero_grad()
+        la.backward()
+        lb.backward()
+        sol.update()  # both reached: both updated
+        b_after = b.d.copy()
+        assert not np.array_equal(b_after, [3.0, 4.0])
+        for _ in range(3):  # only a is reached
+            la.forward()
+            sol.zero_grad()
+            la.backward()
+            sol.weight_decay(0.5)
+            sol.clip_grad_by_norm(0.1)
+            sol.scale_grad(2.0)
+            sol.update()
+        np.testing.assert_array_equal(b.d, b_after)
+        states = sol.get_states()
+        assert states["a"].t == 4 and states["b"].t == 1
+        # a gradient written by hand after zero_grad() counts as written
+        sol.zero_grad()
+        b.g = np.ones(2, np.float32)
+        sol.update()
+        assert sol.get_states()["b"].t == 2 and not np.array_equal(b.d, b_after)
+    finally:
+        nn.clear_parameters()

@@ -76,6 +76,9 @@ class Solver:
         self._lr = float(lr)
         self._params: dict[str, NativeVariable] = {}
         self._states: dict[str, SolverState] = {}
+        #: name -> the gradient Variable zero_grad() set (nnabla's "zeroing" state: until
+        #: something writes the gradient, update() and the gradient tools skip the parameter)
+        self._zeroed: dict[str, NativeVariable] = {}
 
     # -- parameters ------------------------------------------------------------------------------
     def set_parameters(
@@ -186,15 +189,32 @@ class Solver:
         p._grad = NativeVariable.leaf(g, False)
 
     def zero_grad(self) -> None:
-        """Set the gradient of every registered parameter to zeros."""
-        for p in self._params.values():
+        """Set the gradient of every registered parameter to zeros. As nnabla's (its arrays'
+        "zeroing" state), a parameter whose gradient nothing writes afterwards (no backward pass
+        reaches it, no assignment) is skipped by :meth:`update`, :meth:`weight_decay`,
+        :meth:`clip_grad_by_norm` and :meth:`scale_grad`: its values, state and step count stay
+        as they are."""
+        for k, p in self._params.items():
             with p.device.activate():
                 self._set_grad(p, p.device.xp.zeros_like(p._data), told=0)
+            self._zeroed[k] = p._grad  # type: ignore[assignment]
+
+    def _written(self) -> list[tuple[str, NativeVariable]]:
+        """The registered parameters whose gradient was written since :meth:`zero_grad` (every
+        one without a zero_grad): the gradient Variable it set was replaced, or its array holds
+        a value other than zero."""
+        out = []
+        for k, p in self._params.items():
+            z = self._zeroed.get(k)
+            if z is not None and p._grad is z and not bool(p.device.xp.any(z._data)):
+                continue
+            out.append((k, p))
+        return out
 
     def weight_decay(self, decay_rate: float, pre_hook: Any = None, post_hook: Any = None) -> None:
         """Add ``decay_rate * w`` to each parameter's gradient (at once, not at ``update``)."""
         _no_hooks("weight_decay", pre_hook, post_hook)
-        for p in self._params.values():
+        for _, p in self._written():
             w = p._data
             with p.device.activate():
                 self._set_grad(p, self._grad(p) + w.dtype.type(decay_rate) * w)
@@ -205,7 +225,7 @@ class Solver:
         """Scale each parameter's gradient whose L2 norm exceeds ``clip_norm`` down to that norm
         (per parameter, as nnabla's)."""
         _no_hooks("clip_grad_by_norm", pre_hook, post_hook)
-        for p in self._params.values():
+        for _, p in self._written():
             with p.device.activate():
                 g = self._grad(p)
                 norm = p.device.xp.sqrt((g * g).sum())
@@ -215,7 +235,7 @@ class Solver:
     def scale_grad(self, scale: float, pre_hook: Any = None, post_hook: Any = None) -> None:
         """Multiply each parameter's gradient by ``scale``."""
         _no_hooks("scale_grad", pre_hook, post_hook)
-        for p in self._params.values():
+        for _, p in self._written():
             with p.device.activate():
                 g = self._grad(p)
                 self._set_grad(p, g * g.dtype.type(scale))
@@ -237,11 +257,12 @@ class Solver:
 
     # -- update ----------------------------------------------------------------------------------
     def update(self, update_pre_hook: Any = None, update_post_hook: Any = None) -> None:
-        """Update every registered parameter from its ``.g`` (left unchanged)."""
+        """Update the registered parameters from their ``.g`` (left unchanged); as nnabla's,
+        those whose gradient nothing wrote since :meth:`zero_grad` are skipped."""
         _no_hooks("update", update_pre_hook, update_post_hook)
         for p in self._params.values():  # (refused, before any change, inside gradhub.compile)
             observe_write(p, "d", None)
-        for k, p in self._params.items():
+        for k, p in self._written():
             state = self._states[k]
             state.t = min(state.t + 1, 2**32 - 2)
             w = p._data
