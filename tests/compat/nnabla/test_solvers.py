@@ -121,6 +121,12 @@ def test_solver_api_as_nnabla() -> None:
     np.testing.assert_allclose(states["w"].pstate["m"].d, np.full(3, 0.1), rtol=1e-6)
     s.set_parameters({"w": w}, reset=False, retain_state=True)
     np.testing.assert_allclose(s.get_states()["w"].pstate["m"].d, np.full(3, 0.1), rtol=1e-6)
+    # as nnabla's: retain_state keeps the registered Variable, and refuses another shape
+    w2 = _var64([0.0, 0.0, 0.0])
+    s.set_parameters({"w": w2}, reset=False, retain_state=True)
+    assert s.get_parameters()["w"] is w
+    with pytest.raises(ValueError, match=r"could not retain the state of 'w': its shape \(2,\)"):
+        s.set_parameters({"w": _var64([0.0, 0.0])}, reset=False, retain_state=True)
     s.set_parameters({"w": w}, reset=False)
     assert not s.get_states()["w"].pstate["m"].d.any()
     s.remove_parameters(["b"])

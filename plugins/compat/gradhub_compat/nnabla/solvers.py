@@ -87,9 +87,10 @@ class Solver:
         """Register the parameters of ``param_dict`` (name -> Variable), e.g.
         ``nn.get_parameters()``.
 
-        ``reset`` (default): forget the parameters registered before. Otherwise these are added
-        or replace those of the same name, whose state is kept only with ``retain_state`` and the
-        same shape (a new state starts from zeros and ``t = 0``).
+        ``reset`` (default): forget the parameters registered before. Otherwise these are added,
+        or replace those of the same name with a new state (zeros, ``t = 0``); with
+        ``retain_state``, as nnabla's, a name already registered keeps its Variable and state,
+        and a shape other than the registered one raises.
         """
         if not isinstance(param_dict, Mapping):
             raise TypeError(
@@ -110,11 +111,19 @@ class Solver:
         if reset:
             self._params.clear()
             self._states.clear()
+        elif retain_state:
+            for k, p in param_dict.items():
+                kept = self._params.get(k)
+                if kept is not None and kept.shape != p.shape:
+                    raise ValueError(
+                        f"nnabla {self.name}.set_parameters: could not retain the state of "
+                        f"{k!r}: its shape {p.shape} differs from the registered {kept.shape}"
+                    )
         for k, p in param_dict.items():
-            old = self._states.get(k)
+            if retain_state and not reset and k in self._params:
+                continue  # (nnabla keeps the registered Variable and its state)
             self._params[k] = p
-            if retain_state and not reset and old is not None and _same_shape(old, p):
-                continue
+            self._zeroed.pop(k, None)
             self._states[k] = self._new_state(p)
 
     def _new_state(self, p: NativeVariable) -> SolverState:
@@ -279,10 +288,6 @@ class Solver:
 
     def __repr__(self) -> str:
         return f"<nnabla {self.name} solver: {len(self._params)} parameters>"
-
-
-def _same_shape(state: SolverState, p: NativeVariable) -> bool:
-    return all(v.shape == p.shape for v in state.pstate.values())
 
 
 def _write(p: NativeVariable, new: Any) -> None:
