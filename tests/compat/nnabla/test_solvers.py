@@ -212,3 +212,27 @@ def test_parameters_without_a_gradient_since_zero_grad_are_left_alone(kind: str)
         assert sol.get_states()["b"].t == 2 and not np.array_equal(b.d, b_after)
     finally:
         nn.clear_parameters()
+
+
+def test_rmsprop_in_nnabla_order_of_operations() -> None:
+    # regression: (1 - decay) * g * g and lr * g / (sqrt(e) + eps) rounded differently from
+    # nnabla's generic/rmsprop.cpp (e * decay + g * g * (1 - decay); lr / (sqrt(e) + eps) * g):
+    # about 5% of float32 entries differed in the last bit after one step
+    import gradhub_compat.nnabla.solvers as S
+
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal(1000).astype(np.float32)
+    w = nn.Variable.from_numpy_array(w0, need_grad=True)
+    sol = S.RMSprop(lr=0.01, decay=0.9, eps=1e-8)
+    sol.set_parameters({"w": w})
+    f32 = np.float32
+    e = np.zeros(1000, f32)
+    ref = w0.copy()
+    for _ in range(3):
+        g = rng.standard_normal(1000).astype(np.float32)
+        sol.zero_grad()
+        w.g = g
+        sol.update()
+        e = e * f32(0.9) + g * g * (f32(1) - f32(0.9))
+        ref = ref - f32(0.01) / (np.sqrt(e) + f32(1e-8)) * g
+        np.testing.assert_array_equal(w.d, ref)

@@ -400,6 +400,8 @@ class RMSprop(Solver):
     def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
         vv = state.pstate["v"]
         d = dt(self.decay)
-        v = vv._data * d + (dt(1) - d) * g * g
+        # (nnabla's order of operations: e * decay + g * g * (1 - decay), w - lr / (sqrt(e) +
+        # eps) * g; another order differs in the last bit)
+        v = vv._data * d + g * g * (dt(1) - d)
         vv._data = v
-        return w - dt(self._lr) * g / (xp.sqrt(v) + dt(self.eps))
+        return w - dt(self._lr) / (xp.sqrt(v) + dt(self.eps)) * g
