@@ -174,12 +174,16 @@ def save_parameters(
         need_grad[name] = bool(v.need_grad)
     meta: dict[str, Any] = {"format": 1, "names": list(arrays), "need_grad": need_grad}
     if optimizer is not None:
-        meta["optimizer"] = _optimizer_entries(optimizer, arrays)
+        meta["optimizer"] = _optimizer_entries(optimizer, arrays, params)
     atomic_write(path, _encode(path, arrays, meta, _is_npz(path)))
 
 
-def _optimizer_entries(optimizer: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Split ``optimizer.state_dict()`` into arrays (added to ``arrays``) and JSON scalars."""
+def _optimizer_entries(
+    optimizer: Any, arrays: dict[str, np.ndarray], params: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Split ``optimizer.state_dict()`` into arrays (added to ``arrays``) and JSON scalars, with
+    the name in ``params`` of each of the optimizer's parameters (``param_names``; None for one
+    not among them), by which :func:`load_parameters` matches the states again."""
     sd_fn = getattr(optimizer, "state_dict", None)
     if not callable(sd_fn):
         raise TypeError(
@@ -196,9 +200,25 @@ def _optimizer_entries(optimizer: Any, arrays: dict[str, np.ndarray]) -> dict[st
             else:
                 arrays[f"{_OPT_PREFIX}{k}/{key}"] = np.ascontiguousarray(value)
         per.append(scalars)
-    out = {key: value for key, value in sd.items() if key != "state"}
+    out = {key: _json_scalar(value) for key, value in sd.items() if key != "state"}
     out["state"] = per
+    opt_params = getattr(optimizer, "params", None)
+    if isinstance(opt_params, (list, tuple)) and len(opt_params) == len(per):
+        by_id = {id(v): name for name, v in params.items()}
+        out["param_names"] = [by_id.get(id(p)) for p in opt_params]
     return out
+
+
+def _json_scalar(value: Any) -> Any:
+    """``value`` with numpy scalars (a learning rate set to ``np.float32(0.1)``) as Python
+    numbers, at any depth of dicts and lists, so that the JSON entry can hold it."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: _json_scalar(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_scalar(v) for v in value]
+    return value
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -358,6 +378,7 @@ def load_parameters(path: str | os.PathLike[str], *, optimizer: Any = None) -> N
                 "gh.save_parameters(path, optimizer=opt))"
             )
         sd = _optimizer_state(path, opt_meta, arrays)
+        _match_by_name(sd, optimizer)
         check = getattr(optimizer, "check_state_dict", None)
         if callable(check):
             check(sd)
@@ -376,6 +397,30 @@ def load_parameters(path: str | os.PathLike[str], *, optimizer: Any = None) -> N
             p.need_grad = ng
     if optimizer is not None:
         optimizer.load_state_dict(sd)
+
+
+def _match_by_name(sd: dict[str, Any], optimizer: Any) -> None:
+    """Put the per-parameter states of ``sd`` in the order of ``optimizer.params`` by the names
+    the file recorded for them (``param_names``, removed from ``sd``), where every parameter of
+    the optimizer has one in the current scope and the two sets of names agree: a program that
+    creates its parameters in another order gets each one's own state (PyTorch matches by
+    position only). Otherwise (files written before 2026-11-27 too) by position."""
+    saved = sd.pop("param_names", None)
+    opt_params = getattr(optimizer, "params", None)
+    if not isinstance(saved, list) or not isinstance(opt_params, (list, tuple)):
+        return
+    by_id = {id(v): name for name, v in get_parameters(grad_only=False).items()}
+    current = [by_id.get(id(p)) for p in opt_params]
+    if (
+        len(current) != len(saved)
+        or None in current
+        or None in saved
+        or len(set(saved)) != len(saved)
+        or set(current) != set(saved)
+    ):
+        return
+    where = {name: k for k, name in enumerate(saved)}
+    sd["state"] = [sd["state"][where[name]] for name in current]
 
 
 def _optimizer_state(path: str, opt_meta: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:

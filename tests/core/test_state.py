@@ -390,3 +390,33 @@ def test_state_dict_round_trip_in_memory():
         o.update([np.array([0.25, -1.0])])
     np.testing.assert_array_equal(w.d, w2.d)
     assert opt2.steps == [2] and opt2.lr == 0.1
+
+
+@pytest.mark.parametrize("ext", [".safetensors", ".npz"])
+def test_optimizer_state_follows_parameter_names_and_numpy_hyperparameters(tmp_path, ext):
+    # regressions: optimizer state was restored by position, so a program that created its
+    # same-shaped parameters in another order gave each the other's momentum, silently; a
+    # learning rate assigned as a numpy scalar (opt.lr = np.float32(0.05)) made saving fail
+    # with "Object of type float32 is not JSON serializable"
+    path = str(tmp_path / f"ckpt{ext}")
+    gh.clear_parameters()
+    a = gh.get_parameter_or_create("a", (2,), lambda s: np.array([1.0, 2.0]))
+    b = gh.get_parameter_or_create("b", (2,), lambda s: np.array([-3.0, 5.0]))
+    opt = SGD([a, b], lr=0.1, momentum=0.9)
+    for _ in range(2):
+        loss = (a * a).sum() + (b * b * b).sum()
+        opt.update(gh.grad([loss], [a, b], create_graph=False))
+    opt.lr = np.float32(0.05)
+    gh.save_parameters(path, optimizer=opt)
+    want = {name: s for name, s in zip(["a", "b"], opt.state_dict()["state"])}
+    gh.clear_parameters()
+    b2 = gh.get_parameter_or_create("b", (2,), lambda s: np.zeros(s))  # the other order
+    a2 = gh.get_parameter_or_create("a", (2,), lambda s: np.zeros(s))
+    opt2 = SGD([b2, a2], lr=0.1, momentum=0.9)
+    gh.load_parameters(path, optimizer=opt2)
+    got = opt2.state_dict()["state"]
+    for name, entry in zip(["b", "a"], got):
+        for key, value in want[name].items():
+            np.testing.assert_array_equal(entry[key], value, err_msg=f"{name} {key}")
+    assert opt2.lr == pytest.approx(0.05)
+    gh.clear_parameters()
