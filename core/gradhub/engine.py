@@ -1362,8 +1362,10 @@ class ForwardPlan:
                 for n in nodes:
                     if n not in redo:
                         continue
+                    # leaves as copies: a kernel that updates an input in place (batch
+                    # normalization's running statistics) must not update it a second time
                     arrays = [
-                        src._data
+                        src._data.copy()
                         if idx < 0
                         else (alive[(src, idx)]._data if (src, idx) in alive else found[(src, idx)])
                         for src, idx in zip(n.srcs, n.idxs)

@@ -172,3 +172,39 @@ def test_batch_normalization_rule_and_hessians_through_it(batch_stat: bool) -> N
     for i in range(2):
         for j in range(2):
             np.testing.assert_allclose(h_fwd[i][j].d, h_rev[i][j].d, rtol=1e-9, atol=1e-11)
+
+
+def test_forward_mode_through_training_batch_normalization_updates_its_statistics_once() -> None:
+    # regression: forward mode (jvp, jacfwd, hvp, hessian) recomputed a freed primal by running
+    # batch normalization's kernel again on the running statistics themselves, so one call
+    # updated them twice (and a compiled step's replays once): now on copies of the leaves
+    import gradhub.func as ghf
+    import gradhub.parametric_functions as PF
+
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((4, 2)) for _ in range(3)]
+    W = rng.standard_normal((2, 3))
+
+    def net(u: Any) -> Any:
+        return F.tanh(PF.batch_normalization(F.affine(u, W), name="bn"))
+
+    steps = {
+        "plain": net,
+        "jvp": lambda x: ghf.jvp(net, (x,), (x,))[1],
+        "hessian": lambda x: ghf.hessian(lambda u: F.sum(net(u) ** 2.0))(x),
+    }
+    means = {}
+    for name, step in steps.items():
+        gh.clear_parameters()
+        try:
+            for x in xs:
+                step(x)
+            means[name] = gh.get_parameters(grad_only=False)["bn/bn/mean"].d.copy()
+        finally:
+            gh.clear_parameters()
+    want = np.zeros(3)
+    for x in xs:
+        want = 0.9 * want + 0.1 * (x @ W).mean(axis=0)
+    np.testing.assert_allclose(means["plain"].ravel(), want, rtol=1e-6)  # (float32 statistics)
+    for name, m in means.items():
+        np.testing.assert_array_equal(m, means["plain"], err_msg=name)
