@@ -462,8 +462,13 @@ def _jac_rev_vmap(
     basis of the outputs of a function that runs ``f`` and one reverse pass (as
     ``torch.func.jacrev``); ``None`` where a function on the path has no batching rule."""
 
+    outside = not batching.LEVELS
+
     def rows(*seeds: Variable) -> tuple[Variable, ...]:
-        outs2, xs2 = _rerun(f, args, kwargs, idx, connect, has_aux, "jacrev")
+        if outside:  # the graph f recorded, its backward rules run on the batched cotangents
+            outs2, xs2 = outs, xs
+        else:  # inside an outer vmap: f again, on primals lifted to the basis level
+            outs2, xs2 = _rerun(f, args, kwargs, idx, connect, has_aux, "jacrev")
         gs = _engine_grad(outs2, xs2, list(seeds))
         return tuple(_zeros(x.shape, x) if g is None else g for g, x in zip(gs, xs2))
 
@@ -741,14 +746,15 @@ def jacrev(
     in ``argnums`` order (``jac[output][argument]``, as ``torch.func``).
 
     As ``torch.func.jacrev``, the cotangents (the standard basis of the outputs) are pushed all
-    at once: :func:`vmap` over the basis of a function that runs ``f`` and one reverse pass, so
+    at once: :func:`vmap` over the basis of one reverse pass through the graph ``f`` recorded
+    (its backward rules, written with registered functions, run on the batched cotangents), so
     each function runs once through its batching rule. ``chunk_size`` bounds how many basis
     vectors go in one ``vmap`` (``None``: all at once; less memory, more passes);
     ``chunk_size=1`` is one reverse pass per output element, without ``vmap`` (for an ``f`` that
     cannot run inside ``vmap``, such as one reading ``.d``). Where a function on the path has no
     batching rule, the Jacobian is computed by that loop over basis vectors instead (quietly:
-    no warning; the results are the same). With more than one output element, ``f`` is called
-    twice (once as given, once inside ``vmap``).
+    no warning; the results are the same). ``f`` runs once (inside an outer ``vmap``: once more
+    inside the basis ``vmap``, on primals lifted to it).
 
     Example::
 

@@ -175,9 +175,10 @@ def test_batch_normalization_rule_and_hessians_through_it(batch_stat: bool) -> N
 
 
 def test_forward_mode_through_training_batch_normalization_updates_its_statistics_once() -> None:
-    # regression: forward mode (jvp, jacfwd, hvp, hessian) recomputed a freed primal by running
+    # regressions: forward mode (jvp, jacfwd, hvp, hessian) recomputed a freed primal by running
     # batch normalization's kernel again on the running statistics themselves, so one call
-    # updated them twice (and a compiled step's replays once): now on copies of the leaves
+    # updated them twice (and a compiled step's replays once): now on copies of the leaves;
+    # jacrev ran f a second time under vmap over the output basis (7x the update): now once
     import gradhub.func as ghf
     import gradhub.parametric_functions as PF
 
@@ -192,6 +193,8 @@ def test_forward_mode_through_training_batch_normalization_updates_its_statistic
         "plain": net,
         "jvp": lambda x: ghf.jvp(net, (x,), (x,))[1],
         "hessian": lambda x: ghf.hessian(lambda u: F.sum(net(u) ** 2.0))(x),
+        # (jacrev ran f again under vmap over the basis: one update per basis vector)
+        "jacrev": lambda x: ghf.jacrev(net)(x),
     }
     means = {}
     for name, step in steps.items():
