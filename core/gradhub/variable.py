@@ -464,6 +464,14 @@ class Variable:
             _observer.read(self, ".item()")
         return self.numpy().item()
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """As for any object (``copy.copy``, ``copy.deepcopy`` and ``pickle`` go through it);
+        inside a step that :func:`gradhub.compile` traces, refused as ``Variable(x)`` is: the
+        copy would hold this call's array at every later call."""
+        if _observer is not None:
+            _observer.wrap(self)
+        return super().__reduce_ex__(protocol)
+
     def detach(self) -> Variable:
         """A new leaf sharing the data, cut from the graph, needing no gradient (inside a step
         that :func:`gradhub.compile` traces: the result of a function recorded without a

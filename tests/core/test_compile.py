@@ -1268,3 +1268,25 @@ def test_transforms_and_stops_inside_a_compiled_step() -> None:
         np.testing.assert_allclose(got[0].d, (2 * x).sum(), rtol=1e-12)
     finally:
         gh.clear_parameters()
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_copying_a_variable_inside_a_step_is_refused_when_traced(how: str) -> None:
+    # regression: copy.copy, copy.deepcopy or a pickle round trip of the step's argument made a
+    # Variable holding the first call's array at every later call, silently (as Variable(x))
+    import copy
+    import pickle
+
+    make = {
+        "copy": copy.copy,
+        "deepcopy": copy.deepcopy,
+        "pickle": lambda v: pickle.loads(pickle.dumps(v)),
+    }[how]
+
+    def step(x: Any) -> Any:
+        return [make(x) * 2.0]
+
+    with pytest.raises(NotImplementedError, match=r"gradhub.compile: the step makes a Variable"):
+        gh.compile(step)(np.ones(2))
+    x = gh.Variable(np.array([1.0, 2.0]))  # outside a traced step, as for any object
+    np.testing.assert_array_equal(make(x).d, x.d)
