@@ -136,6 +136,11 @@ class BatchedVariable(Variable):
 
     data = d  # type: ignore[assignment]
 
+    @property
+    def array(self) -> Any:
+        """(chainer's name for the data: not available either)"""
+        raise self._no_data("the data (.array)")
+
     def numpy(self) -> Any:
         raise self._no_data("the data (.numpy())")
 

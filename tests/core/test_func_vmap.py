@@ -205,3 +205,9 @@ def test_functional_call_inside_vmap_substitutes_each_elements_values() -> None:
         np.testing.assert_array_equal(got.d, Ws.sum(axis=1))
     finally:
         gh.clear_parameters()
+
+
+def test_the_data_of_a_batched_variable_by_chainers_name_is_refused_clearly() -> None:
+    # regression: x.array (chainer's name for the data) raised AttributeError inside vmap
+    with pytest.raises(TypeError, match=r"vmap: the data \(\.array\) of a batched Variable"):
+        ghf.vmap(lambda a: a.array)(np.ones((2, 3)))

@@ -220,3 +220,14 @@ def test_astype_copy_false_and_asscalar_type() -> None:
     assert type(s) is np.float32 and s == 3.0
     i = mx.nd.array([3], dtype="int32").asscalar()
     assert type(i) is np.int32 and i == 3
+
+
+def test_array_of_a_gradhub_variable_copies_its_values() -> None:
+    # regression: mx.nd.array(gh.Variable(...)) raised numpy's "setting an array element with a
+    # sequence"
+    import gradhub as gh
+
+    v = gh.Variable(np.array([1.0, 2.0]))
+    a = mx.nd.array(v)
+    np.testing.assert_array_equal(a.asnumpy(), [1.0, 2.0])
+    assert a.dtype == np.float32

@@ -554,6 +554,9 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
     if isinstance(source_array, NDArray):
         data = source_array.asnumpy()
         dtype = dtype or data.dtype
+    elif isinstance(source_array, NativeVariable):  # (its values; .d raises inside vmap)
+        data = np.array(source_array.numpy())
+        dtype = dtype or _DEFAULT_DTYPE
     else:
         data = np.array(source_array)
         dtype = dtype or _DEFAULT_DTYPE
