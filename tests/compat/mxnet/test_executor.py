@@ -257,3 +257,34 @@ def test_outputs_are_allocated_at_bind() -> None:
     group = mx.sym.Group([a + b, a * b])
     ex = group.bind(mx.cpu(), {"a": mx.nd.ones((3,)), "b": mx.nd.ones((3,))})
     assert [o.shape for o in ex.outputs] == [(3,), (3,)]
+
+
+def test_dot_transposes_operands_of_more_than_two_axes_as_mxnet() -> None:
+    # regression: a transposed operand had all its axes reversed (x.T); mxnet's dot-inl.h views
+    # a transposed lhs as the matrix (shape[0], rest) and a transposed rhs as (rest, shape[-1]),
+    # so lhs (3, 2, 2) with transpose_a gave the right shape and transposed values, silently
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((3, 2, 5))
+    B = rng.standard_normal((3, 4))
+    C = rng.standard_normal((2, 4, 5))
+    want_a = (A.reshape(3, -1).T @ B).reshape(2, 5, 4)
+    want_b = (A.reshape(-1, 5) @ C.reshape(-1, 5).T).reshape(3, 2, 2, 4)
+    got_a = mx.nd.dot(mx.nd.array(A, dtype="float64"), mx.nd.array(B, dtype="float64"), True)
+    np.testing.assert_allclose(got_a.asnumpy(), want_a, rtol=1e-12)
+    got_b = mx.nd.dot(
+        mx.nd.array(A, dtype="float64"), mx.nd.array(C, dtype="float64"), transpose_b=True
+    )
+    np.testing.assert_allclose(got_b.asnumpy(), want_b, rtol=1e-12)
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    net = mx.sym.dot(a, b, transpose_a=True)
+    assert net.infer_shape(a=(3, 2, 5), b=(3, 4))[1] == [(2, 5, 4)]
+    ex = net.simple_bind(
+        mx.cpu(), a=(3, 2, 5), b=(3, 4), type_dict={"a": "float64", "b": "float64"}
+    )
+    out = ex.forward(a=A, b=B)[0]
+    np.testing.assert_allclose(out.asnumpy(), want_a, rtol=1e-12)
+    G = rng.standard_normal((2, 5, 4))
+    ex.backward(mx.nd.array(G, dtype="float64"))
+    # d/dA of sum(G * (A2.T @ B)) = (B @ G2.T) reshaped, with A2 = A.reshape(3, -1)
+    want_ga = (B @ G.reshape(10, 4).T).reshape(3, 2, 5)
+    np.testing.assert_allclose(ex.grad_dict["a"].asnumpy(), want_ga, rtol=1e-12)

@@ -631,12 +631,13 @@ def _select(compare: str, x: NativeVariable, y: Any) -> NativeVariable:
 
 
 def _dot(node: Symbol, a: NativeVariable, b: NativeVariable) -> NativeVariable:
-    """mxnet's dot: reverse the axes of a transposed operand, flatten both to matrices
-    (M, K) @ (K, N) and restore the shape."""
+    """mxnet's dot: a transposed lhs has its first axis moved last (mxnet transposes it viewed
+    as the matrix (shape[0], rest)), a transposed rhs its last axis moved first; both
+    flattened to matrices (M, K) @ (K, N) and the shape restored."""
     if node._attrs["transpose_a"] and a.ndim > 1:
-        a = _call("Transpose", a, axes=tuple(range(a.ndim - 1, -1, -1)))
+        a = _call("Transpose", a, axes=(*range(1, a.ndim), 0))
     if node._attrs["transpose_b"] and b.ndim > 1:
-        b = _call("Transpose", b, axes=tuple(range(b.ndim - 1, -1, -1)))
+        b = _call("Transpose", b, axes=(b.ndim - 1, *range(b.ndim - 1)))
     if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0]:
         raise ValueError(
             f"dot {node.name!r}: the operands of shapes {a.shape} and {b.shape} (after transpose) "

@@ -646,6 +646,15 @@ def _mark(array: NDArray, grad: NDArray, req: str) -> None:
     _ag.MARKED[leaf] = (grad, req)
 
 
+def _moved(x: NDArray, src: int, dst: int) -> NDArray:
+    """``x`` with axis ``src`` moved to ``dst`` (mxnet's dot transposes a matrix view)."""
+    axes = [i for i in range(x.ndim) if i != src]
+    axes.insert(dst, src)
+    if _STATE.recording and x._var is not None:
+        return _apply("Transpose", [x], axes=tuple(axes))
+    return NDArray(x._arr.transpose(axes).copy(), x._ctx)
+
+
 def _apply(name: str, arrays: list[NDArray], **attrs: Any) -> NDArray:
     """The registered function ``name`` on ``arrays``: recorded in the native graph when
     ``mx.autograd`` records and an input belongs to a graph, computed without a graph otherwise.
@@ -763,8 +772,11 @@ def dot(
     **kwargs: Any,
 ) -> NDArray:
     """mxnet's ``dot``: ``lhs`` contracted over its last axis with the first axis of ``rhs``
-    (``out[i..., j...] = sum_k lhs[i..., k] rhs[k, j...]``); a transposed operand has its axes
-    reversed; two 1-D operands give shape (1,). Recorded by ``mx.autograd``.
+    (``out[i..., j...] = sum_k lhs[i..., k] rhs[k, j...]``); as mxnet, ``transpose_a`` views
+    ``lhs`` as the matrix (shape[0], rest) transposed (its first axis is contracted, the
+    others lead the result) and ``transpose_b`` views ``rhs`` as (rest, shape[-1]) transposed
+    (its last axis is contracted); two 1-D operands give shape (1,). Recorded by
+    ``mx.autograd``.
 
     Example::
 
@@ -784,8 +796,8 @@ def dot(
             f"mx.nd.dot: the operands have different dtypes {lhs._arr.dtype.name} and "
             f"{rhs._arr.dtype.name} (mxnet refuses mixed dtypes)"
         )
-    a = lhs.T if transpose_a and lhs.ndim > 1 else lhs
-    b = rhs.T if transpose_b and rhs.ndim > 1 else rhs
+    a = _moved(lhs, 0, lhs.ndim - 1) if transpose_a and lhs.ndim > 1 else lhs
+    b = _moved(rhs, rhs.ndim - 1, 0) if transpose_b and rhs.ndim > 1 else rhs
     if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0]:
         raise MXNetError(
             f"mx.nd.dot: dot shape error: {list(lhs.shape)} X {list(rhs.shape)} "

@@ -232,13 +232,14 @@ def unify_ok(a: Shape, b: Shape) -> bool:
 
 
 def _dot(inf: _Inference, node: Symbol, a: Shape, b: Shape) -> None:
-    """mxnet's dot: ``a`` (reversed with ``transpose_a``) contracted over its last axis with the
-    first axis of ``b`` (reversed with ``transpose_b``); 1-D with 1-D gives (1,). The contracted
+    """mxnet's dot: ``a`` (its first axis moved last with ``transpose_a``) contracted over its
+    last axis with the first axis of ``b`` (its last axis moved first with ``transpose_b``);
+    1-D with 1-D gives (1,). The contracted
     dimension must be known (mxnet: "Shape dim size cannot be a negative value -1")."""
     if a is None or b is None:
         return
-    ta = a[::-1] if node._attrs["transpose_a"] else a
-    tb = b[::-1] if node._attrs["transpose_b"] else b
+    ta = (*a[1:], a[0]) if node._attrs["transpose_a"] and len(a) > 1 else a
+    tb = (b[-1], *b[:-1]) if node._attrs["transpose_b"] and len(b) > 1 else b
     if ta and tb and (ta[-1] == 0 or tb[0] == 0):
         raise MXNetError(
             f"infer_shape: Error in operator {node._name}: dot {node._name!r} with shapes "
