@@ -288,3 +288,18 @@ def test_dot_transposes_operands_of_more_than_two_axes_as_mxnet() -> None:
     # d/dA of sum(G * (A2.T @ B)) = (B @ G2.T) reshaped, with A2 = A.reshape(3, -1)
     want_ga = (B @ G.reshape(10, 4).T).reshape(3, 2, 5)
     np.testing.assert_allclose(ex.grad_dict["a"].asnumpy(), want_ga, rtol=1e-12)
+
+
+def test_forward_and_copy_params_from_refuse_another_shape() -> None:
+    # regression: ex.forward(data=<(1, 4) array>) on an executor bound with data (3, 4) copied
+    # the row into all three rows, and copy_params_from broadcast a (1, 4) weight into (2, 4),
+    # silently; mxnet raises "Shape not match!"
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    ex = net.simple_bind(mx.cpu(), data=(3, 4))
+    with pytest.raises(ValueError, match=r"Shape not match! Argument data, need: \(3, 4\)"):
+        ex.forward(data=np.ones((1, 4), np.float32))
+    with pytest.raises(ValueError, match=r"Shape not match! Argument fc_weight, need: \(2, 4\)"):
+        ex.copy_params_from({"fc_weight": mx.nd.ones((1, 4))})
+    ex.copy_params_from({"fc_weight": mx.nd.ones((2, 4)), "fc_bias": mx.nd.zeros((2,))})
+    out = ex.forward(data=np.full((3, 4), 2.0, np.float32))[0]
+    np.testing.assert_array_equal(out.asnumpy(), np.full((3, 2), 8.0))

@@ -243,7 +243,9 @@ class Executor:
                 if allow_extra_params:
                     continue
                 raise ValueError(f"copy_params_from: {name!r} is not an argument of the symbol")
-            self._args[self._names.index(name)][:] = value
+            dst = self._args[self._names.index(name)]
+            _same_shape("copy_params_from", name, dst, value)
+            dst[:] = value
 
     # -- reshape ---------------------------------------------------------------------------------
     def reshape(
@@ -344,7 +346,9 @@ class Executor:
                     f"Executor.forward: {name!r} is not an argument of the symbol "
                     f"(arguments: {self._names})"
                 )
-            self._args[self._names.index(name)][:] = value
+            dst = self._args[self._names.index(name)]
+            _same_shape("Executor.forward", name, dst, value)
+            dst[:] = value
         for n, a in zip(self._names, self._args):
             self._vars[n]._data = self._device.asarray(a._arr)
         if not self._run_plan():
@@ -628,6 +632,19 @@ def _select(compare: str, x: NativeVariable, y: Any) -> NativeVariable:
         y = _const(np.full(x.shape, y, dtype=x.dtype), x)
     take_x = _call(compare, x, y)  # (recorded, needing no gradient: a plan recomputes it)
     return _call("Where", take_x, x, y)  # type: ignore[no-any-return]
+
+
+def _same_shape(where: str, name: str, dst: Any, value: Any) -> None:
+    """Raise as mxnet (``Shape not match!``) unless ``value`` has the shape of the argument
+    array ``dst``: a copy into it never broadcasts (a smaller last batch would be filled with
+    repeated rows)."""
+    shape = tuple(value.shape) if hasattr(value, "shape") else tuple(np.shape(value))
+    if shape != tuple(dst.shape):
+        raise ValueError(
+            f"{where}: Shape not match! Argument {name}, need: {tuple(dst.shape)}, received: "
+            f"{shape} (as mxnet: a copy into a bound array does not broadcast; reshape the "
+            "executor for a new shape)"
+        )
 
 
 def _dot(node: Symbol, a: NativeVariable, b: NativeVariable) -> NativeVariable:
