@@ -231,3 +231,43 @@ def test_array_of_a_gradhub_variable_copies_its_values() -> None:
     a = mx.nd.array(v)
     np.testing.assert_array_equal(a.asnumpy(), [1.0, 2.0])
     assert a.dtype == np.float32
+
+
+def test_results_that_mxnet_makes_new_arrays_do_not_alias_their_input() -> None:
+    # regression: inside autograd.record() x.copy(), x.astype(same dtype) and x.T returned views
+    # of x (the recorded Reshape, Cast and Transpose), mx.nd.split's parts were views always,
+    # and a strided slice x[:, 1] was a view: writing into the result changed x, silently
+    def fresh_x() -> mx.nd.NDArray:
+        x = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
+        x.attach_grad()
+        return x
+
+    makers = {
+        "copy": lambda x: x.copy(),
+        "astype": lambda x: x.astype("float32"),
+        "T": lambda x: x.T,
+        "split": lambda x: mx.nd.split(x, 2, axis=1)[0],
+    }
+    for name, make in makers.items():
+        for record in (True, False):
+            x = fresh_x()
+            if record:
+                with mx.autograd.record():
+                    y = make(x)
+            else:
+                y = make(x)
+            y[:] = 0
+            np.testing.assert_array_equal(x.asnumpy(), [[1, 2], [3, 4]], err_msg=f"{name}")
+    x = fresh_x()
+    s = x[:, 1]
+    s[:] = 0
+    np.testing.assert_array_equal(x.asnumpy(), [[1, 2], [3, 4]])
+    r = x[1]  # a contiguous slice is a view, as mxnet
+    r[:] = 0
+    np.testing.assert_array_equal(x.asnumpy(), [[1, 2], [0, 0]])
+    # gradients through the copies are unchanged
+    x = fresh_x()
+    with mx.autograd.record():
+        y = (x.T * x.copy().T).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), 2 * x.asnumpy())

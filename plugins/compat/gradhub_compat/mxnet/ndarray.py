@@ -189,7 +189,8 @@ class NDArray:
     @property
     def T(self) -> NDArray:
         if _STATE.recording and self._var is not None:
-            return _apply("Transpose", [self], axes=tuple(range(self.ndim - 1, -1, -1)))
+            r = _apply("Transpose", [self], axes=tuple(range(self.ndim - 1, -1, -1)))
+            return _fresh(r, self)
         return NDArray(self._arr.T.copy(), self._ctx)
 
     # -- conversion ------------------------------------------------------------------------------
@@ -206,7 +207,7 @@ class NDArray:
     def copy(self) -> NDArray:
         """A copy on the same context (recorded inside ``autograd.record()``)."""
         if _STATE.recording and self._var is not None:
-            return _apply("Reshape", [self], shape=self.shape)
+            return _fresh(_apply("Reshape", [self], shape=self.shape), self)
         return NDArray(self._arr.copy(), self._ctx)
 
     def copyto(self, other: NDArray | Context) -> NDArray:
@@ -231,7 +232,7 @@ class NDArray:
         if not copy and np.dtype(dtype) == self._arr.dtype:
             return self
         if _STATE.recording and self._var is not None and np.dtype(dtype).kind == "f":
-            return _apply("Cast", [self], dtype=np.dtype(dtype).name)
+            return _fresh(_apply("Cast", [self], dtype=np.dtype(dtype).name), self)
         return NDArray(self._arr.astype(dtype), self._ctx)
 
     def reshape(self, *shape: Any, **kwargs: Any) -> NDArray:
@@ -288,6 +289,9 @@ class NDArray:
         if getattr(res, "ndim", 0) == 0 and self._arr.ndim > 0:
             # mxnet gives shape (1,) for a single element, as a view of the original
             res = self._arr[_last_as_slice(key, self._arr.shape)]
+        elif not res.flags.c_contiguous:
+            # mxnet returns a view only for a contiguous slice (a strided one is a copy)
+            res = res.copy()
         return NDArray(res, self._ctx)
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -646,6 +650,22 @@ def _mark(array: NDArray, grad: NDArray, req: str) -> None:
     _ag.MARKED[leaf] = (grad, req)
 
 
+def _fresh(r: NDArray, source: NDArray) -> NDArray:
+    """``r`` holding an array of its own where it shares memory with ``source`` (a recorded
+    Transpose, Cast or Slice returns a view): mxnet's operators other than ``reshape`` and
+    contiguous slicing return new arrays, so a write into the result must leave the source
+    alone."""
+    arr = r._arr
+    share = getattr(r._ctx.device().xp, "may_share_memory", None)
+    if share is None or not share(arr, source._arr):
+        return r
+    own = arr.copy()
+    if r._var is not None:
+        r._var._data = own
+    r._arr = own
+    return r
+
+
 def _moved(x: NDArray, src: int, dst: int) -> NDArray:
     """``x`` with axis ``src`` moved to ``dst`` (mxnet's dot transposes a matrix view)."""
     axes = [i for i in range(x.ndim) if i != src]
@@ -1002,7 +1022,7 @@ def split(
             return _call("Reshape", y, shape=shape) if squeeze_axis else y
 
         r, rec = _record([data], part)
-        parts.append(NDArray(r._data, data._ctx, r if rec else None))
+        parts.append(_fresh(NDArray(r._data, data._ctx, r if rec else None), data))
     return parts[0] if n == 1 else parts
 
 
