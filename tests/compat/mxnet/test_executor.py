@@ -303,3 +303,23 @@ def test_forward_and_copy_params_from_refuse_another_shape() -> None:
     ex.copy_params_from({"fc_weight": mx.nd.ones((2, 4)), "fc_bias": mx.nd.zeros((2,))})
     out = ex.forward(data=np.full((3, 4), 2.0, np.float32))[0]
     np.testing.assert_array_equal(out.asnumpy(), np.full((3, 2), 8.0))
+
+
+def test_simple_bind_shares_the_arguments_named_by_shared_arg_names() -> None:
+    # regression: shared_exec and shared_arg_names were dropped, so a bucketing executor got
+    # weights of its own (zeros) instead of the shared executor's, silently
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    ex1 = net.simple_bind(mx.cpu(), data=(3, 4))
+    ex1.arg_dict["fc_weight"][:] = 1.0
+    ex1.arg_dict["fc_bias"][:] = 5.0
+    names = ["fc_weight", "fc_bias"]
+    ex2 = net.simple_bind(mx.cpu(), data=(2, 4), shared_exec=ex1, shared_arg_names=names)
+    assert ex2.arg_dict["fc_weight"] is ex1.arg_dict["fc_weight"]
+    np.testing.assert_array_equal(ex2.forward(data=np.ones((2, 4)))[0].asnumpy(), [[9, 9]] * 2)
+    ex1.arg_dict["fc_weight"][:] = 2.0  # one array: an update shows in both
+    np.testing.assert_array_equal(ex2.forward(data=np.ones((2, 4)))[0].asnumpy(), [[13, 13]] * 2)
+    ex2.backward(mx.nd.ones((2, 2)))
+    np.testing.assert_array_equal(ex1.grad_dict["fc_weight"].asnumpy(), np.full((2, 4), 2.0))
+    other = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc")
+    with pytest.raises(mx.base.MXNetError, match=r"shared argument 'fc_weight' has shape"):
+        other.simple_bind(mx.cpu(), data=(2, 4), shared_exec=ex1, shared_arg_names=names)

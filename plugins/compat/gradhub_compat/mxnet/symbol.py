@@ -416,7 +416,9 @@ class Symbol:
         from . import ndarray as nd
 
         type_dict = kwargs.pop("type_dict", None) or {}
-        for k in ("stype_dict", "group2ctx", "shared_arg_names", "shared_exec", "shared_buffer"):
+        shared_exec = kwargs.pop("shared_exec", None)
+        shared_names = list(kwargs.pop("shared_arg_names", None) or [])
+        for k in ("stype_dict", "group2ctx", "shared_buffer"):
             kwargs.pop(k, None)
         arg_shapes, _, _ = self.infer_shape(**kwargs)
         if arg_shapes is None:
@@ -443,6 +445,22 @@ class Symbol:
             for n, s in zip(names, arg_shapes)
             if reqs[n] != "null"
         }
+        if shared_exec is not None:
+            # as mxnet's GraphExecutor::InitArguments: the arguments named in shared_arg_names
+            # (the weights of bucketing) are shared_exec's own arrays, gradients too
+            for n in shared_names:
+                if n not in args:
+                    continue
+                shared = shared_exec.arg_dict.get(n)
+                if shared is None or shared.shape != args[n].shape:
+                    raise MXNetError(
+                        f"simple_bind: shared argument {n!r} has shape "
+                        f"{None if shared is None else shared.shape} in shared_exec, "
+                        f"{args[n].shape} here (mxnet: shape of shared arg mismatch)"
+                    )
+                args[n] = shared
+                if n in grads and shared_exec.grad_dict.get(n) is not None:
+                    grads[n] = shared_exec.grad_dict[n]
         return self.bind(ctx, args, grads, grad_req)
 
     # -- arithmetic ------------------------------------------------------------------------------
