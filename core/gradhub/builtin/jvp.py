@@ -67,9 +67,9 @@ def _rpow_scalar(t: Any, x: Any, y: Any, val: float) -> Any:
 def _pow2(ins: Vars, outs: Vars, ts: Vars) -> tuple[Any]:
     (x0, x1), (t0, t1), y = ins, ts, outs[0]
     parts = [None, None]
-    if t0 is not None:  # x1 x0^(x1 - 1), with exponent 0 where x1 == 0 (see Pow2's rule)
-        e = call("AddScalar", x1, val=-1.0) + call("EqualScalar", x1, val=0.0)
-        parts[0] = t0 * x1 * call("Pow2", x0, e)
+    if t0 is not None:  # x1 x0^(x1 - 1), exponent 0 where x0 == x1 == 0 (see Pow2's rule)
+        both = call("EqualScalar", x1, val=0.0) * call("EqualScalar", x0, val=0.0)
+        parts[0] = t0 * x1 * call("Pow2", x0, call("AddScalar", x1, val=-1.0) + both)
     if t1 is not None:  # y ln x0, with ln 1 where x0 == 0
         safe = x0 + call("EqualScalar", x0, val=0.0)
         parts[1] = t1 * y * call("Log", safe)
