@@ -78,12 +78,12 @@ def _primal(x: Any, connect: bool, where: str) -> Variable:
         if isinstance(x, BatchedVariable):  # a constant batch: a leaf holding it
             base = batching.base(x)
             if tracing:
-                leaf = _traced(base if connect else _stopped(base))
+                leaf = _traced(base if connect else Variable.detach(base))
             else:
                 leaf = Variable.leaf(base.d, need_grad=True)
             return _lifted(batching.rewrap(leaf, batching.levels_of(x)))
-        if tracing:  # (not connected, under no_grad(): through a recorded stop)
-            return _lifted(_traced(x if connect else _stopped(x)))
+        if tracing:  # (not connected, under no_grad(): behind the stop detach() records)
+            return _lifted(_traced(x if connect else Variable.detach(x)))
         return _lifted(Variable.leaf(x.d, need_grad=True))
     try:
         v = Variable(x, need_grad=False)
@@ -105,14 +105,6 @@ def _traced(x: Variable) -> Variable:
             return call("Reshape", x, shape=x.shape)  # type: ignore[no-any-return]
     finally:
         x._need_grad = False
-
-
-def _stopped(x: Variable) -> Variable:
-    """Inside a step that gradhub.compile traces, ``x`` cut from its graph as a recorded
-    function computed again at each replay (``x.detach()`` there), recorded also where the
-    transform is called under ``no_grad()``; :func:`_traced` puts the primal on it."""
-    with set_recording(True):
-        return Variable.detach(x)
 
 
 def _lifted(x: Variable) -> Variable:
@@ -1050,12 +1042,13 @@ def _out_axes(out_axes: Any, otree: TreeDef) -> list[int | None]:
     one output), or a tree of them matching the outputs' structure."""
     if _is_axis(out_axes):
         return [None if out_axes is None else int(out_axes)] * otree.num_leaves
+    if isinstance(out_axes, dict):
+        _check_axes(out_axes, "vmap: out_axes")
+        return _leaf_axes(out_axes, otree, "vmap: out_axes")
     tops = otree.children()
-    n = 1 if tops is None or isinstance(out_axes, dict) else len(tops)
-    specs = _axis_spec(out_axes, n, "vmap", "out_axes") if not isinstance(out_axes, dict) else None
-    if specs is not None and tops is None:  # one output, a 1-tuple
+    specs = _axis_spec(out_axes, 1 if tops is None else len(tops), "vmap", "out_axes")
+    if tops is None:  # one output, a 1-tuple
         return _leaf_axes(specs[0], otree, "vmap: out_axes[0]")
-    _check_axes(out_axes, "vmap: out_axes")
     return _leaf_axes(out_axes, otree, "vmap: out_axes")
 
 

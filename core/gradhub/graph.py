@@ -398,6 +398,8 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
         need = need and fdef.differentiable
     else:
         root = need and fdef.differentiable and _mode.keep_need_grad  # chainer's roots
+        if single and out.dtype.kind not in _KINDS:  # an array holding strings or objects
+            _kernel_result(fdef, device, out)  # raises
         if _mode.traced_no_grad:  # a compiled step's no_grad(): recorded, needing no gradient
             if root:
                 raise NotImplementedError(
@@ -405,9 +407,6 @@ def apply(fdef: FunctionDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> An
                     "needing a gradient (chainer's no_backprop_mode) inside a traced step; a "
                     "replay could not compute them again: run it outside the compiled step"
                 )
-        if single and out.dtype.kind not in _KINDS:  # an array holding strings or objects
-            _kernel_result(fdef, device, out)  # raises
-        if _mode.traced_no_grad:
             node = Node(fdef, attrs, vs, arrays, outs, False, device)
             node.stop = True
             return _outputs(node, outs, False)

@@ -102,10 +102,11 @@ def get_parameter_or_create(
             # p.detach(): inside a step that gradhub.compile traces, a recorded function (a leaf
             # would hold this call's values at every replay: functional_call with values passed
             # as the step's arguments); inside vmap, a batched constant
-            v = p.detach() if p._batched else Variable.detach(p)
-            if not p._batched:
-                v._need_grad = bool(need_grad) and v.dtype.kind in "fc"
-                v.name = p.name
+            if p._batched:
+                return p.detach()
+            v = Variable.detach(p)
+            v._need_grad = bool(need_grad) and v.dtype.kind in "fc"
+            v.name = p.name
             return v
         return p
     p = Variable(initializer(shape), need_grad=need_grad, name=full)

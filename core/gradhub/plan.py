@@ -87,6 +87,7 @@ from .errors import BackwardRuleError, CaptureUnsupported, GradhubError
 from .graph import Node, _kernel_error, _kernel_result, _seq
 from .modes import set_recording
 from .ops import call
+from .pytree import _is_container
 from .registry import REGISTRY, device_rule
 from .variable import Variable, _to_array
 
@@ -1725,7 +1726,7 @@ def _arg_leaves(args: Sequence[Any], leaves: list[Any]) -> Any:
 
 
 def _arg_leaf(x: Any, leaves: list[Any]) -> Any:
-    if isinstance(x, dict) or (isinstance(x, (tuple, list)) and any(map(_holds_leaves, x))):
+    if _is_container(x):
         return _container(x, lambda e: _arg_leaf(e, leaves))
     leaves.append(x)
     return _LEAF
@@ -1738,13 +1739,6 @@ def _container(x: Any, each: Callable[[Any], Any]) -> Any:
     if isinstance(x, dict):
         return (dict, type(x), tuple(x), tuple(each(v) for v in x.values()))
     return (list, type(x), None, tuple(each(e) for e in x))
-
-
-def _holds_leaves(x: Any) -> bool:
-    """Whether ``x`` is, or holds at any depth, a Variable, an array or a dict."""
-    if isinstance(x, (dict, Variable)) or (hasattr(x, "shape") and hasattr(x, "dtype")):
-        return True
-    return isinstance(x, (tuple, list)) and any(_holds_leaves(e) for e in x)
 
 
 def _signature(a: Any) -> tuple[Any, ...]:

@@ -89,15 +89,22 @@ def _holds_leaves(x: Any) -> bool:
     return isinstance(x, (tuple, list)) and any(_holds_leaves(e) for e in x)
 
 
+def _is_container(x: Any) -> bool:
+    """Whether ``x`` is taken apart (a dict, or a tuple or list holding a Variable, an array or
+    a dict at some depth) rather than a leaf; gradhub.plan takes compiled steps' arguments
+    apart by the same rule."""
+    return isinstance(x, dict) or (isinstance(x, (tuple, list)) and any(map(_holds_leaves, x)))
+
+
 def _node(x: Any, leaves: list[Any], top: bool) -> tuple[Any, ...]:
     if x is None and not top:
         return (_NONE,)
+    if not _is_container(x):
+        leaves.append(x)
+        return (_LEAF,)
     if isinstance(x, dict):
         return (_DICT, type(x), tuple(x), tuple(_node(v, leaves, False) for v in x.values()))
-    if isinstance(x, (tuple, list)) and any(map(_holds_leaves, x)):
-        return (_SEQ, type(x), tuple(_node(e, leaves, False) for e in x))
-    leaves.append(x)
-    return (_LEAF,)
+    return (_SEQ, type(x), tuple(_node(e, leaves, False) for e in x))
 
 
 def flatten(tree: Any) -> tuple[list[Any], TreeDef]:

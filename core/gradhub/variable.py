@@ -796,8 +796,6 @@ def observe_wrap(data: Any) -> None:
         >>> from gradhub.variable import observe_wrap
         >>> observe_wrap(np.zeros(2))  # nothing observes outside a traced step
     """
-    if isinstance(data, Variable) and data._batched:
-        raise _batched_data("a Variable made from the data of x")
     if _observer is not None:
         _observer.wrap(data)
 

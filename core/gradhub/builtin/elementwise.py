@@ -76,7 +76,7 @@ def _pow2_bw(
         # x0 == 0 the power is taken with exponent 0 (x1 - 1 + [x1 == 0][x0 == 0]), not
         # 0 * 0^-1 = NaN. Elsewhere the exponent stays x1 - 1, so that the derivative of this
         # gradient in x1 is x0^(x1 - 1) (1 + x1 ln x0) = 1 / x0 at x1 == 0
-        e = _pow2_exponent(x0, x1)
+        e = pow2_exponent(x0, x1)
         g0 = sum_to(g * x1 * call("Pow2", x0, e), in_shapes[0])
     if needs(x1):
         # d/dx1 = y ln x0; where x0 == 0 the log is taken of 1 instead (x0 + [x0 == 0], the mask
@@ -87,8 +87,9 @@ def _pow2_bw(
     return [g0, g1]
 
 
-def _pow2_exponent(x0: Any, x1: Any) -> Any:
-    """``x1 - 1``, with 0 where ``x0 == 0`` and ``x1 == 0`` (the masks are constants)."""
+def pow2_exponent(x0: Any, x1: Any) -> Any:
+    """``x1 - 1``, with 0 where ``x0 == 0`` and ``x1 == 0`` (the masks are constants): the
+    exponent of ``x0`` in ``Pow2``'s derivative in ``x0`` (its rule and its JVP rule)."""
     both = call("EqualScalar", x1, val=0.0) * call("EqualScalar", x0, val=0.0)
     return call("AddScalar", x1, val=-1.0) + both
 

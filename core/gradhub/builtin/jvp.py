@@ -21,6 +21,7 @@ from typing import Any
 
 from ..jvp_rules import linear_jvp, tangent_sum, unary_jvp
 from ..ops import call
+from .elementwise import pow2_exponent
 
 Vars = Sequence[Any]
 
@@ -68,8 +69,7 @@ def _pow2(ins: Vars, outs: Vars, ts: Vars) -> tuple[Any]:
     (x0, x1), (t0, t1), y = ins, ts, outs[0]
     parts = [None, None]
     if t0 is not None:  # x1 x0^(x1 - 1), exponent 0 where x0 == x1 == 0 (see Pow2's rule)
-        both = call("EqualScalar", x1, val=0.0) * call("EqualScalar", x0, val=0.0)
-        parts[0] = t0 * x1 * call("Pow2", x0, call("AddScalar", x1, val=-1.0) + both)
+        parts[0] = t0 * x1 * call("Pow2", x0, pow2_exponent(x0, x1))
     if t1 is not None:  # y ln x0, with ln 1 where x0 == 0
         safe = x0 + call("EqualScalar", x0, val=0.0)
         parts[1] = t1 * y * call("Log", safe)
