@@ -188,10 +188,7 @@ class NDArray:
 
     @property
     def T(self) -> NDArray:
-        if _STATE.recording and self._var is not None:
-            r = _apply("Transpose", [self], axes=tuple(range(self.ndim - 1, -1, -1)))
-            return _fresh(r, self)
-        return NDArray(self._arr.T.copy(), self._ctx)
+        return _fresh(_transposed(self, tuple(range(self.ndim - 1, -1, -1))), self)
 
     # -- conversion ------------------------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
@@ -666,13 +663,19 @@ def _fresh(r: NDArray, source: NDArray) -> NDArray:
     return r
 
 
+def _transposed(x: NDArray, axes: tuple[int, ...]) -> NDArray:
+    """``x`` with its axes in the order ``axes``: recorded by ``mx.autograd`` (a view of
+    ``x``'s array), else a copy."""
+    if _STATE.recording and x._var is not None:
+        return _apply("Transpose", [x], axes=axes)
+    return NDArray(x._arr.transpose(axes).copy(), x._ctx)
+
+
 def _moved(x: NDArray, src: int, dst: int) -> NDArray:
     """``x`` with axis ``src`` moved to ``dst`` (mxnet's dot transposes a matrix view)."""
     axes = [i for i in range(x.ndim) if i != src]
     axes.insert(dst, src)
-    if _STATE.recording and x._var is not None:
-        return _apply("Transpose", [x], axes=tuple(axes))
-    return NDArray(x._arr.transpose(axes).copy(), x._ctx)
+    return _transposed(x, tuple(axes))
 
 
 def _apply(name: str, arrays: list[NDArray], **attrs: Any) -> NDArray:

@@ -405,8 +405,9 @@ class Variable(NativeVariable):
             cut = _traced_copy(data, need_grad)
             if cut is not None:
                 return adopt(cut, cls)  # type: ignore[no-any-return]
-        observe_wrap(_raw(data))  # (refused inside a compiled step for x.d of a Variable x)
-        arr = np.array(_raw(data), copy=True)
+        raw = _raw(data)
+        observe_wrap(raw)  # (refused inside a compiled step for x.d of a Variable x)
+        arr = np.array(raw, copy=True)
         if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
             arr = arr.astype(_FLOAT)
         floating = arr.dtype.kind in "fc"
