@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .broadcasting import sum_to, sum_to_array
-from .builtin import batch_rules, elementwise, indexing, jvp, linalg
+from .builtin import batch_rules, elementwise, indexing, jvp, linalg, shape
 from .device import parse_device_name
 from .hookspecs import hookimpl
 from .memory import MIN_BYTES as _REUSE_MIN
@@ -778,7 +778,7 @@ def gradhub_add_functions(register: Any) -> None:
         doc="x moved to the device named ``device`` (``cpu``, ``cuda:1``); its gradient moves "
         "back to x's device.",
     )
-    for module in (elementwise, linalg, indexing):
+    for module in (elementwise, linalg, indexing, shape):
         module.register_functions(register)
 
 

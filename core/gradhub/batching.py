@@ -35,7 +35,6 @@ from typing import Any
 from . import ops
 from .errors import BackwardRuleError
 from .ops import call
-from .registry import REGISTRY
 from .variable import Variable
 
 __all__ = [
@@ -354,8 +353,7 @@ def concat(parts: list[Variable], axis: int) -> Variable:
 
 
 def moveaxis(x: Variable, src: int, dst: int) -> Variable:
-    """``x`` with its axis ``src`` moved to ``dst`` (differentiable): the function Transpose
-    where one is registered (gradhub-nn-ops), else slices stacked again.
+    """``x`` with its axis ``src`` moved to ``dst`` (differentiable, the function Transpose).
 
     Example::
 
@@ -371,11 +369,7 @@ def moveaxis(x: Variable, src: int, dst: int) -> Variable:
         return x
     perm = [i for i in range(nd) if i != src]
     perm.insert(dst, src)
-    if "Transpose" in REGISTRY.functions:
-        return call("Transpose", x, axes=tuple(perm))  # type: ignore[no-any-return]
-    lead = (slice(None),) * src
-    parts = [call("GetItem", x, key=(*lead, i)) for i in range(x.shape[src])]
-    return stack(parts, dst)
+    return call("Transpose", x, axes=tuple(perm))  # type: ignore[no-any-return]
 
 
 def to_batched(x: Any, size: int) -> Variable:

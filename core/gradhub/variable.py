@@ -624,6 +624,13 @@ class Variable:
             shape = tuple(shape[0])
         return call("Reshape", self, shape=tuple(int(s) for s in shape))
 
+    @property
+    def T(self) -> Variable:
+        """This Variable with its axes reversed (the function Transpose), as numpy's, chainer's
+        and JAX's ``.T``; for two axes, PyTorch's ``.T``."""
+
+        return prim("Transpose", (self,), {"axes": None})
+
     def sum(self, axis: Any = None, keepdims: bool = False) -> Variable:
         """Sum over ``axis`` (all axes by default)."""
 

@@ -22,7 +22,17 @@ from gradhub.testing import gradcheck
 
 #: what the Variable operators dispatch to and what the rules of those call (moved from
 #: gradhub-nn-ops to the core: gradients of any order of the operators need no plugin)
-MOVED = ("Pow2", "Abs", "Log", "Sign", "EqualScalar", "BatchMatmul", "GetItem", "GetItemBackward")
+MOVED = (
+    "Pow2",
+    "Abs",
+    "Log",
+    "Sign",
+    "EqualScalar",
+    "BatchMatmul",
+    "GetItem",
+    "GetItemBackward",
+    "Transpose",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -105,6 +115,8 @@ OPERATORS: dict[str, tuple[Callable[..., Any], Callable[[np.random.Generator], l
         lambda r: [_v(r, (2, 3))],
     ),
     "x.to('cpu') * x": (lambda x: x.to("cpu") * x, lambda r: [_v(r, (3,))]),
+    "x.T @ x ** 2": (lambda x: x.T @ x**2.0, lambda r: [_v(r, (3, 2))]),
+    "x.T * x.T (3-d)": (lambda x: x.T * x.T, lambda r: [_v(r, (2, 3, 2))]),
 }
 
 
@@ -117,7 +129,13 @@ def test_variable_operator_is_differentiable_to_order_3(op: str) -> None:
 
 def test_the_operators_record_the_core_functions() -> None:
     x = gh.Variable(np.array([[1.0, -2.0], [3.0, 4.0]]))
-    for y, name in ((x**x, "Pow2"), (abs(x), "Abs"), (x @ x, "BatchMatmul"), (x[0], "GetItem")):
+    for y, name in (
+        (x**x, "Pow2"),
+        (abs(x), "Abs"),
+        (x @ x, "BatchMatmul"),
+        (x[0], "GetItem"),
+        (x.T, "Transpose"),
+    ):
         assert y.creator is not None and y.creator.fdef.name == name
         assert y.creator.fdef.provider.distribution == "gradhub"
 
@@ -193,3 +211,22 @@ def test_gradhub_audit_passes_with_the_core_alone(capsys: pytest.CaptureFixture[
     report = json.loads(capsys.readouterr().out)
     assert report["failed"] == 0 and report["functions"] == len(CORE)
     assert sorted({r["function"] for r in report["results"]}) == CORE
+
+
+def test_variable_T_reverses_the_axes_as_numpy() -> None:
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for arr in (a, a[0], a[0, 0], np.float64(2.0)):
+        x = gh.Variable(np.asarray(arr))
+        np.testing.assert_array_equal(x.T.d, np.asarray(arr).T)
+    x = gh.Variable(a)
+    (x.T * gh.Variable(np.arange(24.0).reshape(4, 3, 2))).sum().backward()
+    np.testing.assert_array_equal(x.g, np.arange(24.0).reshape(4, 3, 2).T)
+
+
+def test_moveaxis_is_one_transpose_with_the_core_alone() -> None:
+    from gradhub.batching import moveaxis
+
+    x = gh.Variable(np.arange(24.0).reshape(2, 3, 4))
+    y = moveaxis(x, 2, 0)
+    assert y.creator is not None and y.creator.fdef.name == "Transpose"
+    np.testing.assert_array_equal(y.d, np.moveaxis(x.d, 2, 0))

@@ -8,6 +8,7 @@ any order of the core's operators work with no plugin installed. One module per 
 - :mod:`gradhub.builtin.elementwise`: ``Pow2``, ``Abs``, ``Log``, ``Sign``, ``EqualScalar``;
 - :mod:`gradhub.builtin.linalg`: ``BatchMatmul``;
 - :mod:`gradhub.builtin.indexing`: ``GetItem`` and its adjoint ``GetItemBackward``;
+- :mod:`gradhub.builtin.shape`: ``Transpose``;
 - :mod:`gradhub.builtin.samples`: the sample generators of elementwise functions, which
   function libraries (gradhub-nn-ops) use for their own functions too.
 

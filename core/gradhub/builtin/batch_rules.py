@@ -1,7 +1,7 @@
 """Batching rules (for :func:`gradhub.func.vmap`) of the core's functions that are not
 elementwise (the elementwise ones get :func:`gradhub.batching.elementwise_rule` when they are
-registered): ``Sum``, ``BroadcastTo``, ``Reshape``, ``Cast``, ``ToDevice``, ``BatchMatmul``,
-``GetItem`` and ``GetItemBackward``.
+registered): ``Sum``, ``BroadcastTo``, ``Reshape``, ``Transpose``, ``Cast``, ``ToDevice``,
+``BatchMatmul``, ``GetItem`` and ``GetItemBackward``.
 
 Each rule receives the inputs with the batched ones holding the whole batch, batch axis first
 (``dims[i] == 0``; ``None``: not batched), and returns ``(output, 0)``.
@@ -16,6 +16,7 @@ import numpy as np
 from ..batching import loop, shift_axes
 from ..ops import call
 from ..variable import Variable
+from .shape import permutation
 
 
 def _sum(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any, keepdims: bool) -> Any:
@@ -205,12 +206,19 @@ def _get_item_backward(args: tuple[Any, ...], dims: tuple[Any, ...], key: Any, s
     return call("GetItemBackward", g, key=bk, shape=(g.shape[0], *tuple(shape))), 0
 
 
+def _transpose(args: tuple[Any, ...], dims: tuple[Any, ...], axes: Any) -> Any:
+    (x,) = args
+    perm = permutation(axes, x.ndim - 1)
+    return call("Transpose", x, axes=(0, *(a + 1 for a in perm))), 0
+
+
 def register_batching_rules(register: Any) -> None:
     """Set the batching rules of the core's functions that are not elementwise."""
     r = register.batching_rule
     r("Sum", _sum)
     r("BroadcastTo", _broadcast_to)
     r("Reshape", _reshape)
+    r("Transpose", _transpose)
     r("Cast", _passthrough("Cast"))
     r("ToDevice", _passthrough("ToDevice"))
     r("BatchMatmul", _batch_matmul)

@@ -3,8 +3,9 @@
 Each rule maps the input tangents ``t`` of one call to its output tangent, written with
 registered functions so that it is differentiable again:
 
-* linear functions (``Sum``, ``BroadcastTo``, ``Reshape``, ``Cast``, ``ToDevice``, ``GetItem``,
-  ``GetItemBackward``, ``Neg``, ``AddScalar``, ``MulScalar``) apply themselves to the tangent;
+* linear functions (``Sum``, ``BroadcastTo``, ``Reshape``, ``Transpose``, ``Cast``, ``ToDevice``,
+  ``GetItem``, ``GetItemBackward``, ``Neg``, ``AddScalar``, ``MulScalar``) apply themselves to
+  the tangent;
 * ``Add2``/``Sub2`` add/subtract the tangents, ``Mul2``/``Div2``/``BatchMatmul`` use the product
   rule, ``Pow2`` both partial derivatives (with the conventions of its backward rule at
   ``x0 == 0`` and ``x1 == 0``);
@@ -110,6 +111,7 @@ RULES: dict[str, Any] = {
             "Sum",
             "BroadcastTo",
             "Reshape",
+            "Transpose",
             "Cast",
             "ToDevice",
             "GetItem",

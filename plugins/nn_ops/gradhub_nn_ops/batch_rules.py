@@ -98,13 +98,6 @@ def _passthrough(name: str) -> Rule:
     return rule
 
 
-def _transpose(args: tuple[Any, ...], dims: tuple[Any, ...], axes: Any) -> Any:
-    (x,) = args
-    nd = x.ndim - 1
-    perm = tuple(range(nd))[::-1] if axes is None else tuple(int(a) % max(nd, 1) for a in axes)
-    return call("Transpose", x, axes=(0, *(a + 1 for a in perm))), 0
-
-
 def _joined(name: str, none: str) -> Rule:
     def rule(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any) -> Any:
         xs = _all_batched(args, dims)
@@ -492,7 +485,6 @@ def register_batching_rules(register: Any) -> None:
     for name in ("Softmax", "LogSoftmax"):
         r(name, _along(name, "axis", "keep"))
     r("SoftmaxCrossEntropy", _sce)
-    r("Transpose", _transpose)
     r("Concatenate", _concat_rule)
     r("Stack", _joined("Stack", "all"))
     r("Split", _split)

@@ -11,7 +11,7 @@ A rule maps the tangents ``t`` of one call's inputs to its output tangents (see
   ``Softmax``
   have a symmetric Jacobian: their backward rule applied to the tangent
   (:func:`gradhub.jvp_rules.symmetric_jvp`);
-* linear functions (``Transpose``, ``Mean``, ``Pad``, ``AveragePooling``, ``Embed`` in its
+* linear functions (``Mean``, ``Pad``, ``AveragePooling``, ``Embed`` in its
   weight...) apply themselves to the tangent; multilinear ones (``Affine``, ``Convolution``,
   ``Deconvolution``, ``Einsum``, ``ConvolutionFilterGrad``) sum one term per input;
 * ``MaxPooling`` gathers the tangent at the window maxima (``MaxPoolingGather``); ``LogSoftmax``
@@ -301,7 +301,6 @@ SYMMETRIC = (
 
 #: linear functions of one input: applied to the tangent
 LINEAR = (
-    "Transpose",
     "Flip",
     "Tile",
     "Mean",

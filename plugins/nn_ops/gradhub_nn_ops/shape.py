@@ -1,6 +1,6 @@
 """gradhub-nn-ops: shape functions.
 
-Transpose, Slice, Concatenate, Stack, Split, Pad, Flip, Tile, Squeeze, ExpandDims and Broadcast,
+Slice, Concatenate, Stack, Split, Pad, Flip, Tile, Squeeze, ExpandDims and Broadcast,
 with nnabla's names and argument conventions. Every backward rule is written with registered
 functions, so each function is differentiable to any order; the rules of Slice, Concatenate,
 Stack and Pad use the core's indexing functions GetItem and GetItemBackward
@@ -53,50 +53,6 @@ def _ints(fn: str, arg: str, value: Any) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not all(is_int(v) for v in vals):
         raise TypeError(f"{fn}: {arg} must be an int or a sequence of ints, got {value!r}")
     return tuple(int(v) for v in vals)
-
-
-# -- Transpose ---------------------------------------------------------------------------------
-
-
-def _perm(axes: Any, ndim: int) -> tuple[int, ...]:
-    if axes is None:
-        return tuple(range(ndim))[::-1]
-    perm = _axes("transpose", "axes", axes, ndim)
-    if len(perm) != ndim:
-        raise ValueError(
-            f"transpose: axes={tuple(axes)} must be a permutation of the {ndim} input dims"
-        )
-    return perm
-
-
-def _transpose(xp: Any, x: Any, axes: Any = None) -> Any:
-    return x.transpose(_perm(axes, x.ndim))
-
-
-def _transpose_bw(gy, inputs, in_shapes, outputs, out_shapes, axes):  # type: ignore[no-untyped-def]
-    perm = _perm(axes, len(in_shapes[0]))
-    inv = tuple(int(i) for i in np.argsort(perm))
-    return [call("Transpose", gy[0], axes=inv)]
-
-
-def _transpose_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    yield Sample((rng.standard_normal((2, 3, 4)),), {"axes": (2, 0, 1)}, name="3-d")
-    yield Sample((rng.standard_normal((3, 4)),), {"axes": (1, 0)}, name="2-d")
-    yield Sample((rng.standard_normal((2, 3, 2)),), {"axes": (-1, 0, -2)}, name="negative axes")
-    yield Sample((rng.standard_normal((3, 2)),), {"axes": None}, name="axes=None reverses")
-    yield Sample((rng.standard_normal(()),), {"axes": ()}, name="0-d")
-    yield Sample((rng.standard_normal((0, 3)),), {"axes": (1, 0)}, name="size-0")
-    yield Sample(
-        (rng.standard_normal((4, 3, 2)).transpose(2, 0, 1),),
-        {"axes": (1, 2, 0)},
-        name="non-contiguous",
-    )
-
-
-def _transpose_ref(x: np.ndarray, axes: Any = None) -> np.ndarray:
-    if axes is None:
-        return np.transpose(x)
-    return np.transpose(x, [a % x.ndim for a in axes])
 
 
 # -- Slice (composite) -------------------------------------------------------------------------
@@ -592,26 +548,6 @@ def _broadcast_samples(rng: np.random.Generator) -> Iterator[Sample]:
 def register_functions(register: Any) -> None:
     """Register the shape functions."""
     f = register.function
-    f(
-        "Transpose",
-        _transpose,
-        attrs={"axes": None},
-        rule=_transpose_bw,
-        need_inputs=(),
-        need_outputs=(),
-        samples=_transpose_samples,
-        reference=_transpose_ref,
-        doc="""Permute the axes of ``x``: ``y.shape[i] = x.shape[axes[i]]``.
-
-``axes=None`` reverses the axes; negative entries count from the end.
-
-Example::
-
-    >>> import numpy as np, gradhub as gh, gradhub.functions as F
-    >>> F.transpose(gh.Variable(np.zeros((2, 3, 4))), (2, 0, 1)).shape
-    (4, 2, 3)
-""",
-    )
     register.composite("Slice", slice_, snake="slice", samples=_slice_samples, reference=_slice_ref)
     f(
         "Concatenate",
