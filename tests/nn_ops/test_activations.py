@@ -103,6 +103,20 @@ def test_gelu_is_the_exact_erf_form() -> None:
     np.testing.assert_allclose(F.gelu(var(xs)).d, want, rtol=1e-14, atol=1e-300)
 
 
+def test_gelu_tanh_approximation() -> None:
+    xs = np.linspace(-4, 4, 9)
+    c = math.sqrt(2 / math.pi)
+    want = [0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v**3))) for v in xs]
+    np.testing.assert_allclose(F.gelu(var(xs), approximate="tanh").d, want, rtol=1e-14, atol=1e-15)
+    # d/dx by hand: 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 * 0.044715 x^2)
+    t = np.tanh(c * (xs + 0.044715 * xs**3))
+    dwant = 0.5 * (1 + t) + 0.5 * xs * (1 - t**2) * c * (1 + 3 * 0.044715 * xs**2)
+    (g,) = both_modes(lambda v: F.gelu(v, approximate="tanh"), var(xs))
+    np.testing.assert_allclose(g, dwant, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"gelu.*approximate"):
+        F.gelu(var(xs), approximate="sigmoid")
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 @pytest.mark.parametrize(
     "name,fn,scale,alpha",

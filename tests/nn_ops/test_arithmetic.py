@@ -9,6 +9,7 @@ import gradhub as gh
 import gradhub.functions as F
 import numpy as np
 import pytest
+from gradhub.func import jvp
 from numeric_helpers import both_modes
 
 
@@ -40,6 +41,17 @@ def test_maximum2_minimum2_split_ties_evenly() -> None:
     ga, gb = both_modes(F.minimum2, a, b)
     np.testing.assert_array_equal(ga, [1.0, 0.5, 0.0])
     np.testing.assert_array_equal(gb, [0.0, 0.5, 1.0])
+    # ties="first" (chainer) and "second" (nnabla), also in forward mode
+    for ties, share in (("first", 1.0), ("second", 0.0)):
+        for fn, tie_a in ((F.maximum2, [0.0, share, 1.0]), (F.minimum2, [1.0, share, 0.0])):
+            ga, gb = both_modes(lambda u, v, f=fn, t=ties: f(u, v, ties=t), a, b)
+            np.testing.assert_array_equal(ga, tie_a)
+            np.testing.assert_array_equal(gb, 1.0 - np.array(tie_a))
+            tangents = (var([1.0] * 3), var([10.0] * 3))
+            _, jv = jvp(lambda u, v, f=fn, t=ties: f(u, v, ties=t), (a, b), tangents)
+            np.testing.assert_array_equal(jv.d, np.array(tie_a) + 10.0 * (1.0 - np.array(tie_a)))
+    with pytest.raises(ValueError, match=r"maximum2.*ties must be one of"):
+        F.maximum2(a, b, ties="all")
     # Variable bounds of clip_by_value: a tie splits between x and the bound
     x, lo, hi = var([0.0, 0.5, 1.0]), var([0.0, 0.0, 0.0]), var([1.0, 1.0, 1.0])
     gx, glo, ghi = both_modes(F.clip_by_value, x, lo, hi)

@@ -12,6 +12,7 @@ import gradhub as gh
 import gradhub.functions as F
 import numpy as np
 import pytest
+from gradhub.func import jvp
 from gradhub.testing import gradcheck
 from numeric_helpers import both_modes
 
@@ -86,6 +87,35 @@ def test_max_min_split_ties_evenly() -> None:
     (gg,) = gh.grad([F.max(x, axis=1) * F.mean(x, axis=1)], [x], create_graph=True)
     (h,) = gh.grad([gg], [x])
     assert np.all(np.isfinite(h.d))
+
+
+def test_max_min_ties_all_and_first() -> None:
+    x = var([[1.0, 3.0, 3.0, 2.0], [0.0, 0.0, 0.0, 0.0]])
+    (g,) = both_modes(lambda v: F.max(v, axis=1, ties="all"), x)  # chainer: 1 to every tie
+    np.testing.assert_array_equal(g, [[0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
+    (g,) = both_modes(lambda v: F.max(v, axis=1, ties="first"), x)  # nnabla: the first one
+    np.testing.assert_array_equal(g, [[0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]])
+    # several axes: "first" is the element only_index names (C order over the sorted axes)
+    z = var([[[1.0, 3.0], [3.0, 0.0]], [[3.0, 3.0], [0.0, 1.0]]])
+    for axis in ((2, 0), (0, 2)):
+        (g,) = both_modes(lambda v, a=axis: F.min(v, axis=a, ties="first"), z)
+        want = np.zeros((2, 2, 2))
+        idx = F.min(z, axis=axis, only_index=True).d
+        for j in range(2):  # the kept axis 1; flat position i * 2 + k
+            want[idx[j] // 2, j, idx[j] % 2] = 1.0
+        np.testing.assert_array_equal(g, want)
+        np.testing.assert_array_equal(want[:, 1, :], [[0.0, 1.0], [0.0, 0.0]])
+    # each rule is differentiable again, and forward mode uses the same shares
+    for ties in ("all", "first"):
+        (gg,) = gh.grad([F.max(x, axis=1, ties=ties) * F.mean(x, axis=1)], [x], create_graph=True)
+        (h,) = gh.grad([gg], [x])
+        assert np.all(np.isfinite(h.d))
+        t = np.arange(8.0).reshape(2, 4)
+        _, jv = jvp(lambda v, ti=ties: F.max(v, axis=1, ties=ti), (x,), (var(t),))
+        want = [3.0, 0.0 + 4.0 + 5.0 + 6.0 + 7.0] if ties == "all" else [1.0, 4.0]
+        np.testing.assert_array_equal(jv.d, want)
+    with pytest.raises(ValueError, match=r"max.*ties must be one of"):
+        F.max(x, ties="last")
 
 
 def test_max_with_index_as_nnabla() -> None:

@@ -216,11 +216,14 @@ def selu(x: Any, scale: float = _SELU_SCALE, alpha: float = _SELU_ALPHA) -> Any:
     return call("MulScalar", call("ELU", as_variable(x), alpha=alpha), val=scale)
 
 
-def gelu(x: Any) -> Any:
-    """gelu(x): the Gaussian error linear unit, exact erf form.
+def gelu(x: Any, approximate: str = "none") -> Any:
+    """gelu(x, approximate="none"): the Gaussian error linear unit.
 
-    :math:`y = \\frac{x}{2}(1 + \\mathrm{erf}(x/\\sqrt2))`: the erf form, not nnabla's tanh
-    approximation; differentiable to any order through ``erf``.
+    ``approximate="none"``: the exact erf form
+    :math:`y = \\frac{x}{2}(1 + \\mathrm{erf}(x/\\sqrt2))` (as PyTorch's default);
+    ``"tanh"``: the tanh approximation
+    :math:`y = \\frac{x}{2}(1 + \\tanh(\\sqrt{2/\\pi}\\,(x + 0.044715 x^3)))` (nnabla's
+    GELU, PyTorch's ``approximate="tanh"``). Both are compositions, differentiable to any order.
 
     Example::
 
@@ -228,10 +231,24 @@ def gelu(x: Any) -> Any:
         >>> import gradhub.functions as F
         >>> F.gelu(gh.Variable([0.0, 1.0])).d
         array([0.       , 0.8413447], dtype=float32)
+        >>> F.gelu(gh.Variable([0.0, 1.0]), approximate="tanh").d
+        array([0.      , 0.841192], dtype=float32)
     """
     x = float_variable(as_variable(x))
+    if approximate == "tanh":
+        inner = x + call("MulScalar", call("PowScalar", x, val=3.0), val=0.044715)
+        t = call("Tanh", call("MulScalar", inner, val=math.sqrt(2.0 / math.pi)))
+        return call("MulScalar", x * call("AddScalar", t, val=1.0), val=0.5)
+    if approximate != "none":
+        raise ValueError(f'gelu(): approximate must be "none" or "tanh", got {approximate!r}')
     e = call("Erf", call("MulScalar", x, val=1.0 / math.sqrt(2.0)))
     return call("MulScalar", x * call("AddScalar", e, val=1.0), val=0.5)
+
+
+def _gelu_ref(x: np.ndarray, approximate: str = "none") -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1.0 + _erf_np(x / math.sqrt(2.0)))
 
 
 def swish(x: Any) -> Any:
@@ -513,8 +530,8 @@ def register_functions(register: Any) -> None:
         gelu,
         snake="gelu",
         elementwise=True,
-        samples=unary_samples(-3.0, 3.0),
-        reference=lambda x: 0.5 * x * (1.0 + _erf_np(x / math.sqrt(2.0))),
+        samples=_chain_attrs(lo=-3.0, hi=3.0, attrs=({}, {"approximate": "tanh"})),
+        reference=_gelu_ref,
     )
     c(
         "Swish",
@@ -552,10 +569,12 @@ def register_functions(register: Any) -> None:
     c("PReLU", prelu, snake="prelu", samples=_prelu_samples, reference=_prelu_ref)
 
 
-def _chain_attrs(avoid: tuple[float, ...], attrs: tuple[dict[str, Any], ...]) -> Any:
+def _chain_attrs(
+    attrs: tuple[dict[str, Any], ...], avoid: tuple[float, ...] = (), **bounds: float
+) -> Any:
     def samples(rng: np.random.Generator) -> Iterator[Sample]:
         for a in attrs:
-            for s in unary_samples(avoid=avoid, attrs=a)(rng):
+            for s in unary_samples(avoid=avoid, attrs=a, **bounds)(rng):
                 s.name = f"{s.name} {a}" if a else s.name
                 yield s
 

@@ -45,7 +45,15 @@ from gradhub.jvp_rules import linear_jvp, symmetric_jvp, tangent_sum, unary_jvp
 from gradhub.ops import call
 from gradhub.ops import fdef as fdef_of
 
-from .math import ELEMENTWISE, VARIABLE_MATH, Elementwise, norm_axes, norm_axis, to_kept
+from .math import (
+    ELEMENTWISE,
+    VARIABLE_MATH,
+    Elementwise,
+    max_mask,
+    norm_axes,
+    norm_axis,
+    to_kept,
+)
 
 Vars = Sequence[Any]
 
@@ -144,11 +152,11 @@ def _pad(
 
 def _select(greater: str) -> Callable[..., Any]:
     """``Maximum2``/``Minimum2``: ``m t0 + (1 - m) t1`` with the backward rule's mask ``m`` (1
-    where x0 wins, 1/2 at ties)."""
+    where x0 wins, the share ``ties`` gives x0 at ties)."""
 
-    def rule(ins: Vars, outs: Vars, ts: Vars) -> tuple[Any]:
+    def rule(ins: Vars, outs: Vars, ts: Vars, ties: str = "split") -> tuple[Any]:
         (x0, x1), (t0, t1) = ins, ts
-        m = call(greater, x0, x1) + call("MulScalar", call("Equal", x0, x1), val=0.5)
+        m = max_mask(x0, x1, greater, ties)
         parts = [None if t0 is None else t0 * m, None if t1 is None else t1 * (1.0 - m)]
         return (tangent_sum(parts, outs[0].shape),)
 

@@ -755,9 +755,23 @@ def _d_r_sub_scalar(F: Any, g: Any, x: Any, y: Any, val: float = 1.0) -> Any:
     return -g
 
 
-def _max_mask(x0: Any, x1: Any, greater: str) -> Any:
-    """1 where x0 wins, 1/2 at ties, 0 elsewhere (a constant: built from comparisons)."""
-    return call(greater, x0, x1) + call("MulScalar", call("Equal", x0, x1), val=0.5)
+#: who gets the gradient of Maximum2/Minimum2 at a tie (attribute ``ties``)
+BINARY_TIES = {"split": 0.5, "first": 1.0, "second": 0.0}
+
+
+def max_mask(x0: Any, x1: Any, greater: str, ties: str = "split") -> Any:
+    """The share of ``x0`` in the gradient of Maximum2 (``greater="Greater"``) or Minimum2
+    (``"Less"``): 1 where x0 wins, 0 where x1 wins, at ties 1/2 (``ties="split"``), 1
+    (``"first"``) or 0 (``"second"``). A constant: built from comparisons."""
+    share = BINARY_TIES[ties]
+    if share == 0.0:
+        return call(greater, x0, x1)
+    return call(greater, x0, x1) + call("MulScalar", call("Equal", x0, x1), val=share)
+
+
+def _check_binary_ties(fname: str, ties: Any) -> None:
+    if ties not in BINARY_TIES:
+        raise ValueError(f"{fname}(): ties must be one of {tuple(BINARY_TIES)}, got {ties!r}")
 
 
 def _binary_select_rule(greater: str) -> RuleFn:
@@ -767,10 +781,11 @@ def _binary_select_rule(greater: str) -> RuleFn:
         in_shapes: Sequence[Shape],
         outs: Sequence[Any],
         out_shapes: Sequence[Shape],
+        ties: str = "split",
     ) -> list[Any]:
         x0, x1 = ins
         g = gy[0]
-        g0 = g * _max_mask(x0, x1, greater)
+        g0 = g * max_mask(x0, x1, greater, ties)
         return [
             sum_to(g0, in_shapes[0]) if needs(x0) else None,
             sum_to(g - g0, in_shapes[1]) if needs(x1) else None,
@@ -780,14 +795,24 @@ def _binary_select_rule(greater: str) -> RuleFn:
 
 
 def _binary_select_fast(greater: str) -> RuleFn:
-    def fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any) -> list[Any]:
+    def fast(xp: Any, gy: Any, x: Any, xs: Any, y: Any, ys: Any, ties: str = "split") -> list[Any]:
         x0, x1 = x
         g = gy[0]
-        m = getattr(xp, greater)(x0, x1) + 0.5 * (x0 == x1)
+        m = getattr(xp, greater)(x0, x1) + BINARY_TIES[ties] * (x0 == x1)
         g0 = g * m.astype(g.dtype, copy=False)
         return [sum_to_array(g0, xs[0]), sum_to_array(g - g0, xs[1])]
 
     return fast
+
+
+def _maximum2(xp: Any, x0: Any, x1: Any, ties: str = "split") -> Any:
+    _check_binary_ties("maximum2", ties)
+    return xp.maximum(x0, x1)
+
+
+def _minimum2(xp: Any, x0: Any, x1: Any, ties: str = "split") -> Any:
+    _check_binary_ties("minimum2", ties)
+    return xp.minimum(x0, x1)
 
 
 def _maximum_scalar(xp: Any, x: Any, val: float = 1.0) -> Any:
@@ -1246,19 +1271,21 @@ def register_functions(register: Any) -> None:
     )
     f(
         "Maximum2",
-        lambda xp, x0, x1: xp.maximum(x0, x1),
+        _maximum2,
         inputs=("x0", "x1"),
+        attrs={"ties": "split"},
         rule=_binary_select_rule("Greater"),
         fast_backward=_binary_select_fast("greater"),
         need_inputs=(0, 1),
         need_outputs=(),
         samples=binary_samples(avoid_equal=True),
-        reference=np.maximum,
+        reference=lambda x0, x1, ties="split": np.maximum(x0, x1),
         elementwise=True,
         doc=r"""maximum2(x0, x1): elementwise :math:`\max(x_0, x_1)` (broadcasting).
 
-    The gradient goes to the larger operand; at a tie it is split evenly (1/2 each, as
-    ``torch.maximum``).
+    The gradient goes to the larger operand; at a tie ``ties`` chooses: ``"split"`` 1/2 each
+    (as ``torch.maximum``), ``"first"`` all to ``x0`` (as chainer), ``"second"`` all to ``x1``
+    (as nnabla).
 
     Example::
 
@@ -1270,19 +1297,21 @@ def register_functions(register: Any) -> None:
     )
     f(
         "Minimum2",
-        lambda xp, x0, x1: xp.minimum(x0, x1),
+        _minimum2,
         inputs=("x0", "x1"),
+        attrs={"ties": "split"},
         rule=_binary_select_rule("Less"),
         fast_backward=_binary_select_fast("less"),
         need_inputs=(0, 1),
         need_outputs=(),
         samples=binary_samples(avoid_equal=True),
-        reference=np.minimum,
+        reference=lambda x0, x1, ties="split": np.minimum(x0, x1),
         elementwise=True,
         doc=r"""minimum2(x0, x1): elementwise :math:`\min(x_0, x_1)` (broadcasting).
 
-    The gradient goes to the smaller operand; at a tie it is split evenly (1/2 each, as
-    ``torch.minimum``).
+    The gradient goes to the smaller operand; at a tie ``ties`` chooses: ``"split"`` 1/2 each
+    (as ``torch.minimum``), ``"first"`` all to ``x0`` (as chainer), ``"second"`` all to ``x1``
+    (as nnabla).
 
     Example::
 

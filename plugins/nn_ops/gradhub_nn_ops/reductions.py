@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from gradhub import Sample
+from gradhub import Sample, Variable
 from gradhub.ops import call
 
 from .math import Shape, floating_kernel, kept_shape, norm_axes, to_kept
@@ -33,10 +33,25 @@ def _flat_index(xp: Any, x: Any, axes: tuple[int, ...], keepdims: bool, arg: str
     return xp.asarray(idx)
 
 
+#: how the gradient of Max/Min is shared among tied extrema (attribute ``ties``)
+SELECT_TIES = ("split", "all", "first")
+
+
+def _check_ties(fname: str, ties: Any) -> None:
+    if ties not in SELECT_TIES:
+        raise ValueError(f"{fname}(): ties must be one of {SELECT_TIES}, got {ties!r}")
+
+
 def _select(fname: str, reduce: str, arg: str) -> Any:
     def kernel(
-        xp: Any, x: Any, axis: Any = None, keepdims: bool = False, only_index: bool = False
+        xp: Any,
+        x: Any,
+        axis: Any = None,
+        keepdims: bool = False,
+        only_index: bool = False,
+        ties: str = "split",
     ) -> Any:
+        _check_ties(fname, ties)
         axes = norm_axes(fname, axis, x.ndim)
         if any(x.shape[a] == 0 for a in axes):
             raise ValueError(
@@ -65,10 +80,11 @@ def _with_index_api(fdef: Any) -> Any:
         keepdims: bool = False,
         with_index: bool = False,
         only_index: bool = False,
+        ties: str = "split",
     ) -> Any:
         if only_index:
             return prim(x, axis=axis, keepdims=keepdims, only_index=True)
-        y = prim(x, axis=axis, keepdims=keepdims)
+        y = prim(x, axis=axis, keepdims=keepdims, ties=ties)
         if with_index:
             return y, prim(x, axis=axis, keepdims=keepdims, only_index=True)
         return y
@@ -79,47 +95,82 @@ def _with_index_api(fdef: Any) -> Any:
     return api
 
 
-def _select_bw(
-    gy: Sequence[Any],
-    ins: Sequence[Any],
-    in_shapes: Sequence[Shape],
-    outs: Sequence[Any],
-    out_shapes: Sequence[Shape],
-    axis: Any = None,
-    keepdims: bool = False,
-    only_index: bool = False,
-) -> list[Any]:
-    if only_index:
-        return [None]
-    x = ins[0]
-    shape = in_shapes[0]
-    axes = norm_axes("max", axis, len(shape))
-    g = to_kept(gy[0], shape, axes)
-    y = to_kept(outs[0], shape, axes)
-    # the share of each element: 1/k at the k tied extrema, 0 elsewhere (non-differentiable)
-    mask = call("Equal", x, y)
-    share = mask / call("Sum", mask, axis=axes, keepdims=True)
-    return [g * share]
+def _group_positions(shape: Sequence[int], axes: Sequence[int]) -> np.ndarray:
+    """Each element's position within its group of the reduced ``axes``, flattened in C order
+    over ``axes`` as given (the index ``only_index`` returns)."""
+    pos = np.zeros(tuple(shape), dtype=np.int64)
+    stride = 1
+    for a in reversed(tuple(axes)):
+        along = np.arange(shape[a]).reshape([-1 if i == a else 1 for i in range(len(shape))])
+        pos += along * stride
+        stride *= shape[a]
+    return pos
 
 
-def _select_fast(
-    xp: Any,
-    gy: Any,
-    x: Any,
-    xs: Any,
-    y: Any,
-    ys: Any,
-    axis: Any = None,
-    keepdims: bool = False,
-    only_index: bool = False,
-) -> list[Any]:
-    if only_index:
-        return [None]
-    shape = tuple(xs[0])
-    axes = norm_axes("max", axis, len(shape))
-    k = kept_shape(shape, axes)
-    mask = (x[0] == y[0].reshape(k)).astype(x[0].dtype)
-    return [gy[0].reshape(k) * (mask / mask.sum(axis=axes, keepdims=True))]
+def _select_rule(name: str) -> Any:
+    def rule(
+        gy: Sequence[Any],
+        ins: Sequence[Any],
+        in_shapes: Sequence[Shape],
+        outs: Sequence[Any],
+        out_shapes: Sequence[Shape],
+        axis: Any = None,
+        keepdims: bool = False,
+        only_index: bool = False,
+        ties: str = "split",
+    ) -> list[Any]:
+        if only_index:
+            return [None]
+        x = ins[0]
+        shape = in_shapes[0]
+        axes = norm_axes(name.lower(), axis, len(shape))
+        g = to_kept(gy[0], shape, axes)
+        # each element's share (a constant, non-differentiable): at the k tied extrema 1/k
+        # ("split"), 1 ("all") or 1 at the first of them, 0 at the others ("first")
+        if ties == "first":
+            idx = call(name, x, axis=axis, keepdims=True, only_index=True)
+            xp = x.device.xp
+            pos = Variable.leaf(xp.asarray(_group_positions(shape, axes)))
+            return [g * call("Cast", call("Equal", pos, idx), dtype=str(g.dtype))]
+        mask = call("Equal", x, to_kept(outs[0], shape, axes))
+        if ties == "all":
+            return [g * mask]
+        return [g * (mask / call("Sum", mask, axis=axes, keepdims=True))]
+
+    rule.__name__ = rule.__qualname__ = f"{name.lower()}_backward"
+    return rule
+
+
+def _select_fast_for(name: str) -> Any:
+    arg = "argmax" if name == "Max" else "argmin"
+
+    def fast(
+        xp: Any,
+        gy: Any,
+        x: Any,
+        xs: Any,
+        y: Any,
+        ys: Any,
+        axis: Any = None,
+        keepdims: bool = False,
+        only_index: bool = False,
+        ties: str = "split",
+    ) -> list[Any]:
+        if only_index:
+            return [None]
+        shape = tuple(xs[0])
+        axes = norm_axes(name.lower(), axis, len(shape))
+        k = kept_shape(shape, axes)
+        if ties == "first":
+            idx = _flat_index(xp, x[0], axes, True, arg)
+            mask = (xp.asarray(_group_positions(shape, axes)) == idx).astype(x[0].dtype)
+            return [gy[0].reshape(k) * mask]
+        mask = (x[0] == y[0].reshape(k)).astype(x[0].dtype)
+        if ties == "all":
+            return [gy[0].reshape(k) * mask]
+        return [gy[0].reshape(k) * (mask / mask.sum(axis=axes, keepdims=True))]
+
+    return fast
 
 
 # -- prod ----------------------------------------------------------------------------------------
@@ -482,6 +533,7 @@ def _select_ref(reduce: Any, arg: Any) -> Any:
         keepdims: bool = False,
         with_index: bool = False,
         only_index: bool = False,
+        ties: str = "split",
     ) -> Any:
         ax = _np_axes(axis)
         y = reduce(x, axis=ax, keepdims=keepdims)
@@ -540,13 +592,16 @@ def _logsumexp_ref(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> A
 
 # -- registration --------------------------------------------------------------------------------
 
-_SELECT_DOC = r"""{snake}(x, axis=None, keepdims=False, with_index=False, only_index=False):
-    the {what} over ``axis`` (all axes when None), as nnabla.
+_SELECT_DOC = r"""{snake}(x, axis=None, keepdims=False, with_index=False, only_index=False,
+    ties="split"): the {what} over ``axis`` (all axes when None), as nnabla.
 
     ``with_index=True`` also returns the index of the {what} (the first one at ties) within the
     reduced axes, flattened in C order; ``only_index=True`` returns only that index (int64, no
-    gradient). Gradient: at ties the incoming gradient is split evenly among the k tied elements
-    (1/k each); the rule is again differentiable (its mask is a constant).
+    gradient). Gradient: :math:`\partial y / \partial x_i = s_i`, nonzero only at the k tied
+    elements equal to the {what}; ``ties`` chooses the share ``s``: ``"split"`` 1/k each (as
+    ``torch.amax`` and JAX), ``"all"`` 1 each (as chainer), ``"first"`` 1 at the first of them
+    in the order of ``with_index``, 0 at the others (as nnabla and ``torch.max(x, dim)``). The
+    rule is again differentiable (the shares are constants).
 
     Example::
 
@@ -563,7 +618,7 @@ _SELECT_DOC = r"""{snake}(x, axis=None, keepdims=False, with_index=False, only_i
 def register_functions(register: Any) -> None:
     """Register the reductions."""
     f = register.function
-    attrs = {"axis": None, "keepdims": False, "only_index": False}
+    attrs = {"axis": None, "keepdims": False, "only_index": False, "ties": "split"}
     for name, reduce, arg, ref, aref, what, ex_val, ex_idx in (
         ("Max", "max", "argmax", np.max, np.argmax, "maximum", "[5., 7.]", "[1, 0]"),
         ("Min", "min", "argmin", np.min, np.argmin, "minimum", "[1., 0.]", "[0, 1]"),
@@ -572,8 +627,8 @@ def register_functions(register: Any) -> None:
             name,
             _select(reduce, reduce, arg),
             attrs=dict(attrs),
-            rule=_select_bw,
-            fast_backward=_select_fast,
+            rule=_select_rule(name),
+            fast_backward=_select_fast_for(name),
             need_inputs=(0,),
             need_outputs=(0,),
             samples=_chain(
@@ -679,6 +734,10 @@ def _ties_samples(rng: np.random.Generator) -> Iterator[Sample]:
     # forward only at ties (the gradient there is a convention, tested separately)
     x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
     yield Sample((x,), {"axis": 1, "with_index": True}, grad_inputs=(), name="ties")
+    # away from ties every ``ties`` gives the same derivative
+    d = rng.permutation(24).reshape(2, 3, 4) + rng.uniform(0.0, 0.5, (2, 3, 4))
+    yield Sample((d,), {"axis": (2, 0), "ties": "first"}, name="ties=first, axis=(2, 0)")
+    yield Sample((d,), {"axis": 1, "keepdims": True, "ties": "all"}, name="ties=all")
 
 
 def _prod_zero_samples(rng: np.random.Generator) -> Iterator[Sample]:

@@ -157,6 +157,138 @@ def affine(x: Any, weight: Any, bias: Any = None, base_axis: int = 1) -> Any:
     return adopt(out, Variable)
 
 
+def max(
+    x: Any,
+    axis: Any = None,
+    keepdims: bool = False,
+    with_index: bool = False,
+    only_index: bool = False,
+) -> Any:
+    r"""nnabla's max over ``axis``; at ties the gradient goes to the first maximum only (the one
+    ``with_index`` returns), as nnabla's backward.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0, 3.0, 3.0]]), need_grad=True)
+        >>> y = F.max(x, axis=1)
+        >>> y.backward()
+        >>> x.g
+        array([[0., 1., 0.]], dtype=float32)
+    """
+    fn = _on_ndarrays(_native.max)
+    return fn(x, axis, keepdims, with_index, only_index, ties="first")
+
+
+def min(
+    x: Any,
+    axis: Any = None,
+    keepdims: bool = False,
+    with_index: bool = False,
+    only_index: bool = False,
+) -> Any:
+    r"""nnabla's min over ``axis``; at ties the gradient goes to the first minimum only (the one
+    ``with_index`` returns), as nnabla's backward.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> F.min(nn.Variable.from_numpy_array(np.array([[4.0, 1.0, 1.0]])), axis=1).d
+        array([1.], dtype=float32)
+    """
+    fn = _on_ndarrays(_native.min)
+    return fn(x, axis, keepdims, with_index, only_index, ties="first")
+
+
+def maximum2(x0: Any, x1: Any) -> Any:
+    r"""nnabla's elementwise :math:`\max(x_0, x_1)`; at a tie the gradient goes to ``x1``, as
+    nnabla's backward.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> a = nn.Variable.from_numpy_array(np.array([1.0, 2.0]), need_grad=True)
+        >>> b = nn.Variable.from_numpy_array(np.array([1.0, 0.0]), need_grad=True)
+        >>> F.maximum2(a, b).backward()
+        >>> a.g, b.g
+        (array([0., 1.], dtype=float32), array([1., 0.], dtype=float32))
+    """
+    return _on_ndarrays(_native.maximum2)(x0, x1, ties="second")
+
+
+def minimum2(x0: Any, x1: Any) -> Any:
+    r"""nnabla's elementwise :math:`\min(x_0, x_1)`; at a tie the gradient goes to ``x1``, as
+    nnabla's backward.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> a = nn.Variable.from_numpy_array(np.array([1.0, 2.0]))
+        >>> F.minimum2(a, nn.Variable.from_numpy_array(np.array([1.0, 0.0]))).d
+        array([1., 0.], dtype=float32)
+    """
+    return _on_ndarrays(_native.minimum2)(x0, x1, ties="second")
+
+
+def _sign_ste(x: Any, alpha: float = 1.0) -> Any:
+    """``Sign(x, alpha)`` whose gradient is the incoming one (the straight-through estimator):
+    ``Sign + (c - c.detach())`` with ``c`` the gradient path, exactly 0 in the forward pass
+    (``c`` is ``x`` clipped to the finite range, so an infinite ``x`` gives ``±1``, not NaN)."""
+    x = _native_variable(x)
+    big = float(np.finfo(x.dtype).max) if x.dtype.kind == "f" else None
+    if big is None:
+        return _native.sign(x, alpha=alpha)
+    c = _native.clip_by_value(x, -big, big)
+    return _native.sign(x, alpha=alpha) + (c - c.detach())
+
+
+def sign(x: Any, alpha: float = 1.0) -> Any:
+    r"""nnabla's sign: :math:`1` for :math:`x > 0`, :math:`-1` for :math:`x < 0`, ``alpha`` at 0;
+    its gradient is the incoming gradient unchanged (nnabla's straight-through estimator,
+    :math:`\partial y / \partial x = 1`), its second derivative 0.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-1.5, 0.0, 2.0]), need_grad=True)
+        >>> y = F.sign(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-1.,  1.,  1.], dtype=float32), array([1., 1., 1.], dtype=float32))
+    """
+    return _on_ndarrays(_sign_ste)(x, alpha)
+
+
+def gelu(x: Any) -> Any:
+    r"""nnabla's GELU, the tanh approximation
+    :math:`y = \frac{x}{2}(1 + \tanh(\sqrt{2/\pi}\,(x + 0.044715 x^3)))` (gradhub's
+    ``F.gelu(x, approximate="tanh")``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> F.gelu(nn.Variable.from_numpy_array(np.array([0.0, 1.0]))).d
+        array([0.      , 0.841192], dtype=float32)
+    """
+    return _on_ndarrays(_native.gelu)(x, approximate="tanh")
+
+
+def _native_variable(x: Any) -> Any:
+    return x if isinstance(x, _NativeVariable) else _NativeVariable(x, need_grad=False)
+
+
 def _as_variable(x: Any, where: str) -> Any:
     if isinstance(x, _NativeVariable):
         return x
