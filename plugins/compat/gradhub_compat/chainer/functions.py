@@ -380,15 +380,17 @@ def clip(x: Any, x_min: float | None, x_max: float | None) -> Variable:
 
 
 def maximum(x1: Any, x2: Any) -> Variable:
-    """Elementwise maximum of two arrays of the same shape."""
+    """Elementwise maximum of two arrays of the same shape; at a tie the gradient goes to
+    ``x1`` (chainer's ``x1 >= x2``)."""
     x1, x2 = _match("maximum", x1, x2)
-    return _out(_call("Maximum2", x1, x2))  # type: ignore[no-any-return]
+    return _out(_call("Maximum2", x1, x2, ties="first"))  # type: ignore[no-any-return]
 
 
 def minimum(x1: Any, x2: Any) -> Variable:
-    """Elementwise minimum of two arrays of the same shape."""
+    """Elementwise minimum of two arrays of the same shape; at a tie the gradient goes to
+    ``x1`` (chainer's ``x1 <= x2``)."""
     x1, x2 = _match("minimum", x1, x2)
-    return _out(_call("Minimum2", x1, x2))  # type: ignore[no-any-return]
+    return _out(_call("Minimum2", x1, x2, ties="first"))  # type: ignore[no-any-return]
 
 
 def where(condition: Any, x: Any, y: Any) -> Variable:
@@ -474,13 +476,15 @@ average = mean
 
 
 def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """The maximum over ``axis`` (all axes when None)."""
-    return _out(_call("Max", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+    """The maximum over ``axis`` (all axes when None); every element equal to the maximum gets
+    the whole gradient (chainer's ``x == y`` mask)."""
+    return _out(_call("Max", x, axis=axis, keepdims=keepdims, ties="all"))  # type: ignore[no-any-return]
 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """The minimum over ``axis`` (all axes when None)."""
-    return _out(_call("Min", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+    """The minimum over ``axis`` (all axes when None); every element equal to the minimum gets
+    the whole gradient (chainer's ``x == y`` mask)."""
+    return _out(_call("Min", x, axis=axis, keepdims=keepdims, ties="all"))  # type: ignore[no-any-return]
 
 
 def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
