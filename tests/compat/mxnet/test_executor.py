@@ -313,7 +313,9 @@ def test_simple_bind_shares_the_arguments_named_by_shared_arg_names() -> None:
     ex1.arg_dict["fc_weight"][:] = 1.0
     ex1.arg_dict["fc_bias"][:] = 5.0
     names = ["fc_weight", "fc_bias"]
-    ex2 = net.simple_bind(mx.cpu(), data=(2, 4), shared_exec=ex1, shared_arg_names=names)
+    ex2 = net.simple_bind(
+        mx.cpu(), data=(2, 4), shared_exec=ex1, shared_arg_names=names, shared_buffer={}
+    )
     assert ex2.arg_dict["fc_weight"] is ex1.arg_dict["fc_weight"]
     np.testing.assert_array_equal(ex2.forward(data=np.ones((2, 4)))[0].asnumpy(), [[9, 9]] * 2)
     ex1.arg_dict["fc_weight"][:] = 2.0  # one array: an update shows in both
@@ -322,4 +324,27 @@ def test_simple_bind_shares_the_arguments_named_by_shared_arg_names() -> None:
     np.testing.assert_array_equal(ex1.grad_dict["fc_weight"].asnumpy(), np.full((2, 4), 2.0))
     other = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc")
     with pytest.raises(mx.base.MXNetError, match=r"shared argument 'fc_weight' has shape"):
-        other.simple_bind(mx.cpu(), data=(2, 4), shared_exec=ex1, shared_arg_names=names)
+        other.simple_bind(
+            mx.cpu(), data=(2, 4), shared_exec=ex1, shared_arg_names=names, shared_buffer={}
+        )
+
+
+def test_simple_bind_without_shared_buffer_shares_nothing() -> None:
+    # mxnet 1.9.1 (MXExecutorSimpleBindEx): shared_exec and shared_arg_names share arrays only
+    # together with a shared_buffer dict; without one the new executor has arrays of its own:
+    # zero weights, forward of ones gives 0, ex1's gradient stays 0
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    ex1 = net.simple_bind(mx.cpu(), data=(4, 3))
+    ex1.arg_dict["fc_weight"][:] = 1.0
+    names = ["fc_weight", "fc_bias"]
+    ex2 = net.simple_bind(mx.cpu(), data=(2, 3), shared_exec=ex1, shared_arg_names=names)
+    assert ex2.arg_dict["fc_weight"] is not ex1.arg_dict["fc_weight"]
+    np.testing.assert_array_equal(ex2.arg_dict["fc_weight"].asnumpy(), np.zeros((2, 3)))
+    ex1.arg_dict["fc_weight"][:] = 2.0
+    np.testing.assert_array_equal(ex2.arg_dict["fc_weight"].asnumpy(), np.zeros((2, 3)))
+    out = ex2.forward(is_train=True, data=mx.nd.ones((2, 3)))[0]
+    np.testing.assert_array_equal(out.asnumpy(), np.zeros((2, 2)))
+    ex2.backward([mx.nd.ones((2, 2))])
+    np.testing.assert_array_equal(ex1.grad_dict["fc_weight"].asnumpy(), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="shared_buffer in simple_bind must be dict or None"):
+        net.simple_bind(mx.cpu(), data=(2, 3), shared_exec=ex1, shared_buffer=[])

@@ -62,3 +62,29 @@ def test_reduction_json_inference_and_errors_as_mxnet() -> None:
     ex = net.simple_bind(ctx=mx.cpu(), data=(5, 13))
     assert [a.shape for a in ex.arg_arrays] == [(1, 13), (5, 13)]
     assert ex.outputs[0].shape == (1,)
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_empty_axis_reduces_every_axis_as_mxnet(keepdims: bool) -> None:
+    # mxnet 1.9.1: axis=() (its documented default) reduces every axis, in nd and sym, and the
+    # JSON keeps "axis": "()"; for arange(12).reshape(3, 4): sum 66, mean 5.5, gradients 1 and
+    # 1/12 everywhere
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    shape = (1, 1) if keepdims else (1,)
+    for op, value, grad in (("sum", 66.0, 1.0), ("mean", 5.5, 1.0 / 12.0)):
+        for axis in ((), []):
+            r = getattr(mx.nd, op)(mx.nd.array(a), axis=axis, keepdims=keepdims)
+            assert r.shape == shape
+            np.testing.assert_allclose(r.asnumpy().ravel(), [value], rtol=1e-6)
+        net = getattr(mx.sym, op)(mx.sym.Variable("a"), axis=(), keepdims=keepdims)
+        assert net.infer_shape(a=(3, 4))[1] == [shape]
+        assert '"axis": "()"' in net.tojson()
+        for sym in (net, mx.sym.load_json(net.tojson())):
+            ex = sym.bind(mx.cpu(), {"a": mx.nd.array(a)}, args_grad={"a": mx.nd.zeros((3, 4))})
+            out = ex.forward(is_train=True)[0]
+            ex.backward(mx.nd.ones(out.shape))
+            assert out.shape == shape
+            np.testing.assert_allclose(out.asnumpy().ravel(), [value], rtol=1e-6)
+            np.testing.assert_allclose(
+                ex.grad_dict["a"].asnumpy(), np.full((3, 4), grad), rtol=1e-6
+            )

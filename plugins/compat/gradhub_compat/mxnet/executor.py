@@ -41,7 +41,7 @@ from gradhub.variable import Variable as NativeVariable
 from .._common import call_native as _call
 from .base import MXNetError, _MXNetValueError
 from .context import Context
-from .ndarray import NDArray, _const, _divide
+from .ndarray import NDArray, _const, _divide, int_kernel
 from .shapes import UNARY_OPS
 from .symbol import Symbol, _grad_reqs, _infer_types
 
@@ -667,8 +667,61 @@ def _dot(node: Symbol, a: NativeVariable, b: NativeVariable) -> NativeVariable:
     return _call("Reshape", am @ bm, shape=out_shape)  # type: ignore[no-any-return]
 
 
+#: the integer kernels (:func:`~.ndarray.int_kernel`) of the scalar and binary operators
+_INT_OPS = {
+    "_PlusScalar": "add",
+    "_MinusScalar": "sub",
+    "_RMinusScalar": "rsub",
+    "_MulScalar": "mul",
+    "_DivScalar": "div",
+    "_RDivScalar": "rdiv",
+    "_PowerScalar": "pow",
+    "_RPowerScalar": "rpow",
+    "_MaximumScalar": "maximum",
+    "_MinimumScalar": "minimum",
+    "Add2": "add",
+    "Sub2": "sub",
+    "Mul2": "mul",
+    "Div2": "div",
+    "Pow2": "pow",
+    "GreaterEqual": "maximum",
+    "LessEqual": "minimum",
+}
+
+
+def _int_node(node: Symbol, ins: list[NativeVariable]) -> NativeVariable | None:
+    """The node computed by mxnet's integer kernels when its inputs are integer arrays (the
+    result keeps their dtype, as mxnet and ``infer_type``), as a constant (integers carry no
+    gradient); None for the operators without an integer kernel here."""
+    op, a = node.op, node._attrs
+    attrs: dict[str, Any] = {}
+    if op in ("sum", "mean"):
+        kernel = op
+        attrs = {
+            "axis": tuple(d % ins[0].ndim for d in a["axis"]) if a["axis"] else None,
+            "keepdims": a["keepdims"],
+        }
+    elif op in UNARY_OPS:
+        kernel = op
+    elif op in _SCALAR_OPS:
+        kernel, attrs = _INT_OPS[op], {"scalar": a["scalar"]}
+    elif op in _BINARY_OPS:
+        kernel = _INT_OPS[_BINARY_OPS[op]]
+    elif op in _SELECT_OPS:
+        kernel = _INT_OPS[_SELECT_OPS[op]]
+    else:
+        return None
+    res = int_kernel(kernel, [np.asarray(v.numpy()) for v in ins], **attrs)
+    return _const(res.reshape(res.shape or (1,)), ins[0])
+
+
 def _run_node(node: Symbol, ins: list[NativeVariable], build: _Build) -> Any:
     op = node.op
+    if ins and all(v.dtype.kind in "iu" for v in ins):
+        r = _int_node(node, ins)
+        if r is not None:
+            build.static = False  # (computed here, not by a plan)
+            return r
     if op == "FullyConnected":
         return _fully_connected(node, ins)
     if op == "Activation":
@@ -679,7 +732,8 @@ def _run_node(node: Symbol, ins: list[NativeVariable], build: _Build) -> Any:
         return _make_loss(node, ins[0], build)
     if op in ("sum", "mean"):
         a = node._attrs
-        axis = None if a["axis"] is None else tuple(d % ins[0].ndim for d in a["axis"])
+        # axis=() (mxnet's default) reduces every axis, as None
+        axis = tuple(d % ins[0].ndim for d in a["axis"]) if a["axis"] else None
         r = _call("Sum" if op == "sum" else "Mean", ins[0], axis=axis, keepdims=a["keepdims"])
         return r if r.ndim else _call("Reshape", r, shape=(1,))
     if op in UNARY_OPS:

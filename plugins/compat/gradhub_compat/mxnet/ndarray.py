@@ -64,6 +64,112 @@ def _divide(a: Any, b: Any) -> Any:
     return a / b
 
 
+#: mxnet's functions that compute an integer array in double precision and convert the result
+#: back (``exp`` of int32 is int32): their numpy forms
+_INT_VIA_FLOAT: dict[str, Callable[[Any], Any]] = {
+    "exp": np.exp,
+    "log": np.log,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "sigmoid": lambda a: 1.0 / (1.0 + np.exp(-a)),
+    "sqrt": np.sqrt,
+}
+#: the native functions of the NDArray layer and the integer kernels computing them
+_NATIVE_INT = {
+    "Exp": "exp",
+    "Log": "log",
+    "Sin": "sin",
+    "Cos": "cos",
+    "Tanh": "tanh",
+    "Sigmoid": "sigmoid",
+    "Sqrt": "sqrt",
+    "ReLU": "relu",
+    "Abs": "abs",
+    "Sum": "sum",
+    "Mean": "mean",
+}
+
+
+def _float_to_int(r: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Double-precision values converted to the integer dtype ``dt`` as mxnet's kernels (C++
+    casts on x86): truncated toward zero into int32 (int64 for 64-bit dtypes), NaN and
+    values out of that range giving its minimum, then wrapped into ``dt``."""
+    wide = np.dtype(np.int64 if dt.itemsize == 8 else np.int32)
+    info = np.iinfo(wide)
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(np.asarray(r, dtype=np.float64))
+        bad = ~np.isfinite(t) | (t < float(info.min)) | (t >= -float(info.min))
+        out = np.where(bad, 0.0, t).astype(wide)
+    out[bad] = info.min
+    return out.astype(dt)
+
+
+def _trunc_div(a: np.ndarray, b: Any) -> np.ndarray:
+    """Integer division truncated toward zero (C++'s ``/``), in ``a``'s dtype."""
+    b = np.asarray(b, dtype=a.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.floor_divide(a, b)
+        fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return (q + fix.astype(a.dtype)).astype(a.dtype)
+
+
+def _int_scalar(value: Any, dt: np.dtype) -> Any:
+    """A number converted to the integer dtype ``dt`` as mxnet converts an operator's scalar
+    (``int32 * 1.5`` multiplies by 1, ``uint8 / -2`` divides by 254)."""
+    return np.asarray(int(value)).astype(dt)[()]
+
+
+def int_kernel(op: str, arrays: list[np.ndarray], **attrs: Any) -> np.ndarray:
+    """mxnet's integer kernel of ``op`` on the numpy integer ``arrays``, in their dtype (mxnet
+    keeps an integer dtype through every operator): sums wrap around in the dtype, ``mean``
+    divides the wrapped sum by the element count converted to the dtype (truncated), ``/``
+    truncates toward zero, powers and the other functions are computed in double precision and
+    converted back (:func:`_float_to_int`). ``op`` is one of the names below; ``scalar`` (an
+    operator's number) is converted to the dtype first."""
+    a = arrays[0]
+    dt = a.dtype
+    b: Any = arrays[1] if len(arrays) > 1 else None
+    if "scalar" in attrs:
+        b = _int_scalar(attrs["scalar"], dt)
+    if op in _INT_VIA_FLOAT:
+        with np.errstate(all="ignore"):
+            return _float_to_int(_INT_VIA_FLOAT[op](a.astype(np.float64)), dt)
+    if op in ("sum", "mean"):
+        axis = attrs.get("axis")
+        keep = bool(attrs.get("keepdims", False))
+        total = np.sum(a, axis=axis, dtype=dt, keepdims=keep)
+        if op == "sum":
+            return np.asarray(total, dtype=dt)
+        count = a.size // max(np.asarray(total).size, 1)
+        return _trunc_div(np.asarray(total, dtype=dt), _int_scalar(count, dt))
+    if op in ("pow", "rpow"):
+        base, exp_ = (a, b) if op == "pow" else (b, a)
+        with np.errstate(all="ignore"):
+            r = np.power(np.asarray(base, np.float64), np.asarray(exp_, np.float64))
+        return _float_to_int(r, dt)
+    with np.errstate(over="ignore"):
+        if op == "relu":
+            return np.maximum(a, 0).astype(dt)
+        if op == "abs":
+            return np.abs(a).astype(dt)
+        if op == "square":
+            return (a * a).astype(dt)
+        if op == "div":
+            return _trunc_div(a, b)
+        if op == "rdiv":
+            return _trunc_div(np.asarray(b, dtype=dt) + np.zeros_like(a), a)
+        binary = {
+            "add": np.add,
+            "sub": np.subtract,
+            "rsub": lambda x, y: np.subtract(y, x),
+            "mul": np.multiply,
+            "maximum": np.maximum,
+            "minimum": np.minimum,
+        }
+        return np.asarray(binary[op](a, b)).astype(dt)
+
+
 class NDArray:
     """An n-dimensional array on a context (``.context``), mxnet style."""
 
@@ -208,14 +314,22 @@ class NDArray:
         return NDArray(self._arr.copy(), self._ctx)
 
     def copyto(self, other: NDArray | Context) -> NDArray:
-        """Copy into the NDArray ``other`` (in place) or onto the context ``other``."""
+        """Copy into the NDArray ``other`` (in place) or onto the context ``other``. Inside
+        ``autograd.record()`` a copy of an array of the graph is recorded (an identity, or a
+        cast into ``other``'s dtype), as mxnet's ``_copyto``."""
         if isinstance(other, NDArray):
             if other.shape != self.shape:
                 raise ValueError(f"NDArray.copyto: shapes differ: {self.shape} into {other.shape}")
+            other._check_assign("copyto")
+            node = _copy_node(self, other._ctx, other._arr.dtype, other.shape, "NDArray.copyto")
             other._arr[...] = other._ctx.device().asarray(self.asnumpy())
+            _adopt_copy(other, node)
             return other
-        dev = _ctx(other).device()
-        return NDArray(dev.asarray(self.asnumpy()), other)
+        ctx = _ctx(other)
+        dev = ctx.device()
+        res = NDArray(dev.asarray(self.asnumpy()), ctx)
+        _adopt_copy(res, _copy_node(self, ctx, self._arr.dtype, self.shape, "NDArray.copyto"))
+        return res
 
     def as_in_context(self, context: Context) -> NDArray:
         """This array itself when it is on ``context`` already, else a copy there (as mxnet)."""
@@ -292,8 +406,21 @@ class NDArray:
         return NDArray(res, self._ctx)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        """Write ``value`` into the selected elements. Inside ``autograd.record()``, assigning an
+        array of the graph to the whole array (``out[:] = y``) is recorded as a copy (broadcast
+        and cast to this array's shape and dtype), as mxnet; assigning it to a part raises
+        MXNetError, as mxnet."""
         self._check_assign("[...] =")
-        self._arr[key] = self._value(value)
+        recorded = isinstance(value, NDArray) and _STATE.recording and value._var is not None
+        if recorded and not _whole(key, self.shape):
+            raise MXNetError(
+                "NDArray [...] =: Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                "recording with autograd (assigning an array of the graph to a part of an array)"
+            )
+        self._arr[key] = self._value(value)  # (checks the shapes)
+        if recorded:
+            node = _copy_node(value, self._ctx, self._arr.dtype, self.shape, "NDArray [...] =")
+            _adopt_copy(self, node)
 
     def __bool__(self) -> bool:
         if self.size == 0:
@@ -335,6 +462,8 @@ class NDArray:
             return other._arr
         if isinstance(other, (bool, int, float, np.number)):
             try:
+                if dt.kind in "iu":  # truncated, then wrapped into the dtype (uint8 - 1: 255)
+                    return _int_scalar(other, dt)
                 return dt.type(other)
             except (OverflowError, ValueError) as e:
                 raise ValueError(
@@ -403,9 +532,13 @@ class NDArray:
         return self._binary(o, lambda a, b: b / a, "/")
 
     def __pow__(self, o: Any) -> NDArray:
+        if self._arr.dtype.kind in "iu":  # mxnet's integer power (negative powers truncate)
+            return self._binary(o, lambda a, b: _int_pow(a, b, False), "**")
         return self._binary(o, lambda a, b: a**b, "**")
 
     def __rpow__(self, o: Any) -> NDArray:
+        if self._arr.dtype.kind in "iu":
+            return self._binary(o, lambda a, b: _int_pow(a, b, True), "**")
         return self._binary(o, lambda a, b: b**a, "**")
 
     def __neg__(self) -> NDArray:
@@ -447,6 +580,16 @@ class NDArray:
     def __repr__(self) -> str:
         shape = "x".join(str(s) for s in self.shape)
         return f"\n{self.asnumpy()}\n<NDArray {shape} @{self._ctx}>"
+
+
+def _int_pow(a: Any, b: Any, reverse: bool) -> Any:
+    """``a ** b`` (``b ** a`` with ``reverse``) of an integer array ``a`` as mxnet: in double
+    precision, converted back to ``a``'s dtype (``int32 ** -1`` is 0 for |a| > 1)."""
+    host = a if isinstance(a, np.ndarray) else a.get()  # (CuPy: computed on the host)
+    other = np.asarray(b.get() if hasattr(b, "get") and not np.isscalar(b) else b)
+    ins = [host, other.astype(host.dtype)] if other.ndim else [host]
+    attrs = {} if other.ndim else {"scalar": other[()]}
+    return int_kernel("rpow" if reverse else "pow", ins, **attrs)
 
 
 def _last_as_slice(key: Any, shape: tuple[int, ...]) -> Any:
@@ -551,10 +694,16 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
     """An NDArray holding a copy of ``source_array``.
 
     ``dtype`` defaults to the source's dtype for an NDArray and to float32 otherwise (as mxnet).
+    Inside ``autograd.record()`` the copy of an NDArray of the graph is recorded (as mxnet).
     """
     if isinstance(source_array, NDArray):
-        data = source_array.asnumpy()
-        dtype = dtype or data.dtype
+        # inside autograd.record() the copy of an array of the graph is recorded (mxnet's
+        # array() is copyto on a new array)
+        dtype = dtype or source_array._arr.dtype
+        res = _make(source_array.asnumpy().astype(dtype, copy=True), ctx, dtype)
+        node = _copy_node(source_array, res._ctx, res._arr.dtype, res.shape, "mx.nd.array")
+        _adopt_copy(res, node)
+        return res
     elif isinstance(source_array, NativeVariable):  # (its values; .d raises inside vmap)
         data = np.array(source_array.numpy())
         dtype = dtype or _DEFAULT_DTYPE
@@ -647,6 +796,70 @@ def _mark(array: NDArray, grad: NDArray, req: str) -> None:
     _ag.MARKED[leaf] = (grad, req)
 
 
+def _whole(key: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``x[key] = value`` writes the whole array ``x`` of ``shape`` in order: mxnet's
+    direct assignment (basic indexing selecting every element with positive steps)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    for k in parts:
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, slice):
+            if k.step is not None and int(k.step) <= 0:
+                return False
+        elif not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+            return False  # advanced indexing: mxnet's partial assignment
+    size = math.prod(shape)
+    try:
+        sel = np.arange(size).reshape(shape)[key]
+    except IndexError:
+        return False
+    return bool(sel.size == size and (sel.ravel() == np.arange(size)).all())
+
+
+def _copy_node(
+    src: NDArray, ctx: Context, dtype: Any, shape: tuple[int, ...], what: str
+) -> NativeVariable | None:
+    """The recorded copy of ``src`` (mxnet records ``nd.array(y)``, ``y.copyto(out)`` and
+    ``out[:] = y`` as operations of the graph): ``src``'s Variable with its leading length-1
+    axes beyond ``shape`` dropped, broadcast to ``shape``, cast to ``dtype`` and moved to
+    ``ctx``'s device; None when nothing is recorded (not recording, ``src`` outside any graph
+    or of an integer dtype, whose operations gradhub does not record)."""
+    if not (_STATE.recording and src._var is not None and src._arr.dtype.kind == "f"):
+        return None
+    dt = np.dtype(dtype)
+    if dt.kind != "f":
+        raise NotImplementedError(
+            f"{what}: copying an array of the recorded graph into the integer dtype {dt.name} "
+            "inside autograd.record() is not supported (mxnet passes the gradient through the "
+            "integer copy; gradhub records float arrays only; docs/migration-mxnet.md)"
+        )
+    with set_recording(True):
+        v = src._var
+        extra = v.ndim - len(shape)
+        if extra > 0:
+            v = _call("Reshape", v, shape=tuple(v.shape[extra:]))
+        if tuple(v.shape) != tuple(shape):
+            v = _call("BroadcastTo", v, shape=tuple(shape))
+        if v.dtype != dt:
+            v = _call("Cast", v, dtype=dt.name)
+        else:  # a node of its own (the copy is not the source)
+            v = _call("Reshape", v, shape=tuple(shape))
+        dev = ctx.device()
+        if dev != src._ctx.device():
+            v = v.to(dev)
+    return v
+
+
+def _adopt_copy(dst: NDArray, node: NativeVariable | None) -> None:
+    """Make ``node`` (from :func:`_copy_node`) the Variable of ``dst``, whose array already
+    holds the copied values: the node's data becomes ``dst``'s array (as mxnet, where the
+    output of the recorded copy is ``dst`` itself)."""
+    if node is None:
+        return
+    node._data = dst._arr
+    dst._var = node
+
+
 def _fresh(r: NDArray, source: NDArray) -> NDArray:
     """``r`` holding an array of its own where it shares memory with ``source`` (a recorded
     Transpose, Cast or Slice returns a view): mxnet's operators other than ``reshape`` and
@@ -681,8 +894,19 @@ def _moved(x: NDArray, src: int, dst: int) -> NDArray:
 def _apply(name: str, arrays: list[NDArray], **attrs: Any) -> NDArray:
     """The registered function ``name`` on ``arrays``: recorded in the native graph when
     ``mx.autograd`` records and an input belongs to a graph, computed without a graph otherwise.
-    A 0-d result becomes shape (1,), as mxnet's reductions."""
+    A 0-d result becomes shape (1,), as mxnet's reductions. Integer arrays run mxnet's integer
+    kernels (:func:`int_kernel`: the result keeps their dtype)."""
     ctx = arrays[0]._ctx
+    if all(a._arr.dtype.kind in "iu" for a in arrays) and (
+        name in _NATIVE_INT or name == "PowScalar"
+    ):
+        dev = ctx.device()
+        ins = [np.asarray(dev.to_numpy(a._arr)) for a in arrays]
+        if name == "PowScalar":
+            res = int_kernel("pow", ins, scalar=attrs["val"])
+        else:
+            res = int_kernel(_NATIVE_INT[name], ins, **attrs)
+        return NDArray(dev.asarray(res.reshape(res.shape or (1,))), ctx)
     rec = (
         _STATE.recording
         and any(a._var is not None for a in arrays)
@@ -750,18 +974,20 @@ def _reduce(fn: str, native: str, data: Any, axis: Any, keepdims: bool, exclude:
     if axis is not None:
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         bad = [a for a in axes if not -data.ndim <= int(a) < data.ndim]
-        if bad or not axes:
+        if bad:
             raise MXNetError(
                 f"mx.nd.{fn}: axis {axis!r} is out of range for data of shape {data.shape}"
             )
-        axis = tuple(int(a) % data.ndim for a in axes)
+        # axis=() (mxnet's default) reduces every axis, as None
+        axis = tuple(int(a) % data.ndim for a in axes) or None
     return _apply(native, [data], axis=axis, keepdims=bool(keepdims))
 
 
 def sum(
     data: NDArray, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
 ) -> NDArray:
-    """The sum over ``axis`` (all axes by default; a full reduction has shape (1,), as mxnet).
+    """The sum over ``axis`` (all axes by default or with ``axis=()``, mxnet's default; a full
+    reduction has shape (1,), as mxnet).
 
     Example::
 
@@ -775,7 +1001,8 @@ def sum(
 def mean(
     data: NDArray, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
 ) -> NDArray:
-    """The mean over ``axis`` (all axes by default; a full reduction has shape (1,)).
+    """The mean over ``axis`` (all axes by default or with ``axis=()``, mxnet's default; a full
+    reduction has shape (1,)).
 
     Example::
 

@@ -312,12 +312,13 @@ def _elementwise(inf: _Inference, node: Symbol, x: Shape, y: Shape, out: Shape) 
 
 
 def _reduce(inf: _Inference, node: Symbol, x: Shape) -> None:
-    """mxnet's ReduceAxesShape: the reduced axes are dropped (kept as 1 with ``keepdims``); a
-    full reduction without ``keepdims`` has shape (1,); an axis out of range raises."""
+    """mxnet's ReduceAxesShape: the reduced axes are dropped (kept as 1 with ``keepdims``); no
+    axis (None) or ``axis=()`` (mxnet's default) reduces every axis; a full reduction without
+    ``keepdims`` has shape (1,); an axis out of range raises."""
     if x is None:
         return
     axis, keep = node._attrs["axis"], node._attrs["keepdims"]
-    axes = tuple(range(len(x))) if axis is None else axis
+    axes = tuple(range(len(x))) if axis is None or axis == () else axis  # (): every axis
     bad = [a for a in axes if not -len(x) <= a < len(x)]
     if bad:
         raise MXNetError(

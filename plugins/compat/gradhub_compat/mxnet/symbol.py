@@ -418,7 +418,10 @@ class Symbol:
         type_dict = kwargs.pop("type_dict", None) or {}
         shared_exec = kwargs.pop("shared_exec", None)
         shared_names = list(kwargs.pop("shared_arg_names", None) or [])
-        for k in ("stype_dict", "group2ctx", "shared_buffer"):
+        shared_buffer = kwargs.pop("shared_buffer", None)
+        if shared_buffer is not None and not isinstance(shared_buffer, dict):
+            raise ValueError("simple_bind: shared_buffer in simple_bind must be dict or None")
+        for k in ("stype_dict", "group2ctx"):
             kwargs.pop(k, None)
         arg_shapes, _, _ = self.infer_shape(**kwargs)
         if arg_shapes is None:
@@ -445,9 +448,10 @@ class Symbol:
             for n, s in zip(names, arg_shapes)
             if reqs[n] != "null"
         }
-        if shared_exec is not None:
+        if shared_exec is not None and shared_buffer is not None:
             # as mxnet's GraphExecutor::InitArguments: the arguments named in shared_arg_names
-            # (the weights of bucketing) are shared_exec's own arrays, gradients too
+            # (the weights of bucketing) are shared_exec's own arrays, gradients too; mxnet
+            # 1.9.1 shares them only when a shared_buffer (a dict, possibly empty) is given
             for n in shared_names:
                 if n not in args:
                     continue
@@ -994,7 +998,8 @@ def _reduce_op(op: str, formula: str) -> Callable[..., Symbol]:
 
     function.__name__ = function.__qualname__ = op
     function.__doc__ = (
-        f"mxnet's ``{op}``: {formula} over ``axis`` (every axis by default; a full reduction "
+        f"mxnet's ``{op}``: {formula} over ``axis`` (every axis by default or with ``axis=()``, "
+        "mxnet's default; a full reduction "
         "has shape (1,)), keeping the reduced axes as 1 with ``keepdims``.\n\nExample::\n\n"
         "    >>> import gradhub_compat.mxnet as mx\n"
         f"    >>> mx.sym.{op}(mx.sym.Variable('x'), axis=1).infer_shape(x=(2, 3))[1]\n"
