@@ -4,7 +4,9 @@ serialization keys; expected values recorded with chainer 7.8.1 (2026-11-25)."""
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import tempfile
 
 import gradhub_compat.chainer.functions as F
@@ -415,3 +417,77 @@ def test_writes_a_compiled_step_would_not_replay_are_refused(how: str) -> None:
     for b, p in zip(before, model.params()):
         np.testing.assert_array_equal(b, p.array)
         assert p.array.flags.writeable
+
+
+def _linear_with_double_backprop_grads() -> L.Linear:
+    """W = [[0, .1, .2], [.3, .4, .5]], b = 0 and the gradients of sum(l(ones(4, 3)) ** 2),
+    recorded with enable_double_backprop (the gradients have a creator)."""
+    lin = L.Linear(3, 2, initialW=np.arange(6, dtype=np.float32).reshape(2, 3) / 10)
+    lin.cleargrads()
+    F.sum(lin(np.ones((4, 3), np.float32)) ** 2).backward(enable_double_backprop=True)
+    assert lin.W.grad_var.creator is not None
+    return lin
+
+
+def test_deepcopy_after_double_backprop_copies_the_gradient_arrays() -> None:
+    lin = _linear_with_double_backprop_grads()
+    # y = [.3, 1.2] per row: dW = 2 * 4 * y[i] * x = [[2.4] * 3, [9.6] * 3], db = [2.4, 9.6]
+    for c in (copy.deepcopy(lin), pickle.loads(pickle.dumps(lin))):
+        np.testing.assert_allclose(c.W.grad, [[2.4] * 3, [9.6] * 3], rtol=1e-6)
+        np.testing.assert_allclose(c.b.grad, [2.4, 9.6], rtol=1e-6)
+        assert c.W.grad is not lin.W.grad and c.W.array is not lin.W.array
+        # chainer 7.8.1: the copy's grad_var is a new root requiring a gradient
+        assert c.W.grad_var.creator is None and c.W.grad_var.requires_grad is True
+        np.testing.assert_array_equal(c.W.array, lin.W.array)
+
+
+def test_copy_modes_after_addgrads() -> None:
+    x = np.ones((1, 3), np.float32)
+    a, b = L.Linear(3, 2), L.Linear(3, 2)
+    a.cleargrads()
+    b.cleargrads()
+    F.sum(a(x)).backward()
+    F.sum(b(x)).backward()
+    a.addgrads(b)  # each grad is 1 + 1, a sum with a creator
+    assert a.W.grad_var.creator is not None
+    for c in (copy.deepcopy(a), a.copy("copy")):
+        np.testing.assert_array_equal(c.W.grad, np.full((2, 3), 2, np.float32))
+        assert c.W.grad_var.creator is None
+        np.testing.assert_array_equal(c.W.array, a.W.array)
+    # chainer 7.8.1: a deep-copied Parameter is rebuilt from its initializer, so "init" gives
+    # it chainer's NaN gradient
+    i = a.copy("init")
+    assert i.W.shape == (2, 3) and np.isnan(i.W.grad).all()
+
+
+def test_copies_of_an_uninitialized_parameter_get_a_nan_gradient() -> None:
+    # chainer 7.8.1: cleargrads() before the first call gives a None gradient at
+    # initialization, but a deep copy starts from a new Parameter: NaN
+    u = L.Linear(None, 2)
+    u.cleargrads()
+    c = copy.deepcopy(u)
+    u(np.ones((1, 3), np.float32))
+    c(np.ones((1, 3), np.float32))
+    assert u.W.grad is None
+    assert c.W.grad.shape == (2, 3) and np.isnan(c.W.grad).all()
+
+
+def test_zerograds_zeroes_the_gradient_arrays_in_place() -> None:
+    lin = L.Linear(2, 2)
+    nan_w = lin.W.grad  # chainer: NaN until cleargrads()
+    with pytest.warns(DeprecationWarning, match="Link.zerograds is deprecated"):
+        lin.zerograds()
+    assert lin.W.grad is nan_w
+    np.testing.assert_array_equal(nan_w, np.zeros((2, 2), np.float32))
+    lin.cleargrads()
+    F.sum(lin(np.ones((1, 2), np.float32))).backward()
+    gw, gb = lin.W.grad, lin.b.grad
+    with pytest.warns(DeprecationWarning):
+        lin.zerograds()
+    # chainer 7.8.1: the arrays taken before read zeros ([[1, 1], [1, 1]] and [1, 1] before)
+    np.testing.assert_array_equal(gw, np.zeros((2, 2), np.float32))
+    np.testing.assert_array_equal(gb, np.zeros(2, np.float32))
+    assert lin.W.grad is gw
+    lin.cleargrads()  # cleargrads sets None: the old array is not touched
+    np.testing.assert_array_equal(gw, np.zeros((2, 2), np.float32))
+    assert lin.W.grad is None

@@ -6,7 +6,9 @@ returning chainer Variables, comparisons, ``bool`` and ``hash`` raising, and the
 
 from __future__ import annotations
 
+import copy
 import operator
+import pickle
 
 import gradhub as gh
 import gradhub.optim
@@ -242,3 +244,178 @@ def test_creator_node() -> None:
         y.creator_node = x.creator_node or object()
     y.creator_node = None  # chainer: the same as y.unchain() (tests/compat/chainer/test_unchain.py)
     assert y.creator is None and y.requires_grad
+
+
+def test_copies_of_a_variable_are_roots_as_chainer() -> None:
+    x = _v([1.0, 2.0])
+    y = x * 3
+    y.grad = np.array([5.0, 6.0], np.float32)
+    d = copy.deepcopy(y)  # chainer 7.8.1: data and grad copied, no creator
+    np.testing.assert_array_equal(d.array, [3.0, 6.0])
+    np.testing.assert_array_equal(d.grad, [5.0, 6.0])
+    assert d.creator is None and d.requires_grad and d.array is not y.array
+    s = copy.copy(y)  # chainer 7.8.1: the arrays shared, no creator
+    assert s.array is y.array and s.grad is y.grad and s.creator is None and s.requires_grad
+    s.backward()  # a root: nothing reaches x
+    assert x.grad is None
+    assert copy.deepcopy(_v([1.0], requires_grad=False)).requires_grad is False
+    z = x * x
+    z.grad = np.ones(2, np.float32)
+    z.backward(enable_double_backprop=True)
+    p = pickle.loads(pickle.dumps(x))  # x.grad = 2x, with a creator
+    np.testing.assert_array_equal(p.grad, [2.0, 4.0])
+    assert p.grad_var.creator is None
+
+
+def test_copydata_as_chainer() -> None:
+    # chainer 7.8.1 (numpy.copyto): in place, broadcast, 'same_kind' casting
+    x = _v([0.0, 0.0])
+    a = x.array
+    x.copydata(Variable(np.array([1.5, 2.0])))  # float64 into float32
+    assert x.array is a and x.dtype == np.float32
+    np.testing.assert_array_equal(a, [1.5, 2.0])
+    x.copydata(Variable(np.array([3, 4], np.int32)))
+    np.testing.assert_array_equal(a, [3.0, 4.0])
+    w = _v(np.zeros((2, 3)))
+    w.copydata(_v([0.0, 1.0, 2.0]))
+    np.testing.assert_array_equal(w.array, [[0.0, 1.0, 2.0]] * 2)
+    with pytest.raises(TypeError, match="from dtype\\('float32'\\) to dtype\\('int32'\\)"):
+        Variable(np.zeros(2, np.int32)).copydata(_v([1.5, 2.0]))
+    with pytest.raises(ValueError, match="could not broadcast"):
+        x.copydata(_v([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError, match="copydata: var must be a Variable"):
+        x.copydata(np.ones(2, np.float32))  # type: ignore[arg-type]
+    with pytest.raises(AttributeError, match="copydata: this Variable is an uninitialized"):
+        Variable().copydata(x)
+    with pytest.raises(AttributeError, match="copydata: var is an uninitialized"):
+        x.copydata(Variable())
+    Variable().copydata(Variable())  # both uninitialized: nothing
+    # the gradient is kept; a graph recorded before sees the new values (x.grad = 2 * x)
+    v = _v([1.0, 2.0])
+    y = v * v
+    v.copydata(_v([3.0, 4.0]))
+    y.grad = np.ones(2, np.float32)
+    y.backward()
+    np.testing.assert_array_equal(v.grad, [6.0, 8.0])
+    np.testing.assert_array_equal(y.array, [1.0, 4.0])
+    # an uninitialized Parameter is initialized from the other's shape, either side
+    p = chainer.Parameter()
+    p.copydata(_v([1.0, 1.0]))
+    np.testing.assert_array_equal(p.array, [1.0, 1.0])
+    q = chainer.Parameter(7.0)
+    d = _v([0.0, 0.0])
+    d.copydata(q)
+    np.testing.assert_array_equal(d.array, [7.0, 7.0])
+    np.testing.assert_array_equal(q.array, [7.0, 7.0])
+
+
+def test_label_summary_debug_print_raw_array_as_chainer() -> None:
+    x = Variable(np.array([[1.0, 2.0], [3.0, 5.0]], np.float32), name="x")
+    assert x.label == "(2, 2), float32"
+    assert Variable(np.arange(3, dtype=np.int64)).label == "(3), int64"
+    assert Variable(np.array(1.0)).label == "float64"
+    assert x.summary() == "<variable x>"
+    y = x * 2
+    assert y.summary() == f"<variable at 0x{id(y):x}>"
+    assert x.raw_array is x.array and Variable().raw_array is None
+    assert y.retain_data() is None
+    head = "<variable x>\n- device: CPU\n- backend: <class 'numpy.ndarray'>\n- shape: (2, 2)\n"
+    stats = "- dtype: float32\n- statistics: mean=2.75000000, std=1.47902000\n"
+    assert x.debug_print() == head + stats + "- grad: None"  # chainer 7.8.1
+    x.grad = np.zeros((2, 2), np.float32)
+    assert x.debug_print() == head + stats + "- grad: 0"
+    x.grad = x.array.copy()
+    assert x.debug_print() == head + stats + "- grad: mean=2.75000000, std=1.47902000"
+    u = Variable()
+    assert u.debug_print().split("\n", 1)[1] == (
+        "- device: None\n- backend: None\n- shape: None\n- dtype: None\n- statistics: None\n"
+        "- grad: None"
+    )
+    for member in ("rank", "node"):
+        with pytest.raises(NotImplementedError, match=rf"chainer Variable\.{member} is not"):
+            getattr(x, member)
+    with pytest.raises(NotImplementedError, match=r"chainer Variable\.set_creator is not"):
+        x.set_creator(None)
+
+
+def test_zerograd_zeroes_the_gradient_array_in_place() -> None:
+    x = _v([1.0, 2.0])
+    F.sum(x * x).backward()
+    g = x.grad
+    with pytest.warns(DeprecationWarning, match="Variable.zerograd is deprecated"):
+        x.zerograd()
+    # chainer 7.8.1: fill(0) on the array, which stays x's gradient
+    assert x.grad is g
+    np.testing.assert_array_equal(g, [0.0, 0.0])
+    F.sum(x * x).backward()  # accumulating makes a new array, as chainer: g stays zero
+    np.testing.assert_array_equal(x.grad, [2.0, 4.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0])
+    s = np.array([3.0, 4.0], np.float32)
+    x.grad = s
+    with pytest.warns(DeprecationWarning):
+        x.zerograd()
+    np.testing.assert_array_equal(s, [0.0, 0.0])
+    # a gradient recorded by double backprop: zeroed and cut from its creator, as chainer
+    z = _v([1.0, 2.0])
+    F.sum(z * z).backward(enable_double_backprop=True)
+    gv, ga = z.grad_var, z.grad
+    assert gv.creator is not None
+    with pytest.warns(DeprecationWarning):
+        z.zerograd()
+    assert z.grad is ga and z.grad_var.creator is None
+    np.testing.assert_array_equal(ga, [0.0, 0.0])
+    u = Variable()  # uninitialized: nothing, as chainer
+    with pytest.warns(DeprecationWarning):
+        u.zerograd()
+    assert u.grad is None
+
+
+def test_integer_variable_with_scalars_as_chainer() -> None:
+    """chainer 7.8.1 casts a scalar operand to the Variable's dtype (``_preprocess_const``),
+    computes ``v / s`` as ``v * dtype(1. / s)`` and ``v - s`` as ``v + dtype(-s)``; its
+    ``*``, ``/``, ``**`` and ``abs`` of non-floating data raise InvalidType."""
+    from gradhub_compat.chainer.utils.type_check import InvalidType
+
+    v = Variable(np.array([1, 2, 3], np.int32))
+    cases = [
+        (lambda: v * 0.5, [0, 0, 0]),  # v * int32(0.5)
+        (lambda: v + 1.7, [2, 3, 4]),
+        (lambda: v / 2, [0, 0, 0]),  # v * int32(0.5)
+        (lambda: v / 0.5, [2, 4, 6]),  # v * int32(2.0)
+        (lambda: 2.5 * v, [2, 4, 6]),
+        (lambda: v - 0.5, [1, 2, 3]),  # v + int32(-0.5)
+        (lambda: v - 1.7, [0, 1, 2]),
+        (lambda: 0.5 - v, [-1, -2, -3]),
+        (lambda: v * np.float64(0.5), [0, 0, 0]),
+        (lambda: v + np.array([1.5, 2.5, 3.5]), [2, 4, 6]),  # the array cast to int32
+        (lambda: v + v, [2, 4, 6]),
+        (lambda: -v, [-1, -2, -3]),
+    ]
+    for fn, expected in cases:
+        y = fn()
+        assert isinstance(y, Variable) and y.dtype == np.int32
+        np.testing.assert_array_equal(y.array, expected)
+    refused = [
+        (lambda: v * np.array([0.5, 0.5, 0.5]), "_ \\* _", "lhs"),
+        (lambda: np.array([0.5, 0.5, 0.5]) * v, "_ \\* _", "lhs"),
+        (lambda: v * v, "_ \\* _", "lhs"),
+        (lambda: v / v, "_ / _", "lhs"),
+        (lambda: 2 / v, "2 / _", "x"),
+        (lambda: v**2, "_ \\*\\* 2", "x"),
+        (lambda: (-1.5) ** v, "\\(-1.5\\) \\*\\* _", "x"),
+        (lambda: abs(v), "\\|_\\|", "x"),
+    ]
+    for fn, label, arg in refused:
+        with pytest.raises(
+            InvalidType, match=f"performed in: {label} \\(Forward\\)\n\nExpect: {arg}"
+        ):
+            fn()
+    with pytest.raises(InvalidType, match="Actual: u != f"):
+        Variable(np.array([1, 2], np.uint8)) * 0.5 * Variable(np.array([1, 2], np.uint8))
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):
+        v / 0
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):
+        _v([1.0]) / 0  # chainer: MulConstant(1. / 0), any dtype
+    x = _v([1.0, 2.0])  # floating data keeps its operators
+    np.testing.assert_array_equal((x * 0.5).array, [0.5, 1.0])
+    np.testing.assert_array_equal(abs(-x).array, [1.0, 2.0])

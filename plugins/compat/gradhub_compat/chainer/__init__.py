@@ -29,6 +29,7 @@ Example (the accumulating backward of chainer)::
 
 from __future__ import annotations
 
+import copyreg
 import functools
 import importlib
 import threading
@@ -46,7 +47,7 @@ from gradhub.graph import Node
 from gradhub.modes import grad_mode, is_recording, is_tracing, set_grad_mode, set_recording
 from gradhub.registry import REGISTRY
 from gradhub.variable import Variable as _NativeVariable
-from gradhub.variable import observe_global, observe_hand_out, observe_write
+from gradhub.variable import observe_global, observe_hand_out, observe_wrap, observe_write
 
 from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
 
@@ -290,14 +291,19 @@ class Variable(_NativeVariable):
         return self.transpose()
 
     def zerograd(self) -> None:
-        """Set the gradient to zeros (deprecated in chainer; use :meth:`cleargrad`)."""
+        """Set the gradient to zeros (deprecated in chainer; use :meth:`cleargrad`), as
+        chainer: the existing gradient array is zeroed **in place** (an array taken earlier
+        with ``g = v.grad`` reads zeros) and its ``grad_var`` cut from its creator; without a
+        gradient a new zero array is made. Nothing for an uninitialized Variable."""
         warnings.warn(
             "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
             DeprecationWarning,
             stacklevel=2,
         )
+        if self._data is None:
+            return
         observe_write(self, "g", 0)  # (replayed inside a compiled step, as .g = 0)
-        self._grad = _NativeVariable.leaf(self.device.xp.zeros_like(self._data), False)
+        _zero_grad(self)
 
     def reshape(self, *shape: Any) -> Variable:
         """This Variable with another shape (differentiable)."""
@@ -363,6 +369,130 @@ class Variable(_NativeVariable):
         dst = self.grad_var
         self.grad_var = src if dst is None else src + dst
 
+    def copydata(self, var: _NativeVariable) -> None:
+        """Copy the data array of ``var`` into this Variable's array in place, as chainer's
+        ``copydata`` (``numpy.copyto``): the array keeps its object, dtype and shape; ``var``'s
+        data is broadcast to the shape and cast with numpy's ``'same_kind'`` rule (float64 into
+        float32 and integers into floats are copied, floats into integers raise TypeError), and
+        taken from another device when it is on one. The gradient and the graph are untouched.
+        An uninitialized side is initialized first with the other's shape when it is a
+        :class:`Parameter` (an uninitialized source then gets its initializer's values, copied
+        here); an uninitialized plain Variable raises AttributeError, as in chainer. Nothing
+        happens when both are uninitialized.
+
+        Example::
+
+            >>> import numpy as np
+            >>> from gradhub_compat import chainer
+            >>> x = chainer.Variable(np.zeros(2, dtype=np.float32))
+            >>> a = x.array
+            >>> x.copydata(chainer.Variable(np.array([1.0, 2.0])))
+            >>> a
+            array([1., 2.], dtype=float32)
+        """
+        where = "chainer Variable.copydata"
+        if not isinstance(var, _NativeVariable):
+            raise TypeError(
+                f"{where}: var must be a Variable (as in chainer), got {type(var).__name__}; "
+                "wrap an array with chainer.Variable"
+            )
+        refuse_data(var, where)
+        src, dst = var._data, self._data
+        if src is None:
+            if dst is None:
+                return
+            _initialize(var, tuple(dst.shape), f"{where}: var")
+            src = var._data
+        elif dst is None:
+            _initialize(self, tuple(src.shape), f"{where}: this Variable")
+            dst = self._data
+        observe_write(self, "d", src)  # (refused while gradhub.compile traces a step)
+        from ._device import get_device_of, send
+
+        dev = get_device_of(dst)
+        with dev.activate():
+            dev.xp.copyto(dst, send(src, dev))
+
+    # -- graph introspection (chainer's VariableNode members) -------------------------------------
+    @property
+    def label(self) -> str:
+        """Short text for the Variable, as chainer's: ``'(2, 3), float32'``, the dtype alone
+        for a 0-dimensional one."""
+        data = self._data
+        if data is None:
+            raise TypeError(
+                "chainer Variable.label: the Variable is uninitialized (no shape), as in chainer"
+            )
+        if data.shape == ():
+            return str(data.dtype)
+        dims = ", ".join(map(str, data.shape))
+        return f"({dims}), {data.dtype}"
+
+    @property
+    def rank(self) -> int:
+        """Not supported (NotImplementedError): chainer counts its own function nodes, and
+        several chainer functions (``F.linear``, the losses) are more than one node in gradhub's
+        graph, so a count there would differ from chainer's."""
+        raise _no_node("rank")
+
+    @property
+    def raw_array(self) -> Any:
+        """The data array (the same as :attr:`array`: gradhub has no memory layouts)."""
+        return self.array
+
+    def retain_data(self) -> None:
+        """Nothing to do in gradhub (chainer's node keeps a reference to the array for its
+        backward; gradhub's functions keep the arrays their backward needs)."""
+
+    def summary(self) -> str:
+        """chainer's one-line summary: ``'<variable NAME>'``, or ``'<variable at 0x...>'``
+        (the ``id``) for a Variable without a name."""
+        if self.name:
+            return f"<variable {self.name}>"
+        return f"<variable at 0x{id(self):x}>"
+
+    def debug_print(self) -> str:
+        """chainer's description of the Variable (returned, not printed): the summary, the
+        device, the array type, shape, dtype, the mean and standard deviation of the data and
+        of the gradient (``0`` for an all-zero gradient, None without one)."""
+        stats_msg = "mean={0:.8f}, std={1:.8f}"
+        array = self._data
+        if array is None:
+            device = backend = stats = shape = dtype = None
+        else:
+            xp = self.xp
+            device = "CPU" if isinstance(array, np.ndarray) else getattr(array, "device", "CPU")
+            backend = type(array)
+            stats = stats_msg.format(float(xp.mean(array)), float(xp.std(array)))
+            shape, dtype = array.shape, array.dtype
+        g = None if self._grad is None else self._grad._data
+        if g is None:
+            grad = None
+        elif bool((g == 0).all()):
+            grad = 0
+        else:
+            from ._device import get_device_of
+
+            gxp = get_device_of(g).xp
+            grad = stats_msg.format(float(gxp.mean(g)), float(gxp.std(g)))
+        return (
+            f"{self.summary()}\n- device: {device}\n- backend: {backend}\n- shape: {shape}\n"
+            f"- dtype: {dtype}\n- statistics: {stats}\n- grad: {grad}"
+        )
+
+    @property
+    def node(self) -> Any:
+        """Not supported (NotImplementedError): gradhub has no per-Variable graph node."""
+        raise _no_node("node")
+
+    def set_creator(self, gen_func: Any) -> None:
+        """Not supported (NotImplementedError): a creator is set by applying a function."""
+        raise _no_node("set_creator")
+
+    def set_creator_node(self, fnode: Any) -> None:
+        """Not supported (NotImplementedError): a creator is set by applying a function."""
+        raise _no_node("set_creator_node")
+
     @property
     def creator_node(self) -> Any:
         """The node that created this Variable: the user's :class:`FunctionNode` (a
@@ -407,6 +537,44 @@ class Variable(_NativeVariable):
         from .graph_cut import unchain_backward
 
         unchain_backward(self)
+
+    # -- copies (copy.copy, copy.deepcopy, pickle) -----------------------------------------------
+    def __copy__(self) -> Variable:
+        """chainer's shallow copy: a root (no creator) sharing the data array, the gradient and
+        the other attributes."""
+        observe_wrap(self)  # (refused inside a step that gradhub.compile traces)
+        new = object.__new__(type(self))
+        for slot, value in self._copy_slots(self._grad).items():
+            object.__setattr__(new, slot, value)
+        if hasattr(self, "__dict__"):
+            new.__dict__.update(self.__dict__)
+        return new
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """chainer's ``__reduce__`` (``copy.deepcopy``, ``pickle``): the copy holds the data,
+        the name, ``requires_grad`` and the gradient array; it is a root (no creator), and its
+        ``grad_var`` is a new Variable without a creator, also when the gradient has one (after
+        ``addgrads`` or ``backward(enable_double_backprop=True)``). Inside a step that
+        gradhub.compile traces, refused as ``Variable(x)`` is."""
+        observe_wrap(self)
+        g = self._grad
+        grad = None if g is None else _NativeVariable.leaf(g._data, g._data.dtype.kind in "fc")
+        return copyreg.__newobj__, (type(self),), (self._reduced_dict(), self._copy_slots(grad))
+
+    def _copy_slots(self, grad: _NativeVariable | None) -> dict[str, Any]:
+        """The native slots of a copy of this Variable: a root holding ``grad``."""
+        return {
+            "_data": self._data,
+            "_grad": grad,
+            "_creator": None,
+            "_idx": 0,
+            "_need_grad": self._need_grad,
+            "name": self.name,
+        }
+
+    def _reduced_dict(self) -> dict[str, Any] | None:
+        """The instance attributes a deep copy or an unpickled copy starts from (none here)."""
+        return None
 
     # -- backprop --------------------------------------------------------------------------------
     def backward(  # type: ignore[override]
@@ -454,6 +622,13 @@ class Variable(_NativeVariable):
             )
         if not retain_grad:  # chainer 7: the output's .grad is not kept either
             self._grad = None
+
+    def __abs__(self) -> Variable:
+        """``abs(v)``: chainer's ``F.absolute``, which needs floating-point data (chainer's
+        ``InvalidType`` for integer or bool data)."""
+        if self._data.dtype.kind != "f":
+            raise _invalid_kind("|_|", "x", self._data.dtype)
+        return adopt(_NativeVariable.__abs__(self), Variable)  # type: ignore[no-any-return]
 
     # -- chainer refuses comparisons and truth values of Variables --------------------------------
     def __eq__(self, other: object) -> bool:
@@ -518,6 +693,10 @@ def _chainer_operator(name: str) -> Any:
     promote = name in ("__matmul__", "__rmatmul__")
 
     def method(self: Variable, other: Any) -> Any:
+        if name in _NONFLOAT_RULES and self._data.dtype.kind != "f":
+            return adopt(_nonfloat_operator(name, self, other), Variable)
+        if name == "__truediv__" and type(other) in (int, float, bool) and other == 0:
+            raise ZeroDivisionError("float division by zero")  # chainer: x * (1. / 0)
         if promote and isinstance(other, _NativeVariable):
             pass
         elif not isinstance(other, (int, float)):  # Python scalars keep the dtype already
@@ -530,9 +709,118 @@ def _chainer_operator(name: str) -> Any:
     return method
 
 
+#: chainer's function for each operator on a Variable whose data is not floating point:
+#: (the rule for a scalar operand, the label of its function node, the checked argument)
+_NONFLOAT_RULES = {
+    "__add__": ("cast", "_ + _", ""),
+    "__radd__": ("cast", "_ + _", ""),
+    "__sub__": ("cast", "_ - _", ""),
+    "__rsub__": ("cast", "_ - _", ""),
+    "__mul__": ("cast", "_ * _", "lhs"),
+    "__rmul__": ("cast", "_ * _", "lhs"),
+    "__truediv__": ("cast", "_ / _", "lhs"),
+    "__rtruediv__": ("{} / _", "_ / _", "lhs"),
+    "__pow__": ("_ ** {}", "_ ** _", "lhs"),
+    "__rpow__": ("{} ** _", "_ ** _", "lhs"),
+}
+
+
+def _const_label(value: Any) -> str:
+    """chainer's ``_convert_value_to_string`` of a scalar: negative values in parentheses."""
+    return f"({value})" if value < 0 else str(value)
+
+
+def _invalid_kind(label: str, arg: str, dtype: Any) -> Exception:
+    """chainer's ``InvalidType`` of a function that needs floating-point data."""
+    from .utils.type_check import InvalidType
+
+    expect, actual = f"{arg}.dtype.kind == f", f"{np.dtype(dtype).kind} != f"
+    return InvalidType(
+        expect,
+        actual,
+        f"\nInvalid operation is performed in: {label} (Forward)\n\nExpect: {expect}\n"
+        f"Actual: {actual}",
+    )
+
+
+def _cast_const(value: Any, dtype: Any) -> Any:
+    """chainer's ``_preprocess_const``: the scalar ``value`` as a scalar of ``dtype``
+    (truncated toward zero into an integer dtype: ``int32(1.7)`` is 1)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    with np.errstate(all="ignore"):
+        return np.asarray(value).astype(dtype)[()]
+
+
+def _nonfloat_operator(name: str, x: Variable, other: Any) -> Any:
+    """An arithmetic operator on ``x`` whose data is integer or bool, as chainer 7.8.1: a scalar
+    operand (Python or numpy) is cast to ``x``'s dtype first (``_preprocess_const``: ``x * 0.5``
+    is ``x * int32(0)``, ``x / 2`` is ``x * int32(1. / 2)``, ``x - s`` is ``x + dtype(-s)``),
+    and the result keeps the dtype; ``s / x``, ``x ** s``, ``s ** x`` and every ``*``, ``/``,
+    ``**`` with an array or Variable operand raise chainer's ``InvalidType`` (those functions
+    need floating-point data); ``+`` and ``-`` with an array cast it, as for any dtype."""
+    scalar_rule, label, arg = _NONFLOAT_RULES[name]
+    dtype = x._data.dtype
+    if not (isinstance(other, (int, float, np.generic))):  # an array or a Variable
+        if arg:
+            raise _invalid_kind(label, arg, dtype)
+        other = match_dtype(f"chainer Variable.{name}", dtype, other)
+        return getattr(_NativeVariable, name)(x, other)
+    if scalar_rule != "cast":
+        raise _invalid_kind(scalar_rule.format(_const_label(other)), "x", dtype)
+    if name == "__truediv__":  # chainer: MulConstant(1. / value)
+        if type(other) in (int, float, bool) and other == 0:
+            raise ZeroDivisionError("float division by zero")
+        with np.errstate(all="ignore"):
+            return _NativeVariable.__mul__(x, _cast_const(1.0 / other, dtype))
+    if name == "__sub__":  # chainer: AddConstant(-value)
+        neg = -(other.item() if isinstance(other, np.generic) else other)
+        return _NativeVariable.__add__(x, _cast_const(neg, dtype))
+    return getattr(_NativeVariable, name)(x, _cast_const(other, dtype))
+
+
 for _name in BINARY_OPERATORS:  # a constant operand is cast to the Variable's dtype
     setattr(Variable, _name, _chainer_operator(_name))
 del _name
+
+
+def _zero_grad(v: _NativeVariable) -> None:
+    """chainer's ``zerograd`` of the initialized ``v``: ``fill(0)`` on its gradient array, the
+    gradient Variable first cut from its creator (chainer's ``unchain``); a new zero array when
+    there is none, or when the array cannot be written (a read-only view) or a step that
+    gradhub.compile traces runs (it replays the clearing as ``.g = 0``)."""
+    g = v._grad
+    arr = None if g is None else g._data
+    if arr is None or is_tracing() or not getattr(getattr(arr, "flags", None), "writeable", True):
+        data = v._data
+        v._grad = _NativeVariable.leaf(v.device.xp.zeros_like(data), data.dtype.kind in "fc")
+        return
+    if g._creator is not None:
+        from .graph_cut import unchain
+
+        unchain(g)
+    arr.fill(0)
+
+
+def _initialize(v: _NativeVariable, shape: tuple[int, ...], what: str) -> None:
+    """Initialize the uninitialized ``v`` with ``shape`` (a :class:`Parameter`); a plain
+    Variable cannot be (chainer: AttributeError, ``'Variable' object has no attribute
+    'initialize'``)."""
+    init = getattr(v, "initialize", None)
+    if init is None:
+        raise AttributeError(
+            f"{what} is an uninitialized Variable (array None), which only a Parameter can "
+            "initialize (as in chainer: 'Variable' object has no attribute 'initialize')"
+        )
+    init(shape)
+
+
+def _no_node(member: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"chainer Variable.{member} is not supported by gradhub: gradhub's graph has no "
+        "VariableNode per Variable, and its graph is not chainer's node for node (use creator, "
+        "creator_node and unchain); see docs/migration-chainer.md"
+    )
 
 
 def _no_comparison(op: str) -> TypeError:

@@ -45,11 +45,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from gradhub.batching import refuse_data
 from gradhub.variable import Variable as _NativeVariable
 from gradhub.variable import observe_hand_out, observe_write
 
-from . import Variable
+from . import Variable, _zero_grad
 from . import initializers as _init
 from ._device import PAGE, get_device, send, serialize_value
 
@@ -95,6 +94,20 @@ class Parameter(Variable):
         self._initial_device = None  # None: the CPU
         self.update_rule = None
         self.initializer = initializer
+
+    def _reduced_dict(self) -> dict[str, Any]:
+        """The attributes of a deep copy (or an unpickled copy), as chainer's
+        ``_recover_parameter`` rebuilds them: a new ``Parameter(initializer)``, so the gradient
+        initializer is NaN unless the initializer is an array (then None); ``initialize()`` on
+        the copy (``Link.copy('init')``) makes a NaN gradient."""
+        d = dict(self.__dict__)
+        init = self.initializer
+        d["_grad_initializer"] = (
+            None
+            if hasattr(init, "shape") and hasattr(init, "dtype")
+            else _init.NaN(getattr(init, "dtype", None))
+        )
+        return d
 
     @property
     def is_initialized(self) -> bool:
@@ -143,7 +156,9 @@ class Parameter(Variable):
             self._grad_initializer = None
 
     def zerograd(self) -> None:
-        """Set the gradient to zeros (deprecated in chainer; use :meth:`cleargrad`)."""
+        """Set the gradient to zeros (deprecated in chainer; use :meth:`cleargrad`): in place,
+        as :meth:`Variable.zerograd`; uninitialized, the gradient made by :meth:`initialize`
+        becomes zeros."""
         warnings.warn(
             "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
             DeprecationWarning,
@@ -154,7 +169,7 @@ class Parameter(Variable):
             self._grad_initializer = _init.Zero(getattr(self.initializer, "dtype", None))
         else:
             observe_write(self, "g", 0)  # (replayed inside a compiled step, as .g = 0)
-            self._grad = _NativeVariable.leaf(self.device.xp.zeros_like(self._data), False)
+            _zero_grad(self)  # in place, as chainer
 
     def initialize(self, shape: Any) -> None:
         """Make the data array of ``shape`` with :attr:`initializer` (and the gradient with the
@@ -169,18 +184,6 @@ class Parameter(Variable):
             grad = _init.generate_array(self._grad_initializer, shape, np, device=dev)
             self._grad = _NativeVariable.leaf(grad, True)
         self._grad_valid = True
-
-    def copydata(self, var: Any) -> None:
-        """Copy the data of ``var`` into this parameter in place (initializing it first with
-        ``var``'s shape if it is uninitialized)."""
-        if isinstance(var, _NativeVariable):
-            refuse_data(var, "chainer Parameter.copydata")
-        src = var._data if isinstance(var, _NativeVariable) else var
-        if self._data is None:
-            if src is None:
-                return
-            self.initialize(tuple(src.shape))
-        self._data[...] = send(src, self.device)
 
     def update(self) -> None:
         """Update the data with the gradient by the :attr:`update_rule` (set by
