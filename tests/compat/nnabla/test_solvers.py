@@ -6,6 +6,8 @@ views.
 
 from __future__ import annotations
 
+from typing import Any
+
 import gradhub_compat.nnabla as nn
 import gradhub_compat.nnabla.functions as F
 import numpy as np
@@ -236,3 +238,119 @@ def test_rmsprop_in_nnabla_order_of_operations() -> None:
         e = e * f32(0.9) + g * g * (f32(1) - f32(0.9))
         ref = ref - f32(0.01) / (np.sqrt(e) + f32(1e-8)) * g
         np.testing.assert_array_equal(w.d, ref)
+
+
+# (how the gradient is set after a first step with g = 1; whether update() skips the parameter)
+_ZEROING_CASES: dict[str, tuple[Any, bool]] = {
+    "g = 0": (lambda w, s: setattr(w, "g", 0), True),
+    "g = 0.0": (lambda w, s: setattr(w, "g", 0.0), True),
+    "g = -0.0": (lambda w, s: setattr(w, "g", -0.0), True),
+    "g = False": (lambda w, s: setattr(w, "g", False), True),
+    "g = np.float32(0)": (lambda w, s: setattr(w, "g", np.float32(0)), True),
+    "grad.zero()": (lambda w, s: w.grad.zero(), True),
+    "grad.data = 0": (lambda w, s: setattr(w.grad, "data", 0), True),
+    "unlinked g = 0": (lambda w, s: setattr(w.get_unlinked_variable(), "g", 0), True),
+    "reshaped unlinked g = 0": (
+        lambda w, s: setattr(w.reshape((3, 1), unlink=True), "g", 0),
+        True,
+    ),
+    "zero; shape, dtype, size": (
+        lambda w, s: (w.grad.zero(), w.grad.shape, w.grad.dtype, w.grad.size),
+        True,
+    ),
+    "zero; get_data('r')": (lambda w, s: (w.grad.zero(), w.grad.get_data("r")), True),
+    "zero; check_inf_or_nan_grad": (
+        lambda w, s: (w.grad.zero(), s.check_inf_or_nan_grad()),
+        True,
+    ),
+    "zero_grad; g = 0": (lambda w, s: (s.zero_grad(), setattr(w, "g", 0)), True),
+    "g = zeros": (lambda w, s: setattr(w, "g", np.zeros(3, np.float32)), False),
+    "g = 0-d array": (lambda w, s: setattr(w, "g", np.array(0.0, np.float32)), False),
+    "g[...] = 0": (lambda w, s: w.g.__setitem__(Ellipsis, 0), False),
+    "zero_grad; g[...] = 0": (lambda w, s: (s.zero_grad(), w.g.__setitem__(Ellipsis, 0)), False),
+    "grad.fill(0)": (lambda w, s: w.grad.fill(0), False),
+    "grad.copy_from(zeros)": (
+        lambda w, s: w.grad.copy_from(nn.NdArray.from_numpy_array(np.zeros(3, np.float32))),
+        False,
+    ),
+    "zero; read g": (lambda w, s: (w.grad.zero(), w.g), False),
+    "zero_grad; read g": (lambda w, s: (s.zero_grad(), w.g), False),
+    "zero; read grad.data": (lambda w, s: (w.grad.zero(), w.grad.data), False),
+    "zero; cast": (lambda w, s: (w.grad.zero(), w.grad.cast(np.float32)), False),
+    "zero; get_data('rw')": (lambda w, s: (w.grad.zero(), w.grad.get_data("rw")), False),
+}
+
+
+@pytest.mark.parametrize("case", list(_ZEROING_CASES))
+def test_a_scalar_zero_or_zero_puts_a_gradient_in_the_zeroing_state(case: str) -> None:
+    # regression: as nnabla's (its arrays' "zeroing" state), `w.g = 0` (a scalar zero),
+    # `w.grad.zero()` and `w.grad.data = 0` leave the gradient zeroing, and update() skips the
+    # parameter until the gradient is written or taken read-write (`w.g`, `w.grad.data`,
+    # cast); a zero array, `w.grad.fill(0)` and `w.g[...] = 0` are writes. gradhub updated
+    # the parameter in every zeroing case (momentum moved it and t counted the step), and
+    # skipped it in "zero_grad; g[...] = 0" and "zero_grad; read g". The expected values are
+    # nnabla 1.39's outputs for this input.
+    import gradhub_compat.nnabla.solvers as S
+
+    how, skipped = _ZEROING_CASES[case]
+    w = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0], np.float32), need_grad=True)
+    sol = S.Momentum(lr=0.1, momentum=0.9)
+    sol.set_parameters({"w": w})
+    w.g = np.ones(3, np.float32)
+    sol.update()
+    how(w, sol)
+    sol.update()
+    if skipped:
+        np.testing.assert_array_equal(w.d, np.array([0.9, 1.9, 2.9], np.float32))
+        assert sol.get_states()["w"].t == 1
+    else:  # the momentum (0.1) carries on with a zero gradient
+        np.testing.assert_array_equal(w.d, np.array([0.81, 1.81, 2.8100002], np.float32))
+        assert sol.get_states()["w"].t == 2
+
+
+def test_the_gradient_tools_skip_a_gradient_set_to_scalar_zero() -> None:
+    # regression: after `w.g = 0`, weight_decay, clip_grad_by_norm and scale_grad changed the
+    # gradient (nnabla 1.39 leaves it zero and update() leaves w alone)
+    import gradhub_compat.nnabla.solvers as S
+
+    w = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0], np.float32), need_grad=True)
+    sol = S.Sgd(lr=0.1)
+    sol.set_parameters({"w": w})
+    w.g = 0
+    sol.weight_decay(0.5)
+    sol.clip_grad_by_norm(0.1)
+    sol.scale_grad(2.0)
+    sol.update()
+    np.testing.assert_array_equal(w.d, [1.0, 2.0, 3.0])
+    assert sol.get_states()["w"].t == 0
+    np.testing.assert_array_equal(w.g, [0.0, 0.0, 0.0])
+
+
+def test_zero_grad_inside_a_compiled_step_skips_unreached_parameters_at_every_call() -> None:
+    # the replayed zero_grad() (a replayed `p.g = 0`) leaves an unreached parameter's gradient
+    # zeroing at later calls too, as the first (traced) call did
+    import gradhub as gh
+    import gradhub_compat.nnabla.solvers as S
+
+    a = nn.Variable.from_numpy_array(np.array([1.0, 2.0], np.float32), need_grad=True)
+    b = nn.Variable.from_numpy_array(np.array([3.0, 4.0], np.float32), need_grad=True)
+    sol = S.Momentum(lr=0.1, momentum=0.9)
+    sol.set_parameters({"a": a, "b": b})
+    b.g = np.ones(2, np.float32)
+    sol.update()  # b: t = 1, m = 0.1
+    b_after = b.d.copy()
+
+    def step(x: nn.Variable) -> nn.Variable:
+        with nn.auto_forward():
+            sol.zero_grad()
+            loss = F.sum(a * x)
+            loss.backward()
+        return loss
+
+    fast = gh.compile(step)
+    x = np.array([1.0, 1.0], np.float32)
+    for _ in range(3):
+        fast(x)
+        sol.update()
+    np.testing.assert_array_equal(b.d, b_after)
+    assert sol.get_states()["b"].t == 1 and sol.get_states()["a"].t == 4

@@ -46,6 +46,49 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, (bool, int, float, np.number))
 
 
+#: the gradient Variables (leaves) in nnabla's "zeroing" state, by id (entries go when they
+#: die): set by ``x.g = 0`` (a scalar zero; ``x.grad.data = 0``), ``x.grad.zero()`` and a
+#: solver's ``zero_grad()``; any write of the gradient and any read-write access (``x.g``,
+#: ``x.grad.data``, ``cast``, ``get_data("rw")``) ends it, as nnabla's arrays. A solver skips a
+#: parameter whose gradient is in it (see :func:`grad_is_zeroing`).
+_zeroing: weakref.WeakValueDictionary[int, NativeVariable] = weakref.WeakValueDictionary()
+
+
+def _grad_owner(v: NativeVariable) -> NativeVariable:
+    """The Variable holding ``v``'s gradient Variable (the source of an unlinked Variable)."""
+    while isinstance(v, _Unlinked):
+        v = v._src
+    return v
+
+
+def set_zeroing_grad(v: NativeVariable) -> None:
+    """Set the gradient of ``v`` to zeros in nnabla's "zeroing" state (as nnabla's
+    ``x.grad.zero()``); the caller tells gradhub.compile's trace (``observe_write(v, "g", 0)``)."""
+    owner = _grad_owner(v)
+    dtype = owner._grad_dtype() if isinstance(owner, Variable) else owner._data.dtype
+    dev = owner.device
+    with dev.activate():
+        owner._grad = NativeVariable.leaf(dev.xp.zeros(owner._data.shape, dtype=dtype), False)
+    stored = owner._grad
+    if stored is not None:
+        _zeroing[id(stored)] = stored
+
+
+def grad_is_zeroing(v: NativeVariable) -> bool:
+    """Whether the gradient of ``v`` is in nnabla's "zeroing" state: set to zero by ``x.g = 0``,
+    ``x.grad.zero()`` or a solver's ``zero_grad()`` and neither written nor read (read-write)
+    since; a solver's ``update()`` and gradient tools skip such a parameter."""
+    g = _grad_owner(v)._grad
+    return g is not None and _zeroing.get(id(g)) is g
+
+
+def _end_zeroing(v: NativeVariable) -> None:
+    """End the "zeroing" state of the gradient of ``v`` (a read-write access to it)."""
+    g = _grad_owner(v)._grad
+    if g is not None:
+        _zeroing.pop(id(g), None)
+
+
 def _shape_tuple(shape: Any, where: str) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
@@ -188,28 +231,45 @@ class NdArray:
             return self._var.device
         return NativeVariable.leaf(self._arr, False).device
 
+    def _peek(self) -> Any:
+        """The array, for reading only: no access recorded (a gradient stays "zeroing",
+        ``clear_called`` stays set)."""
+        if self._var is None:
+            return self._arr
+        if self._which == "g" and self._var._grad is not None:
+            return self._var._grad._data
+        return getattr(self._var, self._which)
+
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self.data.shape)
+        return tuple(self._peek().shape)
 
     @property
     def size(self) -> int:
-        return int(self.data.size)
+        return int(self._peek().size)
 
     @property
     def ndim(self) -> int:
-        return int(self.data.ndim)
+        return int(self._peek().ndim)
 
     @property
     def dtype(self) -> Any:
-        return self.data.dtype
+        return self._peek().dtype
 
     def size_from_axis(self, axis: int = -1) -> int:
         """The product of the dimensions from ``axis`` on (the whole size for -1)."""
         return int(math.prod(self.shape[max(axis, 0) :]))
 
     def zero(self) -> None:
-        """Set every element to 0."""
+        """Set every element to 0. A Variable's gradient is then in nnabla's "zeroing" state
+        (as after ``x.g = 0``): a solver's ``update()`` skips the parameter until something
+        writes or takes (``x.g``) the gradient; ``fill(0)`` is a write."""
+        var = self._var
+        if var is not None and self._which == "g":
+            self._cleared = False
+            observe_write(var, "g", 0)  # (replayed inside a compiled step)
+            set_zeroing_grad(var)
+            return
         self.fill(0)
 
     def clear(self) -> None:
@@ -224,12 +284,17 @@ class NdArray:
         return self._cleared
 
     def fill(self, value: float) -> None:
-        """Set every element to ``value``."""
+        """Set every element to ``value`` (a write, also of 0: see :meth:`zero`)."""
         self._cleared = False
-        if self._var is None:
+        var = self._var
+        if var is None:
             self._arr[...] = value
             return
-        setattr(self._var, self._which, value)
+        if self._which == "g":
+            observe_write(var, "g", value)
+            var._write_grad(value)
+            return
+        setattr(var, self._which, value)
 
     def copy_from(self, arr: Any, use_current_context: bool = True) -> None:
         """Copy the values of ``arr`` (an NdArray or an array of the same size) into this one.
@@ -268,8 +333,16 @@ class NdArray:
         return arr
 
     def get_data(self, mode: str = "rw", dtype: Any = None) -> Any:
-        """The array (``dtype`` given: cast to it first, as :meth:`cast`)."""
-        return self.data if dtype is None else self.cast(dtype)
+        """The array (``dtype`` given: cast to it first, as :meth:`cast`). As nnabla's, a
+        read-only access (``mode="r"``) leaves a gradient's "zeroing" state as it is."""
+        var = self._var
+        keep = mode == "r" and var is not None and self._which == "g" and grad_is_zeroing(var)
+        out = self.data if dtype is None else self.cast(dtype)
+        if keep:
+            stored = _grad_owner(var)._grad
+            if stored is not None:
+                _zeroing[id(stored)] = stored
+        return out
 
     # -- arithmetic: computed at once in float32 (nnabla's functions), a new NdArray ------------
     def _binary(self, other: Any, op: Any, where: str, reverse: bool = False) -> NdArray:
@@ -470,19 +543,29 @@ class Variable(NativeVariable):
 
     @property
     def g(self) -> Any:
-        """The gradient array: zeros until a gradient is accumulated (assignable like ``d``)."""
+        """The gradient array: zeros until a gradient is accumulated (assignable like ``d``).
+        As nnabla's, taking it ends the gradient's "zeroing" state (it may be written)."""
         gv = self._grad
         if gv is None:
             dev = self.device
             with dev.activate():
                 zeros = dev.xp.zeros(self._data.shape, dtype=self._grad_dtype())
             gv = self._grad = NativeVariable.leaf(zeros, False)
+        else:
+            _end_zeroing(self)
         observe_hand_out(gv._data)
         return gv._data
 
     @g.setter
     def g(self, value: Any) -> None:
         observe_write(self, "g", value)  # (x.g = 0 inside a compiled step is replayed)
+        if _scalar(value) and value == 0:
+            set_zeroing_grad(self)  # nnabla: a scalar zero is x.grad.zero() (solvers skip it)
+            return
+        self._write_grad(value)
+
+    def _write_grad(self, value: Any) -> None:
+        """Copy ``value`` into the gradient (a write: no "zeroing" state, even for zeros)."""
         arr = self._fit(value, self._grad_dtype(), "g")
         self._grad = NativeVariable.leaf(arr, False)
 

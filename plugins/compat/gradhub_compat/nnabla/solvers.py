@@ -1,11 +1,15 @@
 """nnabla's solvers: ``import gradhub_compat.nnabla.solvers as S``.
 
-:class:`Sgd`, :class:`Momentum`, :class:`Adam`, :class:`Adagrad` and :class:`RMSprop` with
-nnabla's API (``set_parameters(params, reset=True, retain_state=False)``, ``zero_grad()``,
-``weight_decay(rate)``, ``clip_grad_by_norm(norm)``, ``update()``, ``set_learning_rate``,
-``learning_rate()``, ``get_states``/``set_states``) and nnabla 1.39's update formulas, computed in
-the parameters' dtype (float32 for nnabla Variables) with float32 hyper-parameters, as nnabla's
-C++ solvers (Adam folds the bias correction into the step size, ``eps`` outside the square root).
+:class:`Sgd`, :class:`Momentum`, :class:`Nesterov`, :class:`Adam`, :class:`Adamax`,
+:class:`AMSGRAD`, :class:`Adagrad`, :class:`Adadelta`, :class:`RMSprop` and
+:class:`RMSpropGraves` with nnabla's API (``set_parameters(params, reset=True,
+retain_state=False)``, ``zero_grad()``, ``weight_decay(rate)``, ``clip_grad_by_norm(norm)``,
+``update()``, ``set_learning_rate``, ``learning_rate()``, ``get_states``/``set_states``) and
+nnabla 1.39's update formulas, computed in the parameters' dtype (float32 for nnabla Variables)
+with float32 hyper-parameters in the order of operations of nnabla's C++ solvers (Adam folds the
+bias correction into the step size, ``eps`` outside the square root). nnabla's ``SgdW``,
+``AdamW``, ``AdaBound``, ``AMSBound``, ``Lars``, ``Lamb``, ``Lion`` and ``AdaBelief`` are not
+provided.
 
 As nnabla's: the solver updates every registered parameter (also those with ``need_grad=False``)
 from its ``.g``, which ``update()`` leaves as it is; ``weight_decay`` (``g += rate * w``),
@@ -41,14 +45,29 @@ import numpy as np
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_write
 
-from ._variable import Variable
+from ._variable import Variable, grad_is_zeroing, set_zeroing_grad
 
-__all__ = ["Adagrad", "Adam", "Momentum", "RMSprop", "Sgd", "Solver", "SolverState"]
+__all__ = [
+    "AMSGRAD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "Adamax",
+    "Momentum",
+    "Nesterov",
+    "RMSprop",
+    "RMSpropGraves",
+    "Sgd",
+    "Solver",
+    "SolverState",
+]
 
 
 class SolverState:
     """The state of one parameter: ``t`` (its update count) and ``pstate`` (name -> Variable:
-    Momentum's ``"m"``, Adam's ``"mean"`` and ``"var"``, Adagrad's and RMSprop's ``"v"``)."""
+    Momentum's and Nesterov's ``"m"``, Adam's ``"mean"`` and ``"var"``, Adagrad's and RMSprop's
+    ``"v"``, Adadelta's ``"e_sqr_grad"`` and ``"e_sqr_delta"``, Adamax's ``"m"`` and ``"u"``,
+    AMSGRAD's ``"m"``, ``"v"`` and ``"v_hat"``, RMSpropGraves' ``"n"``, ``"g"`` and ``"d"``)."""
 
     def __init__(self, t: int = 0, pstate: dict[str, Variable] | None = None) -> None:
         self.t = int(t)
@@ -76,9 +95,6 @@ class Solver:
         self._lr = float(lr)
         self._params: dict[str, NativeVariable] = {}
         self._states: dict[str, SolverState] = {}
-        #: name -> the gradient Variable zero_grad() set (nnabla's "zeroing" state: until
-        #: something writes the gradient, update() and the gradient tools skip the parameter)
-        self._zeroed: dict[str, NativeVariable] = {}
 
     # -- parameters ------------------------------------------------------------------------------
     def set_parameters(
@@ -123,7 +139,6 @@ class Solver:
             if retain_state and not reset and k in self._params:
                 continue  # (nnabla keeps the registered Variable and its state)
             self._params[k] = p
-            self._zeroed.pop(k, None)
             self._states[k] = self._new_state(p)
 
     def _new_state(self, p: NativeVariable) -> SolverState:
@@ -191,34 +206,26 @@ class Solver:
                 return p.device.xp.zeros_like(p._data)
         return gv._data
 
-    def _set_grad(self, p: NativeVariable, g: Any, told: Any = None) -> None:
-        # gradhub.compile's trace (if any) is told the assignment (``told``: the value it is
-        # told instead of ``g``): it replays a clearing, refuses any other gradient
-        observe_write(p, "g", g if told is None else told)
+    def _set_grad(self, p: NativeVariable, g: Any) -> None:
+        # gradhub.compile's trace (if any) is told the assignment: it refuses it
+        observe_write(p, "g", g)
         p._grad = NativeVariable.leaf(g, False)
 
     def zero_grad(self) -> None:
         """Set the gradient of every registered parameter to zeros. As nnabla's (its arrays'
-        "zeroing" state), a parameter whose gradient nothing writes afterwards (no backward pass
-        reaches it, no assignment) is skipped by :meth:`update`, :meth:`weight_decay`,
+        "zeroing" state, which ``p.g = 0`` and ``p.grad.zero()`` set too), a parameter whose
+        gradient nothing writes or takes afterwards (no backward pass reaches it, no
+        assignment, no ``p.g`` read) is skipped by :meth:`update`, :meth:`weight_decay`,
         :meth:`clip_grad_by_norm` and :meth:`scale_grad`: its values, state and step count stay
         as they are."""
-        for k, p in self._params.items():
-            with p.device.activate():
-                self._set_grad(p, p.device.xp.zeros_like(p._data), told=0)
-            self._zeroed[k] = p._grad  # type: ignore[assignment]
+        for p in self._params.values():
+            observe_write(p, "g", 0)  # (gradhub.compile's trace replays it as p.g = 0)
+            set_zeroing_grad(p)
 
     def _written(self) -> list[tuple[str, NativeVariable]]:
-        """The registered parameters whose gradient was written since :meth:`zero_grad` (every
-        one without a zero_grad): the gradient Variable it set was replaced, or its array holds
-        a value other than zero."""
-        out = []
-        for k, p in self._params.items():
-            z = self._zeroed.get(k)
-            if z is not None and p._grad is z and not bool(p.device.xp.any(z._data)):
-                continue
-            out.append((k, p))
-        return out
+        """The registered parameters whose gradient is not in nnabla's "zeroing" state (see
+        :meth:`zero_grad`)."""
+        return [(k, p) for k, p in self._params.items() if not grad_is_zeroing(p)]
 
     def weight_decay(self, decay_rate: float, pre_hook: Any = None, post_hook: Any = None) -> None:
         """Add ``decay_rate * w`` to each parameter's gradient (at once, not at ``update``)."""
@@ -232,14 +239,23 @@ class Solver:
         self, clip_norm: float, pre_hook: Any = None, post_hook: Any = None
     ) -> None:
         """Scale each parameter's gradient whose L2 norm exceeds ``clip_norm`` down to that norm
-        (per parameter, as nnabla's)."""
+        (per parameter, as nnabla's: ``g = clip_norm * g / norm`` where the sum of squares, in
+        the gradient's dtype, exceeds ``clip_norm * clip_norm``)."""
         _no_hooks("clip_grad_by_norm", pre_hook, post_hook)
         for _, p in self._written():
+            xp = p.device.xp
             with p.device.activate():
                 g = self._grad(p)
-                norm = p.device.xp.sqrt((g * g).sum())
-                if float(norm) > clip_norm:
-                    self._set_grad(p, g.dtype.type(clip_norm) * g / norm)
+                dt = g.dtype.type
+                sq = (g * g).ravel()
+                if sq.size == 0:
+                    continue
+                # nnabla's CPU solvers add the squares one after the other in the dtype (numpy's
+                # pairwise sum rounds differently)
+                total = xp.add.accumulate(sq)[-1] if xp is np else sq.sum()
+                clip = dt(clip_norm)
+                if float(total) > 0.0 and total > clip * clip:
+                    self._set_grad(p, clip * g / xp.sqrt(total))
 
     def scale_grad(self, scale: float, pre_hook: Any = None, post_hook: Any = None) -> None:
         """Multiply each parameter's gradient by ``scale``."""
@@ -405,3 +421,173 @@ class RMSprop(Solver):
         v = vv._data * d + g * g * (dt(1) - d)
         vv._data = v
         return w - dt(self._lr) / (xp.sqrt(v) + dt(self.eps)) * g
+
+
+def _hyper(solver: str, name: str, value: Any) -> float:
+    """A hyper-parameter as a float; a clear error naming the solver and argument otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"nnabla {solver}: {name} must be a number, got {type(value).__name__} ({value!r})"
+        )
+    return float(value)
+
+
+class Nesterov(Solver):
+    r"""Nesterov's accelerated gradient (state ``"m"``), nnabla's order of operations:
+
+    .. math::
+        v \leftarrow \gamma v_{prev} - \eta g,\quad
+        w \leftarrow w + \left(-\gamma v_{prev} + (1 + \gamma) v\right)
+    """
+
+    name = "Nesterov"
+    _pstate = ("m",)
+
+    def __init__(self, lr: float = 0.001, momentum: float = 0.9) -> None:
+        super().__init__(_hyper("Nesterov", "lr", lr))
+        self.momentum = _hyper("Nesterov", "momentum", momentum)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        mv = state.pstate["m"]
+        mom = dt(self.momentum)
+        prev = mv._data
+        v = mom * prev - dt(self._lr) * g
+        mv._data = v
+        return w + (-mom * prev + (dt(1) + mom) * v)
+
+
+class Adadelta(Solver):
+    r"""AdaDelta (states ``"e_sqr_grad"`` and ``"e_sqr_delta"``), nnabla's order of operations:
+
+    .. math::
+        E_g \leftarrow E_g \rho + g^2 (1 - \rho),\quad
+        \delta = \sqrt{\frac{E_\delta + \epsilon}{E_g + \epsilon}}\, g,\quad
+        E_\delta \leftarrow E_\delta \rho + \delta^2 (1 - \rho),\quad
+        w \leftarrow w - \eta \delta
+    """
+
+    name = "Adadelta"
+    _pstate = ("e_sqr_delta", "e_sqr_grad")  # nnabla's order
+
+    def __init__(self, lr: float = 1.0, decay: float = 0.95, eps: float = 1e-6) -> None:
+        super().__init__(_hyper("Adadelta", "lr", lr))
+        self.decay = _hyper("Adadelta", "decay", decay)
+        self.eps = _hyper("Adadelta", "eps", eps)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        gv, dv = state.pstate["e_sqr_grad"], state.pstate["e_sqr_delta"]
+        rho, eps = dt(self.decay), dt(self.eps)
+        one_rho = dt(1) - rho
+        eg = gv._data * rho + g * g * one_rho
+        delta = xp.sqrt((dv._data + eps) / (eg + eps)) * g
+        ed = dv._data * rho + delta * delta * one_rho
+        gv._data, dv._data = eg, ed
+        return w - dt(self._lr) * delta
+
+
+class Adamax(Solver):
+    r"""AdaMax (states ``"m"`` and ``"u"``), nnabla's formula:
+
+    .. math::
+        m \leftarrow \beta_1 m + (1-\beta_1) g,\quad u \leftarrow \max(\beta_2 u, |g|),
+        \quad w \leftarrow w - \frac{\alpha}{1-\beta_1^t} \frac{m}{u + \epsilon}
+    """
+
+    name = "Adamax"
+    _pstate = ("u", "m")  # nnabla's order
+
+    def __init__(
+        self, alpha: float = 0.002, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8
+    ) -> None:
+        super().__init__(_hyper("Adamax", "alpha", alpha))
+        self.beta1 = _hyper("Adamax", "beta1", beta1)
+        self.beta2 = _hyper("Adamax", "beta2", beta2)
+        self.eps = _hyper("Adamax", "eps", eps)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        b1, b2 = dt(self.beta1), dt(self.beta2)
+        # as nnabla's C++: pow(float, int) in double, the correction rounded to the dtype
+        alpha_t = dt(self._lr) * dt(1 / (1 - float(b1) ** state.t))
+        mv, uv = state.pstate["m"], state.pstate["u"]
+        m = b1 * mv._data + (dt(1) - b1) * g
+        u = xp.maximum(b2 * uv._data, xp.abs(g))
+        mv._data, uv._data = m, u
+        return w - alpha_t * m / (u + dt(self.eps))
+
+
+class AMSGRAD(Solver):
+    r"""AMSGrad (states ``"m"``, ``"v"`` and ``"v_hat"``), nnabla's formula:
+
+    .. math::
+        m \leftarrow \beta_1 m + (1-\beta_1) g,\quad v \leftarrow \beta_2 v + (1-\beta_2) g^2,
+        \quad \hat v \leftarrow \max(\hat v, v),\quad
+        w \leftarrow w - \alpha_t \frac{m}{\sqrt{\hat v} + \epsilon}
+
+    with :math:`\alpha_t = \alpha \sqrt{1-\beta_2^t} / (1-\beta_1^t)` when ``bias_correction``,
+    :math:`\alpha` otherwise (nnabla's default).
+    """
+
+    name = "AMSGRAD"
+    _pstate = ("v_hat", "v", "m")  # nnabla's order
+
+    def __init__(
+        self,
+        alpha: float = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+        bias_correction: bool = False,
+    ) -> None:
+        super().__init__(_hyper("AMSGRAD", "alpha", alpha))
+        self.beta1 = _hyper("AMSGRAD", "beta1", beta1)
+        self.beta2 = _hyper("AMSGRAD", "beta2", beta2)
+        self.eps = _hyper("AMSGRAD", "eps", eps)
+        self.bias_correction = bool(bias_correction)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        t = state.t
+        b1, b2 = dt(self.beta1), dt(self.beta2)
+        alpha_t = dt(self._lr)
+        if self.bias_correction:  # (pow in double, the correction rounded to the dtype)
+            alpha_t = alpha_t * dt(math.sqrt(1 - float(b2) ** t) / (1 - float(b1) ** t))
+        mv, vv, hv = state.pstate["m"], state.pstate["v"], state.pstate["v_hat"]
+        one = dt(1)
+        m = b1 * mv._data + (one - b1) * g
+        v = b2 * vv._data + (one - b2) * g * g
+        v_hat = xp.maximum(hv._data, v)
+        mv._data, vv._data, hv._data = m, v, v_hat
+        return w - alpha_t * m / (xp.sqrt(v_hat) + dt(self.eps))
+
+
+class RMSpropGraves(Solver):
+    r"""Graves' RMSprop (states ``"n"``, ``"g"`` and ``"d"``), nnabla's order of operations:
+
+    .. math::
+        n \leftarrow \rho n + (1-\rho) e^2,\quad g \leftarrow \rho g + (1-\rho) e,\quad
+        d \leftarrow \beta d - \frac{\eta e}{\sqrt{n - g^2 + \epsilon}},\quad w \leftarrow w + d
+
+    (:math:`e` the gradient).
+    """
+
+    name = "RMSpropGraves"
+    _pstate = ("g", "d", "n")  # nnabla's order
+
+    def __init__(
+        self, lr: float = 0.0001, decay: float = 0.95, momentum: float = 0.9, eps: float = 0.0001
+    ) -> None:
+        super().__init__(_hyper("RMSpropGraves", "lr", lr))
+        self.decay = _hyper("RMSpropGraves", "decay", decay)
+        self.momentum = _hyper("RMSpropGraves", "momentum", momentum)
+        self.eps = _hyper("RMSpropGraves", "eps", eps)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        nv, gv, dv = state.pstate["n"], state.pstate["g"], state.pstate["d"]
+        rho = dt(self.decay)
+        one_rho = dt(1) - rho
+        n = rho * nv._data + one_rho * g * g
+        mean = rho * gv._data + one_rho * g
+        d = dt(self.momentum) * dv._data - dt(self._lr) * g / xp.sqrt(
+            n - mean * mean + dt(self.eps)
+        )
+        nv._data, gv._data, dv._data = n, mean, d
+        return w + d
