@@ -77,6 +77,37 @@ def parameter_table() -> OrderedDict[str, Variable]:
     return _params
 
 
+#: the parameter uses that front-ends install around their parametric functions (innermost
+#: last): ``use(parameter, need_grad) -> Variable`` (see :func:`parameter_use`)
+_uses: list[Callable[[Variable, bool], Variable]] = []
+
+
+@contextmanager
+def parameter_use(use: Callable[[Variable, bool], Variable]) -> Iterator[None]:
+    """Within the block, :func:`get_parameter_or_create` returns ``use(parameter, need_grad)``
+    for the registered parameter it found or created, instead of the parameter itself (or its
+    view without gradient): a front-end's own parameter semantics. gradhub-compat's nnabla layer
+    gives each use an unlinked Variable sharing the parameter and sets the registered
+    ``need_grad`` to the one asked for, as nnabla's ``get_parameter_or_create``.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.parameters import parameter_use
+        >>> gh.clear_parameters()
+        >>> with parameter_use(lambda p, need_grad: p.detach()):
+        ...     v = gh.get_parameter_or_create("w", (2,), lambda shape: [1.0, 2.0])
+        >>> v is gh.get_parameters()["w"], v.need_grad
+        (False, False)
+        >>> gh.clear_parameters()
+    """
+    _uses.append(use)
+    try:
+        yield
+    finally:
+        _uses.pop()
+
+
 def get_parameter_or_create(
     name: str,
     shape: Sequence[int],
@@ -88,7 +119,8 @@ def get_parameter_or_create(
     An existing parameter must have the requested shape. When it exists with another
     ``need_grad`` (``fix_parameters=True`` on a trainable parameter, or the reverse), the result
     is an unlinked Variable sharing its data with that ``need_grad``, as nnabla: a fixed use of
-    shared weights passes no gradient to them.
+    shared weights passes no gradient to them. Inside :func:`parameter_use`, the result is what
+    the installed use makes of the parameter.
     """
     full = _full(name)
     p = _params.get(full)
@@ -98,6 +130,8 @@ def get_parameter_or_create(
             raise ValueError(
                 f"parameter {full!r} exists with shape {p.shape}, but shape {shape} was requested"
             )
+        if _uses:
+            return _uses[-1](p, bool(need_grad))
         if p.need_grad != bool(need_grad):
             # p.detach(): inside a step that gradhub.compile traces, a recorded function (a leaf
             # would hold this call's values at every replay: functional_call with values passed
@@ -111,7 +145,7 @@ def get_parameter_or_create(
         return p
     p = Variable(initializer(shape), need_grad=need_grad, name=full)
     _params[full] = p
-    return p
+    return _uses[-1](p, bool(need_grad)) if _uses else p
 
 
 def get_parameters(grad_only: bool = True) -> OrderedDict[str, Variable]:

@@ -37,6 +37,7 @@ import numpy as np
 from gradhub import parameters as _parameters
 from gradhub.device import Context as _NativeContext
 from gradhub.device import context_scope, current_context, set_default_context
+from gradhub.engine import collect_graph as _collect_graph
 from gradhub.engine import grad as _native_grad
 from gradhub.engine import leaves_replaced as _leaves_replaced
 from gradhub.engine import reexecute as _reexecute
@@ -49,7 +50,7 @@ from ._auto_forward import get_auto_forward as _get_auto_forward
 from ._auto_forward import set_auto_forward as _set_auto_forward
 from ._hooks import forward_with_hooks as _forward_with_hooks
 from ._parameter_files import load_parameters, save_parameters
-from ._variable import NdArray, Variable, freed_buffers_error
+from ._variable import NdArray, Variable, _buffer_owner, _Unlinked, freed_buffers_error
 from .ext_utils import NnablaContextConstructor as Context
 
 __all__ = [
@@ -151,6 +152,27 @@ def forward_all(
     _forward_with_hooks(variables, function_pre_hook, function_post_hook)
 
 
+def _aliases_in_graph(outs: list[Any], ins: list[Any]) -> list[list[Any]]:
+    """Per input, the other leaves of the outputs' graph that share its buffers (unlinked
+    Variables of the same shape over the same source); [] when there is none at all."""
+    owners: dict[int, int] = {}
+    for i, x in enumerate(ins):
+        owners.setdefault(id(_buffer_owner(x)), i)
+    groups: list[list[Any]] = [[] for _ in ins]
+    found = False
+    seen: set[int] = {id(x) for x in ins}
+    for node in _collect_graph(outs):
+        for src, idx in zip(node.srcs, node.idxs):
+            if idx != -1 or id(src) in seen or not isinstance(src, _Unlinked):
+                continue
+            seen.add(id(src))
+            i = owners.get(id(_buffer_owner(src)), -1)
+            if i >= 0:
+                groups[i].append(src)
+                found = True
+    return groups if found else []
+
+
 def grad(
     outputs: Any,
     inputs: Any,
@@ -216,13 +238,28 @@ def grad(
     for y in outs:
         if _leaves_replaced([y]):
             _reexecute(y)
+    # an input is also reached through the unlinked Variables sharing its buffers (a parameter
+    # through the views its parametric functions used), as nnabla's
+    aliases = _aliases_in_graph(outs, ins)
+    targets = ins + [a for group in aliases for a in group]
     try:
-        res = _native_grad(outs, ins, gos, create_graph=True, unreachable="none")
+        res = _native_grad(outs, targets, gos, create_graph=True, unreachable="none")
     except BackwardRuleError:
         freed = freed_buffers_error(outs, "nnabla.grad")
         if freed is None:
             raise
         raise freed from None
+    if aliases:
+        k = len(ins)
+        summed = []
+        for i, group in enumerate(aliases):
+            parts = [g for g in (res[i], *res[k : k + len(group)]) if g is not None]
+            k += len(group)
+            total = parts[0] if parts else None
+            for g in parts[1:]:
+                total = total + g
+            summed.append(total)
+        res = summed
     out: list[Variable] = []
     for x, g in zip(ins, res):
         if g is None:

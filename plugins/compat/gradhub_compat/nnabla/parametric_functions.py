@@ -23,10 +23,11 @@ from typing import Any
 
 from gradhub import parameters as _parameters
 from gradhub import parametric_functions as _native
+from gradhub.modes import is_recording
 
 from .._common import adopt, wrapped_attribute
 from ._auto_forward import get_auto_forward, kept_unless_auto_forward
-from ._variable import Variable
+from ._variable import Variable, _Unlinked
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
@@ -82,14 +83,29 @@ def _affine_base_axis(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[A
     return bound.args, bound.kwargs
 
 
+def _nnabla_use(p: Any, need_grad: bool) -> Any:
+    """nnabla's use of a parameter in a parametric function (``get_parameter_or_create(name,
+    shape, init, need_grad)``): the registered flag becomes ``need_grad`` (a trainable layer
+    makes its parameters trainable again), and the function gets an unlinked Variable sharing
+    the parameter's data and gradient, so that a ``need_grad`` set on the registered parameter
+    afterwards does not change the graphs built before (False inside ``nn.no_grad()``)."""
+    p = adopt(p, Variable)
+    if p.need_grad != need_grad:
+        p.need_grad = need_grad
+    v = _Unlinked.of(p, need_grad and is_recording(), None)
+    v.name = p.name
+    return v
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if name == "affine":
             args, kwargs = _affine_base_axis(fn, args, kwargs)
-        if name == "batch_normalization":
-            out = adopt(_batch_normalization(fn, args, kwargs), Variable)
-        else:
-            out = adopt(fn(*args, **kwargs), Variable)
+        with _parameters.parameter_use(_nnabla_use):
+            if name == "batch_normalization":
+                out = adopt(_batch_normalization(fn, args, kwargs), Variable)
+            else:
+                out = adopt(fn(*args, **kwargs), Variable)
         for p in _parameters.get_parameters(grad_only=False).values():
             adopt(p, Variable)
         return out
