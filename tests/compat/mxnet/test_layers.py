@@ -124,7 +124,8 @@ def test_softmax_output_multi_output_and_preserve_shape() -> None:
         ex.grad_dict["x"].asnumpy(), (p2 - np.eye(2)[label2.astype(int)]) / 6, rtol=1e-5, atol=1e-7
     )
 
-    ex = _softmax_exec(xv, np.array([5.0, 0.0]))  # flattened to (2, 6)
+    # flattened to (2, 6); the label has shape (2, 3) and row i reads flattened entry i
+    ex = _softmax_exec(xv, np.array([[5.0, 0.0, 1.0], [2.0, 3.0, 4.0]]))
     p3 = _softmax(xv.reshape(2, 6)).reshape(2, 3, 2)
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), p3, rtol=1e-5)
     ex.backward()

@@ -37,6 +37,7 @@ from gradhub.modes import set_recording as _native_recording
 from gradhub.registry import FunctionDef, Provider, Rule
 from gradhub.variable import Variable as NativeVariable
 
+from .._common import call_native as _call
 from . import _autograd_mode as _ag
 from .base import MXNetError
 from .ndarray import NDArray, _mark
@@ -322,14 +323,71 @@ def grad(
             )
         xs.append(v._var)
     keep = create_graph if retain_graph is None else bool(retain_graph)
-    _, _, grads = _run(heads, head_grads, xs, keep, bool(create_graph), "grad")
+    hs, _, grads = _run(heads, head_grads, xs, keep, bool(create_graph), "grad")
     out: list[NDArray] = []
-    for v, g in zip(vs, grads):
+    for v, x, g in zip(vs, xs, grads):
         if g is None:
             out.append(NDArray(v._ctx.device().xp.zeros_like(v._arr), v._ctx))
-        else:
-            out.append(NDArray(g._data, v._ctx, g if create_graph else None))
+            continue
+        if create_graph and not g.need_grad and _reads_input_only(hs, x):
+            g = _zero_link(g, x)
+        out.append(NDArray(g._data, v._ctx, g if create_graph else None))
     return out
+
+
+# Forward operators whose mxnet 1.9.1 backward operator registers a gradient (FGradient) that is
+# zero with respect to the forward input it reads: ``_backward_relu``, ``_backward_abs``
+# (f'' = 0), and ``_plus_scalar``/``_minus_scalar`` whose backward ``_copy`` is differentiable.
+_ZERO_SECOND_ORDER = frozenset({"ReLU", "Abs"})
+_PASS_SECOND_ORDER = frozenset({"AddScalar"})
+
+
+def _reads_input_only(heads: Sequence[NDArray], x: NativeVariable) -> bool:
+    """Whether mxnet's backward graph of ``heads`` with respect to ``x`` reads ``x`` only through
+    ``_backward_relu``/``_backward_abs``, with differentiable backward operators everywhere on
+    the way: then mxnet's second-order gradient is zeros (``relu(x)``, ``abs(x) + 1``,
+    ``relu(relu(x))``). Any other operator between the heads and ``x`` (``x * 2``: mxnet raises
+    that no input requires gradients; ``relu(x) * 3``: ``_backward_mul_scalar`` is
+    non-differentiable) leaves the gradient unconnected, so a further backward raises."""
+    reaching: dict[int, bool] = {}  # node id -> a path from it reaches x
+    names: set[str] = set()
+
+    def reaches(item: Any) -> bool:  # a Variable, or a node (a node's sources are either)
+        if item is x:
+            return True
+        node = item.creator if isinstance(item, NativeVariable) else item
+        if node is None:
+            return False
+        key = id(node)
+        if key not in reaching:
+            reaching[key] = False  # (a DAG: no cycles; memoized)
+            hit = False
+            for src in node.srcs:
+                if reaches(src):
+                    hit = True
+            reaching[key] = hit
+            if hit:
+                names.add(str(node.fdef.name))
+        return reaching[key]
+
+    found = False
+    for h in heads:
+        if h._var is not None and reaches(h._var):
+            found = True
+    return (
+        found
+        and bool(names & _ZERO_SECOND_ORDER)
+        and names <= _ZERO_SECOND_ORDER | _PASS_SECOND_ORDER
+    )
+
+
+def _zero_link(g: NativeVariable, x: NativeVariable) -> NativeVariable:
+    """``g`` itself, recorded as a function of ``x`` whose gradient with respect to ``x`` is
+    exactly zero (``where(True, g, x)``)."""
+    with x.device.activate():
+        cond = NativeVariable.leaf(x.device.xp.ones(x.shape, dtype=bool), False)
+    with _native_recording(True):
+        return _call("Where", cond, g, x)  # type: ignore[no-any-return]
 
 
 _PROVIDER = Provider("gradhub-compat", "", "gradhub_compat.mxnet.autograd")

@@ -497,12 +497,15 @@ def _softmax_output(
 ) -> NativeVariable:
     """The value softmax(x) (no gradient) and the loss term whose gradient is mxnet's.
 
-    Normalization follows mxnet's kernel: without ``multi_output`` the labels are flattened to
-    ``m`` entries (m = batch, or every position but the last axis with ``preserve_shape``) and
-    ``"batch"`` divides by m; with ``multi_output`` (labels (n, d)) ``"null"`` divides by d and
-    ``"batch"`` by n * d. ``"valid"`` divides by the number of labels not equal to
-    ``ignore_label``. A label of data's own shape is a probability target: the gradient is
-    ``grad_scale * (softmax(x) - label)``, unnormalized.
+    Normalization follows mxnet's kernel (``softmax_output-inl.h``): without ``multi_output``
+    the label has data's shape without the last axis and is flattened to its ``m`` entries;
+    ``"batch"`` divides by m. With ``preserve_shape`` each of the m rows reads its own label;
+    by default data is viewed as (n, rest) and row ``i`` reads flattened label entry ``i``: only
+    the first n of the m entries are class indices (for data of more than 2 axes the others
+    count only in the normalizer). With ``multi_output`` (labels (n, d)) ``"null"`` divides by
+    d and ``"batch"`` by n * d. ``"valid"`` divides by the number of label entries (all m) not
+    equal to ``ignore_label``. A label of data's own shape is a probability target: the
+    gradient is ``grad_scale * (softmax(x) - label)``, unnormalized.
     """
     a = node._attrs
     shape = x.shape
@@ -514,10 +517,12 @@ def _softmax_output(
     xs = x
     if a["multi_output"]:
         axis, lshape = 1, (n, *shape[2:])
+        rows = lshape
     elif a["preserve_shape"]:
         axis, lshape = x.ndim - 1, shape[:-1]
+        rows = lshape
     else:
-        axis, lshape = 1, (n,)
+        axis, lshape, rows = 1, shape[:-1] if x.ndim >= 2 else (n,), (n,)
         if x.ndim != 2:
             xs = _call("Reshape", x, shape=(n, int(math.prod(shape[1:]))))
     value = _call("Softmax", _block(xs), axis=axis)
@@ -546,8 +551,12 @@ def _softmax_output(
                 f"SoftmaxOutput {node.name!r}: the label has shape {labels.shape} but data of "
                 f"shape {shape} needs labels of shape {lshape}"
             )
-        ints = np.trunc(labels.reshape(lshape)).astype(np.int64)  # static_cast<int>, as mxnet
-        ignored = ints == int(a["ignore_label"])
+        flat = np.trunc(labels.reshape(-1)).astype(np.int64)  # static_cast<int>, as mxnet
+        ignored_all = flat == int(a["ignore_label"])
+        # the kernel's rows read the first entries of the flattened label (all but the default
+        # mode on data of more than 2 axes read every entry)
+        size = int(math.prod(rows))
+        ints, ignored = flat[:size].reshape(rows), ignored_all[:size].reshape(rows)
         mask = ~ignored if use_ignore else np.ones(ints.shape, dtype=bool)
         bad = mask & ((ints < 0) | (ints >= classes))
         if bad.any():
@@ -559,7 +568,7 @@ def _softmax_output(
         if use_ignore:  # (a mask of ones multiplies exactly: the same numbers)
             out.append(np.expand_dims(mask, axis).astype(dtype))
         if valid_norm:
-            valid = int(ints.size - ignored.sum())
+            valid = int(flat.size - ignored_all.sum())
             out.append(np.asarray(a["grad_scale"] / float(max(valid, 1)), dtype=dtype))
         return out
 

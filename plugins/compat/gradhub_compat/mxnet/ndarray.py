@@ -96,7 +96,7 @@ def _float_to_int(r: np.ndarray, dt: np.dtype) -> np.ndarray:
     casts on x86): truncated toward zero into int32 (int64 for 64-bit dtypes), NaN and
     values out of that range giving its minimum, then wrapped into ``dt``."""
     wide = np.dtype(np.int64 if dt.itemsize == 8 else np.int32)
-    info = np.iinfo(wide)
+    info = np.iinfo(wide)  # type: ignore[type-var]
     with np.errstate(invalid="ignore"):
         t = np.trunc(np.asarray(r, dtype=np.float64))
         bad = ~np.isfinite(t) | (t < float(info.min)) | (t >= -float(info.min))
@@ -167,7 +167,7 @@ def int_kernel(op: str, arrays: list[np.ndarray], **attrs: Any) -> np.ndarray:
             "maximum": np.maximum,
             "minimum": np.minimum,
         }
-        return np.asarray(binary[op](a, b)).astype(dt)
+        return np.asarray(binary[op](a, b)).astype(dt)  # type: ignore[operator]
 
 
 class NDArray:

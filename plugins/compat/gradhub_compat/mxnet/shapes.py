@@ -155,8 +155,8 @@ def _rule(inf: _Inference, node: Symbol) -> None:
             return
         if a["multi_output"]:
             label: tuple[int, ...] = (x[0], *x[2:])
-        elif a["preserve_shape"]:
-            label = x[:-1]
+        elif len(x) >= 2:  # mxnet's SoftmaxOutputShape: data's shape without the last axis,
+            label = x[:-1]  # with or without preserve_shape
         else:
             label = (x[0],)
         lab = node._inputs[1]

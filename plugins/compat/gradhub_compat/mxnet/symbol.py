@@ -888,14 +888,16 @@ def SoftmaxOutput(
     ``data`` the gradient ``grad_scale * (softmax(data) - onehot(label)) / norm`` and ignores the
     head gradient (a loss layer).
 
-    The softmax runs over axis 1 after flattening data to (batch, -1) (labels (batch,)), over
-    axis 1 of the unflattened data with ``multi_output`` (labels (batch, d1, ...)), or over the
-    last axis with ``preserve_shape`` (labels of data's shape without the last axis). ``norm``
-    follows mxnet's kernel: ``"null"`` 1 (``multi_output``: d = d1 * ...), ``"batch"`` the number
-    of labels (``multi_output``: batch * d), ``"valid"`` the number of labels not equal to
-    ``ignore_label``. With ``use_ignore`` those labels get no gradient. A label of data's own shape
-    holds probabilities: the gradient is ``grad_scale * (softmax(data) - label)``. Creates the
-    argument ``NAME_label`` unless given.
+    The softmax runs over axis 1 after flattening data to (batch, -1), over axis 1 of the
+    unflattened data with ``multi_output`` (labels (batch, d1, ...)), or over the last axis with
+    ``preserve_shape``. Without ``multi_output`` the label has data's shape without the last
+    axis; by default row ``i`` of the flattened data reads entry ``i`` of the flattened label
+    (as mxnet's kernel: for data of more than 2 axes the other entries are not class indices).
+    ``norm`` follows mxnet's kernel: ``"null"`` 1 (``multi_output``: d = d1 * ...), ``"batch"``
+    the number of label entries (``multi_output``: batch * d), ``"valid"`` the number of label
+    entries not equal to ``ignore_label``. With ``use_ignore`` those labels get no gradient. A
+    label of data's own shape holds probabilities: the gradient is
+    ``grad_scale * (softmax(data) - label)``. Creates the argument ``NAME_label`` unless given.
     """
     data = _data_arg("SoftmaxOutput", data)
     _check_norm("SoftmaxOutput", normalization)
