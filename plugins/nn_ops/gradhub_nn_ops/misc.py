@@ -1,7 +1,7 @@
 """gradhub-nn-ops: misc functions.
 
 Dropout (a composite of the non-differentiable DropoutMask and a product, so backward reuses the
-forward's mask), Embed with its scatter-add adjoint EmbedBackward, and OneHot.
+forward's mask), Embed with its scatter-add adjoint EmbedBackward, OneHot and StopGradient.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample, Variable, batching
+from gradhub.builtin.samples import unary_samples
 from gradhub.ops import call, replace_api
 
 from .math import is_int, whole_numbers
@@ -306,6 +307,13 @@ def _one_hot_ref(x: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
     return out
 
 
+# -- StopGradient ------------------------------------------------------------------------------
+
+
+def _stop_gradient(xp: Any, x: Any) -> Any:
+    return x.copy()  # a new array: the output is never the input's buffer
+
+
 # -- registration ------------------------------------------------------------------------------
 
 
@@ -406,5 +414,28 @@ Example::
     >>> F.one_hot(labels, (3,)).d
     array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
+""",
+    )
+    f(
+        "StopGradient",
+        _stop_gradient,
+        differentiable=False,
+        samples=unary_samples(),
+        reference=lambda x: x,
+        elementwise=True,
+        doc="""stop_gradient(x): :math:`y = x` with no gradient (``jax.lax.stop_gradient``).
+
+A recorded function, unlike ``x.detach()`` (a new leaf holding the data of the moment): a
+graph re-executed with ``forward()`` recomputes it from ``x``'s new value. With it, a
+straight-through estimator is ``f(x) + (x - stop_gradient(x))``: the value of ``f``, the
+gradient of the identity.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> x = gh.Variable(np.array([1.0, 2.0]))
+    >>> y = F.sum(x * F.stop_gradient(x))
+    >>> gh.grad([y], [x])[0].d
+    array([1., 2.])
 """,
     )

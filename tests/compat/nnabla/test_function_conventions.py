@@ -69,6 +69,13 @@ def test_sign_passes_the_gradient_straight_through() -> None:
     (hh,) = nn.grad([F.sum(h * h)], [x])
     hh.forward()
     np.testing.assert_array_equal(hh.d, [0, 0, 0, 0])
+    # a static graph re-executed on new data: the value is recomputed, the gradient passes
+    x2 = _var([-4.0, 2.0])
+    y2 = F.sign(x2)
+    x2.d = np.array([3.0, -0.5], np.float32)
+    (g2,) = _grads(y2, [x2], [5.0, 6.0])
+    np.testing.assert_array_equal(y2.d, [1, -1])  # nnabla 1.39
+    np.testing.assert_array_equal(g2, [5, 6])
     # NdArrays in, NdArray out (computed at once)
     nd = F.sign(nn.NdArray.from_numpy_array(np.array([-2.0, 5.0], np.float32)))
     np.testing.assert_array_equal(nd.data, [-1, 1])

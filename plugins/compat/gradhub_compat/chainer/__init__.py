@@ -467,7 +467,7 @@ class Variable(_NativeVariable):
             shape, dtype = array.shape, array.dtype
         g = None if self._grad is None else self._grad._data
         if g is None:
-            grad = None
+            grad: int | str | None = None
         elif bool((g == 0).all()):
             grad = 0
         else:
@@ -559,7 +559,8 @@ class Variable(_NativeVariable):
         observe_wrap(self)
         g = self._grad
         grad = None if g is None else _NativeVariable.leaf(g._data, g._data.dtype.kind in "fc")
-        return copyreg.__newobj__, (type(self),), (self._reduced_dict(), self._copy_slots(grad))
+        newobj = copyreg.__newobj__  # type: ignore[attr-defined]
+        return newobj, (type(self),), (self._reduced_dict(), self._copy_slots(grad))
 
     def _copy_slots(self, grad: _NativeVariable | None) -> dict[str, Any]:
         """The native slots of a copy of this Variable: a root holding ``grad``."""
@@ -772,7 +773,7 @@ def _nonfloat_operator(name: str, x: Variable, other: Any) -> Any:
         if type(other) in (int, float, bool) and other == 0:
             raise ZeroDivisionError("float division by zero")
         with np.errstate(all="ignore"):
-            return _NativeVariable.__mul__(x, _cast_const(1.0 / other, dtype))
+            return _NativeVariable.__mul__(x, _cast_const(1.0 / other, dtype))  # type: ignore[operator]
     if name == "__sub__":  # chainer: AddConstant(-value)
         neg = -(other.item() if isinstance(other, np.generic) else other)
         return _NativeVariable.__add__(x, _cast_const(neg, dtype))
@@ -791,7 +792,12 @@ def _zero_grad(v: _NativeVariable) -> None:
     gradhub.compile traces runs (it replays the clearing as ``.g = 0``)."""
     g = v._grad
     arr = None if g is None else g._data
-    if arr is None or is_tracing() or not getattr(getattr(arr, "flags", None), "writeable", True):
+    if (
+        g is None
+        or arr is None
+        or is_tracing()
+        or not getattr(getattr(arr, "flags", None), "writeable", True)
+    ):
         data = v._data
         v._grad = _NativeVariable.leaf(v.device.xp.zeros_like(data), data.dtype.kind in "fc")
         return

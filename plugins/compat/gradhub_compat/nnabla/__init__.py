@@ -185,9 +185,10 @@ def grad(
     .. math:: g_i = \sum_j \frac{\partial y_j}{\partial x_i}
 
     weighted by ``grad_outputs`` (None: 1; a scalar, an array, an NdArray or a Variable per
-    output). Inputs the outputs do not depend on (or that do not need a gradient) get zeros of
-    their shape, not connected to the graph. The results are always differentiable again, and
-    ``y.forward()`` on anything built from them re-executes the gradient graph too.
+    output). Inputs the outputs do not depend on (or that do not need a gradient) get a 0-d zero
+    (shape ``()``, whatever the input's shape), not connected to the graph, as nnabla 1.39. The
+    results are always differentiable again, and ``y.forward()`` on anything built from them
+    re-executes the gradient graph too.
     ``persistent_outputs`` (one flag per output) is accepted; gradhub never clears data.
     ``bind_grad_output=True`` makes each reached input's ``.g`` show its gradient's data.
 
@@ -199,7 +200,7 @@ def grad(
         >>> z = nn.Variable((2,), need_grad=True)
         >>> gx, gz = nn.grad([x * x], [x, z])
         >>> gx.d, gz.d
-        (array([2., 4.], dtype=float32), array([0., 0.], dtype=float32))
+        (array([2., 4.], dtype=float32), array(0., dtype=float32))
     """
     outs = _force_list(outputs)
     ins = _force_list(inputs)
@@ -253,18 +254,18 @@ def grad(
         k = len(ins)
         summed = []
         for i, group in enumerate(aliases):
-            parts = [g for g in (res[i], *res[k : k + len(group)]) if g is not None]
+            parts = [p for p in (res[i], *res[k : k + len(group)]) if p is not None]
             k += len(group)
-            total = parts[0] if parts else None
-            for g in parts[1:]:
-                total = total + g
+            total: Any = parts[0] if parts else None
+            for part in parts[1:]:
+                total = total + part
             summed.append(total)
         res = summed
     out: list[Variable] = []
     for x, g in zip(ins, res):
         if g is None:
             dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float32)
-            g = _NativeVariable.leaf(x.device.xp.zeros(x.shape, dtype=dtype), False)
+            g = _NativeVariable.leaf(x.device.xp.zeros((), dtype=dtype), False)  # nnabla's 0-d 0
         elif bind_grad_output:
             x.grad_var = g
         out.append(adopt(g, Variable))

@@ -240,14 +240,15 @@ def minimum2(x0: Any, x1: Any) -> Any:
 
 def _sign_ste(x: Any, alpha: float = 1.0) -> Any:
     """``Sign(x, alpha)`` whose gradient is the incoming one (the straight-through estimator):
-    ``Sign + (c - c.detach())`` with ``c`` the gradient path, exactly 0 in the forward pass
-    (``c`` is ``x`` clipped to the finite range, so an infinite ``x`` gives ``±1``, not NaN)."""
+    ``Sign + (c - stop_gradient(c))`` with ``c`` the gradient path, exactly 0 in the forward
+    pass, also when ``forward()`` re-executes the graph on new data (``c`` is ``x`` clipped to
+    the finite range, so an infinite ``x`` gives ``±1``, not NaN)."""
     x = _native_variable(x)
     big = float(np.finfo(x.dtype).max) if x.dtype.kind == "f" else None
     if big is None:
         return _native.sign(x, alpha=alpha)
     c = _native.clip_by_value(x, -big, big)
-    return _native.sign(x, alpha=alpha) + (c - c.detach())
+    return _native.sign(x, alpha=alpha) + (c - _native.stop_gradient(c))
 
 
 def sign(x: Any, alpha: float = 1.0) -> Any:
@@ -283,6 +284,138 @@ def gelu(x: Any) -> Any:
         array([0.      , 0.841192], dtype=float32)
     """
     return _on_ndarrays(_native.gelu)(x, approximate="tanh")
+
+
+def _float_variable(x: Any) -> Any:
+    """``x`` as a native Variable, or None when it is not floating (no gradient to adjust)."""
+    x = _native_variable(x)
+    return x if x.dtype.kind == "f" else None
+
+
+def _abs(x: Any) -> Any:
+    v = _float_variable(x)
+    if v is None:
+        return _native.abs(x)
+    return _native.where(_native.equal_scalar(v, 0.0), v, _native.abs(v))
+
+
+def abs(x: Any) -> Any:
+    r"""nnabla's abs, :math:`y = |x|`; its gradient is :math:`\mathrm{sign}(x)` with
+    :math:`+1` at :math:`x = 0` (nnabla's backward: :math:`x \ge 0`), the second derivative 0.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-2.0, 0.0, 3.0]), need_grad=True)
+        >>> y = F.abs(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([2., 0., 3.], dtype=float32), array([-1.,  1.,  1.], dtype=float32))
+    """
+    return _on_ndarrays(_abs)(x)
+
+
+def _hard_tanh(x: Any) -> Any:
+    v = _float_variable(x)
+    if v is None:
+        return _native.hard_tanh(x)
+    ends = _native.equal_scalar(v, 1.0) + _native.equal_scalar(v, -1.0)
+    return _native.where(ends, v, _native.hard_tanh(v))
+
+
+def hard_tanh(x: Any) -> Any:
+    r"""nnabla's hard tanh, :math:`y = \min(\max(x, -1), 1)`; the gradient passes where
+    :math:`-1 \le x \le 1`, both ends included (nnabla's backward), and is 0 outside.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-2.0, -1.0, 0.5, 1.0]), need_grad=True)
+        >>> y = F.hard_tanh(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-1. , -1. ,  0.5,  1. ], dtype=float32), array([0., 1., 1., 1.], dtype=float32))
+    """
+    return _on_ndarrays(_hard_tanh)(x)
+
+
+def _scalar_extremum(fn: Callable[..., Any], x: Any, val: float) -> Any:
+    v = _float_variable(x)
+    if v is None:
+        return fn(x, val)
+    return _native.where(_native.equal_scalar(v, val), float(val), fn(v, val))
+
+
+def maximum_scalar(x: Any, val: float = 1.0) -> Any:
+    r"""nnabla's :math:`y = \max(x, \mathrm{val})`; the gradient passes where
+    :math:`x > \mathrm{val}` only: at a tie (:math:`x = \mathrm{val}`) it is 0, as
+    nnabla's backward.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-1.0, 0.0, 2.0]), need_grad=True)
+        >>> y = F.maximum_scalar(x, 0.0)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([0., 0., 2.], dtype=float32), array([0., 0., 1.], dtype=float32))
+    """
+    return _on_ndarrays(_scalar_extremum)(_native.maximum_scalar, x, val)
+
+
+def minimum_scalar(x: Any, val: float = 1.0) -> Any:
+    r"""nnabla's :math:`y = \min(x, \mathrm{val})`; the gradient passes where
+    :math:`x < \mathrm{val}` only: at a tie (:math:`x = \mathrm{val}`) it is 0, as
+    nnabla's backward.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-1.0, 0.0, 2.0]), need_grad=True)
+        >>> y = F.minimum_scalar(x, 0.0)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-1.,  0.,  0.], dtype=float32), array([1., 0., 0.], dtype=float32))
+    """
+    return _on_ndarrays(_scalar_extremum)(_native.minimum_scalar, x, val)
+
+
+def clip_by_value(x: Any, min: Any, max: Any) -> Any:
+    r"""nnabla's clip_by_value, :math:`y = \min(\max(x, \mathrm{min}), \mathrm{max})`, composed as
+    nnabla's: ``maximum_scalar``/``minimum_scalar`` for number bounds (at a bound the gradient of
+    ``x`` is 0), ``maximum2``/``minimum2`` for Variable bounds (at a bound the gradient goes to the
+    bound).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-2.0, -1.0, 0.5, 1.0]), need_grad=True)
+        >>> y = F.clip_by_value(x, -1.0, 1.0)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-1. , -1. ,  0.5,  1. ], dtype=float32), array([0., 0., 1., 0.], dtype=float32))
+    """
+    if np.isscalar(min):
+        y = maximum_scalar(x, float(min))  # type: ignore[arg-type]
+    elif isinstance(min, (_NativeVariable, NdArray)):
+        y = maximum2(x, min)
+    else:
+        raise TypeError("nnabla F.clip_by_value: min must be Variable, NdArray, or scalar.")
+    if np.isscalar(max):
+        return minimum_scalar(y, float(max))  # type: ignore[arg-type]
+    if isinstance(max, (_NativeVariable, NdArray)):
+        return minimum2(y, max)
+    raise TypeError("nnabla F.clip_by_value: max must be Variable, NdArray, or scalar.")
 
 
 def _native_variable(x: Any) -> Any:
