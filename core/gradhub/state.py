@@ -92,7 +92,13 @@ def _is_npz(path: str) -> bool:
 
 
 def _host(v: Variable) -> np.ndarray:
-    return np.ascontiguousarray(v.device.to_numpy(v.d))
+    return _c_order(v.device.to_numpy(v.d))
+
+
+def _c_order(a: Any) -> np.ndarray:
+    """``a`` as a C-contiguous numpy array of its own shape (``np.ascontiguousarray`` would make
+    a 0-d array 1-d)."""
+    return np.asarray(a, order="C")
 
 
 def _encode(path: str, arrays: dict[str, np.ndarray], meta: dict[str, Any], npz: bool) -> bytes:
@@ -198,7 +204,7 @@ def _optimizer_entries(
             if value is None or isinstance(value, (bool, int, float, str)):
                 scalars[key] = value
             else:
-                arrays[f"{_OPT_PREFIX}{k}/{key}"] = np.ascontiguousarray(value)
+                arrays[f"{_OPT_PREFIX}{k}/{key}"] = _c_order(value)
         per.append(scalars)
     out = {key: _json_scalar(value) for key, value in sd.items() if key != "state"}
     out["state"] = per
@@ -209,11 +215,17 @@ def _optimizer_entries(
     return out
 
 
+#: the JSON form of a numpy scalar: ``{"numpy": "float32", "value": 0.05}``
+_NUMPY_SCALAR = "numpy"
+
+
 def _json_scalar(value: Any) -> Any:
-    """``value`` with numpy scalars (a learning rate set to ``np.float32(0.1)``) as Python
-    numbers, at any depth of dicts and lists, so that the JSON entry can hold it."""
+    """``value`` with numpy scalars (a learning rate set to ``np.float32(0.1)``) as JSON objects
+    holding their dtype and value, at any depth of dicts and lists, so that the JSON entry can
+    hold them and loading gives the same numpy scalar (a float32 hyper-parameter stays float32,
+    and so do the results computed from it)."""
     if isinstance(value, np.generic):
-        return value.item()
+        return {_NUMPY_SCALAR: value.dtype.str, "value": value.item()}
     if isinstance(value, dict):
         return {k: _json_scalar(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -256,6 +268,11 @@ def _read_npz(path: str, raw: bytes) -> tuple[dict[str, np.ndarray], dict[str, A
                         "numeric arrays"
                     ) from None
                 raise
+            if not isinstance(a, np.ndarray):  # a member that is not a .npy file
+                raise StateFileError(
+                    f"load_parameters: {path!r} is a zip file whose entry {key!r} is not a "
+                    "numpy array (.npy); not a state file"
+                )
             if key == _NPZ_META:
                 meta = json.loads(a.tobytes().decode("utf-8"))
             else:
@@ -423,6 +440,20 @@ def _match_by_name(sd: dict[str, Any], optimizer: Any) -> None:
     sd["state"] = [sd["state"][where[name]] for name in current]
 
 
+def _from_json(value: Any) -> Any:
+    """The inverse of :func:`_json_scalar`: the numpy scalars back from their JSON objects."""
+    if isinstance(value, dict):
+        if set(value) == {_NUMPY_SCALAR, "value"} and isinstance(value[_NUMPY_SCALAR], str):
+            dtype = np.dtype(value[_NUMPY_SCALAR])
+            if dtype.kind not in "biuf":
+                raise ValueError(f"a numpy scalar of dtype {dtype} in the optimizer entry")
+            return dtype.type(value["value"])
+        return {k: _from_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    return value
+
+
 def _optimizer_state(path: str, opt_meta: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     """The optimizer's ``state_dict`` rebuilt from the JSON entry and its arrays."""
     if not isinstance(opt_meta, dict) or not isinstance(opt_meta.get("state"), list):
@@ -435,7 +466,12 @@ def _optimizer_state(path: str, opt_meta: Any, arrays: dict[str, np.ndarray]) ->
         if not k_text.isdigit() or int(k_text) >= len(state) or not name:
             raise StateFileError(f"load_parameters: {path!r}: unexpected optimizer entry {key!r}")
         state[int(k_text)][name] = a
-    sd = {key: value for key, value in opt_meta.items() if key != "state"}
+    try:
+        sd = {key: _from_json(value) for key, value in opt_meta.items() if key != "state"}
+    except (TypeError, ValueError) as e:
+        raise StateFileError(
+            f"load_parameters: {path!r}: malformed optimizer entry ({e})"
+        ) from None
     sd["state"] = state
     return sd
 

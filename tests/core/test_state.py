@@ -420,3 +420,73 @@ def test_optimizer_state_follows_parameter_names_and_numpy_hyperparameters(tmp_p
             np.testing.assert_array_equal(entry[key], value, err_msg=f"{name} {key}")
     assert opt2.lr == pytest.approx(0.05)
     gh.clear_parameters()
+
+
+@pytest.mark.parametrize("ext", [".safetensors", ".npz"])
+def test_0d_parameters_and_their_optimizer_state_keep_their_shape(tmp_path, ext):
+    # regression: np.ascontiguousarray made 0-d arrays (1,): loading into the same program
+    # raised "stores shape (1,)", a fresh program got a (1,) parameter
+    path = str(tmp_path / f"ckpt{ext}")
+    gh.clear_parameters()
+    t = gh.get_parameter_or_create("temp", (), lambda s: np.array(2.0))
+    opt = Adam([t], lr=0.1)
+    opt.zero_grad()
+    (t * t).backward()
+    opt.update()
+    gh.save_parameters(path, optimizer=opt)
+    arrays, _ = state.read_state_file(path)
+    assert {k: a.shape for k, a in arrays.items()} == {
+        "temp": (),
+        "__gradhub_optimizer__/0/m": (),
+        "__gradhub_optimizer__/0/v": (),
+    }
+    gh.load_parameters(path, optimizer=Adam([t], lr=0.1))  # the same program: no error
+    gh.clear_parameters()
+    gh.load_parameters(path)
+    assert gh.get_parameters()["temp"].shape == ()
+
+
+def test_a_zip_with_other_members_is_not_a_state_file(tmp_path):
+    # regression: a member that is not a .npy file gave AttributeError: 'bytes' object has no
+    # attribute 'dtype'
+    path = tmp_path / "plain.npz"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("notes.txt", b"hello")
+    with pytest.raises(gh.StateFileError, match=r"plain\.npz.*'notes\.txt' is not a numpy array"):
+        gh.load_parameters(str(path))
+
+
+@pytest.mark.parametrize("ext", [".safetensors", ".npz"])
+def test_numpy_hyperparameters_resume_bit_for_bit(tmp_path, ext):
+    # regression: a float32 learning rate and beta1 came back as Python floats, so the bias
+    # corrections were computed in float64 after loading: 1 of 50 entries differed by 1.9e-9
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 5)).astype(np.float32)
+    w0 = rng.standard_normal((5, 10)).astype(np.float32)
+
+    def make() -> tuple[gh.Variable, Adam]:
+        gh.clear_parameters()
+        w = gh.get_parameter_or_create("w", (5, 10), lambda s: w0.copy())
+        opt = Adam([w])
+        opt.lr, opt.beta1 = np.float32(0.0123), np.float32(0.9)
+        return w, opt
+
+    def steps(w: gh.Variable, opt: Adam, n: int) -> None:
+        for _ in range(n):
+            opt.zero_grad()
+            ((gh.Variable(x, need_grad=False) @ w) ** 2.0).sum().backward()
+            opt.update()
+
+    w, opt = make()
+    steps(w, opt, 30)
+    straight = w.d.copy()
+    w, opt = make()
+    steps(w, opt, 15)
+    path = str(tmp_path / f"ckpt{ext}")
+    gh.save_parameters(path, optimizer=opt)
+    w, opt = make()
+    opt.lr, opt.beta1 = 0.5, 0.5  # restored from the file
+    gh.load_parameters(path, optimizer=opt)
+    assert type(opt.lr) is np.float32 and type(opt.beta1) is np.float32
+    steps(w, opt, 15)
+    np.testing.assert_array_equal(w.d, straight)
