@@ -398,7 +398,10 @@ def load_parameters(path: str | os.PathLike[str], *, optimizer: Any = None) -> N
         _match_by_name(sd, optimizer)
         check = getattr(optimizer, "check_state_dict", None)
         if callable(check):
-            check(sd)
+            try:
+                check(sd)
+            except (TypeError, ValueError) as e:  # the same error, naming the file
+                raise type(e)(f"load_parameters: {path!r}: {e}") from None
     for full, a, ng in plan:
         p = table.get(full)
         if p is None:

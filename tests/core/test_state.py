@@ -362,7 +362,9 @@ def test_optimizer_state_refusals(tmp_path):
     gh.save_parameters(path, optimizer=sgd)
     w.d[...] = 3.0
     with pytest.raises(
-        ValueError, match=r"Adam.load_state_dict: the state is of a 'SGD' optimizer"
+        ValueError,
+        match=r"load_parameters: '.*p\.safetensors': Adam.load_state_dict: the state is of a "
+        r"'SGD' optimizer",
     ):
         gh.load_parameters(path, optimizer=opt)
     np.testing.assert_array_equal(w.d, [3.0, 3.0])  # checked before anything changed
