@@ -201,5 +201,71 @@ def test_unsupported_optimizer_features_name_the_page() -> None:
         opt.loss_scaling()
     with pytest.raises(NotImplementedError, match=r"use_fp32_update.*migration-chainer"):
         opt.use_fp32_update()
-    with pytest.raises(NotImplementedError, match=r"optimizers.RMSprop.*migration-chainer"):
-        optimizers.RMSprop  # noqa: B018
+    with pytest.raises(NotImplementedError, match=r"optimizers.MSVAG.*migration-chainer"):
+        optimizers.MSVAG  # noqa: B018
+
+
+#: (optimizer, arguments, the parameter after 4 updates): chainer 7.8.1's values for the
+#: parameter [1, -2, 0.5] (float32) and the gradients [0.3, -0.1 t, 2 - t], t = 0..3
+MORE_OPTIMIZERS = [
+    ("RMSprop", {}, [0.7207103371620178, -1.7301174402236938, 0.3964037299156189]),
+    (
+        "RMSprop",
+        {"lr": 0.02, "alpha": 0.9, "eps": 1e-06, "eps_inside_sqrt": True},
+        [0.8183538913726807, -1.8278381824493408, 0.436358779668808],
+    ),
+    ("AdaGrad", {"lr": 0.05}, [0.8607771396636963, -1.865189552307129, 0.44805172085762024]),
+    (
+        "AdaDelta",
+        {"rho": 0.8, "eps": 0.0001},
+        [0.9048182368278503, -1.9154930114746094, 0.4787627160549164],
+    ),
+    (
+        "NesterovAG",
+        {"lr": 0.05, "momentum": 0.5},
+        [0.8870313167572021, -1.9453125, 0.29374998807907104],
+    ),
+    (
+        "RMSpropGraves",
+        {"lr": 0.001, "momentum": 0.5},
+        [0.9787998199462891, -1.9826850891113281, 0.4896208345890045],
+    ),
+    ("SMORMS3", {"lr": 0.01}, [0.9523444175720215, -1.9505759477615356, 0.4825810492038727]),
+    (
+        "CorrectedMomentumSGD",
+        {"lr": 0.1, "momentum": 0.5},
+        [0.8162500262260437, -1.9225000143051147, 0.05000000819563866],
+    ),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,want", MORE_OPTIMIZERS)
+def test_more_optimizers_match_chainer_bit_for_bit(name: str, kwargs: dict, want: list) -> None:
+    p = chainer.Parameter(np.array([1.0, -2.0, 0.5], np.float32))
+    link = chainer.Link()
+    with link.init_scope():
+        link.p = p
+    opt = getattr(optimizers, name)(**kwargs).setup(link)
+    for t in range(4):
+        p.grad = np.array([0.3, -0.1 * t, 2.0 - t], np.float32)
+        opt.update()
+    np.testing.assert_array_equal(p.array, np.array(want, np.float32))
+    assert opt.t == 4 and p.update_rule.t == 4
+    for k, v in kwargs.items():  # the hyper-parameters, through the proxies
+        assert getattr(opt, k) == v
+
+
+def test_more_optimizers_take_chainers_arguments() -> None:
+    opt = optimizers.RMSprop(0.5, 0.8)
+    assert (opt.lr, opt.alpha, opt.eps, opt.eps_inside_sqrt) == (0.5, 0.8, 1e-8, False)
+    assert optimizers.RMSpropGraves().lr == 1e-4 and optimizers.SMORMS3().eps == 1e-16
+    with pytest.raises(TypeError, match="chainer AdaGrad: unexpected argument 'alpha'"):
+        optimizers.AdaGrad(alpha=0.1)
+    with pytest.raises(ValueError, match="eps of RMSprop optimizer is too small for float16"):
+        p = chainer.Parameter(np.ones(2, np.float16))
+        link = chainer.Link()
+        with link.init_scope():
+            link.p = p
+        opt = optimizers.RMSprop(eps=1e-10).setup(link)
+        p.grad = np.ones(2, np.float16)
+        opt.update()

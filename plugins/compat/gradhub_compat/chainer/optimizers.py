@@ -1,8 +1,10 @@
 """chainer's optimizers: ``from gradhub_compat.chainer import optimizers`` (``chainer.optimizers``).
 
 :class:`SGD`, :class:`MomentumSGD` and :class:`Adam` (with :class:`AdamW`, :class:`AMSGrad`,
-:class:`AdaBound`, :class:`AMSBound`), with chainer 7.8.1's defaults and CPU update formulas,
-applied in place to each parameter's array (``p`` the parameter, ``g`` its gradient):
+:class:`AdaBound`, :class:`AMSBound`), and ``RMSprop``, ``AdaGrad``, ``AdaDelta``,
+``NesterovAG``, ``RMSpropGraves``, ``SMORMS3``, ``CorrectedMomentumSGD`` (their formulas in
+their docstrings), with chainer 7.8.1's defaults and CPU update formulas, applied in place to
+each parameter's array (``p`` the parameter, ``g`` its gradient):
 
 - SGD (``lr=0.01``): ``p -= lr * g``;
 - MomentumSGD (``lr=0.01, momentum=0.9``): ``v = momentum * v - lr * g; p += v``;
@@ -382,6 +384,202 @@ class AMSBound(Adam):
             final_lr=final_lr,
             gamma=gamma,
         )
+
+
+# -- RMSprop, AdaGrad, AdaDelta, NesterovAG, RMSpropGraves, SMORMS3, CorrectedMomentumSGD --------
+# chainer 7.8.1's CPU update formulas (``update_core_cpu``), in its operation order. Each is
+# one table entry: its hyper-parameters with chainer's defaults (in the constructor's order),
+# its state arrays (zeros, or ones) and its step on (hyper-parameters, state, gradient, array,
+# array module).
+
+
+def _rmsprop(hp: Any, st: dict[str, Any], grad: Any, p: Any, xp: Any) -> None:
+    eps = grad.dtype.type(hp.eps)
+    if hp.eps != 0 and eps == 0:
+        raise ValueError(f"eps of RMSprop optimizer is too small for {grad.dtype.name} ({hp.eps})")
+    ms = st["ms"]
+    ms *= hp.alpha
+    ms += (1 - hp.alpha) * grad * grad
+    denom = xp.sqrt(ms + eps) if hp.eps_inside_sqrt else xp.sqrt(ms) + eps
+    p -= hp.lr * grad / denom
+
+
+def _ada_grad(hp: Any, st: dict[str, Any], grad: Any, p: Any, xp: Any) -> None:
+    h = st["h"]
+    h += grad * grad
+    p -= hp.lr * grad / (xp.sqrt(h) + hp.eps)
+
+
+def _ada_delta(hp: Any, st: dict[str, Any], grad: Any, p: Any, xp: Any) -> None:
+    msg, msdx = st["msg"], st["msdx"]
+    msg *= hp.rho
+    msg += (1 - hp.rho) * grad * grad
+    dx = xp.sqrt((msdx + hp.eps) / (msg + hp.eps)) * grad
+    msdx *= hp.rho
+    msdx += (1 - hp.rho) * dx * dx
+    p -= dx
+
+
+def _nesterov_ag(hp: Any, st: dict[str, Any], grad: Any, p: Any, xp: Any) -> None:
+    v = st["v"]
+    v *= hp.momentum
+    v -= hp.lr * grad
+    p += hp.momentum * hp.momentum * v
+    p -= (1 + hp.momentum) * hp.lr * grad
+
+
+def _rmsprop_graves(hp: Any, st: dict[str, Any], grad: Any, p: Any, xp: Any) -> None:
+    n, g, delta = st["n"], st["g"], st["delta"]
+    n *= hp.alpha
+    n += (1 - hp.alpha) * grad * grad
+    g *= hp.alpha
+    g += (1 - hp.alpha) * grad
+    delta *= hp.momentum
+    delta -= hp.lr * grad / xp.sqrt(n - g * g + hp.eps)
+    p += delta
+
+
+def _smorms3(hp: Any, st: dict[str, Any], grad: Any, p: Any, xp: Any) -> None:
+    mem, g, g2 = st["mem"], st["g"], st["g2"]
+    r = 1 / (mem + 1)
+    g = (1 - r) * g + r * grad
+    g2 = (1 - r) * g2 + r * grad * grad
+    x = g * g / (g2 + hp.eps)
+    p -= grad * xp.minimum(x, hp.lr) / (xp.sqrt(g2) + hp.eps)
+    st["mem"], st["g"], st["g2"] = 1 + mem * (1 - x), g, g2
+
+
+def _corrected_momentum_sgd(hp: Any, st: dict[str, Any], grad: Any, p: Any, xp: Any) -> None:
+    v = st["v"]
+    v *= hp.momentum
+    v -= grad
+    p += hp.lr * v
+
+
+#: name -> (hyper-parameters with defaults, state arrays: name -> initial fill, step, formula)
+_MORE: dict[str, tuple[dict[str, Any], dict[str, float], Any, str]] = {
+    "RMSprop": (
+        {"lr": 0.01, "alpha": 0.99, "eps": 1e-8, "eps_inside_sqrt": False},
+        {"ms": 0.0},
+        _rmsprop,
+        "``ms = alpha ms + (1 - alpha) g^2; p -= lr g / (sqrt(ms) + eps)`` (``sqrt(ms + eps)`` "
+        "with ``eps_inside_sqrt``)",
+    ),
+    "AdaGrad": (
+        {"lr": 0.001, "eps": 1e-8},
+        {"h": 0.0},
+        _ada_grad,
+        "``h += g^2; p -= lr g / (sqrt(h) + eps)``",
+    ),
+    "AdaDelta": (
+        {"rho": 0.95, "eps": 1e-6},
+        {"msg": 0.0, "msdx": 0.0},
+        _ada_delta,
+        "``msg = rho msg + (1 - rho) g^2; dx = sqrt((msdx + eps) / (msg + eps)) g; "
+        "msdx = rho msdx + (1 - rho) dx^2; p -= dx``",
+    ),
+    "NesterovAG": (
+        {"lr": 0.01, "momentum": 0.9},
+        {"v": 0.0},
+        _nesterov_ag,
+        "``v = momentum v - lr g; p += momentum^2 v - (1 + momentum) lr g``",
+    ),
+    "RMSpropGraves": (
+        {"lr": 1e-4, "alpha": 0.95, "momentum": 0.9, "eps": 1e-4},
+        {"n": 0.0, "g": 0.0, "delta": 0.0},
+        _rmsprop_graves,
+        "``n = alpha n + (1 - alpha) g^2; m = alpha m + (1 - alpha) g; "
+        "delta = momentum delta - lr g / sqrt(n - m^2 + eps); p += delta``",
+    ),
+    "SMORMS3": (
+        {"lr": 0.001, "eps": 1e-16},
+        {"mem": 1.0, "g": 0.0, "g2": 0.0},
+        _smorms3,
+        "``r = 1 / (mem + 1); m = (1 - r) m + r g; m2 = (1 - r) m2 + r g^2; "
+        "x = m^2 / (m2 + eps); p -= g min(x, lr) / (sqrt(m2) + eps); mem = 1 + mem (1 - x)``",
+    ),
+    "CorrectedMomentumSGD": (
+        {"lr": 0.01, "momentum": 0.9},
+        {"v": 0.0},
+        _corrected_momentum_sgd,
+        "``v = momentum v - g; p += lr v``",
+    ),
+}
+
+
+def _more_method(name: str) -> tuple[type[UpdateRule], type[GradientMethod]]:
+    """The update rule and optimizer classes of ``_MORE[name]``, with chainer's names,
+    constructor arguments (in chainer's order) and hyper-parameter proxies."""
+    defaults, states, step, formula = _MORE[name]
+    base = Hyperparameter()
+    for k, v in defaults.items():
+        setattr(base, k, v)
+
+    def rule_init(self: Any, parent_hyperparam: Hyperparameter | None = None, **hps: Any) -> None:
+        UpdateRule.__init__(self, parent_hyperparam or base)
+        for k, v in hps.items():
+            if k not in defaults:
+                raise TypeError(f"chainer {name}Rule: unexpected argument {k!r}")
+            if v is not None:
+                setattr(self.hyperparam, k, v)
+
+    def init_state(self: Any, param: Any) -> None:
+        xp = param.device.xp
+        for k, fill in states.items():
+            self.state[k] = xp.ones_like(param.array) if fill else xp.zeros_like(param.array)
+
+    def update_core(self: Any, param: Any) -> None:
+        grad = param.grad
+        if grad is None:
+            return
+        step(self.hyperparam, self.state, grad, param.array, param.device.xp)
+
+    rule = type(
+        f"{name}Rule",
+        (UpdateRule,),
+        {
+            "__doc__": f"chainer's {name} update: {formula}.",
+            "is_elementwise": True,
+            "__init__": rule_init,
+            "init_state": init_state,
+            "update_core": update_core,
+        },
+    )
+    order = list(defaults)
+
+    def method_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(order):
+            raise TypeError(f"chainer {name}: takes at most {len(order)} arguments")
+        values = dict(defaults)
+        values.update(zip(order, args))
+        for k, v in kwargs.items():
+            if k not in defaults:
+                raise TypeError(f"chainer {name}: unexpected argument {k!r}")
+            values[k] = v
+        GradientMethod.__init__(self)
+        for k, v in values.items():
+            setattr(self.hyperparam, k, v)
+
+    sig = ", ".join(f"{k}={v!r}" for k, v in defaults.items())
+    attrs: dict[str, Any] = {
+        "__doc__": f"chainer's ``{name}({sig})``: {formula}.",
+        "__init__": method_init,
+        "create_update_rule": lambda self: rule(self.hyperparam),
+    }
+    attrs.update({k: HyperparameterProxy(k) for k in defaults})
+    method = type(name, (GradientMethod,), attrs)
+    rule.__module__ = method.__module__ = __name__
+    return rule, method
+
+
+RMSpropRule, RMSprop = _more_method("RMSprop")
+AdaGradRule, AdaGrad = _more_method("AdaGrad")
+AdaDeltaRule, AdaDelta = _more_method("AdaDelta")
+NesterovAGRule, NesterovAG = _more_method("NesterovAG")
+RMSpropGravesRule, RMSpropGraves = _more_method("RMSpropGraves")
+SMORMS3Rule, SMORMS3 = _more_method("SMORMS3")
+CorrectedMomentumSGDRule, CorrectedMomentumSGD = _more_method("CorrectedMomentumSGD")
+__all__ += [n for m in _MORE for n in (m, f"{m}Rule")]
 
 
 def __getattr__(name: str) -> Any:
