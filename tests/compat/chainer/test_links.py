@@ -9,6 +9,7 @@ import gradhub_compat.chainer.links as L
 import numpy as np
 import pytest
 from gradhub_compat import chainer
+from gradhub_compat.chainer import optimizers
 
 
 def test_linear_defaults_match_chainer_initial_values() -> None:
@@ -177,3 +178,34 @@ def test_reporter_collects_the_classifier_values_as_chainer() -> None:
             chainer.report({"a": 1}, object())
     with pytest.raises(IndexError):
         chainer.get_current_reporter()
+
+
+def test_embed_id_as_chainer() -> None:
+    # chainer 7.8.1's values: np.random.seed(3), EmbedID(5, 3, ignore_label=-1), one SGD(0.1)
+    # update of sum(e(x) ** 2)
+    np.random.seed(3)
+    e = L.EmbedID(5, 3, ignore_label=-1)
+    assert e.W.array.dtype == np.float32
+    np.testing.assert_array_equal(
+        e.W.array.ravel()[:4],
+        np.array(
+            [1.7886284589767456, 0.4365098476409912, 0.09649746865034103, -1.863492727279663],
+            np.float32,
+        ),
+    )
+    x = np.array([[0, 4, -1], [2, 2, 1]], np.int32)
+    y = e(x)
+    assert y.shape == (2, 3, 3)
+    np.testing.assert_array_equal(y.array[0, 2], [0.0, 0.0, 0.0])  # the ignored label
+    opt = optimizers.SGD(0.1).setup(e)
+    opt.update(lambda: F.sum(e(x) ** 2))
+    np.testing.assert_array_equal(
+        e.W.array.ravel()[[0, 3, 6, 14]],
+        np.array(
+            [1.4309027194976807, -1.4907941818237305, -0.049644891172647476, 0.040026914328336716],
+            np.float32,
+        ),
+    )
+    e2 = L.EmbedID.from_params(np.ones((2, 2), np.float32))
+    np.testing.assert_array_equal(e2(np.array([1], np.int32)).array, [[1.0, 1.0]])
+    assert str(e) == "EmbedID()"

@@ -1,6 +1,7 @@
 """chainer's links: ``import gradhub_compat.chainer.links as L`` (``import chainer.links as L``).
 
-:class:`Linear`, :class:`Convolution2D`, :class:`BatchNormalization` and :class:`Classifier`
+:class:`Linear`, :class:`Convolution2D`, :class:`BatchNormalization`, :class:`EmbedID` and
+:class:`Classifier`
 with chainer 7.8.1's arguments, defaults, initial values (LeCunNormal weights drawn from
 numpy's global generator, zero biases; see :mod:`gradhub_compat.chainer.initializers`),
 parameter names and deferred shapes (``in_size=None``: set at the first call).
@@ -28,7 +29,7 @@ from ._device import PAGE
 from .link import Chain, Link, Parameter
 from .reporter import report
 
-__all__ = ["BatchNormalization", "Classifier", "Convolution2D", "Linear"]
+__all__ = ["BatchNormalization", "Classifier", "Convolution2D", "EmbedID", "Linear"]
 
 
 class Linear(Link):
@@ -82,6 +83,32 @@ class Linear(Link):
         if self.W.array is None:
             self._initialize_params(int(np.prod(x.shape[n_batch_axes:])))
         return F.linear(x, self.W, self.b, n_batch_axes=n_batch_axes)
+
+
+class EmbedID(Link):
+    """``EmbedID(in_size, out_size, initialW=None, ignore_label=None)``: word embeddings, ``W``
+    of shape (in_size, out_size) (``Normal(1.0)`` by default, as chainer), ``y = W[x]``
+    (``F.embed_id``; ids equal to ``ignore_label`` give zero rows)."""
+
+    def __init__(
+        self, in_size: int, out_size: int, initialW: Any = None, ignore_label: int | None = None
+    ) -> None:
+        super().__init__()
+        self.ignore_label = ignore_label
+        with self.init_scope():
+            if initialW is None:
+                initialW = _init.Normal(1.0)
+            self.W = Parameter(_init._get_initializer(initialW), (in_size, out_size))
+
+    @classmethod
+    def from_params(cls, W: Any, ignore_label: int | None = None) -> EmbedID:
+        """An EmbedID whose W is a copy of the given array or Variable."""
+        in_size, out_size = W.shape
+        return cls(in_size, out_size, initialW=as_array(W), ignore_label=ignore_label)
+
+    def forward(self, x: Any) -> Any:
+        """``F.embed_id(x, W, ignore_label)``."""
+        return F.embed_id(x, self.W, ignore_label=self.ignore_label)
 
 
 def _pair(x: Any) -> Any:
