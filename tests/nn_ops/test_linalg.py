@@ -82,9 +82,31 @@ def test_affine_double_backward() -> None:
     )
 
 
-def test_einsum_rejects_diagonals() -> None:
-    with pytest.raises(ValueError, match="einsum: repeated subscripts"):
-        F.einsum(_v(np.zeros((2, 2))), equation="ii->i")
+@pytest.mark.parametrize(
+    "equation,shapes",
+    [
+        ("ii->i", [(3, 3)]),
+        ("ii", [(3, 3)]),
+        ("iij->j", [(2, 2, 3)]),
+        ("iji,j->ij", [(2, 3, 2), (3,)]),
+        ("...ii->...i", [(2, 2, 3, 3)]),
+        ("i...i->...", [(3, 2, 3)]),
+        ("ii,jj", [(2, 2), (3, 3)]),
+        ("iii->i", [(2, 2, 2)]),
+    ],
+)
+def test_einsum_takes_diagonals_as_numpy(equation: str, shapes: list) -> None:
+    # regression: a subscript repeated within one operand raised; numpy, torch and nnabla take
+    # the diagonal
+    xs = [RNG.standard_normal(s) for s in shapes]
+    y = F.einsum(*[_v(x) for x in xs], equation=equation)
+    np.testing.assert_allclose(y.d, np.einsum(equation, *xs), rtol=1e-12)
+    assert gradcheck(lambda *v: F.einsum(*v, equation=equation), xs, order=2)
+
+
+def test_einsum_diagonal_needs_equal_sizes() -> None:
+    with pytest.raises(ValueError, match=r"einsum: subscript 'i' is repeated in 'ii' over axes"):
+        F.einsum(_v(np.zeros((2, 3))), equation="ii")
 
 
 def test_affine_with_a_float64_bias_promotes() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
-from gradhub.ops import call
+from gradhub.ops import call, replace_api
 from gradhub.parallel import get_blas_threads, get_num_threads
 
 from .math import is_int
@@ -205,10 +205,9 @@ def _affine_ref(
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _parse_einsum(
-    equation: str, shapes: Sequence[Sequence[int]]
-) -> tuple[list[str], str, dict[str, int]]:
-    """Explicit subscripts (ellipses expanded, output spelled out) and each letter's size."""
+def _checked_equation(equation: Any) -> str:
+    """``equation`` without spaces; a TypeError or ValueError naming einsum for one that is not
+    made of letters, commas, ``...`` and at most one ``->``."""
     if not isinstance(equation, str):
         raise TypeError(f"einsum: equation must be a str such as 'ij,jk->ik', got {equation!r}")
     eq = equation.replace(" ", "")
@@ -223,6 +222,14 @@ def _parse_einsum(
             f"einsum: equation {equation!r} is not valid: it takes letters, commas, "
             f"'...' and at most one '->'"
         )
+    return eq
+
+
+def _parse_einsum(
+    equation: str, shapes: Sequence[Sequence[int]]
+) -> tuple[list[str], str, dict[str, int]]:
+    """Explicit subscripts (ellipses expanded, output spelled out) and each letter's size."""
+    eq = _checked_equation(equation)
     if "->" in eq:
         lhs, out = eq.split("->")
         explicit = True
@@ -270,6 +277,64 @@ def _parse_einsum(
     return parsed, out, sizes
 
 
+def _diagonals(term: str, x: Any) -> tuple[str, Any]:
+    """``term``'s subscripts and operand ``x`` with each subscript repeated within the term
+    replaced by one axis holding the diagonal (``"ii"``: ``x[ar, ar]``): the repeated axes are
+    moved to the front (Transpose) and indexed together (GetItem, whose rule scatters back), so
+    the result stays differentiable to any order."""
+    if "..." in term:
+        pre, post = term.split("...")
+        letters: list[str | None] = [*pre, *[None] * (x.ndim - len(pre) - len(post)), *post]
+    else:
+        letters = list(term)
+    if len(letters) != x.ndim:
+        return term, x  # (the primitive names the mismatch)
+    while True:
+        named = [c for c in letters if c is not None]
+        rep = next((c for c in named if named.count(c) > 1), None)
+        if rep is None:
+            break
+        axes = [k for k, c in enumerate(letters) if c == rep]
+        sizes = {int(x.shape[k]) for k in axes}
+        if len(sizes) != 1:
+            raise ValueError(
+                f"einsum: subscript {rep!r} is repeated in {term!r} over axes of sizes "
+                f"{sorted(sizes)}; a diagonal needs equal sizes"
+            )
+        rest = [k for k in range(x.ndim) if k not in axes]
+        x = call("Transpose", x, axes=(*axes, *rest))
+        ar = x.device.xp.arange(sizes.pop())
+        x = call("GetItem", x, key=(ar,) * len(axes))
+        letters = [rep, *(letters[k] for k in rest)]
+    # the axes of "..." stay together, in order: one "..." where they start
+    text = "".join(
+        c if c is not None else ("..." if k == 0 or letters[k - 1] is not None else "")
+        for k, c in enumerate(letters)
+    )
+    return text, x
+
+
+def _einsum_api(primitive: Any) -> Any:
+    def einsum(*xs: Any, equation: str = "") -> Any:
+        eq = _checked_equation(equation)
+        lhs, arrow, out = eq.partition("->")
+        terms = lhs.split(",")
+        if len(terms) != len(xs) or all(
+            len(set(t.replace("...", ""))) == len(t.replace("...", "")) for t in terms
+        ):
+            return primitive(*xs, equation=equation)
+        if not arrow:  # numpy's implicit output, from the subscripts as written
+            letters = "".join(t.replace("...", "") for t in terms)
+            once = sorted(c for c in set(letters) if letters.count(c) == 1)
+            out = ("..." if "..." in lhs else "") + "".join(once)
+        parts = [_diagonals(t, x) for t, x in zip(terms, xs)]
+        return primitive(
+            *(x for _, x in parts), equation=",".join(t for t, _ in parts) + "->" + out
+        )
+
+    return einsum
+
+
 def _einsum(xp: Any, *xs: Any, equation: str = "") -> Any:
     terms, out, _ = _parse_einsum(equation, [x.shape for x in xs])
     return xp.einsum(",".join(terms) + "->" + out, *xs, optimize=len(xs) > 2)
@@ -297,6 +362,10 @@ def _einsum_bw(gy, inputs, in_shapes, outputs, out_shapes, equation):  # type: i
 
 def _einsum_samples(rng: np.random.Generator) -> Iterator[Sample]:
     n = rng.standard_normal
+    yield Sample((n((3, 3)),), {"equation": "ii->i"}, name="diagonal")
+    yield Sample((n((3, 3)),), {"equation": "ii"}, name="trace (implicit output)")
+    yield Sample((n((2, 3, 2)), n((3,))), {"equation": "iji,j->ij"}, name="split diagonal")
+    yield Sample((n((3, 2, 2)),), {"equation": "...ii->...i"}, name="diagonal after ellipsis")
     yield Sample((n((2, 3)), n((3, 2))), {"equation": "ij,jk->ik"}, name="matmul")
     yield Sample((n((2, 3)), n((3, 4))), {"equation": "ij,jk"}, name="implicit output")
     yield Sample((n((2, 3)),), {"equation": "ij->ji"}, name="transpose")
@@ -351,7 +420,7 @@ Example::
     ((8, 5), 6.0)
 """,
     )
-    f(
+    einsum = f(
         "Einsum",
         _einsum,
         inputs=("*xs",),
@@ -363,9 +432,10 @@ Example::
         reference=_einsum_ref,
         doc="""Einstein summation ``numpy.einsum(equation, *xs)``.
 
-Supports explicit and implicit outputs and ``...``; not supported: a subscript repeated within
-one operand (diagonals) and size-1 broadcasting of ellipsis dims. The gradient of each operand
-is again an einsum of the output gradient with the other operands.
+Supports explicit and implicit outputs, ``...`` and subscripts repeated within one operand
+(diagonals: ``"ii->i"``, ``"ii"`` the trace, ``"iij->j"``; taken with Transpose and GetItem
+first); not supported: size-1 broadcasting of ellipsis dims. The gradient of each operand is
+again an einsum of the output gradient with the other operands.
 
 Example::
 
@@ -375,3 +445,4 @@ Example::
     array([3., 3.])
 """,
     )
+    replace_api(einsum, _einsum_api(einsum.api))
