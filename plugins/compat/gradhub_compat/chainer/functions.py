@@ -71,6 +71,7 @@ __all__ = [
     "log10",
     "log_softmax",
     "logsumexp",
+    "lstm",
     "matmul",
     "max",
     "max_pooling_2d",
@@ -88,6 +89,7 @@ __all__ = [
     "sigmoid_cross_entropy",
     "sin",
     "sinh",
+    "slstm",
     "softmax",
     "softmax_cross_entropy",
     "softplus",
@@ -1150,6 +1152,176 @@ def embed_id(x: Any, W: Any, ignore_label: int | None = None) -> Variable:
     mask = ids != ignore_label
     e = _call("Embed", _const(np.where(mask, ids, 0), W), W)
     return _out(e * _const(mask[..., None].astype(e.dtype), e))  # type: ignore[no-any-return]
+
+
+def _lstm_invalid(expect: str, actual: str, label: str = "LSTM") -> Exception:
+    """chainer's ``InvalidType`` of ``F.lstm``'s (or ``F.slstm``'s) ``check_type_forward``."""
+    from .utils.type_check import InvalidType
+
+    return InvalidType(
+        expect,
+        actual,
+        f"\nInvalid operation is performed in: {label} (Forward)\n\nExpect: {expect}\n"
+        f"Actual: {actual}",
+    )
+
+
+def _lstm_sigmoid(x: Any) -> Any:
+    """chainer's ``_sigmoid`` of the LSTM gates: ``tanh(x / 2) / 2 + 1 / 2`` (the same values
+    as chainer's CPU code, not ``1 / (1 + exp(-x))``)."""
+    return _call(
+        "AddScalar",
+        _call("MulScalar", _call("Tanh", _call("MulScalar", x, val=0.5)), val=0.5),
+        val=0.5,
+    )
+
+
+def lstm(c_prev: Any, x: Any) -> tuple[Variable, Variable]:
+    """Long short-term memory units as an activation function (chainer's ``F.lstm``); returns
+    ``(c, h)``.
+
+    ``x`` (B, 4n, ...) holds the gate sources interleaved along axis 1, chainer's layout:
+    ``x.reshape(B, n, 4, ...)[:, :, k]`` is a, i, f, o for k = 0, 1, 2, 3. With ``c_prev``
+    (B_c, n, ...) and B <= B_c (the sequences sorted by decreasing length)::
+
+        c[:B] = tanh(a) * sigmoid(i) + sigmoid(f) * c_prev[:B]
+        c[B:] = c_prev[B:]
+        h = sigmoid(o) * tanh(c[:B])
+
+    with ``sigmoid(z) = tanh(z / 2) / 2 + 1 / 2``, as chainer computes it. A composition of
+    registered gradhub functions, so gradients of every order come from the engine. Shapes
+    and dtypes are checked as chainer's ``check_type_forward`` (``InvalidType``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> c, h = F.lstm(np.zeros((1, 2), np.float32), np.zeros((1, 8), np.float32))
+        >>> c.shape, h.shape
+        ((1, 2), (1, 2))
+    """
+    cdt = _dtype(c_prev) if _dtype(c_prev) is not None else np.asarray(c_prev).dtype
+    xdt = _dtype(x) if _dtype(x) is not None else np.asarray(x).dtype
+    cs, xs = _shape(c_prev), _shape(x)
+    if cdt.kind != "f":
+        raise _lstm_invalid("c.dtype.kind == f", f"{cdt.kind} != f")
+    if xdt != cdt:
+        raise _lstm_invalid("x.dtype == c.dtype", f"{xdt} != {cdt}")
+    if len(cs) < 2:
+        raise _lstm_invalid("c.ndim >= 2", f"{len(cs)} < 2")
+    if len(xs) < 2:
+        raise _lstm_invalid("x.ndim >= 2", f"{len(xs)} < 2")
+    if len(cs) != len(xs):
+        raise _lstm_invalid("c.ndim == x.ndim", f"{len(cs)} != {len(xs)}")
+    if xs[0] > cs[0]:
+        raise _lstm_invalid("x.shape[0] <= c.shape[0]", f"{xs[0]} > {cs[0]}")
+    if xs[1] != 4 * cs[1]:
+        raise _lstm_invalid("x.shape[1] == 4 * c.shape[1]", f"{xs[1]} != {4 * cs[1]}")
+    for k in range(2, len(cs)):
+        if xs[k] != cs[k]:
+            raise _lstm_invalid(f"x.shape[{k}] == c.shape[{k}]", f"{xs[k]} != {cs[k]}")
+    batch, n = xs[0], cs[1]
+    gates = _lstm_gates(x, n)
+    a = _call("Tanh", gates[0])
+    i, f, o = (_lstm_sigmoid(g) for g in gates[1:])
+    full = batch == cs[0]
+    c_head = c_prev if full else _call("GetItem", c_prev, key=slice(0, batch))
+    c_new = _call("Add2", _call("Mul2", a, i), _call("Mul2", f, c_head))
+    h = _call("Mul2", o, _call("Tanh", c_new))
+    if not full:
+        c_new = _call(
+            "Concatenate", c_new, _call("GetItem", c_prev, key=slice(batch, None)), axis=0
+        )
+    return _out(c_new), _out(h)
+
+
+def _lstm_gates(x: Any, n: int) -> Any:
+    """The gate sources a, i, f, o of ``x`` (B, 4n, ...): ``x.reshape(B, n, 4, ...)[:, :, k]``."""
+    xs = _shape(x)
+    return _call("Split", _call("Reshape", x, shape=(xs[0], n, 4, *xs[2:])), axis=2)
+
+
+def slstm(c_prev1: Any, c_prev2: Any, x1: Any, x2: Any) -> tuple[Variable, Variable]:
+    """S-LSTM units (chainer's ``F.slstm``), merging two LSTM cells (tree-structured LSTM);
+    returns ``(c, h)``.
+
+    ``x1`` and ``x2`` (B, 4n, ...) hold the gate sources of each child, laid out as in
+    :func:`lstm` (a1, i1, f1, o1 and a2, i2, f2, o2); ``c_prev1``, ``c_prev2`` (B, n, ...)::
+
+        c = tanh(a1) * sigmoid(i1) + tanh(a2) * sigmoid(i2)
+            + sigmoid(f1) * c_prev1 + sigmoid(f2) * c_prev2
+        h = sigmoid(o1 + o2) * tanh(c)
+
+    with ``sigmoid(z) = tanh(z / 2) / 2 + 1 / 2`` as chainer computes it; all four operands
+    have one batch size (chainer's ``check_type_forward``, ``InvalidType``). A composition of
+    registered gradhub functions (gradients of every order).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> c0, x0 = np.zeros((1, 2), np.float32), np.zeros((1, 8), np.float32)
+        >>> c, h = F.slstm(c0, c0, x0, x0)
+        >>> c.shape, h.shape
+        ((1, 2), (1, 2))
+    """
+    ops = {"c_prev1": c_prev1, "c_prev2": c_prev2, "x1": x1, "x2": x2}
+    dts = {k: (_dtype(v) if _dtype(v) is not None else np.asarray(v).dtype) for k, v in ops.items()}
+    shs = {k: _shape(v) for k, v in ops.items()}
+    nd = {k: len(v) for k, v in shs.items()}
+    checks: list[tuple[bool, str, str]] = [
+        (dts["c_prev1"].kind == "f", "c_prev1.dtype.kind == f", f"{dts['c_prev1'].kind} != f")
+    ]
+    for k in ("c_prev2", "x1", "x2"):
+        checks.append(
+            (
+                dts[k] == dts["c_prev1"],
+                f"{k}.dtype == c_prev1.dtype",
+                f"{dts[k]} != {dts['c_prev1']}",
+            )
+        )
+    for k in ops:
+        checks.append((nd[k] >= 2, f"{k}.ndim >= 2", f"{nd[k]} < 2"))
+    for k in ("x1", "c_prev2", "x2"):
+        checks.append(
+            (nd["c_prev1"] == nd[k], f"c_prev1.ndim == {k}.ndim", f"{nd['c_prev1']} != {nd[k]}")
+        )
+    if all(ok for ok, _, _ in checks):
+        b = shs["c_prev1"][0]
+        for k in ("x1", "c_prev2", "x2"):
+            checks.append(
+                (b == shs[k][0], f"c_prev1.shape[0] == {k}.shape[0]", f"{b} != {shs[k][0]}")
+            )
+        for xk, ck in (("x1", "c_prev1"), ("x2", "c_prev2")):
+            got, want = shs[xk][1], 4 * shs[ck][1]
+            checks.append((got == want, f"{xk}.shape[1] == 4 * {ck}.shape[1]", f"{got} != {want}"))
+        for i in range(2, nd["c_prev1"]):
+            for u, v in (("x1", "c_prev1"), ("x2", "c_prev2"), ("x1", "x2")):
+                got, want = shs[u][i], shs[v][i]
+                checks.append(
+                    (got == want, f"{u}.shape[{i}] == {v}.shape[{i}]", f"{got} != {want}")
+                )
+    for ok, expect, actual in checks:
+        if not ok:
+            raise _lstm_invalid(expect, actual, "SLSTM")
+    n = shs["c_prev1"][1]
+    a1, i1, f1, o1 = _lstm_gates(x1, n)
+    a2, i2, f2, o2 = _lstm_gates(x2, n)
+    c = _call(
+        "Add2",
+        _call(
+            "Add2",
+            _call(
+                "Add2",
+                _call("Mul2", _call("Tanh", a1), _lstm_sigmoid(i1)),
+                _call("Mul2", _call("Tanh", a2), _lstm_sigmoid(i2)),
+            ),
+            _call("Mul2", _lstm_sigmoid(f1), c_prev1),
+        ),
+        _call("Mul2", _lstm_sigmoid(f2), c_prev2),
+    )
+    h = _call("Mul2", _lstm_sigmoid(_call("Add2", o1, o2)), _call("Tanh", c))
+    return _out(c), _out(h)
 
 
 # the functions of the training surface (links, optimizers), in their own module

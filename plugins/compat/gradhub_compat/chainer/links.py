@@ -1,7 +1,7 @@
 """chainer's links: ``import gradhub_compat.chainer.links as L`` (``import chainer.links as L``).
 
-:class:`Linear`, :class:`Convolution2D`, :class:`BatchNormalization`, :class:`EmbedID` and
-:class:`Classifier`
+:class:`Linear`, :class:`Convolution2D`, :class:`BatchNormalization`, :class:`EmbedID`,
+:class:`LSTM`, :class:`StatelessLSTM` and :class:`Classifier`
 with chainer 7.8.1's arguments, defaults, initial values (LeCunNormal weights drawn from
 numpy's global generator, zero biases; see :mod:`gradhub_compat.chainer.initializers`),
 parameter names and deferred shapes (``in_size=None``: set at the first call).
@@ -22,14 +22,22 @@ from typing import Any
 import numpy as np
 from gradhub.modes import is_tracing
 
-from . import as_array, as_variable, config
+from . import Variable, as_array, as_variable, config
 from . import functions as F
 from . import initializers as _init
 from ._device import PAGE
 from .link import Chain, Link, Parameter
 from .reporter import report
 
-__all__ = ["BatchNormalization", "Classifier", "Convolution2D", "EmbedID", "Linear"]
+__all__ = [
+    "LSTM",
+    "BatchNormalization",
+    "Classifier",
+    "Convolution2D",
+    "EmbedID",
+    "Linear",
+    "StatelessLSTM",
+]
 
 
 class Linear(Link):
@@ -109,6 +117,172 @@ class EmbedID(Link):
     def forward(self, x: Any) -> Any:
         """``F.embed_id(x, W, ignore_label)``."""
         return F.embed_id(x, self.W, ignore_label=self.ignore_label)
+
+
+class _LSTMBase(Chain):
+    """chainer's ``LSTMBase``: the child links ``upward = Linear(in_size, 4 * out_size)`` and
+    ``lateral = Linear(out_size, 4 * out_size, nobias=True)`` and their initialization."""
+
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int | None = None,
+        lateral_init: Any = None,
+        upward_init: Any = None,
+        bias_init: Any = None,
+        forget_bias_init: Any = None,
+    ) -> None:
+        if out_size is None:
+            out_size, in_size = in_size, None
+        if out_size is None:
+            raise TypeError(f"chainer L.{type(self).__name__}: out_size is required")
+        super().__init__()
+        if bias_init is None:
+            bias_init = 0
+        if forget_bias_init is None:
+            forget_bias_init = 1
+        self.state_size = out_size
+        self.lateral_init = lateral_init
+        self.upward_init = upward_init
+        self.bias_init = bias_init
+        self.forget_bias_init = forget_bias_init
+        with self.init_scope():
+            self.upward = Linear(in_size, 4 * out_size, initialW=0)
+            self.lateral = Linear(out_size, 4 * out_size, initialW=0, nobias=True)
+            if in_size is not None:
+                self._initialize_params()
+
+    def _initialize_params(self) -> None:
+        """chainer's order of draws: for each block of ``state_size`` rows (gates a, i, f, o
+        of the weights), ``lateral_init`` then ``upward_init``; then the bias of gates a, i
+        (``bias_init``), f (``forget_bias_init``) and o (``bias_init``), each a strided view
+        ``b.reshape(1, n, 4, 1)[:, :, k]`` of shape (1, n, 1)."""
+        lateral_init = _init._get_initializer(self.lateral_init)
+        upward_init = _init._get_initializer(self.upward_init)
+        bias_init = _init._get_initializer(self.bias_init)
+        forget_bias_init = _init._get_initializer(self.forget_bias_init)
+        n = self.state_size
+        # in place, as chainer (the arrays were just made by the Linear links)
+        lateral_w, upward_w = self.lateral.W._data, self.upward.W._data
+        for i in range(0, 4 * n, n):
+            lateral_init(lateral_w[i : i + n, :])
+            upward_init(upward_w[i : i + n, :])
+        gates = self.upward.b._data.reshape(1, n, 4, 1)  # type: ignore[union-attr]
+        bias_init(gates[:, :, 0])
+        bias_init(gates[:, :, 1])
+        forget_bias_init(gates[:, :, 2])
+        bias_init(gates[:, :, 3])
+
+
+class StatelessLSTM(_LSTMBase):
+    """``StatelessLSTM(in_size, out_size=None, lateral_init=None, upward_init=None,
+    bias_init=None, forget_bias_init=None)``: an LSTM layer without state,
+    ``(c, h) = F.lstm(c, upward(x) + lateral(h))`` (``lateral`` skipped when ``h`` is None,
+    ``c`` zeros when None). ``upward`` (W of shape (4 n, in), the bias) and ``lateral`` (W of
+    shape (4 n, n), no bias) are initialized as chainer: ``lateral_init``/``upward_init``
+    (LeCunNormal by default) block by block, the gate biases ``bias_init`` (0) and, for the
+    forget gate, ``forget_bias_init`` (1). ``StatelessLSTM(out_size)`` or ``in_size=None``
+    defers the input size to the first call."""
+
+    def forward(self, c: Any, h: Any, x: Any) -> tuple[Variable, Variable]:
+        """``(c_new, h_new) = F.lstm(c, upward(x) + lateral(h))``."""
+        if self.upward.W.array is None:
+            self.upward._initialize_params(int(x.size // x.shape[0]))
+            self._initialize_params()
+        lstm_in = self.upward(x)
+        if h is not None:
+            lstm_in += self.lateral(h)
+        if c is None:
+            c = Variable(self.xp.zeros((x.shape[0], self.state_size), dtype=x.dtype))
+        return F.lstm(c, lstm_in)
+
+
+class LSTM(_LSTMBase):
+    """``LSTM(in_size, out_size=None, lateral_init=None, upward_init=None, bias_init=None,
+    forget_bias_init=None)``: a stateful LSTM layer (chainer's ``L.LSTM``).
+
+    Each call ``y = lstm(x)`` computes ``(c, y) = F.lstm(c, upward(x) + lateral(h))`` and
+    keeps ``c`` and ``h = y`` as the state (the first call after :meth:`reset_state` starts
+    from ``c = 0`` and no lateral term). The batch may shrink between calls (sequences sorted
+    by decreasing length): with ``B = len(x)`` smaller than ``len(h)``, only the first ``B``
+    rows of ``c`` and ``h`` are updated, the rest kept (``h = concat(y, h[B:])``); a larger
+    batch raises ``TypeError``. Parameters and initialization are
+    :class:`StatelessLSTM`'s; ``LSTM(out_size)`` or ``in_size=None`` defers the input size
+    (``prod(x.shape[1:])``) to the first call.
+    """
+
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int | None = None,
+        lateral_init: Any = None,
+        upward_init: Any = None,
+        bias_init: Any = None,
+        forget_bias_init: Any = None,
+    ) -> None:
+        if out_size is None:
+            in_size, out_size = None, in_size
+        super().__init__(in_size, out_size, lateral_init, upward_init, bias_init, forget_bias_init)
+        self.reset_state()
+
+    def to_device(self, device: Any) -> Link:
+        """Move the parameters and the state ``c``, ``h`` to ``device``; returns self."""
+        super().to_device(device)
+        for v in (self.c, self.h):
+            if v is not None:
+                v.to_device(self.device)
+        return self
+
+    def set_state(self, c: Any, h: Any) -> None:
+        """Set the state ``c`` and ``h`` (chainer Variables, moved to the link's device)."""
+        if not isinstance(c, Variable) or not isinstance(h, Variable):
+            raise TypeError("chainer L.LSTM.set_state: c and h must be chainer Variables")
+        c.to_device(self.device)
+        h.to_device(self.device)
+        self.c = c
+        self.h = h
+
+    def reset_state(self) -> None:
+        """Forget the state: ``c`` and ``h`` become None."""
+        self.c: Any = None
+        self.h: Any = None
+
+    def forward(self, x: Any) -> Variable:
+        """Update the state with the batch ``x`` and return the output ``h`` of its rows."""
+        dev = self.device
+        for v in (self.c, self.h):  # (moved by a parent's to_device, which skips the state)
+            if v is not None and v.device != dev:
+                v.to_device(dev)
+        if self.upward.W.array is None:
+            self.upward._initialize_params(int(np.prod(x.shape[1:])))
+            self._initialize_params()
+        batch = x.shape[0]
+        lstm_in = self.upward(x)
+        h_rest = None
+        if self.h is not None:
+            h_size = self.h.shape[0]
+            if batch == 0:
+                h_rest = self.h
+            elif h_size < batch:
+                raise TypeError(
+                    "The batch size of x must be equal to or less than the size of the "
+                    "previous state h."
+                )
+            elif h_size > batch:
+                h_update, h_rest = F.split_axis(self.h, [batch], axis=0)
+                lstm_in += self.lateral(h_update)
+            else:
+                lstm_in += self.lateral(self.h)
+        if self.c is None:
+            self.c = Variable(self.xp.zeros((batch, self.state_size), dtype=x.dtype))
+        self.c, y = F.lstm(self.c, lstm_in)
+        if h_rest is None:
+            self.h = y
+        elif len(y.array) == 0:
+            self.h = h_rest
+        else:
+            self.h = F.concat([y, h_rest], axis=0)
+        return y
 
 
 def _pair(x: Any) -> Any:
