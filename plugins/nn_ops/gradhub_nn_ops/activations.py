@@ -24,6 +24,7 @@ from gradhub.ops import call, real_scalar, with_real_scalars
 
 from . import native
 from .math import (
+    Elementwise,
     draw,
     float_input,
     float_variable,
@@ -363,6 +364,172 @@ def prelu(
     return call("ReLU", x) + wb * call("MinimumScalar", x, val=0.0)
 
 
+# -- nnabla's hard sigmoid, concatenated activations, tanh shrink, sinc ---------------------------
+
+
+def _hard_sigmoid(xp: Any, x: Any) -> Any:
+    x = float_input(x)
+    t = x.dtype.type
+    return xp.clip(x * t(0.2) + t(0.5), t(0), t(1))
+
+
+def _d_hard_sigmoid(F: Any, g: Any, x: Any, y: Any) -> Any:
+    # 0.2 on the open interval -2.5 < x < 2.5, 0 outside and at both ends (PyTorch's hardsigmoid)
+    return (g * 0.2) * (F.greater(x, -2.5) * F.less(x, 2.5))
+
+
+_HARD_SIGMOID_DOC = r"""hard_sigmoid(x): :math:`y = \min(\max(0.2 x + 0.5, 0), 1)` (nnabla's
+    piecewise linear sigmoid: 0 below -2.5, 1 above 2.5).
+
+    Gradient 0.2 for :math:`-2.5 < x < 2.5`, else 0 (0 at both kinks, as PyTorch's hardsigmoid;
+    nnabla's backward passes 0.2 at :math:`x = \pm 2.5`, as ``gradhub_compat.nnabla``).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.hard_sigmoid(gh.Variable([-3.0, 0.0, 1.0])).d
+        array([0. , 0.5, 0.7], dtype=float32)
+    """
+
+
+def _d_tanh_shrink(F: Any, g: Any, x: Any, y: Any) -> Any:
+    t = F.tanh(x)
+    return g * (t * t)
+
+
+TANH_SHRINK = Elementwise(
+    name="TanhShrink",
+    snake="tanh_shrink",
+    kernel=lambda xp, x: x - xp.tanh(x),
+    derivative=_d_tanh_shrink,
+    uses="x",
+    reference=lambda x: x - (np.exp(2 * x) - 1.0) / (np.exp(2 * x) + 1.0),
+    domain=(-3, 3),
+    doc=r"""tanh_shrink(x): :math:`y = x - \tanh x` (nnabla); :math:`dy/dx = \tanh^2 x`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.tanh_shrink(gh.Variable([0.0, 1.0])).d
+        array([0.        , 0.23840582], dtype=float32)
+    """,
+)
+
+
+def _concat_axis(fname: str, x: Any, axis: Any) -> int:
+    nd = x.ndim
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{fname}(): argument 'axis' must be an int, got {axis!r}")
+    if not -nd <= axis < nd:
+        raise ValueError(f"{fname}(): argument 'axis' {axis} is out of range for x of ndim {nd}")
+    return int(axis) % nd
+
+
+def celu(x: Any, alpha: float = 1.0, axis: int = 1) -> Any:
+    """celu(x, alpha=1.0, axis=1): the concatenated ELU (nnabla): ``elu(x, alpha)`` and
+    ``elu(-x, alpha)`` joined along ``axis``, so the output is twice as long on that axis.
+
+    :math:`y = [\\mathrm{elu}(x), \\mathrm{elu}(-x)]`. The gradient is the sum of both halves'
+    (0 at :math:`x = 0`, as nnabla: ``elu'(0) = alpha`` from each side). Not to be confused with
+    PyTorch's ``celu`` (the continuously differentiable ELU).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.celu(gh.Variable([[-1.0, 2.0]])).d
+        array([[-0.63212055,  2.        ,  1.        , -0.86466473]], dtype=float32)
+    """
+    x = float_variable(as_variable(x))
+    alpha = real_scalar("celu", "alpha", alpha)
+    ax = _concat_axis("celu", x, axis)
+    return call("Concatenate", call("ELU", x, alpha=alpha), call("ELU", -x, alpha=alpha), axis=ax)
+
+
+def crelu(x: Any, axis: int = 1) -> Any:
+    """crelu(x, axis=1): the concatenated ReLU (nnabla, Shang et al. 2016): ``relu(x)`` and
+    ``relu(-x)`` joined along ``axis``, so the output is twice as long on that axis.
+
+    :math:`y = [\\max(x, 0), \\max(-x, 0)]`. The gradient is 1 for :math:`x > 0`, -1 for
+    :math:`x < 0`, and 0 at :math:`x = 0` (``relu'(0) = 0`` for both halves, as PyTorch;
+    nnabla gives -1 there, as ``gradhub_compat.nnabla``).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.crelu(gh.Variable([[-1.0, 2.0]])).d
+        array([[0., 2., 1., 0.]], dtype=float32)
+    """
+    x = float_variable(as_variable(x))
+    ax = _concat_axis("crelu", x, axis)
+    return call("Concatenate", call("ReLU", x), call("ReLU", -x), axis=ax)
+
+
+#: below this magnitude sinc is its Taylor polynomial (the next term, x^10 / 11!, is < 3e-18)
+_SINC_SERIES = 0.1
+_SINC_COEFFS = (1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880)
+
+
+def sinc(x: Any) -> Any:
+    """sinc(x): the unnormalized sinc :math:`y = \\sin(x) / x`, 1 at :math:`x = 0` (nnabla).
+
+    Smooth everywhere: for :math:`|x| < 0.1` it is computed as its Taylor polynomial
+    :math:`1 - x^2/6 + x^4/120 - \\dots` (exact in floating point), elsewhere as
+    :math:`\\sin(x)/x`, each branch fed only the inputs it serves, so the derivatives are right
+    to any order at 0 too (:math:`y'(0) = 0`, :math:`y''(0) = -1/3`). Differs from numpy's
+    normalized ``np.sinc`` (:math:`\\sin(\\pi x)/(\\pi x)`).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.sinc(gh.Variable([0.0, 1.0])).d
+        array([1.       , 0.841471], dtype=float32)
+    """
+    x = float_variable(as_variable(x))
+    small = call("LessScalar", call("Abs", x), val=_SINC_SERIES)  # a constant mask
+    zero = call("MulScalar", x, val=0.0)
+    xs = call("Where", small, x, zero)  # the series' inputs, 0 elsewhere
+    xl = call("Where", small, call("AddScalar", zero, val=1.0), x)  # sin(x)/x's, 1 elsewhere
+    z = xs * xs
+    series = call("AddScalar", call("MulScalar", z, val=_SINC_COEFFS[-1]), val=_SINC_COEFFS[-2])
+    for c in reversed(_SINC_COEFFS[:-2]):
+        series = call("AddScalar", series * z, val=c)
+    return call("Where", small, series, call("Sin", xl) / xl)
+
+
+def _sinc_ref(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    return np.sinc(x / np.pi)
+
+
+def _crelu_ref(x: np.ndarray, axis: int = 1) -> np.ndarray:
+    return np.concatenate([np.maximum(x, 0.0), np.maximum(-x, 0.0)], axis=axis)
+
+
+def _celu_ref(x: np.ndarray, alpha: float = 1.0, axis: int = 1) -> np.ndarray:
+    return np.concatenate([_elu_np(x, alpha), _elu_np(-x, alpha)], axis=axis)
+
+
+def _concat_samples(attrs: tuple[dict[str, Any], ...]) -> Any:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        for a in attrs:
+            yield Sample((draw(rng, (2, 3), avoid=(0.0,)),), dict(a), name=f"(2,3) {a}")
+        yield Sample((draw(rng, (2, 2, 2), avoid=(0.0,)),), {"axis": -1}, name="axis -1")
+        yield Sample((draw(rng, (3, 2), avoid=(0.0,)).T,), {"axis": 0}, name="transposed")
+        yield Sample((draw(rng, (0, 2), avoid=(0.0,)),), {"axis": 1}, name="size-0")
+
+    return samples
+
+
+def _sinc_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield from unary_samples(-4.0, 4.0)(rng)
+    yield Sample((np.array([0.0, 0.05, -0.09, 0.1, -0.2]),), name="near 0")
+
+
 # -- samples and references ----------------------------------------------------------------------
 
 
@@ -567,6 +734,38 @@ def register_functions(register: Any) -> None:
         reference=lambda x: -np.log1p(np.exp(-x)),
     )
     c("PReLU", prelu, snake="prelu", samples=_prelu_samples, reference=_prelu_ref)
+    f(
+        "HardSigmoid",
+        _hard_sigmoid,
+        snake="hard_sigmoid",
+        rule=formula_rule(_d_hard_sigmoid),
+        fast_backward=formula_fast(_d_hard_sigmoid),
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=unary_samples(-3.5, 3.5, avoid=(-2.5, 2.5)),
+        reference=lambda x: np.minimum(np.maximum(0.2 * x + 0.5, 0.0), 1.0),
+        elementwise=True,
+        kinks=(-2.5, 2.5),
+        doc=_HARD_SIGMOID_DOC,
+    )
+    TANH_SHRINK.register(register)
+    c("Sinc", sinc, snake="sinc", elementwise=True, samples=_sinc_samples, reference=_sinc_ref)
+    c(
+        "CELU",
+        celu,
+        snake="celu",
+        kinks=(0.0,),
+        samples=_concat_samples(({}, {"alpha": 0.5, "axis": 0})),
+        reference=_celu_ref,
+    )
+    c(
+        "CReLU",
+        crelu,
+        snake="crelu",
+        kinks=(0.0,),
+        samples=_concat_samples(({}, {"axis": 0})),
+        reference=_crelu_ref,
+    )
 
 
 def _chain_attrs(

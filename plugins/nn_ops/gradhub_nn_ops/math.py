@@ -660,6 +660,43 @@ ELEMENTWISE: tuple[Elementwise, ...] = (
     """,
     ),
     Elementwise(
+        name="ASinh",
+        kernel=lambda xp, x: xp.arcsinh(x),
+        derivative=lambda F, g, x, y: g * (x * x + 1.0) ** -0.5,
+        uses="x",
+        reference=lambda x: np.log(x + np.sqrt(x * x + 1.0)),
+        domain=(-3, 3),
+        doc=r"""asinh(x): elementwise inverse hyperbolic sine, :math:`y = \operatorname{arsinh} x
+    = \ln(x + \sqrt{x^2 + 1})` (nnabla); :math:`dy/dx = 1/\sqrt{x^2 + 1}`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.asinh(gh.Variable([0.0, 1.0])).d
+        array([0.       , 0.8813736], dtype=float32)
+    """,
+    ),
+    Elementwise(
+        name="ATanh",
+        kernel=lambda xp, x: xp.arctanh(x),
+        derivative=lambda F, g, x, y: g / ((1.0 - x) * (x + 1.0)),
+        uses="x",
+        reference=lambda x: 0.5 * np.log((1.0 + x) / (1.0 - x)),
+        domain=(-0.8, 0.8),
+        doc=r"""atanh(x): elementwise inverse hyperbolic tangent on :math:`(-1, 1)`,
+    :math:`y = \operatorname{artanh} x = \frac12 \ln\frac{1 + x}{1 - x}` (nnabla);
+    :math:`dy/dx = 1/((1 - x)(1 + x))`.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.atanh(gh.Variable([0.0, 0.5])).d
+        array([0.        , 0.54930615], dtype=float32)
+    """,
+    ),
+    Elementwise(
         name="Erf",
         kernel=_erf,
         derivative=lambda F, g, x, y: g * (F.exp(-(x * x)) * _TWO_OVER_SQRT_PI),
@@ -714,6 +751,29 @@ ELEMENTWISE: tuple[Elementwise, ...] = (
         array([0.], dtype=float32)
     """,
     ),
+)
+
+
+#: acosh, registered beside ELEMENTWISE but outside it: its domain is [1, inf), while the
+#: tests that run every ELEMENTWISE formula draw inputs inside (0.2, 0.8)
+ACOSH = Elementwise(
+    name="ACosh",
+    kernel=lambda xp, x: xp.arccosh(x),
+    derivative=lambda F, g, x, y: g * ((x - 1.0) * (x + 1.0)) ** -0.5,
+    uses="x",
+    reference=lambda x: np.log(x + np.sqrt(x * x - 1.0)),
+    domain=(1.2, 3),
+    doc=r"""acosh(x): elementwise inverse hyperbolic cosine on :math:`[1, \infty)`,
+:math:`y = \operatorname{arcosh} x = \ln(x + \sqrt{x^2 - 1})` (nnabla);
+:math:`dy/dx = 1/\sqrt{(x - 1)(x + 1)}` (infinite at :math:`x = 1`, as nnabla).
+
+Example::
+
+    >>> import gradhub as gh
+    >>> import gradhub.functions as F
+    >>> F.acosh(gh.Variable([1.0, 2.0])).d
+    array([0.      , 1.316958], dtype=float32)
+""",
 )
 
 _SOFTPLUS_DOC = r"""softplus(x, beta=1.0): :math:`y = \frac{1}{\beta}\ln(1 + e^{\beta x})` (nnabla).
@@ -1040,6 +1100,509 @@ def _compare_scalar_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((rng.integers(-2, 3, (5,)),), {"val": 0}, name="int")
 
 
+# -- rounding, NaN/inf tests, logical operations, mod2 (nnabla) ----------------------------------
+
+
+def _round_half_away(xp: Any, x: Any) -> Any:
+    """Round to the nearest integer, halves away from zero (C's ``round``, as nnabla; numpy's
+    ``round`` takes halves to the even neighbour). ``x - trunc(x)`` is exact, so no half is
+    misjudged."""
+    if x.dtype.kind in "biu":
+        return x.copy()
+    finite = xp.isfinite(x)
+    xf = xp.where(finite, x, x.dtype.type(0))  # inf - inf would be NaN (and warn)
+    t = xp.trunc(xf)
+    r = xp.where(xp.abs(xf - t) >= 0.5, t + xp.sign(xf), t)
+    return xp.where(finite, r, x)
+
+
+def _integral(op: str) -> Callable[..., Any]:
+    def kernel(xp: Any, x: Any) -> Any:
+        if x.dtype.kind in "biu":
+            return x.copy()
+        return getattr(xp, op)(x)
+
+    kernel.__name__ = kernel.__qualname__ = f"_{op}"
+    return kernel
+
+
+def _round_ref(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
+
+
+def _rounding_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.0, -0.0]),), name="halves")
+    yield Sample((draw(rng, (2, 3), -3.0, 3.0),), name="(2,3)")
+    yield Sample((draw(rng, (), -3.0, 3.0),), name="0-d")
+    yield Sample((np.zeros((0, 3)),), name="size-0")
+    yield Sample((draw(rng, (3, 2), -3.0, 3.0).T,), name="transposed")
+    yield Sample((np.array([np.nan, np.inf, -np.inf, 1e30]),), name="non-finite")
+    yield Sample((rng.integers(-3, 4, (4,)),), name="int")
+
+
+_ROUNDING_DOC = r"""{snake}(x): elementwise {what}, :math:`y = {formula}` (nnabla).
+
+    Non-differentiable in gradhub, as ``sign``: the output needs no gradient, so a loss reached
+    only through it has no gradient with respect to ``x`` (PyTorch's ``torch.{snake}`` gives
+    zero gradients; the derivative is 0 wherever it exists). nnabla's ``F.{snake}`` passes
+    the gradient straight through (:math:`dy/dx = 1`); ``gradhub_compat.nnabla.functions``
+    does that. Integer inputs are returned unchanged.{extra}
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.{snake}(gh.Variable([-1.5, 0.5, 1.2])).d
+        array({example}, dtype=float32)
+    """
+
+
+def _nonfinite_test(op: str) -> Callable[..., Any]:
+    def kernel(xp: Any, x0: Any) -> Any:
+        return getattr(xp, op)(x0).astype(float_dtype(xp, x0))
+
+    kernel.__name__ = kernel.__qualname__ = f"_{op}"
+    return kernel
+
+
+def _nonfinite_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((np.array([np.nan, np.inf, -np.inf, 1.0, -2.0, 0.0]),), name="mixed")
+    yield Sample((draw(rng, (2, 3)),), name="finite")
+    yield Sample((np.array(np.nan),), name="0-d")
+    yield Sample((np.zeros((0, 2)),), name="size-0")
+    yield Sample((rng.integers(-2, 3, (3,)),), name="int")
+
+
+def _reset(op: str) -> Callable[..., Any]:
+    def kernel(xp: Any, x0: Any, val: float = 0.0) -> Any:
+        if x0.dtype.kind != "f":
+            return x0.copy()
+        return xp.where(getattr(xp, op)(x0), x0.dtype.type(val), x0)
+
+    kernel.__name__ = kernel.__qualname__ = f"_reset_{op}"
+    return kernel
+
+
+def _reset_rule(test: str) -> RuleFn:
+    def d_reset(g: Any, x: Any, y: Any, val: float = 0.0) -> Any:
+        # 1 where x is kept, 0 where it was replaced by the constant val; a constant mask
+        return g * call("LogicalNot", call(test, x))
+
+    return unary_rule(d_reset)
+
+
+def _reset_fast(op: str) -> RuleFn:
+    def d_reset(xp: Any, g: Any, x: Any, y: Any, val: float = 0.0) -> Any:
+        return xp.where(getattr(xp, op)(x), g.dtype.type(0), g)
+
+    return unary_fast(d_reset)
+
+
+def _reset_samples(bad: float) -> SampleFn:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        yield from unary_samples(attrs={"val": 0.0})(rng)
+        x = draw(rng, (2, 3))
+        x[0, 1] = x[1, 2] = bad
+        yield Sample((x,), {"val": 5.0}, name=f"with {bad}")
+        yield Sample((np.array([bad, 1.0]),), {"val": -1.0}, grad_inputs=(), name="0-d")
+
+    return samples
+
+
+def _reset_ref(test: Callable[..., Any]) -> Callable[..., Any]:
+    def ref(x0: np.ndarray, val: float = 0.0) -> np.ndarray:
+        x0 = np.asarray(x0)
+        return np.where(test(x0), val, x0) if x0.dtype.kind == "f" else x0
+
+    return ref
+
+
+_RESET_DOC = r"""reset_{what}(x0, val=0): ``x0`` with every {which} replaced by ``val`` (nnabla).
+
+    :math:`y = \mathrm{{val}}` where :math:`x` is {which}, else :math:`x`. The gradient passes
+    where ``x0`` is kept and is 0 where it was replaced (a constant), as nnabla's backward.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.reset_{what}(gh.Variable(np.array([1.0, {bad}, -2.0])), val=5.0).d
+        array([ 1.,  5., -2.], dtype=float32)
+    """
+
+
+def _logical(op: str) -> Callable[..., Any]:
+    def kernel(xp: Any, x0: Any, x1: Any) -> Any:
+        return getattr(xp, op)(x0, x1).astype(float_dtype(xp, x0, x1))
+
+    kernel.__name__ = kernel.__qualname__ = f"_{op}"
+    return kernel
+
+
+def _logical_scalar(op: str) -> Callable[..., Any]:
+    def kernel(xp: Any, x0: Any, val: Any = None) -> Any:
+        if val is None:
+            raise TypeError(f"{op}_scalar(): missing the argument 'val' (a bool)")
+        return getattr(xp, op)(x0, bool(val)).astype(float_dtype(xp, x0))
+
+    kernel.__name__ = kernel.__qualname__ = f"_{op}_scalar"
+    return kernel
+
+
+def _logical_not(xp: Any, x0: Any) -> Any:
+    return xp.logical_not(x0).astype(float_dtype(xp, x0))
+
+
+def _logical_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    # small integers as floats, so that zeros (false) occur
+    for s0, s1 in BINARY_SHAPES:
+        a = rng.integers(-1, 2, s0).astype(np.float64)
+        yield Sample((a, rng.integers(-1, 2, s1).astype(np.float64)), name=f"{s0}x{s1}")
+    yield Sample((rng.integers(-1, 2, (4,)), rng.random(4) < 0.5), name="int and bool")
+
+
+def _logical_scalar_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for val in (True, False):
+        yield Sample((rng.integers(-1, 2, (3, 4)).astype(np.float64),), {"val": val}, name=f"{val}")
+    yield Sample((np.array(0.0),), {"val": True}, name="0-d")
+    yield Sample((np.zeros((0, 2)),), {"val": True}, name="size-0")
+    yield Sample((rng.integers(-1, 2, (5,)),), {"val": 1}, name="int")
+
+
+def _logical_ref(op: Callable[..., Any]) -> Callable[..., Any]:
+    def ref(x0: np.ndarray, x1: Any = None, val: Any = None) -> np.ndarray:
+        other = bool(val) if x1 is None else x1
+        return np.asarray(op(x0, other), dtype=np.float64)
+
+    return ref
+
+
+class Logical:
+    """One logical operation, as a record: it registers ``name`` (two broadcasting inputs) and
+    ``name + "Scalar"`` (an input and a bool ``val``), non-differentiable, with 1.0/0.0 results
+    in the inputs' floating dtype (float32 for others), as nnabla; ``example`` is the result of
+    the docs' ``[0, 0, 1, 2] op [0, 3, 0, 1]``, ``scalar_example`` of ``[0, 0, 1, 2] op True``."""
+
+    __slots__ = ("example", "scalar_example", "snake", "symbol")
+
+    def __init__(self, *, snake: str, symbol: str, example: str, scalar_example: str) -> None:
+        self.snake = snake
+        self.symbol = symbol
+        self.example = example
+        self.scalar_example = scalar_example
+
+    def register(self, register: Any) -> None:
+        """Register both functions with ``register.function``."""
+        name = "Logical" + self.snake.capitalize()
+        op = "logical_" + self.snake
+        ref = getattr(np, op)
+        fmt = {"op": op, "sym": self.symbol}
+        register.function(
+            name,
+            _logical(op),
+            snake=op,
+            inputs=("x0", "x1"),
+            differentiable=False,
+            samples=_logical_samples,
+            reference=_logical_ref(ref),
+            elementwise=True,
+            doc=_LOGICAL_DOC.format(example=self.example, **fmt),
+        )
+        register.function(
+            name + "Scalar",
+            _logical_scalar(op),
+            snake=op + "_scalar",
+            inputs=("x0",),
+            attrs={"val": None},
+            differentiable=False,
+            samples=_logical_scalar_samples,
+            reference=_logical_ref(ref),
+            elementwise=True,
+            doc=_LOGICAL_SCALAR_DOC.format(example=self.scalar_example, **fmt),
+        )
+
+
+LOGICALS: tuple[Logical, ...] = (
+    Logical(
+        snake="and", symbol="and", example="[0., 0., 0., 1.]", scalar_example="[0., 0., 1., 1.]"
+    ),
+    Logical(snake="or", symbol="or", example="[0., 1., 1., 1.]", scalar_example="[1., 1., 1., 1.]"),
+    Logical(
+        snake="xor", symbol="xor", example="[0., 1., 1., 0.]", scalar_example="[1., 1., 0., 0.]"
+    ),
+)
+
+_LOGICAL_DOC = """{op}(x0, x1): elementwise ``(x0 != 0) {sym} (x1 != 0)`` as 1.0 / 0.0 (nnabla;
+    broadcasting).
+
+    As in nnabla the result is floating: the promoted floating dtype of the inputs (float32 when
+    neither is floating). Non-differentiable: the output needs no gradient.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.{op}(gh.Variable([0.0, 0.0, 1.0, 2.0]), gh.Variable([0.0, 3.0, 0.0, 1.0])).d
+        array({example}, dtype=float32)
+    """
+
+_LOGICAL_SCALAR_DOC = """{op}_scalar(x0, val): elementwise ``(x0 != 0) {sym} val`` as 1.0 / 0.0
+    (nnabla; ``val`` a bool).
+
+    The result has the dtype of ``x0`` (float32 for integer inputs). Non-differentiable.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.{op}_scalar(gh.Variable([0.0, 0.0, 1.0, 2.0]), True).d
+        array({example}, dtype=float32)
+    """
+
+
+def _mod2(xp: Any, x0: Any, x1: Any, fmod: bool = False) -> Any:
+    if fmod or x0.dtype.kind == "f":
+        return xp.fmod(x0, x1)
+    return xp.mod(x0, x1)
+
+
+def _mod2_ref(x0: np.ndarray, x1: np.ndarray, fmod: bool = False) -> np.ndarray:
+    if fmod or np.asarray(x0).dtype.kind == "f":
+        return np.asarray(np.vectorize(math.fmod, otypes=[np.float64])(x0, x1))
+    return np.mod(x0, x1)
+
+
+def _mod2_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for s0, s1 in BINARY_SHAPES:
+        b = rng.uniform(0.5, 2.0, s1) * rng.choice([-1.0, 1.0], s1)
+        yield Sample((draw(rng, s0, -5.0, 5.0), b), name=f"{s0}x{s1}")
+    a, b = np.array([5, -5, 5, -5]), np.array([3, 3, -3, -3])
+    yield Sample((a, b), name="int (numpy.mod)")
+    yield Sample((a, b), {"fmod": True}, name="int, fmod")
+
+
+_MOD2_DOC = r"""mod2(x0, x1, fmod=False): the elementwise remainder (nnabla; broadcasting).
+
+    ``numpy.fmod(x0, x1)`` (the sign of ``x0``) when ``x0`` is floating or ``fmod`` is True,
+    else ``numpy.mod(x0, x1)`` (the sign of ``x1``), as nnabla. Non-differentiable, as nnabla's
+    (whose backward is not implemented): the output needs no gradient.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.mod2(gh.Variable([5.5, -5.5]), gh.Variable([2.0, 2.0])).d
+        array([ 1.5, -1.5], dtype=float32)
+    """
+
+
+def add_n(*x: Any) -> Any:
+    """add_n(*x): the elementwise sum :math:`y = x_0 + \\dots + x_{n-1}` (nnabla).
+
+    A chain of ``add2`` (so the inputs also broadcast, where nnabla requires equal shapes);
+    each input's gradient is the incoming gradient. A list or tuple of inputs is accepted too.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.add_n(gh.Variable([1.0, 2.0]), gh.Variable([3.0, 4.0]), gh.Variable([5.0, 6.0])).d
+        array([ 9., 12.], dtype=float32)
+    """
+    return _chain_n("add_n", "Add2", x)
+
+
+def mul_n(*x: Any) -> Any:
+    """mul_n(*x): the elementwise product :math:`y = x_0 \\cdots x_{n-1}` (nnabla).
+
+    A chain of ``mul2`` (the inputs broadcast); the gradient of :math:`x_i` is the incoming
+    gradient times the product of the other inputs, also where an input is 0 (nnabla 1.39
+    divides the output by :math:`x_i` and gives NaN there).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.mul_n(gh.Variable([1.0, 2.0]), gh.Variable([3.0, 4.0]), gh.Variable([5.0, 6.0])).d
+        array([15., 48.], dtype=float32)
+    """
+    return _chain_n("mul_n", "Mul2", x)
+
+
+def _chain_n(fname: str, op: str, x: tuple[Any, ...]) -> Any:
+    if len(x) == 1 and isinstance(x[0], (list, tuple)):
+        x = tuple(x[0])
+    if not x:
+        raise TypeError(f"{fname}(): give at least one input")
+    y = as_variable(x[0])
+    if len(x) == 1:
+        return call("AddScalar", y, val=0)  # a new node, as nnabla's AddN of one input
+    for v in x[1:]:
+        y = call(op, y, v)
+    return y
+
+
+def _n_ary_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample(tuple(draw(rng, (2, 3)) for _ in range(3)), name="three (2,3)")
+    yield Sample((draw(rng, (2, 2)),), name="one")
+    yield Sample((draw(rng, (2, 3)), draw(rng, (3,))), name="broadcasting")
+    yield Sample((draw(rng, ()), draw(rng, ())), name="0-d")
+    yield Sample((draw(rng, (3, 2)).T, draw(rng, (2, 3))), name="transposed")
+
+
+def _register_nnabla_elementwise(register: Any) -> None:
+    """Register the rounding functions, the NaN/inf tests and resets, the logical operations,
+    mod2, add_n and mul_n."""
+    f = register.function
+    for name, kernel, ref, what, formula, example, extra in (
+        (
+            "Round",
+            _round_half_away,
+            _round_ref,
+            "rounding to the nearest integer",
+            r"\mathrm{round}(x)",
+            "[-2.,  1.,  1.]",
+            " Halves are rounded away from zero (``round(0.5) = 1``, ``round(-2.5) = -3``), as"
+            " nnabla and C's ``round``, not to the even neighbour as numpy and PyTorch.",
+        ),
+        ("Ceil", _integral("ceil"), np.ceil, "ceiling", r"\lceil x \rceil", "[-1.,  1.,  2.]", ""),
+        (
+            "Floor",
+            _integral("floor"),
+            np.floor,
+            "floor",
+            r"\lfloor x \rfloor",
+            "[-2.,  0.,  1.]",
+            "",
+        ),
+    ):
+        snake = name.lower()
+        f(
+            name,
+            kernel,
+            snake=snake,
+            differentiable=False,
+            samples=_rounding_samples,
+            reference=ref,
+            elementwise=True,
+            doc=_ROUNDING_DOC.format(
+                snake=snake, what=what, formula=formula, example=example, extra=extra
+            ),
+        )
+    for name, op, what, example in (
+        ("IsNaN", "isnan", "NaN", "[1., 0., 0.]"),
+        ("IsInf", "isinf", "``inf`` or ``-inf``", "[0., 1., 0.]"),
+    ):
+        f(
+            name,
+            _nonfinite_test(op),
+            snake=op,
+            inputs=("x0",),
+            differentiable=False,
+            samples=_nonfinite_samples,
+            reference=_float_ref1(getattr(np, op)),
+            elementwise=True,
+            doc=_NONFINITE_DOC.format(op=op, what=what, example=example),
+        )
+    for name, op, test, which, bad in (
+        ("ResetNaN", "isnan", "IsNaN", "NaN", "np.nan"),
+        ("ResetInf", "isinf", "IsInf", "``inf``/``-inf``", "np.inf"),
+    ):
+        with_real_scalars(
+            f(
+                name,
+                _reset(op),
+                snake="reset_" + op[2:],
+                inputs=("x0",),
+                attrs={"val": 0.0},
+                rule=_reset_rule(test),
+                fast_backward=_reset_fast(op),
+                need_inputs=(0,),
+                need_outputs=(),
+                samples=_reset_samples(float(getattr(np, bad[3:]))),
+                reference=_reset_ref(getattr(np, op)),
+                elementwise=True,
+                doc=_RESET_DOC.format(what=op[2:], which=which, bad=bad),
+            )
+        )
+    f(
+        "LogicalNot",
+        _logical_not,
+        snake="logical_not",
+        inputs=("x0",),
+        differentiable=False,
+        samples=_logical_scalar_samples_not,
+        reference=lambda x0: np.asarray(np.logical_not(x0), dtype=np.float64),
+        elementwise=True,
+        doc="""logical_not(x0): elementwise ``x0 == 0`` as 1.0 / 0.0 (nnabla).
+
+    The result has the dtype of ``x0`` (float32 for integer inputs). Non-differentiable.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.logical_not(gh.Variable([0.0, 2.0])).d
+        array([1., 0.], dtype=float32)
+    """,
+    )
+    for logical in LOGICALS:
+        logical.register(register)
+    f(
+        "Mod2",
+        _mod2,
+        inputs=("x0", "x1"),
+        attrs={"fmod": False},
+        differentiable=False,
+        samples=_mod2_samples,
+        reference=_mod2_ref,
+        elementwise=True,
+        doc=_MOD2_DOC,
+    )
+    c = register.composite
+    c("AddN", add_n, snake="add_n", samples=_n_ary_samples, reference=_n_ary_ref(np.add))
+    c("MulN", mul_n, snake="mul_n", samples=_n_ary_samples, reference=_n_ary_ref(np.multiply))
+
+
+_NONFINITE_DOC = """{op}(x0): 1.0 where ``x0`` is {what}, else 0.0 (nnabla).
+
+    The result has the dtype of ``x0`` (float32 for integer inputs). Non-differentiable.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.{op}(gh.Variable(np.array([np.nan, np.inf, 1.0]))).d
+        array({example}, dtype=float32)
+    """
+
+
+def _float_ref1(ref: Callable[..., Any]) -> Callable[..., Any]:
+    def float_ref(x0: np.ndarray) -> np.ndarray:
+        return np.asarray(ref(x0), dtype=np.float64)
+
+    return float_ref
+
+
+def _logical_scalar_samples_not(rng: np.random.Generator) -> Iterator[Sample]:
+    for s in _logical_scalar_samples(rng):
+        s.attrs = {}
+        yield s
+
+
+def _n_ary_ref(op: Callable[..., Any]) -> Callable[..., Any]:
+    def ref(*x: np.ndarray) -> np.ndarray:
+        y = np.asarray(x[0], dtype=np.float64)
+        for v in x[1:]:
+            y = op(y, v)
+        return y
+
+    return ref
+
+
 # -- composites: add/sub/mul/div/pow with scalars in either position -----------------------------
 
 
@@ -1214,6 +1777,7 @@ def register_functions(register: Any) -> None:
     f = register.function
     for op in ELEMENTWISE:
         op.register(register)
+    ACOSH.register(register)
     with_real_scalars(
         f(
             "Softplus",
@@ -1451,6 +2015,7 @@ def register_functions(register: Any) -> None:
         reference=lambda x, min, max: np.minimum(np.maximum(x, min), max),
         elementwise=True,
     )
+    _register_nnabla_elementwise(register)
 
 
 def _chain(*fns: SampleFn) -> SampleFn:

@@ -270,6 +270,184 @@ def sign(x: Any, alpha: float = 1.0) -> Any:
     return _on_ndarrays(_sign_ste)(x, alpha)
 
 
+def _ste(fn: Callable[..., Any], x: Any) -> Any:
+    """``fn(x)`` (a non-differentiable rounding function) whose gradient is the incoming one
+    (nnabla's straight-through estimator): ``fn(x) + (c - stop_gradient(c))`` with ``c`` = ``x``
+    clipped to the finite range, exactly 0 in value (see :func:`_sign_ste`)."""
+    x = _native_variable(x)
+    if x.dtype.kind != "f":
+        return fn(x)
+    big = float(np.finfo(x.dtype).max)
+    c = _native.clip_by_value(x, -big, big)
+    return fn(x) + (c - _native.stop_gradient(c))
+
+
+def round(x: Any) -> Any:
+    r"""nnabla's round: the nearest integer, halves away from zero (``round(-2.5) = -3``); its
+    gradient is the incoming gradient unchanged (nnabla's straight-through estimator,
+    :math:`\partial y / \partial x = 1`), its second derivative 0. gradhub's ``F.round`` has no
+    gradient.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-2.5, 0.5, 1.2]), need_grad=True)
+        >>> y = F.round(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-3.,  1.,  1.], dtype=float32), array([1., 1., 1.], dtype=float32))
+    """
+    return _on_ndarrays(_ste)(_native.round, x)
+
+
+def ceil(x: Any) -> Any:
+    r"""nnabla's ceil, :math:`y = \lceil x \rceil`, with the straight-through gradient
+    :math:`\partial y / \partial x = 1` (second derivative 0), as nnabla.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-1.5, 1.2]), need_grad=True)
+        >>> y = F.ceil(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-1.,  2.], dtype=float32), array([1., 1.], dtype=float32))
+    """
+    return _on_ndarrays(_ste)(_native.ceil, x)
+
+
+def floor(x: Any) -> Any:
+    r"""nnabla's floor, :math:`y = \lfloor x \rfloor`, with the straight-through gradient
+    :math:`\partial y / \partial x = 1` (second derivative 0), as nnabla.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-1.5, 1.2]), need_grad=True)
+        >>> y = F.floor(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-2.,  1.], dtype=float32), array([1., 1.], dtype=float32))
+    """
+    return _on_ndarrays(_ste)(_native.floor, x)
+
+
+def _binary(x: Any, low: float, slope: float) -> Any:
+    """``1`` for ``x > 0``, else ``low``, plus ``slope * (c - stop_gradient(c))`` with ``c`` =
+    ``hard_tanh(x)``: the gradient is ``slope`` for ``|x| < 1`` and 0 elsewhere (at ``|x| = 1``
+    included), as nnabla's BinaryTanh / BinarySigmoid."""
+    x = _native_variable(x)
+    if x.dtype.kind != "f":
+        x = _native.cast(x, "float32")
+    y = _native.greater_scalar(x, 0.0)
+    if low != 0.0:
+        y = y * (1.0 - low) + low
+    c = _native.hard_tanh(x)
+    d = c - _native.stop_gradient(c)
+    return y + (d * slope if slope != 1.0 else d)
+
+
+def binary_tanh(x: Any) -> Any:
+    r"""nnabla's binary tanh: :math:`y = 1` for :math:`x > 0`, else :math:`-1`; its gradient
+    is nnabla's straight-through approximation, 1 for :math:`|x| < 1` and 0 for
+    :math:`|x| \ge 1` (the gradient of ``hard_tanh``), the second derivative 0.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-2.0, 0.0, 0.5, 1.0]), need_grad=True)
+        >>> y = F.binary_tanh(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([-1., -1.,  1.,  1.], dtype=float32), array([0., 1., 1., 0.], dtype=float32))
+    """
+    return _on_ndarrays(_binary)(x, -1.0, 1.0)
+
+
+def binary_sigmoid(x: Any) -> Any:
+    r"""nnabla's binary sigmoid: :math:`y = 1` for :math:`x > 0`, else :math:`0`; its gradient
+    is nnabla's straight-through approximation, :math:`1/2` for :math:`|x| < 1` and 0 for
+    :math:`|x| \ge 1`, the second derivative 0.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-2.0, 0.0, 0.5, 1.0]), need_grad=True)
+        >>> y = F.binary_sigmoid(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([0., 0., 1., 1.], dtype=float32), array([0. , 0.5, 0.5, 0. ], dtype=float32))
+    """
+    return _on_ndarrays(_binary)(x, 0.0, 0.5)
+
+
+def _hard_sigmoid(x: Any) -> Any:
+    v = _float_variable(x)
+    if v is None:
+        return _native.hard_sigmoid(x)
+    ends = _native.equal_scalar(v, 2.5) + _native.equal_scalar(v, -2.5)
+    return _native.where(ends, v * 0.2 + 0.5, _native.hard_sigmoid(v))
+
+
+def hard_sigmoid(x: Any) -> Any:
+    r"""nnabla's hard sigmoid, :math:`y = \min(\max(0.2 x + 0.5, 0), 1)`; the gradient is 0.2
+    where :math:`-2.5 \le x \le 2.5`, both ends included (nnabla's backward), and 0 outside.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-3.0, -2.5, 0.0, 2.5]), need_grad=True)
+        >>> y = F.hard_sigmoid(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([0. , 0. , 0.5, 1. ], dtype=float32), array([0. , 0.2, 0.2, 0.2], dtype=float32))
+    """
+    return _on_ndarrays(_hard_sigmoid)(x)
+
+
+def _crelu(x: Any, axis: int = 1) -> Any:
+    v = _float_variable(x)
+    if v is None:
+        return _native.crelu(x, axis)
+    y = _native.crelu(v, axis)  # checks axis
+    # the negative half relu(-x), whose gradient nnabla also passes at x = 0: 0 - x there (+0.0)
+    neg = _native.where(
+        _native.equal_scalar(v, 0.0), _native.r_sub_scalar(v, 0.0), _native.relu(-v)
+    )
+    return _native.concatenate(_native.relu(v), neg, axis=axis % y.ndim)
+
+
+def crelu(x: Any, axis: int = 1) -> Any:
+    r"""nnabla's concatenated ReLU, ``relu(x)`` and ``relu(-x)`` joined along ``axis``; at
+    :math:`x = 0` the gradient is -1 (nnabla's backward passes the negative half's there),
+    elsewhere 1 for :math:`x > 0` and -1 for :math:`x < 0`.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[-1.0, 0.0, 2.0]]), need_grad=True)
+        >>> y = F.crelu(x)
+        >>> y.backward()
+        >>> y.d, x.g
+        (array([[0., 0., 2., 1., 0., 0.]], dtype=float32), array([[-1., -1.,  1.]], dtype=float32))
+    """
+    return _on_ndarrays(_crelu)(x, axis)
+
+
 def gelu(x: Any) -> Any:
     r"""nnabla's GELU, the tanh approximation
     :math:`y = \frac{x}{2}(1 + \tanh(\sqrt{2/\pi}\,(x + 0.044715 x^3)))` (gradhub's
@@ -510,4 +688,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*_native.__dir__(), "constant", "identity", "sink"})
+    return sorted(
+        {*_native.__dir__(), "constant", "identity", "sink", "binary_tanh", "binary_sigmoid"}
+    )
