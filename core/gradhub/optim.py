@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from . import modes as _modes
 from .modes import no_grad
 from .variable import Variable
 
@@ -154,7 +155,19 @@ class _Optimizer:
         return out
 
     def update(self, grads: Sequence[Any] | None = None) -> None:
-        """Apply one step; ``grads`` (one per parameter, None to skip one) default to ``.g``."""
+        """Apply one step; ``grads`` (one per parameter, None to skip one) default to ``.g``.
+
+        Refused inside a step that :func:`gradhub.compile` traces (``NotImplementedError``),
+        before anything changes (the parameters, ``t`` and the optimizer's state)."""
+        if _modes.state.tracing:
+            name = type(self).__name__
+            raise NotImplementedError(
+                f"gradhub.compile: the step calls {name}.update(); a compiled step replays its "
+                "graph, not its Python code, so later calls would neither update the parameters "
+                f"nor {name}'s state (nothing was changed). Update outside the compiled step: "
+                f"return the gradients and call {name}.update(grads) after the call (or "
+                "update() after a step that calls backward(): .g holds the gradients)"
+            )
         gs = self._grads(grads)
         self.t += 1
         with no_grad():

@@ -13,9 +13,57 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from . import variable as _variable
 from .variable import Variable
 
-_params: OrderedDict[str, Variable] = OrderedDict()
+
+class _Table(OrderedDict[str, Variable]):
+    """The parameter table: an OrderedDict that counts its changes in :attr:`version` (every
+    insertion, replacement, removal or reordering, also by front-ends that write the live table
+    of :func:`parameter_table`), so that a step :func:`gradhub.compile` traced after reading it
+    can tell at a later call, by one comparison, whether the table is still the one it read."""
+
+    #: bumped by every change of the table
+    version: int = 0
+
+    def __setitem__(self, key: str, value: Variable) -> None:
+        super().__setitem__(key, value)
+        self.version += 1
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.version += 1
+
+    def __ior__(self, other: Any) -> _Table:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.version += 1
+        return super().pop(key, *default)
+
+    def popitem(self, last: bool = True) -> tuple[str, Variable]:
+        self.version += 1
+        return super().popitem(last)
+
+    def clear(self) -> None:
+        self.version += 1
+        super().clear()
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.version += 1
+        return super().setdefault(key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.version += 1
+        super().update(*args, **kwargs)
+
+    def move_to_end(self, key: str, last: bool = True) -> None:
+        self.version += 1
+        super().move_to_end(key, last)
+
+
+_params: _Table = _Table()
 
 
 class _Scope(threading.local):
@@ -40,6 +88,33 @@ def parameter_scope(name: str) -> Iterator[None]:
 
 def _full(name: str) -> str:
     return "/".join((*_scope.prefix, name))
+
+
+def table_state() -> tuple[int, tuple[str, ...]]:
+    """The version of the parameter table (bumped by every change of it) and this thread's
+    parameter scope: a step that :func:`gradhub.compile` traced after reading the table is
+    traced again at a later call where this differs (its graph holds the Variables it found).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.parameters import table_state
+        >>> before = table_state()
+        >>> with gh.parameter_scope("fc"):
+        ...     table_state()[1]
+        ('fc',)
+        >>> _ = gh.get_parameter_or_create("v", (1,), lambda shape: [0.0])
+        >>> table_state()[0] > before[0]
+        True
+        >>> gh.clear_parameters()
+    """
+    return (_params.version, _scope.prefix)
+
+
+def _told() -> None:
+    """Tell the observer (an observer is set: the trace of gradhub.compile, in some thread)
+    that the code reads or writes the parameter table (see :func:`table_state`)."""
+    _variable._observer.parameters_read()
 
 
 def full_name(name: str) -> str:
@@ -74,6 +149,8 @@ def parameter_table() -> OrderedDict[str, Variable]:
         True
         >>> gh.clear_parameters()
     """
+    if _variable._observer is not None:
+        _told()
     return _params
 
 
@@ -122,6 +199,8 @@ def get_parameter_or_create(
     shared weights passes no gradient to them. Inside :func:`parameter_use`, the result is what
     the installed use makes of the parameter.
     """
+    if _variable._observer is not None:
+        _told()
     full = _full(name)
     p = _params.get(full)
     shape = tuple(int(s) for s in shape)
@@ -153,6 +232,8 @@ def get_parameters(grad_only: bool = True) -> OrderedDict[str, Variable]:
 
     ``grad_only``: only those that need a gradient (as nnabla).
     """
+    if _variable._observer is not None:
+        _told()
     prefix = "/".join(_scope.prefix)
     out: OrderedDict[str, Variable] = OrderedDict()
     for full, p in _params.items():
@@ -176,6 +257,8 @@ def set_parameter(name: str, value: Variable) -> None:
             f"set_parameter: the value of parameter {_full(name)!r} must be a Variable, got "
             f"{type(value).__name__} (wrap an array with gradhub.Variable(array))"
         )
+    if _variable._observer is not None:
+        _told()
     _params[_full(name)] = value
 
 

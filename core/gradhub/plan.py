@@ -1468,6 +1468,8 @@ class _Trace:
         self.globals_seen: set[Any] = set()
         #: the Variables needing a gradient that ``Variable(data)`` made in the step
         self.made_leaves: list[weakref.ref[Variable]] = []
+        #: whether the step read or wrote the parameter table (see parameters_read)
+        self.parameters = False
 
     def made(self, v: Variable) -> None:
         """A ``Variable(data)`` the step's code made (see :meth:`_Traced.__init__`)."""
@@ -1483,6 +1485,14 @@ class _Trace:
         self.globals_seen.add(key)
         if not written and read is not None:
             self.guards.append((read, _setting(read)))
+
+    def parameters_read(self) -> None:
+        """The step's code looked parameters up in the table of :mod:`gradhub.parameters` (or
+        changed it): its graph holds the Variables it found under the scope then, so the table's
+        version and the scope when the trace ends become a guard of the trace (see
+        :func:`gradhub.parameters.table_state`); a later call finding the table changed (cleared
+        and loaded again, ``set_parameter``) or another scope traces the step again."""
+        self.parameters = True
 
     def _retained(self, outputs: Sequence[Variable]) -> None:
         """Note the gradient Variables that a walk with ``retain_grad`` from ``outputs`` left on
@@ -1987,6 +1997,8 @@ class _Traced:
                 began.setdefault(id(ev[2]), ev[5])
         self.leaf_need = [(v, began.get(id(v), v._need_grad)) for v in self.plan.leaves]
         self.guards = trace.guards
+        if trace.parameters:  # (the table as the trace leaves it: parameters it made included)
+            self.guards.append((_parameters.table_state, _parameters.table_state()))
         self.need_generation = _variable.need_grad_generation
         compiled = self.plan.compiled
         self.direct_ok = (

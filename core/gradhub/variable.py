@@ -688,6 +688,9 @@ def set_observer(observer: Any) -> Any:
     * ``detach(variable, need_grad)``: what ``x.detach()`` returns (None: the usual leaf);
     * ``backward(y, grad, options)`` and ``grad(outputs, inputs, grad_outputs, options,
       results)``: a ``backward``/``grad`` call of :mod:`gradhub.engine`, when it ends.
+    * ``parameters_read()``: a lookup in (or change of) the parameter table of
+      :mod:`gradhub.parameters` (``get_parameter_or_create``, ``get_parameters``,
+      ``set_parameter``, ``parameter_table()``).
 
     Front-ends whose Variables hand out, assign or cut arrays by their own properties, or that
     compute from a Variable's values in Python, or read global settings, tell the observer

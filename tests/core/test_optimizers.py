@@ -359,3 +359,46 @@ def test_sgd_float16_momentum_matches_float64(nesterov: bool) -> None:
     assert w.d.dtype == opt.velocity[0].dtype == np.float16
     np.testing.assert_allclose(w.d, p, rtol=2e-3, atol=2e-3)
     np.testing.assert_allclose(opt.velocity[0], b, rtol=2e-3)
+
+
+@pytest.mark.parametrize("kind", ["sgd", "momentum", "adam"])
+@pytest.mark.parametrize("grads", ["from .g", "given"])
+def test_update_inside_a_compiled_step_is_refused_before_any_change(kind: str, grads: str) -> None:
+    # regression: refused only when it assigned the first parameter's .d, after t, the momentum
+    # buffers or Adam's m, v and step counts had changed
+    w = gh.Variable(W0.copy())
+    make = {
+        "sgd": lambda: SGD([w], lr=0.1),
+        "momentum": lambda: SGD([w], lr=0.1, momentum=0.9),
+        "adam": lambda: Adam([w], lr=0.1),
+    }[kind]
+    opt = make()
+    name = type(opt).__name__
+    before = (w.d.copy(), opt.state_dict())
+
+    def step(x: Any) -> Any:
+        opt.zero_grad()
+        loss = (w * x).sum()
+        if grads == "given":
+            opt.update(gh.grad([loss], [w], create_graph=False))
+        else:
+            loss.backward()
+            opt.update()
+        return loss
+
+    with pytest.raises(NotImplementedError, match=rf"gradhub.compile: .*calls {name}\.update\(\)"):
+        gh.compile(step)(np.ones(4))
+    np.testing.assert_array_equal(w.d, before[0])
+    after = opt.state_dict()
+    assert after["t"] == before[1]["t"] == 0
+    assert after == before[1]
+    # the same optimizer outside the compiled step: its first update, as a fresh one's
+    fresh = gh.Variable(W0.copy())
+    ref = {"sgd": SGD, "momentum": SGD, "adam": Adam}[kind]
+    kw = {"momentum": 0.9} if kind == "momentum" else {}
+    ref_opt = ref([fresh], lr=0.1, **kw)
+    for o, v in ((opt, w), (ref_opt, fresh)):
+        o.zero_grad()
+        (v * gh.Variable(np.ones(4), need_grad=False)).sum().backward()
+        o.update()
+    np.testing.assert_array_equal(w.d, fresh.d)

@@ -40,7 +40,7 @@ from gradhub.variable import Variable as NativeVariable
 from .._common import call_native as _call
 from . import _autograd_mode as _ag
 from .base import MXNetError
-from .ndarray import NDArray, _mark
+from .ndarray import NDArray, _mark, refuse_traced
 
 __all__ = [
     "Function",
@@ -276,6 +276,10 @@ def backward(
         >>> x.grad.asnumpy()
         array([ 4., 42.], dtype=float32)
     """
+    refuse_traced(
+        "autograd.backward() (or NDArray.backward())",
+        "later calls would not write their gradients into the .grad arrays (attach_grad)",
+    )
     _, xs, grads = _run(heads, head_grads, None, bool(retain_graph), False, "backward")
     for x, g in zip(xs, grads):
         buf, req = _ag.MARKED[x]
@@ -313,6 +317,10 @@ def grad(
         >>> x.grad.asnumpy().round(4)  # d/dx cos(x) = -sin(x)
         array([-0.8415, -0.9093], dtype=float32)
     """
+    refuse_traced(
+        "autograd.grad()",
+        "the NDArrays it returns would hold this call's gradients at every later call",
+    )
     vs = _arrays(variables, "grad: variables")
     xs: list[NativeVariable] = []
     for i, v in enumerate(vs):

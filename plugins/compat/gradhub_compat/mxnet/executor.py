@@ -41,7 +41,7 @@ from gradhub.variable import Variable as NativeVariable
 from .._common import call_native as _call
 from .base import MXNetError, _MXNetValueError
 from .context import Context
-from .ndarray import NDArray, _const, _divide, int_kernel
+from .ndarray import NDArray, _const, _divide, int_kernel, refuse_traced
 from .shapes import UNARY_OPS
 from .symbol import Symbol, _grad_reqs, _infer_types
 
@@ -340,6 +340,11 @@ class Executor:
         mxnet the results are written into the same output NDArrays each time (while their
         shapes stay), so an output held from an earlier call shows the latest values.
         """
+        refuse_traced(
+            "Executor.forward()",
+            "later calls would not write their results into the output NDArrays (an Executor "
+            "is planned already: call it outside gradhub.compile)",
+        )
         for name, value in kwargs.items():
             if name not in self._names:
                 raise ValueError(
@@ -432,6 +437,11 @@ class Executor:
         ``MakeLoss``) ignore them. ``"write"`` overwrites the gradient arrays, ``"add"`` adds to
         them, ``"null"`` leaves them alone.
         """
+        refuse_traced(
+            "Executor.backward()",
+            "later calls would not write their gradients into the gradient NDArrays (an "
+            "Executor is planned already: call it outside gradhub.compile)",
+        )
         if self._graph is None:
             raise RuntimeError("Executor.backward: call forward() before backward()")
         heads, losses = self._graph

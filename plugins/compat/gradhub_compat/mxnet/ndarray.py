@@ -20,8 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from gradhub.modes import no_grad, set_recording
+from gradhub.modes import is_tracing, no_grad, set_recording
 from gradhub.variable import Variable as NativeVariable
+from gradhub.variable import observe_wrap
 
 from .._common import call_native as _call
 from . import _autograd_mode as _ag
@@ -39,6 +40,21 @@ def _ctx(ctx: Any) -> Context:
     if not isinstance(ctx, Context):
         raise TypeError(f"mxnet: ctx must be a Context such as mx.cpu(), got {type(ctx).__name__}")
     return ctx
+
+
+def refuse_traced(what: str, why: str) -> None:
+    """Raise ``NotImplementedError`` naming ``gradhub.compile`` and the mxnet call ``what`` when
+    this thread traces a step with :func:`gradhub.compile`: mxnet's imperative NDArrays are not
+    traced (their writes, the gradient buffers ``backward()`` fills, the arrays ``grad()`` and
+    ``nd.array()`` make hold values computed in Python at that call, which a replay would not
+    compute again). ``why``: what would go wrong at later calls."""
+    if is_tracing():
+        raise NotImplementedError(
+            f"gradhub.compile: the step calls mxnet's {what}; a compiled step replays its graph, "
+            f"not its Python code, and mxnet's imperative NDArrays are not traced, so {why}. "
+            "Call the step without gradhub.compile, or bind a Symbol (simple_bind, an "
+            "Executor: mxnet's static graph, planned once and run again; docs/plans.md)"
+        )
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -192,7 +208,9 @@ class NDArray:
         return NativeVariable.leaf(self._arr, False)
 
     def _check_assign(self, what: str) -> None:
-        """mxnet refuses to write into an array of a graph while recording."""
+        """mxnet refuses to write into an array of a graph while recording; inside a step that
+        :func:`gradhub.compile` traces, every write is refused (see :func:`refuse_traced`)."""
+        refuse_traced(f"NDArray {what}", "later calls would not make this write into the NDArray")
         if _STATE.recording and self._var is not None:
             raise MXNetError(
                 f"NDArray {what}: Assigning to NDArrays that are already in a computational graph "
@@ -705,9 +723,22 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
         _adopt_copy(res, node)
         return res
     elif isinstance(source_array, NativeVariable):  # (its values; .d raises inside vmap)
+        refuse_traced(
+            "nd.array() of a Variable (an argument of the step)",
+            "the NDArray would hold this call's copy of its values at every later call",
+        )
         data = np.array(source_array.numpy())
         dtype = dtype or _DEFAULT_DTYPE
     else:
+        if is_tracing():  # an argument's array, or one taken from a Variable (.d, .g, numpy())
+            try:
+                observe_wrap(source_array)
+            except NotImplementedError:
+                refuse_traced(
+                    "nd.array() of an argument's array or of an array taken from a Variable",
+                    "the NDArray would hold this call's copy of its values at every later call",
+                )
+                raise
         data = np.array(source_array)
         dtype = dtype or _DEFAULT_DTYPE
     return _make(np.array(data, dtype=dtype, copy=True), ctx, dtype)

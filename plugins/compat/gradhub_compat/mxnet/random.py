@@ -26,7 +26,7 @@ import gradhub
 import numpy as np
 
 from .context import Context
-from .ndarray import NDArray, _ctx, _shape
+from .ndarray import NDArray, _ctx, _shape, refuse_traced
 
 __all__ = ["normal", "seed", "uniform"]
 
@@ -56,6 +56,7 @@ def _draw(
 ) -> NDArray:
     """Samples of shape ``shape`` ((1,) when None) for number parameters, or
     ``p1.shape + shape`` for NDArray parameters (one set of draws per parameter element)."""
+    refuse_traced(f"nd.random.{fn}()", "every later call would get this call's draws (a constant)")
     extra = () if shape is None else _shape(shape)
     arrays = [p for p in (p1, p2) if isinstance(p, NDArray)]
     if arrays:
