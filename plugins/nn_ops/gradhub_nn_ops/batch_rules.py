@@ -27,6 +27,9 @@ batch axis first, computed with registered functions so that it stays differenti
   axis merged into the first sample axis; with batched parameters in inference, and in training
   (``batch_stat=True``, each element's own statistics): the batch axis is one more parameter
   axis, the running statistics updated as the loop updates them;
+* the array functions: ``CumSum``, ``Sort`` and ``TopNError`` along their axis moved by one,
+  ``TopKData`` with ``base_axis + 1``, ``MatrixDiag``/``MatrixDiagPart``/``Trilu`` with the
+  batch axis one more leading axis (``GatherNd``/``ScatterNd``/``EyeLike`` loop);
 * ``DropoutMask``: as vmap's ``randomness`` says
   (:func:`gradhub_nn_ops.misc.dropout_mask_batching_rule`).
 
@@ -475,6 +478,36 @@ def _einsum(args: tuple[Any, ...], dims: tuple[Any, ...], equation: str) -> Any:
     return call("Einsum", *args, equation=",".join(terms) + "->" + letter + out), 0
 
 
+def _cumsum(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """CumSum along its axis (None means 0), moved by one."""
+    attrs = dict(attrs)
+    axis = attrs.get("axis")
+    attrs["axis"] = shift_axes(0 if axis is None else axis, args[0].ndim - 1)
+    return call("CumSum", *args, **attrs), 0
+
+
+def _sort(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    attrs = dict(attrs)
+    attrs["axis"] = shift_axes(attrs.get("axis", -1), args[0].ndim - 1)
+    return call("Sort", *args, **attrs), 0
+
+
+def _top_k_data(args: tuple[Any, ...], dims: tuple[Any, ...], **attrs: Any) -> Any:
+    """TopKData: the batch axis is one more sample axis (``base_axis + 1``)."""
+    nd = args[0].ndim - 1
+    attrs = dict(attrs)
+    ba = int(attrs.get("base_axis", 1))
+    if not -nd <= ba < nd:  # the kernel's own message, on the loop
+        return loop("TopKData", args, dims, attrs, "cannot batch this base_axis")
+    attrs["base_axis"] = ba % nd + 1
+    return call("TopKData", *args, **attrs), 0
+
+
+def _top_n_error(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any, n: Any) -> Any:
+    x, t = _all_batched(args, dims)
+    return call("TopNError", x, t, axis=shift_axes(axis, x.ndim - 1, "keep"), n=n), 0
+
+
 def register_batching_rules(register: Any) -> None:
     """Set the batching rules of the library's functions that are not elementwise."""
     r = register.batching_rule
@@ -511,3 +544,9 @@ def register_batching_rules(register: Any) -> None:
     r("Embed", _embed)
     r("EmbedBackward", _embed_backward)
     r("BatchNormalization", _batch_normalization)
+    r("CumSum", _cumsum)
+    r("Sort", _sort)
+    r("TopKData", _top_k_data)
+    r("TopNError", _top_n_error)
+    for name in ("MatrixDiag", "MatrixDiagPart", "Trilu"):
+        r(name, _leading(name))

@@ -25,7 +25,7 @@ from gradhub.broadcasting import sum_to, sum_to_array
 from gradhub.builtin.elementwise import float_dtype, needs, unary_rule
 from gradhub.builtin.samples import BINARY_SHAPES, binary_samples, draw, unary_samples
 from gradhub.memory import output_array
-from gradhub.ops import call, with_real_scalars
+from gradhub.ops import call, replace_api, with_real_scalars
 from gradhub.registry import SampleFn, one_input_fast
 
 Shape = tuple[int, ...]
@@ -1398,11 +1398,11 @@ _MOD2_DOC = r"""mod2(x0, x1, fmod=False): the elementwise remainder (nnabla; bro
     """
 
 
-def add_n(*x: Any) -> Any:
-    """add_n(*x): the elementwise sum :math:`y = x_0 + \\dots + x_{n-1}` (nnabla).
+_ADD_N_DOC = """add_n(*x): the elementwise sum :math:`y = x_0 + \\dots + x_{n-1}` (nnabla).
 
-    A chain of ``add2`` (so the inputs also broadcast, where nnabla requires equal shapes);
-    each input's gradient is the incoming gradient. A list or tuple of inputs is accepted too.
+    The inputs broadcast (nnabla requires equal shapes); the gradient of each input is the
+    incoming gradient (summed over its broadcast axes). One input gives a copy, a new node as
+    nnabla's. A list or tuple of inputs is accepted too.
 
     Example::
 
@@ -1411,15 +1411,12 @@ def add_n(*x: Any) -> Any:
         >>> F.add_n(gh.Variable([1.0, 2.0]), gh.Variable([3.0, 4.0]), gh.Variable([5.0, 6.0])).d
         array([ 9., 12.], dtype=float32)
     """
-    return _chain_n("add_n", "Add2", x)
 
+_MUL_N_DOC = """mul_n(*x): the elementwise product :math:`y = x_0 \\cdots x_{n-1}` (nnabla).
 
-def mul_n(*x: Any) -> Any:
-    """mul_n(*x): the elementwise product :math:`y = x_0 \\cdots x_{n-1}` (nnabla).
-
-    A chain of ``mul2`` (the inputs broadcast); the gradient of :math:`x_i` is the incoming
-    gradient times the product of the other inputs, also where an input is 0 (nnabla 1.39
-    divides the output by :math:`x_i` and gives NaN there).
+    The inputs broadcast; the gradient of :math:`x_i` is the incoming gradient times the
+    product of the other inputs, also where an input is 0 (nnabla 1.39 divides the output by
+    :math:`x_i` and gives NaN there). A list or tuple of inputs is accepted too.
 
     Example::
 
@@ -1428,20 +1425,49 @@ def mul_n(*x: Any) -> Any:
         >>> F.mul_n(gh.Variable([1.0, 2.0]), gh.Variable([3.0, 4.0]), gh.Variable([5.0, 6.0])).d
         array([15., 48.], dtype=float32)
     """
-    return _chain_n("mul_n", "Mul2", x)
 
 
-def _chain_n(fname: str, op: str, x: tuple[Any, ...]) -> Any:
-    if len(x) == 1 and isinstance(x[0], (list, tuple)):
-        x = tuple(x[0])
-    if not x:
-        raise TypeError(f"{fname}(): give at least one input")
-    y = as_variable(x[0])
-    if len(x) == 1:
-        return call("AddScalar", y, val=0)  # a new node, as nnabla's AddN of one input
-    for v in x[1:]:
-        y = call(op, y, v)
-    return y
+def _n_ary(op: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def kernel(xp: Any, *xs: Any) -> Any:
+        y = xs[0]
+        for v in xs[1:]:
+            y = op(y, v)
+        return xp.array(y, copy=True) if len(xs) == 1 else y
+
+    return kernel
+
+
+def _add_n_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    return [sum_to(gy[0], s) for s in in_shapes]  # (the engine drops those not needed)
+
+
+def _mul_n_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    grads = []
+    for i, (x, s) in enumerate(zip(inputs, in_shapes)):
+        if not needs(x):
+            grads.append(None)
+            continue
+        g = gy[0]
+        for j, other in enumerate(inputs):
+            if j != i:
+                g = g * other
+        grads.append(sum_to(g, s))
+    return grads
+
+
+def _n_ary_api(fdef: Any) -> Any:
+    """The public callable of AddN/MulN: the inputs as arguments, or as one list or tuple."""
+    prim = fdef.api
+    fname = fdef.snake
+
+    def api(*x: Any) -> Any:
+        if len(x) == 1 and isinstance(x[0], (list, tuple)):
+            x = tuple(x[0])
+        if not x:
+            raise TypeError(f"{fname}(): give at least one input")
+        return prim(*x)
+
+    return replace_api(fdef, api)
 
 
 def _n_ary_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -1561,9 +1587,24 @@ def _register_nnabla_elementwise(register: Any) -> None:
         elementwise=True,
         doc=_MOD2_DOC,
     )
-    c = register.composite
-    c("AddN", add_n, snake="add_n", samples=_n_ary_samples, reference=_n_ary_ref(np.add))
-    c("MulN", mul_n, snake="mul_n", samples=_n_ary_samples, reference=_n_ary_ref(np.multiply))
+    for name, op, rule, need, doc in (
+        ("AddN", np.add, _add_n_bw, (), _ADD_N_DOC),
+        ("MulN", np.multiply, _mul_n_bw, None, _MUL_N_DOC),
+    ):
+        _n_ary_api(
+            f(
+                name,
+                _n_ary(op),
+                snake=name[:-1].lower() + "_n",
+                inputs=("*xs",),
+                rule=rule,
+                need_inputs=need,
+                need_outputs=(),
+                samples=_n_ary_samples,
+                reference=_n_ary_ref(op),
+                doc=doc,
+            )
+        )
 
 
 _NONFINITE_DOC = """{op}(x0): 1.0 where ``x0`` is {what}, else 0.0 (nnabla).

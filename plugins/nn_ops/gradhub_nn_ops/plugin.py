@@ -21,6 +21,7 @@ MODULES = (
     "normalization",
     "misc",
     "parametric",
+    "arrays",
 )
 
 
