@@ -211,6 +211,9 @@ class LSTM(_LSTMBase):
     (``prod(x.shape[1:])``) to the first call.
     """
 
+    c: Any  # the cell state (None before the first call)
+    h: Any  # the output state
+
     def __init__(
         self,
         in_size: int | None,
@@ -244,8 +247,8 @@ class LSTM(_LSTMBase):
 
     def reset_state(self) -> None:
         """Forget the state: ``c`` and ``h`` become None."""
-        self.c: Any = None
-        self.h: Any = None
+        self.c = None
+        self.h = None
 
     def forward(self, x: Any) -> Variable:
         """Update the state with the batch ``x`` and return the output ``h`` of its rows."""
