@@ -1587,21 +1587,21 @@ def _register_nnabla_elementwise(register: Any) -> None:
         elementwise=True,
         doc=_MOD2_DOC,
     )
-    for name, op, rule, need, doc in (
+    for name, ufunc, rule, need, doc in (
         ("AddN", np.add, _add_n_bw, (), _ADD_N_DOC),
         ("MulN", np.multiply, _mul_n_bw, None, _MUL_N_DOC),
     ):
         _n_ary_api(
             f(
                 name,
-                _n_ary(op),
+                _n_ary(ufunc),
                 snake=name[:-1].lower() + "_n",
                 inputs=("*xs",),
                 rule=rule,
                 need_inputs=need,
                 need_outputs=(),
                 samples=_n_ary_samples,
-                reference=_n_ary_ref(op),
+                reference=_n_ary_ref(ufunc),
                 doc=doc,
             )
         )
