@@ -22,6 +22,7 @@ MODULES = (
     "misc",
     "parametric",
     "arrays",
+    "more",
 )
 
 
