@@ -101,15 +101,21 @@ def check_forward(fdef: FunctionDef, sample: Sample, device: Any) -> None:
 _GRADCHECK_SEED = 20261122
 
 
-def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) -> None:
-    """gradcheck the function on one sample up to ``order`` (in float64).
+#: the audit's note for a differentiable function none of whose samples checks a derivative
+#: (a rule that is deliberately not the derivative, such as a gradient clip): not verified
+NO_DERIVATIVE_CHECKED = "no sample checks a derivative"
+
+
+def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) -> bool:
+    """gradcheck the function on one sample up to ``order`` (in float64); whether a derivative
+    was checked.
 
     A sample with no derivative to check (``grad_inputs=()``, or only integer outputs such as
     ``Max(only_index=True)``) is skipped: its forward pass is what :func:`check_forward` checks.
     """
     attrs = sample.attrs
     if sample.grad_inputs is not None and not len(sample.grad_inputs):
-        return
+        return False
 
     def fn(*xs: Variable) -> Any:
         return fdef.api(*xs, **attrs)  # type: ignore[misc]
@@ -125,7 +131,8 @@ def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) 
             name=f"{fdef.name}[{sample.name}] on {device.name}",
         )
     except NothingToCheckError:
-        return
+        return False
+    return True
 
 
 #: the batch size of :func:`check_batching`
@@ -428,6 +435,7 @@ def check_function(
     verified = order
     failed: int | None = None
     error = ""
+    checked = False  # whether any sample checked a derivative
     if not samples:
         error = "no samples"
         verified = 0
@@ -449,7 +457,7 @@ def check_function(
             continue
         want = min(order, s.max_order or order)
         try:
-            check_gradients(fdef, s, dev, want)
+            checked = check_gradients(fdef, s, dev, want) or checked
         except GradcheckError as e:
             failed = e.order
             verified = min(verified, e.order - 1)
@@ -481,6 +489,8 @@ def check_function(
         verified = min(verified, want)
     if not fdef.differentiable:
         verified = 0
+    elif samples and not checked and failed is None and not error:
+        verified, error = 0, NO_DERIVATIVE_CHECKED
     return _done(fdef, device, order, verified, failed, error, len(samples), t0, record)
 
 
@@ -498,7 +508,7 @@ def _done(
     res = CheckResult(
         fdef.name, device, order, verified, failed, error, n, time.perf_counter() - t0
     )
-    if record and fdef.differentiable and error != "no samples":
+    if record and fdef.differentiable and error not in ("no samples", NO_DERIVATIVE_CHECKED):
         if failed is None and error:
             failed = 0
         # a wrong (or crashing) forward is recorded as failing at order 0, as the result says:

@@ -445,10 +445,15 @@ def _outcome(r: CheckResult, fdef: FunctionDef) -> tuple[str, str]:
 
     Only ``failed`` (a wrong forward result, a wrong derivative, a rule that raises) makes the
     audit exit with status 1. ``partial``: verified below the requested order because the rule is
-    first-order-only or the function's samples cap the order.
+    first-order-only or the function's samples cap the order, or unverified: none of its samples
+    checks a derivative (a rule that is deliberately not the derivative, such as a gradient clip).
     """
+    from .audit import NO_DERIVATIVE_CHECKED
+
     if r.error == "no samples":
         return "no samples", "no samples"
+    if r.error == NO_DERIVATIVE_CHECKED:
+        return f"forward ok, unverified ({NO_DERIVATIVE_CHECKED})", "partial"
     if r.error.startswith("raised "):
         return r.error.partition(":")[0], "failed"
     if r.failed == 0:

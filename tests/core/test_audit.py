@@ -65,3 +65,30 @@ def test_forward_mismatch_is_recorded_as_order_0(capsys: pytest.CaptureFixture[s
     assert main(["registry", "--json"]) == 0
     rows = {r["function"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["BadRef"]["status"] == "failed (cpu@0)"
+
+
+# -- a rule no sample checks is not called verified ------------------------------------------
+
+
+def test_a_rule_no_sample_checks_stays_unverified(capsys: pytest.CaptureFixture[str]) -> None:
+    # regression: a function whose samples all skip the derivative (grad_inputs=(): a rule that
+    # is deliberately not the derivative, such as a gradient clip) was reported "verified to
+    # order 2" and shown as verified by the registry, though no derivative was checked
+    import json
+
+    from gradhub.cli import main
+    from gradhub.registry import Sample
+
+    def samples(rng: Any) -> Iterator[Sample]:
+        yield Sample((rng.standard_normal(3),), grad_inputs=(), name="(3,) forward only")
+
+    def reg(r: Any) -> None:
+        r.function("Unchecked", _identity, rule=_id_rule, samples=samples, reference=lambda x: x)
+
+    rec, _ = _load("unchecked", _plugin("unchecked", functions=reg))
+    assert rec.status == "loaded", rec.error
+    assert main(["audit", "--device", "cpu", "-k", "Unchecked", "--json"]) == 0
+    (res,) = json.loads(capsys.readouterr().out)["results"]
+    assert res["verdict"] == "forward ok, unverified (no sample checks a derivative)"
+    assert res["verified"] == 0
+    assert REGISTRY.get("Unchecked").status() == "unverified"
