@@ -785,6 +785,48 @@ for _name in BINARY_OPERATORS:  # a constant operand is cast to the Variable's d
 del _name
 
 
+def _floordiv(self: Variable, other: Any) -> Variable:
+    """``self // other``: chainer's ``F.floor(self / other)``, a constant (a Variable without a
+    creator that needs no gradient), the division following chainer's rules for ``/``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> chainer.Variable(np.array([7.0, -7.0], dtype=np.float32)) // 2
+        variable([ 3., -4.])
+    """
+    from .functions import floor
+
+    quotient = self / other
+    if quotient is NotImplemented:
+        return NotImplemented  # type: ignore[no-any-return]
+    return floor(quotient)
+
+
+def _rfloordiv(self: Variable, other: Any) -> Variable:
+    """``other // self``: chainer's ``F.floor(other / self)``, a constant (a Variable without
+    a creator that needs no gradient), the division following chainer's rules for ``/``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> 7.0 // chainer.Variable(np.array([2.0, -2.0], dtype=np.float32))
+        variable([ 3., -4.])
+    """
+    from .functions import floor
+
+    quotient = other / self
+    if quotient is NotImplemented:
+        return NotImplemented  # type: ignore[no-any-return]
+    return floor(quotient)
+
+
+setattr(Variable, "__floordiv__", _floordiv)  # noqa: B010 (chainer's F.floor(self / other))
+setattr(Variable, "__rfloordiv__", _rfloordiv)  # noqa: B010
+
+
 def _zero_grad(v: _NativeVariable) -> None:
     """chainer's ``zerograd`` of the initialized ``v``: ``fill(0)`` on its gradient array, the
     gradient Variable first cut from its creator (chainer's ``unchain``); a new zero array when
