@@ -24,20 +24,11 @@ from gradhub.ops import call
 
 from .math import whole_numbers
 from .reductions import _shift
+from .shape import _axis
 
 Shape = tuple[int, ...]
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def _axis(fn: str, arg: str, axis: Any, ndim: int) -> int:
-    """Normalize one axis (negative counts from the end); raise naming the function and arg."""
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"{fn}: {arg} must be an int, got {axis!r}")
-    a = int(axis)
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{fn}: {arg}={axis} is out of range for an input with {ndim} dims")
-    return a % ndim
 
 
 def _as_var(v: Any) -> Any:
