@@ -25,6 +25,10 @@ from .registry import REGISTRY, FunctionDef, Sample, _ensure_loaded
 from .testing import NothingToCheckError, gradcheck
 from .variable import Variable
 
+#: the audit's note for a differentiable function none of whose samples checks a derivative
+#: (a rule that is deliberately not the derivative, such as a gradient clip): not verified
+NO_DERIVATIVE_CHECKED = "no sample checks a derivative"
+
 
 @dataclass
 class CheckResult:
@@ -41,7 +45,9 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
-        return self.failed is None and not self.error
+        """Nothing failed (a function none of whose samples checks a derivative is ok, and
+        unverified)."""
+        return self.failed is None and self.error in ("", NO_DERIVATIVE_CHECKED)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__, ok=self.ok)
@@ -99,11 +105,6 @@ def check_forward(fdef: FunctionDef, sample: Sample, device: Any) -> None:
 
 #: differs from the samples' seed, so that random incoming gradients never equal a sample's input
 _GRADCHECK_SEED = 20261122
-
-
-#: the audit's note for a differentiable function none of whose samples checks a derivative
-#: (a rule that is deliberately not the derivative, such as a gradient clip): not verified
-NO_DERIVATIVE_CHECKED = "no sample checks a derivative"
 
 
 def check_gradients(fdef: FunctionDef, sample: Sample, device: Any, order: int) -> bool:
