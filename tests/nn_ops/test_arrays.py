@@ -366,3 +366,18 @@ def test_top_n_error_and_binary_error_match_nnabla() -> None:
     e = F.binary_error(x, _v([0.0, 0.0, 1.0, 0.5, 0.0]))
     assert e.d.tolist() == [0, 1, 0, 1, 0] and e.d.dtype == np.float32
     assert not e.need_grad
+
+
+def test_dot_takes_one_numpy_argument_as_a_constant() -> None:
+    # regression: dot(Variable, ndarray) raised TypeError, and so did grad/hessian/vmap of a
+    # function calling dot with an argument they do not transform
+    from gradhub.func import grad, vmap
+
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    b = gh.Variable(np.array([1.0, -1.0]))
+    np.testing.assert_array_equal(F.dot(a, b).d, a @ b.d)
+    np.testing.assert_array_equal(F.dot(b, a).d, b.d @ a)
+    np.testing.assert_array_equal(grad(lambda w: F.sum(F.dot(a, w)))(b).d, a.sum(axis=0))
+    rows = vmap(lambda r: F.dot(r, b), in_axes=0)(gh.Variable(a))
+    np.testing.assert_array_equal(rows.d, a @ b.d)
+    np.testing.assert_array_equal(F.dot(np.ones(2), np.ones(2)), 2.0)  # neither: numpy's

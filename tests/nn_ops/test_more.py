@@ -698,3 +698,34 @@ def test_random_sources() -> None:
     assert F.rand().shape == ()
     with pytest.raises(ValueError, match="high"):
         F.randint(3, 3)
+
+
+def test_interpolate_to_one_element_reads_the_first_as_nnabla() -> None:
+    # regression: with half_pixel and an output of one element nnabla's scale is 0 (its
+    # compute_scale), so the output reads element 0; the middle of the input was read
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 4) * 10
+    for mode in ("linear", "nearest"):
+        y = F.interpolate(gh.Variable(x), output_size=(1,), mode=mode, half_pixel=True)
+        np.testing.assert_array_equal(y.d.ravel(), [0.0])  # nnabla 1.39: [0] in both modes
+    x2 = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    v = gh.Variable(x2)
+    y2 = F.interpolate(v, output_size=(1, 1), half_pixel=True)
+    np.testing.assert_array_equal(y2.d.ravel(), [0.0])
+    (g,) = gh.grad([F.sum(y2)], [v])
+    want = np.zeros(16, np.float32)
+    want[0] = 1.0
+    np.testing.assert_array_equal(g.d.ravel(), want)
+
+
+def test_norm_based_functions_compute_float16_in_float32() -> None:
+    # regression: the squares overflowed float16 above 256, giving x / inf = 0
+    x = gh.Variable(np.array([3000.0, 4000.0], np.float16))
+    y = F.norm_normalization(x)
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y.d.astype(np.float64), [0.6, 0.8], rtol=1e-3)
+    (g,) = gh.grad([F.sum(y)], [x])
+    assert g.dtype == np.float16 and np.all(np.isfinite(g.d.astype(np.float64)))
+    ones = gh.Variable(np.ones(10000, np.float16))
+    np.testing.assert_allclose(F.clip_by_norm(ones, 1.0).d[:2].astype(np.float64), 0.01, rtol=1e-3)
+    w = gh.Variable(np.array([[-300.0, 300.0]], np.float16))
+    np.testing.assert_allclose(F.weight_standardization(w).d.astype(np.float64), [[-1.0, 1.0]])

@@ -223,8 +223,10 @@ def gelu(x: Any, approximate: str = "none") -> Any:
     ``approximate="none"``: the exact erf form
     :math:`y = \\frac{x}{2}(1 + \\mathrm{erf}(x/\\sqrt2))` (as PyTorch's default);
     ``"tanh"``: the tanh approximation
-    :math:`y = \\frac{x}{2}(1 + \\tanh(\\sqrt{2/\\pi}\\,(x + 0.044715 x^3)))` (nnabla's
-    GELU, PyTorch's ``approximate="tanh"``). Both are compositions, differentiable to any order.
+    :math:`y = \\frac{x}{2}(1 + \\tanh u)`, :math:`u = \\sqrt{2/\\pi}\\,(x + 0.044715 x^3)`
+    (nnabla's GELU, PyTorch's ``approximate="tanh"``), computed as the equal
+    :math:`x\\,\\mathrm{sigmoid}(2u)`, accurate also for large negative x. Both are
+    compositions, differentiable to any order.
 
     Example::
 
@@ -237,9 +239,9 @@ def gelu(x: Any, approximate: str = "none") -> Any:
     """
     x = float_variable(as_variable(x))
     if approximate == "tanh":
+        # (1 + tanh u) / 2 = sigmoid(2 u): no cancellation for large negative x
         inner = x + call("MulScalar", call("PowScalar", x, val=3.0), val=0.044715)
-        t = call("Tanh", call("MulScalar", inner, val=math.sqrt(2.0 / math.pi)))
-        return call("MulScalar", x * call("AddScalar", t, val=1.0), val=0.5)
+        return x * call("Sigmoid", call("MulScalar", inner, val=2.0 * math.sqrt(2.0 / math.pi)))
     if approximate != "none":
         raise ValueError(f'gelu(): approximate must be "none" or "tanh", got {approximate!r}')
     e = call("Erf", call("MulScalar", x, val=1.0 / math.sqrt(2.0)))

@@ -893,8 +893,9 @@ def dot(a: Any, b: Any, out: Any = None) -> Any:
     product ``a * b``; ``b`` 1-d: a sum product over the last axis of ``a`` and ``b``; ``b``
     M-d (M >= 2): a sum product over the last axis of ``a`` and the second-to-last of ``b``
     (shape ``a.shape[:-1] + b.shape[:-2] + b.shape[-1:]``). Composed of ``Affine``, ``Sum``,
-    ``Mul2`` and ``Transpose``, so it is differentiable in both arguments. Non-Variable
-    arguments (numbers, numpy arrays) give ``numpy.dot``. ``out`` is not supported.
+    ``Mul2`` and ``Transpose``, so it is differentiable in both arguments. With one Variable the
+    other argument (a number, a numpy array) is a constant; with none, ``numpy.dot``. ``out`` is
+    not supported.
 
     Example::
 
@@ -905,10 +906,11 @@ def dot(a: Any, b: Any, out: Any = None) -> Any:
     """
     if out is not None:
         raise NotImplementedError("dot: the out argument is not supported; use the result")
-    if not isinstance(a, Variable) or not isinstance(b, Variable):
-        if isinstance(a, Variable) or isinstance(b, Variable):
-            raise TypeError("dot: both arguments must be Variables (or neither)")
+    if not isinstance(a, Variable) and not isinstance(b, Variable):
         return np.dot(a, b)
+    # one Variable: the other (a number, a numpy array) is a constant of its graph
+    a = a if isinstance(a, Variable) else _as_var(np.asarray(a))
+    b = b if isinstance(b, Variable) else _as_var(np.asarray(b))
     na, nb = len(a.shape), len(b.shape)
     if na == 0 or nb == 0:
         return a * b

@@ -432,13 +432,18 @@ def _sizes(fn: str, arg: str, v: Any) -> tuple[Any, ...]:
 
 
 def _source_coords(n_in: int, n_out: int, align_corners: bool, half_pixel: bool) -> np.ndarray:
-    """nnabla's input coordinate of each output position."""
+    """nnabla's input coordinate of each output position: ``scale * i``, or with ``half_pixel``
+    ``max(0, scale * (i + 0.5) - 0.5)``; ``scale`` is ``(n_in - 1) / (n_out - 1)`` with
+    ``align_corners``, else ``n_in / n_out``, and 0 for an output of one element (nnabla's
+    ``compute_scale``)."""
     i = np.arange(n_out, dtype=np.float64)
-    if align_corners:
-        return i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    if n_out <= 1:
+        scale = 0.0
+    else:
+        scale = (n_in - 1) / (n_out - 1) if align_corners else n_in / n_out
     if half_pixel:
-        return (i + 0.5) * (n_in / n_out) - 0.5
-    return i * (n_in / n_out)
+        return np.maximum(0.0, scale * (i + 0.5) - 0.5)
+    return i * scale
 
 
 def _interp_plan(
@@ -702,6 +707,19 @@ def _shift_samples(rng: np.random.Generator) -> Iterator[Sample]:
 # -- ClipByNorm, NormNormalization, WeightStandardization ---------------------------------------
 
 
+def _widened(x: Variable) -> tuple[Variable, bool]:
+    """``x`` cast to float32 when it is float16 (and whether it was): the squares and sums of
+    the norm-based functions overflow float16 above 256, as the reductions accumulate float16
+    in float32 (docs/numerics.md)."""
+    if x.dtype == np.float16:
+        return call("Cast", x, dtype="float32"), True
+    return x, False
+
+
+def _narrowed(y: Any, half: bool) -> Any:
+    return call("Cast", y, dtype="float16") if half else y
+
+
 def clip_by_norm(x: Any, clip_norm: Any, axis: Any = None) -> Variable:
     r"""Rescale ``x`` to the L2 norm ``clip_norm`` where its norm over ``axis`` (all axes when
     None) is larger (nnabla ``F.clip_by_norm``):
@@ -713,15 +731,17 @@ def clip_by_norm(x: Any, clip_norm: Any, axis: Any = None) -> Variable:
         >>> F.clip_by_norm(gh.Variable(np.array([3.0, 4.0])), 1.0).d
         array([0.6, 0.8])
     """
-    x = as_variable(x)
+    x, half = _widened(as_variable(x))
     axes = _axes("clip_by_norm", axis, len(x.shape))
     norm = call("PowScalar", call("Sum", x * x, axis=axes, keepdims=True), val=0.5)
     if isinstance(clip_norm, Variable):
-        return x * clip_norm / call("Maximum2", norm, clip_norm)  # type: ignore[no-any-return]
+        c_var, _ = _widened(clip_norm)
+        return _narrowed(x * c_var / call("Maximum2", norm, c_var), half)  # type: ignore[no-any-return]
     if float(clip_norm) <= 0:
         raise ValueError(f"clip_by_norm: clip_norm must be positive, got {clip_norm}")
     c = float(clip_norm)
-    return call("MulScalar", x, val=c) / call("MaximumScalar", norm, val=c)  # type: ignore[no-any-return]
+    y = call("MulScalar", x, val=c) / call("MaximumScalar", norm, val=c)
+    return _narrowed(y, half)  # type: ignore[no-any-return]
 
 
 def _clip_by_norm_ref(x: np.ndarray, clip_norm: Any, axis: Any = None) -> np.ndarray:
@@ -751,14 +771,14 @@ def norm_normalization(x: Any, p: Any = None, axes: Any = None, eps: float = 1e-
         >>> F.norm_normalization(gh.Variable(np.array([3.0, 4.0]))).d
         array([0.6, 0.8])
     """
-    x = as_variable(x)
+    x, half = _widened(as_variable(x))
     pp = 2.0 if p is None else float(p)
     if pp <= 0:
         raise ValueError(f"norm_normalization: p must be positive, got {p}")
     ax = _axes("norm_normalization", axes, len(x.shape))
     a = x * x if pp == 2.0 else call("PowScalar", call("Abs", x), val=pp)
     s = call("AddScalar", call("Sum", a, axis=ax, keepdims=True), val=float(eps))
-    return x * call("PowScalar", s, val=-1.0 / pp)  # type: ignore[no-any-return]
+    return _narrowed(x * call("PowScalar", s, val=-1.0 / pp), half)  # type: ignore[no-any-return]
 
 
 def _norm_normalization_ref(
@@ -796,7 +816,7 @@ def weight_standardization(
         array([[-1.,  1.],
                [-1.,  1.]])
     """
-    w = as_variable(w)
+    w, half = _widened(as_variable(w))
     nd = len(w.shape)
     ca = _int("weight_standardization", "channel_axis", channel_axis)
     if not -nd <= ca < nd:
@@ -809,7 +829,9 @@ def weight_standardization(
     d = w - mean
     var = call("Mean", d * d, axis=axes, keepdims=True)
     y = d * call("PowScalar", call("AddScalar", var, val=float(eps)), val=-0.5)
-    return (y, mean, var) if output_stat else y
+    if not output_stat:
+        return _narrowed(y, half)
+    return tuple(_narrowed(v, half) for v in (y, mean, var))
 
 
 def _weight_standardization_ref(
