@@ -397,3 +397,15 @@ def test_running_statistics_of_a_compiled_step_follow_the_eager_ones() -> None:
         gh.compile(reads_first)(x)
     assert mean.d.flags.writeable
     gh.clear_parameters()
+
+
+def test_layer_normalization_float16_with_a_large_variance_warns_nothing() -> None:
+    # regression: the float32 variance (90000) was cast to float16 also when not returned,
+    # which overflowed with a RuntimeWarning (an error under -W error)
+    import warnings
+
+    x = gh.Variable(np.array([[-300.0, 300.0]], np.float16))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = F.layer_normalization(x, batch_axis=0)
+    np.testing.assert_allclose(y.d.astype(np.float64), [[-1.0, 1.0]], rtol=1e-3)

@@ -465,8 +465,10 @@ def layer_normalization(
     xc = xf - mu
     var = _mean(xc * xc, red)
     y = xc * _call("PowScalar", _call("AddScalar", var, val=eps), val=-0.5)
-    if half:
-        y, mu, var = (_call("Cast", v, dtype="float16") for v in (y, mu, var))
+    if half:  # (the statistics only when returned: a variance above 65504 is inf in float16)
+        y = _call("Cast", y, dtype="float16")
+        if output_stat:
+            mu, var = (_call("Cast", v, dtype="float16") for v in (mu, var))
     if gamma is not None:
         y = y * gamma
     if beta is not None:
