@@ -942,11 +942,63 @@ def embed(
     return call("Embed", inp, _apply("embed", "apply_w", apply_w, w))  # type: ignore[no-any-return]
 
 
+def depthwise_convolution(
+    inp: Any,
+    kernel: Any,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    multiplier: int = 1,
+    w_init: Any = None,
+    b_init: Any = None,
+    base_axis: int = 1,
+    fix_parameters: bool = False,
+    rng: Any = None,
+    with_bias: bool = True,
+    name: str | None = None,
+) -> Variable:
+    """Depthwise convolution with its parameters (nnabla ``PF.depthwise_convolution``):
+    ``F.depthwise_convolution(inp, W, b, base_axis, pad, stride, dilation, multiplier)``, output
+    channel ``o`` filtering input channel ``o // multiplier``.
+
+    ``W`` (``depthwise_conv/W``) has shape ``(inmaps * multiplier, *kernel)``, Glorot uniform
+    over the fans ``(inmaps * multiplier, inmaps)`` by default, as nnabla; ``b``
+    (``depthwise_conv/b``, zeros) has shape ``(inmaps * multiplier,)``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> gh.clear_parameters()
+        >>> y = PF.depthwise_convolution(gh.Variable(np.ones((2, 3, 8, 8))), (3, 3), name="d1")
+        >>> y.shape, gh.get_parameters()["d1/depthwise_conv/W"].shape
+        ((2, 3, 6, 6), (3, 3, 3))
+        >>> gh.clear_parameters()
+    """
+    fn = "depthwise_convolution"
+    inmaps = _channels(fn, inp, base_axis)
+    k = _kernel(fn, kernel, inp, base_axis)
+    multiplier = _positive(fn, "multiplier", multiplier)
+    outmaps = inmaps * multiplier
+    if w_init is None:
+        w_init = UniformInitializer(calc_uniform_lim_glorot(outmaps, inmaps, k), rng=rng)
+    if b_init is None:
+        b_init = ConstantInitializer(0.0)
+    with _scopes(name, "depthwise_conv"):
+        w = _param(fn, "W", (outmaps, *k), w_init, fix_parameters, "w_init")
+        b = _param(fn, "b", (outmaps,), b_init, fix_parameters, "b_init") if with_bias else None
+    import gradhub.functions as F
+
+    return F.depthwise_convolution(  # type: ignore[no-any-return]
+        inp, w, b, base_axis, pad, stride, dilation, multiplier
+    )
+
+
 def register_functions(register: Any) -> None:
     """Register the parametric functions."""
     for fn in (
         affine,
         convolution,
+        depthwise_convolution,
         deconvolution,
         batch_normalization,
         layer_normalization,
