@@ -238,19 +238,6 @@ def minimum2(x0: Any, x1: Any) -> Any:
     return _on_ndarrays(_native.minimum2)(x0, x1, ties="second")
 
 
-def _sign_ste(x: Any, alpha: float = 1.0) -> Any:
-    """``Sign(x, alpha)`` whose gradient is the incoming one (the straight-through estimator):
-    ``Sign + (c - stop_gradient(c))`` with ``c`` the gradient path, exactly 0 in the forward
-    pass, also when ``forward()`` re-executes the graph on new data (``c`` is ``x`` clipped to
-    the finite range, so an infinite ``x`` gives ``±1``, not NaN)."""
-    x = _native_variable(x)
-    big = float(np.finfo(x.dtype).max) if x.dtype.kind == "f" else None
-    if big is None:
-        return _native.sign(x, alpha=alpha)
-    c = _native.clip_by_value(x, -big, big)
-    return _native.sign(x, alpha=alpha) + (c - _native.stop_gradient(c))
-
-
 def sign(x: Any, alpha: float = 1.0) -> Any:
     r"""nnabla's sign: :math:`1` for :math:`x > 0`, :math:`-1` for :math:`x < 0`, ``alpha`` at 0;
     its gradient is the incoming gradient unchanged (nnabla's straight-through estimator,
@@ -267,13 +254,15 @@ def sign(x: Any, alpha: float = 1.0) -> Any:
         >>> y.d, x.g
         (array([-1.,  1.,  1.], dtype=float32), array([1., 1., 1.], dtype=float32))
     """
-    return _on_ndarrays(_sign_ste)(x, alpha)
+    return _on_ndarrays(_ste)(functools.partial(_native.sign, alpha=alpha), x)
 
 
 def _ste(fn: Callable[..., Any], x: Any) -> Any:
-    """``fn(x)`` (a non-differentiable rounding function) whose gradient is the incoming one
-    (nnabla's straight-through estimator): ``fn(x) + (c - stop_gradient(c))`` with ``c`` = ``x``
-    clipped to the finite range, exactly 0 in value (see :func:`_sign_ste`)."""
+    """``fn(x)`` (a non-differentiable function: sign, a rounding) whose gradient is the
+    incoming one (nnabla's straight-through estimator): ``fn(x) + (c - stop_gradient(c))`` with
+    ``c`` the gradient path, exactly 0 in the forward pass, also when ``forward()`` re-executes
+    the graph on new data (``c`` is ``x`` clipped to the finite range, so an infinite ``x``
+    gives ``fn(x)``, not NaN)."""
     x = _native_variable(x)
     if x.dtype.kind != "f":
         return fn(x)
