@@ -78,3 +78,30 @@ def test_nnabla_style_pf_embed_with_a_float32_variable() -> None:
     y.forward()
     assert y.shape == (2, 3, 4)
     assert np.isfinite(y.d).all()
+
+
+def test_pf_depthwise_convolution_as_nnabla() -> None:
+    # nnabla 1.39's values: the same input and rng give the same initial W, loss and gradients
+    import gradhub_compat.nnabla.parametric_functions as PF
+
+    nn.clear_parameters()
+    x = nn.Variable.from_numpy_array(
+        np.arange(2 * 3 * 5 * 5, dtype=np.float32).reshape(2, 3, 5, 5) / 50
+    )
+    rng = np.random.RandomState(7)
+    y = PF.depthwise_convolution(x, (3, 3), pad=(1, 1), multiplier=2, rng=rng, name="dw")
+    ps = nn.get_parameters()
+    assert sorted(ps) == ["dw/depthwise_conv/W", "dw/depthwise_conv/b"]
+    w = ps["dw/depthwise_conv/W"]
+    assert w.shape == (6, 3, 3) and y.shape == (2, 6, 5, 5)
+    np.testing.assert_allclose(
+        w.d.ravel()[:4], [-0.23062855, 0.15236849, -0.03352577, 0.12163904], rtol=1e-6
+    )
+    loss = F.sum(y * y)
+    loss.forward()
+    loss.backward()
+    assert float(loss.d) == pytest.approx(32.4231071472168, rel=1e-6)
+    np.testing.assert_allclose(w.g.ravel()[:3], [5.8456984, 8.853213, 5.332874], rtol=1e-6)
+    np.testing.assert_allclose(
+        ps["dw/depthwise_conv/b"].g[:3], [4.8526883, -20.346897, 5.5431504], rtol=1e-6
+    )
