@@ -2264,6 +2264,11 @@ class Compiled:
         self.step = step
         self.max_traces = max_traces
         self.traces: dict[tuple[Any, ...], _Traced] = {}
+        #: earlier traces of a signature whose guards stopped holding (another parameter scope,
+        #: ``chainer.config.train`` switched): tried, newest first, before tracing again, so a
+        #: step called under settings that alternate replays a trace of each
+        self.earlier: dict[tuple[Any, ...], list[_Traced]] = {}
+        self.max_earlier = 3
         self._lock = threading.RLock()
         self.__wrapped__ = step
         self.__doc__ = getattr(step, "__doc__", None)
@@ -2307,6 +2312,15 @@ class Compiled:
                 out = t.replay(leaves)
                 if out is not _STALE:
                     return out
+                earlier = self.earlier.get(sig)
+                if earlier:
+                    for i, e in enumerate(earlier):
+                        out = e.replay(leaves)
+                        if out is not _STALE:  # (this one is the current trace from now on)
+                            del earlier[i]
+                            earlier.insert(0, t)
+                            self.traces[sig] = e
+                            return out
             return self._trace(sig, leaves, shape)
 
     def _trace(self, sig: tuple[Any, ...], args: Sequence[Any], shape: Any) -> Any:
@@ -2341,8 +2355,14 @@ class Compiled:
         flat, kind = _flatten(result)
         out = [_graph_free(v) for v in flat]
         if _enabled:
-            if len(self.traces) >= self.max_traces:
-                self.traces.pop(next(iter(self.traces)))
+            stale = self.traces.pop(sig, None)
+            if stale is not None:
+                earlier = self.earlier.setdefault(sig, [])
+                earlier.insert(0, stale)
+                del earlier[self.max_earlier :]
+            elif len(self.traces) >= self.max_traces:
+                self.earlier.pop(oldest := next(iter(self.traces)), None)
+                self.traces.pop(oldest)
             traced = self.traces[sig] = _Traced(inputs, trace, flat, kind, start)
             traced.release()
         return _rebuild(out, kind)
@@ -2359,7 +2379,9 @@ def compile(step: Any) -> Compiled:
     of ``step`` bit for bit. Arguments (keyword ones too) that are arrays become leaves needing
     no gradient (also inside dicts, tuples and lists, taken apart as JAX's pytrees); pass
     Variables (the same ones at every call) for what ``step`` differentiates. A call with new
-    shapes or dtypes traces again (up to 8 traces are kept, per signature). Results are new
+    shapes or dtypes traces again (up to 8 signatures are kept). A call whose trace no longer
+    holds (another parameter scope, a global setting or a ``need_grad`` changed) replays one of
+    the signature's three earlier traces that holds again, or traces again. Results are new
     Variables holding the values (not connected to a graph; differentiate inside ``step``),
     nested in tuples, lists and dicts as ``step`` returned them.
 

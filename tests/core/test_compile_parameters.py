@@ -84,6 +84,30 @@ def test_a_compiled_step_follows_the_parameter_scope_of_each_call() -> None:
     _agree(fast, x, "replay at top level again")
 
 
+def test_a_step_called_under_scopes_that_alternate_replays_a_trace_of_each() -> None:
+    # regression: each change of scope traced the step again (one trace kept per signature),
+    # so a step alternating between two scopes ran eagerly at every call
+    calls = []
+
+    def step(x: Any) -> Any:
+        calls.append(1)
+        return _layer_step(x)
+
+    fast = gh.compile(step)
+    x = np.array([0.5, 1.0, -1.5])
+    with gh.parameter_scope("other"):
+        gh.get_parameter_or_create("fc/W", (3,), _full(-2.0))
+        gh.get_parameter_or_create("fc/b", (1,), _full(0.25))
+    for i in range(4):
+        _agree(fast, x, f"top level, round {i}")
+        with gh.parameter_scope("other"):
+            _agree(fast, x, f"under parameter_scope('other'), round {i}")
+    assert len(calls) == 2  # one trace per scope, replayed afterwards
+    _reload(4.0, 1.0)  # the table changed: neither trace holds
+    _agree(fast, x, "after a reload")
+    assert len(calls) == 3
+
+
 @pytest.mark.parametrize(
     "change",
     ["set_parameter", "table item", "table pop", "table update", "table setdefault"],

@@ -127,3 +127,25 @@ def test_a_compiled_step_follows_chainer_config_train() -> None:
         np.testing.assert_array_equal(fast(x).array, x)
     (trace,) = fast.traces.values()
     assert trace.guards == [] and trace.runs == 2  # (traced once: replayed twice)
+
+
+def test_a_compiled_step_alternating_train_and_test_mode_traces_each_mode_once() -> None:
+    # regression: each switch of chainer.config.train traced the step again (one trace kept per
+    # signature), so a step alternating between training and evaluation never replayed
+    import gradhub as gh
+    import gradhub_compat.chainer.functions as F
+
+    calls = []
+
+    def step(x):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return F.dropout(x, 0.5)
+
+    fast = gh.compile(step)
+    x = np.ones((4, 8), np.float32)
+    for _ in range(3):
+        dropped = fast(x).array
+        assert set(np.unique(dropped)) <= {0.0, 2.0} and (dropped == 0).any()
+        with chainer.using_config("train", False):
+            np.testing.assert_array_equal(fast(x).array, x)
+    assert len(calls) == 2
