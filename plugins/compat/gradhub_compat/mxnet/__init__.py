@@ -44,7 +44,7 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import autograd, base, ndarray, random, symbol, test_utils
+from . import autograd, base, model, ndarray, random, symbol, test_utils
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
@@ -64,6 +64,7 @@ __all__ = [
     "cpu_pinned",
     "current_context",
     "gpu",
+    "model",
     "nd",
     "ndarray",
     "num_gpus",

@@ -1298,3 +1298,6 @@ def __getattr__(name: str) -> Any:
         f"module {__name__!r} has no attribute {name!r} (mx.nd.{name} is not part of "
         "gradhub_compat.mxnet; docs/migration-mxnet.md lists the NDArray functions)"
     )
+
+
+from .ndarray_io import load, load_frombuffer, save  # noqa: E402, F401
