@@ -199,3 +199,28 @@ def test_variable_dtype_is_a_hint_for_infer_type() -> None:
     assert (x + y).infer_type(x="float32") == ([np.float32, np.float32], [np.float32], [])
     loaded = mx.sym.load_json((x + y).tojson())  # the hint travels as __dtype__ "1"
     assert loaded.infer_type()[0] == [np.float64, np.float64]
+
+
+def test_objects_of_several_entries_and_long_arrays_are_written_one_entry_per_line() -> None:
+    # regression: attrs of several entries and arrays of more than ten items (arg_nodes,
+    # node_row_ptr, heads) were written on one line, where mxnet 1.9.1's JSON writer puts one
+    # entry per line (data/many-symbol.json: written by mxnet 1.9.1, make_ndarray_files.py)
+    x = mx.sym.Variable("data", shape=(2, 3), lr_mult=2.0)
+    h = mx.sym.FullyConnected(x, num_hidden=3, no_bias=False, flatten=True, name="fc")
+    h = mx.sym.SoftmaxOutput(
+        h,
+        name="sm",
+        grad_scale=2.0,
+        use_ignore=True,
+        ignore_label=1,
+        normalization="batch",
+        multi_output=False,
+        preserve_shape=False,
+    )
+    acts = [
+        mx.sym.Activation(mx.sym.Variable(f"v{i}"), act_type="relu", name=f"a{i}")
+        for i in range(11)
+    ]
+    expected = (Path(__file__).parent / "data" / "many-symbol.json").read_text()
+    assert mx.sym.Group([h, *acts]).tojson() == expected
+    assert mx.sym.load_json(expected).tojson() == expected

@@ -110,8 +110,25 @@ _MXNET_VERSION = 10901
 # -- writing ------------------------------------------------------------------------------------
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(", ", ": "))
+def _dumps(obj: Any, indent: int = 0) -> str:
+    """``obj`` as mxnet's JSON writer (dmlc-core's ``JSONWriter``) prints it, its first line
+    at column ``indent``: an object of more than one entry and an array of more than ten items
+    take one line per entry, indented two more columns, each followed by ``", "``; smaller ones
+    stay on one line."""
+    if isinstance(obj, dict):
+        items = [f"{json.dumps(k)}: {_dumps(v, indent + 2)}" for k, v in obj.items()]
+        many = len(items) > 1
+        opening, closing = "{", "}"
+    elif isinstance(obj, list):
+        items = [_dumps(v, indent + 2) for v in obj]
+        many = len(items) > 10
+        opening, closing = "[", "]"
+    else:
+        return json.dumps(obj)
+    if not many:
+        return opening + ", ".join(items) + closing
+    pad = " " * (indent + 2)
+    return f"{opening}\n{pad}" + f", \n{pad}".join(items) + f"\n{' ' * indent}{closing}"
 
 
 def to_json(sym: Symbol) -> str:
@@ -125,8 +142,8 @@ def to_json(sym: Symbol) -> str:
             f'      "name": {_dumps(n._name)}',
         ]
         if n._json:
-            lines.append(f'      "attrs": {_dumps(dict(sorted(n._json.items())))}')
-        lines.append(f'      "inputs": {_dumps([[index[id(i)], 0, 0] for i in n._inputs])}')
+            lines.append(f'      "attrs": {_dumps(dict(sorted(n._json.items())), 6)}')
+        lines.append(f'      "inputs": {_dumps([[index[id(i)], 0, 0] for i in n._inputs], 6)}')
         parts.append("    {\n" + ", \n".join(lines) + "\n    }")
     heads = [[index[id(h)], 0, 0] for h in sym._heads()]
     arg_nodes = [i for i, n in enumerate(nodes) if n._op == "null"]
@@ -134,10 +151,10 @@ def to_json(sym: Symbol) -> str:
         '{\n  "nodes": [\n'
         + ", \n".join(parts)
         + "\n  ], \n"
-        + f'  "arg_nodes": {_dumps(arg_nodes)}, \n'
-        + f'  "node_row_ptr": {_dumps(list(range(len(nodes) + 1)))}, \n'
-        + f'  "heads": {_dumps(heads)}, \n'
-        + f'  "attrs": {_dumps({"mxnet_version": ["int", _MXNET_VERSION]})}\n'
+        + f'  "arg_nodes": {_dumps(arg_nodes, 2)}, \n'
+        + f'  "node_row_ptr": {_dumps(list(range(len(nodes) + 1)), 2)}, \n'
+        + f'  "heads": {_dumps(heads, 2)}, \n'
+        + f'  "attrs": {_dumps({"mxnet_version": ["int", _MXNET_VERSION]}, 2)}\n'
         + "}"
     )
 

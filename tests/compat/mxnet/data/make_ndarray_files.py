@@ -17,7 +17,12 @@ written next to this script.
 * ``mlp-symbol.json``, ``mlp-0003.params``: ``mx.model.save_checkpoint("mlp", 3, ...)`` of
   ``data -> FullyConnected(5, fc1) -> tanh -> FullyConnected(3, fc2) -> SoftmaxOutput(softmax)``
   with the parameters below, and ``mlp-expected.nd``: ``{"data", "output"}``, the input and
-  mxnet's ``forward`` output of the bound checkpoint.
+  mxnet's ``forward`` output of the bound checkpoint;
+* ``many-symbol.json``: ``Symbol.save`` of a group of twelve outputs (the JSON writer puts an
+  object of several entries and an array of more than ten items one entry per line): a
+  ``FullyConnected`` of three attributes and a ``SoftmaxOutput`` of six on a variable with
+  ``shape`` and ``lr_mult``, and eleven ``relu`` Activations ``a0``...``a10`` of variables
+  ``v0``...``v10``.
 """
 
 from __future__ import annotations
@@ -84,6 +89,29 @@ def main() -> None:
         mx.cpu(), dict(arg_params, data=x, softmax_label=mx.nd.zeros((2,))), grad_req="null"
     )
     mx.nd.save(path("mlp-expected.nd"), {"data": x, "output": ex.forward()[0]})
+
+    many_symbol().save(path("many-symbol.json"))
+
+
+def many_symbol() -> mx.sym.Symbol:
+    """The graph of ``many-symbol.json`` (also built by the test, with gradhub's layer)."""
+    x = mx.sym.Variable("data", shape=(2, 3), lr_mult=2.0)
+    h = mx.sym.FullyConnected(x, num_hidden=3, no_bias=False, flatten=True, name="fc")
+    h = mx.sym.SoftmaxOutput(
+        h,
+        name="sm",
+        grad_scale=2.0,
+        use_ignore=True,
+        ignore_label=1,
+        normalization="batch",
+        multi_output=False,
+        preserve_shape=False,
+    )
+    acts = [
+        mx.sym.Activation(mx.sym.Variable(f"v{i}"), act_type="relu", name=f"a{i}")
+        for i in range(11)
+    ]
+    return mx.sym.Group([h, *acts])
 
 
 if __name__ == "__main__":
