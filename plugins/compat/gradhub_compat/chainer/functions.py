@@ -2987,7 +2987,8 @@ def deconvolution_2d(
 
     The transposed 2-d convolution of x (N, C, h, w) with W (C, out // groups, kh, kw), plus b:
     the output has ``s (h - 1) + d (kh - 1) + 1 - 2 p`` rows (``outsize`` may ask for up to
-    ``s - 1`` more, which get only the bias), and likewise columns.
+    ``s - 1`` more: those of the unpadded output that the padding would crop at the end, then
+    rows that get only the bias), and likewise columns.
 
     Example::
 
@@ -3035,10 +3036,24 @@ def deconvolution_2d(
                 )
     if any(o <= 0 for o in out):
         raise RuntimeError("Height in the output must be positive.")
-    y = _call("Deconvolution", x, W, None, base_axis=1, pad=p, stride=st, dilation=dl, group=groups)
     extra = (out[0] - default[0], out[1] - default[1])
     if any(extra):
-        y = _call("Pad", y, pad_width=(0, extra[0], 0, extra[1]), mode="constant")
+        # the rows past the default size are those the padding crops at the end (chainer's
+        # col2im): the full output (no padding) cut at [p, p + out), zeros past its end
+        y = _call("Deconvolution", x, W, None, base_axis=1, stride=st, dilation=dl, group=groups)
+        full = tuple(y.shape[2:])
+        short = tuple(builtins_max(p[i] + out[i] - full[i], 0) for i in range(2))
+        if any(short):
+            y = _call("Pad", y, pad_width=(0, short[0], 0, short[1]), mode="constant")
+        y = _call(
+            "GetItem",
+            y,
+            key=(slice(None), slice(None), slice(p[0], p[0] + out[0]), slice(p[1], p[1] + out[1])),
+        )
+    else:
+        y = _call(
+            "Deconvolution", x, W, None, base_axis=1, pad=p, stride=st, dilation=dl, group=groups
+        )
     if b is not None:
         y = _call(
             "Add2",
@@ -3438,6 +3453,507 @@ def resize_images(
     h = _interp_axis(h, 2, int(output_shape[0]), xs[2], mode, align_corners)
     h = _interp_axis(h, 3, int(output_shape[1]), xs[3], mode, align_corners)
     return _out(h)  # type: ignore[no-any-return]
+
+
+# -- the functions of the links added on 2026-11-27: bilinear and the n-step RNNs ----------
+
+
+def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None, b: Any = None) -> Variable:
+    """The bilinear function of chainer's ``L.Bilinear``: ``y[n, l] = sum_jk e1[n, j]
+    e2[n, k] W[j, k, l]`` (+ ``e1 V1 + e2 V2 + b`` when the three are given), with e1 (N, J)
+    and e2 (N, K) (axes after the first flattened), W (J, K, L), V1 (J, L), V2 (K, L), b (L,).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> e = np.ones((1, 2), np.float32)
+        >>> F.bilinear(e, e, np.ones((2, 2, 3), np.float32))
+        variable([[4., 4., 4.]])
+    """
+    where = "chainer F.bilinear"
+    flags = [V1 is None, V2 is None, b is None]
+    if any(flags) and not all(flags):
+        raise ValueError(
+            "All coefficients and bias for bilinear() must be None, if at least one of them "
+            "is None."
+        )
+    _check_float("bilinear", e1=e1, e2=e2, W=W)
+    s1, s2, sw = _shape(e1), _shape(e2), _shape(W)
+    dt = _fdtype(e1)
+    if (
+        len(s1) < 2
+        or len(s2) < 2
+        or s1[0] != s2[0]
+        or len(sw) != 3
+        or math.prod(s1[1:]) != sw[0]
+        or math.prod(s2[1:]) != sw[1]
+        or _fdtype(e2) != dt
+        or _fdtype(W) != dt
+    ):
+        raise TypeError(
+            f"{where}: e1 (N, J), e2 (N, K) and W (J, K, L) of one dtype are required, got "
+            f"shapes {s1}, {s2}, {sw}"
+        )
+    n, j, k, out = s1[0], sw[0], sw[1], sw[2]
+    a = reshape(e1, (n, j, 1))
+    c = reshape(e2, (n, 1, k))
+    outer = reshape(matmul(a, c), (n, j * k))
+    y = matmul(outer, reshape(W, (j * k, out)))
+    if V1 is not None:
+        if (
+            _shape(V1) != (j, out)
+            or _shape(V2) != (k, out)
+            or _shape(b) != (out,)
+            or any(_fdtype(v) != dt for v in (V1, V2, b))
+        ):
+            raise TypeError(
+                f"{where}: V1 ({j}, {out}), V2 ({k}, {out}) and b ({out},) of e1's dtype are "
+                f"required, got shapes {_shape(V1)}, {_shape(V2)}, {_shape(b)}"
+            )
+        y = (
+            y
+            + matmul(reshape(e1, (n, j)), V1)
+            + matmul(reshape(e2, (n, k)), V2)
+            + broadcast_to(b, (n, out))
+        )
+    return y
+
+
+def _n_step_check(
+    fname: str,
+    n_layers: int,
+    directions: int,
+    n_weights: int,
+    hx: Any,
+    cx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Any,
+    kwargs: dict[str, Any],
+) -> None:
+    """chainer's argument checks of the n-step RNN functions, and the layouts they read."""
+    where = f"chainer F.{fname}"
+    for key, what in (("train", "train"), ("use_cudnn", "use_cudnn")):
+        if key in kwargs:
+            raise ValueError(f"{what} argument is not supported anymore. Use chainer.using_config")
+    if kwargs:
+        raise TypeError(f"{where} got unexpected keyword argument(s) {sorted(kwargs)}")
+    if not isinstance(xs, (list, tuple)) or not xs:
+        raise TypeError(f"{where}: xs must be a non-empty list of Variables (B_t, in_size)")
+    n = n_layers * directions
+    if len(ws) != n or len(bs) != n:
+        raise ValueError(
+            f"{where}: ws and bs need n_layers * directions = {n} lists, got {len(ws)} and "
+            f"{len(bs)}"
+        )
+    for i in range(n):
+        if len(ws[i]) != n_weights or len(bs[i]) != n_weights:
+            raise ValueError(
+                f"{where}: ws[{i}] and bs[{i}] must hold {n_weights} arrays each, got "
+                f"{len(ws[i])} and {len(bs[i])}"
+            )
+    x_in = _shape(xs[0])[1]
+    w_in = _shape(ws[0][0])[1]
+    if x_in != w_in:
+        raise ValueError(
+            f"Inconsistent input size in input values and weight parameters: {x_in} != {w_in}"
+        )
+    batches = [_shape(x)[0] for x in xs]
+    if any(b1 < b2 for b1, b2 in itertools.pairwise(batches)):
+        raise ValueError(
+            f"{where}: the batch sizes of xs must not increase (the sequences sorted by "
+            f"decreasing length, as F.transpose_sequence gives them), got {batches}"
+        )
+    for name, h in (("hx", hx), ("cx", cx)):
+        if h is None and name == "cx":
+            continue
+        hs = _shape(h)
+        if len(hs) != 3 or hs[0] != n or hs[1] < batches[0]:
+            raise TypeError(
+                f"{where}: {name} must have shape (n_layers * directions = {n}, B >= "
+                f"{batches[0]}, out_size), got {hs}"
+            )
+        if _fdtype(h) != _fdtype(xs[0]):
+            raise TypeError(f"{where}: {name} must have xs's dtype {_fdtype(xs[0])}")
+
+
+def _n_step_impl(
+    cell: Callable[[Any, Any, Any, Any, Any], tuple[Any, Any]],
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    cx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Any,
+    bidirectional: bool,
+) -> tuple[Variable, Variable | None, tuple[Variable, ...]]:
+    """chainer's ``n_step_rnn_impl``: each layer (and direction) runs ``cell`` over the time
+    steps of xs, updating the first ``B_t`` rows of its state; the next layer reads the
+    outputs (the two directions concatenated), after ``dropout(ratio)``."""
+    direction = 2 if bidirectional else 1
+    hx_l = [get_item(hx, i) for i in range(_shape(hx)[0])]
+    cx_l = [get_item(cx, i) for i in range(_shape(cx)[0])] if cx is not None else None
+    xs_next = list(xs)
+    hy, cy = [], []
+    for layer in range(n_layers):
+        for di in range(direction):
+            idx = direction * layer + di
+            seq = xs_next if layer == 0 else [dropout(x, ratio=dropout_ratio) for x in xs_next]
+            if di == 1:
+                seq = seq[::-1]
+            h = hx_l[idx]
+            c = cx_l[idx] if cx_l is not None else None
+            outs = []
+            for x in seq:
+                batch = _shape(x)[0]
+                split = _shape(h)[0] > batch
+                if split:
+                    h, h_rest = split_axis(h, [batch], axis=0)
+                    if c is not None:
+                        c, c_rest = split_axis(c, [batch], axis=0)
+                h, c = cell(x, h, c, ws[idx], bs[idx])
+                outs.append(h)
+                if split:
+                    h = concat([h, h_rest], axis=0)
+                    if c is not None:
+                        c = concat([c, c_rest], axis=0)
+            hy.append(h)
+            cy.append(c)
+            if di == 0:
+                forward_outs = outs
+            else:
+                outs.reverse()
+                xs_next = [
+                    concat([f, bk], axis=1) for f, bk in zip(forward_outs, outs, strict=True)
+                ]
+        if direction == 1:
+            xs_next = forward_outs
+    return stack(hy), (stack(cy) if cx is not None else None), tuple(xs_next)
+
+
+def _rnn_cell(activation: str) -> Callable[[Any, Any, Any, Any, Any], tuple[Any, Any]]:
+    def cell(x: Any, h: Any, c: Any, w: Any, b: Any) -> tuple[Any, Any]:
+        z = linear(x, w[0], b[0]) + linear(h, w[1], b[1])
+        return (tanh(z) if activation == "tanh" else relu(z)), None
+
+    return cell
+
+
+def _stack_weight(ws: Any) -> Any:
+    """chainer's ``_stack_weight``: the gate blocks interleaved row by row (F.lstm's layout)."""
+    w = stack(ws, axis=1)
+    s = _shape(w)
+    return reshape(w, (s[0] * s[1], *s[2:]))
+
+
+def _lstm_cell(x: Any, h: Any, c: Any, w: Any, b: Any) -> tuple[Any, Any]:
+    xw = _stack_weight([w[2], w[0], w[1], w[3]])
+    hw = _stack_weight([w[6], w[4], w[5], w[7]])
+    xb = _stack_weight([b[2], b[0], b[1], b[3]])
+    hb = _stack_weight([b[6], b[4], b[5], b[7]])
+    c_new, h_new = lstm(c, linear(x, xw, xb) + linear(h, hw, hb))
+    return h_new, c_new
+
+
+def _gru_cell(x: Any, h: Any, c: Any, w: Any, b: Any) -> tuple[Any, Any]:
+    gru_x = linear(x, concat([w[0], w[1], w[2]], axis=0), concat([b[0], b[1], b[2]], axis=0))
+    gru_h = linear(h, concat([w[3], w[4], w[5]], axis=0), concat([b[3], b[4], b[5]], axis=0))
+    r_x, z_x, w_x = split_axis(gru_x, 3, axis=1)
+    r_h, z_h, u_h = split_axis(gru_h, 3, axis=1)
+    r = sigmoid(r_x + r_h)
+    z = sigmoid(z_x + z_h)
+    h_bar = tanh(w_x + r * u_h)
+    return (1 - z) * h_bar + z * h, None
+
+
+def n_step_rnn(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Any,
+    activation: str = "tanh",
+    **kwargs: Any,
+) -> tuple[Variable, tuple[Variable, ...]]:
+    """A stacked Elman RNN over the time steps ``xs`` (``xs[t]`` of shape (B_t, in), batch
+    sizes not increasing: F.transpose_sequence's layout): for each layer,
+    ``h_t = act(W0 x_t + b0 + W1 h_{t-1} + b1)`` with ``act`` tanh or relu, ``ws[layer] =
+    [W0, W1]`` (W0 (out, in) for layer 0, (out, out) above, W1 (out, out)), ``bs[layer] = [b0,
+    b1]``; only the first ``B_t`` rows of the state advance at step t. ``hx`` (n_layers, B,
+    out) is the initial state; returns ``(hy, ys)``, hy the last states (n_layers, B, out),
+    ys the top layer's outputs, one per step. ``dropout_ratio`` drops the inputs of the layers
+    above the first (``chainer.config.train``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> w = [[np.ones((1, 2), np.float32), np.zeros((1, 1), np.float32)]]
+        >>> b = [[np.zeros(1, np.float32), np.zeros(1, np.float32)]]
+        >>> hy, ys = F.n_step_rnn(1, 0.0, np.zeros((1, 1, 1), np.float32), w, b,
+        ...                       [np.full((1, 2), 0.25, np.float32)], activation="relu")
+        >>> ys[0]
+        variable([[0.5]])
+    """
+    return _n_step_rnn_base(
+        "n_step_rnn", n_layers, dropout_ratio, hx, ws, bs, xs, activation, False, kwargs
+    )
+
+
+def n_step_birnn(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Any,
+    activation: str = "tanh",
+    **kwargs: Any,
+) -> tuple[Variable, tuple[Variable, ...]]:
+    """The bidirectional :func:`n_step_rnn`: ``ws[2 l]`` runs forward in time and ``ws[2 l +
+    1]`` backward, each with its own state (hx (2 n_layers, B, out)); the outputs of the two
+    directions are concatenated (2 out features) as the next layer's input (W0 of the layers
+    above the first has shape (out, 2 out)) and as ys."""
+    return _n_step_rnn_base(
+        "n_step_birnn", n_layers, dropout_ratio, hx, ws, bs, xs, activation, True, kwargs
+    )
+
+
+def _n_step_rnn_base(
+    fname: str,
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Any,
+    activation: str,
+    bi: bool,
+    kwargs: dict[str, Any],
+) -> tuple[Variable, tuple[Variable, ...]]:
+    if activation not in ("tanh", "relu"):
+        raise ValueError(f'Invalid activation: "{activation}". Please select from [tanh,relu]')
+    _n_step_check(fname, n_layers, 2 if bi else 1, 2, hx, None, ws, bs, xs, kwargs)
+    hy, _, ys = _n_step_impl(
+        _rnn_cell(activation), n_layers, dropout_ratio, hx, None, ws, bs, xs, bi
+    )
+    return hy, ys
+
+
+def n_step_lstm(
+    n_layers: int, dropout_ratio: float, hx: Any, cx: Any, ws: Any, bs: Any, xs: Any, **kwargs: Any
+) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+    """A stacked LSTM over the time steps ``xs`` (as :func:`n_step_rnn`), chainer's weight
+    layout: ``ws[layer] = [W0, ..., W7]``, W0..W3 (out, in) on the input (out, out above the
+    first layer) for the input gate i, forget gate f, cell input a and output gate o, W4..W7
+    (out, out) on the state for the same gates, ``bs[layer]`` the 8 biases (out,):
+    ``a = tanh(W2 x + b2 + W6 h + b6)``, ``i = sigmoid(W0 x + b0 + W4 h + b4)``,
+    ``f = sigmoid(W1 x + b1 + W5 h + b5)``, ``o = sigmoid(W3 x + b3 + W7 h + b7)``,
+    ``c' = a i + f c``, ``h' = o tanh(c')`` (:func:`lstm`). Returns ``(hy, cy, ys)``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> ws = [[np.zeros((2, 3), np.float32)] * 4 + [np.zeros((2, 2), np.float32)] * 4]
+        >>> bs = [[np.zeros(2, np.float32)] * 8]
+        >>> h0 = np.zeros((1, 2, 2), np.float32)
+        >>> hy, cy, ys = F.n_step_lstm(1, 0.0, h0, h0, ws, bs, [np.ones((2, 3), np.float32)])
+        >>> hy.shape, len(ys)
+        ((1, 2, 2), 1)
+    """
+    if cx is None:
+        raise TypeError("chainer F.n_step_lstm: cx (the initial cell states) is required")
+    _n_step_check("n_step_lstm", n_layers, 1, 8, hx, cx, ws, bs, xs, kwargs)
+    hy, cy, ys = _n_step_impl(_lstm_cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs, False)
+    return hy, cy, ys  # type: ignore[return-value]
+
+
+def n_step_bilstm(
+    n_layers: int, dropout_ratio: float, hx: Any, cx: Any, ws: Any, bs: Any, xs: Any, **kwargs: Any
+) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+    """The bidirectional :func:`n_step_lstm` (directions as :func:`n_step_birnn`)."""
+    if cx is None:
+        raise TypeError("chainer F.n_step_bilstm: cx (the initial cell states) is required")
+    _n_step_check("n_step_bilstm", n_layers, 2, 8, hx, cx, ws, bs, xs, kwargs)
+    hy, cy, ys = _n_step_impl(_lstm_cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs, True)
+    return hy, cy, ys  # type: ignore[return-value]
+
+
+def n_step_gru(
+    n_layers: int, dropout_ratio: float, hx: Any, ws: Any, bs: Any, xs: Any, **kwargs: Any
+) -> tuple[Variable, tuple[Variable, ...]]:
+    """A stacked GRU over the time steps ``xs`` (as :func:`n_step_rnn`), chainer's layout:
+    ``ws[layer] = [W0, ..., W5]`` (W0..W2 on the input, W3..W5 (out, out) on the state),
+    ``bs[layer]`` the 6 biases: ``r = sigmoid(W0 x + b0 + W3 h + b3)``, ``z = sigmoid(W1 x +
+    b1 + W4 h + b4)``, ``h_bar = tanh(W2 x + b2 + r (W5 h + b5))``, ``h' = (1 - z) h_bar +
+    z h``. Returns ``(hy, ys)``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> ws = [[np.zeros((2, 3), np.float32)] * 3 + [np.zeros((2, 2), np.float32)] * 3]
+        >>> bs = [[np.zeros(2, np.float32)] * 6]
+        >>> hy, ys = F.n_step_gru(1, 0.0, np.ones((1, 1, 2), np.float32), ws, bs,
+        ...                       [np.ones((1, 3), np.float32)])
+        >>> ys[0]
+        variable([[0.5, 0.5]])
+    """
+    _n_step_check("n_step_gru", n_layers, 1, 6, hx, None, ws, bs, xs, kwargs)
+    hy, _, ys = _n_step_impl(_gru_cell, n_layers, dropout_ratio, hx, None, ws, bs, xs, False)
+    return hy, ys
+
+
+def n_step_bigru(
+    n_layers: int, dropout_ratio: float, hx: Any, ws: Any, bs: Any, xs: Any, **kwargs: Any
+) -> tuple[Variable, tuple[Variable, ...]]:
+    """The bidirectional :func:`n_step_gru` (directions as :func:`n_step_birnn`)."""
+    _n_step_check("n_step_bigru", n_layers, 2, 6, hx, None, ws, bs, xs, kwargs)
+    hy, _, ys = _n_step_impl(_gru_cell, n_layers, dropout_ratio, hx, None, ws, bs, xs, True)
+    return hy, ys
+
+
+__all__ += [
+    "bilinear",
+    "n_step_bigru",
+    "n_step_bilstm",
+    "n_step_birnn",
+    "n_step_gru",
+    "n_step_lstm",
+    "n_step_rnn",
+]
+
+
+def _deconv(
+    fname: str,
+    x: Any,
+    W: Any,
+    b: Any,
+    stride: Any,
+    pad: Any,
+    outsize: Any,
+    dilate: Any,
+    groups: int,
+    nd: int | None,
+) -> Variable:
+    """chainer's ``deconvolution_nd``: the transposed convolution, its output cut from the
+    unpadded one at ``[p, p + out)`` (zeros past its end) when ``outsize`` is not the
+    default size."""
+    where = f"chainer F.{fname}"
+    n = _spatial(fname, x, nd)
+    _check_float(fname, x=x, W=W, b=b)
+    xs, ws = _shape(x), _shape(W)
+    dt = _fdtype(x)
+    groups = int(groups)
+    if len(ws) != n + 2 or xs[1] != ws[0] or _fdtype(W) != dt:
+        raise TypeError(
+            f"{where}: x (N, C, ...) and W (C, out // groups, k_1, ..., k_{n}) of one dtype "
+            f"are required, got shapes {xs} and {ws}"
+        )
+    if xs[1] % groups:
+        raise TypeError("The number of groups must be a divisor of that of input channels")
+    if b is not None and (_fdtype(b) != dt or _shape(b) != (ws[1] * groups,)):
+        raise TypeError(f"{where}: b must have shape ({ws[1] * groups},) and x's dtype")
+    st, p, dl = (
+        _ntuple(v, n, w, where) for v, w in ((stride, "stride"), (pad, "pad"), (dilate, "dilate"))
+    )
+    default = tuple(_deconv_outsize(xs[2 + i], ws[2 + i], st[i], p[i], d=dl[i]) for i in range(n))
+    if outsize is None:
+        out = default
+    else:
+        out = _ntuple(outsize, n, "outsize", where)
+        for i in range(n):
+            lo = _conv_outsize(out[i], ws[2 + i], st[i], p[i], d=dl[i])
+            hi = _conv_outsize(out[i], ws[2 + i], st[i], p[i], True, d=dl[i])
+            if not lo <= xs[2 + i] <= hi:
+                raise TypeError(
+                    f"{where}: outsize {out} does not give back x's spatial shape {xs[2:]} by "
+                    "a convolution"
+                )
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"{where}: the output size {out} must be positive")
+    if out == default:
+        y = _call(
+            "Deconvolution", x, W, None, base_axis=1, pad=p, stride=st, dilation=dl, group=groups
+        )
+    else:
+        y = _call("Deconvolution", x, W, None, base_axis=1, stride=st, dilation=dl, group=groups)
+        full = tuple(y.shape[2:])
+        short = [builtins_max(p[i] + out[i] - full[i], 0) for i in range(n)]
+        if any(short):
+            widths = tuple(w for s in short for w in (0, s))
+            y = _call("Pad", y, pad_width=widths, mode="constant")
+        key = (slice(None), slice(None), *(slice(p[i], p[i] + out[i]) for i in range(n)))
+        y = _call("GetItem", y, key=key)
+    if b is not None:
+        bshape = (1, -1) + (1,) * n
+        y = _call(
+            "Add2", y, _call("BroadcastTo", _call("Reshape", b, shape=bshape), shape=tuple(y.shape))
+        )
+    return _out(_as_dtype(y, dt))  # type: ignore[no-any-return]
+
+
+def deconvolution_nd(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    outsize: Any = None,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
+    """The transposed N-d convolution of x (N, C, d_1, ..., d_n) with W (C, out // groups,
+    k_1, ..., k_n), plus b (out,): axis i of the output has ``s (d_i - 1) + dil (k_i - 1) + 1
+    - 2 p`` entries unless ``outsize`` asks for another size that a convolution maps back to
+    ``d_i`` (the rows of the unpadded output from ``p`` on, zeros past its end), as chainer.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> x = np.ones((1, 1, 2), np.float32)
+        >>> F.deconvolution_nd(x, np.ones((1, 1, 2), np.float32), stride=2)
+        variable([[[1., 1., 1., 1.]]])
+    """
+    return _deconv("deconvolution_nd", x, W, b, stride, pad, outsize, dilate, groups, None)
+
+
+def deconvolution_1d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    outsize: Any = None,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
+    """:func:`deconvolution_nd` of x (N, C, L) (another number of axes raises chainer's
+    ``ValueError``)."""
+    return _deconv("deconvolution_1d", x, W, b, stride, pad, outsize, dilate, groups, 1)
+
+
+def deconvolution_3d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    outsize: Any = None,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
+    """:func:`deconvolution_nd` of x (N, C, D, H, W) (another number of axes raises chainer's
+    ``ValueError``)."""
+    return _deconv("deconvolution_3d", x, W, b, stride, pad, outsize, dilate, groups, 3)
+
+
+__all__ += ["deconvolution_1d", "deconvolution_3d", "deconvolution_nd"]
 
 
 # the functions of the training surface (links, optimizers), in their own module

@@ -1,7 +1,10 @@
 """chainer's links: ``import gradhub_compat.chainer.links as L`` (``import chainer.links as L``).
 
 :class:`Linear`, :class:`Convolution2D`, :class:`BatchNormalization`, :class:`EmbedID`,
-:class:`LSTM`, :class:`StatelessLSTM` and :class:`Classifier`
+:class:`LSTM`, :class:`StatelessLSTM` and :class:`Classifier` (and, from
+:mod:`gradhub_compat.chainer._links_more`, the other convolutions, ``LayerNormalization``,
+``GroupNormalization``, ``PReLU``, ``Scale``, ``Bias``, ``Maxout``, ``Highway``, ``Bilinear``,
+the GRUs and the n-step RNNs)
 with chainer 7.8.1's arguments, defaults, initial values (LeCunNormal weights drawn from
 numpy's global generator, zero biases; see :mod:`gradhub_compat.chainer.initializers`),
 parameter names and deferred shapes (``in_size=None``: set at the first call).
@@ -600,6 +603,13 @@ class Classifier(Chain):
             self.accuracy = self.accfun(self.y, t)
             report({"accuracy": self.accuracy}, self)
         return self.loss
+
+
+# the other convolutions, normalizations, activations and recurrent links (since 2026-11-27)
+from ._links_more import *  # noqa: E402, F403
+from ._links_more import __all__ as _more_all  # noqa: E402
+
+__all__ += _more_all
 
 
 def __getattr__(name: str) -> Any:
