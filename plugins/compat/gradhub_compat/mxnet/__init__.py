@@ -44,7 +44,17 @@ Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
 from __future__ import annotations
 
-from . import autograd, base, model, ndarray, random, symbol, test_utils
+from . import (
+    autograd,
+    base,
+    lr_scheduler,
+    model,
+    ndarray,
+    optimizer,
+    random,
+    symbol,
+    test_utils,
+)
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
@@ -64,10 +74,12 @@ __all__ = [
     "cpu_pinned",
     "current_context",
     "gpu",
+    "lr_scheduler",
     "model",
     "nd",
     "ndarray",
     "num_gpus",
+    "optimizer",
     "random",
     "sym",
     "symbol",
