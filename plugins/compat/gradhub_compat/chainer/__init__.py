@@ -84,13 +84,16 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _TRAINING_NAMES:
         return getattr(importlib.import_module(f"{__name__}.link"), name)
+    if name == "Sequential":
+        return importlib.import_module(f"{__name__}.sequential").Sequential
     if name in _REPORTER_NAMES:
         return getattr(importlib.import_module(f"{__name__}.reporter"), name)
     if name in _UNSUPPORTED_TRAINING:
         raise NotImplementedError(
-            f"chainer.{name} is not supported by gradhub (the training surface is Link, Chain, "
-            "ChainList, Parameter, links, optimizers, optimizer_hooks, initializers, reporter "
-            "and serializers); see docs/migration-chainer.md"
+            f"chainer.{name} is not supported by gradhub (link hooks are not provided; the "
+            "training surface is Link, Chain, ChainList, Sequential, Parameter, links, "
+            "optimizers, optimizer_hooks, initializers, reporter, serializers, dataset, "
+            "datasets, iterators and training); see docs/migration-chainer.md"
         )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -104,18 +107,18 @@ _TRAINING_MODULES = (
     "optimizer_hooks",
     "optimizers",
     "reporter",
+    "dataset",
+    "datasets",
+    "iterators",
+    "sequential",
+    "training",
 )
 _TRAINING_NAMES = ("Chain", "ChainList", "Link", "Parameter")
 _REPORTER_NAMES = ("Reporter", "get_current_reporter", "report", "report_scope")
 #: the parts of chainer's training API the layer refuses (NotImplementedError naming the page)
 _UNSUPPORTED_TRAINING = (
     "LinkHook",
-    "Sequential",
-    "dataset",
-    "datasets",
-    "iterators",
     "link_hooks",
-    "training",
 )
 
 

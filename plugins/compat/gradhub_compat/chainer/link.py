@@ -506,7 +506,7 @@ class Link:
 
     def repeat(self, n_repeat: int, mode: str = "init") -> Any:
         """Not supported (NotImplementedError)."""
-        raise _unsupported("Link.repeat (and chainer.Sequential)")
+        raise _unsupported("Link.repeat")
 
     def add_hook(self, hook: Any, name: str | None = None) -> Link:
         """Not supported (NotImplementedError): link hooks."""

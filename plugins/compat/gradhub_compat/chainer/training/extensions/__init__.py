@@ -1,0 +1,71 @@
+"""chainer's ``chainer.training.extensions`` (chainer 7.8.1): :class:`Evaluator`,
+:class:`LogReport`, :class:`PrintReport`, :class:`ProgressBar`, :func:`snapshot`,
+:func:`snapshot_object`, :class:`ExponentialShift`, :class:`LinearShift`, :func:`observe_lr`,
+:func:`observe_value`, :class:`FailOnNonNumber`, :func:`dump_graph` (``DumpGraph``: a DOT file
+with gradhub's function names). :class:`PlotReport` only answers
+``PlotReport.available()`` with False (gradhub draws no plots; scripts guard on it, as for a
+chainer without matplotlib) and refuses to be made; the others (``ParameterStatistics``,
+``VariableStatisticsPlot``, the other shifts...) raise NotImplementedError naming the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._device import PAGE
+from ._snapshot import snapshot, snapshot_object
+from .computational_graph import DumpGraph, dump_graph
+from .evaluator import Evaluator
+from .log_report import LogReport, PrintReport
+from .progress_bar import ProgressBar
+from .value_extensions import (
+    ExponentialShift,
+    FailOnNonNumber,
+    LinearShift,
+    observe_lr,
+    observe_value,
+)
+
+
+class PlotReport:
+    """chainer's ``PlotReport``, which gradhub does not provide: ``PlotReport.available()`` is
+    False (chainer's answer without matplotlib), so the usual guard ``if
+    extensions.PlotReport.available(): trainer.extend(extensions.PlotReport(...))`` skips it;
+    making one raises NotImplementedError naming the page."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "chainer.training.extensions.PlotReport is not supported by gradhub (it draws no "
+            f"plots; PlotReport.available() is False); see {PAGE}"
+        )
+
+    @staticmethod
+    def available() -> bool:
+        """False: gradhub draws no plots."""
+        return False
+
+
+__all__ = [
+    "DumpGraph",
+    "Evaluator",
+    "ExponentialShift",
+    "FailOnNonNumber",
+    "LinearShift",
+    "LogReport",
+    "PlotReport",
+    "PrintReport",
+    "ProgressBar",
+    "dump_graph",
+    "observe_lr",
+    "observe_value",
+    "snapshot",
+    "snapshot_object",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if not name.startswith("__"):
+        raise NotImplementedError(
+            f"chainer.training.extensions.{name} is not supported by gradhub (supported: "
+            f"{', '.join(__all__)}); see {PAGE}"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,236 @@
+"""chainer's ``chainer.training.triggers`` (chainer 7.8.1): :class:`IntervalTrigger`,
+:class:`ManualScheduleTrigger`, :class:`BestValueTrigger`, :class:`MaxValueTrigger`,
+:class:`MinValueTrigger`.
+
+A trigger is a callable ``trigger(trainer) -> bool`` called once per iteration. The epoch
+triggers compare ``epoch_detail`` with the value at their previous call, so a trigger
+``(1, 'epoch')`` fires at the iteration that completes each epoch; their state
+(``previous_iteration``, ``previous_epoch_detail``...) is saved in snapshots under chainer's keys.
+
+Example::
+
+    >>> from gradhub_compat.chainer import training
+    >>> training.triggers.IntervalTrigger(2, "epoch").get_training_length()
+    (2, 'epoch')
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .._device import PAGE
+from ._summary import DictSummary, is_writer
+
+__all__ = [
+    "BestValueTrigger",
+    "IntervalTrigger",
+    "ManualScheduleTrigger",
+    "MaxValueTrigger",
+    "MinValueTrigger",
+]
+
+
+class IntervalTrigger:
+    """``IntervalTrigger(period, unit)``: fires every ``period`` epochs or iterations
+    (``unit`` 'epoch' or 'iteration'); ``get_training_length()`` is ``(period, unit)`` (as a
+    stop trigger: the training length)."""
+
+    def __init__(self, period: float, unit: str) -> None:
+        if unit not in ("epoch", "iteration"):
+            raise ValueError("Trigger unit must be either 'epoch' or 'iteration'.")
+        self.period = period
+        self.unit = unit
+        self._previous_iteration = 0
+        self._previous_epoch_detail = 0.0
+        self.count = 0
+
+    def __call__(self, trainer: Any) -> bool:
+        updater = trainer.updater
+        if self.unit == "epoch":
+            epoch_detail = updater.epoch_detail
+            previous_epoch_detail = self._previous_epoch_detail
+            if previous_epoch_detail < 0:
+                previous_epoch_detail = updater.previous_epoch_detail
+            self.count = epoch_detail // self.period
+            fire = previous_epoch_detail // self.period != epoch_detail // self.period
+        else:
+            iteration = updater.iteration
+            previous_iteration = self._previous_iteration
+            if previous_iteration < 0:
+                previous_iteration = iteration - 1
+            fire = previous_iteration // self.period != iteration // self.period
+        self._previous_iteration = updater.iteration
+        if hasattr(updater, "epoch_detail"):
+            self._previous_epoch_detail = updater.epoch_detail
+        return bool(fire)
+
+    def serialize(self, serializer: Any) -> None:
+        """chainer's protocol: ``previous_iteration``, ``previous_epoch_detail``."""
+        try:
+            self._previous_iteration = serializer("previous_iteration", self._previous_iteration)
+        except KeyError:
+            warnings.warn(
+                "The previous value of iteration is not saved. IntervalTrigger guesses it "
+                "using current iteration.",
+                stacklevel=2,
+            )
+            self._previous_iteration = -1
+        try:
+            self._previous_epoch_detail = serializer(
+                "previous_epoch_detail", self._previous_epoch_detail
+            )
+        except KeyError:
+            warnings.warn(
+                "The previous value of epoch_detail is not saved. IntervalTrigger uses the "
+                "value of trainer.updater.previous_epoch_detail.",
+                stacklevel=2,
+            )
+            self._previous_epoch_detail = -1.0
+
+    def get_training_length(self) -> tuple[float, str]:
+        """``(period, unit)``."""
+        return (self.period, self.unit)
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({self.period}, '{self.unit}')"
+
+
+class ManualScheduleTrigger:
+    """``ManualScheduleTrigger(points, unit)``: fires at the iteration reaching or crossing
+    each point (an epoch or iteration number, or a list of them); ``finished`` turns True
+    after the last point."""
+
+    def __init__(self, points: Any, unit: str) -> None:
+        if unit not in ("epoch", "iteration"):
+            raise ValueError("Trigger unit must be either 'epoch' or 'iteration'.")
+        self.points = points if isinstance(points, list) else [points]
+        self.unit = unit
+        self.finished = False
+        self._previous_iteration = 0
+        self._previous_epoch_detail = 0.0
+        self._finished_is_tmp = False
+
+    def __call__(self, trainer: Any) -> bool:
+        updater = trainer.updater
+        if self.unit == "epoch":
+            current = updater.epoch_detail
+            previous = self._previous_epoch_detail
+            if previous < 0:
+                previous = updater.previous_epoch_detail
+        else:
+            current = updater.iteration
+            previous = self._previous_iteration
+            if previous < 0:
+                previous = current - 1
+        fire = any(previous < p <= current for p in self.points)
+        if self._finished_is_tmp:
+            self._finished_is_tmp = False
+            if current >= max(self.points):
+                self.finished = True
+        if fire and current >= max(self.points):
+            self.finished = True
+        self._previous_iteration = updater.iteration
+        if hasattr(updater, "epoch_detail"):
+            self._previous_epoch_detail = updater.epoch_detail
+        return fire
+
+    def serialize(self, serializer: Any) -> None:
+        """chainer's protocol: ``previous_iteration``, ``previous_epoch_detail``,
+        ``finished``."""
+        try:
+            self._previous_iteration = serializer("previous_iteration", self._previous_iteration)
+        except KeyError:
+            warnings.warn("The previous value of iteration is not saved.", stacklevel=2)
+            self._previous_iteration = -1
+        try:
+            self._previous_epoch_detail = serializer(
+                "previous_epoch_detail", self._previous_epoch_detail
+            )
+        except KeyError:
+            warnings.warn("The previous value of epoch_detail is not saved.", stacklevel=2)
+            self._previous_epoch_detail = -1.0
+        try:
+            self.finished = serializer("finished", self.finished)
+        except KeyError:
+            warnings.warn("The flag of finished is not saved.", stacklevel=2)
+            self.finished = False
+            self._finished_is_tmp = True
+
+
+class BestValueTrigger:
+    """``BestValueTrigger(key, compare, trigger=(1, 'epoch'))``: at each firing of
+    ``trigger``, the mean of ``observation[key]`` since the last firing is compared with the
+    best so far (``compare(best, new)``); fires when it is better (or the first)."""
+
+    def __init__(self, key: str, compare: Any, trigger: Any = (1, "epoch")) -> None:
+        from .util import get_trigger
+
+        self._key = key
+        self._best_value: float | None = None
+        self._interval_trigger = get_trigger(trigger)
+        self._init_summary()
+        self._compare = compare
+
+    def __call__(self, trainer: Any) -> bool:
+        observation = trainer.observation
+        summary = self._summary
+        key = self._key
+        if key in observation:
+            summary.add({key: observation[key]})
+        if not self._interval_trigger(trainer):
+            return False
+        stats = summary.compute_mean()
+        if key not in stats:
+            raise KeyError(
+                f"chainer {type(self).__name__}: no value of {key!r} was reported since the "
+                "last firing"
+            )
+        value = float(stats[key])
+        self._init_summary()
+        if self._best_value is None or self._compare(self._best_value, value):
+            self._best_value = value
+            return True
+        return False
+
+    def _init_summary(self) -> None:
+        self._summary = DictSummary()
+
+    def serialize(self, serializer: Any) -> None:
+        """chainer's protocol: ``interval_trigger/...``, ``summary/...``, ``best_value`` (not
+        written while there is none: chainer would write a pickled None)."""
+        self._interval_trigger.serialize(serializer["interval_trigger"])
+        self._summary.serialize(serializer["summary"])
+        if is_writer(serializer):
+            if self._best_value is not None:
+                serializer("best_value", self._best_value)
+            return
+        try:
+            self._best_value = float(serializer("best_value", 0.0))
+        except KeyError:
+            self._best_value = None
+
+
+class MaxValueTrigger(BestValueTrigger):
+    """``MaxValueTrigger(key, trigger=(1, 'epoch'))``: fires when the mean of ``key`` is the
+    largest so far."""
+
+    def __init__(self, key: str, trigger: Any = (1, "epoch")) -> None:
+        super().__init__(key, lambda max_value, new_value: new_value > max_value, trigger)
+
+
+class MinValueTrigger(BestValueTrigger):
+    """``MinValueTrigger(key, trigger=(1, 'epoch'))``: fires when the mean of ``key`` is the
+    smallest so far."""
+
+    def __init__(self, key: str, trigger: Any = (1, "epoch")) -> None:
+        super().__init__(key, lambda min_value, new_value: new_value < min_value, trigger)
+
+
+def __getattr__(name: str) -> Any:
+    if name[:1].isupper():
+        raise NotImplementedError(
+            f"chainer.training.triggers.{name} is not supported by gradhub (supported: "
+            f"{', '.join(__all__)}); see {PAGE}"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
