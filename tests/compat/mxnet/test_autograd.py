@@ -274,8 +274,8 @@ def test_unsupported_parts_raise_not_implemented() -> None:
         nd.ones((2,)).attach_grad(stype="row_sparse")
     with pytest.raises(NotImplementedError, match=r"mx.nd.exp: out= .*migration-mxnet"):
         nd.exp(nd.ones((2,)), out=nd.ones((2,)))
-    with pytest.raises(AttributeError, match=r"mx.nd.Convolution is not part .*migration-mxnet"):
-        nd.Convolution  # noqa: B018
+    with pytest.raises(AttributeError, match=r"mx.nd.Deconvolution is not part .*migration-mxnet"):
+        nd.Deconvolution  # noqa: B018
 
 
 def test_backward_inside_record_and_retain_graph_with_add() -> None:

@@ -47,6 +47,8 @@ from __future__ import annotations
 from . import (
     autograd,
     base,
+    gluon,
+    initializer,
     lr_scheduler,
     model,
     ndarray,
@@ -60,6 +62,7 @@ from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .executor import Executor
 from .ndarray import NDArray
 
+init = initializer
 nd = ndarray
 sym = symbol
 
@@ -73,7 +76,10 @@ __all__ = [
     "cpu",
     "cpu_pinned",
     "current_context",
+    "gluon",
     "gpu",
+    "init",
+    "initializer",
     "lr_scheduler",
     "model",
     "nd",

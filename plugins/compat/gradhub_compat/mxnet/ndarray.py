@@ -998,10 +998,6 @@ def square(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> N
 def _reduce(fn: str, native: str, data: Any, axis: Any, keepdims: bool, exclude: bool) -> NDArray:
     if not isinstance(data, NDArray):
         raise TypeError(f"mx.nd.{fn}: data must be an NDArray, got {type(data).__name__}")
-    if exclude:
-        raise NotImplementedError(
-            f"mx.nd.{fn}: exclude=True is not supported (docs/migration-mxnet.md)"
-        )
     if axis is not None:
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         bad = [a for a in axes if not -data.ndim <= int(a) < data.ndim]
@@ -1009,8 +1005,16 @@ def _reduce(fn: str, native: str, data: Any, axis: Any, keepdims: bool, exclude:
             raise MXNetError(
                 f"mx.nd.{fn}: axis {axis!r} is out of range for data of shape {data.shape}"
             )
-        # axis=() (mxnet's default) reduces every axis, as None
+        # axis=() (mxnet's default) reduces every axis, as None (also with exclude=True)
         axis = tuple(int(a) % data.ndim for a in axes) or None
+        if exclude and axis is not None:  # the axes not listed (none left: no reduction)
+            axis = tuple(a for a in range(data.ndim) if a not in axis)
+            if not axis:
+                return (
+                    _apply("MulScalar", [data], val=1.0)
+                    if data._arr.dtype.kind == "f"
+                    else data.copy()
+                )
     return _apply(native, [data], axis=axis, keepdims=bool(keepdims))
 
 
@@ -1018,7 +1022,7 @@ def sum(
     data: NDArray, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
 ) -> NDArray:
     """The sum over ``axis`` (all axes by default or with ``axis=()``, mxnet's default; a full
-    reduction has shape (1,), as mxnet).
+    reduction has shape (1,), as mxnet); ``exclude=True`` reduces the axes not in ``axis``.
 
     Example::
 
@@ -1033,7 +1037,7 @@ def mean(
     data: NDArray, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
 ) -> NDArray:
     """The mean over ``axis`` (all axes by default or with ``axis=()``, mxnet's default; a full
-    reduction has shape (1,)).
+    reduction has shape (1,)); ``exclude=True`` reduces the axes not in ``axis``.
 
     Example::
 
@@ -1115,7 +1119,7 @@ def FullyConnected(
     bias: NDArray | None = None,
     num_hidden: int | None = None,
     no_bias: bool = False,
-    flatten: bool = True,
+    flatten: bool = True,  # noqa: F811 (mx.nd.flatten is the module's)
     out: Any = None,
     name: Any = None,
     **kwargs: Any,
@@ -1300,4 +1304,29 @@ def __getattr__(name: str) -> Any:
     )
 
 
+from ._nd_layers import (  # noqa: E402, F401
+    Activation,
+    BatchNorm,
+    Convolution,
+    Embedding,
+    Flatten,
+    LeakyReLU,
+    Pooling,
+    flatten,
+)
+from ._nd_losses import (  # noqa: E402, F401
+    broadcast_add,
+    broadcast_div,
+    broadcast_maximum,
+    broadcast_minimum,
+    broadcast_minus,
+    broadcast_mul,
+    broadcast_plus,
+    broadcast_sub,
+    log_softmax,
+    norm,
+    pick,
+    softmax,
+    where,
+)
 from .ndarray_io import load, load_frombuffer, save  # noqa: E402, F401

@@ -1,0 +1,516 @@
+"""mxnet's imperative layer functions used by Gluon: ``mx.nd.Activation``, ``LeakyReLU``,
+``Flatten`` (``flatten``), ``Embedding``, ``Convolution``, ``Pooling`` and ``BatchNorm``, as
+mxnet 1.9.1, each recorded by ``mx.autograd`` (registered gradhub functions on the arrays'
+native Variables, as the other ``mx.nd`` functions).
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> mx.nd.Activation(mx.nd.array([-1.0, 2.0]), act_type="relu").asnumpy()
+    array([0., 2.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from gradhub.variable import Variable as NativeVariable
+
+from .._common import call_native as _call
+from . import _autograd_mode as _ag
+from .base import MXNetError, _MXNetTypeError
+from .ndarray import NDArray, _fresh, _record
+
+__all__ = [
+    "Activation",
+    "BatchNorm",
+    "Convolution",
+    "Embedding",
+    "Flatten",
+    "LeakyReLU",
+    "Pooling",
+    "flatten",
+]
+
+_DOCS = "docs/migration-mxnet.md"
+
+#: mxnet's act_type -> the registered gradhub function
+_ACTIVATIONS = {
+    "relu": "ReLU",
+    "sigmoid": "Sigmoid",
+    "tanh": "Tanh",
+    "softrelu": "Softplus",
+    "softsign": "Softsign",
+}
+
+
+def _check_nd(fn: str, **arrays: Any) -> None:
+    for arg, v in arrays.items():
+        if v is not None and not isinstance(v, NDArray):
+            raise TypeError(f"mx.nd.{fn}: {arg} must be an NDArray, got {type(v).__name__}")
+
+
+def _check_out(fn: str, out: Any) -> None:
+    if out is not None:
+        raise NotImplementedError(f"mx.nd.{fn}: out= is not supported ({_DOCS})")
+
+
+def _same_dtype(fn: str, data: NDArray, **arrays: Any) -> None:
+    for arg, v in arrays.items():
+        if v is not None and v._arr.dtype != data._arr.dtype:
+            raise _MXNetTypeError(
+                f"mx.nd.{fn}: {arg} has dtype {v._arr.dtype.name}, data {data._arr.dtype.name} "
+                "(mxnet refuses mixed dtypes)"
+            )
+
+
+def _result(r: NativeVariable, rec: bool, like: NDArray) -> NDArray:
+    return NDArray(r._data, like._ctx, r if rec else None)
+
+
+def _tuple(v: Any, n: int, fn: str, arg: str, default: int) -> tuple[int, ...]:
+    if v is None or (isinstance(v, (tuple, list)) and len(v) == 0):
+        return (default,) * n
+    t = (int(v),) * n if isinstance(v, (int, np.integer)) else tuple(int(a) for a in v)
+    if len(t) != n:
+        raise MXNetError(f"mx.nd.{fn}: {arg}={v!r} must have {n} values (one per spatial axis)")
+    return t
+
+
+def Activation(
+    data: NDArray, act_type: str, out: Any = None, name: Any = None, **kwargs: Any
+) -> NDArray:
+    """mxnet's ``Activation``: ``relu`` max(x, 0), ``sigmoid`` 1 / (1 + e^-x), ``tanh``,
+    ``softrelu`` log(1 + e^x), ``softsign`` x / (1 + |x|), elementwise.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.Activation(mx.nd.array([0.0]), act_type="sigmoid").asnumpy()
+        array([0.5], dtype=float32)
+    """
+    _check_nd("Activation", data=data)
+    _check_out("Activation", out)
+    if act_type not in _ACTIVATIONS:
+        raise MXNetError(
+            f"mx.nd.Activation: Invalid Input: '{act_type}', valid values are: "
+            "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}"
+        )
+    fn = _ACTIVATIONS[act_type]
+    r, rec = _record([data], lambda x: _call(fn, x))
+    return _result(r, rec, data)
+
+
+def LeakyReLU(
+    data: NDArray,
+    gamma: NDArray | None = None,
+    act_type: str = "leaky",
+    slope: float = 0.25,
+    lower_bound: float = 0.125,
+    upper_bound: float = 0.334,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``LeakyReLU``: ``leaky`` x if x > 0 else slope * x; ``prelu`` the same with the
+    learned ``gamma`` (one value per channel, axis 1, or a single one); ``elu`` slope * (e^x - 1)
+    for x <= 0; ``selu`` (lambda 1.0507009873554805, alpha 1.6732632423543772); ``gelu``
+    x * Phi(x) (the erf form). ``rrelu`` (random slopes) raises NotImplementedError.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.LeakyReLU(mx.nd.array([-2.0, 3.0]), slope=0.1).asnumpy()
+        array([-0.2,  3. ], dtype=float32)
+    """
+    _check_nd("LeakyReLU", data=data, gamma=gamma)
+    _check_out("LeakyReLU", out)
+    s = float(slope)
+    if act_type == "leaky":
+        r, rec = _record([data], lambda x: _call("LeakyReLU", x, alpha=s))
+    elif act_type == "elu":
+        r, rec = _record([data], lambda x: _call("ELU", x, alpha=s))
+    elif act_type == "selu":
+        r, rec = _record([data], lambda x: _call("SELU", x))
+    elif act_type == "gelu":
+        r, rec = _record([data], lambda x: _call("GELU", x))
+    elif act_type == "prelu":
+        if gamma is None:
+            raise MXNetError("mx.nd.LeakyReLU: act_type='prelu' needs gamma")
+        _same_dtype("LeakyReLU", data, gamma=gamma)
+        if gamma.size != 1 and (data.ndim < 2 or gamma.size != data.shape[1]):
+            raise MXNetError(
+                f"mx.nd.LeakyReLU: gamma of shape {gamma.shape} does not fit data of shape "
+                f"{data.shape} (one value, or one per channel of axis 1)"
+            )
+        bshape = (
+            (1,) * data.ndim if gamma.size == 1 else (1, data.shape[1]) + (1,) * (data.ndim - 2)
+        )
+
+        def prelu(x: NativeVariable, g: NativeVariable) -> Any:
+            gb = _call("Reshape", g, shape=bshape)
+            pos = _call("MaximumScalar", x, val=0.0)
+            neg = _call("MinimumScalar", x, val=0.0)
+            return pos + gb * neg
+
+        r, rec = _record([data, gamma], prelu)
+    elif act_type == "rrelu":
+        raise NotImplementedError(f"mx.nd.LeakyReLU: act_type='rrelu' is not supported ({_DOCS})")
+    else:
+        raise MXNetError(
+            f"mx.nd.LeakyReLU: Invalid Input: '{act_type}', valid values are: "
+            "{'elu', 'gelu', 'leaky', 'prelu', 'rrelu', 'selu'}"
+        )
+    return _result(r, rec, data)
+
+
+def Flatten(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> NDArray:
+    """mxnet's ``Flatten``: shape (d0, d1 * d2 * ...) (a 1-D array becomes (d0, 1)).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.flatten(mx.nd.ones((2, 3, 4))).shape
+        (2, 12)
+    """
+    _check_nd("Flatten", data=data)
+    _check_out("Flatten", out)
+    if data.ndim == 0:
+        raise MXNetError("mx.nd.Flatten: data must have at least one axis")
+    shape = (data.shape[0], int(math.prod(data.shape[1:])))
+    r, rec = _record([data], lambda x: _call("Reshape", x, shape=shape))
+    return _fresh(_result(r, rec, data), data)
+
+
+flatten = Flatten
+
+
+def Embedding(
+    data: NDArray,
+    weight: NDArray,
+    input_dim: int | None = None,
+    output_dim: int | None = None,
+    dtype: Any = "float32",
+    sparse_grad: bool = False,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``Embedding``: ``out[i...] = weight[data[i...]]`` (shape ``data.shape +
+    (output_dim,)``); the indices (floats in mxnet) are truncated to integers and clipped to
+    ``[0, input_dim - 1]`` as mxnet's kernel does; ``weight`` gets the gradient (rows of repeated
+    indices accumulate), ``data`` none.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> w = mx.nd.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+        >>> mx.nd.Embedding(mx.nd.array([2, 0]), w, input_dim=3, output_dim=2).asnumpy()
+        array([[4., 5.],
+               [0., 1.]], dtype=float32)
+    """
+    _check_nd("Embedding", data=data, weight=weight)
+    _check_out("Embedding", out)
+    if sparse_grad:
+        raise NotImplementedError(
+            f"mx.nd.Embedding: sparse_grad=True (row_sparse gradients) is not supported ({_DOCS})"
+        )
+    if input_dim is None or output_dim is None:
+        raise MXNetError(
+            "mx.nd.Embedding: Required parameter input_dim and output_dim of int are not presented"
+        )
+    if weight.shape != (int(input_dim), int(output_dim)):
+        raise MXNetError(
+            f"mx.nd.Embedding: Shape inconsistent, Provided = [{','.join(map(str, weight.shape))}]"
+            f", inferred shape=({int(input_dim)},{int(output_dim)}) (weight)"
+        )
+    idx = np.asarray(data.asnumpy())
+    idx = np.clip(np.trunc(idx).astype(np.int64), 0, int(input_dim) - 1)
+    ids = NativeVariable.leaf(data._ctx.device().asarray(idx), False)
+    r, rec = _record([weight], lambda w: _call("Embed", ids, w))
+    return _result(r, rec, weight)
+
+
+def Convolution(
+    data: NDArray,
+    weight: NDArray,
+    bias: NDArray | None = None,
+    kernel: Any = None,
+    stride: Any = (),
+    dilate: Any = (),
+    pad: Any = (),
+    num_filter: int | None = None,
+    num_group: int = 1,
+    no_bias: bool = False,
+    layout: str | None = None,
+    cudnn_tune: Any = None,
+    cudnn_off: bool = False,
+    workspace: int = 1024,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``Convolution`` (layouts NCW, NCHW, NCDHW): ``y[n, o, p] = b[o] + sum_{c, k}
+    W[o, c, k] x[n, g(o) C/num_group + c, p * stride + k * dilate - pad]``, ``weight`` of shape
+    ``(num_filter, C / num_group, *kernel)``; output size ``(L + 2 pad - dilate (k - 1) - 1) //
+    stride + 1``. Other layouts raise NotImplementedError.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x, w = mx.nd.ones((1, 1, 4, 4)), mx.nd.ones((2, 1, 3, 3))
+        >>> mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True).shape
+        (1, 2, 2, 2)
+    """
+    _check_nd("Convolution", data=data, weight=weight, bias=bias)
+    _check_out("Convolution", out)
+    if kernel is None or num_filter is None:
+        raise MXNetError(
+            "mx.nd.Convolution: Required parameter kernel and num_filter are not presented"
+        )
+    k = (int(kernel),) if isinstance(kernel, (int, np.integer)) else tuple(int(a) for a in kernel)
+    nsp = len(k)
+    if layout not in (None, "NCW", "NCHW", "NCDHW") or data.ndim != nsp + 2:
+        if layout not in (None, "NCW", "NCHW", "NCDHW"):
+            raise NotImplementedError(
+                f"mx.nd.Convolution: layout={layout!r} is not supported (channels first only; "
+                f"{_DOCS})"
+            )
+        raise MXNetError(
+            f"mx.nd.Convolution: data of shape {data.shape} does not fit a {nsp}-D kernel {k}"
+        )
+    st = _tuple(stride, nsp, "Convolution", "stride", 1)
+    dl = _tuple(dilate, nsp, "Convolution", "dilate", 1)
+    pd = _tuple(pad, nsp, "Convolution", "pad", 0)
+    g = int(num_group)
+    c = data.shape[1]
+    if c % g or int(num_filter) % g:
+        raise MXNetError(
+            f"mx.nd.Convolution: num_group={g} must divide the input channels {c} and num_filter "
+            f"{num_filter}"
+        )
+    wshape = (int(num_filter), c // g, *k)
+    if weight.shape != wshape:
+        raise MXNetError(
+            "mx.nd.Convolution: Shape inconsistent, Provided = "
+            f"[{','.join(map(str, weight.shape))}], "
+            f"inferred shape=({','.join(map(str, wshape))}) "
+            f"(weight, for data of shape {data.shape})"
+        )
+    use_bias = not no_bias and bias is not None
+    if use_bias and bias.shape != (int(num_filter),):  # type: ignore[union-attr]
+        raise MXNetError(
+            f"mx.nd.Convolution: Shape inconsistent, Provided = "
+            f"[{','.join(map(str, bias.shape))}], inferred shape=({int(num_filter)},) (bias)"  # type: ignore[union-attr]
+        )
+    for i, (L, kk) in enumerate(zip(data.shape[2:], k)):
+        if L + 2 * pd[i] < dl[i] * (kk - 1) + 1:
+            raise MXNetError(
+                f"mx.nd.Convolution: kernel size {k} (dilate {dl}) exceeds the padded input of "
+                f"shape {data.shape} (pad {pd})"
+            )
+    arrays = [data, weight, bias] if use_bias else [data, weight]
+    _same_dtype("Convolution", data, weight=weight, bias=bias if use_bias else None)
+    attrs = {"pad": pd, "stride": st, "dilation": dl, "group": g}
+    r, rec = _record(arrays, lambda *v: _call("Convolution", *v, **attrs))
+    return _result(r, rec, data)
+
+
+def Pooling(
+    data: NDArray,
+    kernel: Any = (),
+    pool_type: str = "max",
+    global_pool: bool = False,
+    cudnn_off: bool = False,
+    pooling_convention: str = "valid",
+    stride: Any = (),
+    pad: Any = (),
+    p_value: Any = None,
+    count_include_pad: Any = None,
+    layout: str | None = None,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``Pooling`` (channels first): ``max``, ``avg`` (the window mean, counting the
+    padding unless ``count_include_pad=False``) or ``sum`` over windows of the spatial axes;
+    ``stride`` defaults to 1 and ``pad`` to 0 (as mxnet's operator; Gluon's pooling layers pass
+    the pool size as the stride); ``global_pool`` pools each whole spatial extent (output size
+    1). Output size ``(L + 2 pad - k) // stride + 1`` (``pooling_convention="valid"``); ``"full"``
+    (rounding up) is supported where it gives the same size, else NotImplementedError, as are
+    ``lp`` pooling and channel-last layouts.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([[[[1.0, 2.0], [3.0, 4.0]]]])
+        >>> mx.nd.Pooling(x, kernel=(2, 2), pool_type="avg").asnumpy()
+        array([[[[2.5]]]], dtype=float32)
+    """
+    _check_nd("Pooling", data=data)
+    _check_out("Pooling", out)
+    if layout not in (None, "NCW", "NCHW", "NCDHW"):
+        raise NotImplementedError(
+            f"mx.nd.Pooling: layout={layout!r} is not supported (channels first only; {_DOCS})"
+        )
+    if pool_type not in ("max", "avg", "sum"):
+        if pool_type == "lp":
+            raise NotImplementedError(f"mx.nd.Pooling: pool_type='lp' is not supported ({_DOCS})")
+        raise MXNetError(
+            f"mx.nd.Pooling: Invalid Input: '{pool_type}', valid values are: "
+            "{'avg', 'lp', 'max', 'sum'}"
+        )
+    if data.ndim < 3:
+        raise MXNetError(f"mx.nd.Pooling: data of shape {data.shape} has no spatial axis")
+    nsp = data.ndim - 2
+    spatial = data.shape[2:]
+    if global_pool:
+        k: tuple[int, ...] = tuple(spatial)
+        st: tuple[int, ...] = (1,) * nsp
+        pd: tuple[int, ...] = (0,) * nsp
+    else:
+        if kernel is None or (isinstance(kernel, (tuple, list)) and len(kernel) == 0):
+            raise MXNetError("mx.nd.Pooling: kernel must be given unless global_pool=True")
+        k = _tuple(kernel, nsp, "Pooling", "kernel", 1)
+        st = _tuple(stride, nsp, "Pooling", "stride", 1)
+        pd = _tuple(pad, nsp, "Pooling", "pad", 0)
+    if pooling_convention not in ("valid", "full", "same"):
+        raise MXNetError(
+            f"mx.nd.Pooling: Invalid Input: '{pooling_convention}', valid values are: "
+            "{'full', 'same', 'valid'}"
+        )
+    for L, kk, s, p in zip(spatial, k, st, pd):
+        if L + 2 * p < kk:
+            raise MXNetError(
+                f"mx.nd.Pooling: kernel size {k} exceeds the padded input of shape {data.shape} "
+                f"(pad {pd})"
+            )
+        if pooling_convention != "valid" and not global_pool and (L + 2 * p - kk) % s:
+            raise NotImplementedError(
+                f"mx.nd.Pooling: pooling_convention={pooling_convention!r} with partial windows "
+                f"(input {spatial}, kernel {k}, stride {st}, pad {pd}) is not supported ({_DOCS})"
+            )
+    attrs: dict[str, Any] = {"kernel": k, "stride": st, "pad": pd, "ignore_border": True}
+    if pool_type == "max":
+        r, rec = _record([data], lambda x: _call("MaxPooling", x, **attrs))
+    else:
+        include = True if count_include_pad is None else bool(count_include_pad)
+        if pool_type == "sum":
+            include = True
+        size = float(math.prod(k))
+
+        def avg(x: NativeVariable) -> Any:
+            y = _call("AveragePooling", x, including_pad=include, **attrs)
+            return _call("MulScalar", y, val=size) if pool_type == "sum" else y
+
+        r, rec = _record([data], avg)
+    return _result(r, rec, data)
+
+
+def BatchNorm(
+    data: NDArray,
+    gamma: NDArray,
+    beta: NDArray,
+    moving_mean: NDArray,
+    moving_var: NDArray,
+    eps: float = 1e-3,
+    momentum: float = 0.9,
+    fix_gamma: bool = True,
+    use_global_stats: bool = False,
+    output_mean_var: bool = False,
+    axis: int = 1,
+    cudnn_off: bool = False,
+    min_calib_range: Any = None,
+    max_calib_range: Any = None,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``BatchNorm`` over every axis but ``axis``:
+    ``y = (x - mean) / sqrt(var + eps) * gamma + beta`` (``gamma`` taken as 1, with no gradient,
+    when ``fix_gamma``). In training (``mx.autograd.is_training()``) without
+    ``use_global_stats``, ``mean`` and ``var`` are the batch's (biased variance), a fixed
+    ``gamma`` is set to 1 in place, and inside ``mx.autograd.record()`` the moving statistics are
+    updated in place: ``moving = momentum * moving + (1 - momentum) * batch`` (mxnet 1.9.1 does
+    this during ``backward``; after ``record`` and ``backward`` the values are the same);
+    otherwise ``moving_mean`` and ``moving_var`` are used. ``output_mean_var`` raises
+    NotImplementedError.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([[1.0], [3.0]])
+        >>> g, b, m, v = mx.nd.ones((1,)), mx.nd.zeros((1,)), mx.nd.zeros((1,)), mx.nd.ones((1,))
+        >>> mx.nd.BatchNorm(x, g, b, m, v, eps=0.0).asnumpy()  # not training: moving stats
+        array([[1.],
+               [3.]], dtype=float32)
+    """
+    _check_nd(
+        "BatchNorm",
+        data=data,
+        gamma=gamma,
+        beta=beta,
+        moving_mean=moving_mean,
+        moving_var=moving_var,
+    )
+    _check_out("BatchNorm", out)
+    if output_mean_var:
+        raise NotImplementedError(
+            f"mx.nd.BatchNorm: output_mean_var=True is not supported ({_DOCS})"
+        )
+    if not -data.ndim <= int(axis) < data.ndim:
+        raise MXNetError(
+            f"mx.nd.BatchNorm: axis {axis} is out of range for data of shape {data.shape}"
+        )
+    ax = int(axis) % data.ndim
+    c = data.shape[ax]
+    for arg, v in (
+        ("gamma", gamma),
+        ("beta", beta),
+        ("moving_mean", moving_mean),
+        ("moving_var", moving_var),
+    ):
+        if v.shape != (c,):
+            raise MXNetError(
+                f"mx.nd.BatchNorm: Shape inconsistent, Provided = [{','.join(map(str, v.shape))}], "
+                f"inferred shape=({c},) ({arg}, for data of shape {data.shape}, axis {ax})"
+            )
+    _same_dtype("BatchNorm", data, gamma=gamma, beta=beta)
+    bshape = tuple(c if i == ax else 1 for i in range(data.ndim))
+    red = tuple(i for i in range(data.ndim) if i != ax)
+    batch = _ag.state.training and not use_global_stats
+    e = float(eps)
+    stats: dict[str, Any] = {}
+
+    def bn(x: NativeVariable, g: NativeVariable, b: NativeVariable, mm: Any, mv: Any) -> Any:
+        if batch:
+            mean = _call("Mean", x, axis=red, keepdims=True)
+            d = x - mean
+            var = _call("Mean", d * d, axis=red, keepdims=True)
+            stats["mean"], stats["var"] = mean, var
+        else:
+            d = x - _call("Reshape", mm, shape=bshape)
+            var = _call("Reshape", mv, shape=bshape)
+        inv = _call("PowScalar", _call("AddScalar", var, val=e), val=-0.5)
+        y = d * inv
+        if fix_gamma:  # gamma is 1: it takes part with a zero gradient (as mxnet)
+            y = y + _call("MulScalar", _call("Reshape", g, shape=bshape), val=0.0)
+        else:
+            y = y * _call("Reshape", g, shape=bshape)
+        return y + _call("Reshape", b, shape=bshape)
+
+    mm_c = NativeVariable.leaf(moving_mean._arr, False)
+    mv_c = NativeVariable.leaf(moving_var._arr, False)
+    r, rec = _record([data, gamma, beta], lambda x, g, b: bn(x, g, b, mm_c, mv_c))
+    if batch and fix_gamma:
+        gamma._arr[...] = 1  # mxnet writes 1 into a fixed gamma in training
+    if batch and _ag.state.recording:
+        m = float(momentum)
+        xp = data._ctx.device().xp
+        bm = xp.asarray(stats["mean"]._data).reshape(c).astype(moving_mean._arr.dtype)
+        bv = xp.asarray(stats["var"]._data).reshape(c).astype(moving_var._arr.dtype)
+        moving_mean._arr[...] = moving_mean._arr * m + bm * (1 - m)
+        moving_var._arr[...] = moving_var._arr * m + bv * (1 - m)
+    return _result(r, rec, data)

@@ -1,0 +1,314 @@
+"""The ``mx.nd`` functions of Gluon's losses: ``softmax``, ``log_softmax``, ``pick``, ``where``,
+``norm`` and the ``broadcast_*`` operators on NDArrays, as mxnet 1.9.1, recorded by
+``mx.autograd`` (differentiable again with ``create_graph=True``).
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> x = mx.nd.array([[1.0, 2.0, 3.0]])
+    >>> mx.nd.pick(mx.nd.log_softmax(x), mx.nd.array([2])).asnumpy().round(4)
+    array([-0.4076], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gradhub.variable import Variable as NativeVariable
+
+from .._common import call_native as _call
+from .base import MXNetError, _MXNetValueError
+from .ndarray import NDArray, _divide, _record
+
+__all__ = [
+    "broadcast_add",
+    "broadcast_div",
+    "broadcast_maximum",
+    "broadcast_minimum",
+    "broadcast_minus",
+    "broadcast_mul",
+    "broadcast_plus",
+    "broadcast_sub",
+    "log_softmax",
+    "norm",
+    "pick",
+    "softmax",
+    "where",
+]
+
+_DOCS = "docs/migration-mxnet.md"
+
+
+def _nd(fn: str, **arrays: Any) -> None:
+    for arg, v in arrays.items():
+        if not isinstance(v, NDArray):
+            raise TypeError(f"mx.nd.{fn}: {arg} must be an NDArray, got {type(v).__name__}")
+
+
+def _no_out(fn: str, out: Any) -> None:
+    if out is not None:
+        raise NotImplementedError(f"mx.nd.{fn}: out= is not supported ({_DOCS})")
+
+
+def _axis(fn: str, axis: int, ndim: int) -> int:
+    if not -ndim <= int(axis) < ndim:
+        raise MXNetError(f"mx.nd.{fn}: axis {axis} is out of range for data of {ndim} axes")
+    return int(axis) % ndim
+
+
+def _result(r: NativeVariable, rec: bool, like: NDArray) -> NDArray:
+    return NDArray(r._data, like._ctx, r if rec else None)
+
+
+def _const(arr: np.ndarray, like: NDArray) -> NativeVariable:
+    return NativeVariable.leaf(like._ctx.device().asarray(np.ascontiguousarray(arr)), False)
+
+
+def _softmax_like(
+    fn: str, native: str, data: Any, axis: int, temperature: Any, dtype: Any, use_length: Any
+) -> NDArray:
+    _nd(fn, data=data)
+    if dtype is not None or use_length:
+        raise NotImplementedError(f"mx.nd.{fn}: dtype and use_length are not supported ({_DOCS})")
+    if data._arr.dtype.kind != "f":
+        raise TypeError(f"mx.nd.{fn}: data must have a floating dtype, got {data._arr.dtype.name}")
+    ax = _axis(fn, axis, data.ndim)
+    t = 1.0 if temperature is None else float(temperature)
+
+    def f(x: NativeVariable) -> NativeVariable:
+        if t != 1.0:
+            x = _divide(x, t)
+        return _call(native, x, axis=ax)  # type: ignore[no-any-return]
+
+    r, rec = _record([data], f)
+    return _result(r, rec, data)
+
+
+def softmax(
+    data: NDArray,
+    axis: int = -1,
+    temperature: float | None = None,
+    dtype: Any = None,
+    use_length: bool = False,
+    out: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """``exp(x / t) / sum(exp(x / t), axis)`` (``t``: ``temperature``, 1 by default).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.softmax(mx.nd.array([[0.0, 0.0]])).asnumpy()
+        array([[0.5, 0.5]], dtype=float32)
+    """
+    _no_out("softmax", out)
+    return _softmax_like("softmax", "Softmax", data, axis, temperature, dtype, use_length)
+
+
+def log_softmax(
+    data: NDArray,
+    axis: int = -1,
+    temperature: float | None = None,
+    dtype: Any = None,
+    use_length: bool = False,
+    out: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """``x / t - log(sum(exp(x / t), axis))`` (the log of :func:`softmax`, computed stably).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.log_softmax(mx.nd.array([0.0, 0.0])).asnumpy().round(4)
+        array([-0.6931, -0.6931], dtype=float32)
+    """
+    _no_out("log_softmax", out)
+    return _softmax_like("log_softmax", "LogSoftmax", data, axis, temperature, dtype, use_length)
+
+
+def pick(
+    data: NDArray,
+    index: NDArray,
+    axis: int = -1,
+    keepdims: bool = False,
+    mode: str = "clip",
+    out: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """The element of ``data`` at ``index`` along ``axis``: ``out[i] = data[i, index[i]]``
+    (``index`` has data's shape without ``axis``; float indices are truncated toward zero).
+    ``mode="clip"`` clips indices into ``[0, n - 1]``, ``"wrap"`` wraps them modulo ``n``, as
+    mxnet. The gradient goes to the picked elements.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> d = mx.nd.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> mx.nd.pick(d, mx.nd.array([2, -1])).asnumpy()  # -1 is clipped to 0
+        array([3., 4.], dtype=float32)
+    """
+    _nd("pick", data=data, index=index)
+    _no_out("pick", out)
+    if mode not in ("clip", "wrap"):
+        raise MXNetError(
+            f"mx.nd.pick: Invalid Input: '{mode}', valid values are: {{'clip', 'wrap'}}"
+        )
+    ax = _axis("pick", axis, data.ndim)
+    n = data.shape[ax]
+    rest = data.shape[:ax] + data.shape[ax + 1 :]
+    idx = index.asnumpy()
+    if idx.size != int(np.prod(rest)):
+        raise MXNetError(
+            f"mx.nd.pick: index of shape {index.shape} does not match data of shape {data.shape} "
+            f"without axis {ax} ({rest})"
+        )
+    with np.errstate(invalid="ignore"):
+        k = np.trunc(idx.astype(np.float64)).astype(np.int64).reshape(rest)
+    k = np.clip(k, 0, n - 1) if mode == "clip" else np.mod(k, n)
+    mask = np.moveaxis(np.eye(n, dtype=data._arr.dtype)[k], -1, ax)
+    m = _const(mask, data)
+    shape = (*rest[:ax], 1, *rest[ax:]) if keepdims else rest
+
+    def f(x: NativeVariable) -> NativeVariable:
+        y = _call("Sum", x * m, axis=ax, keepdims=bool(keepdims))
+        return _call("Reshape", y, shape=shape or (1,))  # type: ignore[no-any-return]
+
+    r, rec = _record([data], f)
+    return _result(r, rec, data)
+
+
+def where(condition: NDArray, x: NDArray, y: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
+    """``x`` where ``condition`` is non-zero, else ``y`` (``condition`` of x's shape, or 1-D
+    selecting whole rows of the first axis, as mxnet). The gradient goes to ``x`` at the
+    selected elements and to ``y`` at the others.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> d = mx.nd.array([1.0, 3.0])
+        >>> mx.nd.where(d > 2, d, -d).asnumpy()
+        array([-1.,  3.], dtype=float32)
+    """
+    _nd("where", condition=condition, x=x, y=y)
+    _no_out("where", out)
+    if x.shape != y.shape:
+        raise _MXNetValueError(f"mx.nd.where: x of shape {x.shape} and y of {y.shape} differ")
+    c = condition.asnumpy() != 0
+    if c.shape != x.shape:
+        if c.ndim == 1 and x.ndim >= 1 and c.shape[0] == x.shape[0]:
+            c = np.broadcast_to(c.reshape((-1,) + (1,) * (x.ndim - 1)), x.shape)
+        else:
+            raise _MXNetValueError(
+                f"mx.nd.where: condition of shape {condition.shape} must have x's shape "
+                f"{x.shape} or be 1-D of length {x.shape[0] if x.ndim else 0}"
+            )
+    cv = _const(c, x)
+    r, rec = _record([x, y], lambda a, b: _call("Where", cv, a, b))
+    return _result(r, rec, x)
+
+
+def norm(
+    data: NDArray,
+    ord: int = 2,
+    axis: Any = None,
+    keepdims: bool = False,
+    out: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """The L2 norm ``sqrt(sum(x^2, axis))`` (``ord=1``: ``sum(|x|, axis)``) over ``axis``
+    (every axis by default; a full reduction has shape (1,)).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.norm(mx.nd.array([3.0, 4.0])).asnumpy()
+        array([5.], dtype=float32)
+    """
+    _nd("norm", data=data)
+    _no_out("norm", out)
+    if ord not in (1, 2):
+        raise MXNetError(f"mx.nd.norm: ord={ord} is not supported (1 or 2, as mxnet)")
+    if axis is not None:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        axis = tuple(_axis("norm", a, data.ndim) for a in axes) or None
+
+    def f(x: NativeVariable) -> NativeVariable:
+        if ord == 1:
+            s = _call("Sum", _call("Abs", x), axis=axis, keepdims=bool(keepdims))
+        else:
+            s = _call("Sqrt", _call("Sum", x * x, axis=axis, keepdims=bool(keepdims)))
+        return _call("Reshape", s, shape=s.shape or (1,))  # type: ignore[no-any-return]
+
+    r, rec = _record([data], f)
+    return _result(r, rec, data)
+
+
+def _check_broadcast(fn: str, lhs: NDArray, rhs: NDArray) -> None:
+    a, b = lhs.shape, rhs.shape
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    if any(x != y and x != 1 and y != 1 for x, y in zip(pa, pb)):
+        raise _MXNetValueError(
+            f"mx.nd.{fn}: operands could not be broadcast together with shapes {list(a)} {list(b)}"
+        )
+
+
+def _broadcast(fn: str, op: Any) -> Any:
+    def function(lhs: NDArray, rhs: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
+        _nd(fn, lhs=lhs, rhs=rhs)
+        _no_out(fn, out)
+        _check_broadcast(fn, lhs, rhs)
+        return lhs._binary(rhs, op, fn)  # type: ignore[no-any-return]
+
+    function.__name__ = function.__qualname__ = fn
+    return function
+
+
+def _tie_left(fn: str, take_left: Any) -> Any:
+    """mxnet's ``broadcast_maximum``/``minimum``: at ties the gradient goes to ``lhs``."""
+
+    def function(lhs: NDArray, rhs: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
+        _nd(fn, lhs=lhs, rhs=rhs)
+        _no_out(fn, out)
+        _check_broadcast(fn, lhs, rhs)
+        shape = np.broadcast_shapes(lhs.shape, rhs.shape)
+        a, b = lhs.asnumpy(), rhs.asnumpy()
+        c = _const(np.broadcast_to(take_left(a, b), shape), lhs)
+
+        def f(x: NativeVariable, y: NativeVariable) -> NativeVariable:
+            if tuple(x.shape) != shape:
+                x = _call("BroadcastTo", x, shape=shape)
+            if tuple(y.shape) != shape:
+                y = _call("BroadcastTo", y, shape=shape)
+            return _call("Where", c, x, y)  # type: ignore[no-any-return]
+
+        if lhs._arr.dtype != rhs._arr.dtype:
+            lhs._operand(rhs, fn)  # (raises mxnet's mixed-dtype error)
+        r, rec = _record([lhs, rhs], f)
+        return _result(r, rec, lhs)
+
+    function.__name__ = function.__qualname__ = fn
+    return function
+
+
+broadcast_add = _broadcast("broadcast_add", lambda a, b: a + b)
+broadcast_sub = _broadcast("broadcast_sub", lambda a, b: a - b)
+broadcast_mul = _broadcast("broadcast_mul", lambda a, b: a * b)
+broadcast_div = _broadcast("broadcast_div", lambda a, b: a / b)
+broadcast_plus = broadcast_add
+broadcast_minus = broadcast_sub
+broadcast_maximum = _tie_left("broadcast_maximum", lambda a, b: a >= b)
+broadcast_minimum = _tie_left("broadcast_minimum", lambda a, b: a <= b)
+for _f, _formula in (
+    (broadcast_add, "lhs + rhs"),
+    (broadcast_sub, "lhs - rhs"),
+    (broadcast_mul, "lhs * rhs"),
+    (broadcast_div, "lhs / rhs"),
+    (broadcast_maximum, "max(lhs, rhs) (at ties the gradient goes to lhs)"),
+    (broadcast_minimum, "min(lhs, rhs) (at ties the gradient goes to lhs)"),
+):
+    _f.__doc__ = (
+        f"``{_formula}`` with numpy broadcasting (shapes padded with leading 1s; each axis "
+        "equal or 1, else MXNetError, as mxnet), recorded by ``mx.autograd``."
+    )

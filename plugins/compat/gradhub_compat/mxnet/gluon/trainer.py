@@ -1,0 +1,219 @@
+"""mxnet Gluon's :class:`Trainer`: applies an optimizer (``mx.optimizer``) to a set of
+Parameters, as mxnet 1.9.1.
+
+``step(batch_size)`` sets the optimizer's ``rescale_grad`` to ``scale / batch_size`` (``scale``
+is the optimizer's ``rescale_grad`` at construction, 1 by default), sums the gradients of the
+copies of a parameter on several contexts (one context: nothing to reduce) and updates every
+parameter whose ``grad_req`` is not ``"null"`` in place, with one :class:`~..optimizer.Updater`
+per context. Parameters given as a dict or ParameterDict are taken in the sorted order of their
+names (as mxnet: index ``i`` of the optimizer is the ``i``-th name), a list in its order.
+Gradients are used as they are: with ``grad_req="add"`` they keep accumulating until
+``zero_grad()``, as in mxnet.
+
+``save_states``/``load_states`` write and read the optimizer states and settings in this
+layer's byte format (an npz archive and a JSON record, see :mod:`..optimizer`); nothing is
+pickled. A states file written by mxnet (a pickle) raises ``ValueError`` without being read.
+
+Example::
+
+    >>> import gradhub_compat.mxnet as mx
+    >>> from gradhub_compat.mxnet import gluon
+    >>> p = gluon.Parameter("w", shape=(2,))
+    >>> p.initialize(mx.init.One())
+    >>> trainer = gluon.Trainer([p], "sgd", {"learning_rate": 0.5})
+    >>> with mx.autograd.record():
+    ...     loss = (p.data() * mx.nd.array([1.0, 3.0])).sum()
+    >>> loss.backward()
+    >>> trainer.step(batch_size=1)
+    >>> p.data().asnumpy()
+    array([ 0.5, -0.5], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .. import optimizer as opt
+from .parameter import Parameter, ParameterDict
+
+__all__ = ["Trainer"]
+
+_DOCS = "docs/migration-mxnet.md"
+
+
+class Trainer:
+    """Applies ``optimizer`` (a name of ``mx.optimizer``, with ``optimizer_params``, or an
+    :class:`~..optimizer.Optimizer`) to ``params`` (a ParameterDict, a dict or a list of
+    Parameters); see the module documentation. ``kvstore`` (``"device"``, ``"local"`` or None)
+    and ``update_on_kvstore`` are accepted: on one machine every update is done here, with the
+    same numbers; distributed kvstores and gradient compression across several contexts raise
+    ``NotImplementedError``. The optimizer gets ``param_dict`` (index -> Parameter), so each
+    Parameter's ``lr_mult`` and ``wd_mult`` apply.
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        optimizer: Any,
+        optimizer_params: dict[str, Any] | None = None,
+        kvstore: Any = "device",
+        compression_params: dict[str, Any] | None = None,
+        update_on_kvstore: bool | None = None,
+    ) -> None:
+        if isinstance(params, (dict, ParameterDict)):
+            params = [params[key] for key in sorted(list(params.keys()))]
+        if not isinstance(params, (list, tuple)):
+            raise ValueError(
+                f"First argument must be a list or dict of Parameters, got {type(params)}."
+            )
+        self._params: list[Parameter] = []
+        self._param2idx: dict[str, int] = {}
+        for i, param in enumerate(params):
+            if not isinstance(param, Parameter):
+                raise ValueError(
+                    "First argument must be a list or dict of Parameters, got list of "
+                    f"{type(param)}."
+                )
+            self._param2idx[param.name] = i
+            self._params.append(param)
+            param._trainer = self
+        if isinstance(kvstore, str) and "dist" in kvstore:
+            raise NotImplementedError(
+                f"gluon.Trainer: kvstore={kvstore!r} (distributed training) is not supported "
+                f"({_DOCS})"
+            )
+        if kvstore is not None and not isinstance(kvstore, str):
+            raise NotImplementedError(
+                f"gluon.Trainer: a KVStore object ({type(kvstore).__name__}) is not supported; "
+                f"pass kvstore='device', 'local' or None ({_DOCS})"
+            )
+        self._compression_params = compression_params
+        self._contexts = self._check_contexts()
+        if compression_params and len(self._contexts or []) > 1:
+            raise NotImplementedError(
+                "gluon.Trainer: compression_params (gradient compression between contexts) is "
+                f"not supported ({_DOCS})"
+            )
+        self._init_optimizer(optimizer, optimizer_params if optimizer_params else {})
+        self._scale = self._optimizer.rescale_grad
+        self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
+        self._kvstore = None
+        self._update_on_kvstore = None
+
+    def _check_contexts(self) -> Any:
+        contexts = None
+        for param in self._params:
+            ctx = param.list_ctx()
+            if contexts is not None and contexts != ctx:
+                raise ValueError(
+                    "All Parameters must be initialized on the same set of contexts, but "
+                    f"Parameter {param.name} is initialized on {ctx} while previous Parameters "
+                    f"are initialized on {contexts}."
+                )
+            contexts = ctx
+        return contexts
+
+    def _init_optimizer(self, optimizer: Any, optimizer_params: dict[str, Any]) -> None:
+        param_dict = dict(enumerate(self._params))
+        if isinstance(optimizer, opt.Optimizer):
+            if optimizer_params:
+                raise ValueError(
+                    "gluon.Trainer: optimizer_params must be None if optimizer is an instance of "
+                    "Optimizer instead of str"
+                )
+            self._optimizer = optimizer
+            self._optimizer.param_dict = param_dict
+        elif isinstance(optimizer, str):
+            self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
+        else:
+            raise TypeError(
+                "gluon.Trainer: optimizer must be a name of mx.optimizer or an Optimizer, got "
+                f"{type(optimizer).__name__}"
+            )
+        self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts or [None]]
+
+    @property
+    def learning_rate(self) -> float:
+        """The optimizer's current learning rate."""
+        return self._optimizer.learning_rate
+
+    @property
+    def optimizer(self) -> opt.Optimizer:
+        """The optimizer."""
+        return self._optimizer
+
+    def set_learning_rate(self, lr: float) -> None:
+        """Set the optimizer's learning rate (``UserWarning`` with an lr_scheduler, as mxnet)."""
+        self._optimizer.set_learning_rate(lr)
+
+    def _check_batch_size(self, batch_size: Any, what: str) -> float:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, float, np.number)):
+            raise TypeError(
+                f"Trainer.{what}: batch_size must be a number, got {type(batch_size).__name__}"
+            )
+        if batch_size == 0:
+            raise ValueError(f"Trainer.{what}: batch_size must not be 0")
+        return self._scale / batch_size  # type: ignore[no-any-return]
+
+    def step(self, batch_size: Any, ignore_stale_grad: bool = False) -> None:
+        """One update: ``rescale_grad = scale / batch_size``, :meth:`allreduce_grads`, then
+        :meth:`update`'s updates. ``ignore_stale_grad`` is accepted; gradients are not checked
+        for staleness (docs/migration-mxnet.md)."""
+        self._optimizer.rescale_grad = self._check_batch_size(batch_size, "step")
+        self._allreduce_grads()
+        self._update(ignore_stale_grad)
+
+    def allreduce_grads(self) -> None:
+        """Sum the gradients of each parameter over its contexts (written into every copy); on
+        one context there is nothing to reduce."""
+        self._allreduce_grads()
+
+    def _allreduce_grads(self) -> None:
+        if len(self._contexts or []) <= 1:
+            return
+        for param in self._params:
+            if param.grad_req == "null":
+                continue
+            grads = param.list_grad()
+            total = np.sum([g.asnumpy() for g in grads], axis=0)
+            for g in grads:
+                g._arr[...] = g._ctx.device().asarray(total.astype(g._arr.dtype))
+
+    def update(self, batch_size: Any, ignore_stale_grad: bool = False) -> None:
+        """The updates of :meth:`step` without :meth:`allreduce_grads` (call it first)."""
+        self._optimizer.rescale_grad = self._check_batch_size(batch_size, "update")
+        self._update(ignore_stale_grad)
+
+    def _update(self, ignore_stale_grad: bool = False) -> None:
+        updates: list[list[tuple[int, Any, Any]]] = [[] for _ in self._updaters]
+        for i, param in enumerate(self._params):
+            if param.grad_req == "null":
+                continue
+            for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
+                upd.append((i, grad, arr))
+        for updater, upd in zip(self._updaters, updates):
+            if upd:
+                idx, grads, arrs = zip(*upd)
+                updater(list(idx), list(grads), list(arrs))
+
+    def save_states(self, fname: str | os.PathLike[str]) -> None:
+        """Write the optimizer states and settings (learning rate, update counts,
+        lr_scheduler) to ``fname`` in this layer's format (not a pickle; the Parameters'
+        ``lr_mult``/``wd_mult`` are not saved, as mxnet)."""
+        with open(fname, "wb") as f:
+            f.write(self._updaters[0].get_states(dump_optimizer=True))
+
+    def load_states(self, fname: str | os.PathLike[str]) -> None:
+        """Read :meth:`save_states`' file; the optimizer is replaced by the saved one (with this
+        Trainer's parameters as its ``param_dict``). An mxnet states file (a pickle) raises
+        ``ValueError``: it is never unpickled."""
+        with open(fname, "rb") as f:
+            states = f.read()
+        for updater in self._updaters:
+            updater.set_states(states)
+            updater.optimizer = self._updaters[0].optimizer
+        self._optimizer = self._updaters[0].optimizer
+        self._optimizer.param_dict = dict(enumerate(self._params))
