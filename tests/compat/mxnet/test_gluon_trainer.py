@@ -311,3 +311,50 @@ def test_deferred_initialization() -> None:
     # d loss / d w = 3 (three rows of ones), / batch_size 3 -> w = 1 - 0.1; the bias starts at 0
     np.testing.assert_allclose(net.weight.data().asnumpy(), np.full((2, 4), 0.9), rtol=1e-6)
     np.testing.assert_allclose(net.bias.data().asnumpy(), [-0.1, -0.1], rtol=1e-6)
+
+
+def test_stale_gradients_raise_as_mxnet() -> None:
+    # regression: Trainer.step updated parameters whose gradient no backward had written since
+    # the last step (mxnet 1.9.1 raises UserWarning; with ignore_stale_grad=True it skips them).
+    # The messages, the order of the checks and the weights after each step were printed by
+    # mxnet 1.9.1 for the same program.
+    a = gluon.nn.Dense(2, in_units=3, prefix="a_")
+    b = gluon.nn.Dense(2, in_units=3, prefix="b_")
+    for blk, v in ((a, 0.5), (b, -0.25)):
+        blk.initialize(mx.init.Constant(v))
+    params = gluon.ParameterDict()
+    params.update(a.collect_params())
+    params.update(b.collect_params())
+    tr = gluon.Trainer(params, "sgd", {"learning_rate": 0.1})
+    x = mx.nd.array(np.arange(6).reshape(2, 3) / 4)
+
+    def backward() -> None:
+        with mx.autograd.record():
+            loss = a(x).sum()
+        loss.backward()
+
+    backward()
+    stale = r"Gradient of Parameter `b_bias` on context cpu\(0\) has not been updated by backward"
+    with pytest.raises(UserWarning, match=stale):
+        tr.step(2)  # b is unused: mxnet 1.9.1 raises at b_bias, after a's flags were cleared
+    tr.step(2, ignore_stale_grad=True)  # nothing fresh is left: nothing changes (mxnet 1.9.1)
+    np.testing.assert_array_equal(a.weight.data().asnumpy(), np.full((2, 3), 0.5))
+    np.testing.assert_array_equal(b.weight.data().asnumpy(), np.full((2, 3), -0.25))
+    with pytest.raises(UserWarning, match=r"Parameter `a_bias`.*ignore_stale_grad=True"):
+        tr.step(2)
+    backward()
+    b.weight.grad()[:] = 1  # a gradient written by hand is not fresh (mxnet 1.9.1)
+    with pytest.raises(UserWarning, match=r"Parameter `b_bias`"):
+        tr.step(2)
+    backward()
+    tr.step(2, ignore_stale_grad=True)  # a updated, b left alone
+    want = 0.5 - 0.1 * np.arange(6).reshape(2, 3).sum(0) / 4 / 2
+    np.testing.assert_allclose(a.weight.data().asnumpy(), np.tile(want, (2, 1)), rtol=1e-6)
+    np.testing.assert_array_equal(b.weight.data().asnumpy(), np.full((2, 3), -0.25))
+    b.collect_params().setattr("grad_req", "null")  # parameters without gradient are skipped
+    backward()
+    tr2 = gluon.Trainer(params, "sgd", {"learning_rate": 0.1})
+    tr2.step(2)
+    np.testing.assert_allclose(
+        a.weight.data().asnumpy(), np.tile(2 * want - 0.5, (2, 1)), rtol=1e-6
+    )  # a's second update

@@ -24,6 +24,10 @@ state = _Mode()
 #: as long as the NDArray (or a recorded graph) holds its leaf.
 MARKED: weakref.WeakKeyDictionary[Any, tuple[Any, str]] = weakref.WeakKeyDictionary()
 
+#: leaves of marked NDArrays whose gradient array ``backward`` wrote (or added into) since
+#: their mark or since a ``gluon.Trainer`` update last read it (mxnet's ``_fresh_grad``)
+FRESH: weakref.WeakSet[Any] = weakref.WeakSet()
+
 GRAD_REQS = ("write", "add", "null")
 
 

@@ -285,11 +285,43 @@ def backward(
         buf, req = _ag.MARKED[x]
         if req == "null":
             continue
+        _ag.FRESH.add(x)
         arr = buf._ctx.device().xp.zeros_like(buf._arr) if g is None else g._data
         if req == "add":
             buf._arr += arr
         else:
             buf._arr[...] = arr
+
+
+def fresh_grad(array: NDArray) -> bool:
+    """Whether ``backward`` wrote the gradient array of the marked NDArray ``array`` since it
+    was marked or since :func:`set_fresh_grad` cleared the flag (mxnet's
+    ``NDArray._fresh_grad``, which ``gluon.Trainer`` reads to find stale gradients).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> w = mx.nd.ones((2,))
+        >>> w.attach_grad()
+        >>> mx.autograd.fresh_grad(w)
+        False
+        >>> with mx.autograd.record():
+        ...     y = (w * 3).sum()
+        >>> y.backward()
+        >>> mx.autograd.fresh_grad(w)
+        True
+    """
+    return array._var is not None and array._var in _ag.FRESH
+
+
+def set_fresh_grad(array: NDArray, fresh: bool) -> None:
+    """Set or clear :func:`fresh_grad`'s flag of the marked NDArray ``array``."""
+    if array._var is None:
+        return
+    if fresh:
+        _ag.FRESH.add(array._var)
+    else:
+        _ag.FRESH.discard(array._var)
 
 
 def grad(

@@ -157,7 +157,7 @@ def int_kernel(op: str, arrays: list[np.ndarray], **attrs: Any) -> np.ndarray:
         total = np.sum(a, axis=axis, dtype=dt, keepdims=keep)
         if op == "sum":
             return np.asarray(total, dtype=dt)
-        count = a.size // max(np.asarray(total).size, 1)
+        count = a.size // (np.asarray(total).size or 1)  # (mx.nd.max shadows max here)
         return _trunc_div(np.asarray(total, dtype=dt), _int_scalar(count, dt))
     if op in ("pow", "rpow"):
         base, exp_ = (a, b) if op == "pow" else (b, a)
@@ -286,6 +286,410 @@ class NDArray:
     def mean(self, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> NDArray:
         """``mx.nd.mean(self, axis, keepdims)``."""
         return mean(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    # -- mx.nd tensor functions as methods (gradhub_compat.mxnet._nd_tensor) -----------------------
+    def max(
+        self, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
+    ) -> NDArray:
+        """``mx.nd.max(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.max(self, axis=axis, keepdims=keepdims, exclude=exclude, **kwargs)
+
+    def min(
+        self, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
+    ) -> NDArray:
+        """``mx.nd.min(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.min(self, axis=axis, keepdims=keepdims, exclude=exclude, **kwargs)
+
+    def prod(
+        self, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
+    ) -> NDArray:
+        """``mx.nd.prod(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.prod(self, axis=axis, keepdims=keepdims, exclude=exclude, **kwargs)
+
+    def nansum(
+        self, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
+    ) -> NDArray:
+        """``mx.nd.nansum(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.nansum(self, axis=axis, keepdims=keepdims, exclude=exclude, **kwargs)
+
+    def nanprod(
+        self, axis: Any = None, keepdims: bool = False, exclude: bool = False, **kwargs: Any
+    ) -> NDArray:
+        """``mx.nd.nanprod(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.nanprod(self, axis=axis, keepdims=keepdims, exclude=exclude, **kwargs)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> NDArray:
+        """``mx.nd.argmax(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.argmax(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> NDArray:
+        """``mx.nd.argmin(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.argmin(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def transpose(self, *axes: Any, **kwargs: Any) -> NDArray:
+        """``mx.nd.transpose(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.transpose(
+            self,
+            axes=axes[0]
+            if len(axes) == 1 and isinstance(axes[0], (tuple, list))
+            else axes or kwargs.pop("axes", ()),
+            **kwargs,
+        )
+
+    def expand_dims(self, axis: int, **kwargs: Any) -> NDArray:
+        """``mx.nd.expand_dims(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.expand_dims(self, axis=axis, **kwargs)
+
+    def squeeze(self, axis: Any = None, **kwargs: Any) -> NDArray:
+        """``mx.nd.squeeze(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.squeeze(self, axis=axis, **kwargs)
+
+    def swapaxes(self, dim1: int = 0, dim2: int = 0, **kwargs: Any) -> NDArray:
+        """``mx.nd.swapaxes(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.swapaxes(self, dim1=dim1, dim2=dim2, **kwargs)
+
+    def flip(self, axis: Any, **kwargs: Any) -> NDArray:
+        """``mx.nd.flip(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.flip(self, axis=axis, **kwargs)
+
+    def tile(self, reps: Any, **kwargs: Any) -> NDArray:
+        """``mx.nd.tile(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.tile(self, reps=reps, **kwargs)
+
+    def repeat(self, repeats: int, axis: int | None = None, **kwargs: Any) -> NDArray:
+        """``mx.nd.repeat(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.repeat(self, repeats=repeats, axis=axis, **kwargs)
+
+    def clip(self, a_min: float, a_max: float, **kwargs: Any) -> NDArray:
+        """``mx.nd.clip(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.clip(self, a_min, a_max, **kwargs)
+
+    def broadcast_to(self, shape: Any, **kwargs: Any) -> NDArray:
+        """``mx.nd.broadcast_to(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.broadcast_to(self, shape=shape, **kwargs)
+
+    def broadcast_like(self, other: NDArray, **kwargs: Any) -> NDArray:
+        """``mx.nd.broadcast_like(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.broadcast_like(self, other, **kwargs)
+
+    def broadcast_axes(self, axis: Any = (), size: Any = (), **kwargs: Any) -> NDArray:
+        """``mx.nd.broadcast_axes(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.broadcast_axes(self, axis=axis, size=size, **kwargs)
+
+    def reshape_like(self, other: NDArray, **kwargs: Any) -> NDArray:
+        """``mx.nd.reshape_like(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.reshape_like(self, other, **kwargs)
+
+    def one_hot(
+        self,
+        depth: int,
+        on_value: float = 1.0,
+        off_value: float = 0.0,
+        dtype: Any = "float32",
+        **kwargs: Any,
+    ) -> NDArray:
+        """``mx.nd.one_hot(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.one_hot(self, depth, on_value=on_value, off_value=off_value, dtype=dtype, **kwargs)
+
+    def take(self, indices: NDArray, axis: int = 0, mode: str = "clip", **kwargs: Any) -> NDArray:
+        """``mx.nd.take(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.take(self, indices, axis=axis, mode=mode, **kwargs)
+
+    def sort(self, axis: Any = -1, is_ascend: bool = True, **kwargs: Any) -> NDArray:
+        """``mx.nd.sort(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.sort(self, axis=axis, is_ascend=is_ascend, **kwargs)
+
+    def argsort(
+        self, axis: Any = -1, is_ascend: bool = True, dtype: Any = "float32", **kwargs: Any
+    ) -> NDArray:
+        """``mx.nd.argsort(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.argsort(self, axis=axis, is_ascend=is_ascend, dtype=dtype, **kwargs)
+
+    def topk(
+        self,
+        axis: Any = -1,
+        k: int = 1,
+        ret_typ: str = "indices",
+        is_ascend: bool = False,
+        dtype: Any = "float32",
+        **kwargs: Any,
+    ) -> Any:
+        """``mx.nd.topk(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.topk(
+            self, axis=axis, k=k, ret_typ=ret_typ, is_ascend=is_ascend, dtype=dtype, **kwargs
+        )
+
+    def slice(self, begin: Any, end: Any, step: Any = (), **kwargs: Any) -> NDArray:
+        """``mx.nd.slice(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.slice(self, begin, end, step, **kwargs)
+
+    def slice_axis(self, axis: int, begin: int, end: int | None, **kwargs: Any) -> NDArray:
+        """``mx.nd.slice_axis(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.slice_axis(self, axis, begin, end, **kwargs)
+
+    def slice_like(self, shape_like: NDArray, axes: Any = (), **kwargs: Any) -> NDArray:
+        """``mx.nd.slice_like(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.slice_like(self, shape_like, axes=axes, **kwargs)
+
+    def negative(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.negative(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.negative(self, **kwargs)
+
+    def reciprocal(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.reciprocal(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.reciprocal(self, **kwargs)
+
+    def rsqrt(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.rsqrt(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.rsqrt(self, **kwargs)
+
+    def cbrt(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.cbrt(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.cbrt(self, **kwargs)
+
+    def rcbrt(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.rcbrt(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.rcbrt(self, **kwargs)
+
+    def log1p(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.log1p(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.log1p(self, **kwargs)
+
+    def expm1(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.expm1(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.expm1(self, **kwargs)
+
+    def log2(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.log2(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.log2(self, **kwargs)
+
+    def log10(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.log10(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.log10(self, **kwargs)
+
+    def floor(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.floor(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.floor(self, **kwargs)
+
+    def ceil(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.ceil(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.ceil(self, **kwargs)
+
+    def round(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.round(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.round(self, **kwargs)
+
+    def rint(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.rint(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.rint(self, **kwargs)
+
+    def fix(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.fix(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.fix(self, **kwargs)
+
+    def trunc(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.trunc(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.trunc(self, **kwargs)
+
+    def sign(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.sign(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.sign(self, **kwargs)
+
+    def tan(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.tan(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.tan(self, **kwargs)
+
+    def arcsin(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.arcsin(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.arcsin(self, **kwargs)
+
+    def arccos(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.arccos(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.arccos(self, **kwargs)
+
+    def arctan(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.arctan(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.arctan(self, **kwargs)
+
+    def sinh(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.sinh(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.sinh(self, **kwargs)
+
+    def cosh(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.cosh(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.cosh(self, **kwargs)
+
+    def arcsinh(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.arcsinh(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.arcsinh(self, **kwargs)
+
+    def arccosh(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.arccosh(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.arccosh(self, **kwargs)
+
+    def arctanh(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.arctanh(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.arctanh(self, **kwargs)
+
+    def softsign(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.softsign(self, ...)``."""
+        from . import _nd_tensor as t
+
+        return t.softsign(self, **kwargs)
+
+    def exp(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.exp(self)``."""
+        return exp(self, **kwargs)
+
+    def log(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.log(self)``."""
+        return log(self, **kwargs)
+
+    def sin(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.sin(self)``."""
+        return sin(self, **kwargs)
+
+    def cos(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.cos(self)``."""
+        return cos(self, **kwargs)
+
+    def tanh(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.tanh(self)``."""
+        return tanh(self, **kwargs)
+
+    def sigmoid(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.sigmoid(self)``."""
+        return sigmoid(self, **kwargs)
+
+    def relu(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.relu(self)``."""
+        return relu(self, **kwargs)
+
+    def sqrt(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.sqrt(self)``."""
+        return sqrt(self, **kwargs)
+
+    def square(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.square(self)``."""
+        return square(self, **kwargs)
+
+    def abs(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.abs(self)``."""
+        return abs(self, **kwargs)
+
+    def norm(
+        self, ord: int = 2, axis: Any = None, keepdims: bool = False, **kwargs: Any
+    ) -> NDArray:
+        """``mx.nd.norm(self, ord, axis, keepdims)``."""
+        return norm(self, ord=ord, axis=axis, keepdims=keepdims, **kwargs)
+
+    def flatten(self, **kwargs: Any) -> NDArray:
+        """``mx.nd.flatten(self)``: shape ``(shape[0], -1)``."""
+        return flatten(self, **kwargs)
 
     # -- properties ------------------------------------------------------------------------------
     @property
@@ -619,7 +1023,7 @@ def _last_as_slice(key: Any, shape: tuple[int, ...]) -> Any:
         if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             axis = i if Ellipsis not in parts else len(shape) - (len(parts) - i)
             k = int(k) + (shape[axis] if k < 0 else 0)
-            parts[i] = slice(k, k + 1)
+            parts[i] = np.s_[k : k + 1]  # (a slice: mx.nd.slice shadows the builtin here)
             return tuple(parts)
     return (*parts, None)  # no integer (e.g. a 0-d result of a mask): add an axis
 
@@ -834,7 +1238,7 @@ def _whole(key: Any, shape: tuple[int, ...]) -> bool:
     for k in parts:
         if k is None or k is Ellipsis:
             continue
-        if isinstance(k, slice):
+        if isinstance(k, type(np.s_[:])):  # (mx.nd.slice shadows slice here)
             if k.step is not None and int(k.step) <= 0:
                 return False
         elif not isinstance(k, (int, np.integer)) or isinstance(k, bool):
@@ -1119,7 +1523,7 @@ def FullyConnected(
     bias: NDArray | None = None,
     num_hidden: int | None = None,
     no_bias: bool = False,
-    flatten: bool = True,  # noqa: F811 (mx.nd.flatten is the module's)
+    flatten: bool = True,
     out: Any = None,
     name: Any = None,
     **kwargs: Any,
@@ -1298,6 +1702,10 @@ def __getattr__(name: str) -> Any:
         from . import random
 
         return random if name == "random" else getattr(random, name)
+    if name == "reverse":  # (mx.nd.flip; not a module global: functions here take reverse=)
+        from ._nd_tensor import reverse
+
+        return reverse
     raise AttributeError(
         f"module {__name__!r} has no attribute {name!r} (mx.nd.{name} is not part of "
         "gradhub_compat.mxnet; docs/migration-mxnet.md lists the NDArray functions)"
@@ -1328,5 +1736,93 @@ from ._nd_losses import (  # noqa: E402, F401
     pick,
     softmax,
     where,
+)
+from ._nd_tensor import (  # noqa: E402, F401
+    ElementWiseSum,
+    L2Normalization,
+    SequenceMask,
+    add_n,
+    arange,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
+    argmax,
+    argmax_channel,
+    argmin,
+    argsort,
+    batch_dot,
+    broadcast_axes,
+    broadcast_axis,
+    broadcast_equal,
+    broadcast_greater,
+    broadcast_greater_equal,
+    broadcast_lesser,
+    broadcast_lesser_equal,
+    broadcast_like,
+    broadcast_logical_and,
+    broadcast_logical_or,
+    broadcast_logical_xor,
+    broadcast_not_equal,
+    broadcast_power,
+    broadcast_to,
+    cast,
+    cbrt,
+    ceil,
+    clip,
+    concat,
+    cosh,
+    erf,
+    expand_dims,
+    expm1,
+    fix,
+    flip,
+    floor,
+    hard_sigmoid,
+    linalg_gemm2,
+    linspace,
+    log1p,
+    log2,
+    log10,
+    max,
+    maximum,
+    min,
+    minimum,
+    nanprod,
+    nansum,
+    negative,
+    one_hot,
+    power,
+    prod,
+    rcbrt,
+    reciprocal,
+    repeat,
+    reshape,
+    reshape_like,
+    rint,
+    round,
+    rsqrt,
+    shape_array,
+    sign,
+    sinh,
+    size_array,
+    slice,
+    slice_axis,
+    slice_like,
+    smooth_l1,
+    softsign,
+    sort,
+    squeeze,
+    stack,
+    sum_axis,
+    swapaxes,
+    take,
+    tan,
+    tile,
+    topk,
+    transpose,
+    trunc,
 )
 from .ndarray_io import load, load_frombuffer, save  # noqa: E402, F401

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import autograd
 from .. import optimizer as opt
 from .parameter import Parameter, ParameterDict
 
@@ -160,8 +161,9 @@ class Trainer:
 
     def step(self, batch_size: Any, ignore_stale_grad: bool = False) -> None:
         """One update: ``rescale_grad = scale / batch_size``, :meth:`allreduce_grads`, then
-        :meth:`update`'s updates. ``ignore_stale_grad`` is accepted; gradients are not checked
-        for staleness (docs/migration-mxnet.md)."""
+        :meth:`update`'s updates. A parameter whose gradient ``backward`` has not written since
+        the last update raises mxnet's ``UserWarning`` (an exception, as mxnet); with
+        ``ignore_stale_grad=True`` such parameters are left as they are."""
         self._optimizer.rescale_grad = self._check_batch_size(batch_size, "step")
         self._allreduce_grads()
         self._update(ignore_stale_grad)
@@ -192,8 +194,22 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
+            if not ignore_stale_grad:
+                for data in param.list_data():
+                    if not autograd.fresh_grad(data):
+                        raise UserWarning(
+                            f"Trainer.step: Gradient of Parameter `{param.name}` on context "
+                            f"{data.context} has not been updated by backward since last "
+                            "`step`. This could mean a bug in your model that made it only use "
+                            "a subset of the Parameters (Blocks) for this iteration. If you are "
+                            "intentionally only using a subset, call step with "
+                            "ignore_stale_grad=True to suppress this warning and skip updating "
+                            "of Parameters with stale gradient"
+                        )
             for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
-                upd.append((i, grad, arr))
+                if not ignore_stale_grad or autograd.fresh_grad(arr):
+                    upd.append((i, grad, arr))
+                    autograd.set_fresh_grad(arr, False)
         for updater, upd in zip(self._updaters, updates):
             if upd:
                 idx, grads, arrs = zip(*upd)
