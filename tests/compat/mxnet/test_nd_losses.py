@@ -210,3 +210,26 @@ def test_errors() -> None:
         mx.nd.softmax(d, out=d)
     with pytest.raises(mx.MXNetError, match=r"mx.nd.where: condition of shape"):
         mx.nd.where(mx.nd.array([1, 0, 1]), d, d)
+
+
+@pytest.mark.parametrize(
+    ("data", "dtype", "kw", "want"),
+    [  # printed by mxnet 1.9.1
+        ([3, 4], "int32", {}, [4]),
+        ([3, 4], "uint8", {"axis": 0}, [4]),
+        ([3, 4], "int8", {"ord": 1}, [7]),
+        ([[1, 2, 6], [9, -2, 0]], "int32", {}, [9]),
+        ([[1, 2, 6], [9, -2, 0]], "int64", {"axis": 0}, [9, 2, 6]),
+        ([[1, 2, 6], [9, -2, 0]], "int32", {"ord": 1}, [20]),
+        ([[1, 2, 6], [9, -2, 0]], "int32", {"ord": 1, "axis": -1}, [9, 11]),
+    ],
+)
+def test_norm_of_integer_arrays_as_mxnet(data: list, dtype: str, kw: dict, want: list) -> None:
+    # regression: integer arrays gave the float64 norm (5.0 for [3, 4]) and ord=1 an int64 sum;
+    # mxnet 1.9.1 computes both in the array's dtype, the L2 norm by its scaled kernel whose
+    # integer divisions truncate
+    got = mx.nd.norm(mx.nd.array(data, dtype=dtype), **kw)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    kept = mx.nd.norm(mx.nd.array(data, dtype=dtype), keepdims=True, **kw)
+    assert kept.ndim == np.asarray(data).ndim

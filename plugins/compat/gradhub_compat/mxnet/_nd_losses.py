@@ -232,6 +232,10 @@ def norm(
     if axis is not None:
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         axis = tuple(_axis("norm", a, data.ndim) for a in axes) or None
+    if data._arr.dtype.kind in "iu":  # mxnet's integer kernels (no gradient)
+        host = np.asarray(data._ctx.device().to_numpy(data._arr))
+        r = _int_norm(host, ord, axis, bool(keepdims))
+        return NDArray(data._ctx.device().asarray(r), data._ctx, None)
 
     def f(x: NativeVariable) -> NativeVariable:
         if ord == 1:
@@ -242,6 +246,39 @@ def norm(
 
     r, rec = _record([data], f)
     return _result(r, rec, data)
+
+
+def _int_norm(a: np.ndarray, ord: int, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+    """``mx.nd.norm`` of an integer array as mxnet 1.9.1's reduction kernel computes it, in the
+    array's dtype: ``ord=1`` sums ``|x|`` (wrapping around); ``ord=2`` is the scaled sum of
+    squares of ``mshadow_op::nrm2`` (``broadcast_reduce_op.h``) run over the reduced elements in
+    order, every division truncating: for ``x != 0`` with ``|x| > scale``,
+    ``ssq = 1 + ssq (scale / |x|)^2`` and ``scale = |x|``, else ``ssq += (|x| / scale)^2``; the
+    result is ``scale * sqrt(ssq)`` truncated (``[3, 4]`` gives 4, as mxnet)."""
+    dt = a.dtype
+    axes = tuple(range(a.ndim)) if axis is None else axis
+    kept = [i for i in range(a.ndim) if i not in axes]
+    out_shape = tuple(a.shape[i] for i in kept)
+    rows = np.transpose(a, kept + list(axes)).reshape(int(np.prod(out_shape)), -1)
+    with np.errstate(all="ignore"):
+        if ord == 1:
+            r = np.abs(rows).sum(axis=1, dtype=dt)
+        else:
+            ssq = np.zeros(len(rows), dt)
+            scale = np.zeros(len(rows), dt)
+            for j in range(rows.shape[1]):
+                ab = np.abs(rows[:, j]).astype(dt)
+                grow = (ab != 0) & (scale < ab)
+                stay = (ab != 0) & ~grow
+                q = (scale // np.where(grow, ab, 1)).astype(dt)
+                ssq = np.where(grow, 1 + ssq * q * q, ssq).astype(dt)
+                q = (ab // np.where(stay, scale, 1)).astype(dt)
+                ssq = np.where(stay, ssq + q * q, ssq).astype(dt)
+                scale = np.where(grow, ab, scale).astype(dt)
+            r = np.trunc(scale * np.sqrt(ssq.astype(np.float32))).astype(dt)
+    if keepdims:
+        return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    return r.reshape(out_shape or (1,))
 
 
 def _check_broadcast(fn: str, lhs: NDArray, rhs: NDArray) -> None:
