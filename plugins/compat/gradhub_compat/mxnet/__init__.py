@@ -20,7 +20,11 @@ unknown (0) dimensions, symbol composition (``sym(**symbols)``), ``Symbol.tojson
 functions ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``sqrt``,
 ``square``, ``abs``, ``sum``, ``mean``, ``dot``, ``FullyConnected``, ``Dropout``, ``split``;
 user-defined ``mx.autograd.Function``; ``mx.test_utils`` (``assert_almost_equal`` and mxnet's
-other comparison helpers); ``mx.MXNetError``.
+other comparison helpers); ``mx.MXNetError``. Gluon (``mx.gluon``: blocks, parameters, the
+layers of ``gluon.nn``, ``gluon.loss``, ``gluon.Trainer``), ``mx.init``, ``mx.optimizer``,
+``mx.lr_scheduler``, the Module API (``mx.mod.Module`` with ``mx.io.NDArrayIter``,
+``mx.metric`` and ``mx.callback``), mxnet's parameter files (``mx.nd.save``/``load``,
+``mx.model`` checkpoints) and the ``mx.nd`` tensor functions Gluon programs use.
 
 Example (the first example of mxnet's ``Executor.backward`` documentation)::
 
@@ -47,10 +51,14 @@ from __future__ import annotations
 from . import (
     autograd,
     base,
+    callback,
     gluon,
     initializer,
+    io,
     lr_scheduler,
+    metric,
     model,
+    module,
     ndarray,
     optimizer,
     random,
@@ -63,6 +71,7 @@ from .executor import Executor
 from .ndarray import NDArray
 
 init = initializer
+mod = module
 nd = ndarray
 sym = symbol
 
@@ -73,6 +82,7 @@ __all__ = [
     "NDArray",
     "autograd",
     "base",
+    "callback",
     "cpu",
     "cpu_pinned",
     "current_context",
@@ -80,8 +90,12 @@ __all__ = [
     "gpu",
     "init",
     "initializer",
+    "io",
     "lr_scheduler",
+    "metric",
+    "mod",
     "model",
+    "module",
     "nd",
     "ndarray",
     "num_gpus",

@@ -28,6 +28,7 @@ Example::
 from __future__ import annotations
 
 import logging
+from collections import namedtuple
 from typing import Any
 
 from . import ndarray_io
@@ -37,7 +38,15 @@ from .ndarray import NDArray
 from .symbol import Symbol
 from .symbol import load as _load_symbol
 
-__all__ = ["load_checkpoint", "load_params", "save_checkpoint"]
+__all__ = ["BatchEndParam", "load_checkpoint", "load_params", "save_checkpoint"]
+
+
+#: What batch-end callbacks receive (``epoch``, ``nbatch``, ``eval_metric``, ``locals``), as
+#: mxnet's ``mx.model.BatchEndParam`` (a namedtuple of the class name ``BatchEndParams``, as
+#: mxnet's); also ``mx.callback.BatchEndParam``.
+BatchEndParam = namedtuple(  # type: ignore[name-match]  # (mxnet's class name)
+    "BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"]
+)
 
 
 def _params_name(prefix: str, epoch: int) -> str:
