@@ -1126,10 +1126,10 @@ class _NStepRNNBase(ChainList):
         self.ws = [[getattr(layer, f"w{i}") for i in range(self.n_weights)] for layer in self]
         self.bs = [[getattr(layer, f"b{i}") for i in range(self.n_weights)] for layer in self]
 
-    def copy(self, mode: str = "share") -> Link:
+    def copy(self, mode: str = "share") -> _NStepRNNBase:
         """``ChainList.copy``, with ``ws`` and ``bs`` pointing to the copy's parameters."""
-        ret = super().copy(mode)
-        ret._set_ws_bs()  # type: ignore[attr-defined]
+        ret: _NStepRNNBase = super().copy(mode)  # type: ignore[assignment]  # (a copy of self)
+        ret._set_ws_bs()
         return ret
 
     def init_hx(self, xs: Any) -> Variable:
@@ -1187,14 +1187,16 @@ class NStepRNNTanh(_NStepRNNBase):
     (``F.n_step_rnn``; weights ``ws[layer] = [w0, w1]``, ``bs[layer] = [b0, b1]``)."""
 
     def rnn(self, *args: Any) -> Any:
-        return F.n_step_rnn(*args, activation="tanh")
+        # (args are the 6 positional arguments before activation; mypy cannot count them)
+        return F.n_step_rnn(*args, activation="tanh")  # type: ignore[misc]
 
 
 class NStepRNNReLU(_NStepRNNBase):
     """:class:`NStepRNNTanh` with the ReLU activation."""
 
     def rnn(self, *args: Any) -> Any:
-        return F.n_step_rnn(*args, activation="relu")
+        # (args are the 6 positional arguments before activation; mypy cannot count them)
+        return F.n_step_rnn(*args, activation="relu")  # type: ignore[misc]
 
 
 class NStepBiRNNTanh(_NStepRNNBase):
@@ -1204,7 +1206,8 @@ class NStepBiRNNTanh(_NStepRNNBase):
     use_bi_direction = True
 
     def rnn(self, *args: Any) -> Any:
-        return F.n_step_birnn(*args, activation="tanh")
+        # (args are the 6 positional arguments before activation; mypy cannot count them)
+        return F.n_step_birnn(*args, activation="tanh")  # type: ignore[misc]
 
 
 class NStepBiRNNReLU(_NStepRNNBase):
@@ -1213,7 +1216,8 @@ class NStepBiRNNReLU(_NStepRNNBase):
     use_bi_direction = True
 
     def rnn(self, *args: Any) -> Any:
-        return F.n_step_birnn(*args, activation="relu")
+        # (args are the 6 positional arguments before activation; mypy cannot count them)
+        return F.n_step_birnn(*args, activation="relu")  # type: ignore[misc]
 
 
 class NStepGRU(_NStepRNNBase):

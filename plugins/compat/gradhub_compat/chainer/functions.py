@@ -26,7 +26,7 @@ import warnings
 from builtins import max as builtins_max
 from builtins import min as builtins_min
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 from gradhub.batching import refuse_data
@@ -995,6 +995,18 @@ def stack(xs: Sequence[Any], axis: int = 0) -> Variable:
 def get_item(x: Any, slices: Any) -> Variable:
     """``x[slices]`` (basic and integer-array indexing)."""
     return _out(_call("GetItem", x, key=slices))  # type: ignore[no-any-return]
+
+
+@overload
+def split_axis(
+    x: Any, indices_or_sections: Any, axis: int, force_tuple: Literal[True] = True
+) -> tuple[Variable, ...]: ...
+
+
+@overload
+def split_axis(
+    x: Any, indices_or_sections: Any, axis: int, force_tuple: bool = True
+) -> tuple[Variable, ...] | Variable: ...
 
 
 def split_axis(
@@ -3511,7 +3523,9 @@ def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None, b: Any = 
                 f"{where}: V1 ({j}, {out}), V2 ({k}, {out}) and b ({out},) of e1's dtype are "
                 f"required, got shapes {_shape(V1)}, {_shape(V2)}, {_shape(b)}"
             )
-        y = (
+        # (a chainer Variable at run time, as install_operators makes the operators return;
+        # mypy sees gradhub's Variable.__add__, hence _out, which leaves it as it is)
+        y = _out(
             y
             + matmul(reshape(e1, (n, j)), V1)
             + matmul(reshape(e2, (n, k)), V2)
@@ -3964,3 +3978,4 @@ from ._training_functions import (  # noqa: E402
 )
 
 __all__ += ["accuracy", "batch_normalization", "fixed_batch_normalization"]
+

@@ -114,6 +114,8 @@ class SerialIterator(Iterator):
     chainer's; -1 stands for None).
     """
 
+    _state: IteratorState  # set by reset()
+
     def __init__(
         self,
         dataset: Any,

@@ -299,11 +299,11 @@ def Convolution(
             f"inferred shape=({','.join(map(str, wshape))}) "
             f"(weight, for data of shape {data.shape})"
         )
-    use_bias = not no_bias and bias is not None
-    if use_bias and bias.shape != (int(num_filter),):  # type: ignore[union-attr]
+    used_bias = None if no_bias else bias
+    if used_bias is not None and used_bias.shape != (int(num_filter),):
         raise MXNetError(
             f"mx.nd.Convolution: Shape inconsistent, Provided = "
-            f"[{','.join(map(str, bias.shape))}], inferred shape=({int(num_filter)},) (bias)"  # type: ignore[union-attr]
+            f"[{','.join(map(str, used_bias.shape))}], inferred shape=({int(num_filter)},) (bias)"
         )
     for i, (L, kk) in enumerate(zip(data.shape[2:], k)):
         if L + 2 * pd[i] < dl[i] * (kk - 1) + 1:
@@ -311,8 +311,8 @@ def Convolution(
                 f"mx.nd.Convolution: kernel size {k} (dilate {dl}) exceeds the padded input of "
                 f"shape {data.shape} (pad {pd})"
             )
-    arrays = [data, weight, bias] if use_bias else [data, weight]
-    _same_dtype("Convolution", data, weight=weight, bias=bias if use_bias else None)
+    arrays = [data, weight] if used_bias is None else [data, weight, used_bias]
+    _same_dtype("Convolution", data, weight=weight, bias=used_bias)
     attrs = {"pad": pd, "stride": st, "dilation": dl, "group": g}
     r, rec = _record(arrays, lambda *v: _call("Convolution", *v, **attrs))
     return _result(r, rec, data)

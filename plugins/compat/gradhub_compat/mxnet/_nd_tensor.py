@@ -1055,7 +1055,8 @@ def _sort_axis(fn: str, data: NDArray, axis: Any) -> tuple[NDArray, int]:
 
 def _gathered(data: NDArray, idx: np.ndarray, axis: int) -> NDArray:
     """``take_along_axis(data, idx, axis)``, recorded (the gradient is scattered back)."""
-    grids = np.indices(idx.shape, sparse=True)
+    # (numpy's stubs type ``indices`` of a shape of unknown length as an empty tuple)
+    grids: tuple[np.ndarray, ...] = np.indices(idx.shape, sparse=True)
     key = tuple(idx if i == axis else np.broadcast_to(g, idx.shape) for i, g in enumerate(grids))
     if data._arr.dtype.kind in "iub":
         return _from_host(_host(data)[key], data)

@@ -284,7 +284,15 @@ class Optimizer:
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
     def _get_lrs(self, indices: list[Any]) -> list[float]:
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        if self.lr_scheduler is not None:
+            lr = self.lr_scheduler(self.num_update)
+        elif self.lr is None:
+            raise TypeError(
+                f"{type(self).__name__}: no learning rate (learning_rate is None and there is no "
+                "lr_scheduler)"
+            )
+        else:
+            lr = self.lr
         lrs = [lr for _ in indices]
         for i, index in enumerate(indices):
             if index in self.param_dict:
@@ -1052,7 +1060,9 @@ def dump_states(states: dict[Any, Any], optimizer: Optimizer | None, what: str) 
         record["optimizer"] = _optimizer_record(optimizer, arrays)
     buf = io.BytesIO()
     meta = np.frombuffer(json.dumps(record).encode("utf-8"), dtype=np.uint8)
-    np.savez(buf, meta=meta, **{f"a{i}": a for i, a in enumerate(arrays)})
+    # (allow_pickle given by name, so that mypy does not take the arrays for it; they are
+    # numeric, and load_states reads them with allow_pickle=False)
+    np.savez(buf, meta=meta, allow_pickle=False, **{f"a{i}": a for i, a in enumerate(arrays)})
     return _MAGIC + buf.getvalue()
 
 

@@ -134,6 +134,11 @@ class Block:
     prefix); ``params`` shares the Parameters of another block's ``params`` dict.
     """
 
+    # set with object.__setattr__ in __init__ (before __setattr__ can register anything)
+    _empty_prefix: bool
+    _children: OrderedDict[str, Block]
+    _reg_params: dict[str, Parameter]
+
     def __init__(self, prefix: str | None = None, params: ParameterDict | None = None) -> None:
         object.__setattr__(self, "_empty_prefix", prefix == "")
         object.__setattr__(self, "_children", OrderedDict())

@@ -30,6 +30,7 @@ import numpy as np
 
 from ... import ndarray as nd
 from ..block import Block, HybridBlock, _indent
+from ..parameter import Parameter
 from .activations import Activation
 
 __all__ = [
@@ -172,7 +173,7 @@ class Dense(HybridBlock):
                 allow_deferred_init=True,
             )
             if use_bias:
-                self.bias = self.params.get(
+                self.bias: Parameter | None = self.params.get(
                     "bias",
                     shape=(units,),
                     init=bias_initializer,

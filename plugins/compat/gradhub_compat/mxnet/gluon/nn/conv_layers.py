@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..block import HybridBlock
+from ..parameter import Parameter
 from .activations import Activation
 
 __all__ = [
@@ -103,7 +104,7 @@ class _Conv(HybridBlock):
                 allow_deferred_init=True,
             )
             if use_bias:
-                self.bias = self.params.get(
+                self.bias: Parameter | None = self.params.get(
                     "bias", shape=(channels,), init=bias_initializer, allow_deferred_init=True
                 )
             else:
