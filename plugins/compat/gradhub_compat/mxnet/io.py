@@ -132,8 +132,10 @@ class DataBatch:
         self.provide_label = provide_label
 
     def __str__(self) -> str:
-        data_shapes = [d.shape for d in self.data]
-        label_shapes = [lab.shape for lab in self.label] if self.label else None
+        data: Any = self.data  # (None raises TypeError, as mxnet's)
+        label = self.label
+        data_shapes = [d.shape for d in data]
+        label_shapes = [lab.shape for lab in label] if label else None
         return f"{type(self).__name__}: data shapes: {data_shapes} label shapes: {label_shapes}"
 
 

@@ -470,12 +470,12 @@ class TopKAccuracy(EvalMetric):
             check_label_shapes(lab, p)
             num_samples = p.shape[0]
             if p.ndim == 1:
-                self.sum_metric += (p.flat == lab.flat).sum()
+                self.sum_metric += numpy.equal(p.ravel(), lab.ravel()).sum()
             else:
                 num_classes = p.shape[1]
                 top_k = min(num_classes, self.top_k)
                 for j in range(top_k):
-                    num_correct = (p[:, num_classes - 1 - j].flat == lab.flat).sum()
+                    num_correct = numpy.equal(p[:, num_classes - 1 - j].ravel(), lab.ravel()).sum()
                     self.sum_metric += num_correct
                     self.global_sum_metric += num_correct
             self.num_inst += num_samples
