@@ -3978,4 +3978,3 @@ from ._training_functions import (  # noqa: E402
 )
 
 __all__ += ["accuracy", "batch_normalization", "fixed_batch_normalization"]
-

@@ -664,6 +664,849 @@ def _ndarray_call(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     return out
 
 
+def tensor_normalization(
+    x: Any,
+    axes: Any,
+    beta: Any = None,
+    gamma: Any = None,
+    eps: float = 1e-05,
+    output_stat: bool = False,
+) -> Any:
+    r"""nnabla's ``F.tensor_normalization``: ``x`` normalized by its own mean and (biased)
+    variance over the axes **not** in ``axes`` (an int or a list), :math:`y = \gamma (x - \mu)
+    / \sqrt{\sigma^2 + \epsilon} + eta`; ``beta``/``gamma`` (None: omitted) and the statistics
+    have the shape of ``x`` with 1 outside ``axes``. As nnabla's, this is
+    ``F.batch_normalization(x, beta, gamma, None, None, axes, decay_rate=0, eps, batch_stat=True,
+    output_stat)``: with ``output_stat`` it returns ``(y, mean, variance)``, differentiable.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0, 3.0], [2.0, 6.0]]))
+        >>> y, mean, var = F.tensor_normalization(x, axes=[0], output_stat=True)
+        >>> y.forward()
+        >>> mean.d.ravel(), var.d.ravel()
+        (array([2., 4.], dtype=float32), array([1., 4.], dtype=float32))
+        >>> np.round(y.d, 4)
+        array([[-1.,  1.],
+               [-1.,  1.]], dtype=float32)
+    """
+    ax = list(axes) if isinstance(axes, Iterable) else [axes]  # (nnabla's _force_list)
+    bn = __getattr__("batch_normalization")
+    return bn(
+        x,
+        beta,
+        gamma,
+        None,
+        None,
+        axes=ax,
+        decay_rate=0.0,
+        eps=eps,
+        batch_stat=True,
+        output_stat=output_stat,
+    )
+
+
+def _fused_nonlinearity(where: str, nonlinearity: Any) -> None:
+    if nonlinearity != "relu":
+        # (nnabla 1.39 raises RuntimeError "not_implemented": NotImplementedError is one)
+        raise NotImplementedError(
+            f"nnabla {where}: nonlinearity={nonlinearity!r} is not supported; as nnabla's, only "
+            "'relu' is (see docs/migration-nnabla.md)"
+        )
+
+
+def _fused_tail(out: Any, z: Any, output_stat: bool) -> Any:
+    """``relu(y + z)`` of a batch normalization's output (with its statistics)."""
+    y = out[0] if output_stat else out
+    if z is not None:
+        y = y + z
+    y = __getattr__("relu")(y)
+    return (y, out[1], out[2]) if output_stat else y
+
+
+def fused_batch_normalization(
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    z: Any = None,
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-05,
+    batch_stat: bool = True,
+    nonlinearity: str = "relu",
+    output_stat: bool = False,
+) -> Any:
+    r"""nnabla's ``F.fused_batch_normalization``: :math:`\mathrm{relu}(\mathrm{BN}(x) + z)`
+    (``z`` None: no addition), ``BN`` being ``F.batch_normalization`` with the same arguments
+    (running statistics updated by ``forward()`` when ``batch_stat``); with ``output_stat``,
+    ``(y, mean, variance)`` of the batch. As nnabla's, only ``nonlinearity="relu"`` is
+    supported (``NotImplementedError``, a ``RuntimeError``, otherwise). Composed of the
+    recorded functions, not one fused kernel.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0], [3.0]]))
+        >>> beta, gamma = F.constant(0.0, (1, 1)), F.constant(1.0, (1, 1))
+        >>> mean, var = F.constant(0.0, (1, 1)), F.constant(1.0, (1, 1))
+        >>> y = F.fused_batch_normalization(x, beta, gamma, mean, var, eps=1e-8)
+        >>> y.forward()
+        >>> np.round(y.d, 4)
+        array([[0.],
+               [1.]], dtype=float32)
+    """
+    _fused_nonlinearity("F.fused_batch_normalization", nonlinearity)
+    out = __getattr__("batch_normalization")(
+        x,
+        beta,
+        gamma,
+        mean,
+        variance,
+        axes=axes,
+        decay_rate=decay_rate,
+        eps=eps,
+        batch_stat=batch_stat,
+        output_stat=output_stat,
+    )
+    return _fused_tail(out, z, output_stat)
+
+
+def mean_subtraction(
+    x: Any, mean: Any, t: Any, base_axis: int = 1, update_running_mean: bool = True
+) -> Any:
+    r"""nnabla's ``F.mean_subtraction``: :math:`y = x - \bar\mu`. With ``update_running_mean``,
+    each execution (``forward()``; also the build while auto_forward is on) first increments the
+    counter ``t`` (shape ``(1,)``) and moves the running mean ``mean`` (shape
+    ``x.shape[base_axis:]``) to the cumulative average of the batch means,
+    :math:`\bar\mu \leftarrow \bar\mu + (\mu_B - \bar\mu) / t`, in place; the backward is
+    nnabla's approximation :math:`dx = dy\, (1 - 1/(t N))` (``N`` the elements before
+    ``base_axis``, ``t`` as it is then). Without it, :math:`dx = dy`. ``mean`` and ``t`` get no
+    gradient. ``t`` stays a float32 array (nnabla casts it to int).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0, 2.0], [3.0, 6.0]]))
+        >>> mean, t = nn.Variable((2,)), nn.Variable((1,))
+        >>> y = F.mean_subtraction(x, mean, t)
+        >>> y.forward()
+        >>> y.d
+        array([[-1., -2.],
+               [ 1.,  2.]], dtype=float32)
+        >>> mean.d, t.d
+        (array([2., 4.], dtype=float32), array([1.], dtype=float32))
+    """
+    nd = len(x.shape)
+    if not isinstance(base_axis, int) or isinstance(base_axis, bool) or not 0 <= base_axis <= nd:
+        raise ValueError(
+            f"nnabla F.mean_subtraction: base_axis={base_axis!r} is out of range for an input "
+            f"of shape {tuple(x.shape)} (from 0 to {nd})"
+        )
+    if tuple(mean.shape) != tuple(x.shape[base_axis:]):
+        raise ValueError(
+            f"nnabla F.mean_subtraction: mean must have shape {tuple(x.shape[base_axis:])} "
+            f"(x.shape[base_axis:]), got {tuple(mean.shape)}"
+        )
+    if int(np.prod(t.shape)) != 1:
+        raise ValueError(f"nnabla F.mean_subtraction: t must hold one value, got {tuple(t.shape)}")
+    xv, mv, tv = (_as_variable(v, "mean_subtraction") for v in (x, mean, t))
+    stats = [running_array(mean), running_array(t)] if update_running_mean else []
+    with kept_unless_auto_forward(stats):
+        out = _layer.mean_subtraction(xv, mv, tv, base_axis, update_running_mean)
+    return adopt(out, Variable)
+
+
+def spectral_norm(
+    w: Any,
+    u: Any,
+    dim: int = 0,
+    itr: int = 1,
+    eps: float = 1e-12,
+    test: bool = False,
+    output_u: bool = False,
+) -> Any:
+    r"""nnabla's ``F.spectral_norm``: :math:`W_{sn} = W / \sigma(W)`, ``W`` seen as a matrix
+    with its axis ``dim`` first (``(w.shape[dim], rest)``), :math:`\sigma = u^T W v` after
+    ``itr`` power iterations from ``u`` (shape ``(w.shape[dim],)``):
+    :math:`v = W^T u / \sqrt{\|W^T u\|^2 + \epsilon}`,
+    :math:`u = W v / \sqrt{\|W v\|^2 + \epsilon}`. Unless ``test``, each execution
+    (``forward()``; the build too under auto_forward) writes the new ``u`` into ``u`` in place.
+    The gradient of ``W`` treats ``u`` and ``v`` as constants, as nnabla's; it is first-order
+    only (differentiating it again raises). ``output_u=True`` raises ``NotImplementedError``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> w = nn.Variable.from_numpy_array(np.array([[3.0, 0.0], [0.0, 1.0]]))
+        >>> u = nn.Variable.from_numpy_array(np.array([1.0, 0.0]))
+        >>> y = F.spectral_norm(w, u)
+        >>> y.forward()
+        >>> y.d
+        array([[1.        , 0.        ],
+               [0.        , 0.33333334]], dtype=float32)
+    """
+    where = "nnabla F.spectral_norm"
+    nd = len(w.shape)
+    if not isinstance(dim, int) or isinstance(dim, bool) or not 0 <= dim < nd:
+        raise ValueError(
+            f"{where}: dim={dim!r} is out of range for a weight of shape {tuple(w.shape)} "
+            f"(from 0 to {nd - 1})"
+        )
+    if not isinstance(itr, int) or isinstance(itr, bool) or itr < 1:
+        raise ValueError(f"{where}: itr must be an int > 0, got {itr!r}")
+    if not float(eps) > 0:
+        raise ValueError(f"{where}: eps must be > 0, got {eps!r}")
+    if tuple(u.shape) != (w.shape[dim],):
+        raise ValueError(
+            f"{where}: u must have shape ({w.shape[dim]},) (w.shape[dim]), got {tuple(u.shape)}"
+        )
+    if output_u:
+        raise NotImplementedError(
+            f"{where}: output_u=True is not supported (see docs/migration-nnabla.md); u is "
+            "updated in place unless test=True"
+        )
+    wv = _as_variable(w, "spectral_norm")
+    uv = _as_variable(u, "spectral_norm")
+    with kept_unless_auto_forward([] if test else [running_array(u)]):
+        out = _layer.spectral_norm(wv, uv, dim, itr, float(eps), bool(test))
+    return adopt(out, Variable)
+
+
+# -- nnabla's N-step recurrent functions, composed of recorded functions --------------------------
+
+
+def _shape_check(where: str, arg: str, v: Any, shape: tuple[int, ...]) -> None:
+    if v is None or tuple(v.shape) != shape:
+        got = None if v is None else tuple(v.shape)
+        raise ValueError(f"nnabla F.{where}: {arg} must have shape {shape}, got {got}")
+
+
+def _n_step(
+    where: str,
+    gates: int,
+    step: Callable[..., Any],
+    x: Any,
+    h: Any,
+    c: Any,
+    weight_l0: Any,
+    weight: Any,
+    bias: Any,
+    num_layers: int,
+    dropout: Any,
+    bidirectional: bool,
+    training: bool,
+) -> tuple[Any, Any, Any]:
+    """The layers and directions of nnabla's N-step RNN/GRU/LSTM: layer ``l``'s input is the
+    previous layer's output (the directions concatenated), the backward direction reads the
+    sequence from its end; returns ``y`` ``(T, B, D * H)``, ``h_n`` and ``c_n`` ``(L, D, B,
+    H)`` (``c_n`` None without ``c``)."""
+    if len(x.shape) != 3:
+        raise ValueError(f"nnabla F.{where}: x must have shape (T, B, I), got {tuple(x.shape)}")
+    t_len, batch, isz = (int(s) for s in x.shape)
+    n_dir = 2 if bidirectional else 1
+    if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers < 1:
+        raise ValueError(f"nnabla F.{where}: num_layers must be an int > 0, got {num_layers!r}")
+    if h is None or len(h.shape) != 4:
+        raise ValueError(f"nnabla F.{where}: h must have shape (L, D, B, H), got {h and h.shape}")
+    hsz = int(h.shape[3])
+    _shape_check(where, "h", h, (num_layers, n_dir, batch, hsz))
+    if c is not None:
+        _shape_check(where, "c", c, (num_layers, n_dir, batch, hsz))
+    g = () if gates == 1 else (gates,)
+    _shape_check(where, "weight_l0", weight_l0, (n_dir, *g, hsz, isz + hsz))
+    if num_layers > 1:
+        _shape_check(where, "weight", weight, (num_layers - 1, n_dir, *g, hsz, n_dir * hsz + hsz))
+    if bias is not None:
+        nb = () if gates == 1 else (4 if gates >= 3 else gates,)
+        _shape_check(where, "bias", bias, (num_layers, n_dir, *nb, hsz))
+    if dropout and num_layers > 1 and training:
+        raise NotImplementedError(
+            f"nnabla F.{where}: dropout={dropout!r} between layers is not supported (nnabla "
+            "draws its masks from its own generator; see docs/migration-nnabla.md)"
+        )
+    inp = list(_split(x, 0)) if t_len > 1 else [__getattr__("reshape")(x, (batch, isz))]
+    hs, cs = [], []
+    for layer in range(num_layers):
+        w_layer = weight_l0 if layer == 0 else weight[layer - 1]
+        outs = []
+        for d in range(n_dir):
+            hv = h[layer, d]
+            cv = None if c is None else c[layer, d]
+            b = None if bias is None else bias[layer, d]
+            order = range(t_len) if d == 0 else range(t_len - 1, -1, -1)
+            ys: list[Any] = [None] * t_len
+            for t in order:
+                hv, cv = step(inp[t], hv, cv, w_layer[d], b)
+                ys[t] = hv
+            hs.append(hv)
+            cs.append(cv)
+            outs.append(ys)
+        cat = __getattr__("concatenate")
+        inp = [
+            outs[0][t] if n_dir == 1 else cat(outs[0][t], outs[1][t], axis=1) for t in range(t_len)
+        ]
+    stack = __getattr__("stack")
+    y = stack(*inp, axis=0)
+    shape4 = (num_layers, n_dir, batch, hsz)
+    reshape = __getattr__("reshape")
+    h_n = reshape(stack(*hs, axis=0), shape4)
+    c_n = None if c is None else reshape(stack(*cs, axis=0), shape4)
+    return y, h_n, c_n
+
+
+def _split(x: Any, axis: int) -> Any:
+    return __getattr__("split")(x, axis=axis)
+
+
+def _gate_affine(v: Any, w: Any, b: Any, n: int) -> Any:
+    """``v @ w^T + b`` for ``w`` of shape ``(n, H, K)`` (``n`` gates): ``(B, n * H)``."""
+    F = __getattr__
+    k, hsz = int(w.shape[-1]), int(w.shape[-2])
+    wt = F("transpose")(F("reshape")(w, (n * hsz, k)), (1, 0))
+    bb = None if b is None else F("reshape")(b, (n * hsz,))
+    return F("affine")(v, wt, bb)
+
+
+def _lstm_step(x: Any, h: Any, c: Any, w: Any, b: Any) -> tuple[Any, Any]:
+    F = __getattr__
+    hsz = int(h.shape[1])
+    z = _gate_affine(F("concatenate")(x, h, axis=1), w, b, 4)
+    i_t, f_t, g_t, o_t = _split(F("reshape")(z, (int(z.shape[0]), 4, hsz)), 1)
+    c = F("sigmoid")(f_t) * c + F("sigmoid")(i_t) * F("tanh")(g_t)
+    return F("sigmoid")(o_t) * F("tanh")(c), c
+
+
+def _gru_step(x: Any, h: Any, c: Any, w: Any, b: Any) -> tuple[Any, None]:
+    F = __getattr__
+    hsz, isz, batch = int(h.shape[1]), int(x.shape[1]), int(x.shape[0])
+    wx, wh = w[:, :, :isz], w[:, :, isz:]
+    bx = None if b is None else b[0:3]
+    gx = F("reshape")(_gate_affine(x, wx, bx, 3), (batch, 3, hsz))
+    gh = F("reshape")(_gate_affine(h, wh, None, 3), (batch, 3, hsz))
+    xr, xz, xn = _split(gx, 1)
+    hr, hz, hn = _split(gh, 1)
+    if b is not None:
+        hn = hn + b[3]
+    r = F("sigmoid")(xr + hr)
+    z = F("sigmoid")(xz + hz)
+    n = F("tanh")(xn + r * hn)
+    return (1.0 - z) * n + z * h, None
+
+
+def lstm(
+    x: Any,
+    h: Any,
+    c: Any,
+    weight_l0: Any,
+    weight: Any = None,
+    bias: Any = None,
+    num_layers: int = 1,
+    dropout: Any = None,
+    bidirectional: bool = False,
+    training: bool = True,
+) -> tuple[Any, Any, Any]:
+    r"""nnabla's ``F.lstm`` (N-step LSTM): ``x`` ``(T, B, I)``, ``h`` and ``c`` ``(L, D, B, H)``,
+    ``weight_l0`` ``(D, 4, H, I + H)``, ``weight`` ``(L - 1, D, 4, H, D H + H)``, ``bias``
+    ``(L, D, 4, H)``, the gates in nnabla's order :math:`i, f, g, o`:
+    :math:`c_t = \sigma(f) c + \sigma(i) \tanh(g)`, :math:`h_t = \sigma(o) \tanh(c_t)`, each
+    gate :math:`W [x_t, h_{t-1}] + b`; returns ``(y, h_n, c_n)`` with ``y`` ``(T, B, D H)``.
+    Composed of recorded functions (one affine per gate block and step); dropout between
+    layers is not supported (``NotImplementedError``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x, h, c = nn.Variable((5, 2, 3)), nn.Variable((1, 1, 2, 4)), nn.Variable((1, 1, 2, 4))
+        >>> w0 = nn.Variable.from_numpy_array(np.full((1, 4, 4, 7), 0.1, np.float32))
+        >>> y, h_n, c_n = F.lstm(x, h, c, w0)
+        >>> y.shape, h_n.shape, c_n.shape
+        ((5, 2, 4), (1, 1, 2, 4), (1, 1, 2, 4))
+    """
+    return _n_step(
+        "lstm",
+        4,
+        _lstm_step,
+        x,
+        h,
+        c,
+        weight_l0,
+        weight,
+        bias,
+        num_layers,
+        dropout,
+        bidirectional,
+        training,
+    )
+
+
+def gru(
+    x: Any,
+    h: Any,
+    weight_l0: Any,
+    weight: Any = None,
+    bias: Any = None,
+    num_layers: int = 1,
+    dropout: Any = None,
+    bidirectional: bool = False,
+    training: bool = True,
+) -> tuple[Any, Any]:
+    r"""nnabla's ``F.gru`` (N-step GRU): ``weight_l0`` ``(D, 3, H, I + H)``, ``weight``
+    ``(L - 1, D, 3, H, D H + H)``, ``bias`` ``(L, D, 4, H)`` (:math:`b_r, b_z, b_n` and the
+    hidden bias :math:`b_{hn}`): :math:`r = \sigma(W_r x + U_r h + b_r)`,
+    :math:`z = \sigma(W_z x + U_z h + b_z)`,
+    :math:`n = \tanh(W_n x + b_n + r (U_n h + b_{hn}))`, :math:`h_t = (1 - z) n + z h`;
+    returns ``(y, h_n)``. Composed of recorded functions; dropout between layers is not
+    supported (``NotImplementedError``).
+
+    Example::
+
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x, h = nn.Variable((5, 2, 3)), nn.Variable((1, 1, 2, 4))
+        >>> y, h_n = F.gru(x, h, nn.Variable((1, 3, 4, 7)))
+        >>> y.shape, h_n.shape
+        ((5, 2, 4), (1, 1, 2, 4))
+    """
+    y, h_n, _ = _n_step(
+        "gru",
+        3,
+        _gru_step,
+        x,
+        h,
+        None,
+        weight_l0,
+        weight,
+        bias,
+        num_layers,
+        dropout,
+        bidirectional,
+        training,
+    )
+    return y, h_n
+
+
+def rnn(
+    x: Any,
+    h: Any,
+    weight_l0: Any,
+    weight: Any = None,
+    bias: Any = None,
+    num_layers: int = 1,
+    nonlinearity: str = "tanh",
+    dropout: Any = None,
+    bidirectional: bool = False,
+    training: bool = True,
+) -> tuple[Any, Any]:
+    r"""nnabla's ``F.rnn`` (N-step Elman RNN): :math:`h_t = f(W [x_t, h_{t-1}] + b)`, ``f``
+    ``tanh`` or ``relu`` (``nonlinearity``), ``weight_l0`` ``(D, H, I + H)``, ``weight``
+    ``(L - 1, D, H, D H + H)``, ``bias`` ``(L, D, H)``; returns ``(y, h_n)``. Composed of
+    recorded functions; dropout between layers is not supported (``NotImplementedError``).
+
+    Example::
+
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x, h = nn.Variable((5, 2, 3)), nn.Variable((1, 1, 2, 4))
+        >>> y, h_n = F.rnn(x, h, nn.Variable((1, 4, 7)))
+        >>> y.shape, h_n.shape
+        ((5, 2, 4), (1, 1, 2, 4))
+    """
+    if nonlinearity not in ("tanh", "relu"):
+        raise ValueError(
+            f"nnabla F.rnn: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}"
+        )
+    act = __getattr__(nonlinearity)
+
+    def step(xv: Any, hv: Any, cv: Any, w: Any, b: Any) -> tuple[Any, None]:
+        F = __getattr__
+        hsz = int(hv.shape[1])
+        z = _gate_affine(F("concatenate")(xv, hv, axis=1), F("reshape")(w, (1, hsz, -1)), b, 1)
+        return act(z), None
+
+    y, h_n, _ = _n_step(
+        "rnn",
+        1,
+        step,
+        x,
+        h,
+        None,
+        weight_l0,
+        weight,
+        bias,
+        num_layers,
+        dropout,
+        bidirectional,
+        training,
+    )
+    return y, h_n
+
+
+def fixed_point_quantize(
+    x: Any,
+    sign: bool = True,
+    n: int = 8,
+    delta: float = 0.0625,
+    quantize: bool = True,
+    ste_fine_grained: bool = True,
+    outputs: Any = None,
+) -> Any:
+    r"""nnabla's ``F.fixed_point_quantize``: :math:`q = \mathrm{sign}(x) \lfloor |x| / \delta +
+    1/2 \rfloor \delta` clipped to :math:`(-(2^{n-1} - 1) \delta, (2^{n-1} - 1) \delta)` when
+    ``sign``, to :math:`(0, (2^n - 1) \delta)` otherwise (simulated: float values). The
+    gradient is straight-through: ``dy``, or with ``ste_fine_grained`` ``dy`` where
+    :math:`min \le x \le max` and 0 elsewhere. ``quantize=False`` returns ``x`` itself, as
+    nnabla's. ``outputs`` (nnabla's, one array or Variable) is not supported
+    (``NotImplementedError``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-1.0, -0.3, 0.375, 0.9]))
+        >>> y = F.fixed_point_quantize(x, n=3, delta=0.25)
+        >>> y.forward()
+        >>> y.d
+        array([-0.75, -0.25,  0.5 ,  0.75], dtype=float32)
+    """
+    if outputs is not None:
+        raise NotImplementedError(
+            "nnabla F.fixed_point_quantize: outputs= is not supported (see "
+            "docs/migration-nnabla.md)"
+        )
+    return _fixed_point_quantize(x, sign, n, delta, quantize, ste_fine_grained, None)
+
+
+def _fixed_point_quantize(
+    x: Any, sign: bool, n: Any, delta: Any, quantize: bool, ste_fine_grained: bool, out: Any
+) -> Any:
+    where = "nnabla F.fixed_point_quantize"
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or (sign and n < 2):
+        raise ValueError(f"{where}: n must be an int >= {2 if sign else 1}, got {n!r}")
+    if not float(delta) > 0:
+        raise ValueError(f"{where}: delta must be > 0, got {delta!r}")
+    if not quantize:
+        return x
+    attrs = {
+        "sign": bool(sign),
+        "n": int(n),
+        "delta": float(delta),
+        "ste_fine_grained": bool(ste_fine_grained),
+    }
+    xv = _as_variable(x, "fixed_point_quantize")
+    if out is None:
+        return adopt(_layer.fixed_point_quantize(xv, None, attrs), Variable)
+    with kept_unless_auto_forward([running_array(out)]):
+        return adopt(_layer.fixed_point_quantize(xv, out, attrs), Variable)
+
+
+def prune(x: Any, rate: float = 0.9, outputs: Any = None) -> Any:
+    """nnabla's ``F.prune``: ``x`` where ``|x| >= threshold``, 0 elsewhere, the threshold
+    ``sort(|x|)[int((x.size - 1) * rate)]`` (the product in float32, as nnabla's); ``rate`` 1
+    gives zeros, as nnabla's. The gradient goes straight through. ``outputs`` is not supported
+    (``NotImplementedError``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([0.5, -0.1, 0.3, -0.7, 0.2]))
+        >>> y = F.prune(x, rate=0.5)
+        >>> y.forward()
+        >>> y.d
+        array([ 0.5,  0. ,  0.3, -0.7,  0. ], dtype=float32)
+    """
+    if outputs is not None:
+        raise NotImplementedError(
+            "nnabla F.prune: outputs= is not supported (see docs/migration-nnabla.md)"
+        )
+    return _prune(x, rate, None)
+
+
+def _prune(x: Any, rate: Any, out: Any) -> Any:
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)):
+        raise TypeError(f"nnabla F.prune: rate must be a number, got {rate!r}")
+    if not 0.0 <= float(rate) <= 1.0:
+        raise ValueError(f"nnabla F.prune: rate must be in [0, 1], got {rate!r}")
+    xv = _as_variable(x, "prune")
+    if out is None:
+        return adopt(_layer.prune(xv, None, float(rate)), Variable)
+    with kept_unless_auto_forward([running_array(out)]):
+        return adopt(_layer.prune(xv, out, float(rate)), Variable)
+
+
+def _binary_weight(
+    where: str, weight: Any, binary_weight: Any, alpha: Any, zero_to: float, conv: bool
+) -> Any:
+    """The (scaled) binary weight of nnabla's binary layers; its arrays written by each
+    execution (by the build too only under auto_forward)."""
+    if tuple(binary_weight.shape) != tuple(weight.shape):
+        raise ValueError(
+            f"nnabla F.{where}: binary_weight must have the weight's shape "
+            f"{tuple(weight.shape)}, got {tuple(binary_weight.shape)}"
+        )
+    w = _as_variable(weight, where)
+    wb = _as_variable(binary_weight, where)
+    if alpha is None:
+        with kept_unless_auto_forward([running_array(binary_weight)]):
+            return _layer.binary_connect_weight(w, wb, zero_to)
+    nd = len(weight.shape)
+    in_axes = tuple(range(1, nd)) if conv else (0,)
+    out_shape = (int(weight.shape[0]),) if conv else tuple(int(s) for s in weight.shape[1:])
+    if tuple(alpha.shape) != out_shape:
+        raise ValueError(
+            f"nnabla F.{where}: alpha must have shape {out_shape} (one value per output map), "
+            f"got {tuple(alpha.shape)}"
+        )
+    al = _as_variable(alpha, where)
+    with kept_unless_auto_forward([running_array(binary_weight), running_array(alpha)]):
+        return _layer.binary_weight_weight(w, wb, al, zero_to, in_axes)
+
+
+def binary_connect_affine(
+    x: Any,
+    weight: Any,
+    binary_weight: Any,
+    bias: Any = None,
+    base_axis: int = 1,
+    quantize_zero_to: float = 1.0,
+) -> Any:
+    r"""nnabla's ``F.binary_connect_affine``: ``F.affine`` with the weight :math:`\mathrm{sign}(W)`
+    (``quantize_zero_to`` where :math:`W = 0`), written into ``binary_weight`` at each
+    execution; the weight's gradient goes straight through to ``weight``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0, 2.0]]))
+        >>> w = nn.Variable.from_numpy_array(np.array([[0.3], [-0.2]]), need_grad=True)
+        >>> wb = nn.Variable((2, 1))
+        >>> y = F.binary_connect_affine(x, w, wb)
+        >>> y.forward()
+        >>> y.d, wb.d.ravel()
+        (array([[-1.]], dtype=float32), array([ 1., -1.], dtype=float32))
+    """
+    q = _binary_weight(
+        "binary_connect_affine", weight, binary_weight, None, quantize_zero_to, False
+    )
+    return __getattr__("affine")(x, adopt(q, Variable), bias, base_axis)
+
+
+def binary_connect_convolution(
+    x: Any,
+    weight: Any,
+    binary_weight: Any,
+    bias: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+    quantize_zero_to: float = 1.0,
+) -> Any:
+    """nnabla's ``F.binary_connect_convolution``: ``F.convolution`` with the binary weight of
+    :func:`binary_connect_affine`."""
+    q = _binary_weight(
+        "binary_connect_convolution", weight, binary_weight, None, quantize_zero_to, True
+    )
+    conv = __getattr__("convolution")
+    return conv(x, adopt(q, Variable), bias, base_axis, pad, stride, dilation, group)
+
+
+def binary_weight_affine(
+    x: Any,
+    weight: Any,
+    binary_weight: Any,
+    alpha: Any,
+    bias: Any = None,
+    base_axis: int = 1,
+    quantize_zero_to: float = 1.0,
+) -> Any:
+    r"""nnabla's ``F.binary_weight_affine``: ``F.affine`` with the weight
+    :math:`\alpha\, \mathrm{sign}(W)`, :math:`\alpha` the mean of :math:`|W|` over the input
+    axis (one value per output, written into ``alpha``; ``sign(W)`` into ``binary_weight``); the
+    weight's gradient goes straight through to ``weight`` (not scaled), as nnabla's."""
+    q = _binary_weight(
+        "binary_weight_affine", weight, binary_weight, alpha, quantize_zero_to, False
+    )
+    return __getattr__("affine")(x, adopt(q, Variable), bias, base_axis)
+
+
+def binary_weight_convolution(
+    x: Any,
+    weight: Any,
+    binary_weight: Any,
+    alpha: Any,
+    bias: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    group: int = 1,
+    quantize_zero_to: float = 1.0,
+) -> Any:
+    """nnabla's ``F.binary_weight_convolution``: ``F.convolution`` with the scaled binary weight
+    of :func:`binary_weight_affine`, :math:`\alpha` the mean of :math:`|W|` over each output
+    map's filter."""
+    q = _binary_weight(
+        "binary_weight_convolution", weight, binary_weight, alpha, quantize_zero_to, True
+    )
+    conv = __getattr__("convolution")
+    return conv(x, adopt(q, Variable), bias, base_axis, pad, stride, dilation, group)
+
+
+def multi_head_attention(
+    query: Any,
+    key: Any,
+    value: Any,
+    num_heads: int,
+    q_weight: Any,
+    k_weight: Any,
+    v_weight: Any,
+    out_weight: Any,
+    q_bias: Any = None,
+    k_bias: Any = None,
+    v_bias: Any = None,
+    out_bias: Any = None,
+    attn_bias_k: Any = None,
+    attn_bias_v: Any = None,
+    dropout: float = 0.0,
+    additive_mask: Any = None,
+    key_padding_mask: Any = None,
+) -> tuple[Any, Any]:
+    r"""nnabla's ``F.multi_head_attention``: ``query`` ``(L_T, B, D_q)``, ``key`` and ``value``
+    ``(L_S, B, D_k)``, ``(L_S, B, D_v)`` projected by the weights ``(D, E)`` (and biases)
+    along the last axis; the query scaled by :math:`1/\sqrt{E/H}`; with ``attn_bias_k`` and
+    ``attn_bias_v`` (``(1, 1, E)``) one more key/value position appended (the masks padded with
+    0 for it); per head, :math:`\mathrm{softmax}(q k^T + \mathrm{additive\_mask})` over the
+    source positions, where ``key_padding_mask`` ``(B, L_S)`` is nonzero the score is
+    :math:`-\infty`; then dropout (with ``dropout > 0``: gradhub's masks, not nnabla's draws),
+    the weighted sum of the values, the heads concatenated and projected by ``out_weight``.
+    Returns ``(y, weights)``: ``y`` ``(L_T, B, E_out)`` and the attention weights
+    ``(B H, L_T, L_S)``, as nnabla's. Composed of recorded functions.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> q, k = nn.Variable((3, 2, 4)), nn.Variable((5, 2, 4))
+        >>> w = nn.Variable.from_numpy_array(np.eye(4, dtype=np.float32))
+        >>> y, att = F.multi_head_attention(q, k, k, 2, w, w, w, w)
+        >>> y.forward()
+        >>> y.shape, att.shape, bool(np.allclose(att.d.sum(axis=2), 1))
+        ((3, 2, 4), (4, 3, 5), True)
+    """
+    F = __getattr__
+    where = "nnabla F.multi_head_attention"
+    tgt_len, batch, _ = (int(s) for s in query.shape)
+    src_len = int(key.shape[0])
+    e_q, e_k, e_v = int(q_weight.shape[1]), int(k_weight.shape[1]), int(v_weight.shape[1])
+    if int(value.shape[0]) != src_len or int(key.shape[1]) != batch:
+        raise ValueError(
+            f"{where}: key {tuple(key.shape)} and value {tuple(value.shape)} must have the same "
+            f"length and the query's batch size {batch}"
+        )
+    if e_q != e_k:
+        raise ValueError(f"{where}: q_weight and k_weight must have the same embedding size")
+    if not isinstance(num_heads, int) or num_heads < 1 or e_q % num_heads or e_v % num_heads:
+        raise ValueError(
+            f"{where}: the embedding sizes {e_q} and {e_v} must be divisible by num_heads="
+            f"{num_heads!r}"
+        )
+    if key_padding_mask is not None and tuple(key_padding_mask.shape) != (batch, src_len):
+        raise ValueError(
+            f"{where}: key_padding_mask must have shape {(batch, src_len)}, got "
+            f"{tuple(key_padding_mask.shape)}"
+        )
+    head, head_v = e_q // num_heads, e_v // num_heads
+    q = F("affine")(query, q_weight, q_bias, base_axis=2) * (float(head) ** -0.5)
+    k = F("affine")(key, k_weight, k_bias, base_axis=2)
+    v = F("affine")(value, v_weight, v_bias, base_axis=2)
+    if attn_bias_k is not None:
+        src_len += 1
+        bk = F("broadcast")(F("reshape")(attn_bias_k, (1, 1, e_k)), (1, batch, e_k))
+        bv = F("broadcast")(F("reshape")(attn_bias_v, (1, 1, e_v)), (1, batch, e_v))
+        k = F("concatenate")(k, bk, axis=0)
+        v = F("concatenate")(v, bv, axis=0)
+        if additive_mask is not None:
+            additive_mask = F("pad")(additive_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F("pad")(key_padding_mask, (0, 1))
+    bh = batch * num_heads
+    q = F("transpose")(F("reshape")(q, (tgt_len, bh, head)), (1, 0, 2))
+    k = F("transpose")(F("reshape")(k, (src_len, bh, head)), (1, 0, 2))
+    v = F("transpose")(F("reshape")(v, (src_len, bh, head_v)), (1, 0, 2))
+    scores = F("batch_matmul")(q, k, transpose_b=True)  # (B H, L_T, L_S)
+    if additive_mask is not None:
+        scores = scores + F("reshape")(additive_mask, (1, tgt_len, src_len))
+    if key_padding_mask is not None:
+        shape4 = (batch, num_heads, tgt_len, src_len)
+        cond = F("broadcast")(F("reshape")(key_padding_mask, (batch, 1, 1, src_len)), shape4)
+        scores = F("where")(cond, constant(float("-inf"), shape4), F("reshape")(scores, shape4))
+        scores = F("reshape")(scores, (bh, tgt_len, src_len))
+    weights = F("softmax")(scores, axis=2)
+    if dropout > 0:
+        weights = F("dropout")(weights, p=dropout)
+    out = F("batch_matmul")(weights, v)  # (B H, L_T, head_v)
+    out = F("reshape")(F("transpose")(out, (1, 0, 2)), (tgt_len, batch, e_v))
+    return F("affine")(out, out_weight, out_bias, base_axis=2), weights
+
+
+def weight_normalization(w: Any, g: Any, dim: int = 0, eps: float = 1e-12) -> Any:
+    r"""nnabla's ``F.weight_normalization``: :math:`w_{WN} = g\, w / \sqrt{\sum w^2 +
+    \epsilon}`, the sum over every axis but ``dim`` and ``g`` of shape ``(w.shape[dim],)``
+    applied along ``dim`` (computed from recorded gradhub functions; nnabla's C++ kernel
+    rounds in another order, a difference in the last bits).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> w = nn.Variable.from_numpy_array(np.array([[3.0, 0.0], [4.0, 2.0]]))
+        >>> g = nn.Variable.from_numpy_array(np.array([10.0, 1.0]))
+        >>> y = F.weight_normalization(w, g, dim=1, eps=0.0)
+        >>> y.forward()
+        >>> y.d
+        array([[6., 0.],
+               [8., 1.]], dtype=float32)
+    """
+    nd = len(w.shape)
+    if not isinstance(dim, int) or isinstance(dim, bool) or not 0 <= dim < nd:
+        raise ValueError(
+            f"nnabla F.weight_normalization: dim={dim!r} is out of range for a weight of shape "
+            f"{tuple(w.shape)} (from 0 to {nd - 1})"
+        )
+    if tuple(g.shape) != (w.shape[dim],):
+        raise ValueError(
+            f"nnabla F.weight_normalization: g must have shape ({w.shape[dim]},) (w.shape[dim]), "
+            f"got {tuple(g.shape)}"
+        )
+    F = __getattr__
+    axes = tuple(i for i in range(nd) if i != dim)
+    sq = F("sum")(w * w, axis=axes, keepdims=True)
+    norm = F("pow_scalar")(F("add_scalar")(sq, float(eps)), 0.5)
+    gs = F("reshape")(g, tuple(int(w.shape[i]) if i == dim else 1 for i in range(nd)))
+    return w * gs / norm
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     if name == "batch_normalization":
         return _on_ndarrays(_batch_normalization(fn))
@@ -678,5 +1521,27 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(
-        {*_native.__dir__(), "constant", "identity", "sink", "binary_tanh", "binary_sigmoid"}
+        {
+            *_native.__dir__(),
+            "constant",
+            "identity",
+            "sink",
+            "binary_tanh",
+            "binary_sigmoid",
+            "tensor_normalization",
+            "weight_normalization",
+            "fused_batch_normalization",
+            "mean_subtraction",
+            "spectral_norm",
+            "lstm",
+            "gru",
+            "rnn",
+            "fixed_point_quantize",
+            "binary_connect_affine",
+            "binary_connect_convolution",
+            "binary_weight_affine",
+            "binary_weight_convolution",
+            "prune",
+            "multi_head_attention",
+        }
     )

@@ -1,23 +1,26 @@
 """nnabla's solvers: ``import gradhub_compat.nnabla.solvers as S``.
 
 :class:`Sgd`, :class:`Momentum`, :class:`Nesterov`, :class:`Adam`, :class:`Adamax`,
-:class:`AMSGRAD`, :class:`Adagrad`, :class:`Adadelta`, :class:`RMSprop` and
-:class:`RMSpropGraves` with nnabla's API (``set_parameters(params, reset=True,
-retain_state=False)``, ``zero_grad()``, ``weight_decay(rate)``, ``clip_grad_by_norm(norm)``,
-``update()``, ``set_learning_rate``, ``learning_rate()``, ``get_states``/``set_states``) and
-nnabla 1.39's update formulas, computed in the parameters' dtype (float32 for nnabla Variables)
-with float32 hyper-parameters in the order of operations of nnabla's C++ solvers (Adam folds the
-bias correction into the step size, ``eps`` outside the square root). nnabla's ``SgdW``,
-``AdamW``, ``AdaBound``, ``AMSBound``, ``Lars``, ``Lamb``, ``Lion`` and ``AdaBelief`` are not
-provided.
+:class:`AMSGRAD`, :class:`Adagrad`, :class:`Adadelta`, :class:`RMSprop`,
+:class:`RMSpropGraves`, :class:`SgdW`, :class:`AdamW`, :class:`AdaBound`, :class:`AMSBound`,
+:class:`Lars`, :class:`Lamb`, :class:`Lion` and :class:`AdaBelief` with nnabla's API
+(``set_parameters(params, reset=True, retain_state=False)``, ``zero_grad()``,
+``weight_decay(rate)``, ``clip_grad_by_norm(norm)``, ``update()``, ``set_learning_rate``,
+``learning_rate()``, ``get_states``/``set_states``, ``save_states``/``load_states`` with .h5
+files) and nnabla 1.39's update formulas, computed in the parameters' dtype (float32 for nnabla
+Variables) with float32 hyper-parameters in the order of operations of nnabla's C++ solvers
+(Adam folds the bias correction into the step size, ``eps`` outside the square root).
 
 As nnabla's: the solver updates every registered parameter (also those with ``need_grad=False``)
-from its ``.g``, which ``update()`` leaves as it is; ``weight_decay`` (``g += rate * w``),
-``clip_grad_by_norm`` (per parameter) and ``scale_grad`` change ``.g`` at once; parameters and
-states are listed by name in sorted order. A parameter's data is updated in its array (so that
-every Variable sharing it, e.g. an unlinked one, sees the new values), then held as a new array
-object, so that a graph recorded before the update is recomputed by ``forward()`` before it can
-be differentiated again (nnabla's loop calls ``forward()`` first anyway).
+from its ``.g``, which ``update()`` leaves as it is (but ``Lars``, which adds its weight decay
+into it); ``weight_decay`` (``g += rate * w``; for the solvers whose decay is fused, ``SgdW``,
+``AdamW``, ``Lars``, ``Lamb``, ``Lion`` and ``AdaBelief(weight_decouple=True)``, the rate of the
+next ``update()`` instead), ``clip_grad_by_norm`` (per parameter) and ``scale_grad`` change
+``.g`` at once; parameters and states are listed by name in sorted order. A parameter's data
+is updated in its array (so that every Variable sharing it, e.g. an unlinked one, sees the new
+values), then held as a new array object, so that a graph recorded before the update is
+recomputed by ``forward()`` before it can be differentiated again (nnabla's loop calls
+``forward()`` first anyway).
 
 Example::
 
@@ -45,19 +48,28 @@ import numpy as np
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_write
 
+from ._parameter_files import _h5py
 from ._variable import Variable, grad_is_zeroing, set_zeroing_grad
 
 __all__ = [
     "AMSGRAD",
+    "AMSBound",
+    "AdaBelief",
+    "AdaBound",
     "Adadelta",
     "Adagrad",
     "Adam",
+    "AdamW",
     "Adamax",
+    "Lamb",
+    "Lars",
+    "Lion",
     "Momentum",
     "Nesterov",
     "RMSprop",
     "RMSpropGraves",
     "Sgd",
+    "SgdW",
     "Solver",
     "SolverState",
 ]
@@ -67,7 +79,10 @@ class SolverState:
     """The state of one parameter: ``t`` (its update count) and ``pstate`` (name -> Variable:
     Momentum's and Nesterov's ``"m"``, Adam's ``"mean"`` and ``"var"``, Adagrad's and RMSprop's
     ``"v"``, Adadelta's ``"e_sqr_grad"`` and ``"e_sqr_delta"``, Adamax's ``"m"`` and ``"u"``,
-    AMSGRAD's ``"m"``, ``"v"`` and ``"v_hat"``, RMSpropGraves' ``"n"``, ``"g"`` and ``"d"``)."""
+    AMSGRAD's ``"m"``, ``"v"`` and ``"v_hat"``, RMSpropGraves' ``"n"``, ``"g"`` and ``"d"``,
+    SgdW's and Lion's ``"m"``, AdamW's, AdaBound's, Lamb's and AdaBelief's ``"mean"`` and
+    ``"var"`` (and AdaBelief's ``"s_max"`` with ``amsgrad``), AMSBound's ``"m"``, ``"v"`` and
+    ``"v_hat"``, Lars' ``"v"``)."""
 
     def __init__(self, t: int = 0, pstate: dict[str, Variable] | None = None) -> None:
         self.t = int(t)
@@ -90,11 +105,18 @@ class Solver:
 
     name = "Solver"
     _pstate: tuple[str, ...] = ()
+    # nnabla's "fused" weight decay (SgdW, AdamW, Lars, Lamb, Lion, AdaBelief with
+    # weight_decouple): weight_decay(rate) sets the rate the next update() uses, which then
+    # goes back to the default (_default_wd)
+    _fused = False
+    _default_wd = 0.0
 
     def __init__(self, lr: float) -> None:
         self._lr = float(lr)
         self._params: dict[str, NativeVariable] = {}
         self._states: dict[str, SolverState] = {}
+        self._wd_rate = self._default_wd
+        self._updating: Any = None  # (the parameter update() is at)
 
     # -- parameters ------------------------------------------------------------------------------
     def set_parameters(
@@ -185,6 +207,125 @@ class Solver:
                     )
                 mine.pstate[n].d = v.d if isinstance(v, NativeVariable) else v
 
+    # -- state files ---------------------------------------------------------------------------
+    def save_states(self, path: Any) -> None:
+        """Write the states to the ``.h5`` file ``path`` in nnabla 1.39's layout: per parameter
+        (in :meth:`get_states` order), a group at its name with an ``index`` attribute (its
+        position), holding one dataset per state (attribute ``index``: its position in
+        ``pstate``) and the scalar int64 dataset ``t``; nnabla reads the file back with
+        ``load_states``. A ``.protobuf`` file raises ``NotImplementedError``.
+
+        Example::
+
+            >>> import os, tempfile
+            >>> import numpy as np
+            >>> import gradhub_compat.nnabla as nn
+            >>> import gradhub_compat.nnabla.solvers as S
+            >>> w = nn.Variable.from_numpy_array(np.array([1.0, -2.0]), need_grad=True)
+            >>> solver = S.Momentum(lr=0.5)
+            >>> solver.set_parameters({"w": w})
+            >>> solver.zero_grad()
+            >>> w.g = np.array([1.0, 1.0])
+            >>> solver.update()
+            >>> tmp = tempfile.TemporaryDirectory()
+            >>> path = os.path.join(tmp.name, "solver.h5")
+            >>> solver.save_states(path)
+            >>> other = S.Momentum(lr=0.5)
+            >>> other.set_parameters({"w": w})
+            >>> other.load_states(path)
+            >>> other.get_states()["w"].t, other.get_states()["w"].pstate["m"].d
+            (1, array([0.5, 0.5], dtype=float32))
+            >>> tmp.cleanup()
+        """
+        import io
+
+        from gradhub.state import atomic_write
+
+        where = f"nnabla {self.name}.save_states"
+        file_name = self._states_file(where, path)
+        h5py = _h5py(where)
+        buf = io.BytesIO()
+        with h5py.File(buf, "w") as hd:
+            for i, (k, st) in enumerate(self.get_states().items()):
+                grp = hd.require_group(k)
+                grp.attrs["index"] = i
+                for j, (n, v) in enumerate(st.pstate.items()):
+                    grp[n] = np.ascontiguousarray(v.device.to_numpy(v._data))
+                    grp[n].attrs["index"] = j
+                grp["t"] = np.int64(st.t)
+        atomic_write(file_name, buf.getvalue())
+
+    def load_states(self, path: Any) -> None:
+        """Read the states of the ``.h5`` file ``path`` (nnabla 1.39's layout, see
+        :meth:`save_states`) into the solver, as :meth:`set_states`: the parameters must be
+        registered first. Only numeric datasets are read (nothing is unpickled or run)."""
+        import io
+
+        from gradhub.errors import StateFileError
+
+        where = f"nnabla {self.name}.load_states"
+        file_name = self._states_file(where, path)
+        h5py = _h5py(where)
+        with open(file_name, "rb") as f:
+            raw = f.read()
+        try:
+            hd = h5py.File(io.BytesIO(raw), "r")
+        except Exception as e:  # not HDF5, truncated
+            raise StateFileError(
+                f"{where}: {file_name!r} is not a readable HDF5 file (truncated or corrupted?): "
+                f"{type(e).__name__}: {e}"
+            ) from e
+        found: list[tuple[Any, str, SolverState]] = []
+        try:
+            groups: list[tuple[str, Any]] = []
+            hd.visititems(
+                lambda key, obj: (
+                    groups.append((key, obj))
+                    if isinstance(obj, h5py.Group) and "t" in obj
+                    else None
+                )
+            )
+            for key, grp in groups:
+                t_ds = grp["t"]
+                if not isinstance(t_ds, h5py.Dataset) or t_ds.dtype.kind not in "iu":
+                    raise StateFileError(f"{where}: {file_name!r}: {key}/t is not an integer")
+                pstate: list[tuple[Any, str, Any]] = []
+                for n, ds in grp.items():
+                    if n == "t" or not isinstance(ds, h5py.Dataset):
+                        continue
+                    if ds.dtype.kind not in "fiu":
+                        raise StateFileError(
+                            f"{where}: {file_name!r}: dataset {key}/{n} has dtype {ds.dtype}; "
+                            "only numeric states are read"
+                        )
+                    pstate.append((ds.attrs.get("index", 0), n, np.array(ds[()])))
+                pstate.sort(key=lambda e: (int(e[0]), e[1]))
+                st = SolverState(int(t_ds[()]), {n: a for _, n, a in pstate})
+                found.append((grp.attrs.get("index", 0), key, st))
+        finally:
+            hd.close()
+        found.sort(key=lambda e: (int(e[0]), e[1]))
+        self.set_states(OrderedDict((k, st) for _, k, st in found))
+
+    def _states_file(self, where: str, path: Any) -> str:
+        import os
+
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"{where}: path must be a file name, got {type(path).__name__}")
+        name = os.fspath(path)
+        ext = os.path.splitext(name)[1].lower()
+        if ext == ".protobuf":
+            raise NotImplementedError(
+                f"{where}: .protobuf solver state files are not supported; use .h5 (see "
+                "docs/migration-nnabla.md)"
+            )
+        if ext != ".h5":
+            raise ValueError(
+                f"{where}: {name!r}: only .h5 (and nnabla's .protobuf) solver state files are "
+                f"supported, got the extension {ext!r}"
+            )
+        return str(name)
+
     # -- learning rate ---------------------------------------------------------------------------
     def set_learning_rate(self, learning_rate: float) -> None:
         """Set the learning rate (Adam's ``alpha``)."""
@@ -195,8 +336,11 @@ class Solver:
         return float(np.float32(self._lr))
 
     def weight_decay_is_fused(self) -> bool:
-        """False: :meth:`weight_decay` changes the gradients at once, as nnabla's solvers here."""
-        return False
+        """Whether the weight decay is fused into :meth:`update` (as nnabla's: True for
+        ``SgdW``, ``AdamW``, ``Lars``, ``Lamb``, ``Lion`` and ``AdaBelief(weight_decouple=True)``,
+        whose :meth:`weight_decay` sets the rate of the next update; False for the others, whose
+        :meth:`weight_decay` changes the gradients at once)."""
+        return self._fused
 
     # -- gradients -------------------------------------------------------------------------------
     def _grad(self, p: NativeVariable) -> Any:
@@ -228,8 +372,17 @@ class Solver:
         return [(k, p) for k, p in self._params.items() if not grad_is_zeroing(p)]
 
     def weight_decay(self, decay_rate: float, pre_hook: Any = None, post_hook: Any = None) -> None:
-        """Add ``decay_rate * w`` to each parameter's gradient (at once, not at ``update``)."""
+        """Add ``decay_rate * w`` to each parameter's gradient (at once, not at ``update``).
+
+        A solver whose weight decay is fused (:meth:`weight_decay_is_fused`: ``SgdW``,
+        ``AdamW``, ``Lars``, ``Lamb``, ``Lion``, ``AdaBelief(weight_decouple=True)``) leaves
+        the gradients alone: as nnabla's, ``decay_rate`` (0 included) replaces the solver's
+        default rate (``wd``; 0 for ``Lars``, ``Lamb`` and ``Lion``) for the next
+        :meth:`update` only."""
         _no_hooks("weight_decay", pre_hook, post_hook)
+        if self._fused:
+            self._wd_rate = _hyper(self.name, "decay_rate", decay_rate)
+            return
         for _, p in self._written():
             w = p._data
             with p.device.activate():
@@ -296,8 +449,10 @@ class Solver:
                 g = self._grad(p)
                 if g.dtype != w.dtype:
                     g = g.astype(w.dtype)
+                self._updating = p
                 new = self._step(p.device.xp, w, g, state, dt)
                 _write(p, new)
+        self._wd_rate = self._default_wd  # (nnabla: a fused rate lasts one update)
 
     def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
         raise NotImplementedError  # pragma: no cover - abstract
@@ -591,3 +746,495 @@ class RMSpropGraves(Solver):
         )
         nv._data, gv._data, dv._data = n, mean, d
         return w + d
+
+
+# -- nnabla's solvers with decoupled weight decay, bounds and trust ratios ------------------------
+
+
+def _bias_correction(dt: Any, beta1: Any, beta2: Any, t: int) -> Any:
+    """Adam's ``sqrt(1 - beta2^t) / (1 - beta1^t)`` as nnabla's C++: ``pow`` of the float32
+    betas in double, the quotient rounded to the dtype."""
+    return dt(math.sqrt(1 - float(beta2) ** t) / (1 - float(beta1) ** t))
+
+
+def _sum_sq(xp: Any, a: Any) -> Any:
+    """The sum of squares of ``a`` in its dtype, added one after the other as nnabla's CPU
+    solvers do (``std::accumulate``); numpy's pairwise sum rounds differently."""
+    sq = (a * a).ravel()
+    if sq.size == 0:
+        return a.dtype.type(0)
+    return xp.add.accumulate(sq)[-1] if xp is np else sq.sum()
+
+
+def _lr_ratio(dt: Any, lr: float, init_lr: float) -> Any:
+    """nnabla's ``lr / init_lr`` in float32 (the schedule's factor; NaN for an initial 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return dt(dt(lr) / dt(init_lr))
+
+
+class SgdW(Solver):
+    r"""Momentum SGD with decoupled weight decay (state ``"m"``), nnabla's formula:
+
+    .. math::
+        m \leftarrow \gamma m + \eta g,\quad
+        w \leftarrow w - m - \frac{\eta}{\eta_0} \lambda w
+
+    with :math:`\eta` the learning rate, :math:`\eta_0` the initial one and :math:`\lambda`
+    the decay rate: ``wd``, or the rate given to :meth:`weight_decay` before this update (the
+    decay is fused: the gradient is not changed).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.solvers as S
+        >>> w = nn.Variable.from_numpy_array(np.array([1.0, -2.0]), need_grad=True)
+        >>> solver = S.SgdW(lr=0.5, momentum=0.0, wd=0.1)
+        >>> solver.set_parameters({"w": w})
+        >>> solver.zero_grad()
+        >>> w.g = np.array([0.5, 0.5])
+        >>> solver.update()  # w - 0.5 * g - 0.1 * w
+        >>> w.d
+        array([ 0.65, -2.05], dtype=float32)
+    """
+
+    name = "SgdW"
+    _pstate = ("m",)
+    _fused = True
+
+    def __init__(self, lr: float = 0.001, momentum: float = 0.9, wd: float = 0.0001) -> None:
+        super().__init__(_hyper("SgdW", "lr", lr))
+        self._init_lr = self._lr
+        self.momentum = _hyper("SgdW", "momentum", momentum)
+        self.wd = _hyper("SgdW", "wd", wd)
+        self._default_wd = self._wd_rate = self.wd
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        decay = _lr_ratio(dt, self._lr, self._init_lr) * dt(self._wd_rate)
+        mv = state.pstate["m"]
+        m = dt(self.momentum) * mv._data + dt(self._lr) * g
+        mv._data = m
+        return w - m - decay * w
+
+
+class AdamW(Solver):
+    r"""Adam with decoupled weight decay (states ``"mean"`` and ``"var"``), nnabla's formula:
+
+    .. math::
+        m \leftarrow \beta_1 m + (1-\beta_1) g,\quad v \leftarrow \beta_2 v + (1-\beta_2) g^2,
+        \quad w \leftarrow w - \alpha \frac{\sqrt{1-\beta_2^t}}{1-\beta_1^t}
+        \frac{m}{\sqrt{v} + \epsilon} - \frac{\alpha}{\alpha_0} \lambda w
+
+    with :math:`\alpha_0` the initial ``alpha`` and :math:`\lambda` ``wd`` or the rate given to
+    :meth:`weight_decay` before this update (fused: the gradient is not changed).
+    """
+
+    name = "AdamW"
+    _pstate = ("var", "mean")  # nnabla's order
+    _fused = True
+
+    def __init__(
+        self,
+        alpha: float = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+        wd: float = 0.0001,
+    ) -> None:
+        super().__init__(_hyper("AdamW", "alpha", alpha))
+        self._init_lr = self._lr
+        self.beta1 = _hyper("AdamW", "beta1", beta1)
+        self.beta2 = _hyper("AdamW", "beta2", beta2)
+        self.eps = _hyper("AdamW", "eps", eps)
+        self.wd = _hyper("AdamW", "wd", wd)
+        self._default_wd = self._wd_rate = self.wd
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        b1, b2 = dt(self.beta1), dt(self.beta2)
+        alpha_t = dt(self._lr) * _bias_correction(dt, b1, b2, state.t)
+        decay = _lr_ratio(dt, self._lr, self._init_lr) * dt(self._wd_rate)
+        mv, vv = state.pstate["mean"], state.pstate["var"]
+        one = dt(1)
+        m = b1 * mv._data + (one - b1) * g
+        v = b2 * vv._data + (one - b2) * g * g
+        mv._data, vv._data = m, v
+        return w - alpha_t * m / (xp.sqrt(v) + dt(self.eps)) - decay * w
+
+
+def _bounded_step(
+    xp: Any,
+    w: Any,
+    m: Any,
+    v: Any,
+    alpha_t: Any,
+    final_lr: Any,
+    gamma: Any,
+    t: Any,
+    eps: Any,
+    amsbound: bool = False,
+) -> Any:
+    """AdaBound's and AMSBound's ``w - clip(alpha_t / (sqrt(v) + eps), lower, upper) * m``,
+    with nnabla's bounds ``final_lr (1 - 1 / (gamma t + 1))`` and
+    ``final_lr (1 + 1 / (gamma t))`` (AMSBound: ``final_lr (1 + t / gamma)``, nnabla 1.39's
+    ``1 / gamma_ * t``); the clip as ``std::min(upper, std::max(x, lower))`` (a NaN step
+    becomes ``upper``)."""
+    one = w.dtype.type(1)
+    lower = final_lr * (one - one / (gamma * t + one))
+    with np.errstate(divide="ignore"):  # (gamma = 0: an infinite upper bound, as nnabla's)
+        upper = final_lr * (one + (one / gamma * t if amsbound else one / (gamma * t)))
+    step = alpha_t / (xp.sqrt(v) + eps)
+    step = xp.where(step < lower, lower, step)
+    step = xp.where(upper < step, upper, step)
+    return w - step * m
+
+
+class AdaBound(Solver):
+    r"""AdaBound (states ``"mean"`` and ``"var"``), nnabla's formula: Adam's moments, and
+
+    .. math::
+        \eta_t = \mathrm{clip}\left(\alpha \frac{\sqrt{1-\beta_2^t}}{(1-\beta_1^t)
+        (\sqrt{v} + \epsilon)}, \eta_l(t), \eta_u(t)\right),\quad w \leftarrow w - \eta_t m
+
+    with :math:`\eta_l(t) = \alpha^* (1 - 1/(\gamma t + 1))`,
+    :math:`\eta_u(t) = \alpha^* (1 + 1/(\gamma t))` and :math:`\alpha^*` ``final_lr`` scaled by
+    ``alpha / initial alpha`` (``set_learning_rate`` moves both). :meth:`weight_decay` adds
+    ``rate * w`` to the gradients at once.
+    """
+
+    name = "AdaBound"
+    _pstate = ("var", "mean")  # nnabla's order
+
+    def __init__(
+        self,
+        alpha: float = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+        final_lr: float = 0.1,
+        gamma: float = 0.001,
+    ) -> None:
+        super().__init__(_hyper("AdaBound", "alpha", alpha))
+        self._init_lr = self._lr
+        self.beta1 = _hyper("AdaBound", "beta1", beta1)
+        self.beta2 = _hyper("AdaBound", "beta2", beta2)
+        self.eps = _hyper("AdaBound", "eps", eps)
+        self.final_lr = _hyper("AdaBound", "final_lr", final_lr)
+        self.gamma = _hyper("AdaBound", "gamma", gamma)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        b1, b2 = dt(self.beta1), dt(self.beta2)
+        alpha_t = dt(self._lr) * _bias_correction(dt, b1, b2, state.t)
+        final_lr = dt(self.final_lr) * _lr_ratio(dt, self._lr, self._init_lr)
+        mv, vv = state.pstate["mean"], state.pstate["var"]
+        one = dt(1)
+        m = b1 * mv._data + (one - b1) * g
+        v = b2 * vv._data + (one - b2) * g * g
+        mv._data, vv._data = m, v
+        return _bounded_step(
+            xp, w, m, v, alpha_t, final_lr, dt(self.gamma), dt(state.t), dt(self.eps)
+        )
+
+
+class AMSBound(Solver):
+    r"""AMSBound (states ``"m"``, ``"v"`` and ``"v_hat"``): :class:`AdaBound`'s bounded step
+    on AMSGrad's :math:`\hat v \leftarrow \max(\hat v, v)`, the bias correction
+    :math:`\sqrt{1-\beta_2^t}/(1-\beta_1^t)` of the step only with ``bias_correction``
+    (nnabla's default: without). As nnabla 1.39's, the upper bound is
+    :math:`\alpha^* (1 + t/\gamma)` (its C++ reads ``1 / gamma_ * t``; AdaBound's and the
+    paper's is :math:`\alpha^* (1 + 1/(\gamma t))`), the lower one AdaBound's.
+    :meth:`weight_decay` adds ``rate * w`` to the gradients at once.
+    """
+
+    name = "AMSBound"
+    _pstate = ("v_hat", "v", "m")  # nnabla's order
+
+    def __init__(
+        self,
+        alpha: float = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+        final_lr: float = 0.1,
+        gamma: float = 0.001,
+        bias_correction: bool = False,
+    ) -> None:
+        super().__init__(_hyper("AMSBound", "alpha", alpha))
+        self._init_lr = self._lr
+        self.beta1 = _hyper("AMSBound", "beta1", beta1)
+        self.beta2 = _hyper("AMSBound", "beta2", beta2)
+        self.eps = _hyper("AMSBound", "eps", eps)
+        self.final_lr = _hyper("AMSBound", "final_lr", final_lr)
+        self.gamma = _hyper("AMSBound", "gamma", gamma)
+        self.bias_correction = bool(bias_correction)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        b1, b2 = dt(self.beta1), dt(self.beta2)
+        alpha_t = dt(self._lr)
+        if self.bias_correction:
+            alpha_t = alpha_t * _bias_correction(dt, b1, b2, state.t)
+        final_lr = dt(self.final_lr) * _lr_ratio(dt, self._lr, self._init_lr)
+        mv, vv, hv = state.pstate["m"], state.pstate["v"], state.pstate["v_hat"]
+        one = dt(1)
+        m = b1 * mv._data + (one - b1) * g
+        v = b2 * vv._data + (one - b2) * g * g
+        v_hat = xp.maximum(hv._data, v)
+        mv._data, vv._data, hv._data = m, v, v_hat
+        return _bounded_step(
+            xp, w, m, v_hat, alpha_t, final_lr, dt(self.gamma), dt(state.t), dt(self.eps), True
+        )
+
+
+class Lars(Solver):
+    r"""LARS with momentum (state ``"v"``), nnabla's formula, per parameter:
+
+    .. math::
+        \lambda = \eta_{lr} \frac{c \|w\|}{\|g\| + \beta \|w\|},\quad
+        v \leftarrow m v + \lambda (g + \beta w),\quad w \leftarrow w - v
+
+    with :math:`c` ``coefficient``, :math:`\beta` the rate given to :meth:`weight_decay` before
+    this update (0 otherwise; fused) and the norms summed one square after the other in the
+    dtype; where :math:`\|g\| + \beta \|w\| < \epsilon` it is increased by :math:`\epsilon`,
+    and where :math:`\|w\| < \epsilon` the step is :math:`\eta_{lr}` itself. As nnabla's, the
+    update leaves :math:`g + \beta w` in the parameter's gradient, and a negative denominator
+    (a negative rate) raises ``RuntimeError``.
+    """
+
+    name = "Lars"
+    _pstate = ("v",)
+    _fused = True
+
+    def __init__(
+        self,
+        lr: float = 0.001,
+        momentum: float = 0.9,
+        coefficient: float = 0.001,
+        eps: float = 1e-6,
+    ) -> None:
+        super().__init__(_hyper("Lars", "lr", lr))
+        self.momentum = _hyper("Lars", "momentum", momentum)
+        self.coefficient = _hyper("Lars", "coefficient", coefficient)
+        self.eps = _hyper("Lars", "eps", eps)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        eps, rate = dt(self.eps), dt(self._wd_rate)
+        g_norm = dt(float(xp.sqrt(_sum_sq(xp, g))))  # (host scalars, as nnabla's)
+        d_norm = dt(float(xp.sqrt(_sum_sq(xp, w))))
+        x = g_norm + rate * d_norm
+        if not bool(x >= 0):
+            raise RuntimeError(
+                f"nnabla Lars.update: the local learning rate's denominator |g| + rate * |w| "
+                f"= {float(x)} must be positive or zero (weight_decay rate {float(rate)})"
+            )
+        if bool(x < eps):
+            x = x + eps
+        lr = dt(self._lr)
+        if not bool(d_norm < eps):
+            with np.errstate(divide="ignore", invalid="ignore"):  # (eps = 0: NaN as nnabla's)
+                lr = lr * dt(self.coefficient) * d_norm / x
+        if float(rate) != 0.0:  # (nnabla adds the decay into the gradient array)
+            g = g + rate * w
+            self._set_grad(self._updating, g)
+        vv = state.pstate["v"]
+        v = dt(self.momentum) * vv._data + lr * g
+        vv._data = v
+        return w - v
+
+
+class Lamb(Solver):
+    r"""LAMB (states ``"mean"`` and ``"var"``), nnabla's formula, per parameter:
+
+    .. math::
+        m \leftarrow \beta_1 m + (1-\beta_1) g,\quad v \leftarrow \beta_2 v + (1-\beta_2) g^2,
+        \quad r = \frac{m / c_1}{\sqrt{v / c_2} + \epsilon} + \lambda w,\quad
+        w \leftarrow w - \eta \frac{\phi(\|w\|)}{\|r\|} r
+
+    with :math:`c_1 = 1-\beta_1^t`, :math:`c_2 = 1-\beta_2^t` when ``bias_correction`` (1
+    otherwise, nnabla's default), :math:`\phi(z) = \min(\max(z, \gamma_l), \gamma_u)`, the
+    trust ratio :math:`\phi(\|w\|)/\|r\|` replaced by 1 where :math:`\|r\| \le \epsilon`, the
+    norms summed one square after the other in the dtype (the last product in double, as
+    nnabla's), and :math:`\lambda` the rate given to :meth:`weight_decay` before this update
+    (0 otherwise; fused: the gradient is not changed).
+    """
+
+    name = "Lamb"
+    _pstate = ("var", "mean")  # nnabla's order
+    _fused = True
+
+    def __init__(
+        self,
+        eta: float = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        gamma_l: float = 0.0,
+        gamma_u: float = 10.0,
+        eps: float = 1e-6,
+        bias_correction: bool = False,
+    ) -> None:
+        super().__init__(_hyper("Lamb", "eta", eta))
+        self.beta1 = _hyper("Lamb", "beta1", beta1)
+        self.beta2 = _hyper("Lamb", "beta2", beta2)
+        self.gamma_l = _hyper("Lamb", "gamma_l", gamma_l)
+        self.gamma_u = _hyper("Lamb", "gamma_u", gamma_u)
+        self.eps = _hyper("Lamb", "eps", eps)
+        self.bias_correction = bool(bias_correction)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        b1, b2, eps = dt(self.beta1), dt(self.beta2), dt(self.eps)
+        one = dt(1)
+        c1 = dt(1 - float(b1) ** state.t) if self.bias_correction else one
+        c2 = dt(1 - float(b2) ** state.t) if self.bias_correction else one
+        mv, vv = state.pstate["mean"], state.pstate["var"]
+        m = b1 * mv._data + (one - b1) * g
+        v = b2 * vv._data + (one - b2) * g * g
+        mv._data, vv._data = m, v
+        r = (m / c1) / (xp.sqrt(v / c2) + eps)
+        r = r + dt(self._wd_rate) * w
+        r_norm = dt(float(xp.sqrt(_sum_sq(xp, r))))  # (host scalars, as nnabla's)
+        w_norm = dt(float(xp.sqrt(_sum_sq(xp, w))))
+        if bool(w_norm < dt(self.gamma_l)):
+            w_norm = dt(self.gamma_l)
+        if bool(w_norm > dt(self.gamma_u)):
+            w_norm = dt(self.gamma_u)
+        local_lr = 1.0
+        if bool(r_norm > eps):
+            local_lr = float(dt(w_norm / r_norm))
+        # (nnabla: float eta times the double local_lr, w updated in double)
+        step = float(dt(self._lr)) * local_lr
+        return (w.astype(np.float64) - step * r.astype(np.float64)).astype(w.dtype)
+
+
+class Lion(Solver):
+    r"""Lion (state ``"m"``), nnabla's formula:
+
+    .. math::
+        u = \mathrm{sign}(\beta_1 m + (1-\beta_1) g),\quad
+        m \leftarrow \beta_2 m + (1-\beta_2) g,\quad w \leftarrow w - \alpha (u + \lambda w)
+
+    computed as nnabla's ``g + beta (m - g)``, with :math:`\mathrm{sign}` 0 at 0 (and at NaN)
+    and :math:`\lambda` the rate given to :meth:`weight_decay` before this update (0
+    otherwise; fused: the gradient is not changed).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.solvers as S
+        >>> w = nn.Variable.from_numpy_array(np.array([1.0, -2.0, 3.0]), need_grad=True)
+        >>> solver = S.Lion(lr=0.25)
+        >>> solver.set_parameters({"w": w})
+        >>> solver.zero_grad()
+        >>> w.g = np.array([0.5, 0.0, -4.0])
+        >>> solver.update()  # w - 0.25 * sign(g)
+        >>> w.d
+        array([ 0.75, -2.  ,  3.25], dtype=float32)
+    """
+
+    name = "Lion"
+    _pstate = ("m",)
+    _fused = True
+
+    def __init__(self, lr: float = 0.0001, beta1: float = 0.9, beta2: float = 0.99) -> None:
+        super().__init__(_hyper("Lion", "lr", lr))
+        self.beta1 = _hyper("Lion", "beta1", beta1)
+        self.beta2 = _hyper("Lion", "beta2", beta2)
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        mv = state.pstate["m"]
+        prev = mv._data
+        c = g + dt(self.beta1) * (prev - g)
+        u = (c > 0).astype(w.dtype) - (c < 0).astype(w.dtype)
+        mv._data = g + dt(self.beta2) * (prev - g)
+        return w - dt(self._lr) * (u + dt(self._wd_rate) * w)
+
+
+class AdaBelief(Solver):
+    r"""AdaBelief (states ``"mean"`` and ``"var"``; ``"s_max"``, ``"mean"`` and ``"var"`` with
+    ``amsgrad``), nnabla's formula:
+
+    .. math::
+        m \leftarrow \beta_1 m + (1-\beta_1) g,\quad
+        s \leftarrow \beta_2 s + (1-\beta_2) (g - m)^2 + \epsilon,\quad
+        w \leftarrow w - \frac{\alpha r_t}{1-\beta_1^t}
+        \frac{m}{\sqrt{s} / \sqrt{1-\beta_2^t} + \epsilon}
+
+    (the new :math:`m` in :math:`s`'s update, as nnabla's). ``amsgrad``: ``var`` holds
+    :math:`s` without the :math:`\epsilon`, and the step uses
+    :math:`s_{max} \leftarrow \max(s_{max}, s) + \epsilon` (nnabla 1.39 adds
+    :math:`\epsilon` at each step). ``rectify`` (RAdam's variant): :math:`r_t` is RAdam's
+    rectification, :math:`\rho_\infty = 2/(1-\beta_2) - 1`,
+    :math:`\rho_t = \rho_\infty - 2 t \beta_2^t/(1-\beta_2^t)`,
+    :math:`r_t = \sqrt{(\rho_t-4)(\rho_t-2)\rho_\infty / ((\rho_\infty-4)(\rho_\infty-2)
+    \rho_t)}`, and while :math:`\rho_t \le 4` the step is SGD's :math:`w \leftarrow w - \alpha
+    m`; otherwise :math:`r_t = 1`. ``weight_decouple``: first :math:`w \leftarrow w - \lambda
+    \alpha w` (:math:`w - \lambda w` with ``fixed_decay``), :math:`\lambda` ``wd`` or the rate
+    given to :meth:`weight_decay` before this update (fused); without it, :meth:`weight_decay`
+    adds ``rate * w`` to the gradients at once and ``wd`` is not used.
+    """
+
+    name = "AdaBelief"
+
+    def __init__(
+        self,
+        alpha: float = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+        wd: float = 0.0,
+        amsgrad: bool = False,
+        weight_decouple: bool = False,
+        fixed_decay: bool = False,
+        rectify: bool = False,
+    ) -> None:
+        super().__init__(_hyper("AdaBelief", "alpha", alpha))
+        self.beta1 = _hyper("AdaBelief", "beta1", beta1)
+        self.beta2 = _hyper("AdaBelief", "beta2", beta2)
+        self.eps = _hyper("AdaBelief", "eps", eps)
+        self.wd = _hyper("AdaBelief", "wd", wd)
+        self.amsgrad = bool(amsgrad)
+        self.weight_decouple = bool(weight_decouple)
+        self.fixed_decay = bool(fixed_decay)
+        self.rectify = bool(rectify)
+        # nnabla's order of the states
+        self._pstate = ("s_max", "mean", "var") if self.amsgrad else ("var", "mean")
+        self._fused = self.weight_decouple
+        self._default_wd = self._wd_rate = self.wd
+
+    def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
+        t = state.t
+        b1, b2, eps = dt(self.beta1), dt(self.beta2), dt(self.eps)
+        # as nnabla's C++: beta^t rounded to the dtype, the rectification in double
+        b1_t, b2_t = float(dt(float(b1) ** t)), float(dt(float(b2) ** t))
+        c1, c2 = dt(1.0 - b1_t), dt(1.0 - b2_t)
+        r_t, rho_t = np.float32(1.0), np.float32(0.0)
+        if self.rectify:
+            rho_inf = 2.0 / (1.0 - float(b2)) - 1.0
+            rho_t = np.float32(rho_inf - 2.0 * t * b2_t / (1.0 - b2_t))
+            num = (float(rho_t) - 4.0) * (float(rho_t) - 2.0) * rho_inf
+            den = (rho_inf - 4.0) * (rho_inf - 2.0) * float(rho_t)
+            ratio = num / den if den != 0.0 else math.nan
+            r_t = np.float32(math.sqrt(ratio) if ratio >= 0.0 else math.nan)
+        sgd = self.rectify and float(rho_t) <= 4.0
+        alpha = np.float32(self._lr)
+        mv, sv = state.pstate["mean"], state.pstate["var"]
+        one = dt(1)
+        m = b1 * mv._data + (one - b1) * g
+        d = (g - m).astype(np.float64)
+        # (nnabla: std::pow(g - m, 2) is a double, the sum rounded once)
+        s = ((b2 * sv._data).astype(np.float64) + float(one - b2) * (d * d)).astype(w.dtype)
+        mv._data = m
+        if self.amsgrad:  # (nnabla: var without eps; s_max = max(s_max, var) + eps)
+            sv._data = s
+            hv = state.pstate["s_max"]
+            hv._data = xp.maximum(hv._data, s) + eps
+            s = hv._data
+        else:  # (nnabla: var holds the eps)
+            s = s + eps
+            sv._data = s
+        if self.weight_decouple:
+            rate = np.float32(self._wd_rate)
+            decay = dt(rate if self.fixed_decay else rate * alpha)
+            w = w - w * decay
+        if sgd:
+            return w - dt(alpha) * m
+        step = dt(alpha * r_t) / c1
+        return w - step * m / (xp.sqrt(s) / dt(math.sqrt(float(c2))) + eps)
