@@ -52,6 +52,7 @@ from ._hooks import forward_with_hooks as _forward_with_hooks
 from ._parameter_files import load_parameters, save_parameters
 from ._variable import NdArray, Variable, _buffer_owner, _Unlinked, freed_buffers_error
 from .ext_utils import NnablaContextConstructor as Context
+from .logger import logger as logger  # nn.logger: the Logger, not the module, as nnabla
 
 __all__ = [
     "Context",
@@ -83,6 +84,8 @@ _SUBMODULES = (
     "solvers",
     "initializer",
     "testing",
+    "monitor",
+    "utils",
 )
 
 

@@ -1,0 +1,262 @@
+"""nnabla's training monitors: ``from gradhub_compat.nnabla.monitor import Monitor, MonitorSeries``.
+
+The files are nnabla 1.39's, name for name and byte for byte (for the same calls):
+``MonitorSeries("train loss", Monitor(path))`` writes ``path/train-loss.series.txt``, one line
+``"{index} {value:g}"`` per interval; ``MonitorTimeElapsed("time", ...)`` writes
+``path/time.timer.txt``, ``"{index} {elapsed} {iterations} {total}"`` (seconds). With
+``verbose=True`` each flush also logs nnabla's line (``iter=2 {train loss}=0.5``) at INFO level
+on :data:`gradhub_compat.nnabla.logger.logger` (see that module for showing it).
+
+``MonitorImage`` and ``MonitorImageTile`` need an image writer (nnabla's uses Pillow, OpenCV or
+imageio), which this layer does not depend on: they raise ``NotImplementedError`` (see
+docs/migration-nnabla.md, 'Monitors and data iterators'). :func:`tile_images` is available.
+
+Example::
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from gradhub_compat.nnabla.monitor import Monitor, MonitorSeries
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> m = Monitor(tmp.name)
+    >>> s = MonitorSeries("train loss", m, interval=2, verbose=False)
+    >>> for i, v in enumerate([1.0, 2.0, 0.5, 0.25]):
+    ...     s.add(i, v)
+    >>> print(Path(m.save_path, "train-loss.series.txt").read_text(), end="")
+    1 1.5
+    3 0.375
+    >>> tmp.cleanup()
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from .logger import logger
+
+__all__ = [
+    "Monitor",
+    "MonitorImage",
+    "MonitorImageTile",
+    "MonitorSeries",
+    "MonitorTimeElapsed",
+    "tile_images",
+]
+
+_DOCS = "see docs/migration-nnabla.md, 'Monitors and data iterators'"
+
+
+def _check_interval(where: str, interval: Any) -> Any:
+    if isinstance(interval, bool) or not isinstance(
+        interval, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"{where}: interval must be a number, got {type(interval).__name__}")
+    return interval
+
+
+def _series_path(where: str, name: Any, monitor: Any, suffix: str) -> str | None:
+    if not isinstance(name, str):
+        raise TypeError(f"{where}: name must be a str, got {type(name).__name__}")
+    if monitor is None:
+        return None
+    if not hasattr(monitor, "save_path"):
+        raise TypeError(f"{where}: monitor must be a Monitor or None, got {type(monitor).__name__}")
+    path = os.path.join(monitor.save_path, name.replace(" ", "-")) + suffix
+    with open(path, "w"):  # a new monitor starts the file afresh, as nnabla's
+        pass
+    return path
+
+
+class Monitor:
+    """The folder the monitors write into: ``Monitor(save_path)`` creates it (with its parents;
+    an existing one is kept) and the monitors given this object write their files there.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> from gradhub_compat.nnabla.monitor import Monitor
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> m = Monitor(os.path.join(tmp.name, "tmp.monitor"))
+        >>> os.path.isdir(m.save_path)
+        True
+        >>> tmp.cleanup()
+    """
+
+    def __init__(self, save_path: str | os.PathLike[str]) -> None:
+        if not isinstance(save_path, (str, os.PathLike)):
+            raise TypeError(
+                f"Monitor: save_path must be a path (str), got {type(save_path).__name__}"
+            )
+        self._save_path = save_path
+        os.makedirs(save_path, exist_ok=True)
+
+    @property
+    def save_path(self) -> str | os.PathLike[str]:
+        """The folder given to the constructor."""
+        return self._save_path
+
+
+class MonitorSeries:
+    """A series of values (a loss, an error rate), averaged over each interval.
+
+    ``add(index, value)`` buffers ``value``; once ``index - (index of the last flush)`` reaches
+    ``interval`` (the first flush counts from -1, so ``interval=1`` flushes every call and
+    ``interval=10`` first at index 9), it writes ``numpy.mean`` of the buffered values: a line
+    ``"{index} {mean:g}"`` appended to ``<save_path>/<name with spaces as dashes>.series.txt``
+    (when a ``monitor`` is given; the file is emptied by the constructor) and, with
+    ``verbose``, the INFO log ``"iter={index} {{{name}}}={mean}"``, as nnabla's.
+
+    Example::
+
+        >>> from gradhub_compat.nnabla.monitor import MonitorSeries
+        >>> s = MonitorSeries("err", interval=2, verbose=False)   # no file: keeps nothing
+        >>> s.add(0, 0.5); s.add(1, 0.25); s.flush_at
+        1
+    """
+
+    def __init__(
+        self, name: str, monitor: Monitor | None = None, interval: int = 1, verbose: bool = True
+    ) -> None:
+        self.name = name
+        self.interval = _check_interval("MonitorSeries", interval)
+        self.verbose = verbose
+        self.sp = _series_path("MonitorSeries", name, monitor, ".series.txt")
+        self.flush_at = -1
+        self.buf: list[Any] = []
+
+    def add(self, index: int, value: Any) -> None:
+        """Add ``value`` (a number, a 0-d array) at ``index``; flush the mean every interval."""
+        self.buf.append(value)
+        if (index - self.flush_at) < self.interval:
+            return
+        value = np.mean(self.buf)
+        if self.verbose:
+            logger.info(f"iter={index} {{{self.name}}}={value}")
+        if self.sp is not None:
+            with open(self.sp, "a") as fd:
+                print(f"{index} {value:g}", file=fd)
+        self.flush_at = index
+        self.buf = []
+
+
+class MonitorTimeElapsed:
+    """The time elapsed between flushes (default every 100 indices).
+
+    ``add(index)`` at a flush (as :class:`MonitorSeries`'s) appends the line
+    ``"{index} {elapsed} {iterations} {total}"`` to ``<save_path>/<name>.timer.txt``: the seconds
+    since the previous flush (or the construction), the number of indices since it, and the
+    seconds since the construction (``time.time()`` differences, printed with ``str``), and with
+    ``verbose`` logs ``"iter={index} {{{name}}}={elapsed}[sec/{iterations}iter] {total}[sec]"``.
+
+    Example::
+
+        >>> from gradhub_compat.nnabla.monitor import MonitorTimeElapsed
+        >>> t = MonitorTimeElapsed("time", interval=2, verbose=False)
+        >>> for i in range(4):
+        ...     t.add(i)
+        >>> t.flush_at
+        3
+    """
+
+    def __init__(
+        self, name: str, monitor: Monitor | None = None, interval: int = 100, verbose: bool = True
+    ) -> None:
+        self.name = name
+        self.interval = _check_interval("MonitorTimeElapsed", interval)
+        self.verbose = verbose
+        self.sp = _series_path("MonitorTimeElapsed", name, monitor, ".timer.txt")
+        self.flush_at = -1
+        self.start = time.time()
+        self.lap = self.start
+
+    def add(self, index: int) -> None:
+        """Record the time at ``index``; at each flush, write and log the elapsed times."""
+        if (index - self.flush_at) < self.interval:
+            return
+        now = time.time()
+        elapsed = now - self.lap
+        elapsed_total = now - self.start
+        it = index - self.flush_at
+        self.lap = now
+        if self.verbose:
+            logger.info(
+                f"iter={index} {{{self.name}}}={elapsed}[sec/{it}iter] {elapsed_total}[sec]"
+            )
+        if self.sp is not None:
+            with open(self.sp, "a") as fd:
+                print(f"{index} {elapsed} {it} {elapsed_total}", file=fd)
+        self.flush_at = index
+
+
+class MonitorImage:
+    """nnabla's image monitor (PNG files under ``<save_path>/<name>/``): not supported.
+
+    Writing PNG files needs an image library (nnabla's ``imsave`` uses Pillow, OpenCV or
+    imageio), which this layer does not depend on; the constructor raises
+    ``NotImplementedError`` and writes nothing (no folder). Save ``tile_images(x)`` with an
+    image library of your choice instead.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        monitor: Monitor,
+        interval: int = 1000,
+        verbose: bool = True,
+        num_images: int = 16,
+        normalize_method: Any = None,
+    ) -> None:
+        raise NotImplementedError(
+            f"nnabla.monitor.{type(self).__name__}: writing PNG images needs an image library "
+            f"that this layer does not depend on ({_DOCS}); save "
+            "gradhub_compat.nnabla.monitor.tile_images(x) with one instead"
+        )
+
+    def add(self, index: int, var: Any) -> None:
+        """Not supported (see the class)."""
+        raise NotImplementedError(
+            f"nnabla.monitor.{type(self).__name__}.add: not supported ({_DOCS})"
+        )
+
+
+class MonitorImageTile(MonitorImage):
+    """nnabla's tiled image monitor (``<save_path>/<name>/<index>.png``): not supported, as
+    :class:`MonitorImage` (the tiling itself is :func:`tile_images`)."""
+
+
+def tile_images(data: np.ndarray, padsize: int = 1, padval: float = 0) -> np.ndarray:
+    """Tile a ``(B, C, H, W)`` batch into one ``(n (H + padsize), n (W + padsize), C)`` image,
+    ``n = ceil(sqrt(B))``, row by row, each tile padded below and to the right with ``padval``
+    (the missing tiles too); ``(rows, columns)`` when ``C == 1``. nnabla's ``tile_images``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat.nnabla.monitor import tile_images
+        >>> tile_images(np.ones((3, 1, 2, 2))).astype(int)
+        array([[1, 1, 0, 1, 1, 0],
+               [1, 1, 0, 1, 1, 0],
+               [0, 0, 0, 0, 0, 0],
+               [1, 1, 0, 0, 0, 0],
+               [1, 1, 0, 0, 0, 0],
+               [0, 0, 0, 0, 0, 0]])
+    """
+    data = np.asarray(data)
+    if data.ndim != 4:
+        raise ValueError(
+            f"nnabla.monitor.tile_images: data must be a (B, C, H, W) array, got shape {data.shape}"
+        )
+    data = data.transpose(0, 2, 3, 1)
+    n = int(np.ceil(np.sqrt(data.shape[0])))
+    padding = ((0, n**2 - data.shape[0]), (0, padsize), (0, padsize)) + ((0, 0),) * (data.ndim - 3)
+    data = np.pad(data, padding, mode="constant", constant_values=(padval, padval))
+    data = data.reshape((n, n) + data.shape[1:]).transpose(
+        (0, 2, 1, 3) + tuple(range(4, data.ndim + 1))
+    )
+    data = data.reshape((n * data.shape[1], n * data.shape[3]) + data.shape[4:])
+    if data.shape[2] == 1:
+        return data.reshape(data.shape[:2])
+    return data
