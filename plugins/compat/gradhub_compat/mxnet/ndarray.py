@@ -1737,6 +1737,7 @@ from ._nd_losses import (  # noqa: E402, F401
     softmax,
     where,
 )
+from ._nd_rnn import RNN, SequenceLast, SequenceReverse  # noqa: E402, F401
 from ._nd_tensor import (  # noqa: E402, F401
     ElementWiseSum,
     L2Normalization,

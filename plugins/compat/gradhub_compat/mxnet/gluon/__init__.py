@@ -26,6 +26,7 @@ try:  # gluon.Trainer
     from .trainer import Trainer  # noqa: F401
 except ImportError:  # pragma: no cover - until the module exists
     pass
+from . import data, rnn
 
 __all__ = [
     "Block",
@@ -35,7 +36,9 @@ __all__ = [
     "Parameter",
     "ParameterDict",
     "SymbolBlock",
+    "data",
     "nn",
     "parameter",
+    "rnn",
     "utils",
 ]
