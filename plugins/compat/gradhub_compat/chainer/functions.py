@@ -3978,3 +3978,11 @@ from ._training_functions import (  # noqa: E402
 )
 
 __all__ += ["accuracy", "batch_normalization", "fixed_batch_normalization"]
+
+
+# the sequence helpers, metrics, linear algebra, CRF, CTC, ROI, normalizations and the other
+# functions of chainer 7.8.1 (since 2026-11-27)
+from ._functions_more import *  # noqa: E402, F403
+from ._functions_more import __all__ as _more_all  # noqa: E402
+
+__all__ += _more_all
