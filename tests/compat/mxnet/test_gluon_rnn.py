@@ -546,3 +546,14 @@ def test_refusals() -> None:
         rnn.LSTM(3, state_clip_min=-1.0, state_clip_max=1.0)
     with pytest.raises(NotImplementedError, match="use_sequence_length"):
         rnn.GRU(3, use_sequence_length=True)
+
+
+def test_modifier_cells_take_func_first_as_mxnet() -> None:
+    # mxnet 1.9.1's ModifierCell.begin_state(func=zeros, **kwargs): func is the first positional
+    # argument, the batch size a keyword (the other cells take batch_size first)
+    cell = mx.gluon.rnn.ZoneoutCell(mx.gluon.rnn.LSTMCell(3, input_size=2))
+    cell.initialize()
+    states = cell.begin_state(mx.nd.ones, batch_size=4)
+    assert [s.shape for s in states] == [(4, 3), (4, 3)]
+    assert all((s.asnumpy() == 1).all() for s in states)
+    assert [s.shape for s in cell.begin_state(batch_size=2)] == [(2, 3), (2, 3)]

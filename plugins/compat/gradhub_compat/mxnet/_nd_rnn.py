@@ -194,11 +194,11 @@ def RNN(
     hidden, ng, n_batch = int(state_size), _GATES[mode], data.shape[1]
     proj = int(projection_size) if projection_size else None
     out_size = proj or hidden
-    for what, arr, size in (("state", state, out_size), ("state_cell", state_cell, hidden)):
+    for what, st, size in (("state", state, out_size), ("state_cell", state_cell, hidden)):
         want = (num_layers * dirs, n_batch, size)
-        if arr is not None and arr.shape != want:
+        if st is not None and st.shape != want:
             raise MXNetError(
-                f"mx.nd.RNN: {what} has shape {arr.shape}, expected {want} (num_layers * "
+                f"mx.nd.RNN: {what} has shape {st.shape}, expected {want} (num_layers * "
                 "directions, batch, size)"
             )
     per = 3 if proj else 2

@@ -22,6 +22,14 @@ layers are a recorded stop-gradient), and what is derived from argument *values*
 (``SoftmaxOutput``'s class indices, ignore mask and ``"valid"`` normalizer) is a leaf recomputed
 from the label array before each run. A graph that reads an intermediate value in
 Python (``MakeLoss`` with ``normalization="valid"``) is built again at each ``forward``.
+
+``forward(is_train=True)`` and ``forward(is_train=False)`` have a graph and a plan each
+(``Dropout`` draws its mask, a leaf recomputed before each run, and ``BatchNorm`` uses the batch's
+statistics only in training). The auxiliary states (``BatchNorm``'s moving statistics) are leaves
+holding the bound ``aux_states`` arrays; the batch statistics are outputs of the training plan,
+and ``backward`` updates the moving statistics in place from those of the last training forward,
+as mxnet 1.9.1 does. The regression outputs are loss layers built as ``SoftmaxOutput``: a value
+with no graph behind it and a loss term whose exact gradient is mxnet's.
 """
 
 from __future__ import annotations
@@ -43,7 +51,7 @@ from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray, _const, _divide, int_kernel, refuse_traced
 from .shapes import UNARY_OPS
-from .symbol import Symbol, _grad_reqs, _infer_types
+from .symbol import Symbol, _grad_reqs, _node_types, is_multi_output, output_key
 
 _ACTIVATIONS = {
     "relu": "ReLU",
@@ -111,11 +119,17 @@ def _block(x: NativeVariable) -> NativeVariable:
 class _Build:
     """What one graph build made besides the values: the loss terms, the leaves derived from
     argument values in Python (recomputed before each run of the plan: ``(leaves, fn)``, ``fn()``
-    giving their new arrays) and whether the graph can be planned."""
+    giving their new arrays), the batch statistics of ``BatchNorm`` nodes in training
+    (``(node, mean, var)``: the moving statistics are updated from them at ``backward``) and
+    whether the graph can be planned. ``is_train`` is the mode of the forward."""
 
-    def __init__(self) -> None:
+    def __init__(self, is_train: bool = False) -> None:
+        self.is_train = is_train
         self.losses: list[NativeVariable] = []
         self.feeds: list[tuple[list[NativeVariable], Callable[[], list[Any]]]] = []
+        self.stats: list[tuple[Symbol, NativeVariable, NativeVariable]] = []
+        #: the outputs of an operator of several output nodes, computed once (by output_key)
+        self.shared: dict[Any, list[NativeVariable]] = {}
         self.static = True
 
     def feed(self, fn: Callable[[], list[Any]], like: NativeVariable) -> list[NativeVariable]:
@@ -152,6 +166,24 @@ def _as_list(arrays: Any, names: Sequence[str], what: str, required: bool) -> li
     return out
 
 
+def _aux_list(aux_states: Any, names: Sequence[str]) -> list[NDArray]:
+    """The auxiliary-state arrays of ``bind`` in ``names`` order (mxnet's checks and texts)."""
+    if aux_states is None:
+        aux_states = []
+    if isinstance(aux_states, (list, tuple)) and len(aux_states) != len(names):
+        raise ValueError(
+            f"bind: Length of aux_states ({len(aux_states)}) does not match the number of "
+            f"auxiliary states {list(names)}"
+        )
+    if isinstance(aux_states, dict):
+        for n in names:
+            if n not in aux_states:
+                raise ValueError(
+                    f"bind: key `{n}` is missing in `aux_states` (auxiliary states: {list(names)})"
+                )
+    return _as_list(aux_states, names, "aux_states", False)  # type: ignore[return-value]
+
+
 class Executor:
     """A bound symbol: ``forward``, ``backward``, ``outputs``, ``arg_dict``, ``grad_dict``.
 
@@ -168,7 +200,15 @@ class Executor:
         (array([ 8., 14.], dtype=float32), array([4., 7.], dtype=float32))
     """
 
-    def __init__(self, symbol: Symbol, ctx: Any, args: Any, args_grad: Any, grad_req: Any) -> None:
+    def __init__(
+        self,
+        symbol: Symbol,
+        ctx: Any,
+        args: Any,
+        args_grad: Any,
+        grad_req: Any,
+        aux_states: Any = None,
+    ) -> None:
         if not isinstance(ctx, Context):
             raise TypeError(
                 f"bind: ctx must be a Context such as mx.cpu(), got {type(ctx).__name__}"
@@ -194,12 +234,21 @@ class Executor:
                     f"bind: the gradient array of {n!r} has shape {g.shape} but the argument has "
                     f"shape {a.shape}"
                 )
+        aux_names = symbol.list_auxiliary_states()
+        self._aux_names = aux_names
+        if aux_states is None and aux_names:
+            raise ValueError(
+                f"bind: the symbol has the auxiliary states {aux_names}: give their arrays in "
+                "aux_states (a list in list_auxiliary_states() order or a dict)"
+            )
+        auxs = _aux_list(aux_states, aux_names)
         dtypes = {n: a._arr.dtype for n, a in zip(names, self.arg_arrays)}
-        _infer_types(symbol, dtypes, "bind")
+        node_types = _node_types(symbol, dtypes, "bind")
         # as mxnet's bind: shapes the operators contradict raise MXNetError naming the operator,
         # and the outputs are allocated (zeros; forward writes into them)
         _, out_shapes, _ = symbol.infer_shape(
-            **{n: tuple(a.shape) for n, a in zip(names, self.arg_arrays)}
+            **{n: tuple(a.shape) for n, a in zip(names, self.arg_arrays)},
+            **{n: tuple(a.shape) for n, a in zip(aux_names, auxs)},
         )
         self._reqs = reqs
         # the arrays the executor reads and writes: replacing an entry of arg_dict/grad_dict (not
@@ -208,26 +257,45 @@ class Executor:
         self._grads: dict[str, NDArray | None] = dict(zip(names, grads))
         self.arg_dict: dict[str, NDArray] = dict(zip(names, self.arg_arrays))
         self.grad_dict: dict[str, NDArray | None] = dict(zip(names, grads))
-        self.aux_arrays: list[NDArray] = []
-        self.aux_dict: dict[str, NDArray] = {}
+        self.aux_arrays: list[NDArray] = list(auxs)
+        self.aux_dict: dict[str, NDArray] = dict(zip(aux_names, auxs))
+        self._auxs: list[NDArray] = list(auxs)
         self._topo = symbol._topo()
         self._heads = symbol._heads()
         self._vars: dict[str, NativeVariable] = {}
         for n, a in zip(names, self.arg_arrays):
             need = reqs[n] != "null" and a._arr.dtype.kind in "fc"
             self._vars[n] = NativeVariable.leaf(self._device.asarray(a._arr), need)
+        for n, a in zip(aux_names, auxs):  # auxiliary states: read, never differentiated
+            self._vars[n] = NativeVariable.leaf(self._device.asarray(a._arr), False)
         self._graph: tuple[list[NativeVariable], list[NativeVariable]] | None = None
-        #: the plan of the graph and the leaves it recomputes from argument values (None: the
-        #: graph is built at the next forward)
-        self._plan: tuple[_plans.Plan, _Build, NativeVariable] | None = None
+        #: per mode (is_train): the graph's heads and loss terms, its build and its plan with
+        #: its key (None: built again at each forward)
+        self._modes: dict[bool, tuple[Any, _Build, Any]] = {}
+        self._build_now: _Build | None = None
+        #: the batch statistics of the last forward(is_train=True), applied at backward
+        self._pending: list[tuple[Symbol, Any, Any]] = []
         self.outputs: list[NDArray] = []
         if out_shapes is not None:
             xp = self._device.xp
             for head, shape in zip(self._heads, out_shapes):
-                # every supported operator has one dtype: the head's is its first argument's
-                dt = next((dtypes[v.name] for v in head._topo() if v.op == "null"), np.float32)
+                # the head's inferred dtype (else its first argument's)
+                dt = node_types.get(id(head))
+                if dt is None:
+                    dt = next((dtypes[v.name] for v in head._topo() if v.name in dtypes), None)
                 with self._device.activate():
-                    self.outputs.append(NDArray(xp.zeros(shape, dtype=dt), ctx))
+                    zeros = xp.zeros(shape, dtype=np.float32 if dt is None else dt)
+                    self.outputs.append(NDArray(zeros, ctx))
+
+    @property
+    def _plan(self) -> tuple[Any, _Build, Any] | None:
+        """The plan of the last forward's mode: ``(plan, build, key)``, or None when that graph
+        is not planned (built again at each forward)."""
+        build = self._build_now
+        entry = None if build is None else self._modes.get(build.is_train)
+        if entry is None or entry[2] is None:
+            return None
+        return (entry[2][0], entry[1], entry[2][1])
 
     @property
     def output_dict(self) -> dict[str, NDArray]:
@@ -237,13 +305,26 @@ class Executor:
     def copy_params_from(
         self, arg_params: dict[str, Any], aux_params: Any = None, allow_extra_params: bool = False
     ) -> None:
-        """Copy the arrays of ``arg_params`` into the bound argument arrays."""
+        """Copy the arrays of ``arg_params`` into the bound argument arrays and those of
+        ``aux_params`` into the auxiliary states; a name that is neither raises ``ValueError``
+        unless ``allow_extra_params`` (as mxnet)."""
         for name, value in arg_params.items():
             if name not in self._names:
                 if allow_extra_params:
                     continue
                 raise ValueError(f"copy_params_from: {name!r} is not an argument of the symbol")
             dst = self._args[self._names.index(name)]
+            _same_shape("copy_params_from", name, dst, value)
+            dst[:] = value
+        for name, value in (aux_params or {}).items():
+            if name not in self._aux_names:
+                if allow_extra_params:
+                    continue
+                raise ValueError(
+                    f"copy_params_from: {name!r} is not an auxiliary state of the symbol "
+                    f"({self._aux_names})"
+                )
+            dst = self._auxs[self._aux_names.index(name)]
             _same_shape("copy_params_from", name, dst, value)
             dst[:] = value
 
@@ -323,7 +404,14 @@ class Executor:
                 new_args[name] = _view(arr, new)
                 if grad is not None:
                     new_grads[name] = _view(grad, new)
-        ex = Executor(self._symbol, self._ctx, new_args, new_grads, dict(self._reqs))
+        ex = Executor(
+            self._symbol,
+            self._ctx,
+            new_args,
+            new_grads,
+            dict(self._reqs),
+            dict(zip(self._aux_names, self._auxs)),
+        )
         # as mxnet, an output that does not grow lives in this executor's output memory: the new
         # executor's forward writes into the first elements of this one's outputs
         for i, (old, out) in enumerate(zip(self.outputs, ex.outputs)):
@@ -336,9 +424,11 @@ class Executor:
         """Evaluate the symbol on the current argument arrays and return the outputs.
 
         Keyword arguments copy new values into the named argument arrays first.
-        ``is_train`` is accepted (none of the supported layers behaves differently). As in
-        mxnet the results are written into the same output NDArrays each time (while their
-        shapes stay), so an output held from an earlier call shows the latest values.
+        ``is_train=True`` is the training mode: ``Dropout`` drops, ``BatchNorm`` normalizes
+        with the batch's statistics (the next ``backward`` updates its moving statistics, as
+        mxnet 1.9.1); each mode has its own graph and plan. As in mxnet the results are written
+        into the same output NDArrays each time (while their shapes stay), so an output held
+        from an earlier call shows the latest values.
         """
         refuse_traced(
             "Executor.forward()",
@@ -354,29 +444,47 @@ class Executor:
             dst = self._args[self._names.index(name)]
             _same_shape("Executor.forward", name, dst, value)
             dst[:] = value
+        for node in self._topo:  # as mxnet 1.9.1: a fixed gamma is set to 1 at every forward
+            if node.op == "BatchNorm" and node._attrs["fix_gamma"]:
+                g = node._inputs[1]
+                if g.op == "null" and g.name in self._names:
+                    self._args[self._names.index(g.name)]._arr[...] = 1
         for n, a in zip(self._names, self._args):
             self._vars[n]._data = self._device.asarray(a._arr)
-        if not self._run_plan():
-            self._build()
+        for n, a in zip(self._aux_names, self._auxs):
+            self._vars[n]._data = self._device.asarray(a._arr)
+        mode = bool(is_train)
+        if not self._run_plan(mode):
+            self._build(mode)
+        build = self._build_now
+        assert build is not None
+        # the batch statistics now (copies: the plan overwrites its values at the next run)
+        self._pending = [(node, m._data.copy(), v._data.copy()) for node, m, v in build.stats]
         return self._write_outputs()
 
-    def _run_plan(self) -> bool:
-        """Run the recorded plan on the current argument data; False when there is none or it no
-        longer holds (a leaf's shape or dtype, a rule or kernel changed; plans turned off)."""
-        if self._plan is None or not _plans.enabled():
+    def _run_plan(self, mode: bool) -> bool:
+        """Run the recorded plan of ``mode`` on the current argument data; False when there is
+        none or it no longer holds (a leaf's shape or dtype, a rule or kernel changed; plans
+        turned off)."""
+        entry = self._modes.get(mode)
+        if entry is None or entry[2] is None or not _plans.enabled():
             return False
-        plan, build, key = self._plan
-        if _plans.plan_of(key) is not plan:  # plans were turned off and on since
+        graph, build, (plan, key) = entry
+        if plan is None or _plans.plan_of(key) is not plan:  # (plans turned off and on since)
             return False
         for leaves, fn in build.feeds:
             for v, a in zip(leaves, fn()):
                 v._data = self._device.asarray(a)
-        return plan.run_static()
+        if plan is None or not plan.run_static():
+            return False
+        self._graph = graph
+        self._build_now = build
+        return True
 
-    def _build(self) -> None:
+    def _build(self, mode: bool = False) -> None:
         """Evaluate the symbol's DAG with recorded functions and record its plan."""
         values: dict[int, NativeVariable] = {}
-        build = _Build()
+        build = _Build(mode)
         with set_recording(True):
             for node in self._topo:
                 if node.op == "null":
@@ -386,11 +494,14 @@ class Executor:
                     values[id(node)] = _run_node(node, ins, build)
         heads = [values[id(h)] for h in self._heads]
         self._graph = (heads, build.losses)
-        self._plan = None
-        ys = heads + build.losses
+        self._build_now = build
+        planned = None
+        # the batch statistics are outputs of the plan too (they are read after each run)
+        ys = heads + build.losses + [v for _, m, var in build.stats for v in (m, var)]
         key = next((y for y in ys if y._creator is not None), None)
         if build.static and _plans.enabled() and key is not None:
-            self._plan = (_plans.record(ys), build, key)
+            planned = (_plans.record(ys), key)
+        self._modes[mode] = (self._graph, build, planned)
 
     def _write_outputs(self) -> list[NDArray]:
         assert self._graph is not None
@@ -462,6 +573,18 @@ class Executor:
             seeds.append(og)
         outs += losses
         seeds += [None] * len(losses)
+        for node in self._topo:
+            data = node._inputs[0] if node.op == "Embedding" else None
+            if (
+                data is not None
+                and data.op == "null"
+                and self._reqs.get(data.name, "null") != "null"
+            ):
+                raise MXNetError(
+                    f"Executor.backward: Embedding {node.name!r}: Embedding layer doesn't support "
+                    f"calculate data gradient (bind {data.name!r} with grad_req='null', as mxnet)"
+                )
+        self._update_moving_stats()
         targets = [n for n in self._names if self._reqs[n] != "null" and self._vars[n].need_grad]
         if not targets:
             return
@@ -478,6 +601,19 @@ class Executor:
                 dst._arr += arr
             else:
                 dst._arr[...] = arr
+
+    def _update_moving_stats(self) -> None:
+        """As mxnet 1.9.1's BatchNorm backward: after a ``forward(is_train=True)`` without
+        ``use_global_stats``, ``moving = moving * momentum + batch * (1 - momentum)`` in place
+        (the batch's biased variance), at each ``backward``."""
+        for node, mean, var in self._pending:
+            m = node._attrs["momentum"]
+            for src, sym in ((mean, node._inputs[3]), (var, node._inputs[4])):
+                if sym.op != "null" or sym.name not in self._aux_names:
+                    continue
+                dst = self._auxs[self._aux_names.index(sym.name)]
+                batch = self._device.xp.asarray(src).reshape(dst.shape).astype(dst._arr.dtype)
+                dst._arr[...] = dst._arr * m + batch * (1 - m)
 
 
 def _view(arr: NDArray, shape: tuple[int, ...]) -> NDArray:
@@ -769,9 +905,314 @@ def _run_node(node: Symbol, ins: list[NativeVariable], build: _Build) -> Any:
         return _select(_SELECT_OPS[op], ins[0], ins[1])
     if op == "dot":
         return _dot(node, ins[0], ins[1])
+    if op in _LAYERS:
+        return _LAYERS[op](node, ins, build)
     if op == "softmax":
         t = node._attrs["t"]
         return _call(
             "Softmax", ins[0] if t == 1.0 else ins[0] * (1.0 / t), axis=node._attrs["axis"]
         )
     raise NotImplementedError(f"mxnet operator {op!r} ({node.name!r}) is not supported")
+
+
+# -- convolutional layers: the gradhub functions and formulas of mx.nd's (_nd_layers.py) --------
+
+
+def _convolution(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.Convolution``'s gradhub function ``Convolution`` (weight, bias checked as
+    mxnet's shape inference does)."""
+    a = node._attrs
+    x, w = ins[0], ins[1]
+    k = a["kernel"]
+    if x.ndim != len(k) + 2:
+        raise ValueError(
+            f"Convolution {node.name!r}: data of shape {x.shape} does not fit the {len(k)}-D "
+            f"kernel {k}"
+        )
+    want = (a["num_filter"], x.shape[1] // a["num_group"], *k)
+    if w.shape != want:
+        raise ValueError(
+            f"Convolution {node.name!r}: the weight {node._inputs[1].name!r} has shape "
+            f"{w.shape}, but data of shape {x.shape} needs {want}"
+        )
+    attrs = {
+        "pad": a["pad"],
+        "stride": a["stride"],
+        "dilation": a["dilate"],
+        "group": a["num_group"],
+    }
+    return _call("Convolution", *ins, **attrs)  # type: ignore[no-any-return]
+
+
+def _pooling(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.Pooling``'s gradhub functions (``MaxPooling``, ``AveragePooling`` times the
+    window size for ``sum``)."""
+    a = node._attrs
+    x = ins[0]
+    nsp = x.ndim - 2
+    spatial = x.shape[2:]
+    if a["global_pool"]:
+        k: tuple[int, ...] = tuple(spatial)
+        st: tuple[int, ...] = (1,) * nsp
+        pd: tuple[int, ...] = (0,) * nsp
+    else:
+        k, st, pd = a["kernel"], a["stride"] or (1,) * nsp, a["pad"] or (0,) * nsp
+        if a["pooling_convention"] == "full":
+            for L, kk, s_, p in zip(spatial, k, st, pd):
+                if (L + 2 * p - kk) % s_:
+                    raise NotImplementedError(
+                        f"Pooling {node.name!r}: pooling_convention='full' with partial windows "
+                        f"(input {spatial}, kernel {k}, stride {st}, pad {pd}) is not supported "
+                        "(docs/migration-mxnet.md)"
+                    )
+    attrs: dict[str, Any] = {"kernel": k, "stride": st, "pad": pd, "ignore_border": True}
+    if a["pool_type"] == "max":
+        return _call("MaxPooling", x, **attrs)  # type: ignore[no-any-return]
+    include = True if a["count_include_pad"] is None else bool(a["count_include_pad"])
+    if a["pool_type"] == "sum":
+        include = True
+    y = _call("AveragePooling", x, including_pad=include, **attrs)
+    if a["pool_type"] == "sum":
+        return _call("MulScalar", y, val=float(math.prod(k)))  # type: ignore[no-any-return]
+    return y  # type: ignore[no-any-return]
+
+
+def _flatten(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    x = ins[0]
+    shape = (x.shape[0], int(math.prod(x.shape[1:])))
+    return _call("Reshape", x, shape=shape)  # type: ignore[no-any-return]
+
+
+def _dropout(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.Dropout``'s formula: ``x * mask``, the mask (keep with probability ``1 - p``,
+    scaled by ``1 / (1 - p)``) drawn from ``gradhub.random.generator()`` before each run;
+    ``x * 1`` when not training (as mxnet, the gradient passes)."""
+    import gradhub.random
+
+    a = node._attrs
+    x = ins[0]
+    p = a["p"]
+    if not ((a["mode"] == "always" or build.is_train) and p > 0.0):
+        return _call("MulScalar", x, val=1.0)  # type: ignore[no-any-return]
+    axes = {d % x.ndim for d in a["axes"]}
+    mshape = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
+    dtype = x.dtype
+    shape = x.shape
+
+    def mask_now() -> list[Any]:
+        keep = gradhub.random.generator().random(mshape) >= p
+        scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
+        mask = np.broadcast_to((keep * scale).astype(dtype), shape)
+        return [np.ascontiguousarray(mask)]
+
+    (mask,) = build.feed(mask_now, x)
+    return x * mask  # type: ignore[no-any-return]
+
+
+def _batch_norm(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.BatchNorm``'s formula: ``(x - mean) * (var + eps)^-1/2 * gamma + beta``; in
+    training (without ``use_global_stats``) the batch's mean and biased variance, recorded in
+    ``build.stats`` for the update at ``backward``. With ``output_mean_var`` the three output
+    nodes share one computation: the mean and ``(var + eps)^-1/2`` (mxnet 1.9.1's outputs,
+    without gradients)."""
+    a = node._attrs
+    key = output_key(node) if is_multi_output(node) else None
+    if key is not None and key in build.shared:
+        return build.shared[key][a["index"]]
+    x, g, b, mm, mv = ins
+    ax = a["axis"] % x.ndim
+    c = x.shape[ax]
+    for i, v in enumerate(ins[1:], 1):
+        if v.shape != (c,):
+            raise ValueError(
+                f"BatchNorm {node.name!r}: {node._inputs[i].name!r} has shape {v.shape}, data of "
+                f"shape {x.shape} needs ({c},) (axis {ax})"
+            )
+    bshape = tuple(c if i == ax else 1 for i in range(x.ndim))
+    red = tuple(i for i in range(x.ndim) if i != ax)
+    half = np.dtype(x.dtype) == np.float16
+    if half:  # as mxnet: float16 data is normalized in float32 (the parameters' dtype)
+        x = _call("cast", x, dtype="float32")
+    if build.is_train and not a["use_global_stats"]:
+        mean = _call("Mean", x, axis=red, keepdims=True)
+        d = x - mean
+        var = _call("Mean", d * d, axis=red, keepdims=True)
+        build.stats.append((node, mean, var))
+    else:
+        d = x - _call("Reshape", mm, shape=bshape)
+        var = _call("Reshape", mv, shape=bshape)
+    inv = _call("PowScalar", _call("AddScalar", var, val=a["eps"]), val=-0.5)
+    y = d * inv
+    if a["fix_gamma"]:  # gamma is 1: it takes part with a zero gradient (as mxnet)
+        y = y + _call("MulScalar", _call("Reshape", g, shape=bshape), val=0.0)
+    else:
+        y = y * _call("Reshape", g, shape=bshape)
+    y = y + _call("Reshape", b, shape=bshape)
+    if half:
+        y = _call("cast", y, dtype="float16")
+    if key is None:
+        return y  # type: ignore[no-any-return]
+    mean_out = mean if build.is_train and not a["use_global_stats"] else mm
+    outs = [
+        y,
+        _block(_call("Reshape", mean_out, shape=(c,))),
+        _block(_call("Reshape", inv, shape=(c,))),
+    ]
+    build.shared[key] = outs
+    return outs[a["index"]]
+
+
+def _reshape(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    from .ndarray import _mx_reshape
+
+    x = ins[0]
+    target = _mx_reshape(tuple(x.shape), node._attrs["shape"], node._attrs["reverse"])
+    return _call("Reshape", x, shape=target)  # type: ignore[no-any-return]
+
+
+def _concat(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.concat``'s gradhub function ``concatenate`` (one input: a reshaped copy)."""
+    ax = node._attrs["dim"] % ins[0].ndim
+    if len(ins) == 1:
+        return _call("Reshape", ins[0], shape=ins[0].shape)  # type: ignore[no-any-return]
+    return _call("concatenate", *ins, axis=ax)  # type: ignore[no-any-return]
+
+
+def _embedding(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.Embedding``'s rule: the indices truncated and clipped to ``[0, input_dim - 1]``
+    (a leaf recomputed from the data before each planned run), then ``Embed``."""
+    x, w = ins
+    a = node._attrs
+    want = (a["input_dim"], a["output_dim"])
+    if w.shape != want:
+        raise ValueError(
+            f"Embedding {node.name!r}: the weight {node._inputs[1].name!r} has shape {w.shape}, "
+            f"expected {want}"
+        )
+    if x._creator is not None:
+        build.static = False  # indices read from an intermediate value
+
+    def indices_now() -> list[Any]:
+        idx = np.asarray(x.numpy())
+        return [np.clip(np.trunc(idx).astype(np.int64), 0, a["input_dim"] - 1)]
+
+    (ids,) = build.feed(indices_now, w)
+    return _call("Embed", ids, w)  # type: ignore[no-any-return]
+
+
+def _leaky_relu(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """The gradhub functions of ``mx.nd.LeakyReLU`` (``LeakyReLU``, ``ELU``, ``SELU``,
+    ``GELU``; prelu as ``max(x, 0) + gamma * min(x, 0)``)."""
+    a = node._attrs
+    x = ins[0]
+    t, s = a["act_type"], a["slope"]
+    if t == "leaky":
+        return _call("LeakyReLU", x, alpha=s)  # type: ignore[no-any-return]
+    if t == "elu":
+        return _call("ELU", x, alpha=s)  # type: ignore[no-any-return]
+    if t == "selu":
+        return _call("SELU", x)  # type: ignore[no-any-return]
+    if t == "gelu":
+        return _call("GELU", x)  # type: ignore[no-any-return]
+    g = ins[1]
+    if x.ndim < 2 or g.shape not in ((1,), (x.shape[1],)):
+        raise ValueError(
+            f"LeakyReLU {node.name!r}: gamma of shape {g.shape} does not fit data of shape "
+            f"{x.shape} (one value, or one per channel of axis 1)"
+        )
+    bshape = (1,) * x.ndim if g.size == 1 else (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    gb = _call("Reshape", g, shape=bshape)
+    pos = _call("MaximumScalar", x, val=0.0)
+    neg = _call("MinimumScalar", x, val=0.0)
+    return pos + gb * neg  # type: ignore[no-any-return]
+
+
+def _transpose(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    x = ins[0]
+    axes = node._attrs["axes"] or tuple(range(x.ndim - 1, -1, -1))
+    return _call("transpose", x, axes=axes)  # type: ignore[no-any-return]
+
+
+def _expand_dims(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    x = ins[0]
+    ax = node._attrs["axis"] % (x.ndim + 1)
+    return _call("Reshape", x, shape=(*x.shape[:ax], 1, *x.shape[ax:]))  # type: ignore[no-any-return]
+
+
+def _clip(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``max(x, a_min)`` then ``min(., a_max)`` by recorded selections: the gradient passes
+    where ``a_min <= x <= a_max`` (ties pass, as mxnet's)."""
+    x = ins[0]
+    dt = np.dtype(x.dtype)
+    lo, hi = dt.type(node._attrs["a_min"]), dt.type(node._attrs["a_max"])
+    return _select("LessEqual", _select("GreaterEqual", x, lo), hi)
+
+
+def _log_softmax(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.log_softmax``'s formula: ``LogSoftmax(x / t, axis)``."""
+    x, t = ins[0], node._attrs["t"]
+    if t != 1.0:
+        x = _divide(x, t)
+    return _call("LogSoftmax", x, axis=node._attrs["axis"] % x.ndim)  # type: ignore[no-any-return]
+
+
+def _regression(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """The value (``data``, or its sigmoid) with no graph behind it and the loss term whose
+    exact gradient is mxnet's ``grad_scale / m * (out - label)`` (``sign(out - label)`` for
+    MAE), ``m = label.size / label.shape[0]``: ``0.5 (x - label)^2``, ``softplus(x) - label x``,
+    ``|x - label|``, summed and scaled."""
+    x, label = ins
+    if label.size != x.size or (label.ndim and label.shape[0] != x.shape[0]):
+        raise ValueError(
+            f"{node.op} {node.name!r}: the label has shape {label.shape}, data {x.shape}"
+        )
+    target = _block(label)
+    if target.shape != x.shape:
+        target = _call("Reshape", target, shape=x.shape)
+    scale = node._attrs["grad_scale"] / (label.size / label.shape[0] if label.ndim else 1.0)
+    if node.op == "LinearRegressionOutput":
+        d = x - target
+        build.losses.append(_call("Sum", d * d) * (0.5 * scale))
+        return _block(x)
+    if node.op == "MAERegressionOutput":
+        build.losses.append(_call("Sum", _call("Abs", x - target)) * scale)
+        return _block(x)
+    build.losses.append(_call("Sum", _call("Softplus", x) - target * x) * scale)
+    return _call("Sigmoid", _block(x))  # type: ignore[no-any-return]
+
+
+def _slice_channel(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """One output of ``SliceChannel``: ``mx.nd.split``'s ``Slice`` (and ``Reshape`` with
+    ``squeeze_axis``)."""
+    a = node._attrs
+    x = ins[0]
+    ax = a["axis"] % x.ndim
+    step = x.shape[ax] // a["num_outputs"]
+    i = a["index"]
+    start = tuple(i * step if d == ax else 0 for d in range(x.ndim))
+    stop = tuple((i + 1) * step if d == ax else s for d, s in enumerate(x.shape))
+    y = _call("Slice", x, start=start, stop=stop, step=(1,) * x.ndim)
+    if a["squeeze_axis"]:
+        y = _call("Reshape", y, shape=tuple(s for d, s in enumerate(x.shape) if d != ax))
+    return y  # type: ignore[no-any-return]
+
+
+_LAYERS: dict[str, Callable[[Symbol, list[NativeVariable], _Build], NativeVariable]] = {
+    "SliceChannel": _slice_channel,
+    "Convolution": _convolution,
+    "Pooling": _pooling,
+    "Flatten": _flatten,
+    "Dropout": _dropout,
+    "BatchNorm": _batch_norm,
+    "Reshape": _reshape,
+    "Concat": _concat,
+    "Embedding": _embedding,
+    "LeakyReLU": _leaky_relu,
+    "transpose": _transpose,
+    "expand_dims": _expand_dims,
+    "clip": _clip,
+    "log_softmax": _log_softmax,
+    "LinearRegressionOutput": _regression,
+    "LogisticRegressionOutput": _regression,
+    "MAERegressionOutput": _regression,
+}

@@ -30,7 +30,7 @@ from typing import Any
 
 from .base import MXNetError
 from .shapes import UNARY_OPS
-from .symbol import Symbol, Variable
+from .symbol import Symbol, Variable, is_multi_output, output_key
 
 #: the layer's operator -> mxnet's registered operator name
 _MX_OPS = {
@@ -88,7 +88,75 @@ _PARAMS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
         {"transpose_a": _BOOL, "transpose_b": _BOOL, "forward_stype": _STR},
     ),
     "softmax": (("data",), {"axis": _INT, "temperature": _FLOAT}),
+    "Convolution": (
+        ("data", "weight", "bias"),
+        {
+            "kernel": _AXIS,
+            "stride": _AXIS,
+            "dilate": _AXIS,
+            "pad": _AXIS,
+            "num_filter": _INT,
+            "num_group": _INT,
+            "workspace": _INT,
+            "no_bias": _BOOL,
+            "cudnn_tune": _STR,
+            "cudnn_off": _BOOL,
+            "layout": _STR,
+        },
+    ),
+    "Pooling": (
+        ("data",),
+        {
+            "kernel": _AXIS,
+            "pool_type": _STR,
+            "global_pool": _BOOL,
+            "cudnn_off": _BOOL,
+            "pooling_convention": _STR,
+            "stride": _AXIS,
+            "pad": _AXIS,
+            "p_value": _INT,
+            "count_include_pad": _BOOL,
+            "layout": _STR,
+        },
+    ),
+    "Flatten": (("data",), {}),
+    "Dropout": (
+        ("data",),
+        {"p": _FLOAT, "mode": _STR, "axes": _AXIS, "cudnn_off": _BOOL},
+    ),
+    "BatchNorm": (
+        ("data", "gamma", "beta", "moving_mean", "moving_var"),
+        {
+            "eps": _FLOAT,
+            "momentum": _FLOAT,
+            "fix_gamma": _BOOL,
+            "use_global_stats": _BOOL,
+            "output_mean_var": _BOOL,
+            "axis": _INT,
+            "cudnn_off": _BOOL,
+        },
+    ),
+    "Reshape": (
+        ("data",),
+        {"shape": _AXIS, "reverse": _BOOL, "target_shape": _AXIS, "keep_highest": _BOOL},
+    ),
+    "Concat": ((), {"dim": _INT, "num_args": _INT}),
+    "Embedding": (
+        ("data", "weight"),
+        {"input_dim": _INT, "output_dim": _INT, "dtype": _STR, "sparse_grad": _BOOL},
+    ),
+    "LeakyReLU": (
+        ("data", "gamma"),
+        {"act_type": _STR, "slope": _FLOAT, "lower_bound": _FLOAT, "upper_bound": _FLOAT},
+    ),
+    "transpose": (("data",), {"axes": _AXIS}),
+    "expand_dims": (("data",), {"axis": _INT}),
+    "clip": (("data",), {"a_min": _FLOAT, "a_max": _FLOAT}),
+    "SliceChannel": (("data",), {"num_outputs": _INT, "axis": _INT, "squeeze_axis": _BOOL}),
+    "log_softmax": (("data",), {"axis": _INT, "temperature": _FLOAT}),
 }
+for _op in ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput"):
+    _PARAMS[_op] = (("data", "label"), {"grad_scale": _FLOAT})
 for _op in UNARY_OPS:
     _PARAMS[_op] = (("data",), {})
 for _op in ("sum", "mean"):
@@ -105,6 +173,21 @@ for _op in (
     _PARAMS[_op] = (("lhs", "rhs"), {})
 
 _MXNET_VERSION = 10901
+
+
+def _num_outputs(node: Symbol) -> int:
+    """The outputs mxnet 1.9.1 (built with oneDNN, as its pip wheels) registers for the node,
+    visible or not (``node_row_ptr`` counts them): BatchNorm 3 (output, mean, var), Dropout 2
+    (output, mask), max Pooling 2 (output, workspace), every other operator 1."""
+    if node._op == "BatchNorm":
+        return 3
+    if node._op == "SliceChannel":
+        return int(node._attrs["num_outputs"])
+    if node._op == "Dropout":
+        return 2
+    if node._op == "Pooling" and node._attrs["pool_type"] == "max":
+        return 2
+    return 1
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -133,8 +216,25 @@ def _dumps(obj: Any, indent: int = 0) -> str:
 
 def to_json(sym: Symbol) -> str:
     """mxnet's JSON text of ``sym`` (see the module docstring)."""
-    nodes = [n for n in sym._topo() if n._op != "Group"]
-    index = {id(n): i for i, n in enumerate(nodes)}
+    # the output nodes of one operator (SliceChannel, BatchNorm with output_mean_var) are one
+    # JSON node, read as [node, output, 0]
+    nodes: list[Symbol] = []
+    index: dict[int, tuple[int, int]] = {}
+    slices: dict[Any, int] = {}
+    for n in sym._topo():
+        if n._op == "Group":
+            continue
+        out = 0
+        if is_multi_output(n):
+            out = n._attrs["index"]
+            key = output_key(n)
+            if key in slices:
+                index[id(n)] = (slices[key], out)
+                continue
+            slices[key] = len(nodes)
+        index[id(n)] = (len(nodes), out)
+        nodes.append(n)
+    aux = sym._aux_set()
     parts = []
     for n in nodes:
         lines = [
@@ -143,16 +243,21 @@ def to_json(sym: Symbol) -> str:
         ]
         if n._json:
             lines.append(f'      "attrs": {_dumps(dict(sorted(n._json.items())), 6)}')
-        lines.append(f'      "inputs": {_dumps([[index[id(i)], 0, 0] for i in n._inputs], 6)}')
+        # an auxiliary state is read at version 1 (mxnet counts its in-place update)
+        ins = [[*index[id(i)], int(i._op == "null" and i._name in aux)] for i in n._inputs]
+        lines.append(f'      "inputs": {_dumps(ins, 6)}')
         parts.append("    {\n" + ", \n".join(lines) + "\n    }")
-    heads = [[index[id(h)], 0, 0] for h in sym._heads()]
+    heads = [[*index[id(h)], 0] for h in sym._heads()]
     arg_nodes = [i for i, n in enumerate(nodes) if n._op == "null"]
+    row_ptr = [0]
+    for n in nodes:
+        row_ptr.append(row_ptr[-1] + _num_outputs(n))
     return (
         '{\n  "nodes": [\n'
         + ", \n".join(parts)
         + "\n  ], \n"
         + f'  "arg_nodes": {_dumps(arg_nodes, 2)}, \n'
-        + f'  "node_row_ptr": {_dumps(list(range(len(nodes) + 1)), 2)}, \n'
+        + f'  "node_row_ptr": {_dumps(row_ptr, 2)}, \n'
         + f'  "heads": {_dumps(heads, 2)}, \n'
         + f'  "attrs": {_dumps({"mxnet_version": ["int", _MXNET_VERSION]}, 2)}\n'
         + "}"
@@ -227,7 +332,7 @@ def from_json(text: Any) -> Symbol:
     heads = graph.get("heads")
     if not isinstance(heads, list) or not heads:
         raise _bad('expected a non-empty "heads" list')
-    built: list[Symbol] = []
+    built: list[Symbol | list[Symbol]] = []  # (a list: the outputs of a SliceChannel)
     for pos, node in enumerate(graph["nodes"]):
         if not isinstance(node, dict) or not isinstance(node.get("name"), str):
             raise _bad(f"node {pos} must be an object with a string name")
@@ -244,12 +349,7 @@ def from_json(text: Any) -> Symbol:
                 or not 0 <= entry[0] < pos
             ):
                 raise _bad(f"node {name!r}: input {entry!r} does not name an earlier node")
-            if len(entry) > 1 and entry[1] != 0:
-                raise _bad(
-                    f"node {name!r}: input {entry!r} reads output {entry[1]} (every operator "
-                    "of the layer has one output)"
-                )
-            ins.append(built[entry[0]])
+            ins.append(_output(built[entry[0]], entry, f"node {name!r}: input"))
         attrs = _node_attrs(node, name)
         built.append(_build(name, op, ins, attrs))
     out: list[Symbol] = []
@@ -261,17 +361,22 @@ def from_json(text: Any) -> Symbol:
             or not 0 <= h[0] < len(built)
         ):
             raise _bad(f"head {h!r} does not name a node")
-        if len(h) > 1 and h[1] != 0:
-            raise _bad(
-                f"head {h!r} reads output {h[1]} (every operator of the layer has one output)"
-            )
-        out.append(built[h[0]])
+        out.append(_output(built[h[0]], h, "head"))
     if len(out) == 1:
         return out[0]
     return Symbol("Group", "group", out)
 
 
-def _build(name: str, op: Any, ins: list[Symbol], attrs: dict[str, Any]) -> Symbol:
+def _output(node: Symbol | list[Symbol], entry: list[Any], what: str) -> Symbol:
+    """The output ``entry[1]`` of a built node (only a SliceChannel has several)."""
+    i = entry[1] if len(entry) > 1 else 0
+    outs = node if isinstance(node, list) else [node]
+    if not isinstance(i, int) or not 0 <= i < len(outs):
+        raise _bad(f"{what} {entry!r} reads output {i} of a node of {len(outs)} outputs")
+    return outs[i]
+
+
+def _build(name: str, op: Any, ins: list[Symbol], attrs: dict[str, Any]) -> Symbol | list[Symbol]:
     json_attrs = {str(k): str(v) for k, v in attrs.items()}
     if op == "null":
         if ins:
@@ -310,7 +415,23 @@ def _build(name: str, op: Any, ins: list[Symbol], attrs: dict[str, Any]) -> Symb
                 f"node {name!r}: {op} has no parameter {key!r} (parameters: {sorted(params)})"
             )
         kwargs[key] = _parse(name, key, text, params[key])
-    if op == "softmax" and "temperature" not in kwargs:
+    if op == "SliceChannel":
+        if len(ins) != 1:
+            raise _bad(f"node {name!r}: SliceChannel takes one input, got {len(ins)}")
+        if "num_outputs" not in kwargs:
+            raise _bad(f"node {name!r}: Required parameter num_outputs is not presented")
+        group = _sym.SliceChannel(ins[0], name=name, **kwargs)
+        outs = group._heads()
+        for o in outs:
+            o._json = dict(json_attrs)
+        return outs
+    if op == "Concat":
+        sym = _sym.Concat(*ins, name=name, **kwargs)
+        sym._json = json_attrs
+        return sym
+    if op == "LeakyReLU" and kwargs.get("act_type", "leaky") != "prelu":
+        input_names = input_names[:1]
+    if op in ("softmax", "log_softmax") and "temperature" not in kwargs:
         kwargs["temperature"] = None
     if op == "FullyConnected":
         if "num_hidden" not in kwargs:
@@ -318,9 +439,16 @@ def _build(name: str, op: Any, ins: list[Symbol], attrs: dict[str, Any]) -> Symb
                 f"node {name!r}: Required parameter num_hidden of FullyConnected is not presented"
             )
         input_names = input_names[:2] if kwargs.get("no_bias") else input_names
+    if op == "Convolution" and kwargs.get("no_bias"):
+        input_names = input_names[:2]
     if len(ins) != len(input_names):
         raise _bad(f"node {name!r}: {op} takes the inputs {list(input_names)}, got {len(ins)}")
     kwargs.update(zip(input_names, ins))
     sym = getattr(_sym, op)(name=name, **kwargs)
+    if sym._op == "Group":  # BatchNorm(output_mean_var=True): its three outputs
+        outs = sym._heads()
+        for o in outs:
+            o._json = dict(json_attrs)
+        return outs
     sym._json = json_attrs
     return sym

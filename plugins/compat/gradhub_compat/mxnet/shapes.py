@@ -46,7 +46,16 @@ UNARY_OPS = {
     "square": "PowScalar",
     "tanh": "Tanh",
 }
-_SAME_SHAPE = ("Activation", "MakeLoss", "BlockGrad", "softmax", *UNARY_OPS)
+_SAME_SHAPE = (
+    "Activation",
+    "MakeLoss",
+    "BlockGrad",
+    "softmax",
+    "Dropout",
+    "clip",
+    "log_softmax",
+    *UNARY_OPS,
+)
 
 
 class _Conflict(Exception):
@@ -165,6 +174,8 @@ def _rule(inf: _Inference, node: Symbol) -> None:
         inf.assign(node, node, x)
     elif op == "dot":
         _dot(inf, node, ins[0], ins[1])
+    elif op in _LAYER_RULES:
+        _LAYER_RULES[op](inf, node, ins, out)
     elif op in _SAME_SHAPE or op.endswith("Scalar"):
         try:
             s = unify(ins[0], out)
@@ -331,3 +342,306 @@ def _reduce(inf: _Inference, node: Symbol, x: Shape) -> None:
     else:
         out = tuple(d for i, d in enumerate(x) if i not in red) or (1,)
     inf.assign(node, node, out)
+
+
+def _spatial(node: Symbol, x: tuple[int, ...], what: str) -> int:
+    nsp = len(x) - 2
+    if nsp < 1:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: {what} {node._name!r} needs data with "
+            f"a batch, a channel and spatial axes, got {mx_shape(x)}"
+        )
+    return nsp
+
+
+def _convolution(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's ConvolutionShape: weight ``(num_filter, C / num_group, *kernel)``, bias
+    ``(num_filter,)``, output ``(N, num_filter, *spatial)`` with each spatial size
+    ``(L + 2 pad - dilate (k - 1) - 1) // stride + 1`` (unknown where L is)."""
+    a = node._attrs
+    x = ins[0]
+    if x is None:
+        return
+    k, st, dl, pd = a["kernel"], a["stride"], a["dilate"], a["pad"]
+    if len(x) != len(k) + 2:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: Convolution {node._name!r} with a "
+            f"{len(k)}-D kernel {_tuple_text(k)} needs {len(k) + 2}-D data, got {mx_shape(x)}"
+        )
+    nf, g = a["num_filter"], a["num_group"]
+    c = x[1]
+    if c and c % g:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: input channels {c} must be a "
+            f"multiple of num_group={g}"
+        )
+    if c:
+        inf.assign(node, node._inputs[1], (nf, c // g, *k))
+    if len(node._inputs) > 2:
+        inf.assign(node, node._inputs[2], (nf,))
+    sp = []
+    for L, kk, s, d, p in zip(x[2:], k, st, dl, pd):
+        if not L:
+            sp.append(0)
+            continue
+        span = d * (kk - 1) + 1
+        if L + 2 * p < span:
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: kernel size {_tuple_text(k)} "
+                f"(dilate {_tuple_text(dl)}) exceeds the padded input {mx_shape(x)} (pad "
+                f"{_tuple_text(pd)})"
+            )
+        sp.append((L + 2 * p - span) // s + 1)
+    inf.assign(node, node, (x[0], nf, *sp))
+
+
+def _pooling(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's PoolingShape: ``(N, C, *spatial)``, each spatial size ``(L + 2 pad - k) //
+    stride + 1`` (``"valid"``) or rounded up (``"full"``); 1 with ``global_pool``."""
+    a = node._attrs
+    x = ins[0]
+    if x is None:
+        return
+    nsp = _spatial(node, x, "Pooling")
+    if a["global_pool"]:
+        inf.assign(node, node, (*x[:2], *(1 if L else 0 for L in x[2:])))
+        return
+    k = a["kernel"]
+    st, pd = a["stride"] or (1,) * nsp, a["pad"] or (0,) * nsp
+    if not len(k) == len(st) == len(pd) == nsp:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: Pooling {node._name!r}: kernel "
+            f"{_tuple_text(k)}, stride {_tuple_text(st)} and pad {_tuple_text(pd)} need one "
+            f"value per spatial axis of data {mx_shape(x)}"
+        )
+    sp = []
+    for L, kk, s, p in zip(x[2:], k, st, pd):
+        if not L:
+            sp.append(0)
+            continue
+        if L + 2 * p < kk:
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: kernel size {_tuple_text(k)} "
+                f"exceeds the padded input {mx_shape(x)} (pad {_tuple_text(pd)})"
+            )
+        if a["pooling_convention"] == "full":
+            sp.append(-(-(L + 2 * p - kk) // s) + 1)
+        else:
+            sp.append((L + 2 * p - kk) // s + 1)
+    inf.assign(node, node, (*x[:2], *sp))
+
+
+def _flatten(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's FlattenShape: ``(d0, d1 * d2 * ...)``, known only when every axis is."""
+    x = ins[0]
+    if x is None or not x:
+        return
+    if all(x):
+        inf.assign(node, node, (x[0], int(math.prod(x[1:]))))
+
+
+def _batch_norm(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's BatchNormShape: the output has data's shape (both ways); gamma, beta and the
+    moving statistics ``(C,)`` with ``C = data.shape[axis]``; the outputs ``mean`` and ``var``
+    of ``output_mean_var`` are ``(C,)`` too."""
+    mean_var = node._attrs.get("index", 0) > 0
+    if mean_var:
+        s = ins[0]
+    else:
+        try:
+            s = unify(ins[0], out)
+        except _Conflict:
+            s = ins[0]
+        inf.assign(node, node._inputs[0], s)
+        inf.assign(node, node, s)
+    if s is None:
+        return
+    ax = node._attrs["axis"]
+    if not -len(s) <= ax < len(s):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: axis {ax} is out of range for data "
+            f"{mx_shape(s)}"
+        )
+    c = s[ax % len(s)]
+    if c:
+        for target in node._inputs[1:]:
+            inf.assign(node, target, (c,))
+        if mean_var:
+            inf.assign(node, node, (c,))
+
+
+def _reshape(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's ReshapeShape with mxnet's codes (the rules of ``NDArray.reshape``), from a known
+    data shape."""
+    from .ndarray import _mx_reshape
+
+    x = ins[0]
+    if not is_known(x):
+        return
+    assert x is not None
+    try:
+        target = _mx_reshape(x, node._attrs["shape"], node._attrs["reverse"])
+    except ValueError as e:
+        raise MXNetError(f"infer_shape: Error in operator {node._name}: {e}") from None
+    inf.assign(node, node, target)
+
+
+def _concat(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's ConcatShape: the dimensions other than ``dim`` agree among the inputs and the
+    output; the output's ``dim`` is the sum of the inputs' (unknown while one is), and an
+    input's unknown ``dim`` follows from the output and the other inputs."""
+    known = [s for s in (*ins, out) if s is not None]
+    if not known:
+        return
+    n = len(known[0])
+    d = node._attrs["dim"]
+    if not -n <= d < n:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: dim {d} is out of range for inputs "
+            f"of {n} axes"
+        )
+    d %= n
+    other: tuple[int, ...] = (0,) * n
+    for s in known:
+        try:
+            other = unify(other, (*s[:d], 0, *s[d + 1 :]))  # type: ignore[assignment]
+        except _Conflict:
+            raise MXNetError(
+                f"infer_shape: Error in operator {node._name}: Incompatible input shape: the "
+                f"shapes {[mx_shape(s) for s in known]} differ outside dim {d}"
+            ) from None
+    sizes = [None if s is None else s[d] for s in ins]
+    total = out[d] if out is not None else 0
+    missing = [i for i, z in enumerate(sizes) if not z]
+    if len(missing) == 1 and total:
+        sizes[missing[0]] = total - sum(z or 0 for z in sizes)
+    for target, z in zip(node._inputs, sizes):
+        inf.assign(node, target, (*other[:d], z or 0, *other[d + 1 :]))
+    if all(sizes):
+        total = sum(z or 0 for z in sizes)
+    inf.assign(node, node, (*other[:d], total, *other[d + 1 :]))
+
+
+def _embedding(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's EmbeddingOpShape: weight ``(input_dim, output_dim)``, output ``data.shape +
+    (output_dim,)``."""
+    a = node._attrs
+    inf.assign(node, node._inputs[1], (a["input_dim"], a["output_dim"]))
+    if ins[0] is not None:
+        inf.assign(node, node, (*ins[0], a["output_dim"]))
+
+
+def _leaky_relu(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """The output has data's shape (both ways); prelu's gamma ``(data.shape[1],)``."""
+    try:
+        s = unify(ins[0], out)
+    except _Conflict:
+        s = ins[0]
+    inf.assign(node, node._inputs[0], s)
+    inf.assign(node, node, s)
+    if len(node._inputs) > 1 and s is not None and len(s) >= 2 and s[1]:
+        inf.assign(node, node._inputs[1], (s[1],))
+
+
+def _transpose(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    x = ins[0]
+    if x is None:
+        return
+    axes = node._attrs["axes"] or tuple(range(len(x) - 1, -1, -1))
+    if sorted(axes) != list(range(len(x))):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: axes {_tuple_text(axes)} must be a "
+            f"permutation of the {len(x)} axes of data {mx_shape(x)}"
+        )
+    inf.assign(node, node, tuple(x[a] for a in axes))
+
+
+def _expand_dims(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    x = ins[0]
+    if x is None:
+        return
+    ax = node._attrs["axis"]
+    if not -len(x) - 1 <= ax <= len(x):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: axis must be in the range "
+            f"[{-len(x) - 1}, {len(x)}] ({ax} provided)"
+        )
+    ax %= len(x) + 1
+    inf.assign(node, node, (*x[:ax], 1, *x[ax:]))
+
+
+def _regression(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's RegressionOpShape: the label has data's shape, or ``(batch,)`` for data of
+    shape ``(batch, 1)``; the output has data's shape."""
+    try:
+        s = unify(ins[0], out)
+    except _Conflict:
+        s = ins[0]
+    inf.assign(node, node._inputs[0], s)
+    inf.assign(node, node, s)
+    if s is None:
+        return
+    lab = ins[1]
+    if lab is None:
+        inf.assign(node, node._inputs[1], (s[0],) if len(s) == 2 and s[1] == 1 else s)
+    elif is_known(lab) and is_known(s) and (lab[0] != s[0] or math.prod(lab) != math.prod(s)):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: Shape inconsistent, Provided = "
+            f"{mx_shape(lab)}, inferred shape={_tuple_text(s)} (the label of {node._op} "
+            f"{node._name!r})"
+        )
+
+
+def _slice_channel(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's SliceChannelShape: each output has data's shape with ``axis`` divided by
+    ``num_outputs`` (which must divide it; dropped with ``squeeze_axis``); an output's shape
+    gives data's."""
+    a = node._attrs
+    n, sq = a["num_outputs"], a["squeeze_axis"]
+    x = ins[0]
+    if x is None and out is not None:
+        ax = a["axis"] % (len(out) + int(sq))
+        part = (*out[:ax], 1, *out[ax:]) if sq else out
+        inf.assign(node, node._inputs[0], (*part[:ax], part[ax] * n, *part[ax + 1 :]))
+        return
+    if x is None:
+        return
+    if not -len(x) <= a["axis"] < len(x):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: axis {a['axis']} is out of range for "
+            f"data {mx_shape(x)}"
+        )
+    ax = a["axis"] % len(x)
+    size = x[ax]
+    if size and size % n:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: Check failed: dshape[real_axis] % "
+            f"param_.num_outputs == 0U ({size} along axis {ax} into {n} outputs)"
+        )
+    if sq and size and size != n:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: squeeze_axis=True needs parts of size "
+            f"1 along axis {ax}, got {size // n}"
+        )
+    if sq:
+        inf.assign(node, node, (*x[:ax], *x[ax + 1 :]))
+    else:
+        inf.assign(node, node, (*x[:ax], size // n, *x[ax + 1 :]))
+
+
+_LAYER_RULES = {
+    "SliceChannel": _slice_channel,
+    "Convolution": _convolution,
+    "Pooling": _pooling,
+    "Flatten": _flatten,
+    "BatchNorm": _batch_norm,
+    "Reshape": _reshape,
+    "Concat": _concat,
+    "Embedding": _embedding,
+    "LeakyReLU": _leaky_relu,
+    "transpose": _transpose,
+    "expand_dims": _expand_dims,
+    "LinearRegressionOutput": _regression,
+    "LogisticRegressionOutput": _regression,
+    "MAERegressionOutput": _regression,
+}

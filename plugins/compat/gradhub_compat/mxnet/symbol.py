@@ -31,10 +31,23 @@ from .base import MXNetError, NotImplementedForSymbol, _MXNetTypeError, _MXNetVa
 
 __all__ = [
     "Activation",
+    "BatchNorm",
     "BlockGrad",
+    "Concat",
+    "Convolution",
+    "Dropout",
+    "Embedding",
+    "Flatten",
     "FullyConnected",
     "Group",
+    "LeakyReLU",
+    "LinearRegressionOutput",
+    "LogisticRegressionOutput",
+    "MAERegressionOutput",
     "MakeLoss",
+    "Pooling",
+    "Reshape",
+    "SliceChannel",
     "SoftmaxOutput",
     "Symbol",
     "Variable",
@@ -48,6 +61,8 @@ __all__ = [
     "broadcast_plus",
     "broadcast_power",
     "broadcast_sub",
+    "clip",
+    "concat",
     "cos",
     "dot",
     "elemwise_add",
@@ -55,27 +70,42 @@ __all__ = [
     "elemwise_mul",
     "elemwise_sub",
     "exp",
+    "expand_dims",
+    "flatten",
     "load",
     "load_json",
     "log",
+    "log_softmax",
     "maximum",
     "mean",
     "minimum",
     "relu",
+    "reshape",
     "sigmoid",
     "sin",
     "softmax",
+    "split",
     "sqrt",
     "square",
     "sum",
     "tanh",
+    "transpose",
     "var",
 ]
 
 ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 NORMALIZATIONS = ("null", "batch", "valid")
 #: Operators whose gradient ignores the head gradient (mxnet's loss layers).
-LOSS_OPS = ("SoftmaxOutput", "MakeLoss")
+LOSS_OPS = (
+    "SoftmaxOutput",
+    "MakeLoss",
+    "LinearRegressionOutput",
+    "LogisticRegressionOutput",
+    "MAERegressionOutput",
+)
+#: Operators with auxiliary states: the input positions that are auxiliary (mxnet's
+#: ``FMutateInputs``: arrays the operator updates in place, not arguments).
+AUX_INPUTS: dict[str, tuple[int, ...]] = {"BatchNorm": (3, 4)}
 #: mxnet's broadcasting binary operators (numpy broadcasting; gradients summed back).
 BROADCAST_OPS = (
     "broadcast_add",
@@ -168,23 +198,57 @@ class Symbol:
             return out
         return [self]
 
+    def _aux_set(self) -> set[str]:
+        """The names of the variables that feed an auxiliary input (``BatchNorm``'s
+        ``moving_mean``/``moving_var``)."""
+        out: set[str] = set()
+        for node in self._topo():
+            for pos in AUX_INPUTS.get(node._op, ()):
+                if pos < len(node._inputs) and node._inputs[pos]._op == "null":
+                    out.add(node._inputs[pos]._name)
+        return out
+
     def list_arguments(self) -> list[str]:
-        """The names of the arguments (variables), in the order bind expects them."""
+        """The names of the arguments (variables that are not auxiliary states), in the order
+        bind expects them."""
+        aux = self._aux_set()
+        names: list[str] = []
+        for node in self._topo():
+            if node._op == "null" and node._name not in names and node._name not in aux:
+                names.append(node._name)
+        return names
+
+    def list_inputs(self) -> list[str]:
+        """Every variable: the arguments and the auxiliary states, in graph order (as mxnet)."""
         names: list[str] = []
         for node in self._topo():
             if node._op == "null" and node._name not in names:
                 names.append(node._name)
         return names
 
-    list_inputs = list_arguments
-
     def list_outputs(self) -> list[str]:
-        """The names of the outputs (``NAME_output``)."""
-        return [h._name if h._op == "null" else f"{h._name}_output" for h in self._heads()]
+        """The names of the outputs (``NAME_output``; ``NAME_output0``... for the outputs of
+        ``SliceChannel``/``split``)."""
+        return [_output_name(h) for h in self._heads()]
 
     def list_auxiliary_states(self) -> list[str]:
-        """Auxiliary states (none of the supported layers has any)."""
-        return []
+        """The names of the auxiliary states (``BatchNorm``'s ``NAME_moving_mean`` and
+        ``NAME_moving_var``): arrays the operators update in place in training, bound with
+        ``aux_states``, not arguments and without gradients, in graph order (as mxnet).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> bn = mx.sym.BatchNorm(mx.sym.Variable("x"), name="bn")
+            >>> bn.list_arguments(), bn.list_auxiliary_states()
+            (['x', 'bn_gamma', 'bn_beta'], ['bn_moving_mean', 'bn_moving_var'])
+        """
+        aux = self._aux_set()
+        names: list[str] = []
+        for node in self._topo():
+            if node._op == "null" and node._name in aux and node._name not in names:
+                names.append(node._name)
+        return names
 
     def __len__(self) -> int:
         """The number of outputs."""
@@ -237,7 +301,26 @@ class Symbol:
             >>> mx.sym.Activation(fc, act_type="relu", name="relu").get_internals().list_outputs()
             ['x', 'fc_weight', 'fc_bias', 'fc_output', 'relu_output']
         """
-        return Symbol("Group", _auto_name("group"), [n for n in self._topo() if n._op != "Group"])
+        nodes: list[Symbol] = []
+        present: dict[Any, dict[int, Symbol]] = {}
+        for n in self._topo():
+            if is_multi_output(n):
+                present.setdefault(output_key(n), {})[n._attrs["index"]] = n
+        done: set[Any] = set()
+        for n in self._topo():
+            if n._op == "Group":
+                continue
+            if not is_multi_output(n):
+                nodes.append(n)
+                continue
+            key = output_key(n)
+            if key in done:
+                continue
+            done.add(key)  # every output of the operator, used or not (as mxnet)
+            outs = present[key]
+            for i in range(num_visible_outputs(n)):
+                nodes.append(outs[i] if i in outs else _sibling(n, i))
+        return Symbol("Group", _auto_name("group"), nodes)
 
     def get_children(self) -> Symbol | None:
         """A group of the inputs of the symbol's output nodes, or None for a variable (as mxnet).
@@ -297,16 +380,22 @@ class Symbol:
         except TypeError as e:
             raise MXNetError(str(e)) from None
         by_name = {n._name: node_types[id(n)] for n in self._topo() if id(n) in node_types}
-        if any(n not in by_name for n in names):
+        aux = self.list_auxiliary_states()
+        if any(n not in by_name for n in (*names, *aux)):
             return None, None, None
         outs = [node_types.get(id(h)) for h in self._heads()]
         if any(o is None for o in outs):
             return None, None, None
-        return [by_name[n].type for n in names], [o.type for o in outs if o is not None], []
+        return (
+            [by_name[n].type for n in names],
+            [o.type for o in outs if o is not None],
+            [by_name[n].type for n in aux],
+        )
 
     # -- shapes ----------------------------------------------------------------------------------
     def _given_shapes(self, args: Any, kwargs: Any, what: str) -> dict[str, tuple[int, ...]]:
         names = self.list_arguments()
+        aux = self.list_auxiliary_states()
         if args and kwargs:
             raise ValueError(
                 f"{what}: Can only specify known argument shapes either by positional or kwargs "
@@ -317,7 +406,7 @@ class Symbol:
         known: dict[str, tuple[int, ...]] = {}
         pairs = list(zip(names, args)) + list(kwargs.items())
         for name, shape in pairs:
-            if name not in names:
+            if name not in names and name not in aux:
                 raise MXNetError(
                     f"{what}: InferShapeKeyword argument name {name} not found ({name!r} is not "
                     f"an argument of the symbol; candidate arguments: {names})"
@@ -332,11 +421,14 @@ class Symbol:
 
     def _infer(
         self, args: Any, kwargs: Any, what: str
-    ) -> tuple[list[tuple[int, ...] | None], list[tuple[int, ...] | None]]:
+    ) -> tuple[
+        list[tuple[int, ...] | None], list[tuple[int, ...] | None], list[tuple[int, ...] | None]
+    ]:
         from .shapes import infer
 
         by_name, outs = infer(self, self._given_shapes(args, kwargs, what))
-        return [by_name.get(n) for n in self.list_arguments()], outs
+        aux = [by_name.get(n) for n in self.list_auxiliary_states()]
+        return [by_name.get(n) for n in self.list_arguments()], outs, aux
 
     def infer_shape(
         self, *args: Any, **kwargs: Any
@@ -357,10 +449,10 @@ class Symbol:
         """
         from .shapes import is_known
 
-        arg_shapes, outs = self._infer(args, kwargs, "infer_shape")
-        if not all(is_known(s) for s in [*arg_shapes, *outs]):
+        arg_shapes, outs, aux = self._infer(args, kwargs, "infer_shape")
+        if not all(is_known(s) for s in [*arg_shapes, *outs, *aux]):
             return None, None, None
-        return arg_shapes, outs, []  # type: ignore[return-value]
+        return arg_shapes, outs, aux  # type: ignore[return-value]
 
     def infer_shape_partial(
         self, *args: Any, **kwargs: Any
@@ -377,8 +469,8 @@ class Symbol:
             >>> fc.infer_shape_partial(fc_weight=(3, 5))
             ([(), (3, 5), ()], [()], [])
         """
-        arg_shapes, outs = self._infer(args, kwargs, "infer_shape_partial")
-        return [s or () for s in arg_shapes], [s or () for s in outs], []
+        arg_shapes, outs, aux = self._infer(args, kwargs, "infer_shape_partial")
+        return [s or () for s in arg_shapes], [s or () for s in outs], [s or () for s in aux]
 
     # -- binding ---------------------------------------------------------------------------------
     def bind(
@@ -398,12 +490,13 @@ class Symbol:
         ``args_grad``: list or dict of NDArrays receiving the gradients (arguments without one get
         none). ``grad_req``: ``"write"`` (overwrite), ``"add"`` (accumulate) or ``"null"``, as a
         string for all arguments, a list, or a dict (missing names: ``"null"``).
+        ``aux_states``: the arrays of :meth:`list_auxiliary_states` (a list in that order or a
+        dict; used, not copied: ``BatchNorm`` updates its moving statistics in them), required
+        when the symbol has auxiliary states.
         """
         from .executor import Executor
 
-        if aux_states:
-            raise ValueError("bind: the supported layers have no auxiliary states")
-        return Executor(self, ctx, args, args_grad, grad_req)
+        return Executor(self, ctx, args, args_grad, grad_req, aux_states)
 
     def simple_bind(self, ctx: Any, grad_req: Any = "write", **kwargs: Any) -> Any:
         """Allocate zero arrays (and gradient arrays) from the given input shapes, then bind.
@@ -423,8 +516,8 @@ class Symbol:
             raise ValueError("simple_bind: shared_buffer in simple_bind must be dict or None")
         for k in ("stype_dict", "group2ctx"):
             kwargs.pop(k, None)
-        arg_shapes, _, _ = self.infer_shape(**kwargs)
-        if arg_shapes is None:
+        arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
+        if arg_shapes is None or aux_shapes is None:
             raise _MXNetValueError(
                 f"simple_bind: the shapes {kwargs} do not determine every argument shape of "
                 f"{self.list_arguments()}"
@@ -441,6 +534,13 @@ class Symbol:
                 )
         else:
             dtypes = {n: np.dtype(np.float32) for n in names}
+        aux_names = self.list_auxiliary_states()
+        aux_types = _infer_types(self, {n: dtypes[n] for n in names if n in dtypes}, "simple_bind")
+        # as mxnet, the auxiliary states are allocated as zeros (initializers fill them)
+        auxs = {
+            n: nd.zeros(s, ctx, dtype=aux_types.get(n, np.dtype(np.float32)))
+            for n, s in zip(aux_names, aux_shapes)
+        }
         args = {n: nd.zeros(s, ctx, dtype=dtypes[n]) for n, s in zip(names, arg_shapes)}
         reqs = _grad_reqs(grad_req, names)
         grads = {
@@ -465,7 +565,11 @@ class Symbol:
                 args[n] = shared
                 if n in grads and shared_exec.grad_dict.get(n) is not None:
                     grads[n] = shared_exec.grad_dict[n]
-        return self.bind(ctx, args, grads, grad_req)
+            for n in aux_names:  # (mxnet shares the auxiliary states of shared_exec too)
+                shared = shared_exec.aux_dict.get(n)
+                if shared is not None and shared.shape == auxs[n].shape:
+                    auxs[n] = shared
+        return self.bind(ctx, args, grads, grad_req, aux_states=auxs)
 
     # -- arithmetic ------------------------------------------------------------------------------
     def _arith(self, other: Any, op: str, reverse: bool = False) -> Symbol:
@@ -678,6 +782,31 @@ def _node_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[int,
             if node._op in ("null", "Group"):
                 continue
             members = (node, *node._inputs)
+            if node._op == "Embedding":
+                # mxnet's EmbeddingOpType: the indices take any dtype; the weight and the output
+                # have the layer's dtype (float32)
+                members = (node, node._inputs[1])
+                for m in members:
+                    if id(m) not in dtypes:
+                        dtypes[id(m)] = np.dtype(np.float32)
+                        changed = True
+            if node._op == "BatchNorm":
+                # mxnet's BatchNormType: gamma, beta and the statistics have data's dtype, float32
+                # for float16 data
+                members = (node, node._inputs[0])
+                data_dt = dtypes.get(id(node._inputs[0]), dtypes.get(id(node)))
+                if data_dt is not None:
+                    pdt = np.dtype(np.float32) if data_dt == np.float16 else data_dt
+                    for m in node._inputs[1:]:
+                        if id(m) not in dtypes:
+                            dtypes[id(m)] = pdt
+                            changed = True
+                        elif dtypes[id(m)] != pdt:
+                            raise _MXNetTypeError(
+                                f"{what}: BatchNorm {node._name!r}: {m._name!r} is "
+                                f"{dtypes[id(m)].name}, data {data_dt.name} needs {pdt.name} "
+                                f"(mxnet: Error in operator {node._name}: Incompatible attr)"
+                            )
             seen = [(m, dtypes[id(m)]) for m in members if id(m) in dtypes]
             if not seen:
                 continue
@@ -794,15 +923,57 @@ def _layer(hint: str, inputs: tuple[str, ...], free: tuple[str, ...]) -> Callabl
                 if kwargs.get(k) is None:
                     kwargs[k] = Variable(f"{name}_{k}")
             sym = fn(name=name, **kwargs)
-            sym._json = dict(json)
-            for i in sym._inputs:
-                if id(i) not in given and i._op == "null":
-                    i._json = {**json, **i._json}
+            # (a SliceChannel's outputs are the nodes of a group)
+            for node in sym._heads() if sym._op == "Group" else [sym]:
+                node._json = dict(json)
+                for i in node._inputs:
+                    if id(i) not in given and i._op == "null":
+                        i._json = {**json, **i._json}
             return sym
 
         return layer
 
     return deco
+
+
+#: the names of the outputs of ``BatchNorm(output_mean_var=True)``
+_BN_OUTPUTS = ("output", "mean", "var")
+
+
+def _output_name(node: Symbol) -> str:
+    if node._op == "null":
+        return node._name
+    if node._op == "SliceChannel":
+        return f"{node._name}_output{node._attrs['index']}"
+    if "key" in node._attrs:
+        return f"{node._name}_{_BN_OUTPUTS[node._attrs['index']]}"
+    return f"{node._name}_output"
+
+
+def is_multi_output(node: Symbol) -> bool:
+    """Whether ``node`` is one output of an operator of several visible outputs
+    (``SliceChannel``, ``BatchNorm(output_mean_var=True)``): one node per output, sharing the
+    operator's token (``key``) and inputs; attribute ``index`` tells which output it is."""
+    return "key" in node._attrs
+
+
+def output_key(node: Symbol) -> tuple[int, int]:
+    """What the output nodes of one operator of several outputs share: its token and first
+    input."""
+    return (id(node._attrs["key"]), id(node._inputs[0]))
+
+
+def num_visible_outputs(node: Symbol) -> int:
+    if node._op == "SliceChannel":
+        return int(node._attrs["num_outputs"])
+    return len(_BN_OUTPUTS) if is_multi_output(node) else 1
+
+
+def _sibling(node: Symbol, index: int) -> Symbol:
+    """Output ``index`` of the operator that ``node`` is an output of."""
+    out = Symbol(node._op, node._name, node._inputs, {**node._attrs, "index": index})
+    out._json = dict(node._json)
+    return out
 
 
 def _data_arg(op: str, data: Any) -> Symbol:
@@ -1207,6 +1378,667 @@ def softmax(
     if t == 0.0:
         raise ValueError("mx.sym.softmax: temperature must be nonzero")
     return Symbol("softmax", name or _auto_name("softmax"), [data], {"axis": int(axis), "t": t})
+
+
+# -- convolutional networks (docs/migration-mxnet.md) ------------------------------------------
+
+_DOCS = "docs/migration-mxnet.md"
+_LAYOUTS = (None, "NCW", "NCHW", "NCDHW")
+
+
+def _ints(fn: str, arg: str, v: Any) -> tuple[int, ...]:
+    """A tuple of ints from an int or a sequence of ints (mxnet's ``Shape`` parameters)."""
+    if v is None:
+        return ()
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v),)
+    try:
+        return tuple(int(a) for a in v)
+    except (TypeError, ValueError):
+        raise _MXNetValueError(
+            f"mx.sym.{fn}: {arg} must be an int or a tuple of ints, got {v!r}"
+        ) from None
+
+
+def _layout(fn: str, layout: Any) -> None:
+    if layout not in _LAYOUTS:
+        raise NotImplementedError(
+            f"mx.sym.{fn}: layout={layout!r} is not supported (channels first only: NCW, NCHW, "
+            f"NCDHW; {_DOCS})"
+        )
+
+
+@_layer("convolution", ("data", "weight", "bias"), ("data",))
+def Convolution(
+    data: Symbol | None = None,
+    weight: Symbol | None = None,
+    bias: Symbol | None = None,
+    kernel: Any = None,
+    stride: Any = (),
+    dilate: Any = (),
+    pad: Any = (),
+    num_filter: int | None = None,
+    num_group: int = 1,
+    workspace: int = 1024,
+    no_bias: bool = False,
+    cudnn_tune: Any = None,
+    cudnn_off: bool = False,
+    layout: str | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``Convolution`` (layouts NCW, NCHW, NCDHW; the formula of ``mx.nd.Convolution``):
+    ``y[n, o, p] = b[o] + sum_{c, k} W[o, c, k] x[n, g(o) C/num_group + c, p * stride + k *
+    dilate - pad]``. Creates ``NAME_weight`` of shape ``(num_filter, C / num_group, *kernel)``
+    and, unless ``no_bias``, ``NAME_bias`` of shape ``(num_filter,)``; each spatial output size
+    is ``(L + 2 pad - dilate (k - 1) - 1) // stride + 1``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> c = mx.sym.Convolution(mx.sym.Variable("data"), kernel=(5, 5), num_filter=20,
+        ...                        name="conv1")
+        >>> c.list_arguments(), c.infer_shape(data=(2, 1, 28, 28))[1]
+        (['data', 'conv1_weight', 'conv1_bias'], [(2, 20, 24, 24)])
+    """
+    data = _data_arg("Convolution", data)
+    if kernel is None or num_filter is None:
+        raise _MXNetValueError(
+            "mx.sym.Convolution: Required parameter kernel and num_filter are not presented, in "
+            f'operator Convolution(name="{name}")'
+        )
+    _layout("Convolution", layout)
+    k = _ints("Convolution", "kernel", kernel)
+    if not 1 <= len(k) <= 3 or any(d <= 0 for d in k):
+        raise _MXNetValueError(
+            f"mx.sym.Convolution: kernel={kernel!r} must have 1 to 3 positive sizes"
+        )
+    nsp = len(k)
+    st = _ints("Convolution", "stride", stride) or (1,) * nsp
+    dl = _ints("Convolution", "dilate", dilate) or (1,) * nsp
+    pd = _ints("Convolution", "pad", pad) or (0,) * nsp
+    for arg, t in (("stride", st), ("dilate", dl), ("pad", pd)):
+        if len(t) != nsp:
+            raise _MXNetValueError(
+                f"mx.sym.Convolution: {arg}={t} must have {nsp} values (one per kernel axis)"
+            )
+    if int(num_filter) <= 0 or int(num_group) <= 0 or int(num_filter) % int(num_group):
+        raise _MXNetValueError(
+            f"mx.sym.Convolution: num_filter={num_filter} must be a positive multiple of "
+            f"num_group={num_group}"
+        )
+    name = name or _auto_name("convolution")
+    inputs = [data, weight if weight is not None else Variable(f"{name}_weight")]
+    if not no_bias:
+        inputs.append(bias if bias is not None else Variable(f"{name}_bias"))
+    attrs = {
+        "kernel": k,
+        "stride": st,
+        "dilate": dl,
+        "pad": pd,
+        "num_filter": int(num_filter),
+        "num_group": int(num_group),
+        "no_bias": bool(no_bias),
+    }
+    return Symbol("Convolution", name, inputs, attrs)
+
+
+POOL_TYPES = ("max", "avg", "sum")
+POOLING_CONVENTIONS = ("valid", "full")
+
+
+@_layer("pooling", ("data",), ("data",))
+def Pooling(
+    data: Symbol | None = None,
+    kernel: Any = (),
+    pool_type: str = "max",
+    global_pool: bool = False,
+    cudnn_off: bool = False,
+    pooling_convention: str = "valid",
+    stride: Any = (),
+    pad: Any = (),
+    p_value: Any = None,
+    count_include_pad: Any = None,
+    layout: str | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``Pooling`` (channels first; the formula of ``mx.nd.Pooling``): ``max``, ``avg``
+    (the window mean, counting the padding unless ``count_include_pad=False``) or ``sum`` over
+    windows of the spatial axes; ``stride`` defaults to 1, ``pad`` to 0; ``global_pool`` pools
+    each whole spatial extent. Output size ``(L + 2 pad - k) // stride + 1`` with
+    ``pooling_convention="valid"``, rounded up with ``"full"`` (a window that would be partial
+    raises NotImplementedError at forward, as ``mx.nd.Pooling``). ``lp`` pooling and
+    channel-last layouts raise NotImplementedError.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> p = mx.sym.Pooling(mx.sym.Variable("x"), kernel=(2, 2), stride=(2, 2), pool_type="max")
+        >>> p.infer_shape(x=(2, 3, 8, 8))[1]
+        [(2, 3, 4, 4)]
+    """
+    data = _data_arg("Pooling", data)
+    _layout("Pooling", layout)
+    if pool_type not in POOL_TYPES:
+        if pool_type == "lp":
+            raise NotImplementedError(f"mx.sym.Pooling: pool_type='lp' is not supported ({_DOCS})")
+        raise _MXNetValueError(
+            f"mx.sym.Pooling: Invalid Input: '{pool_type}', valid values are: "
+            "{'avg', 'lp', 'max', 'sum'}"
+        )
+    if pooling_convention not in POOLING_CONVENTIONS:
+        if pooling_convention == "same":
+            raise NotImplementedError(
+                f"mx.sym.Pooling: pooling_convention='same' is not supported ({_DOCS})"
+            )
+        raise _MXNetValueError(
+            f"mx.sym.Pooling: Invalid Input: '{pooling_convention}', valid values are: "
+            "{'full', 'same', 'valid'}"
+        )
+    k = _ints("Pooling", "kernel", kernel)
+    if not global_pool and not k:
+        raise _MXNetValueError("mx.sym.Pooling: kernel must be given unless global_pool=True")
+    attrs = {
+        "kernel": k,
+        "pool_type": pool_type,
+        "global_pool": bool(global_pool),
+        "pooling_convention": pooling_convention,
+        "stride": _ints("Pooling", "stride", stride),
+        "pad": _ints("Pooling", "pad", pad),
+        "count_include_pad": None if count_include_pad is None else bool(count_include_pad),
+    }
+    return Symbol("Pooling", name or _auto_name("pooling"), [data], attrs)
+
+
+def _flatten_layer(hint: str) -> Callable[..., Symbol]:
+    @_layer(hint, ("data",), ("data",))
+    def Flatten(data: Symbol | None = None, name: str | None = None, **kwargs: Any) -> Symbol:
+        """mxnet's ``Flatten``: shape ``(d0, d1 * d2 * ...)`` (the formula of
+        ``mx.nd.Flatten``).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> mx.sym.Flatten(mx.sym.Variable("x")).infer_shape(x=(2, 3, 4))[1]
+            [(2, 12)]
+        """
+        data = _data_arg("Flatten", data)
+        return Symbol("Flatten", name or _auto_name("flatten"), [data])
+
+    return Flatten
+
+
+Flatten = _flatten_layer("flatten")
+flatten = Flatten
+
+
+@_layer("dropout", ("data",), ("data",))
+def Dropout(
+    data: Symbol | None = None,
+    p: float = 0.5,
+    mode: str = "training",
+    axes: Any = (),
+    cudnn_off: bool = False,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``Dropout``: at ``forward(is_train=True)`` (or always with ``mode="always"``)
+    each element is kept with probability ``1 - p`` and scaled by ``1 / (1 - p)``, the others
+    are 0 (``axes`` share one draw along those axes); otherwise the data pass unchanged. The
+    gradient is the same mask times the head gradient. The mask is drawn from
+    ``gradhub.random.generator()`` (``mx.random.seed``), as ``mx.nd.Dropout``: not mxnet's
+    random numbers.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.Dropout(mx.sym.Variable("x"), p=0.3).infer_shape(x=(2, 3))[1]
+        [(2, 3)]
+    """
+    data = _data_arg("Dropout", data)
+    if mode not in ("training", "always"):
+        raise _MXNetValueError(
+            f"mx.sym.Dropout: Invalid Input: '{mode}', valid values are: {{'always', 'training'}}"
+        )
+    if not 0.0 <= float(p) <= 1.0:
+        raise _MXNetValueError(f"mx.sym.Dropout: p={p} must be in [0, 1]")
+    attrs = {"p": float(p), "mode": mode, "axes": _ints("Dropout", "axes", axes)}
+    return Symbol("Dropout", name or _auto_name("dropout"), [data], attrs)
+
+
+@_layer("batchnorm", ("data", "gamma", "beta", "moving_mean", "moving_var"), ("data",))
+def BatchNorm(
+    data: Symbol | None = None,
+    gamma: Symbol | None = None,
+    beta: Symbol | None = None,
+    moving_mean: Symbol | None = None,
+    moving_var: Symbol | None = None,
+    eps: float = 1e-3,
+    momentum: float = 0.9,
+    fix_gamma: bool = True,
+    use_global_stats: bool = False,
+    output_mean_var: bool = False,
+    axis: int = 1,
+    cudnn_off: bool = False,
+    min_calib_range: Any = None,
+    max_calib_range: Any = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``BatchNorm`` over every axis but ``axis`` (the formula of ``mx.nd.BatchNorm``):
+    ``y = (x - mean) / sqrt(var + eps) * gamma + beta``. Creates the arguments ``NAME_gamma``,
+    ``NAME_beta`` and the auxiliary states ``NAME_moving_mean`` (initializer ``zero``) and
+    ``NAME_moving_var`` (``one``), each of shape ``(C,)``.
+
+    ``fix_gamma`` (the default, as mxnet) takes gamma as 1 with a zero gradient, and every
+    ``forward`` writes 1 into the bound gamma array (as mxnet 1.9.1). At
+    ``forward(is_train=True)`` without ``use_global_stats``, ``mean`` and ``var`` are the batch's
+    (biased variance); the following ``backward`` updates the auxiliary states in place, as
+    mxnet 1.9.1 does, ``moving = momentum * moving + (1 - momentum) * batch`` with the batch's
+    biased variance. Otherwise the moving statistics are used. ``output_mean_var=True`` adds the
+    outputs ``NAME_mean`` and ``NAME_var``, as mxnet 1.9.1: the batch's mean and ``1 / sqrt(var +
+    eps)`` in training, the moving mean and ``1 / sqrt(moving_var + eps)`` otherwise, without
+    gradients.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> bn = mx.sym.BatchNorm(mx.sym.Variable("x"), name="bn1")
+        >>> bn.infer_shape(x=(2, 3, 4, 4))
+        ([(2, 3, 4, 4), (3,), (3,)], [(2, 3, 4, 4)], [(3,), (3,)])
+    """
+    data = _data_arg("BatchNorm", data)
+    if min_calib_range is not None or max_calib_range is not None:
+        raise NotImplementedError(
+            f"mx.sym.BatchNorm: min_calib_range/max_calib_range (quantization) are not "
+            f"supported ({_DOCS})"
+        )
+    if not float(eps) > 0.0:
+        raise _MXNetValueError(f"mx.sym.BatchNorm: eps={eps} must be positive")
+    name = name or _auto_name("batchnorm")
+    inputs = [
+        data,
+        gamma if gamma is not None else Variable(f"{name}_gamma"),
+        beta if beta is not None else Variable(f"{name}_beta"),
+        moving_mean
+        if moving_mean is not None
+        else Variable(f"{name}_moving_mean", init='["zero", {}]'),
+        moving_var
+        if moving_var is not None
+        else Variable(f"{name}_moving_var", init='["one", {}]'),
+    ]
+    attrs = {
+        "eps": float(eps),
+        "momentum": float(momentum),
+        "fix_gamma": bool(fix_gamma),
+        "use_global_stats": bool(use_global_stats),
+        "axis": int(axis),
+    }
+    if not output_mean_var:
+        return Symbol("BatchNorm", name, inputs, attrs)
+    token = object()
+    outs = [
+        Symbol("BatchNorm", name, inputs, {**attrs, "index": i, "key": token}) for i in range(3)
+    ]
+    return Symbol("Group", name, outs)
+
+
+# -- tensor layers and regression outputs (docs/migration-mxnet.md) ----------------------------
+
+
+def _reshape_layer(hint: str) -> Callable[..., Symbol]:
+    @_layer(hint, ("data",), ("data",))
+    def Reshape(
+        data: Symbol | None = None,
+        shape: Any = None,
+        reverse: bool = False,
+        target_shape: Any = None,
+        keep_highest: bool = False,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Symbol:
+        """mxnet's ``Reshape``: ``data`` in the shape that mxnet's codes give (0 copies an input
+        dimension, -1 is inferred, -2 copies the rest, -3 merges two, -4 splits one; with
+        ``reverse`` the codes apply from the right), the rules of ``NDArray.reshape``.
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> mx.sym.Reshape(mx.sym.Variable("x"), shape=(0, -1)).infer_shape(x=(4, 3, 2))[1]
+            [(4, 6)]
+        """
+        data = _data_arg("Reshape", data)
+        if target_shape is not None or keep_highest:
+            raise NotImplementedError(
+                f"mx.sym.Reshape: target_shape and keep_highest (deprecated) are not supported; "
+                f"use shape ({_DOCS})"
+            )
+        if shape is None:
+            raise _MXNetValueError("mx.sym.Reshape: Required parameter shape is not presented")
+        attrs = {"shape": _ints("Reshape", "shape", shape), "reverse": bool(reverse)}
+        return Symbol("Reshape", name or _auto_name("reshape"), [data], attrs)
+
+    return Reshape
+
+
+Reshape = _reshape_layer("reshape")
+reshape = Reshape
+
+
+def Concat(*data: Symbol, **kwargs: Any) -> Symbol:
+    """mxnet's ``Concat`` (``concat``): the inputs joined along ``dim`` (default 1; negative
+    counts from the end); every other dimension must agree. The JSON attributes are mxnet's
+    (``num_args`` always, ``dim`` when given); the gradient of each input is its slice of the
+    head gradient.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+        >>> mx.sym.concat(a, b, dim=1).infer_shape(a=(2, 3), b=(2, 4))[1]
+        [(2, 7)]
+    """
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    dim = kwargs.pop("dim", None)
+    num_args = kwargs.pop("num_args", None)
+    if kwargs:
+        raise TypeError(f"mx.sym.Concat: unexpected arguments {sorted(kwargs)}")
+    syms = list(data)
+    if not syms:
+        raise _MXNetValueError("mx.sym.Concat: at least one input symbol is needed")
+    for i, s in enumerate(syms):
+        if not isinstance(s, Symbol):
+            raise TypeError(f"mx.sym.Concat: data[{i}] must be a Symbol, got {type(s).__name__}")
+    if num_args is not None and int(num_args) != len(syms):
+        raise _MXNetValueError(
+            f"mx.sym.Concat: num_args={num_args} but {len(syms)} input symbols are given"
+        )
+    json = {"num_args": str(len(syms))}
+    if dim is not None:
+        json["dim"] = str(dim)
+    for k, v in dict(attr or {}).items():
+        json[f"__{k}__" if k in _SCOPED_ATTRS else str(k)] = str(v)
+    sym = Symbol(
+        "Concat", name or _auto_name("concat"), syms, {"dim": 1 if dim is None else int(dim)}
+    )
+    sym._json = json
+    return sym
+
+
+concat = Concat
+
+
+@_layer("embedding", ("data", "weight"), ("data",))
+def Embedding(
+    data: Symbol | None = None,
+    weight: Symbol | None = None,
+    input_dim: int | None = None,
+    output_dim: int | None = None,
+    dtype: Any = "float32",
+    sparse_grad: bool = False,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``Embedding`` (the rules of ``mx.nd.Embedding``): ``out[i...] =
+    weight[data[i...]]``, shape ``data.shape + (output_dim,)``; the indices are truncated to
+    integers and clipped to ``[0, input_dim - 1]``. Creates ``NAME_weight`` of shape
+    ``(input_dim, output_dim)``; ``data`` gets no gradient.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> e = mx.sym.Embedding(mx.sym.Variable("x"), input_dim=5, output_dim=3, name="e")
+        >>> e.infer_shape(x=(2, 4))
+        ([(2, 4), (5, 3)], [(2, 4, 3)], [])
+    """
+    data = _data_arg("Embedding", data)
+    if input_dim is None or output_dim is None:
+        raise _MXNetValueError(
+            "mx.sym.Embedding: Required parameter input_dim and output_dim of int are not presented"
+        )
+    if sparse_grad:
+        raise NotImplementedError(
+            f"mx.sym.Embedding: sparse_grad=True (row_sparse gradients) is not supported ({_DOCS})"
+        )
+    if np.dtype(dtype) != np.float32:
+        raise NotImplementedError(f"mx.sym.Embedding: dtype={dtype!r} is not supported ({_DOCS})")
+    name = name or _auto_name("embedding")
+    w = weight if weight is not None else Variable(f"{name}_weight")
+    attrs = {"input_dim": int(input_dim), "output_dim": int(output_dim)}
+    return Symbol("Embedding", name, [data, w], attrs)
+
+
+LEAKY_TYPES = ("leaky", "prelu", "elu", "selu", "gelu")
+
+
+@_layer("leakyrelu", ("data", "gamma"), ("data",))
+def LeakyReLU(
+    data: Symbol | None = None,
+    gamma: Symbol | None = None,
+    act_type: str = "leaky",
+    slope: float = 0.25,
+    lower_bound: float = 0.125,
+    upper_bound: float = 0.334,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``LeakyReLU`` (the formulas of ``mx.nd.LeakyReLU``): ``leaky`` x if x > 0 else
+    slope * x; ``prelu`` the same with the learned ``gamma`` (one per channel of axis 1; creates
+    ``NAME_gamma``, initializer ``Constant(0.25)`` as mxnet); ``elu`` slope * (e^x - 1) for
+    x <= 0; ``selu``; ``gelu`` (the erf form). ``rrelu`` raises NotImplementedError.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.LeakyReLU(mx.sym.Variable("x"), act_type="prelu", name="p").list_arguments()
+        ['x', 'p_gamma']
+    """
+    data = _data_arg("LeakyReLU", data)
+    if act_type not in LEAKY_TYPES:
+        if act_type == "rrelu":
+            raise NotImplementedError(
+                f"mx.sym.LeakyReLU: act_type='rrelu' (random slopes) is not supported ({_DOCS})"
+            )
+        raise _MXNetValueError(
+            f"mx.sym.LeakyReLU: Invalid Input: '{act_type}', valid values are: "
+            "{'elu', 'gelu', 'leaky', 'prelu', 'rrelu', 'selu'}"
+        )
+    name = name or _auto_name("leakyrelu")
+    inputs = [data]
+    if act_type == "prelu":
+        inputs.append(
+            gamma
+            if gamma is not None
+            else Variable(f"{name}_gamma", init='["Constant", {"value": 0.25}]')
+        )
+    return Symbol("LeakyReLU", name, inputs, {"act_type": act_type, "slope": float(slope)})
+
+
+@_layer("transpose", ("data",), ("data",))
+def transpose(
+    data: Symbol | None = None, axes: Any = (), name: str | None = None, **kwargs: Any
+) -> Symbol:
+    """mxnet's ``transpose``: the axes permuted by ``axes`` (one non-negative axis per
+    dimension; the default ``()`` reverses them).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.transpose(mx.sym.Variable("x"), axes=(1, 0, 2)).infer_shape(x=(2, 3, 4))[1]
+        [(3, 2, 4)]
+    """
+    data = _data_arg("transpose", data)
+    attrs = {"axes": _ints("transpose", "axes", axes)}
+    return Symbol("transpose", name or _auto_name("transpose"), [data], attrs)
+
+
+@_layer("expand_dims", ("data",), ("data",))
+def expand_dims(
+    data: Symbol | None = None, axis: int | None = None, name: str | None = None, **kwargs: Any
+) -> Symbol:
+    """mxnet's ``expand_dims``: a new axis of length 1 at ``axis`` (in ``[-ndim - 1, ndim]``).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.expand_dims(mx.sym.Variable("x"), axis=1).infer_shape(x=(2, 3))[1]
+        [(2, 1, 3)]
+    """
+    data = _data_arg("expand_dims", data)
+    if axis is None:
+        raise _MXNetValueError("mx.sym.expand_dims: Required parameter axis is not presented")
+    return Symbol("expand_dims", name or _auto_name("expand_dims"), [data], {"axis": int(axis)})
+
+
+@_layer("clip", ("data",), ("data",))
+def clip(
+    data: Symbol | None = None,
+    a_min: float | None = None,
+    a_max: float | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``clip``: ``a_max`` where ``x > a_max``, ``a_min`` where ``x < a_min``, else
+    ``x``; the gradient passes where ``a_min <= x <= a_max`` (the bounds included) and is 0
+    elsewhere, as mxnet. ``a_min > a_max`` raises NotImplementedError.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.clip(mx.sym.Variable("x"), a_min=0, a_max=1).infer_shape(x=(2,))[1]
+        [(2,)]
+    """
+    data = _data_arg("clip", data)
+    if a_min is None or a_max is None:
+        raise _MXNetValueError("mx.sym.clip: Required parameters a_min and a_max are not presented")
+    if float(a_min) > float(a_max):
+        raise NotImplementedError(
+            f"mx.sym.clip: a_min={a_min} > a_max={a_max} is not supported ({_DOCS})"
+        )
+    attrs = {"a_min": float(a_min), "a_max": float(a_max)}
+    return Symbol("clip", name or _auto_name("clip"), [data], attrs)
+
+
+@_layer("log_softmax", ("data",), ("data",))
+def log_softmax(
+    data: Symbol | None = None,
+    length: Symbol | None = None,
+    axis: int = -1,
+    temperature: float | None = None,
+    dtype: Any = None,
+    use_length: bool = False,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``log_softmax``: ``x / t - log(sum(exp(x / t), axis))`` (the gradhub function
+    of ``mx.nd.log_softmax``), along ``axis`` (default the last) with temperature ``t``.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.log_softmax(mx.sym.Variable("x")).infer_shape(x=(2, 3))[1]
+        [(2, 3)]
+    """
+    data = _data_arg("log_softmax", data)
+    if dtype is not None or use_length or length is not None:
+        raise NotImplementedError(
+            f"mx.sym.log_softmax: dtype, length and use_length are not supported ({_DOCS})"
+        )
+    t = 1.0 if temperature is None else float(temperature)
+    if t == 0.0:
+        raise _MXNetValueError("mx.sym.log_softmax: temperature must be nonzero")
+    return Symbol(
+        "log_softmax", name or _auto_name("log_softmax"), [data], {"axis": int(axis), "t": t}
+    )
+
+
+def _regression(op: str, formula: str, grad: str) -> Callable[..., Symbol]:
+    def function(
+        data: Symbol | None = None,
+        label: Symbol | None = None,
+        grad_scale: float = 1.0,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Symbol:
+        data = _data_arg(op, data)
+        name = name or _auto_name(op.lower())
+        lab = label if label is not None else Variable(f"{name}_label")
+        return Symbol(op, name, [data, lab], {"grad_scale": float(grad_scale)})
+
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = (
+        f"mxnet's ``{op}`` (a loss layer): the output is ``{formula}``; backward gives data the "
+        f"gradient ``grad_scale / m * ({grad})`` with ``m`` the label's size per example "
+        "(``label.size / label.shape[0]``), ignoring the head gradient. Creates the argument "
+        "``NAME_label`` (data's shape; ``(batch,)`` for data of shape ``(batch, 1)``) unless "
+        f"given.\n\nExample::\n\n    >>> import gradhub_compat.mxnet as mx\n"
+        f"    >>> mx.sym.{op}(mx.sym.Variable('x'), name='r').infer_shape(x=(4, 1))\n"
+        "    ([(4, 1), (4,)], [(4, 1)], [])\n"
+    )
+    return _layer(op.lower(), ("data", "label"), ("data",))(function)
+
+
+def _slice_layer(hint: str) -> Callable[..., Symbol]:
+    @_layer(hint, ("data",), ("data",))
+    def SliceChannel(
+        data: Symbol | None = None,
+        num_outputs: int | None = None,
+        axis: int = 1,
+        squeeze_axis: bool = False,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Symbol:
+        """mxnet's ``SliceChannel`` (``split``): ``num_outputs`` equal parts of ``data`` along
+        ``axis`` (the rules of ``mx.nd.split``), the outputs ``NAME_output0``...; a symbol of
+        several outputs (pick one with ``[i]``), or of one output when ``num_outputs`` is 1.
+        ``squeeze_axis`` drops the axis (the parts must have size 1 along it). Each input
+        element gets the gradient of the output holding it (0 for outputs not used).
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> parts = mx.sym.split(mx.sym.Variable("x"), num_outputs=3, name="sp")
+            >>> parts.list_outputs(), parts[2].infer_shape(x=(2, 6))[1]
+            (['sp_output0', 'sp_output1', 'sp_output2'], [(2, 2)])
+        """
+        data = _data_arg("SliceChannel", data)
+        if num_outputs is None or int(num_outputs) < 1:
+            raise _MXNetValueError(
+                f"mx.sym.SliceChannel: num_outputs must be a positive int, got {num_outputs!r}"
+            )
+        name = name or _auto_name(hint)
+        token = object()
+        outs = [
+            Symbol(
+                "SliceChannel",
+                name,
+                [data],
+                {
+                    "num_outputs": int(num_outputs),
+                    "axis": int(axis),
+                    "squeeze_axis": bool(squeeze_axis),
+                    "index": i,
+                    "key": token,
+                },
+            )
+            for i in range(int(num_outputs))
+        ]
+        return outs[0] if len(outs) == 1 else Symbol("Group", name, outs)
+
+    SliceChannel.__name__ = SliceChannel.__qualname__ = "SliceChannel"
+    return SliceChannel
+
+
+SliceChannel = _slice_layer("slicechannel")
+split = _slice_layer("split")
+
+LinearRegressionOutput = _regression("LinearRegressionOutput", "data", "out - label")
+LogisticRegressionOutput = _regression(
+    "LogisticRegressionOutput", "1 / (1 + e^-data)", "out - label"
+)
+MAERegressionOutput = _regression("MAERegressionOutput", "data", "sign(out - label)")
 
 
 def load_json(json_str: str) -> Symbol:

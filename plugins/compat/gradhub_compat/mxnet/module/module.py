@@ -365,7 +365,7 @@ class Module(BaseModule):
     # -- binding -----------------------------------------------------------------------------
     def _new_exec(self, share: Executor | None) -> Executor:
         """An executor for the current shapes; with ``share``, the parameters (and their
-        gradient arrays) are ``share``'s arrays."""
+        gradient arrays) and the auxiliary states are ``share``'s arrays."""
         shapes = {d.name: tuple(d.shape) for d in self._data_shapes}  # type: ignore[union-attr]
         types = {d.name: d.dtype for d in self._data_shapes}  # type: ignore[union-attr]
         for d in self._label_shapes or []:
@@ -381,7 +381,9 @@ class Module(BaseModule):
             args[n] = share.arg_dict[n]
             grads[n] = share.grad_dict.get(n)
         grads = {k: v for k, v in grads.items() if v is not None}
-        return self._symbol.bind(ctx, args, grads, self._grad_reqs)
+        # the auxiliary states (BatchNorm's moving statistics) are share's arrays too
+        auxs = {n: share.aux_dict[n] for n in self._aux_names}
+        return self._symbol.bind(ctx, args, grads, self._grad_reqs, aux_states=auxs)
 
     def bind(
         self,
@@ -651,14 +653,14 @@ class Module(BaseModule):
         outs = list(self._exec.outputs)  # type: ignore[union-attr]
         return outs if merge_multi_context else [[o] for o in outs]  # type: ignore[misc]
 
-    def get_input_grads(self, merge_multi_context: bool = True) -> list[NDArray]:
+    def get_input_grads(self, merge_multi_context: bool = True) -> list[Any]:
         """The gradients of the data inputs (bound with ``inputs_need_grad=True``)."""
         _require(
             self.binded and self.params_initialized and self.inputs_need_grad,
             "get_input_grads: bind with inputs_need_grad=True",
         )
-        grads = [self._exec.grad_dict[d.name] for d in self._data_shapes]  # type: ignore[union-attr,misc]
-        return grads if merge_multi_context else [[g] for g in grads]  # type: ignore[misc]
+        grads: list[Any] = [self._exec.grad_dict[d.name] for d in self._data_shapes]  # type: ignore[union-attr]
+        return grads if merge_multi_context else [[g] for g in grads]
 
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """``eval_metric.update_dict`` with the labels by label name and the outputs by output

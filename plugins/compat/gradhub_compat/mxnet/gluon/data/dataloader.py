@@ -159,6 +159,7 @@ class DataLoader:
         self._batch_sampler = batch_sampler
         self._num_workers = num_workers if num_workers >= 0 else 0
         self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
+        self._batchify_fn: Callable[[list[Any]], Any]
         if batchify_fn is None:
             self._batchify_fn = default_mp_batchify_fn if num_workers > 0 else default_batchify_fn
         else:

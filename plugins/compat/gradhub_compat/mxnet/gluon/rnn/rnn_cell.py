@@ -63,6 +63,17 @@ def _cells_begin_state(cells: Any, **kwargs: Any) -> list[NDArray]:
     return [state for c in cells for state in c.begin_state(**kwargs)]
 
 
+def _as_cell(block: Block, owner: Block) -> RecurrentCell:
+    """``block``, a child of the recurrent cell ``owner``, as a :class:`RecurrentCell` (the
+    children of a recurrent cell are cells, as mxnet assumes); anything else raises."""
+    if not isinstance(block, RecurrentCell):
+        raise TypeError(
+            f"gluon.rnn: the child {block.name} of {owner.name} is a {type(block).__name__}, "
+            "not a recurrent cell"
+        )
+    return block
+
+
 def _get_begin_state(cell: Any, begin_state: Any, inputs: Any, batch_size: int) -> Any:
     if begin_state is None:
         ctx = inputs.context if isinstance(inputs, NDArray) else inputs[0].context
@@ -157,7 +168,7 @@ class RecurrentCell(Block):
         self._init_counter = -1
         self._counter = -1
         for cell in self._children.values():
-            cell.reset()
+            _as_cell(cell, self).reset()
 
     def state_info(self, batch_size: int = 0) -> list[dict[str, Any]]:
         """The shapes (and layouts) of the states: overridden by the cells."""
@@ -285,6 +296,10 @@ class _GatedCell(HybridRecurrentCell):
 
     def __repr__(self) -> str:
         shape = self.i2h_weight.shape
+        if shape is None:
+            raise AssertionError(
+                f"{self.__class__.__name__}: i2h_weight has no shape (it is registered with one)"
+            )
         mapping = f"{shape[1] if shape[1] else None} -> {shape[0]}"
         extra = f", {self._activation}" if isinstance(self, RNNCell) else ""
         return f"{self.__class__.__name__}({mapping}{extra})"
@@ -457,10 +472,14 @@ class _SequentialMixin:
     def state_info(self, batch_size: int = 0) -> list[dict[str, Any]]:
         return _cells_state_info(self._children.values(), batch_size)
 
-    def begin_state(self, **kwargs: Any) -> list[Any]:
+    def begin_state(
+        self, batch_size: int = 0, func: Callable[..., Any] = nd.zeros, **kwargs: Any
+    ) -> list[Any]:
         """The children's initial states, in order."""
         _check_not_modified(self)
-        return _cells_begin_state(self._children.values(), **kwargs)
+        return _cells_begin_state(
+            self._children.values(), batch_size=batch_size, func=func, **kwargs
+        )
 
     def __call__(self, inputs: Any, states: Any) -> Any:
         self._counter += 1
@@ -617,8 +636,11 @@ class ModifierCell(HybridRecurrentCell):
     def state_info(self, batch_size: int = 0) -> list[dict[str, Any]]:
         return self.base_cell.state_info(batch_size)
 
-    def begin_state(self, func: Callable[..., Any] = nd.zeros, **kwargs: Any) -> list[Any]:
-        """The base cell's initial states."""
+    def begin_state(  # type: ignore[override]  # (mxnet 1.9.1's: func first, batch_size by name)
+        self, func: Callable[..., Any] = nd.zeros, **kwargs: Any
+    ) -> list[Any]:
+        """The base cell's initial states (mxnet 1.9.1's signature: ``func`` first, the batch
+        size by keyword)."""
         _check_not_modified(self)
         self.base_cell._modified = False
         begin = self.base_cell.begin_state(func=func, **kwargs)
@@ -743,10 +765,14 @@ class BidirectionalCell(HybridRecurrentCell):
     def state_info(self, batch_size: int = 0) -> list[dict[str, Any]]:
         return _cells_state_info(self._children.values(), batch_size)
 
-    def begin_state(self, **kwargs: Any) -> list[Any]:
+    def begin_state(
+        self, batch_size: int = 0, func: Callable[..., Any] = nd.zeros, **kwargs: Any
+    ) -> list[Any]:
         """The two cells' initial states."""
         _check_not_modified(self)
-        return _cells_begin_state(self._children.values(), **kwargs)
+        return _cells_begin_state(
+            self._children.values(), batch_size=batch_size, func=func, **kwargs
+        )
 
     def unroll(
         self,
@@ -761,7 +787,8 @@ class BidirectionalCell(HybridRecurrentCell):
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
         reversed_inputs = _reverse_sequences(inputs, length, valid_length)
         states = _get_begin_state(self, begin_state, inputs, batch_size)
-        l_cell, r_cell = self._children.values()
+        l_block, r_block = self._children.values()
+        l_cell, r_cell = _as_cell(l_block, self), _as_cell(r_block, self)
         n_l = len(l_cell.state_info(batch_size))
         l_outputs, l_states = l_cell.unroll(
             length, inputs=inputs, begin_state=states[:n_l], layout=layout,

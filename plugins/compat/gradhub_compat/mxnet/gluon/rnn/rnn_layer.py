@@ -39,6 +39,9 @@ _DOCS = "docs/migration-mxnet.md"
 class _RNNLayer(HybridBlock):
     """The fused layers' implementation (see the module documentation)."""
 
+    # Set by ``_register_param`` (with ``setattr``) for every layer; declared for the type check.
+    l0_i2h_weight: Parameter
+
     def __init__(
         self,
         hidden_size: int,
@@ -110,6 +113,10 @@ class _RNNLayer(HybridBlock):
 
     def __repr__(self) -> str:
         shape = self.l0_i2h_weight.shape
+        if shape is None:
+            raise AssertionError(
+                f"{self.__class__.__name__}: l0_i2h_weight has no shape (it is registered with one)"
+            )
         s = f"{self.__class__.__name__}({shape[1] if shape[1] else None} -> "
         s += f"{shape[0] // self._gates}, {self._layout}"
         if self._num_layers != 1:
