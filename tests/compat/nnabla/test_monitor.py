@@ -1,6 +1,6 @@
 """``gradhub_compat.nnabla.monitor``: the files (names, bytes) and log lines of ``Monitor``,
 ``MonitorSeries`` and ``MonitorTimeElapsed`` against nnabla 1.39's for the same calls,
-``tile_images``, the image monitors' refusal, and a small training script (``data/
+``tile_images``, the image monitors' folders, and a small training script (``data/
 make_monitor_reference.py``) whose batches, losses and series file equal nnabla 1.39's run of
 the same script (``data/monitor_reference.json``)."""
 
@@ -138,12 +138,13 @@ def test_time_elapsed_default_interval_is_100() -> None:
     assert t.flush_at == 99
 
 
-def test_image_monitors_raise_and_write_nothing(tmp_path: Path) -> None:
+def test_image_monitors_make_their_folder(tmp_path: Path) -> None:
+    # (the image monitors write PNG files since 2026-11-27, see test_image_monitors.py; before,
+    # they raised NotImplementedError)
     m = Monitor(str(tmp_path))
     for cls in (MonitorImage, MonitorImageTile):
-        with pytest.raises(NotImplementedError, match=r"docs/migration-nnabla\.md"):
-            cls("fake images", m, interval=1)
-    assert os.listdir(tmp_path) == []
+        cls(f"{cls.__name__} images", m, interval=1)
+    assert sorted(os.listdir(tmp_path)) == ["MonitorImage-images", "MonitorImageTile-images"]
 
 
 def test_tile_images_is_nnabla_s() -> None:

@@ -50,7 +50,14 @@ from ._auto_forward import get_auto_forward as _get_auto_forward
 from ._auto_forward import set_auto_forward as _set_auto_forward
 from ._hooks import forward_with_hooks as _forward_with_hooks
 from ._parameter_files import load_parameters, save_parameters
-from ._variable import NdArray, Variable, _buffer_owner, _Unlinked, freed_buffers_error
+from ._variable import (
+    NdArray,
+    Variable,
+    _buffer_owner,
+    _Unlinked,
+    freed_buffers_error,
+    redraw_random_leaves,
+)
 from .ext_utils import NnablaContextConstructor as Context
 from .logger import logger as logger  # nn.logger: the Logger, not the module, as nnabla
 
@@ -82,6 +89,8 @@ _SUBMODULES = (
     "ext_utils",
     "parameter",
     "solvers",
+    "solver",
+    "random",
     "initializer",
     "testing",
     "monitor",
@@ -92,6 +101,8 @@ _SUBMODULES = (
 def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "seed":  # nnabla's nn.seed is nnabla.random.seed
+        return importlib.import_module(f"{__name__}.random").seed
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -152,6 +163,7 @@ def forward_all(
             raise TypeError(
                 f"nnabla.forward_all: variables[{i}] must be a Variable, got {type(v).__name__}"
             )
+    redraw_random_leaves(variables)
     _forward_with_hooks(variables, function_pre_hook, function_post_hook)
 
 

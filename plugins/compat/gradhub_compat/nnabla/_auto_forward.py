@@ -7,6 +7,9 @@ its running mean and variance in place each time its kernel runs. So while auto_
 the layer's batch normalization (``F.batch_normalization``, ``PF.batch_normalization``) puts the
 running statistics back as they were before the build, and only ``forward()`` updates them, as in
 nnabla; with auto_forward on, building updates them once (nnabla computes at build time then).
+Likewise, numpy's floating-point warnings of the build-time computation (``0 / 0`` on a new
+Variable's zeros, as in ``noise / F.sum(noise ** 2) ** 0.5``) are not shown while auto_forward is
+off (:func:`quiet_unless_auto_forward`): nnabla computes nothing there.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from gradhub.variable import Variable as _NativeVariable
 
 
@@ -63,3 +67,15 @@ def kept_unless_auto_forward(arrays: Sequence[Any]) -> Iterator[None]:
     finally:
         for a, s in saved:
             a[...] = s
+
+
+@contextmanager
+def quiet_unless_auto_forward() -> Iterator[None]:
+    """Ignore numpy's floating-point warnings (``divide``, ``invalid``, ``over``, ``under``) in
+    the block unless auto_forward is on: the block builds a graph, whose values nnabla does not
+    compute until ``forward()``, so warnings about them (a new Variable holds zeros) are noise."""
+    if _flag.auto:
+        yield
+        return
+    with np.errstate(all="ignore"):
+        yield

@@ -31,7 +31,8 @@ from gradhub.modes import no_grad
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_detach, observe_hand_out, observe_wrap, observe_write
 
-from .._common import adopt, call_native, install_operators
+from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
+from ._auto_forward import quiet_unless_auto_forward
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
 from ._hooks import visit as _visit
 from ._layer_functions import SET_ITEM, set_item
@@ -743,6 +744,7 @@ class Variable(NativeVariable):
         showing ``f.name``, ``f.info.type_name``, ``f.inputs`` and ``f.outputs`` (as nnabla).
         """
         _need_grad_again(self)
+        redraw_random_leaves([self])
         if function_pre_hook is not None or function_post_hook is not None:
             forward_with_hooks(self, function_pre_hook, function_post_hook)
             return
@@ -855,6 +857,24 @@ def _not_persistent(y: NativeVariable) -> tuple[bool, list[tuple[Any, Any]]] | N
             else:
                 others.append((v, v._grad))
     return (True, others) if found else None
+
+
+def _quiet_operator(name: str) -> Callable[..., Any]:
+    op = getattr(Variable, name)
+
+    def quiet(self: Any, *args: Any) -> Any:
+        with quiet_unless_auto_forward():
+            return op(self, *args)
+
+    quiet.__name__ = quiet.__qualname__ = name
+    quiet.__doc__ = op.__doc__
+    return quiet
+
+
+# the arithmetic operators compute at build time without numpy's floating-point warnings while
+# auto_forward is off (see _auto_forward), as the functions of F and PF
+for _name in (*BINARY_OPERATORS, "__neg__", "__pos__", "__abs__"):
+    setattr(Variable, _name, _quiet_operator(_name))
 
 
 class _Unlinked(Variable):
@@ -1023,6 +1043,42 @@ def set_item_in_place(x: Variable, key: Any, value: Any) -> None:
 
 #: output Variable -> the need_grad generation at which its graph's flags were last worked out
 _need_grad_seen: weakref.WeakKeyDictionary[NativeVariable, int] = weakref.WeakKeyDictionary()
+
+
+# the Variables of F.rand, F.randn and F.randint, and the index Variables of F.random_flip,
+# random_shift and random_crop (id -> [weak reference, draw, fresh]): as nnabla's random
+# functions, they draw new values each time forward() executes a graph holding them
+_random_leaves: dict[int, list[Any]] = {}
+
+
+def register_random_leaf(v: NativeVariable, draw: Callable[[], Any], fresh: bool) -> None:
+    """Have ``forward()`` (and ``nn.forward_all``) give the leaf ``v`` the values ``draw()``
+    returns each time it executes a graph holding ``v`` (before the graph's functions run).
+    ``fresh``: the first such ``forward()`` keeps the values ``v`` was made with (built with
+    auto_forward off, nnabla draws them at that first execution)."""
+    key = id(v)
+    _random_leaves[key] = [weakref.ref(v, lambda _: _random_leaves.pop(key, None)), draw, fresh]
+
+
+def redraw_random_leaves(outputs: Iterable[NativeVariable]) -> None:
+    """Draw new values into the random leaves (see :func:`register_random_leaf`) of the graphs
+    producing ``outputs``, as nnabla's ``forward()`` executes its random functions."""
+    if not _random_leaves:
+        return
+    outputs = list(outputs)
+    seen: set[int] = set()
+    candidates = [v for v in outputs if v._creator is None]
+    for node in collect_graph(outputs):
+        candidates.extend(node.srcs)
+    for v in candidates:
+        entry = _random_leaves.get(id(v))
+        if entry is None or id(v) in seen or entry[0]() is not v:
+            continue
+        seen.add(id(v))
+        if entry[2]:
+            entry[2] = False
+        else:
+            v.d = entry[1]()
 
 
 def _need_grad_again(y: NativeVariable) -> None:

@@ -31,8 +31,13 @@ from gradhub.variable import Variable as _NativeVariable
 
 from .._common import adopt, wrapped_attribute
 from . import _layer_functions as _layer
-from ._auto_forward import kept_unless_auto_forward, running_array
-from ._variable import NdArray, Variable
+from ._auto_forward import (
+    get_auto_forward,
+    kept_unless_auto_forward,
+    quiet_unless_auto_forward,
+    running_array,
+)
+from ._variable import NdArray, Variable, register_random_leaf
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
@@ -52,6 +57,365 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
     v = Variable.__new__(Variable)
     _NativeVariable.__init__(v, arr, need_grad=False)
     return v
+
+
+def _random(name: str, kind: str, a: Any, b: Any, shape: Any, seed: int) -> Variable:
+    native = getattr(_native, name)
+    v = adopt(native(a, b, shape, seed), Variable)
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        # nnabla seeds the function's generator once: each forward() continues its sequence
+        rng = np.random.default_rng(int(seed))
+        size = tuple(v.shape)
+
+        def draw() -> Any:
+            if kind == "uniform":
+                return rng.uniform(float(a), float(b), size).astype(np.float32)
+            if kind == "normal":
+                return np.asarray(rng.normal(float(a), float(b), size)).astype(np.float32)
+            return rng.integers(int(a), int(b), size, dtype=np.int32)
+
+        draw()  # (the values of the call itself, which the native function drew alike)
+    else:
+
+        def draw() -> Any:
+            return native(a, b, shape, -1).d
+
+    register_random_leaf(v, draw, not get_auto_forward())
+    return v
+
+
+def rand(low: float = 0, high: float = 1, shape: Any = (), seed: int = -1) -> Variable:
+    r"""nnabla's ``F.rand``: samples of :math:`U(low, high)` of ``shape``, a float32 Variable
+    that needs no gradient, **drawn again at each** ``forward()`` of a graph holding it (also
+    ``forward()`` on itself), as nnabla's ``Rand`` function. ``seed=-1`` draws from gradhub's
+    global generator (``gradhub.seed``), ``seed >= 0`` from a generator of its own seeded once,
+    whose sequence each ``forward()`` continues (as nnabla's); numpy's generators, so the numbers
+    are not nnabla's. Built with auto_forward off, it already holds the draw of its first
+    ``forward()`` (nnabla's holds nothing until then), which that ``forward()`` keeps.
+
+    Example::
+
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> eps = F.rand(shape=(3,), seed=0)
+        >>> y = eps * 2
+        >>> y.forward()
+        >>> first = y.d.copy()
+        >>> y.forward()
+        >>> bool((y.d != first).all()), bool(((0 <= eps.d) & (eps.d < 1)).all())
+        (True, True)
+    """
+    return _random("rand", "uniform", low, high, shape, seed)
+
+
+def randn(mu: float = 0, sigma: float = 1, shape: Any = (), seed: int = -1) -> Variable:
+    r"""nnabla's ``F.randn``: samples of :math:`N(\mu, \sigma)` of ``shape`` (float32, no
+    gradient), drawn again at each ``forward()`` as :func:`rand` (the VAE's reparameterization
+    noise is new at every step, as in nnabla).
+
+    Example::
+
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> F.randn(shape=(2, 3), seed=1).shape
+        (2, 3)
+    """
+    return _random("randn", "normal", mu, sigma, shape, seed)
+
+
+def randint(low: int = 0, high: int = 1, shape: Any = (), seed: int = -1) -> Variable:
+    r"""nnabla's ``F.randint``: integers drawn uniformly from :math:`[low, high)` of ``shape``
+    (int32, no gradient), drawn again at each ``forward()`` as :func:`rand`.
+
+    Example::
+
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = F.randint(0, 5, shape=(4,), seed=0)
+        >>> bool(((0 <= x.d) & (x.d < 5)).all())
+        True
+    """
+    return _random("randint", "integers", low, high, shape, seed)
+
+
+def _augment_rng(fn: str, seed: Any) -> Any:
+    """A generator of its own for ``seed >= 0``, None for the random functions' global one."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < -1:
+        raise ValueError(f"nnabla F.{fn}: seed must be -1 or an int >= 0, got {seed!r}")
+    return np.random.default_rng(int(seed)) if seed >= 0 else None
+
+
+def _integers(rng: Any, low: int, high: int, size: tuple[int, ...]) -> np.ndarray:
+    """Integers in ``[low, high)``: from ``rng``, or (None) from the global generator of the
+    random functions (``F.randint(..., seed=-1)``'s, reseeded by ``nn.random.seed``)."""
+    if rng is not None:
+        return rng.integers(low, high, size)
+    return np.asarray(_native.randint(low, high, size, -1).d, dtype=np.int64)
+
+
+def _augment_axes(fn: str, x: Any, base_axis: Any, sizes: Any, what: str) -> list[int]:
+    """The axes (aligned to the last ones, after ``base_axis``) that ``sizes`` give values for."""
+    nd = len(x.shape)
+    if isinstance(base_axis, bool) or not isinstance(base_axis, (int, np.integer)):
+        raise TypeError(f"nnabla F.{fn}: base_axis must be an int, got {base_axis!r}")
+    if not 0 <= base_axis < nd:
+        raise ValueError(f"nnabla F.{fn}: base_axis={base_axis} is out of range for {x.shape}")
+    if len(sizes) > nd - base_axis:
+        raise ValueError(
+            f"nnabla F.{fn}: {what} {tuple(sizes)} has more entries than the axes after "
+            f"base_axis={base_axis} of an input of shape {tuple(x.shape)}"
+        )
+    return list(range(nd - len(sizes), nd))
+
+
+def _gathered(x: Any, base_axis: int, axis: int, draw: Callable[[], np.ndarray]) -> Any:
+    """``x`` gathered along ``axis`` with per-sample indices (``x.shape[:base_axis] + (L,)``)
+    that ``draw`` returns, drawn again at each ``forward()`` (a random leaf)."""
+    idx = Variable.from_numpy_array(draw())
+    register_random_leaf(idx, draw, not get_auto_forward())
+    return _native.gather(x, idx, axis=axis, batch_dims=base_axis)
+
+
+def random_flip(x: Any, axes: Any = None, base_axis: int = 1, seed: int = -1) -> Any:
+    r"""nnabla's ``F.random_flip``: each sample (the axes before ``base_axis``) is reversed along
+    each of ``axes`` (default: the last axis) with probability 1/2, the choices drawn again at
+    each ``forward()`` (as nnabla's random functions; numpy's generator, so other choices than
+    nnabla's for the same seed). The gradient is reversed back, as nnabla's.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.tile(np.arange(3.0), (4, 1)))
+        >>> y = F.random_flip(x, seed=0)
+        >>> sorted({tuple(r) for r in y.d.tolist()})
+        [(0.0, 1.0, 2.0), (2.0, 1.0, 0.0)]
+    """
+    x = _as_variable(x, "random_flip")
+    nd = len(x.shape)
+    axes = [nd - 1] if axes is None else [int(a) + nd if int(a) < 0 else int(a) for a in axes]
+    if any(not base_axis <= a < nd for a in axes):
+        raise ValueError(f"nnabla F.random_flip: axes {axes} must lie in [base_axis, {nd})")
+    _augment_axes("random_flip", x, base_axis, [], "axes")
+    rng = _augment_rng("random_flip", seed)
+    samples = tuple(x.shape[:base_axis])
+    h = x
+    for a in axes:
+        n = x.shape[a]
+
+        def draw(n: int = n) -> np.ndarray:
+            flip = _integers(rng, 0, 2, samples + (1,)).astype(bool)
+            return np.where(flip, np.arange(n)[::-1], np.arange(n)).astype(np.int64)
+
+        h = _gathered(h, base_axis, a, draw)
+    return adopt(h, Variable)
+
+
+def random_shift(
+    x: Any,
+    shifts: Any = None,
+    border_mode: str = "nearest",
+    constant_value: float = 0,
+    base_axis: int = 1,
+    seed: int = -1,
+) -> Any:
+    r"""nnabla's ``F.random_shift``: each sample (the axes before ``base_axis``) is shifted along
+    the last ``len(shifts)`` axes by an integer drawn uniformly from ``[-shifts[k], shifts[k]]``,
+    ``y[..., j] = x[..., j + s]``; the places outside the input take the nearest element
+    (``border_mode="nearest"``), the mirrored one (``"reflect"``: ``-1`` reads ``0``, ``L``
+    reads ``L - 1``, as nnabla's) or ``constant_value`` (``"constant"``). The shifts are drawn
+    again at each ``forward()`` (numpy's generator, so other shifts than nnabla's for the same
+    seed); the gradient goes back to the elements read, summed where one was read several
+    times, as nnabla's.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.tile(np.arange(4.0), (50, 1)))
+        >>> y = F.random_shift(x, (1,), seed=0)
+        >>> sorted({tuple(r) for r in y.d.tolist()})
+        [(0.0, 0.0, 1.0, 2.0), (0.0, 1.0, 2.0, 3.0), (1.0, 2.0, 3.0, 3.0)]
+    """
+    x = _as_variable(x, "random_shift")
+    if border_mode not in ("nearest", "reflect", "constant"):
+        raise ValueError(
+            "nnabla F.random_shift: border_mode must be 'nearest', 'reflect' or 'constant', "
+            f"got {border_mode!r}"
+        )
+    shifts = [0] * (len(x.shape) - base_axis) if shifts is None else [int(s) for s in shifts]
+    if any(s < 0 for s in shifts):
+        raise ValueError(f"nnabla F.random_shift: shifts must be >= 0, got {shifts}")
+    axes = _augment_axes("random_shift", x, base_axis, shifts, "shifts")
+    rng = _augment_rng("random_shift", seed)
+    samples = tuple(x.shape[:base_axis])
+    h = x
+    for a, m in zip(axes, shifts):
+        if m == 0:
+            continue
+        n = x.shape[a]
+        if border_mode == "constant":
+            pad = [m, m] + [0, 0] * (len(x.shape) - 1 - a)
+            h = _native.pad(h, tuple(pad), mode="constant", constant_value=constant_value)
+
+        def draw(n: int = n, m: int = m) -> np.ndarray:
+            s = _integers(rng, -m, m + 1, samples + (1,))
+            i = np.arange(n) + s
+            if border_mode == "nearest":
+                i = np.clip(i, 0, n - 1)
+            elif border_mode == "reflect":
+                for _ in range(2 * (m // n + 1)):
+                    i = np.where(i < 0, -i - 1, np.where(i >= n, 2 * n - 1 - i, i))
+            else:
+                i = i + m  # (into the padded input)
+            return i.astype(np.int64)
+
+        h = _gathered(h, base_axis, a, draw)
+    return adopt(h, Variable)
+
+
+def random_crop(x: Any, shape: Any = None, base_axis: int = 1, seed: int = -1) -> Any:
+    r"""nnabla's ``F.random_crop``: from each sample (the axes before ``base_axis``) a block of
+    ``shape`` (the last ``len(shape)`` axes) at an offset drawn uniformly, again at each
+    ``forward()`` (numpy's generator, so other offsets than nnabla's for the same seed); the
+    gradient goes back to the block, zero elsewhere, as nnabla's. ``shape`` None keeps the
+    input.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.arange(2 * 1 * 4 * 4).reshape(2, 1, 4, 4))
+        >>> F.random_crop(x, (2, 3), seed=0).shape
+        (2, 1, 2, 3)
+    """
+    x = _as_variable(x, "random_crop")
+    shape = list(x.shape[base_axis:]) if shape is None else [int(s) for s in shape]
+    axes = _augment_axes("random_crop", x, base_axis, shape, "shape")
+    for a, m in zip(axes, shape):
+        if not 0 < m <= x.shape[a]:
+            raise ValueError(
+                f"nnabla F.random_crop: shape {tuple(shape)} does not fit in the input's shape "
+                f"{tuple(x.shape)}"
+            )
+    rng = _augment_rng("random_crop", seed)
+    samples = tuple(x.shape[:base_axis])
+    h = x
+    for a, m in zip(axes, shape):
+        n = x.shape[a]
+        if m == n:
+            continue
+
+        def draw(n: int = n, m: int = m) -> np.ndarray:
+            off = _integers(rng, 0, n - m + 1, samples + (1,))
+            return (np.arange(m) + off).astype(np.int64)
+
+        h = _gathered(h, base_axis, a, draw)
+    return adopt(h, Variable)
+
+
+def image_augmentation(
+    x: Any,
+    shape: Any = None,
+    pad: Any = (0, 0),
+    min_scale: float = 1.0,
+    max_scale: float = 1.0,
+    angle: float = 0.0,
+    aspect_ratio: float = 1.0,
+    distortion: float = 0.0,
+    flip_lr: bool = False,
+    flip_ud: bool = False,
+    brightness: float = 0.0,
+    brightness_each: bool = False,
+    contrast: float = 1.0,
+    contrast_center: float = 0.0,
+    contrast_each: bool = False,
+    noise: float = 0.0,
+    seed: int = -1,
+) -> Any:
+    r"""nnabla's ``F.image_augmentation``: each image of ``x`` (``(..., C, H, W)``) scaled by a
+    factor drawn log-uniformly from ``[min_scale, max_scale]`` (and an aspect ratio from
+    ``[1/aspect_ratio, aspect_ratio]``), rotated by an angle from ``[-angle, angle]``
+    (radians), cropped at a uniform position into ``shape`` (the last axes of the output;
+    ``pad`` widens the input for the crop), flipped (``flip_lr``, ``flip_ud``: each with
+    probability 1/2), distorted radially, sampled bilinearly (positions clamped to the image),
+    then ``(v + b - contrast_center) * c + contrast_center`` with a brightness ``b`` from
+    ``[-brightness, brightness]`` and a contrast ``c`` from ``[1/contrast, contrast]`` (per
+    channel with ``*_each``), plus normal noise of a standard deviation from ``[0, noise]``.
+
+    As nnabla 1.39's CPU kernel (the same generator, ``std::mt19937``, and the same order of
+    draws): with ``seed >= 0`` the values are nnabla's within float32 rounding, a new draw at
+    each ``forward()``; ``seed=-1`` seeds the function's generator from the random functions'
+    global one (``nn.random.seed``), so the draws differ from nnabla's. No gradient, as
+    nnabla's. A recorded node: ``forward()`` recomputes it from ``x``'s current data.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.random.RandomState(0).rand(2, 1, 8, 8))
+        >>> y = F.image_augmentation(x, (1, 6, 6), min_scale=0.9, max_scale=1.1, seed=3)
+        >>> y.forward()
+        >>> y.shape
+        (2, 1, 6, 6)
+    """
+    from ._image_augmentation import ImageAugmentation
+
+    x = _as_variable(x, "image_augmentation")
+    shape = tuple(x.shape) if shape is None else tuple(int(s) for s in shape)
+    if len(shape) < 2 or len(x.shape) < 2 or len(shape) > len(x.shape):
+        raise ValueError(
+            f"nnabla F.image_augmentation: shape {shape} must have 2 to {len(x.shape)} entries "
+            "(height and width last) for an input of shape "
+            f"{tuple(x.shape)}"
+        )
+    if tuple(shape[:-2]) != tuple(x.shape[len(x.shape) - len(shape) : -2]):
+        raise ValueError(
+            f"nnabla F.image_augmentation: shape {shape} may change only the height and width "
+            f"of an input of shape {tuple(x.shape)}"
+        )
+    pad = tuple(int(p) for p in pad)
+    if len(pad) != 2:
+        raise ValueError(f"nnabla F.image_augmentation: pad must be 2-d (height, width), got {pad}")
+    if min_scale <= 0 or max_scale <= 0 or aspect_ratio <= 0 or contrast <= 0:
+        raise ValueError(
+            "nnabla F.image_augmentation: min_scale, max_scale, aspect_ratio and contrast must "
+            "be positive"
+        )
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < -1:
+        raise ValueError(f"nnabla F.image_augmentation: seed must be -1 or >= 0, got {seed!r}")
+    if seed == -1:
+        seed = int(_integers(None, 0, 2**31 - 1, ()))
+    out_shape = tuple(x.shape[: len(x.shape) - len(shape)]) + shape
+    args = {
+        "pad": pad,
+        "min_scale": float(min_scale),
+        "max_scale": float(max_scale),
+        "angle": float(angle),
+        "aspect_ratio": float(aspect_ratio),
+        "distortion": float(distortion),
+        "flip_lr": bool(flip_lr),
+        "flip_ud": bool(flip_ud),
+        "brightness": float(brightness),
+        "brightness_each": bool(brightness_each),
+        "contrast": float(contrast),
+        "contrast_center": float(contrast_center),
+        "contrast_each": bool(contrast_each),
+        "noise": float(noise),
+    }
+    fn = ImageAugmentation(out_shape, args, int(seed), not get_auto_forward())
+    return adopt(fn(x), Variable)
+
+
+def random_erase(x: Any, *args: Any, **kwargs: Any) -> Any:
+    """nnabla's ``F.random_erase``: not supported, raises ``NotImplementedError`` (see
+    docs/migration-nnabla.md, 'Differences and limits'); ``F.image_augmentation``,
+    ``F.random_flip``, ``F.random_shift`` and ``F.random_crop`` are available."""
+    raise NotImplementedError(
+        "nnabla F.random_erase is not supported (see docs/migration-nnabla.md, "
+        "'Differences and limits')"
+    )
 
 
 def identity(x: Any) -> Any:
@@ -630,7 +994,8 @@ def _on_ndarrays(fn: Callable[..., Any]) -> Callable[..., Any]:
             for v in kwargs.values():
                 if type(v) is NdArray:
                     return _ndarray_call(fn, args, kwargs)
-        out = fn(*args, **kwargs)
+        with quiet_unless_auto_forward():
+            out = fn(*args, **kwargs)
         if type(out) is _NativeVariable:
             out.__class__ = Variable
             return out
@@ -1543,5 +1908,10 @@ def __dir__() -> list[str]:
             "binary_weight_convolution",
             "prune",
             "multi_head_attention",
+            "image_augmentation",
+            "random_flip",
+            "random_shift",
+            "random_crop",
+            "random_erase",
         }
     )

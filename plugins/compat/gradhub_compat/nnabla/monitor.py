@@ -7,9 +7,9 @@ The files are nnabla 1.39's, name for name and byte for byte (for the same calls
 ``verbose=True`` each flush also logs nnabla's line (``iter=2 {train loss}=0.5``) at INFO level
 on :data:`gradhub_compat.nnabla.logger.logger` (see that module for showing it).
 
-``MonitorImage`` and ``MonitorImageTile`` need an image writer (nnabla's uses Pillow, OpenCV or
-imageio), which this layer does not depend on: they raise ``NotImplementedError`` (see
-docs/migration-nnabla.md, 'Monitors and data iterators'). :func:`tile_images` is available.
+``MonitorImage`` and ``MonitorImageTile`` write 8-bit PNG files of minibatches of images
+(``path/<name>/<index>-<j>.png``, ``path/<name>/<index>.png``), the pixels nnabla's write (nnabla
+uses an image library; the layer writes PNG itself, so the compressed bytes differ).
 
 Example::
 
@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .logger import logger
+from .utils.image_utils import imsave
 
 __all__ = [
     "Monitor",
@@ -45,8 +46,6 @@ __all__ = [
     "MonitorTimeElapsed",
     "tile_images",
 ]
-
-_DOCS = "see docs/migration-nnabla.md, 'Monitors and data iterators'"
 
 
 def _check_interval(where: str, interval: Any) -> Any:
@@ -192,12 +191,29 @@ class MonitorTimeElapsed:
 
 
 class MonitorImage:
-    """nnabla's image monitor (PNG files under ``<save_path>/<name>/``): not supported.
+    """Saves images of a minibatch every ``interval`` indices, as nnabla's: ``add(index, var)``
+    at ``index == 0`` and wherever ``(index + 1) % interval == 0`` takes the first
+    ``num_images`` images of ``var`` (a Variable, NdArray or array shaped ``(N, ..., C, H,
+    W)``), maps them with ``normalize_method`` (default: min-max over the batch, ``(x - min) /
+    (max - min)``), keeps at most 3 channels (adds a channel of ones to 2), and writes each as
+    the 8-bit PNG ``<save_path>/<name, spaces as dashes>/<index:06d>-<j:03d>.png``
+    (``(x * 255)`` truncated to uint8; values outside ``[0, 1]`` raise ``ValueError``, as
+    nnabla's ``imsave``). The constructor creates the folder. nnabla's files are written by an
+    image library (Pillow...); these are written by the layer itself: the same pixels, other
+    compressed bytes.
 
-    Writing PNG files needs an image library (nnabla's ``imsave`` uses Pillow, OpenCV or
-    imageio), which this layer does not depend on; the constructor raises
-    ``NotImplementedError`` and writes nothing (no folder). Save ``tile_images(x)`` with an
-    image library of your choice instead.
+    Example::
+
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from gradhub_compat.nnabla.monitor import Monitor, MonitorImage
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> mi = MonitorImage("noise", Monitor(tmp.name), interval=2, num_images=2, verbose=False)
+        >>> for i in range(4):
+        ...     mi.add(i, np.random.RandomState(0).randn(10, 3, 8, 8))
+        >>> sorted(os.listdir(os.path.join(tmp.name, "noise")))[:4]
+        ['000000-000.png', '000000-001.png', '000001-000.png', '000001-001.png']
+        >>> tmp.cleanup()
     """
 
     def __init__(
@@ -209,22 +225,84 @@ class MonitorImage:
         num_images: int = 16,
         normalize_method: Any = None,
     ) -> None:
-        raise NotImplementedError(
-            f"nnabla.monitor.{type(self).__name__}: writing PNG images needs an image library "
-            f"that this layer does not depend on ({_DOCS}); save "
-            "gradhub_compat.nnabla.monitor.tile_images(x) with one instead"
+        where = f"nnabla.monitor.{type(self).__name__}"
+        if not isinstance(name, str):
+            raise TypeError(f"{where}: name must be a str, got {type(name).__name__}")
+        if not hasattr(monitor, "save_path"):
+            raise TypeError(f"{where}: monitor must be a Monitor, got {type(monitor).__name__}")
+        self.name = name
+        self.interval = _check_interval(where, interval)
+        self.verbose = verbose
+        self.normalize_method = (
+            self.default_normalize_method if normalize_method is None else normalize_method
         )
+        self.num_images = num_images
+        self.save_dir = os.path.join(monitor.save_path, name.replace(" ", "-"))
+        os.makedirs(self.save_dir, exist_ok=True)
+
+    def default_normalize_method(self, x: np.ndarray) -> np.ndarray:
+        """Min-max normalization over the whole batch: ``(x - x.min()) / (x.max() - x.min())``."""
+        ma = x.max()
+        mi = x.min()
+        return (x - mi) / (ma - mi)
+
+    def _batch(self, index: int, var: Any) -> np.ndarray | None:
+        if index and (index + 1) % self.interval:
+            return None
+        where = f"nnabla.monitor.{type(self).__name__}.add"
+        data = np.array(var.d if hasattr(var, "d") else getattr(var, "data", var))
+        if data.ndim <= 2:
+            raise ValueError(f"{where}: var must be shaped (N, ..., C, H, W), got {data.shape}")
+        channels = data.shape[-3]
+        data = data.reshape(-1, *data.shape[-3:])
+        data = data[: min(data.shape[0], self.num_images)]
+        data = np.asarray(self.normalize_method(data))
+        if channels > 3:
+            data = data[:, :3]
+        elif channels == 2:
+            data = np.concatenate([data, np.ones((data.shape[0], 1) + data.shape[-2:])], axis=1)
+        return data
 
     def add(self, index: int, var: Any) -> None:
-        """Not supported (see the class)."""
-        raise NotImplementedError(
-            f"nnabla.monitor.{type(self).__name__}.add: not supported ({_DOCS})"
-        )
+        """Write the images of ``var`` at ``index`` if it is a flush index (see the class)."""
+        data = self._batch(index, var)
+        if data is None:
+            return
+        path_tmpl = os.path.join(self.save_dir, f"{index:06d}" + "-{}")
+        for j in range(min(self.num_images, data.shape[0])):
+            img = data[j].transpose(1, 2, 0)
+            imsave(path_tmpl.format(f"{j:03d}.png"), img)
+        if self.verbose:
+            logger.info(f"iter={index} {{{self.name}}} are written to {path_tmpl.format('*.png')}.")
 
 
 class MonitorImageTile(MonitorImage):
-    """nnabla's tiled image monitor (``<save_path>/<name>/<index>.png``): not supported, as
-    :class:`MonitorImage` (the tiling itself is :func:`tile_images`)."""
+    """As :class:`MonitorImage`, but the images of each flush are tiled with
+    :func:`tile_images` into one PNG, ``<save_path>/<name>/<index:06d>.png``, as nnabla's.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from gradhub_compat.nnabla.monitor import Monitor, MonitorImageTile
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> mi = MonitorImageTile("fake", Monitor(tmp.name), interval=2, verbose=False)
+        >>> for i in range(4):
+        ...     mi.add(i, np.random.RandomState(0).randn(5, 1, 4, 4))
+        >>> sorted(os.listdir(os.path.join(tmp.name, "fake")))
+        ['000000.png', '000001.png', '000003.png']
+        >>> tmp.cleanup()
+    """
+
+    def add(self, index: int, var: Any) -> None:
+        """Write the tiled images of ``var`` at ``index`` if it is a flush index."""
+        data = self._batch(index, var)
+        if data is None:
+            return
+        path = os.path.join(self.save_dir, f"{index:06d}.png")
+        imsave(path, tile_images(data))
+        if self.verbose:
+            logger.info(f"iter={index} {{{self.name}}} is written to {path}.")
 
 
 def tile_images(data: np.ndarray, padsize: int = 1, padval: float = 0) -> np.ndarray:

@@ -27,7 +27,7 @@ from gradhub import parametric_functions as _native
 from gradhub.modes import is_recording
 
 from .._common import adopt, wrapped_attribute
-from ._auto_forward import get_auto_forward, kept_unless_auto_forward
+from ._auto_forward import get_auto_forward, kept_unless_auto_forward, quiet_unless_auto_forward
 from ._variable import Variable, _Unlinked
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
@@ -81,6 +81,44 @@ def _affine_base_axis(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[A
                 f"{tuple(inp.shape)} (from -{nd} to {nd - 1})"
             )
         a["base_axis"] = ba + nd
+    return bound.args, bound.kwargs
+
+
+# the size arguments nnabla converts to C++ integers, so that a float such as ``maxh / 2``
+# (nnabla's example programs) names a size
+_SIZE_ARGS = ("n_outmaps", "outmaps", "kernel")
+
+
+def _whole(pf: str, key: str, value: Any) -> Any:
+    if isinstance(value, (float, np.floating)):
+        if not float(value).is_integer():
+            raise TypeError(
+                f"nnabla PF.{pf}: {key} must be a whole number, got {value!r} (nnabla truncates "
+                "it; see docs/migration-nnabla.md, 'Differences and limits')"
+            )
+        return int(value)
+    return value
+
+
+def _integral_sizes(fn: Callable[..., Any], pf: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
+    """The arguments of ``PF.<pf>`` with the sizes ``n_outmaps``, ``outmaps`` and ``kernel``
+    given as whole floats (``128.0``, or tuples of them) made ints, as nnabla accepts them; a
+    float with a fraction raises ``TypeError`` (nnabla truncates it)."""
+    if not any(isinstance(v, (float, np.floating, tuple, list)) for v in (*args, *kwargs.values())):
+        return args, kwargs
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return args, kwargs  # the native call names the problem
+    a = bound.arguments
+    for key in _SIZE_ARGS:
+        if key not in a:
+            continue
+        v = a[key]
+        if isinstance(v, (tuple, list)):
+            a[key] = type(v)(_whole(pf, key, e) for e in v)
+        else:
+            a[key] = _whole(pf, key, v)
     return bound.args, bound.kwargs
 
 
@@ -141,10 +179,11 @@ def _in_scope(f: Callable[..., Any], name: Any, sub: str) -> Callable[..., Any]:
 
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = _integral_sizes(fn, name, args, kwargs)
         if name == "affine":
             args, kwargs = _affine_base_axis(fn, args, kwargs)
         args, kwargs = _scoped_apply(fn, name, args, kwargs)
-        with _parameters.parameter_use(_nnabla_use):
+        with _parameters.parameter_use(_nnabla_use), quiet_unless_auto_forward():
             if name == "batch_normalization":
                 out = adopt(_batch_normalization(fn, args, kwargs), Variable)
             else:

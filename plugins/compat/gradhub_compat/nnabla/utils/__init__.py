@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_SUBMODULES = ("data_iterator", "data_source")
+_SUBMODULES = ("data_iterator", "data_source", "image_utils", "save")
 
 
 def __getattr__(name: str) -> Any:
