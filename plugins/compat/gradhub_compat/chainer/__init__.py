@@ -86,6 +86,8 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(f"{__name__}.link"), name)
     if name == "Sequential":
         return importlib.import_module(f"{__name__}.sequential").Sequential
+    if name in _BACKEND_NAMES:
+        return getattr(importlib.import_module(f"{__name__}.backend"), name)
     if name in _REPORTER_NAMES:
         return getattr(importlib.import_module(f"{__name__}.reporter"), name)
     if name in _UNSUPPORTED_TRAINING:
@@ -112,7 +114,12 @@ _TRAINING_MODULES = (
     "iterators",
     "sequential",
     "training",
+    "backend",
+    "backends",
+    "chainerx",
 )
+#: chainer's device functions (``chainer.get_device``...), from :mod:`.backend`
+_BACKEND_NAMES = ("get_device", "using_device", "get_dtype")
 _TRAINING_NAMES = ("Chain", "ChainList", "Link", "Parameter")
 _REPORTER_NAMES = ("Reporter", "get_current_reporter", "report", "report_scope")
 #: the parts of chainer's training API the layer refuses (NotImplementedError naming the page)

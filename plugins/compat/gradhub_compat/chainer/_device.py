@@ -2,9 +2,11 @@
 ``Link.to_device``).
 
 ``'@numpy'``, the ``numpy`` module and ``-1`` are the CPU; ``'@cupy:N'`` and an int ``N >= 0``
-a CUDA device of the gradhub-cuda plugin; gradhub's own names (``'cpu'``, ``'cuda:N'``, any
-registered device kind) and a gradhub :class:`~gradhub.device.Device` are taken as they are.
-ChainerX (``'native:0'``) and iDeep (``'@intel64'``) raise NotImplementedError.
+a CUDA device of the gradhub-cuda plugin (integers also as strings, ``'-1'``); a chainer
+``backend.Device`` (:func:`gradhub_compat.chainer.get_device`) stands for its gradhub device;
+gradhub's own names (``'cpu'``, ``'cuda:N'``, any registered device kind) and a gradhub
+:class:`~gradhub.device.Device` are taken as they are. ChainerX (``'native:0'``) and iDeep
+(``'@intel64'``) raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -20,9 +22,17 @@ PAGE = "docs/migration-chainer.md"
 
 
 def get_device(spec: Any, where: str) -> Device:
-    """The gradhub device named by chainer's device specifier ``spec``."""
+    """The gradhub device named by chainer's device specifier ``spec`` (a chainer
+    ``backend.Device`` gives the gradhub device it wraps; a string of an integer is that
+    integer, as in chainer)."""
     if isinstance(spec, Device):
         return spec
+    from .backend import Device as ChainerDevice
+
+    if isinstance(spec, ChainerDevice):
+        return spec.device
+    if isinstance(spec, str) and spec.lstrip("+-").isdigit():
+        spec = int(spec)
     if spec is np or (isinstance(spec, str) and spec == "@numpy"):
         return _device("cpu", where)
     if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):

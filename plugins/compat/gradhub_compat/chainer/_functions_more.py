@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from builtins import max as builtins_max
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gradhub.variable import Variable as _NativeVariable
@@ -37,7 +37,7 @@ from .function_node import FunctionNode
 from .functions import _arr, _call, _dtype, _out, _shape
 from .utils.type_check import InvalidType
 
-__all__ = [
+__all__: list[str] = [
     "argmax_crf1d",
     "as_strided",
     "batch_det",
@@ -590,7 +590,7 @@ class _Inv(FunctionNode):
             raise ValueError("Input has singular matrices.") from None
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        (invx,) = self.get_retained_outputs()
+        invx = cast(Variable, self.get_retained_outputs()[0])
         (gy,) = grad_outputs
         if self.batched:
             ret = F.matmul(-invx, gy, transa=True)
@@ -697,7 +697,7 @@ class _Cholesky(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         (gy,) = grad_outputs
-        (y,) = self.get_retained_outputs()
+        y = cast(Variable, self.get_retained_outputs()[0])
         n = y.shape[0]
         dtype = y.dtype
         xp = _xp_of(y.array)
@@ -988,7 +988,7 @@ def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any], reduce: str = "mean")
         alpha = F.concat(alphas[::-1], axis=0)
     logz = F.logsumexp(alpha, axis=1)
     cost = F.reshape(cost, (n_label * n_label, 1))
-    score = F.select_item(xs[0], ys[0])
+    score: Any = F.select_item(xs[0], ys[0])
     scores = []
     for x, y, y_prev in zip(xs[1:], ys[1:], ys[:-1]):
         batch = _shape(x)[0]
@@ -1185,9 +1185,9 @@ def _outsize_pair(outsize: Any) -> tuple[int, int]:
     import numbers
 
     outh, outw = outsize if hasattr(outsize, "__iter__") else (outsize, outsize)
-    if not (isinstance(outh, numbers.Integral) and outh > 0):
+    if not (isinstance(outh, numbers.Integral) and int(outh) > 0):
         raise TypeError(f"outsize[0] must be positive integer: {type(outh)}, {outh}")
-    if not (isinstance(outw, numbers.Integral) and outw > 0):
+    if not (isinstance(outw, numbers.Integral) and int(outw) > 0):
         raise TypeError(f"outsize[1] must be positive integer: {type(outw)}, {outw}")
     return int(outh), int(outw)
 
@@ -1197,7 +1197,7 @@ def _scale_check(spatial_scale: Any) -> float:
 
     if isinstance(spatial_scale, numbers.Integral):
         spatial_scale = float(spatial_scale)
-    if not (isinstance(spatial_scale, numbers.Real) and spatial_scale > 0):
+    if not (isinstance(spatial_scale, numbers.Real) and float(spatial_scale) > 0):
         raise TypeError(
             f"spatial_scale must be a positive float number: {type(spatial_scale)}, {spatial_scale}"
         )
@@ -1475,7 +1475,7 @@ def _align_args(
     outh, outw = _outsize_pair(outsize)
     scale = _scale_check(spatial_scale)
     pair = tuple(sr) if hasattr(sr, "__iter__") else (sr, sr)
-    if not all((isinstance(s, numbers.Integral) and s >= 1) or s is None for s in pair):
+    if not all((isinstance(s, numbers.Integral) and int(s) >= 1) or s is None for s in pair):
         raise TypeError(f"sampling_ratio must be integer >= 1 or a pair of it: {pair}")
     ra, ia = _roi_check(label, x, rois, roi_indices, 4, float32_only=True)
     _n, c, h, w = _shape(x)
@@ -1661,7 +1661,7 @@ def batch_renormalization(
         running_mean += np.asarray(mean.array) * (1 - decay)
         running_var *= decay
         running_var += np.asarray(var.array) * ((1 - decay) * adjust)
-    return y if y.dtype == np.dtype(_dtype(x)) else F.cast(y, _dtype(x))
+    return cast(Variable, y) if y.dtype == np.dtype(_dtype(x)) else F.cast(y, _dtype(x))
 
 
 def fixed_batch_renormalization(
@@ -1853,7 +1853,7 @@ def fixed_decorrelated_batch_normalization(
     _decorrelated_check(label, x, groups)
     b, c = shape[:2]
     spatial, m, cg = _group_layout(shape, groups)
-    x_hat = F.reshape(F.transpose(x, (1, 0, *spatial)), (groups, cg, m))
+    x_hat: Any = F.reshape(F.transpose(x, (1, 0, *spatial)), (groups, cg, m))
     x_hat = x_hat - F.broadcast_to(F.expand_dims(mean, 2), (groups, cg, m))
     y_hat = F.matmul(projection, x_hat)
     return F.transpose(F.reshape(y_hat, (c, b, *shape[2:])), (1, 0, *spatial))
@@ -1943,8 +1943,8 @@ def spatial_transformer_sampler(x: Any, grid: Any, **kwargs: Any) -> Variable:
     out_h, out_w = gs[2:]
     dt = np.dtype(_dtype(x))
     g = F.reshape(grid, (b, 2, out_h * out_w))
-    u = (g[:, 0] + 1) * (w - 1) / 2 + 1
-    v = (g[:, 1] + 1) * (h - 1) / 2 + 1
+    u: Any = (g[:, 0] + 1) * (w - 1) / 2 + 1
+    v: Any = (g[:, 1] + 1) * (h - 1) / 2 + 1
     ua, va = np.asarray(u.array), np.asarray(v.array)
     u_in = (ua > 0) & (ua < w + 1)
     v_in = (va > 0) & (va < h + 1)
@@ -2010,8 +2010,8 @@ def cross_covariance(y: Any, z: Any, reduce: str = "half_squared_sum") -> Variab
     zc = z - F.broadcast_to(F.mean(z, axis=0, keepdims=True), zs)
     cov = F.matmul(yc, zc, transa=True) / n
     if reduce == "half_squared_sum":
-        return F.sum(cov * cov) * 0.5
-    return cov
+        return cast(Variable, F.sum(cov * cov) * 0.5)
+    return cast(Variable, cov)
 
 
 def decov(h: Any, reduce: str = "half_squared_sum") -> Variable:
@@ -2036,8 +2036,8 @@ def decov(h: Any, reduce: str = "half_squared_sum") -> Variable:
     off = F._const((1 - np.eye(m)).astype(np.dtype(_dtype(h))), h)
     cov = F.matmul(hc, hc, transa=True) * off / n
     if reduce == "half_squared_sum":
-        return F.sum(cov * cov) * 0.5
-    return cov
+        return cast(Variable, F.sum(cov * cov) * 0.5)
+    return cast(Variable, cov)
 
 
 class _FFT(FunctionNode):
@@ -2234,13 +2234,14 @@ def simplified_dropconnect(
     if mask is None:
         m = np.random.rand(*mshape) >= ratio
     else:
-        m = np.asarray(mask.array if isinstance(mask, _NativeVariable) else mask)
+        m = np.asarray(cast(Any, mask).array if isinstance(mask, _NativeVariable) else mask)
         if m.shape != mshape:
             raise _invalid(label, f"mask.shape == {mshape}", f"{m.shape}")
     wdt = np.dtype(_dtype(W))
     scale = wdt.type(1.0 / (1 - ratio))
     xm = F.reshape(x, (xs[0], ws[1]))
     wm = W * scale * F._const(m.astype(wdt), W)  # (N, out, in) or (out, in)
+    y: Any
     if use_batchwise_mask:
         y = F.matmul(wm, F.expand_dims(xm, 2))  # (N, out, 1)
     else:
@@ -2298,7 +2299,7 @@ def local_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1) -> Vari
             )
         rows.append(F.stack(cols, axis=2))  # (N, C, kw, oh, ow)
     patches = F.stack(rows, axis=2)  # (N, C, kh, kw, oh, ow)
-    y = F.einsum("ncklij,oijckl->noij", patches, W)
+    y: Any = F.einsum("ncklij,oijckl->noij", patches, W)
     if y.dtype != np.dtype(_dtype(x)):
         y = F.cast(y, _dtype(x))
     if b is not None:
@@ -2333,10 +2334,10 @@ def black_out(x: Any, t: Any, W: Any, samples: Any, reduce: str = "mean") -> Var
     blogz, bneg_y = F.broadcast(F.reshape(logz, (batch_size, 1)), neg_y)
     ny = F.log(1 - F.exp(bneg_y - blogz))
     py = F.reshape(pos_y, (batch_size,))
-    loss = -(py - logz + F.sum(ny, axis=1))
+    loss: Any = -(py - logz + F.sum(ny, axis=1))
     if reduce == "mean":
         loss = F.average(loss)
-    return loss
+    return cast(Variable, loss)
 
 
 # -- tree LSTM, clustering loss, negative sampling, strided views ------------------------------
@@ -2450,7 +2451,7 @@ def discriminative_margin_based_clustering_loss(
     mns = F.sum(emb * ms, axis=(3, 4))
     mns = mns / np.maximum(np.sum(ms, (2, 3, 4))[:, :, None], 1)
     mns_exp = mns[:, :, :, None, None]
-    l_reg = F.sum(nrm(mns, (1, 2)))
+    l_reg: Any = F.sum(nrm(mns, (1, 2)))
     l_reg = l_reg / (max_embedding_dim * es[0])
     l_var = nrm((mns_exp - emb) * ms, 2)
     l_var = F.relu(l_var - delta_v) ** 2

@@ -3,8 +3,9 @@
 :func:`split_dataset_random`, :func:`split_dataset_n`, :func:`split_dataset_n_random`),
 :class:`TransformDataset` and :class:`ConcatenatedDataset`.
 
-gradhub downloads nothing: :func:`get_mnist`, :func:`get_fashion_mnist`, :func:`get_cifar10`
-and :func:`get_cifar100` load chainer's dataset cache (``$CHAINER_DATASET_ROOT``, default
+gradhub downloads nothing: :func:`get_mnist`, :func:`get_fashion_mnist`, :func:`get_cifar10`,
+:func:`get_cifar100`, :func:`get_ptb_words` and :func:`get_ptb_words_vocabulary` (a text file)
+load chainer's dataset cache (``$CHAINER_DATASET_ROOT``, default
 ``~/.chainer/dataset``) when an earlier chainer run left its npz files there (read with
 ``numpy.load(allow_pickle=False)``), and raise NotImplementedError naming the page otherwise;
 the other downloaders always raise it.
@@ -41,6 +42,8 @@ __all__ = [
     "get_cifar100",
     "get_fashion_mnist",
     "get_mnist",
+    "get_ptb_words",
+    "get_ptb_words_vocabulary",
     "split_dataset",
     "split_dataset_n",
     "split_dataset_n_random",
@@ -365,6 +368,34 @@ def get_cifar100(
     """chainer's ``get_cifar100`` from chainer's cache only (``cifar-100.npz``), as
     :func:`get_cifar10`."""
     return _get_cifar("get_cifar100", "cifar-100", withlabel, ndim, scale, dtype)
+
+
+_PTB = os.path.join("pfnet", "chainer", "ptb")
+
+
+def get_ptb_words() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """chainer's ``get_ptb_words`` from chainer's cache only (``pfnet/chainer/ptb/train.npz``,
+    ``valid.npz`` and ``test.npz`` under the dataset root, each with the word IDs ``x``): the
+    (train, valid, test) int32 arrays of word IDs; NotImplementedError when the cache lacks them
+    (gradhub downloads nothing)."""
+    loaded = _load_cached("get_ptb_words", _PTB, ("train.npz", "valid.npz", "test.npz"))
+    train, valid, test = (raw["x"] for raw in loaded)
+    return train, valid, test
+
+
+def get_ptb_words_vocabulary() -> dict[str, int]:
+    """chainer's ``get_ptb_words_vocabulary`` from chainer's cache only
+    (``pfnet/chainer/ptb/vocab.txt``, one word a line): the dictionary word -> ID (the line
+    number); NotImplementedError when the cache lacks the file."""
+    path = os.path.join(_dataset_root(), _PTB, "vocab.txt")
+    if not os.path.exists(path):
+        raise NotImplementedError(
+            "chainer.datasets.get_ptb_words_vocabulary: gradhub downloads nothing and chainer's "
+            f"dataset cache has no {path} (run chainer's get_ptb_words_vocabulary once, or set "
+            f"CHAINER_DATASET_ROOT); see {PAGE}"
+        )
+    with open(path) as f:
+        return {word.strip(): i for i, word in enumerate(f)}
 
 
 def __getattr__(name: str) -> Any:

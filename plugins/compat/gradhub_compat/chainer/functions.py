@@ -1214,14 +1214,64 @@ def average_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0) -> 
     )
 
 
-def dropout(x: Any, ratio: float = 0.5) -> Variable:
+def dropout(x: Any, ratio: float = 0.5, **kwargs: Any) -> Any:
     """Zero each element with probability ``ratio`` and scale the rest by 1 / (1 - ratio);
-    the identity (``x`` itself as a Variable) when ``chainer.config.train`` is False."""
+    the identity (``x`` itself as a Variable) when ``chainer.config.train`` is False.
+
+    The mask is chainer's CPU one, ``x.dtype.type(1 / (1 - ratio)) * (numpy.random.rand(*x.shape)
+    >= ratio)``, drawn from numpy's global generator (a run seeded with ``numpy.random.seed``
+    drops what chainer drops); ``y = x * mask``, and the gradient is ``gy * mask``. chainer's
+    keyword arguments: ``mask=`` (an array used instead of a draw) and ``return_mask=True``
+    (returns ``(y, mask)``, the mask None in test mode); ``train=`` raises chainer's
+    ValueError. Inside a step that gradhub.compile traces (without ``mask``), the mask is
+    gradhub's draw at every call (a numpy draw would be fixed when the step is traced), and
+    ``return_mask`` raises NotImplementedError naming the page.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> np.random.seed(0)
+        >>> F.dropout(np.ones((2, 3), np.float32), 0.5)
+        variable([[2., 2., 2.],
+                  [2., 0., 2.]])
+    """
+    mask = kwargs.pop("mask", None)
+    return_mask = kwargs.pop("return_mask", False)
+    if "train" in kwargs:
+        raise ValueError("train argument is not supported anymore. Use chainer.using_config")
+    if kwargs:
+        names = ", ".join(repr(k) for k in kwargs)
+        raise TypeError(f"dropout() got unexpected keyword argument(s) {names}")
     if not 0.0 <= ratio < 1.0:
         raise ValueError(f"chainer F.dropout: ratio must be in [0, 1), got {ratio}")
     if not config.train:  # chainer: evaluation mode
-        return as_variable(x)
-    return _out(_call("Dropout", x, p=ratio))  # type: ignore[no-any-return]
+        out = as_variable(x)
+        return (out, None) if return_mask else out
+    dt = _dtype(x)
+    dt = np.dtype(dt if dt is not None else np.asarray(x).dtype)
+    if dt.kind != "f":
+        from .utils.type_check import InvalidType
+
+        raise InvalidType(
+            "x.dtype.kind == f",
+            f"{dt.kind} != f",
+            "\nInvalid operation is performed in: Dropout (Forward)\n\n"
+            f"Expect: x.dtype.kind == f\nActual: {dt.kind} != f",
+        )
+    if mask is None and is_tracing():
+        if return_mask:
+            raise NotImplementedError(
+                "chainer F.dropout: return_mask inside a step that gradhub.compile traces is "
+                "not supported (the mask is drawn by gradhub at every call); see "
+                "docs/migration-chainer.md"
+            )
+        return _out(_call("Dropout", x, p=ratio))
+    if mask is None:
+        scale = dt.type(1.0 / (1 - ratio))
+        mask = scale * (np.random.rand(*_shape(x)) >= ratio)
+    y = _out(_call("Mul2", x, _const(mask, x)))
+    return (y, mask) if return_mask else y
 
 
 def embed_id(x: Any, W: Any, ignore_label: int | None = None) -> Variable:
@@ -3986,3 +4036,34 @@ from ._functions_more import *  # noqa: E402, F403
 from ._functions_more import __all__ as _more_all  # noqa: E402
 
 __all__ += _more_all
+
+# chainer's module paths (``chainer.functions.loss.vae``...) holding these functions
+import sys as _sys  # noqa: E402
+
+from . import _function_modules  # noqa: E402
+
+_function_modules.install(_sys.modules[__name__])
+
+#: chainer 7.8.1's functions the layer does not provide (the special functions need SciPy)
+_NOT_PROVIDED = (
+    "add",
+    "deformable_convolution_2d_sampler",
+    "digamma",
+    "erfcinv",
+    "erfcx",
+    "erfinv",
+    "lgamma",
+    "log_ndtr",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "zeta",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NOT_PROVIDED:
+        raise NotImplementedError(
+            f"chainer.functions.{name} is not supported by gradhub; see docs/migration-chainer.md"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

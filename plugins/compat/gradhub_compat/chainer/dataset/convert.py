@@ -32,7 +32,8 @@ class Converter:
 
 class _ArbitraryCallableConverter(Converter):
     """A converter wrapping a callable; the device argument (second positional or
-    ``device=``) is turned into a gradhub device first."""
+    ``device=``) is turned into chainer's device object first
+    (:class:`gradhub_compat.chainer.backend.Device`, or None), as chainer does."""
 
     def __init__(self, base_callable: Any) -> None:
         if not callable(base_callable):
@@ -42,17 +43,18 @@ class _ArbitraryCallableConverter(Converter):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) >= 2:
             args_l = list(args)
-            args_l[1] = _get_device(args_l[1])
+            args_l[1] = _chainer_device(args_l[1])
             args = tuple(args_l)
         elif "device" in kwargs:
-            kwargs["device"] = _get_device(kwargs["device"])
+            kwargs["device"] = _chainer_device(kwargs["device"])
         return self.base_callable(*args, **kwargs)
 
 
 def converter() -> Any:
     """Decorator making a converter function ``f(batch, device)`` a :class:`Converter`
-    (``@chainer.dataset.converter()``): its device argument arrives as a gradhub device (or
-    None), whatever specifier the caller gave.
+    (``@chainer.dataset.converter()``): its device argument arrives as chainer's device object
+    (:class:`gradhub_compat.chainer.backend.Device`: ``device.send(array)``, ``device.xp``),
+    or None, whatever specifier the caller gave, as in chainer.
 
     Example::
 
@@ -86,6 +88,14 @@ def _call_converter(converter: Any, batch: Any, device: Any) -> Any:
         f"a converter that is not a chainer.dataset.Converter cannot send to {device.name!r}: "
         "use the chainer.dataset.converter decorator"
     )
+
+
+def _chainer_device(spec: Any) -> Any:
+    if spec is None:
+        return None
+    from ..backend import get_device as chainer_get_device
+
+    return chainer_get_device(_get_device(spec))
 
 
 def _get_device(spec: Any) -> Any:
