@@ -28,6 +28,12 @@ MARKED: weakref.WeakKeyDictionary[Any, tuple[Any, str]] = weakref.WeakKeyDiction
 #: their mark or since a ``gluon.Trainer`` update last read it (mxnet's ``_fresh_grad``)
 FRESH: weakref.WeakSet[Any] = weakref.WeakSet()
 
+#: recorded node -> a function to run when a backward pass goes through it (at every pass while
+#: the graph is retained, as mxnet): the moving statistics updates of ``mx.nd.BatchNorm`` in
+#: training, which mxnet makes in the operator's backward. ``autograd`` runs those of the nodes
+#: a backward pass reaches, latest node first.
+ON_BACKWARD: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
 GRAD_REQS = ("write", "add", "null")
 
 

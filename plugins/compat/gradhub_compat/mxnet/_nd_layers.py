@@ -27,6 +27,7 @@ __all__ = [
     "Activation",
     "BatchNorm",
     "Convolution",
+    "Deconvolution",
     "Embedding",
     "Flatten",
     "LeakyReLU",
@@ -318,6 +319,116 @@ def Convolution(
     return _result(r, rec, data)
 
 
+def Deconvolution(
+    data: NDArray,
+    weight: NDArray,
+    bias: NDArray | None = None,
+    kernel: Any = None,
+    stride: Any = (),
+    dilate: Any = (),
+    pad: Any = (),
+    adj: Any = (),
+    target_shape: Any = (),
+    num_filter: int | None = None,
+    num_group: int = 1,
+    no_bias: bool = True,
+    layout: str | None = None,
+    workspace: int = 512,
+    cudnn_tune: Any = None,
+    cudnn_off: bool = False,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``Deconvolution`` (the transposed convolution, the gradient of ``Convolution``
+    with respect to its data; layouts NCW, NCHW, NCDHW): ``y[n, g(c) F/num_group + f, i *
+    stride + k * dilate - pad] += W[c, f, k] x[n, c, i]``, ``weight`` of shape ``(C,
+    num_filter / num_group, *kernel)``; output size ``(L - 1) stride - 2 pad + dilate (k - 1)
+    + 1 + adj``. As mxnet, ``no_bias`` defaults to True (a ``bias`` given with it raises
+    MXNetError), and a ``target_shape`` sets the output
+    size, the padding and ``adj`` being derived from it (``pad = (t + 1) // 2``, ``adj = t %
+    2`` for ``t`` the size without padding minus the target). Other layouts raise
+    NotImplementedError.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x, w = mx.nd.ones((1, 2, 3, 3)), mx.nd.ones((2, 4, 4, 4))
+        >>> mx.nd.Deconvolution(x, w, kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=4).shape
+        (1, 4, 6, 6)
+    """
+    _check_nd("Deconvolution", data=data, weight=weight, bias=bias)
+    _check_out("Deconvolution", out)
+    if kernel is None or num_filter is None:
+        raise MXNetError(
+            "mx.nd.Deconvolution: Required parameter kernel and num_filter are not presented"
+        )
+    k = (int(kernel),) if isinstance(kernel, (int, np.integer)) else tuple(int(a) for a in kernel)
+    nsp = len(k)
+    if layout not in (None, "NCW", "NCHW", "NCDHW"):
+        raise NotImplementedError(
+            f"mx.nd.Deconvolution: layout={layout!r} is not supported (channels first only; "
+            f"{_DOCS})"
+        )
+    if data.ndim != nsp + 2:
+        raise MXNetError(
+            f"mx.nd.Deconvolution: data of shape {data.shape} does not fit a {nsp}-D kernel {k}"
+        )
+    st = _tuple(stride, nsp, "Deconvolution", "stride", 1)
+    dl = _tuple(dilate, nsp, "Deconvolution", "dilate", 1)
+    pd = _tuple(pad, nsp, "Deconvolution", "pad", 0)
+    aj = _tuple(adj, nsp, "Deconvolution", "adj", 0)
+    if target_shape is not None and len(tuple(target_shape)) and any(int(t) for t in target_shape):
+        ts = _tuple(target_shape, nsp, "Deconvolution", "target_shape", 0)
+        pads, adjs = [], []
+        for i, (L, kk, t) in enumerate(zip(data.shape[2:], k, ts)):
+            full = st[i] * (L - 1) + dl[i] * (kk - 1) + 1
+            if full < t:
+                raise MXNetError(f"mx.nd.Deconvolution: too big target shape {ts}")
+            pads.append((full - t + 1) // 2)
+            adjs.append((full - t) % 2)
+        pd, aj = tuple(pads), tuple(adjs)
+    g = int(num_group)
+    c = data.shape[1]
+    if c % g or int(num_filter) % g:
+        raise MXNetError(
+            f"mx.nd.Deconvolution: num_group={g} must divide the input channels {c} and "
+            f"num_filter {num_filter}"
+        )
+    wshape = (c, int(num_filter) // g, *k)
+    if weight.shape != wshape:
+        raise MXNetError(
+            "mx.nd.Deconvolution: Shape inconsistent, Provided = "
+            f"[{','.join(map(str, weight.shape))}], "
+            f"inferred shape=({','.join(map(str, wshape))}) "
+            f"(weight, for data of shape {data.shape})"
+        )
+    if no_bias and bias is not None:
+        raise MXNetError(
+            "mx.nd.Deconvolution: Operator Deconvolution expects 2 inputs, but got 3 instead "
+            "(a bias is given with no_bias=True, the default)"
+        )
+    used_bias = None if no_bias else bias
+    if used_bias is not None and used_bias.shape != (int(num_filter),):
+        raise MXNetError(
+            f"mx.nd.Deconvolution: Shape inconsistent, Provided = "
+            f"[{','.join(map(str, used_bias.shape))}], inferred shape=({int(num_filter)},) (bias)"
+        )
+    for i, (L, kk) in enumerate(zip(data.shape[2:], k)):
+        size = (L - 1) * st[i] - 2 * pd[i] + dl[i] * (kk - 1) + 1 + aj[i]
+        if size <= 0 or aj[i] >= max(st[i], dl[i]):
+            raise MXNetError(
+                f"mx.nd.Deconvolution: kernel {k}, stride {st}, dilate {dl}, pad {pd} and adj "
+                f"{aj} give no valid output for data of shape {data.shape} (adj must be smaller "
+                "than the stride)"
+            )
+    arrays = [data, weight] if used_bias is None else [data, weight, used_bias]
+    _same_dtype("Deconvolution", data, weight=weight, bias=used_bias)
+    attrs = {"pad": pd, "stride": st, "dilation": dl, "group": g, "output_padding": aj}
+    r, rec = _record(arrays, lambda *v: _call("Deconvolution", *v, **attrs))
+    return _result(r, rec, data)
+
+
 def Pooling(
     data: NDArray,
     kernel: Any = (),
@@ -506,11 +617,17 @@ def BatchNorm(
     r, rec = _record([data, gamma, beta], lambda x, g, b: bn(x, g, b, mm_c, mv_c))
     if batch and fix_gamma:
         gamma._arr[...] = 1  # mxnet writes 1 into a fixed gamma in training
-    if batch and _ag.state.recording:
+    if batch and rec and r.creator is not None:
+        # as mxnet, the moving statistics are updated when a backward pass goes through the
+        # operator (autograd runs the updates of the nodes it reaches, latest first)
         m = float(momentum)
         xp = data._ctx.device().xp
         bm = xp.asarray(stats["mean"]._data).reshape(c).astype(moving_mean._arr.dtype)
         bv = xp.asarray(stats["var"]._data).reshape(c).astype(moving_var._arr.dtype)
-        moving_mean._arr[...] = moving_mean._arr * m + bm * (1 - m)
-        moving_var._arr[...] = moving_var._arr * m + bv * (1 - m)
+
+        def update() -> None:
+            moving_mean._arr[...] = moving_mean._arr * m + bm * (1 - m)
+            moving_var._arr[...] = moving_var._arr * m + bv * (1 - m)
+
+        _ag.ON_BACKWARD[r.creator] = update
     return _result(r, rec, data)

@@ -188,6 +188,28 @@ def _leaves(heads: Sequence[NativeVariable]) -> list[NativeVariable]:
     return found
 
 
+def _on_backward(heads: Sequence[NativeVariable]) -> list[Any]:
+    """The recorded nodes the heads depend on that have a function to run at backward
+    (``_ag.ON_BACKWARD``: BatchNorm's moving statistics updates), the latest first."""
+    if not _ag.ON_BACKWARD:
+        return []
+    found: list[Any] = []
+    seen: set[int] = set()
+    stack: list[Any] = [h.creator for h in heads if h.creator is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node in _ag.ON_BACKWARD:
+            found.append(node)
+        for src in node.srcs:
+            creator = src.creator if isinstance(src, NativeVariable) else src
+            if creator is not None:
+                stack.append(creator)
+    return sorted(found, key=lambda n: n.seq, reverse=True)
+
+
 def _run(
     heads: Any,
     head_grads: Any,
@@ -233,6 +255,7 @@ def _run(
             seeds.append(None)
         outs.append(h._var)
     xs = _leaves(outs) if variables is None else variables
+    hooks = _on_backward(outs)
     if not xs:
         raise MXNetError(
             f"mx.autograd.{what}: There are no inputs in computation graph that require gradients."
@@ -250,6 +273,8 @@ def _run(
         if "freed" not in str(e) and "retain_graph" not in str(e):
             raise
         raise MXNetError(f"mx.autograd.{what}: {_NOT_IN_GRAPH} ({e})") from None
+    for node in hooks:  # latest first, as mxnet's backward runs them (again while retained)
+        (_ag.ON_BACKWARD[node] if retain_graph else _ag.ON_BACKWARD.pop(node))()
     if not retain_graph:
         for h in hs:  # as mxnet: the graph of the heads is gone
             h._var = None

@@ -814,10 +814,7 @@ class NDArray:
 
     def __getitem__(self, key: Any) -> NDArray:
         if _STATE.recording and self._var is not None:
-            raise NotImplementedError(
-                "NDArray[...]: indexing an array of a recorded graph inside autograd.record() is "
-                "not supported (docs/migration-mxnet.md)"
-            )
+            return self._recorded_index(key)
         res = self._arr[key]
         if getattr(res, "ndim", 0) == 0 and self._arr.ndim > 0:
             # mxnet gives shape (1,) for a single element, as a view of the original
@@ -826,6 +823,54 @@ class NDArray:
             # mxnet returns a view only for a contiguous slice (a strided one is a copy)
             res = res.copy()
         return NDArray(res, self._ctx)
+
+    def _recorded_index(self, key: Any) -> NDArray:
+        """``self[key]`` inside ``autograd.record()`` for an array of a graph: basic indexing
+        (integers and slices, one per leading axis) is a recorded ``slice`` (a copy), then the
+        axes of the integers are dropped (one element: shape ``(1,)``), as mxnet 1.9.1; other
+        keys raise NotImplementedError."""
+        import builtins
+
+        from ._nd_tensor import slice as _slice
+
+        k = key if isinstance(key, tuple) else (key,)
+        basic = all(
+            isinstance(i, builtins.slice)
+            or (isinstance(i, (int, np.integer)) and not isinstance(i, bool))
+            for i in k
+        )
+        if basic and len(k) > self.ndim:
+            raise IndexError(
+                f"too many indices for array: array is {self.ndim}-dimensional, but {len(k)} "
+                "were indexed"
+            )
+        if not basic:
+            raise NotImplementedError(
+                f"NDArray[...]: the key {key!r} on an array of a recorded graph inside "
+                "autograd.record() is not supported (integers and slices only; "
+                "docs/migration-mxnet.md)"
+            )
+        begin: list[Any] = []
+        end: list[Any] = []
+        step: list[Any] = []
+        keep: list[int] = []
+        for axis, i in enumerate(k):
+            n = self.shape[axis]
+            if isinstance(i, builtins.slice):
+                begin.append(i.start)
+                end.append(i.stop)
+                step.append(1 if i.step is None else i.step)
+                keep.append(axis)
+                continue
+            j = int(i) + n if int(i) < 0 else int(i)
+            if not 0 <= j < n:
+                raise IndexError(f"index {int(i)} is out of bounds for axis {axis} with size {n}")
+            begin.append(j)
+            end.append(j + 1)
+            step.append(1)
+        out = _slice(self, begin=tuple(begin), end=tuple(end), step=tuple(step))
+        shape = tuple(out.shape[a] for a in keep) + out.shape[len(k) :]
+        return out.reshape(shape if shape else (1,))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """Write ``value`` into the selected elements. Inside ``autograd.record()``, assigning an
@@ -1697,11 +1742,12 @@ def split(
 
 def __getattr__(name: str) -> Any:
     """``mx.nd.random``: the module :mod:`gradhub_compat.mxnet.random` (imported on first use,
-    as it imports this module); ``mx.nd.uniform``/``normal`` are its functions (as mxnet)."""
-    if name in ("random", "uniform", "normal"):
+    as it imports this module); ``mx.nd.uniform``/``normal`` and mxnet 1.x's older names
+    ``mx.nd.random_uniform``/``random_normal`` are its functions (as mxnet)."""
+    if name in ("random", "uniform", "normal", "random_uniform", "random_normal"):
         from . import random
 
-        return random if name == "random" else getattr(random, name)
+        return random if name == "random" else getattr(random, name.replace("random_", ""))
     if name == "reverse":  # (mx.nd.flip; not a module global: functions here take reverse=)
         from ._nd_tensor import reverse
 
@@ -1716,6 +1762,7 @@ from ._nd_layers import (  # noqa: E402, F401
     Activation,
     BatchNorm,
     Convolution,
+    Deconvolution,
     Embedding,
     Flatten,
     LeakyReLU,
@@ -1738,6 +1785,7 @@ from ._nd_losses import (  # noqa: E402, F401
     where,
 )
 from ._nd_rnn import RNN, SequenceLast, SequenceReverse  # noqa: E402, F401
+from ._nd_sample import sample_multinomial  # noqa: E402, F401
 from ._nd_tensor import (  # noqa: E402, F401
     ElementWiseSum,
     L2Normalization,

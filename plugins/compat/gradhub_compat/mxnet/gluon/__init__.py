@@ -26,7 +26,7 @@ try:  # gluon.Trainer
     from .trainer import Trainer  # noqa: F401
 except ImportError:  # pragma: no cover - until the module exists
     pass
-from . import data, rnn
+from . import contrib, data, rnn
 
 __all__ = [
     "Block",
@@ -36,6 +36,7 @@ __all__ = [
     "Parameter",
     "ParameterDict",
     "SymbolBlock",
+    "contrib",
     "data",
     "nn",
     "parameter",

@@ -374,7 +374,8 @@ class Block:
         """Deprecated in mxnet: ``collect_params().save(filename, strip_prefix=self.prefix)``."""
         warnings.warn(
             "save_params is deprecated. Please use save_parameters. Note that if you want load "
-            "from SymbolBlock later, please use export instead.",
+            "from SymbolBlock later, please use export instead. For details, see "
+            "https://mxnet.apache.org/tutorials/gluon/save_load_params.html",
             stacklevel=2,
         )
         self.collect_params().save(filename, strip_prefix=self.prefix)
@@ -527,22 +528,39 @@ def _load_init(
 
 
 class _Prefixed:
-    """The module ``mx.sym`` whose functions put ``prefix`` before a given ``name=`` (mxnet's
-    name scope: ``F.FullyConnected(..., name="fwd")`` in block ``dense0_`` is ``dense0_fwd``)."""
+    """The module ``mx.sym`` whose operators are named in the block's name scope, as mxnet's
+    ``Prefix`` name manager: a given ``name=`` gets ``prefix`` before it
+    (``F.FullyConnected(..., name="fwd")`` in block ``dense0_`` is ``dense0_fwd``), an
+    operator called without a name gets ``prefix`` + its lower-case name + a count of this
+    scope (``F.Flatten(x)`` in block ``flatten0_`` is ``flatten0_flatten0``)."""
+
+    _UNNAMED = frozenset({"var", "Variable", "Group", "load", "load_json"})
 
     def __init__(self, module: Any, prefix: str) -> None:
         self._module = module
         self._prefix = prefix
+        self._counter: dict[str, int] = {}
 
     def __getattr__(self, name: str) -> Any:
+        import inspect
+
         fn = getattr(self._module, name)
         if not callable(fn) or isinstance(fn, type):
             return fn
         prefix = self._prefix
+        try:
+            named = name not in self._UNNAMED and "name" in inspect.signature(fn).parameters
+        except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+            named = False
+        counter = self._counter
+        hint = name.lower()
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if kwargs.get("name") is not None:
                 kwargs["name"] = prefix + kwargs["name"]
+            elif named and prefix:
+                kwargs["name"] = f"{prefix}{hint}{counter.get(hint, 0)}"
+                counter[hint] = counter.get(hint, 0) + 1
             return fn(*args, **kwargs)
 
         return call
@@ -657,6 +675,7 @@ class HybridBlock(Block):
             with self.name_scope():
                 return self.hybrid_forward(_Prefixed(symbol, self.prefix), x, *args, **sparams)
         ctx = next(a.context for a in inputs if isinstance(a, NDArray))
+        self._last_nargs = len(inputs)  # (export: the number of inputs)
         try:
             params = {k: v.data(ctx) for k, v in self._reg_params.items()}
         except DeferredInitializationError:
@@ -671,25 +690,185 @@ class HybridBlock(Block):
         raise NotImplementedError
 
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:
-        """Not supported: the block is not hybridized into a cached graph."""
-        raise NotImplementedError(
-            "HybridBlock.export: hybridize() does not build a cached graph in "
-            "gradhub_compat.mxnet, so there is nothing to export (docs/migration-mxnet.md)"
-        )
+        """Write the block's graph to ``path-symbol.json`` (``mx.sym``'s JSON, mxnet 1.9.1's
+        layout) and its parameters to ``path-%04d.params`` (``arg:NAME``/``aux:NAME``, mxnet's
+        file), as mxnet: the graph is ``hybrid_forward`` run on ``mx.sym.var("data")`` (one
+        input; ``data0``, ``data1``... for several, as many as the last call had). The block
+        must be hybridized and have run forward once (else mxnet's ``RuntimeError``); its
+        layers must exist in ``mx.sym``.
+
+        Example::
+
+            >>> import os, tempfile
+            >>> import gradhub_compat.mxnet as mx
+            >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix="fc_")
+            >>> net.initialize()
+            >>> net.hybridize()
+            >>> _ = net(mx.nd.ones((1, 3)))
+            >>> path = os.path.join(tempfile.mkdtemp(), "fc")
+            >>> net.export(path, epoch=1)
+            >>> sorted(mx.nd.load(path + "-0001.params"))
+            ['arg:fc_bias', 'arg:fc_weight']
+        """
+        from .. import symbol
+
+        nargs = getattr(self, "_last_nargs", 0)
+        if not self._active or not nargs:
+            raise RuntimeError(
+                "Please first call block.hybridize() and then run forward with this block at "
+                "least once before calling export."
+            )
+        names = ["data"] if nargs == 1 else [f"data{i}" for i in range(nargs)]
+        out = self(*[symbol.var(n) for n in names])
+        if isinstance(out, (list, tuple)):
+            out = symbol.Group(list(out))
+        out.save(f"{path}-symbol.json")
+        arg_names = set(out.list_arguments())
+        aux_names = set(out.list_auxiliary_states())
+        arg_dict = {}
+        for name, param in self.collect_params().items():
+            if name in arg_names:
+                arg_dict[f"arg:{name}"] = param.data()
+            elif name in aux_names:
+                arg_dict[f"aux:{name}"] = param.data()
+            else:
+                warnings.warn(f'Parameter "{name}" is not found in the graph. ', stacklevel=2)
+        nd.save(f"{path}-{int(epoch):04d}.params", arg_dict)
 
 
 class SymbolBlock(HybridBlock):
-    """Not supported: building a Block from a Symbol raises ``NotImplementedError``."""
+    """A Block computing a Symbol graph (``outputs``) of the input variables ``inputs``, as
+    mxnet 1.9.1: the other arguments of the graph become Parameters named as they are
+    (``grad_req="null"`` for auxiliary states), of deferred shape, and :meth:`imports` builds
+    one from the files of :meth:`HybridBlock.export` (or ``Module.save_checkpoint``). Called
+    with Symbols it returns the graph composed with them; called with NDArrays it evaluates the
+    graph with ``Symbol.bind`` on the current parameter values (inference: inside
+    ``autograd.record()`` with parameters needing gradients it raises NotImplementedError, the
+    graph is not recorded).
 
-    def __init__(self, outputs: Any = None, inputs: Any = None, params: Any = None) -> None:
-        raise NotImplementedError(
-            "gluon.SymbolBlock is not supported by gradhub_compat.mxnet (docs/migration-mxnet.md)"
-        )
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> data = mx.sym.var("data", dtype="float32")
+        >>> net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(data, num_hidden=2, name="fc"), data)
+        >>> list(net.collect_params())
+        ['fc_weight', 'fc_bias']
+        >>> net.initialize(mx.init.One())
+        >>> net(mx.nd.ones((1, 3))).asnumpy()  # weights and bias of ones
+        array([[4., 4.]], dtype=float32)
+    """
+
+    def __init__(self, outputs: Any, inputs: Any, params: Any = None) -> None:
+        from .. import symbol
+
+        super().__init__(prefix="", params=ParameterDict("", params))
+        if isinstance(inputs, symbol.Symbol):
+            inputs = [inputs]
+        if isinstance(outputs, (list, tuple)):
+            outputs = outputs[0] if len(outputs) == 1 else symbol.Group(list(outputs))
+        inputs = list(inputs)
+        for i in inputs:
+            if not isinstance(i, symbol.Symbol) or len(i.get_internals().list_outputs()) != 1:
+                raise AssertionError(
+                    f"Input symbols must be variable, but {i} is an output of operators"
+                )
+        self._input_names = [i.name for i in inputs]
+        unknown = [f"{i.name}: None" for i in inputs if i.infer_type()[0] is None]
+        if unknown:  # mxnet infers the input types first and warns
+            warnings.warn(
+                "Cannot decide type for the following arguments. Consider providing them as "
+                "input:\n\t" + "\n\t".join(unknown),
+                stacklevel=2,
+            )
+        self._graph = outputs
+        for arg in outputs.list_arguments():
+            if arg not in self._input_names:
+                self.params.get(arg, allow_deferred_init=True)
+        for aux in outputs.list_auxiliary_states():
+            if aux not in self._input_names:
+                self.params.get(aux, grad_req="null", allow_deferred_init=True)
 
     @staticmethod
-    def imports(*args: Any, **kwargs: Any) -> Any:
-        """Not supported (``NotImplementedError``)."""
-        raise NotImplementedError(
-            "gluon.SymbolBlock.imports is not supported by gradhub_compat.mxnet "
-            "(docs/migration-mxnet.md)"
+    def imports(
+        symbol_file: str,
+        input_names: Any,
+        param_file: str | None = None,
+        ctx: Any = None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+    ) -> SymbolBlock:
+        """A SymbolBlock of the graph in ``symbol_file`` (``mx.sym.load``) with the inputs
+        ``input_names`` (a name or a list), its parameters loaded from ``param_file``
+        (``arg:``/``aux:`` keys, their dtypes kept), as mxnet 1.9.1. Loading only parses the
+        files: nothing is unpickled or executed."""
+        from .. import symbol
+
+        sym = symbol.load(symbol_file)
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        if param_file is None:
+            inputs = [symbol.var(i, dtype="float32") for i in input_names]
+        else:
+            inputs = [symbol.var(i) for i in input_names]
+        ret = SymbolBlock(sym, inputs)
+        if param_file is not None:
+            ret.collect_params().load(
+                param_file, ctx, allow_missing, ignore_extra, cast_dtype=True, dtype_source="saved"
+            )
+        return ret
+
+    def forward(self, x: Any, *args: Any) -> Any:
+        """The graph composed with Symbol inputs, or evaluated on NDArray inputs."""
+        from .. import autograd, symbol
+
+        inputs = [x, *args]
+        if len(inputs) != len(self._input_names):
+            raise AssertionError(
+                f"SymbolBlock: {len(self._input_names)} inputs expected "
+                f"({', '.join(self._input_names)}), got {len(inputs)}"
+            )
+        if all(isinstance(a, symbol.Symbol) for a in inputs):
+            return self._graph(**dict(zip(self._input_names, inputs)))
+        if not all(isinstance(a, NDArray) for a in inputs):
+            raise AssertionError(
+                "HybridBlock requires the first argument to forward be either Symbol or "
+                f"NDArray, but got {type(x)}"
+            )
+        params = self.collect_params()
+        if autograd.is_recording() and any(p.grad_req != "null" for p in params.values()):
+            raise NotImplementedError(
+                "SymbolBlock: training (a forward pass recorded by autograd.record()) is not "
+                "supported by gradhub_compat.mxnet; SymbolBlock evaluates its graph for "
+                "inference (docs/migration-mxnet.md)"
+            )
+        ctx = x.context
+        shapes = {n: a.shape for n, a in zip(self._input_names, inputs)}
+        if any(p._data is None for p in params.values()):
+            arg_shapes, _, aux_shapes = self._graph.infer_shape(**shapes)
+            known = dict(zip(self._graph.list_arguments(), arg_shapes or []))
+            known.update(zip(self._graph.list_auxiliary_states(), aux_shapes or []))
+            for name, p in params.items():
+                if p._data is None and name in known:
+                    p.shape = tuple(known[name])
+                    p._finish_deferred_init()
+        values = {name: p.data(ctx) for name, p in params.items()}
+        arg_names = self._graph.list_arguments()
+        aux_names = self._graph.list_auxiliary_states()
+        feed = dict(zip(self._input_names, inputs))
+        feed.update({n: values[n] for n in arg_names if n in values})
+        ex = self._graph.bind(
+            ctx,
+            {n: feed[n] for n in arg_names},
+            grad_req="null",
+            aux_states={n: values[n] for n in aux_names},
         )
+        outs = ex.forward(is_train=autograd.is_training())
+        outs = [o.copy() for o in outs]
+        return outs[0] if len(outs) == 1 else outs
+
+    def hybrid_forward(self, F: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        n_out = len(self._graph.list_outputs())
+        return f"{type(self).__name__}(\n{self._graph} : {len(self._input_names)} -> {n_out}\n)"

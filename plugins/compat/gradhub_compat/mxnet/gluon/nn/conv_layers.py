@@ -31,8 +31,11 @@ __all__ = [
     "AvgPool2D",
     "AvgPool3D",
     "Conv1D",
+    "Conv1DTranspose",
     "Conv2D",
+    "Conv2DTranspose",
     "Conv3D",
+    "Conv3DTranspose",
     "GlobalAvgPool1D",
     "GlobalAvgPool2D",
     "GlobalAvgPool3D",
@@ -99,7 +102,7 @@ class _Conv(HybridBlock):
             }
             self.weight = self.params.get(
                 "weight",
-                shape=(channels, in_channels // groups, *kernel_size),
+                shape=self._weight_shape(in_channels, channels, groups, tuple(kernel_size)),
                 init=weight_initializer,
                 allow_deferred_init=True,
             )
@@ -113,6 +116,12 @@ class _Conv(HybridBlock):
 
     def _alias(self) -> str:
         return "conv"
+
+    @staticmethod
+    def _weight_shape(
+        in_channels: int, channels: int, groups: int, kernel: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        return (channels, in_channels // groups, *kernel)
 
     def infer_shape(self, x: Any, *args: Any) -> None:
         """``in_channels`` from ``x.shape[1]``."""
@@ -198,6 +207,97 @@ def _conv_class(n: int, name: str) -> type[_Conv]:
 Conv1D = _conv_class(1, "Conv1D")
 Conv2D = _conv_class(2, "Conv2D")
 Conv3D = _conv_class(3, "Conv3D")
+
+
+class _ConvTranspose(_Conv):
+    """A transposed convolution (``F.Deconvolution``): weight ``(in_channels, channels /
+    groups, *kernel_size)``, ``output_padding`` is the operator's ``adj``."""
+
+    def __init__(self, output_padding: tuple[int, ...], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        k = self._kwargs
+        n = len(k["kernel"])  # type: ignore[arg-type]
+        k["adj"] = _ints(output_padding, n, type(self).__name__, "output_padding")
+
+    @staticmethod
+    def _weight_shape(
+        in_channels: int, channels: int, groups: int, kernel: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        return (in_channels, channels // groups, *kernel)
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        """``in_channels`` from ``x.shape[1]``."""
+        g = int(self._kwargs["num_group"])  # type: ignore[call-overload]
+        self.weight.shape = (int(x.shape[1]), self._channels // g, *self._kwargs["kernel"])  # type: ignore[misc]
+
+    def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
+        try:
+            F.Deconvolution  # noqa: B018
+        except AttributeError:
+            raise NotImplementedError(
+                f"gluon.nn.{type(self).__name__}: Symbol inputs (export) need mx.sym."
+                "Deconvolution, which gradhub_compat.mxnet does not provide; NDArray inputs are "
+                "supported (docs/migration-mxnet.md)"
+            ) from None
+        if bias is None:
+            out = F.Deconvolution(x, weight, name="fwd", **self._kwargs)
+        else:
+            out = F.Deconvolution(x, weight, bias, name="fwd", **self._kwargs)
+        if self.act is not None:
+            out = self.act(out)
+        return out
+
+
+def _conv_transpose_class(n: int, name: str) -> type[_ConvTranspose]:
+    def __init__(
+        self: _ConvTranspose,
+        channels: int,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        layout: str = _LAYOUTS[n],
+        activation: str | None = None,
+        use_bias: bool = True,
+        weight_initializer: Any = None,
+        bias_initializer: Any = "zeros",
+        in_channels: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        ks = _ints(kernel_size, n, name, "kernel_size")
+        _ConvTranspose.__init__(
+            self,
+            output_padding,
+            channels,
+            ks,
+            strides,
+            padding,
+            dilation,
+            groups,
+            layout,
+            in_channels,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            **kwargs,
+        )
+
+    doc = (
+        f"{n}-D transposed convolution (``F.Deconvolution``, layout ``{_LAYOUTS[n]}``), as "
+        f"mxnet 1.9.1: ``channels`` output channels, weight ``(in_channels, channels / groups, "
+        "*kernel_size)``, bias ``(channels,)``; output size ``(L - 1) strides - 2 padding + "
+        "dilation (kernel_size - 1) + 1 + output_padding``; ``activation`` applied after. "
+        "Parameters are named ``conv0_weight``... (the counter of ``Conv2D``), as mxnet."
+    )
+    return type(name, (_ConvTranspose,), {"__init__": __init__, "__doc__": doc})
+
+
+Conv1DTranspose = _conv_transpose_class(1, "Conv1DTranspose")
+Conv2DTranspose = _conv_transpose_class(2, "Conv2DTranspose")
+Conv3DTranspose = _conv_transpose_class(3, "Conv3DTranspose")
 
 
 class _Pooling(HybridBlock):
