@@ -53,6 +53,41 @@ def seed(value: int) -> None:
     _PRNG[:] = [np.random.RandomState(value)]
 
 
+def default_rng() -> np.random.RandomState:
+    """The generator that initializers use when given no ``rng`` (``RandomState(313)``, as
+    nnabla's ``nnabla.random.prng``, until :func:`seed` or :func:`set_default_rng`).
+
+    Example::
+
+        >>> from gradhub_nn_ops.parametric import default_rng, seed
+        >>> seed(5)
+        >>> float(default_rng().rand()) == float(__import__("numpy").random.RandomState(5).rand())
+        True
+    """
+    return _default_rng()  # type: ignore[no-any-return]
+
+
+def set_default_rng(rng: np.random.RandomState) -> None:
+    """Make ``rng`` the generator that initializers use when given no ``rng`` (nnabla's
+    ``nnabla.random.prng = rng``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops.parametric import default_rng, set_default_rng
+        >>> r = np.random.RandomState(1)
+        >>> set_default_rng(r)
+        >>> default_rng() is r
+        True
+    """
+    if not isinstance(rng, np.random.RandomState):
+        raise TypeError(
+            f"gradhub_nn_ops.parametric.set_default_rng: rng must be a numpy.random.RandomState, "
+            f"got {type(rng).__name__}"
+        )
+    _PRNG[:] = [rng]
+
+
 def calc_uniform_lim_glorot(
     inmaps: int, outmaps: int, kernel: Sequence[int] = (1, 1)
 ) -> tuple[float, float]:

@@ -68,7 +68,7 @@ class _RandomModule(types.ModuleType):
 
     @property
     def prng(self) -> np.random.RandomState:
-        return _parametric._default_rng()
+        return _parametric.default_rng()
 
     @prng.setter
     def prng(self, rng: np.random.RandomState) -> None:
@@ -76,7 +76,7 @@ class _RandomModule(types.ModuleType):
             raise TypeError(
                 f"nnabla.random.prng must be a numpy.random.RandomState, got {type(rng).__name__}"
             )
-        _parametric._PRNG[:] = [rng]
+        _parametric.set_default_rng(rng)
 
 
 pseed: int = 313
