@@ -30,6 +30,15 @@ SUBMODULES = (
     "initializer",
     "communicators",
     "testing",
+    "logger",
+    "monitor",
+    "random",
+    "solver",
+    "utils",
+    "utils.data_iterator",
+    "utils.data_source",
+    "utils.image_utils",
+    "utils.save",
 )
 
 
@@ -46,7 +55,10 @@ def install() -> list[str]:
             missing.append(sub)
             continue
         sys.modules[f"nnabla.{sub}"] = mod
-        setattr(layer, sub, mod)
+        parent, _, leaf = sub.rpartition(".")
+        holder = sys.modules.get(f"nnabla.{parent}") if parent else layer
+        if holder is not None:
+            setattr(holder, leaf, mod)
     return missing
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from gradhub.engine import collect_graph, is_freed, rerun_kernel
 from gradhub.graph import links_changed
 from gradhub.modes import set_recording
@@ -39,6 +40,31 @@ class FunctionInfo:
 
     def __repr__(self) -> str:
         return f"FunctionInfo(type_name={self.type_name!r}, args={self.args!r})"
+
+
+def _as_nnabla_args(name: str, args: dict[str, Any], in_shapes: list[Any]) -> dict[str, Any]:
+    """``args`` as nnabla's ``info.args`` show them: sequences of integers as lists; for
+    ``Convolution``/``Deconvolution`` the defaults of ``pad`` (0), ``stride`` and ``dilation`` (1)
+    and ``output_padding`` (0) filled in per spatial dimension (the weight's dimensions but two);
+    for ``MaxPooling``/``AveragePooling`` ``stride`` (the kernel) and ``pad`` (0)."""
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        if isinstance(v, tuple) and all(isinstance(e, (int, np.integer)) for e in v):
+            v = [int(e) for e in v]
+        out[k] = v
+    if name in ("Convolution", "Deconvolution") and len(in_shapes) > 1:
+        n = len(in_shapes[1]) - 2
+        for key, default in (("pad", 0), ("stride", 1), ("dilation", 1), ("output_padding", 0)):
+            if key in out and out[key] is None:
+                out[key] = [default] * n
+        out.setdefault("channel_last", False)
+    elif name in ("MaxPooling", "AveragePooling") and isinstance(out.get("kernel"), list):
+        kernel = out["kernel"]
+        if out.get("stride", 0) is None:
+            out["stride"] = list(kernel)
+        if out.get("pad", 0) is None:
+            out["pad"] = [0] * len(kernel)
+    return out
 
 
 class FunctionView:
@@ -66,7 +92,7 @@ class FunctionView:
     def info(self) -> FunctionInfo:
         """``type_name`` and ``args`` (the function's arguments, without internal ones)."""
         args = {k: v for k, v in self._node.attrs.items() if k != "refs"}
-        return FunctionInfo(self.name, args)
+        return FunctionInfo(self.name, _as_nnabla_args(self.name, args, self._node.in_shapes))
 
     @property
     def args(self) -> dict[str, Any]:

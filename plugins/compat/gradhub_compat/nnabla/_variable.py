@@ -279,6 +279,31 @@ class NdArray:
         self._cleared = True
 
     @property
+    def zeroing(self) -> bool:
+        """Whether a Variable's gradient is in nnabla's "zeroing" state: set by ``zero()``,
+        ``x.g = 0`` or a solver's ``zero_grad()`` and neither written nor taken (``x.g``) since
+        (``fill(0)`` is a write). Not tracked for a Variable's data or a standalone NdArray,
+        whose ``zero()`` writes zeros: ``NotImplementedError`` there.
+
+        Example::
+
+            >>> import gradhub_compat.nnabla as nn
+            >>> x = nn.Variable((2,), need_grad=True)
+            >>> x.grad.zero()
+            >>> x.grad.zeroing
+            True
+            >>> x.grad.fill(0)
+            >>> x.grad.zeroing
+            False
+        """
+        if self._var is not None and self._which == "g":
+            return grad_is_zeroing(self._var)
+        raise NotImplementedError(
+            "nnabla NdArray.zeroing: tracked for a Variable's gradient only (its data and "
+            "standalone NdArrays are written with zeros by zero()); see docs/migration-nnabla.md"
+        )
+
+    @property
     def clear_called(self) -> bool:
         """Whether :meth:`clear` was called since the array was last accessed or written
         (``.data``, ``fill``, ``zero``, ``copy_from``, ``cast``), as nnabla's."""

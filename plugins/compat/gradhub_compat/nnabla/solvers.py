@@ -250,7 +250,8 @@ class Solver:
                 grp = hd.require_group(k)
                 grp.attrs["index"] = i
                 for j, (n, v) in enumerate(st.pstate.items()):
-                    grp[n] = np.ascontiguousarray(v.device.to_numpy(v._data))
+                    # (np.asarray keeps a 0-d state 0-d; ascontiguousarray makes it (1,))
+                    grp[n] = np.asarray(v.device.to_numpy(v._data), order="C")
                     grp[n].attrs["index"] = j
                 grp["t"] = np.int64(st.t)
         atomic_write(file_name, buf.getvalue())
@@ -353,7 +354,7 @@ class Solver:
     def _set_grad(self, p: NativeVariable, g: Any) -> None:
         # gradhub.compile's trace (if any) is told the assignment: it refuses it
         observe_write(p, "g", g)
-        p._grad = NativeVariable.leaf(g, False)
+        p._grad = NativeVariable.leaf(_array(g), False)
 
     def zero_grad(self) -> None:
         """Set the gradient of every registered parameter to zeros. As nnabla's (its arrays'
@@ -451,7 +452,9 @@ class Solver:
                     g = g.astype(w.dtype)
                 self._updating = p
                 new = self._step(p.device.xp, w, g, state, dt)
-                _write(p, new)
+                for sv in state.pstate.values():  # (numpy gives scalars for 0-d arithmetic)
+                    sv._data = _array(sv._data)
+                _write(p, _array(new))
         self._wd_rate = self._default_wd  # (nnabla: a fused rate lasts one update)
 
     def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
@@ -459,6 +462,12 @@ class Solver:
 
     def __repr__(self) -> str:
         return f"<nnabla {self.name} solver: {len(self._params)} parameters>"
+
+
+def _array(a: Any) -> Any:
+    """``a`` as an array: numpy's arithmetic on 0-d arrays gives scalars (``np.float32``), which
+    a parameter's value, gradient or state of shape ``()`` holds as 0-d arrays (as nnabla's)."""
+    return np.asarray(a) if isinstance(a, np.generic) else a
 
 
 def _write(p: NativeVariable, new: Any) -> None:
