@@ -9,7 +9,7 @@ semantics are nnabla's own (``Sink``'s backward ignores the incoming gradient). 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -303,6 +303,21 @@ def _ms_factor(t: Any, shape: Any, base_axis: int, dtype: Any) -> Any:
     return np.dtype(dtype).type(1.0 - 1.0 / (tv * n))
 
 
+def _ms_grads(
+    gy: Sequence[Any],
+    t: Callable[[], Any],
+    in_shapes: Any,
+    base_axis: int,
+    update_running_mean: bool,
+) -> list[Any]:
+    """MeanSubtraction's gradients: the output's, scaled by :func:`_ms_factor` of the count
+    ``t()`` when the running mean is updated; none for the mean and the count."""
+    g = gy[0]
+    if not update_running_mean:
+        return [g, None, None]
+    return [g * _ms_factor(t(), in_shapes[0], base_axis, g.dtype), None, None]
+
+
 def _mean_subtraction_bw(
     gy: Sequence[Any],
     ins: Any,
@@ -312,10 +327,7 @@ def _mean_subtraction_bw(
     base_axis: int = 1,
     update_running_mean: bool = True,
 ) -> list[Any]:
-    g = gy[0]
-    if not update_running_mean:
-        return [g, None, None]
-    return [g * _ms_factor(ins[2]._data, in_shapes[0], base_axis, g.dtype), None, None]
+    return _ms_grads(gy, lambda: ins[2]._data, in_shapes, base_axis, update_running_mean)
 
 
 def _mean_subtraction_fast(
@@ -328,10 +340,7 @@ def _mean_subtraction_fast(
     base_axis: int = 1,
     update_running_mean: bool = True,
 ) -> list[Any]:
-    g = gy[0]
-    if not update_running_mean:
-        return [g, None, None]
-    return [g * _ms_factor(ins[2], in_shapes[0], base_axis, g.dtype), None, None]
+    return _ms_grads(gy, lambda: ins[2], in_shapes, base_axis, update_running_mean)
 
 
 MEAN_SUBTRACTION = FunctionDef(
@@ -485,6 +494,40 @@ def spectral_norm(w: Any, u: Any, dim: int, itr: int, eps: float, test: bool) ->
 # too (nnabla's outputs=[W_q.data] in the quantized parametric functions).
 
 
+def _written(out: Any, q: Any) -> Any:
+    """``q``, also written into the array ``out`` (the variants that keep their result)."""
+    out[...] = q
+    return q
+
+
+def _with_into(
+    name: str,
+    kernel: Callable[..., Any],
+    into_kernel: Callable[..., Any],
+    attrs: dict[str, Any],
+    rule: tuple[Callable[..., Any], tuple[int, ...], Callable[..., Any]],
+    doc: str,
+    into_doc: str,
+) -> tuple[FunctionDef, FunctionDef]:
+    """The function ``name`` of the input ``x``, and its variant that also writes its result
+    into the array of a second input ``out`` (``into_kernel``), with the same attributes and
+    the gradient ``rule`` (backward, saved inputs, fast path)."""
+    bw, saved, fast = rule
+
+    def make(k: Callable[..., Any], inputs: tuple[str, ...], d: str) -> FunctionDef:
+        return FunctionDef(
+            name,
+            k,
+            _PROVIDER,
+            inputs=inputs,
+            attrs=dict(attrs),
+            rule=Rule(bw, _PROVIDER, saved, (), fast=fast),
+            doc=d,
+        )
+
+    return make(kernel, ("x",), doc), make(into_kernel, ("x", "out"), into_doc)
+
+
 def _fpq_bounds(sign: bool, n: int, delta: float) -> tuple[float, float]:
     if sign:
         top = ((1 << (int(n) - 1)) - 1) * float(delta)
@@ -520,15 +563,26 @@ def _fpq_into_kernel(
     delta: float = 0.0625,
     ste_fine_grained: bool = True,
 ) -> Any:
-    q = _fpq(xp, x, sign, n, delta)
-    out[...] = q
-    return q
+    return _written(out, _fpq(xp, x, sign, n, delta))
 
 
 def _fpq_mask(xp: Any, x: Any, sign: bool, n: int, delta: float, dtype: Any) -> Any:
     lo, hi = _fpq_bounds(sign, n, delta)
     dt = x.dtype.type
     return ((x >= dt(lo)) & (x <= dt(hi))).astype(dtype)
+
+
+def _fpq_ste(
+    gy: Sequence[Any], ins: Any, ste_fine_grained: bool, mask: Callable[[Any], Any]
+) -> list[Any]:
+    """FixedPointQuantize's straight-through gradient: the output's gradient ``g``, times
+    ``mask(g)`` (1 inside the representable range, 0 outside) with ``ste_fine_grained``; none
+    for the other inputs."""
+    g = gy[0]
+    rest = [None] * (len(ins) - 1)
+    if not ste_fine_grained:
+        return [g, *rest]
+    return [g * mask(g), *rest]
 
 
 def _fpq_bw(
@@ -542,13 +596,11 @@ def _fpq_bw(
     delta: float = 0.0625,
     ste_fine_grained: bool = True,
 ) -> list[Any]:
-    g = gy[0]
-    rest = [None] * (len(ins) - 1)
-    if not ste_fine_grained:
-        return [g, *rest]
-    x = ins[0]
-    mask = _fpq_mask(x.device.xp, x._data, sign, n, delta, g.dtype)
-    return [g * NativeVariable.leaf(mask, False), *rest]
+    def mask(g: Any) -> Any:
+        x = ins[0]
+        return NativeVariable.leaf(_fpq_mask(x.device.xp, x._data, sign, n, delta, g.dtype), False)
+
+    return _fpq_ste(gy, ins, ste_fine_grained, mask)
 
 
 def _fpq_fast(
@@ -563,33 +615,21 @@ def _fpq_fast(
     delta: float = 0.0625,
     ste_fine_grained: bool = True,
 ) -> list[Any]:
-    g = gy[0]
-    rest = [None] * (len(ins) - 1)
-    if not ste_fine_grained:
-        return [g, *rest]
-    return [g * _fpq_mask(xp, ins[0], sign, n, delta, g.dtype), *rest]
+    return _fpq_ste(
+        gy, ins, ste_fine_grained, lambda g: _fpq_mask(xp, ins[0], sign, n, delta, g.dtype)
+    )
 
 
 _FPQ_ATTRS = {"sign": True, "n": 8, "delta": 0.0625, "ste_fine_grained": True}
 
-FIXED_POINT_QUANTIZE = FunctionDef(
+FIXED_POINT_QUANTIZE, FIXED_POINT_QUANTIZE_INTO = _with_into(
     "FixedPointQuantize",
     _fpq_kernel,
-    _PROVIDER,
-    inputs=("x",),
-    attrs=dict(_FPQ_ATTRS),
-    rule=Rule(_fpq_bw, _PROVIDER, (0,), (), fast=_fpq_fast),
-    doc="nnabla's FixedPointQuantize with its straight-through gradient",
-)
-
-FIXED_POINT_QUANTIZE_INTO = FunctionDef(
-    "FixedPointQuantize",
     _fpq_into_kernel,
-    _PROVIDER,
-    inputs=("x", "out"),
-    attrs=dict(_FPQ_ATTRS),
-    rule=Rule(_fpq_bw, _PROVIDER, (0,), (), fast=_fpq_fast),
-    doc="nnabla's FixedPointQuantize, its result also written into the array of `out`",
+    _FPQ_ATTRS,
+    (_fpq_bw, (0,), _fpq_fast),
+    "nnabla's FixedPointQuantize with its straight-through gradient",
+    "nnabla's FixedPointQuantize, its result also written into the array of `out`",
 )
 
 
@@ -617,9 +657,7 @@ def _binarize(xp: Any, w: Any, zero_to: float) -> Any:
 
 
 def _binary_connect_kernel(xp: Any, w: Any, wb: Any, quantize_zero_to: float = 1.0) -> Any:
-    q = _binarize(xp, w, quantize_zero_to)
-    wb[...] = q
-    return q
+    return _written(wb, _binarize(xp, w, quantize_zero_to))
 
 
 def _binary_weight_kernel(
@@ -642,7 +680,7 @@ def _straight_bw(gy: Sequence[Any], ins: Any, *_: Any, **__: Any) -> list[Any]:
 
 
 def _straight_fast(xp: Any, gy: Sequence[Any], ins: Any, *_: Any, **__: Any) -> list[Any]:
-    return [gy[0]] + [None] * (len(ins) - 1)
+    return _straight_bw(gy, ins)
 
 
 BINARY_CONNECT_WEIGHT = FunctionDef(
@@ -701,29 +739,17 @@ def _prune_kernel(xp: Any, x: Any, rate: float = 0.9) -> Any:
 
 
 def _prune_into_kernel(xp: Any, x: Any, out: Any, rate: float = 0.9) -> Any:
-    q = _prune(xp, x, rate)
-    out[...] = q
-    return q
+    return _written(out, _prune(xp, x, rate))
 
 
-PRUNE = FunctionDef(
+PRUNE, PRUNE_INTO = _with_into(
     "Prune",
     _prune_kernel,
-    _PROVIDER,
-    inputs=("x",),
-    attrs={"rate": 0.9},
-    rule=Rule(_straight_bw, _PROVIDER, (), (), fast=_straight_fast),
-    doc="nnabla's Prune (the smallest |x| set to 0), straight-through gradient",
-)
-
-PRUNE_INTO = FunctionDef(
-    "Prune",
     _prune_into_kernel,
-    _PROVIDER,
-    inputs=("x", "out"),
-    attrs={"rate": 0.9},
-    rule=Rule(_straight_bw, _PROVIDER, (), (), fast=_straight_fast),
-    doc="nnabla's Prune, its result also written into the array of `out`",
+    {"rate": 0.9},
+    (_straight_bw, (), _straight_fast),
+    "nnabla's Prune (the smallest |x| set to 0), straight-through gradient",
+    "nnabla's Prune, its result also written into the array of `out`",
 )
 
 

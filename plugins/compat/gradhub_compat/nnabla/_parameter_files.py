@@ -119,16 +119,22 @@ def save_parameters(
             path.seek(0)  # as nnabla's file handler
 
 
-def _read(where: str, name: str, raw: bytes) -> list[tuple[str, np.ndarray, bool]]:
-    """The datasets of an nnabla ``.h5`` file as (name, array, need_grad), in nnabla's order."""
-    h5py = _h5py(where)
+def _open_h5(h5py: Any, where: str, name: str, raw: bytes) -> Any:
+    """The HDF5 file of the bytes ``raw`` (named ``name`` in the errors), opened for reading;
+    a :class:`StateFileError` when it is not one."""
     try:
-        hd = h5py.File(io.BytesIO(raw), "r")
+        return h5py.File(io.BytesIO(raw), "r")
     except Exception as e:  # not HDF5, truncated
         raise StateFileError(
             f"{where}: {name} is not a readable HDF5 file (truncated or corrupted?): "
             f"{type(e).__name__}: {e}"
         ) from e
+
+
+def _read(where: str, name: str, raw: bytes) -> list[tuple[str, np.ndarray, bool]]:
+    """The datasets of an nnabla ``.h5`` file as (name, array, need_grad), in nnabla's order."""
+    h5py = _h5py(where)
+    hd = _open_h5(h5py, where, name, raw)
     out: list[tuple[Any, str, np.ndarray, bool]] = []
     try:
         found: list[tuple[str, Any]] = []

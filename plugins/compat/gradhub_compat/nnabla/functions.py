@@ -1642,6 +1642,42 @@ def _binary_weight(
         return _layer.binary_weight_weight(w, wb, al, zero_to, in_axes)
 
 
+def _binary_affine(
+    where: str,
+    x: Any,
+    weight: Any,
+    binary_weight: Any,
+    alpha: Any,
+    bias: Any,
+    base_axis: int,
+    zero_to: float,
+) -> Any:
+    """``F.affine`` with the (scaled, with ``alpha``) binary weight of :func:`_binary_weight`."""
+    q = _binary_weight(where, weight, binary_weight, alpha, zero_to, False)
+    return __getattr__("affine")(x, adopt(q, Variable), bias, base_axis)
+
+
+def _binary_convolution(
+    where: str,
+    x: Any,
+    weight: Any,
+    binary_weight: Any,
+    alpha: Any,
+    bias: Any,
+    base_axis: int,
+    pad: Any,
+    stride: Any,
+    dilation: Any,
+    group: int,
+    zero_to: float,
+) -> Any:
+    """``F.convolution`` with the (scaled, with ``alpha``) binary weight of
+    :func:`_binary_weight`."""
+    q = _binary_weight(where, weight, binary_weight, alpha, zero_to, True)
+    conv = __getattr__("convolution")
+    return conv(x, adopt(q, Variable), bias, base_axis, pad, stride, dilation, group)
+
+
 def binary_connect_affine(
     x: Any,
     weight: Any,
@@ -1667,10 +1703,9 @@ def binary_connect_affine(
         >>> y.d, wb.d.ravel()
         (array([[-1.]], dtype=float32), array([ 1., -1.], dtype=float32))
     """
-    q = _binary_weight(
-        "binary_connect_affine", weight, binary_weight, None, quantize_zero_to, False
+    return _binary_affine(
+        "binary_connect_affine", x, weight, binary_weight, None, bias, base_axis, quantize_zero_to
     )
-    return __getattr__("affine")(x, adopt(q, Variable), bias, base_axis)
 
 
 def binary_connect_convolution(
@@ -1687,11 +1722,20 @@ def binary_connect_convolution(
 ) -> Any:
     """nnabla's ``F.binary_connect_convolution``: ``F.convolution`` with the binary weight of
     :func:`binary_connect_affine`."""
-    q = _binary_weight(
-        "binary_connect_convolution", weight, binary_weight, None, quantize_zero_to, True
+    return _binary_convolution(
+        "binary_connect_convolution",
+        x,
+        weight,
+        binary_weight,
+        None,
+        bias,
+        base_axis,
+        pad,
+        stride,
+        dilation,
+        group,
+        quantize_zero_to,
     )
-    conv = __getattr__("convolution")
-    return conv(x, adopt(q, Variable), bias, base_axis, pad, stride, dilation, group)
 
 
 def binary_weight_affine(
@@ -1707,10 +1751,9 @@ def binary_weight_affine(
     :math:`\alpha\, \mathrm{sign}(W)`, :math:`\alpha` the mean of :math:`|W|` over the input
     axis (one value per output, written into ``alpha``; ``sign(W)`` into ``binary_weight``); the
     weight's gradient goes straight through to ``weight`` (not scaled), as nnabla's."""
-    q = _binary_weight(
-        "binary_weight_affine", weight, binary_weight, alpha, quantize_zero_to, False
+    return _binary_affine(
+        "binary_weight_affine", x, weight, binary_weight, alpha, bias, base_axis, quantize_zero_to
     )
-    return __getattr__("affine")(x, adopt(q, Variable), bias, base_axis)
 
 
 def binary_weight_convolution(
@@ -1729,11 +1772,20 @@ def binary_weight_convolution(
     """nnabla's ``F.binary_weight_convolution``: ``F.convolution`` with the scaled binary weight
     of :func:`binary_weight_affine`, :math:`\alpha` the mean of :math:`|W|` over each output
     map's filter."""
-    q = _binary_weight(
-        "binary_weight_convolution", weight, binary_weight, alpha, quantize_zero_to, True
+    return _binary_convolution(
+        "binary_weight_convolution",
+        x,
+        weight,
+        binary_weight,
+        alpha,
+        bias,
+        base_axis,
+        pad,
+        stride,
+        dilation,
+        group,
+        quantize_zero_to,
     )
-    conv = __getattr__("convolution")
-    return conv(x, adopt(q, Variable), bias, base_axis, pad, stride, dilation, group)
 
 
 def multi_head_attention(

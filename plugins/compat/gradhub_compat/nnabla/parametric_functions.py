@@ -63,25 +63,36 @@ def _batch_normalization(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
         return fn(*args, **kwargs)
 
 
-def _affine_base_axis(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[Any, Any]:
-    """``PF.affine``'s arguments with a negative ``base_axis`` counted from the end of the
-    input's shape (-1: the last axis), as nnabla."""
+def _rebind(
+    fn: Callable[..., Any], args: Any, kwargs: Any, edit: Callable[[dict[str, Any]], None]
+) -> tuple[Any, Any]:
+    """The arguments of ``fn`` bound to its signature, changed in place by ``edit``, as
+    ``(args, kwargs)``; as they are when they do not bind."""
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except TypeError:
         return args, kwargs  # the native call names the problem
-    a = bound.arguments
-    ba: Any = a.get("base_axis", 1)
-    inp: Any = a.get("inp")
-    if isinstance(ba, int) and not isinstance(ba, bool) and ba < 0 and hasattr(inp, "shape"):
-        nd = len(inp.shape)
-        if ba < -nd:
-            raise ValueError(
-                f"nnabla PF.affine: base_axis={ba} is out of range for an input of shape "
-                f"{tuple(inp.shape)} (from -{nd} to {nd - 1})"
-            )
-        a["base_axis"] = ba + nd
+    edit(bound.arguments)
     return bound.args, bound.kwargs
+
+
+def _affine_base_axis(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[Any, Any]:
+    """``PF.affine``'s arguments with a negative ``base_axis`` counted from the end of the
+    input's shape (-1: the last axis), as nnabla."""
+
+    def edit(a: dict[str, Any]) -> None:
+        ba: Any = a.get("base_axis", 1)
+        inp: Any = a.get("inp")
+        if isinstance(ba, int) and not isinstance(ba, bool) and ba < 0 and hasattr(inp, "shape"):
+            nd = len(inp.shape)
+            if ba < -nd:
+                raise ValueError(
+                    f"nnabla PF.affine: base_axis={ba} is out of range for an input of shape "
+                    f"{tuple(inp.shape)} (from -{nd} to {nd - 1})"
+                )
+            a["base_axis"] = ba + nd
+
+    return _rebind(fn, args, kwargs, edit)
 
 
 # the size arguments nnabla converts to C++ integers, so that a float such as ``maxh / 2``
@@ -106,20 +117,18 @@ def _integral_sizes(fn: Callable[..., Any], pf: str, args: Any, kwargs: Any) -> 
     float with a fraction raises ``TypeError`` (nnabla truncates it)."""
     if not any(isinstance(v, (float, np.floating, tuple, list)) for v in (*args, *kwargs.values())):
         return args, kwargs
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError:
-        return args, kwargs  # the native call names the problem
-    a = bound.arguments
-    for key in _SIZE_ARGS:
-        if key not in a:
-            continue
-        v = a[key]
-        if isinstance(v, (tuple, list)):
-            a[key] = type(v)(_whole(pf, key, e) for e in v)
-        else:
-            a[key] = _whole(pf, key, v)
-    return bound.args, bound.kwargs
+
+    def edit(a: dict[str, Any]) -> None:
+        for key in _SIZE_ARGS:
+            if key not in a:
+                continue
+            v = a[key]
+            if isinstance(v, (tuple, list)):
+                a[key] = type(v)(_whole(pf, key, e) for e in v)
+            else:
+                a[key] = _whole(pf, key, v)
+
+    return _rebind(fn, args, kwargs, edit)
 
 
 def _nnabla_use(p: Any, need_grad: bool) -> Any:
@@ -152,16 +161,14 @@ def _scoped_apply(fn: Callable[..., Any], pf: str, args: Any, kwargs: Any) -> tu
     sub = _APPLY_SCOPES.get(pf)
     if sub is None or not ({"apply_w", "apply_b"} & kwargs.keys() or len(args) > 1):
         return args, kwargs
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError:
-        return args, kwargs  # the native call names the problem
-    a = bound.arguments
-    for key in ("apply_w", "apply_b"):
-        f = a.get(key)
-        if callable(f):
-            a[key] = _in_scope(f, a.get("name"), sub)
-    return bound.args, bound.kwargs
+
+    def edit(a: dict[str, Any]) -> None:
+        for key in ("apply_w", "apply_b"):
+            f = a.get(key)
+            if callable(f):
+                a[key] = _in_scope(f, a.get("name"), sub)
+
+    return _rebind(fn, args, kwargs, edit)
 
 
 def _in_scope(f: Callable[..., Any], name: Any, sub: str) -> Callable[..., Any]:
@@ -641,6 +648,16 @@ def _recurrent_params(
         )
     isz, hsz, n_layers = int(x.shape[2]), int(h.shape[3]), int(h.shape[0])
     n_dir = 2 if bidirectional else 1
+
+    def upper_init() -> Any:  # the initial weights of the layers above the first
+        return _glorot_concat(
+            rng,
+            n_dir * hsz,
+            hsz,
+            (n_layers - 1, n_dir, *gates, hsz, n_dir * hsz),
+            (n_layers - 1, n_dir, *gates, hsz, hsz),
+        )
+
     w0 = None if draw_always else get_parameter("weight_l0")
     w = None if draw_always else get_parameter("weight")
     b = None if draw_always else get_parameter("bias")
@@ -655,23 +672,11 @@ def _recurrent_params(
     else:
         w0 = w0.get_unlinked_variable(need_grad=not fix_parameters)
     if draw_always and w_init is None:
-        w_init = _glorot_concat(
-            rng,
-            n_dir * hsz,
-            hsz,
-            (n_layers - 1, n_dir, *gates, hsz, n_dir * hsz),
-            (n_layers - 1, n_dir, *gates, hsz, hsz),
-        )
+        w_init = upper_init()
     if n_layers > 1:
         if w is None:
             if w_init is None:
-                w_init = _glorot_concat(
-                    rng,
-                    n_dir * hsz,
-                    hsz,
-                    (n_layers - 1, n_dir, *gates, hsz, n_dir * hsz),
-                    (n_layers - 1, n_dir, *gates, hsz, hsz),
-                )
+                w_init = upper_init()
             w = get_parameter_or_create(
                 "weight",
                 (n_layers - 1, n_dir, *gates, hsz, n_dir * hsz + hsz),
@@ -937,6 +942,87 @@ def _pruning(prune: bool, rate: float) -> Any:
     return lambda v, out: F._prune(v, rate, out)
 
 
+def _quantized_affine(
+    inp: Any,
+    n_outmaps: Any,
+    base_axis: int,
+    w_init: Any,
+    b_init: Any,
+    fix_parameters: bool,
+    rng: Any,
+    with_bias: bool,
+    quant_w: Callable[[], Any],
+    quant_b: Callable[[], Any],
+) -> Any:
+    """``F.affine`` with the parameters of :func:`_quantized_wb` (``W`` Glorot uniform as
+    ``PF.affine``'s); ``quant_w``/``quant_b`` make the transformations (after ``W``'s
+    initializer, as nnabla's)."""
+    from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
+
+    outs = [int(v) for v in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
+    inmaps = int(np.prod(inp.shape[base_axis:]))
+    if w_init is None:
+        w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, int(np.prod(outs))), rng=rng)
+    w, b = _quantized_wb(
+        (inmaps, *outs),
+        tuple(outs),
+        w_init,
+        b_init,
+        fix_parameters,
+        with_bias,
+        quant_w(),
+        quant_b(),
+    )
+    return _functions().affine(inp, w, b, base_axis)
+
+
+def _quantized_convolution(
+    pf: str,
+    inp: Any,
+    outmaps: int,
+    kernel: Any,
+    pad: Any,
+    stride: Any,
+    dilation: Any,
+    group: int,
+    channel_last: bool,
+    w_init: Any,
+    b_init: Any,
+    base_axis: int,
+    fix_parameters: bool,
+    rng: Any,
+    with_bias: bool,
+    quant_w: Callable[[], Any],
+    quant_b: Callable[[], Any],
+) -> Any:
+    """``F.convolution`` with the parameters of :func:`_quantized_wb` (``W``
+    ``(outmaps, inmaps // group, *kernel)``, Glorot uniform of ``(inmaps, outmaps, kernel)``);
+    ``pf`` names the public function in the ``channel_last=True`` error."""
+    from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
+
+    if channel_last:
+        raise NotImplementedError(
+            f"nnabla PF.{pf}: channel_last=True is not supported (see docs/migration-nnabla.md)"
+        )
+    kern = tuple(int(k) for k in kernel)
+    channels = int(inp.shape[base_axis])
+    if w_init is None:
+        w_init = UniformInitializer(calc_uniform_lim_glorot(channels, outmaps, kern), rng=rng)
+    w, b = _quantized_wb(
+        (int(outmaps), channels // group, *kern),
+        (int(outmaps),),
+        w_init,
+        b_init,
+        fix_parameters,
+        with_bias,
+        quant_w(),
+        quant_b(),
+    )
+    return _functions().convolution(
+        inp, w, b, base_axis, pad, stride, dilation, group, channel_last
+    )
+
+
 @parametric_function_api("fp_quantized_affine")
 def fixed_point_quantized_affine(
     inp: Any,
@@ -985,23 +1071,18 @@ def fixed_point_quantized_affine(
         True
         >>> nn.clear_parameters()
     """
-    from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
-
-    outs = [int(v) for v in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
-    inmaps = int(np.prod(inp.shape[base_axis:]))
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, int(np.prod(outs))), rng=rng)
-    w, b = _quantized_wb(
-        (inmaps, *outs),
-        tuple(outs),
+    return _quantized_affine(
+        inp,
+        n_outmaps,
+        base_axis,
         w_init,
         b_init,
         fix_parameters,
+        rng,
         with_bias,
-        _fixed_point(quantize_w, sign_w, n_w, delta_w, ste_fine_grained_w),
-        _fixed_point(quantize_b, sign_b, n_b, delta_b, ste_fine_grained_b),
+        lambda: _fixed_point(quantize_w, sign_w, n_w, delta_w, ste_fine_grained_w),
+        lambda: _fixed_point(quantize_b, sign_b, n_b, delta_b, ste_fine_grained_b),
     )
-    return _functions().affine(inp, w, b, base_axis)
 
 
 @parametric_function_api("fp_quantized_conv")
@@ -1047,29 +1128,24 @@ def fixed_point_quantized_convolution(
         ((2, 4, 3, 3), [('fp_quantized_conv/W', (4, 3, 3, 3)), ('fp_quantized_conv/b', (4,))])
         >>> nn.clear_parameters()
     """
-    from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
-
-    if channel_last:
-        raise NotImplementedError(
-            "nnabla PF.fixed_point_quantized_convolution: channel_last=True is not supported "
-            "(see docs/migration-nnabla.md)"
-        )
-    kern = tuple(int(k) for k in kernel)
-    channels = int(inp.shape[base_axis])
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(channels, outmaps, kern), rng=rng)
-    w, b = _quantized_wb(
-        (int(outmaps), channels // group, *kern),
-        (int(outmaps),),
+    return _quantized_convolution(
+        "fixed_point_quantized_convolution",
+        inp,
+        outmaps,
+        kernel,
+        pad,
+        stride,
+        dilation,
+        group,
+        channel_last,
         w_init,
         b_init,
+        base_axis,
         fix_parameters,
+        rng,
         with_bias,
-        _fixed_point(quantize_w, sign_w, n_w, delta_w, ste_fine_grained_w),
-        _fixed_point(quantize_b, sign_b, n_b, delta_b, ste_fine_grained_b),
-    )
-    return _functions().convolution(
-        inp, w, b, base_axis, pad, stride, dilation, group, channel_last
+        lambda: _fixed_point(quantize_w, sign_w, n_w, delta_w, ste_fine_grained_w),
+        lambda: _fixed_point(quantize_b, sign_b, n_b, delta_b, ste_fine_grained_b),
     )
 
 
@@ -1315,23 +1391,18 @@ def pruned_affine(
         49
         >>> nn.clear_parameters()
     """
-    from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
-
-    outs = [int(v) for v in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
-    inmaps = int(np.prod(inp.shape[base_axis:]))
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, int(np.prod(outs))), rng=rng)
-    w, b = _quantized_wb(
-        (inmaps, *outs),
-        tuple(outs),
+    return _quantized_affine(
+        inp,
+        n_outmaps,
+        base_axis,
         w_init,
         b_init,
         fix_parameters,
+        rng,
         with_bias,
-        _pruning(prune_w, rate_w),
-        _pruning(prune_b, rate_b),
+        lambda: _pruning(prune_w, rate_w),
+        lambda: _pruning(prune_b, rate_b),
     )
-    return _functions().affine(inp, w, b, base_axis)
 
 
 @parametric_function_api("pruned_conv")
@@ -1359,29 +1430,24 @@ def pruned_convolution(
     ``pruned_conv/W`` ``(outmaps, inmaps // group, *kernel)`` (Glorot uniform of ``(inmaps,
     outmaps, kernel)``) and the bias ``/b`` pruned as in :func:`pruned_affine` (``/W_q``,
     ``/b_q``). ``channel_last=True`` raises ``NotImplementedError``."""
-    from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
-
-    if channel_last:
-        raise NotImplementedError(
-            "nnabla PF.pruned_convolution: channel_last=True is not supported (see "
-            "docs/migration-nnabla.md)"
-        )
-    kern = tuple(int(k) for k in kernel)
-    channels = int(inp.shape[base_axis])
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(channels, outmaps, kern), rng=rng)
-    w, b = _quantized_wb(
-        (int(outmaps), channels // group, *kern),
-        (int(outmaps),),
+    return _quantized_convolution(
+        "pruned_convolution",
+        inp,
+        outmaps,
+        kernel,
+        pad,
+        stride,
+        dilation,
+        group,
+        channel_last,
         w_init,
         b_init,
+        base_axis,
         fix_parameters,
+        rng,
         with_bias,
-        _pruning(prune_w, rate_w),
-        _pruning(prune_b, rate_b),
-    )
-    return _functions().convolution(
-        inp, w, b, base_axis, pad, stride, dilation, group, channel_last
+        lambda: _pruning(prune_w, rate_w),
+        lambda: _pruning(prune_b, rate_b),
     )
 
 

@@ -48,7 +48,7 @@ import numpy as np
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_write
 
-from ._parameter_files import _h5py
+from ._parameter_files import _h5py, _open_h5
 from ._variable import Variable, grad_is_zeroing, set_zeroing_grad
 
 __all__ = [
@@ -260,8 +260,6 @@ class Solver:
         """Read the states of the ``.h5`` file ``path`` (nnabla 1.39's layout, see
         :meth:`save_states`) into the solver, as :meth:`set_states`: the parameters must be
         registered first. Only numeric datasets are read (nothing is unpickled or run)."""
-        import io
-
         from gradhub.errors import StateFileError
 
         where = f"nnabla {self.name}.load_states"
@@ -269,13 +267,7 @@ class Solver:
         h5py = _h5py(where)
         with open(file_name, "rb") as f:
             raw = f.read()
-        try:
-            hd = h5py.File(io.BytesIO(raw), "r")
-        except Exception as e:  # not HDF5, truncated
-            raise StateFileError(
-                f"{where}: {file_name!r} is not a readable HDF5 file (truncated or corrupted?): "
-                f"{type(e).__name__}: {e}"
-            ) from e
+        hd = _open_h5(h5py, where, repr(file_name), raw)
         found: list[tuple[Any, str, SolverState]] = []
         try:
             groups: list[tuple[str, Any]] = []
@@ -537,13 +529,10 @@ class Adam(Solver):
         t = state.t
         b1, b2 = dt(self.beta1), dt(self.beta2)
         # as nnabla's C++: pow(float, int) in double, the correction rounded to the dtype
-        corr = dt(math.sqrt(1 - float(b2) ** t) / (1 - float(b1) ** t))
+        corr = _bias_correction(dt, b1, b2, t)
         alpha_t = dt(self._lr) * corr
         mv, vv = state.pstate["mean"], state.pstate["var"]
-        one = dt(1)
-        m = b1 * mv._data + (one - b1) * g
-        v = b2 * vv._data + (one - b2) * g * g
-        mv._data, vv._data = m, v
+        m, v = _adam_moments(dt, g, mv, vv, b1, b2)
         return w - alpha_t * m / (xp.sqrt(v) + dt(self.eps))
 
 
@@ -594,6 +583,26 @@ def _hyper(solver: str, name: str, value: Any) -> float:
             f"nnabla {solver}: {name} must be a number, got {type(value).__name__} ({value!r})"
         )
     return float(value)
+
+
+def _adam_moments(dt: Any, g: Any, mv: Any, vv: Any, b1: Any, b2: Any) -> tuple[Any, Any]:
+    """Adam's moments ``m = b1 m + (1 - b1) g`` and ``v = b2 v + (1 - b2) g^2``, written into
+    the states ``mv`` and ``vv``; returns ``(m, v)``."""
+    one = dt(1)
+    m = b1 * mv._data + (one - b1) * g
+    v = b2 * vv._data + (one - b2) * g * g
+    mv._data, vv._data = m, v
+    return m, v
+
+
+def _adam_hypers(solver: str, beta1: Any, beta2: Any, eps: Any) -> tuple[float, float, float]:
+    """``beta1``, ``beta2`` and ``eps`` of an Adam-like solver, each checked by :func:`_hyper`
+    in that order."""
+    return (
+        _hyper(solver, "beta1", beta1),
+        _hyper(solver, "beta2", beta2),
+        _hyper(solver, "eps", eps),
+    )
 
 
 class Nesterov(Solver):
@@ -664,9 +673,7 @@ class Adamax(Solver):
         self, alpha: float = 0.002, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8
     ) -> None:
         super().__init__(_hyper("Adamax", "alpha", alpha))
-        self.beta1 = _hyper("Adamax", "beta1", beta1)
-        self.beta2 = _hyper("Adamax", "beta2", beta2)
-        self.eps = _hyper("Adamax", "eps", eps)
+        self.beta1, self.beta2, self.eps = _adam_hypers("Adamax", beta1, beta2, eps)
 
     def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
         b1, b2 = dt(self.beta1), dt(self.beta2)
@@ -703,9 +710,7 @@ class AMSGRAD(Solver):
         bias_correction: bool = False,
     ) -> None:
         super().__init__(_hyper("AMSGRAD", "alpha", alpha))
-        self.beta1 = _hyper("AMSGRAD", "beta1", beta1)
-        self.beta2 = _hyper("AMSGRAD", "beta2", beta2)
-        self.eps = _hyper("AMSGRAD", "eps", eps)
+        self.beta1, self.beta2, self.eps = _adam_hypers("AMSGRAD", beta1, beta2, eps)
         self.bias_correction = bool(bias_correction)
 
     def _step(self, xp: Any, w: Any, g: Any, state: SolverState, dt: Any) -> Any:
@@ -713,13 +718,11 @@ class AMSGRAD(Solver):
         b1, b2 = dt(self.beta1), dt(self.beta2)
         alpha_t = dt(self._lr)
         if self.bias_correction:  # (pow in double, the correction rounded to the dtype)
-            alpha_t = alpha_t * dt(math.sqrt(1 - float(b2) ** t) / (1 - float(b1) ** t))
+            alpha_t = alpha_t * _bias_correction(dt, b1, b2, t)
         mv, vv, hv = state.pstate["m"], state.pstate["v"], state.pstate["v_hat"]
-        one = dt(1)
-        m = b1 * mv._data + (one - b1) * g
-        v = b2 * vv._data + (one - b2) * g * g
+        m, v = _adam_moments(dt, g, mv, vv, b1, b2)
         v_hat = xp.maximum(hv._data, v)
-        mv._data, vv._data, hv._data = m, v, v_hat
+        hv._data = v_hat
         return w - alpha_t * m / (xp.sqrt(v_hat) + dt(self.eps))
 
 
@@ -851,10 +854,8 @@ class AdamW(Solver):
         wd: float = 0.0001,
     ) -> None:
         super().__init__(_hyper("AdamW", "alpha", alpha))
+        self.beta1, self.beta2, self.eps = _adam_hypers("AdamW", beta1, beta2, eps)
         self._init_lr = self._lr
-        self.beta1 = _hyper("AdamW", "beta1", beta1)
-        self.beta2 = _hyper("AdamW", "beta2", beta2)
-        self.eps = _hyper("AdamW", "eps", eps)
         self.wd = _hyper("AdamW", "wd", wd)
         self._default_wd = self._wd_rate = self.wd
 
@@ -863,10 +864,7 @@ class AdamW(Solver):
         alpha_t = dt(self._lr) * _bias_correction(dt, b1, b2, state.t)
         decay = _lr_ratio(dt, self._lr, self._init_lr) * dt(self._wd_rate)
         mv, vv = state.pstate["mean"], state.pstate["var"]
-        one = dt(1)
-        m = b1 * mv._data + (one - b1) * g
-        v = b2 * vv._data + (one - b2) * g * g
-        mv._data, vv._data = m, v
+        m, v = _adam_moments(dt, g, mv, vv, b1, b2)
         return w - alpha_t * m / (xp.sqrt(v) + dt(self.eps)) - decay * w
 
 
@@ -923,10 +921,8 @@ class AdaBound(Solver):
         gamma: float = 0.001,
     ) -> None:
         super().__init__(_hyper("AdaBound", "alpha", alpha))
+        self.beta1, self.beta2, self.eps = _adam_hypers("AdaBound", beta1, beta2, eps)
         self._init_lr = self._lr
-        self.beta1 = _hyper("AdaBound", "beta1", beta1)
-        self.beta2 = _hyper("AdaBound", "beta2", beta2)
-        self.eps = _hyper("AdaBound", "eps", eps)
         self.final_lr = _hyper("AdaBound", "final_lr", final_lr)
         self.gamma = _hyper("AdaBound", "gamma", gamma)
 
@@ -935,10 +931,7 @@ class AdaBound(Solver):
         alpha_t = dt(self._lr) * _bias_correction(dt, b1, b2, state.t)
         final_lr = dt(self.final_lr) * _lr_ratio(dt, self._lr, self._init_lr)
         mv, vv = state.pstate["mean"], state.pstate["var"]
-        one = dt(1)
-        m = b1 * mv._data + (one - b1) * g
-        v = b2 * vv._data + (one - b2) * g * g
-        mv._data, vv._data = m, v
+        m, v = _adam_moments(dt, g, mv, vv, b1, b2)
         return _bounded_step(
             xp, w, m, v, alpha_t, final_lr, dt(self.gamma), dt(state.t), dt(self.eps)
         )
@@ -968,10 +961,8 @@ class AMSBound(Solver):
         bias_correction: bool = False,
     ) -> None:
         super().__init__(_hyper("AMSBound", "alpha", alpha))
+        self.beta1, self.beta2, self.eps = _adam_hypers("AMSBound", beta1, beta2, eps)
         self._init_lr = self._lr
-        self.beta1 = _hyper("AMSBound", "beta1", beta1)
-        self.beta2 = _hyper("AMSBound", "beta2", beta2)
-        self.eps = _hyper("AMSBound", "eps", eps)
         self.final_lr = _hyper("AMSBound", "final_lr", final_lr)
         self.gamma = _hyper("AMSBound", "gamma", gamma)
         self.bias_correction = bool(bias_correction)
@@ -983,11 +974,9 @@ class AMSBound(Solver):
             alpha_t = alpha_t * _bias_correction(dt, b1, b2, state.t)
         final_lr = dt(self.final_lr) * _lr_ratio(dt, self._lr, self._init_lr)
         mv, vv, hv = state.pstate["m"], state.pstate["v"], state.pstate["v_hat"]
-        one = dt(1)
-        m = b1 * mv._data + (one - b1) * g
-        v = b2 * vv._data + (one - b2) * g * g
+        m, v = _adam_moments(dt, g, mv, vv, b1, b2)
         v_hat = xp.maximum(hv._data, v)
-        mv._data, vv._data, hv._data = m, v, v_hat
+        hv._data = v_hat
         return _bounded_step(
             xp, w, m, v_hat, alpha_t, final_lr, dt(self.gamma), dt(state.t), dt(self.eps), True
         )
@@ -1093,9 +1082,7 @@ class Lamb(Solver):
         c1 = dt(1 - float(b1) ** state.t) if self.bias_correction else one
         c2 = dt(1 - float(b2) ** state.t) if self.bias_correction else one
         mv, vv = state.pstate["mean"], state.pstate["var"]
-        m = b1 * mv._data + (one - b1) * g
-        v = b2 * vv._data + (one - b2) * g * g
-        mv._data, vv._data = m, v
+        m, v = _adam_moments(dt, g, mv, vv, b1, b2)
         r = (m / c1) / (xp.sqrt(v / c2) + eps)
         r = r + dt(self._wd_rate) * w
         r_norm = dt(float(xp.sqrt(_sum_sq(xp, r))))  # (host scalars, as nnabla's)
@@ -1195,9 +1182,7 @@ class AdaBelief(Solver):
         rectify: bool = False,
     ) -> None:
         super().__init__(_hyper("AdaBelief", "alpha", alpha))
-        self.beta1 = _hyper("AdaBelief", "beta1", beta1)
-        self.beta2 = _hyper("AdaBelief", "beta2", beta2)
-        self.eps = _hyper("AdaBelief", "eps", eps)
+        self.beta1, self.beta2, self.eps = _adam_hypers("AdaBelief", beta1, beta2, eps)
         self.wd = _hyper("AdaBelief", "wd", wd)
         self.amsgrad = bool(amsgrad)
         self.weight_decouple = bool(weight_decouple)

@@ -382,6 +382,28 @@ def data_iterator(
     )
 
 
+def _source_iterator(
+    data_source: DataSource,
+    batch_size: int,
+    use_thread: bool,
+    with_memory_cache: bool,
+    epoch_begin_callbacks: Iterable[Callback],
+    epoch_end_callbacks: Iterable[Callback],
+    stop_exhausted: bool,
+) -> DataIterator:
+    """:func:`data_iterator` over ``data_source``, for the iterators that build their source
+    (which check ``with_file_cache`` themselves; ``cache_dir`` is unused)."""
+    return data_iterator(
+        data_source,
+        use_thread=use_thread,
+        batch_size=batch_size,
+        with_memory_cache=with_memory_cache,
+        epoch_begin_callbacks=epoch_begin_callbacks,
+        epoch_end_callbacks=epoch_end_callbacks,
+        stop_exhausted=stop_exhausted,
+    )
+
+
 def data_iterator_simple(
     load_func: Callable[[int], Any],
     num_examples: int,
@@ -416,16 +438,14 @@ def data_iterator_simple(
     """
     _no_file_cache("data_iterator_simple", with_file_cache)
     batch_size = _check_batch_size("data_iterator_simple", batch_size)
-    return data_iterator(
+    return _source_iterator(
         SimpleDataSource(load_func, num_examples, shuffle=shuffle, rng=rng),
-        use_thread=use_thread,
-        batch_size=batch_size,
-        with_memory_cache=with_memory_cache,
-        with_file_cache=with_file_cache,
-        cache_dir=cache_dir,
-        epoch_begin_callbacks=epoch_begin_callbacks,
-        epoch_end_callbacks=epoch_end_callbacks,
-        stop_exhausted=stop_exhausted,
+        batch_size,
+        use_thread,
+        with_memory_cache,
+        epoch_begin_callbacks,
+        epoch_end_callbacks,
+        stop_exhausted,
     )
 
 
@@ -447,14 +467,14 @@ def data_iterator_concat_datasets(
     drawn from ``rng``)."""
     _no_file_cache("data_iterator_concat_datasets", with_file_cache)
     ds = ConcatDataSource(data_source_list, shuffle=shuffle, rng=rng)
-    return data_iterator(
+    return _source_iterator(
         ds,
-        use_thread=use_thread,
-        batch_size=batch_size,
-        with_memory_cache=with_memory_cache,
-        epoch_begin_callbacks=epoch_begin_callbacks,
-        epoch_end_callbacks=epoch_end_callbacks,
-        stop_exhausted=stop_exhausted,
+        batch_size,
+        use_thread,
+        with_memory_cache,
+        epoch_begin_callbacks,
+        epoch_end_callbacks,
+        stop_exhausted,
     )
 
 
