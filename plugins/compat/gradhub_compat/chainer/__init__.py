@@ -119,7 +119,7 @@ _TRAINING_MODULES = (
     "chainerx",
 )
 #: chainer's device functions (``chainer.get_device``...), from :mod:`.backend`
-_BACKEND_NAMES = ("get_device", "using_device", "get_dtype")
+_BACKEND_NAMES = ("get_device", "using_device", "get_dtype", "get_array_types")
 _TRAINING_NAMES = ("Chain", "ChainList", "Link", "Parameter")
 _REPORTER_NAMES = ("Reporter", "get_current_reporter", "report", "report_scope")
 #: the parts of chainer's training API the layer refuses (NotImplementedError naming the page)
@@ -1284,6 +1284,9 @@ def _config_value(name: str) -> Any:
 _local = _LocalConfig()
 #: chainer's ``chainer.config`` (thread-local): ``chainer.config.train = False``.
 config = _Config()
+#: chainer's flag silencing the warnings of experimental features (chainer 7.8.1 sets it False);
+#: gradhub warns of none, so it changes nothing, kept for the programs that set it.
+disable_experimental_feature_warning = False
 
 
 @contextmanager

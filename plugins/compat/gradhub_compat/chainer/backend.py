@@ -36,7 +36,17 @@ from ._device import PAGE
 from ._device import get_device as _native_device
 from ._device import send as _send
 
-__all__ = ["CpuDevice", "Device", "GpuDevice", "get_device", "get_dtype", "using_device"]
+__all__ = [
+    "CpuDevice",
+    "Device",
+    "GpuDevice",
+    "get_array_module",
+    "get_array_types",
+    "get_device",
+    "get_device_from_array",
+    "get_dtype",
+    "using_device",
+]
 
 
 class Device:
@@ -45,9 +55,12 @@ class Device:
     (an array or a scalar, or a tuple or list of them and None, copied to the device when
     elsewhere; another object raises TypeError),
     ``use()`` (make it the current device: nothing for the CPU) and equality by name; the
-    gradhub device's other members (``kind``, ``index``, ``activate``...) are reached too."""
+    gradhub device's other members (``kind``, ``index``, ``activate``...) are reached too.
+    Without ``device`` it is the CPU, as chainer's ``backend.CpuDevice()``."""
 
-    def __init__(self, device: _NativeDevice) -> None:
+    def __init__(self, device: _NativeDevice | None = None) -> None:
+        if device is None:
+            device = _native_device("@numpy", "chainer.backend.CpuDevice")
         self.device = device
 
     def __getattr__(self, name: str) -> Any:
@@ -124,6 +137,60 @@ class Device:
     def create_context(self) -> Any:
         """The context in which this device is current (gradhub's ``activate``)."""
         return self.device.activate()
+
+
+def get_array_module(*args: Any) -> Any:
+    """chainer's ``backend.get_array_module``: the array module of the arguments (arrays or
+    Variables): CuPy for a gradhub-cuda array, numpy otherwise.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat.chainer import backend
+        >>> backend.get_array_module(np.zeros(2)) is np
+        True
+    """
+    from .backends import cuda
+
+    return cuda.get_array_module(*args)
+
+
+def get_array_types() -> tuple[type, ...]:
+    """chainer's ``chainer.get_array_types``: the array types the devices hold, numpy's
+    ``ndarray`` first (then CuPy's with gradhub-cuda).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> chainer.get_array_types()[0] is np.ndarray
+        True
+    """
+    from gradhub.registry import REGISTRY
+
+    return tuple(dict.fromkeys([np.ndarray, *REGISTRY.by_array_type]))
+
+
+def get_device_from_array(*arrays: Any) -> Device:
+    """chainer's ``backend.get_device_from_array``: the :class:`Device` of the first array that
+    is not a numpy array (a gradhub-cuda array: ``'@cupy:N'``), else the CPU. Variables are
+    not looked into (as chainer: pass ``v.array``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat.chainer import backend
+        >>> backend.get_device_from_array(np.zeros(2))
+        <CpuDevice (numpy)>
+    """
+    from gradhub.registry import REGISTRY
+
+    from ._device import get_device_of
+
+    for a in arrays:
+        if type(a) in REGISTRY.by_array_type and not isinstance(a, np.ndarray):
+            return Device(get_device_of(a))
+    return Device()
 
 
 #: chainer's device classes (one class here; ``isinstance(d, CpuDevice)`` is any Device)

@@ -1,6 +1,7 @@
 """chainer's ``chainer.datasets`` (chainer 7.8.1 ``chainer/datasets/``): the dataset wrappers
 :class:`TupleDataset`, :class:`DictDataset`, :class:`SubDataset` (:func:`split_dataset`,
-:func:`split_dataset_random`, :func:`split_dataset_n`, :func:`split_dataset_n_random`),
+:func:`split_dataset_random`, :func:`split_dataset_n`, :func:`split_dataset_n_random`,
+:func:`get_cross_validation_datasets`, :func:`get_cross_validation_datasets_random`),
 :class:`TransformDataset` and :class:`ConcatenatedDataset`.
 
 gradhub downloads nothing: :func:`get_mnist`, :func:`get_fashion_mnist`, :func:`get_cifar10`,
@@ -25,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -40,6 +42,8 @@ __all__ = [
     "TupleDataset",
     "get_cifar10",
     "get_cifar100",
+    "get_cross_validation_datasets",
+    "get_cross_validation_datasets_random",
     "get_fashion_mnist",
     "get_mnist",
     "get_ptb_words",
@@ -175,6 +179,60 @@ def split_dataset_n_random(dataset: Any, n: int, seed: int | None = None) -> lis
     sub_size = len(dataset) // n
     order = np.random.RandomState(seed).permutation(len(dataset))
     return [SubDataset(dataset, sub_size * i, sub_size * (i + 1), order) for i in range(n)]
+
+
+def get_cross_validation_datasets(
+    dataset: Any, n_folds: int | None = None, order: Any = None, **kwargs: Any
+) -> list[tuple[SubDataset, SubDataset]]:
+    """chainer's ``n_folds`` splits ``(train, test)`` for cross validation: the test parts
+    (sizes ``len * (i + 1) // n_folds - len * i // n_folds``, the last fold's first) do not
+    overlap and together cover ``dataset``; ``order`` (a permutation of the indices, default
+    none) is rotated by each test size, as chainer 7.8.1 (``n_fold=`` is its deprecated name).
+
+    Example::
+
+        >>> from gradhub_compat import chainer
+        >>> (tr, te), *_ = chainer.datasets.get_cross_validation_datasets([1, 2, 3, 4], 2)
+        >>> list(tr), list(te)
+        ([1, 2], [3, 4])
+    """
+    if "n_fold" in kwargs:
+        warnings.warn(
+            "Argument `n_fold` is deprecated. Please use `n_folds` instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        n_folds = kwargs["n_fold"]
+    if n_folds is None:
+        raise TypeError("chainer get_cross_validation_datasets: n_folds is required")
+    order = np.arange(len(dataset)) if order is None else np.array(order)  # a copy
+    whole_size = len(dataset)
+    borders = [whole_size * i // n_folds for i in range(n_folds + 1)]
+    test_sizes = [borders[i + 1] - borders[i] for i in range(n_folds)]
+    splits = []
+    for test_size in reversed(test_sizes):
+        splits.append(split_dataset(dataset, whole_size - test_size, order))
+        new_order = np.empty_like(order)
+        new_order[:test_size] = order[-test_size:]
+        new_order[test_size:] = order[:-test_size]
+        order = new_order
+    return splits
+
+
+def get_cross_validation_datasets_random(
+    dataset: Any, n_folds: int | None = None, seed: int | None = None, **kwargs: Any
+) -> list[tuple[SubDataset, SubDataset]]:
+    """:func:`get_cross_validation_datasets` through
+    ``numpy.random.RandomState(seed).permutation(len)``, as chainer 7.8.1."""
+    if "n_fold" in kwargs:
+        warnings.warn(
+            "Argument `n_fold` is deprecated. Please use `n_folds` instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        n_folds = kwargs["n_fold"]
+    order = np.random.RandomState(seed).permutation(len(dataset))
+    return get_cross_validation_datasets(dataset, n_folds, order)
 
 
 class TransformDataset(DatasetMixin):

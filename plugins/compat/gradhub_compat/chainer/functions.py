@@ -3050,7 +3050,10 @@ def deconvolution_2d(
     The transposed 2-d convolution of x (N, C, h, w) with W (C, out // groups, kh, kw), plus b:
     the output has ``s (h - 1) + d (kh - 1) + 1 - 2 p`` rows (``outsize`` may ask for up to
     ``s - 1`` more: those of the unpadded output that the padding would crop at the end, then
-    rows that get only the bias), and likewise columns.
+    rows that get only the bias), and likewise columns. W of another float dtype than x is
+    computed with numpy's promotion and the result cast to x's dtype (as chainer 7.8.1); b must
+    have x's dtype, unless ``chainer.config.type_check`` is False (as in the numerical
+    gradients of ``gradient_check``), where chainer adds it with numpy's promotion too.
 
     Example::
 
@@ -3078,12 +3081,13 @@ def deconvolution_2d(
     st, p = _pair(stride, "stride", where), _pair(pad, "pad", where)
     xs, ws = _shape(x), _shape(W)
     dt = _fdtype(x)
-    if len(xs) != 4 or len(ws) != 4 or xs[1] != ws[0] or _fdtype(W) != dt:
+    if len(xs) != 4 or len(ws) != 4 or xs[1] != ws[0]:
         raise TypeError(
-            f"{where}: x (N, C, h, w) and W (C, out // groups, kh, kw) of one dtype are "
-            f"required, got shapes {xs} and {ws}"
+            f"{where}: x (N, C, h, w) and W (C, out // groups, kh, kw) are required, got shapes "
+            f"{xs} and {ws}"
         )
-    if b is not None and (_fdtype(b) != dt or _shape(b) != (ws[1] * groups,)):
+    strict = getattr(config, "type_check", True)  # chainer checks b's dtype only then
+    if b is not None and (_shape(b) != (ws[1] * groups,) or (strict and _fdtype(b) != dt)):
         raise TypeError(f"{where}: b must have shape ({ws[1] * groups},) and x's dtype")
     default = tuple(_deconv_outsize(xs[2 + i], ws[2 + i], st[i], p[i], d=dl[i]) for i in range(2))
     if outsize is None:
@@ -3920,7 +3924,8 @@ def _deconv(
         )
     if xs[1] % groups:
         raise TypeError("The number of groups must be a divisor of that of input channels")
-    if b is not None and (_fdtype(b) != dt or _shape(b) != (ws[1] * groups,)):
+    strict = getattr(config, "type_check", True)  # chainer checks b's dtype only then
+    if b is not None and (_shape(b) != (ws[1] * groups,) or (strict and _fdtype(b) != dt)):
         raise TypeError(f"{where}: b must have shape ({ws[1] * groups},) and x's dtype")
     st, p, dl = (
         _ntuple(v, n, w, where) for v, w in ((stride, "stride"), (pad, "pad"), (dilate, "dilate"))

@@ -23,6 +23,7 @@ Example::
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -244,14 +245,20 @@ def generate_array(
     initializer: Any, shape: Any, xp: Any, dtype: Any = None, device: Any = None
 ) -> Any:
     """A new array of ``shape`` filled by ``initializer``; its dtype is ``dtype``, else the
-    initializer's ``dtype``, else float32 (chainer's default ``config.dtype``); ``xp`` (numpy)
-    makes the array, ``device`` (a gradhub device) receives it when given."""
+    initializer's ``dtype``, else ``chainer.get_dtype()``: float32, chainer's default
+    ``config.dtype`` (another ``config.dtype``, under which chainer makes parameters of that
+    dtype, raises NotImplementedError naming the page); ``xp`` (numpy) makes the array,
+    ``device`` (a gradhub device) receives it when given."""
     dtype_attr = getattr(initializer, "dtype", None)
     if dtype is not None and dtype_attr is not None and np.dtype(dtype) != np.dtype(dtype_attr):
         raise ValueError(f"dtype mismatch: {dtype} != {dtype_attr}")
     if dtype is None:
         dtype = dtype_attr
-    dtype = np.dtype(np.float32 if dtype is None else dtype)
+    if dtype is None:
+        from .backend import get_dtype
+
+        dtype = get_dtype()
+    dtype = np.dtype(dtype)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     array = np.empty(tuple(shape), dtype=dtype)
@@ -271,3 +278,8 @@ def _get_initializer(initializer: Any) -> Any:
     if not callable(initializer):
         raise TypeError(f"invalid type of initializer: {type(initializer)}")
     return initializer
+
+
+# chainer's module paths of the initializers (``from chainer.initializers import constant``,
+# then ``constant.Constant(1.0)``; ``normal.Normal``, ``uniform.Uniform``): this module
+constant = normal = uniform = sys.modules[__name__]

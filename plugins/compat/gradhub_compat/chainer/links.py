@@ -448,7 +448,9 @@ class BatchNormalization(Link):
         if isinstance(axis, int):
             axis = (axis,)
         self.axis = axis
-        dt = np.dtype(np.float32 if dtype is None else dtype)
+        from .backend import get_dtype
+
+        dt = get_dtype(dtype)  # dtype None: chainer.config.dtype (float32 only, else refused)
         if dt == np.float16:
             dt = np.dtype(np.float32)  # chainer: map_mixed16 (the statistics in float32)
         self._highprec_dtype = dt

@@ -77,7 +77,23 @@ def get_device_from_id(device_id: int | None) -> Any:
     return chainer_get_device(f"@cupy:{0 if device_id is None else int(device_id)}")
 
 
+#: chainer's ``cuda.cupy`` without CuPy: a placeholder object (no array module is it)
+_NO_CUPY = object()
+
+
+def _cupy() -> Any:
+    """chainer's ``cuda.cupy``: the CuPy module when it imports, else a placeholder object
+    (as chainer without CuPy), so ``xp is cuda.cupy`` is False for numpy."""
+    try:
+        import cupy
+    except ImportError:
+        return _NO_CUPY
+    return cupy
+
+
 def __getattr__(name: str) -> Any:
+    if name == "cupy":
+        return _cupy()
     if not name.startswith("__"):
         raise NotImplementedError(
             f"chainer.backends.cuda.{name} is not supported by gradhub (supported: "

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._device import PAGE
-from . import extensions, triggers, updaters, util
+from . import extensions, trigger, triggers, updaters, util
 from .extension import PRIORITY_EDITOR, PRIORITY_READER, PRIORITY_WRITER, Extension, make_extension
 from .trainer import Trainer
 from .triggers import IntervalTrigger
@@ -42,6 +42,7 @@ __all__ = [
     "extensions",
     "get_trigger",
     "make_extension",
+    "trigger",
     "triggers",
     "updaters",
     "util",
