@@ -8,11 +8,13 @@ against a real mxnet, without nose or pytest.
 ``test_autograd.py``, ``test_infer_shape.py`` and ``test_operator_part.py``, the chosen tests of
 ``test_operator.py`` listed in docs/migration-mxnet.md). With ``--layer`` the module
 ``mxnet`` (and ``mxnet.ndarray``, ``mxnet.symbol``, ``mxnet.autograd``, ``mxnet.base``,
-``mxnet.context``, ``mxnet.random``, ``mxnet.test_utils``) is ``gradhub_compat.mxnet``'s;
-without it, the installed mxnet runs.
+``mxnet.context``, ``mxnet.random``, ``mxnet.test_utils``, and any other ``mxnet.X`` such as
+``mxnet.gluon.nn``, ``mxnet.optimizer`` or ``mxnet.module``, when ``gradhub_compat.mxnet.X``
+exists) is ``gradhub_compat.mxnet``'s; without it, the installed mxnet runs.
 The shim also provides what the test files import from outside the package: ``common``
 (``with_seed``, ``setup_module``, ``teardown``, ``assertRaises``, ``models.mlp2``/``conv``, written
-here after mxnet's ``tests/python/common``), ``nose.tools.raises``, and ``with_seed`` and
+here after mxnet's ``tests/python/common``), ``nose.tools`` (``raises``, ``ok_``,
+``assert_raises``...), and ``with_seed`` and
 ``set_env_var`` where the installed ``mxnet.test_utils`` lacks them. Every ``test_*`` function
 of each file runs once; the output is one line per test (PASS or FAIL with the error) and the
 totals.
@@ -23,6 +25,8 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
+import importlib.abc
+import importlib.util
 import os
 import random
 import sys
@@ -34,10 +38,35 @@ FILES = ["test_executor", "test_symbol", "test_autograd", "test_infer_shape", "t
 SUBMODULES = ("ndarray", "symbol", "autograd", "base", "context", "random", "test_utils")
 
 
+class _LayerAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Import ``mxnet.X`` as the module ``gradhub_compat.mxnet.X`` (the same module object)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not fullname.startswith("mxnet.") or fullname in sys.modules:
+            return None
+        real = "gradhub_compat." + fullname
+        try:
+            found = importlib.util.find_spec(real)
+        except ModuleNotFoundError:
+            return None
+        if found is None:
+            return None
+        return importlib.util.spec_from_loader(
+            fullname, self, is_package=bool(found.submodule_search_locations)
+        )
+
+    def create_module(self, spec: Any) -> Any:
+        return importlib.import_module("gradhub_compat." + spec.name)
+
+    def exec_module(self, module: Any) -> None:
+        sys.modules[module.__spec__.name] = module
+
+
 def _alias_layer() -> None:
     sys.modules["mxnet"] = importlib.import_module("gradhub_compat.mxnet")
     for sub in SUBMODULES:
         sys.modules["mxnet." + sub] = importlib.import_module("gradhub_compat.mxnet." + sub)
+    sys.meta_path.insert(0, _LayerAlias())
 
 
 def _common_module(mx: Any, np: Any) -> types.ModuleType:
@@ -84,6 +113,11 @@ def _common_module(mx: Any, np: Any) -> types.ModuleType:
     common.with_seed = with_seed  # type: ignore[attr-defined]
     common.setup_module = lambda: None  # type: ignore[attr-defined]
     common.teardown = lambda: None  # type: ignore[attr-defined]
+    common.teardown_module = lambda: None  # type: ignore[attr-defined]
+    passthrough = lambda *a, **k: lambda f: f  # noqa: E731 (decorator factories)
+    common.assert_raises_cudnn_not_satisfied = passthrough  # type: ignore[attr-defined]
+    common.retry = passthrough  # type: ignore[attr-defined]
+    common.xfail_when_nonstandard_decimal_separator = lambda f: f  # type: ignore[attr-defined]
     common.assertRaises = assert_raises  # type: ignore[attr-defined]
     common.models = types.SimpleNamespace(mlp2=mlp2, conv=conv)  # type: ignore[attr-defined]
     return common
@@ -107,8 +141,22 @@ def _nose_module() -> None:
 
         return deco
 
-    tools.raises = raises  # type: ignore[attr-defined]
-    tools.__all__ = ["raises"]  # type: ignore[attr-defined]
+    def ok_(expr: Any, msg: str | None = None) -> None:
+        if not expr:
+            raise AssertionError(msg)
+
+    def eq_(a: Any, b: Any, msg: str | None = None) -> None:
+        if not a == b:
+            raise AssertionError(msg or f"{a!r} != {b!r}")
+
+    def assert_raises(expected: Any, func: Any = None, *args: Any, **kwargs: Any) -> Any:
+        import unittest
+
+        return unittest.TestCase().assertRaises(expected, func, *args, **kwargs)
+
+    tools.raises, tools.ok_, tools.eq_ = raises, ok_, eq_  # type: ignore[attr-defined]
+    tools.assert_raises = assert_raises  # type: ignore[attr-defined]
+    tools.__all__ = ["raises", "ok_", "eq_", "assert_raises"]  # type: ignore[attr-defined]
     nose.tools = tools  # type: ignore[attr-defined]
     sys.modules["nose"], sys.modules["nose.tools"] = nose, tools
 

@@ -34,6 +34,20 @@ FRESH: weakref.WeakSet[Any] = weakref.WeakSet()
 #: a backward pass reaches, latest node first.
 ON_BACKWARD: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
+#: recorded node -> the mxnet operator it stands for, where that is not the node's gradhub
+#: function: ``mx.nd.clip`` (a ``Where`` node) and ``mx.nd.Dropout`` (a ``Mul2`` or ``MulScalar``
+#: node) and ``mx.nd.radians`` (a ``MulScalar`` node), whose mxnet 1.9.1 backward operators
+#: (``_backward_clip``, ``_backward_Dropout``, ``_backward_radians``) have a zero gradient, so
+#: ``autograd.grad(..., create_graph=True)`` gives zeros at second order.
+MX_OPS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+#: Variables of the gradients ``autograd.grad(..., create_graph=True)`` returned. A backward
+#: pass from them with ``retain_graph=False`` keeps the forward graph they were computed from:
+#: gradhub's gradient graphs can share nodes of the forward graph (the transposed weight of
+#: ``FullyConnected``) where mxnet's backward operators read only the forward operator's inputs
+#: and outputs, and mxnet leaves that forward graph differentiable.
+HIGHER: weakref.WeakSet[Any] = weakref.WeakSet()
+
 GRAD_REQS = ("write", "add", "null")
 
 

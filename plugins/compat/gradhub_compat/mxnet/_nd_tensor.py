@@ -32,6 +32,7 @@ from gradhub.modes import no_grad, set_recording
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
+from . import _autograd_mode as _ag
 from .base import MXNetError
 from .context import Context
 from .ndarray import (
@@ -43,6 +44,7 @@ from .ndarray import (
     _int_scalar,
     _mx_reshape,
     int_kernel,
+    write_out,
 )
 
 __all__ = [
@@ -82,6 +84,7 @@ __all__ = [
     "clip",
     "concat",
     "cosh",
+    "degrees",
     "erf",
     "expand_dims",
     "expm1",
@@ -104,6 +107,7 @@ __all__ = [
     "one_hot",
     "power",
     "prod",
+    "radians",
     "rcbrt",
     "reciprocal",
     "repeat",
@@ -846,7 +850,7 @@ def clip(data: NDArray, a_min: float, a_max: float, out: Any = None, **kwargs: A
     """mxnet's ``clip``: ``a_max`` where ``x > a_max``, else ``a_min`` where ``x < a_min``, else
     ``x`` (integer arrays: the bounds truncated to the dtype first; with ``a_min > a_max`` this
     is mxnet's order of tests). The gradient passes where neither test holds (the bounds
-    included) and is 0 elsewhere, as mxnet.
+    included) and is 0 elsewhere, as mxnet. ``out=`` receives the result.
 
     Example::
 
@@ -855,7 +859,10 @@ def clip(data: NDArray, a_min: float, a_max: float, out: Any = None, **kwargs: A
         array([0. , 0.5, 1. ], dtype=float32)
     """
     _nd("clip", "data", data)
-    _no_out("clip", out)
+    return write_out("clip", _clip(data, a_min, a_max), out)
+
+
+def _clip(data: NDArray, a_min: float, a_max: float) -> NDArray:
     if a_min is None or a_max is None:
         raise MXNetError("mx.nd.clip: Required parameters a_min and a_max are not presented")
     dt = data._arr.dtype
@@ -869,7 +876,10 @@ def clip(data: NDArray, a_min: float, a_max: float, out: Any = None, **kwargs: A
         inside = ~(xd > hi_) & ~(xd < lo_)
         value = _clipped(xd, lo_, hi_).astype(dt)
         # x where it passes, the clipped constant elsewhere (gradient: the mask)
-        return _call("where", _leaf(inside, x), x, _leaf(value, x))
+        r = _call("where", _leaf(inside, x), x, _leaf(value, x))
+        if r.creator is not None:
+            _ag.MX_OPS[r.creator] = "clip"
+        return r
 
     return _run([data], f)
 
@@ -1512,7 +1522,6 @@ def _u(
 ) -> Callable[..., NDArray]:
     def function(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> NDArray:
         _nd(fn, "data", data)
-        _no_out(fn, out)
         dt = data._arr.dtype
         if dt.kind in "iub":
             if not int_ok:
@@ -1525,13 +1534,14 @@ def _u(
                     r = np.asarray(np_fn(v)).astype(dt)
                 else:
                     r = _float_to_int(np_fn(v.astype(np.float64)), dt)
-            return _from_host(r, data)
-        return _run([data], native)
+            return write_out(fn, _from_host(r, data), out)
+        return write_out(fn, _run([data], native), out)
 
     function.__name__ = function.__qualname__ = fn
     function.__doc__ = (
         f"mxnet's ``{fn}``: ``{formula}`` elementwise, recorded by ``mx.autograd``. Integer "
-        "arrays keep their dtype (computed in double precision and truncated back, as mxnet).\n\n"
+        "arrays keep their dtype (computed in double precision and truncated back, as mxnet); "
+        "``out=`` receives the result.\n\n"
         "Example::\n\n    >>> import gradhub_compat.mxnet as mx\n"
         f"    >>> mx.nd.{fn}(mx.nd.array([{example}])).shape\n    (1,)\n"
     )
@@ -1579,6 +1589,32 @@ log10 = _u(
     np.log10,
     "log10(x)",
 )
+
+
+# mxnet's factors, computed in float32 (``PI / 180``, ``180 / PI`` with a float32 ``PI``)
+_TO_RAD = float(np.float32(math.pi) / np.float32(180.0))
+_TO_DEG = float(np.float32(180.0) / np.float32(math.pi))
+
+
+def _radians(x: NativeVariable) -> NativeVariable:
+    r = _call("mul_scalar", x, val=_TO_RAD)
+    if r.creator is not None:  # mxnet's _backward_radians has a zero gradient (second order)
+        _ag.MX_OPS[r.creator] = "radians"
+    return r
+
+
+radians = _u(
+    "radians", _radians, lambda v: v * _TO_RAD, "x * (pi / 180) (a float32 factor)", example=90.0
+)
+degrees = _u(
+    "degrees",
+    _c("mul_scalar", val=_TO_DEG),
+    lambda v: v * _TO_DEG,
+    "x * (180 / pi) (a float32 factor)",
+    example=1.0,
+)
+
+
 floor = _u("floor", _zero_grad(np.floor), np.floor, "floor(x) (gradient 0)", int_exact=True)
 ceil = _u("ceil", _zero_grad(np.ceil), np.ceil, "ceil(x) (gradient 0)", int_exact=True)
 round = _u(

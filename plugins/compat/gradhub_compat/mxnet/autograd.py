@@ -266,7 +266,8 @@ def _run(
             xs,
             seeds,
             create_graph=create_graph,
-            retain_graph=retain_graph,
+            # a gradient's graph may share forward nodes (``_ag.HIGHER``): those stay
+            retain_graph=retain_graph or any(o in _ag.HIGHER for o in outs),
             unreachable="zero",
         )
     except BackwardRuleError as e:
@@ -396,14 +397,18 @@ def grad(
             continue
         if create_graph and not g.need_grad and _reads_input_only(hs, x):
             g = _zero_link(g, x)
+        if create_graph:
+            _ag.HIGHER.add(g)
         out.append(NDArray(g._data, v._ctx, g if create_graph else None))
     return out
 
 
 # Forward operators whose mxnet 1.9.1 backward operator registers a gradient (FGradient) that is
-# zero with respect to the forward input it reads: ``_backward_relu``, ``_backward_abs``
-# (f'' = 0), and ``_plus_scalar``/``_minus_scalar`` whose backward ``_copy`` is differentiable.
-_ZERO_SECOND_ORDER = frozenset({"ReLU", "Abs"})
+# zero with respect to the forward input it reads: ``_backward_relu``, ``_backward_abs``,
+# ``_backward_clip``, ``_backward_Dropout``, ``_backward_radians`` (f'' = 0; clip, Dropout and
+# radians are recognised through ``_ag.MX_OPS``), and ``_plus_scalar``/``_minus_scalar`` whose
+# backward ``_copy`` is differentiable.
+_ZERO_SECOND_ORDER = frozenset({"ReLU", "Abs", "clip", "Dropout", "radians"})
 _PASS_SECOND_ORDER = frozenset({"AddScalar"})
 
 
@@ -432,7 +437,7 @@ def _reads_input_only(heads: Sequence[NDArray], x: NativeVariable) -> bool:
                     hit = True
             reaching[key] = hit
             if hit:
-                names.add(str(node.fdef.name))
+                names.add(_ag.MX_OPS.get(node) or str(node.fdef.name))
         return reaching[key]
 
     found = False

@@ -1399,15 +1399,46 @@ def _apply(name: str, arrays: list[NDArray], **attrs: Any) -> NDArray:
     return NDArray(r._data, ctx, r if rec else None)
 
 
+def waitall() -> None:
+    """mxnet's ``mx.nd.waitall()``: wait until every pending operation has finished. The
+    layer's operations finish when they return, so there is nothing to wait for.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.waitall()
+    """
+
+
+def write_out(fn: str, result: NDArray, out: Any) -> NDArray:
+    """mxnet's ``out=`` of the elementwise functions: ``result`` written into ``out`` (an
+    NDArray of the same shape and dtype, or a view such as ``grad[row]``, whose base array sees
+    the write) and ``out`` returned; ``out=None`` returns ``result``. A shape or dtype mismatch
+    raises :class:`~.base.MXNetError` (as mxnet); ``out=`` on a result ``mx.autograd`` records
+    raises NotImplementedError (the layer does not rebind ``out`` into the graph)."""
+    if out is None:
+        return result
+    if not isinstance(out, NDArray):
+        raise TypeError(f"mx.nd.{fn}: out must be an NDArray, got {type(out).__name__}")
+    if out.shape != result.shape or out._arr.dtype != result._arr.dtype:
+        raise MXNetError(
+            f"mx.nd.{fn}: out has shape {out.shape} and dtype {out._arr.dtype.name} but the "
+            f"result has shape {result.shape} and dtype {result._arr.dtype.name}"
+        )
+    if result._var is not None:
+        raise NotImplementedError(
+            f"mx.nd.{fn}: out= while mx.autograd records is not supported (docs/migration-mxnet.md)"
+        )
+    out._check_assign(f"mx.nd.{fn}(out=...)")
+    out._arr[...] = result._arr
+    return out
+
+
 def _unary(name: str, fn: str, formula: str) -> Callable[..., NDArray]:
     def function(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> NDArray:
         if not isinstance(data, NDArray):
             raise TypeError(f"mx.nd.{fn}: data must be an NDArray, got {type(data).__name__}")
-        if out is not None:
-            raise NotImplementedError(
-                f"mx.nd.{fn}: out= is not supported (docs/migration-mxnet.md)"
-            )
-        return _apply(name_, [data])
+        return write_out(fn, _apply(name_, [data]), out)
 
     name_ = name
     function.__name__ = function.__qualname__ = fn
@@ -1431,7 +1462,8 @@ abs = _unary("Abs", "abs", "|x|")
 
 
 def square(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> NDArray:
-    """``x^2`` elementwise (recorded by ``mx.autograd``).
+    """``x^2`` elementwise (recorded by ``mx.autograd``); ``out=`` receives the result (see
+    :func:`write_out`).
 
     Example::
 
@@ -1441,7 +1473,7 @@ def square(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) -> N
     """
     if not isinstance(data, NDArray):
         raise TypeError(f"mx.nd.square: data must be an NDArray, got {type(data).__name__}")
-    return _apply("PowScalar", [data], val=2.0)
+    return write_out("square", _apply("PowScalar", [data], val=2.0), out)
 
 
 def _reduce(fn: str, native: str, data: Any, axis: Any, keepdims: bool, exclude: bool) -> NDArray:
@@ -1670,6 +1702,8 @@ def Dropout(
     active = (mode == "always" or _STATE.training) and float(p) > 0.0
     if not active:
         r, rec = _record([data], lambda x: _call("MulScalar", x, val=1.0))
+        if rec and r.creator is not None:
+            _ag.MX_OPS[r.creator] = "Dropout"
         return NDArray(r._data, data._ctx, r if rec else None)
     ax = (axes,) if isinstance(axes, int) else tuple(axes)
     mshape = tuple(1 if i in {a % data.ndim for a in ax} else s for i, s in enumerate(data.shape))
@@ -1679,6 +1713,8 @@ def Dropout(
     xp = data._ctx.device().xp
     m = NativeVariable.leaf(xp.asarray(np.ascontiguousarray(mask)), False)
     r, rec = _record([data], lambda x: x * m)
+    if rec and r.creator is not None:
+        _ag.MX_OPS[r.creator] = "Dropout"
     return NDArray(r._data, data._ctx, r if rec else None)
 
 
@@ -1823,6 +1859,7 @@ from ._nd_tensor import (  # noqa: E402, F401
     clip,
     concat,
     cosh,
+    degrees,
     erf,
     expand_dims,
     expm1,
@@ -1845,6 +1882,7 @@ from ._nd_tensor import (  # noqa: E402, F401
     one_hot,
     power,
     prod,
+    radians,
     rcbrt,
     reciprocal,
     repeat,

@@ -895,7 +895,9 @@ def _layer(hint: str, inputs: tuple[str, ...], free: tuple[str, ...]) -> Callabl
     arguments are the input symbols ``inputs`` (in order); a ``free`` input not given becomes
     the variable ``NAME_<input>`` (a layer built without data, to be composed later); the given
     keyword arguments become the node's JSON attributes (as strings), which the variables the
-    layer creates share (as mxnet's)."""
+    layer creates share (as mxnet's); ``lr_mult``, ``wd_mult``, ``ctx_group``... are
+    stored as ``__lr_mult__``... (mxnet's hidden keys), so that a ``Module`` scales the learning
+    rate and weight decay of those variables."""
 
     def deco(fn: Callable[..., Symbol]) -> Callable[..., Symbol]:
         @functools.wraps(fn)
@@ -918,6 +920,9 @@ def _layer(hint: str, inputs: tuple[str, ...], free: tuple[str, ...]) -> Callabl
             }
             for k, v in dict(attr or {}).items():
                 json[f"__{k}__" if k in _SCOPED_ATTRS else str(k)] = str(v)
+            for k in _SCOPED_ATTRS:  # lr_mult=0 as a keyword: mxnet stores it as __lr_mult__
+                if k in json:
+                    json[f"__{k}__"] = json.pop(k)
             given = {id(v) for v in kwargs.values() if isinstance(v, Symbol)}
             for k in free:
                 if kwargs.get(k) is None:

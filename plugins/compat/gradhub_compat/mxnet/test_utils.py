@@ -214,6 +214,92 @@ def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) ->
     return tuple(int(s) for s in np.random.randint(low, dim + 1, size=num_dim))
 
 
+def random_arrays(*shapes: Any) -> Any:
+    """float32 numpy arrays of standard normal draws (numpy's global generator), one per shape;
+    a shape ``()`` gives a 0-d array. One shape gives the array itself, several give a list (as
+    mxnet's ``random_arrays``).
+
+    >>> import numpy as np
+    >>> from gradhub_compat.mxnet.test_utils import random_arrays
+    >>> a, b = random_arrays((2, 3), ())
+    >>> a.shape, a.dtype, b.shape
+    ((2, 3), dtype('float32'), ())
+    """
+    arrays: list[np.ndarray] = [
+        np.array(np.random.randn(), dtype=default_dtype())
+        if len(s) == 0
+        else np.random.randn(*s).astype(default_dtype())
+        for s in shapes
+    ]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_uniform_arrays(
+    *shapes: Any, low: float = 0.0, high: float = 1.0, dtype: Any = None
+) -> list[np.ndarray]:
+    """A list of numpy arrays (float32 unless ``dtype``) of uniform draws from ``[low, high)``,
+    one per shape, always a list (as mxnet's ``random_uniform_arrays``)."""
+    dt = default_dtype() if dtype is None else dtype
+    return [np.random.uniform(low, high, size=s).astype(dt) for s in shapes]
+
+
+def compare_ndarray_tuple(t1: Any, t2: Any, rtol: Any = None, atol: Any = None) -> None:
+    """:func:`assert_almost_equal` on two optimizer states: NDArrays, or tuples of them compared
+    item by item; ``None`` on either side passes (as mxnet's)."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(
+    opt1: Any,
+    opt2: Any,
+    shape: Any,
+    dtype: Any,
+    w_stype: str = "default",
+    g_stype: str = "default",
+    rtol: float = 1e-4,
+    atol: float = 1e-5,
+    compare_states: bool = True,
+    ntensors: int = 1,
+) -> None:
+    """mxnet's ``compare_optimizer``: one ``update_multi_precision`` step of two optimizers
+    from the same uniform weight and gradient (``mx.random.uniform`` of ``shape`` and
+    ``dtype``), their states and weights compared with :func:`assert_almost_equal`. Sparse
+    ``w_stype``/``g_stype`` and a list of shapes (multi-tensor updates) raise
+    NotImplementedError."""
+    from . import random as _random
+
+    if isinstance(shape, list):
+        raise NotImplementedError(
+            "mx.test_utils.compare_optimizer: multi-tensor updates (a list of shapes) are not "
+            "supported by gradhub_compat.mxnet (docs/migration-mxnet.md)"
+        )
+    for what, st in (("w_stype", w_stype), ("g_stype", g_stype)):
+        if st != "default":
+            raise NotImplementedError(
+                f"mx.test_utils.compare_optimizer: {what}={st!r}: sparse storage is not "
+                "supported by gradhub_compat.mxnet (docs/migration-mxnet.md)"
+            )
+    w2 = _random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+    w1 = w2.copyto(default_context())
+    g2 = _random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+    g1 = g2.copyto(default_context())
+    state1 = opt1.create_state_multi_precision(0, w1)
+    state2 = opt2.create_state_multi_precision(0, w2)
+    if compare_states:
+        compare_ndarray_tuple(state1, state2)
+    opt1.update_multi_precision(0, w1, g1, state1)
+    opt2.update_multi_precision(0, w2, g2, state2)
+    if compare_states:
+        compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+    assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+
+
 def rand_ndarray(
     shape: Any,
     stype: str = "default",
