@@ -12,13 +12,27 @@ gradhub's own names (``'cpu'``, ``'cuda:N'``, any registered device kind) and a 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NoReturn
 
 import numpy as np
 from gradhub.device import Device, parse_device_name
 from gradhub.registry import REGISTRY
 
 PAGE = "docs/migration-chainer.md"
+
+
+def _missing_attribute(
+    module: str, chainer_module: str, name: str, refused: bool, supported: Iterable[str]
+) -> NoReturn:
+    """What a front-end module's ``__getattr__`` raises for ``name``: NotImplementedError
+    naming the supported names where chainer has it (``refused``), AttributeError else."""
+    if refused:
+        raise NotImplementedError(
+            f"{chainer_module}.{name} is not supported by gradhub (supported: "
+            f"{', '.join(supported)}); see {PAGE}"
+        )
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
 def get_device(spec: Any, where: str) -> Device:

@@ -1351,12 +1351,22 @@ def roi_max_pooling_2d(
         variable([[[[ 5.,  7.],
                     [13., 15.]]]])
     """
+    n_rois, bins, outh, outw = _roi_pooling_bins(
+        "ROIMaxPooling2D", x, rois, roi_indices, outsize, spatial_scale
+    )
+    return _roi_max(x, bins, n_rois, outh, outw, -np.inf)
+
+
+def _roi_pooling_bins(
+    label: str, x: Any, rois: Any, roi_indices: Any, outsize: Any, spatial_scale: float
+) -> tuple[int, Any, int, int]:
+    """``(n_rois, bins, outh, outw)`` of roi_max/average_pooling_2d: the arguments checked and
+    the bins of each (ymin, xmin, ymax, xmax) roi of ``rois`` on its image of ``x``."""
     outh, outw = _outsize_pair(outsize)
     scale = _scale_check(spatial_scale)
-    ra, ia = _roi_check("ROIMaxPooling2D", x, rois, roi_indices, 4)
+    ra, ia = _roi_check(label, x, rois, roi_indices, 4)
     _n, _c, h, w = _shape(x)
-    bins = _roi_bins(ra, ia, outh, outw, scale, h, w)
-    return _roi_max(x, bins, ra.shape[0], outh, outw, -np.inf)
+    return ra.shape[0], _roi_bins(ra, ia, outh, outw, scale, h, w), outh, outw
 
 
 def roi_average_pooling_2d(
@@ -1375,12 +1385,10 @@ def roi_average_pooling_2d(
         variable([[[[ 2.5,  4.5],
                     [10.5, 12.5]]]])
     """
-    outh, outw = _outsize_pair(outsize)
-    scale = _scale_check(spatial_scale)
-    ra, ia = _roi_check("ROIAveragePooling2D", x, rois, roi_indices, 4)
+    n_rois, bins, outh, outw = _roi_pooling_bins(
+        "ROIAveragePooling2D", x, rois, roi_indices, outsize, spatial_scale
+    )
     _n, c, h, w = _shape(x)
-    bins = _roi_bins(ra, ia, outh, outw, scale, h, w)
-    n_rois = ra.shape[0]
     longest = max([(h1 - h0) * (w1 - w0) for _, _, _, h0, h1, w0, w1 in bins], default=1)
     pos = np.full((n_rois, outh * outw, longest), -1, np.int64)
     wt = np.zeros((n_rois, outh * outw, longest))

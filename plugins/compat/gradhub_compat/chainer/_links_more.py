@@ -67,6 +67,51 @@ def _pair(x: Any) -> Any:
     return x if hasattr(x, "__getitem__") else (x, x)
 
 
+def _conv2d_args(
+    name: str, in_channels: Any, out_channels: Any, ksize: Any, kwargs: dict[str, Any]
+) -> tuple[Any, Any, Any, Any, Any]:
+    """``(in_channels, out_channels, ksize, dilate, groups)`` of L.Convolution2D /
+    L.Deconvolution2D: the keyword-only ``dilate`` and ``groups`` taken from ``kwargs`` (any
+    other keyword a TypeError), and ``(out_channels, ksize)`` read as the deferred
+    ``(out_channels, ksize)`` form when ``ksize`` is None."""
+    dilate = kwargs.pop("dilate", 1)
+    groups = kwargs.pop("groups", 1)
+    if kwargs:
+        raise TypeError(
+            f"chainer L.{name} got unexpected keyword argument(s) "
+            + ", ".join(repr(k) for k in kwargs)
+        )
+    return (*_defer_in_channels(in_channels, out_channels, ksize), dilate, groups)
+
+
+def _defer_in_channels(in_channels: Any, out_channels: Any, ksize: Any) -> tuple[Any, Any, Any]:
+    """``(in_channels, out_channels, ksize)``, read as ``(out_channels, ksize)`` with the
+    input channels deferred to the first call when ``ksize`` is None."""
+    if ksize is None:
+        return None, in_channels, out_channels
+    return in_channels, out_channels, ksize
+
+
+def _init_conv_params(
+    link: Any, initialW: Any, in_channels: Any, nobias: bool, initial_bias: Any, size: Any
+) -> None:
+    """The link's ``W`` (``initialW``, shaped now unless ``in_channels`` is None) and ``b``
+    (``size``,) (zeros by default, None with ``nobias``) as its parameters."""
+    with link.init_scope():
+        link.W = Parameter(_init._get_initializer(initialW))
+        if in_channels is not None:
+            link._initialize_params(in_channels)
+        link.b = _bias_param(nobias, initial_bias, size)
+
+
+def _input_of(link: Any, x: Any) -> Variable:
+    """``x`` as a Variable, after shaping the link's deferred ``W`` from ``x.shape[1]``."""
+    x = as_variable(x)
+    if link.W.array is None:
+        link._initialize_params(x.shape[1])
+    return x
+
+
 def _as_tuple(x: Any, n: int) -> tuple[int, ...]:
     """chainer's ``conv_nd.as_tuple``."""
     if hasattr(x, "__getitem__"):
@@ -102,6 +147,9 @@ class Deconvolution2D(Link):
     ``Deconvolution2D(out_channels, ksize)`` (or ``in_channels=None``) defers W's shape to the
     first call; an ``outsize`` entry None is the default size of that axis."""
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         in_channels: int | None,
@@ -122,15 +170,9 @@ class Deconvolution2D(Link):
                 "chainer.using_config('cudnn_deterministic', value) context where value is "
                 "either `True` or `False`."
             )
-        dilate = kwargs.pop("dilate", 1)
-        groups = kwargs.pop("groups", 1)
-        if kwargs:
-            raise TypeError(
-                "chainer L.Deconvolution2D got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None  # type: ignore[assignment]
+        in_channels, out_channels, ksize, dilate, groups = _conv2d_args(
+            "Deconvolution2D", in_channels, out_channels, ksize, kwargs
+        )
         self.ksize = ksize
         self.stride = _pair(stride)
         self.pad = _pair(pad)
@@ -143,11 +185,7 @@ class Deconvolution2D(Link):
                 f"chainer L.Deconvolution2D: initial_bias must have shape ({out_channels},), "
                 f"got {initial_bias.shape}"
             )
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            self.b = _bias_param(nobias, initial_bias, out_channels)
+        _init_conv_params(self, initialW, in_channels, nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
         kh, kw = _pair(self.ksize)
@@ -156,9 +194,7 @@ class Deconvolution2D(Link):
 
     def forward(self, x: Any) -> Variable:
         """``F.deconvolution_2d(x, W, b, stride, pad, outsize, dilate=..., groups=...)``."""
-        x = as_variable(x)
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+        x = _input_of(self, x)
         outsize = None
         if any(o is not None for o in self.outsize):
             ws = self.W.shape
@@ -189,6 +225,9 @@ class DilatedConvolution2D(Link):
     in_channels, kh, kw) (LeCunNormal) and ``b`` (zeros); ``DilatedConvolution2D(out_channels,
     ksize)`` defers the input channels to the first call."""
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         in_channels: int | None,
@@ -202,18 +241,13 @@ class DilatedConvolution2D(Link):
         initial_bias: Any = None,
     ) -> None:
         super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None  # type: ignore[assignment]
+        in_channels, out_channels, ksize = _defer_in_channels(in_channels, out_channels, ksize)
         self.ksize = ksize
         self.stride = _pair(stride)
         self.pad = _pair(pad)
         self.dilate = _pair(dilate)
         self.out_channels = out_channels
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            self.b = _bias_param(nobias, initial_bias, out_channels)
+        _init_conv_params(self, initialW, in_channels, nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
         kh, kw = _pair(self.ksize)
@@ -221,9 +255,7 @@ class DilatedConvolution2D(Link):
 
     def forward(self, x: Any) -> Variable:
         """``F.dilated_convolution_2d(x, W, b, stride, pad, dilate)``."""
-        x = as_variable(x)
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+        x = _input_of(self, x)
         return F.dilated_convolution_2d(x, self.W, self.b, self.stride, self.pad, self.dilate)
 
 
@@ -272,9 +304,7 @@ class DepthwiseConvolution2D(Link):
 
     def forward(self, x: Any) -> Variable:
         """``F.depthwise_convolution_2d(x, W, b, stride, pad)``."""
-        x = as_variable(x)
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+        x = _input_of(self, x)
         return F.depthwise_convolution_2d(x, self.W, self.b, self.stride, self.pad)
 
 
@@ -295,6 +325,9 @@ class ConvolutionND(Link):
         ((1, 4, 5, 5, 5), (4, 2, 3, 3, 3))
     """
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         ndim: int,
@@ -311,8 +344,7 @@ class ConvolutionND(Link):
         groups: int = 1,
     ) -> None:
         super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None  # type: ignore[assignment]
+        in_channels, out_channels, ksize = _defer_in_channels(in_channels, out_channels, ksize)
         self.out_channels = out_channels
         self.ksize = _as_tuple(ksize, ndim)
         self.stride = stride
@@ -320,11 +352,7 @@ class ConvolutionND(Link):
         self.cover_all = cover_all
         self.dilate = _as_tuple(dilate, ndim)
         self.groups = int(groups)
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            self.b = _bias_param(nobias, initial_bias, out_channels)
+        _init_conv_params(self, initialW, in_channels, nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
         _check_groups(in_channels, self.out_channels, self.groups)
@@ -365,9 +393,7 @@ class ConvolutionND(Link):
 
     def forward(self, x: Any) -> Variable:
         """``F.convolution_nd(x, W, b, stride, pad, cover_all=..., dilate=..., groups=...)``."""
-        x = as_variable(x)
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+        x = _input_of(self, x)
         return F.convolution_nd(
             x,
             self.W,
@@ -458,6 +484,9 @@ class DeconvolutionND(Link):
     ksize)`` defers the input channels to the first call. :class:`Deconvolution1D` and
     :class:`Deconvolution3D` fix ``ndim``."""
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         ndim: int,
@@ -474,8 +503,7 @@ class DeconvolutionND(Link):
         groups: int = 1,
     ) -> None:
         super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None  # type: ignore[assignment]
+        in_channels, out_channels, ksize = _defer_in_channels(in_channels, out_channels, ksize)
         self.out_channels = out_channels
         self.ksize = _as_tuple(ksize, ndim)
         self.stride = stride
@@ -483,11 +511,7 @@ class DeconvolutionND(Link):
         self.outsize = outsize
         self.dilate = _as_tuple(dilate, ndim)
         self.groups = int(groups)
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            self.b = _bias_param(nobias, initial_bias, out_channels)
+        _init_conv_params(self, initialW, in_channels, nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
         _check_groups(in_channels, self.out_channels, self.groups)
@@ -495,9 +519,7 @@ class DeconvolutionND(Link):
 
     def forward(self, x: Any) -> Variable:
         """``F.deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)``."""
-        x = as_variable(x)
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+        x = _input_of(self, x)
         return F.deconvolution_nd(
             x,
             self.W,

@@ -181,6 +181,19 @@ def split_dataset_n_random(dataset: Any, n: int, seed: int | None = None) -> lis
     return [SubDataset(dataset, sub_size * i, sub_size * (i + 1), order) for i in range(n)]
 
 
+def _n_folds(n_folds: int | None, kwargs: dict[str, Any]) -> int | None:
+    """``n_folds``, or the deprecated ``n_fold=`` of ``kwargs`` (with chainer's
+    DeprecationWarning, pointed at the caller of the public function)."""
+    if "n_fold" in kwargs:
+        warnings.warn(
+            "Argument `n_fold` is deprecated. Please use `n_folds` instead",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return kwargs["n_fold"]  # type: ignore[no-any-return]
+    return n_folds
+
+
 def get_cross_validation_datasets(
     dataset: Any, n_folds: int | None = None, order: Any = None, **kwargs: Any
 ) -> list[tuple[SubDataset, SubDataset]]:
@@ -196,13 +209,7 @@ def get_cross_validation_datasets(
         >>> list(tr), list(te)
         ([1, 2], [3, 4])
     """
-    if "n_fold" in kwargs:
-        warnings.warn(
-            "Argument `n_fold` is deprecated. Please use `n_folds` instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        n_folds = kwargs["n_fold"]
+    n_folds = _n_folds(n_folds, kwargs)
     if n_folds is None:
         raise TypeError("chainer get_cross_validation_datasets: n_folds is required")
     order = np.arange(len(dataset)) if order is None else np.array(order)  # a copy
@@ -224,13 +231,7 @@ def get_cross_validation_datasets_random(
 ) -> list[tuple[SubDataset, SubDataset]]:
     """:func:`get_cross_validation_datasets` through
     ``numpy.random.RandomState(seed).permutation(len)``, as chainer 7.8.1."""
-    if "n_fold" in kwargs:
-        warnings.warn(
-            "Argument `n_fold` is deprecated. Please use `n_folds` instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        n_folds = kwargs["n_fold"]
+    n_folds = _n_folds(n_folds, kwargs)
     order = np.random.RandomState(seed).permutation(len(dataset))
     return get_cross_validation_datasets(dataset, n_folds, order)
 

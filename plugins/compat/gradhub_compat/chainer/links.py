@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 from gradhub.modes import is_tracing
 
-from . import Variable, as_array, as_variable, config
+from . import Variable, as_array, config
 from . import functions as F
 from . import initializers as _init
-from ._device import PAGE
+from ._device import _missing_attribute
+from ._links_more import _check_groups, _conv2d_args, _init_conv_params, _input_of, _pair
 from .link import Chain, Link, Parameter
 from .reporter import report
 
@@ -291,15 +292,14 @@ class LSTM(_LSTMBase):
         return y
 
 
-def _pair(x: Any) -> Any:
-    return x if hasattr(x, "__getitem__") else (x, x)
-
-
 class Convolution2D(Link):
     """``Convolution2D(in_channels, out_channels, ksize=None, stride=1, pad=0, nobias=False,
     initialW=None, initial_bias=None, *, dilate=1, groups=1)``; ``Convolution2D(out_channels,
     ksize)`` (or ``in_channels=None``) defers W's shape (out, in // groups, kh, kw) to the
     first call."""
+
+    W: Parameter
+    b: Parameter | None
 
     def __init__(
         self,
@@ -314,15 +314,9 @@ class Convolution2D(Link):
         **kwargs: Any,
     ) -> None:
         super().__init__()
-        dilate = kwargs.pop("dilate", 1)
-        groups = kwargs.pop("groups", 1)
-        if kwargs:
-            raise TypeError(
-                "chainer L.Convolution2D got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None  # type: ignore[assignment]
+        in_channels, out_channels, ksize, dilate, groups = _conv2d_args(
+            "Convolution2D", in_channels, out_channels, ksize, kwargs
+        )
         self.ksize = ksize
         self.stride = _pair(stride)
         self.pad = _pair(pad)
@@ -330,16 +324,7 @@ class Convolution2D(Link):
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.groups = int(groups)
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = Parameter(_init._get_initializer(initial_bias), out_channels)
+        _init_conv_params(self, initialW, in_channels, nobias, initial_bias, out_channels)
 
     @property
     def printable_specs(self) -> Any:
@@ -386,21 +371,12 @@ class Convolution2D(Link):
 
     def _initialize_params(self, in_channels: int) -> None:
         kh, kw = _pair(self.ksize)
-        if self.out_channels % self.groups != 0:
-            raise ValueError(
-                "the number of output channels must be divisible by the number of groups"
-            )
-        if in_channels % self.groups != 0:
-            raise ValueError(
-                "the number of input channels must be divisible by the number of groups"
-            )
+        _check_groups(in_channels, self.out_channels, self.groups)
         self.W.initialize((self.out_channels, int(in_channels / self.groups), kh, kw))
 
     def forward(self, x: Any) -> Any:
         """``F.convolution_2d(x, W, b, stride, pad, dilate=..., groups=...)``."""
-        x = as_variable(x)
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+        x = _input_of(self, x)
         return F.convolution_2d(
             x, self.W, self.b, self.stride, self.pad, dilate=self.dilate, groups=self.groups
         )
@@ -615,9 +591,5 @@ __all__ += _more_all
 
 
 def __getattr__(name: str) -> Any:
-    if name[:1].isupper():  # another chainer link class
-        raise NotImplementedError(
-            f"chainer.links.{name} is not supported by gradhub (supported: "
-            f"{', '.join(__all__)}); see {PAGE}"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # another chainer link class: NotImplementedError
+    _missing_attribute(__name__, "chainer.links", name, name[:1].isupper(), __all__)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._device import PAGE
+from .._device import _missing_attribute
 from . import convert, dataset_mixin, iterator
 from .convert import Converter, concat_examples, converter, to_device
 from .dataset_mixin import DatasetMixin
@@ -36,9 +36,4 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if not name.startswith("__"):
-        raise NotImplementedError(
-            f"chainer.dataset.{name} is not supported by gradhub (supported: "
-            f"{', '.join(__all__)}); see {PAGE}"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _missing_attribute(__name__, "chainer.dataset", name, not name.startswith("__"), __all__)

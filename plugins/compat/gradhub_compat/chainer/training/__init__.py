@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._device import PAGE
+from .._device import _missing_attribute
 from . import extensions, trigger, triggers, updaters, util
 from .extension import PRIORITY_EDITOR, PRIORITY_READER, PRIORITY_WRITER, Extension, make_extension
 from .trainer import Trainer
@@ -50,9 +50,4 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name[:1].isupper():
-        raise NotImplementedError(
-            f"chainer.training.{name} is not supported by gradhub (supported: "
-            f"{', '.join(__all__)}); see {PAGE}"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _missing_attribute(__name__, "chainer.training", name, name[:1].isupper(), __all__)

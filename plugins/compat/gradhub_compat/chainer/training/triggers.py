@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .._device import PAGE
+from .._device import _missing_attribute
 from ._summary import DictSummary, is_writer
 
 __all__ = [
@@ -29,6 +29,30 @@ __all__ = [
     "MaxValueTrigger",
     "MinValueTrigger",
 ]
+
+
+def _current_and_previous(trigger: Any, updater: Any) -> tuple[Any, Any]:
+    """The updater's ``epoch_detail`` (``iteration``) for an epoch (iteration) trigger and
+    its value at the trigger's previous call (guessed from the updater after a snapshot that
+    lacked it)."""
+    if trigger.unit == "epoch":
+        current = updater.epoch_detail
+        previous = trigger._previous_epoch_detail
+        if previous < 0:
+            previous = updater.previous_epoch_detail
+    else:
+        current = updater.iteration
+        previous = trigger._previous_iteration
+        if previous < 0:
+            previous = current - 1
+    return current, previous
+
+
+def _remember(trigger: Any, updater: Any) -> None:
+    """Keep the updater's ``iteration`` and ``epoch_detail`` for the trigger's next call."""
+    trigger._previous_iteration = updater.iteration
+    if hasattr(updater, "epoch_detail"):
+        trigger._previous_epoch_detail = updater.epoch_detail
 
 
 class IntervalTrigger:
@@ -47,22 +71,11 @@ class IntervalTrigger:
 
     def __call__(self, trainer: Any) -> bool:
         updater = trainer.updater
+        current, previous = _current_and_previous(self, updater)
         if self.unit == "epoch":
-            epoch_detail = updater.epoch_detail
-            previous_epoch_detail = self._previous_epoch_detail
-            if previous_epoch_detail < 0:
-                previous_epoch_detail = updater.previous_epoch_detail
-            self.count = epoch_detail // self.period
-            fire = previous_epoch_detail // self.period != epoch_detail // self.period
-        else:
-            iteration = updater.iteration
-            previous_iteration = self._previous_iteration
-            if previous_iteration < 0:
-                previous_iteration = iteration - 1
-            fire = previous_iteration // self.period != iteration // self.period
-        self._previous_iteration = updater.iteration
-        if hasattr(updater, "epoch_detail"):
-            self._previous_epoch_detail = updater.epoch_detail
+            self.count = current // self.period
+        fire = previous // self.period != current // self.period
+        _remember(self, updater)
         return bool(fire)
 
     def serialize(self, serializer: Any) -> None:
@@ -113,16 +126,7 @@ class ManualScheduleTrigger:
 
     def __call__(self, trainer: Any) -> bool:
         updater = trainer.updater
-        if self.unit == "epoch":
-            current = updater.epoch_detail
-            previous = self._previous_epoch_detail
-            if previous < 0:
-                previous = updater.previous_epoch_detail
-        else:
-            current = updater.iteration
-            previous = self._previous_iteration
-            if previous < 0:
-                previous = current - 1
+        current, previous = _current_and_previous(self, updater)
         fire = any(previous < p <= current for p in self.points)
         if self._finished_is_tmp:
             self._finished_is_tmp = False
@@ -130,9 +134,7 @@ class ManualScheduleTrigger:
                 self.finished = True
         if fire and current >= max(self.points):
             self.finished = True
-        self._previous_iteration = updater.iteration
-        if hasattr(updater, "epoch_detail"):
-            self._previous_epoch_detail = updater.epoch_detail
+        _remember(self, updater)
         return fire
 
     def serialize(self, serializer: Any) -> None:
@@ -228,9 +230,4 @@ class MinValueTrigger(BestValueTrigger):
 
 
 def __getattr__(name: str) -> Any:
-    if name[:1].isupper():
-        raise NotImplementedError(
-            f"chainer.training.triggers.{name} is not supported by gradhub (supported: "
-            f"{', '.join(__all__)}); see {PAGE}"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _missing_attribute(__name__, "chainer.training.triggers", name, name[:1].isupper(), __all__)

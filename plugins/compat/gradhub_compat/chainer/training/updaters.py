@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._device import PAGE, get_device
+from .._device import PAGE, _missing_attribute, get_device
 from ..dataset import convert
 from ..dataset.iterator import Iterator
 
@@ -186,9 +186,4 @@ class StandardUpdater(Updater):
 
 
 def __getattr__(name: str) -> Any:
-    if name[:1].isupper():
-        raise NotImplementedError(
-            f"chainer.training.updaters.{name} is not supported by gradhub (supported: "
-            f"{', '.join(__all__)}); see {PAGE}"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _missing_attribute(__name__, "chainer.training.updaters", name, name[:1].isupper(), __all__)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._device import PAGE
+from ..._device import PAGE, _missing_attribute
 from ._snapshot import snapshot, snapshot_object
 from .computational_graph import DumpGraph, dump_graph
 from .evaluator import Evaluator
@@ -63,9 +63,6 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if not name.startswith("__"):
-        raise NotImplementedError(
-            f"chainer.training.extensions.{name} is not supported by gradhub (supported: "
-            f"{', '.join(__all__)}); see {PAGE}"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _missing_attribute(
+        __name__, "chainer.training.extensions", name, not name.startswith("__"), __all__
+    )

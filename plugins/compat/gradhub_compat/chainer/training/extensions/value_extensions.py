@@ -12,7 +12,30 @@ from ..extension import PRIORITY_WRITER, Extension, make_extension
 __all__ = ["ExponentialShift", "FailOnNonNumber", "LinearShift", "observe_lr", "observe_value"]
 
 
-class ExponentialShift(Extension):
+class _ValueShift(Extension):
+    """What ExponentialShift and LinearShift share: the optimizer (``'main'`` of the updater
+    unless given), the value set on its ``attr`` and chainer's ``_t`` / ``_last_value`` state."""
+
+    def _start(self, attr: str, optimizer: Any) -> None:
+        self._attr = attr
+        self._optimizer = optimizer
+        self._t = 0
+        self._last_value: float | None = None
+
+    def serialize(self, serializer: Any) -> None:
+        """chainer's protocol: ``_t``, ``_last_value``."""
+        self._t = serializer("_t", self._t)
+        self._last_value = _serialize_optional_float(serializer, "_last_value", self._last_value)
+
+    def _get_optimizer(self, trainer: Any) -> Any:
+        return self._optimizer or trainer.updater.get_optimizer("main")
+
+    def _update_value(self, optimizer: Any, value: float) -> None:
+        setattr(optimizer, self._attr, value)
+        self._last_value = value
+
+
+class ExponentialShift(_ValueShift):
     """``ExponentialShift(attr, rate, init=None, target=None, optimizer=None)``: at each
     firing (default every iteration; usually ``trigger=(1, 'epoch')``) sets the optimizer's
     ``attr`` (``'lr'``) to ``init * rate**t`` (``t`` the number of firings; ``init`` defaults
@@ -27,15 +50,12 @@ class ExponentialShift(Extension):
         target: float | None = None,
         optimizer: Any = None,
     ) -> None:
-        self._attr = attr
         if rate < 0:
             raise ValueError("ExponentialShift does not support negative rate")
+        self._start(attr, optimizer)
         self._rate = rate
         self._init = init
         self._target = target
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value: float | None = None
 
     def initialize(self, trainer: Any) -> None:
         """Set the starting value (the saved one when resuming)."""
@@ -59,31 +79,16 @@ class ExponentialShift(Extension):
                 value = self._target
         self._update_value(optimizer, value)
 
-    def serialize(self, serializer: Any) -> None:
-        """chainer's protocol: ``_t``, ``_last_value``."""
-        self._t = serializer("_t", self._t)
-        self._last_value = _serialize_optional_float(serializer, "_last_value", self._last_value)
 
-    def _get_optimizer(self, trainer: Any) -> Any:
-        return self._optimizer or trainer.updater.get_optimizer("main")
-
-    def _update_value(self, optimizer: Any, value: float) -> None:
-        setattr(optimizer, self._attr, value)
-        self._last_value = value
-
-
-class LinearShift(Extension):
+class LinearShift(_ValueShift):
     """``LinearShift(attr, value_range, time_range, optimizer=None)``: the optimizer's
     ``attr`` moves linearly from ``value_range[0]`` to ``value_range[1]`` while the number of
     firings ``t`` goes from ``time_range[0]`` to ``time_range[1]`` (constant outside)."""
 
     def __init__(self, attr: str, value_range: Any, time_range: Any, optimizer: Any = None) -> None:
-        self._attr = attr
+        self._start(attr, optimizer)
         self._value_range = value_range
         self._time_range = time_range
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value: float | None = None
 
     def initialize(self, trainer: Any) -> None:
         """Set the starting value (the saved one when resuming)."""
@@ -95,14 +100,6 @@ class LinearShift(Extension):
         self._t += 1
         self._update_value(self._get_optimizer(trainer), self._compute_next_value())
 
-    def serialize(self, serializer: Any) -> None:
-        """chainer's protocol: ``_t``, ``_last_value``."""
-        self._t = serializer("_t", self._t)
-        self._last_value = _serialize_optional_float(serializer, "_last_value", self._last_value)
-
-    def _get_optimizer(self, trainer: Any) -> Any:
-        return self._optimizer or trainer.updater.get_optimizer("main")
-
     def _compute_next_value(self) -> float:
         t1, t2 = self._time_range
         v1, v2 = self._value_range
@@ -112,10 +109,6 @@ class LinearShift(Extension):
             return v2  # type: ignore[no-any-return]
         rate = (self._t - t1) / (t2 - t1)
         return v1 + rate * (v2 - v1)  # type: ignore[no-any-return]
-
-    def _update_value(self, optimizer: Any, value: float) -> None:
-        setattr(optimizer, self._attr, value)
-        self._last_value = value
 
 
 def _serialize_optional_float(serializer: Any, key: str, value: float | None) -> float | None:
