@@ -234,6 +234,16 @@ def Embedding(
     return _result(r, rec, weight)
 
 
+def _conv_call(
+    op: str, data: NDArray, weight: NDArray, used_bias: NDArray | None, attrs: dict[str, Any]
+) -> NDArray:
+    """The native ``op`` on ``data``, ``weight`` (and ``used_bias``), recorded for autograd."""
+    arrays = [data, weight] if used_bias is None else [data, weight, used_bias]
+    _same_dtype(op, data, weight=weight, bias=used_bias)
+    r, rec = _record(arrays, lambda *v: _call(op, *v, **attrs))
+    return _result(r, rec, data)
+
+
 def Convolution(
     data: NDArray,
     weight: NDArray,
@@ -312,11 +322,8 @@ def Convolution(
                 f"mx.nd.Convolution: kernel size {k} (dilate {dl}) exceeds the padded input of "
                 f"shape {data.shape} (pad {pd})"
             )
-    arrays = [data, weight] if used_bias is None else [data, weight, used_bias]
-    _same_dtype("Convolution", data, weight=weight, bias=used_bias)
     attrs = {"pad": pd, "stride": st, "dilation": dl, "group": g}
-    r, rec = _record(arrays, lambda *v: _call("Convolution", *v, **attrs))
-    return _result(r, rec, data)
+    return _conv_call("Convolution", data, weight, used_bias, attrs)
 
 
 def Deconvolution(
@@ -422,11 +429,8 @@ def Deconvolution(
                 f"{aj} give no valid output for data of shape {data.shape} (adj must be smaller "
                 "than the stride)"
             )
-    arrays = [data, weight] if used_bias is None else [data, weight, used_bias]
-    _same_dtype("Deconvolution", data, weight=weight, bias=used_bias)
     attrs = {"pad": pd, "stride": st, "dilation": dl, "group": g, "output_padding": aj}
-    r, rec = _record(arrays, lambda *v: _call("Deconvolution", *v, **attrs))
-    return _result(r, rec, data)
+    return _conv_call("Deconvolution", data, weight, used_bias, attrs)
 
 
 def Pooling(

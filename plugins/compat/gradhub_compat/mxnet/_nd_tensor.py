@@ -275,6 +275,21 @@ def concat(*data: NDArray, dim: int = 1, num_args: int | None = None, **kwargs: 
     return _run(arrays, lambda *xs: _call("concatenate", *xs, axis=ax))
 
 
+def _same_shape_arrays(fn: str, arg: str, items: Any) -> list[NDArray]:
+    """``items`` as NDArrays of one dtype and one shape (at least one) for ``mx.nd.<fn>``."""
+    if not items:
+        raise MXNetError(f"mx.nd.{fn}: at least one array is needed")
+    arrays = [_nd(fn, f"{arg}[{i}]", d) for i, d in enumerate(items)]
+    _same_dtype(fn, arrays)
+    for a in arrays[1:]:
+        if a.shape != arrays[0].shape:
+            raise MXNetError(
+                f"mx.nd.{fn}: the arrays must have one shape, got {list(arrays[0].shape)} and "
+                f"{list(a.shape)}"
+            )
+    return arrays
+
+
 def stack(*data: NDArray, axis: int = 0, num_args: int | None = None, **kwargs: Any) -> NDArray:
     """mxnet's ``stack``: the arrays (one shape and dtype) joined along a new axis ``axis``
     (in ``[-ndim - 1, ndim]``). Recorded by ``mx.autograd``. Arrays of different shapes raise
@@ -288,16 +303,7 @@ def stack(*data: NDArray, axis: int = 0, num_args: int | None = None, **kwargs: 
         (2, 2, 3)
     """
     _no_out("stack", kwargs.pop("out", None))
-    if not data:
-        raise MXNetError("mx.nd.stack: at least one array is needed")
-    arrays = [_nd("stack", f"data[{i}]", d) for i, d in enumerate(data)]
-    _same_dtype("stack", arrays)
-    for a in arrays[1:]:
-        if a.shape != arrays[0].shape:
-            raise MXNetError(
-                f"mx.nd.stack: the arrays must have one shape, got {list(arrays[0].shape)} and "
-                f"{list(a.shape)}"
-            )
+    arrays = _same_shape_arrays("stack", "data", data)
     ax = _axis("stack", axis, arrays[0].ndim, extra=1)
     return _run(arrays, lambda *xs: _call("stack", *xs, axis=ax))
 
@@ -1468,16 +1474,7 @@ def add_n(*args: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
         array([3., 3.], dtype=float32)
     """
     _no_out("add_n", out)
-    if not args:
-        raise MXNetError("mx.nd.add_n: at least one array is needed")
-    arrays = [_nd("add_n", f"args[{i}]", a) for i, a in enumerate(args)]
-    _same_dtype("add_n", arrays)
-    for a in arrays[1:]:
-        if a.shape != arrays[0].shape:
-            raise MXNetError(
-                f"mx.nd.add_n: the arrays must have one shape, got {list(arrays[0].shape)} and "
-                f"{list(a.shape)}"
-            )
+    arrays = _same_shape_arrays("add_n", "args", args)
     if arrays[0]._arr.dtype.kind in "iub":
         total = _host(arrays[0]).copy()
         with np.errstate(over="ignore"):

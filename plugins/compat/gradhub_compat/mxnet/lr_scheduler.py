@@ -183,6 +183,20 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
+def _check_max_update(what: str, max_update: int) -> None:
+    """Refuse a ``max_update`` that is not a whole number of at least 1, as mxnet."""
+    _int(what, "max_update", max_update)
+    if max_update < 1:
+        raise ValueError("maximum number of updates must be strictly positive")
+
+
+def _decay_fields(
+    sched: LRScheduler, base_lr_orig: float, max_update: int, final_lr: float
+) -> tuple[float, int, float, int]:
+    """``base_lr_orig, max_update, final_lr, max_steps`` of a decay over ``max_update``."""
+    return base_lr_orig, max_update, final_lr, max_update - sched.warmup_steps
+
+
 class PolyScheduler(LRScheduler):
     """``final_lr + (base_lr - final_lr) * (1 - (n - warmup_steps) / (max_update -
     warmup_steps)) ** pwr`` for ``n <= max_update``; afterwards the last value.
@@ -206,14 +220,11 @@ class PolyScheduler(LRScheduler):
         warmup_mode: str = "linear",
     ) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        _int("PolyScheduler", "max_update", max_update)
-        if max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive")
+        _check_max_update("PolyScheduler", max_update)
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        self.base_lr_orig, self.max_update, self.final_lr, self.max_steps = _decay_fields(
+            self, self.base_lr, max_update, final_lr
+        )
 
     def __call__(self, num_update: int) -> float:
         if num_update < self.warmup_steps:
@@ -247,13 +258,10 @@ class CosineScheduler(LRScheduler):
         warmup_mode: str = "linear",
     ) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        _int("CosineScheduler", "max_update", max_update)
-        if max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive")
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        _check_max_update("CosineScheduler", max_update)
+        self.base_lr_orig, self.max_update, self.final_lr, self.max_steps = _decay_fields(
+            self, base_lr, max_update, final_lr
+        )
 
     def __call__(self, num_update: int) -> float:
         if num_update < self.warmup_steps:

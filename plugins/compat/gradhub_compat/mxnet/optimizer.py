@@ -343,8 +343,60 @@ def _scalars(dt: Any, *values: float) -> list[Any]:
     return [np.dtype(dt).type(v) for v in values]
 
 
+def _write_weight(weight: NDArray, w32: NDArray, new: Any) -> None:
+    """Store ``new`` in ``w32`` and, when ``w32`` is a float32 master copy, in ``weight``."""
+    w32._arr[...] = new
+    if w32 is not weight:
+        weight._arr[...] = new.astype(weight._arr.dtype)
+
+
+class _MomentumOptimizer(Optimizer):
+    """What :class:`SGD` and :class:`NAG` share: a momentum state (none without momentum),
+    a float32 master copy of float16 weights under ``multi_precision`` and the clipped,
+    rescaled gradient; each one's ``_step`` keeps its own arithmetic."""
+
+    momentum: float
+
+    def create_state_multi_precision(self, index: Any, weight: NDArray) -> Any:
+        if self.multi_precision and weight._arr.dtype == np.float16:
+            w32 = weight.astype(np.float32)
+            return (self.create_state(index, w32), w32)
+        return super().create_state_multi_precision(index, weight)
+
+    def create_state(self, index: Any, weight: NDArray) -> NDArray | None:
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
+        lr, wd = self._prepare(index, weight, grad)
+        self._step(weight, weight, grad, state, lr, wd)
+
+    def update_multi_precision(
+        self, index: Any, weight: NDArray, grad: NDArray, state: Any
+    ) -> None:
+        if self.multi_precision and weight._arr.dtype == np.float16:
+            lr, wd = self._prepare(index, weight, grad)
+            mom, w32 = state
+            self._step(weight, w32, grad, mom, lr, wd)
+        else:
+            self.update(index, weight, grad, state)
+
+    def _step(
+        self, weight: NDArray, w32: NDArray, grad: NDArray, mom: Any, lr: float, wd: float
+    ) -> None:
+        raise NotImplementedError
+
+    def _momentum_inputs(self, w32: NDArray, grad: NDArray, lr: float, wd: float) -> Any:
+        dt = w32._arr.dtype
+        lr_, wd_, rg, m = _scalars(dt, lr, wd, self.rescale_grad, self.momentum)
+        w = w32._arr
+        g = rg * grad._arr.astype(dt)
+        if self.clip_gradient:
+            g = _clip(g, dt.type(self.clip_gradient))
+        return dt, lr_, wd_, m, w, g
+
+
 @register
-class SGD(Optimizer):
+class SGD(_MomentumOptimizer):
     """SGD with momentum and weight decay, as mxnet's ``multi_sgd_(mom_)update`` kernels (the
     ones mxnet 1.9.1 uses for dense arrays)::
 
@@ -370,47 +422,17 @@ class SGD(Optimizer):
         self.lazy_update = lazy_update
         self.aggregate_num = 4
 
-    def create_state_multi_precision(self, index: Any, weight: NDArray) -> Any:
-        if self.multi_precision and weight._arr.dtype == np.float16:
-            w32 = weight.astype(np.float32)
-            return (self.create_state(index, w32), w32)
-        return super().create_state_multi_precision(index, weight)
-
-    def create_state(self, index: Any, weight: NDArray) -> NDArray | None:
-        return _zeros_like(weight) if self.momentum != 0.0 else None
-
-    def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
-        lr, wd = self._prepare(index, weight, grad)
-        self._step(weight, weight, grad, state, lr, wd)
-
-    def update_multi_precision(
-        self, index: Any, weight: NDArray, grad: NDArray, state: Any
-    ) -> None:
-        if self.multi_precision and weight._arr.dtype == np.float16:
-            lr, wd = self._prepare(index, weight, grad)
-            mom, w32 = state
-            self._step(weight, w32, grad, mom, lr, wd)
-        else:
-            self.update(index, weight, grad, state)
-
     def _step(
         self, weight: NDArray, w32: NDArray, grad: NDArray, mom: Any, lr: float, wd: float
     ) -> None:
-        dt = w32._arr.dtype
-        lr_, wd_, rg, m = _scalars(dt, lr, wd, self.rescale_grad, self.momentum)
-        w = w32._arr
-        g = rg * grad._arr.astype(dt)
-        if self.clip_gradient:
-            g = _clip(g, dt.type(self.clip_gradient))
+        _dt, lr_, wd_, m, w, g = self._momentum_inputs(w32, grad, lr, wd)
         if self.momentum > 0 and mom is not None:
             mom._arr[...] = m * mom._arr
             mom._arr[...] = mom._arr - lr_ * (wd_ * w + g)
             new = w + mom._arr
         else:
             new = w - lr_ * (wd_ * w + g)
-        w32._arr[...] = new
-        if w32 is not weight:
-            weight._arr[...] = new.astype(weight._arr.dtype)
+        _write_weight(weight, w32, new)
 
 
 @register
@@ -419,7 +441,7 @@ class ccSGD(SGD):
 
 
 @register
-class NAG(Optimizer):
+class NAG(_MomentumOptimizer):
     """Nesterov accelerated gradient, as mxnet's ``nag_mom_update`` kernel::
 
         g = clip(rescale_grad * grad, clip_gradient)
@@ -435,38 +457,10 @@ class NAG(Optimizer):
         super().__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state_multi_precision(self, index: Any, weight: NDArray) -> Any:
-        if self.multi_precision and weight._arr.dtype == np.float16:
-            w32 = weight.astype(np.float32)
-            return (self.create_state(index, w32), w32)
-        return super().create_state_multi_precision(index, weight)
-
-    def create_state(self, index: Any, weight: NDArray) -> NDArray | None:
-        return _zeros_like(weight) if self.momentum != 0.0 else None
-
-    def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
-        lr, wd = self._prepare(index, weight, grad)
-        self._step(weight, weight, grad, state, lr, wd)
-
-    def update_multi_precision(
-        self, index: Any, weight: NDArray, grad: NDArray, state: Any
-    ) -> None:
-        if self.multi_precision and weight._arr.dtype == np.float16:
-            lr, wd = self._prepare(index, weight, grad)
-            mom, w32 = state
-            self._step(weight, w32, grad, mom, lr, wd)
-        else:
-            self.update(index, weight, grad, state)
-
     def _step(
         self, weight: NDArray, w32: NDArray, grad: NDArray, mom: Any, lr: float, wd: float
     ) -> None:
-        dt = w32._arr.dtype
-        lr_, wd_, rg, m = _scalars(dt, lr, wd, self.rescale_grad, self.momentum)
-        w = w32._arr
-        g = rg * grad._arr.astype(dt)
-        if self.clip_gradient:
-            g = _clip(g, dt.type(self.clip_gradient))
+        dt, lr_, wd_, m, w, g = self._momentum_inputs(w32, grad, lr, wd)
         if self.momentum > 0 and mom is not None:
             mom._arr[...] = m * mom._arr
             new = w - mom._arr + (m + dt.type(1)) * (mom._arr - lr_ * (g + wd_ * w))
@@ -474,9 +468,7 @@ class NAG(Optimizer):
             mom._arr[...] = mom._arr - lr_ * (g + wd_ * new)
         else:  # sgd_update
             new = (dt.type(1) - lr_ * wd_) * w - lr_ * g
-        w32._arr[...] = new
-        if w32 is not weight:
-            weight._arr[...] = new.astype(weight._arr.dtype)
+        _write_weight(weight, w32, new)
 
 
 @register

@@ -151,6 +151,18 @@ def infer(sym: Symbol, given: dict[str, tuple[int, ...]]) -> tuple[dict[str, Sha
     return args, [inf.get(h) for h in sym._heads()]
 
 
+def _data_like_output(inf: _Inference, node: Symbol, x: Shape, out: Shape) -> Shape:
+    """The shape shared by ``node``'s first input ``x`` and its output ``out`` (``x`` where
+    they conflict), assigned to both and returned."""
+    try:
+        s = unify(x, out)
+    except _Conflict:
+        s = x
+    inf.assign(node, node._inputs[0], s)
+    inf.assign(node, node, s)
+    return s
+
+
 def _rule(inf: _Inference, node: Symbol) -> None:
     op = node._op
     a = node._attrs
@@ -177,12 +189,7 @@ def _rule(inf: _Inference, node: Symbol) -> None:
     elif op in _LAYER_RULES:
         _LAYER_RULES[op](inf, node, ins, out)
     elif op in _SAME_SHAPE or op.endswith("Scalar"):
-        try:
-            s = unify(ins[0], out)
-        except _Conflict:
-            s = ins[0]
-        inf.assign(node, node._inputs[0], s)
-        inf.assign(node, node, s)
+        _data_like_output(inf, node, ins[0], out)
     elif op.startswith("broadcast_"):
         _broadcast(inf, node, ins[0], ins[1])
     elif op in ("sum", "mean"):
@@ -448,12 +455,7 @@ def _batch_norm(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> 
     if mean_var:
         s = ins[0]
     else:
-        try:
-            s = unify(ins[0], out)
-        except _Conflict:
-            s = ins[0]
-        inf.assign(node, node._inputs[0], s)
-        inf.assign(node, node, s)
+        s = _data_like_output(inf, node, ins[0], out)
     if s is None:
         return
     ax = node._attrs["axis"]
@@ -533,12 +535,7 @@ def _embedding(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> N
 
 def _leaky_relu(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
     """The output has data's shape (both ways); prelu's gamma ``(data.shape[1],)``."""
-    try:
-        s = unify(ins[0], out)
-    except _Conflict:
-        s = ins[0]
-    inf.assign(node, node._inputs[0], s)
-    inf.assign(node, node, s)
+    s = _data_like_output(inf, node, ins[0], out)
     if len(node._inputs) > 1 and s is not None and len(s) >= 2 and s[1]:
         inf.assign(node, node._inputs[1], (s[1],))
 
@@ -573,12 +570,7 @@ def _expand_dims(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) ->
 def _regression(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
     """mxnet's RegressionOpShape: the label has data's shape, or ``(batch,)`` for data of
     shape ``(batch, 1)``; the output has data's shape."""
-    try:
-        s = unify(ins[0], out)
-    except _Conflict:
-        s = ins[0]
-    inf.assign(node, node._inputs[0], s)
-    inf.assign(node, node, s)
+    s = _data_like_output(inf, node, ins[0], out)
     if s is None:
         return
     lab = ins[1]

@@ -73,6 +73,11 @@ def _softrelu(F: Any, x: NDArray) -> NDArray:
     return F.Activation(x, act_type="softrelu")  # type: ignore[no-any-return]
 
 
+def _hinge(F: Any, margin: float, pred: Any, label: Any) -> Any:
+    """``relu(margin - pred * label)``, ``label`` reshaped like ``pred``."""
+    return F.relu(margin - pred * _reshape_like(F, label, pred))
+
+
 class Loss(HybridBlock):
     """The base class of the losses: ``weight`` (a number or None) scales the loss,
     ``batch_axis`` is the axis of the samples (the one not averaged). Inputs must be NDArrays:
@@ -105,6 +110,11 @@ class Loss(HybridBlock):
     def hybrid_forward(self, F: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
 
+    def _weighted_mean(self, F: Any, loss: Any, sample_weight: Any) -> Any:
+        """``loss`` weighted (``weight``, ``sample_weight``), averaged over the non-batch axes."""
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
+
 
 class L2Loss(Loss):
     """``weight / 2 * (label - pred)^2``, averaged over the non-batch axes (``weight`` 1).
@@ -135,8 +145,7 @@ class L1Loss(Loss):
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class SigmoidBinaryCrossEntropyLoss(Loss):
@@ -173,8 +182,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
                     F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
                     + F.log(1.0 - pred + eps) * (1.0 - label)
                 )
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
@@ -261,8 +269,7 @@ class HuberLoss(Loss):
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
         loss = F.where(loss > self._rho, loss - 0.5 * self._rho, (0.5 / self._rho) * F.square(loss))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class HingeLoss(Loss):
@@ -275,10 +282,8 @@ class HingeLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
-        loss = F.relu(self._margin - pred * label)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        loss = _hinge(F, self._margin, pred, label)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class SquaredHingeLoss(Loss):
@@ -291,10 +296,8 @@ class SquaredHingeLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
-        loss = F.square(F.relu(self._margin - pred * label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        loss = F.square(_hinge(F, self._margin, pred, label))
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class LogisticLoss(Loss):
@@ -318,8 +321,7 @@ class LogisticLoss(Loss):
         if self._label_format == "signed":
             label = (label + 1.0) / 2.0
         loss = F.relu(pred) - pred * label + _softrelu(F, -F.abs(pred))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class TripletLoss(Loss):

@@ -46,6 +46,24 @@ __all__ = [
 ]
 
 
+def _children_item(seq: Any, key: Any) -> Any:
+    """``seq[key]``: one child, or for a slice a new container of the same type with those."""
+    layers = list(seq._children.values())[key]
+    if isinstance(layers, list):
+        net = type(seq)(prefix=seq._prefix)
+        with net.name_scope():
+            net.add(*layers)
+        return net
+    return layers
+
+
+def _run_children(seq: Any, x: Any) -> Any:
+    """``x`` through the children of ``seq`` in order."""
+    for block in seq._children.values():
+        x = block(x)
+    return x
+
+
 def _children_repr(block: Block) -> str:
     modstr = "\n".join(
         f"  ({key}): {_indent(repr(child), 2)}" for key, child in block._children.items()
@@ -73,21 +91,13 @@ class Sequential(Block):
             self.register_child(block)
 
     def forward(self, x: Any) -> Any:
-        for block in self._children.values():
-            x = block(x)
-        return x
+        return _run_children(self, x)
 
     def __repr__(self) -> str:
         return _children_repr(self)
 
     def __getitem__(self, key: Any) -> Any:
-        layers = list(self._children.values())[key]
-        if isinstance(layers, list):
-            net = type(self)(prefix=self._prefix)
-            with net.name_scope():
-                net.add(*layers)
-            return net
-        return layers
+        return _children_item(self, key)
 
     def __len__(self) -> int:
         return len(self._children)
@@ -113,21 +123,13 @@ class HybridSequential(HybridBlock):
             self.register_child(block)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        for block in self._children.values():
-            x = block(x)
-        return x
+        return _run_children(self, x)
 
     def __repr__(self) -> str:
         return _children_repr(self)
 
     def __getitem__(self, key: Any) -> Any:
-        layers = list(self._children.values())[key]
-        if isinstance(layers, list):
-            net = type(self)(prefix=self._prefix)
-            with net.name_scope():
-                net.add(*layers)
-            return net
-        return layers
+        return _children_item(self, key)
 
     def __len__(self) -> int:
         return len(self._children)
