@@ -20,6 +20,7 @@ import gradhub_compat.chainer.functions as F
 import gradhub_compat.chainer.links as L
 import numpy as np
 import pytest
+from compat.chainer.helpers import _assert_matches, _check_fd, _rand, _run
 from gradhub_compat import chainer
 
 CASES: dict[str, Callable[[], dict[str, Any]]] = {}
@@ -28,24 +29,6 @@ CASES: dict[str, Callable[[], dict[str, Any]]] = {}
 def _case(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
     CASES[fn.__name__] = fn
     return fn
-
-
-def _rand(shape: Any, seed: int) -> np.ndarray:
-    return np.random.RandomState(seed).uniform(-1, 1, shape).astype(np.float32)
-
-
-def _run(link: Any, *arrays: np.ndarray) -> dict[str, Any]:
-    """The output, and the gradients of ``sum(y * r)`` for the inputs and every parameter."""
-    xs = [chainer.Variable(a) for a in arrays]
-    y = link(*xs)
-    link.cleargrads()
-    F.sum(y * _rand(y.shape, 100)).backward()
-    out = {"y": y.array}
-    for i, x in enumerate(xs):
-        out[f"gx{i}"] = x.grad
-    for name, p in sorted(link.namedparams()):
-        out["g" + name] = p.grad
-    return out
 
 
 @_case
@@ -171,49 +154,7 @@ def conv1d_double_backward() -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_chainer(name: str) -> None:
-    got = CASES[name]()
-    expected = EXPECTED[name]
-    assert sorted(got) == sorted(expected)
-    for key, (shape, values) in expected.items():
-        a = np.asarray(got[key])
-        assert a.shape == shape, key
-        assert a.dtype == np.float32, key
-        np.testing.assert_allclose(
-            a.ravel(), values, rtol=2e-5, atol=2e-6, err_msg=f"{name}: {key}"
-        )
-
-
-def _to_float64(link: Any) -> None:
-    for p in link.params():
-        p.array = p.array.astype(np.float64)
-
-
-def _check_fd(link: Any, *arrays: np.ndarray, eps: float = 1e-6) -> None:
-    """The gradients of ``sum(y * r)`` (x and every parameter, float64) against central
-    differences."""
-    _to_float64(link)
-    xs = [a.astype(np.float64) for a in arrays]
-    vs = [chainer.Variable(a) for a in xs]
-    y = link(*vs)
-    r = np.random.RandomState(0).randn(*y.shape)
-    link.cleargrads()
-    F.sum(y * r).backward()
-
-    def f() -> float:
-        return float(np.sum(link(*xs).array * r))
-
-    pairs = [(v.array, v.grad) for v in vs] + [(p.array, p.grad) for p in link.params()]
-    for arr, grad in pairs:
-        num = np.zeros_like(arr)
-        for i in np.ndindex(arr.shape):
-            old = arr[i]
-            arr[i] = old + eps
-            hi = f()
-            arr[i] = old - eps
-            lo = f()
-            arr[i] = old
-            num[i] = (hi - lo) / (2 * eps)
-        np.testing.assert_allclose(grad, num, rtol=1e-6, atol=1e-8)
+    _assert_matches(name, CASES[name](), EXPECTED[name])
 
 
 @pytest.mark.parametrize(
