@@ -48,14 +48,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from gradhub import Sample
+from gradhub import Sample, Variable, as_variable
 from gradhub.memory import output_array
-from gradhub.ops import fdef
+from gradhub.ops import call, fdef
 from gradhub.ops import kernel as kernel_of
 from gradhub.parallel import get_num_threads, parallel_for
 
 from . import native
-from .math import is_int
+from .math import int_arg, is_int
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -1525,6 +1525,231 @@ _NN_CONV_NAMES = (
 )
 
 
+# -- DepthwiseConvolution / DepthwiseDeconvolution ---------------------------------------------
+
+
+def _depthwise_channels(fn: str, x: Any, weight: Any, base_axis: Any) -> tuple[int, int]:
+    ba = int_arg(fn, "base_axis", base_axis)
+    nd = len(x.shape)
+    if ba < 0:
+        ba += nd
+    if not 0 <= ba < nd - 1:
+        raise ValueError(
+            f"{fn}: base_axis={base_axis} must leave a channel axis and at least one spatial "
+            f"axis in x of shape {tuple(x.shape)}"
+        )
+    if len(weight.shape) != nd - ba:
+        raise ValueError(
+            f"{fn}: weight must have 1 + {nd - ba - 1} dims (channels, *kernel), got shape "
+            f"{tuple(weight.shape)}"
+        )
+    return ba, int(x.shape[ba])
+
+
+def depthwise_convolution(
+    x: Any,
+    weight: Any,
+    bias: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    multiplier: int = 1,
+) -> Variable:
+    r"""Depthwise convolution (nnabla ``F.depthwise_convolution``): each input channel is
+    convolved with its own ``multiplier`` filters.
+
+    ``x`` is ``(*batch, C, *spatial)``, ``weight`` ``(C * multiplier, *kernel)``, ``bias``
+    ``(C * multiplier,)``; output channel :math:`o` uses input channel
+    :math:`\lfloor o / m \rfloor`:
+    :math:`y_{o} = b_o + \sum_k w_{o, k}\, x_{\lfloor o/m \rfloor, s \cdot i + d \cdot k - p}`.
+    Computed as ``convolution(x, weight.reshape(C * m, 1, *kernel), bias, ..., group=C)``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.arange(8.0).reshape(1, 2, 4))
+        >>> w = gh.Variable(np.array([[1.0, 1.0], [1.0, -1.0]]))
+        >>> F.depthwise_convolution(x, w).d
+        array([[[ 1.,  3.,  5.],
+                [-1., -1., -1.]]])
+    """
+    x, weight = as_variable(x), as_variable(weight)
+    fn = "depthwise_convolution"
+    ba, c = _depthwise_channels(fn, x, weight, base_axis)
+    m = int_arg(fn, "multiplier", multiplier)
+    if m < 1:
+        raise ValueError(f"{fn}: multiplier must be >= 1, got {m}")
+    if weight.shape[0] != c * m:
+        raise ValueError(
+            f"{fn}: weight.shape[0] must be channels * multiplier = {c * m}, got "
+            f"{weight.shape[0]} (weight of shape {tuple(weight.shape)})"
+        )
+    w = call("Reshape", weight, shape=(c * m, 1, *weight.shape[1:]))
+    return call(
+        "Convolution",
+        x,
+        w,
+        bias,
+        base_axis=ba,
+        pad=pad,
+        stride=stride,  # type: ignore[no-any-return]
+        dilation=dilation,
+        group=c,
+    )
+
+
+def depthwise_deconvolution(
+    x: Any,
+    weight: Any,
+    bias: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    divisor: int = 1,
+) -> Variable:
+    r"""Depthwise deconvolution (nnabla ``F.depthwise_deconvolution``), the transpose of
+    :func:`depthwise_convolution`: ``divisor`` consecutive input channels are summed into one
+    output channel.
+
+    ``x`` is ``(*batch, C, *spatial)``, ``weight`` ``(C, *kernel)``, ``bias`` ``(C / divisor,)``;
+    the output has ``C / divisor`` channels and spatial sizes
+    :math:`L' = s (L - 1) - 2 p + d (k - 1) + 1`. Computed as
+    ``deconvolution(x, weight.reshape(C, 1, *kernel), bias, ..., group=C / divisor)``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.array([[[1.0, 2.0], [10.0, 20.0]]]))
+        >>> w = gh.Variable(np.array([[1.0, 1.0], [1.0, 0.0]]))
+        >>> F.depthwise_deconvolution(x, w, divisor=2).d
+        array([[[11., 23.,  2.]]])
+    """
+    x, weight = as_variable(x), as_variable(weight)
+    fn = "depthwise_deconvolution"
+    ba, c = _depthwise_channels(fn, x, weight, base_axis)
+    d = int_arg(fn, "divisor", divisor)
+    if d < 1 or c % d:
+        raise ValueError(f"{fn}: divisor must be >= 1 and divide the {c} channels, got {d}")
+    if weight.shape[0] != c:
+        raise ValueError(
+            f"{fn}: weight.shape[0] must be the {c} channels of x, got shape {tuple(weight.shape)}"
+        )
+    w = call("Reshape", weight, shape=(c, 1, *weight.shape[1:]))
+    return call(
+        "Deconvolution",
+        x,
+        w,
+        bias,
+        base_axis=ba,
+        pad=pad,
+        stride=stride,  # type: ignore[no-any-return]
+        dilation=dilation,
+        group=c // d,
+    )
+
+
+def _dw_ref(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    multiplier: int = 1,
+) -> np.ndarray:
+    """Direct loops: y[n, o, i...] = sum_k w[o, k] x[n, o // m, i*s + k*d - p]."""
+    lead = x.shape[:base_axis]
+    xs = x.reshape((-1,) + x.shape[base_axis:])
+    c, sp = xs.shape[1], xs.shape[2:]
+    nk = len(sp)
+    kern = w.shape[1:]
+    p = (0,) * nk if pad is None else tuple(pad)
+    s = (1,) * nk if stride is None else tuple(stride)
+    dl = (1,) * nk if dilation is None else tuple(dilation)
+    out_sp = tuple((sp[i] + 2 * p[i] - dl[i] * (kern[i] - 1) - 1) // s[i] + 1 for i in range(nk))
+    y = np.zeros((xs.shape[0], c * multiplier) + out_sp)
+    for n in range(xs.shape[0]):
+        for o in range(c * multiplier):
+            for pos in np.ndindex(*out_sp):
+                acc = 0.0 if b is None else b[o]
+                for k in np.ndindex(*kern):
+                    src = [pos[i] * s[i] + k[i] * dl[i] - p[i] for i in range(nk)]
+                    if all(0 <= src[i] < sp[i] for i in range(nk)):
+                        acc += w[(o, *k)] * xs[(n, o // multiplier, *src)]
+                y[(n, o, *pos)] = acc
+    return y.reshape(lead + y.shape[1:])
+
+
+def _ddw_ref(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: Any = None,
+    base_axis: int = 1,
+    pad: Any = None,
+    stride: Any = None,
+    dilation: Any = None,
+    divisor: int = 1,
+) -> np.ndarray:
+    """Direct scatter: y[n, c // d, i*s + k*dl - p] += w[c, k] x[n, c, i]."""
+    lead = x.shape[:base_axis]
+    xs = x.reshape((-1,) + x.shape[base_axis:])
+    c, sp = xs.shape[1], xs.shape[2:]
+    nk = len(sp)
+    kern = w.shape[1:]
+    p = (0,) * nk if pad is None else tuple(pad)
+    s = (1,) * nk if stride is None else tuple(stride)
+    dl = (1,) * nk if dilation is None else tuple(dilation)
+    full = tuple(s[i] * (sp[i] - 1) + dl[i] * (kern[i] - 1) + 1 for i in range(nk))
+    out_sp = tuple(full[i] - 2 * p[i] for i in range(nk))
+    y = np.zeros((xs.shape[0], c // divisor) + full)
+    for n in range(xs.shape[0]):
+        for ch in range(c):
+            for pos in np.ndindex(*sp):
+                for k in np.ndindex(*kern):
+                    dst = tuple(pos[i] * s[i] + k[i] * dl[i] for i in range(nk))
+                    y[(n, ch // divisor, *dst)] += w[(ch, *k)] * xs[(n, ch, *pos)]
+    y = y[(slice(None), slice(None), *(slice(p[i], p[i] + out_sp[i]) for i in range(nk)))]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * nk)
+    return y.reshape(lead + y.shape[1:])
+
+
+def _dw_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((1, 2, 5)), rng.standard_normal((2, 3))), name="1-d")
+    yield Sample(
+        (rng.standard_normal((1, 2, 4)), rng.standard_normal((4, 2)), rng.standard_normal(4)),
+        {"multiplier": 2, "pad": (1,), "stride": (2,)},
+        name="multiplier 2, bias, pad, stride",
+    )
+    yield Sample(
+        (rng.standard_normal((1, 2, 3, 3)), rng.standard_normal((2, 2, 2))),
+        {"dilation": (1, 2), "pad": (1, 1)},
+        name="2-d dilation",
+    )
+    yield Sample(
+        (rng.standard_normal((2, 1, 2, 4)), rng.standard_normal((2, 2))),
+        {"base_axis": 2},
+        name="base_axis 2",
+    )
+
+
+def _ddw_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((1, 2, 3)), rng.standard_normal((2, 2))), name="1-d")
+    yield Sample(
+        (rng.standard_normal((1, 4, 3)), rng.standard_normal((4, 2)), rng.standard_normal(2)),
+        {"divisor": 2, "stride": (2,), "pad": (1,)},
+        name="divisor 2, bias, stride, pad",
+    )
+    yield Sample(
+        (rng.standard_normal((1, 2, 2, 2)), rng.standard_normal((2, 2, 2))),
+        {"dilation": (2, 1)},
+        name="2-d dilation",
+    )
+
+
 def register_functions(register: Any) -> None:
     """Register the conv functions."""
     conv_attrs = {"base_axis": 1, "pad": None, "stride": None, "dilation": None, "group": 1}
@@ -1568,4 +1793,12 @@ def register_functions(register: Any) -> None:
         samples=_filter_grad_samples,
         reference=_convolution_filter_grad_ref,
         doc=_DOC_FG,
+    )
+    c = register.composite
+    c("DepthwiseConvolution", depthwise_convolution, samples=_dw_samples, reference=_dw_ref)
+    c(
+        "DepthwiseDeconvolution",
+        depthwise_deconvolution,
+        samples=_ddw_samples,
+        reference=_ddw_ref,
     )

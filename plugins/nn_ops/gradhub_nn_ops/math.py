@@ -121,6 +121,29 @@ def float_variable(x: Any) -> Any:
     return x
 
 
+def int_arg(fn: str, arg: str, v: Any) -> int:
+    """``v`` as a Python int; a bool or a non-integer raises TypeError naming ``fn`` and ``arg``
+    (the nnabla-style functions' integer arguments: ``multiplier``, ``seed``, ``shape``...)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{fn}: {arg} must be an int, got {v!r}")
+    return int(v)
+
+
+def axes_arg(fn: str, axes: Any, nd: int) -> tuple[int, ...]:
+    """nnabla's ``axes`` argument: ``None`` is every axis; an int or a sequence of ints (negative
+    from the end), returned sorted without repeats. An axis out of range raises ValueError."""
+    if axes is None:
+        return tuple(range(nd))
+    vals = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    out = []
+    for a in vals:
+        a = int_arg(fn, "axes", a)
+        if not -nd <= a < max(nd, 1):
+            raise ValueError(f"{fn}: axis {a} is out of range for an input with {nd} dims")
+        out.append(a % max(nd, 1))
+    return tuple(sorted(set(out)))
+
+
 def norm_axes(fname: str, axis: Any, ndim: int) -> tuple[int, ...]:
     """``axis`` (None, an int or a sequence of ints) as a sorted tuple of non-negative axes.
 

@@ -22,7 +22,10 @@ MODULES = (
     "misc",
     "parametric",
     "arrays",
-    "more",
+    "rescaling",
+    "resampling",
+    "gradient_clipping",
+    "random_sources",
 )
 
 

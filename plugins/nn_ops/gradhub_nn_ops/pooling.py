@@ -41,14 +41,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from gradhub import Sample
+from gradhub import Sample, Variable, as_variable
 from gradhub.memory import output_array
+from gradhub.ops import call
 from gradhub.ops import kernel as kernel_of
 from gradhub.parallel import get_num_threads, parallel_for
 
 from . import native
 from .conv import ints
-from .math import is_int
+from .math import int_arg, is_int
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -1508,6 +1509,152 @@ _DOC_AVGBW = """Gradient of average_pooling for an input of shape x_shape (its l
     """
 
 
+# -- SumPooling / Unpooling ----------------------------------------------------------------------
+
+
+def sum_pooling(
+    x: Any,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> Variable:
+    r"""Sum pooling (nnabla ``F.sum_pooling``): :math:`y_{i} = \sum_{k} x_{s i + k - p}` over
+    each window, the zero padding counting as zeros.
+
+    The arguments are those of :func:`average_pooling` (``ignore_border=False`` keeps the
+    partial windows at the end). Computed as the zero-padded input's average pooling times the
+    kernel's size.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.arange(5.0).reshape(1, 1, 5))
+        >>> F.sum_pooling(x, (2,), ignore_border=False).d
+        array([[[1., 5., 4.]]])
+    """
+    x = as_variable(x)
+    geo = pool_geom("sum_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
+    nd = len(x.shape)
+    widths: list[int] = []
+    for a in range(geo.axes[0], nd):
+        if a in geo.axes:
+            i = geo.axes.index(a)
+            widths += [geo.pad[i], geo.right[i]]
+        else:
+            widths += [0, 0]
+    xpad = call("Pad", x, pad_width=tuple(widths)) if any(widths) else x
+    nk = len(geo.kernel)
+    y = call(
+        "AveragePooling",
+        xpad,
+        kernel=geo.kernel,
+        stride=geo.stride,
+        ignore_border=True,
+        pad=(0,) * nk,
+        channel_last=channel_last,
+        including_pad=True,
+    )
+    return call("MulScalar", y, val=float(math.prod(geo.kernel)))  # type: ignore[no-any-return]
+
+
+def _sum_pooling_ref(
+    x: np.ndarray,
+    kernel: Any,
+    stride: Any = None,
+    ignore_border: bool = True,
+    pad: Any = None,
+    channel_last: bool = False,
+) -> np.ndarray:
+    geo = pool_geom("sum_pooling", x.shape, kernel, stride, ignore_border, pad, channel_last)
+    big = np.zeros(
+        tuple(
+            s + (geo.pad[geo.axes.index(a)] + geo.right[geo.axes.index(a)] if a in geo.axes else 0)
+            for a, s in enumerate(x.shape)
+        )
+    )
+    big[geo.interior()] = x
+    y = np.zeros(geo.out_shape)
+    for off in geo.offsets():
+        y += big[geo.window(off)]
+    return y
+
+
+def _sum_pooling_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    x = rng.standard_normal((1, 1, 5, 5))
+    yield Sample((x,), {"kernel": (2, 2)}, name="2x2")
+    yield Sample((x,), {"kernel": (2, 2), "ignore_border": False}, name="partial windows")
+    yield Sample((x,), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, name="pad, stride")
+    yield Sample(
+        (x,), {"kernel": (2, 2), "pad": (1, 1), "ignore_border": False}, name="pad, partial"
+    )
+    yield Sample(
+        (rng.standard_normal((1, 4, 3)),),
+        {"kernel": (2,), "channel_last": True},
+        name="channel_last",
+    )
+    yield Sample((rng.standard_normal((2, 5)),), {"kernel": (3,), "stride": (1,)}, name="1-d")
+
+
+def unpooling(x: Any, kernel: Any, channel_last: bool = False) -> Variable:
+    r"""Unpooling (nnabla ``F.unpooling``): each element repeated ``kernel`` times along the
+    last ``len(kernel)`` axes (those before the channel with ``channel_last``),
+    :math:`y_{k i + j} = x_{i}`.
+
+    The gradient sums ``dy`` over each block. Composed of ``Reshape`` and ``BroadcastTo``.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> F.unpooling(gh.Variable(np.array([[1.0, 2.0]])), (2,)).d
+        array([[1., 1., 2., 2.]])
+    """
+    x = as_variable(x)
+    fn = "unpooling"
+    if kernel is None:
+        raise TypeError(f"{fn}: kernel is required")
+    ks = (kernel,) if isinstance(kernel, (int, np.integer)) else tuple(kernel)
+    k = tuple(int_arg(fn, "kernel", v) for v in ks)
+    if not k or any(v < 1 for v in k):
+        raise ValueError(f"{fn}: kernel must hold at least one size >= 1, got {kernel!r}")
+    shape = tuple(x.shape)
+    cl = 1 if channel_last else 0
+    nd = len(shape)
+    if nd < len(k) + cl:
+        raise ValueError(f"{fn}: x of shape {shape} has fewer axes than the kernel {k}")
+    first = nd - len(k) - cl
+    split = list(shape[:first])
+    big = list(shape[:first])
+    out = list(shape[:first])
+    for a, kk in zip(range(first, first + len(k)), k):
+        split += [shape[a], 1]
+        big += [shape[a], kk]
+        out.append(shape[a] * kk)
+    tail = list(shape[first + len(k) :])
+    y = call("Reshape", x, shape=tuple(split + tail))
+    y = call("BroadcastTo", y, shape=tuple(big + tail))
+    return call("Reshape", y, shape=tuple(out + tail))  # type: ignore[no-any-return]
+
+
+def _unpooling_ref(x: np.ndarray, kernel: Any, channel_last: bool = False) -> np.ndarray:
+    k = tuple(kernel)
+    first = x.ndim - len(k) - (1 if channel_last else 0)
+    y = x
+    for i, kk in enumerate(k):
+        y = np.repeat(y, kk, axis=first + i)
+    return y
+
+
+def _unpooling_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((rng.standard_normal((1, 2, 3)),), {"kernel": (2,)}, name="1-d")
+    yield Sample((rng.standard_normal((1, 2, 2, 3)),), {"kernel": (2, 3)}, name="2-d")
+    yield Sample(
+        (rng.standard_normal((2, 3, 2)),), {"kernel": (3,), "channel_last": True}, name="cl"
+    )
+    yield Sample((rng.standard_normal((2, 3)).T,), {"kernel": (1, 2)}, name="non-contiguous")
+
+
 def register_functions(register: Any) -> None:
     """Register the pooling functions."""
     pool_attrs = {
@@ -1623,6 +1770,9 @@ def register_functions(register: Any) -> None:
         samples=_gap_samples,
         reference=_gap_ref,
     )
+    c = register.composite
+    c("SumPooling", sum_pooling, samples=_sum_pooling_samples, reference=_sum_pooling_ref)
+    c("Unpooling", unpooling, samples=_unpooling_samples, reference=_unpooling_ref)
 
 
 def _gap_samples(rng: np.random.Generator) -> Iterator[Sample]:
