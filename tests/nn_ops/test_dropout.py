@@ -26,7 +26,7 @@ def test_dropout_seeded_mask_and_backward_reuses_it() -> None:
 
 
 def test_dropout_global_generator_and_reexecution() -> None:
-    from gradhub_nn_ops.misc import seed_dropout
+    from gradhub_nn_ops.stochastic import seed_dropout
 
     seed_dropout(123)
     x = _v(np.ones((200,)))

@@ -1,5 +1,5 @@
 """Values and gradients of clip_grad_by_value and clip_grad_by_norm
-(gradhub_nn_ops.gradient_clipping) against nnabla 1.39.
+(gradhub_nn_ops.gradient_flow) against nnabla 1.39.
 
 Every expected number below is nnabla 1.39's (CPU, float32) for that input and output
 gradient, rounded to 5 decimals; gradhub computes in float64.

@@ -1,4 +1,4 @@
-"""rand, randn and randint (gradhub_nn_ops.random_sources): dtypes, ranges, seeds and
+"""rand, randn and randint (gradhub_nn_ops.stochastic): dtypes, ranges, seeds and
 errors (nnabla 1.39's conventions).
 """
 

@@ -31,7 +31,7 @@ batch axis first, computed with registered functions so that it stays differenti
   ``TopKData`` with ``base_axis + 1``, ``MatrixDiag``/``MatrixDiagPart``/``Trilu`` with the
   batch axis one more leading axis (``GatherNd``/``ScatterNd``/``EyeLike`` loop);
 * ``DropoutMask``: as vmap's ``randomness`` says
-  (:func:`gradhub_nn_ops.misc.dropout_mask_batching_rule`).
+  (:func:`gradhub_nn_ops.stochastic.dropout_mask_batching_rule`).
 
 Cases not covered (``BatchNormalization`` with batched running statistics in training, a batched
 ``Convolution``/``Deconvolution`` weight with ``base_axis != 1``...) fall back to the loop with a
@@ -46,7 +46,7 @@ from typing import Any
 from gradhub.batching import loop, shift_axes, size_of, to_batched
 from gradhub.ops import call
 
-from .misc import dropout_mask_batching_rule
+from .stochastic import dropout_mask_batching_rule
 
 Rule = Callable[..., Any]
 

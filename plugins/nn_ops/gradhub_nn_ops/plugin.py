@@ -19,13 +19,13 @@ MODULES = (
     "conv",
     "pooling",
     "normalization",
-    "misc",
+    "stochastic",
+    "embedding",
+    "gradient_flow",
     "parametric",
     "arrays",
     "rescaling",
     "resampling",
-    "gradient_clipping",
-    "random_sources",
 )
 
 
@@ -64,10 +64,10 @@ def gradhub_add_commands(register: Any) -> None:
 def gradhub_add_seeders(register: Any) -> None:
     """Let ``gradhub.seed(n)`` reseed the initializers' default generator and dropout's global
     generator (``seed=-1``)."""
-    from . import misc, parametric
+    from . import parametric, stochastic
 
     register.seeder("initializers", parametric.seed)
-    register.seeder("dropout", misc.seed_dropout)
+    register.seeder("dropout", stochastic.seed_dropout)
 
 
 @hookimpl

@@ -11,16 +11,16 @@ import gradhub_compat.nnabla.functions as F
 import gradhub_compat.nnabla.parametric_functions as PF
 import numpy as np
 import pytest
-from gradhub_nn_ops import misc as _misc
 from gradhub_nn_ops import parametric as _parametric
+from gradhub_nn_ops import stochastic as _stochastic
 
 
 @pytest.fixture(autouse=True)
 def _kept_generators() -> Iterator[None]:
-    saved = (list(_parametric._PRNG), list(_misc._GLOBAL_RNG), nn.random.pseed)
+    saved = (list(_parametric._PRNG), list(_stochastic._GLOBAL_RNG), nn.random.pseed)
     yield
     _parametric._PRNG[:] = saved[0]
-    _misc._GLOBAL_RNG[:] = saved[1]
+    _stochastic._GLOBAL_RNG[:] = saved[1]
     nn.random.__dict__["pseed"] = saved[2]
 
 

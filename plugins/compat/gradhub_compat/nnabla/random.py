@@ -26,8 +26,8 @@ import types
 from typing import Any
 
 import numpy as np
-from gradhub_nn_ops import misc as _misc
 from gradhub_nn_ops import parametric as _parametric
+from gradhub_nn_ops import stochastic as _stochastic
 
 __all__ = ["pseed", "seed", "set_function_seed", "set_parameter_seed"]
 
@@ -49,7 +49,7 @@ def set_parameter_seed(seed_value: int) -> None:
 def set_function_seed(seed_value: int) -> None:
     """Reseed the global generator of the random functions (``seed=-1``): numpy's generator,
     so the numbers differ from nnabla's for the same seed."""
-    _misc.seed_dropout(_check("set_function_seed", seed_value))
+    _stochastic.seed_dropout(_check("set_function_seed", seed_value))
 
 
 def seed(seed_value: int, set_function_seed: bool = True, set_parameter_seed: bool = True) -> None:
@@ -57,7 +57,7 @@ def seed(seed_value: int, set_function_seed: bool = True, set_parameter_seed: bo
     (see :func:`set_function_seed`, :func:`set_parameter_seed`)."""
     value = _check("seed", seed_value)
     if set_function_seed:
-        _misc.seed_dropout(value)
+        _stochastic.seed_dropout(value)
     if set_parameter_seed:
         _parametric.seed(value)
         _module.__dict__["pseed"] = value

@@ -1,9 +1,9 @@
-"""gradhub-nn-ops: gradient clipping (nnabla's ``F.clip_grad_by_value`` and
-``F.clip_grad_by_norm``).
+"""gradhub-nn-ops: functions that change the gradient flowing through them.
 
-Both are the identity whose backward rule is not the derivative: they clip the gradient that
-flows through them, as nnabla's. The clipped gradient is built with registered functions, so it
-can be differentiated again.
+``StopGradient`` (the identity with no gradient, as ``jax.lax.stop_gradient``) and nnabla's
+``ClipGradByValue``/``ClipGradByNorm`` (the identity whose backward rule clips the gradient, as
+nnabla's). The clipped gradient is built with registered functions, so it can be differentiated
+again.
 """
 
 from __future__ import annotations
@@ -13,9 +13,17 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample
+from gradhub.builtin.samples import unary_samples
 from gradhub.ops import call
 
 from .math import axes_arg
+
+# -- StopGradient ------------------------------------------------------------------------------
+
+
+def _stop_gradient(xp: Any, x: Any) -> Any:
+    return x.copy()  # a new array: the output is never the input's buffer
+
 
 # -- ClipGradByValue / ClipGradByNorm (identity forward, clipped gradient) -----------------------
 
@@ -53,7 +61,31 @@ def _clip_grad_norm_samples(rng: np.random.Generator) -> Iterator[Sample]:
 
 
 def register_functions(register: Any) -> None:
-    """Register the gradient-clipping functions."""
+    """Register the functions that change the gradient flow."""
+    f = register.function
+    f(
+        "StopGradient",
+        _stop_gradient,
+        differentiable=False,
+        samples=unary_samples(),
+        reference=lambda x: x,
+        elementwise=True,
+        doc="""stop_gradient(x): :math:`y = x` with no gradient (``jax.lax.stop_gradient``).
+
+A recorded function, unlike ``x.detach()`` (a new leaf holding the data of the moment): a
+graph re-executed with ``forward()`` recomputes it from ``x``'s new value. With it, a
+straight-through estimator is ``f(x) + (x - stop_gradient(x))``: the value of ``f``, the
+gradient of the identity.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> x = gh.Variable(np.array([1.0, 2.0]))
+    >>> y = F.sum(x * F.stop_gradient(x))
+    >>> gh.grad([y], [x])[0].d
+    array([1., 2.])
+""",
+    )
     register.function(
         "ClipGradByValue",
         _identity,

@@ -1,7 +1,7 @@
-"""gradhub-nn-ops: misc functions.
+"""gradhub-nn-ops: lookups by integer ids.
 
-Dropout (a composite of the non-differentiable DropoutMask and a product, so backward reuses the
-forward's mask), Embed with its scatter-add adjoint EmbedBackward, OneHot and StopGradient.
+Embed with its scatter-add adjoint EmbedBackward (each the other's derivative, so every order),
+and OneHot (non-differentiable).
 """
 
 from __future__ import annotations
@@ -11,142 +11,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from gradhub import Sample, Variable, batching
-from gradhub.builtin.samples import unary_samples
-from gradhub.ops import call, replace_api
+from gradhub import Sample
+from gradhub.ops import call
 
 from .math import is_int, whole_numbers
-
-# -- Dropout -----------------------------------------------------------------------------------
-
-_GLOBAL_RNG: list[np.random.Generator] = []
-
-
-def _global_rng() -> np.random.Generator:
-    """The generator of ``seed=-1`` dropout (created on first use)."""
-    if not _GLOBAL_RNG:
-        _GLOBAL_RNG.append(np.random.default_rng())
-    return _GLOBAL_RNG[0]
-
-
-def seed_dropout(seed: int) -> None:
-    """Reseed the global generator used by dropout with ``seed=-1``.
-
-    Example::
-
-        >>> from gradhub_nn_ops.misc import seed_dropout
-        >>> seed_dropout(0)
-    """
-    _GLOBAL_RNG[:] = [np.random.default_rng(seed)]
-
-
-def _check_p(fn: str, p: float) -> float:
-    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
-        raise TypeError(f"{fn}: p must be a number in [0, 1), got {p!r}")
-    p = float(p)
-    if not 0.0 <= p < 1.0:
-        raise ValueError(f"{fn}: p must be in [0, 1), got {p}")
-    return p
-
-
-def _keep(shape: Sequence[int], p: float, seed: int) -> np.ndarray:
-    rng = _global_rng() if seed == -1 else np.random.default_rng(seed)
-    return rng.random(tuple(shape)) >= p
-
-
-def _dropout_mask(xp: Any, x: Any, p: float = 0.5, seed: int = -1) -> Any:
-    p = _check_p("dropout_mask", p)
-    if not isinstance(seed, (int, np.integer)) or (seed < 0 and seed != -1):
-        raise ValueError(f"dropout_mask: seed must be -1 (global generator) or >= 0, got {seed}")
-    if seed == -1 and batching.LEVELS:  # inside vmap: see vmap's randomness
-        batching.random_call("dropout_mask()")
-        batching.unlifted_random_call("dropout_mask()")
-    if x.dtype.kind != "f":
-        raise TypeError(f"dropout_mask: x must be floating point, got dtype {x.dtype}")
-    keep = _keep(x.shape, p, int(seed))
-    mask = keep.astype(x.dtype) * x.dtype.type(1.0 / (1.0 - p))
-    return mask if xp is np else xp.asarray(mask)
-
-
-def _dropout_mask_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    yield Sample((rng.standard_normal((4, 5)),), {"p": 0.5, "seed": 3})
-    yield Sample((rng.standard_normal((3,)),), {"p": 0.0, "seed": 1}, name="p=0")
-    yield Sample((rng.standard_normal(()),), {"p": 0.2, "seed": 7}, name="0-d")
-
-
-def _dropout_mask_ref(x: np.ndarray, p: float = 0.5, seed: int = -1) -> np.ndarray:
-    u = np.random.default_rng(seed).random(x.shape)
-    return np.where(u < p, 0.0, 1.0 / (1.0 - p))
-
-
-def dropout(x: Any, p: float = 0.5, seed: int = -1) -> Variable:
-    """Dropout: zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
-
-    ``y = x * m / (1 - p)`` with ``m_i ~ Bernoulli(1 - p)``. ``seed=-1`` draws ``m`` from a global
-    generator (a new mask each call; reseed with ``gradhub_nn_ops.misc.seed_dropout``); ``seed >=
-    0`` gives the same mask each call. The mask comes from the non-differentiable function
-    DropoutMask, so backward (and any higher derivative) reuses the forward's mask; re-executing
-    the graph with ``y.forward()`` draws a new one when ``seed=-1``.
-
-    Example::
-
-        >>> import numpy as np, gradhub as gh, gradhub.functions as F
-        >>> x = gh.Variable(np.ones(6))
-        >>> y = F.dropout(x, p=0.5, seed=0)
-        >>> sorted(set(y.d.tolist())) in ([0.0, 2.0], [0.0], [2.0])
-        True
-    """
-    p = _check_p("dropout", p)
-    mask = call("DropoutMask", _lifted_for_draw(x, seed, "dropout()"), p=p, seed=seed)
-    return call("Mul2", x, mask)  # type: ignore[no-any-return]
-
-
-def _lifted_for_draw(x: Any, seed: Any, fname: str) -> Any:
-    """Inside vmap, the input that shapes a random mask, lifted to the levels whose
-    ``randomness`` is ``"different"`` (one mask per batch element there); the error of
-    ``randomness="error"``. Outside vmap, or with a fixed seed, ``x`` itself."""
-    if seed != -1 or not batching.LEVELS:
-        return x
-    batching.random_call(fname)
-    return batching.lift_random(x if isinstance(x, Variable) else Variable(x, need_grad=False))
-
-
-def _dropout_mask_api(fdef: Any) -> Any:
-    """Install the public callable of DropoutMask: the registered one, with ``x`` lifted inside
-    vmap as :func:`_lifted_for_draw` says."""
-    inner = fdef.api
-
-    def api(x: Any, p: float = 0.5, seed: int = -1) -> Any:
-        return inner(_lifted_for_draw(x, seed, "dropout_mask()"), p=p, seed=seed)
-
-    return replace_api(fdef, api)
-
-
-def dropout_mask_batching_rule(
-    args: tuple[Any, ...], dims: tuple[Any, ...], p: float = 0.5, seed: int = -1
-) -> Any:
-    """The batching rule of DropoutMask: with a fixed seed, or ``randomness="same"``, one mask
-    of one element's shape, shared by the batch (not batched); with ``"different"``, the mask of
-    the whole batch (independent draws); ``"error"`` raises (see
-    :func:`gradhub.batching.random_call`)."""
-    x = args[0]
-    if seed == -1:
-        batching.random_call("dropout_mask()")
-    if seed != -1 or batching.randomness() == "same":
-        return call("DropoutMask", call("GetItem", x, key=0), p=p, seed=seed), None
-    return call("DropoutMask", x, p=p, seed=seed), 0
-
-
-def _dropout_samples(rng: np.random.Generator) -> Iterator[Sample]:
-    yield Sample((rng.standard_normal((4, 5)),), {"p": 0.5, "seed": 3})
-    yield Sample((rng.standard_normal((2, 3)),), {"p": 0.25, "seed": 11}, name="p=0.25")
-    yield Sample((rng.standard_normal((3,)),), {"p": 0.0, "seed": 1}, name="p=0 keeps all")
-    yield Sample((rng.standard_normal((0, 2)),), {"p": 0.5, "seed": 2}, name="size-0")
-
-
-def _dropout_ref(x: np.ndarray, p: float = 0.5, seed: int = -1) -> np.ndarray:
-    return x * _dropout_mask_ref(x, p, seed)
-
 
 # -- Embed / EmbedBackward ---------------------------------------------------------------------
 
@@ -307,42 +175,12 @@ def _one_hot_ref(x: np.ndarray, shape: Sequence[int] = ()) -> np.ndarray:
     return out
 
 
-# -- StopGradient ------------------------------------------------------------------------------
-
-
-def _stop_gradient(xp: Any, x: Any) -> Any:
-    return x.copy()  # a new array: the output is never the input's buffer
-
-
 # -- registration ------------------------------------------------------------------------------
 
 
 def register_functions(register: Any) -> None:
-    """Register the misc functions."""
+    """Register the lookup functions."""
     f = register.function
-    mask = f(
-        "DropoutMask",
-        _dropout_mask,
-        attrs={"p": 0.5, "seed": -1},
-        differentiable=False,
-        random=True,
-        samples=_dropout_mask_samples,
-        reference=_dropout_mask_ref,
-        doc="""The scaled keep-mask of dropout, shaped and typed like ``x``: ``m_i / (1 - p)``.
-
-``m_i ~ Bernoulli(1 - p)``; ``seed=-1`` draws from the global generator, ``seed >= 0`` gives the
-same mask on every call. Non-differentiable (its output needs no gradient).
-
-Example::
-
-    >>> import numpy as np, gradhub as gh, gradhub.functions as F
-    >>> m = F.dropout_mask(gh.Variable(np.ones(4)), p=0.5, seed=0)
-    >>> bool(np.all((m.d == 0) | (m.d == 2)))
-    True
-""",
-    )
-    _dropout_mask_api(mask)
-    register.composite("Dropout", dropout, samples=_dropout_samples, reference=_dropout_ref)
     f(
         "Embed",
         _embed,
@@ -414,28 +252,5 @@ Example::
     >>> F.one_hot(labels, (3,)).d
     array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
-""",
-    )
-    f(
-        "StopGradient",
-        _stop_gradient,
-        differentiable=False,
-        samples=unary_samples(),
-        reference=lambda x: x,
-        elementwise=True,
-        doc="""stop_gradient(x): :math:`y = x` with no gradient (``jax.lax.stop_gradient``).
-
-A recorded function, unlike ``x.detach()`` (a new leaf holding the data of the moment): a
-graph re-executed with ``forward()`` recomputes it from ``x``'s new value. With it, a
-straight-through estimator is ``f(x) + (x - stop_gradient(x))``: the value of ``f``, the
-gradient of the identity.
-
-Example::
-
-    >>> import numpy as np, gradhub as gh, gradhub.functions as F
-    >>> x = gh.Variable(np.array([1.0, 2.0]))
-    >>> y = F.sum(x * F.stop_gradient(x))
-    >>> gh.grad([y], [x])[0].d
-    array([1., 2.])
 """,
     )
