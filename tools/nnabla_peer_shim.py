@@ -38,6 +38,8 @@ SUBMODULES = (
     "utils.data_iterator",
     "utils.data_source",
     "utils.image_utils",
+    "utils.load",
+    "utils.nnp_graph",
     "utils.save",
 )
 

@@ -1,19 +1,30 @@
-"""nnabla's parameter files: ``nn.save_parameters(path)`` / ``nn.load_parameters(path)`` (``.h5``).
+"""nnabla's parameter files: ``nn.save_parameters(path)`` / ``nn.load_parameters(path)``.
 
-The layout is nnabla 1.39's (``nnabla/utils/get_file_handle.py``, ``_h5_parameter_file_saver``
-and ``_h5_parameter_file_loader``): one HDF5 dataset per parameter, at the parameter's name
-relative to the current scope (``fc1/affine/W``: the ``/`` make HDF5 groups), holding the data
-in its own dtype, with two attributes: ``need_grad`` (a bool) and ``index`` (an int64, the
-parameter's position, so the order survives HDF5's sorted groups). Loading visits every dataset
-and reads them in ``(index, name)`` order. Reading needs h5py: ``pip install
-"gradhub-compat[h5]"``. Nothing is unpickled or executed: only numeric datasets are read.
+The formats are nnabla 1.39's (``nnabla/utils/get_file_handle.py``):
+
+* ``.h5`` (``_h5_parameter_file_saver`` and ``_h5_parameter_file_loader``): one HDF5 dataset per
+  parameter, at the parameter's name relative to the current scope (``fc1/affine/W``: the ``/``
+  make HDF5 groups), holding the data in its own dtype, with two attributes: ``need_grad`` (a
+  bool) and ``index`` (an int64, the parameter's position, so the order survives HDF5's sorted
+  groups). Loading visits every dataset and reads them in ``(index, name)`` order. Reading needs
+  h5py: ``pip install "gradhub-compat[h5]"``.
+* ``.protobuf``: an ``NNablaProtoBuf`` message (binary protobuf) whose ``parameter`` entries
+  hold ``variable_name``, ``shape``, ``data`` (float32 values, flattened) and ``need_grad``.
+* ``.nntxt``/``.prototxt`` (read only, as nnabla): the same message in protobuf's text format;
+  its ``parameter`` entries are read (a network description in it is ignored).
+* ``.nnp`` (read only, as nnabla): the zip archive of ``nnabla.utils.save.save``; every
+  ``.nntxt``/``.prototxt``, ``.protobuf`` and ``.h5`` member is read in the archive's order.
+
+Nothing is unpickled or executed: only numeric datasets and protobuf messages are read (see
+:mod:`._nnp_proto`).
 """
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Mapping
+import zipfile
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -22,7 +33,11 @@ from gradhub.errors import StateFileError
 from gradhub.state import atomic_write
 from gradhub.variable import Variable as _NativeVariable
 
-_SUPPORTED = ".h5"
+from ._nnp_proto import Message, decode, encode, parse_text
+
+#: the extensions ``save_parameters`` writes and ``load_parameters`` reads (as nnabla 1.39)
+_SAVED = (".h5", ".protobuf")
+_LOADED = (".h5", ".protobuf", ".nntxt", ".prototxt", ".nnp")
 
 
 def _h5py(where: str) -> Any:
@@ -46,25 +61,28 @@ def _target(where: str, path: Any, extension: str | None) -> tuple[str, str, str
     return repr(getattr(path, "name", path)), str(extension), None
 
 
-def _check_ext(where: str, name: str, ext: str) -> None:
-    if ext != _SUPPORTED:
+def _check_ext(where: str, name: str, ext: str, allowed: tuple[str, ...]) -> None:
+    if ext not in allowed:
         raise ValueError(
-            f"{where}: {name}: extension {ext!r} is not supported; gradhub-compat reads and "
-            "writes nnabla's .h5 parameter files only (.protobuf, .nntxt and .nnp are not "
-            "supported; for a file object pass extension='.h5')"
+            f"{where}: {name}: extension {ext!r} is not supported; nnabla's parameter files are "
+            f"{', '.join(allowed)} here (for a file object pass extension=, e.g. '.h5')"
         )
 
 
 def save_parameters(
     path: Any, params: Mapping[str, Any] | None = None, extension: Any = None
 ) -> None:
-    """Save parameters to an nnabla ``.h5`` file that nnabla 1.39 reads, as nnabla's.
+    """Save parameters to an nnabla ``.h5`` or ``.protobuf`` file that nnabla 1.39 reads, as
+    nnabla's.
 
     ``params``: a mapping name -> Variable; by default every parameter of the current scope
-    (``nn.get_parameters(grad_only=False)``), named relative to it. Each becomes the dataset
-    ``name`` with attributes ``need_grad`` (bool) and ``index`` (its position). ``path``: a file
-    name ending in ``.h5`` (written atomically: a temporary file in the same folder, then
-    renamed) or a binary file object with ``extension=".h5"``.
+    (``nn.get_parameters(grad_only=False)``), named relative to it. In ``.h5`` each becomes the
+    dataset ``name`` with attributes ``need_grad`` (bool) and ``index`` (its position); in
+    ``.protobuf`` a ``parameter`` entry (name, shape, the values as float32, need_grad).
+    ``path``: a file name ending in ``.h5`` or ``.protobuf`` (written atomically: a temporary
+    file in the same folder, then renamed) or a binary file object with ``extension=".h5"`` or
+    ``".protobuf"``. Other extensions (``.nntxt``, ``.nnp``: nnabla writes neither here) raise
+    ``ValueError``.
 
     Example::
 
@@ -84,8 +102,7 @@ def save_parameters(
     """
     where = "nnabla save_parameters"
     name, ext, file_name = _target(where, path, extension)
-    _check_ext(where, name, ext)
-    h5py = _h5py(where)
+    _check_ext(where, name, ext, _SAVED)
     if params is None:
         from . import get_parameters
 
@@ -101,6 +118,18 @@ def save_parameters(
         if not isinstance(v, _NativeVariable):
             raise TypeError(f"{where}: params[{key!r}] must be a Variable, got {type(v).__name__}")
         arrays.append((key, np.ascontiguousarray(v.device.to_numpy(v.d)), bool(v.need_grad)))
+    data = _h5_bytes(where, name, arrays) if ext == ".h5" else _protobuf_bytes(arrays)
+    if file_name is not None:
+        atomic_write(file_name, data)
+    else:
+        path.write(data)
+        if hasattr(path, "seek"):
+            path.seek(0)  # as nnabla's file handler
+
+
+def _h5_bytes(where: str, name: str, arrays: list[tuple[str, np.ndarray, bool]]) -> bytes:
+    """The arrays as an nnabla ``.h5`` parameter file."""
+    h5py = _h5py(where)
     buf = io.BytesIO()
     with h5py.File(buf, "w") as hd:
         for i, (key, a, ng) in enumerate(arrays):
@@ -110,13 +139,84 @@ def save_parameters(
                 raise ValueError(f"{where}: {name}: cannot store parameter {key!r}: {e}") from e
             hd[key].attrs["need_grad"] = ng
             hd[key].attrs["index"] = i
-    data = buf.getvalue()
-    if file_name is not None:
-        atomic_write(file_name, data)
-    else:
-        path.write(data)
-        if hasattr(path, "seek"):
-            path.seek(0)  # as nnabla's file handler
+    return buf.getvalue()
+
+
+def parameter_messages(proto: Message, arrays: list[tuple[str, np.ndarray, bool]]) -> None:
+    """Append the arrays to ``proto.parameter`` (an ``NNablaProtoBuf``) as nnabla writes them:
+    name, shape, the values flattened as float32, need_grad."""
+    for key, a, ng in arrays:
+        p = proto.add("parameter", variable_name=key, need_grad=ng)
+        p.shape.dim = [int(d) for d in a.shape]
+        p.data = np.asarray(a, dtype=np.float32).ravel().tolist()
+
+
+def _protobuf_bytes(arrays: list[tuple[str, np.ndarray, bool]]) -> bytes:
+    """The arrays as an nnabla ``.protobuf`` parameter file."""
+    proto = Message("NNablaProtoBuf")
+    parameter_messages(proto, arrays)
+    return encode(proto)
+
+
+def proto_parameters(where: str, name: str, proto: Message) -> list[tuple[str, np.ndarray, bool]]:
+    """The ``parameter`` entries of an ``NNablaProtoBuf`` as (name, float32 array, need_grad)."""
+    out = []
+    for p in proto.parameter:
+        shape = tuple(int(d) for d in p.shape.dim)
+        if any(d < 0 for d in shape) or int(np.prod(shape)) != len(p.data):
+            raise StateFileError(
+                f"{where}: {name}: parameter {p.variable_name!r} has shape {shape} but "
+                f"{len(p.data)} values"
+            )
+        if not p.variable_name.strip("/"):
+            raise StateFileError(f"{where}: {name}: a parameter has no name")
+        a = np.asarray(p.data, dtype=np.float32).reshape(shape)
+        out.append((p.variable_name, a, bool(p.need_grad)))
+    return out
+
+
+def _read_protobuf(where: str, name: str, raw: bytes) -> list[tuple[str, np.ndarray, bool]]:
+    try:
+        proto = decode("NNablaProtoBuf", raw, name)
+    except ValueError as e:
+        raise StateFileError(f"{where}: {e}") from None
+    return proto_parameters(where, name, proto)
+
+
+def _read_nntxt(where: str, name: str, raw: bytes) -> list[tuple[str, np.ndarray, bool]]:
+    try:
+        proto = parse_text("NNablaProtoBuf", raw, name)
+    except ValueError as e:
+        raise StateFileError(f"{where}: {e}") from None
+    return proto_parameters(where, name, proto)
+
+
+def open_nnp(where: str, name: str, raw: bytes) -> zipfile.ZipFile:
+    """The zip archive of an ``.nnp`` file; a :class:`StateFileError` when it is not one."""
+    try:
+        return zipfile.ZipFile(io.BytesIO(raw), "r")
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise StateFileError(f"{where}: {name} is not an .nnp file (a zip archive): {e}") from e
+
+
+def read_member(where: str, name: str, z: zipfile.ZipFile, member: str) -> bytes:
+    """The bytes of ``member`` of the ``.nnp`` archive ``z``."""
+    try:
+        return z.read(member)
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError, EOFError) as e:
+        raise StateFileError(f"{where}: {name}: cannot read {member!r}: {e}") from e
+
+
+def _read_nnp(where: str, name: str, raw: bytes) -> list[tuple[str, np.ndarray, bool]]:
+    out: list[tuple[str, np.ndarray, bool]] = []
+    with open_nnp(where, name, raw) as z:
+        for member in z.namelist():
+            ext = os.path.splitext(member)[1]
+            if ext not in (".nntxt", ".prototxt", ".protobuf", ".h5"):
+                continue
+            inner = f"{name}:{member}"
+            out += _READERS[ext](where, inner, read_member(where, name, z, member))
+    return out
 
 
 def _open_h5(h5py: Any, where: str, name: str, raw: bytes) -> Any:
@@ -174,20 +274,31 @@ def _read(where: str, name: str, raw: bytes) -> list[tuple[str, np.ndarray, bool
     return [(key, a, ng) for _, key, a, ng in out]
 
 
+_READERS: dict[str, Callable[[str, str, bytes], list[tuple[str, np.ndarray, bool]]]] = {
+    ".h5": _read,
+    ".protobuf": _read_protobuf,
+    ".nntxt": _read_nntxt,
+    ".prototxt": _read_nntxt,
+    ".nnp": _read_nnp,
+}
+
+
 def load_parameters(
     path: Any, proto: Any = None, needs_proto: bool = False, extension: str = ".nntxt"
 ) -> None:
-    """Load the parameters of an nnabla ``.h5`` file (written by nnabla or by
-    :func:`save_parameters`) into the current scope, as nnabla's.
+    """Load the parameters of an nnabla parameter file (written by nnabla or by
+    :func:`save_parameters`) into the current scope, as nnabla's: ``.h5``, ``.protobuf``, the
+    ``parameter`` entries of a ``.nntxt``/``.prototxt`` file, or every parameter file inside an
+    ``.nnp`` archive.
 
-    Each dataset ``name`` becomes (or overwrites) the parameter ``name`` under the current
+    Each stored parameter ``name`` becomes (or overwrites) the parameter ``name`` under the current
     scope, with its ``need_grad`` attribute, in ``index`` order. A new parameter gets the stored
     dtype; an existing one keeps its Variable and dtype and takes the values converted to it
     (floating to floating, integer to integer; nnabla instead casts its array to the stored
     dtype). A stored shape that differs from an existing parameter's raises naming it (never
-    a broadcast). Every check runs before anything changes. ``path``: a file name ending in
-    ``.h5``, or a binary file object with ``extension=".h5"`` (nnabla's default for file objects,
-    ``".nntxt"``, is not supported). ``proto``/``needs_proto`` (nnabla's protobuf) are not
+    a broadcast). Every check runs before anything changes. ``path``: a file name, or a file
+    object with ``extension=`` (nnabla's default for file objects: ``".nntxt"``; a text file
+    object is read too). ``proto``/``needs_proto`` (nnabla's protobuf) are not
     supported. Nothing is unpickled or executed; an unreadable file raises
     :class:`gradhub.StateFileError` naming it. Returns None (nnabla returns its protobuf).
     """
@@ -197,13 +308,15 @@ def load_parameters(
             f"{where}: proto and needs_proto (nnabla's protobuf) are not supported"
         )
     name, ext, file_name = _target(where, path, extension)
-    _check_ext(where, name, ext)
+    _check_ext(where, name, ext, _LOADED)
     if file_name is not None:
         with open(file_name, "rb") as f:  # a missing file: FileNotFoundError naming it
             raw = f.read()
     else:
         raw = path.read()
-    entries = _read(where, name, raw)
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+    entries = _READERS[ext](where, name, raw)
     table = _parameters.parameter_table()
     plan: list[tuple[str, np.ndarray, bool]] = []
     for key, a, ng in entries:

@@ -7,9 +7,10 @@
 (``set_parameters(params, reset=True, retain_state=False)``, ``zero_grad()``,
 ``weight_decay(rate)``, ``clip_grad_by_norm(norm)``, ``update()``, ``set_learning_rate``,
 ``learning_rate()``, ``get_states``/``set_states``, ``save_states``/``load_states`` with .h5
-files) and nnabla 1.39's update formulas, computed in the parameters' dtype (float32 for nnabla
-Variables) with float32 hyper-parameters in the order of operations of nnabla's C++ solvers
-(Adam folds the bias correction into the step size, ``eps`` outside the square root).
+and .protobuf files) and nnabla 1.39's update formulas, computed in the parameters' dtype
+(float32 for nnabla Variables) with float32 hyper-parameters in the order of operations of
+nnabla's C++ solvers (Adam folds the bias correction into the step size, ``eps`` outside the
+square root).
 
 As nnabla's: the solver updates every registered parameter (also those with ``need_grad=False``)
 from its ``.g``, which ``update()`` leaves as it is (but ``Lars``, which adds its weight decay
@@ -213,7 +214,8 @@ class Solver:
         (in :meth:`get_states` order), a group at its name with an ``index`` attribute (its
         position), holding one dataset per state (attribute ``index``: its position in
         ``pstate``) and the scalar int64 dataset ``t``; nnabla reads the file back with
-        ``load_states``. A ``.protobuf`` file raises ``NotImplementedError``.
+        ``load_states``. A ``.protobuf`` file holds nnabla's ``Optimizer`` message instead (per
+        parameter: ``t`` and each state's shape and float32 values), as nnabla writes it.
 
         Example::
 
@@ -243,6 +245,9 @@ class Solver:
 
         where = f"nnabla {self.name}.save_states"
         file_name = self._states_file(where, path)
+        if file_name.lower().endswith(".protobuf"):
+            atomic_write(file_name, self._states_protobuf())
+            return
         h5py = _h5py(where)
         buf = io.BytesIO()
         with h5py.File(buf, "w") as hd:
@@ -257,13 +262,18 @@ class Solver:
         atomic_write(file_name, buf.getvalue())
 
     def load_states(self, path: Any) -> None:
-        """Read the states of the ``.h5`` file ``path`` (nnabla 1.39's layout, see
-        :meth:`save_states`) into the solver, as :meth:`set_states`: the parameters must be
-        registered first. Only numeric datasets are read (nothing is unpickled or run)."""
+        """Read the states of the ``.h5`` or ``.protobuf`` file ``path`` (nnabla 1.39's
+        layouts, see :meth:`save_states`) into the solver, as :meth:`set_states`: the
+        parameters must be registered first. Only numeric datasets and protobuf messages are
+        read (nothing is unpickled or run)."""
         from gradhub.errors import StateFileError
 
         where = f"nnabla {self.name}.load_states"
         file_name = self._states_file(where, path)
+        if file_name.lower().endswith(".protobuf"):
+            with open(file_name, "rb") as f:
+                self.set_states(_states_from_protobuf(where, repr(file_name), f.read()))
+            return
         h5py = _h5py(where)
         with open(file_name, "rb") as f:
             raw = f.read()
@@ -307,17 +317,30 @@ class Solver:
             raise TypeError(f"{where}: path must be a file name, got {type(path).__name__}")
         name = os.fspath(path)
         ext = os.path.splitext(name)[1].lower()
-        if ext == ".protobuf":
-            raise NotImplementedError(
-                f"{where}: .protobuf solver state files are not supported; use .h5 (see "
-                "docs/migration-nnabla.md)"
-            )
-        if ext != ".h5":
+        if ext not in (".h5", ".protobuf"):
             raise ValueError(
-                f"{where}: {name!r}: only .h5 (and nnabla's .protobuf) solver state files are "
+                f"{where}: {name!r}: only .h5 and .protobuf solver state files are "
                 f"supported, got the extension {ext!r}"
             )
         return str(name)
+
+    def _states_protobuf(self) -> bytes:
+        """The states as nnabla 1.39's ``.protobuf`` solver state file: an ``Optimizer``
+        message whose ``solver.states`` map each parameter name to its ``t`` and its states
+        (name -> shape and float32 values)."""
+        from ._nnp_proto import Message, encode
+
+        opt = Message("Optimizer")
+        for k, st in self.get_states().items():
+            entry = opt.solver.add("states", key=k)
+            entry.value.t = int(st.t)
+            for n in sorted(st.pstate):  # (protobuf writes a map sorted by key)
+                v = st.pstate[n]
+                a = np.asarray(v.device.to_numpy(v._data), dtype=np.float32)
+                sp = entry.value.add("state_parameter", key=n)
+                sp.value.shape.dim = [int(d) for d in a.shape]
+                sp.value.data = a.ravel().tolist()
+        return encode(opt)
 
     # -- learning rate ---------------------------------------------------------------------------
     def set_learning_rate(self, learning_rate: float) -> None:
@@ -1232,3 +1255,28 @@ class AdaBelief(Solver):
             return w - dt(alpha) * m
         step = dt(alpha * r_t) / c1
         return w - step * m / (xp.sqrt(s) / dt(math.sqrt(float(c2))) + eps)
+
+
+def _states_from_protobuf(where: str, name: str, raw: bytes) -> OrderedDict[str, SolverState]:
+    """The states of an nnabla ``.protobuf`` solver state file (an ``Optimizer`` message)."""
+    from gradhub.errors import StateFileError
+
+    from ._nnp_proto import decode
+
+    try:
+        opt = decode("Optimizer", raw, name)
+    except ValueError as e:
+        raise StateFileError(f"{where}: {e}") from None
+    out: OrderedDict[str, SolverState] = OrderedDict()
+    for entry in opt.solver.states:
+        pstate = {}
+        for sp in entry.value.state_parameter:
+            shape = tuple(int(d) for d in sp.value.shape.dim)
+            if any(d < 0 for d in shape) or int(np.prod(shape)) != len(sp.value.data):
+                raise StateFileError(
+                    f"{where}: {name}: state {entry.key}/{sp.key} has shape {shape} but "
+                    f"{len(sp.value.data)} values"
+                )
+            pstate[sp.key] = np.asarray(sp.value.data, dtype=np.float32).reshape(shape)
+        out[entry.key] = SolverState(int(entry.value.t), pstate)  # type: ignore[arg-type]
+    return out

@@ -1,5 +1,6 @@
-"""nnabla's ``nnabla.utils`` data pipeline: :mod:`.data_iterator` (``data_iterator_simple``,
-``data_iterator``, ``DataIterator``) and :mod:`.data_source` (``DataSource``).
+"""nnabla's ``nnabla.utils``: the data pipeline :mod:`.data_iterator` (``data_iterator_simple``,
+``data_iterator``, ``DataIterator``) and :mod:`.data_source` (``DataSource``); the NNP files
+:mod:`.save`, :mod:`.load` and :mod:`.nnp_graph` (``NnpLoader``); :mod:`.image_utils`.
 
 Example::
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_SUBMODULES = ("data_iterator", "data_source", "image_utils", "save")
+_SUBMODULES = ("data_iterator", "data_source", "image_utils", "load", "nnp_graph", "save")
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,86 @@
+"""Writes the NNP reference files of ``test_nnp_files.py`` / ``test_parameter_formats.py`` with
+nnabla itself (1.39.0 wrote the committed files): ``python make_nnp_reference.py OUTDIR`` in an
+environment with nnabla (not gradhub).
+
+* ``nnp_mlp.nnp``: a 2-layer MLP (Affine, ReLU, Affine, Softmax), parameters in ``.h5``;
+* ``nnp_cnn.nnp``: a small CNN (Convolution, BatchNormalization in inference form, ReLU,
+  MaxPooling, Affine), parameters in ``.protobuf`` (``parameter_format=".protobuf"``);
+* ``nnp_mlp.nntxt``: the MLP as text with its parameters (``include_params=True``);
+* ``nnp_params.protobuf``: the MLP's parameters (``nn.save_parameters``);
+* ``nnp_adam_states.protobuf``: the states of ``S.Adam(0.01)`` over the MLP's parameters after
+  two updates with the gradients of ``sum(y)`` (``solver.save_states``);
+* ``nnp_reference.npz``: the fixed inputs ``x_mlp`` (3, 6) and ``x_cnn`` (2, 1, 6, 6) and
+  nnabla's outputs ``y_mlp`` and ``y_cnn`` for them; ``adam/<param>/<state>`` the Adam states.
+"""
+
+import os
+import sys
+
+import nnabla as nn
+import nnabla.functions as F
+import nnabla.parametric_functions as PF
+import nnabla.solvers as S
+import numpy as np
+from nnabla.utils.save import save
+
+out = sys.argv[1]
+rng = np.random.RandomState(0)
+nn.clear_parameters()
+x = nn.Variable((3, 6))
+with nn.parameter_scope("mlp"):
+    h = F.relu(PF.affine(x, 5, name="fc1"))
+    y = F.softmax(PF.affine(h, 4, name="fc2"))
+for v in nn.get_parameters(grad_only=False).values():
+    v.d = rng.randn(*v.shape).astype(np.float32)
+x_mlp = rng.randn(3, 6).astype(np.float32)
+x.d = x_mlp
+y.forward()
+y_mlp = y.d.copy()
+mlp = {
+    "networks": [{"name": "mlp", "batch_size": 3, "outputs": {"y": y}, "names": {"x": x}}],
+    "executors": [{"name": "runtime", "network": "mlp", "data": ["x"], "output": ["y"]}],
+}
+save(os.path.join(out, "nnp_mlp.nnp"), mlp)
+save(os.path.join(out, "nnp_mlp.nntxt"), mlp, include_params=True)
+nn.save_parameters(os.path.join(out, "nnp_params.protobuf"))
+solver = S.Adam(0.01)
+solver.set_parameters(nn.get_parameters())
+loss = F.sum(y * nn.Variable.from_numpy_array(np.arange(12, dtype=np.float32).reshape(3, 4)))
+for _ in range(2):
+    loss.forward()
+    solver.zero_grad()
+    loss.backward()
+    solver.update()
+solver.save_states(os.path.join(out, "nnp_adam_states.protobuf"))
+adam = {
+    f"adam/{k}/{n}": v.d.copy()
+    for k, st in solver.get_states().items()
+    for n, v in st.pstate.items()
+}
+
+nn.clear_parameters()
+xc = nn.Variable((2, 1, 6, 6))
+h = PF.convolution(xc, 3, (3, 3), pad=(1, 1), name="conv1")
+h = PF.batch_normalization(h, batch_stat=False, name="bn1")
+h = F.max_pooling(F.relu(h), (2, 2))
+yc = PF.affine(h, 4, name="fc")
+for k, v in nn.get_parameters(grad_only=False).items():
+    d = rng.randn(*v.shape).astype(np.float32)
+    v.d = np.abs(d) + 0.5 if k.endswith("var") else d
+x_cnn = rng.randn(2, 1, 6, 6).astype(np.float32)
+xc.d = x_cnn
+yc.forward()
+y_cnn = yc.d.copy()
+cnn = {
+    "networks": [{"name": "cnn", "batch_size": 2, "outputs": {"y": yc}, "names": {"x": xc}}],
+    "executors": [{"name": "runtime", "network": "cnn", "data": ["x"], "output": ["y"]}],
+}
+save(os.path.join(out, "nnp_cnn.nnp"), cnn, parameter_format=".protobuf")
+np.savez(
+    os.path.join(out, "nnp_reference.npz"),
+    x_mlp=x_mlp,
+    y_mlp=y_mlp,
+    x_cnn=x_cnn,
+    y_cnn=y_cnn,
+    **adam,
+)
