@@ -13,7 +13,7 @@ PACKAGES = [
     "-e",
     "./plugins/cuda",
     "-e",
-    "./plugins/compat[h5]",
+    "./plugins/compat[h5,images]",
     "-e",
     "./plugins/mpi[mpich]",
 ]

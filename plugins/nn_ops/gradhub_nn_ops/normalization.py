@@ -4,6 +4,9 @@
   also updates the running ``mean``/``variance`` arrays in place, so re-executing a graph
   (``y.forward()``, nnabla's static style) updates them again, as in nnabla. Its backward rule is
   written with registered functions (differentiable to any order).
+* ``FusedBatchNormalization`` (nnabla's ``relu(BN(x) + z)`` as one function) is a primitive too:
+  its kernel is batch normalization's (running statistics included), its rule masks the
+  incoming gradient with the output and goes on with batch normalization's rule.
 * ``LayerNormalization`` is a composite of registered functions (no rule of its own), and so
   are ``InstanceNormalization`` and ``GroupNormalization`` (layer normalization over the right
   axes, after a reshape for the groups).
@@ -411,6 +414,161 @@ _DOC_BN = """Batch normalization (nnabla), over every axis not in ``axes``.
         >>> F.batch_normalization(x, beta, gamma, mean, var).d.round(3)
         array([[-1., -1.],
                [ 1.,  1.]], dtype=float32)
+        >>> mean
+        array([[0.2, 0.4]], dtype=float32)
+    """
+
+
+# -- FusedBatchNormalization -------------------------------------------------------------------
+
+
+def _fused_check(nonlinearity: Any) -> None:
+    if nonlinearity != "relu":
+        # (nnabla 1.39 raises RuntimeError "not_implemented": NotImplementedError is one)
+        raise NotImplementedError(
+            f"fused_batch_normalization(): nonlinearity={nonlinearity!r} is not supported; as "
+            "nnabla's, only 'relu' is (see docs/migration-nnabla.md)"
+        )
+
+
+def _fused_batch_normalization(
+    xp: Any,
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    z: Any = None,
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+    nonlinearity: str = "relu",
+) -> Any:
+    _fused_check(nonlinearity)
+    if z is not None and tuple(z.shape) != tuple(x.shape):
+        raise ValueError(
+            f"fused_batch_normalization(): z must have x's shape {tuple(x.shape)}, got "
+            f"{tuple(z.shape)}"
+        )
+    try:
+        y = _batch_normalization(
+            xp, x, beta, gamma, mean, variance, axes, decay_rate, eps, batch_stat
+        )
+    except ValueError as e:  # the same checks, named for this function
+        msg = str(e).replace("batch_normalization()", "fused_batch_normalization()")
+        raise ValueError(msg) from None
+    if z is not None:
+        y = y + z
+    return xp.maximum(y, y.dtype.type(0))
+
+
+def _fused_batch_normalization_bw(  # type: ignore[no-untyped-def]
+    gy,
+    inputs,
+    in_shapes,
+    outputs,
+    out_shapes,
+    axes,
+    decay_rate,
+    eps,
+    batch_stat,
+    nonlinearity,
+):
+    # y = relu(u + z), u = BN(x): the incoming gradient masked where y > 0 goes to z and, through
+    # the rule of BatchNormalization, to x, beta, gamma (and mean, variance in inference)
+    gu = gy[0] * _call("GreaterScalar", outputs[0], val=0.0)
+    res = _batch_normalization_bw(
+        [gu], inputs[:5], in_shapes[:5], outputs, out_shapes, axes, decay_rate, eps, batch_stat
+    )
+    if len(in_shapes) > 5:
+        res.append(gu)
+    return res
+
+
+def _fused_batch_normalization_ref(
+    x: np.ndarray,
+    beta: np.ndarray,
+    gamma: np.ndarray,
+    mean: np.ndarray,
+    variance: np.ndarray,
+    z: np.ndarray | None = None,
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+    nonlinearity: str = "relu",
+) -> np.ndarray:
+    u = _batch_normalization_ref(x, beta, gamma, mean, variance, axes, decay_rate, eps, batch_stat)
+    if z is not None:
+        u = u + z
+    return np.where(u > 0, u, 0.0).astype(u.dtype)
+
+
+def _fbn_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    # drawn until every value before the ReLU is at least 0.1 away from its kink at 0 (the finite
+    # differences of gradcheck must not cross it)
+    def draw(
+        xshape: tuple[int, ...], pshape: tuple[int, ...], with_z: bool, attrs: dict[str, Any]
+    ) -> tuple[np.ndarray, ...]:
+        while True:
+            x = rng.uniform(-2.0, 2.0, xshape)
+            ps = (
+                rng.standard_normal(pshape),
+                rng.uniform(0.5, 1.5, pshape),
+                rng.standard_normal(pshape) * 0.1,
+                rng.uniform(0.5, 1.5, pshape),
+            )
+            z = rng.standard_normal(xshape) if with_z else None
+            a = {k: v for k, v in attrs.items() if k in ("axes", "eps", "batch_stat")}
+            u = _batch_normalization_ref(x, *ps, **a) + (0.0 if z is None else z)
+            if np.min(np.abs(u)) > 0.1:
+                return (x, *ps) if z is None else (x, *ps, z)
+
+    yield Sample(draw((4, 3), (1, 3), False, {}), grad_inputs=(0, 1, 2), name="2d batch_stat")
+    yield Sample(
+        draw((2, 3, 2, 2), (1, 3, 1, 1), True, {}),
+        grad_inputs=(0, 1, 2, 5),
+        name="4d batch_stat with z",
+    )
+    yield Sample(
+        draw((3, 2, 2), (1, 1, 2), True, {"axes": (2,)}),
+        {"axes": (2,), "decay_rate": 0.5, "eps": 1e-3},
+        grad_inputs=(0, 1, 2, 5),
+        name="last axis with z",
+    )
+    yield Sample(
+        draw((2, 3, 2), (1, 3, 1), True, {"batch_stat": False}),
+        {"batch_stat": False},
+        name="inference with z",
+    )
+    yield Sample(
+        draw((3, 2), (1, 2), False, {"batch_stat": False}), {"batch_stat": False}, name="inference"
+    )
+
+
+_DOC_FBN = """nnabla's FusedBatchNormalization: batch normalization, an addition and a ReLU.
+
+    y = max(BN(x) + z, 0)
+
+    ``BN`` is :func:`batch_normalization` with the same ``axes``, ``decay_rate``, ``eps`` and
+    ``batch_stat`` (in training the running ``mean``/``variance`` are updated in place at each
+    execution, as BatchNormalization's); ``z`` (optional, x's shape) is added before the ReLU.
+    Only ``nonlinearity="relu"`` is supported, as in nnabla (``NotImplementedError`` otherwise).
+    Gradients: the incoming gradient masked where y > 0 goes to z and, through batch
+    normalization's rule, to x, beta, gamma (and to mean and variance in inference); the rule is
+    written with registered functions, so it is differentiable again.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.array([[1.0, 2.0], [3.0, 6.0]], np.float32))
+        >>> beta, gamma = np.zeros((1, 2), np.float32), np.ones((1, 2), np.float32)
+        >>> mean, var = np.zeros((1, 2), np.float32), np.ones((1, 2), np.float32)
+        >>> z = np.array([[0.5, 2.0], [0.5, 0.5]], np.float32)
+        >>> F.fused_batch_normalization(x, beta, gamma, mean, var, z, eps=1e-8).d.round(3)
+        array([[0. , 1. ],
+               [1.5, 1.5]], dtype=float32)
         >>> mean
         array([[0.2, 0.4]], dtype=float32)
     """
@@ -826,6 +984,24 @@ def register_functions(register: Any) -> None:
         doc=_DOC_BN,
     )
     _bn_api(bn)
+    register.function(
+        "FusedBatchNormalization",
+        _fused_batch_normalization,
+        inputs=("x", "beta", "gamma", "mean", "variance", "z?"),
+        attrs={
+            "axes": (1,),
+            "decay_rate": 0.9,
+            "eps": 1e-5,
+            "batch_stat": True,
+            "nonlinearity": "relu",
+        },
+        rule=_fused_batch_normalization_bw,
+        need_inputs=(0, 2, 3, 4),
+        need_outputs=(0,),
+        samples=_fbn_samples,
+        reference=_fused_batch_normalization_ref,
+        doc=_DOC_FBN,
+    )
     register.composite(
         "LayerNormalization",
         layer_normalization,

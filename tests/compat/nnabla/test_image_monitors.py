@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from compat.nnabla.helpers import png_pixels
 from gradhub_compat.nnabla.monitor import Monitor, MonitorImage, MonitorImageTile, tile_images
-from gradhub_compat.nnabla.utils.image_utils import imread, imresize, imsave
+from gradhub_compat.nnabla.utils.image_utils import imsave
 
 HERE = Path(__file__).parent
 
@@ -119,8 +119,4 @@ def test_imsave_uint8_float_and_errors(tmp_path: Path) -> None:
         imsave(str(tmp_path / "x.png"), f[0], auto_scale=False)
     with pytest.raises(ValueError, match="dimension"):
         imsave(str(tmp_path / "x.png"), np.zeros((1, 2, 2, 2), np.uint8))
-    with pytest.raises(NotImplementedError, match=r"docs/migration-nnabla\.md"):
-        imsave(str(tmp_path / "x.png"), a, as_uint16=True)
-    for fn, args in ((imread, ("a.png",)), (imresize, (a, (2, 2)))):
-        with pytest.raises(NotImplementedError, match=r"docs/migration-nnabla\.md"):
-            fn(*args)
+    # as_uint16=True, imread and imresize: test_image_utils_read.py

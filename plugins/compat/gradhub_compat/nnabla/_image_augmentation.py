@@ -1,4 +1,6 @@
-"""nnabla's ``F.image_augmentation``, computed as nnabla 1.39's CPU kernel
+"""nnabla's ``F.image_augmentation`` and ``F.random_erase``, computed as nnabla 1.39's CPU kernels.
+
+``F.image_augmentation`` follows nnabla 1.39's CPU kernel
 (``src/nbla/function/generic/image_augmentation.cpp``): per image, a scale, aspect ratio,
 rotation, crop position, flips, brightness, contrast, radial distortion and noise level drawn
 from a Mersenne Twister (``std::mt19937``: numpy's ``RandomState`` gives the same 32-bit
@@ -6,7 +8,12 @@ outputs for the same seed), then each output pixel sampled bilinearly from the i
 clamped to the image), ``(v + brightness - contrast_center) * contrast + contrast_center``, plus
 normal noise (libstdc++'s polar method). With a ``seed >= 0`` the values are nnabla's within
 float32 rounding; ``seed=-1`` seeds the function's generator from the random functions' global
-one. Like nnabla's, the function has no gradient (the input gets none)."""
+one. Like nnabla's, the function has no gradient (the input gets none).
+
+``F.random_erase`` follows ``src/nbla/function/generic/random_erase.cpp``: the patches drawn from
+the same generator with libstdc++'s ``uniform_real_distribution<float>`` and
+``uniform_int_distribution<int>``, in nnabla's order (all patches first, then the replacement
+values pixel by pixel), so that with a ``seed >= 0`` the output is nnabla's."""
 
 from __future__ import annotations
 
@@ -14,6 +21,8 @@ import math
 from typing import Any
 
 import numpy as np
+from gradhub.graph import apply
+from gradhub.registry import FunctionDef, Provider, Rule
 
 from .function import PythonFunction
 
@@ -180,3 +189,163 @@ class ImageAugmentation(PythonFunction):
 
     def grad_depends_input_data(self, i: int, j: int) -> bool:
         return False
+
+
+class _ErasingDraws(_MT19937):
+    """libstdc++'s distributions over ``std::mt19937`` that nnabla's RandomErase uses."""
+
+    def real(self, a: float, b: float) -> np.float32:
+        """``uniform_real_distribution<float>(a, b)``: ``generate_canonical<float, 24>`` (one
+        32-bit draw, ``float(r) / 2^32``, below 1) scaled in float32."""
+        u = _F32(_F32(self()) / _F32(4294967296.0))
+        if u >= 1:
+            u = np.nextafter(_F32(1), _F32(0))
+        return _F32(u * (_F32(b) - _F32(a)) + _F32(a))
+
+    def reals(self, a: float, b: float, k: int) -> np.ndarray:
+        """``k`` draws of :meth:`real` at once (the same 32-bit outputs, in order)."""
+        u = self.rs.randint(0, 2**32, size=k, dtype=np.uint32).astype(np.float32)
+        u = u / _F32(4294967296.0)
+        u = np.where(u >= 1, np.nextafter(_F32(1), _F32(0)), u)
+        return (u * (_F32(b) - _F32(a)) + _F32(a)).astype(np.float32)
+
+    def integer(self, a: int, b: int) -> int:
+        """``uniform_int_distribution<int>(a, b)`` (b - a < 2^32 - 1): the draws below the
+        largest multiple of the range, divided down."""
+        span = b - a + 1
+        scaling = 0xFFFFFFFF // span
+        past = span * scaling
+        while True:
+            r = self()
+            if r < past:
+                return a + r // scaling
+
+
+def erase(
+    x: np.ndarray, a: dict[str, Any], rs: np.random.RandomState
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the erased images, the mask of erased pixels) of ``x`` (``(..., C, H, W)``, the axes
+    before ``a["base_axis"]`` the samples) with nnabla's arguments ``a`` and generator ``rs``."""
+    mt = _ErasingDraws(rs)
+    shape = x.shape
+    ba = a["base_axis"]
+    b_count = int(np.prod(shape[:ba], dtype=np.int64))
+    ch, h, w = (int(n) for n in shape[ba:])
+    share, n = a["share"], a["n"]
+    (al, ah), (rl, rh), (vl, vh) = a["area_ratios"], a["aspect_ratios"], a["replacements"]
+    coords = []
+    for _ in range(n * b_count * (1 if share else ch)):
+        se = _F32(mt.real(al, ah) * _F32(h * w))
+        re = mt.real(rl, rh)
+        he = min(int(np.sqrt(_F32(se * re))), h)
+        we = min(int(np.sqrt(_F32(se / re))), w)
+        eprob = mt.real(0.0, 1.0)
+        ys = mt.integer(0, h - he)
+        xs = mt.integer(0, w - we)
+        coords.append((eprob, ys, xs, ys + he, xs + we))  # (the ends are inclusive)
+    y = np.array(x, np.float32).reshape(b_count, ch, h, w)
+    mask = np.zeros(y.shape, bool)
+    prob = _F32(a["prob"])
+    k = 0
+    for _n in range(n):
+        for b in range(b_count):
+            for c in range(ch):
+                eprob, ys, xs, ye, xe = coords[k if share else k + c]
+                if eprob <= prob:
+                    rows, cols = slice(ys, ye + 1), slice(xs, xe + 1)
+                    hh = len(range(h)[rows])
+                    ww = len(range(w)[cols])
+                    y[b, c, rows, cols] = mt.reals(vl, vh, hh * ww).reshape(hh, ww)
+                    mask[b, c, rows, cols] = True
+            k += 1 if share else ch
+    return y.reshape(shape), mask.reshape(shape)
+
+
+class EraseState:
+    """The generator of one ``F.random_erase`` node and the mask of the pixels its last execution
+    erased (which its gradient reads)."""
+
+    __slots__ = ("fresh", "mask", "rs")
+
+    def __init__(self, seed: int, fresh: bool) -> None:
+        self.rs = np.random.RandomState(seed)
+        self.fresh = fresh  # the build (auto_forward off): nnabla draws at the first forward()
+        self.mask: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return "<random_erase state>"
+
+
+def _to_host(xp: Any, a: Any) -> np.ndarray:
+    return np.asarray(a) if xp is np else np.asarray(a.get())
+
+
+def _random_erase_kernel(xp: Any, x: Any, refs: Any = None, **args: Any) -> Any:
+    st = refs
+    rs = st.rs
+    if st.fresh:  # (the build: a copy, so that the first forward() draws the same)
+        st.fresh = False
+        rs = np.random.RandomState()
+        rs.set_state(st.rs.get_state())
+    y, st.mask = erase(_to_host(xp, x), args, rs)
+    return y if xp is np else xp.asarray(y)
+
+
+def _erase_grad_kernel(xp: Any, g: Any, refs: Any = None) -> Any:
+    mask = refs.mask
+    if mask is None:
+        return g.copy()
+    return xp.where(mask if xp is np else xp.asarray(mask), g.dtype.type(0), g)
+
+
+def _erase_grad_bw(
+    gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, refs: Any = None
+) -> list[Any]:
+    return [apply(ERASE_GRAD, (gy[0],), {"refs": refs})]  # (a mask: its own transpose)
+
+
+def _random_erase_bw(
+    gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **attrs: Any
+) -> list[Any]:
+    if not attrs["ste_fine_grained"]:
+        return [gy[0]]  # the straight-through estimator
+    return [apply(ERASE_GRAD, (gy[0],), {"refs": attrs["refs"]})]
+
+
+_PROVIDER = Provider("gradhub-compat", "", "gradhub_compat.nnabla.functions")
+
+ERASE_GRAD = FunctionDef(
+    "RandomEraseGrad",
+    _erase_grad_kernel,
+    _PROVIDER,
+    inputs=("g",),
+    attrs={"refs": None},
+    rule=Rule(_erase_grad_bw, _PROVIDER, (), ()),
+    doc="the gradient of nnabla's RandomErase: g, zero on the pixels the last execution erased",
+)
+
+RANDOM_ERASE_ARGS = {
+    "prob": 0.5,
+    "area_ratios": [0.02, 0.4],
+    "aspect_ratios": [0.3, 3.3333],
+    "replacements": [0.0, 255.0],
+    "n": 1,
+    "share": True,
+    "inplace": False,
+    "base_axis": 1,
+    "seed": -1,
+    "channel_last": False,
+    "ste_fine_grained": True,
+    "refs": None,
+}
+
+RANDOM_ERASE = FunctionDef(
+    "RandomErase",
+    _random_erase_kernel,
+    _PROVIDER,
+    inputs=("x",),
+    attrs=RANDOM_ERASE_ARGS,
+    rule=Rule(_random_erase_bw, _PROVIDER, (), ()),
+    doc="nnabla's RandomErase (its CPU kernel's draws): patches of x replaced by random values",
+)
+RANDOM_ERASE.random = True  # a new draw at each execution: never replayed from a recording

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,6 +28,7 @@ import numpy as np
 from gradhub import functions as _native
 from gradhub.device import context_device
 from gradhub.modes import no_grad
+from gradhub.registry import FunctionDef, Rule
 from gradhub.variable import Variable as _NativeVariable
 
 from .._common import adopt, wrapped_attribute
@@ -408,14 +410,112 @@ def image_augmentation(
     return adopt(fn(x), Variable)
 
 
-def random_erase(x: Any, *args: Any, **kwargs: Any) -> Any:
-    """nnabla's ``F.random_erase``: not supported, raises ``NotImplementedError`` (see
-    docs/migration-nnabla.md, 'Differences and limits'); ``F.image_augmentation``,
-    ``F.random_flip``, ``F.random_shift`` and ``F.random_crop`` are available."""
-    raise NotImplementedError(
-        "nnabla F.random_erase is not supported (see docs/migration-nnabla.md, "
-        "'Differences and limits')"
-    )
+def _pair(fn: str, name: str, v: Any) -> tuple[float, float]:
+    try:
+        vals = tuple(float(e) for e in v)
+    except (TypeError, ValueError):
+        raise TypeError(f"nnabla F.{fn}: {name} must be a pair of numbers, got {v!r}") from None
+    if len(vals) != 2:
+        raise ValueError(f"nnabla F.{fn}: the length of {name} must be 2, got {v!r}")
+    return vals[0], vals[1]
+
+
+def random_erase(
+    x: Any,
+    prob: float = 0.5,
+    area_ratios: Any = (0.02, 0.4),
+    aspect_ratios: Any = (0.3, 3.3333),
+    replacements: Any = (0.0, 255.0),
+    n: Any = None,
+    share: bool = True,
+    inplace: bool = False,
+    base_axis: int = 1,
+    seed: int = -1,
+    channel_last: bool = False,
+    ste_fine_grained: bool = True,
+) -> Any:
+    r"""nnabla's ``F.random_erase``: in each image of ``x`` (``(..., C, H, W)``: the axes before
+    ``base_axis`` are the samples, then channels, height and width), ``n`` times (default 1),
+    with probability ``prob``, a patch is replaced by values drawn uniformly from
+    ``replacements``; the patch (one per sample, or per channel with ``share=False``) has an
+    area :math:`S_e = U(\text{area\_ratios}) \cdot H W` and an aspect ratio
+    :math:`r_e = U(\text{aspect\_ratios})`, so :math:`H_e = \lfloor\sqrt{S_e r_e}\rfloor`,
+    :math:`W_e = \lfloor\sqrt{S_e / r_e}\rfloor` (at most H, W), and starts at a uniform
+    :math:`y_e \in [0, H - H_e]`, :math:`x_e \in [0, W - W_e]`; as nnabla's kernel, the rows
+    :math:`y_e` to :math:`y_e + H_e` and the columns :math:`x_e` to :math:`x_e + W_e` are
+    erased (both ends included, clipped to the image).
+
+    As nnabla 1.39's CPU kernel (the generator ``std::mt19937``, libstdc++'s distributions, the
+    same order of draws): with ``seed >= 0`` the output is nnabla's, a new draw at each
+    ``forward()``; ``seed=-1`` seeds the function's generator from the random functions' global
+    one (``nn.random.seed``), so the draws differ from nnabla's. Gradient: with
+    ``ste_fine_grained`` (default) the incoming gradient, zero on the pixels the last
+    ``forward()`` erased; otherwise the incoming gradient everywhere (a straight-through
+    estimator). ``inplace`` is ignored, as in nnabla; ``channel_last=True`` is refused
+    (``NotImplementedError``; nnabla's CPU kernel refuses it too).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.zeros((2, 1, 8, 8)), need_grad=True)
+        >>> y = F.random_erase(x, prob=1.0, replacements=(1.0, 2.0), seed=0)
+        >>> y.forward()
+        >>> erased = y.d > 0
+        >>> bool(erased[0].any() and erased[1].any()), bool((y.d[erased] >= 1).all())
+        (True, True)
+        >>> y.backward(np.ones((2, 1, 8, 8)))
+        >>> bool((x.g == ~erased).all())
+        True
+    """
+    from gradhub.graph import apply
+
+    from ._image_augmentation import RANDOM_ERASE, EraseState
+
+    fn = "random_erase"
+    x = _as_variable(x, fn)
+    nd = len(x.shape)
+    if isinstance(base_axis, bool) or not isinstance(base_axis, (int, np.integer)):
+        raise TypeError(f"nnabla F.{fn}: base_axis must be an int, got {base_axis!r}")
+    if not 0 <= base_axis < nd or nd - base_axis != 3:
+        raise ValueError(
+            f"nnabla F.{fn}: only images are supported: x must have 3 axes (C, H, W) from "
+            f"base_axis, got base_axis={base_axis} for x of shape {tuple(x.shape)}"
+        )
+    if channel_last:
+        raise NotImplementedError(
+            f"nnabla F.{fn}: channel_last=True is not supported (nnabla's CPU kernel refuses "
+            "it too; see docs/migration-nnabla.md)"
+        )
+    if isinstance(prob, bool) or not isinstance(prob, (int, float, np.integer, np.floating)):
+        raise TypeError(f"nnabla F.{fn}: prob must be a number, got {prob!r}")
+    if not 0.0 <= prob <= 1.0:
+        raise ValueError(f"nnabla F.{fn}: prob must be in [0.0, 1.0], got {prob!r}")
+    n = 1 if n is None else n
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+        raise ValueError(f"nnabla F.{fn}: n must be a positive int, got {n!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < -1:
+        raise ValueError(f"nnabla F.{fn}: seed must be -1 or an int >= 0, got {seed!r}")
+    lo, hi = _pair(fn, "aspect_ratios", aspect_ratios)
+    if lo <= 0 or hi <= 0:
+        raise ValueError(f"nnabla F.{fn}: aspect_ratios must be positive, got {aspect_ratios!r}")
+    args = {
+        "prob": float(prob),
+        "area_ratios": list(_pair(fn, "area_ratios", area_ratios)),
+        "aspect_ratios": [lo, hi],
+        "replacements": list(_pair(fn, "replacements", replacements)),
+        "n": int(n),
+        "share": bool(share),
+        "inplace": bool(inplace),
+        "base_axis": int(base_axis),
+        "seed": int(seed),
+        "channel_last": False,
+        "ste_fine_grained": bool(ste_fine_grained),
+    }
+    gen_seed = int(seed) if seed >= 0 else int(_integers(None, 0, 2**31 - 1, ()))
+    args["refs"] = EraseState(gen_seed, not get_auto_forward())
+    return adopt(apply(RANDOM_ERASE, (x,), args), Variable)
 
 
 def identity(x: Any) -> Any:
@@ -1083,13 +1183,74 @@ def _fused_nonlinearity(where: str, nonlinearity: Any) -> None:
         )
 
 
-def _fused_tail(out: Any, z: Any, output_stat: bool) -> Any:
-    """``relu(y + z)`` of a batch normalization's output (with its statistics)."""
-    y = out[0] if output_stat else out
-    if z is not None:
-        y = y + z
-    y = __getattr__("relu")(y)
-    return (y, out[1], out[2]) if output_stat else y
+def _fused_stats(x: Any, axes: Any) -> tuple[Any, Any]:
+    """The batch mean and (biased) variance of ``x`` over the axes not in ``axes``, shaped like
+    the parameters and differentiable (``output_stat``'s statistics)."""
+    from gradhub.ops import call
+
+    ax = {int(a) % len(x.shape) for a in axes}
+    red = tuple(i for i in range(len(x.shape)) if i not in ax)
+    mu = call("Mean", x, axis=red, keepdims=True)
+    xc = x - mu
+    return mu, call("Mean", xc * xc, axis=red, keepdims=True)
+
+
+def _fused_graph(
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    z: Any,
+    axes: list[int],
+    decay_rate: float,
+    eps: float,
+    batch_stat: bool,
+    nonlinearity: str,
+    output_stat: bool,
+) -> Any:
+    """One ``FusedBatchNormalization`` function of gradhub's library (nnabla's None parameters
+    filled in as nnabla's ``_create_bn_dummy_vars``), the running statistics kept as they were
+    while auto_forward is off (only ``forward()`` updates them)."""
+    xv = x if isinstance(x, _NativeVariable) else _NativeVariable(x, need_grad=False)
+    nd = len(xv.shape)
+    try:
+        ax_set = {int(a) % nd for a in axes}
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise TypeError(
+            f"nnabla F.fused_batch_normalization: axes must be an int or a list of ints in "
+            f"range for an input of shape {tuple(xv.shape)}, got {axes!r}"
+        ) from None
+    pshape = tuple(int(n) if i in ax_set else 1 for i, n in enumerate(xv.shape))
+    if beta is None:
+        beta = constant(0.0, pshape)
+    if gamma is None:
+        gamma = constant(1.0, pshape)
+    if mean is None:  # a dummy statistic, updated and never read (nnabla's)
+        mean = constant(0.0, pshape)
+    if variance is None:
+        variance = constant(0.0, pshape)
+    stats = [running_array(mean), running_array(variance)] if batch_stat else []
+    with kept_unless_auto_forward(stats):
+        y = _native.fused_batch_normalization(
+            xv,
+            beta,
+            gamma,
+            mean,
+            variance,
+            z,
+            axes=tuple(int(a) for a in axes),
+            decay_rate=decay_rate,
+            eps=eps,
+            batch_stat=bool(batch_stat),
+            nonlinearity=nonlinearity,
+        )
+    if not output_stat:
+        return y
+    return (y, *_fused_stats(xv, axes))
+
+
+_fused_call = _on_ndarrays(_fused_graph)
 
 
 def fused_batch_normalization(
@@ -1106,12 +1267,16 @@ def fused_batch_normalization(
     nonlinearity: str = "relu",
     output_stat: bool = False,
 ) -> Any:
-    r"""nnabla's ``F.fused_batch_normalization``: :math:`\mathrm{relu}(\mathrm{BN}(x) + z)`
-    (``z`` None: no addition), ``BN`` being ``F.batch_normalization`` with the same arguments
-    (running statistics updated by ``forward()`` when ``batch_stat``); with ``output_stat``,
-    ``(y, mean, variance)`` of the batch. As nnabla's, only ``nonlinearity="relu"`` is
-    supported (``NotImplementedError``, a ``RuntimeError``, otherwise). Composed of the
-    recorded functions, not one fused kernel.
+    r"""nnabla's ``F.fused_batch_normalization``: :math:`\max(\mathrm{BN}(x) + z, 0)` as one
+    function, ``FusedBatchNormalization`` (``y.parent``, with the inputs ``x, beta, gamma, mean,
+    variance`` and ``z`` when given, and nnabla's ``info.args``: ``axes``, ``decay_rate``,
+    ``eps``, ``batch_stat``, ``nonlinearity``). ``BN`` is ``F.batch_normalization`` with the
+    same arguments: with ``batch_stat`` the running ``mean``/``variance`` are updated by each
+    ``forward()``. As nnabla's, ``beta``/``gamma`` None omit the bias/scale, ``mean``/``variance``
+    None use a dummy statistic (not with ``batch_stat=False``: ``ValueError``), and only
+    ``nonlinearity="relu"`` is supported (``NotImplementedError``, a ``RuntimeError``,
+    otherwise). With ``output_stat``, ``(y, mean, variance)`` of the batch, the statistics
+    computed by functions of their own (nnabla's function has three outputs).
 
     Example::
 
@@ -1126,21 +1291,147 @@ def fused_batch_normalization(
         >>> np.round(y.d, 4)
         array([[0.],
                [1.]], dtype=float32)
+        >>> y.parent.name, len(y.parent.inputs)
+        ('FusedBatchNormalization', 5)
     """
     _fused_nonlinearity("F.fused_batch_normalization", nonlinearity)
-    out = __getattr__("batch_normalization")(
+    ax = list(axes) if isinstance(axes, Iterable) else [axes]  # (nnabla's _force_list)
+    if not batch_stat and (mean is None or variance is None):
+        raise ValueError(
+            "nnabla F.fused_batch_normalization: if batch_stat is False, mean and variance must "
+            "not be None (inference normalizes with them)"
+        )
+    if batch_stat:
+        for name, v in (("mean", mean), ("variance", variance)):
+            if isinstance(v, _NativeVariable) and v.creator is not None:
+                raise ValueError(
+                    f"nnabla F.fused_batch_normalization: if batch_stat is True, {name} must not "
+                    "have a parent function (it is the running statistic updated in place)"
+                )
+    return _fused_call(
         x,
         beta,
         gamma,
         mean,
         variance,
-        axes=axes,
-        decay_rate=decay_rate,
-        eps=eps,
-        batch_stat=batch_stat,
-        output_stat=output_stat,
+        z,
+        ax,
+        decay_rate,
+        eps,
+        batch_stat,
+        nonlinearity,
+        output_stat,
     )
-    return _fused_tail(out, z, output_stat)
+
+
+# -- PReLU as one function ------------------------------------------------------------------------
+
+
+def _prelu_axis(nd: int, base_axis: Any) -> int:
+    if isinstance(base_axis, bool) or not isinstance(base_axis, (int, np.integer)):
+        raise TypeError(f"nnabla F.prelu: base_axis must be an int, got {base_axis!r}")
+    if not -nd <= base_axis < (nd or 1):
+        raise ValueError(
+            f"nnabla F.prelu: base_axis={base_axis} is out of range for x of ndim {nd}"
+        )
+    return int(base_axis) % nd if nd else 0
+
+
+def _prelu_slope_shape(x_shape: Any, w_shape: Any, base_axis: Any) -> tuple[int, ...]:
+    """The shape the slopes broadcast with against x: () when shared, else (C, 1, ..., 1)."""
+    nd = len(x_shape)
+    ax = _prelu_axis(nd, base_axis)
+    w_shape = tuple(int(n) for n in w_shape)
+    if math.prod(w_shape) == 1 and len(w_shape) <= 1:
+        return ()
+    if len(w_shape) == 1 and nd and w_shape[0] == x_shape[ax]:
+        return (w_shape[0],) + (1,) * (nd - ax - 1)
+    raise ValueError(
+        f"nnabla F.prelu: the slopes x1 of shape {w_shape} must have shape (), (1,) or "
+        f"({x_shape[ax] if nd else 1},) (x0.shape[base_axis]) for x0 of shape {tuple(x_shape)}"
+    )
+
+
+def _prelu_kernel(xp: Any, x: Any, w: Any, base_axis: int = 1) -> Any:
+    wb = w.reshape(_prelu_slope_shape(x.shape, w.shape, base_axis))
+    return xp.where(x > 0, x, wb * x)
+
+
+def _prelu_bw(
+    gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, base_axis: int = 1
+) -> list[Any]:
+    from gradhub.ops import call
+    from gradhub.registry import REGISTRY
+
+    user = REGISTRY.functions.get("PReLU")
+    if user is not None and user.rule is not None:  # backward_functions.register("PReLU", fn)
+        res = user.rule.fn(gy, ins, in_shapes, outs, out_shapes, base_axis=base_axis)
+        return list(res) if isinstance(res, (list, tuple)) else [res]
+    g = gy[0]
+    x, w = ins
+    x_shape, w_shape = tuple(in_shapes[0]), tuple(in_shapes[1])
+    bshape = _prelu_slope_shape(x_shape, w_shape, base_axis)
+    wb = call("Reshape", w, shape=bshape)
+    neg = call("LessScalar", x, val=0.0)  # (nnabla: x >= 0 ? g : w g, so g at 0)
+    dx = g + g * neg * (wb - 1.0)
+    ax = _prelu_axis(len(x_shape), base_axis)
+    red = (
+        tuple(range(len(x_shape)))
+        if not bshape
+        else tuple(i for i in range(len(x_shape)) if i != ax)
+    )
+    dw = call("Sum", g * call("MinimumScalar", x, val=0.0), axis=red, keepdims=False)
+    return [dx, call("Reshape", dw, shape=w_shape)]
+
+
+_PRELU = FunctionDef(
+    "PReLU",
+    _prelu_kernel,
+    _layer._PROVIDER,
+    inputs=("x0", "x1"),
+    attrs={"base_axis": 1},
+    rule=Rule(_prelu_bw, _layer._PROVIDER),  # (all kept: a registered rule may read them)
+    doc="nnabla's PReLU: y = x0 where x0 > 0, else x1 * x0 (x1: one slope, or one per channel)",
+)
+
+
+def _prelu_graph(x0: Any, x1: Any, base_axis: int) -> Any:
+    from gradhub.graph import apply
+
+    xv = x0 if isinstance(x0, _NativeVariable) else _NativeVariable(x0, need_grad=False)
+    wv = x1 if isinstance(x1, _NativeVariable) else _NativeVariable(x1, need_grad=False)
+    _prelu_slope_shape(xv.shape, wv.shape, base_axis)  # (the error before the graph is built)
+    return apply(_PRELU, (xv, wv), {"base_axis": int(base_axis)})
+
+
+_prelu_call = _on_ndarrays(_prelu_graph)
+
+
+def prelu(x0: Any, x1: Any, base_axis: int = 1) -> Any:
+    r"""nnabla's ``F.prelu``: :math:`y = x_0` where :math:`x_0 > 0`, else :math:`x_1 x_0`, as one
+    function, ``PReLU`` (``y.parent``, with the inputs ``x0, x1`` and ``info.args``
+    ``{"base_axis": ...}``, as nnabla's). ``x1`` holds one slope (shape ``()`` or ``(1,)``) or
+    one per channel (shape ``(x0.shape[base_axis],)``). Gradients: ``x0`` gets the incoming
+    gradient where :math:`x_0 > 0` and :math:`x_1` times it elsewhere (at 0 too, as nnabla's),
+    ``x1`` the sum of the incoming gradient times :math:`\min(x_0, 0)`; the rule is written with
+    gradhub's functions, so it is differentiable again.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[-2.0, 1.0], [4.0, -1.0]]))
+        >>> w = nn.Variable.from_numpy_array(np.array([0.25, 0.5]))
+        >>> y = F.prelu(x, w)
+        >>> y.forward()
+        >>> y.d
+        array([[-0.5,  1. ],
+               [ 4. , -0.5]], dtype=float32)
+        >>> y.parent.name, y.parent.info.args
+        ('PReLU', {'base_axis': 1})
+    """
+    return _prelu_call(x0, x1, base_axis)
 
 
 def mean_subtraction(

@@ -7,6 +7,9 @@ The files are nnabla 1.39's, name for name and byte for byte (for the same calls
 ``verbose=True`` each flush also logs nnabla's line (``iter=2 {train loss}=0.5``) at INFO level
 on :data:`gradhub_compat.nnabla.logger.logger` (see that module for showing it).
 
+:func:`plot_series` and :func:`plot_time_elapsed` plot those files with matplotlib (imported when
+called; ``pip install matplotlib``).
+
 ``MonitorImage`` and ``MonitorImageTile`` write 8-bit PNG files of minibatches of images
 (``path/<name>/<index>-<j>.png``, ``path/<name>/<index>.png``), the pixels nnabla's write (nnabla
 uses an image library; the layer writes PNG itself, so the compressed bytes differ).
@@ -44,6 +47,8 @@ __all__ = [
     "MonitorImageTile",
     "MonitorSeries",
     "MonitorTimeElapsed",
+    "plot_series",
+    "plot_time_elapsed",
     "tile_images",
 ]
 
@@ -338,3 +343,108 @@ def tile_images(data: np.ndarray, padsize: int = 1, padval: float = 0) -> np.nda
     if data.shape[2] == 1:
         return data.reshape(data.shape[:2])
     return data
+
+
+def _pyplot(where: str) -> Any:
+    """matplotlib's ``pyplot``, imported on first use (an optional dependency, as in nnabla)."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            f"nnabla.monitor.{where} needs matplotlib: pip install matplotlib"
+        ) from None
+    return plt
+
+
+def _read_columns(where: str, filename: Any, column: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column 0 (as int64) and ``column`` (as float32) of a monitor's text file (only parsed:
+    whitespace-separated numbers, one row per line; blank lines skipped), as nnabla's
+    ``np.genfromtxt(filename, dtype="i8,f4")`` reads them."""
+    keys: list[int] = []
+    values: list[float] = []
+    with open(filename) as f:
+        for lineno, line in enumerate(f, 1):
+            fields = line.split("#", 1)[0].split()
+            if not fields:
+                continue
+            try:
+                keys.append(int(fields[0]))
+                values.append(float(fields[column]))
+            except (ValueError, IndexError):
+                raise ValueError(
+                    f"nnabla.monitor.{where}: line {lineno} of {filename!s} is not a monitor's "
+                    f"line (an integer index, then numbers; column {column} is read): {line!r}"
+                ) from None
+    return np.asarray(keys, np.int64), np.asarray(values, np.float32)
+
+
+def plot_series(filename: Any, plot_kwargs: dict[str, Any] | None = None) -> None:
+    """Plot a :class:`MonitorSeries` file (``*.series.txt``): the indices against the values,
+    with ``matplotlib.pyplot.plot(index, values, **plot_kwargs)`` on the current axes, as
+    nnabla's. The file is parsed as numbers only (index as int64, value as float32, as nnabla's
+    ``np.genfromtxt``); a line that is not a monitor's raises ``ValueError`` naming it (where
+    ``np.genfromtxt`` fills in -1 or nan or raises). Needs matplotlib.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> from gradhub_compat.nnabla.monitor import Monitor, MonitorSeries, plot_series
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> s = MonitorSeries("loss", Monitor(tmp.name), interval=1, verbose=False)
+        >>> for i, v in enumerate([1.0, 0.5, 0.25]):
+        ...     s.add(i, v)
+        >>> plot_series(os.path.join(tmp.name, "loss.series.txt"), {"label": "loss"})
+        >>> line = plt.gca().lines[-1]
+        >>> line.get_xdata().tolist(), line.get_ydata().tolist(), line.get_label()
+        ([0, 1, 2], [1.0, 0.5, 0.25], 'loss')
+        >>> plt.close("all")
+        >>> tmp.cleanup()
+    """
+    plt = _pyplot("plot_series")
+    index, values = _read_columns("plot_series", filename, 1)
+    plt.plot(index, values, **({} if plot_kwargs is None else plot_kwargs))
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 3600 * 24}
+
+
+def plot_time_elapsed(
+    filename: Any, elapsed: bool = False, unit: str = "s", plot_kwargs: dict[str, Any] | None = None
+) -> None:
+    """Plot a :class:`MonitorTimeElapsed` file (``*.timer.txt``): the indices against the
+    seconds between flushes (``elapsed=False``, the second column) or since the start
+    (``elapsed=True``, the fourth), divided by 60, 3600 or 86400 for ``unit`` ``"m"``, ``"h"``,
+    ``"d"`` (``"s"``: as written; another unit raises ``ValueError``), with
+    ``matplotlib.pyplot.plot(index, values, **plot_kwargs)``, as nnabla's (float32 values, as
+    its ``np.genfromtxt``). Needs matplotlib.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> from gradhub_compat.nnabla.monitor import plot_time_elapsed
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "time.timer.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("9 30.0 10 30.0\\n19 90.0 10 120.0\\n")
+        >>> plot_time_elapsed(path, elapsed=True, unit="m")
+        >>> plt.gca().lines[-1].get_ydata().tolist()
+        [0.5, 2.0]
+        >>> plt.close("all")
+        >>> tmp.cleanup()
+    """
+    if unit not in _UNITS:
+        raise ValueError(
+            f"nnabla.monitor.plot_time_elapsed: the argument `unit` must be chosen from "
+            f"{{s|m|h|d}}, got {unit!r}"
+        )
+    plt = _pyplot("plot_time_elapsed")
+    index, values = _read_columns("plot_time_elapsed", filename, 3 if elapsed else 1)
+    if unit != "s":
+        values /= np.float32(_UNITS[unit])
+    plt.plot(index, values, **({} if plot_kwargs is None else plot_kwargs))

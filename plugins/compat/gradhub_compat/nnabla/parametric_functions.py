@@ -392,6 +392,7 @@ def prelu(
     return _functions().prelu(inp, w, base_axis)
 
 
+@parametric_function_api("bn")
 def fused_batch_normalization(
     inp: Any,
     z: Any = None,
@@ -405,14 +406,16 @@ def fused_batch_normalization(
     param_init: Any = None,
     no_scale: bool = False,
     no_bias: bool = False,
-    name: str | None = None,
 ) -> Any:
-    r"""nnabla's ``PF.fused_batch_normalization``: :math:`\mathrm{relu}(\mathrm{BN}(x) + z)`
-    with ``PF.batch_normalization``'s parameters (``bn/beta``, ``bn/gamma``, ``bn/mean``,
-    ``bn/var``; running statistics updated by ``forward()`` when ``batch_stat``) and arguments;
-    ``z`` None: no addition; with ``output_stat``, ``(y, mean, variance)`` of the batch. Only
-    ``nonlinearity="relu"``, as nnabla's (``NotImplementedError``, a ``RuntimeError``,
-    otherwise).
+    r"""nnabla's ``PF.fused_batch_normalization``: :math:`\max(\mathrm{BN}(x) + z, 0)`, one
+    ``F.fused_batch_normalization`` (the function ``FusedBatchNormalization``) with
+    ``PF.batch_normalization``'s parameters ``bn/beta``, ``bn/gamma`` (trainable; left out with
+    ``no_bias``/``no_scale``), ``bn/mean``, ``bn/var`` (the running statistics, updated by
+    ``forward()`` when ``batch_stat``), initialized with 0, 1, 0, 1 unless ``param_init`` (a
+    dict of initializers or arrays under those names) says otherwise; ``fix_parameters`` uses
+    beta and gamma without gradient in this call. ``z`` None: no addition; with
+    ``output_stat``, ``(y, mean, variance)`` of the batch. Only ``nonlinearity="relu"``, as
+    nnabla's (``NotImplementedError``, a ``RuntimeError``, otherwise).
 
     Example::
 
@@ -426,26 +429,41 @@ def fused_batch_normalization(
         >>> np.round(y.d, 3)
         array([[0., 0.],
                [1., 1.]], dtype=float32)
+        >>> y.parent.name
+        'FusedBatchNormalization'
         >>> sorted(nn.get_parameters(grad_only=False))
         ['res/bn/beta', 'res/bn/gamma', 'res/bn/mean', 'res/bn/var']
         >>> nn.clear_parameters()
     """
+    from .initializer import ConstantInitializer
+    from .parameter import get_parameter_or_create
+
     F = _functions()
     F._fused_nonlinearity("PF.fused_batch_normalization", nonlinearity)
-    out = __getattr__("batch_normalization")(
-        inp,
-        axes=axes,
-        decay_rate=decay_rate,
-        eps=eps,
-        batch_stat=batch_stat,
-        output_stat=output_stat,
-        fix_parameters=fix_parameters,
-        param_init=param_init,
-        no_scale=no_scale,
-        no_bias=no_bias,
-        name=name,
+    ax = list(axes) if isinstance(axes, (list, tuple)) else [axes]
+    nd = len(inp.shape)
+    for a in ax:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not -nd <= a < nd:
+            raise ValueError(
+                f"nnabla PF.fused_batch_normalization: axes={axes!r} is out of range for an "
+                f"input of shape {tuple(inp.shape)}"
+            )
+    shape = [1] * nd
+    for a in ax:
+        shape[int(a)] = int(inp.shape[int(a)])
+    init = {} if param_init is None else dict(param_init)
+    beta = gamma = None
+    if not no_bias:
+        beta_init = init.get("beta", ConstantInitializer(0))
+        beta = get_parameter_or_create("beta", shape, beta_init, True, not fix_parameters)
+    if not no_scale:
+        gamma_init = init.get("gamma", ConstantInitializer(1))
+        gamma = get_parameter_or_create("gamma", shape, gamma_init, True, not fix_parameters)
+    mean = get_parameter_or_create("mean", shape, init.get("mean", ConstantInitializer(0)), False)
+    var = get_parameter_or_create("var", shape, init.get("var", ConstantInitializer(1)), False)
+    return F.fused_batch_normalization(
+        inp, beta, gamma, mean, var, z, ax, decay_rate, eps, batch_stat, nonlinearity, output_stat
     )
-    return F._fused_tail(out, z, output_stat)
 
 
 @parametric_function_api("depthwise_deconv")
