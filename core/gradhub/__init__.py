@@ -73,6 +73,7 @@ __all__ = [
     "__version__",
     "as_variable",
     "backward",
+    "checkpoint",
     "clear_parameters",
     "compile",
     "context_scope",
@@ -105,6 +106,7 @@ __all__ = [
 #: public names defined in modules imported on first use (``import gradhub`` stays cheap)
 _LAZY = {
     "compile": "plan",
+    "checkpoint": "remat",
     "save_parameters": "state",
     "load_parameters": "state",
     "seed": "random",

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from . import batching, engine, modes, pytree
+from . import batching, engine, modes, pytree, remat
 from .batching import BatchedVariable
 from .modes import is_recording, set_recording
 from .ops import call
@@ -48,6 +48,7 @@ from .pytree import TreeDef
 from .variable import Variable
 
 __all__ = [
+    "checkpoint",
     "functional_call",
     "grad",
     "hessian",
@@ -1261,3 +1262,74 @@ def functional_call(
     finally:
         for full, old in saved.items():
             table[full] = old
+
+
+def checkpoint(
+    fun: Callable[..., Any],
+    *,
+    prevent_cse: bool = True,
+    policy: Any = None,
+    static_argnums: int | tuple[int, ...] = (),
+) -> Callable[..., Any]:
+    """``fun`` checkpointed (JAX's ``jax.checkpoint``, also ``jax.remat``): a function that
+    computes ``fun(*args, **kwargs)`` through :func:`gradhub.checkpoint`, keeping none of its
+    intermediates for the backward pass, which computes them again. Gradients equal those of
+    ``fun`` to any order, inside every transform of this module: ``grad``, ``vjp``, ``jvp``,
+    ``jacrev``, ``jacfwd``, ``hessian``, ``hvp``; inside ``vmap`` it computes ``fun`` as it is.
+
+    ``static_argnums``: positions of arguments handed to ``fun`` as they are, never taken apart
+    (a Variable among them is read as ``fun``'s closure would read it: it still receives its
+    gradient). ``prevent_cse`` is accepted for JAX's signature (gradhub runs eagerly: there is
+    no common-subexpression elimination to prevent). ``policy`` (JAX's choice of what to save)
+    must be None: gradhub saves the segment's inputs only.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub import func
+        >>> f = func.checkpoint(lambda x: (x * x * x).sum())
+        >>> func.grad(func.grad(f))(gh.Variable(2.0)).d       # 6 x
+        array(12., dtype=float32)
+    """
+    where = "gradhub.func.checkpoint"
+    if not callable(fun):
+        raise TypeError(f"{where}: fun must be callable, got {type(fun).__name__}")
+    if policy is not None:
+        raise NotImplementedError(
+            f"{where}: policy={policy!r}: gradhub saves the inputs of a checkpointed function "
+            "only (JAX's default, policy=None); see docs/checkpoint.md"
+        )
+    if not isinstance(prevent_cse, bool):
+        raise TypeError(f"{where}: prevent_cse must be a bool, got {type(prevent_cse).__name__}")
+    if isinstance(static_argnums, (int, np.integer)) and not isinstance(static_argnums, bool):
+        static: tuple[int, ...] = (int(static_argnums),)
+    elif isinstance(static_argnums, tuple) and all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in static_argnums
+    ):
+        static = tuple(int(a) for a in static_argnums)
+    else:
+        raise TypeError(
+            f"{where}: static_argnums must be an int or a tuple of ints, got {static_argnums!r}"
+        )
+
+    @functools.wraps(fun)
+    def checkpointed(*args: Any, **kwargs: Any) -> Any:
+        if not static:
+            return remat.checkpoint(fun, *args, **kwargs)
+        n = len(args)
+        bad = [i for i in static if not -n <= i < n]
+        if bad:
+            raise ValueError(
+                f"{where}: static_argnums={static_argnums!r} is out of range: the function was "
+                f"called with {n} positional argument{'s' if n != 1 else ''}"
+            )
+        fixed = {i % n: args[i] for i in static}
+
+        def inner(*rest: Any, **kw: Any) -> Any:
+            it = iter(rest)
+            return fun(*[fixed[i] if i in fixed else next(it) for i in range(len(args))], **kw)
+
+        rest = [a for i, a in enumerate(args) if i not in fixed]
+        return remat.checkpoint(inner, *rest, **kwargs)
+
+    return checkpointed

@@ -1235,15 +1235,20 @@ class _LocalConfig(threading.local):
 class _Config:
     """chainer's ``chainer.config``: thread-local configuration values.
 
-    ``train`` (default True; False makes :func:`functions.dropout` the identity) and
-    ``enable_backprop`` (default True; False is :func:`no_backprop_mode`, read from and written
-    to the thread's graph-recording switch) are built in; any other name can be set, and reading
-    a name never set raises AttributeError, as in chainer. Values set here apply to the current
-    thread only.
+    ``train`` (default True; False makes :func:`functions.dropout` the identity),
+    ``in_recomputing`` (default False; True while :func:`functions.forget` recomputes its
+    function) and ``enable_backprop`` (default True; False is :func:`no_backprop_mode`, read
+    from and written to the thread's graph-recording switch) are built in; any other name can be
+    set, and reading a name never set raises AttributeError, as in chainer. Values set here apply
+    to the current thread only.
     """
 
     __slots__ = ()
-    _defaults: dict[str, Any] = {"train": True, "debug": False}  # chainer's global_config
+    _defaults: dict[str, Any] = {
+        "train": True,
+        "debug": False,
+        "in_recomputing": False,
+    }  # chainer's global_config
 
     def __getattr__(self, name: str) -> Any:
         if name == "enable_backprop":

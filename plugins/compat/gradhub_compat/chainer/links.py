@@ -389,8 +389,10 @@ class BatchNormalization(Link):
 
     Training (``chainer.config.train``, the default): normalizes with the batch statistics and
     updates the persistent ``avg_mean`` and ``avg_var`` (``decay``; unbiased variance), or,
-    with ``finetune=True``, their running average over the ``N`` calls so far. Evaluation
-    (``with chainer.using_config('train', False)``): normalizes with ``avg_mean``/``avg_var``.
+    with ``finetune=True``, their running average over the ``N`` calls so far; not while
+    ``chainer.config.in_recomputing`` (``F.forget``'s backward pass runs the link again).
+    Evaluation (``with chainer.using_config('train', False)``): normalizes with
+    ``avg_mean``/``avg_var``.
     ``gamma`` (ones) and ``beta`` (zeros) are the parameters; ``size=None`` with ``axis``
     defers the shapes to the first call.
     """
@@ -508,13 +510,20 @@ class BatchNormalization(Link):
                 decay = 1.0 - 1.0 / self.N
             else:
                 decay = self.decay
+            avg_mean, avg_var = self.avg_mean, self.avg_var
+            if config.in_recomputing:
+                # F.forget's second forward pass: the statistics were updated by the first
+                # (chainer 7.8.1 reverts the finetune count and updates nothing)
+                if finetune:
+                    self.N -= 1
+                avg_mean = avg_var = None
             return F.batch_normalization(
                 x,
                 gamma,
                 beta,
                 eps=self.eps,
-                running_mean=self.avg_mean,
-                running_var=self.avg_var,
+                running_mean=avg_mean,
+                running_var=avg_var,
                 decay=decay,
                 axis=self.axis,
             )
