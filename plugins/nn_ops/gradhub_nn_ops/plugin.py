@@ -25,6 +25,7 @@ MODULES = (
     "parametric",
     "arrays",
     "rescaling",
+    "special",
     "resampling",
 )
 

@@ -4049,10 +4049,174 @@ from . import _function_modules  # noqa: E402
 
 _function_modules.install(_sys.modules[__name__])
 
-#: chainer 7.8.1's functions the layer does not provide (the special functions need SciPy)
-_NOT_PROVIDED = (
-    "add",
-    "deformable_convolution_2d_sampler",
+# -- special functions (chainer 7.8.1's need SciPy; here gradhub's registered functions) --------
+
+
+def _invalid_unless(fname: str, what: str, x: Any, kind: str) -> Any:
+    """The dtype of ``x``; chainer's ``InvalidType`` (its ``check_type_forward``) unless its
+    kind is ``kind`` (``"f"``: floating point, ``"i"``: signed integer)."""
+    dt = _dtype(x)
+    dt = np.dtype(dt if dt is not None else np.asarray(x).dtype)
+    if dt.kind != kind:
+        from .utils.type_check import InvalidType
+
+        expect = f"{what}.dtype.kind == {kind}"
+        raise InvalidType(
+            expect,
+            f"{dt.kind} != {kind}",
+            f"\nInvalid operation is performed in: {fname} (Forward)\n\nExpect: {expect}\n"
+            f"Actual: {dt.kind} != {kind}",
+        )
+    return dt
+
+
+def _special_unary(name: str, native: str, formula: str, example: str, out: str) -> Any:
+    def fn(x: Any) -> Variable:
+        _invalid_unless(name, "x", x, "f")
+        return _out(_call(native, x))  # type: ignore[no-any-return]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (
+        f"Elementwise {formula} (chainer's ``F.{name}``; gradhub's ``{native}``, computed "
+        "without SciPy, so on every device; see docs/migration-chainer.md).\n\n"
+        "x must be floating point (else chainer's ``InvalidType``); the result has x's dtype "
+        "and is differentiable to any order.\n\n"
+        f"Example::\n\n    >>> import numpy as np\n"
+        f"    >>> import gradhub_compat.chainer.functions as F\n"
+        f"    >>> F.{name}(np.array({example}))\n    {out}\n"
+    )
+    return fn
+
+
+lgamma = _special_unary(
+    "lgamma", "LGamma", "log|Gamma(x)|", "[1.0, 5.0]", "variable([0.        , 3.17805383])"
+)
+digamma = _special_unary(
+    "digamma", "Digamma", "digamma(x) = d lgamma(x) / dx", "[1.0]", "variable([-0.57721566])"
+)
+erfinv = _special_unary(
+    "erfinv",
+    "ErfInv",
+    "inverse of erf on [-1, 1]",
+    "[0.0, 0.5]",
+    "variable([0.        , 0.47693628])",
+)
+erfcinv = _special_unary(
+    "erfcinv",
+    "ErfcInv",
+    "inverse of erfc on [0, 2]",
+    "[1.0, 0.5]",
+    "variable([0.        , 0.47693628])",
+)
+erfcx = _special_unary(
+    "erfcx", "Erfcx", "exp(x^2) erfc(x)", "[0.0, 100.0]", "variable([1.        , 0.00564161])"
+)
+ndtr = _special_unary(
+    "ndtr", "Ndtr", "standard normal distribution function", "[0.0]", "variable([0.5])"
+)
+ndtri = _special_unary("ndtri", "Ndtri", "inverse of ndtr on [0, 1]", "[0.5]", "variable([0.])")
+log_ndtr = _special_unary(
+    "log_ndtr",
+    "LogNdtr",
+    "log(ndtr(x)), finite where ndtr underflows",
+    "[-40.0]",
+    "variable([-804.60844201])",
+)
+
+
+def _per_value(fname: str, values: Any, x: Any, compute: Callable[[Any, Any], Any]) -> Variable:
+    """``compute(x, v)`` where the array ``values`` (broadcast with ``x``) holds ``v``: one call
+    of the registered function per distinct value, joined with ``Where`` (each call sees 1.0
+    where the value is another, so no pole there reaches the gradient)."""
+    values = np.asarray(values.get() if hasattr(values, "get") else values)
+    shape = np.broadcast_shapes(values.shape, _shape(x))
+    xv = x if _shape(x) == shape else _call("BroadcastTo", x, shape=shape)
+    distinct = np.unique(values)
+    if distinct.size == 1:
+        return compute(xv, distinct[0])
+    vb = np.broadcast_to(values, shape)
+    dt = _dtype(xv)
+    y = None
+    for v in distinct:
+        mask = _const(vb == v, xv)
+        safe = _call("Where", mask, xv, _const(np.ones(shape, dtype=dt), xv))
+        part = _call("Where", mask, compute(safe, v), _const(np.zeros(shape, dtype=dt), xv))
+        y = part if y is None else y + part
+    if y is None:  # size 0
+        return compute(xv, 0)
+    return y
+
+
+def polygamma(n: Any, x: Any) -> Variable:
+    """Elementwise polygamma(n, x), the n-th derivative of digamma (chainer's ``F.polygamma``;
+    gradhub's ``Polygamma``).
+
+    ``n`` is an array (or Variable) of signed integers, as chainer: a Python int raises
+    ``TypeError`` (chainer: "incompatible array types are mixed"), another dtype chainer's
+    ``InvalidType``, as does a non-floating x; n and x broadcast. Only x is differentiated
+    (:math:`\\psi^{(n+1)}(x)`); a negative n gives NaN (chainer: SciPy's NaN).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.polygamma(np.array([1]), np.array([1.0]))  # pi^2 / 6
+        variable([1.64493407])
+    """
+    if not hasattr(n, "dtype") or isinstance(n, np.generic):
+        raise TypeError(
+            "chainer F.polygamma: n must be an integer array or Variable, got "
+            f"{type(n).__name__} (chainer: incompatible array types are mixed in the forward "
+            "input (polygamma))"
+        )
+    _invalid_unless("polygamma", "n", n, "i")
+    _invalid_unless("polygamma", "x", x, "f")
+
+    def order(xv: Any, k: Any) -> Any:
+        k = int(k)
+        if k < 0:  # SciPy's NaN
+            return _call("MulScalar", xv, val=float("nan"))
+        return _call("Polygamma", xv, n=k)
+
+    nd = _arr(n, "polygamma (its orders n)")
+    return _out(_per_value("polygamma", nd, x, order))  # type: ignore[no-any-return]
+
+
+def zeta(x: Any, q: Any) -> Variable:
+    """The Hurwitz zeta function :math:`\\zeta(x, q) = \\sum_k (q + k)^{-x}`, elementwise in q
+    (chainer's ``F.zeta(x, q)``; gradhub's ``Zeta``).
+
+    ``x`` is a number (or an array of them, broadcast with q), not differentiated, as chainer;
+    q must be floating point (else chainer's ``InvalidType``), and the result has q's dtype;
+    :math:`\\partial/\\partial q = -x\\,\\zeta(x + 1, q)`. As SciPy: NaN for ``x < 1``, inf
+    for ``x = 1``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.chainer.functions as F
+        >>> F.zeta(2.0, np.array([1.0]))  # pi^2 / 6
+        variable([1.64493407])
+    """
+    _invalid_unless("zeta", "q", q, "f")
+    if isinstance(x, _NativeVariable):
+        raise TypeError(
+            "chainer F.zeta: x (the exponent) is not differentiated: pass a number or an array, "
+            "not a Variable"
+        )
+    xs = np.asarray(x)
+    if xs.dtype.kind not in "iuf":
+        raise TypeError(f"chainer F.zeta: x must be a real number or array, got {x!r}")
+
+    def at(qv: Any, s: Any) -> Any:
+        return _call("Zeta", qv, x=float(s))
+
+    if xs.ndim == 0:
+        return _out(at(q, xs))  # type: ignore[no-any-return]
+    return _out(_per_value("zeta", xs, q, at))  # type: ignore[no-any-return]
+
+
+__all__ += [
     "digamma",
     "erfcinv",
     "erfcx",
@@ -4063,6 +4227,12 @@ _NOT_PROVIDED = (
     "ndtri",
     "polygamma",
     "zeta",
+]
+
+#: chainer 7.8.1's functions the layer does not provide
+_NOT_PROVIDED = (
+    "add",
+    "deformable_convolution_2d_sampler",
 )
 
 

@@ -86,11 +86,14 @@ __all__ = [
     "cosh",
     "degrees",
     "erf",
+    "erfinv",
     "expand_dims",
     "expm1",
     "fix",
     "flip",
     "floor",
+    "gamma",
+    "gammaln",
     "hard_sigmoid",
     "linalg_gemm2",
     "linspace",
@@ -1651,6 +1654,63 @@ arcsinh = _u("arcsinh", _c("asinh"), np.arcsinh, "arcsinh(x)")
 arccosh = _u("arccosh", _c("acosh"), np.arccosh, "arccosh(x)", example=1.5)
 arctanh = _u("arctanh", _c("atanh"), np.arctanh, "arctanh(x)")
 erf = _u("erf", _c("erf"), np.vectorize(math.erf, otypes=[np.float64]), "erf(x)")
+
+
+def _on_host(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The registered function ``name`` on float64 host data (for the integer dtypes)."""
+
+    def run(v: np.ndarray) -> np.ndarray:
+        leaf = NativeVariable.leaf(np.asarray(v, dtype=np.float64), False)
+        return np.asarray(_call(name, leaf)._data)
+
+    return run
+
+
+def _gamma_native(x: NativeVariable) -> NativeVariable:
+    """Gamma(x) = sign * exp(lgamma(x)): the sign (a constant) is -1 where ``x < 0`` and
+    ``ceil(-x)`` is odd, NaN at the negative integers (mxnet's ``tgamma``); the gradient is
+    ``Gamma(x) digamma(x)``."""
+    v = np.asarray(x.device.to_numpy(x._data))
+    dt = v.dtype
+    with np.errstate(invalid="ignore", over="ignore"):
+        odd = (v < 0) & (np.mod(np.ceil(-v), 2) == 1)
+        sign = np.where((v < 0) & (v == np.floor(v)), np.nan, np.where(odd, -1.0, 1.0))
+        # in float64, so that exp does not magnify the rounding of a float32 lgamma
+        x64 = x if dt == np.float64 else _call("Cast", x, dtype="float64")
+        y = _call("Mul2", _call("exp", _call("lgamma", x64)), _leaf(sign, x))
+        return y if dt == np.float64 else _call("Cast", y, dtype=dt.name)
+
+
+def _gamma_host(v: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        odd = (v < 0) & (np.mod(np.ceil(-v), 2) == 1)
+        sign = np.where((v < 0) & (v == np.floor(v)), np.nan, np.where(odd, -1.0, 1.0))
+        return sign * np.exp(_on_host("lgamma")(v))
+
+
+def _erfinv_host(v: np.ndarray) -> np.ndarray:
+    # mxnet's integer erfinv: +-inf at +-1 (the dtype's minimum), 0 outside [-1, 1]
+    return np.where(np.abs(v) > 1, 0.0, _on_host("erfinv")(v))
+
+
+gamma = _u(
+    "gamma",
+    _gamma_native,
+    _gamma_host,
+    "Gamma(x) (sign * exp(lgamma(x)); gradient Gamma(x) digamma(x), differentiable again)",
+)
+gammaln = _u(
+    "gammaln",
+    _c("lgamma"),
+    _on_host("lgamma"),
+    "log|Gamma(x)| (gradhub's ``lgamma``; gradient digamma(x), differentiable again)",
+)
+erfinv = _u(
+    "erfinv",
+    _c("erfinv"),
+    _erfinv_host,
+    "the inverse of erf (gradhub's ``erfinv``; gradient sqrt(pi)/2 exp(y^2))",
+)
 softsign = _u("softsign", _c("softsign"), lambda v: v / (1.0 + np.abs(v)), "x / (1 + |x|)")
 
 
