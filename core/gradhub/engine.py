@@ -316,6 +316,21 @@ def _collect(
 _seq_key = operator.attrgetter("seq")
 
 
+def _collect_since(roots: Sequence[Node], since: int) -> list[Node]:
+    """The nodes needing a gradient reachable upstream from ``roots`` through nodes numbered
+    ``since`` or later (``Node.seq``), sorted producers first: a walk that never goes below the
+    graph recorded since ``since`` (see :func:`segment_vjp`)."""
+    seen = {n for n in roots if n.seq >= since}
+    stack = list(seen)
+    while stack:
+        n = stack.pop()
+        for src in n.srcs:
+            if type(src) is Node and src.seq >= since and src.need_grad and src not in seen:
+                seen.add(src)
+                stack.append(src)
+    return sorted(seen, key=_seq_key)
+
+
 def _on_paths(nodes: list[Node], targets: Sequence[Variable]) -> list[Node]:
     """The nodes (producers first) with a target upstream of them: the minimal backward paths."""
     leaf_ids = {id(v) for v in targets if v._creator is None}
@@ -732,9 +747,10 @@ def _run(
     retain_grad: bool,
     retain_graph: bool = True,
     callbacks: list[Any] | None = None,
+    since: int | None = None,
 ) -> _Grads:
     arrays = not create_graph
-    if _plans and arrays and callbacks is None and outputs:  # a static graph's plan
+    if _plans and arrays and callbacks is None and outputs and since is None:  # a static plan
         plan = _plans.get(id(outputs[0]))
         if plan is not None:
             planned = plan.first_order(outputs, seeds, targets, retain_grad, retain_graph)
@@ -752,13 +768,17 @@ def _run(
         if y._creator is not None and y._need_grad:
             roots.append(y._creator)
     leaves: set[int] = set()
-    nodes = _collect(roots, only_need_grad=True, leaves=leaves)
+    if since is None:
+        nodes = _collect(roots, only_need_grad=True, leaves=leaves)
+    else:  # the walk stays in the graph recorded since ``since``
+        nodes = _collect_since(roots, since)
     keep: set[Node] = set()
     if targets is not None:
         target_leaves = {id(v) for v in targets if v._creator is None}
         # when every target is a leaf and every leaf needing a gradient is a target, every
         # collected node lies on a path to a target: no pruning pass
-        if len(target_leaves) < len(targets) or not leaves <= target_leaves:
+        prune = since is not None or len(target_leaves) < len(targets)
+        if prune or not leaves <= target_leaves:
             nodes = _on_paths(nodes, targets)
         keep = {v._creator for v in targets if v._creator is not None}
     notifier = None if callbacks is None else _Notifier(callbacks, grads)
@@ -1166,6 +1186,56 @@ def grad(
             },
             results,
         )
+    return results
+
+
+def segment_vjp(
+    outputs: Sequence[Variable],
+    inputs: Sequence[Variable],
+    grad_outputs: Sequence[Variable],
+    *,
+    since: int,
+    create_graph: bool,
+) -> list[Variable | None]:
+    """The vector-Jacobian product of the graph recorded since the node number ``since``
+    (``Node.seq``): for each input, the sum of ``grad_outputs`` times the partial derivatives of
+    ``outputs`` along paths made of those nodes only. Gradients do not flow into the graph
+    recorded before: an input that also lies upstream of another input gets its direct part
+    only (a segment's partial derivatives, as a backward rule must return them), and nothing
+    below the segment is walked. None for an input no such path reaches. For a rule that
+    records a segment again and differentiates it (:func:`gradhub.checkpoint`); with
+    ``create_graph`` the results are recorded (differentiable again).
+
+    .. math:: g_i = \\sum_j \\left(\\partial y_j / \\partial x_i\\right)^T v_j
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub import engine, graph
+        >>> w = gh.Variable([2.0])
+        >>> h = w * w                        # recorded before the segment
+        >>> mark = next(graph._seq)
+        >>> y = h * w                        # the segment: y = h w
+        >>> [g.d for g in engine.segment_vjp([y], [h, w], [gh.Variable([1.0])], since=mark,
+        ...                                   create_graph=False)]
+        [array([2.], dtype=float32), array([4.], dtype=float32)]
+    """
+    seeds: list[Variable | None] = [
+        _seed(y, g, None, f"segment_vjp: grad_outputs[{k}]")
+        for k, (y, g) in enumerate(zip(outputs, grad_outputs))
+    ]
+    walk_graph = create_graph or (
+        bool(_batching.LEVELS) and any(s is not None and s._batched for s in seeds)
+    )
+    ins = list(inputs)
+    grads = _run(list(outputs), seeds, ins, walk_graph, False, True, None, since=since)
+    results: list[Variable | None] = []
+    with set_recording(create_graph):
+        for x in ins:
+            g = grads.get(x) if x._need_grad else None
+            if g is not None and not create_graph and g._creator is not None:
+                g = g.detach() if g._batched else Variable._new(g._data, False, None, 0)
+            results.append(g)
     return results
 
 

@@ -366,12 +366,15 @@ def _rule(
     pairs = [(o, g) for o, g in zip(outs, grad_outputs) if o._need_grad and g is not None]
     if not pairs or not targets:
         return [None] * len(inputs)
-    gs = engine.grad(
+    # the segment's partial derivatives: the walk stays in the graph recorded since ``mark``
+    # (a Variable fn reads that also lies upstream of an argument gets its direct part only;
+    # the engine adds the rest through the argument)
+    gs = engine.segment_vjp(
         [o for o, _ in pairs],
         targets,
         [g for _, g in pairs],
+        since=mark,
         create_graph=create_graph,
-        unreachable="none",
     )
     res: list[Variable | None] = []
     it = iter(gs)
