@@ -188,5 +188,9 @@ def test_conv_transpose_layers() -> None:
     np.testing.assert_allclose(y3.asnumpy(), 2.0)  # each output gets 2 inputs of its group
     with pytest.raises(NotImplementedError, match="layout='NHWC'"):
         nn.Conv2DTranspose(3, 3, layout="NHWC")
-    with pytest.raises(NotImplementedError, match=r"Conv2DTranspose: Symbol inputs.*migration"):
-        nn.Conv2DTranspose(3, 3, in_channels=2)(mx.sym.var("data"))
+    # Symbols: mx.sym.Deconvolution (mxnet 1.9.1's shapes; tests/compat/mxnet/
+    # test_deconvolution_symbol.py)
+    sym = nn.Conv2DTranspose(3, 3, strides=2, padding=1, output_padding=1, in_channels=2)(
+        mx.sym.var("data")
+    )
+    assert sym.infer_shape(data=(1, 2, 5, 5))[1] == [(1, 3, 10, 10)]

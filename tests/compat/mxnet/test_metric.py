@@ -160,9 +160,3 @@ def test_errors() -> None:
         mx.metric.F1().update([mx.nd.array([0, 1, 2])], [mx.nd.ones((3, 2))])
     with pytest.raises(ValueError, match="Please use Accuracy"):
         mx.metric.TopKAccuracy(top_k=1)
-
-
-@pytest.mark.parametrize("name", ["mcc", "pcc", "pearsonr", "PearsonCorrelation"])
-def test_unsupported_metrics_refused(name: str) -> None:
-    with pytest.raises(NotImplementedError, match=r"docs/migration-mxnet\.md"):
-        mx.metric.create(name)

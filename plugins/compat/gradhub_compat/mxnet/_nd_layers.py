@@ -381,27 +381,20 @@ def Deconvolution(
         raise MXNetError(
             f"mx.nd.Deconvolution: data of shape {data.shape} does not fit a {nsp}-D kernel {k}"
         )
-    st = _tuple(stride, nsp, "Deconvolution", "stride", 1)
-    dl = _tuple(dilate, nsp, "Deconvolution", "dilate", 1)
-    pd = _tuple(pad, nsp, "Deconvolution", "pad", 0)
-    aj = _tuple(adj, nsp, "Deconvolution", "adj", 0)
-    if target_shape is not None and len(tuple(target_shape)) and any(int(t) for t in target_shape):
-        ts = _tuple(target_shape, nsp, "Deconvolution", "target_shape", 0)
-        pads, adjs = [], []
-        for i, (L, kk, t) in enumerate(zip(data.shape[2:], k, ts)):
-            full = st[i] * (L - 1) + dl[i] * (kk - 1) + 1
-            if full < t:
-                raise MXNetError(f"mx.nd.Deconvolution: too big target shape {ts}")
-            pads.append((full - t + 1) // 2)
-            adjs.append((full - t) % 2)
-        pd, aj = tuple(pads), tuple(adjs)
-    g = int(num_group)
+    attrs = deconv_attrs(
+        "mx.nd.Deconvolution",
+        data.shape,
+        k,
+        stride,
+        dilate,
+        pad,
+        adj,
+        target_shape,
+        int(num_filter),
+        int(num_group),
+    )
     c = data.shape[1]
-    if c % g or int(num_filter) % g:
-        raise MXNetError(
-            f"mx.nd.Deconvolution: num_group={g} must divide the input channels {c} and "
-            f"num_filter {num_filter}"
-        )
+    g = int(num_group)
     wshape = (c, int(num_filter) // g, *k)
     if weight.shape != wshape:
         raise MXNetError(
@@ -421,16 +414,76 @@ def Deconvolution(
             f"mx.nd.Deconvolution: Shape inconsistent, Provided = "
             f"[{','.join(map(str, used_bias.shape))}], inferred shape=({int(num_filter)},) (bias)"
         )
-    for i, (L, kk) in enumerate(zip(data.shape[2:], k)):
+    return _conv_call("Deconvolution", data, weight, used_bias, attrs)
+
+
+def deconv_attrs(
+    fn: str,
+    dshape: tuple[int, ...],
+    k: tuple[int, ...],
+    stride: Any,
+    dilate: Any,
+    pad: Any,
+    adj: Any,
+    target_shape: Any,
+    num_filter: int,
+    num_group: int,
+) -> dict[str, Any]:
+    """The attributes of gradhub's ``Deconvolution`` (``pad``, ``stride``, ``dilation``,
+    ``group``, ``output_padding``) for mxnet's ``Deconvolution`` of data of shape ``dshape``
+    with the kernel ``k``: a ``target_shape`` (non-zero) sets the padding and ``adj``, as
+    mxnet's ``InferPad``; raises :class:`~.base.MXNetError` (naming ``fn``) where mxnet's shape
+    inference refuses (groups not dividing the channels, ``adj`` not smaller than the stride or
+    the dilation, an empty output)."""
+    nsp = len(k)
+    name = fn.rsplit(".", 1)[-1]
+    st = _tuple(stride, nsp, name, "stride", 1)
+    dl = _tuple(dilate, nsp, name, "dilate", 1)
+    pd = _tuple(pad, nsp, name, "pad", 0)
+    aj = _tuple(adj, nsp, name, "adj", 0)
+    if target_shape is not None and len(tuple(target_shape)) and any(int(t) for t in target_shape):
+        ts = _tuple(target_shape, nsp, name, "target_shape", 0)
+        pads, adjs = [], []
+        for i, (L, kk, t) in enumerate(zip(dshape[2:], k, ts)):
+            full = st[i] * (L - 1) + dl[i] * (kk - 1) + 1
+            if full < t:
+                raise MXNetError(f"{fn}: too big target shape {ts}")
+            pads.append((full - t + 1) // 2)
+            adjs.append((full - t) % 2)
+        pd, aj = tuple(pads), tuple(adjs)
+    c = dshape[1]
+    if num_group <= 0 or c % num_group or num_filter % num_group:
+        raise MXNetError(
+            f"{fn}: num_group={num_group} must divide the input channels {c} and num_filter "
+            f"{num_filter}"
+        )
+    for i, (L, kk) in enumerate(zip(dshape[2:], k)):
         size = (L - 1) * st[i] - 2 * pd[i] + dl[i] * (kk - 1) + 1 + aj[i]
         if size <= 0 or aj[i] >= max(st[i], dl[i]):
             raise MXNetError(
-                f"mx.nd.Deconvolution: kernel {k}, stride {st}, dilate {dl}, pad {pd} and adj "
-                f"{aj} give no valid output for data of shape {data.shape} (adj must be smaller "
-                "than the stride)"
+                f"{fn}: kernel {k}, stride {st}, dilate {dl}, pad {pd} and adj {aj} give no "
+                f"valid output for data of shape {dshape} (adj must be smaller than the stride)"
             )
-    attrs = {"pad": pd, "stride": st, "dilation": dl, "group": g, "output_padding": aj}
-    return _conv_call("Deconvolution", data, weight, used_bias, attrs)
+    return {"pad": pd, "stride": st, "dilation": dl, "group": num_group, "output_padding": aj}
+
+
+def deconv_out_shape(
+    dshape: tuple[int, ...], k: tuple[int, ...], num_filter: int, attrs: dict[str, Any]
+) -> tuple[int, ...]:
+    """The output shape of :func:`deconv_attrs`'s deconvolution: ``(N, num_filter, (L - 1)
+    stride - 2 pad + dilate (k - 1) + 1 + adj...)``."""
+    sizes = tuple(
+        (L - 1) * s - 2 * p + d * (kk - 1) + 1 + a
+        for L, kk, s, p, d, a in zip(
+            dshape[2:],
+            k,
+            attrs["stride"],
+            attrs["pad"],
+            attrs["dilation"],
+            attrs["output_padding"],
+        )
+    )
+    return (dshape[0], num_filter, *sizes)
 
 
 def Pooling(

@@ -1,5 +1,5 @@
 """The ``mx.nd`` functions of Gluon's losses: ``softmax``, ``log_softmax``, ``pick``, ``where``,
-``norm`` and the ``broadcast_*`` operators on NDArrays, as mxnet 1.9.1, recorded by
+``norm``, ``CTCLoss`` and the ``broadcast_*`` operators on NDArrays, as mxnet 1.9.1, recorded by
 ``mx.autograd`` (differentiable again with ``create_graph=True``).
 
 Example::
@@ -12,6 +12,7 @@ Example::
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from .base import MXNetError, _MXNetValueError
 from .ndarray import NDArray, _divide, _record
 
 __all__ = [
+    "CTCLoss",
     "broadcast_add",
     "broadcast_div",
     "broadcast_maximum",
@@ -30,6 +32,8 @@ __all__ = [
     "broadcast_mul",
     "broadcast_plus",
     "broadcast_sub",
+    "contrib",
+    "ctc_loss",
     "log_softmax",
     "norm",
     "pick",
@@ -349,3 +353,206 @@ for _f, _formula in (
         f"``{_formula}`` with numpy broadcasting (shapes padded with leading 1s; each axis "
         "equal or 1, else MXNetError, as mxnet), recorded by ``mx.autograd``."
     )
+
+
+# -- CTC loss -----------------------------------------------------------------------------------
+
+#: the log of an impossible state in the CTC recursion (finite: its gradients stay 0, not NaN)
+_CTC_NEG = -1e30
+
+
+def _ctc_lengths(fn: str, arr: Any, n: int, what: str, upper: int, lower: int = 0) -> np.ndarray:
+    """The ``(n,)`` integer lengths of ``arr`` (an array of any dtype), checked in
+    ``[lower, upper]``."""
+    v = np.asarray(arr).reshape(-1)
+    if v.shape != (n,):
+        raise _MXNetValueError(
+            f"{fn}: {what} must have one entry per sequence ({n}), got {v.shape}"
+        )
+    k = np.trunc(v.astype(np.float64)).astype(np.int64)
+    if (k < lower).any() or (k > upper).any():
+        raise _MXNetValueError(f"{fn}: {what} must be in [{lower}, {upper}], got {k.tolist()}")
+    return k
+
+
+def ctc_tables(
+    fn: str,
+    labels: Any,
+    shape: tuple[int, ...],
+    data_lengths: Any,
+    label_lengths: Any,
+    blank_first: bool,
+    dtype: Any,
+) -> list[np.ndarray]:
+    """The constant arrays of the CTC recursion for data of ``shape`` ``(T, N, C)`` and the label
+    array ``labels`` ``(N, L)`` (mxnet 1.9.1's rules): the label of sequence ``n`` is its entries
+    up to the first padding value (0 with the blank first, -1 with the blank last), or its first
+    ``label_lengths[n]`` entries; its extended sequence interleaves blanks, ``S = 2 L_max + 1``.
+    Returns ``[onehot (N, C, S), skip (N, S), step masks (T, N, 1), end (N, S), feasible (N,)]``:
+    the class of each extended position, 0 where the transition from ``s - 2`` is allowed (else
+    ``_CTC_NEG``), whether step ``t`` is within sequence ``n``'s data length, 0 at the last two
+    positions of each extended label (else ``_CTC_NEG``), and whether a path exists at all (as
+    warp-ctc, mxnet gives the loss 0 and no gradient to a label longer than its data allows)."""
+    t_max, n, c = shape
+    lab = np.asarray(labels)
+    if lab.ndim != 2 or lab.shape[0] != n:
+        raise _MXNetValueError(
+            f"{fn}: the label must have shape (batch, max_label_length) = ({n}, L), got "
+            f"{lab.shape} (mxnet: The number of dimensions of labels array must be 2)"
+        )
+    lab = np.trunc(lab.astype(np.float64)).astype(np.int64)
+    blank = 0 if blank_first else c - 1
+    pad = 0 if blank_first else -1
+    if label_lengths is not None:
+        lens = _ctc_lengths(fn, label_lengths, n, "label_lengths", lab.shape[1])
+    else:
+        hit = lab == pad
+        lens = np.where(hit.any(1), hit.argmax(1), lab.shape[1])
+    steps = (
+        np.full(n, t_max, np.int64)
+        if data_lengths is None
+        else _ctc_lengths(fn, data_lengths, n, "data_lengths", t_max)
+    )
+    big = int(lens.max()) if n else 0
+    s = 2 * big + 1
+    ext = np.full((n, s), blank, np.int64)
+    for i in range(n):
+        seq = lab[i, : lens[i]]
+        if ((seq < 0) | (seq >= c)).any():
+            raise _MXNetValueError(
+                f"{fn}: label values must be class indices in [0, {c}), got {seq.tolist()} "
+                f"(sequence {i})"
+            )
+        ext[i, 1 : 2 * lens[i] : 2] = seq
+    onehot = np.zeros((n, c, s), dtype)
+    onehot[np.arange(n)[:, None], ext, np.arange(s)[None, :]] = 1
+    skip = np.full((n, s), _CTC_NEG, dtype)
+    same = np.zeros((n, s), bool)
+    same[:, 2:] = ext[:, 2:] == ext[:, :-2]
+    odd = (np.arange(s) % 2 == 1)[None, :]
+    skip[odd & ~same & (np.arange(s)[None, :] >= 2)] = 0
+    step_masks = (np.arange(t_max)[:, None] < steps[None, :])[:, :, None]
+    end = np.full((n, s), _CTC_NEG, dtype)
+    for i in range(n):
+        end[i, 2 * lens[i]] = 0
+        if lens[i]:
+            end[i, 2 * lens[i] - 1] = 0
+    repeats = np.array(
+        [int(np.count_nonzero(np.diff(lab[i, : lens[i]]) == 0)) for i in range(n)], np.int64
+    )
+    feasible = lens + repeats <= steps
+    return [onehot, skip, step_masks, end, feasible]
+
+
+def ctc_native(x: NativeVariable, tables: list[NativeVariable]) -> NativeVariable:
+    """``-log p(label | x)`` per sequence (shape ``(N,)``) of the activations ``x`` ``(T, N, C)``
+    (a softmax over the classes at each step), by the CTC forward recursion in log space over
+    the extended labels, composed of recorded gradhub functions (a ``LogSoftmax``, one batched
+    matmul picking the classes, and per step a ``LogSumExp`` of the three predecessors), so its
+    gradient (and that gradient's gradient) comes from their rules: for each step within the
+    data length ``softmax(x) - posterior``, 0 after it. ``tables`` are :func:`ctc_tables`'s
+    arrays as leaves."""
+    onehot, skip, step_masks, end, feasible = tables
+    t_max, n, _ = x.shape
+    s = onehot.shape[2]
+    logp = _call("LogSoftmax", x, axis=2)
+    # (N, T, C) @ (N, C, S): the log-probability of each extended position's class at each step
+    lp = _call("transpose", logp, axes=(1, 0, 2)) @ onehot
+    dt = np.dtype(x.dtype)
+
+    def const(a: np.ndarray) -> NativeVariable:
+        return NativeVariable.leaf(x.device.asarray(np.ascontiguousarray(a, dtype=dt)), False)
+
+    start = np.full((n, s), _CTC_NEG, dt)
+    start[:, : min(2, s)] = 0
+    neg1, neg2 = const(np.full((n, 1), _CTC_NEG)), const(np.full((n, 2), _CTC_NEG))
+
+    def at(t: int) -> NativeVariable:
+        y = _call("Slice", lp, start=(0, t, 0), stop=(n, t + 1, s), step=(1, 1, 1))
+        return _call("Reshape", y, shape=(n, s))  # type: ignore[no-any-return]
+
+    alpha = at(0) + const(start)
+    for t in range(1, t_max):
+        one = _call("concatenate", neg1, _slice_last(alpha, s - 1), axis=1) if s > 1 else neg1
+        two = (
+            _call("concatenate", neg2, _slice_last(alpha, s - 2), axis=1) + skip
+            if s > 2
+            else const(np.full((n, s), _CTC_NEG))
+        )
+        new = _call("LogSumExp", _call("Stack", alpha, one, two, axis=0), axis=0) + at(t)
+        mask = _call("Slice", step_masks, start=(t, 0, 0), stop=(t + 1, n, 1), step=(1, 1, 1))
+        alpha = _call("Where", _call("Reshape", mask, shape=(n, 1)), new, alpha)
+    loss = -_call("LogSumExp", alpha + end, axis=1)
+    return _call("Where", feasible, loss, const(np.zeros(n)))  # type: ignore[no-any-return]
+
+
+def _slice_last(a: NativeVariable, k: int) -> NativeVariable:
+    """The first ``k`` columns of the ``(N, S)`` array ``a``."""
+    return _call("Slice", a, start=(0, 0), stop=(a.shape[0], k), step=(1, 1))  # type: ignore[no-any-return]
+
+
+def CTCLoss(
+    data: NDArray,
+    label: NDArray,
+    data_lengths: NDArray | None = None,
+    label_lengths: NDArray | None = None,
+    use_data_lengths: bool = False,
+    use_label_lengths: bool = False,
+    blank_label: str = "first",
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's connectionist temporal classification loss ``CTCLoss`` (``ctc_loss``,
+    ``contrib.CTCLoss``): ``-log p(label | data)`` per sequence, shape ``(N,)``, for the
+    unnormalized activations ``data`` of shape ``(T, N, C)`` (a softmax over the ``C`` classes at
+    each step) and the labels ``label`` ``(N, L)``. ``blank_label="first"``: the blank is class 0
+    and labels are padded with 0; ``"last"``: the blank is class ``C - 1`` and the padding -1. A
+    label ends at its first padding value, or after ``label_lengths[n]`` entries with
+    ``use_label_lengths``; with ``use_data_lengths`` sequence ``n`` has ``data_lengths[n]``
+    steps (the later steps get no gradient). A label that no alignment fits (longer than its
+    steps, counting a blank between repeated classes) has loss 0 and no gradient, as mxnet
+    1.9.1. The forward recursion runs in log space with recorded functions, so the gradient
+    (``softmax - posterior`` at each step, as mxnet's) is differentiable again.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x, label = mx.nd.ones((20, 2, 4)), mx.nd.array([[1, 2, 0], [3, 3, 1]])
+        >>> mx.nd.CTCLoss(x, label).asnumpy().round(3)
+        array([18.828, 16.506], dtype=float32)
+    """
+    fn = "mx.nd.CTCLoss"
+    _nd("CTCLoss", data=data, label=label)
+    _no_out("CTCLoss", out)
+    if blank_label not in ("first", "last"):
+        raise MXNetError(
+            f"{fn}: Invalid Input: '{blank_label}', valid values are: {{'first', 'last'}}"
+        )
+    if data.ndim != 3:
+        raise _MXNetValueError(
+            f"{fn}: data must have shape (sequence_length, batch, alphabet_size), got {data.shape}"
+        )
+    if data._arr.dtype.kind != "f":
+        raise TypeError(f"{fn}: data must have a floating dtype, got {data._arr.dtype.name}")
+    dl = ll = None
+    if use_data_lengths:
+        if not isinstance(data_lengths, NDArray):
+            raise _MXNetValueError(f"{fn}: use_data_lengths=True needs the NDArray data_lengths")
+        dl = data_lengths.asnumpy()
+    if use_label_lengths:
+        if not isinstance(label_lengths, NDArray):
+            raise _MXNetValueError(f"{fn}: use_label_lengths=True needs the NDArray label_lengths")
+        ll = label_lengths.asnumpy()
+    tables = ctc_tables(
+        fn, label.asnumpy(), data.shape, dl, ll, blank_label == "first", data._arr.dtype
+    )
+    leaves = [_const(t, data) for t in tables]
+    r, rec = _record([data], lambda x: ctc_native(x, leaves))
+    return _result(r, rec, data)
+
+
+ctc_loss = CTCLoss
+
+#: ``mx.nd.contrib``'s names of the functions here (mxnet 1.x kept the CTC loss there too)
+contrib = types.SimpleNamespace(CTCLoss=CTCLoss, ctc_loss=CTCLoss)

@@ -51,7 +51,7 @@ from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray, _const, _divide, int_kernel, refuse_traced
 from .shapes import UNARY_OPS
-from .symbol import Symbol, _grad_reqs, _node_types, is_multi_output, output_key
+from .symbol import Symbol, _grad_reqs, _node_types, is_multi_output, output_key, reduce_axes
 
 _ACTIVATIONS = {
     "relu": "ReLU",
@@ -852,10 +852,7 @@ def _int_node(node: Symbol, ins: list[NativeVariable]) -> NativeVariable | None:
     attrs: dict[str, Any] = {}
     if op in ("sum", "mean"):
         kernel = op
-        attrs = {
-            "axis": tuple(d % ins[0].ndim for d in a["axis"]) if a["axis"] else None,
-            "keepdims": a["keepdims"],
-        }
+        attrs = {"axis": reduce_axes(a, ins[0].ndim), "keepdims": a["keepdims"]}
     elif op in UNARY_OPS:
         kernel = op
     elif op in _SCALAR_OPS:
@@ -885,12 +882,17 @@ def _run_node(node: Symbol, ins: list[NativeVariable], build: _Build) -> Any:
         return _softmax_output(node, ins[0], ins[1], build)
     if op == "MakeLoss":
         return _make_loss(node, ins[0], build)
+    if op == "make_loss":  # the loss term sum(x): its gradient is 1 everywhere
+        build.losses.append(_call("Sum", ins[0]))
+        return _block(ins[0])
     if op in ("sum", "mean"):
         a = node._attrs
-        # axis=() (mxnet's default) reduces every axis, as None
-        axis = tuple(d % ins[0].ndim for d in a["axis"]) if a["axis"] else None
+        # axis=() (mxnet's default) reduces every axis; exclude=True the axes not given
+        axis = reduce_axes(a, ins[0].ndim)
         r = _call("Sum" if op == "sum" else "Mean", ins[0], axis=axis, keepdims=a["keepdims"])
         return r if r.ndim else _call("Reshape", r, shape=(1,))
+    if op in _COMPARE_OPS:
+        return _compare(node, ins)
     if op in UNARY_OPS:
         if op == "square":
             return _call("PowScalar", ins[0], val=2.0)
@@ -942,6 +944,46 @@ def _convolution(node: Symbol, ins: list[NativeVariable], build: _Build) -> Nati
         "group": a["num_group"],
     }
     return _call("Convolution", *ins, **attrs)  # type: ignore[no-any-return]
+
+
+def _deconvolution(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.Deconvolution``'s gradhub function ``Deconvolution`` (attributes from
+    :func:`~._nd_layers.deconv_attrs`; weight and bias checked as mxnet's shape inference)."""
+    from ._nd_layers import deconv_attrs
+
+    a = node._attrs
+    x, w = ins[0], ins[1]
+    k, nf, g = a["kernel"], a["num_filter"], a["num_group"]
+    if x.ndim != len(k) + 2:
+        raise ValueError(
+            f"Deconvolution {node.name!r}: data of shape {x.shape} does not fit the "
+            f"{len(k)}-D kernel {k}"
+        )
+    attrs = deconv_attrs(
+        f"Deconvolution {node.name!r}",
+        tuple(x.shape),
+        k,
+        a["stride"],
+        a["dilate"],
+        a["pad"],
+        a["adj"],
+        a["target_shape"],
+        nf,
+        g,
+    )
+    want = (x.shape[1], nf // g, *k)
+    if w.shape != want:
+        raise ValueError(
+            f"Deconvolution {node.name!r}: the weight {node._inputs[1].name!r} has shape "
+            f"{w.shape}, but data of shape {x.shape} needs {want}"
+        )
+    b = ins[2] if len(ins) > 2 else None
+    if b is not None and b.shape != (nf,):
+        raise ValueError(
+            f"Deconvolution {node.name!r}: the bias {node._inputs[2].name!r} has shape "
+            f"{b.shape}, expected {(nf,)}"
+        )
+    return _call("Deconvolution", x, w, b, **attrs)  # type: ignore[no-any-return]
 
 
 def _pooling(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
@@ -1197,9 +1239,147 @@ def _slice_channel(node: Symbol, ins: list[NativeVariable], build: _Build) -> Na
     return y  # type: ignore[no-any-return]
 
 
+#: the comparison operators: the gradhub function comparing (``x0 > x1``...)
+_COMPARE_OPS = {
+    "_Greater": "Greater",
+    "_GreaterEqual": "GreaterEqual",
+    "_Lesser": "Less",
+    "_LesserEqual": "LessEqual",
+    "_GreaterScalar": "Greater",
+    "_GreaterEqualScalar": "GreaterEqual",
+    "_LesserScalar": "Less",
+    "_LesserEqualScalar": "LessEqual",
+}
+
+
+def _compare(node: Symbol, ins: list[NativeVariable]) -> NativeVariable:
+    """mxnet's comparisons: 1 where the comparison holds, else 0, in the input's dtype, without
+    gradient (a recorded comparison, so that a plan recomputes it)."""
+    x = ins[0]
+    if len(ins) == 1:
+        y = _const(np.full(x.shape, node._attrs["scalar"], dtype=x.dtype), x)
+    else:
+        y = ins[1]
+        if y.dtype != x.dtype:
+            y = _call("cast", y, dtype=np.dtype(x.dtype).name)
+    hit = _call(_COMPARE_OPS[node.op], x, y)
+    one = _const(np.ones(hit.shape, dtype=x.dtype), x)
+    zero = _const(np.zeros(hit.shape, dtype=x.dtype), x)
+    return _call("Where", hit, one, zero)  # type: ignore[no-any-return]
+
+
+def _reshape_like(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``lhs`` reshaped to ``rhs``'s shape (``rhs`` gets no gradient)."""
+    x, like = ins
+    if x.size != like.size:
+        raise ValueError(
+            f"reshape_like {node.name!r}: lhs of shape {x.shape} and rhs of shape {like.shape} "
+            "have different sizes"
+        )
+    return _call("Reshape", x, shape=like.shape)  # type: ignore[no-any-return]
+
+
+def _pick(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.pick``'s rule: ``sum(x * onehot(index), axis)``, the one-hot mask (indices
+    truncated, clipped or wrapped) a leaf recomputed from the index array before each planned
+    run (the graph is built again at each forward when the index is computed by the graph)."""
+    x, index = ins
+    a = node._attrs
+    ax = a["axis"] % x.ndim
+    n = x.shape[ax]
+    rest = x.shape[:ax] + x.shape[ax + 1 :]
+    if index.size != int(math.prod(rest)):
+        raise ValueError(
+            f"pick {node.name!r}: the index has shape {index.shape}, data of shape {x.shape} "
+            f"needs {rest or (1,)} (data's shape without axis {ax})"
+        )
+    if index._creator is not None:
+        build.static = False  # (indices read from an intermediate value)
+    dtype = x.dtype
+    wrap = a["mode"] == "wrap"
+
+    def mask_now() -> list[Any]:
+        idx = np.asarray(index.numpy()).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            k = np.trunc(idx).astype(np.int64).reshape(rest)
+        k = np.mod(k, n) if wrap else np.clip(k, 0, n - 1)
+        return [np.ascontiguousarray(np.moveaxis(np.eye(n, dtype=dtype)[k], -1, ax))]
+
+    (mask,) = build.feed(mask_now, x)
+    y = _call("Sum", x * mask, axis=ax, keepdims=a["keepdims"])
+    return _call("Reshape", y, shape=y.shape or (1,))  # type: ignore[no-any-return]
+
+
+def _where(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.where``'s rule: ``Where(condition != 0, x, y)``, a 1-D condition selecting rows
+    of the first axis (recorded: a plan recomputes the condition)."""
+    c, x, y = ins
+    if x.shape != y.shape:
+        raise ValueError(f"where {node.name!r}: x of shape {x.shape} and y of {y.shape} differ")
+    if c.shape != x.shape:
+        if not (c.ndim == 1 and x.ndim >= 1 and c.shape[0] == x.shape[0]):
+            raise ValueError(
+                f"where {node.name!r}: the condition of shape {c.shape} must have x's shape "
+                f"{x.shape} or be 1-D of length {x.shape[0] if x.ndim else 0}"
+            )
+        c = _call("Reshape", c, shape=(c.shape[0],) + (1,) * (x.ndim - 1))
+        c = _call("BroadcastTo", c, shape=x.shape)
+    hit = _call("NotEqual", c, _const(np.zeros(c.shape, dtype=c.dtype), c))
+    return _call("Where", hit, x, y)  # type: ignore[no-any-return]
+
+
+def _ctc_loss(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    """``mx.nd.CTCLoss``'s recursion (:func:`~._nd_losses.ctc_native`); its constant tables
+    (classes of the extended labels, allowed skips, step masks) are leaves recomputed from the
+    label and length arrays before each planned run (the graph is built again at each forward
+    when they are computed by the graph)."""
+    from ._nd_losses import ctc_native, ctc_tables
+
+    a = node._attrs
+    x, label = ins[0], ins[1]
+    rest = list(ins[2:])
+    dl = rest.pop(0) if a["use_data_lengths"] else None
+    ll = rest.pop(0) if a["use_label_lengths"] else None
+    if x.ndim != 3:
+        raise ValueError(
+            f"CTCLoss {node.name!r}: data must have shape (sequence_length, batch, "
+            f"alphabet_size), got {x.shape}"
+        )
+    if any(v is not None and v._creator is not None for v in (label, dl, ll)):
+        build.static = False  # (labels or lengths read from an intermediate value)
+    shape, dtype = tuple(x.shape), x.dtype
+
+    def tables_now() -> list[Any]:
+        return ctc_tables(
+            f"CTCLoss {node.name!r}",
+            label.numpy(),
+            shape,
+            None if dl is None else dl.numpy(),
+            None if ll is None else ll.numpy(),
+            a["blank_label"] == "first",
+            dtype,
+        )
+
+    return ctc_native(x, build.feed(tables_now, x))
+
+
+def _swapaxes(node: Symbol, ins: list[NativeVariable], build: _Build) -> NativeVariable:
+    x = ins[0]
+    d1, d2 = node._attrs["dim1"] % x.ndim, node._attrs["dim2"] % x.ndim
+    axes = list(range(x.ndim))
+    axes[d1], axes[d2] = d2, d1
+    return _call("transpose", x, axes=tuple(axes))  # type: ignore[no-any-return]
+
+
 _LAYERS: dict[str, Callable[[Symbol, list[NativeVariable], _Build], NativeVariable]] = {
+    "CTCLoss": _ctc_loss,
+    "reshape_like": _reshape_like,
+    "pick": _pick,
+    "where": _where,
+    "SwapAxis": _swapaxes,
     "SliceChannel": _slice_channel,
     "Convolution": _convolution,
+    "Deconvolution": _deconvolution,
     "Pooling": _pooling,
     "Flatten": _flatten,
     "Dropout": _dropout,

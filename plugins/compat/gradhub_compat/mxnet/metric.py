@@ -485,7 +485,8 @@ class TopKAccuracy(EvalMetric):
 class _BinaryStats:
     """mxnet's ``_BinaryClassificationMetrics``: true/false positive/negative counts."""
 
-    def __init__(self) -> None:
+    def __init__(self, owner: str = "F1") -> None:
+        self.owner = owner  # the metric named in the error for labels of more than 2 classes
         self.reset_stats()
 
     def update_binary_stats(self, label: Any, pred: Any) -> None:
@@ -494,7 +495,7 @@ class _BinaryStats:
         pred_label = numpy.argmax(pred, axis=1)
         check_label_shapes(label, pred)
         if len(numpy.unique(label)) > 2:
-            raise ValueError("F1 currently only supports binary classification.")
+            raise ValueError(f"{self.owner} currently only supports binary classification.")
         pred_true = pred_label == 1
         pred_false = 1 - pred_true
         label_true = label == 1
@@ -519,6 +520,23 @@ class _BinaryStats:
     @property
     def fscore(self) -> float:
         return self._fscore(self.true_positives, self.false_positives, self.false_negatives)
+
+    def matthewscc(self, use_global: bool = False) -> float:
+        """mxnet's Matthews correlation coefficient of the (global) counts: ``(TP TN - FP FN) /
+        sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN))``, the factors that are 0 taken as 1; 0 with
+        no examples."""
+        pre = "global_" if use_global else ""
+        tp, fp, fn, tn = (
+            float(getattr(self, pre + k))
+            for k in ("true_positives", "false_positives", "false_negatives", "true_negatives")
+        )
+        if not tp + fp + fn + tn:
+            return 0.0
+        denom = 1.0
+        for t in (tp + fp, tp + fn, tn + fp, tn + fn):
+            if t != 0.0:
+                denom *= t
+        return (tp * tn - fp * fn) / math.sqrt(denom)
 
     @property
     def global_fscore(self) -> float:
@@ -1005,18 +1023,276 @@ def np(
     return CustomMetric(feval, name, allow_extra_outputs)
 
 
-def _unsupported_metric(name: str, aliases: tuple[str, ...] = ()) -> type[EvalMetric]:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(f"mx.metric.{name} is not supported ({_DOCS})")
+@register
+class MCC(EvalMetric):
+    """The Matthews correlation coefficient of binary classification (class 1 positive;
+    predictions are scores of shape (batch, 2), argmax over axis 1), as mxnet 1.9.1:
+    ``(TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN))`` with the factors that are 0
+    taken as 1 (so a batch of one class gives 0). ``average="macro"`` averages the MCC of each
+    :meth:`update` (the global value too: as mxnet, a macro update clears the global counts);
+    ``"micro"`` computes it from the counts of all updates, ``num_inst`` counting examples.
+    Labels of more than two classes raise ``ValueError``.
 
-    klass = type(
-        name, (EvalMetric,), {"__init__": __init__, "__doc__": f"Not supported ({_DOCS})."}
-    )
-    register(klass)
-    _alias(*aliases)(klass)
-    return klass
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mcc = mx.metric.MCC()
+        >>> mcc.update([mx.nd.array([0, 1, 1, 0])],
+        ...            [mx.nd.array([[0.3, 0.7], [0, 1.], [0.4, 0.6], [0.8, 0.2]])])
+        >>> mcc.get()[0], round(float(mcc.get()[1]), 6)
+        ('mcc', 0.57735)
+    """
+
+    def __init__(
+        self,
+        name: str = "mcc",
+        output_names: Any = None,
+        label_names: Any = None,
+        average: str = "macro",
+    ) -> None:
+        self._average = average
+        self._metrics = _BinaryStats("MCC")
+        EvalMetric.__init__(
+            self, name=name, output_names=output_names, label_names=label_names,
+            has_global_stats=True,
+        )  # fmt: skip
+
+    def update(self, labels: Any, preds: Any) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            self._metrics.update_binary_stats(label, pred)
+        m = self._metrics
+        if self._average == "macro":
+            self.sum_metric += m.matthewscc()
+            self.global_sum_metric += m.matthewscc(use_global=True)
+            self.num_inst += 1
+            self.global_num_inst += 1
+            m.reset_stats()
+        else:
+            self.sum_metric = m.matthewscc() * m.total_examples
+            self.global_sum_metric = m.matthewscc(use_global=True) * m.global_total_examples
+            self.num_inst = m.total_examples
+            self.global_num_inst = m.global_total_examples
+
+    def reset(self) -> None:
+        self.sum_metric = 0.0
+        self.num_inst = 0.0
+        self.global_sum_metric = 0.0
+        self.global_num_inst = 0.0
+        self._metrics.reset_stats()
+
+    def reset_local(self) -> None:
+        self.sum_metric = 0.0
+        self.num_inst = 0.0
+        self._metrics.local_reset_stats()
 
 
-MCC = _unsupported_metric("MCC")
-PCC = _unsupported_metric("PCC")
-PearsonCorrelation = _unsupported_metric("PearsonCorrelation", ("pearsonr",))
+@register
+@_alias("pearsonr")
+class PearsonCorrelation(EvalMetric):
+    """The Pearson correlation of the flattened labels and predictions (same shapes), as mxnet
+    1.9.1: ``average="macro"`` averages ``numpy.corrcoef(pred, label)[0, 1]`` of each array;
+    ``"micro"`` accumulates the counts, means, squared deviations (Welford's update) and the
+    co-deviation in mxnet's order and returns ``cov / ((n - 1) sd_pred sd_label)`` (as mxnet, the
+    co-deviation uses the label mean after and the prediction mean before each array's update,
+    and :meth:`get_global` of a micro metric reads counters that it never fills).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> pr = mx.metric.PearsonCorrelation()
+        >>> pr.update([mx.nd.array([[1, 0], [0, 1], [0, 1]])],
+        ...           [mx.nd.array([[0.3, 0.7], [0, 1.], [0.4, 0.6]])])
+        >>> pr.get()[0], round(float(pr.get()[1]), 6)
+        ('pearsonr', 0.421637)
+    """
+
+    def __init__(
+        self,
+        name: str = "pearsonr",
+        output_names: Any = None,
+        label_names: Any = None,
+        average: str = "macro",
+    ) -> None:
+        self.average = average
+        EvalMetric.__init__(
+            self, name, output_names=output_names, label_names=label_names,
+            has_global_stats=True,
+        )  # fmt: skip
+        if self.average == "micro":
+            self.reset_micro()
+
+    def reset_micro(self) -> None:
+        """Clear the micro-average accumulators."""
+        self._sse_p: Any = 0
+        self._mean_p: Any = 0
+        self._sse_l: Any = 0
+        self._mean_l: Any = 0
+        self._pred_nums: Any = 0
+        self._label_nums: Any = 0
+        self._conv: Any = 0
+
+    def reset(self) -> None:
+        self.num_inst = 0
+        self.sum_metric = 0.0
+        self.global_num_inst = 0
+        self.global_sum_metric = 0.0
+        if self.average == "micro":
+            self.reset_micro()
+
+    @staticmethod
+    def update_variance(new_values: Any, *aggregate: Any) -> tuple[Any, Any, Any]:
+        """Welford's update of ``(count, mean, M2)`` with the values ``new_values`` (mxnet's
+        batch form)."""
+        count, mean, m_2 = aggregate
+        count += len(new_values)
+        delta = new_values - mean
+        mean += numpy.sum(delta / count)
+        delta_2 = new_values - mean
+        m_2 += numpy.sum(delta * delta_2)
+        return count, mean, m_2
+
+    def update_cov(self, label: Any, pred: Any) -> None:
+        """Add ``sum((label - mean_label) (pred - mean_pred))`` to the co-deviation."""
+        self._conv = self._conv + numpy.sum((label - self._mean_l) * (pred - self._mean_p))
+
+    def update(self, labels: Any, preds: Any) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            check_label_shapes(label, pred, False, True)
+            lab = _np(label).ravel().astype(numpy.float64)
+            prd = _np(pred).ravel().astype(numpy.float64)
+            if self.average == "macro":
+                pearson_corr = numpy.corrcoef(prd, lab)[0, 1]
+                self.sum_metric += pearson_corr
+                self.global_sum_metric += pearson_corr
+                self.num_inst += 1
+                self.global_num_inst += 1
+            else:
+                self.global_num_inst += 1
+                self.num_inst += 1
+                self._label_nums, self._mean_l, self._sse_l = self.update_variance(
+                    lab, self._label_nums, self._mean_l, self._sse_l
+                )
+                self.update_cov(lab, prd)
+                self._pred_nums, self._mean_p, self._sse_p = self.update_variance(
+                    prd, self._pred_nums, self._mean_p, self._sse_p
+                )
+
+    def get(self) -> tuple[Any, Any]:
+        if self.num_inst == 0:
+            return (self.name, float("nan"))
+        if self.average == "macro":
+            return (self.name, self.sum_metric / self.num_inst)
+        n = self._label_nums
+        denom = (n - 1) * numpy.sqrt(self._sse_p / (n - 1)) * numpy.sqrt(self._sse_l / (n - 1))
+        return (self.name, self._conv / denom)
+
+
+@register
+class PCC(EvalMetric):
+    """The multiclass Matthews correlation (Pearson's correlation of the confusion matrix), as
+    mxnet 1.9.1: with ``C`` the confusion matrix (rows the predicted classes, argmax over axis 1
+    unless the predictions have the labels' shape; columns the labels), ``n = sum(C)``,
+    ``x``/``y`` its row/column sums, ``PCC = sum(diag(C) n - x y) / sqrt(sum(x (n - x))
+    sum(y (n - y)))``, NaN when a factor of the denominator is 0. The matrix grows with the
+    largest class seen (from 2). The local matrix is cleared by :meth:`reset_local`, the global
+    one by :meth:`reset`; ``sum_metric`` is ``PCC * num_inst`` (updates), so :meth:`get` is the
+    PCC of all the counts.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> pcc = mx.metric.PCC()
+        >>> pcc.update([mx.nd.array([0, 1, 2, 2])],
+        ...            [mx.nd.array([[1., 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 0]])])
+        >>> pcc.get()[0], round(float(pcc.get()[1]), 6)
+        ('pcc', 0.7)
+    """
+
+    def __init__(
+        self,
+        name: str = "pcc",
+        output_names: Any = None,
+        label_names: Any = None,
+        has_global_stats: bool = True,
+    ) -> None:
+        self.k = 2
+        self.lcm: numpy.ndarray = numpy.zeros((2, 2))
+        self.gcm: numpy.ndarray = numpy.zeros((2, 2))
+        EvalMetric.__init__(
+            self, name=name, output_names=output_names, label_names=label_names,
+            has_global_stats=has_global_stats,
+        )  # fmt: skip
+
+    def _grow(self, inc: int) -> None:
+        self.lcm = numpy.pad(self.lcm, ((0, inc), (0, inc)))  # (zeros)
+        self.gcm = numpy.pad(self.gcm, ((0, inc), (0, inc)))
+        self.k += inc
+
+    @staticmethod
+    def _calc_mcc(cmat: numpy.ndarray) -> float:
+        n = cmat.sum()
+        x = cmat.sum(axis=1)
+        y = cmat.sum(axis=0)
+        cov_xx = numpy.sum(x * (n - x))
+        cov_yy = numpy.sum(y * (n - y))
+        if cov_xx == 0 or cov_yy == 0:
+            return float("nan")
+        i = cmat.diagonal()
+        cov_xy = numpy.sum(i * n - x * y)
+        return float(cov_xy / (cov_xx * cov_yy) ** 0.5)
+
+    def update(self, labels: Any, preds: Any) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            lab = _np(label).astype("int32")
+            prd = _np(pred)
+            if prd.shape != lab.shape:
+                prd = prd.argmax(axis=1)
+            else:
+                prd = prd.astype("int32")
+            if lab.ndim != 1 or prd.shape != lab.shape:
+                raise ValueError(
+                    f"mx.metric.PCC: labels of shape {lab.shape} and predictions of shape "
+                    f"{_np(pred).shape}: expected class indices (batch,) and scores (batch, k) "
+                    "or class indices"
+                )
+            if lab.size and (lab.min() < 0 or prd.min() < 0):
+                raise ValueError("mx.metric.PCC: class indices must be non-negative")
+            n = int(max(prd.max(), lab.max())) if lab.size else 0
+            if n >= self.k:
+                self._grow(n + 1 - self.k)
+            bcm = numpy.zeros((self.k, self.k))
+            numpy.add.at(bcm, (prd, lab), 1)
+            self.lcm += bcm
+            self.gcm += bcm
+        self.num_inst += 1
+        self.global_num_inst += 1
+
+    @property  # type: ignore[override]
+    def sum_metric(self) -> float:  # type: ignore[override]
+        """``PCC(local matrix) * num_inst``."""
+        return self._calc_mcc(self.lcm) * self.num_inst
+
+    @sum_metric.setter
+    def sum_metric(self, value: Any) -> None:  # (EvalMetric's resets assign it: derived here)
+        pass
+
+    @property  # type: ignore[override]
+    def global_sum_metric(self) -> float:  # type: ignore[override]
+        """``PCC(global matrix) * global_num_inst``."""
+        return self._calc_mcc(self.gcm) * self.global_num_inst
+
+    @global_sum_metric.setter
+    def global_sum_metric(self, value: Any) -> None:
+        pass
+
+    def reset(self) -> None:
+        self.global_num_inst = 0.0
+        self.gcm = numpy.zeros((self.k, self.k))
+        self.reset_local()
+
+    def reset_local(self) -> None:
+        self.num_inst = 0.0
+        self.lcm = numpy.zeros((self.k, self.k))

@@ -1806,6 +1806,7 @@ from ._nd_layers import (  # noqa: E402, F401
     flatten,
 )
 from ._nd_losses import (  # noqa: E402, F401
+    CTCLoss,
     broadcast_add,
     broadcast_div,
     broadcast_maximum,
@@ -1814,6 +1815,8 @@ from ._nd_losses import (  # noqa: E402, F401
     broadcast_mul,
     broadcast_plus,
     broadcast_sub,
+    contrib,
+    ctc_loss,
     log_softmax,
     norm,
     pick,

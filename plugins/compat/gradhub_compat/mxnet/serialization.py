@@ -51,6 +51,14 @@ _MX_OPS = {
     "_RPowerScalar": "_rpower_scalar",
     "_MaximumScalar": "_maximum_scalar",
     "_MinimumScalar": "_minimum_scalar",
+    "_Greater": "_greater",
+    "_GreaterEqual": "_greater_equal",
+    "_Lesser": "_lesser",
+    "_LesserEqual": "_lesser_equal",
+    "_GreaterScalar": "_greater_scalar",
+    "_GreaterEqualScalar": "_greater_equal_scalar",
+    "_LesserScalar": "_lesser_scalar",
+    "_LesserEqualScalar": "_lesser_equal_scalar",
 }
 _LAYER_OPS = {v: k for k, v in _MX_OPS.items()}
 _LAYER_OPS.update({"_plus": "_Plus", "_minus": "_Minus", "_mul": "_Mul", "_div": "_Div"})
@@ -95,6 +103,24 @@ _PARAMS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
             "stride": _AXIS,
             "dilate": _AXIS,
             "pad": _AXIS,
+            "num_filter": _INT,
+            "num_group": _INT,
+            "workspace": _INT,
+            "no_bias": _BOOL,
+            "cudnn_tune": _STR,
+            "cudnn_off": _BOOL,
+            "layout": _STR,
+        },
+    ),
+    "Deconvolution": (
+        ("data", "weight", "bias"),
+        {
+            "kernel": _AXIS,
+            "stride": _AXIS,
+            "dilate": _AXIS,
+            "pad": _AXIS,
+            "adj": _AXIS,
+            "target_shape": _AXIS,
             "num_filter": _INT,
             "num_group": _INT,
             "workspace": _INT,
@@ -154,6 +180,15 @@ _PARAMS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "clip": (("data",), {"a_min": _FLOAT, "a_max": _FLOAT}),
     "SliceChannel": (("data",), {"num_outputs": _INT, "axis": _INT, "squeeze_axis": _BOOL}),
     "log_softmax": (("data",), {"axis": _INT, "temperature": _FLOAT}),
+    "reshape_like": (("lhs", "rhs"), {}),
+    "pick": (("data", "index"), {"axis": _INT, "keepdims": _BOOL, "mode": _STR}),
+    "where": (("condition", "x", "y"), {}),
+    "make_loss": (("data",), {}),
+    "SwapAxis": (("data",), {"dim1": _INT, "dim2": _INT}),
+    "CTCLoss": (
+        ("data", "label", "data_lengths", "label_lengths"),
+        {"use_data_lengths": _BOOL, "use_label_lengths": _BOOL, "blank_label": _STR},
+    ),
 }
 for _op in ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput"):
     _PARAMS[_op] = (("data", "label"), {"grad_scale": _FLOAT})
@@ -178,12 +213,12 @@ _MXNET_VERSION = 10901
 def _num_outputs(node: Symbol) -> int:
     """The outputs mxnet 1.9.1 (built with oneDNN, as its pip wheels) registers for the node,
     visible or not (``node_row_ptr`` counts them): BatchNorm 3 (output, mean, var), Dropout 2
-    (output, mask), max Pooling 2 (output, workspace), every other operator 1."""
+    (output, mask), CTCLoss 2, max Pooling 2 (output, workspace), every other operator 1."""
     if node._op == "BatchNorm":
         return 3
     if node._op == "SliceChannel":
         return int(node._attrs["num_outputs"])
-    if node._op == "Dropout":
+    if node._op in ("Dropout", "CTCLoss"):  # (CTCLoss: the loss and its hidden gradient)
         return 2
     if node._op == "Pooling" and node._attrs["pool_type"] == "max":
         return 2
@@ -441,6 +476,12 @@ def _build(name: str, op: Any, ins: list[Symbol], attrs: dict[str, Any]) -> Symb
         input_names = input_names[:2] if kwargs.get("no_bias") else input_names
     if op == "Convolution" and kwargs.get("no_bias"):
         input_names = input_names[:2]
+    if op == "Deconvolution" and kwargs.get("no_bias", True):  # (mxnet's default: no bias)
+        input_names = input_names[:2]
+    if op == "CTCLoss":  # (the lengths are inputs only when used)
+        input_names = ("data", "label") + tuple(
+            k for k in ("data_lengths", "label_lengths") if kwargs.get(f"use_{k}")
+        )
     if len(ins) != len(input_names):
         raise _bad(f"node {name!r}: {op} takes the inputs {list(input_names)}, got {len(ins)}")
     kwargs.update(zip(input_names, ins))

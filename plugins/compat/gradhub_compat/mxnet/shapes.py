@@ -49,6 +49,7 @@ UNARY_OPS = {
 _SAME_SHAPE = (
     "Activation",
     "MakeLoss",
+    "make_loss",
     "BlockGrad",
     "softmax",
     "Dropout",
@@ -335,6 +336,8 @@ def _reduce(inf: _Inference, node: Symbol, x: Shape) -> None:
     ``keepdims`` has shape (1,); an axis out of range raises."""
     if x is None:
         return
+    from .symbol import reduce_axes
+
     axis, keep = node._attrs["axis"], node._attrs["keepdims"]
     axes = tuple(range(len(x))) if axis is None or axis == () else axis  # (): every axis
     bad = [a for a in axes if not -len(x) <= a < len(x)]
@@ -343,7 +346,7 @@ def _reduce(inf: _Inference, node: Symbol, x: Shape) -> None:
             f"infer_shape: Error in operator {node._name}: axis {bad[0]} exceeds the input "
             f"dimension of {len(x)} (data shape {_tuple_text(x)})"
         )
-    red = {a % len(x) for a in axes}
+    red = set(reduce_axes(node._attrs, len(x)))  # (exclude=True: the other axes)
     if keep:
         out: tuple[int, ...] = tuple(1 if i in red else d for i, d in enumerate(x))
     else:
@@ -621,7 +624,139 @@ def _slice_channel(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) 
         inf.assign(node, node, (*x[:ax], size // n, *x[ax + 1 :]))
 
 
+def _reshape_like(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's ReshapeLikeShape: the output has ``rhs``'s shape, ``lhs`` as many elements."""
+    x, y = ins
+    if y is None:
+        return
+    if x is not None and is_known(x) and is_known(y) and math.prod(x) != math.prod(y):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: reshape_like: lhs {mx_shape(x)} and "
+            f"rhs {mx_shape(y)} have different sizes"
+        )
+    inf.assign(node, node, y)
+
+
+def _pick(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's PickOpShape: the index and the output have data's shape without ``axis`` (kept
+    as 1 with ``keepdims``)."""
+    x = ins[0]
+    if x is None:
+        return
+    ax = node._attrs["axis"]
+    if not -len(x) <= ax < len(x):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: axis {ax} is out of range for data "
+            f"{mx_shape(x)}"
+        )
+    ax %= len(x)
+    rest = (*x[:ax], *x[ax + 1 :])
+    inf.assign(node, node._inputs[1], rest or (1,))
+    inf.assign(node, node, (*x[:ax], 1, *x[ax + 1 :]) if node._attrs["keepdims"] else rest or (1,))
+
+
+def _where(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's WhereOpShape: ``x``, ``y`` and the output share one shape; the condition has it
+    too unless it is 1-D (rows of the first axis)."""
+    c, x, y = ins
+    try:
+        s = unify(unify(x, y), out)
+    except _Conflict:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: where: x {mx_shape(x or ())}, y "
+            f"{mx_shape(y or ())} and the output must have one shape"
+        ) from None
+    for target in (node._inputs[1], node._inputs[2], node):
+        inf.assign(node, target, s)
+    if s is not None and c is not None and len(c) != 1:
+        inf.assign(node, node._inputs[0], s)
+
+
+def _swapaxes(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    x = ins[0]
+    if x is None:
+        return
+    d1, d2 = node._attrs["dim1"], node._attrs["dim2"]
+    if not (-len(x) <= d1 < len(x) and -len(x) <= d2 < len(x)):
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: dim1={d1}, dim2={d2} out of range for "
+            f"data {mx_shape(x)}"
+        )
+    s = list(x)
+    s[d1 % len(x)], s[d2 % len(x)] = x[d2 % len(x)], x[d1 % len(x)]
+    inf.assign(node, node, tuple(s))
+
+
+def _deconvolution(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's DeconvolutionShape (the rules of ``mx.nd.Deconvolution``): the weight ``(C,
+    num_filter / num_group, *kernel)``, the bias ``(num_filter,)``, the output ``(N,
+    num_filter, (L - 1) stride - 2 pad + dilate (k - 1) + 1 + adj...)``."""
+    from ._nd_layers import deconv_attrs, deconv_out_shape
+
+    a = node._attrs
+    x = ins[0]
+    if x is None:
+        return
+    k, nf = a["kernel"], a["num_filter"]
+    if len(x) != len(k) + 2:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: data {mx_shape(x)} does not fit the "
+            f"{len(k)}-D kernel {_tuple_text(k)}"
+        )
+    if x[1]:
+        inf.assign(node, node._inputs[1], (x[1], nf // a["num_group"], *k))
+    if len(node._inputs) > 2:
+        inf.assign(node, node._inputs[2], (nf,))
+    if not all(x):
+        return
+    try:
+        attrs = deconv_attrs(
+            f"infer_shape: Error in operator {node._name}: Deconvolution",
+            x,
+            k,
+            a["stride"],
+            a["dilate"],
+            a["pad"],
+            a["adj"],
+            a["target_shape"],
+            nf,
+            a["num_group"],
+        )
+    except MXNetError:
+        raise
+    inf.assign(node, node, deconv_out_shape(x, k, nf, attrs))
+
+
+def _ctc_loss(inf: _Inference, node: Symbol, ins: list[Shape], out: Shape) -> None:
+    """mxnet's CTCLossOpShape: data ``(T, N, C)``, a 2-D label ``(N, L)``, lengths ``(N,)``;
+    the output ``(N,)``."""
+    x, lab = ins[0], ins[1]
+    if x is None:
+        return
+    if len(x) != 3:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: The number of dimensions of data "
+            f"array must be 3 (sequence_length, batch, alphabet_size), got {mx_shape(x)}"
+        )
+    if lab is not None and len(lab) != 2:
+        raise MXNetError(
+            f"infer_shape: Error in operator {node._name}: The number of dimensions of labels "
+            f"array must be 2, got {mx_shape(lab)}"
+        )
+    if lab is not None:
+        inf.assign(node, node._inputs[1], (x[1], lab[1]))
+    for length in node._inputs[2:]:
+        inf.assign(node, length, (x[1],))
+    inf.assign(node, node, (x[1],))
+
+
 _LAYER_RULES = {
+    "Deconvolution": _deconvolution,
+    "CTCLoss": _ctc_loss,
+    "reshape_like": _reshape_like,
+    "pick": _pick,
+    "where": _where,
+    "SwapAxis": _swapaxes,
     "SliceChannel": _slice_channel,
     "Convolution": _convolution,
     "Pooling": _pooling,

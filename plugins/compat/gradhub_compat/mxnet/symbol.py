@@ -19,9 +19,11 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import threading
+import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -33,8 +35,10 @@ __all__ = [
     "Activation",
     "BatchNorm",
     "BlockGrad",
+    "CTCLoss",
     "Concat",
     "Convolution",
+    "Deconvolution",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -63,7 +67,9 @@ __all__ = [
     "broadcast_sub",
     "clip",
     "concat",
+    "contrib",
     "cos",
+    "ctc_loss",
     "dot",
     "elemwise_add",
     "elemwise_div",
@@ -76,11 +82,14 @@ __all__ = [
     "load_json",
     "log",
     "log_softmax",
+    "make_loss",
     "maximum",
     "mean",
     "minimum",
+    "pick",
     "relu",
     "reshape",
+    "reshape_like",
     "sigmoid",
     "sin",
     "softmax",
@@ -88,9 +97,11 @@ __all__ = [
     "sqrt",
     "square",
     "sum",
+    "swapaxes",
     "tanh",
     "transpose",
     "var",
+    "where",
 ]
 
 ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
@@ -99,6 +110,7 @@ NORMALIZATIONS = ("null", "batch", "valid")
 LOSS_OPS = (
     "SoftmaxOutput",
     "MakeLoss",
+    "make_loss",
     "LinearRegressionOutput",
     "LogisticRegressionOutput",
     "MAERegressionOutput",
@@ -106,6 +118,14 @@ LOSS_OPS = (
 #: Operators with auxiliary states: the input positions that are auxiliary (mxnet's
 #: ``FMutateInputs``: arrays the operator updates in place, not arguments).
 AUX_INPUTS: dict[str, tuple[int, ...]] = {"BatchNorm": (3, 4)}
+#: Operators whose inputs at these positions take any dtype (mxnet's type inference: indices,
+#: shapes, conditions and lengths); the other inputs and the output share one dtype.
+ANY_DTYPE_INPUTS: dict[str, tuple[int, ...]] = {
+    "pick": (1,),
+    "reshape_like": (1,),
+    "where": (0,),
+    "CTCLoss": (1, 2, 3),
+}
 #: mxnet's broadcasting binary operators (numpy broadcasting; gradients summed back).
 BROADCAST_OPS = (
     "broadcast_add",
@@ -118,17 +138,45 @@ BROADCAST_OPS = (
 )
 
 
+#: the comparison operators (``_Greater``, ``_GreaterScalar``...) -> mxnet's operator names
+COMPARE_NAMES = {
+    "Greater": "_greater",
+    "GreaterEqual": "_greater_equal",
+    "Lesser": "_lesser",
+    "LesserEqual": "_lesser_equal",
+}
+
+
 class _Names(threading.local):
     def __init__(self) -> None:
         self.counters: dict[str, Iterator[int]] = {}
+        #: the prefixes of the name scopes entered (:func:`prefix_scope`), with their counters
+        self.scopes: list[tuple[str, dict[str, int]]] = []
 
 
 _names = _Names()
 
 
 def _auto_name(hint: str) -> str:
+    if _names.scopes:  # inside a Gluon block's name scope (mxnet's Prefix name manager)
+        prefix, counter = _names.scopes[-1]
+        n = counter.get(hint, 0)
+        counter[hint] = n + 1
+        return f"{prefix}{hint}{n}"
     c = _names.counters.setdefault(hint, itertools.count())
     return f"{hint}{next(c)}"
+
+
+@contextlib.contextmanager
+def prefix_scope(prefix: str, counter: dict[str, int]) -> Iterator[None]:
+    """Name the symbols created without a name (``a - b``, ``x > 0``...) ``prefix`` + their
+    operator's hint + a count kept in ``counter``, as mxnet's ``Prefix`` name manager inside a
+    Gluon block's ``hybrid_forward`` (``l2loss0__minus0``)."""
+    _names.scopes.append((prefix, counter))
+    try:
+        yield
+    finally:
+        _names.scopes.pop()
 
 
 def _is_scalar(x: Any) -> bool:
@@ -617,6 +665,79 @@ class Symbol:
     def __neg__(self) -> Symbol:
         return self._arith(-1.0, "Mul")
 
+    # in-place arithmetic is an NDArray operation (as mxnet: ``s += 1`` raises)
+    def __iadd__(self, o: Any) -> Symbol:
+        raise NotImplementedForSymbol("__iadd__", "+=")
+
+    def __isub__(self, o: Any) -> Symbol:
+        raise NotImplementedForSymbol("__isub__", "-=")
+
+    def __imul__(self, o: Any) -> Symbol:
+        raise NotImplementedForSymbol("__imul__", "*=")
+
+    def __itruediv__(self, o: Any) -> Symbol:
+        raise NotImplementedForSymbol("__itruediv__", "/=")
+
+    # comparisons (1/0 in the input's dtype, no gradient; ``==``/``!=`` stay Python's identity
+    # tests, so that symbols can be looked up in lists and dicts)
+    def _compare(self, other: Any, op: str) -> Symbol:
+        if isinstance(other, Symbol):
+            return Symbol(f"_{op}", _auto_name(COMPARE_NAMES[op]), (self, other))
+        if _is_scalar(other):
+            return Symbol(
+                f"_{op}Scalar",
+                _auto_name(f"{COMPARE_NAMES[op]}_scalar"),
+                (self,),
+                {"scalar": float(other)},
+                {"scalar": str(other)},
+            )
+        return NotImplemented
+
+    def __gt__(self, o: Any) -> Symbol:
+        """``self > o`` (mxnet's ``_greater``/``_greater_scalar``): 1 where true, else 0."""
+        return self._compare(o, "Greater")
+
+    def __ge__(self, o: Any) -> Symbol:
+        return self._compare(o, "GreaterEqual")
+
+    def __lt__(self, o: Any) -> Symbol:
+        return self._compare(o, "Lesser")
+
+    def __le__(self, o: Any) -> Symbol:
+        return self._compare(o, "LesserEqual")
+
+    # the operator methods of mxnet's Symbol used by Gluon's code
+    def sum(self, *args: Any, **kwargs: Any) -> Symbol:
+        """``mx.sym.sum(self, ...)``."""
+        return sum(self, *args, **kwargs)  # type: ignore[no-any-return]
+
+    def mean(self, *args: Any, **kwargs: Any) -> Symbol:
+        """``mx.sym.mean(self, ...)``.
+
+        Example::
+
+            >>> import gradhub_compat.mxnet as mx
+            >>> mx.sym.Variable("x").mean(axis=0, exclude=True).infer_shape(x=(2, 3, 4))[1]
+            [(2,)]
+        """
+        return mean(self, *args, **kwargs)  # type: ignore[no-any-return]
+
+    def reshape(self, *shape: Any, **kwargs: Any) -> Symbol:
+        """``mx.sym.reshape(self, shape=...)`` (the shape as one tuple or as several ints)."""
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = tuple(shape[0])
+        if shape:
+            kwargs["shape"] = shape
+        return reshape(self, **kwargs)  # type: ignore[no-any-return]
+
+    def reshape_like(self, other: Symbol, **kwargs: Any) -> Symbol:
+        """``mx.sym.reshape_like(self, other)``."""
+        return reshape_like(self, other, **kwargs)  # type: ignore[no-any-return]
+
+    def swapaxes(self, dim1: int = 0, dim2: int = 0, **kwargs: Any) -> Symbol:
+        """``mx.sym.swapaxes(self, dim1, dim2)``."""
+        return swapaxes(self, dim1=dim1, dim2=dim2, **kwargs)  # type: ignore[no-any-return]
+
     # -- composition and serialization ---------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Symbol:
         """Compose: a copy of this symbol with the arguments named in ``kwargs`` replaced by the
@@ -782,6 +903,9 @@ def _node_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[int,
             if node._op in ("null", "Group"):
                 continue
             members = (node, *node._inputs)
+            if node._op in ANY_DTYPE_INPUTS:  # (index, shape or condition inputs: any dtype)
+                skip = ANY_DTYPE_INPUTS[node._op]
+                members = (node, *(m for i, m in enumerate(node._inputs) if i not in skip))
             if node._op == "Embedding":
                 # mxnet's EmbeddingOpType: the indices take any dtype; the weight and the output
                 # have the layer's dtype (float32)
@@ -952,6 +1076,10 @@ def _output_name(node: Symbol) -> str:
         return f"{node._name}_output{node._attrs['index']}"
     if "key" in node._attrs:
         return f"{node._name}_{_BN_OUTPUTS[node._attrs['index']]}"
+    if node._op == "make_loss":  # (mxnet's FListOutputNames of make_loss)
+        return f"{node._name}_loss"
+    if node._op == "CTCLoss":  # (two outputs, the second hidden: the first is output0)
+        return f"{node._name}_output0"
     return f"{node._name}_output"
 
 
@@ -1160,10 +1288,6 @@ def _reduce_op(op: str, formula: str) -> Callable[..., Symbol]:
         **kwargs: Any,
     ) -> Symbol:
         data = _data_arg(op, data)
-        if exclude:
-            raise NotImplementedError(
-                f"mx.sym.{op}: exclude=True is not supported (docs/migration-mxnet.md)"
-            )
         if axis is not None:
             axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
             if not all(isinstance(a, (int, np.integer)) for a in axes):
@@ -1171,14 +1295,15 @@ def _reduce_op(op: str, formula: str) -> Callable[..., Symbol]:
                     f"mx.sym.{op}: axis must be an int or a tuple of ints, got {axis!r}"
                 )
             axis = tuple(int(a) for a in axes)
-        attrs = {"axis": axis, "keepdims": bool(keepdims)}
+        attrs = {"axis": axis, "keepdims": bool(keepdims), "exclude": bool(exclude)}
         return Symbol(op, name or _auto_name(op), [data], attrs)
 
     function.__name__ = function.__qualname__ = op
     function.__doc__ = (
         f"mxnet's ``{op}``: {formula} over ``axis`` (every axis by default or with ``axis=()``, "
         "mxnet's default; a full reduction "
-        "has shape (1,)), keeping the reduced axes as 1 with ``keepdims``.\n\nExample::\n\n"
+        "has shape (1,)), keeping the reduced axes as 1 with ``keepdims``; with ``exclude`` "
+        "over every axis but those of ``axis``.\n\nExample::\n\n"
         "    >>> import gradhub_compat.mxnet as mx\n"
         f"    >>> mx.sym.{op}(mx.sym.Variable('x'), axis=1).infer_shape(x=(2, 3))[1]\n"
         "    [(2,)]\n"
@@ -1188,6 +1313,20 @@ def _reduce_op(op: str, formula: str) -> Callable[..., Symbol]:
 
 sum = _reduce_op("sum", "the sum")
 mean = _reduce_op("mean", "the mean")
+
+
+def reduce_axes(attrs: dict[str, Any], ndim: int) -> tuple[int, ...]:
+    """The axes (non-negative, sorted) that ``sum``/``mean`` with ``attrs`` reduce on data of
+    ``ndim`` axes, as mxnet's ``ReduceAxesShape``: every axis for ``axis`` None or ``()``
+    (with or without ``exclude``), else those of ``axis``, or all the others with
+    ``exclude``."""
+    axis = attrs["axis"]
+    if axis is None or axis == ():
+        return tuple(range(ndim))
+    given = {a % ndim for a in axis}
+    if attrs.get("exclude"):
+        return tuple(i for i in range(ndim) if i not in given)
+    return tuple(sorted(given))
 
 
 def Group(symbols: Sequence[Symbol]) -> Symbol:
@@ -1486,6 +1625,92 @@ def Convolution(
         "no_bias": bool(no_bias),
     }
     return Symbol("Convolution", name, inputs, attrs)
+
+
+@_layer("deconvolution", ("data", "weight", "bias"), ("data",))
+def Deconvolution(
+    data: Symbol | None = None,
+    weight: Symbol | None = None,
+    bias: Symbol | None = None,
+    kernel: Any = None,
+    stride: Any = (),
+    dilate: Any = (),
+    pad: Any = (),
+    adj: Any = (),
+    target_shape: Any = (),
+    num_filter: int | None = None,
+    num_group: int = 1,
+    workspace: int = 512,
+    no_bias: bool = True,
+    cudnn_tune: Any = None,
+    cudnn_off: bool = False,
+    layout: str | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``Deconvolution`` (the transposed convolution; layouts NCW, NCHW, NCDHW; the rules
+    of ``mx.nd.Deconvolution``): ``y[n, g(c) F/num_group + f, i * stride + k * dilate - pad] +=
+    W[c, f, k] x[n, c, i]``. Creates ``NAME_weight`` of shape ``(C, num_filter / num_group,
+    *kernel)`` and, with ``no_bias=False`` (mxnet's default is True), ``NAME_bias`` of shape
+    ``(num_filter,)``; each spatial output size is ``(L - 1) stride - 2 pad + dilate (k - 1) + 1
+    + adj``, or ``target_shape`` when given (the padding and ``adj`` then derived from it, as
+    mxnet).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> d = mx.sym.Deconvolution(mx.sym.Variable("x"), kernel=(4, 4), stride=(2, 2),
+        ...                          pad=(1, 1), num_filter=3, name="up")
+        >>> d.list_arguments(), d.infer_shape(x=(2, 8, 5, 5))[1]
+        (['x', 'up_weight'], [(2, 3, 10, 10)])
+    """
+    data = _data_arg("Deconvolution", data)
+    if kernel is None or num_filter is None:
+        raise _MXNetValueError(
+            "mx.sym.Deconvolution: Required parameter kernel and num_filter are not presented, "
+            f'in operator Deconvolution(name="{name}")'
+        )
+    _layout("Deconvolution", layout)
+    k = _ints("Deconvolution", "kernel", kernel)
+    if not 1 <= len(k) <= 3 or any(d <= 0 for d in k):
+        raise _MXNetValueError(
+            f"mx.sym.Deconvolution: kernel={kernel!r} must have 1 to 3 positive sizes"
+        )
+    nsp = len(k)
+    given = {
+        "stride": _ints("Deconvolution", "stride", stride),
+        "dilate": _ints("Deconvolution", "dilate", dilate),
+        "pad": _ints("Deconvolution", "pad", pad),
+        "adj": _ints("Deconvolution", "adj", adj),
+        "target_shape": _ints("Deconvolution", "target_shape", target_shape),
+    }
+    for arg, t in given.items():
+        if t and len(t) != nsp:
+            raise _MXNetValueError(
+                f"mx.sym.Deconvolution: {arg}={t} must have {nsp} values (one per kernel axis)"
+            )
+    if int(num_filter) <= 0 or int(num_group) <= 0 or int(num_filter) % int(num_group):
+        raise _MXNetValueError(
+            f"mx.sym.Deconvolution: num_filter={num_filter} must be a positive multiple of "
+            f"num_group={num_group}"
+        )
+    if no_bias and bias is not None:
+        raise _MXNetValueError(
+            "mx.sym.Deconvolution: a bias is given with no_bias=True (mxnet's default); pass "
+            "no_bias=False"
+        )
+    name = name or _auto_name("deconvolution")
+    inputs = [data, weight if weight is not None else Variable(f"{name}_weight")]
+    if not no_bias:
+        inputs.append(bias if bias is not None else Variable(f"{name}_bias"))
+    attrs = {
+        "kernel": k,
+        **given,
+        "num_filter": int(num_filter),
+        "num_group": int(num_group),
+        "no_bias": bool(no_bias),
+    }
+    return Symbol("Deconvolution", name, inputs, attrs)
 
 
 POOL_TYPES = ("max", "avg", "sum")
@@ -1927,7 +2152,7 @@ def clip(
 
 
 @_layer("log_softmax", ("data",), ("data",))
-def log_softmax(
+def _log_softmax(
     data: Symbol | None = None,
     length: Symbol | None = None,
     axis: int = -1,
@@ -1957,6 +2182,51 @@ def log_softmax(
     return Symbol(
         "log_softmax", name or _auto_name("log_softmax"), [data], {"axis": int(axis), "t": t}
     )
+
+
+def _positional(
+    fn: Callable[..., Symbol], fname: str, inputs: int, names: tuple[str, ...], doc: str
+) -> Callable[..., Symbol]:
+    """``fn`` taking its first ``inputs`` symbols and then the parameters ``names`` by position
+    too, as mxnet's generated operator functions (``F.log_softmax(pred, -1)``,
+    ``F.swapaxes(x, 0, 1)``)."""
+
+    def function(*args: Any, **kwargs: Any) -> Symbol:
+        extra = args[inputs:]
+        if len(extra) > len(names):
+            raise TypeError(
+                f"mx.sym.{fname}: at most {inputs + len(names)} positional arguments, got "
+                f"{len(args)}"
+            )
+        for k, v in zip(names, extra):
+            if k in kwargs:
+                raise TypeError(f"mx.sym.{fname}: {k!r} given twice")
+            kwargs[k] = v
+        return fn(*args[:inputs], **kwargs)
+
+    function.__name__ = function.__qualname__ = fname
+    function.__doc__ = doc
+    function.__wrapped__ = fn  # type: ignore[attr-defined]  # (its signature: name=...)
+    return function
+
+
+log_softmax = _positional(
+    _log_softmax,
+    "log_softmax",
+    1,
+    ("axis", "temperature", "dtype", "use_length"),
+    """mxnet's ``log_softmax``: ``x / t - log(sum(exp(x / t), axis))`` (the gradhub function
+    of ``mx.nd.log_softmax``), along ``axis`` (default the last) with temperature ``t``. As
+    mxnet's generated function, the arguments after ``data`` may be given by position
+    (``F.log_softmax(pred, -1)`` in Gluon's losses).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.log_softmax(mx.sym.Variable("x"), 0).infer_shape(x=(2, 3))[1]
+        [(2, 3)]
+    """,
+)
 
 
 def _regression(op: str, formula: str, grad: str) -> Callable[..., Symbol]:
@@ -2044,6 +2314,191 @@ LogisticRegressionOutput = _regression(
     "LogisticRegressionOutput", "1 / (1 + e^-data)", "out - label"
 )
 MAERegressionOutput = _regression("MAERegressionOutput", "data", "sign(out - label)")
+
+
+# -- the operators of Gluon's losses on symbols (docs/migration-mxnet.md) ------------------------
+
+
+@_layer("reshape_like", ("lhs", "rhs"), ("lhs", "rhs"))
+def reshape_like(
+    lhs: Symbol | None = None, rhs: Symbol | None = None, name: str | None = None, **kwargs: Any
+) -> Symbol:
+    """mxnet's ``reshape_like``: ``lhs`` in the shape of ``rhs`` (the same number of elements);
+    the gradient goes to ``lhs`` only (``rhs`` gets zeros), and ``rhs`` may have any dtype.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+        >>> mx.sym.reshape_like(a, b).infer_shape(a=(6,), b=(2, 3))[1]
+        [(2, 3)]
+    """
+    if kwargs.keys() & {"lhs_begin", "lhs_end", "rhs_begin", "rhs_end"}:
+        raise NotImplementedError(
+            f"mx.sym.reshape_like: lhs_begin/lhs_end/rhs_begin/rhs_end are not supported ({_DOCS})"
+        )
+    for arg, v in (("lhs", lhs), ("rhs", rhs)):
+        if not isinstance(v, Symbol):
+            raise TypeError(f"mx.sym.reshape_like: {arg} must be a Symbol, got {type(v).__name__}")
+    return Symbol("reshape_like", name or _auto_name("reshape_like"), [lhs, rhs])  # type: ignore[list-item]
+
+
+@_layer("pick", ("data", "index"), ("data", "index"))
+def _pick(
+    data: Symbol | None = None,
+    index: Symbol | None = None,
+    axis: int = -1,
+    keepdims: bool = False,
+    mode: str = "clip",
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``pick`` (the rule of ``mx.nd.pick``): ``out[i] = data[i, index[i]]`` along
+    ``axis``; ``index`` (any dtype, data's shape without ``axis``) is truncated to integers and
+    clipped into range (``mode="clip"``) or wrapped (``"wrap"``). The gradient goes to the
+    picked elements of ``data``; ``index`` gets none.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> d, i = mx.sym.Variable("d"), mx.sym.Variable("i")
+        >>> mx.sym.pick(d, i, axis=1, keepdims=True).infer_shape(d=(4, 3))
+        ([(4, 3), (4,)], [(4, 1)], [])
+    """
+    data = _data_arg("pick", data)
+    if not isinstance(index, Symbol):
+        raise TypeError(f"mx.sym.pick: index must be a Symbol, got {type(index).__name__}")
+    if mode not in ("clip", "wrap"):
+        raise _MXNetValueError(
+            f"mx.sym.pick: Invalid Input: '{mode}', valid values are: {{'clip', 'wrap'}}"
+        )
+    attrs = {"axis": None if axis is None else int(axis), "keepdims": bool(keepdims), "mode": mode}
+    return Symbol("pick", name or _auto_name("pick"), [data, index], attrs)
+
+
+@_layer("where", ("condition", "x", "y"), ("condition", "x", "y"))
+def where(
+    condition: Symbol | None = None,
+    x: Symbol | None = None,
+    y: Symbol | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``where`` (the rule of ``mx.nd.where``): ``x`` where ``condition`` is non-zero,
+    else ``y`` (``condition`` of x's shape, or 1-D selecting rows of the first axis). The
+    gradient goes to ``x`` at the selected elements and to ``y`` at the others; ``condition``
+    (any dtype) gets none.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.sym.Variable("x")
+        >>> mx.sym.where(x > 0, x, -x).infer_shape(x=(2, 3))[1]
+        [(2, 3)]
+    """
+    for arg, v in (("condition", condition), ("x", x), ("y", y)):
+        if not isinstance(v, Symbol):
+            raise TypeError(f"mx.sym.where: {arg} must be a Symbol, got {type(v).__name__}")
+    return Symbol("where", name or _auto_name("where"), [condition, x, y])  # type: ignore[list-item]
+
+
+@_layer("make_loss", ("data",), ("data",))
+def make_loss(data: Symbol | None = None, name: str | None = None, **kwargs: Any) -> Symbol:
+    """mxnet's ``make_loss`` (a loss layer, output ``NAME_loss``): the output is ``data``;
+    backward gives it the gradient 1 everywhere, ignoring the head gradient (``MakeLoss`` with
+    its defaults).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.make_loss(mx.sym.Variable("x"), name="l").list_outputs()
+        ['l_loss']
+    """
+    data = _data_arg("make_loss", data)
+    return Symbol("make_loss", name or _auto_name("make_loss"), [data])
+
+
+@_layer("swapaxes", ("data",), ("data",))
+def _swapaxes(
+    data: Symbol | None = None,
+    dim1: int = 0,
+    dim2: int = 0,
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``swapaxes`` (operator ``SwapAxis``): ``data`` with the axes ``dim1`` and
+    ``dim2`` exchanged.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.sym.swapaxes(mx.sym.Variable("x"), 0, 1).infer_shape(x=(2, 3, 4))[1]
+        [(3, 2, 4)]
+    """
+    data = _data_arg("swapaxes", data)
+    attrs = {"dim1": int(dim1), "dim2": int(dim2)}
+    return Symbol("SwapAxis", name or _auto_name("swapaxes"), [data], attrs)
+
+
+@_layer("ctcloss", ("data", "label", "data_lengths", "label_lengths"), ("data", "label"))
+def CTCLoss(
+    data: Symbol | None = None,
+    label: Symbol | None = None,
+    data_lengths: Symbol | None = None,
+    label_lengths: Symbol | None = None,
+    use_data_lengths: bool = False,
+    use_label_lengths: bool = False,
+    blank_label: str = "first",
+    name: str | None = None,
+    **kwargs: Any,
+) -> Symbol:
+    """mxnet's ``CTCLoss`` (``ctc_loss``, ``contrib.CTCLoss``; the rules of ``mx.nd.CTCLoss``):
+    ``-log p(label | data)`` per sequence, shape ``(N,)``, for activations ``data`` ``(T, N,
+    C)`` and labels ``(N, L)`` (any dtype). The inputs ``data_lengths``/``label_lengths`` are
+    taken with ``use_data_lengths``/``use_label_lengths`` (the variables ``NAME_data_lengths``/
+    ``NAME_label_lengths`` when not given, as mxnet). Not a loss layer: the gradient is the head
+    gradient times the loss's gradient; the labels and lengths get none.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> c = mx.sym.CTCLoss(mx.sym.Variable("x"), mx.sym.Variable("y"), name="ctc")
+        >>> c.list_outputs(), c.infer_shape(x=(20, 2, 4), y=(2, 3))[1]
+        (['ctc_output0'], [(2,)])
+    """
+    data = _data_arg("CTCLoss", data)
+    if blank_label not in ("first", "last"):
+        raise _MXNetValueError(
+            f"mx.sym.CTCLoss: Invalid Input: '{blank_label}', valid values are: {{'first', 'last'}}"
+        )
+    name = name or _auto_name("ctcloss")
+    inputs = [data, label]
+    for arg, use, sym in (
+        ("data_lengths", use_data_lengths, data_lengths),
+        ("label_lengths", use_label_lengths, label_lengths),
+    ):
+        if use:
+            inputs.append(sym if sym is not None else Variable(f"{name}_{arg}"))
+        elif sym is not None:
+            raise _MXNetValueError(
+                f"mx.sym.CTCLoss: {arg} is given but use_{arg}=False (mxnet reads it only with "
+                f"use_{arg}=True)"
+            )
+    attrs = {
+        "use_data_lengths": bool(use_data_lengths),
+        "use_label_lengths": bool(use_label_lengths),
+        "blank_label": blank_label,
+    }
+    return Symbol("CTCLoss", name, inputs, attrs)  # type: ignore[arg-type]
+
+
+ctc_loss = CTCLoss
+#: ``mx.sym.contrib``'s names of the operators here (mxnet 1.x kept the CTC loss there too)
+contrib = types.SimpleNamespace(CTCLoss=CTCLoss, ctc_loss=CTCLoss)
+
+pick = _positional(_pick, "pick", 2, ("axis", "keepdims", "mode"), _pick.__doc__ or "")
+swapaxes = _positional(_swapaxes, "swapaxes", 1, ("dim1", "dim2"), _swapaxes.__doc__ or "")
+SwapAxis = swapaxes
 
 
 def load_json(json_str: str) -> Symbol:

@@ -541,6 +541,17 @@ class _Prefixed:
         self._prefix = prefix
         self._counter: dict[str, int] = {}
 
+    def scope(self) -> Any:
+        """The name scope naming the symbols made without a function of ``F`` (``a - b``) with
+        the same prefix and counters (mxnet's ``Prefix`` name manager)."""
+        import contextlib
+
+        from ..symbol import prefix_scope
+
+        if not self._prefix:
+            return contextlib.nullcontext()
+        return prefix_scope(self._prefix, self._counter)
+
     def __getattr__(self, name: str) -> Any:
         import inspect
 
@@ -620,7 +631,9 @@ class HybridBlock(Block):
             syms = [symbol.var(n) for n in names]
             sparams = {k: v.var() for k, v in self._reg_params.items()}
             with self.name_scope():
-                out = self.hybrid_forward(_Prefixed(symbol, self.prefix), *syms, **sparams)
+                F = _Prefixed(symbol, self.prefix)
+                with F.scope():
+                    out = self.hybrid_forward(F, *syms, **sparams)
             if isinstance(out, (list, tuple)):
                 out = symbol.Group(list(out))
             arg_shapes, _, _ = out.infer_shape_partial(
@@ -673,7 +686,9 @@ class HybridBlock(Block):
         if has_sym:
             sparams = {k: v.var() for k, v in self._reg_params.items()}
             with self.name_scope():
-                return self.hybrid_forward(_Prefixed(symbol, self.prefix), x, *args, **sparams)
+                F = _Prefixed(symbol, self.prefix)
+                with F.scope():
+                    return self.hybrid_forward(F, x, *args, **sparams)
         ctx = next(a.context for a in inputs if isinstance(a, NDArray))
         self._last_nargs = len(inputs)  # (export: the number of inputs)
         try:

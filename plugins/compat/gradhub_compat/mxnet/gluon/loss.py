@@ -1,7 +1,7 @@
 """mxnet Gluon's losses (``gluon.loss``), as mxnet 1.9.1: :class:`Loss` and ``L2Loss``,
 ``L1Loss``, ``SoftmaxCrossEntropyLoss`` (``SoftmaxCELoss``), ``SigmoidBinaryCrossEntropyLoss``
 (``SigmoidBCELoss``), ``KLDivLoss``, ``HuberLoss``, ``HingeLoss``, ``SquaredHingeLoss``,
-``LogisticLoss``, ``TripletLoss``, ``PoissonNLLLoss``, ``CosineEmbeddingLoss``.
+``LogisticLoss``, ``TripletLoss``, ``PoissonNLLLoss``, ``CosineEmbeddingLoss``, ``CTCLoss``.
 
 Each loss is a :class:`~.block.HybridBlock` whose ``hybrid_forward(F, pred, label,
 sample_weight=None)`` computes mxnet's formula with the ``mx.nd`` functions (``F``), so values
@@ -63,9 +63,12 @@ def _apply_weighting(F: Any, loss: NDArray, weight: Any = None, sample_weight: A
     return loss
 
 
-def _reshape_like(F: Any, x: NDArray, y: NDArray) -> NDArray:
-    """``x`` reshaped to ``y``'s shape (mxnet's ``_reshape_like`` for NDArrays)."""
-    return x.reshape(y.shape)
+def _reshape_like(F: Any, x: Any, y: Any) -> Any:
+    """``x`` reshaped to ``y``'s shape (mxnet's ``_reshape_like``: ``reshape`` for NDArrays,
+    the operator ``reshape_like`` for Symbols)."""
+    if isinstance(x, NDArray):
+        return x.reshape(y.shape)
+    return F.reshape_like(x, y)
 
 
 def _softrelu(F: Any, x: NDArray) -> NDArray:
@@ -80,8 +83,17 @@ def _hinge(F: Any, margin: float, pred: Any, label: Any) -> Any:
 
 class Loss(HybridBlock):
     """The base class of the losses: ``weight`` (a number or None) scales the loss,
-    ``batch_axis`` is the axis of the samples (the one not averaged). Inputs must be NDArrays:
-    Symbols raise ``NotImplementedError``."""
+    ``batch_axis`` is the axis of the samples (the one not averaged). The inputs are NDArrays
+    (``F`` is ``mx.nd``) or Symbols (``F`` is ``mx.sym``: the loss is a symbol, trained with
+    ``mx.sym.make_loss`` and a ``Module``), not a mix of both.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> loss = mx.gluon.loss.L2Loss()(mx.sym.var("pred"), mx.sym.var("label"))
+        >>> loss.list_arguments(), loss.infer_shape(pred=(4, 3), label=(4, 3))[1]
+        (['label', 'pred'], [(4,)])
+    """
 
     def __init__(self, weight: Any, batch_axis: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -95,10 +107,13 @@ class Loss(HybridBlock):
         from .. import symbol
 
         if any(isinstance(a, symbol.Symbol) for a in (x, *args)):
-            raise NotImplementedError(
-                f"gluon.loss.{type(self).__name__}: Symbol inputs are not supported; the "
-                f"losses run on NDArrays ({_DOCS})"
-            )
+            for a in (x, *args):
+                if a is not None and not isinstance(a, symbol.Symbol):
+                    raise TypeError(
+                        f"gluon.loss.{type(self).__name__}: inputs must be all Symbols or all "
+                        f"NDArrays, got a Symbol and a {type(a).__name__}"
+                    )
+            return super().forward(x, *args)  # hybrid_forward with F = mx.sym
         for a in (x, *args):
             if a is not None and not isinstance(a, NDArray):
                 raise TypeError(
@@ -396,6 +411,10 @@ class CosineEmbeddingLoss(Loss):
     def hybrid_forward(
         self, F: Any, input1: Any, input2: Any, label: Any, sample_weight: Any = None
     ) -> Any:
+        if not isinstance(input1, NDArray):
+            raise NotImplementedError(
+                f"gluon.loss.CosineEmbeddingLoss: Symbol inputs are not supported ({_DOCS})"
+            )
         input1 = _reshape_like(F, input1, input2)
         label = label.reshape((-1, 1))
         cos_sim = self._cosine_similarity(F, input1, input2)
@@ -424,5 +443,63 @@ def _unsupported(name: str, why: str) -> type[Loss]:
     return type(name, (Loss,), {"__init__": __init__, "__doc__": f"Not supported: {name}."})
 
 
-CTCLoss = _unsupported("CTCLoss", "the CTC loss (mxnet's CTCLoss operator)")
+class CTCLoss(Loss):
+    """The connectionist temporal classification loss, as mxnet 1.9.1: ``F.CTCLoss`` of the
+    unnormalized predictions (``layout`` ``"NTC"`` or ``"TNC"``) and the labels (``label_layout``
+    ``"NT"`` or ``"TN"``, padded with -1) with the blank class last (``alphabet_size - 1``);
+    the optional inputs ``pred_lengths`` and ``label_lengths`` give each sequence's lengths, and
+    ``sample_weight``/``weight`` scale the loss. One value per sequence (see
+    ``mx.nd.CTCLoss``).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> loss = mx.gluon.loss.CTCLoss()
+        >>> label = mx.nd.array([[1, 0, -1, -1], [2, 1, 1, -1]])
+        >>> loss(mx.nd.ones((2, 20, 4)), label).asnumpy().round(3)
+        array([18.828, 16.506], dtype=float32)
+    """
+
+    def __init__(
+        self, layout: str = "NTC", label_layout: str = "NT", weight: Any = None, **kwargs: Any
+    ) -> None:
+        if layout not in ("NTC", "TNC"):
+            raise ValueError(
+                f"gluon.loss.CTCLoss: Only 'NTC' and 'TNC' layouts for pred are supported. Got: "
+                f"{layout}"
+            )
+        if label_layout not in ("NT", "TN"):
+            raise ValueError(
+                f"gluon.loss.CTCLoss: Only 'NT' and 'TN' layouts for label are supported. Got: "
+                f"{label_layout}"
+            )
+        self._layout = layout
+        self._label_layout = label_layout
+        super().__init__(weight, label_layout.find("N"), **kwargs)
+
+    def hybrid_forward(
+        self,
+        F: Any,
+        pred: Any,
+        label: Any,
+        pred_lengths: Any = None,
+        label_lengths: Any = None,
+        sample_weight: Any = None,
+    ) -> Any:
+        if self._layout == "NTC":
+            pred = F.swapaxes(pred, 0, 1)
+        if self._batch_axis == 1:
+            label = F.swapaxes(label, 0, 1)
+        loss = F.CTCLoss(
+            pred,
+            label,
+            pred_lengths,
+            label_lengths,
+            use_data_lengths=pred_lengths is not None,
+            use_label_lengths=label_lengths is not None,
+            blank_label="last",
+        )
+        return _apply_weighting(F, loss, self._weight, sample_weight)
+
+
 SDMLLoss = _unsupported("SDMLLoss", "the SDML loss")
