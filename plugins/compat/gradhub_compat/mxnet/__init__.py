@@ -55,6 +55,7 @@ from . import (
     gluon,
     initializer,
     io,
+    kvstore,
     lr_scheduler,
     metric,
     model,
@@ -71,6 +72,7 @@ from .executor import Executor
 from .ndarray import NDArray
 
 init = initializer
+kv = kvstore
 mod = module
 nd = ndarray
 sym = symbol
@@ -91,6 +93,8 @@ __all__ = [
     "init",
     "initializer",
     "io",
+    "kv",
+    "kvstore",
     "lr_scheduler",
     "metric",
     "mod",

@@ -302,7 +302,9 @@ class Parameter:
 
     def set_data(self, data: Any) -> None:
         """Write ``data`` (an NDArray or array-like of this parameter's shape) into the data on
-        every context; before a deferred initialization it becomes the initial value."""
+        every context; before a deferred initialization it becomes the initial value. A
+        trainer updating on a kvstore drops its kvstore (as mxnet: made again at its next
+        step)."""
         if not isinstance(data, NDArray):
             data = nd.array(data, dtype=self._dtype)
         self.shape = data.shape
@@ -311,6 +313,12 @@ class Parameter:
                 raise AssertionError(f"Parameter '{self.name}' has not been initialized")
             self._deferred_init = (*self._deferred_init[:3], data)
             return
+        # with updates on a kvstore, its copy of the weight must follow: mxnet 1.9.1 drops the
+        # trainer's kvstore (made again, with fresh optimizer states, at the next step)
+        trainer = self._trainer
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore:
+            if self not in trainer._params_to_init:
+                trainer._reset_kvstore()
         for arr in self._data:
             arr[:] = data
 

@@ -2,10 +2,21 @@
 Parameters, as mxnet 1.9.1.
 
 ``step(batch_size)`` sets the optimizer's ``rescale_grad`` to ``scale / batch_size`` (``scale``
-is the optimizer's ``rescale_grad`` at construction, 1 by default), sums the gradients of the
-copies of a parameter on several contexts (one context: nothing to reduce) and updates every
-parameter whose ``grad_req`` is not ``"null"`` in place, with one :class:`~..optimizer.Updater`
-per context. Parameters given as a dict or ParameterDict are taken in the sorted order of their
+is the optimizer's ``rescale_grad`` at construction, 1 by default), reduces the gradients of the
+copies of a parameter on several contexts through a kvstore (:mod:`..kvstore`) and updates every
+parameter whose ``grad_req`` is not ``"null"`` in place.
+
+The kvstore is made at the first ``step`` (``allreduce_grads``, ``update``, ``save_states``,
+``load_states``) with mxnet 1.9.1's decisions: ``kvstore="device"``/``"local"`` with one context
+makes none (``trainer._kvstore`` stays None), with several contexts ``mx.kv.create(kvstore)``; a
+:class:`~..kvstore.KVStore` object is used as it is. ``update_on_kvstore=None`` becomes True
+with a kvstore (False when the environment variable ``MXNET_UPDATE_ON_KVSTORE`` is 0, or with
+``"local"`` when a parameter has over 16M elements): the optimizer is then set on the kvstore
+(``kv.set_optimizer``), which sums the pushed gradients, updates its copy of the weights and
+writes it into every context's copy; otherwise the gradients are summed on the kvstore and each
+context's copy is updated by the Trainer's :class:`~..optimizer.Updater` of that context. With
+``kvstore=None`` nothing is reduced: each context's copy is updated with its own gradient, as
+mxnet. Parameters given as a dict or ParameterDict are taken in the sorted order of their
 names (as mxnet: index ``i`` of the optimizer is the ``i``-th name), a list in its order.
 Gradients are used as they are: with ``grad_req="add"`` they keep accumulating until
 ``zero_grad()``, as in mxnet.
@@ -37,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from .. import autograd
+from .. import kvstore as kvs
 from .. import optimizer as opt
 from .parameter import Parameter, ParameterDict
 
@@ -48,11 +60,12 @@ _DOCS = "docs/migration-mxnet.md"
 class Trainer:
     """Applies ``optimizer`` (a name of ``mx.optimizer``, with ``optimizer_params``, or an
     :class:`~..optimizer.Optimizer`) to ``params`` (a ParameterDict, a dict or a list of
-    Parameters); see the module documentation. ``kvstore`` (``"device"``, ``"local"`` or None)
-    and ``update_on_kvstore`` are accepted: on one machine every update is done here, with the
-    same numbers; distributed kvstores and gradient compression across several contexts raise
-    ``NotImplementedError``. The optimizer gets ``param_dict`` (index -> Parameter), so each
-    Parameter's ``lr_mult`` and ``wd_mult`` apply.
+    Parameters); see the module documentation. ``kvstore`` is ``"device"``, ``"local"``,
+    ``"nccl"``, a :class:`~..kvstore.KVStore` or None; distributed kvstores raise
+    ``NotImplementedError`` (gradhub-mpi trains on several processes), and so do
+    ``compression_params`` when a kvstore is used (compressed gradients would change the
+    numbers). The optimizer gets ``param_dict`` (index -> Parameter), so each Parameter's
+    ``lr_mult`` and ``wd_mult`` apply.
     """
 
     def __init__(
@@ -81,28 +94,43 @@ class Trainer:
             self._param2idx[param.name] = i
             self._params.append(param)
             param._trainer = self
-        if isinstance(kvstore, str) and "dist" in kvstore:
+        if isinstance(kvstore, str) and (
+            "dist" in kvstore.lower() or kvstore.lower() in ("horovod", "byteps")
+        ):
             raise NotImplementedError(
-                f"gluon.Trainer: kvstore={kvstore!r} (distributed training) is not supported "
-                f"({_DOCS})"
+                f"gluon.Trainer: kvstore={kvstore!r} (distributed training) is not supported; "
+                f"distributed training is done with gradhub-mpi ({_DOCS})"
             )
-        if kvstore is not None and not isinstance(kvstore, str):
-            raise NotImplementedError(
-                f"gluon.Trainer: a KVStore object ({type(kvstore).__name__}) is not supported; "
-                f"pass kvstore='device', 'local' or None ({_DOCS})"
+        if kvstore is not None and not isinstance(kvstore, (str, kvs.KVStore)):
+            raise TypeError(
+                f"gluon.Trainer: kvstore must be KVStore, str or None, got {type(kvstore).__name__}"
+            )
+        if update_on_kvstore is not None and not isinstance(update_on_kvstore, bool):
+            raise TypeError(
+                "gluon.Trainer: update_on_kvstore must be True, False or None, got "
+                f"{type(update_on_kvstore).__name__}"
             )
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
-        if compression_params and len(self._contexts or []) > 1:
+        if compression_params and (
+            isinstance(kvstore, kvs.KVStore) or (kvstore is not None and len(self._contexts) > 1)
+        ):
             raise NotImplementedError(
-                "gluon.Trainer: compression_params (gradient compression between contexts) is "
+                "gluon.Trainer: compression_params (gradient compression on the kvstore) is "
                 f"not supported ({_DOCS})"
             )
         self._init_optimizer(optimizer, optimizer_params if optimizer_params else {})
         self._scale = self._optimizer.rescale_grad
-        self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
-        self._kvstore = None
-        self._update_on_kvstore = None
+        self._kvstore_params: dict[str, Any] = {
+            "kvstore": kvstore,
+            "update_on_kvstore": update_on_kvstore,
+        }
+        self._kv_initialized = False
+        self._kvstore: kvs.KVStore | None = None
+        self._update_on_kvstore: bool | None = None
+        self._distributed: bool | None = None
+        self._params_to_init: list[Parameter] = []
+        self._reset_kvstore()
 
     def _check_contexts(self) -> Any:
         contexts = None
@@ -115,7 +143,7 @@ class Trainer:
                     f"are initialized on {contexts}."
                 )
             contexts = ctx
-        return contexts
+        return contexts if contexts is not None else []
 
     def _init_optimizer(self, optimizer: Any, optimizer_params: dict[str, Any]) -> None:
         param_dict = dict(enumerate(self._params))
@@ -135,6 +163,72 @@ class Trainer:
                 f"{type(optimizer).__name__}"
             )
         self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts or [None]]
+
+    def _reset_kvstore(self) -> None:
+        """Drop the kvstore (and its optimizer states when it updates): the next step makes a
+        new one from the parameters' current values, as mxnet."""
+        self._kv_initialized = False
+        self._kvstore = None
+        self._distributed = None
+        self._update_on_kvstore = None
+        self._params_to_init = list(self._params)
+
+    def _create_kvstore(self) -> tuple[kvs.KVStore | None, bool]:
+        # mxnet 1.9.1's model._create_kvstore
+        config = self._kvstore_params["kvstore"]
+        update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
+        kv: kvs.KVStore | None
+        if config is None:
+            kv = None
+        elif isinstance(config, kvs.KVStore):
+            kv = config
+        elif len(self._contexts) == 1:
+            kv = None  # one device, one machine: no kvstore
+        else:
+            kv = kvs.create(config)
+            if config == "local":
+                sizes = [int(np.prod(p.shape or ())) for p in self._params]
+                if sizes and max(sizes) > 1024 * 1024 * 16:
+                    update_on_kvstore = False
+        if kv is None:
+            update_on_kvstore = False
+        return kv, update_on_kvstore
+
+    def _init_kvstore(self) -> None:
+        kv, update_on_kvstore = self._create_kvstore()
+        self._distributed = False
+        if self._kvstore_params["update_on_kvstore"] is not None:
+            update_on_kvstore = self._kvstore_params["update_on_kvstore"]
+        if kv is not None:
+            if self._compression_params:
+                kv.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                kv.set_optimizer(self._optimizer)
+            self._kvstore = kv
+            self._update_on_kvstore = update_on_kvstore
+        else:
+            self._kvstore = None
+            self._update_on_kvstore = None
+        self._kv_initialized = True
+
+    def _init_params(self) -> None:
+        """Put the initialized parameters of ``_params_to_init`` into the kvstore (context 0's
+        copy, written into the others: mxnet's ``kv.broadcast``); deferred ones wait."""
+        waiting = []
+        if self._kvstore is not None:
+            for param in self._params_to_init:
+                if param._data is None:
+                    waiting.append(param)
+                    continue
+                arrays = param.list_data()
+                self._kvstore.broadcast(self._param2idx[param.name], arrays[0], arrays)
+        self._params_to_init = waiting
+
+    def _prepare_kvstore(self) -> None:
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
 
     @property
     def learning_rate(self) -> float:
@@ -161,35 +255,55 @@ class Trainer:
 
     def step(self, batch_size: Any, ignore_stale_grad: bool = False) -> None:
         """One update: ``rescale_grad = scale / batch_size``, :meth:`allreduce_grads`, then
-        :meth:`update`'s updates. A parameter whose gradient ``backward`` has not written since
-        the last update raises mxnet's ``UserWarning`` (an exception, as mxnet); with
-        ``ignore_stale_grad=True`` such parameters are left as they are."""
+        :meth:`update`'s updates (with ``update_on_kvstore``, the kvstore's update). A parameter
+        whose gradient ``backward`` has not written since the last update raises mxnet's
+        ``UserWarning`` (an exception, as mxnet); with ``ignore_stale_grad=True`` such
+        parameters are left as they are. As in mxnet, updates on the kvstore do not mark the
+        gradients as used."""
         self._optimizer.rescale_grad = self._check_batch_size(batch_size, "step")
+        self._prepare_kvstore()
         self._allreduce_grads()
         self._update(ignore_stale_grad)
 
     def allreduce_grads(self) -> None:
-        """Sum the gradients of each parameter over its contexts (written into every copy); on
-        one context there is nothing to reduce."""
+        """Sum the gradients of each parameter over its contexts on the kvstore (written into
+        every copy); without a kvstore nothing is done. With ``update_on_kvstore`` it raises
+        ``AssertionError``, as mxnet."""
+        self._prepare_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise AssertionError(
+                "allreduce_grads() when parameters are updated on kvstore is not supported. Try "
+                "setting `update_on_kvstore` to False when creating trainer."
+            )
         self._allreduce_grads()
 
     def _allreduce_grads(self) -> None:
-        if len(self._contexts or []) <= 1:
+        if self._kvstore is None:
             return
-        for param in self._params:
+        for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
             grads = param.list_grad()
-            total = np.sum([g.asnumpy() for g in grads], axis=0)
-            for g in grads:
-                g._arr[...] = g._ctx.device().asarray(total.astype(g._arr.dtype))
+            if self._update_on_kvstore:
+                self._kvstore.pushpull(i, grads, out=param.list_data())
+            else:
+                self._kvstore.pushpull(i, grads)
 
     def update(self, batch_size: Any, ignore_stale_grad: bool = False) -> None:
-        """The updates of :meth:`step` without :meth:`allreduce_grads` (call it first)."""
-        self._optimizer.rescale_grad = self._check_batch_size(batch_size, "update")
+        """The updates of :meth:`step` without :meth:`allreduce_grads` (call it first); with
+        ``update_on_kvstore`` it raises ``AssertionError``, as mxnet."""
+        rescale = self._check_batch_size(batch_size, "update")
+        self._prepare_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise AssertionError(
+                "update() when parameters are updated on kvstore is not supported. Try setting "
+                "`update_on_kvstore` to False when creating trainer."
+            )
+        self._optimizer.rescale_grad = rescale
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad: bool = False) -> None:
+        on_kvstore = self._kvstore is not None and bool(self._update_on_kvstore)
         updates: list[list[tuple[int, Any, Any]]] = [[] for _ in self._updaters]
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
@@ -206,6 +320,8 @@ class Trainer:
                             "ignore_stale_grad=True to suppress this warning and skip updating "
                             "of Parameters with stale gradient"
                         )
+            if on_kvstore:
+                continue
             for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
                 if not ignore_stale_grad or autograd.fresh_grad(arr):
                     upd.append((i, grad, arr))
@@ -218,18 +334,34 @@ class Trainer:
     def save_states(self, fname: str | os.PathLike[str]) -> None:
         """Write the optimizer states and settings (learning rate, update counts,
         lr_scheduler) to ``fname`` in this layer's format (not a pickle; the Parameters'
-        ``lr_mult``/``wd_mult`` are not saved, as mxnet)."""
-        with open(fname, "wb") as f:
-            f.write(self._updaters[0].get_states(dump_optimizer=True))
+        ``lr_mult``/``wd_mult`` are not saved, as mxnet): the kvstore's updater's with
+        ``update_on_kvstore``, else the first context's updater's."""
+        self._prepare_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            if self._params_to_init:
+                raise AssertionError(
+                    "Trainer.save_states: Cannot save trainer states when some parameters are "
+                    "not yet initialized in kvstore."
+                )
+            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+        else:
+            with open(fname, "wb") as f:
+                f.write(self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname: str | os.PathLike[str]) -> None:
-        """Read :meth:`save_states`' file; the optimizer is replaced by the saved one (with this
+        """Read :meth:`save_states`' file into the kvstore's updater (``update_on_kvstore``)
+        or every context's updater; the optimizer is replaced by the saved one (with this
         Trainer's parameters as its ``param_dict``). An mxnet states file (a pickle) raises
         ``ValueError``: it is never unpickled."""
-        with open(fname, "rb") as f:
-            states = f.read()
-        for updater in self._updaters:
-            updater.set_states(states)
-            updater.optimizer = self._updaters[0].optimizer
-        self._optimizer = self._updaters[0].optimizer
+        self._prepare_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            self._optimizer = self._kvstore._updater.optimizer
+        else:
+            with open(fname, "rb") as f:
+                states = f.read()
+            for updater in self._updaters:
+                updater.set_states(states)
+                updater.optimizer = self._updaters[0].optimizer
+            self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
