@@ -1,6 +1,7 @@
-"""The chainer functions of ``gradhub_compat.chainer._functions_more`` (sequences, metrics,
-crelu, noise, linear algebra, im2col and unpooling, CRF, CTC, ROI, normalizations, spatial
-transformer and the rest) against chainer 7.8.1 and float64 finite differences.
+"""The chainer functions of the category modules of ``gradhub_compat.chainer._functions``
+(sequences, metrics, crelu, noise, linear algebra, im2col and unpooling, CRF, CTC, ROI,
+normalizations, spatial transformer and the rest) against chainer 7.8.1 and float64 finite
+differences.
 
 Every expected number comes from ``data/functions_more_reference.npz``, written by chainer 7.8.1
 (``data/make_functions_more_reference.py``, whose docstring says how; the cases are its

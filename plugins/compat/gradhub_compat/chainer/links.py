@@ -1,13 +1,14 @@
 """chainer's links: ``import gradhub_compat.chainer.links as L`` (``import chainer.links as L``).
 
 :class:`Linear`, :class:`Convolution2D`, :class:`BatchNormalization`, :class:`EmbedID`,
-:class:`LSTM`, :class:`StatelessLSTM` and :class:`Classifier` (and, from
-:mod:`gradhub_compat.chainer._links_more`, the other convolutions, ``LayerNormalization``,
-``GroupNormalization``, ``PReLU``, ``Scale``, ``Bias``, ``Maxout``, ``Highway``, ``Bilinear``,
-the GRUs and the n-step RNNs)
-with chainer 7.8.1's arguments, defaults, initial values (LeCunNormal weights drawn from
-numpy's global generator, zero biases; see :mod:`gradhub_compat.chainer.initializers`),
-parameter names and deferred shapes (``in_size=None``: set at the first call).
+:class:`LSTM`, :class:`StatelessLSTM` and :class:`Classifier` (and, from the modules of
+:mod:`gradhub_compat.chainer._links`, one for each of chainer's ``chainer/links/`` categories,
+the other convolutions, ``LayerNormalization``, ``GroupNormalization``, ``PReLU``, ``Scale``,
+``Bias``, ``Maxout``, ``Highway``, ``Bilinear``, ``BinaryHierarchicalSoftmax``,
+``NegativeSampling``, the GRUs and the n-step RNNs) with chainer 7.8.1's arguments, defaults,
+initial values (LeCunNormal weights drawn from numpy's global generator, zero biases; see
+:mod:`gradhub_compat.chainer.initializers`), parameter names and deferred shapes
+(``in_size=None``: set at the first call).
 
 Example::
 
@@ -29,7 +30,7 @@ from . import Variable, as_array, config
 from . import functions as F
 from . import initializers as _init
 from ._device import _missing_attribute
-from ._links_more import _check_groups, _conv2d_args, _init_conv_params, _input_of, _pair
+from ._links._common import _check_groups, _conv2d_args, _init_conv_params, _input_of, _pair
 from .link import Chain, Link, Parameter
 from .reporter import report
 
@@ -593,10 +594,10 @@ class Classifier(Chain):
 
 
 # the other convolutions, normalizations, activations and recurrent links (since 2026-11-27)
-from ._links_more import *  # noqa: E402, F403
-from ._links_more import __all__ as _more_all  # noqa: E402
+from ._links import *  # noqa: E402, F403
+from ._links import __all__ as _category_all  # noqa: E402
 
-__all__ += _more_all
+__all__ += _category_all
 
 
 def __getattr__(name: str) -> Any:
