@@ -1,15 +1,19 @@
 """nnabla's ``Network`` messages (the network of an NNP file) written from a recorded gradhub
 graph, and gradhub graphs built from them.
 
-:func:`network_message` walks the graph producing the output Variables (producers first, with
-:func:`gradhub.engine.collect_graph`) and writes each recorded function as nnabla's function
-type with its ``*_param`` message (the table :data:`WRITERS`), naming the Variables as nnabla
-1.39's ``save`` does: the names given in ``contents`` (``names`` and ``outputs``), parameters by
-their names relative to the current parameter scope, the other Variables ``@<net>/<Type>_out``
-(``_1``, ``_2``... for the next ones of a type). With ``variable_batch_size`` the first dimension
-of the data Variables (and of ``Reshape``/``Broadcast`` shapes) equal to the batch size becomes
-``-1``, as nnabla's ``variable_batch_size``. A function without a row raises
-``NotImplementedError`` naming it: no file is written.
+:func:`network_message` walks the graph producing the output Variables in nnabla's order of
+``Variable.visit`` (depth first from the outputs, inputs in order) and writes each recorded
+function as nnabla's function type with its ``*_param`` message (the table :data:`WRITERS`);
+the functions the layer records as several are written as nnabla's one function where the form
+of the graph shows them (:func:`_fusions`: ``BinaryTanh``, ``BinarySigmoid``, ``LeakyReLU``,
+``SquaredError``; the binary weight of ``F.binary_connect_*``/``F.binary_weight_*`` with the
+convolution or affine reading it as ``BinaryConnectConvolution`` and the like). The Variables
+are named as nnabla 1.39's ``save`` does: the names given in ``contents`` (``names`` and
+``outputs``), parameters by their names relative to the current parameter scope, the other
+Variables ``@<net>/<Type>_out`` (``_1``, ``_2``... for the next ones of a type). With
+``variable_batch_size`` the first dimension of the data Variables (and of ``Reshape``/``Broadcast``
+shapes) equal to the batch size becomes ``-1``, as nnabla's ``variable_batch_size``. A function
+without a row raises ``NotImplementedError`` naming it: no file is written.
 
 :func:`build_network` runs the other way: each nnabla function of a ``Network`` becomes the call
 of :mod:`gradhub_compat.nnabla.functions` of :data:`READERS` (registered gradhub functions, so
@@ -118,6 +122,21 @@ def _val(a: Args, s: Shapes) -> dict[str, Any]:
     return {"val": float(a["val"])}
 
 
+def _binary_conv(a: Args, s: Shapes) -> dict[str, Any]:
+    out = _conv(a, s)
+    del out["channel_last"]
+    out.pop("output_padding", None)
+    out["quantize_zero_to"] = float(a.get("quantize_zero_to", 1.0))
+    return out
+
+
+def _binary_affine(a: Args, s: Shapes) -> dict[str, Any]:
+    return {
+        "base_axis": int(a.get("base_axis", 1)),
+        "quantize_zero_to": float(a.get("quantize_zero_to", 1.0)),
+    }
+
+
 #: recorded gradhub function name -> (nnabla type, its parameters)
 WRITERS: dict[str, Writer] = {
     "Affine": ("Affine", lambda a, s: {"base_axis": int(a.get("base_axis", 1))}),
@@ -126,7 +145,7 @@ WRITERS: dict[str, Writer] = {
     "MaxPooling": ("MaxPooling", _pool),
     "AveragePooling": ("AveragePooling", _pool),
     "GlobalAveragePooling": ("GlobalAveragePooling", _none),
-    "ReLU": ("ReLU", lambda a, s: {"inplace": False}),
+    "ReLU": ("ReLU", lambda a, s: {"inplace": bool(a.get("inplace", False))}),
     "LeakyReLU": ("LeakyReLU", lambda a, s: {"alpha": float(a.get("alpha", 0.1))}),
     "ELU": ("ELU", lambda a, s: {"alpha": float(a.get("alpha", 1.0))}),
     "Softplus": ("SoftPlus", lambda a, s: {"beta": float(a.get("beta", 1.0))}),
@@ -157,6 +176,15 @@ WRITERS: dict[str, Writer] = {
         },
     ),
     "Dropout": ("Dropout", lambda a, s: {"p": float(a["p"]), "seed": int(a.get("seed", -1))}),
+    # fused by network_message: a BinaryConnectWeight/BinaryWeightWeight node and the
+    # Convolution/Affine using its result (the layer's F.binary_*_convolution/affine)
+    "BinaryConnectConvolution": ("BinaryConnectConvolution", _binary_conv),
+    "BinaryWeightConvolution": ("BinaryWeightConvolution", _binary_conv),
+    "BinaryConnectAffine": ("BinaryConnectAffine", _binary_affine),
+    "BinaryWeightAffine": ("BinaryWeightAffine", _binary_affine),
+    # fused by network_message from the graph of the layer's F.binary_tanh/binary_sigmoid
+    "BinaryTanh": ("BinaryTanh", _none),
+    "BinarySigmoid": ("BinarySigmoid", _none),
 }
 for _name in ("Add2", "Sub2", "Mul2", "Div2", "Pow2"):
     WRITERS[_name] = (_name, lambda a, s: {"inplace": False})
@@ -242,6 +270,134 @@ def _source(v: NativeVariable, where: str) -> NativeVariable:
     return v
 
 
+def _visit_order(nodes: list[Any], outs: list[tuple[str, Any]]) -> list[Any]:
+    """``nodes`` in nnabla's order of ``Variable.visit``: depth first from each output in turn,
+    the producers of a function's inputs in input order before it (post-order)."""
+    known = {id(n) for n in nodes}
+    done: set[int] = set()
+    order: list[Any] = []
+    for _, v in outs:
+        root = v._creator
+        if root is None or id(root) in done:
+            continue
+        stack: list[tuple[Any, int]] = [(root, 0)]
+        done.add(id(root))
+        while stack:
+            node, k = stack.pop()
+            srcs = [s for s, i in zip(node.srcs, node.idxs) if i >= 0]
+            if k < len(srcs):
+                stack.append((node, k + 1))
+                src = srcs[k]
+                if id(src) in known and id(src) not in done:
+                    done.add(id(src))
+                    stack.append((src, 0))
+            else:
+                order.append(node)
+    return order
+
+
+def _producer(src: Any, idx: int, fname: str, **attrs: float) -> Any:
+    """``src`` when it is a recorded node of function ``fname`` (with these attribute values)
+    whose output ``idx`` is read, else None."""
+    if idx != 0 or str(getattr(getattr(src, "fdef", None), "name", "")) != fname:
+        return None
+    if any(float(src.attrs.get(k, float("nan"))) != v for k, v in attrs.items()):
+        return None
+    return src
+
+
+Fused = dict[int, tuple[str, list[tuple[Any, int]], dict[str, Any]]]
+
+
+def _fusions(nodes: list[Any], given: Mapping[Any, str]) -> tuple[set[int], Fused]:
+    """The functions nnabla has as one that the layer records as several, found by the form of
+    their graph: ``F.binary_tanh`` / ``F.binary_sigmoid`` (``(x > 0) * 2 - 1`` or ``x > 0``,
+    plus ``s * (c - StopGradient(c))``, ``c`` = ``HardTanh(x)``, ``s`` 1 or 1/2),
+    ``F.leaky_relu`` (``x * ((x > 0) * (1 - alpha) + alpha)``) and ``F.squared_error``
+    (``d * d``, ``d = x0 - x1``). Only where
+    the inner results are used by nothing else and not named. Returns the ids of the inner nodes
+    and id of the last node -> (nnabla type, its inputs as (source, output index), its args)."""
+    uses: dict[tuple[int, int], int] = {}
+    for node in nodes:
+        for src, idx in zip(node.srcs, node.idxs):
+            if idx >= 0:
+                uses[(id(src), idx)] = uses.get((id(src), idx), 0) + 1
+
+    def private(n: Any, count: int) -> bool:
+        key = (id(n), 0)
+        return len(n.outputs) == 1 and uses.get(key, 0) == count and key not in given
+
+    def same(a: tuple[Any, int], b: tuple[Any, int]) -> bool:
+        return a[0] is b[0] and a[1] == b[1]
+
+    inner: set[int] = set()
+    fused: Fused = {}
+    for node in nodes:
+        name = str(node.fdef.name)
+        ins = list(zip(node.srcs, node.idxs))
+        if len(ins) != 2:
+            continue
+        (p, pi), (q, qi) = ins
+        if name == "Add2":  # binary_tanh / binary_sigmoid
+            scale = _producer(q, qi, "MulScalar", val=0.5)
+            sub = (
+                _producer(*ins[1], "Sub2")
+                if scale is None
+                else _producer(scale.srcs[0], scale.idxs[0], "Sub2")
+            )
+            if sub is None or min(sub.idxs) < 0:
+                continue
+            c = _producer(sub.srcs[0], sub.idxs[0], "HardTanh")
+            sg = _producer(sub.srcs[1], sub.idxs[1], "StopGradient")
+            if c is None or sg is None or sg.srcs[0] is not c or sg.idxs[0] != 0:
+                continue
+            x = (c.srcs[0], c.idxs[0])
+            if scale is not None:
+                chain: list[Any] = [_producer(p, pi, "GreaterScalar", val=0.0)]
+                kind, counts = "BinarySigmoid", [1]
+            else:
+                add = _producer(p, pi, "AddScalar", val=-1.0)
+                mul = _producer(add.srcs[0], add.idxs[0], "MulScalar", val=2.0) if add else None
+                gt = _producer(mul.srcs[0], mul.idxs[0], "GreaterScalar", val=0.0) if mul else None
+                chain, kind, counts = [add, mul, gt], "BinaryTanh", [1, 1, 1]
+            gt = chain[-1]
+            parts = [*chain, c, sg, sub] + ([scale] if scale is not None else [])
+            counts = [*counts, 2, 1, 1] + ([1] if scale is not None else [])
+            if gt is None or not same((gt.srcs[0], gt.idxs[0]), x):
+                continue
+            if not all(private(n, k) for n, k in zip(parts, counts)):
+                continue
+            inner.update(id(n) for n in parts)
+            fused[id(node)] = (kind, [x], {})
+        elif name == "Mul2" and pi >= 0 and same(ins[0], ins[1]):  # squared_error: d * d
+            d = _producer(p, pi, "Sub2")
+            if d is None or not private(d, 2):
+                continue
+            inner.add(id(d))
+            fused[id(node)] = ("SquaredError", list(zip(d.srcs, d.idxs)), {})
+        elif name == "Mul2" and qi >= 0:  # leaky_relu: x * AddScalar(MulScalar(x > 0))
+            add = _producer(q, qi, "AddScalar")
+            mul = _producer(add.srcs[0], add.idxs[0], "MulScalar") if add else None
+            gt = _producer(mul.srcs[0], mul.idxs[0], "GreaterScalar", val=0.0) if mul else None
+            if add is None or mul is None or gt is None:
+                continue
+            if not same((gt.srcs[0], gt.idxs[0]), (p, pi)):
+                continue
+            alpha = float(add.attrs["val"])
+            if abs(float(mul.attrs["val"]) - (1.0 - alpha)) > 1e-12:
+                continue
+            if not all(private(n, 1) for n in (add, mul, gt)):
+                continue
+            inner.update((id(add), id(mul), id(gt)))
+            fused[id(node)] = ("LeakyReLU", [(p, pi)], {"alpha": alpha})
+    return inner, fused
+
+
+def _shape_of(src: Any, idx: int) -> tuple[int, ...]:
+    """The shape of input ``(src, idx)`` of a node: a leaf Variable's, or a node's output."""
+    return tuple(src.shape) if idx < 0 else tuple(src.out_shapes[idx])
+
+
 def _output_key(v: NativeVariable) -> Any:
     node = v._creator
     if node is None:
@@ -272,7 +428,7 @@ def network_message(
     given: dict[Any, str] = {}
     for k, v in [*names.items(), *outs]:
         given[_output_key(v)] = k
-    nodes = collect_graph([v for _, v in outs if v._creator is not None])
+    nodes = _visit_order(collect_graph([v for _, v in outs if v._creator is not None]), outs)
     net = Message("Network", name=name, batch_size=int(batch_size))
     namer = _Namer(name, set(given.values()))
     var_names: dict[Any, str] = {}
@@ -298,9 +454,17 @@ def network_message(
         leaves_seen.add(id(v))
         return nm
 
+    inner, fused = _fusions(nodes, given)
+    binary_weights: dict[tuple[int, int], tuple[str, list[Any], dict[str, Any]]] = {}
     for node in nodes:
         fname = str(node.fdef.name)
+        if id(node) in inner:  # written as part of a BinaryTanh / BinarySigmoid
+            continue
         view = FunctionView(node)
+        if fname in ("BinaryConnectWeight", "BinaryWeightWeight"):
+            wsrcs = list(zip(node.srcs, node.idxs))
+            binary_weights[(id(node), 0)] = (fname, wsrcs, dict(node.attrs))
+            continue
         if fname == "DropoutMask":  # F.dropout records DropoutMask then Mul2(x, mask)
             masks[(id(node), 0)] = (node.srcs[0], node.idxs[0], dict(node.attrs))
             continue
@@ -317,6 +481,15 @@ def network_message(
                 )
             fname, srcs, args = "Dropout", [other], mask_args
             in_shapes = [in_shapes[1 - m]]
+        if id(node) in fused:
+            fname, srcs, args = fused[id(node)]
+            in_shapes = [tuple(_shape_of(src, idx)) for src, idx in srcs]
+        w_key = (id(srcs[1][0]), srcs[1][1]) if len(srcs) > 1 and srcs[1][1] >= 0 else None
+        if fname in ("Convolution", "Affine") and w_key in binary_weights:
+            wname, wsrcs, wattrs = binary_weights[w_key]  # type: ignore[index]
+            fname = wname[: -len("Weight")] + fname  # BinaryConnect..., BinaryWeight...
+            srcs = [srcs[0], *wsrcs, *srcs[2:]]
+            args = dict(args, quantize_zero_to=float(wattrs.get("quantize_zero_to", 1.0)))
         row = WRITERS.get(fname)
         if row is None:
             raise NotImplementedError(
@@ -334,6 +507,16 @@ def network_message(
                 if key in masks:
                     raise NotImplementedError(
                         f"{where}: a dropout mask used other than by its multiplication ({DOCS})"
+                    )
+                if key in binary_weights:
+                    raise NotImplementedError(
+                        f"{where}: a binary weight used other than by a convolution or affine "
+                        f"({DOCS})"
+                    )
+                if key not in var_names:
+                    raise NotImplementedError(
+                        f"{where}: an intermediate of F.binary_tanh/binary_sigmoid used by "
+                        f"another function ({DOCS})"
                     )
                 inputs.append(var_names[key])
         fn_name, out_base = namer.function(ntype)
@@ -501,6 +684,34 @@ READERS: dict[str, Reader] = {
     ),
     "Slice": lambda F, xs, p, b: F.slice(xs[0], list(p.start), list(p.stop), list(p.step)),
     "Dropout": lambda F, xs, p, b: F.dropout(xs[0], p.p, p.seed),
+    "BinaryConnectConvolution": lambda F, xs, p, b: F.binary_connect_convolution(
+        *xs[:3],
+        _opt(xs, 3),
+        p.base_axis,
+        _dims(p.pad),
+        _dims(p.stride),
+        _dims(p.dilation),
+        p.group or 1,
+        p.quantize_zero_to,
+    ),
+    "BinaryWeightConvolution": lambda F, xs, p, b: F.binary_weight_convolution(
+        *xs[:4],
+        _opt(xs, 4),
+        p.base_axis,
+        _dims(p.pad),
+        _dims(p.stride),
+        _dims(p.dilation),
+        p.group or 1,
+        p.quantize_zero_to,
+    ),
+    "BinaryConnectAffine": lambda F, xs, p, b: F.binary_connect_affine(
+        *xs[:3], _opt(xs, 3), p.base_axis, p.quantize_zero_to
+    ),
+    "BinaryWeightAffine": lambda F, xs, p, b: F.binary_weight_affine(
+        *xs[:4], _opt(xs, 4), p.base_axis, p.quantize_zero_to
+    ),
+    "BinaryTanh": lambda F, xs, p, b: F.binary_tanh(xs[0]),
+    "BinarySigmoid": lambda F, xs, p, b: F.binary_sigmoid(xs[0]),
 }
 for _t, _f in (
     ("Add2", "add2"),

@@ -84,3 +84,91 @@ np.savez(
     y_cnn=y_cnn,
     **adam,
 )
+
+# The networks of nnabla-examples' programs (test_nnp_examples_networks.py): nnp_bnn.nnp, the
+# binary layers of classification_bnn.py (BinaryConnectConvolution, BinaryTanh,
+# BinaryWeightConvolution, BinarySigmoid, BinaryConnectAffine, BinaryWeightAffine); nnp_branch.nnp,
+# a branching network as vae.py's (two affines of one input, ReLU(inplace=True), Exp, Mean);
+# nnp_losses.nnp, LeakyReLU and SquaredError (siamese.py, dcgan.py);
+# nnp_examples_reference.npz: their inputs, outputs and parameters (param/<name>).
+nn.clear_parameters()
+xb = nn.Variable((2, 1, 6, 6))
+h = PF.binary_connect_convolution(xb, 3, (3, 3), name="bc_conv")
+h = F.binary_tanh(PF.batch_normalization(h, batch_stat=False, name="bn"))
+h = F.binary_sigmoid(PF.binary_weight_convolution(h, 2, (2, 2), pad=(1, 1), name="bw_conv"))
+h = F.binary_tanh(PF.binary_connect_affine(h, 5, name="bc_fc"))
+yb = PF.binary_weight_affine(h, 3, name="bw_fc")
+for k, v in nn.get_parameters(grad_only=False).items():
+    d = rng.randn(*v.shape).astype(np.float32)
+    v.d = np.abs(d) + 0.5 if k.endswith("var") else d
+bnn_params = {f"param/{k}": v.d.copy() for k, v in nn.get_parameters(grad_only=False).items()}
+x_bnn = rng.randn(2, 1, 6, 6).astype(np.float32)
+xb.d = x_bnn
+yb.forward()
+y_bnn = yb.d.copy()
+save(
+    os.path.join(out, "nnp_bnn.nnp"),
+    {
+        "networks": [{"name": "bnn", "batch_size": 2, "outputs": {"y": yb}, "names": {"x": xb}}],
+        "executors": [{"name": "runtime", "network": "bnn", "data": ["x"], "output": ["y"]}],
+    },
+)
+
+nn.clear_parameters()
+xv = nn.Variable((2, 4))
+h = F.relu(PF.affine(xv, 6, name="enc"), inplace=True)
+mu = PF.affine(h, 3, name="mu")
+logvar = PF.affine(h, 3, name="logvar")
+yv = F.mean(F.tanh(mu) + F.exp(0.5 * logvar) * mu)
+for v in nn.get_parameters(grad_only=False).values():
+    v.d = rng.randn(*v.shape).astype(np.float32)
+branch_params = {f"param/{k}": v.d.copy() for k, v in nn.get_parameters(grad_only=False).items()}
+x_branch = rng.randn(2, 4).astype(np.float32)
+xv.d = x_branch
+yv.forward()
+y_branch = yv.d.copy()
+save(
+    os.path.join(out, "nnp_branch.nnp"),
+    {
+        "networks": [{"name": "branch", "batch_size": 2, "outputs": {"y": yv}, "names": {"x": xv}}],
+        "executors": [{"name": "runtime", "network": "branch", "data": ["x"], "output": ["y"]}],
+    },
+)
+nn.clear_parameters()
+xl = nn.Variable((2, 3))
+tl = nn.Variable((2, 3))
+h = F.leaky_relu(PF.affine(xl, 3, name="fc"), 0.2)
+yl = F.mean(F.squared_error(h, tl)) + F.sum(F.leaky_relu(xl))
+for v in nn.get_parameters(grad_only=False).values():
+    v.d = rng.randn(*v.shape).astype(np.float32)
+loss_params = {f"param/{k}": v.d.copy() for k, v in nn.get_parameters(grad_only=False).items()}
+x_losses = rng.randn(2, 3).astype(np.float32)
+t_losses = rng.rand(2, 3).astype(np.float32)
+xl.d = x_losses
+tl.d = t_losses
+yl.forward()
+y_losses = yl.d.copy()
+save(
+    os.path.join(out, "nnp_losses.nnp"),
+    {
+        "networks": [
+            {"name": "losses", "batch_size": 2, "outputs": {"y": yl}, "names": {"x": xl, "t": tl}}
+        ],
+        "executors": [
+            {"name": "runtime", "network": "losses", "data": ["x", "t"], "output": ["y"]}
+        ],
+    },
+)
+np.savez(
+    os.path.join(out, "nnp_examples_reference.npz"),
+    x_losses=x_losses,
+    t_losses=t_losses,
+    y_losses=y_losses,
+    **loss_params,
+    x_bnn=x_bnn,
+    y_bnn=y_bnn,
+    x_branch=x_branch,
+    y_branch=y_branch,
+    **bnn_params,
+    **branch_params,
+)
