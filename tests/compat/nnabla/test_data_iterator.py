@@ -139,9 +139,9 @@ def test_memory_cache_serves_its_own_orders_after_the_first_epoch() -> None:
 def test_memory_cache_reads_through_data_over_its_buffer_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import gradhub_compat.nnabla.utils.data_source as data_source
+    from gradhub_compat.nnabla.config import nnabla_config
 
-    monkeypatch.setattr(data_source, "BUFFER_MAX_SIZE", 1)  # nnabla: data_source_buffer_max_size
+    monkeypatch.setitem(nnabla_config["DATA_ITERATOR"], "data_source_buffer_max_size", "1")
     di = data_iterator_simple(
         _load, 10, 4, shuffle=True, rng=np.random.RandomState(0), with_memory_cache=True
     )
@@ -364,8 +364,8 @@ def test_file_caches_and_file_datasets_are_not_supported(tmp_path: Any) -> None:
         data_iterator_simple(_load, 10, 2, with_file_cache=True, cache_dir=str(tmp_path))
     with pytest.raises(NotImplementedError, match="with_file_cache=True"):
         data_iterator(MyDataSource(4), 2, with_file_cache=True)
-    with pytest.raises(NotImplementedError, match="data_iterator_csv_dataset: not supported"):
-        data_iterator_csv_dataset(str(tmp_path / "train.csv"), 2)
+    with pytest.raises(NotImplementedError, match="data_iterator_csv_dataset: with_file_cache"):
+        data_iterator_csv_dataset(str(tmp_path / "train.csv"), 2, with_file_cache=True)
     with pytest.raises(NotImplementedError, match="data_iterator_cache: cache folders"):
         data_iterator_cache(str(tmp_path), 2, shuffle=True)
     with pytest.raises(NotImplementedError, match="DataSourceWithFileCache"):

@@ -95,6 +95,7 @@ _SUBMODULES = (
     "testing",
     "monitor",
     "utils",
+    "config",
 )
 
 

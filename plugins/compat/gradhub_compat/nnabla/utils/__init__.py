@@ -1,5 +1,6 @@
 """nnabla's ``nnabla.utils``: the data pipeline :mod:`.data_iterator` (``data_iterator_simple``,
-``data_iterator``, ``DataIterator``) and :mod:`.data_source` (``DataSource``); the NNP files
+``data_iterator``, ``DataIterator``), :mod:`.data_source` (``DataSource``),
+:mod:`.data_source_implements` (``CsvDataSource``) and :mod:`.data_source_loader`; the NNP files
 :mod:`.save`, :mod:`.load` and :mod:`.nnp_graph` (``NnpLoader``); :mod:`.image_utils`.
 
 Example::
@@ -16,7 +17,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_SUBMODULES = ("data_iterator", "data_source", "image_utils", "load", "nnp_graph", "save")
+_SUBMODULES = (
+    "data_iterator",
+    "data_source",
+    "data_source_implements",
+    "data_source_loader",
+    "image_utils",
+    "load",
+    "nnp_graph",
+    "save",
+)
 
 
 def __getattr__(name: str) -> Any:

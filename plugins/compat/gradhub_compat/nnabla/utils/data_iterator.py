@@ -15,9 +15,11 @@ counter moves on and the epoch callbacks run when that batch is returned
 Batches are read when ``next()`` asks for them (``use_thread`` is accepted and changes nothing):
 nnabla reads one batch ahead in a thread, so there ``position`` already counts the batch after
 the one returned; here it counts the examples returned, as nnabla's ``use_thread=False``.
-File caches (``with_file_cache=True``), ``data_iterator_csv_dataset`` and
-``data_iterator_cache`` raise ``NotImplementedError`` (see docs/migration-nnabla.md,
-'Monitors and data iterators').
+``data_iterator_csv_dataset(uri, batch_size, ...)`` reads a dataset CSV file (a
+:class:`~gradhub_compat.nnabla.utils.data_source_implements.CsvDataSource`), and
+``data_iterator_concat_datasets`` several sources one after the other. File caches
+(``with_file_cache=True``) and ``data_iterator_cache`` raise ``NotImplementedError`` (see
+docs/migration-nnabla.md, 'Monitors and data iterators').
 
 Example::
 
@@ -50,9 +52,11 @@ from .data_source import (
     SimpleDataSource,
     SlicedDataSource,
 )
+from .data_source_implements import CsvDataSource
 
 __all__ = [
     "ConcatDataSource",
+    "CsvDataSource",
     "DataIterator",
     "DataSourceWithFileCache",
     "DataSourceWithMemoryCache",
@@ -478,12 +482,58 @@ def data_iterator_concat_datasets(
     )
 
 
-def data_iterator_csv_dataset(uri: str, batch_size: int, *args: Any, **kwargs: Any) -> DataIterator:
-    """nnabla's iterator over a dataset CSV file (and the image or CSV files it names): not
-    supported; raises ``NotImplementedError``."""
-    raise NotImplementedError(
-        f"nnabla.utils.data_iterator.data_iterator_csv_dataset: not supported ({DOCS}); load the "
-        "examples in a load_func and use data_iterator_simple"
+def data_iterator_csv_dataset(
+    uri: str,
+    batch_size: int,
+    shuffle: bool = False,
+    rng: numpy.random.RandomState | None = None,
+    use_thread: bool = True,
+    normalize: bool = True,
+    with_memory_cache: bool = True,
+    with_file_cache: bool = False,
+    cache_dir: str | None = None,
+    epoch_begin_callbacks: Iterable[Callback] = (),
+    epoch_end_callbacks: Iterable[Callback] = (),
+    stop_exhausted: bool = False,
+) -> DataIterator:
+    """Batches of the examples of a dataset CSV file (nnabla's ``data_iterator_csv_dataset``).
+
+    ``uri`` is a local CSV file in nnabla's layout (see
+    :class:`~gradhub_compat.nnabla.utils.data_source_implements.CsvDataSource`: a header
+    ``x:image,y:label``, then rows of numbers or of file names relative to the CSV file);
+    ``normalize`` divides uint8 image values by 255. ``shuffle`` draws the source's orders from
+    ``rng`` (313 when None); ``with_memory_cache`` (the default) keeps the examples read in
+    the first epoch, its later orders drawn from its own generator seeded 313 (nnabla passes
+    the iterator no ``rng``). nnabla's default ``with_file_cache=True`` writes the examples to
+    cache files first; here the default is False and True raises ``NotImplementedError``. When
+    the examples fit the memory cache, nnabla's batches with and without the file cache are the
+    same (the memory cache serves them); without the memory cache they differ.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> from gradhub_compat.nnabla.utils.data_iterator import data_iterator_csv_dataset
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "train.csv")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("x__0,x__1,y\\n" + "".join(f"{i},{2 * i},{i % 2}\\n" for i in range(5)))
+        >>> di = data_iterator_csv_dataset(path, 2)
+        >>> x, y = di.next()
+        >>> di.variables, x.tolist(), y.tolist()
+        (('x', 'y'), [[0.0, 0.0], [1.0, 2.0]], [[0.0], [1.0]])
+        >>> tmp.cleanup()
+    """
+    _no_file_cache("data_iterator_csv_dataset", with_file_cache)
+    batch_size = _check_batch_size("data_iterator_csv_dataset", batch_size)
+    ds = CsvDataSource(uri, shuffle=shuffle, rng=rng, normalize=normalize)
+    return _source_iterator(
+        ds,
+        batch_size,
+        use_thread,
+        with_memory_cache,
+        epoch_begin_callbacks,
+        epoch_end_callbacks,
+        stop_exhausted,
     )
 
 

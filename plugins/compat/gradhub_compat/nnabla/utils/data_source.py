@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy
 
+from ..config import nnabla_config
 from ..logger import logger
 
 __all__ = [
@@ -58,8 +59,9 @@ __all__ = [
 ]
 
 DOCS = "see docs/migration-nnabla.md, 'Monitors and data iterators'"
-#: nnabla 1.39's ``[DATA_ITERATOR] data_source_buffer_max_size`` (1 GiB): the memory cache
-#: keeps the examples only when all of them take fewer bytes.
+#: nnabla 1.39's default ``[DATA_ITERATOR] data_source_buffer_max_size`` (1 GiB): the memory
+#: cache keeps the examples only when all of them take fewer bytes (read from
+#: :data:`gradhub_compat.nnabla.config.nnabla_config` when a cache is built).
 BUFFER_MAX_SIZE = 1073741824
 
 
@@ -224,8 +226,10 @@ class SimpleDataSource(DataSource):
 class DataSourceWithMemoryCache(DataSource):
     """Keeps the examples of another source in memory (nnabla's, ``data_iterator``'s default).
 
-    When all examples take fewer than 1 GiB (measured on the first one), the examples are kept
-    in the order the first epoch reads them; the second epoch serves them in that order again
+    When all examples take fewer bytes than ``[DATA_ITERATOR] data_source_buffer_max_size``
+    of :data:`~gradhub_compat.nnabla.config.nnabla_config` (1 GiB unless set; measured on the
+    first one, read when the cache is built), the examples are kept in the order the first
+    epoch reads them; the second epoch serves them in that order again
     and each later one in ``rng.permutation`` (when ``shuffle``) of it, without asking the
     wrapped source; ``apply_order()`` does not reach the wrapped source. Larger data is read
     through.
@@ -239,7 +243,9 @@ class DataSourceWithMemoryCache(DataSource):
     ) -> None:
         logger.info("Using DataSourceWithMemoryCache")
         super().__init__(shuffle=shuffle, rng=rng)
-        self._buffer_max_size = BUFFER_MAX_SIZE
+        self._buffer_max_size = int(
+            nnabla_config.get("DATA_ITERATOR", "data_source_buffer_max_size")
+        )
         self._size = data_source._size
         self._variables = data_source.variables
         self._data_source = data_source
