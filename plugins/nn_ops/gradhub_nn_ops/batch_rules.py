@@ -30,6 +30,8 @@ batch axis first, computed with registered functions so that it stays differenti
 * the array functions: ``CumSum``, ``Sort`` and ``TopNError`` along their axis moved by one,
   ``TopKData`` with ``base_axis + 1``, ``MatrixDiag``/``MatrixDiagPart``/``Trilu`` with the
   batch axis one more leading axis (``GatherNd``/``ScatterNd``/``EyeLike`` loop);
+* the batch linear algebra (``BatchInv``, ``BatchDet``, ``BatchLogdet``, ``BatchCholesky``) and
+  the Fourier transforms (``FFT``, ``IFFT``): the batch axis one more leading axis;
 * ``DropoutMask``: as vmap's ``randomness`` says
   (:func:`gradhub_nn_ops.stochastic.dropout_mask_batching_rule`).
 
@@ -548,5 +550,15 @@ def register_batching_rules(register: Any) -> None:
     r("Sort", _sort)
     r("TopKData", _top_k_data)
     r("TopNError", _top_n_error)
-    for name in ("MatrixDiag", "MatrixDiagPart", "Trilu"):
+    for name in (
+        "MatrixDiag",
+        "MatrixDiagPart",
+        "Trilu",
+        "BatchInv",
+        "BatchDet",
+        "BatchLogdet",
+        "BatchCholesky",
+        "FFT",
+        "IFFT",
+    ):
         r(name, _leading(name))

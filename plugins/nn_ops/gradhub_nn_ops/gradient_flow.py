@@ -1,9 +1,9 @@
 """gradhub-nn-ops: functions that change the gradient flowing through them.
 
-``StopGradient`` (the identity with no gradient, as ``jax.lax.stop_gradient``) and nnabla's
+``StopGradient`` (the identity with no gradient, as ``jax.lax.stop_gradient``), nnabla's
 ``ClipGradByValue``/``ClipGradByNorm`` (the identity whose backward rule clips the gradient, as
-nnabla's). The clipped gradient is built with registered functions, so it can be differentiated
-again.
+nnabla's) and ``TopKGrad`` (the identity whose backward rule keeps the k largest gradients). The
+clipped gradient is built with registered functions, so it can be differentiated again.
 """
 
 from __future__ import annotations
@@ -55,6 +55,18 @@ def _clip_grad_norm_samples(rng: np.random.Generator) -> Iterator[Sample]:
     x = rng.standard_normal((2, 3))
     yield Sample((x,), {"clip_norm": 1.0, "axes": None}, grad_inputs=(), name="all axes")
     yield Sample((x,), {"clip_norm": 2.0, "axes": (1,)}, grad_inputs=(), name="axis 1")
+
+
+def _top_k_grad_bw(gy, inputs, in_shapes, outputs, out_shapes, k, abs, base_axis):  # type: ignore[no-untyped-def]
+    return [call("TopKData", gy[0], k=k, abs=abs, reduce=False, base_axis=base_axis)]
+
+
+def _top_k_grad_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    # The gradient is not the derivative of the identity: the values are checked here, the
+    # gradients against nnabla's in tests/nn_ops/test_top_k_grad.py.
+    x = rng.standard_normal((2, 4))
+    yield Sample((x,), {"k": 2, "abs": False, "base_axis": 1}, grad_inputs=(), name="k 2")
+    yield Sample((x,), {"k": 1, "abs": True, "base_axis": 0}, grad_inputs=(), name="abs, axis 0")
 
 
 # -- registration ------------------------------------------------------------------------------
@@ -111,6 +123,32 @@ Example::
     >>> y.backward(np.array([3.0, -0.5, -2.0]))
     >>> x.g
     array([ 1. , -0.5, -1. ])
+""",
+    )
+    register.function(
+        "TopKGrad",
+        _identity,
+        attrs={"k": 1, "abs": False, "base_axis": 1},
+        rule=_top_k_grad_bw,
+        need_inputs=(),
+        need_outputs=(),
+        samples=_top_k_grad_samples,
+        reference=lambda x, k=1, abs=False, base_axis=1: x,
+        doc=r"""top_k_grad(x, k, abs=False, base_axis=1): the identity whose gradient keeps, in
+each sample (the axes from ``base_axis`` on), only the ``k`` largest elements of the incoming
+gradient (by magnitude with ``abs=True``), the others set to 0 (nnabla ``F.top_k_grad``).
+
+The kept gradient is ``top_k_data(dy, k, abs, reduce=False, base_axis)``, a registered function,
+so it can be differentiated again. Ties are ranked in order of position.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> x = gh.Variable(np.array([[1.0, -4.0, 3.0, 2.0]]))
+    >>> y = F.top_k_grad(x, 2)
+    >>> y.backward(np.array([[1.0, 2.0, 3.0, 4.0]]))
+    >>> x.g
+    array([[0., 0., 3., 4.]])
 """,
     )
     register.function(

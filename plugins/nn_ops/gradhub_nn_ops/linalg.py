@@ -1,6 +1,7 @@
 """gradhub-nn-ops: linear algebra functions.
 
-Affine (nnabla's fully connected layer, a fast primitive on the MLP hot path) and Einsum.
+Affine (nnabla's fully connected layer, a fast primitive on the MLP hot path), Einsum and the
+batch linear algebra of nnabla (BatchInv, BatchDet, BatchLogdet, BatchCholesky).
 Every rule is written with registered functions (Affine's with the core's BatchMatmul, the
 ``@`` operator, plus Reshape and Sum), so each is differentiable to any order.
 """
@@ -382,6 +383,126 @@ def _einsum_ref(*xs: np.ndarray, equation: str = "") -> np.ndarray:
     return np.asarray(np.einsum(equation, *xs))
 
 
+# -- batch inverse, determinant, log-determinant, Cholesky --------------------------------------
+
+
+def _square_batch(fn: str, x: Any) -> None:
+    """A ValueError naming ``fn`` unless ``x`` is a stack of square matrices ``(..., n, n)``."""
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(
+            f"{fn}: x must be a stack of square matrices (..., n, n), got shape {tuple(x.shape)}"
+        )
+
+
+def _last_two_swapped(ndim: int) -> tuple[int, ...]:
+    return (*range(ndim - 2), ndim - 1, ndim - 2)
+
+
+def _mT(v: Any) -> Any:
+    """``v`` with its last two axes swapped (Transpose, differentiable)."""
+    return call("Transpose", v, axes=_last_two_swapped(v.ndim))
+
+
+def _per_matrix(g: Any) -> Any:
+    """``g`` of shape ``s`` as ``s + (1, 1)``, to scale each matrix of a stack."""
+    return call("Reshape", g, shape=(*g.shape, 1, 1))
+
+
+def _batch_inv(xp: Any, x: Any) -> Any:
+    _square_batch("batch_inv", x)
+    try:
+        return xp.linalg.inv(x)
+    except xp.linalg.LinAlgError as e:
+        raise ValueError(f"batch_inv: x holds a singular matrix ({e})") from None
+
+
+def _batch_inv_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    # d inv(A) = -inv(A) dA inv(A), so dA = -inv(A)^T g inv(A)^T, with the output Y = inv(A)
+    y = outputs[0]
+    gy_t = call("BatchMatmul", y, gy[0], transpose_a=True)
+    return [-call("BatchMatmul", gy_t, y, transpose_b=True)]
+
+
+def _batch_det(xp: Any, x: Any) -> Any:
+    _square_batch("batch_det", x)
+    return xp.asarray(xp.linalg.det(x))  # (one matrix: a number, made an array)
+
+
+def _batch_det_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    # d det(A) = det(A) tr(inv(A) dA), so dA = g det(A) inv(A)^T
+    scale = _per_matrix(gy[0] * outputs[0])
+    return [scale * _mT(call("BatchInv", inputs[0]))]
+
+
+def _batch_logdet(xp: Any, x: Any) -> Any:
+    _square_batch("batch_logdet", x)
+    return xp.asarray(xp.linalg.slogdet(x)[1])
+
+
+def _batch_logdet_bw(gy, inputs, in_shapes, outputs, out_shapes):  # type: ignore[no-untyped-def]
+    # d log|det(A)| = tr(inv(A) dA), so dA = g inv(A)^T
+    return [_per_matrix(gy[0]) * _mT(call("BatchInv", inputs[0]))]
+
+
+def _batch_cholesky(xp: Any, x: Any, upper: bool = False) -> Any:
+    _square_batch("batch_cholesky", x)
+    sym = (x + xp.swapaxes(x, -1, -2)) * 0.5
+    try:
+        low = xp.linalg.cholesky(sym)
+    except xp.linalg.LinAlgError as e:
+        raise ValueError(f"batch_cholesky: x is not positive definite ({e})") from None
+    return xp.ascontiguousarray(xp.swapaxes(low, -1, -2)) if upper else low
+
+
+def _batch_cholesky_bw(gy, inputs, in_shapes, outputs, out_shapes, upper):  # type: ignore[no-untyped-def]
+    # Murray (2016): with A = L L^T and P = Phi(L^T gL) (Phi: the lower triangle, its diagonal
+    # halved), S = L^-T P L^-1 and dA = (S + S^T) / 2 (A is read symmetrized)
+    low, g = outputs[0], gy[0]
+    if upper:
+        low, g = _mT(low), _mT(g)
+    m = call("BatchMatmul", low, g, transpose_a=True)
+    phi = (call("Trilu", m, k=0, upper=False) + call("Trilu", m, k=-1, upper=False)) * 0.5
+    inv = call("BatchInv", low)
+    s = call("BatchMatmul", call("BatchMatmul", inv, phi, transpose_a=True), inv)
+    return [(s + _mT(s)) * 0.5]
+
+
+def _well_conditioned(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    n = shape[-1]
+    return rng.standard_normal(shape) * 0.3 + np.eye(n) * 1.5
+
+
+def _spd(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    a = rng.standard_normal(shape)
+    return a @ np.swapaxes(a, -1, -2) + np.eye(shape[-1]) * shape[-1]
+
+
+def _square_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((_well_conditioned(rng, (2, 3, 3)),), {}, name="batch of 3x3")
+    yield Sample((_well_conditioned(rng, (4, 4)),), {}, name="one matrix")
+    yield Sample((_well_conditioned(rng, (2, 2, 2, 2)),), {}, name="two leading axes")
+    yield Sample((_well_conditioned(rng, (3, 1, 1)),), {}, name="1x1")
+
+
+def _logdet_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield from _square_samples(rng)
+    m = _well_conditioned(rng, (2, 3, 3))
+    m[0] = m[0][[1, 0, 2]]  # a negative determinant: log|det|
+    yield Sample((m,), {}, name="negative determinant")
+
+
+def _cholesky_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    yield Sample((_spd(rng, (2, 3, 3)),), {"upper": False}, name="lower")
+    yield Sample((_spd(rng, (2, 3, 3)),), {"upper": True}, name="upper")
+    yield Sample((_spd(rng, (4, 4)),), {"upper": False}, name="one matrix")
+    yield Sample((_spd(rng, (2, 1, 2, 2)),), {"upper": True}, name="two leading axes")
+
+
+def _batch_cholesky_ref(x: np.ndarray, upper: bool = False) -> np.ndarray:
+    low = np.linalg.cholesky((x + np.swapaxes(x, -1, -2)) / 2)
+    return np.swapaxes(low, -1, -2).copy() if upper else low
+
+
 # -- registration ------------------------------------------------------------------------------
 
 
@@ -446,3 +567,87 @@ Example::
 """,
     )
     replace_api(einsum, _einsum_api(einsum.api))
+    f(
+        "BatchInv",
+        _batch_inv,
+        rule=_batch_inv_bw,
+        need_inputs=(),
+        need_outputs=(0,),
+        samples=_square_samples,
+        reference=np.linalg.inv,
+        doc="""batch_inv(x): the inverse of each matrix of ``x`` (shape ``(..., n, n)``), as
+nnabla's ``BatchInv``. A singular matrix raises a ValueError. Gradient: ``dx = -Y^T g Y^T`` with
+the output ``Y = inv(x)`` (BatchMatmul), so it is differentiable again.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> F.batch_inv(gh.Variable(np.array([[[2.0, 0.0], [0.0, 4.0]]]))).d
+    array([[[0.5 , 0.  ],
+            [0.  , 0.25]]])
+""",
+    )
+    f(
+        "BatchDet",
+        _batch_det,
+        rule=_batch_det_bw,
+        need_inputs=(0,),
+        need_outputs=(0,),
+        samples=_square_samples,
+        reference=np.linalg.det,
+        doc="""batch_det(x): the determinant of each matrix of ``x`` (shape ``(..., n, n)``; the
+output has shape ``x.shape[:-2]``), as nnabla's ``BatchDet``. Gradient: ``dx = g det(x)
+inv(x)^T`` (with BatchInv: a singular matrix raises a ValueError there).
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> F.batch_det(gh.Variable(np.array([[[2.0, 1.0], [1.0, 3.0]]]))).d
+    array([5.])
+""",
+    )
+    f(
+        "BatchLogdet",
+        _batch_logdet,
+        rule=_batch_logdet_bw,
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_logdet_samples,
+        reference=lambda x: np.linalg.slogdet(x)[1],
+        doc="""batch_logdet(x): ``log|det(x)|`` of each matrix of ``x`` (shape ``(..., n, n)``), as
+nnabla's ``BatchLogdet`` (the log of the absolute determinant, from ``slogdet``: no overflow).
+Gradient: ``dx = g inv(x)^T`` (with BatchInv), differentiable again.
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> F.batch_logdet(gh.Variable(np.array([[[0.0, 2.0], [3.0, 0.0]]]))).d  # det -6
+    array([1.79175947])
+""",
+    )
+    f(
+        "BatchCholesky",
+        _batch_cholesky,
+        attrs={"upper": False},
+        rule=_batch_cholesky_bw,
+        need_inputs=(),
+        need_outputs=(0,),
+        samples=_cholesky_samples,
+        reference=_batch_cholesky_ref,
+        doc="""batch_cholesky(x, upper=False): the Cholesky factor of each symmetric positive
+definite matrix of ``x`` (shape ``(..., n, n)``), as nnabla's ``BatchCholesky``: lower ``L`` with
+``x = L L^T``, or with ``upper=True`` ``U = L^T`` (``x = U^T U``). ``x`` is read symmetrized,
+``(x + x^T) / 2`` (nnabla reads its lower triangle: the same for a symmetric ``x``), so the
+gradient is the symmetric one nnabla gives: with ``P = Phi(L^T g)`` (the lower triangle, its
+diagonal halved) and ``S = L^-T P L^-1``, ``dx = (S + S^T) / 2`` (Murray 2016), written with
+BatchMatmul, Trilu and BatchInv, so differentiable again. A matrix that is not positive
+definite raises a ValueError (on the CPU; CuPy returns NaN).
+
+Example::
+
+    >>> import numpy as np, gradhub as gh, gradhub.functions as F
+    >>> F.batch_cholesky(gh.Variable(np.array([[[4.0, 2.0], [2.0, 5.0]]]))).d
+    array([[[2., 0.],
+            [1., 2.]]])
+""",
+    )

@@ -361,6 +361,40 @@ def absolute_error(x0: Any, x1: Any) -> Any:
     return call("Abs", call("Sub2", x0, x1))
 
 
+def epsilon_insensitive_loss(x0: Any, x1: Any, epsilon: float = 0.0) -> Any:
+    r"""epsilon_insensitive_loss(x0, x1, epsilon): elementwise
+    :math:`y = \max(|x_0 - x_1| - \epsilon, 0)` (nnabla ``F.epsilon_insensitive_loss``; the loss
+    of support vector regression).
+
+    ``x0`` and ``x1`` must have the same shape. Composed as ``relu(abs(x0 - x1) - epsilon)``: the
+    gradient w.r.t. x0 is :math:`\operatorname{sign}(x_0 - x_1)` where
+    :math:`|x_0 - x_1| > \epsilon`, else 0 (also at :math:`|x_0 - x_1| = \epsilon`, as
+    nnabla's).
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> import gradhub.functions as F
+        >>> F.epsilon_insensitive_loss(gh.Variable([1.0, 2.0]), gh.Variable([3.0, 2.2]), 0.5).d
+        array([1.5, 0. ], dtype=float32)
+    """
+    x0, x1 = _same_shape("epsilon_insensitive_loss", x0, x1, ("x0", "x1"))
+    d = call("Abs", call("Sub2", x0, x1))
+    return call("ReLU", call("AddScalar", d, val=-float(epsilon)))
+
+
+def _eil_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    for eps in (0.5, 0.0):
+        x1 = rng.uniform(-2, 2, (2, 3))
+        d = draw(rng, (2, 3), -3, 3, avoid=(-eps, eps) if eps else (0.0,))
+        yield Sample((x1 + d, x1), {"epsilon": eps}, name=f"epsilon={eps}")
+    yield Sample((np.zeros((0, 2)), np.zeros((0, 2))), {"epsilon": 0.1}, name="size-0")
+
+
+def _eil_ref(x0: np.ndarray, x1: np.ndarray, epsilon: float = 0.0) -> np.ndarray:
+    return np.maximum(np.abs(x0 - x1) - epsilon, 0.0)
+
+
 _KL_EPS = 1e-8  # nnabla's clamp of p and q inside the logarithms
 
 
@@ -662,6 +696,13 @@ def register_functions(register: Any) -> None:
         reference=lambda x0, x1: (x0 - x1) ** 2,
     )
     c("HuberLoss", huber_loss, elementwise=True, samples=_huber_samples, reference=_huber_ref)
+    c(
+        "EpsilonInsensitiveLoss",
+        epsilon_insensitive_loss,
+        elementwise=True,
+        samples=_eil_samples,
+        reference=_eil_ref,
+    )
     c(
         "AbsoluteError",
         absolute_error,

@@ -27,6 +27,11 @@ MODULES = (
     "rescaling",
     "special",
     "resampling",
+    "masking",
+    "searching",
+    "metrics",
+    "sampling",
+    "spectral",
 )
 
 

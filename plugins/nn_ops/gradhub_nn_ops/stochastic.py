@@ -222,6 +222,90 @@ def randint(low: int = 0, high: int = 1, shape: Any = (), seed: int = -1) -> Var
     return _new_constant(rng.integers(lo, hi, _shape("randint", shape), dtype=np.int32))
 
 
+def _positive(fn: str, name: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not v > 0:
+        raise ValueError(f"{fn}: {name} must be a number > 0, got {v!r}")
+    return float(v)
+
+
+def rand_beta(alpha: float = 0.5, beta: float = 0.5, shape: Any = (), seed: int = -1) -> Variable:
+    r"""Beta samples :math:`x \sim B(\alpha, \beta)` of ``shape`` (nnabla ``F.rand_beta``): a
+    float32 Variable that needs no gradient. ``seed`` as in :func:`rand` (numpy's generator: not
+    nnabla's values).
+
+    Example::
+
+        >>> import gradhub.functions as F
+        >>> x = F.rand_beta(2.0, 3.0, shape=(4,), seed=0)
+        >>> x.d.dtype, bool(((0 < x.d) & (x.d < 1)).all())
+        (dtype('float32'), True)
+    """
+    a, b = _positive("rand_beta", "alpha", alpha), _positive("rand_beta", "beta", beta)
+    rng = _generator("rand_beta", seed)
+    return _new_constant(np.asarray(rng.beta(a, b, _shape("rand_beta", shape)), np.float32))
+
+
+def rand_binomial(n: int = 1, p: float = 0.5, shape: Any = (), seed: int = -1) -> Variable:
+    r"""Binomial samples :math:`x \sim B(n, p)` of ``shape`` (nnabla ``F.rand_binomial``): the
+    numbers of successes as a float32 Variable (nnabla's dtype) that needs no gradient. ``seed`` as
+    in :func:`rand`.
+
+    Example::
+
+        >>> import gradhub.functions as F
+        >>> x = F.rand_binomial(5, 0.3, shape=(4,), seed=0)
+        >>> x.d.dtype, bool(((0 <= x.d) & (x.d <= 5)).all())
+        (dtype('float32'), True)
+    """
+    trials = int_arg("rand_binomial", "n", n)
+    if trials < 0:
+        raise ValueError(f"rand_binomial: n must be >= 0, got {trials}")
+    prob = float(p)
+    if not 0.0 <= prob <= 1.0:
+        raise ValueError(f"rand_binomial: p must lie in [0, 1], got {p!r}")
+    rng = _generator("rand_binomial", seed)
+    vals = rng.binomial(trials, prob, _shape("rand_binomial", shape))
+    return _new_constant(np.asarray(vals, np.float32))
+
+
+def rand_gamma(k: float = 0.5, theta: float = 1, shape: Any = (), seed: int = -1) -> Variable:
+    r"""Gamma samples :math:`x \sim \Gamma(k, \theta)` (shape ``k``, scale ``theta``) of ``shape``
+    (nnabla ``F.rand_gamma``): a float32 Variable that needs no gradient. ``seed`` as in
+    :func:`rand`.
+
+    Example::
+
+        >>> import gradhub.functions as F
+        >>> x = F.rand_gamma(2.0, 1.5, shape=(4,), seed=0)
+        >>> x.d.dtype, bool((x.d > 0).all())
+        (dtype('float32'), True)
+    """
+    a = _positive("rand_gamma", "k", k)
+    scale = _positive("rand_gamma", "theta", theta)
+    rng = _generator("rand_gamma", seed)
+    return _new_constant(np.asarray(rng.gamma(a, scale, _shape("rand_gamma", shape)), np.float32))
+
+
+def _dist_samples(names: tuple[str, str], values: tuple[float, float]) -> Any:
+    def samples(rng: np.random.Generator) -> Iterator[Sample]:
+        kw = dict(zip(names, values))
+        yield Sample((), {**kw, "shape": (2, 3), "seed": 3}, name="2x3")
+        yield Sample((), {"shape": (), "seed": 0}, name="0-d")
+        yield Sample((), {"shape": (0, 2), "seed": 1}, name="size-0")
+
+    return samples
+
+
+def _dist_ref(kind: str, names: tuple[str, str], defaults: tuple[float, float]) -> Any:
+    def ref(**kw: Any) -> np.ndarray:
+        g = np.random.default_rng(kw.get("seed", -1))
+        a, b = (kw.get(n, d) for n, d in zip(names, defaults))
+        shape = tuple(kw.get("shape", ()))
+        return np.asarray(getattr(g, kind)(a, b, shape), np.float32)
+
+    return ref
+
+
 def _rand_samples(kind: str) -> Any:
     def samples(rng: np.random.Generator) -> Iterator[Sample]:
         a, b = (0, 5) if kind == "randint" else (-1.0, 2.0)
@@ -306,3 +390,15 @@ Example::
         reference=_rand_ref("randint"),
         differentiable=False,
     )
+    for name, fn, kind, names, defaults, values in (
+        ("RandBeta", rand_beta, "beta", ("alpha", "beta"), (0.5, 0.5), (2.0, 3.0)),
+        ("RandBinomial", rand_binomial, "binomial", ("n", "p"), (1, 0.5), (5, 0.3)),
+        ("RandGamma", rand_gamma, "gamma", ("k", "theta"), (0.5, 1.0), (2.0, 1.5)),
+    ):
+        c(
+            name,
+            fn,
+            samples=_dist_samples(names, values),
+            reference=_dist_ref(kind, names, defaults),
+            differentiable=False,
+        )

@@ -137,6 +137,131 @@ def randint(low: int = 0, high: int = 1, shape: Any = (), seed: int = -1) -> Var
     return _random("randint", "integers", low, high, shape, seed)
 
 
+def _random_dist(name: str, kind: str, a: Any, b: Any, shape: Any, seed: int) -> Variable:
+    """A random leaf of the native ``name`` (``rand_beta``...), drawn again at each ``forward()``
+    as :func:`rand`: numpy's ``Generator.<kind>(a, b, shape)`` as float32."""
+    native = getattr(_native, name)
+    v = adopt(native(a, b, shape, seed), Variable)
+    size = tuple(v.shape)
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        rng = np.random.default_rng(int(seed))
+        rng_draw = getattr(rng, kind)
+
+        def draw() -> Any:
+            return np.asarray(rng_draw(a, b, size), np.float32)
+
+        draw()  # (the values of the call itself, which the native function drew alike)
+    else:
+
+        def draw() -> Any:
+            return native(a, b, shape, -1).d
+
+    register_random_leaf(v, draw, not get_auto_forward())
+    return v
+
+
+def rand_beta(alpha: float = 0.5, beta: float = 0.5, shape: Any = (), seed: int = -1) -> Variable:
+    r"""nnabla's ``F.rand_beta``: samples of :math:`B(\alpha, \beta)` of ``shape`` (float32, no
+    gradient), drawn again at each ``forward()`` as :func:`rand` (numpy's generators: not
+    nnabla's numbers).
+
+    Example::
+
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = F.rand_beta(2.0, 3.0, shape=(3,), seed=0)
+        >>> bool(((0 < x.d) & (x.d < 1)).all())
+        True
+    """
+    return _random_dist("rand_beta", "beta", alpha, beta, shape, seed)
+
+
+def rand_binomial(n: int = 1, p: float = 0.5, shape: Any = (), seed: int = -1) -> Variable:
+    r"""nnabla's ``F.rand_binomial``: numbers of successes of :math:`B(n, p)` of ``shape``
+    (float32, as nnabla's; no gradient), drawn again at each ``forward()`` as :func:`rand`.
+
+    Example::
+
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = F.rand_binomial(4, 0.5, shape=(3,), seed=0)
+        >>> bool(((0 <= x.d) & (x.d <= 4)).all()), x.d.dtype
+        (True, dtype('float32'))
+    """
+    return _random_dist("rand_binomial", "binomial", n, p, shape, seed)
+
+
+def rand_gamma(k: float = 0.5, theta: float = 1, shape: Any = (), seed: int = -1) -> Variable:
+    r"""nnabla's ``F.rand_gamma``: samples of :math:`\Gamma(k, \theta)` (shape ``k``, scale
+    ``theta``) of ``shape`` (float32, no gradient), drawn again at each ``forward()`` as
+    :func:`rand`.
+
+    Example::
+
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> bool((F.rand_gamma(2.0, 1.5, shape=(3,), seed=0).d > 0).all())
+        True
+    """
+    return _random_dist("rand_gamma", "gamma", k, theta, shape, seed)
+
+
+def random_choice(x: Any, w: Any, shape: Any = (), replace: bool = True, seed: int = -1) -> Any:
+    r"""nnabla's ``F.random_choice``: from each row of ``x`` (its last axis, ``K`` values)
+    ``prod(shape)`` elements drawn with probabilities proportional to the row of ``w`` (same shape
+    as ``x``, weights >= 0), with or without ``replace``; the output has shape
+    ``x.shape[:-1] + shape``. The choices are drawn again at each ``forward()`` (as
+    :func:`rand`; numpy's generators, so other choices than nnabla's), reading ``w``'s values of
+    the moment. Gradients as nnabla's: both ``x`` and ``w`` get the incoming gradient summed at
+    the chosen positions (recorded as ``Gather`` of ``x`` plus a ``Gather`` of ``w`` minus its
+    ``stop_gradient``, exactly 0 in value). Without ``replace``, a row with fewer positive
+    weights than draws raises ValueError (nnabla: RuntimeError at ``forward()``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0, 2.0, 3.0]]))
+        >>> w = nn.Variable.from_numpy_array(np.array([[0.0, 0.0, 1.0]]))
+        >>> F.random_choice(x, w, shape=(2,), seed=0).d
+        array([[3., 3.]], dtype=float32)
+    """
+    xv, wv = _as_variable(x, "random_choice"), _as_variable(w, "random_choice")
+    if tuple(xv.shape) != tuple(wv.shape) or len(xv.shape) < 1:
+        raise ValueError(
+            f"nnabla F.random_choice: x of shape {tuple(xv.shape)} and w of shape "
+            f"{tuple(wv.shape)} must have the same shape, at least 1-d"
+        )
+    size = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    lead, k = tuple(int(n) for n in xv.shape[:-1]), int(xv.shape[-1])
+    draws = math.prod(size)
+    own = _augment_rng("random_choice", seed)
+
+    def draw() -> np.ndarray:
+        weights = np.asarray(wv.d, dtype=np.float64).reshape(-1, k)
+        if (weights < 0).any() or not np.isfinite(weights).all():
+            raise ValueError("nnabla F.random_choice: the weights w must be finite and >= 0")
+        rng = own
+        if rng is None:  # the random functions' global generator (nn.random.seed)
+            rng = np.random.default_rng(int(_integers(None, 0, 2**31 - 1, ())))
+        rows = []
+        for row in weights:
+            total = row.sum()
+            if total <= 0 or (not replace and np.count_nonzero(row) < draws):
+                raise ValueError(
+                    "nnabla F.random_choice: a row of w has "
+                    + ("no positive weight" if total <= 0 else "fewer positive weights than draws")
+                    + " (sampling without replacement needs one per draw)"
+                )
+            rows.append(rng.choice(k, size=draws, replace=bool(replace), p=row / total))
+        return np.asarray(rows, dtype=np.int64).reshape(*lead, *size)
+
+    idx = Variable.from_numpy_array(draw())
+    register_random_leaf(idx, draw, not get_auto_forward())
+    gather, stop = __getattr__("gather"), __getattr__("stop_gradient")
+    nb = len(lead)
+    picked_w = gather(wv, idx, axis=nb, batch_dims=nb)
+    return gather(xv, idx, axis=nb, batch_dims=nb) + (picked_w - stop(picked_w))
+
+
 def _augment_rng(fn: str, seed: Any) -> Any:
     """A generator of its own for ``seed >= 0``, None for the random functions' global one."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < -1:
@@ -2215,6 +2340,362 @@ def weight_normalization(w: Any, g: Any, dim: int = 0, eps: float = 1e-12) -> An
     return w * gs / norm
 
 
+# -- batch linear algebra ---------------------------------------------------------------------
+
+
+def _batch_square(fn: str, x: Any) -> Any:
+    """The wrapped registered function ``fn`` once ``x`` is checked as nnabla's setup checks it:
+    a 3-d stack of square matrices ``(B, N, N)`` (gradhub's own function takes any leading axes)."""
+    shape = tuple(getattr(x, "shape", ()))
+    if len(shape) != 3 or shape[1] != shape[2]:
+        raise ValueError(
+            f"nnabla F.{fn}: x must be a 3-d batch of square matrices (B, N, N), got shape {shape}"
+        )
+    return __getattr__(fn)
+
+
+def batch_inv(x: Any) -> Any:
+    r"""nnabla's ``F.batch_inv``: the inverse of each matrix of ``x`` (shape ``(B, N, N)``), one
+    ``BatchInv`` function. Gradient :math:`-Y^T g Y^T` with :math:`Y` the output, differentiable
+    again. A singular matrix raises a ValueError (nnabla returns ``inf``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[[2.0, 0.0], [1.0, 1.0]]]))
+        >>> y = F.batch_inv(x)
+        >>> y.forward()
+        >>> y.d
+        array([[[ 0.5,  0. ],
+                [-0.5,  1. ]]], dtype=float32)
+    """
+    return _batch_square("batch_inv", x)(x)
+
+
+def batch_det(x: Any) -> Any:
+    r"""nnabla's ``F.batch_det``: the determinant of each matrix of ``x`` (shape ``(B, N, N)``;
+    the output has shape ``(B,)``), one ``BatchDet`` function. Gradient
+    :math:`g \det(x)\, x^{-T}`, differentiable again (through ``BatchInv``: a singular matrix
+    raises a ValueError in the backward pass, where nnabla returns ``inf``/``nan``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[[2.0, 1.0], [1.0, 3.0]]]))
+        >>> y = F.batch_det(x)
+        >>> y.forward()
+        >>> y.d
+        array([5.], dtype=float32)
+    """
+    return _batch_square("batch_det", x)(x)
+
+
+def batch_logdet(x: Any) -> Any:
+    r"""nnabla's ``F.batch_logdet``: :math:`\log|\det x|` of each matrix of ``x`` (shape
+    ``(B, N, N)``; output ``(B,)``), one ``BatchLogdet`` function (from ``slogdet``, so a large
+    determinant does not overflow). Gradient :math:`g\, x^{-T}`; differentiable again (nnabla's
+    second derivative raises NotImplementedError).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[[0.0, 2.0], [3.0, 0.0]]]))
+        >>> y = F.batch_logdet(x)
+        >>> y.forward()
+        >>> y.d  # log 6: the absolute determinant
+        array([1.7917595], dtype=float32)
+    """
+    return _batch_square("batch_logdet", x)(x)
+
+
+def batch_cholesky(x: Any, upper: bool = False) -> Any:
+    r"""nnabla's ``F.batch_cholesky``: the Cholesky factor of each symmetric positive definite
+    matrix of ``x`` (shape ``(B, N, N)``), one ``BatchCholesky`` function with ``info.args``
+    ``{"upper": ...}``: lower :math:`L` with :math:`x = L L^T`, or :math:`U = L^T` for
+    ``upper=True``. ``x`` is read symmetrized, :math:`(x + x^T)/2`, where nnabla reads its lower
+    triangle (the same for a symmetric ``x``); the gradient is nnabla's symmetric one (Murray
+    2016), differentiable again (nnabla's second derivative raises). A matrix that is not
+    positive definite raises a ValueError (nnabla returns meaningless numbers).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[[4.0, 2.0], [2.0, 5.0]]]))
+        >>> y = F.batch_cholesky(x, upper=True)
+        >>> y.forward()
+        >>> y.d
+        array([[[2., 1.],
+                [0., 2.]]], dtype=float32)
+    """
+    if not isinstance(upper, (bool, np.bool_)):
+        raise TypeError(f"nnabla F.batch_cholesky: upper must be a bool, got {upper!r}")
+    return _batch_square("batch_cholesky", x)(x, upper=bool(upper))
+
+
+# -- searching, masks, metrics, shapes ---------------------------------------------------------
+
+
+def searchsorted(sorted_sequence: Any, values: Any, right: Any = None) -> Any:
+    r"""nnabla's ``F.searchsorted``: for each of ``values`` (``(..., M)``) the index at which it
+    would be inserted into its row of ``sorted_sequence`` (``(..., N)``, the same leading axes,
+    each row sorted) to keep it sorted: the number of elements ``< v``, or ``<= v`` with
+    ``right=True``. One ``SearchSorted`` function; float32 indices, as nnabla's; no gradient.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> s = nn.Variable.from_numpy_array(np.array([[1.0, 3.0, 5.0, 7.0]]))
+        >>> v = nn.Variable.from_numpy_array(np.array([[3.0, 6.0, 9.0]]))
+        >>> y = F.searchsorted(s, v, right=True)
+        >>> y.forward()
+        >>> y.d
+        array([[2., 3., 4.]], dtype=float32)
+    """
+    idx = __getattr__("searchsorted")(sorted_sequence, values, right=bool(right))
+    return __getattr__("cast")(idx, "float32")
+
+
+def nonzero(x: Any) -> Any:
+    r"""nnabla's ``F.nonzero``: the indices of the nonzero elements of ``x``, shape
+    ``(x.ndim, count)`` in row-major order, uint64 as nnabla's (one ``NonZero`` function); no
+    gradient.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> y = F.nonzero(nn.Variable.from_numpy_array(np.array([[0.0, 1.0], [2.0, 0.0]])))
+        >>> y.forward()
+        >>> y.d
+        array([[0, 1],
+               [1, 0]], dtype=uint64)
+    """
+    return __getattr__("cast")(__getattr__("nonzero")(x), "uint64")
+
+
+def confusion_matrix(x: Any, target: Any, axis: Any = None) -> Any:
+    r"""nnabla's ``F.confusion_matrix``: ``(C, C)`` int32 counts, at ``[t, p]`` the samples of
+    label ``t`` (``target``, ``x``'s shape with 1 at ``axis``) whose ``argmax`` along ``axis``
+    (the classes, the last axis when None) is ``p``. One ``ConfusionMatrix`` function; no
+    gradient.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]))
+        >>> t = nn.Variable.from_numpy_array(np.array([[1], [0], [0]]))
+        >>> y = F.confusion_matrix(x, t)
+        >>> y.forward()
+        >>> y.d
+        array([[1, 1],
+               [0, 1]], dtype=int32)
+    """
+    return __getattr__("cast")(__getattr__("confusion_matrix")(x, target, axis=axis), "int32")
+
+
+def unique(
+    x: Any,
+    flatten: bool = True,
+    axis: Any = None,
+    sorted: bool = True,
+    with_index: bool = False,
+    with_inverse: bool = False,
+    with_counts: bool = False,
+) -> Any:
+    r"""nnabla's ``F.unique``: the unique elements of ``x`` (``flatten=True``) or unique
+    sub-arrays along ``axis``, in ascending order (``sorted=True``) or in order of first
+    appearance; with ``with_index``, ``with_inverse``, ``with_counts`` also the (int32) indices of
+    the first occurrences, the index of each element's value and the counts, returned in that
+    order after the values (float32). As nnabla's, only with auto_forward on (the output's shape
+    depends on the data): otherwise RuntimeError. Computed at once, with no gradient; unlike
+    nnabla 1.39 (a ``TypeError``), ``axis=None`` is accepted with ``flatten=True``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> with nn.auto_forward():
+        ...     y, counts = F.unique(nn.Variable.from_numpy_array(np.array([3.0, 1.0, 3.0])),
+        ...                          with_counts=True)
+        >>> y.d, counts.d
+        (array([1., 3.], dtype=float32), array([1, 2], dtype=int32))
+    """
+    if not get_auto_forward():
+        raise RuntimeError(
+            "nnabla F.unique: Unique can be used only if auto_forward is true "
+            "(nn.set_auto_forward(True) or `with nn.auto_forward():`), as nnabla's"
+        )
+    v = _as_variable(x, "unique")
+    a = v.d
+    xp = v.device.xp
+    nd = len(a.shape)
+    if not flatten:
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise TypeError(
+                f"nnabla F.unique: axis must be an int with flatten=False, got {axis!r}"
+            )
+        if not -nd <= axis < nd:
+            raise ValueError(f"nnabla F.unique: axis={axis} is out of range for x of ndim {nd}")
+        ax: Any = int(axis) % nd
+    else:
+        ax = None
+    vals, index, inverse, counts = xp.unique(
+        a, return_index=True, return_inverse=True, return_counts=True, axis=ax
+    )
+    inverse = inverse.reshape(-1)
+    if not sorted:
+        order = xp.argsort(index, kind="stable")
+        rank = xp.empty_like(order)
+        rank[order] = xp.arange(order.size)
+        vals = xp.take(vals, order, axis=0 if ax is None else ax)
+        index, counts, inverse = index[order], counts[order], rank[inverse]
+    outs = [vals.astype(np.float32)]
+    for flag, arr in ((with_index, index), (with_inverse, inverse), (with_counts, counts)):
+        if flag:
+            outs.append(arr.astype(np.int32))
+    res = [_constant_of(o) for o in outs]
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def _constant_of(arr: Any) -> Variable:
+    v = Variable.__new__(Variable)
+    _NativeVariable.__init__(v, arr, need_grad=False)
+    return v
+
+
+def shape(x: Any, start: Any = None, end: Any = None) -> Any:
+    r"""nnabla's ``F.shape``: ``x.shape[start:end]`` as a float32 Variable (``end`` None or 0: to
+    the end; negative values count from the end), which needs no gradient.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable((2, 3, 4))
+        >>> F.shape(x).d, F.shape(x, 1, 2).d
+        (array([2., 3., 4.], dtype=float32), array([3.], dtype=float32))
+    """
+    dims = tuple(int(n) for n in getattr(x, "shape", ()))
+    for name, val in (("start", start), ("end", end)):
+        if val is not None and (isinstance(val, bool) or not isinstance(val, (int, np.integer))):
+            raise TypeError(f"nnabla F.shape: {name} must be an int or None, got {val!r}")
+    lo = int(start or 0)
+    hi = None if not end else int(end)
+    dev = context_device()
+    with dev.activate():
+        arr = dev.xp.asarray(dims[lo:hi], dtype=np.float32)
+    return _constant_of(arr)
+
+
+def reduce_sum(x: Any) -> Any:
+    r"""nnabla's ``F.reduce_sum``: the sum of every element of ``x``, a 0-d Variable (``F.sum``
+    over every axis); the gradient is the incoming one broadcast to ``x``'s shape.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> y = F.reduce_sum(nn.Variable.from_numpy_array(np.array([[1.0, 2.0], [3.0, 4.0]])))
+        >>> y.forward()
+        >>> y.d
+        array(10., dtype=float32)
+    """
+    return __getattr__("sum")(x)
+
+
+def reduce_mean(x: Any) -> Any:
+    r"""nnabla's ``F.reduce_mean``: the mean of every element of ``x``, a 0-d Variable (``F.mean``
+    over every axis); the gradient is the incoming one over ``x.size``, broadcast.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> y = F.reduce_mean(nn.Variable.from_numpy_array(np.array([[1.0, 2.0], [3.0, 4.0]])))
+        >>> y.forward()
+        >>> y.d
+        array(2.5, dtype=float32)
+    """
+    return __getattr__("mean")(x)
+
+
+def bc_add2(x0: Any, x1: Any, inplace: bool = False) -> Any:
+    r"""nnabla's ``F.bc_add2``: :math:`x_0 + x_1` with numpy's broadcasting (``F.add2``; the
+    gradients summed over the broadcast axes); ``inplace`` is accepted and ignored.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> a = nn.Variable.from_numpy_array(np.zeros((2, 2)))
+        >>> b = nn.Variable.from_numpy_array(np.array([[1.0, 2.0]]))
+        >>> y = F.bc_add2(a, b)
+        >>> y.forward()
+        >>> y.d
+        array([[1., 2.],
+               [1., 2.]], dtype=float32)
+    """
+    return __getattr__("add2")(x0, x1)
+
+
+def meshgrid(*x: Any, ij_indexing: bool = False) -> tuple[Any, ...]:
+    r"""nnabla's ``F.meshgrid``: the coordinate arrays of the 1-d inputs, each of shape
+    ``(len(x1), len(x0), len(x2), ...)`` (Cartesian ``xy`` indexing, the default) or
+    ``(len(x0), len(x1), ...)`` (``ij_indexing=True``), as ``numpy.meshgrid``; each output is a
+    reshape and broadcast of its input, so the gradient of an input is the sum of its output's
+    gradient over the other axes.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> a = nn.Variable.from_numpy_array(np.array([1.0, 2.0, 3.0]))
+        >>> b = nn.Variable.from_numpy_array(np.array([4.0, 5.0]))
+        >>> xs, ys = F.meshgrid(a, b)
+        >>> xs.forward()
+        >>> xs.d
+        array([[1., 2., 3.],
+               [1., 2., 3.]], dtype=float32)
+    """
+    if not x:
+        raise ValueError("nnabla F.meshgrid: give at least one 1-d Variable")
+    for k, v in enumerate(x):
+        if len(getattr(v, "shape", ())) != 1:
+            raise ValueError(
+                f"nnabla F.meshgrid: input {k} must be 1-d, got shape {tuple(v.shape)}"
+            )
+    sizes = [int(v.shape[0]) for v in x]
+    order = list(range(len(x)))
+    if not ij_indexing and len(x) > 1:
+        order[0], order[1] = 1, 0  # axis of each input: x0 varies along axis 1
+    out_shape = tuple(sizes[order.index(a)] for a in range(len(x)))
+    reshape, broadcast_to = __getattr__("reshape"), __getattr__("broadcast_to")
+    outs = []
+    for k, v in enumerate(x):
+        shp = tuple(sizes[k] if a == order[k] else 1 for a in range(len(x)))
+        outs.append(broadcast_to(reshape(v, shp), out_shape))
+    return tuple(outs)
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     if name == "batch_normalization":
         return _on_ndarrays(_batch_normalization(fn))
@@ -2256,5 +2737,22 @@ def __dir__() -> list[str]:
             "random_shift",
             "random_crop",
             "random_erase",
+            "batch_inv",
+            "batch_det",
+            "batch_logdet",
+            "batch_cholesky",
+            "searchsorted",
+            "nonzero",
+            "confusion_matrix",
+            "unique",
+            "shape",
+            "reduce_sum",
+            "reduce_mean",
+            "bc_add2",
+            "meshgrid",
+            "rand_beta",
+            "rand_binomial",
+            "rand_gamma",
+            "random_choice",
         }
     )
