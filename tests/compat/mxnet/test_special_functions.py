@@ -4,8 +4,9 @@ Expected values were printed by mxnet 1.9.1 on the same inputs (values and ``x.g
 ``y.backward()`` under ``mx.autograd.record()``, in float32 and float64; integer and float16
 inputs). mxnet's gradients of gamma and gammaln use an approximate digamma (up to 2.3e-6
 relative off, 1e-7 absolute, in float64 as well), so those are compared at that tolerance
-and, in float64, with the exact digamma as well. Second derivatives, which mxnet does not have for these operators
-(``_backward_gammaln is non-differentiable``), are checked against the exact polygamma.
+and, in float64, with the exact digamma as well. Second derivatives, which mxnet does not have
+for these operators (``_backward_gammaln is non-differentiable``), are checked against the
+exact polygamma.
 """
 
 from __future__ import annotations
