@@ -24,12 +24,14 @@ Example::
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
+from .. import kvstore as kvs
 from .. import model as _model
 from .. import optimizer as opt
 from ..context import Context, cpu
@@ -61,6 +63,29 @@ def _attr_dict(symbol: Any) -> dict[str, dict[str, str]]:
     return out
 
 
+def _create_kvstore(kvstore: Any) -> tuple[kvs.KVStore | None, bool]:
+    """mxnet 1.9.1's ``model._create_kvstore`` with one device: the kvstore to use and whether
+    the update happens on it (``MXNET_UPDATE_ON_KVSTORE``, default 1, and the store)."""
+    update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
+    kv: kvs.KVStore | None
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore  # type: ignore[assignment]
+    elif isinstance(kvstore, str):
+        # one device, one machine: no kvstore; 'dist_*' raises as mx.kv.create does
+        kv = kvs.create(kvstore) if "dist" in kvstore else None
+    else:
+        raise TypeError(
+            f"init_optimizer: kvstore must be KVStore, str or None, got {type(kvstore).__name__}"
+        )
+    if kv is None:
+        update_on_kvstore = False
+    else:
+        update_on_kvstore &= kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
+    return kv, update_on_kvstore
+
+
 def _copy_into(dst: NDArray, src: Any) -> None:
     """``src`` (an NDArray or numpy array of ``dst``'s shape) written into ``dst`` in
     ``dst``'s dtype (mxnet's ``copyto``)."""
@@ -82,9 +107,10 @@ class Module(BaseModule):
     ``initializer``), :meth:`init_optimizer` creates the optimizer (its ``rescale_grad`` is
     ``1 / batch_size``, as mxnet), :meth:`forward`, :meth:`backward`, :meth:`update` run one
     step; ``fit``, ``score``, ``predict`` loop over a DataIter (see
-    :class:`~.base_module.BaseModule`). One context only: a list of several contexts, a
-    distributed ``kvstore``, ``state_names``, ``group2ctxs`` and ``compression_params`` raise
-    ``NotImplementedError``.
+    :class:`~.base_module.BaseModule`). A :class:`~..kvstore.KVStore` given to
+    :meth:`init_optimizer` (or ``fit``) is used as mxnet uses it (see there). One context
+    only: a list of several contexts, a distributed ``kvstore``, ``state_names``,
+    ``group2ctxs`` and ``compression_params`` raise ``NotImplementedError``.
     """
 
     def __init__(
@@ -194,14 +220,22 @@ class Module(BaseModule):
             logging.info('Saved optimizer state to "%s"', state_name)
 
     def save_optimizer_states(self, fname: str) -> None:
-        """Write the updater's states to ``fname`` (``mx.optimizer``'s format, never pickle)."""
+        """Write the updater's states to ``fname`` (``mx.optimizer``'s format, never pickle);
+        when updating on the kvstore, the kvstore's (``KVStore.save_optimizer_states``)."""
         _require(self.optimizer_initialized, "save_optimizer_states: init_optimizer first")
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+            return
         with open(fname, "wb") as fout:
             fout.write(self._updater.get_states())
 
     def load_optimizer_states(self, fname: str) -> None:
-        """Load states written by :meth:`save_optimizer_states` (nothing is unpickled)."""
+        """Load states written by :meth:`save_optimizer_states` (nothing is unpickled); when
+        updating on the kvstore, into the kvstore's updater."""
         _require(self.optimizer_initialized, "load_optimizer_states: init_optimizer first")
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
         with open(fname, "rb") as f:
             self._updater.set_states(f.read())
 
@@ -497,21 +531,21 @@ class Module(BaseModule):
         by ``mx.optimizer.create`` with ``optimizer_params``, ``rescale_grad=1/batch_size``
         (unless given), ``param_idx2name`` (index = position among the parameters) and the
         symbol's ``lr_mult``/``wd_mult`` attributes; an Optimizer is used as is (a
-        ``rescale_grad`` other than ``1/batch_size`` warns). ``kvstore`` ``"local"``,
-        ``"device"`` or None (one device needs none); a distributed kvstore or a KVStore object
-        raises ``NotImplementedError``. Called again without ``force_init`` it logs a warning
-        and does nothing."""
+        ``rescale_grad`` other than ``1/batch_size`` warns). ``kvstore`` follows mxnet 1.9.1's
+        ``model._create_kvstore`` with one device: a name (``"local"``, ``"device"``) or None
+        makes no kvstore, a :class:`~..kvstore.KVStore` object is used, a distributed name
+        raises ``NotImplementedError`` (as ``mx.kv.create``), another type ``TypeError``. With a
+        KVStore the update happens on the store (unless ``MXNET_UPDATE_ON_KVSTORE=0``):
+        ``kv.set_optimizer`` then ``kv.broadcast`` of each parameter (by name); otherwise each
+        parameter is ``kv.init``-ed and the gradients are reduced on it before the local
+        updater runs. Called again without ``force_init`` it logs a warning and does nothing."""
         _require(self.binded and self.params_initialized, "init_optimizer: bind and init_params")
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring...")
             return
         if self._params_dirty:
             self._sync_params_from_devices()
-        if kvstore is not None and not (isinstance(kvstore, str) and "dist" not in kvstore):
-            raise NotImplementedError(
-                f"init_optimizer: kvstore={kvstore!r} is not supported (one device updates "
-                f"without a kvstore; use 'local' or None) ({_DOCS})"
-            )
+        kv, update_on_kvstore = _create_kvstore(kvstore)
         batch_size = self._data_shapes[0].shape[  # type: ignore[index]
             max(DataDesc.get_batch_axis(getattr(self._data_shapes[0], "layout", "NCHW")), 0)  # type: ignore[index]
         ]
@@ -555,9 +589,22 @@ class Module(BaseModule):
             if not optimizer.idx2name:
                 optimizer.idx2name = idx2name.copy()
         self._optimizer = optimizer
-        self._kvstore = None
-        self._update_on_kvstore = False
-        self._updater = opt.get_updater(optimizer)
+        self._kvstore = kv
+        self._update_on_kvstore = update_on_kvstore
+        self._updater = None
+        if kv is not None:
+            if update_on_kvstore:
+                kv.set_optimizer(optimizer)
+            # mxnet's model._initialize_kvstore: the store gets the parameters' values
+            ex = self._exec
+            assert ex is not None and self._arg_params is not None
+            for name in self._param_names:
+                if update_on_kvstore:
+                    kv.broadcast(name, self._arg_params[name], out=[ex.arg_dict[name]])
+                else:
+                    kv.init(name, self._arg_params[name])
+        if not update_on_kvstore:
+            self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
@@ -626,8 +673,12 @@ class Module(BaseModule):
         self._exec.backward(out_grads=out_grads)  # type: ignore[union-attr]
 
     def update(self) -> None:
-        """Apply the optimizer to every parameter that has a gradient (one updater call with
-        the lists of indices, gradients and weights, as mxnet's ``_update_params``)."""
+        """Apply the optimizer to every parameter that has a gradient, as mxnet's
+        ``model._update_params``: one updater call with the lists of indices, gradients and
+        weights (with a kvstore that does not update, each gradient is first
+        ``kv.pushpull``-ed by name, priority ``-index``). When updating on the kvstore
+        (``model._update_params_on_kvstore``) each gradient is ``kv.pushpull``-ed by name into
+        the weight instead."""
         _require(
             self.binded and self.params_initialized and self.optimizer_initialized,
             "update: bind, init_params and init_optimizer first",
@@ -640,6 +691,11 @@ class Module(BaseModule):
             g = ex.grad_dict.get(name)
             if g is None:
                 continue
+            if self._update_on_kvstore:
+                self._kvstore.pushpull(name, [g], out=[ex.arg_dict[name]], priority=-i)
+                continue
+            if self._kvstore is not None:
+                self._kvstore.pushpull(name, [g], priority=-i)
             indices.append(i)
             grads.append(g)
             weights.append(ex.arg_dict[name])
