@@ -1552,6 +1552,44 @@ def _layout(fn: str, layout: Any) -> None:
         )
 
 
+def _conv_kernel(fn: str, kernel: Any, num_filter: Any, layout: Any, name: Any) -> tuple[int, ...]:
+    """The checked ``kernel`` of ``mx.sym.<fn>`` (``Convolution``, ``Deconvolution``): both
+    ``kernel`` and ``num_filter`` given, a channels-first ``layout``, 1 to 3 positive sizes."""
+    if kernel is None or num_filter is None:
+        raise _MXNetValueError(
+            f"mx.sym.{fn}: Required parameter kernel and num_filter are not presented, in "
+            f'operator {fn}(name="{name}")'
+        )
+    _layout(fn, layout)
+    k = _ints(fn, "kernel", kernel)
+    if not 1 <= len(k) <= 3 or any(d <= 0 for d in k):
+        raise _MXNetValueError(f"mx.sym.{fn}: kernel={kernel!r} must have 1 to 3 positive sizes")
+    return k
+
+
+def _conv_filters(fn: str, num_filter: Any, num_group: Any) -> int:
+    """``int(num_filter)``, checked to be a positive multiple of ``num_group`` (``mx.sym.<fn>``)."""
+    if int(num_filter) <= 0 or int(num_group) <= 0 or int(num_filter) % int(num_group):
+        raise _MXNetValueError(
+            f"mx.sym.{fn}: num_filter={num_filter} must be a positive multiple of "
+            f"num_group={num_group}"
+        )
+    return int(num_filter)
+
+
+def _conv_inputs(
+    prefix: str, name: str | None, data: Symbol, weight: Any, bias: Any, no_bias: bool
+) -> tuple[str, list[Symbol]]:
+    """The node name (``name`` or an automatic ``<prefix>N``) and the inputs of a convolution
+    symbol: ``data``, ``weight`` (a new ``<name>_weight`` Variable when None) and, unless
+    ``no_bias``, ``bias`` (a new ``<name>_bias`` Variable when None)."""
+    name = name or _auto_name(prefix)
+    inputs = [data, weight if weight is not None else Variable(f"{name}_weight")]
+    if not no_bias:
+        inputs.append(bias if bias is not None else Variable(f"{name}_bias"))
+    return name, inputs
+
+
 @_layer("convolution", ("data", "weight", "bias"), ("data",))
 def Convolution(
     data: Symbol | None = None,
@@ -1586,17 +1624,7 @@ def Convolution(
         (['data', 'conv1_weight', 'conv1_bias'], [(2, 20, 24, 24)])
     """
     data = _data_arg("Convolution", data)
-    if kernel is None or num_filter is None:
-        raise _MXNetValueError(
-            "mx.sym.Convolution: Required parameter kernel and num_filter are not presented, in "
-            f'operator Convolution(name="{name}")'
-        )
-    _layout("Convolution", layout)
-    k = _ints("Convolution", "kernel", kernel)
-    if not 1 <= len(k) <= 3 or any(d <= 0 for d in k):
-        raise _MXNetValueError(
-            f"mx.sym.Convolution: kernel={kernel!r} must have 1 to 3 positive sizes"
-        )
+    k = _conv_kernel("Convolution", kernel, num_filter, layout, name)
     nsp = len(k)
     st = _ints("Convolution", "stride", stride) or (1,) * nsp
     dl = _ints("Convolution", "dilate", dilate) or (1,) * nsp
@@ -1606,21 +1634,14 @@ def Convolution(
             raise _MXNetValueError(
                 f"mx.sym.Convolution: {arg}={t} must have {nsp} values (one per kernel axis)"
             )
-    if int(num_filter) <= 0 or int(num_group) <= 0 or int(num_filter) % int(num_group):
-        raise _MXNetValueError(
-            f"mx.sym.Convolution: num_filter={num_filter} must be a positive multiple of "
-            f"num_group={num_group}"
-        )
-    name = name or _auto_name("convolution")
-    inputs = [data, weight if weight is not None else Variable(f"{name}_weight")]
-    if not no_bias:
-        inputs.append(bias if bias is not None else Variable(f"{name}_bias"))
+    nf = _conv_filters("Convolution", num_filter, num_group)
+    name, inputs = _conv_inputs("convolution", name, data, weight, bias, no_bias)
     attrs = {
         "kernel": k,
         "stride": st,
         "dilate": dl,
         "pad": pd,
-        "num_filter": int(num_filter),
+        "num_filter": nf,
         "num_group": int(num_group),
         "no_bias": bool(no_bias),
     }
@@ -1665,17 +1686,7 @@ def Deconvolution(
         (['x', 'up_weight'], [(2, 3, 10, 10)])
     """
     data = _data_arg("Deconvolution", data)
-    if kernel is None or num_filter is None:
-        raise _MXNetValueError(
-            "mx.sym.Deconvolution: Required parameter kernel and num_filter are not presented, "
-            f'in operator Deconvolution(name="{name}")'
-        )
-    _layout("Deconvolution", layout)
-    k = _ints("Deconvolution", "kernel", kernel)
-    if not 1 <= len(k) <= 3 or any(d <= 0 for d in k):
-        raise _MXNetValueError(
-            f"mx.sym.Deconvolution: kernel={kernel!r} must have 1 to 3 positive sizes"
-        )
+    k = _conv_kernel("Deconvolution", kernel, num_filter, layout, name)
     nsp = len(k)
     given = {
         "stride": _ints("Deconvolution", "stride", stride),
@@ -1689,24 +1700,17 @@ def Deconvolution(
             raise _MXNetValueError(
                 f"mx.sym.Deconvolution: {arg}={t} must have {nsp} values (one per kernel axis)"
             )
-    if int(num_filter) <= 0 or int(num_group) <= 0 or int(num_filter) % int(num_group):
-        raise _MXNetValueError(
-            f"mx.sym.Deconvolution: num_filter={num_filter} must be a positive multiple of "
-            f"num_group={num_group}"
-        )
+    nf = _conv_filters("Deconvolution", num_filter, num_group)
     if no_bias and bias is not None:
         raise _MXNetValueError(
             "mx.sym.Deconvolution: a bias is given with no_bias=True (mxnet's default); pass "
             "no_bias=False"
         )
-    name = name or _auto_name("deconvolution")
-    inputs = [data, weight if weight is not None else Variable(f"{name}_weight")]
-    if not no_bias:
-        inputs.append(bias if bias is not None else Variable(f"{name}_bias"))
+    name, inputs = _conv_inputs("deconvolution", name, data, weight, bias, no_bias)
     attrs = {
         "kernel": k,
         **given,
-        "num_filter": int(num_filter),
+        "num_filter": nf,
         "num_group": int(num_group),
         "no_bias": bool(no_bias),
     }

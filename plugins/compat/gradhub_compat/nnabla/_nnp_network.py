@@ -188,7 +188,8 @@ WRITERS: dict[str, Writer] = {
 }
 for _name in ("Add2", "Sub2", "Mul2", "Div2", "Pow2"):
     WRITERS[_name] = (_name, lambda a, s: {"inplace": False})
-for _name in (
+# The nnabla functions of one input and one scalar argument ``val``.
+_SCALAR_FUNCTIONS = (
     "AddScalar",
     "MulScalar",
     "PowScalar",
@@ -203,7 +204,8 @@ for _name in (
     "LessEqualScalar",
     "EqualScalar",
     "NotEqualScalar",
-):
+)
+for _name in _SCALAR_FUNCTIONS:
     WRITERS[_name] = (_name, _val)
 for _name in (
     "Tanh",
@@ -742,22 +744,7 @@ for _t, _f in (
     ("ReLU6", "relu6"),
 ):
     READERS[_t] = _unary(_f)
-for _t in (
-    "AddScalar",
-    "MulScalar",
-    "PowScalar",
-    "RSubScalar",
-    "RDivScalar",
-    "RPowScalar",
-    "MaximumScalar",
-    "MinimumScalar",
-    "GreaterScalar",
-    "GreaterEqualScalar",
-    "LessScalar",
-    "LessEqualScalar",
-    "EqualScalar",
-    "NotEqualScalar",
-):
+for _t in _SCALAR_FUNCTIONS:
     _f = re.sub(r"(?<!^)(?=[A-Z])", "_", _t).lower()
     READERS[_t] = _scalar(_f)
 del _t, _f

@@ -61,21 +61,22 @@ def constant(val: float = 0, shape: Iterable[int] = ()) -> Variable:
     return v
 
 
-def _random(name: str, kind: str, a: Any, b: Any, shape: Any, seed: int) -> Variable:
+def _random_leaf(
+    name: str,
+    a: Any,
+    b: Any,
+    shape: Any,
+    seed: int,
+    seeded: Callable[[np.random.Generator, tuple[int, ...]], Callable[[], Any]],
+) -> Variable:
+    """A random leaf of the native ``name``, drawn again at each ``forward()``: with a seed
+    ``>= 0``, ``seeded(rng, shape)``'s draw function on ``numpy.random.default_rng(seed)``
+    (nnabla seeds the function's generator once: each forward() continues its sequence);
+    otherwise the native function with ``seed=-1``."""
     native = getattr(_native, name)
     v = adopt(native(a, b, shape, seed), Variable)
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
-        # nnabla seeds the function's generator once: each forward() continues its sequence
-        rng = np.random.default_rng(int(seed))
-        size = tuple(v.shape)
-
-        def draw() -> Any:
-            if kind == "uniform":
-                return rng.uniform(float(a), float(b), size).astype(np.float32)
-            if kind == "normal":
-                return np.asarray(rng.normal(float(a), float(b), size)).astype(np.float32)
-            return rng.integers(int(a), int(b), size, dtype=np.int32)
-
+        draw = seeded(np.random.default_rng(int(seed)), tuple(v.shape))
         draw()  # (the values of the call itself, which the native function drew alike)
     else:
 
@@ -84,6 +85,20 @@ def _random(name: str, kind: str, a: Any, b: Any, shape: Any, seed: int) -> Vari
 
     register_random_leaf(v, draw, not get_auto_forward())
     return v
+
+
+def _random(name: str, kind: str, a: Any, b: Any, shape: Any, seed: int) -> Variable:
+    def seeded(rng: np.random.Generator, size: tuple[int, ...]) -> Callable[[], Any]:
+        def draw() -> Any:
+            if kind == "uniform":
+                return rng.uniform(float(a), float(b), size).astype(np.float32)
+            if kind == "normal":
+                return np.asarray(rng.normal(float(a), float(b), size)).astype(np.float32)
+            return rng.integers(int(a), int(b), size, dtype=np.int32)
+
+        return draw
+
+    return _random_leaf(name, a, b, shape, seed, seeded)
 
 
 def rand(low: float = 0, high: float = 1, shape: Any = (), seed: int = -1) -> Variable:
@@ -140,24 +155,16 @@ def randint(low: int = 0, high: int = 1, shape: Any = (), seed: int = -1) -> Var
 def _random_dist(name: str, kind: str, a: Any, b: Any, shape: Any, seed: int) -> Variable:
     """A random leaf of the native ``name`` (``rand_beta``...), drawn again at each ``forward()``
     as :func:`rand`: numpy's ``Generator.<kind>(a, b, shape)`` as float32."""
-    native = getattr(_native, name)
-    v = adopt(native(a, b, shape, seed), Variable)
-    size = tuple(v.shape)
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
-        rng = np.random.default_rng(int(seed))
+
+    def seeded(rng: np.random.Generator, size: tuple[int, ...]) -> Callable[[], Any]:
         rng_draw = getattr(rng, kind)
 
         def draw() -> Any:
             return np.asarray(rng_draw(a, b, size), np.float32)
 
-        draw()  # (the values of the call itself, which the native function drew alike)
-    else:
+        return draw
 
-        def draw() -> Any:
-            return native(a, b, shape, -1).d
-
-    register_random_leaf(v, draw, not get_auto_forward())
-    return v
+    return _random_leaf(name, a, b, shape, seed, seeded)
 
 
 def rand_beta(alpha: float = 0.5, beta: float = 0.5, shape: Any = (), seed: int = -1) -> Variable:
