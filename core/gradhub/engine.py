@@ -1239,15 +1239,25 @@ def segment_vjp(
     return results
 
 
-def collect_graph(outputs: Sequence[Variable], *, only_need_grad: bool = False) -> list[Node]:
+def collect_graph(
+    outputs: Sequence[Variable], *, only_need_grad: bool = False, since: int | None = None
+) -> list[Node]:
     """The recorded function calls (nodes) of the graph producing ``outputs``, producers first.
 
     ``only_need_grad=True`` keeps to the nodes that need a gradient (those a backward pass
-    visits). A service for front-ends that inspect a graph (gradhub-compat); the engine walks
-    graphs the same way.
+    visits). ``since`` (with ``only_need_grad``): only the nodes numbered ``since`` or later
+    (``Node.seq``), the walk going no further down (a segment recorded since a mark, as
+    :func:`segment_vjp` walks it). A service for front-ends that inspect a graph
+    (gradhub-compat) and for :mod:`gradhub.remat`; the engine walks graphs the same way.
     """
     roots = [y._creator for y in outputs if y._creator is not None]
-    return _collect(roots, only_need_grad) if roots else []
+    if not roots:
+        return []
+    if since is None:
+        return _collect(roots, only_need_grad)
+    if not only_need_grad:
+        raise ValueError("collect_graph: since= needs only_need_grad=True")
+    return _collect_since(roots, since)
 
 
 def nodes_on_paths(nodes: Sequence[Node], targets: Sequence[Variable]) -> list[Node]:

@@ -7,7 +7,8 @@
 keeping none of the arrays of the functions ``fn`` calls: only the node's inputs (the Variables
 among the arguments, and those ``fn`` reads from elsewhere) stay referenced. Its backward rule
 calls ``fn`` again on the node's inputs, with recording on, and takes the vector-Jacobian product
-of that recomputed graph with the incoming gradients through the engine (:func:`gradhub.grad`).
+of that recomputed graph with the incoming gradients through the engine
+(:func:`gradhub.engine.segment_vjp`: the walk stays in the recomputed segment).
 Memory for compute: a backward pass through a checkpointed segment runs its forward twice, and
 only one segment's intermediates are alive at a time.
 
@@ -508,9 +509,8 @@ def _externals(outs: list[Variable], variables: list[Variable], mark: int) -> li
         c = o._creator
         if c is None or c.seq < mark:
             note(o)
-    for node in engine.collect_graph(outs, only_need_grad=True):
-        if node.seq < mark:
-            continue
+    # the segment's nodes only: the walk stops at what was recorded before it
+    for node in engine.collect_graph(outs, only_need_grad=True, since=mark):
         for src, idx in zip(node.srcs, node.idxs):
             if idx < 0:
                 note(src)

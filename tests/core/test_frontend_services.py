@@ -36,6 +36,20 @@ def test_collect_graph_lists_the_recorded_calls_producers_first() -> None:
     assert collect_graph([h, y]) == nodes
 
 
+def test_collect_graph_since_a_mark_stops_at_the_older_graph() -> None:
+    from gradhub.graph import _seq
+
+    x, _, h, _ = _graph()  # Mul2 (h), Add2, Mul2, Sum recorded before the mark
+    mark = next(_seq)
+    z = (h * x).sum()
+    nodes = collect_graph([z], only_need_grad=True, since=mark)
+    assert [n.fdef.name for n in nodes] == ["Mul2", "Sum"]
+    assert all(n.seq >= mark for n in nodes) and h.creator not in nodes
+    assert collect_graph([h], only_need_grad=True, since=mark) == []
+    with pytest.raises(ValueError, match="only_need_grad"):
+        collect_graph([z], since=mark)
+
+
 def test_nodes_on_paths_keeps_the_nodes_downstream_of_the_targets() -> None:
     x, c, h, y = _graph()
     nodes = collect_graph([y])
