@@ -515,7 +515,7 @@ def register_batching_rules(register: Any) -> None:
     r = register.batching_rule
     for name in ("Max", "Min"):
         r(name, _minmax(name))
-    for name in ("Prod", "LogSumExp", "Mean", "Norm"):
+    for name in ("Prod", "LogSumExp", "Mean", "Norm", "DistributedMean"):
         r(name, _along(name, "axis", "all"))
     for name in ("Softmax", "LogSoftmax"):
         r(name, _along(name, "axis", "keep"))

@@ -239,6 +239,20 @@ def batch_normalization(
 ) -> tuple[Any]:
     """The JVP rule of ``BatchNormalization`` (inputs x, beta, gamma, mean, variance), in float32
     for float16 inputs as the forward kernel."""
+    return bn_jvp(ins, outs, ts, axes, eps, batch_stat, None)
+
+
+def bn_jvp(
+    ins: Vars,
+    outs: Vars,
+    ts: Vars,
+    axes: Any,
+    eps: float,
+    batch_stat: bool,
+    mean_of: Callable[[Any, tuple[int, ...]], Any] | None,
+) -> tuple[Any]:
+    """The JVP rule of a batch normalization whose batch statistics are the means
+    ``mean_of(v, reduced_axes)`` (None: ``Mean`` over the axes, kept)."""
     from .normalization import _bn_geometry
 
     x, _, gamma, mean, var = ins
@@ -252,6 +266,8 @@ def batch_normalization(
     _, red, _, _ = _bn_geometry(x.shape, axes)
 
     def mean_red(v: Any) -> Any:
+        if mean_of is not None:
+            return mean_of(v, red)
         return call("Mean", v, axis=red, keepdims=True) if red else v
 
     x, gamma = up(x), up(gamma)
@@ -288,6 +304,12 @@ def batch_normalization(
     return (total,)
 
 
+def _sync_batch_normalization(ins: Vars, outs: Vars, ts: Vars, **attrs: Any) -> tuple[Any]:
+    from .distributed import sync_batch_normalization_jvp
+
+    return sync_batch_normalization_jvp(ins, outs, ts, **attrs)
+
+
 def _max_pooling(ins: Vars, outs: Vars, ts: Vars, **attrs: Any) -> tuple[Any]:
     # the tangent at each window's maximum (the adjoint of MaxPoolingBackward)
     return (call("MaxPoolingGather", ts[0], ins[0], **attrs),)
@@ -314,6 +336,8 @@ LINEAR = (
     "Mean",
     "AveragePooling",
     "AveragePoolingBackward",
+    "AllReduce",
+    "DistributedMean",
 )
 
 
@@ -352,6 +376,7 @@ def rules() -> dict[str, Callable[..., Any]]:
             "Norm": reduction("Norm"),
             "SoftmaxCrossEntropy": reduction("SoftmaxCrossEntropy", single_axis=True),
             "BatchNormalization": batch_normalization,
+            "SyncBatchNormalization": _sync_batch_normalization,
         }
     )
     return out

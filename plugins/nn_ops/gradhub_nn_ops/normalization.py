@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -62,21 +62,23 @@ def _mean(v: Any, axes: tuple[int, ...]) -> Any:
 
 
 def _bn_geometry(
-    x_shape: Sequence[int], axes: Any
+    x_shape: Sequence[int], axes: Any, fname: str = "batch_normalization"
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
     """(axes, reduced axes, parameter shape, number of reduced elements)."""
     nd = len(x_shape)
-    ax = _norm_axes("batch_normalization", "axes", axes, nd)
+    ax = _norm_axes(fname, "axes", axes, nd)
     red = tuple(i for i in range(nd) if i not in ax)
     pshape = tuple(int(x_shape[i]) if i in ax else 1 for i in range(nd))
     n = math.prod(int(x_shape[i]) for i in red)
     return ax, red, pshape, n
 
 
-def _update_running(xp: Any, arr: Any, batch: Any, decay_rate: float, name: str) -> None:
+def _update_running(
+    xp: Any, arr: Any, batch: Any, decay_rate: float, name: str, fname: str
+) -> None:
     if not getattr(getattr(arr, "flags", None), "writeable", True):
         raise ValueError(
-            f"batch_normalization(): the running {name} array is read-only; pass a writable "
+            f"{fname}(): the running {name} array is read-only; pass a writable "
             "array (the running statistics are updated in place when batch_stat=True)"
         )
     arr[...] = decay_rate * arr + (1.0 - decay_rate) * batch
@@ -94,14 +96,49 @@ def _batch_normalization(
     eps: float = 1e-5,
     batch_stat: bool = True,
 ) -> Any:
-    ax, red, pshape, n = _bn_geometry(x.shape, axes)
+    return normalize(
+        xp, "batch_normalization", x, beta, gamma, mean, variance, axes, decay_rate, eps, batch_stat
+    )
+
+
+#: ``moments(xp, x, reduced_axes, n) -> (mean, x - mean, variance, count)``: the batch statistics
+#: of a batch normalization over ``reduced_axes`` (``n`` elements in this process), kept as size-1
+#: axes, and the number of values they were taken over
+Moments = Callable[[Any, Any, tuple[int, ...], int], tuple[Any, Any, Any, int]]
+
+
+def local_moments(xp: Any, x: Any, red: tuple[int, ...], n: int) -> tuple[Any, Any, Any, int]:
+    """The batch statistics of ``x`` over the axes ``red`` in this process (see ``Moments``)."""
+    m = x.mean(axis=red, keepdims=True)
+    xc = x - m
+    return m, xc, (xc * xc).mean(axis=red, keepdims=True), n
+
+
+def normalize(
+    xp: Any,
+    fname: str,
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    axes: Any,
+    decay_rate: float,
+    eps: float,
+    batch_stat: bool,
+    moments: Moments = local_moments,
+) -> Any:
+    """The kernel of a batch normalization (``fname`` in its errors), its batch statistics taken by
+    ``moments``; in training (``batch_stat``) the running ``mean`` and ``variance`` are updated in
+    place, the variance unbiased by the count ``moments`` returns (``n / (n - 1)``)."""
+    ax, red, pshape, n = _bn_geometry(x.shape, axes, fname)
     for name, p in (("beta", beta), ("gamma", gamma), ("mean", mean), ("variance", variance)):
         if tuple(p.shape) != pshape:
             raise ValueError(
-                f"batch_normalization(): {name} must have shape {pshape} (x's size on axes "
+                f"{fname}(): {name} must have shape {pshape} (x's size on axes "
                 f"{ax}, 1 elsewhere), got {tuple(p.shape)}"
             )
-    _check_settings(eps, decay_rate)
+    _check_settings(eps, decay_rate, fname)
     x = float_input(x)
     # float16: the statistics and the normalization are computed in float32 (a float16 variance
     # overflows past 65504), the result cast to the dtype the float16 formula gives
@@ -109,36 +146,41 @@ def _batch_normalization(
     if out_dtype is not None:
         x = x.astype(np.float32)
     if batch_stat:
-        if n == 0:
-            raise ValueError(
-                f"batch_normalization(): x of shape {tuple(x.shape)} has no element to compute "
-                "batch statistics from (batch_stat=True)"
-            )
-        if n == 1:
-            raise ValueError(
-                f"batch_normalization(): x of shape {tuple(x.shape)} has one value per channel "
-                f"(axes {ax}): its batch variance is 0 and the output all zeros; training mode "
-                "(batch_stat=True) needs more than one value per channel"
-            )
-        m = x.mean(axis=red, keepdims=True)
-        xc = x - m
-        v = (xc * xc).mean(axis=red, keepdims=True)
-        _update_running(xp, mean, m, decay_rate, "mean")
-        _update_running(xp, variance, v * (n / (n - 1)), decay_rate, "variance")
+        if moments is local_moments:
+            _check_count(fname, x.shape, ax, n, "")
+        m, xc, v, count = moments(xp, x, red, n)
+        if moments is not local_moments:
+            _check_count(fname, x.shape, ax, count, " in all processes together")
+        _update_running(xp, mean, m, decay_rate, "mean", fname)
+        _update_running(xp, variance, v * (count / (count - 1)), decay_rate, "variance", fname)
         y = xc / xp.sqrt(v + eps) * gamma + beta
     else:
         y = (x - mean) / xp.sqrt(variance + eps) * gamma + beta
     return y if out_dtype is None else y.astype(out_dtype)
 
 
-def _check_settings(eps: Any, decay_rate: Any) -> None:
+def _check_count(fname: str, shape: Any, ax: Any, count: int, where: str) -> None:
+    """Raise unless the batch statistics are taken over more than one value per channel."""
+    if count == 0:
+        raise ValueError(
+            f"{fname}(): x of shape {tuple(shape)} has no element{where} to compute batch "
+            "statistics from (batch_stat=True)"
+        )
+    if count == 1:
+        raise ValueError(
+            f"{fname}(): x of shape {tuple(shape)} has one value per channel{where} (axes "
+            f"{ax}): its batch variance is 0 and the output all zeros; training mode "
+            "(batch_stat=True) needs more than one value per channel"
+        )
+
+
+def _check_settings(eps: Any, decay_rate: Any, fname: str = "batch_normalization") -> None:
     """Raise unless ``eps > 0`` and ``0 <= decay_rate <= 1`` (real numbers)."""
     if not is_scalar(eps) or not eps > 0:
-        raise ValueError(f"batch_normalization(): argument 'eps' must be a number > 0, got {eps!r}")
+        raise ValueError(f"{fname}(): argument 'eps' must be a number > 0, got {eps!r}")
     if not is_scalar(decay_rate) or not 0 <= decay_rate <= 1:
         raise ValueError(
-            f"batch_normalization(): argument 'decay_rate' must be a number in "
-            f"[0, 1], got {decay_rate!r}"
+            f"{fname}(): argument 'decay_rate' must be a number in [0, 1], got {decay_rate!r}"
         )
 
 
@@ -153,12 +195,26 @@ def _batch_normalization_bw(  # type: ignore[no-untyped-def]
     eps,
     batch_stat,
 ):
+    return bn_rule(gy, inputs, in_shapes[0], axes, eps, batch_stat, _mean)
+
+
+def bn_rule(
+    gy: Any,
+    inputs: Any,
+    x_shape: Any,
+    axes: Any,
+    eps: float,
+    batch_stat: bool,
+    mean_of: Callable[[Any, tuple[int, ...]], Any],
+) -> list[Any]:
+    """The backward rule of a batch normalization whose batch statistics are the means
+    ``mean_of(v, reduced_axes)`` (a differentiable function, kept as size-1 axes)."""
     g = gy[0]
     x, _, gamma, mean, var = inputs
-    _, red, _, _ = _bn_geometry(in_shapes[0], axes)
+    _, red, _, _ = _bn_geometry(x_shape, axes)
     dbeta = _call("Sum", g, axis=red, keepdims=True)
     if x.dtype != np.float16:
-        return _bn_grads(g, x, gamma, mean, var, red, eps, batch_stat, x.need_grad, dbeta)
+        return _bn_grads(g, x, gamma, mean, var, red, eps, batch_stat, x.need_grad, dbeta, mean_of)
     # as the forward: computed in float32, each gradient cast back to its input's dtype
     g32 = _call("Cast", g, dtype="float32") if g.dtype == np.float16 else g
     res = _bn_grads(
@@ -172,6 +228,7 @@ def _batch_normalization_bw(  # type: ignore[no-untyped-def]
         batch_stat,
         x.need_grad,
         dbeta,
+        mean_of,
     )
     for i, like in ((0, x), (2, gamma), (3, mean), (4, var)):
         if res[i] is not None and res[i].dtype != like.dtype:
@@ -190,17 +247,18 @@ def _bn_grads(
     batch_stat: bool,
     need_dx: bool,
     dbeta: Any,
+    mean_of: Callable[[Any, tuple[int, ...]], Any] = _mean,
 ) -> list[Any]:
     """The gradients (x, beta, gamma, mean, variance) of batch normalization."""
     if batch_stat:
-        xc = x - _mean(x, red)
-        rstd = _call("PowScalar", _call("AddScalar", _mean(xc * xc, red), val=eps), val=-0.5)
+        xc = x - mean_of(x, red)
+        rstd = _call("PowScalar", _call("AddScalar", mean_of(xc * xc, red), val=eps), val=-0.5)
         xhat = xc * rstd
         dgamma = _call("Sum", g * xhat, axis=red, keepdims=True)
         dx = None
         if need_dx:
             dxhat = g * gamma
-            dx = rstd * (dxhat - _mean(dxhat, red) - xhat * _mean(dxhat * xhat, red))
+            dx = rstd * (dxhat - mean_of(dxhat, red) - xhat * mean_of(dxhat * xhat, red))
         return [dx, dbeta, dgamma, None, None]
     ve = _call("AddScalar", var, val=eps)
     rstd = _call("PowScalar", ve, val=-0.5)

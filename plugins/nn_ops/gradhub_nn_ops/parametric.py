@@ -25,7 +25,13 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from gradhub import Variable, get_default_dtype, get_parameter_or_create, parameter_scope
+from gradhub import (
+    Variable,
+    as_variable,
+    get_default_dtype,
+    get_parameter_or_create,
+    parameter_scope,
+)
 from gradhub.ops import call
 
 from .math import is_int
@@ -715,9 +721,43 @@ def batch_normalization(
          ('bn1/bn/mean', (1, 3, 1, 1)), ('bn1/bn/var', (1, 3, 1, 1))]
     """
     fn = "batch_normalization"
+    axes, (beta, gamma, mean, var) = _bn_parameters(
+        fn, inp, axes, param_init, no_scale, no_bias, fix_parameters, name
+    )
+    if beta is None or gamma is None or output_stat:
+        import gradhub.functions as F
+
+        return F.batch_normalization(
+            inp, beta, gamma, mean, var, tuple(axes), decay_rate, eps, batch_stat, output_stat
+        )
+    return call(
+        "BatchNormalization",
+        inp,
+        beta,
+        gamma,
+        mean,
+        var,
+        axes=tuple(axes),  # type: ignore[no-any-return]
+        decay_rate=decay_rate,
+        eps=eps,
+        batch_stat=batch_stat,
+    )
+
+
+def _bn_parameters(
+    fn: str,
+    inp: Any,
+    axes: Any,
+    param_init: dict[str, Any] | None,
+    no_scale: bool,
+    no_bias: bool,
+    fix_parameters: bool,
+    name: str | None,
+) -> tuple[list[int], tuple[Any, Any, Any, Any]]:
+    """The axes (a list of ints) and the parameters ``bn/beta``, ``bn/gamma``, ``bn/mean``,
+    ``bn/var`` of a batch normalization layer (beta/gamma None where omitted)."""
     raw: list[Any] = [axes] if is_int(axes) else list(axes)
     shape = _stat_shape(fn, inp, raw, keep=True)
-    axes = [int(a) for a in raw]
     init = _param_init(fn, param_init, ("beta", "gamma", "mean", "var"))
     with _scopes(name, "bn"):
         beta, gamma = _beta_gamma(fn, shape, init, no_bias, no_scale, fix_parameters)
@@ -739,24 +779,84 @@ def batch_normalization(
             "param_init['var']",
             trainable=False,
         )
-    if beta is None or gamma is None or output_stat:
-        import gradhub.functions as F
+    return [int(a) for a in raw], (beta, gamma, mean, var)
 
-        return F.batch_normalization(
-            inp, beta, gamma, mean, var, tuple(axes), decay_rate, eps, batch_stat, output_stat
+
+def sync_batch_normalization(
+    inp: Any,
+    comm: Any,
+    group: str = "world",
+    axes: Sequence[int] = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-5,
+    batch_stat: bool = True,
+    output_stat: bool = False,
+    fix_parameters: bool = False,
+    param_init: dict[str, Any] | None = None,
+    no_scale: bool = False,
+    no_bias: bool = False,
+    name: str | None = None,
+) -> Any:
+    """Batch normalization over the batches of every process of ``comm`` together, with the
+    parameters of :func:`batch_normalization` (``bn/beta``, ``bn/gamma``, ``bn/mean``,
+    ``bn/var``), as nnabla's ``PF.sync_batch_normalization``; calls
+    ``F.sync_batch_normalization``:
+
+    ``y = gamma * (x - mean) / sqrt(var + eps) + beta``, mean and var over all processes.
+
+    ``comm`` is a communicator (:func:`gradhub.distributed.communicator`); ``group`` must be
+    ``"world"`` (every process of ``comm``; nnabla's other groups are not provided).
+    ``output_stat`` also returns the common batch mean and (biased) variance. The other
+    arguments are :func:`batch_normalization`'s.
+
+    Example (one process: batch normalization)::
+
+        >>> import numpy as np, gradhub as gh, gradhub.parametric_functions as PF
+        >>> from gradhub_nn_ops.distributed import ONE_PROCESS
+        >>> gh.clear_parameters()
+        >>> x = gh.Variable(np.array([[1.0, 2.0], [3.0, 6.0]]))
+        >>> PF.sync_batch_normalization(x, ONE_PROCESS, eps=1e-8).d.round(4)
+        array([[-1., -1.],
+               [ 1.,  1.]])
+    """
+    fn = "sync_batch_normalization"
+    if group != "world":
+        raise NotImplementedError(
+            f"PF.{fn}: group={group!r} is not provided; only 'world' (every process of comm)"
         )
-    return call(
-        "BatchNormalization",
-        inp,
+    axes, (beta, gamma, mean, var) = _bn_parameters(
+        fn, inp, axes, param_init, no_scale, no_bias, fix_parameters, name
+    )
+    x = as_variable(inp)
+    if beta is None or gamma is None:
+        xp = x.device.xp
+        with x.device.activate():
+            beta = xp.zeros(mean.shape, mean.dtype) if beta is None else beta
+            gamma = xp.ones(mean.shape, mean.dtype) if gamma is None else gamma
+    y = call(
+        "SyncBatchNormalization",
+        x,
         beta,
         gamma,
         mean,
         var,
-        axes=tuple(axes),  # type: ignore[no-any-return]
+        comm=comm,
+        axes=tuple(axes),
         decay_rate=decay_rate,
         eps=eps,
         batch_stat=batch_stat,
     )
+    if not output_stat:
+        return y
+    if not batch_stat:
+        raise ValueError(
+            f"PF.{fn}: output_stat=True needs batch_stat=True (the batch statistics are its "
+            "outputs; nnabla refuses it too)"
+        )
+    red = tuple(i for i in range(x.ndim) if i not in {a % x.ndim for a in axes})
+    mu = call("DistributedMean", x, comm=comm, axis=red, keepdims=True)
+    xc = x - mu
+    return y, mu, call("DistributedMean", xc * xc, comm=comm, axis=red, keepdims=True)
 
 
 def layer_normalization(
@@ -1036,6 +1136,7 @@ def register_functions(register: Any) -> None:
         depthwise_convolution,
         deconvolution,
         batch_normalization,
+        sync_batch_normalization,
         layer_normalization,
         group_normalization,
         instance_normalization,

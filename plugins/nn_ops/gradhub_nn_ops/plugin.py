@@ -32,6 +32,7 @@ MODULES = (
     "metrics",
     "sampling",
     "spectral",
+    "distributed",
 )
 
 

@@ -202,6 +202,49 @@ def batch_normalization(
     return adopt(y, Variable)  # type: ignore[no-any-return]
 
 
+def batch_normalization_over(
+    comm: Any,
+    x: Any,
+    gamma: Any,
+    beta: Any,
+    eps: float,
+    running_mean: Any,
+    running_var: Any,
+    decay: float,
+    axis: Any = None,
+) -> Variable:
+    """:func:`batch_normalization` with the statistics of the batches of every process of
+    ``comm`` (a gradhub communicator) together: gradhub-nn-ops' ``SyncBatchNormalization``
+    (chainermn's ``MultiNodeBatchNormalization``). The running statistics (arrays, or None:
+    none kept) are updated in place by its kernel."""
+    x = as_variable(x)
+    g, b = as_variable(gamma), as_variable(beta)
+    axes = _axes(x, g, axis)
+    _check("batch_normalization", x, g, b, axes)
+    shape = _expanded_shape(x, axes)
+    stats = _running_views(x, g, eps, running_mean, running_var, shape)
+    if stats is None:  # no running statistics to keep (F.forget's second pass): dummies
+        xp = x.device.xp
+        with activate(x._data):
+            stats = (
+                Variable(xp.zeros(shape, x.dtype), requires_grad=False),
+                Variable(xp.ones(shape, x.dtype), requires_grad=False),
+            )
+    y = _call(
+        "SyncBatchNormalization",
+        x,
+        _call("Reshape", b, shape=shape),
+        _call("Reshape", g, shape=shape),
+        *stats,
+        comm=comm,
+        axes=tuple(i for i in range(x.ndim) if i not in axes),
+        decay_rate=decay,
+        eps=eps,
+        batch_stat=True,
+    )
+    return adopt(y, Variable)  # type: ignore[no-any-return]
+
+
 def fixed_batch_normalization(
     x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float = 2e-5, axis: Any = None
 ) -> Variable:

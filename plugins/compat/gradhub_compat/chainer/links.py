@@ -518,16 +518,7 @@ class BatchNormalization(Link):
                 if finetune:
                     self.N -= 1
                 avg_mean = avg_var = None
-            return F.batch_normalization(
-                x,
-                gamma,
-                beta,
-                eps=self.eps,
-                running_mean=avg_mean,
-                running_var=avg_var,
-                decay=decay,
-                axis=self.axis,
-            )
+            return self._normalize_by_batch(x, gamma, beta, avg_mean, avg_var, decay)
         return F.fixed_batch_normalization(
             x, gamma, beta, self.avg_mean, self.avg_var, self.eps, axis=self.axis
         )
@@ -535,6 +526,21 @@ class BatchNormalization(Link):
     def start_finetuning(self) -> None:
         """Restart the statistics average of ``finetune=True`` (``N = 0``)."""
         self.N = 0
+
+    def _normalize_by_batch(
+        self, x: Any, gamma: Any, beta: Any, avg_mean: Any, avg_var: Any, decay: float
+    ) -> Any:
+        """Training mode's normalization, the running statistics updated (None: not kept)."""
+        return F.batch_normalization(
+            x,
+            gamma,
+            beta,
+            eps=self.eps,
+            running_mean=avg_mean,
+            running_var=avg_var,
+            decay=decay,
+            axis=self.axis,
+        )
 
 
 class Classifier(Chain):

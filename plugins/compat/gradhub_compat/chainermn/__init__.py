@@ -21,6 +21,7 @@ on every rank (see docs/migration-chainer.md, "chainermn").
 
 from __future__ import annotations
 
+from . import links
 from .communicators import Communicator, create_communicator
 from .datasets import SubDataset, scatter_dataset, scatter_index
 from .evaluators import create_multi_node_evaluator
@@ -35,6 +36,7 @@ __all__ = [
     "create_communicator",
     "create_multi_node_evaluator",
     "create_multi_node_optimizer",
+    "links",
     "scatter_dataset",
     "scatter_index",
 ]

@@ -1315,16 +1315,45 @@ def _fused_nonlinearity(where: str, nonlinearity: Any) -> None:
         )
 
 
-def _fused_stats(x: Any, axes: Any) -> tuple[Any, Any]:
+def _fused_stats(x: Any, axes: Any, comm: Any = None) -> tuple[Any, Any]:
     """The batch mean and (biased) variance of ``x`` over the axes not in ``axes``, shaped like
-    the parameters and differentiable (``output_stat``'s statistics)."""
+    the parameters and differentiable (``output_stat``'s statistics); with ``comm``, over the
+    batches of all its processes (``DistributedMean``)."""
     from gradhub.ops import call
 
     ax = {int(a) % len(x.shape) for a in axes}
     red = tuple(i for i in range(len(x.shape)) if i not in ax)
-    mu = call("Mean", x, axis=red, keepdims=True)
+
+    def mean(v: Any) -> Any:
+        if comm is None:
+            return call("Mean", v, axis=red, keepdims=True)
+        return call("DistributedMean", v, comm=comm, axis=red, keepdims=True)
+
+    mu = mean(x)
     xc = x - mu
-    return mu, call("Mean", xc * xc, axis=red, keepdims=True)
+    return mu, mean(xc * xc)
+
+
+def _bn_dummies(
+    fname: str, xv: Any, axes: Any, beta: Any, gamma: Any, mean: Any, variance: Any
+) -> tuple[Any, Any, Any, Any]:
+    """nnabla's ``_create_bn_dummy_vars``: beta None is a constant 0, gamma None a constant 1,
+    mean/variance None a dummy statistic (updated and never read)."""
+    nd = len(xv.shape)
+    try:
+        ax_set = {int(a) % nd for a in axes}
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise TypeError(
+            f"nnabla F.{fname}: axes must be an int or a list of ints in "
+            f"range for an input of shape {tuple(xv.shape)}, got {axes!r}"
+        ) from None
+    pshape = tuple(int(n) if i in ax_set else 1 for i, n in enumerate(xv.shape))
+    return (
+        constant(0.0, pshape) if beta is None else beta,
+        constant(1.0, pshape) if gamma is None else gamma,
+        constant(0.0, pshape) if mean is None else mean,
+        constant(0.0, pshape) if variance is None else variance,
+    )
 
 
 def _fused_graph(
@@ -1345,23 +1374,9 @@ def _fused_graph(
     filled in as nnabla's ``_create_bn_dummy_vars``), the running statistics kept as they were
     while auto_forward is off (only ``forward()`` updates them)."""
     xv = x if isinstance(x, _NativeVariable) else _NativeVariable(x, need_grad=False)
-    nd = len(xv.shape)
-    try:
-        ax_set = {int(a) % nd for a in axes}
-    except (TypeError, ValueError, ZeroDivisionError):
-        raise TypeError(
-            f"nnabla F.fused_batch_normalization: axes must be an int or a list of ints in "
-            f"range for an input of shape {tuple(xv.shape)}, got {axes!r}"
-        ) from None
-    pshape = tuple(int(n) if i in ax_set else 1 for i, n in enumerate(xv.shape))
-    if beta is None:
-        beta = constant(0.0, pshape)
-    if gamma is None:
-        gamma = constant(1.0, pshape)
-    if mean is None:  # a dummy statistic, updated and never read (nnabla's)
-        mean = constant(0.0, pshape)
-    if variance is None:
-        variance = constant(0.0, pshape)
+    beta, gamma, mean, variance = _bn_dummies(
+        "fused_batch_normalization", xv, axes, beta, gamma, mean, variance
+    )
     stats = [running_array(mean), running_array(variance)] if batch_stat else []
     with kept_unless_auto_forward(stats):
         y = _native.fused_batch_normalization(
@@ -1453,6 +1468,107 @@ def fused_batch_normalization(
         batch_stat,
         nonlinearity,
         output_stat,
+    )
+
+
+def _sync_graph(
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    comm: Any,
+    axes: list[int],
+    decay_rate: float,
+    eps: float,
+    batch_stat: bool,
+    output_stat: bool,
+) -> Any:
+    """One ``SyncBatchNormalization`` function of gradhub's library, as ``_fused_graph``."""
+    xv = x if isinstance(x, _NativeVariable) else _NativeVariable(x, need_grad=False)
+    beta, gamma, mean, variance = _bn_dummies(
+        "sync_batch_normalization", xv, axes, beta, gamma, mean, variance
+    )
+    stats = [running_array(mean), running_array(variance)] if batch_stat else []
+    with kept_unless_auto_forward(stats):
+        y = _native.sync_batch_normalization(
+            xv,
+            beta,
+            gamma,
+            mean,
+            variance,
+            comm,
+            axes=tuple(int(a) for a in axes),
+            decay_rate=decay_rate,
+            eps=eps,
+            batch_stat=bool(batch_stat),
+        )
+    if not output_stat:
+        return y
+    return (y, *_fused_stats(xv, axes, comm))
+
+
+_sync_call = _on_ndarrays(_sync_graph)
+
+
+def sync_batch_normalization(
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    comm: Any,
+    group: str = "world",
+    axes: Any = (1,),
+    decay_rate: float = 0.9,
+    eps: float = 1e-05,
+    batch_stat: bool = True,
+    output_stat: bool = False,
+    n_outputs: Any = None,
+) -> Any:
+    r"""nnabla's ``F.sync_batch_normalization``: batch normalization whose batch statistics are
+    taken over the batches of every process of ``comm`` (a
+    ``C.MultiProcessDataParalellCommunicator`` after ``init()``, or a gradhub communicator),
+    as one function ``SyncBatchNormalization`` (``y.parent``). With ``batch_stat`` each
+    ``forward()`` updates the running ``mean``/``variance`` with the common statistics (the
+    variance unbiased by the total count). As nnabla's, ``beta``/``gamma`` None omit the
+    bias/scale and ``mean``/``variance`` None use a dummy statistic (not with
+    ``batch_stat=False``: ``ValueError``); ``output_stat`` also returns the common batch mean and
+    variance. ``group`` must be ``"world"`` (``NotImplementedError`` otherwise).
+
+    Differences from nnabla 1.39 (docs/migration-nnabla.md): the mean is that of all the
+    values, also when the processes' batches differ in size (nnabla averages the processes'
+    means), and ``beta``/``gamma`` get this process's part of their gradients, as the other
+    parameters (nnabla's backward gives each process their sums over the processes).
+
+    Example (one process)::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> from gradhub_nn_ops.distributed import ONE_PROCESS
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0], [3.0]]))
+        >>> y = F.sync_batch_normalization(x, None, None, None, None, ONE_PROCESS, eps=1e-8)
+        >>> y.forward()
+        >>> np.round(y.d, 4)
+        array([[-1.],
+               [ 1.]], dtype=float32)
+        >>> y.parent.name
+        'SyncBatchNormalization'
+    """
+    ax = list(axes) if isinstance(axes, Iterable) else [axes]  # (nnabla's _force_list)
+    if not batch_stat and (mean is None or variance is None):
+        raise ValueError(
+            "nnabla F.sync_batch_normalization: if batch_stat is False, mean and variance must "
+            "not be None (inference normalizes with them)"
+        )
+    if group != "world":
+        raise NotImplementedError(
+            f"nnabla F.sync_batch_normalization: group={group!r} is not provided; only 'world' "
+            "(every process of comm)"
+        )
+    return _sync_call(
+        x, beta, gamma, mean, variance, comm, ax, decay_rate, eps, batch_stat, output_stat
     )
 
 
@@ -2727,6 +2843,7 @@ def __dir__() -> list[str]:
             "tensor_normalization",
             "weight_normalization",
             "fused_batch_normalization",
+            "sync_batch_normalization",
             "mean_subtraction",
             "spectral_norm",
             "lstm",

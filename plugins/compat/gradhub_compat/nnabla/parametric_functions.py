@@ -191,7 +191,7 @@ def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             args, kwargs = _affine_base_axis(fn, args, kwargs)
         args, kwargs = _scoped_apply(fn, name, args, kwargs)
         with _parameters.parameter_use(_nnabla_use), quiet_unless_auto_forward():
-            if name == "batch_normalization":
+            if name in ("batch_normalization", "sync_batch_normalization"):
                 out = adopt(_batch_normalization(fn, args, kwargs), Variable)
             else:
                 out = adopt(fn(*args, **kwargs), Variable)
