@@ -125,6 +125,19 @@ def _running_views(
     return views[0], views[1]
 
 
+def _prepared(
+    x: Any, gamma: Any, beta: Any, eps: float, running_mean: Any, running_var: Any, axis: Any
+) -> tuple[Any, Any, Any, tuple[int, ...], tuple[int, ...], Any]:
+    """``batch_normalization``'s arguments as Variables, checked, with the reduced axes, the
+    parameters' expanded shape and the running statistics' views (see ``_running_views``)."""
+    x = as_variable(x)
+    g, b = as_variable(gamma), as_variable(beta)
+    axes = _axes(x, g, axis)
+    _check("batch_normalization", x, g, b, axes)
+    shape = _expanded_shape(x, axes)
+    return x, g, b, axes, shape, _running_views(x, g, eps, running_mean, running_var, shape)
+
+
 def batch_normalization(
     x: Any,
     gamma: Any,
@@ -151,12 +164,7 @@ def batch_normalization(
         variable([[-1.],
                   [ 1.]])
     """
-    x = as_variable(x)
-    g, b = as_variable(gamma), as_variable(beta)
-    axes = _axes(x, g, axis)
-    _check("batch_normalization", x, g, b, axes)
-    shape = _expanded_shape(x, axes)
-    stats = _running_views(x, g, eps, running_mean, running_var, shape)
+    x, g, b, axes, shape, stats = _prepared(x, gamma, beta, eps, running_mean, running_var, axis)
     if stats is not None:
         # nn_ops' BatchNormalization: the same statistics and update, made by its kernel in
         # place, so that the update is part of the graph (a compiled step replays it)
@@ -217,12 +225,7 @@ def batch_normalization_over(
     ``comm`` (a gradhub communicator) together: gradhub-nn-ops' ``SyncBatchNormalization``
     (chainermn's ``MultiNodeBatchNormalization``). The running statistics (arrays, or None:
     none kept) are updated in place by its kernel."""
-    x = as_variable(x)
-    g, b = as_variable(gamma), as_variable(beta)
-    axes = _axes(x, g, axis)
-    _check("batch_normalization", x, g, b, axes)
-    shape = _expanded_shape(x, axes)
-    stats = _running_views(x, g, eps, running_mean, running_var, shape)
+    x, g, b, axes, shape, stats = _prepared(x, gamma, beta, eps, running_mean, running_var, axis)
     if stats is None:  # no running statistics to keep (F.forget's second pass): dummies
         xp = x.device.xp
         with activate(x._data):

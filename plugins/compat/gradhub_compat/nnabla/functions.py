@@ -1370,31 +1370,59 @@ def _fused_graph(
     nonlinearity: str,
     output_stat: bool,
 ) -> Any:
-    """One ``FusedBatchNormalization`` function of gradhub's library (nnabla's None parameters
-    filled in as nnabla's ``_create_bn_dummy_vars``), the running statistics kept as they were
-    while auto_forward is off (only ``forward()`` updates them)."""
-    xv = x if isinstance(x, _NativeVariable) else _NativeVariable(x, need_grad=False)
-    beta, gamma, mean, variance = _bn_dummies(
-        "fused_batch_normalization", xv, axes, beta, gamma, mean, variance
+    """One ``FusedBatchNormalization`` function of gradhub's library (see ``_bn_function``)."""
+    return _bn_function(
+        "fused_batch_normalization",
+        _native.fused_batch_normalization,
+        (x, beta, gamma, mean, variance, z),
+        axes,
+        decay_rate,
+        eps,
+        batch_stat,
+        output_stat,
+        None,
+        nonlinearity=nonlinearity,
     )
+
+
+def _bn_function(
+    fname: str,
+    native: Callable[..., Any],
+    inputs: tuple[Any, ...],
+    axes: list[int],
+    decay_rate: float,
+    eps: float,
+    batch_stat: bool,
+    output_stat: bool,
+    comm: Any,
+    **attrs: Any,
+) -> Any:
+    """``native(x, beta, gamma, mean, variance, *rest, axes=..., ..., **attrs)`` (a function of
+    gradhub's library) on ``inputs``, nnabla's None parameters filled in as nnabla's
+    ``_create_bn_dummy_vars``, the running statistics kept as they were while auto_forward is
+    off (only ``forward()`` updates them); with ``output_stat`` also the batch statistics (over
+    the processes of ``comm`` when given)."""
+    x, beta, gamma, mean, variance, *rest = inputs
+    xv = x if isinstance(x, _NativeVariable) else _NativeVariable(x, need_grad=False)
+    beta, gamma, mean, variance = _bn_dummies(fname, xv, axes, beta, gamma, mean, variance)
     stats = [running_array(mean), running_array(variance)] if batch_stat else []
     with kept_unless_auto_forward(stats):
-        y = _native.fused_batch_normalization(
+        y = native(
             xv,
             beta,
             gamma,
             mean,
             variance,
-            z,
+            *rest,
             axes=tuple(int(a) for a in axes),
             decay_rate=decay_rate,
             eps=eps,
             batch_stat=bool(batch_stat),
-            nonlinearity=nonlinearity,
+            **attrs,
         )
     if not output_stat:
         return y
-    return (y, *_fused_stats(xv, axes))
+    return (y, *_fused_stats(xv, axes, comm))
 
 
 _fused_call = _on_ndarrays(_fused_graph)
@@ -1484,28 +1512,18 @@ def _sync_graph(
     batch_stat: bool,
     output_stat: bool,
 ) -> Any:
-    """One ``SyncBatchNormalization`` function of gradhub's library, as ``_fused_graph``."""
-    xv = x if isinstance(x, _NativeVariable) else _NativeVariable(x, need_grad=False)
-    beta, gamma, mean, variance = _bn_dummies(
-        "sync_batch_normalization", xv, axes, beta, gamma, mean, variance
+    """One ``SyncBatchNormalization`` function of gradhub's library (see ``_bn_function``)."""
+    return _bn_function(
+        "sync_batch_normalization",
+        _native.sync_batch_normalization,
+        (x, beta, gamma, mean, variance, comm),
+        axes,
+        decay_rate,
+        eps,
+        batch_stat,
+        output_stat,
+        comm,
     )
-    stats = [running_array(mean), running_array(variance)] if batch_stat else []
-    with kept_unless_auto_forward(stats):
-        y = _native.sync_batch_normalization(
-            xv,
-            beta,
-            gamma,
-            mean,
-            variance,
-            comm,
-            axes=tuple(int(a) for a in axes),
-            decay_rate=decay_rate,
-            eps=eps,
-            batch_stat=bool(batch_stat),
-        )
-    if not output_stat:
-        return y
-    return (y, *_fused_stats(xv, axes, comm))
 
 
 _sync_call = _on_ndarrays(_sync_graph)
