@@ -24,6 +24,7 @@ from gradhub import Sample, as_variable
 from gradhub.broadcasting import sum_to, sum_to_array
 from gradhub.builtin.elementwise import float_dtype, needs, unary_rule
 from gradhub.builtin.samples import BINARY_SHAPES, binary_samples, draw, unary_samples
+from gradhub.jvp_rules import unary_jvp
 from gradhub.memory import output_array
 from gradhub.ops import call, replace_api, with_real_scalars
 from gradhub.registry import SampleFn, one_input_fast
@@ -308,16 +309,35 @@ def _plan_expression(fn: Callable[..., Any], *names: str | None) -> str | None:
 class Elementwise:
     """One elementwise function of one input, as a record: everything it needs, by name.
 
-    ``derivative(F, g, x, y)`` is its derivative formula, the input's gradient from the output's
-    gradient ``g``, written once for both rules (:class:`VariableMath`); ``uses`` says what it
-    reads of the forward pass (``"x"``, ``"y"``, ``"xy"`` or ``""``), so that the graph keeps
-    only that. ``domain`` is the interval the samples are drawn from, ``reference`` an
-    independent numpy implementation, ``doc`` the docstring of ``gradhub.functions.<snake>``
-    (``snake``: the name in lower case unless given). Fields are keyword-only. (A plain class,
-    not a dataclass: importing :mod:`dataclasses` would add to the start-up time.)
+    ``derivative(F, g, x, y, **attrs)`` is its derivative formula, the input's gradient from the
+    output's gradient ``g``, written once for both rules (:class:`VariableMath`); ``uses`` says
+    what it reads of the forward pass (``"x"``, ``"y"``, ``"xy"`` or ``""``), so that the graph
+    keeps only that. ``domain`` is the interval the samples are drawn from (or ``samples`` the
+    sample maker itself), ``reference`` an independent numpy implementation, ``doc`` the
+    docstring of ``gradhub.functions.<snake>`` (``snake``: the name in lower case unless given).
+    Optional: ``attrs`` the keyword attributes and their defaults, ``input`` the input's name,
+    ``jvp=True`` registers the formula with the tangent for ``g`` as the forward-mode rule (the
+    library's :mod:`~gradhub_nn_ops.jvp` otherwise derives it), ``expression=False`` keeps a plan
+    from writing the kernel and formula inline (they are not single numpy expressions). Fields
+    are keyword-only. (A plain class, not a dataclass: importing :mod:`dataclasses` would add to
+    the start-up time.)
     """
 
-    __slots__ = ("derivative", "doc", "domain", "kernel", "name", "reference", "snake", "uses")
+    __slots__ = (
+        "attrs",
+        "derivative",
+        "doc",
+        "domain",
+        "expression",
+        "input",
+        "jvp",
+        "kernel",
+        "name",
+        "reference",
+        "samples",
+        "snake",
+        "uses",
+    )
 
     def __init__(
         self,
@@ -327,23 +347,35 @@ class Elementwise:
         derivative: Callable[..., Any],
         uses: str,
         reference: Callable[..., Any],
-        domain: tuple[float, float],
         doc: str,
+        domain: tuple[float, float] | None = None,
+        samples: SampleFn | None = None,
         snake: str = "",
+        attrs: dict[str, Any] | None = None,
+        input: str = "x",
+        jvp: bool = False,
+        expression: bool = True,
     ) -> None:
         if set(uses) - {"x", "y"}:
             raise ValueError(
                 f"Elementwise({name!r}): 'uses' must name 'x' and/or 'y', got {uses!r}"
             )
+        if (domain is None) == (samples is None):
+            raise ValueError(f"Elementwise({name!r}): give either 'domain' or 'samples'")
         self.name = name
         self.kernel = kernel
         self.derivative = derivative
         self.uses = uses
         self.reference = reference
         self.domain = domain
+        self.samples = samples if samples is not None else unary_samples(*domain)  # type: ignore[misc]
         self.doc = doc
         self.snake = snake or name.lower()
-        if getattr(derivative, "__name__", "") == "<lambda>":
+        self.attrs = dict(attrs or {})
+        self.input = input
+        self.jvp = jvp
+        self.expression = expression
+        if getattr(derivative, "__name__", "") in ("<lambda>", ""):
             derivative.__name__ = derivative.__qualname__ = f"d_{self.snake}"
 
     def __repr__(self) -> str:
@@ -354,17 +386,29 @@ class Elementwise:
         the formula are marked as numpy expressions (:func:`gradhub.expression.traced`), which a
         plan writes inline where they are one (``xp.sin(x)``, ``g * xp.cos(x)``); the module is
         imported by the first plan that asks."""
-        for fn in (self.kernel, self.derivative):
-            fn.plan_expression = partial(_plan_expression, fn)  # type: ignore[attr-defined]
+        if self.expression:
+            for fn in (self.kernel, self.derivative):
+                fn.plan_expression = partial(_plan_expression, fn)  # type: ignore[attr-defined]
+        tangent = None
+        if self.jvp:
+            derivative = self.derivative
+
+            def tangent(t: Any, x: Any, y: Any, /, **attrs: Any) -> Any:
+                return derivative(VARIABLE_MATH, t, x, y, **attrs)
+
+            tangent.__name__ = f"d_{self.snake}"
         return register.function(
             self.name,
             self.kernel,
             snake=self.snake,
+            inputs=(self.input,),
+            attrs=self.attrs,
             rule=formula_rule(self.derivative),
             fast_backward=formula_fast(self.derivative),
+            jvp=None if tangent is None else unary_jvp(tangent),
             need_inputs=(0,) if "x" in self.uses else (),
             need_outputs=(0,) if "y" in self.uses else (),
-            samples=unary_samples(*self.domain),
+            samples=self.samples,
             reference=self.reference,
             elementwise=True,
             doc=self.doc,

@@ -41,11 +41,10 @@ from typing import Any
 import numpy as np
 from gradhub import Sample
 from gradhub.builtin.samples import unary_samples
-from gradhub.jvp_rules import unary_jvp
 from gradhub.ops import call
 from gradhub.registry import SampleFn
 
-from .math import VARIABLE_MATH, _erf, float_input, formula_fast, formula_rule, is_scalar
+from .math import VARIABLE_MATH, Elementwise, _erf, float_input, is_scalar
 
 _PI = math.pi
 _SQRT_PI = math.sqrt(math.pi)
@@ -761,73 +760,43 @@ _SAMPLES: dict[str, SampleFn] = {
 # -- the records --------------------------------------------------------------------------------
 
 
-class SpecialFunction:
-    """One special function of one input, as a record (the pattern of
-    :class:`~gradhub_nn_ops.math.Elementwise`, with attributes and samples of its own).
-
-    ``derivative(F, g, x, y, **attrs)`` is the derivative formula, written once for the graph
-    rule (``F`` = :data:`~gradhub_nn_ops.math.VARIABLE_MATH`) and the array-level first-order
-    rule (``F`` = ``xp``); the forward-mode (JVP) rule is the same formula with the tangent for
-    ``g``. ``uses`` says what it reads (``"x"``, ``"y"``, ``"xy"``), ``attrs`` the keyword
-    attributes and their defaults. The reference and samples are looked up by name.
-    """
-
-    __slots__ = ("attrs", "derivative", "doc", "input", "kernel", "name", "snake", "uses")
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        snake: str,
-        kernel: Callable[..., Any],
-        derivative: Callable[..., Any],
-        uses: str,
-        doc: str,
-        attrs: dict[str, Any] | None = None,
-        input: str = "x",
-    ) -> None:
-        self.name = name
-        self.snake = snake
-        self.kernel = _special_kernel(kernel)
-        self.derivative = derivative
-        self.uses = uses
-        self.doc = doc
-        self.attrs = dict(attrs or {})
-        self.input = input
-        derivative.__name__ = derivative.__qualname__ = f"d_{snake}"
-
-    def __repr__(self) -> str:
-        return f"SpecialFunction(name={self.name!r}, uses={self.uses!r})"
-
-    def register(self, register: Any) -> Any:
-        """Register the function with ``register.function``."""
-        derivative = self.derivative
-
-        def tangent(t: Any, x: Any, y: Any, /, **attrs: Any) -> Any:
-            return derivative(VARIABLE_MATH, t, x, y, **attrs)
-
-        tangent.__name__ = f"d_{self.snake}"
-        _KERNELS[self.name] = self.kernel
-        return register.function(
-            self.name,
-            self.kernel,
-            snake=self.snake,
-            inputs=(self.input,),
-            attrs=self.attrs,
-            rule=formula_rule(derivative),
-            fast_backward=formula_fast(derivative),
-            jvp=unary_jvp(tangent),
-            need_inputs=(0,) if "x" in self.uses else (),
-            need_outputs=(0,) if "y" in self.uses else (),
-            samples=_SAMPLES[self.name],
-            reference=_REFERENCES[self.name],
-            elementwise=True,
-            doc=self.doc,
-        )
+def special_function(
+    *,
+    name: str,
+    snake: str,
+    kernel: Callable[..., Any],
+    derivative: Callable[..., Any],
+    uses: str,
+    doc: str,
+    attrs: dict[str, Any] | None = None,
+    input: str = "x",
+) -> Elementwise:
+    """One special function of one input: an :class:`~gradhub_nn_ops.math.Elementwise` record
+    whose kernel computes in float64 (see ``_special_kernel``), with the attributes, samples and
+    reference of its own and its forward-mode rule registered with it (the derivative formula
+    with the tangent for ``g``). ``derivative(F, g, x, y, **attrs)`` is written once for the graph
+    rule (``F`` = :data:`~gradhub_nn_ops.math.VARIABLE_MATH`) and the array-level rule (``F`` =
+    ``xp``), which reaches the other kernels by name (``_apply``)."""
+    _KERNELS[name] = special = _special_kernel(kernel)
+    derivative.__name__ = derivative.__qualname__ = f"d_{snake}"
+    return Elementwise(
+        name=name,
+        snake=snake,
+        kernel=special,
+        derivative=derivative,
+        uses=uses,
+        reference=_REFERENCES[name],
+        samples=_SAMPLES[name],
+        doc=doc,
+        attrs=attrs,
+        input=input,
+        jvp=True,
+        expression=False,
+    )
 
 
-SPECIAL: tuple[SpecialFunction, ...] = (
-    SpecialFunction(
+SPECIAL: tuple[Elementwise, ...] = (
+    special_function(
         name="LGamma",
         snake="lgamma",
         kernel=_lgamma,
@@ -850,7 +819,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([0.       , 3.1780539, 0.5723649], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="Digamma",
         snake="digamma",
         kernel=_digamma,
@@ -872,7 +841,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([-0.5772157 ,  0.42278433], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="Polygamma",
         snake="polygamma",
         kernel=_polygamma,
@@ -897,7 +866,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([1.644934], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="Zeta",
         snake="zeta",
         kernel=_zeta,
@@ -923,7 +892,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([1.644934  , 0.64493406], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="ErfInv",
         snake="erfinv",
         kernel=_erfinv,
@@ -945,7 +914,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([0.        , 0.47693628,        inf], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="ErfcInv",
         snake="erfcinv",
         kernel=_erfcinv,
@@ -967,7 +936,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([0.      , 4.572825], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="Erfcx",
         snake="erfcx",
         kernel=_erfcx,
@@ -989,7 +958,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([1.        , 0.00564161], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="Ndtr",
         snake="ndtr",
         kernel=_ndtr,
@@ -1009,7 +978,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([0.5      , 0.8413448], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="Ndtri",
         snake="ndtri",
         kernel=_ndtri,
@@ -1028,7 +997,7 @@ SPECIAL: tuple[SpecialFunction, ...] = (
         array([0.       , 1.9599644], dtype=float32)
     """,
     ),
-    SpecialFunction(
+    special_function(
         name="LogNdtr",
         snake="log_ndtr",
         kernel=_log_ndtr,
