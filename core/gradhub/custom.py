@@ -208,6 +208,7 @@ class custom_vjp:
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
         name = getattr(fun, "__name__", "custom_vjp")
+        self.__name__: str = name
         provider = Provider("", "", f"{getattr(fun, '__module__', '')}.{name}")
         self._fdef = FunctionDef(
             name,
