@@ -35,12 +35,15 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample
+from gradhub.memory import output_array
 from gradhub.ops import call
 
 from .math import float_input, norm_axes, to_kept
 from .normalization import (
     _batch_normalization_ref,
     _bn_samples,
+    _centered,
+    bn_fast,
     bn_rule,
     normalize,
 )
@@ -230,8 +233,9 @@ def _moments_over(comm: Any) -> Any:
         sums, total = _sums_and_count(fname, xp, comm, x, red, True)
         scale = _inverse(total)
         m = sums * scale
-        xc = x - m
-        sq = xp.array((xc * xc).sum(axis=red, keepdims=True), order="C", copy=True)
+        xc = _centered(xp, x, m)
+        sq = xp.multiply(xc, xc, out=output_array(xp, xc.shape, xc.dtype))
+        sq = xp.array(sq.sum(axis=red, keepdims=True), order="C", copy=True)
         return m, xc, _summed(fname, comm, sq) * scale, total
 
     return moments
@@ -268,6 +272,25 @@ def _sync_batch_normalization_bw(  # type: ignore[no-untyped-def]
     gy, inputs, in_shapes, outputs, out_shapes, comm, axes, decay_rate, eps, batch_stat
 ):
     return bn_rule(gy, inputs, in_shapes[0], axes, eps, batch_stat, _mean_over(comm))
+
+
+def _sync_batch_normalization_fast(  # type: ignore[no-untyped-def]
+    xp, gy, x, xs, y, ys, comm, axes, decay_rate, eps, batch_stat, need_grads
+):
+    # BatchNormalization's array rule, its statistics and the sums of dx over the processes
+    # (three collectives: the statistics' two, then S_g and S_gxc together)
+    return bn_fast(
+        xp,
+        gy,
+        x,
+        xs,
+        axes,
+        eps,
+        batch_stat,
+        need_grads,
+        _moments_over(comm),
+        lambda buf: _summed("sync_batch_normalization", comm, buf),
+    )
 
 
 def sync_batch_normalization_jvp(
@@ -387,6 +410,7 @@ def register_functions(register: Any) -> None:
         inputs=("x", "beta", "gamma", "mean", "variance"),
         attrs={"comm": None, "axes": (1,), "decay_rate": 0.9, "eps": 1e-5, "batch_stat": True},
         rule=_sync_batch_normalization_bw,
+        fast_backward=_sync_batch_normalization_fast,
         need_inputs=(0, 2, 3, 4),
         need_outputs=(),
         samples=_sync_bn_samples,

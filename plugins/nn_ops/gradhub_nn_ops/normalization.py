@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from gradhub import Sample
+from gradhub.memory import output_array
 
 from .math import broadcasts_to, float_input, float_variable, is_int, is_scalar
 
@@ -110,8 +111,19 @@ Moments = Callable[[Any, Any, tuple[int, ...], int], tuple[Any, Any, Any, int]]
 def local_moments(xp: Any, x: Any, red: tuple[int, ...], n: int) -> tuple[Any, Any, Any, int]:
     """The batch statistics of ``x`` over the axes ``red`` in this process (see ``Moments``)."""
     m = x.mean(axis=red, keepdims=True)
-    xc = x - m
-    return m, xc, (xc * xc).mean(axis=red, keepdims=True), n
+    xc = _centered(xp, x, m)
+    return m, xc, _mean_square(xp, xc, red), n
+
+
+def _centered(xp: Any, x: Any, m: Any) -> Any:
+    """``x - m`` into an array of gradhub.memory's (no fresh pages for a large one)."""
+    return xp.subtract(x, m, out=output_array(xp, x.shape, np.result_type(x.dtype, m.dtype)))
+
+
+def _mean_square(xp: Any, xc: Any, red: tuple[int, ...]) -> Any:
+    """The mean of ``xc * xc`` over ``red`` (kept axes), the squares in a reused array."""
+    sq = xp.multiply(xc, xc, out=output_array(xp, xc.shape, xc.dtype))
+    return sq.mean(axis=red, keepdims=True)
 
 
 def normalize(
@@ -153,9 +165,16 @@ def normalize(
             _check_count(fname, x.shape, ax, count, " in all processes together")
         _update_running(xp, mean, m, decay_rate, "mean", fname)
         _update_running(xp, variance, v * (count / (count - 1)), decay_rate, "variance", fname)
-        y = xc / xp.sqrt(v + eps) * gamma + beta
     else:
-        y = (x - mean) / xp.sqrt(variance + eps) * gamma + beta
+        xc, v = x - mean, variance
+    # y = xc * (gamma / sqrt(v + eps)) + beta: the per-channel factor first, then in place into
+    # xc (a temporary of this kernel) where that keeps the dtype the formula gives
+    scale = gamma / xp.sqrt(v + eps)
+    if np.result_type(xc.dtype, scale.dtype, beta.dtype) == xc.dtype and xc.base is None:
+        y = xp.multiply(xc, scale, out=xc)
+        y += beta
+    else:
+        y = xc * scale + beta
     return y if out_dtype is None else y.astype(out_dtype)
 
 
@@ -196,6 +215,84 @@ def _batch_normalization_bw(  # type: ignore[no-untyped-def]
     batch_stat,
 ):
     return bn_rule(gy, inputs, in_shapes[0], axes, eps, batch_stat, _mean)
+
+
+def _batch_normalization_fast(  # type: ignore[no-untyped-def]
+    xp, gy, x, xs, y, ys, axes, decay_rate, eps, batch_stat, need_grads
+):
+    """Array version of BatchNormalization's rule (first-order backward); see ``bn_fast``."""
+    return bn_fast(xp, gy, x, xs, axes, eps, batch_stat, need_grads)
+
+
+def bn_fast(
+    xp: Any,
+    gy: Any,
+    x: Any,
+    xs: Any,
+    axes: Any,
+    eps: float,
+    batch_stat: bool,
+    need_grads: Sequence[bool],
+    moments: Moments = local_moments,
+    summed: Callable[[Any], Any] | None = None,
+) -> list[Any]:
+    """The first-order backward of a batch normalization on arrays: the rule's formulas in fewer
+    passes over ``x`` (the per-channel factors folded first), the products whose gradient is not
+    needed skipped. ``moments`` takes the batch statistics (see ``Moments``), ``summed`` adds a
+    buffer of sums over the processes (None: one process).
+
+    With ``xc = x - mu``, ``r = (sigma^2 + eps)^{-1/2}``, the sums ``S_g``, ``S_gxc`` of ``g``
+    and ``g xc`` over the reduced axes and ``N`` values per channel: in training,
+    ``dx = gamma r g - gamma r S_g / N - xc gamma r^3 S_gxc / N`` (``S`` over every process),
+    ``dbeta = S_g``, ``dgamma = r S_gxc`` (this process's); in inference, ``dx = gamma r g``,
+    ``dmean = -sum(dx)``, ``dvar = -gamma S_gxc (var + eps)^{-3/2} / 2``.
+    """
+    g, xa, gamma = gy[0], x[0], x[2]
+    _, red, _, n = _bn_geometry(xs[0], axes)
+    half = xa.dtype == np.float16
+    if half:  # as the forward: in float32, each gradient cast back to its input's dtype
+        xa = xa.astype(np.float32)
+        g = g.astype(np.float32)
+    need_x, need_b, need_g = need_grads[0], need_grads[1], need_grads[2]
+    if batch_stat:
+        _, xc, v, n = moments(xp, xa, red, n)
+        r = 1.0 / xp.sqrt(v + eps)
+    else:
+        xc = _centered(xp, xa, x[3])
+        r = 1.0 / xp.sqrt(x[4] + eps)
+    s_g = g.sum(axis=red, keepdims=True) if need_b or (need_x and batch_stat) else None
+    gxc = xp.multiply(g, xc, out=output_array(xp, xc.shape, np.result_type(g.dtype, xc.dtype)))
+    s_gxc = gxc.sum(axis=red, keepdims=True)
+    del gxc
+    dx = dmean = dvar = None
+    if need_x or (not batch_stat and need_grads[3]):
+        a = gamma * r
+        dx = xp.multiply(g, a, out=output_array(xp, g.shape, np.result_type(g.dtype, a.dtype)))
+        if batch_stat:
+            t_g, t_gxc = s_g, s_gxc
+            if summed is not None:  # the sums of every process, in one collective
+                buf = xp.concatenate([s_g.reshape(-1), s_gxc.reshape(-1)])
+                summed(buf)
+                t_g, t_gxc = buf[: s_g.size].reshape(s_g.shape), buf[s_g.size :].reshape(s_g.shape)
+            dx -= a * t_g / n
+            xp.multiply(xc, gamma * r * r * r * t_gxc / n, out=xc)
+            dx -= xc
+        elif need_grads[3]:
+            dmean = -dx.sum(axis=red, keepdims=True)
+    if not batch_stat and need_grads[4]:
+        dvar = gamma * s_gxc * (r * r * r) * -0.5
+    grads = [
+        dx if need_x else None,
+        s_g if need_b else None,
+        r * s_gxc if need_g else None,
+        dmean,
+        dvar,
+    ]
+    if half:  # the dtypes the graph rule gives: x's, g's, gamma's, mean's, variance's
+        for i, dt in enumerate((x[0].dtype, gy[0].dtype, gamma.dtype, x[3].dtype, x[4].dtype)):
+            if grads[i] is not None and grads[i].dtype != dt:
+                grads[i] = grads[i].astype(dt)
+    return grads
 
 
 def bn_rule(
@@ -541,6 +638,20 @@ def _fused_batch_normalization_bw(  # type: ignore[no-untyped-def]
     )
     if len(in_shapes) > 5:
         res.append(gu)
+    return res
+
+
+def _fused_batch_normalization_fast(  # type: ignore[no-untyped-def]
+    xp, gy, x, xs, y, ys, axes, decay_rate, eps, batch_stat, nonlinearity, need_grads
+):
+    """Array version of FusedBatchNormalization's rule: the incoming gradient masked where
+    ``y > 0``, then BatchNormalization's array rule; ``z`` gets the masked gradient."""
+    gu = gy[0] * (y[0] > 0)
+    res = _batch_normalization_fast(
+        xp, [gu], x[:5], xs[:5], y, ys, axes, decay_rate, eps, batch_stat, need_grads[:5]
+    )
+    if len(xs) > 5:
+        res.append(gu if need_grads[5] else None)
     return res
 
 
@@ -1035,6 +1146,7 @@ def register_functions(register: Any) -> None:
         inputs=("x", "beta", "gamma", "mean", "variance"),
         attrs={"axes": (1,), "decay_rate": 0.9, "eps": 1e-5, "batch_stat": True},
         rule=_batch_normalization_bw,
+        fast_backward=_batch_normalization_fast,
         need_inputs=(0, 2, 3, 4),
         need_outputs=(),
         samples=_bn_samples,
@@ -1054,6 +1166,7 @@ def register_functions(register: Any) -> None:
             "nonlinearity": "relu",
         },
         rule=_fused_batch_normalization_bw,
+        fast_backward=_fused_batch_normalization_fast,
         need_inputs=(0, 2, 3, 4),
         need_outputs=(0,),
         samples=_fbn_samples,

@@ -1,0 +1,92 @@
+"""Batch normalization's forward and backward pass against PyTorch's, in one run.
+
+One training-mode step (forward, then backward with a fixed incoming gradient) of
+``F.batch_normalization`` on an NCHW float32 batch, against ``torch.nn.BatchNorm2d`` on the same
+data with the same number of threads, the two steps interleaved so that both see the same
+background load::
+
+    python benchmarks/batch_norm.py                    # (64, 64, 32, 32), 15 rounds
+    python benchmarks/batch_norm.py --shape 32 128 16 16 --rounds 31 --threads 1
+
+Prints the median time of each and the ratio gradhub / torch, and checks that both give the same
+output and input gradient (float32, within 1e-4). Needs gradhub-nn-ops and torch. Not part of
+the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import gradhub as gh
+import numpy as np
+
+F = gh.functions
+
+
+def _steps(shape: tuple[int, ...]) -> tuple[Callable[[], np.ndarray], Callable[[], np.ndarray]]:
+    import torch
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(np.float32)
+    g = rng.standard_normal(shape).astype(np.float32)
+    c = shape[1]
+    pshape = (1, c) + (1,) * (len(shape) - 2)
+
+    def ours() -> np.ndarray:
+        xv = gh.Variable(x, need_grad=True)
+        beta = gh.Variable(np.zeros(pshape, np.float32), need_grad=True)
+        gamma = gh.Variable(np.ones(pshape, np.float32), need_grad=True)
+        mean, var = np.zeros(pshape, np.float32), np.ones(pshape, np.float32)
+        y = F.batch_normalization(xv, beta, gamma, mean, var)
+        y.backward(g)
+        return np.stack([y.d, xv.g])
+
+    xt = torch.tensor(x, requires_grad=True)
+    gt = torch.tensor(g)
+    bn = torch.nn.BatchNorm2d(c) if len(shape) == 4 else torch.nn.BatchNorm1d(c)
+
+    def theirs() -> np.ndarray:
+        xt.grad = None
+        bn.zero_grad()
+        y = bn(xt)
+        y.backward(gt)
+        return np.stack([y.detach().numpy(), xt.grad.numpy()])
+
+    return ours, theirs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shape", type=int, nargs="+", default=[64, 64, 32, 32])
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
+    gh.set_num_threads(args.threads)
+    ours, theirs = _steps(tuple(args.shape))
+    diff = float(np.max(np.abs(ours() - theirs())))
+    assert diff < 1e-4, f"outputs differ from PyTorch's by {diff}"
+    times: dict[str, list[float]] = {"gradhub": [], "torch": []}
+    for _ in range(3):
+        ours(), theirs()
+    for _ in range(args.rounds):
+        for name, step in (("gradhub", ours), ("torch", theirs)):
+            t0 = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - t0)
+    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    print(
+        f"batch normalization {tuple(args.shape)} float32, forward + backward, "
+        f"{args.threads} thread(s): gradhub {med['gradhub']:.2f} ms, torch "
+        f"{torch.__version__} {med['torch']:.2f} ms, ratio {med['gradhub'] / med['torch']:.2f} "
+        f"(max difference {diff:.1e})"
+    )
+
+
+if __name__ == "__main__":
+    main()
