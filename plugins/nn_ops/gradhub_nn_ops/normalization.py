@@ -260,7 +260,7 @@ def bn_fast(
     else:
         xc = _centered(xp, xa, x[3])
         r = 1.0 / xp.sqrt(x[4] + eps)
-    s_g = g.sum(axis=red, keepdims=True) if need_b or (need_x and batch_stat) else None
+    s_g: Any = g.sum(axis=red, keepdims=True) if need_b or (need_x and batch_stat) else None
     gxc = xp.multiply(g, xc, out=output_array(xp, xc.shape, np.result_type(g.dtype, xc.dtype)))
     s_gxc = gxc.sum(axis=red, keepdims=True)
     del gxc
@@ -281,7 +281,7 @@ def bn_fast(
             dmean = -dx.sum(axis=red, keepdims=True)
     if not batch_stat and need_grads[4]:
         dvar = gamma * s_gxc * (r * r * r) * -0.5
-    grads = [
+    grads: list[Any] = [
         dx if need_x else None,
         s_g if need_b else None,
         r * s_gxc if need_g else None,
