@@ -519,6 +519,7 @@ def register_batching_rules(register: Any) -> None:
         r(name, _along(name, "axis", "all"))
     for name in ("Softmax", "LogSoftmax"):
         r(name, _along(name, "axis", "keep"))
+    r("Standardize", _along("Standardize", "axis", "all"))
     r("SoftmaxCrossEntropy", _sce)
     r("Concatenate", _concat_rule)
     r("Stack", _joined("Stack", "all"))

@@ -327,6 +327,7 @@ SYMMETRIC = (
     "Clip",
     "Softplus",
     "Softmax",
+    "Standardize",
 )
 
 #: linear functions of one input: applied to the tangent

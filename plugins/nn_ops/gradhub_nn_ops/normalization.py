@@ -746,6 +746,104 @@ _DOC_FBN = """nnabla's FusedBatchNormalization: batch normalization, an addition
 # -- LayerNormalization (composite) ------------------------------------------------------------
 
 
+# -- Standardize: the normalization step of layer, instance and group normalization -------------
+
+
+def _standardize_axes(x_ndim: int, axis: Any) -> tuple[int, ...]:
+    from .math import norm_axes
+
+    return norm_axes("standardize", axis, x_ndim)
+
+
+def _standardize(xp: Any, x: Any, axis: Any = None, eps: float = 1e-5) -> Any:
+    if not is_scalar(eps) or not eps > 0:
+        raise ValueError(f"standardize(): argument 'eps' must be a number > 0, got {eps!r}")
+    red = _standardize_axes(x.ndim, axis)
+    x = float_input(x)
+    half = x.dtype == np.float16  # in float32, then cast back (as layer normalization)
+    xf = x.astype(np.float32) if half else x
+    xc = _centered(xp, xf, xf.mean(axis=red, keepdims=True))
+    r = 1.0 / xp.sqrt(_mean_square(xp, xc, red) + eps)
+    y = xp.multiply(xc, r, out=xc) if r.dtype == xc.dtype else xc * r
+    return y.astype(np.float16) if half else y
+
+
+def _standardize_bw(gy, inputs, in_shapes, outputs, out_shapes, axis, eps):  # type: ignore[no-untyped-def]
+    # d xhat: r (g - mean(g) - xhat mean(g xhat)), r and xhat recomputed from x (registered
+    # functions: differentiable again)
+    x, g = inputs[0], gy[0]
+    red = _standardize_axes(len(in_shapes[0]), axis)
+    half = x.dtype == np.float16
+    if half:
+        x = _call("Cast", x, dtype="float32")
+        g = _call("Cast", g, dtype="float32")
+    xc = x - _mean(x, red)
+    r = _call("PowScalar", _call("AddScalar", _mean(xc * xc, red), val=eps), val=-0.5)
+    xhat = xc * r
+    dx = r * (g - _mean(g, red) - xhat * _mean(g * xhat, red))
+    return [_call("Cast", dx, dtype="float16") if half else dx]
+
+
+def _standardize_fast(xp, gy, x, xs, y, ys, axis, eps):  # type: ignore[no-untyped-def]
+    """Array version of Standardize's rule: with ``xc = x - mu`` and ``r = (var + eps)^{-1/2}``,
+    ``dx = r (g - mean(g)) - xc r^3 mean(g xc)``."""
+    g, xa = gy[0], x[0]
+    red = _standardize_axes(xa.ndim, axis)
+    half = xa.dtype == np.float16
+    if half:
+        xa, g = xa.astype(np.float32), g.astype(np.float32)
+    xc = _centered(xp, xa, xa.mean(axis=red, keepdims=True))
+    r = 1.0 / xp.sqrt(_mean_square(xp, xc, red) + eps)
+    gxc = xp.multiply(g, xc, out=output_array(xp, xc.shape, np.result_type(g.dtype, xc.dtype)))
+    m_gxc = gxc.mean(axis=red, keepdims=True)
+    del gxc
+    dx = _centered(xp, g, g.mean(axis=red, keepdims=True))
+    dx *= r
+    xp.multiply(xc, r * r * r * m_gxc, out=xc)
+    dx -= xc
+    return [dx.astype(np.float16) if half else dx]
+
+
+def _standardize_ref(x: np.ndarray, axis: Any = None, eps: float = 1e-5) -> np.ndarray:
+    red = tuple(range(x.ndim)) if axis is None else tuple(np.atleast_1d(axis).tolist())
+    xf = x.astype(np.float64)
+    mu = np.mean(xf, axis=red, keepdims=True)
+    var = np.mean((xf - mu) ** 2, axis=red, keepdims=True)
+    return ((xf - mu) / np.sqrt(var + eps)).astype(x.dtype)
+
+
+def _standardize_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    u = rng.uniform
+    yield Sample((u(-2.0, 2.0, (3, 4)),), {"axis": (1,)}, name="rows")
+    yield Sample((u(-2.0, 2.0, (2, 3, 4)),), {"axis": (1, 2), "eps": 1e-3}, name="two axes")
+    yield Sample((u(-2.0, 2.0, (4, 3)),), {"axis": (0,)}, name="columns")
+    yield Sample(
+        (u(-2.0, 2.0, (3, 2, 4)).transpose(2, 0, 1),), {"axis": (2,)}, name="non-contiguous"
+    )
+    yield Sample((u(-2.0, 2.0, (5,)),), {}, name="all axes")
+
+
+_DOC_STANDARDIZE = """standardize(x, axis=None, eps=1e-5): ``x`` centered and scaled to unit
+    variance over ``axis`` (all axes when None), the normalization of layer, instance and group
+    normalization (without their scale and shift).
+
+    .. math:: y = \\frac{x - \\mu}{\\sqrt{\\sigma^2 + \\epsilon}}, \\quad
+       \\mu, \\sigma^2 \\text{ the mean and (biased) variance over axis}
+
+    Gradient: :math:`r (g - \\bar g - y\\,\\overline{g y})` with
+    :math:`r = (\\sigma^2 + \\epsilon)^{-1/2}` and the bars means over ``axis``, written with
+    registered functions (differentiable again); a first-order array rule computes the same in
+    fewer passes. float16 is computed in float32.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> F.standardize(gh.Variable(np.array([[1.0, 3.0], [2.0, 6.0]])), axis=1).d.round(3)
+        array([[-1.,  1.],
+               [-1.,  1.]])
+    """
+
+
 def layer_normalization(
     x: Any,
     beta: Any = None,
@@ -787,14 +885,13 @@ def layer_normalization(
         if p is not None:
             _check_broadcast("layer_normalization", name, tuple(np.shape(p)), tuple(x.shape))
     half = x.dtype == np.float16  # computed in float32, then cast back (as PyTorch)
-    xf = _call("Cast", x, dtype="float32") if half else x
-    mu = _mean(xf, red)
-    xc = xf - mu
-    var = _mean(xc * xc, red)
-    y = xc * _call("PowScalar", _call("AddScalar", var, val=eps), val=-0.5)
-    if half:  # (the statistics only when returned: a variance above 65504 is inf in float16)
-        y = _call("Cast", y, dtype="float16")
-        if output_stat:
+    y = _call("Standardize", x, axis=red, eps=eps)
+    if output_stat:  # (the statistics, in float32 for float16: a variance above 65504 is inf)
+        xf = _call("Cast", x, dtype="float32") if half else x
+        mu = _mean(xf, red)
+        xc = xf - mu
+        var = _mean(xc * xc, red)
+        if half:
             mu, var = (_call("Cast", v, dtype="float16") for v in (mu, var))
     if gamma is not None:
         y = y * gamma
@@ -1172,6 +1269,19 @@ def register_functions(register: Any) -> None:
         samples=_fbn_samples,
         reference=_fused_batch_normalization_ref,
         doc=_DOC_FBN,
+    )
+    register.function(
+        "Standardize",
+        _standardize,
+        inputs=("x",),
+        attrs={"axis": None, "eps": 1e-5},
+        rule=_standardize_bw,
+        fast_backward=_standardize_fast,
+        need_inputs=(0,),
+        need_outputs=(),
+        samples=_standardize_samples,
+        reference=_standardize_ref,
+        doc=_DOC_STANDARDIZE,
     )
     register.composite(
         "LayerNormalization",
