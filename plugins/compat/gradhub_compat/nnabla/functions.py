@@ -694,6 +694,120 @@ def sink(*x: Any, one_input_grad: bool = True) -> Variable:
     return adopt(_layer.sink(xs, one_input_grad), Variable)  # type: ignore[no-any-return]
 
 
+# -- Unlink and Assign ----------------------------------------------------------------------------
+
+
+def _unlink_kernel(xp: Any, x: Any) -> Any:
+    return x.copy()
+
+
+def _no_grad_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any) -> list[Any]:
+    return [None] * len(in_shapes)
+
+
+def _no_grad_fast(
+    xp: Any, gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any
+) -> list[Any]:
+    return [None] * len(in_shapes)
+
+
+_UNLINK = FunctionDef(
+    "Unlink",
+    _unlink_kernel,
+    _layer._PROVIDER,
+    inputs=("x",),
+    rule=Rule(_no_grad_bw, _layer._PROVIDER, (), (), fast=_no_grad_fast),
+    doc="nnabla's Unlink: y = x (a copy); no gradient reaches x",
+)
+
+
+def _unlink_graph(x: Any) -> Any:
+    from gradhub.graph import apply
+
+    return apply(_UNLINK, (_native_variable(x),), {})
+
+
+def unlink(x: Any) -> Any:
+    r"""nnabla's ``F.unlink``: :math:`y = x` (a copy, recomputed by ``forward()``) through which no
+    gradient flows back to ``x``; one ``Unlink`` function, whose output needs a gradient when
+    ``x`` does (as nnabla's), so a graph built on it still backpropagates to its other inputs.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([1.0, 2.0]), need_grad=True)
+        >>> y = F.sum(F.unlink(x) * x)
+        >>> y.forward(); y.backward()
+        >>> x.g                                   # d(c x)/dx with c = x held constant
+        array([1., 2.], dtype=float32)
+    """
+    return _on_ndarrays(_unlink_graph)(x)
+
+
+def _assign_kernel(xp: Any, dst: Any, src: Any) -> Any:
+    dst[...] = src
+    return dst.copy()
+
+
+def _assign_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any) -> list[Any]:
+    return [gy[0], None]
+
+
+def _assign_fast(
+    xp: Any, gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any
+) -> list[Any]:
+    return [gy[0], None]
+
+
+_ASSIGN = FunctionDef(
+    "Assign",
+    _assign_kernel,
+    _layer._PROVIDER,
+    inputs=("dst", "src"),
+    rule=Rule(_assign_bw, _layer._PROVIDER, (), (), fast=_assign_fast),
+    doc="nnabla's Assign: dst's data becomes src's; y = dst; the gradient goes to dst only",
+)
+
+
+def _assign_graph(dst: Any, src: Any) -> Any:
+    from gradhub.graph import apply
+
+    d, s = _native_variable(dst), _native_variable(src)
+    if tuple(d.shape) != tuple(s.shape):
+        raise ValueError(
+            f"nnabla F.assign: dst and src must have the same shape, got {tuple(d.shape)} and "
+            f"{tuple(s.shape)}"
+        )
+    with kept_unless_auto_forward([d._data]):
+        return apply(_ASSIGN, (d, s), {})
+
+
+def assign(dst: Any, src: Any) -> Any:
+    r"""nnabla's ``F.assign``: each execution (``forward()``; the build too while auto_forward is
+    on) copies ``src``'s data into ``dst``'s, in place, and the output is ``dst`` after that
+    (equal to ``src``). The gradient goes to ``dst`` only, :math:`g_{dst} = g_y`; ``src`` gets
+    none, as nnabla's. One ``Assign`` function; a static graph assigns again at each
+    ``forward()``, reading ``src``'s current data.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> dst = nn.Variable.from_numpy_array(np.array([1.0, 2.0]))
+        >>> src = nn.Variable.from_numpy_array(np.array([5.0, 6.0]))
+        >>> y = F.assign(dst, src)
+        >>> dst.d                                 # building does not assign (auto_forward off)
+        array([1., 2.], dtype=float32)
+        >>> y.forward()
+        >>> dst.d, y.d
+        (array([5., 6.], dtype=float32), array([5., 6.], dtype=float32))
+    """
+    return _on_ndarrays(_assign_graph)(dst, src)
+
+
 def softmax_cross_entropy(x: Any, target: Any, axis: Any = None) -> Any:
     r"""nnabla's softmax cross entropy, :math:`y_i = -\log \mathrm{softmax}(x)_{i, t_i}`, where
     a negative label :math:`t_i < 0` gives a loss of 0 and no gradient (nnabla 1.39 skips it).
@@ -1047,6 +1161,33 @@ def gelu(x: Any) -> Any:
         array([0.      , 0.841192], dtype=float32)
     """
     return _on_ndarrays(_native.gelu)(x, approximate="tanh")
+
+
+def _mish(x: Any) -> Any:
+    v = _native_variable(x)
+    if v.dtype.kind != "f":
+        v = _native.cast(v, "float32")
+    return v * _native.tanh(_native.softplus(v))
+
+
+def mish(x: Any) -> Any:
+    r"""nnabla's Mish, :math:`y = x \tanh(\log(1 + e^x))`, composed of gradhub's ``softplus``,
+    ``tanh`` and a product, so it is differentiable to any order.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-1.0, 0.0, 1.0]), need_grad=True)
+        >>> y = F.mish(x)
+        >>> y.backward()
+        >>> np.round(y.d, 4)
+        array([-0.3034,  0.    ,  0.8651], dtype=float32)
+        >>> np.round(x.g, 4)
+        array([0.0592, 0.6   , 1.049 ], dtype=float32)
+    """
+    return _on_ndarrays(_mish)(x)
 
 
 def _float_variable(x: Any) -> Any:
@@ -2076,6 +2217,149 @@ def rnn(
     return y, h_n
 
 
+def _quantize_linear_graph(
+    x: Any, scale: Any, zero_point: Any, round_mode: Any, narrow_range: Any, dtype: Any
+) -> Any:
+    from . import _quantization
+
+    return _quantization.quantize_linear(
+        _native_variable(x),
+        _native_variable(scale),
+        _native_variable(zero_point),
+        round_mode,
+        narrow_range,
+        dtype,
+    )
+
+
+def quantize_linear(
+    x: Any,
+    scale: Any,
+    zero_point: Any,
+    round_mode: str = "HALF_AWAY_FROM_ZERO",
+    narrow_range: bool = False,
+    dtype: Any = np.int8,
+) -> Any:
+    r"""nnabla's ``F.quantize_linear`` (ONNX's QuantizeLinear, simulated in float):
+    :math:`y = \mathrm{saturate}(\mathrm{round}(x / s) + \mathrm{saturate}(\mathrm{round}(z)))`,
+    float32 values in the range of ``dtype`` (``numpy.int8``: [-128, 127], ``numpy.uint8``:
+    [0, 255]; with ``narrow_range`` the lowest value is left out: [-127, 127], [1, 255]).
+    ``round_mode`` ``"HALF_AWAY_FROM_ZERO"`` (2.5 to 3, -2.5 to -3) or ``"HALF_TO_EVEN"`` (2.5 to
+    2), the zero point rounded the same way. ``scale`` and ``zero_point`` (any dtype) have ``x``'s
+    number of axes, each of size 1 or ``x``'s (per-tensor or per-channel: ``(1, C, 1, 1)``). One
+    ``QuantizeLinear`` function, nnabla 1.39's kernel in float32; its gradient is nnabla's,
+    :math:`dx = dy / s` (straight through the rounding and the saturation), and a ``scale`` or
+    ``zero_point`` that needs a gradient makes the backward pass raise (a ``BackwardRuleError``,
+    a ``RuntimeError``, from the rule's ``NotImplementedError``), as nnabla's. nnabla also
+    writes the rounded, saturated zero point into ``zero_point``'s data (as float32); the layer
+    leaves ``zero_point`` alone. Another ``round_mode`` or ``dtype`` raises ``ValueError``
+    (nnabla 1.39 does not round, or saturates to an undefined range).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-300.0, -2.5, 0.5, 2.5, 7.0]),
+        ...                                  need_grad=True)
+        >>> s = nn.Variable.from_numpy_array(np.array([1.0]))
+        >>> z = nn.Variable.from_numpy_array(np.array([0], np.int8))
+        >>> y = F.quantize_linear(x, s, z)
+        >>> y.forward()
+        >>> y.d
+        array([-128.,   -3.,    1.,    3.,    7.], dtype=float32)
+        >>> F.quantize_linear(x, s, z, "HALF_TO_EVEN").d
+        array([-128.,   -2.,    0.,    2.,    7.], dtype=float32)
+    """
+    return _on_ndarrays(_quantize_linear_graph)(
+        x, scale, zero_point, round_mode, narrow_range, dtype
+    )
+
+
+def _dequantize_linear_graph(x: Any, scale: Any, zero_point: Any) -> Any:
+    from . import _quantization
+
+    xv, sv, zv = (_native_variable(v) for v in (x, scale, zero_point))
+    return _quantization.dequantize_linear(xv, sv, zv)
+
+
+def dequantize_linear(x: Any, scale: Any, zero_point: Any) -> Any:
+    r"""nnabla's ``F.dequantize_linear`` (ONNX's DequantizeLinear): :math:`y = (x - z)\, s`,
+    float32, ``scale`` and ``zero_point`` shaped as for :func:`quantize_linear` (the zero point
+    is not rounded here, as nnabla's). One ``DequantizeLinear`` function; the gradient is
+    nnabla's, :math:`dx = dy\, s`, and a ``scale`` or ``zero_point`` that needs a gradient makes
+    the backward pass raise (a ``BackwardRuleError``, a ``RuntimeError``, from the rule's
+    ``NotImplementedError``), as nnabla's.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> q = nn.Variable.from_numpy_array(np.array([-128, 0, 5, 127], np.int8))
+        >>> s = nn.Variable.from_numpy_array(np.array([0.5]))
+        >>> z = nn.Variable.from_numpy_array(np.array([3], np.int8))
+        >>> y = F.dequantize_linear(q, s, z)
+        >>> y.forward()
+        >>> y.d
+        array([-65.5,  -1.5,   1. ,  62. ], dtype=float32)
+    """
+    return _on_ndarrays(_dequantize_linear_graph)(x, scale, zero_point)
+
+
+def _pow2_quantize_graph(
+    x: Any, sign: Any, with_zero: Any, n: Any, m: Any, ste_fine_grained: Any
+) -> Any:
+    from . import _quantization
+
+    return _quantization.pow2_quantize(_native_variable(x), sign, with_zero, n, m, ste_fine_grained)
+
+
+def pow2_quantize(
+    x: Any,
+    sign: bool = True,
+    with_zero: bool = True,
+    n: int = 8,
+    m: int = 1,
+    quantize: bool = True,
+    ste_fine_grained: bool = True,
+    outputs: Any = None,
+) -> Any:
+    r"""nnabla's ``F.pow2_quantize``: each value to the nearest power of two in the log domain,
+    :math:`q = \mathrm{sign}(x)\, 2^{\mathrm{round}(\log_2 |x|)}` (halves away from zero, so the
+    threshold between two powers is their geometric mean), clipped to :math:`2^m` above and to
+    :math:`p_{min} = 2^{m - (2^{n'} - 1)}` below, :math:`n'` the bits ``n`` less one for
+    ``sign`` and one for ``with_zero``; with ``with_zero``, :math:`|x|` below
+    :math:`p_{min} / \sqrt 2` gives 0. Unsigned (``sign=False``), a negative ``x`` gives 0
+    (``with_zero``) or :math:`p_{min}`. The gradient is nnabla's straight-through one: the
+    incoming gradient, with ``ste_fine_grained`` set to 0 where :math:`2^{\mathrm{round}(\log_2
+    |x|)} > 2^m` (and, unsigned, where :math:`x < 0`); second derivative 0. ``quantize=False``
+    returns ``x`` itself. One ``Pow2Quantize`` function, nnabla 1.39's kernel in float32.
+    ``outputs`` raises ``NotImplementedError``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([-0.3, 0.001, 1.4, 1.5, 5.0]),
+        ...                                  need_grad=True)
+        >>> y = F.pow2_quantize(x, n=4, m=1)
+        >>> y.backward()
+        >>> y.d
+        array([-0.25,  0.  ,  1.  ,  2.  ,  2.  ], dtype=float32)
+        >>> x.g
+        array([1., 1., 1., 1., 0.], dtype=float32)
+    """
+    if outputs is not None:
+        raise NotImplementedError(
+            "nnabla F.pow2_quantize: outputs= is not supported (docs: migration-nnabla.md)"
+        )
+    if not quantize:
+        return x
+    return _on_ndarrays(_pow2_quantize_graph)(x, sign, with_zero, n, m, ste_fine_grained)
+
+
 def fixed_point_quantize(
     x: Any,
     sign: bool = True,
@@ -2777,6 +3061,33 @@ def reduce_mean(x: Any) -> Any:
     return __getattr__("mean")(x)
 
 
+def reduce(x: Any, op: str = "sum") -> Any:
+    r"""nnabla's deprecated ``F.reduce``: :func:`reduce_sum` (``op="sum"``) or :func:`reduce_mean`
+    (``op="mean"``) of every element of ``x``, a 0-d Variable; warns with a
+    ``DeprecationWarning``, as nnabla's. Another ``op`` raises ``ValueError``.
+
+    Example::
+
+        >>> import warnings
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", DeprecationWarning)
+        ...     F.reduce(x, "mean").d
+        array(2.5, dtype=float32)
+    """
+    import warnings
+
+    warnings.warn("Deprecated API. Use ``sum`` or ``mean`` instead.", DeprecationWarning, 2)
+    if op == "sum":
+        return reduce_sum(x)
+    if op == "mean":
+        return reduce_mean(x)
+    raise ValueError(f"nnabla F.reduce: op must be 'sum' or 'mean', got {op!r}")
+
+
 def bc_add2(x0: Any, x1: Any, inplace: bool = False) -> Any:
     r"""nnabla's ``F.bc_add2``: :math:`x_0 + x_1` with numpy's broadcasting (``F.add2``; the
     gradients summed over the broadcast axes); ``inplace`` is accepted and ignored.
@@ -2837,6 +3148,450 @@ def meshgrid(*x: Any, ij_indexing: bool = False) -> tuple[Any, ...]:
     return tuple(outs)
 
 
+# -- packed sequences -----------------------------------------------------------------------------
+
+
+def _pack_padded_graph(padded_sequence: Any, lengths: Any, batch_first: bool) -> Any:
+    from . import _sequences
+
+    x, lens = _native_variable(padded_sequence), _native_variable(lengths)
+    if len(x.shape) < 2:
+        raise ValueError(
+            "nnabla F.pack_padded_sequence: padded_sequence must have at least 2 axes "
+            f"((T, B, *), or (B, T, *) with batch_first), got {tuple(x.shape)}"
+        )
+    b = int(x.shape[0] if batch_first else x.shape[1])
+    if tuple(lens.shape) != (b,):
+        raise ValueError(
+            f"nnabla F.pack_padded_sequence: lengths must have shape ({b},) (one per sequence), "
+            f"got {tuple(lens.shape)}"
+        )
+    if batch_first:
+        x = _native.transpose(x, (1, 0, *range(2, len(x.shape))))
+    return _sequences.pack(x, lens, "lengths"), _sequences.batch_sizes(lens)
+
+
+def pack_padded_sequence(
+    padded_sequence: Any, lengths: Any, batch_first: bool = False, outputs: Any = None
+) -> tuple[Any, Any]:
+    r"""nnabla's ``F.pack_padded_sequence``: packs the padded sequences ``padded_sequence``
+    ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) of ``lengths`` (``(B,)``, sorted in
+    decreasing order) into ``(packed_sequence, batch_sizes)``: ``packed_sequence`` ``(N, *)``,
+    ``N = sum(lengths)``, holds for each time step ``t`` the rows of the ``batch_sizes[t]``
+    sequences longer than ``t``; ``batch_sizes`` ``(max(lengths),)`` is int32, as nnabla's.
+    The rows are worked out from ``lengths``' data at each execution (``forward()`` follows new
+    lengths, and ``N`` with them); the gradient of ``padded_sequence`` is the incoming gradient
+    padded back (zeros at the padding). Lengths that are not sorted raise ``ValueError`` (nnabla
+    1.39 packs them as if they were). ``outputs`` raises ``NotImplementedError``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> padded = nn.Variable.from_numpy_array(np.array([[1.0, 4.0], [2.0, 5.0], [3.0, 0.0]]))
+        >>> lengths = nn.Variable.from_numpy_array(np.array([3, 2]))
+        >>> packed, batch_sizes = F.pack_padded_sequence(padded, lengths)
+        >>> packed.d, batch_sizes.d
+        (array([1., 4., 2., 5., 3.], dtype=float32), array([2, 2, 1], dtype=int32))
+    """
+    if outputs is not None:
+        raise NotImplementedError(
+            "nnabla F.pack_padded_sequence: outputs= is not supported (docs: migration-nnabla.md)"
+        )
+    return _on_ndarrays(_pack_padded_graph)(padded_sequence, lengths, bool(batch_first))  # type: ignore[no-any-return]
+
+
+def _pad_packed_graph(
+    packed_sequence: Any,
+    batch_sizes: Any,
+    batch_first: bool,
+    padding_value: float,
+    total_length: int,
+) -> Any:
+    from . import _sequences
+
+    x, bs = _native_variable(packed_sequence), _native_variable(batch_sizes)
+    if len(x.shape) < 1 or len(bs.shape) != 1:
+        raise ValueError(
+            "nnabla F.pad_packed_sequence: packed_sequence must have at least 1 axis and "
+            f"batch_sizes 1, got {tuple(x.shape)} and {tuple(bs.shape)}"
+        )
+    y = _sequences.unpack(x, bs, "batch_sizes", total_length, -1, padding_value)
+    if batch_first:
+        y = _native.transpose(y, (1, 0, *range(2, len(y.shape))))
+    return y, _sequences.lengths(bs)
+
+
+def pad_packed_sequence(
+    packed_sequence: Any,
+    batch_sizes: Any,
+    batch_first: bool = False,
+    padding_value: Any = None,
+    total_length: Any = None,
+    outputs: Any = None,
+) -> tuple[Any, Any]:
+    r"""nnabla's ``F.pad_packed_sequence``, the inverse of :func:`pack_padded_sequence`: from
+    ``packed_sequence`` ``(N, *)`` and its ``batch_sizes`` ``(T,)``, ``(padded_sequence,
+    lengths)``: ``padded_sequence`` ``(T', B, *)`` (``(B, T', *)`` with ``batch_first``),
+    ``T' = max(T, total_length)``, ``B = batch_sizes[0]``, ``padding_value`` (None: 0) where the
+    sequences have ended; ``lengths`` ``(B,)`` int32, as nnabla's. Worked out from
+    ``batch_sizes``' data at each execution; the gradient of ``packed_sequence`` is the incoming
+    gradient's rows packed again. nnabla 1.39's kernel ignores ``padding_value`` and pads with
+    0; the layer pads with ``padding_value``. ``outputs`` raises ``NotImplementedError``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> packed = nn.Variable.from_numpy_array(np.array([1.0, 4.0, 2.0, 5.0, 3.0]))
+        >>> batch_sizes = nn.Variable.from_numpy_array(np.array([2, 2, 1], np.int32))
+        >>> padded, lengths = F.pad_packed_sequence(packed, batch_sizes, batch_first=True)
+        >>> padded.d, lengths.d
+        (array([[1., 2., 3.],
+               [4., 5., 0.]], dtype=float32), array([3, 2], dtype=int32))
+    """
+    if outputs is not None:
+        raise NotImplementedError(
+            "nnabla F.pad_packed_sequence: outputs= is not supported (docs: migration-nnabla.md)"
+        )
+    if total_length is not None and (
+        isinstance(total_length, bool) or not isinstance(total_length, (int, np.integer))
+    ):
+        raise TypeError(
+            f"nnabla F.pad_packed_sequence: total_length must be an int or None, got "
+            f"{total_length!r}"
+        )
+    pad = 0.0 if padding_value is None else float(padding_value)
+    length = -1 if total_length is None else int(total_length)
+    return _on_ndarrays(_pad_packed_graph)(  # type: ignore[no-any-return]
+        packed_sequence, batch_sizes, bool(batch_first), pad, length
+    )
+
+
+# -- detection ------------------------------------------------------------------------------------
+
+
+def _nms_detection2d_graph(x: Any, thresh: Any, nms: Any, nms_per_class: Any) -> Any:
+    from . import _detection
+
+    xv = _native_variable(x)
+    if len(xv.shape) != 3 or int(xv.shape[2]) <= 5:
+        raise ValueError(
+            "nnabla F.nms_detection2d: x must have shape (batch, boxes, 5 + classes) with at "
+            f"least one class, got {tuple(xv.shape)}"
+        )
+    if xv.dtype.kind != "f":
+        xv = _native.cast(xv, "float32")
+    return _detection.nms_detection2d(
+        xv,
+        0.5 if thresh is None else thresh,
+        0.45 if nms is None else nms,
+        True if nms_per_class is None else nms_per_class,
+    )
+
+
+def nms_detection2d(x: Any, thresh: Any = None, nms: Any = None, nms_per_class: Any = None) -> Any:
+    r"""nnabla's ``F.nms_detection2d``: YOLO-style non-maximum suppression of the boxes
+    ``x`` ``(B, N, 5 + C)``, each row ``(x, y, w, h, objectness, p_1 .. p_C)`` (centre, size).
+    The output has ``x``'s shape: the box coordinates, the objectness (0 below ``thresh``) and
+    the class scores ``objectness * p_k`` (0 below ``thresh``); then, with ``nms_per_class``
+    (the default), for each class the boxes are taken by decreasing score and each suppresses
+    (sets the class score to 0 of) the lower ones whose intersection over union with it is above
+    ``nms``; without it, a box whose IoU with any box of higher objectness is above ``nms`` gets
+    objectness and scores 0. ``thresh``, ``nms``, ``nms_per_class`` None are 0.5, 0.45, True.
+    One ``NmsDetection2d`` function that ``forward()`` runs again on ``x``'s new data; no
+    gradient (nnabla's backward does nothing). nnabla 1.39's CPU kernel, in float32, with the
+    same sort (boxes of equal scores are taken in nnabla's order).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[[0.5, 0.5, 1.0, 1.0, 0.9, 1.0],
+        ...                                             [0.6, 0.5, 1.0, 1.0, 0.8, 1.0],
+        ...                                             [3.0, 3.0, 1.0, 1.0, 0.3, 1.0]]]))
+        >>> y = F.nms_detection2d(x)
+        >>> y.forward()
+        >>> y.d[0, :, 4:]                         # the second box overlaps the first
+        array([[0.9, 0.9],
+               [0.8, 0. ],
+               [0. , 0. ]], dtype=float32)
+    """
+    return _on_ndarrays(_nms_detection2d_graph)(x, thresh, nms, nms_per_class)
+
+
+def _onnx_nms_graph(
+    boxes: Any,
+    scores: Any,
+    center_point_box: Any,
+    max_output_boxes_per_class: Any,
+    iou_threshold: Any,
+    score_threshold: Any,
+) -> Any:
+    from . import _detection
+
+    bv, sv = _native_variable(boxes), _native_variable(scores)
+    bs, ss = tuple(bv.shape), tuple(sv.shape)
+    where = "nnabla F.onnx_non_max_suppression"
+    if len(bs) != 3 or bs[2] != 4:
+        raise ValueError(f"{where}: boxes must have shape (batch, boxes, 4), got {bs}")
+    if len(ss) != 3 or ss[0] != bs[0] or ss[2] != bs[1]:
+        raise ValueError(
+            f"{where}: scores must have shape (batch, classes, boxes) = ({bs[0]}, C, {bs[1]}), "
+            f"got {ss}"
+        )
+    for name, val in (
+        ("center_point_box", center_point_box),
+        ("max_output_boxes_per_class", max_output_boxes_per_class),
+    ):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
+            raise TypeError(f"{where}: {name} must be an int, got {val!r}")
+    if center_point_box not in (0, 1):
+        raise ValueError(f"{where}: center_point_box must be 0 or 1, got {center_point_box}")
+    if max_output_boxes_per_class < 0:
+        raise ValueError(
+            f"{where}: max_output_boxes_per_class must be non-negative, got "
+            f"{max_output_boxes_per_class}"
+        )
+    return _detection.onnx_non_max_suppression(
+        bv, sv, center_point_box, max_output_boxes_per_class, iou_threshold, score_threshold
+    )
+
+
+def onnx_non_max_suppression(
+    boxes: Any,
+    scores: Any,
+    center_point_box: int = 0,
+    max_output_boxes_per_class: int = 0,
+    iou_threshold: float = 0.0,
+    score_threshold: float = 0.0,
+) -> Any:
+    r"""nnabla's ``F.onnx_non_max_suppression`` (ONNX's NonMaxSuppression): for each batch and
+    class of ``scores`` ``(B, C, N)``, the boxes of ``boxes`` ``(B, N, 4)`` with a score at or
+    above ``score_threshold`` are taken by decreasing score, each dropping the lower ones whose
+    intersection over union with it is above ``iou_threshold``; the output lists the kept
+    ``[batch, class, box]`` triples (uint64, shape ``(K, 3)``), at most
+    ``max_output_boxes_per_class`` per class (0, the default, keeps none, as ONNX's). Boxes are
+    ``[y1, x1, y2, x2]`` corners (``center_point_box=0``) or ``[x, y, w, h]`` (1). One
+    ``ONNXNonMaxSuppression`` function with no gradient. The indices are nnabla 1.39's (its CPU
+    kernel, float32, the same sort for equal scores); unlike nnabla's, which computes them once
+    when the graph is built, ``forward()`` computes them again on the inputs' new data (``K``
+    may change).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> boxes = nn.Variable.from_numpy_array(
+        ...     np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]]))
+        >>> scores = nn.Variable.from_numpy_array(np.array([[[0.9, 0.8, 0.7]]]))
+        >>> y = F.onnx_non_max_suppression(boxes, scores, max_output_boxes_per_class=10,
+        ...                                iou_threshold=0.5)
+        >>> y.forward()
+        >>> y.d
+        array([[0, 0, 0],
+               [0, 0, 2]], dtype=uint64)
+    """
+    return _on_ndarrays(_onnx_nms_graph)(
+        boxes, scores, center_point_box, max_output_boxes_per_class, iou_threshold, score_threshold
+    )
+
+
+# -- BitShift, VATNoise, get_current_context ------------------------------------------------------
+
+
+def _bit_shift_kernel(xp: Any, x: Any, shift: Any, direction: str = "LEFT") -> Any:
+    bits = x.dtype.itemsize * 8
+    s = shift.astype(x.dtype)
+    inside = s < bits
+    s = xp.where(inside, s, 0).astype(x.dtype)
+    y = xp.left_shift(x, s) if direction == "LEFT" else xp.right_shift(x, s)
+    return xp.where(inside, y, 0).astype(x.dtype)
+
+
+_BIT_SHIFT = FunctionDef(
+    "BitShift",
+    _bit_shift_kernel,
+    _layer._PROVIDER,
+    inputs=("x", "shift"),
+    attrs={"direction": "LEFT"},
+    differentiable=False,
+    doc="nnabla's BitShift: x << shift or x >> shift on unsigned integers (0 from the width on)",
+)
+
+
+def _bit_shift_graph(x: Any, shift: Any, direction: str) -> Any:
+    from gradhub.graph import apply
+
+    xv, sv = _native_variable(x), _native_variable(shift)
+    if xv.dtype.kind != "u":
+        raise TypeError(
+            f"nnabla F.bit_shift: x must hold unsigned integers (uint8, uint16, uint32, uint64), "
+            f"got {xv.dtype}"
+        )
+    if direction not in ("LEFT", "RIGHT"):
+        raise ValueError(
+            f"nnabla F.bit_shift: direction must be 'LEFT' or 'RIGHT', got {direction!r}"
+        )
+    xs, ss = tuple(xv.shape), tuple(sv.shape)
+    if len(xs) != len(ss) or any(a != b and 1 not in (a, b) for a, b in zip(xs, ss)):
+        raise ValueError(
+            f"nnabla F.bit_shift: x {xs} and shift {ss} must have the same number of axes, "
+            "each of the same size or 1"
+        )
+    return apply(_BIT_SHIFT, (xv, sv), {"direction": direction})
+
+
+def bit_shift(x: Any, shift: Any, direction: str = "LEFT") -> Any:
+    r"""nnabla's ``F.bit_shift``: :math:`x \ll s` (``direction="LEFT"``) or :math:`x \gg s`
+    (``"RIGHT"``) elementwise on unsigned integers, ``shift`` read in ``x``'s dtype and broadcast
+    against ``x`` (the same number of axes, each of the same size or 1); the result keeps ``x``'s
+    dtype, the bits shifted out of it are lost, and a shift of the dtype's width or more gives 0,
+    as nnabla's. One ``BitShift`` function with no gradient. ``x`` of another dtype raises
+    ``TypeError`` (nnabla: a ``RuntimeError`` at ``forward()``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([1, 7, 255], np.uint8))
+        >>> s = nn.Variable.from_numpy_array(np.array([3, 9, 1], np.uint8))
+        >>> y = F.bit_shift(x, s)
+        >>> y.forward()
+        >>> y.d
+        array([  8,   0, 254], dtype=uint8)
+    """
+    return _on_ndarrays(_bit_shift_graph)(x, shift, direction)
+
+
+def _vat_noise_kernel(
+    xp: Any, x: Any, w: Any, base_axis: int = 1, eps: float = 1.0, refs: Any = ()
+) -> Any:
+    m = math.prod(x.shape[base_axis:])
+    rows = x.reshape(-1, m)
+    sq = xp.concatenate([xp.full((rows.shape[0], 1), 1e-8, dtype=x.dtype), rows * rows], axis=1)
+    total = xp.cumsum(sq, axis=1)[:, -1:]  # added one after the other from 1e-8, as nnabla's
+    scale = x.dtype.type(eps) / xp.sqrt(total)
+    return (scale * rows).reshape(x.shape)
+
+
+def _vat_write(g: Any, eps: float, refs: Any) -> None:
+    w = refs[0]() if refs else None
+    if w is not None:
+        w._data[...] = g * g.dtype.type(eps)
+
+
+def _vat_noise_bw(
+    gy: Any,
+    ins: Any,
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    base_axis: int = 1,
+    eps: float = 1.0,
+    refs: Any = (),
+) -> list[Any]:
+    _vat_write(gy[0]._data, eps, refs)
+    return [None, None]
+
+
+def _vat_noise_fast(
+    xp: Any,
+    gy: Any,
+    ins: Any,
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    base_axis: int = 1,
+    eps: float = 1.0,
+    refs: Any = (),
+) -> list[Any]:
+    _vat_write(gy[0], eps, refs)
+    return [None, None]
+
+
+_VAT_NOISE = FunctionDef(
+    "VATNoise",
+    _vat_noise_kernel,
+    _layer._PROVIDER,
+    inputs=("x", "w"),
+    attrs={"base_axis": 1, "eps": 1.0, "refs": ()},
+    rule=Rule(_vat_noise_bw, _layer._PROVIDER, (), (), fast=_vat_noise_fast),
+    doc="nnabla's VATNoise: y = eps x / sqrt(sum(x^2) + 1e-8) per sample; backward w <- eps dy",
+)
+
+
+def _vat_noise_graph(x: Any, w: Any, base_axis: int, eps: float) -> Any:
+    import weakref
+
+    from gradhub.graph import apply
+
+    xv, wv = _native_variable(x), _native_variable(w)
+    nd = len(xv.shape)
+    if isinstance(base_axis, bool) or not isinstance(base_axis, (int, np.integer)):
+        raise TypeError(f"nnabla F.vat_noise: base_axis must be an int, got {base_axis!r}")
+    if not 0 < base_axis < nd:
+        raise ValueError(
+            f"nnabla F.vat_noise: base_axis must be from 1 to x.ndim - 1 ({nd - 1}), "
+            f"got {base_axis}"
+        )
+    if tuple(xv.shape) != tuple(wv.shape):
+        raise ValueError(
+            f"nnabla F.vat_noise: w must have x's shape {tuple(xv.shape)}, got {tuple(wv.shape)}"
+        )
+    attrs = {"base_axis": int(base_axis), "eps": float(eps), "refs": (weakref.ref(wv),)}
+    return apply(_VAT_NOISE, (xv, wv), attrs)
+
+
+def vat_noise(x: Any, w: Any, base_axis: int = 1, eps: float = 1.0) -> Any:
+    r"""nnabla's ``F.vat_noise`` (virtual adversarial training's noise): per sample (the axes
+    from ``base_axis`` on), :math:`y = \epsilon\, x / \sqrt{\sum_k x_k^2 + 10^{-8}}`, the squares
+    added one after the other from :math:`10^{-8}` as nnabla's kernel. Its backward is nnabla's:
+    it writes :math:`\epsilon\, g_y` into ``w``'s **data** (``w`` has ``x``'s shape; the
+    gradient with respect to the noise, which the VAT step reads from ``w.d``) and gives neither
+    ``x`` nor ``w`` a gradient. One ``VATNoise`` function; the backward runs when ``x`` or ``w``
+    needs a gradient, as nnabla's. Unlike nnabla 1.39 (``NotImplementedError``), ``nn.grad``
+    through it runs the same backward (``w``'s data written, zero gradients).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.array([[3.0, 4.0]]), need_grad=True)
+        >>> w = nn.Variable((1, 2), need_grad=True)
+        >>> y = F.vat_noise(x, w, eps=2.0)
+        >>> y.forward()
+        >>> y.d
+        array([[1.2, 1.6]], dtype=float32)
+        >>> y.backward(np.array([[1.0, -1.0]]))
+        >>> w.d, x.g
+        (array([[ 2., -2.]], dtype=float32), array([[0., 0.]], dtype=float32))
+    """
+    return _on_ndarrays(_vat_noise_graph)(x, w, base_axis, eps)
+
+
+def get_current_context() -> Any:
+    """nnabla's ``F.get_current_context`` (the same function as ``nn.get_current_context``): the
+    context in force, the innermost ``nn.context_scope``'s, else the default.
+
+    Example::
+
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> F.get_current_context() is nn.get_current_context()
+        True
+    """
+    from . import get_current_context as current
+
+    return current()
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     if name == "batch_normalization":
         return _on_ndarrays(_batch_normalization(fn))
@@ -2892,6 +3647,20 @@ def __dir__() -> list[str]:
             "reduce_mean",
             "bc_add2",
             "meshgrid",
+            "mish",
+            "unlink",
+            "assign",
+            "bit_shift",
+            "reduce",
+            "vat_noise",
+            "get_current_context",
+            "nms_detection2d",
+            "onnx_non_max_suppression",
+            "quantize_linear",
+            "dequantize_linear",
+            "pow2_quantize",
+            "pack_padded_sequence",
+            "pad_packed_sequence",
             "rand_beta",
             "rand_binomial",
             "rand_gamma",

@@ -25,6 +25,7 @@ _SUBMODULES = (
     "image_utils",
     "load",
     "nnp_graph",
+    "rnn",
     "save",
 )
 

@@ -1,0 +1,294 @@
+"""nnabla's linear quantization functions ``QuantizeLinear`` and ``DequantizeLinear``.
+
+Recorded functions of the layer (a :class:`gradhub.registry.FunctionDef` applied with
+:func:`gradhub.graph.apply`, not added to gradhub's registry), computed as nnabla 1.39's CPU
+kernels in float32: ``forward()`` runs them again on the inputs' current data. Their gradients
+are nnabla's: ``dy / scale`` (quantize, straight through the rounding and the saturation) and
+``dy * scale`` (dequantize) for ``x``; a ``scale`` or ``zero_point`` that needs a gradient makes
+the rule raise ``NotImplementedError`` (the backward pass then raises gradhub's
+``BackwardRuleError``), as nnabla's backward refuses it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gradhub.graph import apply
+from gradhub.registry import FunctionDef, Rule
+from gradhub.variable import Variable as NativeVariable
+
+from . import _layer_functions as _layer
+
+#: nnabla's dtype codes (``dtypes::BYTE``, ``dtypes::UBYTE``) and the saturation ranges
+DTYPE_CODES = {np.dtype(np.int8): 1, np.dtype(np.uint8): 2}
+_RANGES = {1: (-128, 127), 2: (0, 255)}
+ROUND_MODES = ("HALF_AWAY_FROM_ZERO", "HALF_TO_EVEN")
+
+
+def _round_away(xp: Any, v: Any) -> Any:
+    """``std::round``: to the nearest integer, halves away from zero (exactly, also where
+    ``v + 0.5`` would round in float32)."""
+    t = xp.trunc(v)
+    return xp.where(xp.abs(v - t) >= 0.5, t + xp.sign(v), t).astype(v.dtype)
+
+
+def _round(xp: Any, v: Any, round_mode: str) -> Any:
+    t = _round_away(xp, v)
+    if round_mode == "HALF_TO_EVEN":  # nnabla's: round(v / 2) * 2 where |v - round(v)| == 1/2
+        half = v * v.dtype.type(0.5)
+        t = xp.where(xp.abs(v - t) == 0.5, _round_away(xp, half) * v.dtype.type(2), t)
+    return t
+
+
+def _saturate(xp: Any, v: Any, lo: float, hi: float) -> Any:
+    # (nnabla's: x < lo ? lo : x > hi ? hi : x, which keeps NaN)
+    return xp.where(v < lo, v.dtype.type(lo), xp.where(v > hi, v.dtype.type(hi), v))
+
+
+def _float(x: Any) -> Any:
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+def _quantize_kernel(
+    xp: Any,
+    x: Any,
+    scale: Any,
+    zero_point: Any,
+    round_mode: str = "HALF_AWAY_FROM_ZERO",
+    narrow_range: bool = False,
+    dtype: int = 1,
+) -> Any:
+    x = _float(x)
+    lo, hi = _RANGES[dtype]
+    if narrow_range:
+        lo += 1
+    y = _round(xp, x / scale.astype(x.dtype, copy=False), round_mode)
+    zp = _saturate(xp, _round(xp, zero_point.astype(x.dtype), round_mode), lo, hi)
+    return _saturate(xp, y + zp, lo, hi)
+
+
+def _refuse(where: str, scale_grad: bool, zero_point_grad: bool) -> None:
+    for name, need in (("scale", scale_grad), ("zero_point", zero_point_grad)):
+        if need:
+            raise NotImplementedError(
+                f"nnabla F.{where}: the gradient with respect to {name} is not supported (nor "
+                "by nnabla 1.39's backward); set its need_grad to False (docs: "
+                "migration-nnabla.md)"
+            )
+
+
+def _needs(v: Any) -> bool:
+    return bool(getattr(v, "need_grad", False))
+
+
+def _quantize_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
+    _refuse("quantize_linear", _needs(ins[1]), _needs(ins[2]))
+    return [gy[0] / ins[1], None, None]
+
+
+def _quantize_fast(
+    xp: Any,
+    gy: Any,
+    ins: Any,
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    need_grads: tuple[bool, ...] = (True, False, False),
+    **a: Any,
+) -> Any:
+    _refuse("quantize_linear", need_grads[1], need_grads[2])
+    return [gy[0] / ins[1].astype(gy[0].dtype, copy=False), None, None]
+
+
+QUANTIZE_LINEAR = FunctionDef(
+    "QuantizeLinear",
+    _quantize_kernel,
+    _layer._PROVIDER,
+    inputs=("x", "scale", "zero_point"),
+    attrs={"round_mode": "HALF_AWAY_FROM_ZERO", "narrow_range": False, "dtype": 1},
+    rule=Rule(_quantize_bw, _layer._PROVIDER, None, (), fast=_quantize_fast),
+    doc="nnabla's QuantizeLinear: saturate(round(x / scale) + zero_point); dx = dy / scale",
+)
+
+
+def _dequantize_kernel(xp: Any, x: Any, scale: Any, zero_point: Any) -> Any:
+    x = _float(x)
+    return (x - zero_point.astype(x.dtype)) * scale.astype(x.dtype, copy=False)
+
+
+def _dequantize_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
+    _refuse("dequantize_linear", _needs(ins[1]), _needs(ins[2]))
+    return [gy[0] * ins[1], None, None]
+
+
+def _dequantize_fast(
+    xp: Any,
+    gy: Any,
+    ins: Any,
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    need_grads: tuple[bool, ...] = (True, False, False),
+    **a: Any,
+) -> Any:
+    _refuse("dequantize_linear", need_grads[1], need_grads[2])
+    return [gy[0] * ins[1].astype(gy[0].dtype, copy=False), None, None]
+
+
+DEQUANTIZE_LINEAR = FunctionDef(
+    "DequantizeLinear",
+    _dequantize_kernel,
+    _layer._PROVIDER,
+    inputs=("x", "scale", "zero_point"),
+    rule=Rule(_dequantize_bw, _layer._PROVIDER, None, (), fast=_dequantize_fast),
+    doc="nnabla's DequantizeLinear: (x - zero_point) * scale; dx = dy * scale",
+)
+
+
+def check_shapes(where: str, x: Any, scale: Any, zero_point: Any) -> None:
+    """nnabla's check: ``scale`` and ``zero_point`` have ``x``'s number of axes, each of size 1
+    or ``x``'s."""
+    xs = tuple(x.shape)
+    for name, v in (("scale", scale), ("zero_point", zero_point)):
+        vs = tuple(v.shape)
+        if len(vs) != len(xs) or any(b not in (1, a) for a, b in zip(xs, vs)):
+            raise ValueError(
+                f"nnabla F.{where}: {name} must have x's number of axes ({len(xs)}), each of size "
+                f"1 or x's (x: {xs}), got {vs}"
+            )
+
+
+def quantize_linear(
+    x: NativeVariable,
+    scale: NativeVariable,
+    zero_point: NativeVariable,
+    round_mode: str,
+    narrow_range: bool,
+    dtype: Any,
+) -> Any:
+    """Apply nnabla's QuantizeLinear (``dtype`` numpy's int8 or uint8; checked here)."""
+    check_shapes("quantize_linear", x, scale, zero_point)
+    if round_mode not in ROUND_MODES:
+        raise ValueError(
+            "nnabla F.quantize_linear: round_mode must be 'HALF_AWAY_FROM_ZERO' or "
+            f"'HALF_TO_EVEN', got {round_mode!r}"
+        )
+    try:
+        code = DTYPE_CODES[np.dtype(dtype)]
+    except (TypeError, KeyError):
+        raise ValueError(
+            f"nnabla F.quantize_linear: dtype must be numpy.int8 or numpy.uint8, got {dtype!r}"
+        ) from None
+    attrs = {"round_mode": round_mode, "narrow_range": bool(narrow_range), "dtype": code}
+    return apply(QUANTIZE_LINEAR, (x, scale, zero_point), attrs)
+
+
+def dequantize_linear(x: NativeVariable, scale: NativeVariable, zero_point: NativeVariable) -> Any:
+    """Apply nnabla's DequantizeLinear."""
+    check_shapes("dequantize_linear", x, scale, zero_point)
+    return apply(DEQUANTIZE_LINEAR, (x, scale, zero_point), {})
+
+
+# -- Pow2Quantize ---------------------------------------------------------------------------------
+
+
+def pow2_bounds(sign: bool, with_zero: bool, n: int, m: int) -> tuple[float, float, float]:
+    """nnabla's ``p_max``, ``p_min`` and pruning threshold, as float32 values."""
+    bits = n - 1 if sign else n
+    bits = bits - 1 if with_zero else bits
+    p_max = np.float32(2.0**m)
+    p_min = np.float32(2.0 ** (m - ((1 << bits) - 1)))
+    return float(p_max), float(p_min), float(np.float32(float(p_min) * 2.0**-0.5))
+
+
+def _pow2_q(xp: Any, x: Any) -> Any:
+    """``2^round(log2 |x|)`` (halves away from zero), in x's dtype."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # (log2(0) = -inf: q = 0)
+        e = _round_away(xp, xp.log2(xp.abs(x)))
+    return xp.exp2(e.astype(np.float64)).astype(x.dtype)
+
+
+def _pow2_kernel(
+    xp: Any,
+    x: Any,
+    sign: bool = True,
+    with_zero: bool = True,
+    n: int = 8,
+    m: int = 1,
+    ste_fine_grained: bool = True,
+) -> Any:
+    x = _float(x)
+    t = x.dtype.type
+    p_max, p_min, thr = pow2_bounds(sign, with_zero, n, m)
+    q = _pow2_q(xp, x)
+    ax = xp.abs(x)
+    small = xp.where(ax < thr, t(0), t(p_min)) if with_zero else t(p_min)
+    q = xp.where(q > p_max, t(p_max), xp.where(q < p_min, small, q))
+    neg = x < 0
+    if sign:
+        return xp.where(neg, -q, q)
+    return xp.where(neg, t(0) if with_zero else t(p_min), q)
+
+
+def _pow2_mask(
+    xp: Any, x: Any, sign: bool, with_zero: bool, n: int, m: int, ste_fine_grained: bool
+) -> Any:
+    """nnabla's straight-through factor: 1, or with ``ste_fine_grained`` 0 where
+    ``2^round(log2 |x|)`` is above ``2^m`` (and, unsigned, where ``x < 0``)."""
+    x = _float(x)
+    if not ste_fine_grained:
+        return xp.ones(x.shape, dtype=x.dtype)
+    p_max = pow2_bounds(sign, with_zero, n, m)[0]
+    c = _pow2_q(xp, x) <= p_max
+    if not sign:
+        c &= ~(x < 0)
+    return c.astype(x.dtype)
+
+
+def _pow2_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
+    x = ins[0]
+    mask = _pow2_mask(x.device.xp, x._data, **a)
+    return [gy[0] * NativeVariable.leaf(mask.astype(gy[0].dtype, copy=False), False)]
+
+
+def _pow2_fast(
+    xp: Any, gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any
+) -> Any:
+    return [gy[0] * _pow2_mask(xp, ins[0], **a).astype(gy[0].dtype, copy=False)]
+
+
+POW2_QUANTIZE = FunctionDef(
+    "Pow2Quantize",
+    _pow2_kernel,
+    _layer._PROVIDER,
+    inputs=("x",),
+    attrs={"sign": True, "with_zero": True, "n": 8, "m": 1, "ste_fine_grained": True},
+    rule=Rule(_pow2_bw, _layer._PROVIDER, (0,), (), fast=_pow2_fast),
+    doc="nnabla's Pow2Quantize: sign(x) 2^round(log2|x|) within [2^(m - 2^n' + 1), 2^m]; STE",
+)
+
+
+def pow2_quantize(
+    x: NativeVariable, sign: bool, with_zero: bool, n: int, m: int, ste_fine_grained: bool
+) -> Any:
+    """Apply nnabla's Pow2Quantize (the bit widths checked here, as nnabla's setup)."""
+    for name, v in (("n", n), ("m", m)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"nnabla F.pow2_quantize: {name} must be an int, got {v!r}")
+    if n <= 0:
+        raise ValueError(f"nnabla F.pow2_quantize: the bit width n must be positive, got {n}")
+    bits = n - int(bool(sign)) - int(bool(with_zero))
+    if bits <= 0:
+        raise ValueError(
+            f"nnabla F.pow2_quantize: n={n} leaves no bit for the value once the sign "
+            f"(sign={bool(sign)}) and zero (with_zero={bool(with_zero)}) take theirs"
+        )
+    attrs = {
+        "sign": bool(sign),
+        "with_zero": bool(with_zero),
+        "n": int(n),
+        "m": int(m),
+        "ste_fine_grained": bool(ste_fine_grained),
+    }
+    return apply(POW2_QUANTIZE, (x,), attrs)
