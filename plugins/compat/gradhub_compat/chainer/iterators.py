@@ -1,9 +1,5 @@
 """chainer's ``chainer.iterators`` (chainer 7.8.1 ``chainer/iterators/``): :class:`SerialIterator`,
-and the order samplers. ``MultiprocessIterator`` and ``MultithreadIterator`` raise
-NotImplementedError: chainer's prefetch the next batch, drawing the next epoch's order from
-numpy's global generator earlier than a serial iterator, so their draws interleave differently
-with the program's other draws (checked with chainer 7.8.1); a serial stand-in would not give
-chainer's numbers.
+:class:`MultithreadIterator`, :class:`MultiprocessIterator` and the order samplers.
 
 ``SerialIterator(dataset, batch_size, repeat=True, shuffle=None, order_sampler=None)`` yields
 lists of examples. With ``shuffle`` True or None (and no ``order_sampler``) each epoch's order is
@@ -12,6 +8,15 @@ lists of examples. With ``shuffle`` True or None (and no ``order_sampler``) each
 the end of each epoch, so the same ``numpy.random.seed`` gives chainer's batches. A batch that
 crosses the end of an epoch is completed from the next epoch's order (``repeat=True``); with
 ``repeat=False`` the last batch is short and the next ``next()`` raises StopIteration.
+
+chainer's prefetching iterators give the same batches but draw the next epoch's order earlier,
+so a program that also draws from numpy's global generator (dropout, noise, its own shuffles)
+sees other numbers than with ``SerialIterator``. The two classes here make chainer 7.8.1's draws
+at chainer's moments, in plain serial code (no threads, no processes, nothing pickled):
+``MultithreadIterator`` prepares the next batch (its state, so the order draw when it crosses
+an epoch, and the examples) before ``next()`` returns the current one; ``MultiprocessIterator``
+keeps ``n_prefetch + 1`` batches prepared ahead, as chainer's prefetch thread does when loading
+is faster than the training step (see the class docstring).
 
 Example::
 
@@ -25,6 +30,8 @@ Example::
 from __future__ import annotations
 
 import collections
+import copy
+import os
 from typing import Any
 
 import numpy as np
@@ -33,6 +40,8 @@ from ._device import PAGE
 from .dataset.iterator import Iterator
 
 __all__ = [
+    "MultiprocessIterator",
+    "MultithreadIterator",
     "OrderSampler",
     "SerialIterator",
     "ShuffleOrderSampler",
@@ -103,68 +112,49 @@ def _statemachine(
     return IteratorState(i_end, epoch, is_new_epoch, order), np.concatenate(indices_list)
 
 
-class SerialIterator(Iterator):
-    """chainer's ``SerialIterator(dataset, batch_size, repeat=True, shuffle=None,
-    order_sampler=None)`` (see the module docstring).
+def _check_batch_size(cls: str, batch_size: Any) -> int:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise TypeError(
+            f"chainer {cls}: batch_size must be an int, got {type(batch_size).__name__}"
+        )
+    if batch_size <= 0:
+        raise ValueError(f"chainer {cls}: batch_size must be positive, got {batch_size}")
+    return int(batch_size)
 
-    ``epoch`` (completed sweeps), ``is_new_epoch`` (the last batch ended an epoch),
-    ``epoch_detail`` (``epoch + current_position / len(order)``), ``previous_epoch_detail``
-    (None before the first batch), ``current_position``, ``reset()``, ``serialize`` (keys
-    ``current_position``, ``epoch``, ``is_new_epoch``, ``order``, ``previous_epoch_detail``,
-    chainer's; -1 stands for None).
-    """
+
+def _default_order_sampler(shuffle: bool | None, order_sampler: Any) -> Any:
+    """chainer's rule: ``shuffle`` True or None without a sampler shuffles from numpy's
+    global generator; ``shuffle`` False keeps the dataset order; a sampler needs ``shuffle``
+    None."""
+    if shuffle is not None:
+        if order_sampler is not None:
+            raise ValueError(
+                "`shuffle` is not `None` and a custom `order_sampler` is set. Please set "
+                "`shuffle` to `None` to use the custom order sampler."
+            )
+        if shuffle:
+            order_sampler = ShuffleOrderSampler()
+    elif order_sampler is None:
+        order_sampler = ShuffleOrderSampler()
+    return order_sampler
+
+
+class _StateIterator(Iterator):
+    """What the iterators share: the state (``current_position``, ``epoch``,
+    ``is_new_epoch``, ``order``) and the values read from it."""
 
     _state: IteratorState  # set by reset()
+    _previous_epoch_detail: float = -1.0
+    dataset: Any
+    batch_size: int
+    order_sampler: Any
+    _repeat: bool
 
-    def __init__(
-        self,
-        dataset: Any,
-        batch_size: int,
-        repeat: bool = True,
-        shuffle: bool | None = None,
-        order_sampler: Any = None,
-    ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-            raise TypeError(
-                "chainer SerialIterator: batch_size must be an int, got "
-                f"{type(batch_size).__name__}"
-            )
-        if batch_size <= 0:
-            raise ValueError(
-                f"chainer SerialIterator: batch_size must be positive, got {batch_size}"
-            )
-        self.dataset = dataset
-        self.batch_size = int(batch_size)
-        self._repeat = repeat
-        self._shuffle = shuffle
-        if shuffle is not None:
-            if order_sampler is not None:
-                raise ValueError(
-                    "`shuffle` is not `None` and a custom `order_sampler` is set. Please set "
-                    "`shuffle` to `None` to use the custom order sampler."
-                )
-            if shuffle:
-                order_sampler = ShuffleOrderSampler()
-        elif order_sampler is None:
-            order_sampler = ShuffleOrderSampler()
-        self.order_sampler = order_sampler
-        self.reset()
-
-    def __next__(self) -> list[Any]:
-        if self.repeat and self._epoch_size == 0:  # (chainer: ZeroDivisionError first)
-            raise ValueError(
-                "chainer SerialIterator: Epoch size must be positive for an iterator that repeats "
-                "(the dataset is empty)."
-            )
-        self._previous_epoch_detail = self.epoch_detail
-        self._state, indices = _statemachine(
-            self._state, self.batch_size, self.repeat, self.order_sampler, len(self.dataset)
-        )
-        if indices is None:
-            raise StopIteration
-        return [self.dataset[index] for index in indices]
-
-    next = __next__
+    def _first_order(self) -> np.ndarray | None:
+        """The first epoch's order (a draw when shuffling), as chainer's ``reset``."""
+        if self.order_sampler:
+            return self.order_sampler(np.arange(len(self.dataset)), 0)  # type: ignore[no-any-return]
+        return None
 
     @property
     def current_position(self) -> int:
@@ -194,18 +184,17 @@ class SerialIterator(Iterator):
             return None
         return self._previous_epoch_detail
 
-    def serialize(self, serializer: Any) -> None:
-        """chainer's protocol (the keys of chainer's SerialIterator)."""
-        current_position = serializer("current_position", self.current_position)
-        epoch = serializer("epoch", self.epoch)
-        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
+    @property
+    def _epoch_size(self) -> int:
         order = self._state.order
-        if order is not None:
-            try:
-                serializer("order", order)
-            except KeyError:
-                serializer("_order", order)
-        self._state = IteratorState(int(current_position), int(epoch), bool(is_new_epoch), order)
+        return len(self.dataset) if order is None else len(order)
+
+    @property
+    def repeat(self) -> bool:
+        """Whether the iterator loops over the dataset forever."""
+        return self._repeat
+
+    def _serialize_previous_epoch_detail(self, serializer: Any) -> None:
         try:
             self._previous_epoch_detail = serializer(
                 "previous_epoch_detail", self._previous_epoch_detail
@@ -219,33 +208,344 @@ class SerialIterator(Iterator):
             else:
                 self._previous_epoch_detail = -1.0
 
+    def _next_state(self, state: IteratorState) -> tuple[IteratorState, np.ndarray | None]:
+        if self.repeat and self._epoch_size == 0:  # (chainer: ZeroDivisionError first)
+            raise ValueError(
+                f"chainer {type(self).__name__}: Epoch size must be positive for an iterator "
+                "that repeats (the dataset is empty)."
+            )
+        return _statemachine(
+            state, self.batch_size, self.repeat, self.order_sampler, len(self.dataset)
+        )
+
+
+class SerialIterator(_StateIterator):
+    """chainer's ``SerialIterator(dataset, batch_size, repeat=True, shuffle=None,
+    order_sampler=None)`` (see the module docstring).
+
+    ``epoch`` (completed sweeps), ``is_new_epoch`` (the last batch ended an epoch),
+    ``epoch_detail`` (``epoch + current_position / len(order)``), ``previous_epoch_detail``
+    (None before the first batch), ``current_position``, ``reset()``, ``serialize`` (keys
+    ``current_position``, ``epoch``, ``is_new_epoch``, ``order``, ``previous_epoch_detail``,
+    chainer's; -1 stands for None).
+    """
+
+    _state: IteratorState  # set by reset()
+
+    def __init__(
+        self,
+        dataset: Any,
+        batch_size: int,
+        repeat: bool = True,
+        shuffle: bool | None = None,
+        order_sampler: Any = None,
+    ) -> None:
+        self.batch_size = _check_batch_size("SerialIterator", batch_size)
+        self.dataset = dataset
+        self._repeat = repeat
+        self._shuffle = shuffle
+        order_sampler = _default_order_sampler(shuffle, order_sampler)
+        self.order_sampler = order_sampler
+        self.reset()
+
+    def __next__(self) -> list[Any]:
+        state, indices = self._next_state(self._state)
+        self._previous_epoch_detail = self.epoch_detail
+        self._state = state
+        if indices is None:
+            raise StopIteration
+        return [self.dataset[index] for index in indices]
+
+    next = __next__
+
+    def serialize(self, serializer: Any) -> None:
+        """chainer's protocol (the keys of chainer's SerialIterator)."""
+        current_position = serializer("current_position", self.current_position)
+        epoch = serializer("epoch", self.epoch)
+        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
+        order = self._state.order
+        if order is not None:
+            try:
+                serializer("order", order)
+            except KeyError:
+                serializer("_order", order)
+        self._state = IteratorState(int(current_position), int(epoch), bool(is_new_epoch), order)
+        self._serialize_previous_epoch_detail(serializer)
+
     def reset(self) -> None:
         """Back to the start (a new order is drawn when shuffling)."""
-        if self.order_sampler:
-            order = self.order_sampler(np.arange(len(self.dataset)), 0)
-        else:
-            order = None
-        self._state = IteratorState(0, 0, False, order)
+        self._state = IteratorState(0, 0, False, self._first_order())
         self._previous_epoch_detail = -1.0
 
-    @property
-    def _epoch_size(self) -> int:
-        order = self._state.order
-        return len(self.dataset) if order is None else len(order)
 
-    @property
+class MultithreadIterator(_StateIterator):
+    """chainer's ``MultithreadIterator(dataset, batch_size, repeat=True, shuffle=None,
+    n_threads=1, order_sampler=None)``: :class:`SerialIterator`'s batches, prefetched one
+    ahead as chainer 7.8.1's: ``next()`` returns the batch prepared by the previous call (at
+    the first call, it prepares it then), then prepares the following one: it advances the
+    state (drawing the next epoch's order from numpy's global generator when that batch
+    crosses the end of an epoch) and reads its examples. So the order of epoch ``e + 1`` is
+    drawn one batch earlier than with ``SerialIterator``, before the program's own draws
+    between the two ``next()`` calls, as in chainer.
+
+    The examples are read in the calling thread (``n_threads`` is kept but no thread is
+    started; chainer reads them in a thread pool, so a dataset that draws random numbers while
+    reading, such as a random augmentation, draws them at moments chainer does not fix).
+    ``reset()``, ``finalize()`` and ``serialize`` drop the prepared batch, as chainer's (after
+    a snapshot the next batch is prepared again, drawing again if it crosses an epoch).
+    ``serialize`` uses chainer's keys ``current_position``, ``epoch``, ``is_new_epoch``,
+    ``_order`` (not written without shuffling: chainer would write a pickled None),
+    ``previous_epoch_detail``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> it = chainer.iterators.MultithreadIterator(list(range(5)), 2, shuffle=False)
+        >>> [next(it) for _ in range(3)], it.epoch, it.epoch_detail
+        ([[0, 1], [2, 3], [4, 0]], 1, 1.2)
+    """
+
+    _next: list[Any] | None = None
+
+    def __init__(
+        self,
+        dataset: Any,
+        batch_size: int,
+        repeat: bool = True,
+        shuffle: bool | None = None,
+        n_threads: int = 1,
+        order_sampler: Any = None,
+    ) -> None:
+        self.batch_size = _check_batch_size("MultithreadIterator", batch_size)
+        self.dataset = dataset
+        self._repeat = repeat
+        self._shuffle = shuffle
+        self.order_sampler = _default_order_sampler(shuffle, order_sampler)
+        self.n_threads = n_threads
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the start (a new order is drawn when shuffling); the prepared batch is
+        dropped."""
+        self._state = IteratorState(0, 0, False, self._first_order())
+        self._previous_epoch_detail = -1.0
+        self._next = None
+
+    def finalize(self) -> None:
+        """Drop the prepared batch."""
+        self._next = None
+
+    def __next__(self) -> list[Any]:
+        if self._next is None:
+            self._invoke_prefetch()
+        batch = self._get()
+        self._invoke_prefetch()  # the next batch, before this one is returned
+        return batch
+
+    next = __next__
+
+    def _invoke_prefetch(self) -> None:
+        self._next_state_value, indices = self._next_state(self._state)
+        self._next = None if indices is None else [self.dataset[i] for i in indices]
+
+    def _get(self) -> list[Any]:
+        self._previous_epoch_detail = self.epoch_detail
+        self._state = self._next_state_value
+        batch = self._next
+        if batch is None:
+            raise StopIteration
+        self._next = None
+        return batch
+
+    def serialize(self, serializer: Any) -> None:
+        """chainer's protocol (the keys of chainer's MultithreadIterator)."""
+        current_position = serializer("current_position", self.current_position)
+        epoch = serializer("epoch", self.epoch)
+        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
+        order = self._state.order
+        if order is not None:
+            order = serializer("_order", order)
+        self._state = IteratorState(int(current_position), int(epoch), bool(is_new_epoch), order)
+        previous = serializer("previous_epoch_detail", self._previous_epoch_detail)
+        self._previous_epoch_detail = -1.0 if previous is None else float(previous)
+        self._next = None
+
+
+class MultiprocessIterator(_StateIterator):
+    """chainer's ``MultiprocessIterator(dataset, batch_size, repeat=True, shuffle=None,
+    n_processes=None, n_prefetch=1, shared_mem=None, order_sampler=None,
+    dataset_timeout=30.0, maxtasksperchild=None)``: :class:`SerialIterator`'s batches, with
+    chainer 7.8.1's prefetch made serial and deterministic.
+
+    chainer's prefetch thread runs the iterator's state ahead of the program and blocks when
+    ``n_prefetch`` batches wait in its queue and one more is ready; when loading is faster
+    than a training step (the usual case) the draws of the next epochs' orders from numpy's
+    global generator therefore happen ``n_prefetch + 1`` batches ahead, right after each
+    ``next()``. Here each ``next()`` (and ``reset()`` or ``serialize`` once the first batch was
+    taken: chainer's thread then starts again from the new state and draws again) prepares
+    batches until ``n_prefetch + 1`` wait, before it returns. The first ``next()`` prepares
+    its own batch in the program's process without a copy when ``shared_mem`` is None
+    (chainer's measuring step), then starts the prefetch. When the program draws at once after
+    ``next()`` (a small CPU model drawing dropout masks), chainer's thread and the program
+    race for the generator and chainer 7.8.1's numbers change from run to run; the layer gives
+    those of the runs where the thread is first.
+
+    The other batches are read as chainer's worker processes read them: the examples are deep
+    copies (chainer unpickles them), and numpy's global generator is swapped, while reading,
+    for a "worker" generator taken as a copy of the global state when the prefetch starts (a
+    fork copies it), so a dataset drawing random numbers while reading (an augmentation)
+    leaves the program's generator untouched, as in chainer, and draws what chainer's single
+    worker draws when ``n_processes=1`` (with several workers chainer's draws depend on which
+    worker takes which example). Nothing is pickled and no process or thread is started:
+    ``n_processes``, ``dataset_timeout`` and ``maxtasksperchild`` are kept but unused.
+
+    After ``finalize()`` the iterator cannot be reset (``NotImplementedError``, chainer's
+    message) nor iterated. ``serialize`` uses chainer's keys ``current_position``, ``epoch``,
+    ``is_new_epoch``, ``order``, ``previous_epoch_detail``; without shuffling (no order)
+    the order is not written (chainer 7.8.1 raises ``AttributeError`` there).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_compat import chainer
+        >>> it = chainer.iterators.MultiprocessIterator(list(range(5)), 2, shuffle=False)
+        >>> [next(it) for _ in range(3)], it.epoch, it.epoch_detail
+        ([[0, 1], [2, 3], [4, 0]], 1, 1.2)
+    """
+
+    _finalized = False
+    _launched = False
+
+    def __init__(
+        self,
+        dataset: Any,
+        batch_size: int,
+        repeat: bool = True,
+        shuffle: bool | None = None,
+        n_processes: int | None = None,
+        n_prefetch: int = 1,
+        shared_mem: int | None = None,
+        order_sampler: Any = None,
+        dataset_timeout: float | None = 30.0,
+        maxtasksperchild: int | None = None,
+    ) -> None:
+        self.batch_size = _check_batch_size("MultiprocessIterator", batch_size)
+        self.dataset = dataset
+        self._repeat = repeat
+        self.shuffle = shuffle
+        self.n_processes = n_processes or os.cpu_count() or 1
+        self.n_prefetch = max(n_prefetch, 1)
+        self.shared_mem = shared_mem
+        self.dataset_timeout = dataset_timeout
+        self._maxtasksperchild = maxtasksperchild
+        self.order_sampler = _default_order_sampler(shuffle, order_sampler)
+        self._queue: collections.deque[tuple[list[Any] | None, IteratorState]] = collections.deque()
+        self._worker_random: Any = None
+        self._prefetch_state: IteratorState
+        self.reset()
+
+    @property  # type: ignore[override]
     def repeat(self) -> bool:
         """Whether the iterator loops over the dataset forever."""
         return self._repeat
 
+    @repeat.setter
+    def repeat(self, value: bool) -> None:
+        self._repeat = value
+
+    def __next__(self) -> list[Any]:
+        if self._finalized:
+            raise RuntimeError("chainer MultiprocessIterator: the iterator is finalized")
+        if not self._launched:
+            if self.shared_mem is None:  # chainer's measuring step, in the main process
+                self._prefetch_state, indices = self._next_state(self._prefetch_state)
+                batch = None if indices is None else [self.dataset[i] for i in indices]
+                item = (batch, self._prefetch_state)
+                self._launch()
+            else:
+                self._launch()
+                item = self._queue.popleft()
+                self._fill()
+        else:
+            item = self._queue.popleft()
+            self._fill()
+        batch, state = item
+        self._previous_epoch_detail = self.epoch_detail
+        self._state = state
+        if batch is None:
+            raise StopIteration
+        return batch
+
+    next = __next__
+
+    def _launch(self) -> None:
+        self._worker_random = np.random.get_state()  # the workers fork with this state
+        self._launched = True
+        self._fill()
+
+    def _fill(self) -> None:
+        """Prepare batches until ``n_prefetch + 1`` wait (chainer's queue and the batch its
+        thread holds while the queue is full)."""
+        while len(self._queue) < self.n_prefetch + 1:
+            self._prefetch_state, indices = self._next_state(self._prefetch_state)
+            batch = None if indices is None else self._read(indices)
+            self._queue.append((batch, self._prefetch_state))
+
+    def _read(self, indices: np.ndarray) -> list[Any]:
+        main = np.random.get_state()
+        np.random.set_state(self._worker_random)
+        try:
+            return [copy.deepcopy(self.dataset[i]) for i in indices]
+        finally:
+            self._worker_random = np.random.get_state()
+            np.random.set_state(main)
+
+    def finalize(self) -> None:
+        """Stop: drop the prepared batches; the iterator cannot be used any more."""
+        if self._finalized:
+            return
+        queue = getattr(self, "_queue", None)
+        if queue is not None:
+            queue.clear()
+        self._finalized = True
+
+    def reset(self) -> None:
+        """Back to the start (a new order is drawn when shuffling)."""
+        self._reset_state(0, 0, False, self._first_order())
+        self._previous_epoch_detail = -1.0
+
+    def _reset_state(
+        self, current_position: int, epoch: int, is_new_epoch: bool, order: Any
+    ) -> None:
+        if self._finalized:
+            raise NotImplementedError(
+                "Reset of finalized MultiProcessIterator is currently not supported."
+            )
+        self._state = IteratorState(current_position, epoch, is_new_epoch, order)
+        self._prefetch_state = self._state
+        self._queue.clear()
+        if self._launched:
+            self._fill()
+
+    def serialize(self, serializer: Any) -> None:
+        """chainer's protocol (the keys of chainer's MultiprocessIterator); as chainer's, the
+        prefetch starts again from the state, also after writing."""
+        current_position = serializer("current_position", self.current_position)
+        epoch = serializer("epoch", self.epoch)
+        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
+        order = self._state.order
+        if order is not None:
+            order = order.copy()
+            try:
+                serializer("order", order)
+            except KeyError:
+                serializer("_order", order)
+        self._reset_state(int(current_position), int(epoch), bool(is_new_epoch), order)
+        self._serialize_previous_epoch_detail(serializer)
+
 
 def __getattr__(name: str) -> Any:
-    if name in ("MultiprocessIterator", "MultithreadIterator"):
-        raise NotImplementedError(
-            f"chainer.iterators.{name} is not supported by gradhub: chainer's prefetches, so its "
-            "shuffles draw from numpy's global generator at other times than a serial iterator "
-            f"(use SerialIterator); see {PAGE}"
-        )
     if name[:1].isupper():
         raise NotImplementedError(
             f"chainer.iterators.{name} is not supported by gradhub (supported: "

@@ -1,6 +1,6 @@
 """chainer's ``chainer.training.triggers`` (chainer 7.8.1): :class:`IntervalTrigger`,
 :class:`ManualScheduleTrigger`, :class:`BestValueTrigger`, :class:`MaxValueTrigger`,
-:class:`MinValueTrigger`.
+:class:`MinValueTrigger`, :class:`EarlyStoppingTrigger`.
 
 A trigger is a callable ``trigger(trainer) -> bool`` called once per iteration. The epoch
 triggers compare ``epoch_detail`` with the value at their previous call, so a trigger
@@ -16,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any
 
@@ -24,6 +25,7 @@ from ._summary import DictSummary, is_writer
 
 __all__ = [
     "BestValueTrigger",
+    "EarlyStoppingTrigger",
     "IntervalTrigger",
     "ManualScheduleTrigger",
     "MaxValueTrigger",
@@ -227,6 +229,111 @@ class MinValueTrigger(BestValueTrigger):
 
     def __init__(self, key: str, trigger: Any = (1, "epoch")) -> None:
         super().__init__(key, lambda min_value, new_value: new_value < min_value, trigger)
+
+
+class EarlyStoppingTrigger:
+    """``EarlyStoppingTrigger(check_trigger=(1, 'epoch'), monitor='main/loss', patience=3,
+    mode='auto', verbose=False, max_trigger=(100, 'epoch'))``: a stop trigger for
+    ``Trainer`` that fires when the monitored value has not improved for ``patience``
+    successive checks, or when ``max_trigger`` fires (``get_training_length()`` is
+    ``max_trigger``'s, for ``ProgressBar``).
+
+    Each call (the trainer calls its stop trigger before each iteration, with the observation
+    of the iteration before) adds ``observation[monitor]``, when present, to a running mean;
+    when ``check_trigger`` fires and the observation holds ``monitor``, the mean since the last
+    check is compared with ``best`` (``mode`` ``'max'``: larger is better, ``'min'``: smaller;
+    ``'auto'``: ``'max'`` when ``monitor`` contains ``'accuracy'``): better sets ``best`` and
+    resets ``count``, otherwise ``count`` grows; ``count >= patience`` fires. When
+    ``check_trigger`` fires without ``monitor`` in the observation it warns
+    ``'<monitor> is not in observation'`` and keeps the running mean. ``verbose`` prints
+    chainer's lines (the comparison chosen, and ``'Epoch N: early stopping'``).
+    ``patients=`` is chainer's alias of ``patience``. As chainer's, it has no ``serialize``:
+    a snapshot does not keep its state.
+
+    Example::
+
+        >>> from gradhub_compat.chainer.training import triggers
+        >>> stop = triggers.EarlyStoppingTrigger(monitor="validation/main/accuracy")
+        >>> stop.best, stop.patience, stop.get_training_length()
+        (-inf, 3, (100, 'epoch'))
+    """
+
+    def __init__(
+        self,
+        check_trigger: Any = (1, "epoch"),
+        monitor: str = "main/loss",
+        patience: int | None = None,
+        mode: str = "auto",
+        verbose: bool = False,
+        max_trigger: Any = (100, "epoch"),
+        **kwargs: Any,
+    ) -> None:
+        from .util import get_trigger
+
+        patients = kwargs.pop("patients", None)
+        if kwargs:
+            names = ", ".join(repr(k) for k in sorted(kwargs))
+            raise TypeError(
+                f"EarlyStoppingTrigger.__init__() got unexpected keyword argument(s) {names}"
+            )
+        if patients is not None:
+            if patience is not None:
+                raise TypeError(
+                    "Both 'patience' and 'patients' arguments are specified. 'patients' is an "
+                    "alias of the former. Specify only 'patience'."
+                )
+            patience = patients
+        elif patience is None:
+            patience = 3
+        self.count = 0
+        self.patience = patience
+        self.monitor = monitor
+        self.verbose = verbose
+        self.already_warning = False
+        self._max_trigger = get_trigger(max_trigger)
+        self._interval_trigger = get_trigger(check_trigger)
+        self._init_summary()
+        if mode == "max" or (mode not in ("max", "min") and "accuracy" in monitor):
+            self._compare: Any = operator.gt
+            if verbose:
+                print("early stopping: operator is greater")
+            self.best: Any = float("-inf")
+        else:
+            self._compare = operator.lt
+            if verbose:
+                print("early stopping: operator is less")
+            self.best = float("inf")
+
+    def __call__(self, trainer: Any) -> bool:
+        observation = trainer.observation
+        if self.monitor in observation:
+            self._summary.add({self.monitor: observation[self.monitor]})
+        if self._max_trigger(trainer):
+            return True
+        if not self._interval_trigger(trainer):
+            return False
+        if self.monitor not in observation:
+            warnings.warn(f"{self.monitor} is not in observation", stacklevel=2)
+            return False
+        current = self._summary.compute_mean()[self.monitor]
+        self._init_summary()
+        if self._compare(current, self.best):
+            self.best = current
+            self.count = 0
+        else:
+            self.count += 1
+        if self.count >= self.patience:
+            if self.verbose:
+                print(f"Epoch {trainer.updater.epoch}: early stopping")
+            return True
+        return False
+
+    def _init_summary(self) -> None:
+        self._summary = DictSummary()
+
+    def get_training_length(self) -> Any:
+        """``max_trigger``'s training length."""
+        return self._max_trigger.get_training_length()
 
 
 def __getattr__(name: str) -> Any:

@@ -1,11 +1,14 @@
 """chainer's ``chainer.training.extensions`` (chainer 7.8.1): :class:`Evaluator`,
 :class:`LogReport`, :class:`PrintReport`, :class:`ProgressBar`, :func:`snapshot`,
-:func:`snapshot_object`, :class:`ExponentialShift`, :class:`LinearShift`, :func:`observe_lr`,
-:func:`observe_value`, :class:`FailOnNonNumber`, :func:`dump_graph` (``DumpGraph``: a DOT file
-with gradhub's function names). :class:`PlotReport` only answers
-``PlotReport.available()`` with False (gradhub draws no plots; scripts guard on it, as for a
-chainer without matplotlib) and refuses to be made; the others (``ParameterStatistics``,
-``VariableStatisticsPlot``, the other shifts...) raise NotImplementedError naming the page."""
+:func:`snapshot_object`, :class:`ExponentialShift`, :class:`LinearShift`, :class:`StepShift`,
+:class:`MultistepShift`, :class:`InverseShift`, :class:`PolynomialShift`, :class:`WarmupShift`,
+:class:`MicroAverage`, :class:`ParameterStatistics`, :func:`observe_lr`,
+:func:`observe_value`, :class:`FailOnNonNumber`, :func:`dump_graph` (``DumpGraph``: a DOT
+file with gradhub's function names).
+:class:`PlotReport` only answers ``PlotReport.available()`` with False (gradhub draws no
+plots; scripts guard on it, as for a chainer without matplotlib) and refuses to be made; the
+others (``VariableStatisticsPlot``, ``unchain_variables``) raise NotImplementedError naming
+the page."""
 
 from __future__ import annotations
 
@@ -16,7 +19,10 @@ from ._snapshot import snapshot, snapshot_object
 from .computational_graph import DumpGraph, dump_graph
 from .evaluator import Evaluator
 from .log_report import LogReport, PrintReport
+from .micro_average import MicroAverage
+from .parameter_statistics import ParameterStatistics
 from .progress_bar import ProgressBar
+from .shifts import InverseShift, MultistepShift, PolynomialShift, StepShift, WarmupShift
 from .value_extensions import (
     ExponentialShift,
     FailOnNonNumber,
@@ -49,11 +55,18 @@ __all__ = [
     "Evaluator",
     "ExponentialShift",
     "FailOnNonNumber",
+    "InverseShift",
     "LinearShift",
     "LogReport",
+    "MicroAverage",
+    "MultistepShift",
+    "ParameterStatistics",
     "PlotReport",
+    "PolynomialShift",
     "PrintReport",
     "ProgressBar",
+    "StepShift",
+    "WarmupShift",
     "dump_graph",
     "observe_lr",
     "observe_value",
