@@ -61,6 +61,7 @@ __all__ = [
     "Device",
     "DeviceError",
     "DeviceType",
+    "Function",
     "FunctionNotFoundError",
     "GradcheckError",
     "GradhubError",
@@ -105,6 +106,7 @@ __all__ = [
 
 #: public names defined in modules imported on first use (``import gradhub`` stays cheap)
 _LAZY = {
+    "Function": "custom",
     "compile": "plan",
     "checkpoint": "remat",
     "save_parameters": "state",

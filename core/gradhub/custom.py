@@ -1,4 +1,6 @@
-"""User-defined derivatives: :class:`custom_vjp`, JAX's ``jax.custom_vjp`` for gradhub.
+"""User-defined derivatives: :class:`custom_vjp`, JAX's ``jax.custom_vjp`` for gradhub, and
+:class:`Function`, PyTorch's ``torch.autograd.Function`` (a class with ``forward(ctx, ...)`` and
+``backward(ctx, ...)``) on the same node.
 
 A function decorated with :class:`custom_vjp` gets the vector-Jacobian product its author gives
 instead of the one its body would give: a numerically stable gradient, a straight-through
@@ -39,7 +41,7 @@ from .errors import GradhubError
 from .registry import FunctionDef, Provider, Rule, snake_case
 from .variable import Variable, as_variable
 
-__all__ = ["custom_vjp"]
+__all__ = ["Function", "FunctionCtx", "custom_vjp"]
 
 
 class _Call:
@@ -266,3 +268,166 @@ class custom_vjp:
         ys = graph.apply(self._fdef, diff, {"call": call})
         ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
         return pytree.unflatten(call.tree, ys)
+
+
+class FunctionCtx:
+    """The ``ctx`` of a :class:`Function`'s ``forward``/``setup_context`` and ``backward``
+    (PyTorch's ``FunctionCtx``): ``save_for_backward(*values)`` keeps Variables (or arrays,
+    or None) that ``backward`` reads as ``saved_tensors``; ``needs_input_grad`` says, per
+    argument of ``apply``, whether its gradient is wanted; other attributes set in ``forward``
+    (``ctx.k = 2``) are there in ``backward``.
+
+    Example::
+
+        >>> from gradhub.custom import FunctionCtx
+        >>> ctx = FunctionCtx((True, False))
+        >>> ctx.save_for_backward(None)
+        >>> ctx.saved_tensors, ctx.needs_input_grad
+        ((None,), (True, False))
+    """
+
+    def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
+        self.needs_input_grad = needs_input_grad
+        self.saved_tensors: tuple[Any, ...] = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep ``values`` for ``backward`` (``ctx.saved_tensors``)."""
+        self.saved_tensors = values
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Accepted for PyTorch programs: ``backward`` gets zeros for an output no gradient
+        reached, also after ``set_materialize_grads(False)`` (where PyTorch passes None)."""
+        self.materialize_grads = bool(value)
+
+    def mark_non_differentiable(self, *outputs: Any) -> None:
+        """Accepted for PyTorch programs; every output of a :class:`Function` is differentiable
+        here (the gradient ``backward`` returns for it is used as given)."""
+
+
+class Function:
+    """A function with its own backward pass, as PyTorch's ``torch.autograd.Function``:
+    a subclass defines ``forward(ctx, *args)`` (or ``forward(*args)`` and
+    ``setup_context(ctx, inputs, output)``) and ``backward(ctx, *grad_outputs)``, returning one
+    gradient (or None) per argument of ``forward``, and is called with ``Sub.apply(*args)``.
+
+    .. math:: \\bar{x}_i = \\mathrm{backward}(ctx, \\bar{y})_i
+
+    ``forward`` computes with gradhub functions on Variables (the arguments that are Variables or
+    arrays; other arguments, such as Python numbers and settings, are passed as they are and get
+    no gradient); nothing it does is recorded: the call records one node (a
+    :class:`custom_vjp` node). As in PyTorch, ``backward`` written with gradhub functions is
+    differentiable again: when the backward is recorded (``create_graph=True``), ``forward`` is
+    run again on the node's input Variables so that ``ctx.saved_tensors`` depend on them, and
+    second derivatives are those of ``backward``.
+
+    Example (the identity whose gradient is scaled by ``k`` on its way back, as in
+    domain-adversarial training)::
+
+        >>> import gradhub as gh
+        >>> class ScaleGradient(gh.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x, k):
+        ...         ctx.k = k
+        ...         return x * 1.0
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         return g * ctx.k, None
+        >>> x = gh.Variable([1.0, 2.0])
+        >>> gh.grad([ScaleGradient.apply(x, -0.5).sum()], [x])[0].d
+        array([-0.5, -0.5], dtype=float32)
+    """
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any) -> Any:
+        """The function (see the class)."""
+        raise NotImplementedError("a gradhub.Function subclass must define forward")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """One gradient (or None) per argument of ``forward`` (see the class)."""
+        raise NotImplementedError("a gradhub.Function subclass must define backward")
+
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        """Call the function on ``args`` and record one node (see the class)."""
+        f = cls.__dict__.get("_custom_vjp")
+        if f is None:
+            f = _function_vjp(cls)
+            cls._custom_vjp = f  # type: ignore[attr-defined]
+        nondiff = tuple(
+            i
+            for i, a in enumerate(args)
+            if not isinstance(a, Variable)
+            and not hasattr(a, "__array_interface__")
+            and not hasattr(a, "__cuda_array_interface__")
+        )
+        return f.with_nondiff(nondiff)(*args)
+
+
+def _function_vjp(cls: type) -> _FunctionVjp:
+    return _FunctionVjp(cls)
+
+
+class _FunctionVjp:
+    """The custom_vjp of a :class:`Function` subclass, one per set of non-array positions."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        self._by_nondiff: dict[tuple[int, ...], custom_vjp] = {}
+
+    def with_nondiff(self, nondiff: tuple[int, ...]) -> custom_vjp:
+        f = self._by_nondiff.get(nondiff)
+        if f is None:
+            f = self._by_nondiff[nondiff] = self._make(nondiff)
+        return f
+
+    def _make(self, nondiff: tuple[int, ...]) -> custom_vjp:
+        cls = self.cls
+        setup = cls.__dict__.get("setup_context") or next(
+            (c.__dict__["setup_context"] for c in cls.__mro__ if "setup_context" in c.__dict__),
+            None,
+        )
+
+        def run(*args: Any) -> tuple[Any, FunctionCtx]:
+            needs = tuple(
+                isinstance(a, Variable) and a.need_grad and i not in nondiff
+                for i, a in enumerate(args)
+            )
+            ctx = FunctionCtx(needs)
+            if setup is not None:
+                out = cls.forward(*args)  # type: ignore[attr-defined]
+                setup(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args)  # type: ignore[attr-defined]
+            return out, ctx
+
+        def fun(*args: Any) -> Any:
+            return run(*args)[0]
+
+        fun.__name__ = fun.__qualname__ = cls.__name__
+        fun.__module__ = cls.__module__
+
+        def fwd(*args: Any) -> tuple[Any, Any]:
+            out, ctx = run(*args)
+            if isinstance(out, list):
+                out = tuple(out)
+            return out, ctx
+
+        def bwd(*rest: Any) -> tuple[Any, ...]:
+            ctx, g = rest[-2], rest[-1]
+            gs = g if isinstance(g, tuple) else (g,)
+            grads = cls.backward(ctx, *gs)  # type: ignore[attr-defined]
+            if not isinstance(grads, tuple):
+                grads = (grads,)
+            n = len(ctx.needs_input_grad)
+            if len(grads) != n:
+                raise TypeError(
+                    f"{cls.__name__}.backward returned {len(grads)} gradient(s); expected {n}, "
+                    "one per argument of forward (None where there is none)"
+                )
+            return tuple(gr for i, gr in enumerate(grads) if i not in nondiff)
+
+        f = custom_vjp(fun, nondiff_argnums=nondiff)
+        f.defvjp(fwd, bwd)
+        return f
