@@ -1,6 +1,7 @@
-"""User-defined derivatives: :class:`custom_vjp`, JAX's ``jax.custom_vjp`` for gradhub, and
-:class:`Function`, PyTorch's ``torch.autograd.Function`` (a class with ``forward(ctx, ...)`` and
-``backward(ctx, ...)``) on the same node.
+"""User-defined derivatives: :class:`custom_vjp` and :class:`custom_jvp`, JAX's
+``jax.custom_vjp`` and ``jax.custom_jvp`` for gradhub, and :class:`Function`, PyTorch's
+``torch.autograd.Function`` (a class with ``forward(ctx, ...)`` and ``backward(ctx, ...)``) on
+the custom_vjp node.
 
 A function decorated with :class:`custom_vjp` gets the vector-Jacobian product its author gives
 instead of the one its body would give: a numerically stable gradient, a straight-through
@@ -41,7 +42,7 @@ from .errors import GradhubError
 from .registry import FunctionDef, Provider, Rule, snake_case
 from .variable import Variable, as_variable
 
-__all__ = ["Function", "FunctionCtx", "custom_vjp"]
+__all__ = ["Function", "FunctionCtx", "custom_jvp", "custom_vjp"]
 
 
 class _Call:
@@ -52,8 +53,8 @@ class _Call:
 
     __slots__ = ("f", "n_args", "nondiff", "outputs", "residuals", "tree")
 
-    def __init__(self, f: custom_vjp, n_args: int, nondiff: dict[int, Any]) -> None:
-        self.f = f
+    def __init__(self, f: Any, n_args: int, nondiff: dict[int, Any]) -> None:
+        self.f = f  # a custom_vjp or custom_jvp function
         self.n_args = n_args
         self.nondiff = nondiff
         self.outputs: tuple[Any, ...] | None = None
@@ -223,6 +224,29 @@ class custom_vjp:
             snake=snake_case(name) if name.isidentifier() else "custom_vjp",
         )
 
+    def split(self, args: Sequence[Any], kind: str) -> tuple[dict[int, Any], list[Variable]]:
+        """The non-differentiable arguments by position, and the others as Variables."""
+        for i in self.nondiff_argnums:
+            if i >= len(args):
+                raise TypeError(
+                    f"{kind} function {self.__name__}: nondiff_argnums names argument {i}, "
+                    f"but {len(args)} argument(s) were given"
+                )
+        nondiff = {i: args[i] for i in self.nondiff_argnums}
+        diff = []
+        for i, a in enumerate(args):
+            if i in nondiff:
+                continue
+            if not isinstance(a, Variable):
+                if not hasattr(a, "shape") and not isinstance(a, (int, float)):
+                    raise TypeError(
+                        f"{kind} function {self.__name__}: argument {i} must be a Variable "
+                        f"or an array (or be named in nondiff_argnums), got {type(a).__name__}"
+                    )
+                a = as_variable(a)
+            diff.append(a)
+        return nondiff, diff
+
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         """Set the forward ``fwd(*args) -> (output, residuals)`` and the backward
         ``bwd(*nondiff_args, residuals, g) -> cotangents`` (see :class:`custom_vjp`)."""
@@ -240,30 +264,177 @@ class custom_vjp:
                 f"custom_vjp function {self.__name__}: no VJP defined; call "
                 f"{self.__name__}.defvjp(fwd, bwd) first"
             )
-        for i in self.nondiff_argnums:
-            if i >= len(args):
-                raise TypeError(
-                    f"custom_vjp function {self.__name__}: nondiff_argnums names argument {i}, "
-                    f"but {len(args)} argument(s) were given"
-                )
-        nondiff = {i: args[i] for i in self.nondiff_argnums}
-        diff = []
-        for i, a in enumerate(args):
-            if i in nondiff:
-                continue
-            if not isinstance(a, Variable):
-                if not hasattr(a, "shape") and not isinstance(a, (int, float)):
-                    raise TypeError(
-                        f"custom_vjp function {self.__name__}: argument {i} must be a Variable "
-                        f"or an array (or be named in nondiff_argnums), got {type(a).__name__}"
-                    )
-                a = as_variable(a)
-            diff.append(a)
+        nondiff, diff = self.split(args, "custom_vjp")
         if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
             return self.fun(*args)
         call = _Call(self, len(args), nondiff)
         with modes.no_grad():
             flat, call.residuals = call.run_fwd(diff)
+        call.outputs = tuple(v._data for v in flat)
+        ys = graph.apply(self._fdef, diff, {"call": call})
+        ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+        return pytree.unflatten(call.tree, ys)
+
+
+class _JvpCall(_Call):
+    """One call of a custom_jvp function (the primal outputs run by ``fun``)."""
+
+    __slots__ = ()
+
+    def run_fwd(self, diff: Sequence[Any]) -> tuple[list[Variable], Any]:
+        out = self.f.fun(*self.args(diff))
+        flat, tree = pytree.flatten(out)
+        if not flat or not all(isinstance(v, Variable) for v in flat):
+            raise TypeError(
+                f"custom_jvp function {self.f.__name__}: its output must be a Variable or a "
+                f"tuple of Variables, got {type(out).__name__}"
+            )
+        if self.tree is None:
+            self.tree = tree
+        return flat, None
+
+    def tangents(self, primals: Sequence[Any], tangents: Sequence[Any]) -> list[Variable]:
+        """The user's JVP on ``primals`` (the differentiable arguments) and ``tangents`` (None
+        for a zero tangent): the flat output tangents."""
+        f = self.f
+        ts = []
+        for p, t in zip(primals, tangents):
+            if t is None:
+                xp = p.device.xp
+                with p.device.activate():
+                    t = Variable(xp.zeros(p.shape, dtype=p.dtype), need_grad=False)
+            ts.append(t)
+        res = f.jvp(tuple(self.args(primals)), tuple(self.args(ts)))
+        if not isinstance(res, tuple) or len(res) != 2:
+            raise TypeError(
+                f"custom_jvp function {f.__name__}: the JVP rule must return a pair "
+                f"(primal_out, tangent_out), got {type(res).__name__}"
+            )
+        flat, _ = pytree.flatten(res[1])
+        if len(flat) != len(pytree.flatten(res[0])[0]):
+            raise TypeError(
+                f"custom_jvp function {f.__name__}: the JVP rule's tangent_out must have the "
+                "structure of primal_out"
+            )
+        return flat
+
+
+def _jvp_kernel(xp: Any, *arrays: Any, call: _JvpCall) -> tuple[Any, ...]:
+    return _kernel(xp, *arrays, call=call)
+
+
+def _jvp_native(ins: Any, outs: Any, ts: Any, call: _JvpCall) -> list[Variable]:
+    return call.tangents(list(ins), list(ts))
+
+
+def _jvp_transposed(
+    grad_outputs: list[Any],
+    inputs: list[Any],
+    input_shapes: list[Any],
+    outputs: list[Any],
+    output_shapes: list[Any],
+    call: _JvpCall,
+) -> list[Any]:
+    # the backward rule: the transpose of the (linear) tangent map t -> jvp(x, t), as JAX
+    # derives reverse mode from a custom JVP; recorded when the backward is, so that the
+    # cotangents depend on the primals (higher derivatives)
+    from .engine import grad
+
+    recorded = modes.is_recording()
+    primals = inputs if recorded else [v.detach() for v in inputs]
+    dummies = []
+    for v in inputs:
+        xp = v.device.xp
+        with v.device.activate():
+            dummies.append(Variable(xp.zeros(v.shape, dtype=v.dtype), need_grad=True))
+    with modes.set_recording(True):
+        touts = call.tangents(primals, dummies)
+    gs = []
+    for g, shape, t in zip(grad_outputs, output_shapes, touts):
+        if g is None:
+            xp = t.device.xp
+            with t.device.activate():
+                g = Variable(xp.zeros(tuple(shape), dtype=t.dtype), need_grad=False)
+        gs.append(g)
+    return grad(touts, dummies, gs, create_graph=recorded)
+
+
+class custom_jvp:
+    """A function with a Jacobian-vector product of its author's, JAX's ``jax.custom_jvp``.
+
+    .. math:: (y, \\dot y) = \\mathrm{jvp}((x,), (\\dot x,))
+
+    ``f = custom_jvp(fun, nondiff_argnums=())``, then ``f.defjvp(jvp)`` (also as a decorator),
+    ``jvp(primals, tangents) -> (primal_out, tangent_out)``, ``tangent_out`` linear in the
+    tangents (zeros for arguments not differentiated). Calling ``f`` runs ``fun`` and records
+    one node: forward mode (``jvp``, ``jacfwd``) applies ``jvp``; reverse mode transposes it,
+    the vector-Jacobian product being the gradient of :math:`\\langle g, \\dot y\\rangle` with
+    respect to the tangents (JAX's linearize-and-transpose), recorded when the backward is, so
+    derivatives of any order follow ``jvp``. When nothing needs a gradient ``f`` just calls
+    ``fun``. A non-linear ``tangent_out`` gives wrong gradients, as in JAX (which raises in
+    some of those cases).
+
+    Example (``log(1 + exp(x))`` with a derivative that stays finite for large ``x``)::
+
+        >>> import numpy as np, gradhub as gh
+        >>> from gradhub.func import custom_jvp, grad
+        >>> import gradhub.functions as F
+        >>> @custom_jvp
+        ... def log1pexp(x):
+        ...     return F.log(1.0 + F.exp(x))
+        >>> @log1pexp.defjvp
+        ... def log1pexp_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return log1pexp(x), t * (1.0 - 1.0 / (1.0 + F.exp(x)))
+        >>> grad(lambda v: log1pexp(v).sum())(gh.Variable(np.array([0.0, 100.0]))).d
+        array([0.5, 1. ])
+    """
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+        self._vjp = custom_vjp(fun, nondiff_argnums)  # (argument checks, the name)
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = self._vjp.nondiff_argnums
+        self.__name__: str = self._vjp.__name__
+        self.jvp: Callable[..., Any] | None = None
+        fdef = self._vjp._fdef
+        self._fdef = FunctionDef(
+            fdef.name,
+            _jvp_kernel,
+            fdef.provider,
+            inputs=("*inputs",),
+            n_outputs=_several_outputs,
+            rule=Rule(_jvp_transposed, fdef.provider, None, ()),
+            doc=fdef.doc,
+            snake=fdef.snake,
+        )
+        from .jvp_rules import JvpRule
+
+        self._fdef.jvp_rule = JvpRule(_jvp_native, fdef.provider)
+
+    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+        """Set the JVP rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; returns
+        ``jvp`` (so that it can decorate it, as JAX's)."""
+        if not callable(jvp):
+            raise TypeError(
+                f"custom_jvp function {self.__name__}.defjvp: jvp must be callable, got "
+                f"{type(jvp).__name__}"
+            )
+        self.jvp = jvp
+        return jvp
+
+    def __call__(self, *args: Any) -> Any:
+        if self.jvp is None:
+            raise GradhubError(
+                f"custom_jvp function {self.__name__}: no JVP defined; call "
+                f"{self.__name__}.defjvp(jvp) first"
+            )
+        nondiff, diff = self._vjp.split(args, "custom_jvp")
+        if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
+            return self.fun(*args)
+        call = _JvpCall(self, len(args), nondiff)
+        with modes.no_grad():
+            flat, _ = call.run_fwd(diff)
         call.outputs = tuple(v._data for v in flat)
         ys = graph.apply(self._fdef, diff, {"call": call})
         ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]

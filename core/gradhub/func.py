@@ -1,7 +1,7 @@
 """Functional transforms: ``vjp``, ``jvp``, ``grad``, ``value_and_grad``, ``hvp``, ``vhp``,
 ``jacrev``, ``jacfwd``, ``hessian``, ``vmap`` and ``functional_call``, as ``torch.func`` and JAX
-spell them, and :class:`~gradhub.custom.custom_vjp` (JAX's ``jax.custom_vjp``: a function
-with its author's vector-Jacobian product).
+spell them, and :class:`~gradhub.custom.custom_vjp` and :class:`~gradhub.custom.custom_jvp`
+(JAX's ``jax.custom_vjp`` and ``jax.custom_jvp``: a function with its author's derivative).
 
 Every transform is built on the engine's :func:`gradhub.grad` with ``create_graph=True``, so its
 results are differentiable again and the transforms compose to any order
@@ -42,7 +42,7 @@ import numpy as np
 
 from . import batching, engine, modes, pytree, remat
 from .batching import BatchedVariable
-from .custom import custom_vjp
+from .custom import custom_jvp, custom_vjp
 from .modes import is_recording, set_recording
 from .ops import call
 from .parameters import full_name, get_parameters, parameter_table
@@ -51,6 +51,7 @@ from .variable import Variable
 
 __all__ = [
     "checkpoint",
+    "custom_jvp",
     "custom_vjp",
     "functional_call",
     "grad",
