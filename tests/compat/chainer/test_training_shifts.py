@@ -368,3 +368,28 @@ def test_shift_argument_errors_and_defaults() -> None:
     ws(None)
     ws(None)
     assert opt.lr == 1.0
+
+
+@pytest.mark.parametrize(
+    ("rate", "init", "target", "expected"),
+    [
+        # chainer 7.8.1: the value set by initialize(), then after each of 4 firings
+        (2.0, 0.1, 0.5, [0.1, 0.2, 0.4, 0.5, 0.5]),
+        (0.5, 1.0, 0.3, [1.0, 0.5, 0.3, 0.3, 0.3]),
+        (2.0, -0.1, -0.5, [-0.1, -0.2, -0.4, -0.5, -0.5]),
+        (0.5, None, None, [0.2, 0.1, 0.05, 0.025, 0.0125]),
+    ],
+)
+def test_exponential_shift_target_matches_chainer(
+    rate: float, init: float | None, target: float | None, expected: list[float]
+) -> None:
+    # ExponentialShift stops at its target as StepShift does (a ceiling when rate > 1)
+    opt = chainer.optimizers.SGD(lr=0.2).setup(L.Linear(1, 1))
+    ext = E.ExponentialShift("lr", rate, init=init, target=target, optimizer=opt)
+    ext.initialize(None)
+    values = [opt.lr]
+    for _ in range(4):
+        ext(None)
+        values.append(opt.lr)
+    assert values == expected  # chainer 7.8.1
+    assert all(type(v) is float for v in values)

@@ -32,7 +32,8 @@ from __future__ import annotations
 import collections
 import copy
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -46,6 +47,8 @@ __all__ = [
     "SerialIterator",
     "ShuffleOrderSampler",
 ]
+
+_T = TypeVar("_T")
 
 #: chainer's iterator state: position in the epoch, epoch count, new-epoch flag, order
 IteratorState = collections.namedtuple(
@@ -150,11 +153,32 @@ class _StateIterator(Iterator):
     order_sampler: Any
     _repeat: bool
 
+    def _setup(
+        self,
+        cls: str,
+        dataset: Any,
+        batch_size: Any,
+        repeat: bool,
+        shuffle: Any,
+        order_sampler: Any,
+    ) -> None:
+        """The arguments every iterator takes: ``batch_size`` checked (errors naming ``cls``),
+        and the order sampler chosen from ``shuffle`` and ``order_sampler`` as chainer."""
+        self.batch_size = _check_batch_size(cls, batch_size)
+        self.dataset = dataset
+        self._repeat = repeat
+        self.order_sampler = _default_order_sampler(shuffle, order_sampler)
+
     def _first_order(self) -> np.ndarray | None:
         """The first epoch's order (a draw when shuffling), as chainer's ``reset``."""
         if self.order_sampler:
             return self.order_sampler(np.arange(len(self.dataset)), 0)  # type: ignore[no-any-return]
         return None
+
+    def reset(self) -> None:
+        """Back to the start (a new order is drawn when shuffling)."""
+        self._state = IteratorState(0, 0, False, self._first_order())
+        self._previous_epoch_detail = -1.0
 
     @property
     def current_position(self) -> int:
@@ -194,6 +218,20 @@ class _StateIterator(Iterator):
         """Whether the iterator loops over the dataset forever."""
         return self._repeat
 
+    def _serialize_state(
+        self, serializer: Any, serialize_order: Callable[[Any, np.ndarray], Any]
+    ) -> IteratorState:
+        """chainer's keys ``current_position``, ``epoch``, ``is_new_epoch`` and, when there
+        is an order, ``serialize_order(serializer, order)`` (the order read back): the state
+        they give."""
+        current_position = serializer("current_position", self.current_position)
+        epoch = serializer("epoch", self.epoch)
+        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
+        order = self._state.order
+        if order is not None:
+            order = serialize_order(serializer, order)
+        return IteratorState(int(current_position), int(epoch), bool(is_new_epoch), order)
+
     def _serialize_previous_epoch_detail(self, serializer: Any) -> None:
         try:
             self._previous_epoch_detail = serializer(
@@ -218,6 +256,35 @@ class _StateIterator(Iterator):
             state, self.batch_size, self.repeat, self.order_sampler, len(self.dataset)
         )
 
+    def _prepare(
+        self, state: IteratorState, read: Callable[[np.ndarray], list[Any]]
+    ) -> tuple[IteratorState, list[Any] | None]:
+        """The state after the batch that follows ``state`` and that batch, ``read(indices)``
+        (None at the end of a non-repeating iterator)."""
+        state, indices = self._next_state(state)
+        return state, None if indices is None else read(indices)
+
+    def _examples(self, indices: np.ndarray) -> list[Any]:
+        return [self.dataset[i] for i in indices]
+
+    def _take(self, state: IteratorState, batch: _T | None) -> _T:
+        """Give ``batch`` (None raises StopIteration) after moving to ``state``, the state
+        after it (the current ``epoch_detail`` becoming ``previous_epoch_detail``)."""
+        self._previous_epoch_detail = self.epoch_detail
+        self._state = state
+        if batch is None:
+            raise StopIteration
+        return batch
+
+
+def _serialize_order(serializer: Any, order: np.ndarray) -> np.ndarray:
+    """The key ``order`` (``_order`` in a file that has no ``order``), read in place."""
+    try:
+        serializer("order", order)
+    except KeyError:
+        serializer("_order", order)
+    return order
+
 
 class SerialIterator(_StateIterator):
     """chainer's ``SerialIterator(dataset, batch_size, repeat=True, shuffle=None,
@@ -240,42 +307,20 @@ class SerialIterator(_StateIterator):
         shuffle: bool | None = None,
         order_sampler: Any = None,
     ) -> None:
-        self.batch_size = _check_batch_size("SerialIterator", batch_size)
-        self.dataset = dataset
-        self._repeat = repeat
+        self._setup("SerialIterator", dataset, batch_size, repeat, shuffle, order_sampler)
         self._shuffle = shuffle
-        order_sampler = _default_order_sampler(shuffle, order_sampler)
-        self.order_sampler = order_sampler
         self.reset()
 
     def __next__(self) -> list[Any]:
         state, indices = self._next_state(self._state)
-        self._previous_epoch_detail = self.epoch_detail
-        self._state = state
-        if indices is None:
-            raise StopIteration
-        return [self.dataset[index] for index in indices]
+        return self._examples(self._take(state, indices))
 
     next = __next__
 
     def serialize(self, serializer: Any) -> None:
         """chainer's protocol (the keys of chainer's SerialIterator)."""
-        current_position = serializer("current_position", self.current_position)
-        epoch = serializer("epoch", self.epoch)
-        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
-        order = self._state.order
-        if order is not None:
-            try:
-                serializer("order", order)
-            except KeyError:
-                serializer("_order", order)
-        self._state = IteratorState(int(current_position), int(epoch), bool(is_new_epoch), order)
+        self._state = self._serialize_state(serializer, _serialize_order)
         self._serialize_previous_epoch_detail(serializer)
-
-    def reset(self) -> None:
-        """Back to the start (a new order is drawn when shuffling)."""
-        self._state = IteratorState(0, 0, False, self._first_order())
-        self._previous_epoch_detail = -1.0
 
 
 class MultithreadIterator(_StateIterator):
@@ -317,19 +362,15 @@ class MultithreadIterator(_StateIterator):
         n_threads: int = 1,
         order_sampler: Any = None,
     ) -> None:
-        self.batch_size = _check_batch_size("MultithreadIterator", batch_size)
-        self.dataset = dataset
-        self._repeat = repeat
+        self._setup("MultithreadIterator", dataset, batch_size, repeat, shuffle, order_sampler)
         self._shuffle = shuffle
-        self.order_sampler = _default_order_sampler(shuffle, order_sampler)
         self.n_threads = n_threads
         self.reset()
 
     def reset(self) -> None:
         """Back to the start (a new order is drawn when shuffling); the prepared batch is
         dropped."""
-        self._state = IteratorState(0, 0, False, self._first_order())
-        self._previous_epoch_detail = -1.0
+        super().reset()
         self._next = None
 
     def finalize(self) -> None:
@@ -346,27 +387,15 @@ class MultithreadIterator(_StateIterator):
     next = __next__
 
     def _invoke_prefetch(self) -> None:
-        self._next_state_value, indices = self._next_state(self._state)
-        self._next = None if indices is None else [self.dataset[i] for i in indices]
+        self._next_state_value, self._next = self._prepare(self._state, self._examples)
 
     def _get(self) -> list[Any]:
-        self._previous_epoch_detail = self.epoch_detail
-        self._state = self._next_state_value
-        batch = self._next
-        if batch is None:
-            raise StopIteration
-        self._next = None
-        return batch
+        batch, self._next = self._next, None
+        return self._take(self._next_state_value, batch)
 
     def serialize(self, serializer: Any) -> None:
         """chainer's protocol (the keys of chainer's MultithreadIterator)."""
-        current_position = serializer("current_position", self.current_position)
-        epoch = serializer("epoch", self.epoch)
-        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
-        order = self._state.order
-        if order is not None:
-            order = serializer("_order", order)
-        self._state = IteratorState(int(current_position), int(epoch), bool(is_new_epoch), order)
+        self._state = self._serialize_state(serializer, lambda s, order: s("_order", order))
         previous = serializer("previous_epoch_detail", self._previous_epoch_detail)
         self._previous_epoch_detail = -1.0 if previous is None else float(previous)
         self._next = None
@@ -430,16 +459,13 @@ class MultiprocessIterator(_StateIterator):
         dataset_timeout: float | None = 30.0,
         maxtasksperchild: int | None = None,
     ) -> None:
-        self.batch_size = _check_batch_size("MultiprocessIterator", batch_size)
-        self.dataset = dataset
-        self._repeat = repeat
+        self._setup("MultiprocessIterator", dataset, batch_size, repeat, shuffle, order_sampler)
         self.shuffle = shuffle
         self.n_processes = n_processes or os.cpu_count() or 1
         self.n_prefetch = max(n_prefetch, 1)
         self.shared_mem = shared_mem
         self.dataset_timeout = dataset_timeout
         self._maxtasksperchild = maxtasksperchild
-        self.order_sampler = _default_order_sampler(shuffle, order_sampler)
         self._queue: collections.deque[tuple[list[Any] | None, IteratorState]] = collections.deque()
         self._worker_random: Any = None
         self._prefetch_state: IteratorState
@@ -459,8 +485,7 @@ class MultiprocessIterator(_StateIterator):
             raise RuntimeError("chainer MultiprocessIterator: the iterator is finalized")
         if not self._launched:
             if self.shared_mem is None:  # chainer's measuring step, in the main process
-                self._prefetch_state, indices = self._next_state(self._prefetch_state)
-                batch = None if indices is None else [self.dataset[i] for i in indices]
+                self._prefetch_state, batch = self._prepare(self._prefetch_state, self._examples)
                 item = (batch, self._prefetch_state)
                 self._launch()
             else:
@@ -471,11 +496,7 @@ class MultiprocessIterator(_StateIterator):
             item = self._queue.popleft()
             self._fill()
         batch, state = item
-        self._previous_epoch_detail = self.epoch_detail
-        self._state = state
-        if batch is None:
-            raise StopIteration
-        return batch
+        return self._take(state, batch)
 
     next = __next__
 
@@ -488,8 +509,7 @@ class MultiprocessIterator(_StateIterator):
         """Prepare batches until ``n_prefetch + 1`` wait (chainer's queue and the batch its
         thread holds while the queue is full)."""
         while len(self._queue) < self.n_prefetch + 1:
-            self._prefetch_state, indices = self._next_state(self._prefetch_state)
-            batch = None if indices is None else self._read(indices)
+            self._prefetch_state, batch = self._prepare(self._prefetch_state, self._read)
             self._queue.append((batch, self._prefetch_state))
 
     def _read(self, indices: np.ndarray) -> list[Any]:
@@ -512,17 +532,15 @@ class MultiprocessIterator(_StateIterator):
 
     def reset(self) -> None:
         """Back to the start (a new order is drawn when shuffling)."""
-        self._reset_state(0, 0, False, self._first_order())
+        self._reset_state(IteratorState(0, 0, False, self._first_order()))
         self._previous_epoch_detail = -1.0
 
-    def _reset_state(
-        self, current_position: int, epoch: int, is_new_epoch: bool, order: Any
-    ) -> None:
+    def _reset_state(self, state: IteratorState) -> None:
         if self._finalized:
             raise NotImplementedError(
                 "Reset of finalized MultiProcessIterator is currently not supported."
             )
-        self._state = IteratorState(current_position, epoch, is_new_epoch, order)
+        self._state = state
         self._prefetch_state = self._state
         self._queue.clear()
         if self._launched:
@@ -531,17 +549,10 @@ class MultiprocessIterator(_StateIterator):
     def serialize(self, serializer: Any) -> None:
         """chainer's protocol (the keys of chainer's MultiprocessIterator); as chainer's, the
         prefetch starts again from the state, also after writing."""
-        current_position = serializer("current_position", self.current_position)
-        epoch = serializer("epoch", self.epoch)
-        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
-        order = self._state.order
-        if order is not None:
-            order = order.copy()
-            try:
-                serializer("order", order)
-            except KeyError:
-                serializer("_order", order)
-        self._reset_state(int(current_position), int(epoch), bool(is_new_epoch), order)
+        state = self._serialize_state(
+            serializer, lambda s, order: _serialize_order(s, order.copy())
+        )
+        self._reset_state(state)
         self._serialize_previous_epoch_detail(serializer)
 
 

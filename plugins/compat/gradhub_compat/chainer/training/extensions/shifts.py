@@ -27,36 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .value_extensions import _ValueShift
+from .value_extensions import _clip_to_target, _InitShift, _ValueShift
 
 __all__ = ["InverseShift", "MultistepShift", "PolynomialShift", "StepShift", "WarmupShift"]
-
-
-def _clip_to_target(value: Any, target: float | None, grows: bool) -> Any:
-    """chainer's stop at ``target``: ``value / target > 1`` (growing) or ``< 1``
-    (shrinking) gives ``target`` (a ratio, so that negative values work too)."""
-    if target is None:
-        return value
-    if grows:
-        return target if value / target > 1 else value
-    return target if value / target < 1 else value
-
-
-class _InitShift(_ValueShift):
-    """The shifts whose ``initialize`` sets ``init`` (the attribute's value when training
-    starts if None) or, when resuming, the saved ``_last_value``."""
-
-    _init: Any
-
-    def initialize(self, trainer: Any) -> None:
-        """Set the starting value (the saved one when resuming)."""
-        optimizer = self._get_optimizer(trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        if self._last_value is not None:
-            self._update_value(optimizer, self._last_value)
-        else:
-            self._update_value(optimizer, self._init)
 
 
 class StepShift(_InitShift):
@@ -74,17 +47,13 @@ class StepShift(_InitShift):
         target: float | None = None,
         optimizer: Any = None,
     ) -> None:
-        self._start(attr, optimizer)
+        self._start_init(attr, optimizer, init, target)
         self._gamma = gamma
         self._step = step
-        self._init = init
-        self._target = target
 
-    def __call__(self, trainer: Any) -> None:
-        self._t += 1
-        optimizer = self._get_optimizer(trainer)
+    def _compute_next_value(self) -> Any:
         value = self._init * self._gamma ** np.floor(self._t / self._step)
-        self._update_value(optimizer, _clip_to_target(value, self._target, self._gamma > 1))
+        return _clip_to_target(value, self._target, self._gamma > 1)
 
 
 class InverseShift(_InitShift):
@@ -104,17 +73,13 @@ class InverseShift(_InitShift):
     ) -> None:
         if gamma < 0:
             raise ValueError("InverseShift does not support negative gamma")
-        self._start(attr, optimizer)
+        self._start_init(attr, optimizer, init, target)
         self._gamma = gamma
         self._power = power
-        self._init = init
-        self._target = target
 
-    def __call__(self, trainer: Any) -> None:
-        self._t += 1
-        optimizer = self._get_optimizer(trainer)
+    def _compute_next_value(self) -> Any:
         value = self._init * (1 + self._gamma * self._t) ** (-self._power)
-        self._update_value(optimizer, _clip_to_target(value, self._target, self._power < 0))
+        return _clip_to_target(value, self._target, self._power < 0)
 
 
 class PolynomialShift(_InitShift):
@@ -132,22 +97,18 @@ class PolynomialShift(_InitShift):
         target: float | None = None,
         optimizer: Any = None,
     ) -> None:
-        self._start(attr, optimizer)
+        self._start_init(attr, optimizer, init, target)
         self._rate = rate
         self._max_count = max_count
-        self._init = init
-        self._target = target
 
-    def __call__(self, trainer: Any) -> None:
-        self._t += 1
-        optimizer = self._get_optimizer(trainer)
+    def _compute_next_value(self) -> Any:
         decay = max(1 - self._t / self._max_count, 0)
         value = self._init * decay**self._rate
         if self._target is not None:
             ratio = self._target / value
             if (ratio > 1) if self._rate > 0 else (ratio < 1):
                 value = self._target
-        self._update_value(optimizer, value)
+        return value
 
 
 class MultistepShift(_ValueShift):
@@ -174,11 +135,7 @@ class MultistepShift(_ValueShift):
 
     def initialize(self, trainer: Any) -> None:
         """Take or set ``init``."""
-        optimizer = self._get_optimizer(trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        else:
-            setattr(optimizer, self._attr, self._init)
+        self._init = self._take_or_set(trainer, self._init)
 
     def __call__(self, trainer: Any) -> None:
         self._t += 1
@@ -218,11 +175,7 @@ class WarmupShift(_ValueShift):
 
     def initialize(self, trainer: Any) -> None:
         """Take or set ``warmup_start``."""
-        optimizer = self._get_optimizer(trainer)
-        if self._warmup_start is None:
-            self._warmup_start = getattr(optimizer, self._attr)
-        else:
-            setattr(optimizer, self._attr, self._warmup_start)
+        self._warmup_start = self._take_or_set(trainer, self._warmup_start)
 
     def __call__(self, trainer: Any) -> None:
         self._t += 1

@@ -13,8 +13,9 @@ __all__ = ["ExponentialShift", "FailOnNonNumber", "LinearShift", "observe_lr", "
 
 
 class _ValueShift(Extension):
-    """What ExponentialShift and LinearShift share: the optimizer (``'main'`` of the updater
-    unless given), the value set on its ``attr`` and chainer's ``_t`` / ``_last_value`` state."""
+    """What the value shifts share: the optimizer (``'main'`` of the updater unless given),
+    the value set on its ``attr``, chainer's ``_t`` / ``_last_value`` state and the firing
+    (``_t`` counts it, then ``_compute_next_value()`` is set)."""
 
     def _start(self, attr: str, optimizer: Any) -> None:
         self._attr = attr
@@ -34,8 +35,59 @@ class _ValueShift(Extension):
         setattr(optimizer, self._attr, value)
         self._last_value = value
 
+    def __call__(self, trainer: Any) -> None:
+        self._t += 1
+        optimizer = self._get_optimizer(trainer)
+        self._update_value(optimizer, self._compute_next_value())
 
-class ExponentialShift(_ValueShift):
+    def _compute_next_value(self) -> Any:
+        """The value at the ``self._t``-th firing."""
+        raise NotImplementedError
+
+    def _take_or_set(self, trainer: Any, value: Any) -> Any:
+        """``value`` set on the optimizer's ``attr``, or, when None, the attribute's value
+        (left as it is): the starting value of the shifts that take one."""
+        optimizer = self._get_optimizer(trainer)
+        if value is None:
+            return getattr(optimizer, self._attr)
+        setattr(optimizer, self._attr, value)
+        return value
+
+
+def _clip_to_target(value: Any, target: float | None, grows: bool) -> Any:
+    """chainer's stop at ``target``: ``value / target > 1`` (growing) or ``< 1``
+    (shrinking) gives ``target`` (a ratio, so that negative values work too)."""
+    if target is None:
+        return value
+    if grows:
+        return target if value / target > 1 else value
+    return target if value / target < 1 else value
+
+
+class _InitShift(_ValueShift):
+    """The shifts starting from ``init`` (the attribute's value when training starts if None)
+    towards ``target``, whose ``initialize`` sets ``init`` or, when resuming, the saved
+    ``_last_value``."""
+
+    def _start_init(
+        self, attr: str, optimizer: Any, init: float | None, target: float | None
+    ) -> None:
+        self._start(attr, optimizer)
+        self._init: Any = init
+        self._target = target
+
+    def initialize(self, trainer: Any) -> None:
+        """Set the starting value (the saved one when resuming)."""
+        optimizer = self._get_optimizer(trainer)
+        if self._init is None:
+            self._init = getattr(optimizer, self._attr)
+        if self._last_value is not None:
+            self._update_value(optimizer, self._last_value)
+        else:
+            self._update_value(optimizer, self._init)
+
+
+class ExponentialShift(_InitShift):
     """``ExponentialShift(attr, rate, init=None, target=None, optimizer=None)``: at each
     firing (default every iteration; usually ``trigger=(1, 'epoch')``) sets the optimizer's
     ``attr`` (``'lr'``) to ``init * rate**t`` (``t`` the number of firings; ``init`` defaults
@@ -52,32 +104,12 @@ class ExponentialShift(_ValueShift):
     ) -> None:
         if rate < 0:
             raise ValueError("ExponentialShift does not support negative rate")
-        self._start(attr, optimizer)
+        self._start_init(attr, optimizer, init, target)
         self._rate = rate
-        self._init = init
-        self._target = target
 
-    def initialize(self, trainer: Any) -> None:
-        """Set the starting value (the saved one when resuming)."""
-        optimizer = self._get_optimizer(trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        if self._last_value is not None:
-            self._update_value(optimizer, self._last_value)
-        else:
-            self._update_value(optimizer, self._init)
-
-    def __call__(self, trainer: Any) -> None:
-        self._t += 1
-        optimizer = self._get_optimizer(trainer)
-        value = self._init * (self._rate**self._t)  # type: ignore[operator]
-        if self._target is not None:
-            if self._rate > 1:
-                if value / self._target > 1:
-                    value = self._target
-            elif value / self._target < 1:
-                value = self._target
-        self._update_value(optimizer, value)
+    def _compute_next_value(self) -> Any:
+        value = self._init * (self._rate**self._t)
+        return _clip_to_target(value, self._target, self._rate > 1)
 
 
 class LinearShift(_ValueShift):
@@ -95,10 +127,6 @@ class LinearShift(_ValueShift):
         optimizer = self._get_optimizer(trainer)
         value = self._last_value if self._last_value is not None else self._compute_next_value()
         self._update_value(optimizer, value)
-
-    def __call__(self, trainer: Any) -> None:
-        self._t += 1
-        self._update_value(self._get_optimizer(trainer), self._compute_next_value())
 
     def _compute_next_value(self) -> float:
         t1, t2 = self._time_range
