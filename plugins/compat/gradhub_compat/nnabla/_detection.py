@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 from gradhub.graph import apply
-from gradhub.registry import FunctionDef, Rule
+from gradhub.registry import FunctionDef
 from gradhub.variable import Variable as NativeVariable
 
 from . import _layer_functions as _layer
+from .functions import _grads_rule, _no_grads
 
 _F32 = np.float32
 
@@ -175,19 +176,27 @@ def _host(a: Any) -> np.ndarray:
 
 def _center_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """nnabla's ``calculate_iou`` of the (x, y, w, h) boxes ``a`` with ``b`` (broadcast against
-    each other on their leading axes), in float32, operation by operation."""
+    each other on their leading axes), in float32, operation by operation: NmsDetection2d's, and
+    ONNXNonMaxSuppression's with ``center_point_box=1`` (the same operations)."""
     two = _F32(2)
-    w = np.minimum(a[..., 0] + a[..., 2] / two, b[..., 0] + b[..., 2] / two) - np.maximum(
-        a[..., 0] - a[..., 2] / two, b[..., 0] - b[..., 2] / two
+    wa, ha, wb, hb = a[..., 2], a[..., 3], b[..., 2], b[..., 3]
+    wi = np.minimum(a[..., 0] + wa / two, b[..., 0] + wb / two) - np.maximum(
+        a[..., 0] - wa / two, b[..., 0] - wb / two
     )
-    h = np.minimum(a[..., 1] + a[..., 3] / two, b[..., 1] + b[..., 3] / two) - np.maximum(
-        a[..., 1] - a[..., 3] / two, b[..., 1] - b[..., 3] / two
+    hi = np.minimum(a[..., 1] + ha / two, b[..., 1] + hb / two) - np.maximum(
+        a[..., 1] - ha / two, b[..., 1] - hb / two
     )
-    inter = w * h
-    union = (a[..., 2] * a[..., 3] + b[..., 2] * b[..., 3]) - inter
+    return _ratio(wi, hi, wa * ha, wb * hb)
+
+
+def _ratio(wi: np.ndarray, hi: np.ndarray, area_a: Any, area_b: np.ndarray) -> np.ndarray:
+    """The intersection over union of boxes of areas ``area_a`` and ``area_b`` whose
+    intersection is ``wi`` by ``hi`` (0 where either is not positive), in float32."""
+    inter = wi * hi
+    union = (area_a + area_b) - inter
     with np.errstate(divide="ignore", invalid="ignore"):
         iou = inter / union
-    return np.where((w <= 0) | (h <= 0), _F32(0), iou).astype(_F32)
+    return np.where((wi <= 0) | (hi <= 0), _F32(0), iou).astype(_F32)
 
 
 #: up to this many boxes, the IoU of every pair is computed at once (else one row at a time)
@@ -260,23 +269,13 @@ def _nms_detection2d_kernel(
     return xp.asarray(y.astype(x.dtype, copy=False))
 
 
-def _no_grad_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
-    return [None] * len(in_shapes)
-
-
-def _no_grad_fast(
-    xp: Any, gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any
-) -> Any:
-    return [None] * len(in_shapes)
-
-
 NMS_DETECTION2D = FunctionDef(
     "NmsDetection2d",
     _nms_detection2d_kernel,
     _layer._PROVIDER,
     inputs=("x",),
     attrs={"thresh": 0.5, "nms": 0.45, "nms_per_class": True},
-    rule=Rule(_no_grad_bw, _layer._PROVIDER, (), (), fast=_no_grad_fast),
+    rule=_grads_rule(_no_grads),
     doc="nnabla's NmsDetection2d: YOLO-style non-maximum suppression; no gradient",
 )
 
@@ -307,26 +306,6 @@ def _corner_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _ratio(wi, hi, wa * ha, wb * hb)
 
 
-def _center_point_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    two = _F32(2)
-    wa, ha, wb, hb = a[..., 2], a[..., 3], b[..., 2], b[..., 3]
-    wi = np.minimum(a[..., 0] + wa / two, b[..., 0] + wb / two) - np.maximum(
-        a[..., 0] - wa / two, b[..., 0] - wb / two
-    )
-    hi = np.minimum(a[..., 1] + ha / two, b[..., 1] + hb / two) - np.maximum(
-        a[..., 1] - ha / two, b[..., 1] - hb / two
-    )
-    return _ratio(wi, hi, wa * ha, wb * hb)
-
-
-def _ratio(wi: np.ndarray, hi: np.ndarray, area_a: Any, area_b: np.ndarray) -> np.ndarray:
-    inter = wi * hi
-    union = (area_a + area_b) - inter
-    with np.errstate(divide="ignore", invalid="ignore"):
-        iou = inter / union
-    return np.where((wi <= 0) | (hi <= 0), _F32(0), iou).astype(_F32)
-
-
 def onnx_nms_values(
     boxes: np.ndarray,
     scores: np.ndarray,
@@ -340,7 +319,7 @@ def onnx_nms_values(
     boxes = boxes.astype(_F32, copy=False)
     scores = scores.astype(_F32, copy=False)
     iou_th, score_th = _F32(iou_threshold), _F32(score_threshold)
-    iou = _corner_iou if center_point_box == 0 else _center_point_iou
+    iou = _corner_iou if center_point_box == 0 else _center_iou
     rows: list[tuple[int, int, int]] = []
     if max_output > 0:
         n_b, n_c = scores.shape[:2]

@@ -11,6 +11,8 @@ the rule raise ``NotImplementedError`` (the backward pass then raises gradhub's
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ from gradhub.registry import FunctionDef, Rule
 from gradhub.variable import Variable as NativeVariable
 
 from . import _layer_functions as _layer
+from .functions import _check_ints
 
 #: nnabla's dtype codes (``dtypes::BYTE``, ``dtypes::UBYTE``) and the saturation ranges
 DTYPE_CODES = {np.dtype(np.int8): 1, np.dtype(np.uint8): 2}
@@ -82,23 +85,31 @@ def _needs(v: Any) -> bool:
     return bool(getattr(v, "need_grad", False))
 
 
-def _quantize_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
-    _refuse("quantize_linear", _needs(ins[1]), _needs(ins[2]))
-    return [gy[0] / ins[1], None, None]
+def _scale_rule(where: str, by_scale: Callable[[Any, Any], Any]) -> Rule:
+    """The rule of ``where`` (``F.quantize_linear`` or ``F.dequantize_linear``): ``dx =
+    by_scale(dy, scale)`` (on Variables, or on arrays in the fast version), no gradient for
+    ``scale`` and ``zero_point``, refused (:func:`_refuse`) where they need one."""
 
+    def rule(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
+        _refuse(where, _needs(ins[1]), _needs(ins[2]))
+        return [by_scale(gy[0], ins[1]), None, None]
 
-def _quantize_fast(
-    xp: Any,
-    gy: Any,
-    ins: Any,
-    in_shapes: Any,
-    outs: Any,
-    out_shapes: Any,
-    need_grads: tuple[bool, ...] = (True, False, False),
-    **a: Any,
-) -> Any:
-    _refuse("quantize_linear", need_grads[1], need_grads[2])
-    return [gy[0] / ins[1].astype(gy[0].dtype, copy=False), None, None]
+    def fast(
+        xp: Any,
+        gy: Any,
+        ins: Any,
+        in_shapes: Any,
+        outs: Any,
+        out_shapes: Any,
+        need_grads: tuple[bool, ...] = (True, False, False),
+        **a: Any,
+    ) -> Any:
+        _refuse(where, need_grads[1], need_grads[2])
+        return [by_scale(gy[0], ins[1].astype(gy[0].dtype, copy=False)), None, None]
+
+    rule.__name__ = rule.__qualname__ = f"_{where}_bw"
+    fast.__name__ = fast.__qualname__ = f"_{where}_fast"
+    return Rule(rule, _layer._PROVIDER, None, (), fast=fast)
 
 
 QUANTIZE_LINEAR = FunctionDef(
@@ -107,7 +118,7 @@ QUANTIZE_LINEAR = FunctionDef(
     _layer._PROVIDER,
     inputs=("x", "scale", "zero_point"),
     attrs={"round_mode": "HALF_AWAY_FROM_ZERO", "narrow_range": False, "dtype": 1},
-    rule=Rule(_quantize_bw, _layer._PROVIDER, None, (), fast=_quantize_fast),
+    rule=_scale_rule("quantize_linear", operator.truediv),
     doc="nnabla's QuantizeLinear: saturate(round(x / scale) + zero_point); dx = dy / scale",
 )
 
@@ -117,31 +128,12 @@ def _dequantize_kernel(xp: Any, x: Any, scale: Any, zero_point: Any) -> Any:
     return (x - zero_point.astype(x.dtype)) * scale.astype(x.dtype, copy=False)
 
 
-def _dequantize_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
-    _refuse("dequantize_linear", _needs(ins[1]), _needs(ins[2]))
-    return [gy[0] * ins[1], None, None]
-
-
-def _dequantize_fast(
-    xp: Any,
-    gy: Any,
-    ins: Any,
-    in_shapes: Any,
-    outs: Any,
-    out_shapes: Any,
-    need_grads: tuple[bool, ...] = (True, False, False),
-    **a: Any,
-) -> Any:
-    _refuse("dequantize_linear", need_grads[1], need_grads[2])
-    return [gy[0] * ins[1].astype(gy[0].dtype, copy=False), None, None]
-
-
 DEQUANTIZE_LINEAR = FunctionDef(
     "DequantizeLinear",
     _dequantize_kernel,
     _layer._PROVIDER,
     inputs=("x", "scale", "zero_point"),
-    rule=Rule(_dequantize_bw, _layer._PROVIDER, None, (), fast=_dequantize_fast),
+    rule=_scale_rule("dequantize_linear", operator.mul),
     doc="nnabla's DequantizeLinear: (x - zero_point) * scale; dx = dy * scale",
 )
 
@@ -273,9 +265,7 @@ def pow2_quantize(
     x: NativeVariable, sign: bool, with_zero: bool, n: int, m: int, ste_fine_grained: bool
 ) -> Any:
     """Apply nnabla's Pow2Quantize (the bit widths checked here, as nnabla's setup)."""
-    for name, v in (("n", n), ("m", m)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"nnabla F.pow2_quantize: {name} must be an int, got {v!r}")
+    _check_ints("nnabla F.pow2_quantize", n=n, m=m)
     if n <= 0:
         raise ValueError(f"nnabla F.pow2_quantize: the bit width n must be positive, got {n}")
     bits = n - int(bool(sign)) - int(bool(with_zero))

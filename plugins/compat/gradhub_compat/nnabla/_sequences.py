@@ -27,28 +27,32 @@ def _host_ints(a: Any) -> np.ndarray:
     return arr.reshape(-1).astype(np.int64)
 
 
+def _counts_above(values: Any, refusal: str) -> np.ndarray:
+    """``counts[i]``: how many of the positive, non-increasing ``values`` are above ``i``, for
+    ``i`` below their largest (the same map takes lengths to batch sizes and batch sizes back
+    to lengths); other ``values`` raise ``ValueError`` with ``refusal`` and the values."""
+    v = _host_ints(values)
+    if v.size and (np.any(np.diff(v) > 0) or v[-1] < 1):
+        raise ValueError(f"{refusal}, got {v.tolist()}")
+    top = int(v.max()) if v.size else 0
+    return np.array([(v > i).sum() for i in range(top)], dtype=np.int64)
+
+
 def batch_sizes_of(lengths: Any) -> np.ndarray:
     """``batch_sizes[t]``: how many of the ``lengths`` (decreasing) are above ``t``."""
-    lens = _host_ints(lengths)
-    if lens.size and (np.any(np.diff(lens) > 0) or lens[-1] < 1):
-        raise ValueError(
-            "nnabla pack_padded_sequence: lengths must be positive and sorted in decreasing "
-            f"order (give enforce_sorted=False to nnabla.utils.rnn's), got {lens.tolist()}"
-        )
-    top = int(lens.max()) if lens.size else 0
-    return np.array([(lens > t).sum() for t in range(top)], dtype=np.int64)
+    return _counts_above(
+        lengths,
+        "nnabla pack_padded_sequence: lengths must be positive and sorted in decreasing order "
+        "(give enforce_sorted=False to nnabla.utils.rnn's)",
+    )
 
 
 def lengths_of(batch_sizes: Any) -> np.ndarray:
     """The lengths of the sequences whose batch sizes are ``batch_sizes`` (non-increasing)."""
-    bs = _host_ints(batch_sizes)
-    if bs.size and (np.any(np.diff(bs) > 0) or bs[-1] < 1):
-        raise ValueError(
-            "nnabla pad_packed_sequence: batch_sizes must be positive and non-increasing, got "
-            f"{bs.tolist()}"
-        )
-    b = int(bs.max()) if bs.size else 0
-    return np.array([(bs > i).sum() for i in range(b)], dtype=np.int64)
+    return _counts_above(
+        batch_sizes,
+        "nnabla pad_packed_sequence: batch_sizes must be positive and non-increasing",
+    )
 
 
 def _rows(bs: np.ndarray, batch: int) -> np.ndarray:
@@ -115,9 +119,7 @@ def _unpack_bw(
     outs: Any,
     out_shapes: Any,
     kind: str = "batch_sizes",
-    length: int = -1,
-    batch: int = -1,
-    padding_value: float = 0.0,
+    **a: Any,
 ) -> list[Any]:
     return [pack(gy[0], ins[1], kind), None]
 

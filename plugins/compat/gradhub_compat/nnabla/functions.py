@@ -701,13 +701,25 @@ def _unlink_kernel(xp: Any, x: Any) -> Any:
     return x.copy()
 
 
-def _no_grad_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any) -> list[Any]:
-    return [None] * len(in_shapes)
+def _grads_rule(grads: Callable[..., list[Any]]) -> Rule:
+    """A backward rule that keeps nothing from the forward pass and whose gradients are
+    ``grads(grad_outputs, input_shapes, **attrs)`` both as the rule (on Variables) and as its
+    fast version (on arrays)."""
+
+    def rule(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any) -> Any:
+        return grads(gy, in_shapes, **a)
+
+    def fast(
+        xp: Any, gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, **a: Any
+    ) -> Any:
+        return grads(gy, in_shapes, **a)
+
+    rule.__name__ = rule.__qualname__ = grads.__name__
+    fast.__name__ = fast.__qualname__ = f"{grads.__name__}_fast"
+    return Rule(rule, _layer._PROVIDER, (), (), fast=fast)
 
 
-def _no_grad_fast(
-    xp: Any, gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any
-) -> list[Any]:
+def _no_grads(gy: Any, in_shapes: Any, **a: Any) -> list[Any]:
     return [None] * len(in_shapes)
 
 
@@ -716,7 +728,7 @@ _UNLINK = FunctionDef(
     _unlink_kernel,
     _layer._PROVIDER,
     inputs=("x",),
-    rule=Rule(_no_grad_bw, _layer._PROVIDER, (), (), fast=_no_grad_fast),
+    rule=_grads_rule(_no_grads),
     doc="nnabla's Unlink: y = x (a copy); no gradient reaches x",
 )
 
@@ -751,13 +763,7 @@ def _assign_kernel(xp: Any, dst: Any, src: Any) -> Any:
     return dst.copy()
 
 
-def _assign_bw(gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any) -> list[Any]:
-    return [gy[0], None]
-
-
-def _assign_fast(
-    xp: Any, gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any
-) -> list[Any]:
+def _assign_grads(gy: Any, in_shapes: Any) -> list[Any]:
     return [gy[0], None]
 
 
@@ -766,7 +772,7 @@ _ASSIGN = FunctionDef(
     _assign_kernel,
     _layer._PROVIDER,
     inputs=("dst", "src"),
-    rule=Rule(_assign_bw, _layer._PROVIDER, (), (), fast=_assign_fast),
+    rule=_grads_rule(_assign_grads),
     doc="nnabla's Assign: dst's data becomes src's; y = dst; the gradient goes to dst only",
 )
 
@@ -2217,6 +2223,14 @@ def rnn(
     return y, h_n
 
 
+def _check_ints(where: str, **values: Any) -> None:
+    """Raise ``TypeError`` naming ``where`` (``"nnabla F.<function>"``) and the first of the
+    keyword arguments ``values`` that is not an int (a bool is not)."""
+    for name, val in values.items():
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
+            raise TypeError(f"{where}: {name} must be an int, got {val!r}")
+
+
 def _quantize_linear_graph(
     x: Any, scale: Any, zero_point: Any, round_mode: Any, narrow_range: Any, dtype: Any
 ) -> Any:
@@ -3343,12 +3357,11 @@ def _onnx_nms_graph(
             f"{where}: scores must have shape (batch, classes, boxes) = ({bs[0]}, C, {bs[1]}), "
             f"got {ss}"
         )
-    for name, val in (
-        ("center_point_box", center_point_box),
-        ("max_output_boxes_per_class", max_output_boxes_per_class),
-    ):
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
-            raise TypeError(f"{where}: {name} must be an int, got {val!r}")
+    _check_ints(
+        where,
+        center_point_box=center_point_box,
+        max_output_boxes_per_class=max_output_boxes_per_class,
+    )
     if center_point_box not in (0, 1):
         raise ValueError(f"{where}: center_point_box must be 0 or 1, got {center_point_box}")
     if max_output_boxes_per_class < 0:
@@ -3480,38 +3493,13 @@ def _vat_noise_kernel(
     return (scale * rows).reshape(x.shape)
 
 
-def _vat_write(g: Any, eps: float, refs: Any) -> None:
+def _vat_noise_grads(
+    gy: Any, in_shapes: Any, base_axis: int = 1, eps: float = 1.0, refs: Any = ()
+) -> list[Any]:
     w = refs[0]() if refs else None
     if w is not None:
+        g = gy[0]._data if isinstance(gy[0], _NativeVariable) else gy[0]
         w._data[...] = g * g.dtype.type(eps)
-
-
-def _vat_noise_bw(
-    gy: Any,
-    ins: Any,
-    in_shapes: Any,
-    outs: Any,
-    out_shapes: Any,
-    base_axis: int = 1,
-    eps: float = 1.0,
-    refs: Any = (),
-) -> list[Any]:
-    _vat_write(gy[0]._data, eps, refs)
-    return [None, None]
-
-
-def _vat_noise_fast(
-    xp: Any,
-    gy: Any,
-    ins: Any,
-    in_shapes: Any,
-    outs: Any,
-    out_shapes: Any,
-    base_axis: int = 1,
-    eps: float = 1.0,
-    refs: Any = (),
-) -> list[Any]:
-    _vat_write(gy[0], eps, refs)
     return [None, None]
 
 
@@ -3521,7 +3509,7 @@ _VAT_NOISE = FunctionDef(
     _layer._PROVIDER,
     inputs=("x", "w"),
     attrs={"base_axis": 1, "eps": 1.0, "refs": ()},
-    rule=Rule(_vat_noise_bw, _layer._PROVIDER, (), (), fast=_vat_noise_fast),
+    rule=_grads_rule(_vat_noise_grads),
     doc="nnabla's VATNoise: y = eps x / sqrt(sum(x^2) + 1e-8) per sample; backward w <- eps dy",
 )
 
@@ -3533,8 +3521,7 @@ def _vat_noise_graph(x: Any, w: Any, base_axis: int, eps: float) -> Any:
 
     xv, wv = _native_variable(x), _native_variable(w)
     nd = len(xv.shape)
-    if isinstance(base_axis, bool) or not isinstance(base_axis, (int, np.integer)):
-        raise TypeError(f"nnabla F.vat_noise: base_axis must be an int, got {base_axis!r}")
+    _check_ints("nnabla F.vat_noise", base_axis=base_axis)
     if not 0 < base_axis < nd:
         raise ValueError(
             f"nnabla F.vat_noise: base_axis must be from 1 to x.ndim - 1 ({nd - 1}), "
