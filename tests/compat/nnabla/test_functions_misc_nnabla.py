@@ -286,3 +286,14 @@ def test_assign_and_unlink_with_nn_grad() -> None:
     x = _v([3.0, 4.0], need_grad=True)
     (gx,) = nn.grad([F.sum(F.unlink(x) * x)], [x])
     np.testing.assert_array_equal(gx.d, [3.0, 4.0])
+
+
+def test_inplace_flags_show_in_info_args_as_nnabla() -> None:
+    # nnabla 1.39: {'inplace': True}, {'inplace': False}, {'inplace': True},
+    # {'val': 2.0, 'inplace': True}, and x + y is an Add2 with {'inplace': False}
+    x, y = nn.Variable((2,)), nn.Variable((2,))
+    assert F.add2(x, y, inplace=True).parent.info.args == {"inplace": True}
+    assert F.add2(x, y).parent.info.args == {"inplace": False}
+    assert F.mul2(x, y, True).parent.info.args == {"inplace": True}
+    assert F.add_scalar(x, 2.0, inplace=True).parent.info.args == {"val": 2.0, "inplace": True}
+    assert (x + y).parent.info.args == {"inplace": False}

@@ -6,7 +6,9 @@ The reference files under ``data/`` were written by nnabla 1.39.0 (``data/make_n
 BinaryWeightConvolution, BinarySigmoid, BinaryConnectAffine, BinaryWeightAffine) and
 ``nnp_branch.nnp`` (two affines of one input, ReLU with ``inplace=True``, Tanh, Exp, Mul2, Add2,
 Mean) and ``nnp_losses.nnp`` (LeakyReLU, SquaredError), with their inputs, nnabla's outputs and
-the parameter values in ``nnp_examples_reference.npz``. The layer must run nnabla's files to
+the parameter values in ``nnp_examples_reference.npz``; ``nnp_inplace.nnp`` (Add2, Mul2, Sub2,
+MulScalar and ReLU called with ``inplace=True``, as classification.py's ResNet calls Add2) with
+``nnp_inplace_reference.npz``. The layer must run nnabla's files to
 nnabla's outputs, and write the same networks as nnabla's ``network.nntxt`` byte for byte.
 """
 
@@ -27,7 +29,10 @@ from gradhub_compat.nnabla.utils.nnp_graph import NnpLoader
 from gradhub_compat.nnabla.utils.save import save
 
 DATA = Path(__file__).parent / "data"
-REF = np.load(DATA / "nnp_examples_reference.npz")
+REF = {
+    **np.load(DATA / "nnp_examples_reference.npz"),
+    **np.load(DATA / "nnp_inplace_reference.npz"),
+}
 
 
 def _member(path: Path | io.BytesIO, name: str) -> bytes:
@@ -70,14 +75,24 @@ def _losses() -> tuple[dict[str, Any], Any]:
     return {"x": x, "t": t}, y
 
 
+def _inplace() -> tuple[dict[str, Any], Any]:
+    """The network of nnp_inplace.nnp: functions called with nnabla's ``inplace=True`` (the
+    Add2 of classification.py's ResNet blocks), written with the flag as nnabla writes it."""
+    x = nn.Variable((2, 4))
+    h = F.relu(PF.affine(x, 4, name="fc1"), inplace=True)
+    h = F.elu(F.add2(h, x, inplace=True))
+    h = F.mul_scalar(h, 2.0, inplace=True)
+    return {"x": x}, F.mean(F.sub2(h, F.mul2(h, x, inplace=True), inplace=True))
+
+
 def _set_reference_parameters() -> None:
     params = nn.get_parameters(grad_only=False)
-    for key in REF.files:
+    for key in REF:
         if key.startswith("param/") and key[len("param/") :] in params:
             params[key[len("param/") :]].d = REF[key]
 
 
-CASES = [("bnn", _bnn), ("branch", _branch), ("losses", _losses)]
+CASES = [("bnn", _bnn), ("branch", _branch), ("losses", _losses), ("inplace", _inplace)]
 
 
 def _feed(name: str, inputs: dict[str, Any]) -> None:

@@ -42,6 +42,23 @@ class FunctionInfo:
         return f"FunctionInfo(type_name={self.type_name!r}, args={self.args!r})"
 
 
+#: the functions whose nnabla arguments include ``inplace`` that gradhub's do not record
+INPLACE_FUNCTIONS = frozenset(
+    ("Add2", "BcAdd2", "Sub2", "Mul2", "Div2", "Pow2", "AddScalar", "MulScalar", "PowScalar")
+)
+
+#: the graph nodes of those functions built with ``inplace=True`` (nnabla's ``info.args`` and
+#: NNP files show the flag; the computation is the same either way)
+INPLACE_NODES: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def mark_inplace(y: Any) -> None:
+    """Record that the function that made ``y`` was called with nnabla's ``inplace=True``."""
+    node = getattr(y, "_creator", None)
+    if node is not None and node.fdef.name in INPLACE_FUNCTIONS:
+        INPLACE_NODES.add(node)
+
+
 def _as_nnabla_args(name: str, args: dict[str, Any], in_shapes: list[Any]) -> dict[str, Any]:
     """``args`` as nnabla's ``info.args`` show them: sequences of integers as lists; for
     ``Convolution``/``Deconvolution`` the defaults of ``pad`` (0), ``stride`` and ``dilation`` (1)
@@ -92,6 +109,8 @@ class FunctionView:
     def info(self) -> FunctionInfo:
         """``type_name`` and ``args`` (the function's arguments, without internal ones)."""
         args = {k: v for k, v in self._node.attrs.items() if k != "refs"}
+        if self.name in INPLACE_FUNCTIONS:
+            args["inplace"] = self._node in INPLACE_NODES
         return FunctionInfo(self.name, _as_nnabla_args(self.name, args, self._node.in_shapes))
 
     @property

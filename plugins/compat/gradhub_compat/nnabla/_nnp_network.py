@@ -119,7 +119,10 @@ def _none(a: Args, s: Shapes) -> dict[str, Any]:
 
 
 def _val(a: Args, s: Shapes) -> dict[str, Any]:
-    return {"val": float(a["val"])}
+    out: dict[str, Any] = {"val": float(a["val"])}
+    if a.get("inplace"):  # (AddScalar, MulScalar, PowScalar)
+        out["inplace"] = True
+    return out
 
 
 def _binary_conv(a: Args, s: Shapes) -> dict[str, Any]:
@@ -187,7 +190,7 @@ WRITERS: dict[str, Writer] = {
     "BinarySigmoid": ("BinarySigmoid", _none),
 }
 for _name in ("Add2", "Sub2", "Mul2", "Div2", "Pow2"):
-    WRITERS[_name] = (_name, lambda a, s: {"inplace": False})
+    WRITERS[_name] = (_name, lambda a, s: {"inplace": bool(a.get("inplace", False))})
 # The nnabla functions of one input and one scalar argument ``val``.
 _SCALAR_FUNCTIONS = (
     "AddScalar",
@@ -612,11 +615,17 @@ def _binary(fn: str) -> Reader:
     return lambda F, xs, p, b: getattr(F, fn)(xs[0], xs[1])
 
 
+def _binary_inplace(fn: str) -> Reader:
+    return lambda F, xs, p, b: getattr(F, fn)(xs[0], xs[1], inplace=bool(p.inplace))
+
+
 def _unary(fn: str) -> Reader:
     return lambda F, xs, p, b: getattr(F, fn)(xs[0])
 
 
 def _scalar(fn: str) -> Reader:
+    if fn in ("add_scalar", "mul_scalar", "pow_scalar"):  # (nnabla's inplace flag kept)
+        return lambda F, xs, p, b: getattr(F, fn)(xs[0], p.val, inplace=bool(p.inplace))
     return lambda F, xs, p, b: getattr(F, fn)(xs[0], p.val)
 
 
@@ -721,6 +730,9 @@ for _t, _f in (
     ("Mul2", "mul2"),
     ("Div2", "div2"),
     ("Pow2", "pow2"),
+):
+    READERS[_t] = _binary_inplace(_f)
+for _t, _f in (
     ("Maximum2", "maximum2"),
     ("Minimum2", "minimum2"),
     ("SquaredError", "squared_error"),

@@ -3579,9 +3579,41 @@ def get_current_context() -> Any:
     return current()
 
 
+#: nnabla functions with an ``inplace`` argument gradhub's accept and ignore: name -> its position
+_INPLACE_POSITION = {
+    "add2": 2,
+    "bc_add2": 2,
+    "sub2": 2,
+    "mul2": 2,
+    "div2": 2,
+    "pow2": 2,
+    "add_scalar": 2,
+    "mul_scalar": 2,
+    "pow_scalar": 2,
+}
+
+
+def _inplace_marked(fn: Callable[..., Any], position: int) -> Callable[..., Any]:
+    """``fn`` that records nnabla's ``inplace=True`` on the function it builds (shown by
+    ``y.parent.info.args`` and written to NNP files, as nnabla does; the values are the same)."""
+    from ._hooks import mark_inplace
+
+    @functools.wraps(fn)
+    def marked(*args: Any, **kwargs: Any) -> Any:
+        y = fn(*args, **kwargs)
+        if kwargs.get("inplace", args[position] if len(args) > position else False):
+            mark_inplace(y)
+        return y
+
+    return marked
+
+
 def _wrap(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     if name == "batch_normalization":
         return _on_ndarrays(_batch_normalization(fn))
+    position = _INPLACE_POSITION.get(name)
+    if position is not None:
+        fn = _inplace_marked(fn, position)
     wrapped = _on_ndarrays(fn)
     wrapped.__name__ = wrapped.__qualname__ = name
     return wrapped

@@ -10,7 +10,10 @@ environment with nnabla (not gradhub).
 * ``nnp_adam_states.protobuf``: the states of ``S.Adam(0.01)`` over the MLP's parameters after
   two updates with the gradients of ``sum(y)`` (``solver.save_states``);
 * ``nnp_reference.npz``: the fixed inputs ``x_mlp`` (3, 6) and ``x_cnn`` (2, 1, 6, 6) and
-  nnabla's outputs ``y_mlp`` and ``y_cnn`` for them; ``adam/<param>/<state>`` the Adam states.
+  nnabla's outputs ``y_mlp`` and ``y_cnn`` for them; ``adam/<param>/<state>`` the Adam states;
+* ``nnp_inplace.nnp`` and ``nnp_inplace_reference.npz``: a residual block as classification.py's
+  ResNet writes it (``F.add2(h, x, inplace=True)``) with more functions called with
+  ``inplace=True`` (Mul2, Sub2, MulScalar), its input, output and parameters.
 """
 
 import os
@@ -171,4 +174,34 @@ np.savez(
     y_branch=y_branch,
     **bnn_params,
     **branch_params,
+)
+
+# nnp_inplace.nnp: nnabla's inplace flags in NNP files (Add2 of the ResNet blocks of
+# nnabla-examples' classification.py; Mul2, Sub2, MulScalar)
+nn.clear_parameters()
+xi = nn.Variable((2, 4))
+h = F.relu(PF.affine(xi, 4, name="fc1"), inplace=True)
+h = F.elu(F.add2(h, xi, inplace=True))
+h = F.mul_scalar(h, 2.0, inplace=True)
+yi = F.mean(F.sub2(h, F.mul2(h, xi, inplace=True), inplace=True))
+for v in nn.get_parameters(grad_only=False).values():
+    v.d = rng.randn(*v.shape).astype(np.float32)
+inplace_params = {f"param/{k}": v.d.copy() for k, v in nn.get_parameters(grad_only=False).items()}
+x_inplace = rng.randn(2, 4).astype(np.float32)
+xi.d = x_inplace
+yi.forward()
+save(
+    os.path.join(out, "nnp_inplace.nnp"),
+    {
+        "networks": [
+            {"name": "inplace", "batch_size": 2, "outputs": {"y": yi}, "names": {"x": xi}}
+        ],
+        "executors": [{"name": "runtime", "network": "inplace", "data": ["x"], "output": ["y"]}],
+    },
+)
+np.savez(
+    os.path.join(out, "nnp_inplace_reference.npz"),
+    x_inplace=x_inplace,
+    y_inplace=yi.d.copy(),
+    **inplace_params,
 )
