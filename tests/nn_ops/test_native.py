@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import gradhub as gh
+import gradhub.functions as F
 import numpy as np
 import pytest
 from child_helpers import run_python
@@ -356,3 +357,57 @@ def test_relu_kernels_check_their_arrays(compiled: None) -> None:
         native.relu(x.T, np.empty((3, 4)))
     with pytest.raises(TypeError, match=r"native\.relu\(\).*float16"):
         native.relu(x.astype(np.float16), x.astype(np.float16))
+
+
+# -- Standardize (layer normalization over the last axes) ---------------------------------------
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("shape", "axis"), [((6, 7, 13), (2,)), ((4, 5, 3), (1, 2)), ((9,), (0,))])
+def test_standardize_kernels_against_float64_formulas(
+    shape: tuple, axis: tuple, dtype: Any, compiled: None
+) -> None:
+    """Standardize's compiled forward and first-order backward (rows of the trailing axes)
+    against the formulas in float64, and against the numpy kernels."""
+    from gradhub_nn_ops import normalization as N
+
+    rng = np.random.default_rng(40)
+    x = (rng.standard_normal(shape) * 3.0 + 1.5).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    y = N._standardize(np, x, axis=axis, eps=1e-3)
+    dx = N._standardize_fast(np, [g], [x], [shape], None, None, axis=axis, eps=1e-3)[0]
+    x64, g64 = x.astype(np.float64), g.astype(np.float64)
+    mu = x64.mean(axis=axis, keepdims=True)
+    r = 1.0 / np.sqrt(((x64 - mu) ** 2).mean(axis=axis, keepdims=True) + 1e-3)
+    xhat = (x64 - mu) * r
+    ref_dx = r * (g64 - g64.mean(axis=axis, keepdims=True)) - xhat * r * (g64 * xhat).mean(
+        axis=axis, keepdims=True
+    )
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    assert y.dtype == dtype and dx.dtype == dtype
+    np.testing.assert_allclose(y, xhat, rtol=0, atol=tol)
+    np.testing.assert_allclose(dx, ref_dx, rtol=0, atol=tol)
+    native.set_enabled(False)
+    y_np = N._standardize(np, x, axis=axis, eps=1e-3)
+    dx_np = N._standardize_fast(np, [g], [x], [shape], None, None, axis=axis, eps=1e-3)[0]
+    np.testing.assert_allclose(y, y_np, rtol=0, atol=10 * tol)
+    np.testing.assert_allclose(dx, dx_np, rtol=0, atol=10 * tol)
+
+
+@built
+def test_standardize_kernels_serve_trailing_axes_of_c_arrays_only(
+    compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _record_calls(monkeypatch, "standardize", "standardize_backward")
+    x = gh.Variable(np.random.default_rng(41).standard_normal((4, 3, 5)))
+    (gx,) = gh.grad([(F.standardize(x, axis=(1, 2)) ** 2.0 * x).sum()], [x], create_graph=False)
+    assert calls == ["standardize", "standardize_backward"] and gx.shape == (4, 3, 5)
+    calls.clear()
+    F.standardize(x, axis=(0,))  # not the trailing axes: numpy's kernels
+    F.standardize(gh.Variable(x.d.transpose(2, 1, 0)), axis=(2,))  # not C-contiguous
+    assert calls == []
+    with pytest.raises(ValueError, match=r"native\.standardize\(\): rows of 4 values"):
+        native.standardize(np.ones(6), np.ones(6), 4, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.standardize_backward\(\): arrays must be"):
+        native.standardize_backward(np.ones(6), np.ones(6, np.float32), np.ones(6), 3, 1e-5)

@@ -67,6 +67,8 @@ __all__ = [
     "relu",
     "relu_backward",
     "set_enabled",
+    "standardize",
+    "standardize_backward",
     "target",
     "usable",
 ]
@@ -87,7 +89,11 @@ _SIGNATURES = [
     *((f"pool_{name}", count, 2, False) for name, count in _POOL_ARRAYS.items()),
     ("relu", 2, 1, False),
     ("relu_backward", 3, 1, False),
+    ("standardize", 2, 2, False),
+    ("standardize_backward", 3, 2, False),
 ]
+#: kernels that take a double after their sizes (``eps``)
+_DOUBLE_LAST = ("standardize", "standardize_backward")
 
 
 def _load() -> Any:
@@ -109,7 +115,8 @@ def _load() -> Any:
             for name, pointers, sizes, status in _SIGNATURES:
                 for suffix, dtype in (("f32", _DTYPES[0]), ("f64", _DTYPES[1])):
                     fn = getattr(lib, f"gh_{name}_{suffix}")
-                    fn.argtypes = [ctypes.c_void_p] * pointers + [ctypes.c_long] * sizes
+                    last = [ctypes.c_double] if name in _DOUBLE_LAST else []
+                    fn.argtypes = [ctypes.c_void_p] * pointers + [ctypes.c_long] * sizes + last
                     fn.restype = ctypes.c_int if status else None
                     _KERNELS[name, dtype] = fn
             lib.gh_target.restype = ctypes.c_int
@@ -318,6 +325,68 @@ def relu_backward(g: Any, y: Any, out: Any) -> None:
         array([3., 0., 0.])
     """
     _elementwise("relu_backward", g, y, out)
+
+
+def standardize(x: Any, y: Any, m: int, eps: float) -> None:
+    """``y`` = each row of ``m`` values of ``x`` centred and scaled to unit variance,
+    ``(x - mean) / sqrt(var + eps)`` (sums in double), for C-contiguous float32/float64 arrays
+    of one shape whose size ``m`` divides.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x = np.array([[1.0, 3.0], [2.0, 6.0]])
+        >>> y = np.empty_like(x)
+        >>> if native.available():
+        ...     native.standardize(x, y, 2, 0.0)
+        ... else:
+        ...     y = np.array([[-1.0, 1.0], [-1.0, 1.0]])
+        >>> y
+        array([[-1.,  1.],
+               [-1.,  1.]])
+    """
+    _rows("standardize", m, x, y)(x.ctypes.data, y.ctypes.data, x.size // m, m, float(eps))
+
+
+def standardize_backward(x: Any, g: Any, dx: Any, m: int, eps: float) -> None:
+    """``dx``, the gradient of :func:`standardize` for the output gradient ``g``, row by row:
+    ``r (g - mean(g)) - (x - mu) r^3 mean(g (x - mu))`` with ``r = 1 / sqrt(var + eps)``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x, g = np.array([[1.0, 3.0]]), np.array([[1.0, 1.0]])
+        >>> dx = np.empty_like(x)
+        >>> if native.available():
+        ...     native.standardize_backward(x, g, dx, 2, 0.0)
+        ... else:
+        ...     dx = np.zeros_like(x)
+        >>> dx
+        array([[0., 0.]])
+    """
+    _rows("standardize_backward", m, x, g, dx)(
+        x.ctypes.data, g.ctypes.data, dx.ctypes.data, x.size // m, m, float(eps)
+    )
+
+
+def _rows(what: str, m: int, *arrays: Any) -> Any:
+    """The kernel ``what`` for rows of ``m`` values of ``arrays`` (checked: C-contiguous, one
+    shape and dtype, a size ``m`` divides)."""
+    a0 = arrays[0]
+    for a in arrays:
+        if a.shape != a0.shape or a.dtype != a0.dtype or not a.flags.c_contiguous:
+            raise ValueError(
+                f"gradhub-nn-ops: native.{what}(): arrays must be C-contiguous, of one shape and "
+                f"dtype; got {a0.dtype} {a0.shape} and {a.dtype} {a.shape}"
+            )
+    if m < 1 or a0.size % m:
+        raise ValueError(
+            f"gradhub-nn-ops: native.{what}(): rows of {m} values do not divide an array of "
+            f"{a0.size}"
+        )
+    return _kernel(what, a0.dtype, what)
 
 
 def _sizes(

@@ -755,11 +755,35 @@ def _standardize_axes(x_ndim: int, axis: Any) -> tuple[int, ...]:
     return norm_axes("standardize", axis, x_ndim)
 
 
+def _native_rows(xp: Any, x: Any, red: tuple[int, ...]) -> int:
+    """The row length ``m`` when the compiled kernels can standardize ``x`` over ``red`` (the
+    trailing axes of a C-contiguous float32/float64 numpy array), else 0."""
+    from . import native
+
+    nd = x.ndim
+    if (
+        xp is np
+        and red == tuple(range(nd - len(red), nd))
+        and x.flags.c_contiguous
+        and x.size
+        and native.dtype_usable(x.dtype)
+    ):
+        return math.prod(x.shape[nd - len(red) :])
+    return 0
+
+
 def _standardize(xp: Any, x: Any, axis: Any = None, eps: float = 1e-5) -> Any:
     if not is_scalar(eps) or not eps > 0:
         raise ValueError(f"standardize(): argument 'eps' must be a number > 0, got {eps!r}")
     red = _standardize_axes(x.ndim, axis)
     x = float_input(x)
+    m = _native_rows(xp, x, red)
+    if m:  # one compiled pass per row (layer normalization over the last axes)
+        from . import native
+
+        y = output_array(xp, x.shape, x.dtype)
+        native.standardize(x, y, m, float(eps))
+        return y
     half = x.dtype == np.float16  # in float32, then cast back (as layer normalization)
     xf = x.astype(np.float32) if half else x
     xc = _centered(xp, xf, xf.mean(axis=red, keepdims=True))
@@ -789,6 +813,13 @@ def _standardize_fast(xp, gy, x, xs, y, ys, axis, eps):  # type: ignore[no-untyp
     ``dx = r (g - mean(g)) - xc r^3 mean(g xc)``."""
     g, xa = gy[0], x[0]
     red = _standardize_axes(xa.ndim, axis)
+    m = _native_rows(xp, xa, red)
+    if m and g.dtype == xa.dtype and g.flags.c_contiguous:
+        from . import native
+
+        dx = output_array(xp, xa.shape, xa.dtype)
+        native.standardize_backward(xa, g, dx, m, float(eps))
+        return [dx]
     half = xa.dtype == np.float16
     if half:
         xa, g = xa.astype(np.float32), g.astype(np.float32)

@@ -12,6 +12,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,20 @@ POOL_ENTRIES(f64, double)
 
 ACT_ENTRIES(f32, float)
 ACT_ENTRIES(f64, double)
+
+#define NORM_ENTRIES(SUF, T)                                                                       \
+    void gh_standardize_##SUF(const T *x, T *y, long rows, long m, double eps)                     \
+    {                                                                                              \
+        DISPATCH(standardize_##SUF, x, y, rows, m, eps);                                           \
+    }                                                                                              \
+    void gh_standardize_backward_##SUF(const T *x, const T *g, T *dx, long rows, long m,           \
+                                       double eps)                                                 \
+    {                                                                                              \
+        DISPATCH(standardize_backward_##SUF, x, g, dx, rows, m, eps);                              \
+    }
+
+NORM_ENTRIES(f32, float)
+NORM_ENTRIES(f64, double)
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, .m_name = "_native_kernels", .m_doc = NULL, .m_size = 0};

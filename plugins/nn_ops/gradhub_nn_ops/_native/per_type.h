@@ -11,6 +11,7 @@
 #include "conv_body.h"
 #include "pool_body.h"
 #include "act_body.h"
+#include "norm_body.h"
 #undef NAME
 #undef ATTR
 
@@ -20,6 +21,7 @@
 #include "conv_body.h"
 #include "pool_body.h"
 #include "act_body.h"
+#include "norm_body.h"
 #undef NAME
 #undef ATTR
 #endif

@@ -1,0 +1,78 @@
+/* Standardize's kernels of one element type and one instruction set, included by per_type.h with
+ * T, NAME(f) and ATTR defined as for conv_body.h: rows of m contiguous values, each centred and
+ * scaled to unit variance, y = (x - mu) / sqrt(var + eps), and the row's input gradient
+ * dx = r (g - mean(g)) - (x - mu) r^3 mean(g (x - mu)) with r = 1 / sqrt(var + eps). The sums
+ * are accumulated in double in four independent chains (exact for float32 rows of any length
+ * that fits memory, and about numpy's pairwise sums' accuracy for float64). */
+
+/* the mean and 1 / sqrt(var + eps) of one row of m values */
+ATTR static void NAME(row_moments)(const T *x, long m, double eps, double *mu, double *rs)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    long i = 0;
+    for (; i + 4 <= m; i += 4) {
+        s0 += x[i];
+        s1 += x[i + 1];
+        s2 += x[i + 2];
+        s3 += x[i + 3];
+    }
+    for (; i < m; i++)
+        s0 += x[i];
+    const double mean = ((s0 + s1) + (s2 + s3)) / (double)m;
+    double q0 = 0, q1 = 0, q2 = 0, q3 = 0;
+    for (i = 0; i + 4 <= m; i += 4) {
+        const double d0 = x[i] - mean, d1 = x[i + 1] - mean;
+        const double d2 = x[i + 2] - mean, d3 = x[i + 3] - mean;
+        q0 += d0 * d0;
+        q1 += d1 * d1;
+        q2 += d2 * d2;
+        q3 += d3 * d3;
+    }
+    for (; i < m; i++) {
+        const double d = x[i] - mean;
+        q0 += d * d;
+    }
+    *mu = mean;
+    *rs = 1.0 / sqrt(((q0 + q1) + (q2 + q3)) / (double)m + eps);
+}
+
+/* y = (x - mu) / sqrt(var + eps) on rows of m values */
+ATTR static void NAME(standardize)(const T *x, T *y, long rows, long m, double eps)
+{
+    for (long r = 0; r < rows; r++) {
+        const T *xr = x + r * m;
+        T *yr = y + r * m;
+        double mu, rs;
+        NAME(row_moments)(xr, m, eps, &mu, &rs);
+        for (long i = 0; i < m; i++)
+            yr[i] = (T)((xr[i] - mu) * rs);
+    }
+}
+
+/* dx = r (g - mean(g)) - (x - mu) r^3 mean(g (x - mu)) on rows of m values */
+ATTR static void NAME(standardize_backward)(const T *x, const T *g, T *dx, long rows, long m,
+                                            double eps)
+{
+    for (long r = 0; r < rows; r++) {
+        const T *xr = x + r * m, *gr = g + r * m;
+        T *dr = dx + r * m;
+        double mu, rs;
+        NAME(row_moments)(xr, m, eps, &mu, &rs);
+        double a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        long i = 0;
+        for (; i + 2 <= m; i += 2) {
+            a0 += gr[i];
+            a1 += gr[i + 1];
+            b0 += gr[i] * (xr[i] - mu);
+            b1 += gr[i + 1] * (xr[i + 1] - mu);
+        }
+        for (; i < m; i++) {
+            a0 += gr[i];
+            b0 += gr[i] * (xr[i] - mu);
+        }
+        const double mg = (a0 + a1) / (double)m;
+        const double c = rs * rs * rs * ((b0 + b1) / (double)m);
+        for (i = 0; i < m; i++)
+            dr[i] = (T)(rs * (gr[i] - mg) - (xr[i] - mu) * c);
+    }
+}
