@@ -1,5 +1,6 @@
 """mxnet's imperative layer functions used by Gluon: ``mx.nd.Activation``, ``LeakyReLU``,
-``Flatten`` (``flatten``), ``Embedding``, ``Convolution``, ``Pooling`` and ``BatchNorm``, as
+``Flatten`` (``flatten``), ``Embedding``, ``Convolution``, ``Pooling``, ``BatchNorm``,
+``LayerNorm``, ``InstanceNorm``, ``GroupNorm`` and ``pad`` (``Pad``), as
 mxnet 1.9.1, each recorded by ``mx.autograd`` (registered gradhub functions on the arrays'
 native Variables, as the other ``mx.nd`` functions).
 
@@ -30,9 +31,14 @@ __all__ = [
     "Deconvolution",
     "Embedding",
     "Flatten",
+    "GroupNorm",
+    "InstanceNorm",
+    "LayerNorm",
     "LeakyReLU",
+    "Pad",
     "Pooling",
     "flatten",
+    "pad",
 ]
 
 _DOCS = "docs/migration-mxnet.md"
@@ -688,3 +694,281 @@ def BatchNorm(
 
         _ag.ON_BACKWARD[r.creator] = update
     return _result(r, rec, data)
+
+
+def _standardize(x: NativeVariable, red: tuple[int, ...], e: float) -> Any:
+    """``(x - mean) / sqrt(var + e)`` over the axes ``red`` (biased variance): gradhub's compiled
+    ``Standardize`` for ``e > 0``; otherwise (mxnet does not check ``eps``) the same formula
+    written with registered functions (``inf``/``nan`` where ``var + e <= 0``, as mxnet)."""
+    if e > 0:
+        return _call("Standardize", x, axis=red, eps=e)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (as mxnet: inf and nan, silently)
+        d = x - _call("Mean", x, axis=red, keepdims=True)
+        var = _call("Mean", d * d, axis=red, keepdims=True)
+        return d * _call("PowScalar", _call("AddScalar", var, val=e), val=-0.5)
+
+
+def _norm_params(fn: str, data: NDArray, shape: tuple[int, ...], **params: NDArray) -> None:
+    """Check that each of ``params`` (gamma, beta) has ``shape`` and data's dtype."""
+    for arg, v in params.items():
+        if v.shape != shape:
+            raise MXNetError(
+                f"mx.nd.{fn}: Shape inconsistent, Provided = [{','.join(map(str, v.shape))}], "
+                f"inferred shape=({','.join(map(str, shape))},) ({arg}, for data of shape "
+                f"{data.shape})"
+            )
+    _same_dtype(fn, data, **params)
+
+
+def _norm_stats(
+    data: NDArray,
+    shape: tuple[int, ...],
+    red: tuple[int, ...],
+    out_shape: tuple[int, ...],
+    e: float,
+) -> list[NDArray]:
+    """mxnet's ``output_mean_var`` outputs: the mean and ``sqrt(var + eps)`` (biased variance)
+    of ``data`` viewed as ``shape``, over the axes ``red``, of shape ``out_shape``; as mxnet,
+    they pass a zero gradient back to ``data`` (the values go through ``BlockGrad``, plus zero
+    times the mean, so that a loss made of them alone still reaches ``data``)."""
+    from .executor import _block
+
+    def stat(x: NativeVariable, which: int) -> Any:
+        v = _call("Reshape", x, shape=shape)
+        mean = _call("Reshape", _call("Mean", v, axis=red, keepdims=True), shape=out_shape)
+        value = mean
+        if which == 1:
+            d = v - _call("Mean", v, axis=red, keepdims=True)
+            var = _call("Mean", d * d, axis=red, keepdims=True)
+            std = _call("PowScalar", _call("AddScalar", var, val=e), val=0.5)
+            value = _call("Reshape", std, shape=out_shape)
+        return _block(value) + _call("MulScalar", mean, val=0.0)
+
+    res = []
+    for which in (0, 1):
+        r, rec = _record([data], lambda x, w=which: stat(x, w))  # type: ignore[misc]
+        res.append(_result(r, rec, data))
+    return res
+
+
+def LayerNorm(
+    data: NDArray,
+    gamma: NDArray,
+    beta: NDArray,
+    axis: int = -1,
+    eps: float = 1e-5,
+    output_mean_var: bool = False,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """mxnet's ``LayerNorm`` over the axis ``axis``:
+    ``y = (x - mean) / sqrt(var + eps) * gamma + beta``, ``mean`` and ``var`` (biased) taken
+    along ``axis`` for each position of the other axes, ``gamma`` and ``beta`` of shape
+    ``(data.shape[axis],)``. ``output_mean_var=True`` returns ``[y, mean, std]``, ``std =
+    sqrt(var + eps)``, both of data's shape with 1 on ``axis`` (no gradient flows back through
+    them, as mxnet). Differentiable to any order (mxnet 1.9.1 stops at the first).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([[1.0, 3.0], [2.0, 6.0]])
+        >>> mx.nd.LayerNorm(x, mx.nd.ones((2,)), mx.nd.zeros((2,)), eps=0.0).asnumpy()
+        array([[-1.,  1.],
+               [-1.,  1.]], dtype=float32)
+    """
+    _check_nd("LayerNorm", data=data, gamma=gamma, beta=beta)
+    _check_out("LayerNorm", out)
+    if data.ndim == 0 or not -data.ndim <= int(axis) < data.ndim:
+        raise MXNetError(
+            f"mx.nd.LayerNorm: axis {axis} is out of range for data of shape {data.shape}"
+        )
+    ax = int(axis) % data.ndim
+    c = data.shape[ax]
+    _norm_params("LayerNorm", data, (c,), gamma=gamma, beta=beta)
+    bshape = tuple(c if i == ax else 1 for i in range(data.ndim))
+    e = float(eps)
+
+    def ln(x: NativeVariable, g: NativeVariable, b: NativeVariable) -> Any:
+        y = _standardize(x, (ax,), e)
+        return y * _call("Reshape", g, shape=bshape) + _call("Reshape", b, shape=bshape)
+
+    r, rec = _record([data, gamma, beta], ln)
+    y = _result(r, rec, data)
+    if not output_mean_var:
+        return y
+    sshape = tuple(1 if i == ax else n for i, n in enumerate(data.shape))
+    return [y, *_norm_stats(data, data.shape, (ax,), sshape, e)]
+
+
+def InstanceNorm(
+    data: NDArray,
+    gamma: NDArray,
+    beta: NDArray,
+    eps: float = 1e-3,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``InstanceNorm`` (data of shape ``(N, C, ...)``, at least 3 axes): each sample's
+    each channel normalized over the remaining axes,
+    ``y[n, c] = (x[n, c] - mean[n, c]) / sqrt(var[n, c] + eps) * gamma[c] + beta[c]`` (biased
+    variance), ``gamma`` and ``beta`` of shape ``(C,)``. Differentiable to any order (mxnet 1.9.1
+    stops at the first).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([[[1.0, 3.0], [2.0, 6.0]]])
+        >>> mx.nd.InstanceNorm(x, mx.nd.ones((2,)), mx.nd.zeros((2,)), eps=0.0).asnumpy()
+        array([[[-1.,  1.],
+                [-1.,  1.]]], dtype=float32)
+    """
+    _check_nd("InstanceNorm", data=data, gamma=gamma, beta=beta)
+    _check_out("InstanceNorm", out)
+    if data.ndim < 3:
+        raise MXNetError(
+            f"mx.nd.InstanceNorm: InstanceNorm only supports input tensors of rank >= 3 (data of "
+            f"shape {data.shape})"
+        )
+    c = data.shape[1]
+    _norm_params("InstanceNorm", data, (c,), gamma=gamma, beta=beta)
+    bshape = (1, c) + (1,) * (data.ndim - 2)
+    red = tuple(range(2, data.ndim))
+    e = float(eps)
+
+    def inorm(x: NativeVariable, g: NativeVariable, b: NativeVariable) -> Any:
+        y = _standardize(x, red, e)
+        return y * _call("Reshape", g, shape=bshape) + _call("Reshape", b, shape=bshape)
+
+    r, rec = _record([data, gamma, beta], inorm)
+    return _result(r, rec, data)
+
+
+def GroupNorm(
+    data: NDArray,
+    gamma: NDArray,
+    beta: NDArray,
+    num_groups: int = 1,
+    eps: float = 1e-5,
+    output_mean_var: bool = False,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """mxnet 1.9.1's ``GroupNorm`` (data of shape ``(N, C, ...)``, at least 3 axes): the
+    channels split into ``num_groups`` groups of ``C / num_groups`` consecutive channels, each
+    sample's each group normalized over its channels and the remaining axes,
+    ``y = (x - mean[n, g]) / sqrt(var[n, g] + eps) * gamma[g] + beta[g]`` (biased variance).
+    As mxnet 1.9.1, ``gamma`` and ``beta`` have one value **per group**, shape
+    ``(num_groups,)``. ``output_mean_var=True`` returns ``[y, mean, std]``, ``std = sqrt(var +
+    eps)``, of shape ``(N, num_groups)`` (no gradient flows back through them, as mxnet).
+    Differentiable to any order (mxnet 1.9.1 stops at the first).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([[[1.0], [3.0], [2.0], [6.0]]])
+        >>> g, b = mx.nd.array([1.0, 2.0]), mx.nd.zeros((2,))
+        >>> mx.nd.GroupNorm(x, g, b, num_groups=2, eps=0.0).asnumpy().ravel()
+        array([-1.,  1., -2.,  2.], dtype=float32)
+    """
+    _check_nd("GroupNorm", data=data, gamma=gamma, beta=beta)
+    _check_out("GroupNorm", out)
+    if data.ndim < 3:
+        raise MXNetError(
+            f"mx.nd.GroupNorm: data must have at least 3 axes (N, C, ...), got shape {data.shape}"
+        )
+    g = int(num_groups)
+    c = data.shape[1]
+    if g < 1 or c % g:
+        raise MXNetError(
+            f"mx.nd.GroupNorm: num_groups={num_groups} must be >= 1 and divide the {c} channels "
+            f"of data of shape {data.shape}"
+        )
+    _norm_params("GroupNorm", data, (g,), gamma=gamma, beta=beta)
+    gshape = (data.shape[0], g, c // g, *data.shape[2:])
+    bshape = (1, g) + (1,) * (len(gshape) - 2)
+    red = tuple(range(2, len(gshape)))
+    e = float(eps)
+
+    def gnorm(x: NativeVariable, gm: NativeVariable, b: NativeVariable) -> Any:
+        y = _standardize(_call("Reshape", x, shape=gshape), red, e)
+        y = y * _call("Reshape", gm, shape=bshape) + _call("Reshape", b, shape=bshape)
+        return _call("Reshape", y, shape=data.shape)
+
+    r, rec = _record([data, gamma, beta], gnorm)
+    y = _result(r, rec, data)
+    if not output_mean_var:
+        return y
+    return [y, *_norm_stats(data, gshape, red, (data.shape[0], g), e)]
+
+
+#: mxnet's pad mode -> gradhub's ``Pad`` mode
+_PAD_MODES = {"constant": "constant", "edge": "repeat", "reflect": "reflect"}
+
+
+def pad(
+    data: NDArray,
+    mode: str = "constant",
+    pad_width: Any = (),
+    constant_value: float = 0.0,
+    out: Any = None,
+    name: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``pad`` (``Pad``) of a 4-D or 5-D array: ``pad_width`` gives ``(before, after)``
+    for each axis, ``(0, 0, 0, 0, ...)`` on the first two (as mxnet, only the spatial axes are
+    padded). ``mode``: ``"constant"`` (``constant_value``), ``"edge"`` (the edge value repeated)
+    or ``"reflect"`` (mirrored without repeating the edge; each width must be smaller than its
+    axis, as mxnet). The gradient of each copied element goes back to its source.
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> x = mx.nd.array([[[[1.0, 2.0, 3.0]]]])
+        >>> mx.nd.pad(x, mode="reflect", pad_width=(0, 0, 0, 0, 0, 0, 2, 1)).asnumpy()
+        array([[[[3., 2., 1., 2., 3., 2.]]]], dtype=float32)
+    """
+    _check_nd("pad", data=data)
+    _check_out("pad", out)
+    if mode not in _PAD_MODES:
+        raise MXNetError(
+            f"mx.nd.pad: Invalid Input: '{mode}', valid values are: "
+            "{'constant', 'edge', 'reflect'}"
+        )
+    if data.ndim not in (4, 5):
+        raise MXNetError(
+            f"mx.nd.pad: Current implementation only supports 4-D or 5-D input (data of shape "
+            f"{data.shape})"
+        )
+    width = tuple(int(w) for w in pad_width)
+    if len(width) != 2 * data.ndim:
+        raise MXNetError(
+            f"mx.nd.pad: Input shape vs padding spec mismatch (pad_width={pad_width!r} for data "
+            f"of shape {data.shape}: two values per axis)"
+        )
+    if any(width[:4]):
+        raise MXNetError(
+            "mx.nd.pad: Current implementation expects padding on the first two axes to be zero "
+            f"(pad_width={pad_width!r})"
+        )
+    if min(width) < 0:
+        raise MXNetError(f"mx.nd.pad: pad_width={pad_width!r} must not be negative")
+    if mode == "reflect" and any(
+        w >= n for i, n in enumerate(data.shape) for w in width[2 * i : 2 * i + 2]
+    ):
+        raise MXNetError(
+            "mx.nd.pad: Current implementation of reflection padding only supports padding sizes "
+            f"smaller than the input size (pad_width={pad_width!r}, data of shape {data.shape})"
+        )
+    attrs = {
+        "pad_width": width[4:],
+        "mode": _PAD_MODES[mode],
+        "constant_value": float(constant_value),
+    }
+    r, rec = _record([data], lambda x: _call("Pad", x, **attrs))
+    return _result(r, rec, data)
+
+
+Pad = pad

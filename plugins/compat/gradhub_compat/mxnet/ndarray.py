@@ -1801,9 +1801,14 @@ from ._nd_layers import (  # noqa: E402, F401
     Deconvolution,
     Embedding,
     Flatten,
+    GroupNorm,
+    InstanceNorm,
+    LayerNorm,
     LeakyReLU,
+    Pad,
     Pooling,
     flatten,
+    pad,
 )
 from ._nd_losses import (  # noqa: E402, F401
     CTCLoss,

@@ -1918,6 +1918,31 @@ def BatchNorm(
     return Symbol("Group", name, outs)
 
 
+def _imperative_only(op: str, layer: str) -> Callable[..., Symbol]:
+    """``mx.sym.<op>`` for an operator that runs only imperatively (``mx.nd.<op>``, the Gluon
+    layer ``layer`` on NDArrays): raises NotImplementedError naming the docs page, so that
+    ``export`` or a symbolic ``hybrid_forward`` stops with a clear message."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Symbol:
+        raise NotImplementedError(
+            f"mx.sym.{op}: {op} runs on NDArrays only (mx.nd.{op}, gluon.nn.{layer} without "
+            f"export); symbol graphs have no {op} node ({_DOCS})"
+        )
+
+    refuse.__name__ = refuse.__qualname__ = op
+    refuse.__doc__ = (
+        f"mxnet's ``{op}`` as a symbol: not supported, raises NotImplementedError "
+        f"(``mx.nd.{op}`` computes it on NDArrays)."
+    )
+    return refuse
+
+
+LayerNorm = _imperative_only("LayerNorm", "LayerNorm")
+InstanceNorm = _imperative_only("InstanceNorm", "InstanceNorm")
+GroupNorm = _imperative_only("GroupNorm", "GroupNorm")
+pad = Pad = _imperative_only("pad", "ReflectionPad2D")
+
+
 # -- tensor layers and regression outputs (docs/migration-mxnet.md) ----------------------------
 
 

@@ -1,5 +1,6 @@
 """Gluon's neural network layers (``mx.gluon.nn``), as mxnet 1.9.1: the basic layers, the
-activations, and the channels-first convolution and pooling layers.
+activations, the normalization layers, and the channels-first convolution and pooling
+layers.
 
 Example::
 
@@ -44,6 +45,13 @@ from .conv_layers import (
     MaxPool2D,
     MaxPool3D,
 )
+from .normalization_layers import (
+    BatchNormReLU,
+    GroupNorm,
+    InstanceNorm,
+    LayerNorm,
+    ReflectionPad2D,
+)
 
 __all__ = [
     "ELU",
@@ -54,6 +62,7 @@ __all__ = [
     "AvgPool2D",
     "AvgPool3D",
     "BatchNorm",
+    "BatchNormReLU",
     "Block",
     "Conv1D",
     "Conv1DTranspose",
@@ -71,15 +80,19 @@ __all__ = [
     "GlobalMaxPool1D",
     "GlobalMaxPool2D",
     "GlobalMaxPool3D",
+    "GroupNorm",
     "HybridBlock",
     "HybridLambda",
     "HybridSequential",
+    "InstanceNorm",
     "Lambda",
+    "LayerNorm",
     "LeakyReLU",
     "MaxPool1D",
     "MaxPool2D",
     "MaxPool3D",
     "PReLU",
+    "ReflectionPad2D",
     "Sequential",
     "Swish",
     "SymbolBlock",
