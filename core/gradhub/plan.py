@@ -1470,6 +1470,14 @@ class _Trace:
         self.made_leaves: list[weakref.ref[Variable]] = []
         #: whether the step read or wrote the parameter table (see parameters_read)
         self.parameters = False
+        #: Variables the plan computes even when no result reads them (see keep)
+        self.kept: list[Variable] = []
+
+    def keep(self, v: Variable) -> None:
+        """A Variable the plan must compute at each replay (see
+        :func:`gradhub.variable.keep_in_trace`)."""
+        if isinstance(v, Variable):
+            self.kept.append(v)
 
     def made(self, v: Variable) -> None:
         """A ``Variable(data)`` the step's code made (see :meth:`_Traced.__init__`)."""
@@ -1946,6 +1954,7 @@ class _Traced:
             for g in extra if isinstance(extra, (list, tuple)) else [extra]:
                 if isinstance(g, Variable) and g._creator is not None:
                     ys.append(g)
+        ys += [v for v in trace.kept if v._creator is not None]  # (collectives: see keep)
         unique = list({id(v): v for v in ys}.values())
         # the walks that free no rule: plain grads, and backward() calls the plan's generated
         # walk runs (not retain_grad, no communicator callbacks: those take the engine's walk)

@@ -668,6 +668,29 @@ _observers = PerThread()
 _observers_lock = threading.Lock()
 
 
+def keep_in_trace(v: Any) -> Any:
+    """Returns ``v``; while :func:`gradhub.compile` traces a step, the step's plan computes ``v``
+    at each replay even when none of the step's results depends on it. For functions with an
+    effect beyond their value, such as the collectives of data-parallel training (every process
+    must run each one, in the same order, whatever the plan of one process would prune): the
+    plan then replays the collectives the traced call ran.
+
+    Example::
+
+        >>> import gradhub as gh
+        >>> from gradhub.variable import keep_in_trace
+        >>> x = gh.Variable([1.0])
+        >>> keep_in_trace(x) is x
+        True
+    """
+    observer = _observer
+    if observer is not None:
+        keep = getattr(observer, "keep", None)
+        if keep is not None:
+            keep(v)
+    return v
+
+
 def set_observer(observer: Any) -> Any:
     """Make ``observer`` (or None) what this thread's Variables tell of what code does with
     them; it may raise to refuse any of it. Returns this thread's previous observer (other

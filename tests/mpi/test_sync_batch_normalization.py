@@ -20,6 +20,7 @@ CHECKS = (
     "float32",
     "parametric",
     "compiled",
+    "compiled_shapes",
 )
 
 

@@ -37,6 +37,7 @@ import numpy as np
 from gradhub import Sample
 from gradhub.memory import output_array
 from gradhub.ops import call
+from gradhub.variable import keep_in_trace
 
 from .math import float_input, norm_axes, to_kept
 from .normalization import (
@@ -126,7 +127,7 @@ def _all_reduce(xp: Any, x: Any, comm: Any = None, division: bool = False) -> An
 
 
 def _all_reduce_bw(gy, inputs, in_shapes, outputs, out_shapes, comm, division):  # type: ignore[no-untyped-def]
-    return [call("AllReduce", gy[0], comm=comm, division=division)]
+    return [keep_in_trace(call("AllReduce", gy[0], comm=comm, division=division))]
 
 
 def _all_reduce_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -175,17 +176,23 @@ def _distributed_mean(
 
 def _distributed_mean_bw(gy, inputs, in_shapes, outputs, out_shapes, comm, axis, keepdims):  # type: ignore[no-untyped-def]
     # d/dx_r of the mean over every process's values: the sum of the processes' incoming
-    # gradients over the total count (taken now: the shape the node has now, as Mean's rule)
+    # gradients over the total count (this process's count from the shape the node has now, as
+    # Mean's rule), both summed by AllReduce, a recorded function: a compiled step replays both
+    # collectives, whatever the shapes were when it was traced
+    from gradhub import Variable
+
     shape = tuple(in_shapes[0])
     axes = norm_axes("distributed_mean", axis, len(shape))
     g = gy[0]
     xp = g.device.xp
+    half = g.dtype == np.float16  # (a float16 count is exact only to 2048)
     with g.device.activate():
-        count = xp.asarray([float(math.prod(shape[a] for a in axes))], dtype=np.float64)
-    total = round(float(_summed("distributed_mean", comm, count)[0]))
-    g = call("AllReduce", g, comm=comm)
-    g = call("BroadcastTo", to_kept(g, shape, axes), shape=shape)
-    return [call("MulScalar", g, val=_inverse(total))]
+        n = float(math.prod(shape[a] for a in axes))
+        count = Variable(xp.asarray(n, dtype=np.float32 if half else g.dtype), need_grad=False)
+    total = keep_in_trace(call("AllReduce", count, comm=comm))
+    g = keep_in_trace(call("AllReduce", g, comm=comm))
+    dx = call("BroadcastTo", to_kept(g, shape, axes), shape=shape) / total
+    return [call("Cast", dx, dtype="float16") if half else dx]
 
 
 def _distributed_mean_samples(rng: np.random.Generator) -> Iterator[Sample]:
@@ -263,7 +270,8 @@ def _sync_batch_normalization(
 
 def _mean_over(comm: Any) -> Any:
     def mean_of(v: Any, red: tuple[int, ...]) -> Any:
-        return call("DistributedMean", v, comm=comm, axis=red, keepdims=True)
+        # (kept in a compiled step's plan: a collective runs in every process, needed or not)
+        return keep_in_trace(call("DistributedMean", v, comm=comm, axis=red, keepdims=True))
 
     return mean_of
 

@@ -174,3 +174,28 @@ for e, q in zip(eager, planned):
 for a, b in zip(stats_eager, gh.get_parameters(grad_only=False).values()):
     close(a, b.d, "compiled step statistics", 0.0)
 ok("compiled")
+
+# a compiled step whose batch changes size in one process only (the last batch of an uneven
+# shard): that process traces again, the other replays, and their collectives still pair up
+# (the total count of DistributedMean's rule is an AllReduce of the plan, not a constant)
+gh.clear_parameters()
+xs2 = gh.Variable(np.zeros((3, 3, 2, 2)))
+
+
+def step3() -> list[gh.Variable]:
+    y = PF.sync_batch_normalization(xs2, comm, name="u")
+    return gh.grad([(y * y * y).sum()], list(gh.get_parameters().values()))
+
+
+sizes = [(3, 3), (3, 3), (3, 1)]  # (rows of process 0, of process 1) per step
+compiled3 = gh.compile(step3)
+got3 = []
+for n0, n1 in sizes:
+    xs2.d = (X[:n0] if r == 0 else X[n0 : n0 + n1]).copy()
+    got3.append([np.array(getattr(g, "d", g)) for g in compiled3()])
+gh.clear_parameters()
+for k, (n0, n1) in enumerate(sizes):
+    xs2.d = (X[:n0] if r == 0 else X[n0 : n0 + n1]).copy()
+    for a, b in zip(got3[k], step3()):
+        close(a, b.d, f"compiled step {k} with a changed batch", 1e-10)
+ok("compiled_shapes")
