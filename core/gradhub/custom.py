@@ -19,16 +19,19 @@ tuple of them).
 
 Calling ``f`` records one graph node whose forward runs ``fwd`` and whose backward rule runs
 ``bwd``; when nothing needs a gradient (no argument needs one, or under
-:func:`gradhub.no_grad`) ``f`` just calls ``fun``. The first-order backward uses the residuals
-the forward kept. When the backward is itself recorded (``create_graph=True``: ``hvp``,
-``grad(grad(f))``, a gradient penalty), the rule runs ``fwd`` again on the node's input
-Variables, so that the residuals, and through them the cotangents ``bwd`` returns, are
-functions of the inputs: derivatives of any order are those of ``bwd`` written with gradhub
-functions (as JAX differentiates ``bwd`` traced with its residuals). ``bwd`` must then return
-Variables; an array it returns cannot be differentiated and raises. Forward mode (``jvp``,
+:func:`gradhub.no_grad`) ``f`` just calls ``fun``. ``fwd`` runs once per call, recorded, and
+``bwd`` gets the residuals it returned (a random draw in ``fwd`` is the one of the output),
+at every order: when the backward is itself recorded (``create_graph=True``: ``hvp``,
+``grad(grad(f))``, a gradient penalty), the residuals and the cotangents ``bwd`` computes from
+them are functions of the inputs, so derivatives of any order are those of ``bwd`` written with
+gradhub functions (as JAX differentiates ``bwd`` traced with its residuals). ``bwd`` must then
+return Variables; an array it returns cannot be differentiated and raises (``gh.grad``
+records by default: pass ``create_graph=False``, or use ``backward()``, for a first-order
+``bwd`` on arrays). Keyword arguments are bound to ``fun``'s parameters. Forward mode (``jvp``,
 ``jacfwd``) transposes the rule (see :mod:`gradhub.func`), where JAX refuses forward mode for a
 ``custom_vjp`` function. ``forward()`` on a graph holding the node runs ``fwd`` again on the
-new data, and :func:`gradhub.compile` replays it.
+new data (a recorded backward after it runs ``fwd`` once more on the node's inputs), and
+:func:`gradhub.compile` replays it.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ class _Call:
     residuals of the forward just run (the outputs consumed by the kernel's first run, the
     residuals kept for the first-order backward)."""
 
-    __slots__ = ("f", "n_args", "nondiff", "outputs", "residuals", "tree")
+    __slots__ = ("connected", "f", "n_args", "nondiff", "outputs", "residuals", "tree")
 
     def __init__(self, f: Any, n_args: int, nondiff: dict[int, Any]) -> None:
         self.f = f  # a custom_vjp or custom_jvp function
@@ -59,6 +62,9 @@ class _Call:
         self.nondiff = nondiff
         self.outputs: tuple[Any, ...] | None = None
         self.residuals: Any = None
+        #: whether ``residuals`` come from ``fwd`` run with recording on the node's inputs (a
+        #: recorded backward differentiates through them), not from a kernel's re-run
+        self.connected = False
         self.tree: Any = None
 
     def args(self, diff: Sequence[Any]) -> list[Any]:
@@ -69,7 +75,11 @@ class _Call:
     def run_fwd(self, diff: Sequence[Any]) -> tuple[list[Variable], Any]:
         """``fwd`` on the arguments: (the flat output Variables, the residuals)."""
         f = self.f
-        res = f.fwd(*self.args(diff))  # type: ignore[misc]
+        f._in_fwd += 1  # (fwd calling f, as JAX's f_fwd often does, computes fun)
+        try:
+            res = f.fwd(*self.args(diff))  # type: ignore[misc]
+        finally:
+            f._in_fwd -= 1
         if not isinstance(res, tuple) or len(res) != 2:
             raise TypeError(
                 f"custom_vjp function {f.__name__}: fwd must return a pair (output, residuals), "
@@ -104,6 +114,7 @@ def _kernel(xp: Any, *arrays: Any, call: _Call) -> tuple[Any, ...]:
     # run again (forward() on new data, a replayed plan): fwd on the arrays, nothing recorded
     with modes.no_grad():
         flat, call.residuals = call.run_fwd([Variable(a, need_grad=False) for a in arrays])
+    call.connected = False
     return tuple(v._data for v in flat)
 
 
@@ -117,8 +128,9 @@ def _rule(
 ) -> list[Any]:
     f = call.f
     recorded = modes.is_recording()
-    if recorded or call.residuals is None:
-        # the residuals as functions of the inputs (recorded when the backward is)
+    if recorded and not call.connected:
+        # residuals of a kernel's re-run hold no graph: fwd again on the inputs, recorded, so
+        # that the cotangents are functions of them (higher derivatives)
         _, residuals = call.run_fwd(inputs)
     else:
         residuals = call.residuals
@@ -210,6 +222,8 @@ class custom_vjp:
         self.fun = fun
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
+        #: how many runs of fwd are under way (in them, f computes fun)
+        self._in_fwd = 0
         name = getattr(fun, "__name__", "custom_vjp")
         self.__name__: str = name
         provider = Provider("", "", f"{getattr(fun, '__module__', '')}.{name}")
@@ -223,6 +237,25 @@ class custom_vjp:
             doc=getattr(fun, "__doc__", "") or "",
             snake=snake_case(name) if name.isidentifier() else "custom_vjp",
         )
+
+    def bound(self, args: tuple[Any, ...], kwargs: dict[str, Any], kind: str) -> tuple[Any, ...]:
+        """``args`` with ``kwargs`` bound to ``fun``'s parameters, defaults filled in, as
+        positional arguments (JAX binds keyword arguments the same way)."""
+        if not kwargs and len(args) > max(self.nondiff_argnums, default=-1):
+            return args
+        import inspect
+
+        try:
+            b = inspect.signature(self.fun).bind(*args, **kwargs)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{kind} function {self.__name__}: {e}") from None
+        b.apply_defaults()
+        if b.kwargs:
+            raise TypeError(
+                f"{kind} function {self.__name__}: keyword-only arguments "
+                f"{sorted(b.kwargs)} are not supported; make them positional"
+            )
+        return tuple(b.args)
 
     def split(self, args: Sequence[Any], kind: str) -> tuple[dict[int, Any], list[Variable]]:
         """The non-differentiable arguments by position, and the others as Variables."""
@@ -258,18 +291,23 @@ class custom_vjp:
                 )
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.fwd is None:
             raise GradhubError(
                 f"custom_vjp function {self.__name__}: no VJP defined; call "
                 f"{self.__name__}.defvjp(fwd, bwd) first"
             )
+        args = self.bound(args, kwargs, "custom_vjp")
+        if self._in_fwd:  # f called by its own fwd
+            return self.fun(*args)
         nondiff, diff = self.split(args, "custom_vjp")
         if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
             return self.fun(*args)
         call = _Call(self, len(args), nondiff)
-        with modes.no_grad():
-            flat, call.residuals = call.run_fwd(diff)
+        # fwd once, recorded: the residuals it returns are what bwd gets, at every order (as
+        # PyTorch's saved tensors and JAX's residuals); the outputs become the node's
+        flat, call.residuals = call.run_fwd(diff)
+        call.connected = True
         call.outputs = tuple(v._data for v in flat)
         ys = graph.apply(self._fdef, diff, {"call": call})
         ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
@@ -304,7 +342,10 @@ class _JvpCall(_Call):
                 with p.device.activate():
                     t = Variable(xp.zeros(p.shape, dtype=p.dtype), need_grad=False)
             ts.append(t)
-        res = f.jvp(tuple(self.args(primals)), tuple(self.args(ts)))
+        # JAX's call: the non-differentiable arguments first, then the differentiable
+        # arguments' primals and tangents
+        nondiff = [self.nondiff[i] for i in sorted(self.nondiff)]
+        res = f.jvp(*nondiff, tuple(primals), tuple(ts))
         if not isinstance(res, tuple) or len(res) != 2:
             raise TypeError(
                 f"custom_jvp function {f.__name__}: the JVP rule must return a pair "
@@ -365,7 +406,8 @@ class custom_jvp:
     .. math:: (y, \\dot y) = \\mathrm{jvp}((x,), (\\dot x,))
 
     ``f = custom_jvp(fun, nondiff_argnums=())``, then ``f.defjvp(jvp)`` (also as a decorator),
-    ``jvp(primals, tangents) -> (primal_out, tangent_out)``, ``tangent_out`` linear in the
+    ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`` (the tuples hold the
+    differentiable arguments, as JAX), ``tangent_out`` linear in the
     tangents (zeros for arguments not differentiated). Calling ``f`` runs ``fun`` and records
     one node: forward mode (``jvp``, ``jacfwd``) applies ``jvp``; reverse mode transposes it,
     the vector-Jacobian product being the gradient of :math:`\\langle g, \\dot y\\rangle` with
@@ -413,7 +455,8 @@ class custom_jvp:
         self._fdef.jvp_rule = JvpRule(_jvp_native, fdef.provider)
 
     def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
-        """Set the JVP rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; returns
+        """Set the JVP rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``;
+        returns
         ``jvp`` (so that it can decorate it, as JAX's)."""
         if not callable(jvp):
             raise TypeError(
@@ -423,12 +466,13 @@ class custom_jvp:
         self.jvp = jvp
         return jvp
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.jvp is None:
             raise GradhubError(
                 f"custom_jvp function {self.__name__}: no JVP defined; call "
                 f"{self.__name__}.defjvp(jvp) first"
             )
+        args = self._vjp.bound(args, kwargs, "custom_jvp")
         nondiff, diff = self._vjp.split(args, "custom_jvp")
         if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
             return self.fun(*args)

@@ -81,3 +81,19 @@ def test_fun_runs_alone_without_gradients_and_errors_are_named() -> None:
         gh.grad([h(x).sum()], [x])
     with pytest.raises(TypeError, match="defjvp: jvp must be callable"):
         h.defjvp(3)  # type: ignore[arg-type]
+
+
+def test_nondiff_arguments_come_first_in_the_jvp_rule_as_jax() -> None:
+    # jax 0.10.2: f = custom_jvp(lambda n, x: x ** n, nondiff_argnums=(0,)) with
+    # jvp(n, (x,), (t,)) = (x ** n, n x ** (n - 1) t): grad at (3, 2.0) is 12.0
+    f = custom_jvp(lambda n, x: x**n, nondiff_argnums=(0,))
+    seen = []
+
+    @f.defjvp
+    def f_jvp(n: int, primals: Any, tangents: Any) -> Any:
+        seen.append((n, len(primals), len(tangents)))
+        (x,), (t,) = primals, tangents
+        return f(n, x), t * float(n) * x ** float(n - 1)
+
+    assert grad(lambda v: f(3, v))(gh.Variable(np.array(2.0))).d == 12.0
+    assert seen and all(s == (3, 1, 1) for s in seen)
