@@ -426,6 +426,36 @@ def test_copies_finalize_and_errors() -> None:
     assert MP(data, 2, n_prefetch=0).n_prefetch == 1  # as chainer's max(n_prefetch, 1)
 
 
+class _BadExample:
+    """Eight examples; reading example 4 raises KeyError."""
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, i: int) -> int:
+        if i == 4:
+            raise KeyError("bad example 4")
+        return int(i)
+
+
+@pytest.mark.parametrize("cls", [MT, MP])
+def test_read_error_is_raised_with_its_batch(cls: Any) -> None:
+    # chainer 7.8.1 (MultithreadIterator): [[0, 1], [2, 3], KeyError, [6, 7]], then position 0
+    # and epoch_detail 1.0; its MultiprocessIterator never returns from the third next()
+    kw = {"n_processes": 1} if cls is MP else {}
+    it = cls(_BadExample(), 2, shuffle=False, repeat=False, **kw)
+    assert next(it) == [0, 1]
+    assert next(it) == [2, 3]
+    with pytest.raises(KeyError, match="bad example 4"):
+        next(it)
+    assert it.epoch_detail == 0.75
+    assert next(it) == [6, 7]
+    assert (it.current_position, it.epoch_detail) == (0, 1.0)
+    with pytest.raises(StopIteration):
+        next(it)
+    it.finalize()
+
+
 def test_no_shuffle_snapshot_has_no_order(tmp_path: Path) -> None:
     # without shuffling there is no order: it is not written (chainer 7.8.1's
     # MultiprocessIterator raises AttributeError there, its MultithreadIterator pickles None)

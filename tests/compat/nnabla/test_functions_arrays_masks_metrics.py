@@ -196,6 +196,29 @@ def test_reduce_sum_mean_and_bc_add2() -> None:
         np.testing.assert_array_equal(b.g, [[5, 7, 9]])  # nnabla 1.39
 
 
+def test_bc_add2_is_recorded_and_saved_as_bcadd2(tmp_path: Any) -> None:
+    from gradhub_compat.nnabla.utils.nnp_graph import NnpLoader
+    from gradhub_compat.nnabla.utils.save import save
+
+    x, z = nn.Variable((2, 3)), nn.Variable((1, 3))
+    for inplace in (True, False):  # nnabla 1.39: BcAdd2 {'inplace': ...}
+        f = F.bc_add2(x, z, inplace).parent
+        assert (f.name, f.info.type_name, f.info.args) == ("BcAdd2", "BcAdd2", {"inplace": inplace})
+    assert F.add2(x, z).parent.name == "Add2"
+    y = F.bc_add2(x, z, inplace=True)
+    path = str(tmp_path / "bc.nnp")
+    net = {"name": "n", "batch_size": 2, "outputs": {"y": y}, "names": {"x": x, "z": z}}
+    ex = {"name": "r", "network": "n", "data": ["x", "z"], "output": ["y"]}
+    save(path, {"networks": [net], "executors": [ex]})
+    loaded = NnpLoader(path).get_network("n", batch_size=2)
+    out = loaded.outputs["y"]
+    assert (out.parent.name, out.parent.info.args) == ("BcAdd2", {"inplace": True})
+    loaded.inputs["x"].d = np.arange(6).reshape(2, 3)
+    loaded.inputs["z"].d = np.array([[10, 20, 30]])
+    # nnabla 1.39 writes the same BcAdd2 function and loads it back to these values
+    np.testing.assert_array_equal(fw(out), [[10, 21, 32], [13, 24, 35]])
+
+
 def test_meshgrid() -> None:
     a, c = V([1.0, 2.0, 3.0], True), V([4.0, 5.0], True)
     xs, ys = F.meshgrid(a, c)

@@ -168,6 +168,42 @@ def test_onnx_nms_refuses_bad_arguments() -> None:
         F.onnx_non_max_suppression(nn.Variable((1, 3, 5)), s)
     with pytest.raises(ValueError, match="scores must have shape"):
         F.onnx_non_max_suppression(b, nn.Variable((1, 2, 4)))
+    for name, args in (("iou_threshold", ("0.5", 0.0)), ("score_threshold", (0.5, [0.1]))):
+        with pytest.raises(TypeError, match=f"onnx_non_max_suppression: {name} must be a real"):
+            F.onnx_non_max_suppression(b, s, 0, 1, *args)
+    with pytest.raises(ValueError, match="onnx_non_max_suppression: iou_threshold must not be NaN"):
+        F.onnx_non_max_suppression(b, s, 0, 1, float("nan"))
+    with pytest.raises(ValueError, match="onnx_non_max_suppression: score_threshold must not"):
+        F.onnx_non_max_suppression(b, s, 0, 1, 0.5, np.float32("nan"))
+
+
+@pytest.mark.parametrize(
+    ("score_threshold", "iou_threshold", "expected"),
+    [
+        # nnabla 1.39: None is 0.0
+        (None, None, [[0, 0, 0]]),
+        (None, 0.7, [[0, 0, 0], [0, 0, 2]]),
+        (0.2, None, [[0, 0, 0]]),
+        (True, 0.7, []),  # a bool is a number (1.0)
+    ],
+)
+def test_onnx_nms_none_thresholds_are_zero(
+    score_threshold: object, iou_threshold: object, expected: list[list[int]]
+) -> None:
+    b = nn.Variable.from_numpy_array(np.array([[[0, 0, 1, 1], [0, 0, 1, 1.1], [0, 0, 1, 1.8]]]))
+    s = nn.Variable.from_numpy_array(np.array([[[0.9, -0.8, 0.3]]]))
+    y = F.onnx_non_max_suppression(b, s, 0, 5, iou_threshold, score_threshold)
+    y.forward()
+    np.testing.assert_array_equal(y.d, np.array(expected, np.uint64).reshape(-1, 3))
+
+
+def test_nms_detection2d_refuses_bad_thresholds() -> None:
+    x = nn.Variable((1, 2, 6))
+    for name in ("thresh", "nms"):
+        with pytest.raises(TypeError, match=f"nms_detection2d: {name} must be a real number"):
+            F.nms_detection2d(x, **{name: "a"})
+        with pytest.raises(ValueError, match=f"nms_detection2d: {name} must not be NaN"):
+            F.nms_detection2d(x, **{name: float("nan")})
 
 
 # -- the sort -----------------------------------------------------------------------------------

@@ -244,6 +244,15 @@ def test_vat_noise_refuses_bad_arguments() -> None:
         F.vat_noise(x, nn.Variable((2, 3)), base_axis=0)
     with pytest.raises(ValueError, match="base_axis"):
         F.vat_noise(x, nn.Variable((2, 3)), base_axis=2)
+    # nnabla 1.39: TypeError "must be real number" for a string or None, NaN computed with
+    for eps in ("a", None, [1.0]):
+        with pytest.raises(TypeError, match=r"F\.vat_noise: eps must be a real number"):
+            F.vat_noise(x, nn.Variable((2, 3)), eps=eps)
+    with pytest.raises(ValueError, match=r"F\.vat_noise: eps must not be NaN"):
+        F.vat_noise(x, nn.Variable((2, 3)), eps=float("nan"))
+    y = F.vat_noise(_v([[3.0, 4.0]]), _v([[0.0, 0.0]]), eps=np.float64(2.0))
+    y.forward()
+    np.testing.assert_allclose(y.d, [[1.2, 1.6]], rtol=1e-6)  # nnabla 1.39
 
 
 # -- get_current_context ------------------------------------------------------------------------

@@ -249,3 +249,28 @@ def test_pow2_quantize_arguments() -> None:
         F.pow2_quantize(x, n=0)
     with pytest.raises(NotImplementedError, match="outputs"):
         F.pow2_quantize(x, outputs=[nn.Variable((1,))])
+
+
+@pytest.mark.parametrize(
+    ("kw", "expected_y", "expected_g"),
+    [
+        # nnabla 1.39 on [nan, -nan, inf, -inf, 1, -1, 300]: NaN passes the gradient
+        ({}, [np.nan, np.nan, 2, -2, 1, -1, 2], [1, 1, 0, 0, 1, 1, 0]),
+        ({"sign": False}, [np.nan, np.nan, 2, 0, 1, 0, 2], [1, 1, 0, 0, 1, 0, 0]),
+        (
+            {"sign": False, "with_zero": False},
+            [np.nan, np.nan, 2, 0, 1, 0, 2],
+            [1, 1, 0, 0, 1, 0, 0],
+        ),
+    ],
+)
+def test_pow2_quantize_nan_and_inf_match_nnabla(
+    kw: dict[str, bool], expected_y: list[float], expected_g: list[float]
+) -> None:
+    x = _v([np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0, 300.0], need_grad=True)
+    y = F.pow2_quantize(x, **kw)
+    y.forward()
+    x.grad.zero()
+    y.backward(grad=np.ones(7, np.float32))
+    np.testing.assert_array_equal(y.d, expected_y)
+    np.testing.assert_array_equal(x.g, expected_g)

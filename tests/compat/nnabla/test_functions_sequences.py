@@ -41,16 +41,106 @@ def test_pack_padded_sequence_batch_first_matches_nnabla() -> None:
     assert bs.d.tolist() == [3, 2, 1, 1]
 
 
-def test_pack_padded_sequence_follows_new_lengths() -> None:
+def test_pack_padded_sequence_follows_new_lengths_of_the_same_size() -> None:
     pad = _padded()
     lens = _v([4, 2, 1], np.int64)
     p, bs = F.pack_padded_sequence(pad, lens)
-    lens.d = np.array([3, 3, 2])
-    p.forward()
+    y = F.sum(p * p)
+    y.forward()
+    lens.d = np.array([3, 2, 2])  # 7 rows, as before
+    y.forward()
     bs.forward()
-    assert p.shape == (8, 2)
-    assert p.d[:, 0].tolist() == [1, 3, 5, 7, 9, 11, 13, 15]
-    assert bs.d.tolist() == [3, 3, 2]
+    assert p.shape == (7, 2)
+    assert p.d[:, 0].tolist() == [1, 3, 5, 7, 9, 11, 13]
+    assert bs.d.tolist() == [3, 3, 1]
+    pad.grad.zero()
+    y.backward()
+    # d sum(p^2) / d pad: 2 pad at the packed places (numpy formula), 0 at the padding
+    mask = np.arange(4)[:, None] < np.array([3, 2, 2])[None, :]
+    np.testing.assert_array_equal(pad.g, 2 * pad.d * mask[..., None])
+
+
+def test_pack_padded_sequence_refuses_lengths_that_change_the_packed_size() -> None:
+    pad = _padded()
+    lens = _v([4, 2, 1], np.int64)
+    p, _ = F.pack_padded_sequence(pad, lens)
+    y = F.sum(p * p)
+    y.forward()
+    y.backward()
+    lens.d = np.array([3, 3, 2])
+    with pytest.raises(
+        ValueError,
+        match=r"F\.pack_padded_sequence: the new lengths \[3, 3, 2\] pack 8 rows, not the 7 "
+        r".*build it again",
+    ):
+        y.forward()
+    with pytest.raises(ValueError, match="not the 7 of the graph as built"):
+        p.forward()
+    lens.d = np.array([4, 2, 1])  # the lengths of the build work again
+    y.forward()
+    assert float(y.d) == float((p.d**2).sum())
+    p2, _ = F.pack_padded_sequence(pad, _v([3, 3, 2], np.int64))  # a new graph for them
+    assert p2.shape == (8, 2)
+
+
+def test_pad_packed_sequence_refuses_batch_sizes_that_change_the_padded_shape() -> None:
+    x = _v(np.arange(5) + 1.0, need_grad=True)
+    bs = _v([2, 2, 1], np.int32)
+    q, _ = F.pad_packed_sequence(x, bs)
+    y = F.sum(q)
+    y.forward()
+    bs.d = np.array([3, 1, 1], np.int32)  # 5 rows still, but 3 sequences
+    with pytest.raises(
+        ValueError,
+        match=r"F\.pad_packed_sequence: the new batch sizes \[3, 1, 1\] pad to 3 steps of 3 "
+        r"sequences, not the 3 steps of 2",
+    ):
+        y.forward()
+    bs.d = np.array([2, 2, 1], np.int32)
+    y.forward()
+    assert float(y.d) == 15.0
+
+
+def test_zero_lengths_are_packed_as_nnabla() -> None:
+    x = _v(np.arange(12).reshape(3, 2, 2) + 1, need_grad=True)
+    p, bs = F.pack_padded_sequence(x, _v([3, 0], np.int32))
+    # nnabla 1.39 (its batch_sizes [1, 1, 1]; for [2, 0] nnabla's are [1, 1, 0], the layer's [1, 1])
+    assert p.d.tolist() == [[1, 2], [5, 6], [9, 10]]
+    assert bs.d.tolist() == [1, 1, 1]
+    x.grad.zero()
+    p.backward(np.arange(6, dtype=np.float32).reshape(3, 2) + 1)
+    assert x.g.ravel().tolist() == [1, 2, 0, 0, 3, 4, 0, 0, 5, 6, 0, 0]  # nnabla 1.39
+    q, lens = F.pad_packed_sequence(p, bs)
+    assert q.shape == (3, 1, 2)  # nnabla 1.39: the sequences of batch_sizes[0]
+    assert lens.d.tolist() == [3]
+    with pytest.raises(ValueError, match="lengths must be non-negative, got"):
+        F.pack_padded_sequence(x, _v([3, -1], np.int32))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_unsorted_zero_lengths_come_back_as_padding(batch_first: bool) -> None:
+    # nnabla 1.39 packs them, then its pad_packed_sequence fails (RuntimeError in gather)
+    data = np.arange(6, dtype=np.float32).reshape((2, 3, 1) if batch_first else (3, 2, 1)) + 1
+    x = _v(data, need_grad=True)
+    pk = rnn_utils.pack_padded_sequence(
+        x, _v([0, 3], np.int32), batch_first=batch_first, enforce_sorted=False
+    )
+    seq = data[1] if batch_first else data[:, 1]
+    assert pk.data.d.ravel().tolist() == seq.ravel().tolist()
+    assert pk.batch_sizes.d.tolist() == [1, 1, 1]
+    y, lens = rnn_utils.pad_packed_sequence(pk, batch_first=batch_first, padding_value=-1.0)
+    expected = np.full_like(data, -1.0)
+    if batch_first:
+        expected[1] = data[1]
+    else:
+        expected[:, 1] = data[:, 1]
+    np.testing.assert_array_equal(y.d, expected)
+    assert lens.d.tolist() == [0.0, 3.0]
+    s = F.sum(y * y)
+    s.forward()
+    x.grad.zero()
+    s.backward()
+    np.testing.assert_array_equal(x.g, np.where(expected == -1.0, 0.0, 2 * data))
 
 
 def test_pack_padded_sequence_refuses_unsorted_lengths() -> None:

@@ -33,7 +33,7 @@ import collections
 import copy
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +48,16 @@ __all__ = [
     "ShuffleOrderSampler",
 ]
 
-_T = TypeVar("_T")
+
+class _Failed:
+    """A prefetched batch whose reading raised: the exception is raised when that batch is
+    requested (as chainer's ``map_async(...).get()``), the state having moved past it."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
 
 #: chainer's iterator state: position in the epoch, epoch count, new-epoch flag, order
 IteratorState = collections.namedtuple(
@@ -258,22 +267,31 @@ class _StateIterator(Iterator):
 
     def _prepare(
         self, state: IteratorState, read: Callable[[np.ndarray], list[Any]]
-    ) -> tuple[IteratorState, list[Any] | None]:
+    ) -> tuple[IteratorState, Any]:
         """The state after the batch that follows ``state`` and that batch, ``read(indices)``
-        (None at the end of a non-repeating iterator)."""
+        (None at the end of a non-repeating iterator; a :class:`_Failed` holding the
+        exception when reading raised, raised by :meth:`_take` when the batch is requested)."""
         state, indices = self._next_state(state)
-        return state, None if indices is None else read(indices)
+        if indices is None:
+            return state, None
+        try:
+            return state, read(indices)
+        except Exception as error:  # raised when this batch is requested, as chainer's
+            return state, _Failed(error)
 
     def _examples(self, indices: np.ndarray) -> list[Any]:
         return [self.dataset[i] for i in indices]
 
-    def _take(self, state: IteratorState, batch: _T | None) -> _T:
-        """Give ``batch`` (None raises StopIteration) after moving to ``state``, the state
-        after it (the current ``epoch_detail`` becoming ``previous_epoch_detail``)."""
+    def _take(self, state: IteratorState, batch: Any) -> Any:
+        """Give ``batch`` (None raises StopIteration, a :class:`_Failed` its exception) after
+        moving to ``state``, the state after it (the current ``epoch_detail`` becoming
+        ``previous_epoch_detail``)."""
         self._previous_epoch_detail = self.epoch_detail
         self._state = state
         if batch is None:
             raise StopIteration
+        if isinstance(batch, _Failed):
+            raise batch.error
         return batch
 
 
@@ -342,6 +360,11 @@ class MultithreadIterator(_StateIterator):
     ``_order`` (not written without shuffling: chainer would write a pickled None),
     ``previous_epoch_detail``.
 
+    An exception raised while reading a prepared batch (by the dataset's ``__getitem__``) is
+    kept in place of that batch and raised by the ``next()`` that requests it, as chainer's
+    ``map_async(...).get()``: the state has moved past that batch, and the following
+    ``next()`` gives the batch after it.
+
     Example::
 
         >>> import numpy as np
@@ -351,7 +374,7 @@ class MultithreadIterator(_StateIterator):
         ([[0, 1], [2, 3], [4, 0]], 1, 1.2)
     """
 
-    _next: list[Any] | None = None
+    _next: Any = None  # the prepared batch (a list, None at the end, or a _Failed)
 
     def __init__(
         self,
@@ -434,6 +457,12 @@ class MultiprocessIterator(_StateIterator):
     ``is_new_epoch``, ``order``, ``previous_epoch_detail``; without shuffling (no order)
     the order is not written (chainer 7.8.1 raises ``AttributeError`` there).
 
+    An exception raised while reading a prepared batch is kept in place of that batch and
+    raised by the ``next()`` that requests it, the state having moved past that batch; the
+    following ``next()`` gives the batch after it, as :class:`MultithreadIterator`. (In
+    chainer 7.8.1 the exception ends the prefetch thread, and the ``next()`` that waits for
+    the failed batch never returns, whatever ``dataset_timeout``.)
+
     Example::
 
         >>> import numpy as np
@@ -466,7 +495,7 @@ class MultiprocessIterator(_StateIterator):
         self.shared_mem = shared_mem
         self.dataset_timeout = dataset_timeout
         self._maxtasksperchild = maxtasksperchild
-        self._queue: collections.deque[tuple[list[Any] | None, IteratorState]] = collections.deque()
+        self._queue: collections.deque[tuple[Any, IteratorState]] = collections.deque()
         self._worker_random: Any = None
         self._prefetch_state: IteratorState
         self.reset()

@@ -42,6 +42,9 @@ class FunctionInfo:
         return f"FunctionInfo(type_name={self.type_name!r}, args={self.args!r})"
 
 
+#: attributes of the layer's functions that are not nnabla arguments (not in ``info.args``)
+_INTERNAL_ATTRS = frozenset(("refs", "built_rows", "built_shape"))
+
 #: the functions whose nnabla arguments include ``inplace`` that gradhub's do not record
 INPLACE_FUNCTIONS = frozenset(
     ("Add2", "BcAdd2", "Sub2", "Mul2", "Div2", "Pow2", "AddScalar", "MulScalar", "PowScalar")
@@ -57,6 +60,24 @@ def mark_inplace(y: Any) -> None:
     node = getattr(y, "_creator", None)
     if node is not None and node.fdef.name in INPLACE_FUNCTIONS:
         INPLACE_NODES.add(node)
+
+
+#: graph nodes that nnabla records under another function's name than the gradhub function
+#: computing them (``F.bc_add2``: an ``Add2`` node shown and written to NNP files as ``BcAdd2``)
+NNABLA_NAMES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def record_as(y: Any, type_name: str) -> None:
+    """Show the function that made ``y`` as nnabla's ``type_name`` (``y.parent.name``,
+    ``info.type_name``, NNP files); the computation is unchanged."""
+    node = getattr(y, "_creator", None)
+    if node is not None:
+        NNABLA_NAMES[node] = type_name
+
+
+def nnabla_name(node: Any) -> str:
+    """The nnabla function name of the graph node ``node``."""
+    return NNABLA_NAMES.get(node) or str(node.fdef.name)
 
 
 def _as_nnabla_args(name: str, args: dict[str, Any], in_shapes: list[Any]) -> dict[str, Any]:
@@ -103,12 +124,12 @@ class FunctionView:
     @property
     def name(self) -> str:
         """The function's name, as nnabla's ``Function.name`` (``"Affine"``, ``"ReLU"``...)."""
-        return str(self._node.fdef.name)
+        return nnabla_name(self._node)
 
     @property
     def info(self) -> FunctionInfo:
         """``type_name`` and ``args`` (the function's arguments, without internal ones)."""
-        args = {k: v for k, v in self._node.attrs.items() if k != "refs"}
+        args = {k: v for k, v in self._node.attrs.items() if k not in _INTERNAL_ATTRS}
         if self.name in INPLACE_FUNCTIONS:
             args["inplace"] = self._node in INPLACE_NODES
         return FunctionInfo(self.name, _as_nnabla_args(self.name, args, self._node.in_shapes))

@@ -31,7 +31,7 @@ import numpy as np
 from gradhub.engine import collect_graph
 from gradhub.variable import Variable as NativeVariable
 
-from ._hooks import FunctionView
+from ._hooks import FunctionView, nnabla_name
 from ._nnp_proto import SCHEMA, Message
 
 DOCS = "see docs/migration-nnabla.md, 'NNP files'"
@@ -189,7 +189,7 @@ WRITERS: dict[str, Writer] = {
     "BinaryTanh": ("BinaryTanh", _none),
     "BinarySigmoid": ("BinarySigmoid", _none),
 }
-for _name in ("Add2", "Sub2", "Mul2", "Div2", "Pow2"):
+for _name in ("Add2", "BcAdd2", "Sub2", "Mul2", "Div2", "Pow2"):
     WRITERS[_name] = (_name, lambda a, s: {"inplace": bool(a.get("inplace", False))})
 # The nnabla functions of one input and one scalar argument ``val``.
 _SCALAR_FUNCTIONS = (
@@ -338,7 +338,7 @@ def _fusions(nodes: list[Any], given: Mapping[Any, str]) -> tuple[set[int], Fuse
     inner: set[int] = set()
     fused: Fused = {}
     for node in nodes:
-        name = str(node.fdef.name)
+        name = nnabla_name(node)
         ins = list(zip(node.srcs, node.idxs))
         if len(ins) != 2:
             continue
@@ -462,7 +462,7 @@ def network_message(
     inner, fused = _fusions(nodes, given)
     binary_weights: dict[tuple[int, int], tuple[str, list[Any], dict[str, Any]]] = {}
     for node in nodes:
-        fname = str(node.fdef.name)
+        fname = nnabla_name(node)
         if id(node) in inner:  # written as part of a BinaryTanh / BinarySigmoid
             continue
         view = FunctionView(node)
@@ -726,6 +726,7 @@ READERS: dict[str, Reader] = {
 }
 for _t, _f in (
     ("Add2", "add2"),
+    ("BcAdd2", "bc_add2"),
     ("Sub2", "sub2"),
     ("Mul2", "mul2"),
     ("Div2", "div2"),

@@ -227,12 +227,13 @@ def _pow2_mask(
     xp: Any, x: Any, sign: bool, with_zero: bool, n: int, m: int, ste_fine_grained: bool
 ) -> Any:
     """nnabla's straight-through factor: 1, or with ``ste_fine_grained`` 0 where
-    ``2^round(log2 |x|)`` is above ``2^m`` (and, unsigned, where ``x < 0``)."""
+    ``2^round(log2 |x|)`` is above ``2^m`` (and, unsigned, where ``x < 0``); NaN gets 1, as
+    nnabla's test ``!(q > p_max)``."""
     x = _float(x)
     if not ste_fine_grained:
         return xp.ones(x.shape, dtype=x.dtype)
     p_max = pow2_bounds(sign, with_zero, n, m)[0]
-    c = _pow2_q(xp, x) <= p_max
+    c = ~(_pow2_q(xp, x) > p_max)
     if not sign:
         c &= ~(x < 0)
     return c.astype(x.dtype)

@@ -8,6 +8,12 @@ sequences longer than ``t``) rows for step ``t``. Packing gathers those rows fro
 worked out from the lengths (or batch sizes) **at each execution**, so ``forward()`` follows new
 lengths, and whose backward rule is the other function (packing's gradient is the padding of the
 incoming gradient, and the reverse): they are linear, differentiable to any order.
+
+The shapes of a graph are those of its build (gradhub's planned ``forward()`` replays them, and
+the functions downstream keep them, as nnabla's): the functions built by ``F.pack_padded_sequence``
+and ``F.pad_packed_sequence`` remember their output's rows (``built_rows``) and padded steps and
+batch (``built_shape``), and a later execution on new lengths or batch sizes that change them
+raises ``ValueError`` saying that the graph must be built again.
 """
 
 from __future__ import annotations
@@ -27,23 +33,29 @@ def _host_ints(a: Any) -> np.ndarray:
     return arr.reshape(-1).astype(np.int64)
 
 
-def _counts_above(values: Any, refusal: str) -> np.ndarray:
-    """``counts[i]``: how many of the positive, non-increasing ``values`` are above ``i``, for
-    ``i`` below their largest (the same map takes lengths to batch sizes and batch sizes back
-    to lengths); other ``values`` raise ``ValueError`` with ``refusal`` and the values."""
+def _counts_above(values: Any, refusal: str, lowest: int = 1, below: str = "") -> np.ndarray:
+    """``counts[i]``: how many of the non-increasing ``values`` (at least ``lowest``) are above
+    ``i``, for ``i`` below their largest (the same map takes lengths to batch sizes and batch
+    sizes back to lengths); other ``values`` raise ``ValueError`` with ``below`` (a value under
+    ``lowest``) or ``refusal`` and the values."""
     v = _host_ints(values)
-    if v.size and (np.any(np.diff(v) > 0) or v[-1] < 1):
+    if v.size and int(v.min()) < lowest:
+        raise ValueError(f"{below or refusal}, got {v.tolist()}")
+    if v.size and np.any(np.diff(v) > 0):
         raise ValueError(f"{refusal}, got {v.tolist()}")
     top = int(v.max()) if v.size else 0
     return np.array([(v > i).sum() for i in range(top)], dtype=np.int64)
 
 
 def batch_sizes_of(lengths: Any) -> np.ndarray:
-    """``batch_sizes[t]``: how many of the ``lengths`` (decreasing) are above ``t``."""
+    """``batch_sizes[t]``: how many of the ``lengths`` (decreasing, zeros allowed: they pack no
+    row) are above ``t``."""
     return _counts_above(
         lengths,
-        "nnabla pack_padded_sequence: lengths must be positive and sorted in decreasing order "
+        "nnabla pack_padded_sequence: lengths must be sorted in decreasing order "
         "(give enforce_sorted=False to nnabla.utils.rnn's)",
+        lowest=0,
+        below="nnabla pack_padded_sequence: lengths must be non-negative",
     )
 
 
@@ -70,7 +82,9 @@ def _sizes(sizes: Any, kind: str) -> np.ndarray:
 # -- packing: a gather of the rows ----------------------------------------------------------------
 
 
-def _pack_kernel(xp: Any, padded: Any, sizes: Any, kind: str = "lengths") -> Any:
+def _pack_kernel(
+    xp: Any, padded: Any, sizes: Any, kind: str = "lengths", built_rows: int = -1
+) -> Any:
     bs = _sizes(sizes, kind)
     t, b = int(padded.shape[0]), int(padded.shape[1])
     if bs.size > t or (bs.size and int(bs[0]) > b):
@@ -78,12 +92,25 @@ def _pack_kernel(xp: Any, padded: Any, sizes: Any, kind: str = "lengths") -> Any
             f"nnabla pack_padded_sequence: lengths longer than the {t} steps or more sequences "
             f"than the batch of {b} (batch sizes {bs.tolist()})"
         )
+    if built_rows >= 0 and int(bs.sum()) != built_rows:
+        raise ValueError(
+            f"nnabla F.pack_padded_sequence: the new {kind} {_host_ints(sizes).tolist()} pack "
+            f"{int(bs.sum())} rows, not the {built_rows} of the graph as built; a graph keeps "
+            "the shapes of its build: build it again (call F.pack_padded_sequence again) for "
+            "lengths that change the packed size"
+        )
     flat = padded.reshape((t * b,) + tuple(padded.shape[2:]))
     return flat[xp.asarray(_rows(bs, b))]
 
 
 def _pack_bw(
-    gy: Any, ins: Any, in_shapes: Any, outs: Any, out_shapes: Any, kind: str = "lengths"
+    gy: Any,
+    ins: Any,
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    kind: str = "lengths",
+    built_rows: int = -1,
 ) -> list[Any]:
     t, b = int(in_shapes[0][0]), int(in_shapes[0][1])
     return [unpack(gy[0], ins[1], kind, t, b, 0.0), None]
@@ -97,6 +124,7 @@ def _unpack_kernel(
     length: int = -1,
     batch: int = -1,
     padding_value: float = 0.0,
+    built_shape: tuple[int, ...] = (),
 ) -> Any:
     bs = _sizes(sizes, kind)
     if int(bs.sum()) != int(packed.shape[0]):
@@ -106,6 +134,13 @@ def _unpack_kernel(
         )
     t = max(int(length), int(bs.size))
     b = int(batch) if batch >= 0 else (int(bs.max()) if bs.size else 0)
+    if built_shape and (t, b) != tuple(built_shape):
+        raise ValueError(
+            f"nnabla F.pad_packed_sequence: the new batch sizes {bs.tolist()} pad to {t} steps "
+            f"of {b} sequences, not the {built_shape[0]} steps of {built_shape[1]} of the graph "
+            "as built; a graph keeps the shapes of its build: build it again (call "
+            "F.pad_packed_sequence again) for batch sizes that change the padded shape"
+        )
     tail = tuple(packed.shape[1:])
     out = xp.full((t * b,) + tail, padding_value, dtype=packed.dtype)
     out[xp.asarray(_rows(bs, b))] = packed
@@ -129,7 +164,7 @@ PACK = FunctionDef(
     _pack_kernel,
     _layer._PROVIDER,
     inputs=("padded_sequence", "sizes"),
-    attrs={"kind": "lengths"},
+    attrs={"kind": "lengths", "built_rows": -1},
     rule=Rule(_pack_bw, _layer._PROVIDER, (1,), ()),
     doc="nnabla's PackPaddedSequence (time major): the rows of the running sequences, in order",
 )
@@ -139,30 +174,57 @@ UNPACK = FunctionDef(
     _unpack_kernel,
     _layer._PROVIDER,
     inputs=("packed_sequence", "sizes"),
-    attrs={"kind": "batch_sizes", "length": -1, "batch": -1, "padding_value": 0.0},
+    attrs={
+        "kind": "batch_sizes",
+        "length": -1,
+        "batch": -1,
+        "padding_value": 0.0,
+        "built_shape": (),
+    },
     rule=Rule(_unpack_bw, _layer._PROVIDER, (1,), ()),
     doc="nnabla's PadPackedSequence (time major): the packed rows scattered into (T, B, *)",
 )
 
 
-def pack(padded: Any, sizes: Any, kind: str) -> Any:
+def _keep_built(y: Any, key: str, value: Any) -> None:
+    """Make the function that made ``y`` refuse executions whose output shape differs from the
+    build's (``value`` under the attribute ``key``)."""
+    node = getattr(y, "_creator", None)
+    if node is not None:
+        node.attrs[key] = value
+
+
+def pack(padded: Any, sizes: Any, kind: str, check: bool = False) -> Any:
     """Pack the time-major ``padded`` ``(T, B, *)`` by ``sizes`` (``kind``: "lengths" or
-    "batch_sizes")."""
-    return apply(PACK, (padded, sizes), {"kind": kind})
+    "batch_sizes"); with ``check``, later executions must pack as many rows."""
+    y = apply(PACK, (padded, sizes), {"kind": kind, "built_rows": -1})
+    if check:
+        _keep_built(y, "built_rows", int(y.shape[0]))
+    return y
 
 
 def unpack(
-    packed: Any, sizes: Any, kind: str, length: int, batch: int, padding_value: float
+    packed: Any,
+    sizes: Any,
+    kind: str,
+    length: int,
+    batch: int,
+    padding_value: float,
+    check: bool = False,
 ) -> Any:
     """Pad ``packed`` into a time-major ``(max(length, T), batch, *)`` array (``batch`` -1: the
-    largest batch size)."""
+    largest batch size); with ``check``, later executions must give the same steps and batch."""
     attrs = {
         "kind": kind,
         "length": int(length),
         "batch": int(batch),
         "padding_value": float(padding_value),
+        "built_shape": (),
     }
-    return apply(UNPACK, (packed, sizes), attrs)
+    y = apply(UNPACK, (packed, sizes), attrs)
+    if check:
+        _keep_built(y, "built_shape", (int(y.shape[0]), int(y.shape[1])))
+    return y
 
 
 # -- the batch sizes and lengths as Variables -----------------------------------------------------
@@ -172,8 +234,11 @@ def _batch_sizes_kernel(xp: Any, lengths: Any) -> Any:
     return xp.asarray(batch_sizes_of(lengths).astype(np.int32))
 
 
-def _lengths_kernel(xp: Any, batch_sizes: Any) -> Any:
-    return xp.asarray(lengths_of(batch_sizes).astype(np.int32))
+def _lengths_kernel(xp: Any, batch_sizes: Any, batch: int = -1) -> Any:
+    out = lengths_of(batch_sizes).astype(np.int32)
+    if batch > out.size:  # the sequences of length 0 that packed no row
+        out = np.concatenate([out, np.zeros(batch - out.size, np.int32)])
+    return xp.asarray(out)
 
 
 BATCH_SIZES = FunctionDef(
@@ -190,6 +255,7 @@ LENGTHS = FunctionDef(
     _lengths_kernel,
     _layer._PROVIDER,
     inputs=("batch_sizes",),
+    attrs={"batch": -1},
     differentiable=False,
     doc="the lengths (int32) of the sequences of a packed sequence's batch sizes",
 )
@@ -200,6 +266,7 @@ def batch_sizes(lengths: NativeVariable) -> Any:
     return apply(BATCH_SIZES, (lengths,), {})
 
 
-def lengths(batch_sizes: NativeVariable) -> Any:
-    """The int32 lengths of ``batch_sizes``, recomputed by ``forward()``."""
-    return apply(LENGTHS, (batch_sizes,), {})
+def lengths(batch_sizes: NativeVariable, batch: int = -1) -> Any:
+    """The int32 lengths of ``batch_sizes``, recomputed by ``forward()`` (``batch`` given: that
+    many, the sequences that packed no row of length 0)."""
+    return apply(LENGTHS, (batch_sizes,), {"batch": int(batch)})

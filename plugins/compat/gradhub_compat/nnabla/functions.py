@@ -2231,6 +2231,25 @@ def _check_ints(where: str, **values: Any) -> None:
             raise TypeError(f"{where}: {name} must be an int, got {val!r}")
 
 
+def _real(where: str, name: str, value: Any, default: float | None = None) -> float:
+    """``value`` as a float: a real number (an int, a bool, a float, a numpy scalar or 0-d
+    array), or None when ``default`` is given, which it then stands for. Anything else raises
+    ``TypeError`` (nnabla's "must be real number"), NaN ``ValueError``, naming ``where`` and
+    ``name``."""
+    if value is None and default is not None:
+        return default
+    if (
+        isinstance(value, (str, bytes))
+        or not hasattr(type(value), "__float__")
+        or np.ndim(value) != 0
+    ):
+        raise TypeError(f"{where}: {name} must be a real number, got {value!r}")
+    out = float(value)
+    if math.isnan(out):
+        raise ValueError(f"{where}: {name} must not be NaN")
+    return out
+
+
 def _quantize_linear_graph(
     x: Any, scale: Any, zero_point: Any, round_mode: Any, narrow_range: Any, dtype: Any
 ) -> Any:
@@ -3103,8 +3122,10 @@ def reduce(x: Any, op: str = "sum") -> Any:
 
 
 def bc_add2(x0: Any, x1: Any, inplace: bool = False) -> Any:
-    r"""nnabla's ``F.bc_add2``: :math:`x_0 + x_1` with numpy's broadcasting (``F.add2``; the
-    gradients summed over the broadcast axes); ``inplace`` is accepted and ignored.
+    r"""nnabla's ``F.bc_add2``: :math:`x_0 + x_1` with numpy's broadcasting (computed by
+    ``F.add2``; the gradients summed over the broadcast axes). Recorded as nnabla's ``BcAdd2``
+    (``y.parent.name``, ``info.args`` ``{'inplace': ...}``, NNP files, which load it back);
+    ``inplace`` is recorded and changes nothing computed, as for ``F.add2``.
 
     Example::
 
@@ -3119,7 +3140,13 @@ def bc_add2(x0: Any, x1: Any, inplace: bool = False) -> Any:
         array([[1., 2.],
                [1., 2.]], dtype=float32)
     """
-    return __getattr__("add2")(x0, x1)
+    from ._hooks import mark_inplace, record_as
+
+    y = __getattr__("add2")(x0, x1)
+    record_as(y, "BcAdd2")
+    if inplace:
+        mark_inplace(y)
+    return y
 
 
 def meshgrid(*x: Any, ij_indexing: bool = False) -> tuple[Any, ...]:
@@ -3182,7 +3209,7 @@ def _pack_padded_graph(padded_sequence: Any, lengths: Any, batch_first: bool) ->
         )
     if batch_first:
         x = _native.transpose(x, (1, 0, *range(2, len(x.shape))))
-    return _sequences.pack(x, lens, "lengths"), _sequences.batch_sizes(lens)
+    return _sequences.pack(x, lens, "lengths", check=True), _sequences.batch_sizes(lens)
 
 
 def pack_padded_sequence(
@@ -3192,11 +3219,15 @@ def pack_padded_sequence(
     ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) of ``lengths`` (``(B,)``, sorted in
     decreasing order) into ``(packed_sequence, batch_sizes)``: ``packed_sequence`` ``(N, *)``,
     ``N = sum(lengths)``, holds for each time step ``t`` the rows of the ``batch_sizes[t]``
-    sequences longer than ``t``; ``batch_sizes`` ``(max(lengths),)`` is int32, as nnabla's.
-    The rows are worked out from ``lengths``' data at each execution (``forward()`` follows new
-    lengths, and ``N`` with them); the gradient of ``padded_sequence`` is the incoming gradient
-    padded back (zeros at the padding). Lengths that are not sorted raise ``ValueError`` (nnabla
-    1.39 packs them as if they were). ``outputs`` raises ``NotImplementedError``.
+    sequences longer than ``t``; ``batch_sizes`` ``(max(lengths),)`` is int32 (nnabla's has
+    ``T`` entries, 0 after the longest length). A length of 0 packs no row, as nnabla's.
+    The rows are worked out from ``lengths``' data at each execution: ``forward()`` follows new
+    lengths that pack the same ``N`` rows; new lengths that change ``N`` raise ``ValueError``
+    at ``forward()`` (the graph keeps the shapes of its build: call the function again to
+    build it for them; nnabla 1.39 keeps the built shape and computes wrong rows). The
+    gradient of ``padded_sequence`` is the incoming gradient padded back (zeros at the
+    padding). Lengths that are not sorted raise ``ValueError`` (nnabla 1.39 packs them as if
+    they were), as negative ones do. ``outputs`` raises ``NotImplementedError``.
 
     Example::
 
@@ -3222,6 +3253,7 @@ def _pad_packed_graph(
     batch_first: bool,
     padding_value: float,
     total_length: int,
+    batch: int = -1,
 ) -> Any:
     from . import _sequences
 
@@ -3231,10 +3263,10 @@ def _pad_packed_graph(
             "nnabla F.pad_packed_sequence: packed_sequence must have at least 1 axis and "
             f"batch_sizes 1, got {tuple(x.shape)} and {tuple(bs.shape)}"
         )
-    y = _sequences.unpack(x, bs, "batch_sizes", total_length, -1, padding_value)
+    y = _sequences.unpack(x, bs, "batch_sizes", total_length, batch, padding_value, check=True)
     if batch_first:
         y = _native.transpose(y, (1, 0, *range(2, len(y.shape))))
-    return y, _sequences.lengths(bs)
+    return y, _sequences.lengths(bs, batch)
 
 
 def pad_packed_sequence(
@@ -3250,9 +3282,12 @@ def pad_packed_sequence(
     lengths)``: ``padded_sequence`` ``(T', B, *)`` (``(B, T', *)`` with ``batch_first``),
     ``T' = max(T, total_length)``, ``B = batch_sizes[0]``, ``padding_value`` (None: 0) where the
     sequences have ended; ``lengths`` ``(B,)`` int32, as nnabla's. Worked out from
-    ``batch_sizes``' data at each execution; the gradient of ``packed_sequence`` is the incoming
-    gradient's rows packed again. nnabla 1.39's kernel ignores ``padding_value`` and pads with
-    0; the layer pads with ``padding_value``. ``outputs`` raises ``NotImplementedError``.
+    ``batch_sizes``' data at each execution: ``forward()`` follows new batch sizes that give
+    the same ``T'`` and ``B``, other ones raise ``ValueError`` at ``forward()`` (the graph
+    keeps the shapes of its build: call the function again to build it for them). The gradient
+    of ``packed_sequence`` is the incoming gradient's rows packed again. nnabla 1.39's kernel
+    ignores ``padding_value`` and pads with 0; the layer pads with ``padding_value``.
+    ``outputs`` raises ``NotImplementedError``.
 
     Example::
 
@@ -3270,6 +3305,21 @@ def pad_packed_sequence(
         raise NotImplementedError(
             "nnabla F.pad_packed_sequence: outputs= is not supported (docs: migration-nnabla.md)"
         )
+    return _pad_packed_sequence(
+        packed_sequence, batch_sizes, batch_first, padding_value, total_length, -1
+    )
+
+
+def _pad_packed_sequence(
+    packed_sequence: Any,
+    batch_sizes: Any,
+    batch_first: bool,
+    padding_value: Any,
+    total_length: Any,
+    batch: int,
+) -> tuple[Any, Any]:
+    """:func:`pad_packed_sequence` into ``batch`` sequences (-1: ``batch_sizes[0]``; more:
+    the last ones, of length 0, all padding), for ``nnabla.utils.rnn.pad_packed_sequence``."""
     if total_length is not None and (
         isinstance(total_length, bool) or not isinstance(total_length, (int, np.integer))
     ):
@@ -3280,7 +3330,7 @@ def pad_packed_sequence(
     pad = 0.0 if padding_value is None else float(padding_value)
     length = -1 if total_length is None else int(total_length)
     return _on_ndarrays(_pad_packed_graph)(  # type: ignore[no-any-return]
-        packed_sequence, batch_sizes, bool(batch_first), pad, length
+        packed_sequence, batch_sizes, bool(batch_first), pad, length, int(batch)
     )
 
 
@@ -3298,10 +3348,11 @@ def _nms_detection2d_graph(x: Any, thresh: Any, nms: Any, nms_per_class: Any) ->
         )
     if xv.dtype.kind != "f":
         xv = _native.cast(xv, "float32")
+    where = "nnabla F.nms_detection2d"
     return _detection.nms_detection2d(
         xv,
-        0.5 if thresh is None else thresh,
-        0.45 if nms is None else nms,
+        _real(where, "thresh", thresh, 0.5),
+        _real(where, "nms", nms, 0.45),
         True if nms_per_class is None else nms_per_class,
     )
 
@@ -3314,7 +3365,9 @@ def nms_detection2d(x: Any, thresh: Any = None, nms: Any = None, nms_per_class: 
     (the default), for each class the boxes are taken by decreasing score and each suppresses
     (sets the class score to 0 of) the lower ones whose intersection over union with it is above
     ``nms``; without it, a box whose IoU with any box of higher objectness is above ``nms`` gets
-    objectness and scores 0. ``thresh``, ``nms``, ``nms_per_class`` None are 0.5, 0.45, True.
+    objectness and scores 0. ``thresh``, ``nms``, ``nms_per_class`` None are 0.5, 0.45, True;
+    ``thresh`` and ``nms`` must be real numbers (``TypeError`` otherwise, ``ValueError`` for NaN,
+    with which nnabla would compute).
     One ``NmsDetection2d`` function that ``forward()`` runs again on ``x``'s new data; no
     gradient (nnabla's backward does nothing). nnabla 1.39's CPU kernel, in float32, with the
     same sort (boxes of equal scores are taken in nnabla's order).
@@ -3370,7 +3423,12 @@ def _onnx_nms_graph(
             f"{max_output_boxes_per_class}"
         )
     return _detection.onnx_non_max_suppression(
-        bv, sv, center_point_box, max_output_boxes_per_class, iou_threshold, score_threshold
+        bv,
+        sv,
+        center_point_box,
+        max_output_boxes_per_class,
+        _real(where, "iou_threshold", iou_threshold, 0.0),
+        _real(where, "score_threshold", score_threshold, 0.0),
     )
 
 
@@ -3392,7 +3450,9 @@ def onnx_non_max_suppression(
     ``ONNXNonMaxSuppression`` function with no gradient. The indices are nnabla 1.39's (its CPU
     kernel, float32, the same sort for equal scores); unlike nnabla's, which computes them once
     when the graph is built, ``forward()`` computes them again on the inputs' new data (``K``
-    may change).
+    may change). ``iou_threshold`` or ``score_threshold`` None is 0.0, as nnabla's; they must
+    be real numbers (``TypeError`` otherwise, ``ValueError`` for NaN, with which nnabla would
+    compute).
 
     Example::
 
@@ -3531,7 +3591,8 @@ def _vat_noise_graph(x: Any, w: Any, base_axis: int, eps: float) -> Any:
         raise ValueError(
             f"nnabla F.vat_noise: w must have x's shape {tuple(xv.shape)}, got {tuple(wv.shape)}"
         )
-    attrs = {"base_axis": int(base_axis), "eps": float(eps), "refs": (weakref.ref(wv),)}
+    eps = _real("nnabla F.vat_noise", "eps", eps)
+    attrs = {"base_axis": int(base_axis), "eps": eps, "refs": (weakref.ref(wv),)}
     return apply(_VAT_NOISE, (xv, wv), attrs)
 
 
@@ -3543,7 +3604,8 @@ def vat_noise(x: Any, w: Any, base_axis: int = 1, eps: float = 1.0) -> Any:
     gradient with respect to the noise, which the VAT step reads from ``w.d``) and gives neither
     ``x`` nor ``w`` a gradient. One ``VATNoise`` function; the backward runs when ``x`` or ``w``
     needs a gradient, as nnabla's. Unlike nnabla 1.39 (``NotImplementedError``), ``nn.grad``
-    through it runs the same backward (``w``'s data written, zero gradients).
+    through it runs the same backward (``w``'s data written, zero gradients). ``eps`` must be
+    a real number (``TypeError`` otherwise, ``ValueError`` for NaN).
 
     Example::
 
@@ -3582,7 +3644,6 @@ def get_current_context() -> Any:
 #: nnabla functions with an ``inplace`` argument gradhub's accept and ignore: name -> its position
 _INPLACE_POSITION = {
     "add2": 2,
-    "bc_add2": 2,
     "sub2": 2,
     "mul2": 2,
     "div2": 2,

@@ -110,7 +110,7 @@ def pack_padded_sequence(
     must be in decreasing order; otherwise the sequences are first ordered by decreasing length
     (ties keep their order, as nnabla's ``F.sort``) with a gather, and the
     :class:`PackedSequence` keeps ``sorted_indices`` and ``unsorted_indices`` for
-    :func:`pad_packed_sequence`.
+    :func:`pad_packed_sequence`. A length of 0 packs no row (sorted last, as nnabla's).
 
     Example::
 
@@ -172,8 +172,10 @@ def pad_packed_sequence(
     with ``F.pad_packed_sequence`` (``(T, B, *)``, ``(B, T, *)`` with ``batch_first``, padded
     with ``padding_value`` up to ``total_length`` steps when given), in the batch order before
     sorting when ``sequence`` has ``unsorted_indices`` (``lengths`` is then float32, as
-    nnabla's). A ``total_length`` below the longest sequence raises ``ValueError``, as nnabla's.
-    nnabla 1.39 pads with 0 whatever ``padding_value``; the layer pads with ``padding_value``.
+    nnabla's; the sequences of length 0 come back all ``padding_value``, with length 0, where
+    nnabla 1.39's gather fails with ``RuntimeError``). A ``total_length`` below the longest
+    sequence raises ``ValueError``, as nnabla's. nnabla 1.39 pads with 0 whatever
+    ``padding_value``; the layer pads with ``padding_value``.
 
     Example::
 
@@ -193,10 +195,19 @@ def pad_packed_sequence(
             f"`total length ({total_length})` must be greater than or equal to the maximum "
             f"length ({t})."
         )
-    padded, lengths = F.pad_packed_sequence(
-        sequence.data, sequence.batch_sizes, batch_first, padding_value, total_length
-    )
-    if sequence.unsorted_indices is not None:
+    if sequence.unsorted_indices is None:
+        padded, lengths = F.pad_packed_sequence(
+            sequence.data, sequence.batch_sizes, batch_first, padding_value, total_length
+        )
+    else:  # every sequence, those of length 0 (sorted last, packing no row) too
+        padded, lengths = F._pad_packed_sequence(
+            sequence.data,
+            sequence.batch_sizes,
+            batch_first,
+            padding_value,
+            total_length,
+            int(sequence.unsorted_indices.shape[0]),
+        )
         padded = F.gather(padded, sequence.unsorted_indices, axis=0 if batch_first else 1)
         lengths = F.cast(F.gather(lengths, sequence.unsorted_indices, axis=0), "float32")
     return padded, lengths
