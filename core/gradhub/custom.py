@@ -86,20 +86,24 @@ class _Call:
                 f"got {type(res).__name__}"
             )
         out, residuals = res
+        return self.flat_outputs(out, "custom_vjp", "fwd's output"), residuals
+
+    def flat_outputs(self, out: Any, kind: str, what: str) -> list[Variable]:
+        """``out`` flattened, checked (Variables; the structure of the first run)."""
         flat, tree = pytree.flatten(out)
+        name = self.f.__name__
         if not flat or not all(isinstance(v, Variable) for v in flat):
             raise TypeError(
-                f"custom_vjp function {f.__name__}: fwd's output must be a Variable or a tuple "
-                f"of Variables, got {type(out).__name__}"
+                f"{kind} function {name}: {what} must be a Variable or a tuple of Variables, "
+                f"got {type(out).__name__}"
             )
         if self.tree is None:
             self.tree = tree
         elif tree != self.tree:
             raise GradhubError(
-                f"custom_vjp function {f.__name__}: fwd returned outputs of another structure "
-                "when run again"
+                f"{kind} function {name}: {what} has another structure when run again"
             )
-        return flat, residuals
+        return flat
 
 
 def _several_outputs(**attrs: Any) -> int:
@@ -321,15 +325,7 @@ class _JvpCall(_Call):
 
     def run_fwd(self, diff: Sequence[Any]) -> tuple[list[Variable], Any]:
         out = self.f.fun(*self.args(diff))
-        flat, tree = pytree.flatten(out)
-        if not flat or not all(isinstance(v, Variable) for v in flat):
-            raise TypeError(
-                f"custom_jvp function {self.f.__name__}: its output must be a Variable or a "
-                f"tuple of Variables, got {type(out).__name__}"
-            )
-        if self.tree is None:
-            self.tree = tree
-        return flat, None
+        return self.flat_outputs(out, "custom_jvp", "its output"), None
 
     def tangents(self, primals: Sequence[Any], tangents: Sequence[Any]) -> list[Variable]:
         """The user's JVP on ``primals`` (the differentiable arguments) and ``tangents`` (None

@@ -71,7 +71,36 @@ class _ScaleShift(HybridBlock):
         )
 
 
-class LayerNorm(_ScaleShift):
+class _AlongAxis(_ScaleShift):
+    """A normalization with ``gamma`` and ``beta`` of the size of the input's axis ``axis``
+    (``in_channels``, fixed by the first input when 0): LayerNorm's and InstanceNorm's."""
+
+    def _along(
+        self,
+        axis: int,
+        epsilon: float,
+        center: bool,
+        scale: bool,
+        beta_initializer: Any,
+        gamma_initializer: Any,
+        in_channels: int,
+    ) -> None:
+        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
+        self._axis = axis
+        self._epsilon = epsilon
+        self._scale_shift((in_channels,), center, scale, beta_initializer, gamma_initializer)
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        """``in_channels`` from ``x.shape[axis]``."""
+        c = int(x.shape[self._axis])
+        self.gamma.shape = (c,)
+        self.beta.shape = (c,)
+
+    def __repr__(self) -> str:
+        return _norm_repr(self, True)
+
+
+class LayerNorm(_AlongAxis):
     """Layer normalization along ``axis`` (``F.LayerNorm``):
     ``y = (x - mean) / sqrt(var + epsilon) * gamma + beta``, the (biased) statistics taken along
     ``axis`` for each position of the other axes; ``gamma`` and ``beta`` of shape
@@ -98,25 +127,13 @@ class LayerNorm(_ScaleShift):
         params: Any = None,
     ) -> None:
         super().__init__(prefix=prefix, params=params)
-        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
-        self._axis = axis
-        self._epsilon = epsilon
-        self._scale_shift((in_channels,), center, scale, beta_initializer, gamma_initializer)
-
-    def infer_shape(self, x: Any, *args: Any) -> None:
-        """``in_channels`` from ``x.shape[axis]``."""
-        c = int(x.shape[self._axis])
-        self.gamma.shape = (c,)
-        self.beta.shape = (c,)
+        self._along(axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels)
 
     def hybrid_forward(self, F: Any, data: Any, gamma: Any, beta: Any) -> Any:
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
 
-    def __repr__(self) -> str:
-        return _norm_repr(self, True)
 
-
-class InstanceNorm(_ScaleShift):
+class InstanceNorm(_AlongAxis):
     """Instance normalization (``F.InstanceNorm``): each sample's each channel (axis ``axis``)
     normalized over the remaining axes, ``y = (x - mean) / sqrt(var + epsilon) * gamma + beta``;
     ``gamma`` and ``beta`` of shape ``(in_channels,)`` (``0``: fixed by the first input). As
@@ -147,25 +164,13 @@ class InstanceNorm(_ScaleShift):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
-        self._axis = axis
-        self._epsilon = epsilon
-        self._scale_shift((in_channels,), center, scale, beta_initializer, gamma_initializer)
-
-    def infer_shape(self, x: Any, *args: Any) -> None:
-        """``in_channels`` from ``x.shape[axis]``."""
-        c = int(x.shape[self._axis])
-        self.gamma.shape = (c,)
-        self.beta.shape = (c,)
+        self._along(axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels)
 
     def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any) -> Any:
         if self._axis == 1:
             return F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon)
         x = x.swapaxes(1, self._axis)
         return F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon).swapaxes(1, self._axis)
-
-    def __repr__(self) -> str:
-        return _norm_repr(self, True)
 
 
 class GroupNorm(_ScaleShift):
