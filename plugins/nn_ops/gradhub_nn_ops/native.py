@@ -273,9 +273,9 @@ def pool(name: str, *arrays: Any) -> None:
     _kernel(f"pool_{name}", dtype, "pool")(*(a.ctypes.data for a in arrays), r, w)
 
 
-def _elementwise(what: str, *arrays: Any) -> None:
-    """The kernel ``what`` on C-contiguous numpy ``arrays`` of one shape and dtype (ValueError
-    otherwise), with their size."""
+def _alike(what: str, arrays: Sequence[Any]) -> Any:
+    """The first of ``arrays``, after checking that all are C-contiguous numpy arrays of one
+    shape and dtype (a ValueError naming ``native.<what>()`` otherwise)."""
     a0 = arrays[0]
     for a in arrays:
         if a.shape != a0.shape or a.dtype != a0.dtype or not a.flags.c_contiguous:
@@ -283,6 +283,13 @@ def _elementwise(what: str, *arrays: Any) -> None:
                 f"gradhub-nn-ops: native.{what}(): arrays must be C-contiguous, of one shape and "
                 f"dtype; got {a0.dtype} {a0.shape} and {a.dtype} {a.shape}"
             )
+    return a0
+
+
+def _elementwise(what: str, *arrays: Any) -> None:
+    """The kernel ``what`` on C-contiguous numpy ``arrays`` of one shape and dtype (ValueError
+    otherwise), with their size."""
+    a0 = _alike(what, arrays)
     _kernel(what, a0.dtype, what)(*(a.ctypes.data for a in arrays), a0.size)
 
 
@@ -374,13 +381,7 @@ def standardize_backward(x: Any, g: Any, dx: Any, m: int, eps: float) -> None:
 def _rows(what: str, m: int, *arrays: Any) -> Any:
     """The kernel ``what`` for rows of ``m`` values of ``arrays`` (checked: C-contiguous, one
     shape and dtype, a size ``m`` divides)."""
-    a0 = arrays[0]
-    for a in arrays:
-        if a.shape != a0.shape or a.dtype != a0.dtype or not a.flags.c_contiguous:
-            raise ValueError(
-                f"gradhub-nn-ops: native.{what}(): arrays must be C-contiguous, of one shape and "
-                f"dtype; got {a0.dtype} {a0.shape} and {a.dtype} {a.shape}"
-            )
+    a0 = _alike(what, arrays)
     if m < 1 or a0.size % m:
         raise ValueError(
             f"gradhub-nn-ops: native.{what}(): rows of {m} values do not divide an array of "

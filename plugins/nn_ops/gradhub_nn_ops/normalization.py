@@ -333,6 +333,29 @@ def bn_rule(
     return res
 
 
+def standardized(
+    x: Any, red: tuple[int, ...], eps: float, mean_of: Callable[[Any, tuple[int, ...]], Any]
+) -> tuple[Any, Any]:
+    """``(xhat, r)``: ``x`` centred and scaled over ``red``, ``(x - mu) r`` with
+    ``r = (var + eps)^{-1/2}``, the statistics the means ``mean_of`` (registered functions:
+    differentiable again)."""
+    xc = x - mean_of(x, red)
+    r = _call("PowScalar", _call("AddScalar", mean_of(xc * xc, red), val=eps), val=-0.5)
+    return xc * r, r
+
+
+def standardized_grad(
+    g: Any,
+    xhat: Any,
+    r: Any,
+    red: tuple[int, ...],
+    mean_of: Callable[[Any, tuple[int, ...]], Any],
+) -> Any:
+    """The gradient of ``x`` through :func:`standardized` for the gradient ``g`` of ``xhat``:
+    ``r (g - mean(g) - xhat mean(g xhat))``."""
+    return r * (g - mean_of(g, red) - xhat * mean_of(g * xhat, red))
+
+
 def _bn_grads(
     g: Any,
     x: Any,
@@ -348,14 +371,9 @@ def _bn_grads(
 ) -> list[Any]:
     """The gradients (x, beta, gamma, mean, variance) of batch normalization."""
     if batch_stat:
-        xc = x - mean_of(x, red)
-        rstd = _call("PowScalar", _call("AddScalar", mean_of(xc * xc, red), val=eps), val=-0.5)
-        xhat = xc * rstd
+        xhat, rstd = standardized(x, red, eps, mean_of)
         dgamma = _call("Sum", g * xhat, axis=red, keepdims=True)
-        dx = None
-        if need_dx:
-            dxhat = g * gamma
-            dx = rstd * (dxhat - mean_of(dxhat, red) - xhat * mean_of(dxhat * xhat, red))
+        dx = standardized_grad(g * gamma, xhat, rstd, red, mean_of) if need_dx else None
         return [dx, dbeta, dgamma, None, None]
     ve = _call("AddScalar", var, val=eps)
     rstd = _call("PowScalar", ve, val=-0.5)
@@ -801,10 +819,8 @@ def _standardize_bw(gy, inputs, in_shapes, outputs, out_shapes, axis, eps):  # t
     if half:
         x = _call("Cast", x, dtype="float32")
         g = _call("Cast", g, dtype="float32")
-    xc = x - _mean(x, red)
-    r = _call("PowScalar", _call("AddScalar", _mean(xc * xc, red), val=eps), val=-0.5)
-    xhat = xc * r
-    dx = r * (g - _mean(g, red) - xhat * _mean(g * xhat, red))
+    xhat, r = standardized(x, red, eps, _mean)
+    dx = standardized_grad(g, xhat, r, red, _mean)
     return [_call("Cast", dx, dtype="float16") if half else dx]
 
 
