@@ -356,10 +356,6 @@ class _JvpCall(_Call):
         return flat
 
 
-def _jvp_kernel(xp: Any, *arrays: Any, call: _JvpCall) -> tuple[Any, ...]:
-    return _kernel(xp, *arrays, call=call)
-
-
 def _jvp_native(ins: Any, outs: Any, ts: Any, call: _JvpCall) -> list[Variable]:
     return call.tangents(list(ins), list(ts))
 
@@ -438,7 +434,7 @@ class custom_jvp:
         fdef = self._vjp._fdef
         self._fdef = FunctionDef(
             fdef.name,
-            _jvp_kernel,
+            _kernel,
             fdef.provider,
             inputs=("*inputs",),
             n_outputs=_several_outputs,
@@ -564,7 +560,7 @@ class Function:
         """Call the function on ``args`` and record one node (see the class)."""
         f = cls.__dict__.get("_custom_vjp")
         if f is None:
-            f = _function_vjp(cls)
+            f = _FunctionVjp(cls)
             cls._custom_vjp = f  # type: ignore[attr-defined]
         nondiff = tuple(
             i
@@ -574,10 +570,6 @@ class Function:
             and not hasattr(a, "__cuda_array_interface__")
         )
         return f.with_nondiff(nondiff)(*args)
-
-
-def _function_vjp(cls: type) -> _FunctionVjp:
-    return _FunctionVjp(cls)
 
 
 class _FunctionVjp:
