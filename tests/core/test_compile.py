@@ -1294,3 +1294,37 @@ def test_copying_a_variable_inside_a_step_is_refused_when_traced(how: str) -> No
         gh.compile(step)(np.ones(2))
     x = gh.Variable(np.array([1.0, 2.0]))  # outside a traced step, as for any object
     np.testing.assert_array_equal(make(x).d, x.d)
+
+
+def test_a_variable_kept_in_the_trace_is_computed_at_each_replay() -> None:
+    """gradhub.variable.keep_in_trace: a function whose result no output reads (a collective of
+    data-parallel training) still runs at each replay of the compiled step; without it, the
+    plan leaves it out."""
+    from gradhub.variable import keep_in_trace
+
+    runs = []
+
+    class Effect(gh.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            runs.append(1)
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    x = gh.Variable(np.array([1.0, 2.0]))
+
+    def step(keep: bool) -> Any:
+        out = Effect.apply(x)
+        if keep:
+            keep_in_trace(out)
+        return x * 2.0
+
+    for keep, expected in ((True, 3), (False, 1)):
+        runs.clear()
+        compiled = gh.compile(lambda keep=keep: step(keep))
+        for _ in range(3):
+            np.testing.assert_array_equal(np.asarray(getattr(r := compiled(), "d", r)), [2.0, 4.0])
+        assert len(runs) == expected, (keep, runs)
