@@ -46,15 +46,13 @@ TIMEOUT = 120
 
 
 def _wheel_tools_here() -> bool:
-    """Whether this environment can build a wheel without fetching anything (setuptools >= 70.1
-    builds wheels by itself; older ones need the ``wheel`` package)."""
+    """Whether this environment can build the examples without fetching anything: setuptools
+    >= 77 reads their SPDX ``license = "MIT"`` and builds wheels by itself."""
     if importlib.util.find_spec("setuptools") is None:
         return False
-    if importlib.util.find_spec("wheel") is not None:
-        return True
     version = importlib.metadata.version("setuptools").split(".")
     try:
-        return (int(version[0]), int(version[1])) >= (70, 1)
+        return (int(version[0]), int(version[1])) >= (77, 0)
     except (ValueError, IndexError):
         return False
 
@@ -131,8 +129,8 @@ class Venv:
         if proc.returncode != 0:
             if not args and "setuptools" in proc.stdout + proc.stderr:
                 pytest.skip(
-                    "cannot build the example: this environment has neither setuptools "
-                    ">= 70.1 nor wheel, and the package index is unreachable"
+                    "cannot build the example: this environment has no setuptools >= 77 "
+                    "and the package index is unreachable"
                 )
             pytest.fail(f"pip install {source.name} failed:\n{proc.stdout}\n{proc.stderr}")
 
