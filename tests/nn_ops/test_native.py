@@ -411,3 +411,114 @@ def test_standardize_kernels_serve_trailing_axes_of_c_arrays_only(
         native.standardize(np.ones(6), np.ones(6), 4, 1e-5)
     with pytest.raises(ValueError, match=r"native\.standardize_backward\(\): arrays must be"):
         native.standardize_backward(np.ones(6), np.ones(6, np.float32), np.ones(6), 3, 1e-5)
+
+
+# -- StandardizeAffine (layer normalization with gamma and beta) --------------------------------
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("shape", "axis"), [((6, 7, 13), (2,)), ((4, 5, 3), (1, 2)), ((9,), (0,))])
+def test_standardize_affine_kernels_against_float64_formulas(
+    shape: tuple, axis: tuple, dtype: Any, compiled: None
+) -> None:
+    """StandardizeAffine's compiled forward and first-order backward (one value of gamma and
+    beta per position in a row) against the formulas in float64, and against the numpy path."""
+    from gradhub_nn_ops import normalization as N
+
+    rng = np.random.default_rng(42)
+    x = (rng.standard_normal(shape) * 3.0 + 1.5).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    pshape = tuple(shape[i] if i in axis else 1 for i in range(len(shape)))
+    gamma = rng.uniform(0.5, 1.5, pshape).astype(dtype)
+    beta = rng.standard_normal(pshape).astype(dtype)
+    need = (True, True, True)
+    y = N._standardize_affine(np, x, gamma, beta, axis=axis, eps=1e-3)
+    dx, dgamma, dbeta = N._standardize_affine_fast(
+        np, [g], [x, gamma, beta], None, None, None, axis=axis, eps=1e-3, need_grads=need
+    )
+    x64, g64, gm64 = x.astype(np.float64), g.astype(np.float64), gamma.astype(np.float64)
+    mu = x64.mean(axis=axis, keepdims=True)
+    r = 1.0 / np.sqrt(((x64 - mu) ** 2).mean(axis=axis, keepdims=True) + 1e-3)
+    xhat = (x64 - mu) * r
+    h = g64 * gm64
+    ref_dx = r * (h - h.mean(axis=axis, keepdims=True)) - xhat * r * (h * xhat).mean(
+        axis=axis, keepdims=True
+    )
+    batch = tuple(i for i in range(len(shape)) if i not in axis)
+    tol = 1e-5 if dtype == np.float32 else 1e-13
+    assert y.dtype == dtype and dx.dtype == dtype and dgamma.shape == pshape
+    np.testing.assert_allclose(y, xhat * gm64 + beta, rtol=0, atol=tol)
+    np.testing.assert_allclose(dx, ref_dx, rtol=0, atol=tol)
+    np.testing.assert_allclose(dgamma, (g64 * xhat).sum(batch, keepdims=True), rtol=tol, atol=tol)
+    np.testing.assert_allclose(dbeta, g64.sum(batch, keepdims=True), rtol=tol, atol=tol)
+    native.set_enabled(False)
+    y_np = N._standardize_affine(np, x, gamma, beta, axis=axis, eps=1e-3)
+    grads_np = N._standardize_affine_fast(
+        np, [g], [x, gamma, beta], None, None, None, axis=axis, eps=1e-3, need_grads=need
+    )
+    np.testing.assert_allclose(y, y_np, rtol=0, atol=10 * tol)
+    for a, b in zip((dx, dgamma, dbeta), grads_np):
+        np.testing.assert_allclose(a, b, rtol=10 * tol, atol=10 * tol)
+
+
+@built
+def test_standardize_affine_kernels_do_not_depend_on_threads(compiled: None) -> None:
+    """Rows run in chunks fixed by the shape, each chunk with its own parameter sums added in
+    order: one thread and two give the same bits."""
+    from gradhub import parallel
+
+    rng = np.random.default_rng(43)
+    x = rng.standard_normal((700, 300)).astype(np.float32)  # several chunks of rows
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    gamma, beta = rng.standard_normal((2, 300)).astype(np.float32)
+    results = []
+    before = parallel.get_num_threads()
+    try:
+        for threads in (1, 2):
+            parallel.set_num_threads(threads)
+            y, dx = np.empty_like(x), np.empty_like(x)
+            dg, db = np.zeros(300), np.zeros(300)
+            native.standardize(x, y, 300, 1e-5, gamma, beta)
+            native.standardize_backward(x, g, dx, 300, 1e-5, gamma, dg, db)
+            results.append((y, dx, dg, db))
+    finally:
+        parallel.set_num_threads(before)
+    assert len(native._row_chunks(700, 300)) > 2
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+@built
+def test_standardize_affine_kernels_check_their_arrays(compiled: None) -> None:
+    x = np.ones((2, 3))
+    y = np.empty_like(x)
+    with pytest.raises(ValueError, match=r"native\.standardize\(\): gamma and beta are given"):
+        native.standardize(x, y, 3, 1e-5, np.ones(3))
+    with pytest.raises(ValueError, match=r"native\.standardize\(\): beta must be a C-contig"):
+        native.standardize(x, y, 3, 1e-5, np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match=r"native\.standardize\(\): gamma must be .* float64"):
+        native.standardize(x, y, 3, 1e-5, np.ones(3, np.float32), np.ones(3))
+    with pytest.raises(ValueError, match=r"standardize_backward\(\): dgamma must be .*float64"):
+        native.standardize_backward(x, x, y, 3, 1e-5, None, np.ones(3, np.float32), np.ones(3))
+    # parameter sums alone (no input gradient)
+    dg, db = np.zeros(3), np.zeros(3)
+    native.standardize_backward(x + np.arange(3.0), x, None, 3, 0.0, np.ones(3), dg, db)
+    np.testing.assert_allclose(db, [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(dg, 2 * np.array([-1.0, 0.0, 1.0]) * np.sqrt(1.5), rtol=1e-12)
+
+
+@built
+def test_layer_normalization_with_parameters_runs_one_compiled_pass(
+    compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _record_calls(monkeypatch, "standardize", "standardize_backward")
+    rng = np.random.default_rng(44)
+    x = gh.Variable(rng.standard_normal((4, 3, 8)).astype(np.float32))
+    gamma = gh.Variable(rng.standard_normal((1, 1, 8)).astype(np.float32))
+    beta = gh.Variable(rng.standard_normal((1, 1, 8)).astype(np.float32))
+    y = F.layer_normalization(x, beta, gamma, batch_axis=(0, 1))
+    assert y.creator is not None and y.creator.fdef.name == "StandardizeAffine"
+    gx, gg, gb = gh.grad([(y * y).sum()], [x, gamma, beta], create_graph=False)
+    assert calls == ["standardize", "standardize_backward"]
+    assert gx.shape == x.shape and gg.shape == gamma.shape and gb.shape == beta.shape

@@ -27,6 +27,8 @@ batch axis first, computed with registered functions so that it stays differenti
   axis merged into the first sample axis; with batched parameters in inference, and in training
   (``batch_stat=True``, each element's own statistics): the batch axis is one more parameter
   axis, the running statistics updated as the loop updates them;
+* ``StandardizeAffine``: its axes move by one, a batched ``gamma``/``beta`` gains size-1 axes
+  after the batch axis (one call);
 * the array functions: ``CumSum``, ``Sort`` and ``TopNError`` along their axis moved by one,
   ``TopKData`` with ``base_axis + 1``, ``MatrixDiag``/``MatrixDiagPart``/``Trilu`` with the
   batch axis one more leading axis (``GatherNd``/``ScatterNd``/``EyeLike`` loop);
@@ -70,6 +72,19 @@ def _along(name: str, key: str, none: str) -> Rule:
 
     rule.__name__ = rule.__qualname__ = f"batch_{name}"
     return rule
+
+
+def _standardize_affine(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any, eps: float) -> Any:
+    # the axes move by one; a batched gamma/beta gets size-1 axes after its batch axis so that it
+    # lines up with x's trailing axes
+    x = args[0] if dims[0] is not None else to_batched(args[0], size_of(args, dims))
+    nd = x.ndim - 1
+    params = []
+    for p, d in zip(args[1:], dims[1:]):
+        if d is not None and p.ndim - 1 < nd:
+            p = call("Reshape", p, shape=(p.shape[0],) + (1,) * (nd - p.ndim + 1) + p.shape[1:])
+        params.append(p)
+    return call("StandardizeAffine", x, *params, axis=shift_axes(axis, nd, "all"), eps=eps), 0
 
 
 def _minmax(name: str) -> Rule:
@@ -520,6 +535,7 @@ def register_batching_rules(register: Any) -> None:
     for name in ("Softmax", "LogSoftmax"):
         r(name, _along(name, "axis", "keep"))
     r("Standardize", _along("Standardize", "axis", "all"))
+    r("StandardizeAffine", _standardize_affine)
     r("SoftmaxCrossEntropy", _sce)
     r("Concatenate", _concat_rule)
     r("Stack", _joined("Stack", "all"))

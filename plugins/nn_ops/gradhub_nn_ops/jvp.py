@@ -14,6 +14,8 @@ A rule maps the tangents ``t`` of one call's inputs to its output tangents (see
 * linear functions (``Mean``, ``Pad``, ``AveragePooling``, ``Embed`` in its
   weight...) apply themselves to the tangent; multilinear ones (``Affine``, ``Convolution``,
   ``Deconvolution``, ``Einsum``, ``ConvolutionFilterGrad``) sum one term per input;
+* ``StandardizeAffine``: :math:`\\dot y = \\gamma J \\dot x + \\hat x \\dot\\gamma + \\dot\\beta`,
+  ``J`` Standardize's (symmetric) Jacobian, its backward rule applied to the tangent;
 * ``MaxPooling`` gathers the tangent at the window maxima (``MaxPoolingGather``); ``LogSoftmax``
   and ``LogSumExp`` weigh it by the softmax; ``Maximum2``/``Minimum2``, ``Where`` and ``ATan2``
   follow their backward rules' conventions.
@@ -310,6 +312,23 @@ def _sync_batch_normalization(ins: Vars, outs: Vars, ts: Vars, **attrs: Any) -> 
     return sync_batch_normalization_jvp(ins, outs, ts, **attrs)
 
 
+_STANDARDIZE_JVP = symmetric_jvp("Standardize")
+
+
+def _standardize_affine(ins: Vars, outs: Vars, ts: Vars, axis: Any, eps: float) -> tuple[Any]:
+    # y = S(x) gamma + beta: S's Jacobian is symmetric (its backward rule gives J t), so
+    # dy = gamma J tx + S(x) tgamma + tbeta
+    x, gamma = ins[0], ins[1]
+    parts: list[Any] = []
+    if ts[0] is not None:
+        (jt,) = _STANDARDIZE_JVP((x,), (), (ts[0],), axis=axis, eps=eps)
+        parts.append(gamma * jt)
+    if ts[1] is not None:
+        parts.append(call("Standardize", x, axis=axis, eps=eps) * ts[1])
+    parts.append(ts[2])
+    return (tangent_sum(parts, outs[0].shape),)
+
+
 def _max_pooling(ins: Vars, outs: Vars, ts: Vars, **attrs: Any) -> tuple[Any]:
     # the tangent at each window's maximum (the adjoint of MaxPoolingBackward)
     return (call("MaxPoolingGather", ts[0], ins[0], **attrs),)
@@ -360,6 +379,7 @@ def rules() -> dict[str, Callable[..., Any]]:
             "MaskedUnpooling": linear_in("MaskedUnpooling", 0),
             "MaskedPooling": linear_in("MaskedPooling", 0),
             "MaxPooling": _max_pooling,
+            "StandardizeAffine": _standardize_affine,
             "Affine": multilinear("Affine", affine=True),
             "Convolution": multilinear("Convolution", affine=True),
             "Deconvolution": multilinear("Deconvolution", affine=True),

@@ -57,6 +57,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gradhub.parallel import parallel_for
 
 __all__ = [
     "available",
@@ -89,8 +90,8 @@ _SIGNATURES = [
     *((f"pool_{name}", count, 2, False) for name, count in _POOL_ARRAYS.items()),
     ("relu", 2, 1, False),
     ("relu_backward", 3, 1, False),
-    ("standardize", 2, 2, False),
-    ("standardize_backward", 3, 2, False),
+    ("standardize", 4, 2, False),
+    ("standardize_backward", 6, 2, False),
 ]
 #: kernels that take a double after their sizes (``eps``)
 _DOUBLE_LAST = ("standardize", "standardize_backward")
@@ -334,10 +335,47 @@ def relu_backward(g: Any, y: Any, out: Any) -> None:
     _elementwise("relu_backward", g, y, out)
 
 
-def standardize(x: Any, y: Any, m: int, eps: float) -> None:
+#: values per chunk of rows that :func:`standardize` and :func:`standardize_backward` hand to a
+#: thread (fixed by the shapes alone, so the sums do not depend on the number of threads)
+_ROW_CHUNK = 1 << 16
+
+
+def _row_chunks(rows: int, m: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` row ranges of about :data:`_ROW_CHUNK` values each."""
+    per = max(1, _ROW_CHUNK // m)
+    return [(r, min(r + per, rows)) for r in range(0, rows, per)]
+
+
+def _rows_of(a: Any, m: int, start: int, stop: int) -> Any:
+    """The address of row ``start`` of ``a`` (rows of ``m`` values), None for None."""
+    return None if a is None else a.ctypes.data + start * m * a.itemsize
+
+
+def _row_params(what: str, m: int, a0: Any, **params: Any) -> None:
+    """Check that the per-row parameters are C-contiguous arrays of ``m`` values of ``a0``'s
+    dtype (``dgamma``/``dbeta``: float64), given both or neither (ValueError naming
+    ``native.<what>()``)."""
+    given = [k for k, v in params.items() if v is not None]
+    if given and len(given) != len(params):
+        raise ValueError(
+            f"gradhub-nn-ops: native.{what}(): {' and '.join(params)} are given together; "
+            f"got only {given[0]}"
+        )
+    for k, v in params.items():
+        want = np.dtype(np.float64) if k.startswith("d") else a0.dtype
+        if v is not None and (v.size != m or v.dtype != want or not v.flags.c_contiguous):
+            raise ValueError(
+                f"gradhub-nn-ops: native.{what}(): {k} must be a C-contiguous {want} array of "
+                f"{m} values (a row), got {v.dtype} {v.shape}"
+            )
+
+
+def standardize(x: Any, y: Any, m: int, eps: float, gamma: Any = None, beta: Any = None) -> None:
     """``y`` = each row of ``m`` values of ``x`` centred and scaled to unit variance,
     ``(x - mean) / sqrt(var + eps)`` (sums in double), for C-contiguous float32/float64 arrays
-    of one shape whose size ``m`` divides.
+    of one shape whose size ``m`` divides; with ``gamma`` and ``beta`` (``m`` values each, the
+    same dtype), ``y * gamma + beta`` in the same pass. Chunks of rows run on
+    :mod:`gradhub.parallel`'s threads.
 
     Example::
 
@@ -346,19 +384,42 @@ def standardize(x: Any, y: Any, m: int, eps: float) -> None:
         >>> x = np.array([[1.0, 3.0], [2.0, 6.0]])
         >>> y = np.empty_like(x)
         >>> if native.available():
-        ...     native.standardize(x, y, 2, 0.0)
+        ...     native.standardize(x, y, 2, 0.0, np.array([1.0, 2.0]), np.array([0.0, 1.0]))
         ... else:
-        ...     y = np.array([[-1.0, 1.0], [-1.0, 1.0]])
+        ...     y = np.array([[-1.0, 3.0], [-1.0, 3.0]])
         >>> y
-        array([[-1.,  1.],
-               [-1.,  1.]])
+        array([[-1.,  3.],
+               [-1.,  3.]])
     """
-    _rows("standardize", m, x, y)(x.ctypes.data, y.ctypes.data, x.size // m, m, float(eps))
+    fn = _rows("standardize", m, x, y)
+    _row_params("standardize", m, x, gamma=gamma, beta=beta)
+    gp, bp = _rows_of(gamma, m, 0, 0), _rows_of(beta, m, 0, 0)
+    chunks = _row_chunks(x.size // m, m)
+    eps = float(eps)
+
+    def body(i: int) -> None:
+        start, stop = chunks[i]
+        fn(_rows_of(x, m, start, stop), gp, bp, _rows_of(y, m, start, stop), stop - start, m, eps)
+
+    parallel_for(len(chunks), body)
 
 
-def standardize_backward(x: Any, g: Any, dx: Any, m: int, eps: float) -> None:
-    """``dx``, the gradient of :func:`standardize` for the output gradient ``g``, row by row:
-    ``r (g - mean(g)) - (x - mu) r^3 mean(g (x - mu))`` with ``r = 1 / sqrt(var + eps)``.
+def standardize_backward(
+    x: Any,
+    g: Any,
+    dx: Any,
+    m: int,
+    eps: float,
+    gamma: Any = None,
+    dgamma: Any = None,
+    dbeta: Any = None,
+) -> None:
+    """The gradients of :func:`standardize` for the output gradient ``g``, row by row: ``dx``
+    (None: not computed) ``= r (h - mean(h)) - (x - mu) r^3 mean(h (x - mu))`` with
+    ``r = 1 / sqrt(var + eps)`` and ``h = g gamma`` (``g`` without ``gamma``); ``dgamma`` and
+    ``dbeta`` (float64 rows of ``m`` values, both or neither) get the sums over the rows of
+    ``g (x - mu) r`` and of ``g`` added. Chunks of rows run on :mod:`gradhub.parallel`'s
+    threads, each with its own sums, added in order (results do not depend on the threads).
 
     Example::
 
@@ -373,9 +434,36 @@ def standardize_backward(x: Any, g: Any, dx: Any, m: int, eps: float) -> None:
         >>> dx
         array([[0., 0.]])
     """
-    _rows("standardize_backward", m, x, g, dx)(
-        x.ctypes.data, g.ctypes.data, dx.ctypes.data, x.size // m, m, float(eps)
-    )
+    fn = _rows("standardize_backward", m, x, g, *(() if dx is None else (dx,)))
+    _row_params("standardize_backward", m, x, gamma=gamma)
+    _row_params("standardize_backward", m, x, dgamma=dgamma, dbeta=dbeta)
+    gp = _rows_of(gamma, m, 0, 0)
+    chunks = _row_chunks(x.size // m, m)
+    sums = None if dgamma is None else np.zeros((len(chunks), 2, m))
+    eps = float(eps)
+
+    def body(i: int) -> None:
+        start, stop = chunks[i]
+        dg = db = None
+        if sums is not None:
+            dg, db = sums[i, 0].ctypes.data, sums[i, 1].ctypes.data
+        fn(
+            _rows_of(x, m, start, stop),
+            _rows_of(g, m, start, stop),
+            gp,
+            _rows_of(dx, m, start, stop),
+            dg,
+            db,
+            stop - start,
+            m,
+            eps,
+        )
+
+    parallel_for(len(chunks), body)
+    if sums is not None:
+        for part in sums:  # in order
+            dgamma += part[0]
+            dbeta += part[1]
 
 
 def _rows(what: str, m: int, *arrays: Any) -> Any:

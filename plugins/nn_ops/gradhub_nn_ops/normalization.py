@@ -870,6 +870,178 @@ def _standardize_samples(rng: np.random.Generator) -> Iterator[Sample]:
     yield Sample((u(-2.0, 2.0, (5,)),), {}, name="all axes")
 
 
+# -- StandardizeAffine: Standardize with a scale and shift (layer normalization's affine) -------
+
+
+def _affine_rows(xp: Any, x: Any, red: tuple[int, ...], *params: Any) -> int:
+    """:func:`_native_rows` when every parameter is a C-contiguous array of ``x``'s dtype that
+    varies along exactly the normalized (trailing) axes (a value per position in a row), else 0."""
+    m = _native_rows(xp, x, red)
+    if not m:
+        return 0
+    nd, k = x.ndim, len(red)
+    for p in params:
+        shape = (1,) * (nd - p.ndim) + tuple(p.shape)
+        if (
+            p.dtype != x.dtype
+            or not p.flags.c_contiguous
+            or any(d != 1 for d in shape[: nd - k])
+            or shape[nd - k :] != x.shape[nd - k :]
+        ):
+            return 0
+    return m
+
+
+def _standardize_affine(
+    xp: Any, x: Any, gamma: Any, beta: Any, axis: Any = None, eps: float = 1e-5
+) -> Any:
+    red = _standardize_axes(x.ndim, axis)
+    if not is_scalar(eps) or not eps > 0:
+        raise ValueError(f"standardize_affine(): argument 'eps' must be a number > 0, got {eps!r}")
+    for name, p in (("gamma", gamma), ("beta", beta)):
+        if not broadcasts_to(tuple(p.shape), tuple(x.shape)):
+            raise ValueError(
+                f"standardize_affine(): {name} of shape {tuple(p.shape)} does not broadcast to x "
+                f"of shape {tuple(x.shape)}"
+            )
+    x = float_input(x)
+    m = _affine_rows(xp, x, red, gamma, beta)
+    if m:  # one compiled pass per row: normalization, scale and shift
+        from . import native
+
+        y = output_array(xp, x.shape, x.dtype)
+        native.standardize(x, y, m, float(eps), gamma.reshape(-1), beta.reshape(-1))
+        return y
+    y = _standardize(xp, x, axis, eps)
+    dtype = np.result_type(y.dtype, gamma.dtype, beta.dtype)
+    if dtype == y.dtype:
+        y *= gamma
+        y += beta
+        return y
+    return y * gamma + beta
+
+
+def _standardize_affine_bw(gy, inputs, in_shapes, outputs, out_shapes, axis, eps):  # type: ignore[no-untyped-def]
+    # y = xhat gamma + beta: d gamma = sum(g xhat), d beta = sum(g), d x = Standardize's rule for
+    # g gamma (registered functions: differentiable again)
+    from gradhub.broadcasting import sum_to
+
+    x, gamma = inputs[0], inputs[1]
+    g = gy[0]
+    red = _standardize_axes(len(in_shapes[0]), axis)
+    half = x.dtype == np.float16
+    xf = _call("Cast", x, dtype="float32") if half else x
+    xhat, r = standardized(xf, red, eps, _mean)
+    gg = g * gamma
+    if half:
+        gg = _call("Cast", gg, dtype="float32")
+    dx = standardized_grad(gg, xhat, r, red, _mean)
+    if half:
+        dx = _call("Cast", dx, dtype="float16")
+        xhat = _call("Cast", xhat, dtype="float16")
+    dgamma = sum_to(g * xhat, in_shapes[1])
+    dbeta = sum_to(g, in_shapes[2])
+    return [dx, dgamma, dbeta]
+
+
+def _standardize_affine_fast(xp, gy, x, xs, y, ys, axis, eps, need_grads):  # type: ignore[no-untyped-def]
+    """Array version of StandardizeAffine's rule: ``dbeta = sum(g)``, ``dgamma = sum(g xhat)``
+    and ``dx`` Standardize's array rule for ``g gamma``; one compiled pass per row for the three
+    where the parameters hold one value per position in a row."""
+    from gradhub.broadcasting import sum_to_array
+
+    g, xa, gamma, beta = gy[0], x[0], x[1], x[2]
+    red = _standardize_axes(xa.ndim, axis)
+    m = _affine_rows(xp, xa, red, gamma, beta)
+    if m and g.dtype == xa.dtype and g.flags.c_contiguous:
+        from . import native
+
+        dx = output_array(xp, xa.shape, xa.dtype) if need_grads[0] else None
+        sums = np.zeros((2, m)) if need_grads[1] or need_grads[2] else None
+        native.standardize_backward(
+            xa,
+            g,
+            dx,
+            m,
+            float(eps),
+            gamma.reshape(-1),
+            None if sums is None else sums[0],
+            None if sums is None else sums[1],
+        )
+        dgamma = dbeta = None
+        if sums is not None:
+            dgamma = sums[0].astype(gamma.dtype).reshape(gamma.shape)
+            dbeta = sums[1].astype(beta.dtype).reshape(beta.shape)
+        return [dx, dgamma if need_grads[1] else None, dbeta if need_grads[2] else None]
+    dx = None
+    if need_grads[0]:
+        gg = g * gamma
+        (dx,) = _standardize_fast(xp, [gg.astype(xa.dtype, copy=False)], [xa], xs, y, ys, axis, eps)
+    dgamma = dbeta = None
+    if need_grads[1]:
+        xhat = _standardize(xp, xa, axis, eps)
+        dgamma = sum_to_array(
+            xp.multiply(g, xhat, out=xhat) if g.dtype == xhat.dtype else g * xhat, gamma.shape
+        )
+    if need_grads[2]:
+        dbeta = sum_to_array(g, beta.shape)
+    return [dx, dgamma, dbeta]
+
+
+def _standardize_affine_ref(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: Any = None, eps: float = 1e-5
+) -> np.ndarray:
+    y = _standardize_ref(x.astype(np.float64), axis, eps)
+    out = y * gamma.astype(np.float64) + beta.astype(np.float64)
+    return out.astype(np.result_type(x.dtype, gamma.dtype, beta.dtype))
+
+
+def _standardize_affine_samples(rng: np.random.Generator) -> Iterator[Sample]:
+    u = rng.uniform
+    yield Sample(
+        (u(-2.0, 2.0, (3, 4)), u(0.5, 1.5, (4,)), u(-1.0, 1.0, (4,))), {"axis": (1,)}, name="rows"
+    )
+    yield Sample(
+        (u(-2.0, 2.0, (2, 3, 4)), u(0.5, 1.5, (1, 3, 4)), u(-1.0, 1.0, (3, 4))),
+        {"axis": (1, 2), "eps": 1e-3},
+        name="two axes",
+    )
+    yield Sample(
+        (u(-2.0, 2.0, (4, 3)), u(0.5, 1.5, (4, 1)), u(-1.0, 1.0, (1, 3))),
+        {"axis": (0,)},
+        name="columns, broadcast parameters",
+    )
+    yield Sample(
+        (u(-2.0, 2.0, (3, 2, 4)).transpose(2, 0, 1), u(0.5, 1.5, (4, 3, 1)), u(-1.0, 1.0, (2,))),
+        {"axis": (2,)},
+        name="non-contiguous",
+    )
+
+
+_DOC_STANDARDIZE_AFFINE = """standardize_affine(x, gamma, beta, axis=None, eps=1e-5): ``x``
+    standardized over ``axis`` (:func:`standardize`), then scaled by ``gamma`` and shifted by
+    ``beta`` (both broadcast against ``x``): layer normalization with its parameters, one
+    function.
+
+    .. math:: y = \\frac{x - \\mu}{\\sqrt{\\sigma^2 + \\epsilon}}\\,\\gamma + \\beta
+
+    Gradients: :math:`\\partial\\beta = \\sum g`, :math:`\\partial\\gamma = \\sum g \\hat x`
+    (summed to their shapes) and ``x`` Standardize's gradient for :math:`g\\gamma`, written with
+    registered functions (differentiable again). On numpy float32/float64 arrays with
+    ``gamma``/``beta`` holding one value per position of the normalized (trailing) axes, forward
+    and first-order backward are one compiled pass per row each (on :mod:`gradhub.parallel`'s
+    threads). ``layer_normalization`` with both parameters calls it.
+
+    Example::
+
+        >>> import numpy as np, gradhub as gh, gradhub.functions as F
+        >>> x = gh.Variable(np.array([[1.0, 3.0], [2.0, 6.0]]))
+        >>> F.standardize_affine(x, np.array([1.0, 2.0]), np.array([0.0, 1.0]), axis=1).d
+        array([[-1.,  3.],
+               [-1.,  3.]])
+    """
+
+
 _DOC_STANDARDIZE = """standardize(x, axis=None, eps=1e-5): ``x`` centered and scaled to unit
     variance over ``axis`` (all axes when None), the normalization of layer, instance and group
     normalization (without their scale and shift).
@@ -932,7 +1104,14 @@ def layer_normalization(
         if p is not None:
             _check_broadcast("layer_normalization", name, tuple(np.shape(p)), tuple(x.shape))
     half = x.dtype == np.float16  # computed in float32, then cast back (as PyTorch)
-    y = _call("Standardize", x, axis=red, eps=eps)
+    if gamma is not None and beta is not None:
+        y = _call("StandardizeAffine", x, gamma, beta, axis=red, eps=eps)
+    else:
+        y = _call("Standardize", x, axis=red, eps=eps)
+        if gamma is not None:
+            y = y * gamma
+        if beta is not None:
+            y = y + beta
     if output_stat:  # (the statistics, in float32 for float16: a variance above 65504 is inf)
         xf = _call("Cast", x, dtype="float32") if half else x
         mu = _mean(xf, red)
@@ -940,10 +1119,6 @@ def layer_normalization(
         var = _mean(xc * xc, red)
         if half:
             mu, var = (_call("Cast", v, dtype="float16") for v in (mu, var))
-    if gamma is not None:
-        y = y * gamma
-    if beta is not None:
-        y = y + beta
     return (y, mu, var) if output_stat else y
 
 
@@ -1329,6 +1504,19 @@ def register_functions(register: Any) -> None:
         samples=_standardize_samples,
         reference=_standardize_ref,
         doc=_DOC_STANDARDIZE,
+    )
+    register.function(
+        "StandardizeAffine",
+        _standardize_affine,
+        inputs=("x", "gamma", "beta"),
+        attrs={"axis": None, "eps": 1e-5},
+        rule=_standardize_affine_bw,
+        fast_backward=_standardize_affine_fast,
+        need_inputs=(0, 1, 2),
+        need_outputs=(),
+        samples=_standardize_affine_samples,
+        reference=_standardize_affine_ref,
+        doc=_DOC_STANDARDIZE_AFFINE,
     )
     register.composite(
         "LayerNormalization",

@@ -135,14 +135,16 @@ ACT_ENTRIES(f32, float)
 ACT_ENTRIES(f64, double)
 
 #define NORM_ENTRIES(SUF, T)                                                                       \
-    void gh_standardize_##SUF(const T *x, T *y, long rows, long m, double eps)                     \
+    void gh_standardize_##SUF(const T *x, const T *gamma, const T *beta, T *y, long rows, long m,  \
+                              double eps)                                                          \
     {                                                                                              \
-        DISPATCH(standardize_##SUF, x, y, rows, m, eps);                                           \
+        DISPATCH(standardize_##SUF, x, gamma, beta, y, rows, m, eps);                              \
     }                                                                                              \
-    void gh_standardize_backward_##SUF(const T *x, const T *g, T *dx, long rows, long m,           \
+    void gh_standardize_backward_##SUF(const T *x, const T *g, const T *gamma, T *dx,              \
+                                       double *dgamma, double *dbeta, long rows, long m,           \
                                        double eps)                                                 \
     {                                                                                              \
-        DISPATCH(standardize_backward_##SUF, x, g, dx, rows, m, eps);                              \
+        DISPATCH(standardize_backward_##SUF, x, g, gamma, dx, dgamma, dbeta, rows, m, eps);        \
     }
 
 NORM_ENTRIES(f32, float)
