@@ -424,11 +424,8 @@ def test_unsupported_extensions_name_the_page() -> None:
     assert extensions.PlotReport.available() is False  # the guard of chainer's examples
     with pytest.raises(NotImplementedError, match=r"PlotReport.*migration-chainer"):
         extensions.PlotReport(["main/loss"])
-    for name in ("VariableStatisticsPlot", "unchain_variables"):
-        with pytest.raises(NotImplementedError, match="migration-chainer"):
-            getattr(extensions, name)
-    with pytest.raises(NotImplementedError, match="migration-chainer"):
-        training.triggers.TimeTrigger  # noqa: B018
+    # (VariableStatisticsPlot, unchain_variables, OnceTrigger and TimeTrigger are provided:
+    # test_variable_statistics_plot.py, test_triggers_time_once.py)
 
 
 def test_cpu_device_specifiers_give_the_same_run(tmp_path: Path) -> None:

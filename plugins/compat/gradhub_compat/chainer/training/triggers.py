@@ -1,6 +1,7 @@
 """chainer's ``chainer.training.triggers`` (chainer 7.8.1): :class:`IntervalTrigger`,
 :class:`ManualScheduleTrigger`, :class:`BestValueTrigger`, :class:`MaxValueTrigger`,
-:class:`MinValueTrigger`, :class:`EarlyStoppingTrigger`.
+:class:`MinValueTrigger`, :class:`EarlyStoppingTrigger`, :class:`OnceTrigger`,
+:class:`TimeTrigger`.
 
 A trigger is a callable ``trigger(trainer) -> bool`` called once per iteration. The epoch
 triggers compare ``epoch_detail`` with the value at their previous call, so a trigger
@@ -22,6 +23,7 @@ from typing import Any
 
 from .._device import _missing_attribute
 from ._summary import DictSummary, is_writer
+from ._triggers_more import OnceTrigger, TimeTrigger
 
 __all__ = [
     "BestValueTrigger",
@@ -30,6 +32,8 @@ __all__ = [
     "ManualScheduleTrigger",
     "MaxValueTrigger",
     "MinValueTrigger",
+    "OnceTrigger",
+    "TimeTrigger",
 ]
 
 

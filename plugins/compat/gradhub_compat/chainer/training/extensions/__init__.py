@@ -4,11 +4,10 @@
 :class:`MultistepShift`, :class:`InverseShift`, :class:`PolynomialShift`, :class:`WarmupShift`,
 :class:`MicroAverage`, :class:`ParameterStatistics`, :func:`observe_lr`,
 :func:`observe_value`, :class:`FailOnNonNumber`, :func:`dump_graph` (``DumpGraph``: a DOT
-file with gradhub's function names).
-:class:`PlotReport` only answers ``PlotReport.available()`` with False (gradhub draws no
-plots; scripts guard on it, as for a chainer without matplotlib) and refuses to be made; the
-others (``VariableStatisticsPlot``, ``unchain_variables``) raise NotImplementedError naming
-the page."""
+file with gradhub's function names), :class:`VariableStatisticsPlot` (plots with matplotlib
+when it is installed, as chainer's) and :class:`unchain_variables`.
+:class:`PlotReport` only answers ``PlotReport.available()`` with False (it draws no plots;
+scripts guard on it, as for a chainer without matplotlib) and refuses to be made."""
 
 from __future__ import annotations
 
@@ -30,6 +29,8 @@ from .value_extensions import (
     observe_lr,
     observe_value,
 )
+from .variable_statistics_plot import VariableStatisticsPlot
+from .variable_unchain import unchain_variables
 
 
 class PlotReport:
@@ -66,12 +67,14 @@ __all__ = [
     "PrintReport",
     "ProgressBar",
     "StepShift",
+    "VariableStatisticsPlot",
     "WarmupShift",
     "dump_graph",
     "observe_lr",
     "observe_value",
     "snapshot",
     "snapshot_object",
+    "unchain_variables",
 ]
 
 
