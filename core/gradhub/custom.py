@@ -32,6 +32,11 @@ records by default: pass ``create_graph=False``, or use ``backward()``, for a fi
 ``custom_vjp`` function. ``forward()`` on a graph holding the node runs ``fwd`` again on the
 new data (a recorded backward after it runs ``fwd`` once more on the node's inputs), and
 :func:`gradhub.compile` replays it.
+
+Inside :func:`gradhub.func.vmap`, a call with batched arguments records one node for the whole
+batch whose ``fwd`` and ``bwd`` (``custom_jvp``: ``fun`` and ``jvp``) are mapped over it, as JAX
+batches them: each runs once per batch on batched values, residuals that are not Variables are
+passed as they are, and the cotangent of an unbatched argument is summed over the batch.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import graph, modes, pytree
+from . import batching, graph, modes, pytree
+from .batching import BatchedVariable, wrap
 from .errors import GradhubError
 from .registry import FunctionDef, Provider, Rule, snake_case
 from .variable import Variable, as_variable
@@ -307,6 +313,8 @@ class custom_vjp:
         nondiff, diff = self.split(args, "custom_vjp")
         if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
             return self.fun(*args)
+        if any(isinstance(v, BatchedVariable) for v in diff):
+            return _call_batched(self, len(args), nondiff, diff, _vjp_batched)
         call = _Call(self, len(args), nondiff)
         # fwd once, recorded: the residuals it returns are what bwd gets, at every order (as
         # PyTorch's saved tensors and JAX's residuals); the outputs become the node's
@@ -468,6 +476,8 @@ class custom_jvp:
         nondiff, diff = self._vjp.split(args, "custom_jvp")
         if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
             return self.fun(*args)
+        if any(isinstance(v, BatchedVariable) for v in diff):
+            return _call_batched(self, len(args), nondiff, diff, _jvp_batched)
         call = _JvpCall(self, len(args), nondiff)
         with modes.no_grad():
             flat, _ = call.run_fwd(diff)
@@ -475,6 +485,154 @@ class custom_jvp:
         ys = graph.apply(self._fdef, diff, {"call": call})
         ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
         return pytree.unflatten(call.tree, ys)
+
+
+# -- under vmap: the function of the whole batch, with fwd/bwd (or jvp) mapped --------------------
+
+
+def _call_batched(
+    f: Any,
+    n_args: int,
+    nondiff: dict[int, Any],
+    diff: list[Variable],
+    make: Callable[..., Any],
+) -> Any:
+    """``f`` called inside ``vmap`` with batched differentiable arguments: a function of the
+    whole batch (arguments batched at the innermost level replaced by their batch, axis 0) with
+    its rule mapped over the batch (``make``: :func:`_vjp_batched` or :func:`_jvp_batched`), as
+    JAX batches ``custom_vjp``/``custom_jvp`` by mapping ``fwd``/``bwd`` and ``jvp``; its
+    outputs are the batch's again. One node for the batch, where running ``f`` once per element
+    would loop."""
+    level = max(v._level for v in diff if isinstance(v, BatchedVariable))
+    values: list[Any] = []
+    dims: list[int | None] = []
+    for v in diff:
+        if isinstance(v, BatchedVariable) and v._level == level:
+            values.append(v._value)
+            dims.append(0)
+        else:
+            values.append(v)
+            dims.append(None)
+
+    def merge(d: Sequence[Any]) -> list[Any]:
+        it = iter(d)
+        return [nondiff[i] if i in nondiff else next(it) for i in range(n_args)]
+
+    fb = make(f, merge, tuple(dims), batching.randomness(level) or "error")
+    flat, tree = pytree.flatten(fb(*values))
+    return pytree.unflatten(tree, [wrap(v, level) for v in flat])
+
+
+def _vmapped(
+    fn: Callable[..., Any], in_axes: tuple[int | None, ...], args: Sequence[Any], mode: str
+) -> Any:
+    """``fn`` (returning a pytree of Variables and other values) mapped over ``args`` (batch
+    axis 0 where ``in_axes`` says 0, the others passed as they are) at a new vmap level with
+    randomness ``mode``: the Variables of the result with the batch axis first (broadcast along
+    it where they do not depend on the batch), the other values as the one run gave them."""
+    size = next(a.shape[0] for a, ax in zip(args, in_axes) if ax == 0)
+    level = batching.new_level(size, mode)
+    try:
+        out = fn(*(a if ax is None else wrap(a, level) for a, ax in zip(args, in_axes)))
+        leaves, tree = pytree.flatten(out)
+        mapped = []
+        for v in leaves:
+            if isinstance(v, BatchedVariable) and v._level == level:
+                v = v._value
+            elif isinstance(v, Variable):
+                v = batching.to_batched(v, size)
+            mapped.append(v)
+    finally:
+        batching.close_level(level)
+    return pytree.unflatten(tree, mapped)
+
+
+def _vjp_batched(
+    f: custom_vjp,
+    merge: Callable[[Sequence[Any]], list[Any]],
+    dims: tuple[int | None, ...],
+    mode: str,
+) -> custom_vjp:
+    """The custom_vjp function of the whole batch: ``fwd`` and ``bwd`` mapped over it, the
+    cotangents of unbatched arguments summed over the batch."""
+    nondiff_values = [merge([None] * len(dims))[i] for i in f.nondiff_argnums]
+
+    def fun_b(*values: Any) -> Any:
+        return _vmapped(lambda *d: f.fun(*merge(d)), dims, values, mode)
+
+    def fwd_b(*values: Any) -> tuple[Any, Any]:
+        def fwd_one(*d: Any) -> Any:
+            f._in_fwd += 1  # (fwd calling f computes fun, as in an unbatched call)
+            try:
+                res = f.fwd(*merge(d))  # type: ignore[misc]
+            finally:
+                f._in_fwd -= 1
+            if not isinstance(res, tuple) or len(res) != 2:
+                raise TypeError(
+                    f"custom_vjp function {f.__name__}: fwd must return a pair (output, "
+                    f"residuals), got {type(res).__name__}"
+                )
+            return res
+
+        out, residuals = _vmapped(fwd_one, dims, values, mode)
+        return out, residuals
+
+    def bwd_b(residuals: Any, g: Any) -> tuple[Any, ...]:
+        res_leaves, res_tree = pytree.flatten(residuals)
+        g_leaves, g_tree = pytree.flatten(g)
+        var_at = [k for k, v in enumerate(res_leaves) if isinstance(v, Variable)]
+
+        def bwd_one(*d: Any) -> tuple[Any, ...]:
+            leaves = list(res_leaves)
+            for k, v in zip(var_at, d):
+                leaves[k] = v
+            gs = pytree.unflatten(g_tree, list(d[len(var_at) :]))
+            cts = f.bwd(*nondiff_values, pytree.unflatten(res_tree, leaves), gs)  # type: ignore[misc]
+            if not isinstance(cts, (tuple, list)) or len(cts) != len(dims):
+                raise TypeError(
+                    f"custom_vjp function {f.__name__}: bwd must return a tuple of {len(dims)} "
+                    f"cotangent(s), one per differentiable argument, got "
+                    f"{len(cts) if isinstance(cts, (tuple, list)) else type(cts).__name__}"
+                )
+            return tuple(cts)
+
+        args = [res_leaves[k] for k in var_at] + list(g_leaves)
+        cts = _vmapped(bwd_one, (0,) * len(args), args, mode)
+        return tuple(
+            ct.sum(axis=0) if d is None and isinstance(ct, Variable) else ct
+            for ct, d in zip(cts, dims)
+        )
+
+    fun_b.__name__ = fun_b.__qualname__ = f.__name__
+    fb = custom_vjp(fun_b)
+    fb.defvjp(fwd_b, bwd_b)
+    return fb
+
+
+def _jvp_batched(
+    f: custom_jvp,
+    merge: Callable[[Sequence[Any]], list[Any]],
+    dims: tuple[int | None, ...],
+    mode: str,
+) -> custom_jvp:
+    """The custom_jvp function of the whole batch: ``fun`` and ``jvp`` mapped over it."""
+    nondiff_values = [merge([None] * len(dims))[i] for i in f.nondiff_argnums]
+
+    def fun_b(*values: Any) -> Any:
+        return _vmapped(lambda *d: f.fun(*merge(d)), dims, values, mode)
+
+    def jvp_b(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        n = len(primals)
+
+        def jvp_one(*d: Any) -> Any:
+            return f.jvp(*nondiff_values, tuple(d[:n]), tuple(d[n:]))  # type: ignore[misc]
+
+        return _vmapped(jvp_one, dims + dims, list(primals) + list(tangents), mode)  # type: ignore[no-any-return]
+
+    fun_b.__name__ = fun_b.__qualname__ = f.__name__
+    fb = custom_jvp(fun_b)
+    fb.defjvp(jvp_b)
+    return fb
 
 
 class FunctionCtx:
@@ -615,10 +773,14 @@ class _FunctionVjp:
             out, ctx = run(*args)
             if isinstance(out, list):
                 out = tuple(out)
-            return out, ctx
+            # the residuals: ctx's attributes as a pytree (its Variables are mapped over a
+            # batch under vmap, as the residuals of any custom_vjp function)
+            return out, dict(vars(ctx))
 
         def bwd(*rest: Any) -> tuple[Any, ...]:
-            ctx, g = rest[-2], rest[-1]
+            attrs, g = rest[-2], rest[-1]
+            ctx = FunctionCtx(attrs["needs_input_grad"])
+            vars(ctx).update(attrs)
             gs = g if isinstance(g, tuple) else (g,)
             grads = cls.backward(ctx, *gs)  # type: ignore[attr-defined]
             if not isinstance(grads, tuple):
