@@ -27,6 +27,7 @@ MODULES = (
     "rescaling",
     "special",
     "resampling",
+    "roi",
     "masking",
     "searching",
     "metrics",

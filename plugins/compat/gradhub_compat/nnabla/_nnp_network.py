@@ -188,6 +188,16 @@ WRITERS: dict[str, Writer] = {
     # fused by network_message from the graph of the layer's F.binary_tanh/binary_sigmoid
     "BinaryTanh": ("BinaryTanh", _none),
     "BinarySigmoid": ("BinarySigmoid", _none),
+    # F.roi_align: a RoIAlign node shown as nnabla's RoiAlign
+    "RoiAlign": (
+        "RoiAlign",
+        lambda a, s: {
+            "output_size": _ints(a["output_size"]),
+            "spatial_scale": [float(v) for v in a["spatial_scale"]],
+            "sampling_ratio": int(a["sampling_ratio"]),
+            "channel_last": bool(a["channel_last"]),
+        },
+    ),
 }
 for _name in ("Add2", "BcAdd2", "Sub2", "Mul2", "Div2", "Pow2"):
     WRITERS[_name] = (_name, lambda a, s: {"inplace": bool(a.get("inplace", False))})
@@ -723,6 +733,14 @@ READERS: dict[str, Reader] = {
     ),
     "BinaryTanh": lambda F, xs, p, b: F.binary_tanh(xs[0]),
     "BinarySigmoid": lambda F, xs, p, b: F.binary_sigmoid(xs[0]),
+    "RoiAlign": lambda F, xs, p, b: F.roi_align(
+        xs[0],
+        xs[1],
+        _dims(p.output_size),
+        list(p.spatial_scale) or [1.0, 1.0],
+        p.sampling_ratio,
+        p.channel_last,
+    ),
 }
 for _t, _f in (
     ("Add2", "add2"),

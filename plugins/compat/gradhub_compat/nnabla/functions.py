@@ -3397,6 +3397,45 @@ def _onnx_nms_graph(
     max_output_boxes_per_class: Any,
     iou_threshold: Any,
     score_threshold: Any,
+def roi_align(
+    input: Any,
+    boxes: Any,
+    output_size: Any,
+    spatial_scale: Any = (1.0, 1.0),
+    sampling_ratio: int | None = -1,
+    channel_last: bool | None = False,
+) -> Any:
+    r"""nnabla's ``F.roi_align``: for each box ``(batch index, x1, y1, x2, y2)`` of ``boxes``
+    ``(K, 5)``, the ``output_size`` cells of the box each averaged over a grid of bilinear
+    samples of ``input`` (``(N, C, H, W)``, or ``(N, H, W, C)`` with ``channel_last``); output
+    ``(K, C, out_h, out_w)``. Box edges are scaled by ``spatial_scale`` ``(y, x)`` and shifted
+    by half a pixel, :math:`x_1' = x_1 s_x - 1/2`; ``sampling_ratio`` samples per cell and
+    axis, or :math:`\lceil \text{cell size} \rceil` when it is ``<= 0``. gradhub-nn-ops'
+    ``RoIAlign`` (:func:`gradhub.functions.roi_align`), shown as nnabla's ``RoiAlign``;
+    differentiable in ``input`` to any order, the boxes get no gradient (as nnabla).
+    ``channel_last=True`` is computed too (nnabla's CPU kernel refuses it); ``sampling_ratio``
+    and ``channel_last`` None are -1 and False, as nnabla's.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> x = nn.Variable.from_numpy_array(np.arange(16.0).reshape(1, 1, 4, 4))
+        >>> boxes = nn.Variable.from_numpy_array(np.array([[0.0, 0.5, 0.5, 2.5, 2.5]]))
+        >>> y = F.roi_align(x, boxes, (2, 2), sampling_ratio=1)
+        >>> y.forward()
+        >>> y.d
+        array([[[[2.5, 3.5],
+                 [6.5, 7.5]]]], dtype=float32)
+    """
+    from ._roi_align import roi_align_graph
+
+    return _on_ndarrays(roi_align_graph)(
+        input, boxes, output_size, spatial_scale, sampling_ratio, channel_last
+    )
+
+
 ) -> Any:
     from . import _detection
 
