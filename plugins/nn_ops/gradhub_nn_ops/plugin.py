@@ -34,6 +34,7 @@ MODULES = (
     "sampling",
     "spectral",
     "distributed",
+    "deform",
 )
 
 
