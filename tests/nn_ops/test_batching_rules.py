@@ -343,3 +343,46 @@ def test_hessian_of_a_cnn_pushes_its_tangents_through_the_backward_helpers(
     monkeypatch.setattr(fmod, "_jac_fwd", no_loop)
     h = ghf.hessian(loss)(w)
     np.testing.assert_allclose(h.d, h_rev.d, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("batched", ["data", "indices", "both"])
+def test_gather_nd_and_scatter_nd_batch_without_a_loop(batched: str) -> None:
+    """GatherNd/ScatterNd under vmap: one call with the batch position as one more index row
+    (negative, float-held and duplicate indices included), against the loop in numpy."""
+    data = rng.standard_normal((3, 4, 5, 2))
+    idx = np.array([[[0, -1, 2], [3, 3, 1]], [[4, 0, -5], [1, 1, 2]]], dtype=np.float32)
+    idx_b = np.stack([idx, np.roll(idx, 1, axis=2), -np.abs(idx) + 0.0 * idx])
+    d = data if batched != "indices" else data[0]
+    i = idx_b if batched != "data" else idx
+    in_axes = (0 if batched != "indices" else None, 0 if batched != "data" else None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = ghf.vmap(F.gather_nd, in_axes=in_axes)(gh.Variable(d), gh.Variable(i))
+        sc = ghf.vmap(lambda v, k: F.scatter_nd(v, k, shape=(4, 5, 2), add=False), in_axes=in_axes)
+        # scatter: batched values, except for batched indices alone (shared values)
+        vals = got.d[0] if batched == "indices" else got.d
+        scattered = sc(gh.Variable(vals), gh.Variable(i))
+    for b in range(3):
+        db = d[b] if batched != "indices" else d
+        ib = (i[b] if batched != "data" else i).astype(np.int64)
+        np.testing.assert_array_equal(got.d[b], db[tuple(ib)])
+        want = np.zeros((4, 5, 2))
+        want[tuple(ib)] = vals if batched == "indices" else vals[b]
+        np.testing.assert_array_equal(scattered.d[b], want)
+
+
+def test_per_sample_gradients_of_deformable_convolution_run_without_a_loop() -> None:
+    w = gh.Variable(rng.standard_normal((4, 2, 3, 3)))
+
+    def f(x: Any, off: Any) -> Any:
+        return F.deformable_convolution(x[None], w, off[None], pad=(1, 1)).sum()
+
+    xs = rng.standard_normal((3, 2, 4, 4))
+    offs = rng.standard_normal((3, 18, 4, 4)) * 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gx, goff = ghf.vmap(ghf.grad(f, argnums=(0, 1)))(gh.Variable(xs), gh.Variable(offs))
+    for b in range(3):
+        lx, loff = ghf.grad(f, argnums=(0, 1))(gh.Variable(xs[b]), gh.Variable(offs[b]))
+        np.testing.assert_allclose(gx.d[b], lx.d, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(goff.d[b], loff.d, rtol=1e-12, atol=1e-12)

@@ -31,7 +31,9 @@ batch axis first, computed with registered functions so that it stays differenti
   after the batch axis (one call);
 * the array functions: ``CumSum``, ``Sort`` and ``TopNError`` along their axis moved by one,
   ``TopKData`` with ``base_axis + 1``, ``MatrixDiag``/``MatrixDiagPart``/``Trilu`` with the
-  batch axis one more leading axis (``GatherNd``/``ScatterNd``/``EyeLike`` loop);
+  batch axis one more leading axis (``EyeLike`` loops); ``GatherNd``/``ScatterNd``: one more
+  index row, each element's batch position (shared data: the batch of indices behind their
+  index axis);
 * the batch linear algebra (``BatchInv``, ``BatchDet``, ``BatchLogdet``, ``BatchCholesky``) and
   the Fourier transforms (``FFT``, ``IFFT``): the batch axis one more leading axis;
 * ``DropoutMask``: as vmap's ``randomness`` says
@@ -47,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gradhub.batching import loop, shift_axes, size_of, to_batched
+from gradhub.batching import loop, moveaxis, shift_axes, size_of, to_batched
 from gradhub.ops import call
 
 from .stochastic import dropout_mask_batching_rule
@@ -85,6 +87,49 @@ def _standardize_affine(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any,
             p = call("Reshape", p, shape=(p.shape[0],) + (1,) * (nd - p.ndim + 1) + p.shape[1:])
         params.append(p)
     return call("StandardizeAffine", x, *params, axis=shift_axes(axis, nd, "all"), eps=eps), 0
+
+
+def _nd_indices_batched(idx: Any, batched: bool, size: int, like: Any) -> Any:
+    """GatherNd/ScatterNd indices ``(M, *Y)`` of each element (``(B, M, *Y)`` when
+    ``batched``) as indices ``(1 + M, B, *Y)`` into arrays with the batch axis first: the batch
+    position, then the element's own indices."""
+    from gradhub import Variable
+
+    if batched:
+        idx = moveaxis(idx, 0, 1)
+        shape = tuple(idx.shape[1:])
+    else:
+        shape = (size, *idx.shape[1:])
+        idx = call(
+            "BroadcastTo",
+            call("Reshape", idx, shape=(idx.shape[0], 1, *idx.shape[1:])),
+            shape=(idx.shape[0], *shape),
+        )
+    xp = like.device.xp
+    with like.device.activate():
+        grid = xp.arange(size).astype(idx.dtype).reshape((1, size) + (1,) * (len(shape) - 1))
+        row = Variable(xp.broadcast_to(grid, (1, *shape)), need_grad=False)
+    return call("Concatenate", row, idx, axis=0)
+
+
+def _gather_nd(args: tuple[Any, ...], dims: tuple[Any, ...]) -> Any:
+    # data batched: one more index row, the batch position; data shared: the batch of indices
+    # moved behind their index axis
+    data, idx = args
+    if dims[0] is None:
+        return call("GatherNd", data, moveaxis(idx, 0, 1)), 0
+    size = data.shape[0]
+    return call("GatherNd", data, _nd_indices_batched(idx, dims[1] is not None, size, data)), 0
+
+
+def _scatter_nd(args: tuple[Any, ...], dims: tuple[Any, ...], shape: Any, add: bool) -> Any:
+    # scattered into an array with the batch axis first, one more index row (the batch position)
+    data, idx = args
+    size = size_of(args, dims)
+    if dims[0] is None:
+        data = to_batched(data, size)
+    idx_b = _nd_indices_batched(idx, dims[1] is not None, size, data)
+    return call("ScatterNd", data, idx_b, shape=(size, *tuple(shape)), add=add), 0
 
 
 def _minmax(name: str) -> Rule:
@@ -536,6 +581,8 @@ def register_batching_rules(register: Any) -> None:
         r(name, _along(name, "axis", "keep"))
     r("Standardize", _along("Standardize", "axis", "all"))
     r("StandardizeAffine", _standardize_affine)
+    r("GatherNd", _gather_nd)
+    r("ScatterNd", _scatter_nd)
     r("SoftmaxCrossEntropy", _sce)
     r("Concatenate", _concat_rule)
     r("Stack", _joined("Stack", "all"))
