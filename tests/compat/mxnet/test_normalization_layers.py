@@ -397,16 +397,21 @@ def test_gluon_batchnormrelu_exports_batchnorm_then_relu(tmp_path: pathlib.Path)
 
 
 @pytest.mark.parametrize("op", ["LayerNorm", "InstanceNorm", "GroupNorm"])
-def test_symbol_forms_refuse_with_the_docs_page(op: str, tmp_path: pathlib.Path) -> None:
-    with pytest.raises(NotImplementedError, match=rf"mx.sym.{op}: .*migration-mxnet.md"):
-        getattr(mx.sym, op)(mx.sym.var("data"))
+def test_symbol_forms_export(op: str, tmp_path: pathlib.Path) -> None:
+    # (the symbol forms themselves: test_symbol_normalization.py)
     blk = {"LayerNorm": nn.LayerNorm, "InstanceNorm": nn.InstanceNorm, "GroupNorm": nn.GroupNorm}
     net = blk[op]()
     net.initialize()
     net.hybridize()
-    net(mx.nd.ones((2, 3, 2)))
-    with pytest.raises(NotImplementedError, match=rf"mx.sym.{op}"):
-        net.export(str(tmp_path / "net"))
+    y = net(mx.nd.ones((2, 3, 2)))
+    net.export(str(tmp_path / "net"))
+    nodes = json.loads((tmp_path / "net-symbol.json").read_text(encoding="utf-8"))["nodes"]
+    assert [n["op"] for n in nodes if n["op"] != "null"] == [op]
+    with pytest.warns(UserWarning, match=r"Cannot decide type"):
+        back = nn.SymbolBlock.imports(
+            str(tmp_path / "net-symbol.json"), "data", str(tmp_path / "net-0000.params")
+        )
+    np.testing.assert_array_equal(back(mx.nd.ones((2, 3, 2))).asnumpy(), y.asnumpy())
 
 
 # -- mx.nd.pad, gluon.nn.ReflectionPad2D -------------------------------------------------------
@@ -464,5 +469,5 @@ def test_gluon_reflectionpad2d() -> None:
     np.testing.assert_array_equal(net(x).asnumpy(), np.array(REF["pad"][0][0], np.float32))
     with pytest.raises(AssertionError, match=r"gluon.nn.ReflectionPad2D: padding"):
         nn.ReflectionPad2D((1, 1))
-    with pytest.raises(NotImplementedError, match=r"mx.sym.pad: .*migration-mxnet.md"):
-        mx.sym.pad(mx.sym.var("data"), mode="reflect", pad_width=(0, 0, 0, 0, 1, 1, 1, 1))
+    sym = net(mx.sym.var("data"))  # (mx.sym.pad: test_symbol_normalization.py)
+    assert sym.infer_shape(data=(1, 2, 3, 3))[1] == [(1, 2, 6, 6)]

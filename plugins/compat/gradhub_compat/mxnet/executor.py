@@ -47,6 +47,7 @@ from gradhub.registry import FunctionDef, Provider
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
+from . import _sym_norm
 from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray, _const, _divide, int_kernel, refuse_traced
@@ -1395,4 +1396,5 @@ _LAYERS: dict[str, Callable[[Symbol, list[NativeVariable], _Build], NativeVariab
     "LinearRegressionOutput": _regression,
     "LogisticRegressionOutput": _regression,
     "MAERegressionOutput": _regression,
+    **_sym_norm.EXECUTOR_KERNELS,
 }

@@ -28,6 +28,7 @@ import json
 import re
 from typing import Any
 
+from . import _sym_norm
 from .base import MXNetError
 from .shapes import UNARY_OPS
 from .symbol import Symbol, Variable, is_multi_output, output_key
@@ -206,6 +207,7 @@ for _op in (
     "broadcast_minimum",
 ):
     _PARAMS[_op] = (("lhs", "rhs"), {})
+_PARAMS.update(_sym_norm.JSON_PARAMS)
 
 _MXNET_VERSION = 10901
 
@@ -216,6 +218,8 @@ def _num_outputs(node: Symbol) -> int:
     (output, mask), CTCLoss 2, max Pooling 2 (output, workspace), every other operator 1."""
     if node._op == "BatchNorm":
         return 3
+    if node._op in _sym_norm.NUM_OUTPUTS:  # (LayerNorm, InstanceNorm, GroupNorm: 3; Pad: 1)
+        return _sym_norm.NUM_OUTPUTS[node._op]
     if node._op == "SliceChannel":
         return int(node._attrs["num_outputs"])
     if node._op in ("Dropout", "CTCLoss"):  # (CTCLoss: the loss and its hidden gradient)

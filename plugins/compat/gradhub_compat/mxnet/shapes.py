@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _sym_norm
 from .base import MXNetError
 
 if TYPE_CHECKING:
@@ -771,4 +772,5 @@ _LAYER_RULES = {
     "LinearRegressionOutput": _regression,
     "LogisticRegressionOutput": _regression,
     "MAERegressionOutput": _regression,
+    **_sym_norm.SHAPE_RULES,
 }

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _sym_norm
 from .base import MXNetError, NotImplementedForSymbol, _MXNetTypeError, _MXNetValueError
 
 __all__ = [
@@ -1075,7 +1076,8 @@ def _output_name(node: Symbol) -> str:
     if node._op == "SliceChannel":
         return f"{node._name}_output{node._attrs['index']}"
     if "key" in node._attrs:
-        return f"{node._name}_{_BN_OUTPUTS[node._attrs['index']]}"
+        names = _BN_OUTPUTS if node._op == "BatchNorm" else _sym_norm.STAT_OUTPUTS
+        return f"{node._name}_{names[node._attrs['index']]}"
     if node._op == "make_loss":  # (mxnet's FListOutputNames of make_loss)
         return f"{node._name}_loss"
     if node._op == "CTCLoss":  # (two outputs, the second hidden: the first is output0)
@@ -1918,29 +1920,12 @@ def BatchNorm(
     return Symbol("Group", name, outs)
 
 
-def _imperative_only(op: str, layer: str) -> Callable[..., Symbol]:
-    """``mx.sym.<op>`` for an operator that runs only imperatively (``mx.nd.<op>``, the Gluon
-    layer ``layer`` on NDArrays): raises NotImplementedError naming the docs page, so that
-    ``export`` or a symbolic ``hybrid_forward`` stops with a clear message."""
-
-    def refuse(*args: Any, **kwargs: Any) -> Symbol:
-        raise NotImplementedError(
-            f"mx.sym.{op}: {op} runs on NDArrays only (mx.nd.{op}, gluon.nn.{layer} without "
-            f"export); symbol graphs have no {op} node ({_DOCS})"
-        )
-
-    refuse.__name__ = refuse.__qualname__ = op
-    refuse.__doc__ = (
-        f"mxnet's ``{op}`` as a symbol: not supported, raises NotImplementedError "
-        f"(``mx.nd.{op}`` computes it on NDArrays)."
-    )
-    return refuse
-
-
-LayerNorm = _imperative_only("LayerNorm", "LayerNorm")
-InstanceNorm = _imperative_only("InstanceNorm", "InstanceNorm")
-GroupNorm = _imperative_only("GroupNorm", "GroupNorm")
-pad = Pad = _imperative_only("pad", "ReflectionPad2D")
+# LayerNorm, InstanceNorm, GroupNorm, pad: their rules are in _sym_norm.py
+_NORM_INPUTS = ("data", "gamma", "beta")
+LayerNorm = _layer("layernorm", _NORM_INPUTS, ("data",))(_sym_norm.LayerNorm)
+InstanceNorm = _layer("instancenorm", _NORM_INPUTS, ("data",))(_sym_norm.InstanceNorm)
+GroupNorm = _layer("groupnorm", _NORM_INPUTS, ("data",))(_sym_norm.GroupNorm)
+pad = Pad = _layer("pad", ("data",), ("data",))(_sym_norm.pad)
 
 
 # -- tensor layers and regression outputs (docs/migration-mxnet.md) ----------------------------

@@ -605,7 +605,8 @@ class HybridBlock(Block):
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         """Record ``active`` (and the flags, such as ``static_alloc``) and pass them to the
         children. The computation stays imperative: outputs and gradients are the same as
-        without ``hybridize``; nothing is compiled or cached (``export`` is not supported)."""
+        without ``hybridize``; nothing is compiled or cached (:meth:`export` writes the
+        block's symbol graph and parameters)."""
         self._active = active
         self._flags = list(kwargs.items())
         super().hybridize(active, **kwargs)
