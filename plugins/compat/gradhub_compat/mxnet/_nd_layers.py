@@ -708,6 +708,23 @@ def _standardize(x: NativeVariable, red: tuple[int, ...], e: float) -> Any:
         return d * _call("PowScalar", _call("AddScalar", var, val=e), val=-0.5)
 
 
+def _scaled(
+    x: NativeVariable,
+    red: tuple[int, ...],
+    e: float,
+    g: NativeVariable,
+    b: NativeVariable,
+    pshape: tuple[int, ...],
+) -> Any:
+    """:func:`_standardize` times gamma plus beta (reshaped to ``pshape``): gradhub's
+    ``StandardizeAffine`` for ``e > 0`` (one function; compiled kernels where the parameters
+    hold one value per position of the normalized trailing axes)."""
+    g, b = _call("Reshape", g, shape=pshape), _call("Reshape", b, shape=pshape)
+    if e > 0:
+        return _call("StandardizeAffine", x, g, b, axis=red, eps=e)
+    return _standardize(x, red, e) * g + b
+
+
 def _norm_params(fn: str, data: NDArray, shape: tuple[int, ...], **params: NDArray) -> None:
     """Check that each of ``params`` (gamma, beta) has ``shape`` and data's dtype."""
     for arg, v in params.items():
@@ -790,8 +807,7 @@ def LayerNorm(
     e = float(eps)
 
     def ln(x: NativeVariable, g: NativeVariable, b: NativeVariable) -> Any:
-        y = _standardize(x, (ax,), e)
-        return y * _call("Reshape", g, shape=bshape) + _call("Reshape", b, shape=bshape)
+        return _scaled(x, (ax,), e, g, b, bshape)
 
     r, rec = _record([data, gamma, beta], ln)
     y = _result(r, rec, data)
@@ -838,8 +854,7 @@ def InstanceNorm(
     e = float(eps)
 
     def inorm(x: NativeVariable, g: NativeVariable, b: NativeVariable) -> Any:
-        y = _standardize(x, red, e)
-        return y * _call("Reshape", g, shape=bshape) + _call("Reshape", b, shape=bshape)
+        return _scaled(x, red, e, g, b, bshape)
 
     r, rec = _record([data, gamma, beta], inorm)
     return _result(r, rec, data)
@@ -893,8 +908,7 @@ def GroupNorm(
     e = float(eps)
 
     def gnorm(x: NativeVariable, gm: NativeVariable, b: NativeVariable) -> Any:
-        y = _standardize(_call("Reshape", x, shape=gshape), red, e)
-        y = y * _call("Reshape", gm, shape=bshape) + _call("Reshape", b, shape=bshape)
+        y = _scaled(_call("Reshape", x, shape=gshape), red, e, gm, b, bshape)
         return _call("Reshape", y, shape=data.shape)
 
     r, rec = _record([data, gamma, beta], gnorm)

@@ -368,12 +368,12 @@ def _normalized(
     pshape: tuple[int, ...],
     stat_shape: tuple[int, ...],
 ) -> NativeVariable:
-    """``Standardize(x viewed as view, red) * gamma + beta`` (gamma, beta reshaped to
+    """``StandardizeAffine(x viewed as view, gamma, beta, red)`` (gamma, beta reshaped to
     ``pshape``), back in data's shape; for the output nodes of ``output_mean_var`` the three
     outputs computed once: ``y``, the mean and ``sqrt(var + eps)`` of shape ``stat_shape``,
     without gradients (mxnet's backward reads the head gradient of ``y`` only)."""
     from .._common import call_native as _call
-    from ._nd_layers import _standardize
+    from ._nd_layers import _scaled
     from .executor import _block
     from .symbol import is_multi_output, output_key
 
@@ -384,8 +384,7 @@ def _normalized(
     x, g, b = ins
     e = a["eps"]
     v = x if tuple(x.shape) == view else _call("Reshape", x, shape=view)
-    y = _standardize(v, red, e)
-    y = y * _call("Reshape", g, shape=pshape) + _call("Reshape", b, shape=pshape)
+    y = _scaled(v, red, e, g, b, pshape)
     if tuple(y.shape) != tuple(x.shape):
         y = _call("Reshape", y, shape=tuple(x.shape))
     if key is None:
