@@ -198,6 +198,28 @@ WRITERS: dict[str, Writer] = {
             "channel_last": bool(a["channel_last"]),
         },
     ),
+    # F.patch_correlation: nnabla's PatchCorrelation (NHWC) between its transposes
+    "PatchCorrelation": (
+        "PatchCorrelation",
+        lambda a, s: {
+            k: _ints(a[k]) for k in ("patch", "shift", "patch_step", "shift_step", "padding")
+        },
+    ),
+    "AdaptiveSeparableConvolution": ("AdaptiveSeparableConvolution", _none),
+    "ONNXResize": (
+        "ONNXResize",
+        lambda a, s: {
+            "roi": [float(v) for v in a["roi"]],
+            "scales": [float(v) for v in a["scales"]],
+            "sizes": _ints(a["sizes"]),
+            "mode": str(a["mode"]),
+            "coordinate_transformation_mode": str(a["coordinate_transformation_mode"]),
+            "cubic_coeff_a": float(a["cubic_coeff_a"]),
+            "exclude_outside": int(a["exclude_outside"]),
+            "extrapolation_value": float(a["extrapolation_value"]),
+            "nearest_mode": str(a["nearest_mode"]),
+        },
+    ),
 }
 for _name in ("Add2", "BcAdd2", "Sub2", "Mul2", "Div2", "Pow2"):
     WRITERS[_name] = (_name, lambda a, s: {"inplace": bool(a.get("inplace", False))})
@@ -740,6 +762,32 @@ READERS: dict[str, Reader] = {
         list(p.spatial_scale) or [1.0, 1.0],
         p.sampling_ratio,
         p.channel_last,
+    ),
+    "ONNXResize": lambda F, xs, p, b: F.onnx_resize(
+        xs[0],
+        list(p.roi),
+        list(p.scales),
+        _ints(p.sizes),
+        p.mode or "nearest",
+        p.coordinate_transformation_mode or "half_pixel",
+        p.cubic_coeff_a,
+        p.exclude_outside,
+        p.extrapolation_value,
+        p.nearest_mode or "round_prefer_floor",
+    ),
+    # nnabla's PatchCorrelation function is F.patch_correlation on NHWC inputs
+    "PatchCorrelation": lambda F, xs, p, b: F.patch_correlation(
+        xs[0],
+        xs[1],
+        _dims(p.patch),
+        _dims(p.shift),
+        _dims(p.patch_step),
+        _dims(p.shift_step),
+        _dims(p.padding),
+        channel_last=True,
+    ),
+    "AdaptiveSeparableConvolution": lambda F, xs, p, b: F.adaptive_separable_convolution(
+        xs[0], xs[1], xs[2]
     ),
 }
 for _t, _f in (

@@ -6,7 +6,9 @@ kernels in float32: ``forward()`` runs them again on the inputs' current data. T
 are nnabla's: ``dy / scale`` (quantize, straight through the rounding and the saturation) and
 ``dy * scale`` (dequantize) for ``x``; a ``scale`` or ``zero_point`` that needs a gradient makes
 the rule raise ``NotImplementedError`` (the backward pass then raises gradhub's
-``BackwardRuleError``), as nnabla's backward refuses it.
+``BackwardRuleError``), as nnabla's backward refuses it. The module also holds nnabla's
+``Pow2Quantize`` and ``MinMaxQuantize`` (its ranges updated in place at each execution; see the
+comment of its section), with their straight-through gradients.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from gradhub.graph import apply
+from gradhub.ops import call
 from gradhub.registry import FunctionDef, Rule
 from gradhub.variable import Variable as NativeVariable
 
@@ -283,3 +286,223 @@ def pow2_quantize(
         "ste_fine_grained": bool(ste_fine_grained),
     }
     return apply(POW2_QUANTIZE, (x,), attrs)
+
+
+# -- MinMaxQuantize -------------------------------------------------------------------------------
+#
+# nnabla's MinMaxQuantize on x and the ranges qr_min, qr_max (real) and ql_min, ql_max (quantized
+# levels), all four of one shape whose axes are x's or 1 (the axes of size 1 are the reduction
+# axes). Each execution, in float32:
+#   with x_min_max (and ema): qr_min <- decay qr_min + (1 - decay) min(x), likewise qr_max with
+#     max(x) (without ema: qr_min <- min(x), qr_max <- max(x)), in place;
+#   qr_max <- qr_min + eps where qr_max - qr_min < eps (in place, every execution);
+#   scale = (qr_max - qr_min) / (ql_max - ql_min); the zero point ql_min - qr_min / scale clipped
+#     to [ql_min, ql_max] and rounded (halves away from zero); qr_min', qr_max' = (ql_min - zp)
+#     scale, (ql_max - zp) scale (the nudged range);
+#   y = round((clip(x, qr_min', qr_max') - qr_min') / scale) scale + qr_min'.
+# The gradient (read from the ranges as they are after the execution, as nnabla's): dx = dy, or
+# dy where qr_min' <= x <= qr_max' with ste_fine_grained; without x_min_max and ema,
+# d qr_min = sum(dy where x < qr_min') and d qr_max = sum(dy where x > qr_max') over the reduction
+# axes, and none otherwise; ql_min and ql_max get none (a need for one is refused, as nnabla's).
+
+
+def mmq_nudged(xp: Any, qr_min: Any, qr_max: Any, ql_min: Any, ql_max: Any) -> tuple[Any, Any, Any]:
+    """nnabla's nudged range ``(qr_min', qr_max', scale)`` of MinMaxQuantize (all in
+    ``qr_min``'s dtype)."""
+    scale = (qr_max - qr_min) / (ql_max - ql_min)
+    zp_min = ql_min - qr_min / scale
+    zp = xp.where(
+        zp_min <= ql_min, ql_min, xp.where(zp_min >= ql_max, ql_max, _round_away(xp, zp_min))
+    )
+    return (ql_min - zp) * scale, (ql_max - zp) * scale, scale
+
+
+def _mmq_ranges(dtype: Any, *ranges: Any) -> list[Any]:
+    return [r.astype(dtype, copy=False) for r in ranges]
+
+
+def _mmq_kernel(
+    xp: Any,
+    x: Any,
+    qr_min: Any,
+    qr_max: Any,
+    ql_min: Any,
+    ql_max: Any,
+    decay: float = 0.999,
+    x_min_max: bool = False,
+    ema: bool = False,
+    ste_fine_grained: bool = True,
+    eps: float = 0.01,
+) -> Any:
+    x = _float(x)
+    t = x.dtype.type
+    for name, r in (("qr_min", qr_min), ("qr_max", qr_max)):
+        if not getattr(getattr(r, "flags", None), "writeable", True):
+            raise ValueError(
+                f"nnabla F.min_max_quantize: {name} is read-only; it is updated in place"
+            )
+    lo, hi = _mmq_ranges(x.dtype, qr_min, qr_max)
+    if x_min_max:
+        axes = tuple(i for i, n in enumerate(qr_min.shape) if n == 1)
+        x_lo = x.min(axis=axes, keepdims=True)
+        x_hi = x.max(axis=axes, keepdims=True)
+        if ema:
+            lo = lo * t(decay) + x_lo * t(1.0 - decay)
+            hi = hi * t(decay) + x_hi * t(1.0 - decay)
+        else:
+            lo, hi = x_lo, x_hi
+        qr_min[...] = lo
+    hi = xp.where(hi - lo < t(eps), lo + t(eps), hi)
+    qr_max[...] = hi
+    lmin, lmax = _mmq_ranges(x.dtype, ql_min, ql_max)
+    lo_n, hi_n, scale = mmq_nudged(xp, lo, hi, lmin, lmax)
+    y = xp.minimum(xp.maximum(x, lo_n), hi_n)
+    return (_round_away(xp, (y - lo_n) / scale) * scale + lo_n).astype(x.dtype, copy=False)
+
+
+def _mmq_grads(
+    xp: Any,
+    x: Any,
+    ranges: tuple[Any, Any, Any, Any],
+    need_range_grads: tuple[bool, bool, bool, bool],
+    x_min_max: bool,
+    ema: bool,
+    ste_fine_grained: bool,
+) -> tuple[Any, Any, Any, tuple[int, ...]]:
+    """The masks of MinMaxQuantize's gradient: for ``x`` (None: straight through), for
+    ``qr_min`` and ``qr_max`` (None: no gradient), and the reduction axes; refuses a need for a
+    gradient of ``ql_min``/``ql_max``, as nnabla's backward."""
+    for name, need in zip(("ql_min", "ql_max"), need_range_grads[2:]):
+        if need:
+            raise ValueError(
+                f"nnabla F.min_max_quantize: the gradient with respect to {name} is not "
+                "supported (nor by nnabla 1.39's backward); set its need_grad to False"
+            )
+    x = _float(x)
+    lo, hi, lmin, lmax = _mmq_ranges(x.dtype, *ranges)
+    lo_n, hi_n, _ = mmq_nudged(xp, lo, hi, lmin, lmax)
+    mask_x = ((x >= lo_n) & (x <= hi_n)).astype(x.dtype) if ste_fine_grained else None
+    mask_lo = mask_hi = None
+    if not (x_min_max or ema):
+        if need_range_grads[0]:
+            mask_lo = (x < lo_n).astype(x.dtype)
+        if need_range_grads[1]:
+            mask_hi = (x > hi_n).astype(x.dtype)
+    axes = tuple(i for i, n in enumerate(ranges[0].shape) if n == 1)
+    return mask_x, mask_lo, mask_hi, axes
+
+
+def _mmq_bw(
+    gy: Any,
+    ins: Any,
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    x_min_max: bool = False,
+    ema: bool = False,
+    ste_fine_grained: bool = True,
+    **a: Any,
+) -> Any:
+    g = gy[0]
+    x = ins[0]
+    xp = x.device.xp
+    ranges = (ins[1]._data, ins[2]._data, ins[3]._data, ins[4]._data)
+    needs = (_needs(ins[1]), _needs(ins[2]), _needs(ins[3]), _needs(ins[4]))
+    masks = _mmq_grads(xp, x._data, ranges, needs, x_min_max, ema, ste_fine_grained)
+    mask_x, mask_lo, mask_hi, axes = masks
+
+    def leaf(m: Any) -> Any:
+        return NativeVariable.leaf(m.astype(g.dtype, copy=False), False)
+
+    gx = g if mask_x is None else g * leaf(mask_x)
+    out: list[Any] = [gx, None, None, None, None]
+    for i, m in ((1, mask_lo), (2, mask_hi)):
+        if m is not None:
+            s = call("Sum", g * leaf(m), axis=axes, keepdims=True) if axes else g * leaf(m)
+            out[i] = call("Reshape", s, shape=tuple(in_shapes[i]))
+    return out
+
+
+def _mmq_fast(
+    xp: Any,
+    gy: Any,
+    ins: Any,
+    in_shapes: Any,
+    outs: Any,
+    out_shapes: Any,
+    need_grads: tuple[bool, ...] = (True, False, False, False, False),
+    x_min_max: bool = False,
+    ema: bool = False,
+    ste_fine_grained: bool = True,
+    **a: Any,
+) -> Any:
+    g = gy[0]
+    needs = (bool(need_grads[1]), bool(need_grads[2]), bool(need_grads[3]), bool(need_grads[4]))
+    ranges = (ins[1], ins[2], ins[3], ins[4])
+    masks = _mmq_grads(xp, ins[0], ranges, needs, x_min_max, ema, ste_fine_grained)
+    mask_x, mask_lo, mask_hi, axes = masks
+    gx = g if mask_x is None else g * mask_x.astype(g.dtype, copy=False)
+    out: list[Any] = [gx, None, None, None, None]
+    for i, m in ((1, mask_lo), (2, mask_hi)):
+        if m is not None:
+            s = (g * m.astype(g.dtype, copy=False)).sum(axis=axes, keepdims=True)
+            out[i] = s.reshape(tuple(in_shapes[i]))
+    return out
+
+
+MIN_MAX_QUANTIZE = FunctionDef(
+    "MinMaxQuantize",
+    _mmq_kernel,
+    _layer._PROVIDER,
+    inputs=("x", "qr_min", "qr_max", "ql_min", "ql_max"),
+    attrs={
+        "decay": 0.999,
+        "x_min_max": False,
+        "ema": False,
+        "ste_fine_grained": True,
+        "eps": 0.01,
+    },
+    rule=Rule(_mmq_bw, _layer._PROVIDER, None, (), fast=_mmq_fast),
+    doc="nnabla's MinMaxQuantize: x on the nudged grid of [qr_min, qr_max] (ranges updated); STE",
+)
+
+
+def min_max_quantize(
+    x: NativeVariable,
+    qr_min: NativeVariable,
+    qr_max: NativeVariable,
+    ql_min: NativeVariable,
+    ql_max: NativeVariable,
+    decay: float,
+    x_min_max: bool,
+    ema: bool,
+    ste_fine_grained: bool,
+    eps: float,
+) -> Any:
+    """Apply nnabla's MinMaxQuantize (the shapes checked here, as nnabla's setup)."""
+    where = "nnabla F.min_max_quantize"
+    xs = tuple(int(n) for n in x.shape)
+    shapes = {
+        n: tuple(int(s) for s in v.shape)
+        for n, v in (("qr_min", qr_min), ("qr_max", qr_max), ("ql_min", ql_min), ("ql_max", ql_max))
+    }
+    ref = shapes["ql_min"]
+    for name, s in shapes.items():
+        if s != ref:
+            raise ValueError(
+                f"{where}: qr_min, qr_max, ql_min and ql_max must have one shape, got ql_min "
+                f"{ref} and {name} {s}"
+            )
+    if len(ref) != len(xs) or any(b not in (1, a) for a, b in zip(xs, ref)):
+        raise ValueError(
+            f"{where}: ql_min (and the other ranges) must have x's number of axes ({len(xs)}), "
+            f"each of size 1 or x's (x: {xs}), got {ref}"
+        )
+    attrs = {
+        "decay": float(decay),
+        "x_min_max": bool(x_min_max),
+        "ema": bool(ema),
+        "ste_fine_grained": bool(ste_fine_grained),
+        "eps": float(eps),
+    }
+    return apply(MIN_MAX_QUANTIZE, (x, qr_min, qr_max, ql_min, ql_max), attrs)

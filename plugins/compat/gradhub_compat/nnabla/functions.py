@@ -39,6 +39,13 @@ from ._auto_forward import (
     quiet_unless_auto_forward,
     running_array,
 )
+from ._quantized_layers import fused_convolution as fused_convolution
+from ._quantized_layers import inq_affine as inq_affine
+from ._quantized_layers import inq_convolution as inq_convolution
+from ._quantized_layers import min_max_quantize as min_max_quantize
+from ._resize_correlation import adaptive_separable_convolution as adaptive_separable_convolution
+from ._resize_correlation import onnx_resize as onnx_resize
+from ._resize_correlation import patch_correlation as patch_correlation
 from ._variable import NdArray, Variable, register_random_leaf
 
 _wrappers: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
@@ -3390,13 +3397,6 @@ def nms_detection2d(x: Any, thresh: Any = None, nms: Any = None, nms_per_class: 
     return _on_ndarrays(_nms_detection2d_graph)(x, thresh, nms, nms_per_class)
 
 
-def _onnx_nms_graph(
-    boxes: Any,
-    scores: Any,
-    center_point_box: Any,
-    max_output_boxes_per_class: Any,
-    iou_threshold: Any,
-    score_threshold: Any,
 def roi_align(
     input: Any,
     boxes: Any,
@@ -3436,6 +3436,13 @@ def roi_align(
     )
 
 
+def _onnx_nms_graph(
+    boxes: Any,
+    scores: Any,
+    center_point_box: Any,
+    max_output_boxes_per_class: Any,
+    iou_threshold: Any,
+    score_threshold: Any,
 ) -> Any:
     from . import _detection
 
@@ -3784,5 +3791,12 @@ def __dir__() -> list[str]:
             "rand_binomial",
             "rand_gamma",
             "random_choice",
+            "onnx_resize",
+            "patch_correlation",
+            "adaptive_separable_convolution",
+            "min_max_quantize",
+            "inq_affine",
+            "inq_convolution",
+            "fused_convolution",
         }
     )

@@ -297,6 +297,10 @@ def __getattr__(name: str) -> Any:
         from .initializer import calc_uniform_lim_glorot
 
         return calc_uniform_lim_glorot
+    if name in ("inq_affine", "inq_convolution", "min_max_quantize"):
+        from . import _quantized_parametric  # (written with parametric_function_api above)
+
+        return getattr(_quantized_parametric, name)
     return wrapped_attribute(__name__, _native, name, _wrappers, lambda fn: _wrap(fn, name))
 
 
@@ -317,9 +321,12 @@ def __dir__() -> list[str]:
             "get_parameter",
             "get_parameter_or_create",
             "gru",
+            "inq_affine",
+            "inq_convolution",
             "lstm",
             "lstm_cell",
             "mean_subtraction",
+            "min_max_quantize",
             "multi_head_attention",
             "parametric_function_api",
             "prelu",
