@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gradhub_compat.nnabla as nn
 import gradhub_compat.nnabla.functions as F
 import numpy as np
@@ -306,3 +308,27 @@ def test_inplace_flags_show_in_info_args_as_nnabla() -> None:
     assert F.mul2(x, y, True).parent.info.args == {"inplace": True}
     assert F.add_scalar(x, 2.0, inplace=True).parent.info.args == {"val": 2.0, "inplace": True}
     assert (x + y).parent.info.args == {"inplace": False}
+
+
+def test_function_api_passes_the_current_context_first() -> None:
+    """nnabla 1.39's ``F.function_api``: the decorated function's signature drops ``ctx``, its
+    docstring gets nnabla's note, and a function without ``ctx`` raises ``KeyError`` (the
+    message as nnabla 1.39's: "'ctx' not found in ['x']")."""
+    import inspect
+
+    import gradhub_compat.nnabla as nn
+
+    seen = []
+
+    @F.function_api
+    def scaled(ctx: Any, x: Any, k: int = 2, n_outputs: int = -1, outputs: Any = None) -> Any:
+        """doc"""
+        seen.append(ctx)
+        return x * k
+
+    assert list(inspect.signature(scaled).parameters) == ["x", "k", "n_outputs", "outputs"]
+    assert scaled.__name__ == "scaled" and scaled.__doc__.startswith("doc\n\n    Note:\n")
+    assert scaled(3) == 6 and scaled(3, k=3) == 9
+    assert seen == [nn.get_current_context()] * 2
+    with pytest.raises(KeyError, match=r"'ctx' not found in \['x'\]"):
+        F.function_api(lambda x: x)

@@ -3687,6 +3687,50 @@ def get_current_context() -> Any:
     return current()
 
 
+#: the note nnabla's function_api appends to a docstring (nnabla 1.39's text)
+_FUNCTION_API_NOTE = (
+    "\n\n    Note:\n        All nnabla functions in :obj:`nnabla.functions` are decorated with the "
+    ":obj:`nnabla.function_bases.function_api` decorator,\n        which queries the current "
+    "context and passes it into the first argument of the\n        original function. The "
+    "original function always takes a context as the first argument.\n\n    "
+)
+
+
+def function_api(func: Callable[..., Any]) -> Callable[..., Any]:
+    """nnabla's ``F.function_api`` (``nnabla.function_bases.function_api``): a decorator for
+    a function whose first argument is ``ctx``; the decorated function takes the other
+    arguments (its signature without ``ctx``) and calls ``func`` with the current context
+    (:func:`get_current_context`) first. Its docstring is ``func``'s followed by nnabla's note.
+    ``func`` without a parameter ``ctx`` raises ``KeyError``, as nnabla's.
+
+    .. math:: \\mathrm{function\\_api}(f)(x, \\ldots) = f(\\mathrm{ctx}, x, \\ldots)
+
+    Example::
+
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> @F.function_api
+        ... def twice(ctx, x, k=2):
+        ...     return x * k
+        >>> twice(3), str(__import__("inspect").signature(twice))
+        (6, '(x, k=2)')
+    """
+    sig = inspect.signature(func)
+    names = list(sig.parameters)
+    if "ctx" not in names:
+        raise KeyError(f"'ctx' not found in {names}")
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return func(get_current_context(), *args, **kwargs)
+
+    del wrapper.__wrapped__  # (the signature below, without ctx)
+    wrapper.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[q for n, q in sig.parameters.items() if n != "ctx"]
+    )
+    wrapper.__doc__ = (func.__doc__ or "No docstring.") + _FUNCTION_API_NOTE
+    return wrapper
+
+
 #: nnabla functions with an ``inplace`` argument gradhub's accept and ignore: name -> its position
 _INPLACE_POSITION = {
     "add2": 2,
@@ -3780,6 +3824,7 @@ def __dir__() -> list[str]:
             "reduce",
             "vat_noise",
             "get_current_context",
+            "function_api",
             "nms_detection2d",
             "onnx_non_max_suppression",
             "quantize_linear",
