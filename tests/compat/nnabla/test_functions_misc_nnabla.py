@@ -332,3 +332,21 @@ def test_function_api_passes_the_current_context_first() -> None:
     assert seen == [nn.get_current_context()] * 2
     with pytest.raises(KeyError, match=r"'ctx' not found in \['x'\]"):
         F.function_api(lambda x: x)
+
+
+def test_batch_normalization_in_out_adapter_as_nnabla() -> None:
+    """``F.BatchNormalizationInOutAdapter``: nnabla 1.39 gives shape (2, 5, 12) and
+    ``y.d[1, 2, :4] == [62, 67, 72, 77]`` for these inputs, and ``inv`` restores x."""
+    a = F.BatchNormalizationInOutAdapter(4, [1, 2])
+    x = nn.Variable.from_numpy_array(np.arange(120.0).reshape(2, 3, 4, 5))
+    y = a(x)
+    y.forward()
+    z = a.inv(y)
+    z.forward()
+    assert y.shape == (2, 5, 12) and z.shape == (2, 3, 4, 5)
+    np.testing.assert_array_equal(y.d[1, 2, :4], [62.0, 67.0, 72.0, 77.0])
+    np.testing.assert_array_equal(z.d, x.d)
+    with pytest.raises(AssertionError):
+        F.BatchNormalizationInOutAdapter(4, [1])
+    with pytest.raises(AssertionError, match="Wrong shape input given"):
+        a(nn.Variable.from_numpy_array(np.zeros((2, 3, 4, 6))))

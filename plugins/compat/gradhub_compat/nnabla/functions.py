@@ -3687,6 +3687,50 @@ def get_current_context() -> Any:
     return current()
 
 
+class BatchNormalizationInOutAdapter:
+    """nnabla's ``F.BatchNormalizationInOutAdapter(ndim, axes)``: the helper nnabla's batch
+    normalization uses for several axes. Called on ``x``, it moves the axes that are not in
+    ``axes`` first and merges ``axes`` into one last axis (``transpose`` then ``reshape``);
+    :meth:`inv` undoes it for an output of that shape. ``axes`` of one axis raise
+    ``AssertionError``, and so does a later call on an input of another transposed shape (as
+    nnabla's).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import gradhub_compat.nnabla as nn
+        >>> import gradhub_compat.nnabla.functions as F
+        >>> a = F.BatchNormalizationInOutAdapter(4, [1, 2])
+        >>> x = nn.Variable.from_numpy_array(np.zeros((2, 3, 4, 5)))
+        >>> y = a(x)
+        >>> y.shape, a.inv(y).shape
+        ((2, 5, 12), (2, 3, 4, 5))
+    """
+
+    def __init__(self, ndim: int, axes: Any) -> None:
+        assert len(axes) != 1
+        self.ndim = ndim
+        self.axes = axes
+        self.outer_axes = sorted(set(range(ndim)).difference(axes))
+        self.transpose_axes = self.outer_axes + sorted(axes)
+        self.transposed_shape: Any = None
+        self.inv_transpose_axes = np.argsort(self.transpose_axes).tolist()
+
+    def __call__(self, x: Any) -> Any:
+        """``x`` with the outer axes first and ``axes`` merged into the last one."""
+        t = __getattr__("transpose")(x, self.transpose_axes)
+        if self.transposed_shape is not None:
+            assert self.transposed_shape == t.shape, "Wrong shape input given."
+        self.transposed_shape = t.shape
+        k = len(self.outer_axes)
+        return __getattr__("reshape")(t, [*t.shape[:k], int(np.prod(t.shape[k:]))])
+
+    def inv(self, y: Any) -> Any:
+        """``y`` (of the merged shape) back in the input's layout."""
+        transpose, reshape = __getattr__("transpose"), __getattr__("reshape")
+        return transpose(reshape(y, self.transposed_shape), self.inv_transpose_axes)
+
+
 #: the note nnabla's function_api appends to a docstring (nnabla 1.39's text)
 _FUNCTION_API_NOTE = (
     "\n\n    Note:\n        All nnabla functions in :obj:`nnabla.functions` are decorated with the "
@@ -3825,6 +3869,7 @@ def __dir__() -> list[str]:
             "vat_noise",
             "get_current_context",
             "function_api",
+            "BatchNormalizationInOutAdapter",
             "nms_detection2d",
             "onnx_non_max_suppression",
             "quantize_linear",
