@@ -386,3 +386,22 @@ def test_per_sample_gradients_of_deformable_convolution_run_without_a_loop() -> 
         lx, loff = ghf.grad(f, argnums=(0, 1))(gh.Variable(xs[b]), gh.Variable(offs[b]))
         np.testing.assert_allclose(gx.d[b], lx.d, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(goff.d[b], loff.d, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("dtype", "size"), [(np.int8, 200), (np.uint8, 300), (np.float16, 2050)])
+def test_gather_nd_and_scatter_nd_batch_positions_fit_narrow_index_dtypes(
+    dtype: Any, size: int
+) -> None:
+    """Regression: the batch positions were cast to the indices' dtype (int8 wrapped at 128, so
+    elements read and wrote other elements' data); they are int64 (float64 for float
+    indices)."""
+    data = rng.standard_normal((size, 3, 2))
+    idx = np.array([[1], [0]], dtype)
+    index = gh.Variable(idx, need_grad=False)
+    got = ghf.vmap(F.gather_nd, in_axes=(0, None))(gh.Variable(data), index)
+    np.testing.assert_array_equal(got.d[:, 0], data[:, 1, 0])
+    vals = rng.standard_normal((size, 1))
+    sc = ghf.vmap(lambda v: F.scatter_nd(v, index, shape=(3, 2)))(gh.Variable(vals))
+    want = np.zeros((size, 3, 2))
+    want[:, 1, 0] = vals[:, 0]
+    np.testing.assert_array_equal(sc.d, want)

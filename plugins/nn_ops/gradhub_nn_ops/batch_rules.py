@@ -49,6 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from gradhub.batching import loop, moveaxis, shift_axes, size_of, to_batched
 from gradhub.ops import call
 
@@ -92,22 +93,23 @@ def _standardize_affine(args: tuple[Any, ...], dims: tuple[Any, ...], axis: Any,
 def _nd_indices_batched(idx: Any, batched: bool, size: int, like: Any) -> Any:
     """GatherNd/ScatterNd indices ``(M, *Y)`` of each element (``(B, M, *Y)`` when
     ``batched``) as indices ``(1 + M, B, *Y)`` into arrays with the batch axis first: the batch
-    position, then the element's own indices."""
+    position, then the element's own indices, in int64 (float64 for float indices): a narrow
+    index dtype could not hold the batch positions."""
     from gradhub import Variable
 
+    wide = np.dtype(np.float64 if np.dtype(idx.dtype).kind == "f" else np.int64)
+    if idx.dtype != wide:  # (float indices stay floats: the kernel checks they are whole)
+        idx = call("Cast", idx, dtype=wide.name)
     if batched:
         idx = moveaxis(idx, 0, 1)
         shape = tuple(idx.shape[1:])
     else:
         shape = (size, *idx.shape[1:])
-        idx = call(
-            "BroadcastTo",
-            call("Reshape", idx, shape=(idx.shape[0], 1, *idx.shape[1:])),
-            shape=(idx.shape[0], *shape),
-        )
+        one = call("Reshape", idx, shape=(idx.shape[0], 1, *idx.shape[1:]))
+        idx = call("BroadcastTo", one, shape=(idx.shape[0], *shape))
     xp = like.device.xp
     with like.device.activate():
-        grid = xp.arange(size).astype(idx.dtype).reshape((1, size) + (1,) * (len(shape) - 1))
+        grid = xp.arange(size, dtype=wide).reshape((1, size) + (1,) * (len(shape) - 1))
         row = Variable(xp.broadcast_to(grid, (1, *shape)), need_grad=False)
     return call("Concatenate", row, idx, axis=0)
 
