@@ -52,6 +52,7 @@ __all__ = [
     "shift_axes",
     "size_of",
     "stack",
+    "suspended",
     "to_batched",
     "unlifted_random_call",
 ]
@@ -459,6 +460,37 @@ def close_level(level: int) -> None:
         if LEVELS[k][0] == level:
             del LEVELS[k]
             return
+
+
+class suspended:
+    """A context in which the open vmap level ``level`` is not active (random functions and
+    lifting do not see it), for code that maps that level's batch at a level of its own (the
+    batched rule of a custom_vjp function); the level is active again on exit.
+
+    Example::
+
+        >>> from gradhub import batching
+        >>> level = batching.new_level(3)
+        >>> with batching.suspended(level):
+        ...     [lv for lv, _ in batching.LEVELS].count(level)
+        0
+        >>> batching.close_level(level)
+    """
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+        self._at: tuple[int, tuple[int, int]] | None = None
+
+    def __enter__(self) -> None:
+        for k, entry in enumerate(LEVELS):
+            if entry[0] == self.level:
+                self._at = (k, LEVELS.pop(k))
+                return
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._at is not None:
+            LEVELS.insert(*self._at)
+            self._at = None
 
 
 # -- randomness --------------------------------------------------------------------------------

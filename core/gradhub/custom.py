@@ -313,8 +313,11 @@ class custom_vjp:
         nondiff, diff = self.split(args, "custom_vjp")
         if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
             return self.fun(*args)
+        _nondiff_not_batched(self, nondiff, "custom_vjp")
         if any(isinstance(v, BatchedVariable) for v in diff):
-            return _call_batched(self, len(args), nondiff, diff, _vjp_batched)
+            out = _call_batched(self, len(args), nondiff, diff, _vjp_batched)
+            if out is not None:
+                return out
         call = _Call(self, len(args), nondiff)
         # fwd once, recorded: the residuals it returns are what bwd gets, at every order (as
         # PyTorch's saved tensors and JAX's residuals); the outputs become the node's
@@ -476,8 +479,11 @@ class custom_jvp:
         nondiff, diff = self._vjp.split(args, "custom_jvp")
         if not diff or not modes.is_recording() or not any(v.need_grad for v in diff):
             return self.fun(*args)
+        _nondiff_not_batched(self, nondiff, "custom_jvp")
         if any(isinstance(v, BatchedVariable) for v in diff):
-            return _call_batched(self, len(args), nondiff, diff, _jvp_batched)
+            out = _call_batched(self, len(args), nondiff, diff, _jvp_batched)
+            if out is not None:
+                return out
         call = _JvpCall(self, len(args), nondiff)
         with modes.no_grad():
             flat, _ = call.run_fwd(diff)
@@ -488,6 +494,32 @@ class custom_jvp:
 
 
 # -- under vmap: the function of the whole batch, with fwd/bwd (or jvp) mapped --------------------
+
+
+class _NotMappable(Exception):
+    """Raised by :func:`_vmapped` when a residual holds Variables inside an object that is not a
+    pytree (its batch could not be mapped); the call then runs once per batch element."""
+
+
+def _holds_variables(obj: Any) -> bool:
+    """Whether ``obj`` (a leaf of a pytree that is not a Variable) keeps Variables in its
+    attributes (a plain object or namespace holding them)."""
+    attrs = getattr(obj, "__dict__", None)
+    if not isinstance(attrs, dict):
+        return False
+    return any(isinstance(v, Variable) for v in pytree.flatten(list(attrs.values()))[0])
+
+
+def _nondiff_not_batched(f: Any, nondiff: dict[int, Any], kind: str) -> None:
+    """Refuse a non-differentiable argument batched by vmap (JAX refuses it too): ``fwd`` and
+    ``bwd`` (``jvp``) get one value of it for the whole batch."""
+    for i, a in nondiff.items():
+        if isinstance(a, BatchedVariable):
+            raise GradhubError(
+                f"{kind} function {f.__name__}: argument {i} is in nondiff_argnums but is "
+                "batched by vmap; a non-differentiable argument must be the same for the whole "
+                "batch (pass it as a differentiable argument instead)"
+            )
 
 
 def _call_batched(
@@ -502,7 +534,8 @@ def _call_batched(
     its rule mapped over the batch (``make``: :func:`_vjp_batched` or :func:`_jvp_batched`), as
     JAX batches ``custom_vjp``/``custom_jvp`` by mapping ``fwd``/``bwd`` and ``jvp``; its
     outputs are the batch's again. One node for the batch, where running ``f`` once per element
-    would loop."""
+    would loop. Returns None where residuals cannot be mapped (see :class:`_NotMappable`): the
+    caller then records the node of one call, which vmap runs once per element."""
     level = max(v._level for v in diff if isinstance(v, BatchedVariable))
     values: list[Any] = []
     dims: list[int | None] = []
@@ -519,7 +552,21 @@ def _call_batched(
         return [nondiff[i] if i in nondiff else next(it) for i in range(n_args)]
 
     fb = make(f, merge, tuple(dims), batching.randomness(level) or "error")
-    flat, tree = pytree.flatten(fb(*values))
+    try:
+        # the batch of level ``level`` is mapped at a level of its own, so that level is not
+        # active meanwhile (a random draw would otherwise be batched along both)
+        with batching.suspended(level):
+            out = fb(*values)
+    except _NotMappable:
+        return None
+    flat, tree = pytree.flatten(out)
+    for v in flat:
+        if level in batching.levels_of(v):
+            raise GradhubError(
+                f"custom function {f.__name__}: inside vmap its fwd/bwd (or fun/jvp) use a value "
+                "batched by the same vmap that is not one of its arguments (a closure); pass "
+                "that value as an argument"
+            )
     return pytree.unflatten(tree, [wrap(v, level) for v in flat])
 
 
@@ -529,7 +576,8 @@ def _vmapped(
     """``fn`` (returning a pytree of Variables and other values) mapped over ``args`` (batch
     axis 0 where ``in_axes`` says 0, the others passed as they are) at a new vmap level with
     randomness ``mode``: the Variables of the result with the batch axis first (broadcast along
-    it where they do not depend on the batch), the other values as the one run gave them."""
+    it where they do not depend on the batch), the other values as the one run gave them
+    (:class:`_NotMappable` where one of them holds Variables in its attributes)."""
     size = next(a.shape[0] for a, ax in zip(args, in_axes) if ax == 0)
     level = batching.new_level(size, mode)
     try:
@@ -541,6 +589,8 @@ def _vmapped(
                 v = v._value
             elif isinstance(v, Variable):
                 v = batching.to_batched(v, size)
+            elif _holds_variables(v):
+                raise _NotMappable(type(v).__name__)
             mapped.append(v)
     finally:
         batching.close_level(level)
@@ -557,10 +607,14 @@ def _vjp_batched(
     cotangents of unbatched arguments summed over the batch."""
     nondiff_values = [merge([None] * len(dims))[i] for i in f.nondiff_argnums]
 
+    shapes: list[tuple[int, ...]] = []  # each differentiable argument's shape (one element)
+
     def fun_b(*values: Any) -> Any:
         return _vmapped(lambda *d: f.fun(*merge(d)), dims, values, mode)
 
     def fwd_b(*values: Any) -> tuple[Any, Any]:
+        shapes[:] = [tuple(v.shape[1:] if d == 0 else v.shape) for v, d in zip(values, dims)]
+
         def fwd_one(*d: Any) -> Any:
             f._in_fwd += 1  # (fwd calling f computes fun, as in an unbatched call)
             try:
@@ -594,6 +648,13 @@ def _vjp_batched(
                     f"cotangent(s), one per differentiable argument, got "
                     f"{len(cts) if isinstance(cts, (tuple, list)) else type(cts).__name__}"
                 )
+            for k, (ct, shape) in enumerate(zip(cts, shapes)):
+                if isinstance(ct, Variable) and tuple(ct.shape) != shape:
+                    raise ValueError(
+                        f"custom_vjp function {f.__name__}: bwd's cotangent for differentiable "
+                        f"argument {k} has shape {tuple(ct.shape)}, expected the argument's "
+                        f"{shape}"
+                    )
             return tuple(cts)
 
         args = [res_leaves[k] for k in var_at] + list(g_leaves)
@@ -604,6 +665,7 @@ def _vjp_batched(
         )
 
     fun_b.__name__ = fun_b.__qualname__ = f.__name__
+    fun_b.__module__ = getattr(f.fun, "__module__", fun_b.__module__)
     fb = custom_vjp(fun_b)
     fb.defvjp(fwd_b, bwd_b)
     return fb
@@ -630,6 +692,7 @@ def _jvp_batched(
         return _vmapped(jvp_one, dims + dims, list(primals) + list(tangents), mode)  # type: ignore[no-any-return]
 
     fun_b.__name__ = fun_b.__qualname__ = f.__name__
+    fun_b.__module__ = getattr(f.fun, "__module__", fun_b.__module__)
     fb = custom_jvp(fun_b)
     fb.defjvp(jvp_b)
     return fb
@@ -781,6 +844,12 @@ class _FunctionVjp:
             attrs, g = rest[-2], rest[-1]
             ctx = FunctionCtx(attrs["needs_input_grad"])
             vars(ctx).update(attrs)
+            try:
+                return backward(ctx, g)
+            finally:
+                attrs.update(vars(ctx))  # (attributes backward sets are there at the next one)
+
+        def backward(ctx: FunctionCtx, g: Any) -> tuple[Any, ...]:
             gs = g if isinstance(g, tuple) else (g,)
             grads = cls.backward(ctx, *gs)  # type: ignore[attr-defined]
             if not isinstance(grads, tuple):

@@ -219,3 +219,69 @@ def test_a_function_subclass_is_batched_with_its_ctx() -> None:
     # second derivative through the batched backward: d/dx of 1.5 k x (2x) = 6 k x
     hess = vmap(grad(lambda a: grad(lambda b: Cube.apply(b, 0.5).sum())(a).sum()))(x)
     np.testing.assert_allclose(hess.d, 6.0 * 0.5 * X, rtol=1e-15)
+
+
+def test_a_batched_nondiff_argument_is_refused_by_name() -> None:
+    """Regression: a nondiff_argnums argument batched by vmap gave every element the first
+    element's value (a silently wrong gradient); JAX refuses it, and so does gradhub."""
+    f = _f([])
+    k = gh.Variable(np.array([1.0, 4.0, -2.0]))
+    x, y = gh.Variable(X), gh.Variable(Y)
+    with pytest.raises(gh.GradhubError, match=r"function f: argument 2 is in nondiff_argnums"):
+        vmap(grad(lambda kk, a: f(a, y, kk).sum(), argnums=1), in_axes=(0, 0))(k, x)
+
+
+def test_function_ctx_attributes_set_in_backward_persist() -> None:
+    """Regression: ctx was rebuilt at each backward, losing what backward set on it (PyTorch
+    2.13 keeps it: two backward passes count 1, then 2)."""
+
+    class Count(gh.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.calls = 0
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            ctx.calls += 1
+            return g * float(ctx.calls)
+
+    x = gh.Variable(np.ones(3))
+    y = Count.apply(x).sum()
+    (g1,) = gh.grad([y], [x], create_graph=False)
+    (g2,) = gh.grad([y], [x], create_graph=False)
+    np.testing.assert_array_equal(g1.d, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(g2.d, [2.0, 2.0, 2.0])
+
+
+def test_residuals_in_plain_objects_fall_back_to_the_loop() -> None:
+    """Regression: residuals holding Variables in an object that is not a pytree (a plain
+    class) cannot be mapped over the batch; the call runs once per element (with the loop's
+    warning), as before batched custom functions, and gives the right values."""
+
+    class Box:
+        def __init__(self, v: Any) -> None:
+            self.v = v
+
+    @custom_vjp
+    def cube(x: Any) -> Any:
+        return x * x * x
+
+    cube.defvjp(lambda x: (cube(x), Box(x)), lambda res, g: (g * 3.0 * res.v * res.v,))
+    x = gh.Variable(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vmap(grad(lambda a: cube(a).sum()))(x)
+    np.testing.assert_allclose(got.d, 3.0 * X * X, rtol=1e-15)
+
+
+def test_a_wrong_cotangent_shape_names_one_element_s_shape() -> None:
+    @custom_vjp
+    def f(x: Any) -> Any:
+        return x * 2.0
+
+    f.defvjp(lambda x: (f(x), None), lambda res, g: (g.sum(),))
+    with pytest.raises(
+        gh.BackwardRuleError, match=r"argument 0 has shape \(\), expected .* \(2,\)"
+    ):
+        vmap(grad(lambda a: f(a).sum()))(gh.Variable(X))

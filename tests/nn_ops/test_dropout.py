@@ -45,3 +45,29 @@ def test_dropout_global_generator_and_reexecution() -> None:
 def test_dropout_rejects_bad_p() -> None:
     with pytest.raises(ValueError, match=r"dropout: p must be in \[0, 1\)"):
         F.dropout(_v([1.0]), p=1.0)
+
+
+def test_dropout_in_a_custom_vjp_fwd_under_vmap_draws_once_per_element() -> None:
+    """Regression: a custom_vjp function whose fwd draws a dropout mask, under
+    ``vmap(grad(...), randomness="different")``, drew along the vmap level and the level its
+    fwd is mapped at, and its gradient escaped vmap with shape (3, 3, 4); each element now draws
+    its own mask once, and the gradient follows it (bwd: 2 y)."""
+    from gradhub.func import custom_vjp, grad, vmap
+
+    r = custom_vjp(lambda x: F.dropout(x, p=0.5))
+    r.defvjp(
+        lambda x: (lambda y: (y, (y,)))(F.dropout(x, p=0.5)), lambda res, g: (g * res[0] * 2.0,)
+    )
+
+    def one(x: gh.Variable) -> tuple[gh.Variable, gh.Variable]:
+        g, y = grad(lambda z: (lambda yy: (yy.sum(), yy))(r(z)), has_aux=True)(x)
+        return y, g
+
+    xs = np.abs(np.arange(24.0).reshape(6, 4) * 0.3 - 1.0) + 1.0
+    gh.seed(3)
+    y, g = vmap(one, randomness="different")(gh.Variable(xs))
+    assert type(g) is gh.Variable and g.shape == (6, 4) and y.shape == (6, 4)
+    np.testing.assert_allclose(g.d, 2.0 * y.d)
+    kept = y.d != 0
+    np.testing.assert_allclose(y.d[kept], 2.0 * xs[kept])
+    assert len({tuple(row) for row in kept}) > 1  # the elements' masks differ
