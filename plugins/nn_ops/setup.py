@@ -15,6 +15,7 @@ setup(
                 "gradhub_nn_ops/_native/pool_body.h",
                 "gradhub_nn_ops/_native/act_body.h",
                 "gradhub_nn_ops/_native/norm_body.h",
+                "gradhub_nn_ops/_native/bn_body.h",
             ],
             extra_compile_args=["-O3", "-Wno-psabi"],
             optional=True,

@@ -522,3 +522,356 @@ def test_layer_normalization_with_parameters_runs_one_compiled_pass(
     gx, gg, gb = gh.grad([(y * y).sum()], [x, gamma, beta], create_graph=False)
     assert calls == ["standardize", "standardize_backward"]
     assert gx.shape == x.shape and gg.shape == gamma.shape and gb.shape == beta.shape
+
+
+# -- BatchNormalization (per channel over axis 1 of (N, C, *spatial)) ---------------------------
+
+
+def _bn_formulas(x: Any, g: Any, gamma: Any, beta: Any, eps: float) -> dict[str, Any]:
+    """Batch normalization's training forward and backward in float64 (reduced axes: all but 1)."""
+    x64, g64 = x.astype(np.float64), g.astype(np.float64)
+    gm64, bt64 = gamma.astype(np.float64), beta.astype(np.float64)
+    red = (0, *range(2, x.ndim))
+    mu = x64.mean(axis=red, keepdims=True)
+    var = ((x64 - mu) ** 2).mean(axis=red, keepdims=True)
+    r = 1.0 / np.sqrt(var + eps)
+    xhat = (x64 - mu) * r
+    h = g64 * gm64
+    dx = r * (h - h.mean(axis=red, keepdims=True)) - xhat * r * (h * xhat).mean(
+        axis=red, keepdims=True
+    )
+    return {
+        "y": xhat * gm64 + bt64,
+        "mu": mu,
+        "var": var,
+        "dx": dx,
+        "dbeta": g64.sum(axis=red, keepdims=True),
+        "dgamma": (g64 * xhat).sum(axis=red, keepdims=True),
+    }
+
+
+@pytest.fixture
+def bn_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled batch-normalization kernels for batches of any size (these are small)."""
+    from gradhub_nn_ops import normalization as N
+
+    monkeypatch.setattr(N, "_BN_MIN_SIZE", 1)
+
+
+# shapes: runs of 8 values and their tails, one run per sample, a 1-d and a 3-d spatial part
+_BN_SHAPES = [(3, 5, 7, 3), (4, 3, 8), (2, 4, 1, 17), (5, 2, 2, 3, 2)]
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", _BN_SHAPES)
+def test_batch_normalization_kernels_against_float64_formulas(
+    shape: tuple, dtype: Any, compiled: None, bn_any_size: None
+) -> None:
+    """BatchNormalization's compiled training forward (running statistics included) and
+    first-order backward against the formulas in float64, and against the numpy kernels."""
+    from gradhub_nn_ops import normalization as N
+
+    rng = np.random.default_rng(50)
+    x = (rng.standard_normal(shape) * 3.0 + 1.5).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    pshape = (1, shape[1]) + (1,) * (len(shape) - 2)
+    gamma = rng.uniform(0.5, 1.5, pshape).astype(dtype)
+    beta = rng.standard_normal(pshape).astype(dtype)
+    need = (True, True, True, False, False)
+
+    def run() -> tuple[Any, ...]:
+        mean, var = np.full(pshape, 0.5, dtype), np.full(pshape, 2.0, dtype)
+        y = N._batch_normalization(np, x, beta, gamma, mean, var, (1,), 0.9, 1e-3, True)
+        grads = N._batch_normalization_fast(
+            np, [g], [x, beta, gamma, mean, var], [shape], None, None, (1,), 0.9, 1e-3, True, need
+        )
+        return y, mean, var, *grads[:3]
+
+    y, mean, var, dx, dbeta, dgamma = run()
+    ref = _bn_formulas(x, g, gamma, beta, 1e-3)
+    count = x.size // shape[1]
+    tol = 2e-6 if dtype == np.float32 else 1e-13
+    assert all(a.dtype == dtype for a in (y, mean, var, dx, dbeta, dgamma))
+    np.testing.assert_allclose(y, ref["y"], rtol=0, atol=tol)
+    np.testing.assert_allclose(mean, 0.9 * 0.5 + 0.1 * ref["mu"], rtol=tol)
+    np.testing.assert_allclose(var, 0.9 * 2.0 + 0.1 * ref["var"] * count / (count - 1), rtol=tol)
+    np.testing.assert_allclose(dx, ref["dx"], rtol=0, atol=tol)
+    np.testing.assert_allclose(dbeta, ref["dbeta"], rtol=tol, atol=tol)
+    np.testing.assert_allclose(dgamma, ref["dgamma"], rtol=tol, atol=tol)
+    native.set_enabled(False)
+    for a, b in zip((y, mean, var, dx, dbeta, dgamma), run()):
+        np.testing.assert_allclose(a, b, rtol=10 * tol, atol=10 * tol)
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_normalization_inference_kernels_against_the_numpy_kernels(
+    dtype: Any, compiled: None, bn_any_size: None
+) -> None:
+    """Inference (the running statistics normalize; their gradients too) by the compiled
+    kernels against the formulas in float64 and the numpy kernels."""
+    from gradhub_nn_ops import normalization as N
+
+    rng = np.random.default_rng(51)
+    shape, pshape = (3, 4, 5, 6), (1, 4, 1, 1)
+    x = (rng.standard_normal(shape) + 0.5).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    beta, gamma, mean = (rng.standard_normal(pshape).astype(dtype) for _ in range(3))
+    var = rng.uniform(0.5, 2.0, pshape).astype(dtype)
+    inputs = [x, beta, gamma, mean, var]
+
+    def run() -> list[Any]:
+        y = N._batch_normalization(np, x, beta, gamma, mean, var, (1,), 0.9, 1e-3, False)
+        grads = N._batch_normalization_fast(
+            np, [g], inputs, [shape], None, None, (1,), 0.9, 1e-3, False, (True,) * 5
+        )
+        return [y, *grads]
+
+    got = run()
+    x64, g64, gm64, mu64 = (a.astype(np.float64) for a in (x, g, gamma, mean))
+    r = 1.0 / np.sqrt(var.astype(np.float64) + 1e-3)
+    red = (0, 2, 3)
+    want = [
+        (x64 - mu64) * r * gm64 + beta,
+        g64 * gm64 * r,
+        g64.sum(red, keepdims=True),
+        (g64 * (x64 - mu64) * r).sum(red, keepdims=True),
+        -(g64 * gm64 * r).sum(red, keepdims=True),
+        (g64 * gm64 * (x64 - mu64)).sum(red, keepdims=True) * r**3 * -0.5,
+    ]
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for a, b in zip(got, want):
+        assert a.dtype == dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+    native.set_enabled(False)
+    for a, b in zip(got, run()):
+        np.testing.assert_allclose(a, b, rtol=10 * tol, atol=10 * tol)
+
+
+@built
+def test_batch_normalization_kernels_keep_float32_accuracy_far_from_zero(compiled: None) -> None:
+    """Two passes in double: a float32 batch around 1e4 with unit spread keeps its variance."""
+    rng = np.random.default_rng(52)
+    x = (rng.standard_normal((16, 3, 64)) + 1e4).astype(np.float32)
+    y, mean, var = np.empty_like(x), np.empty(3), np.empty(3)
+    native.bn_forward(x, y, np.ones(3, np.float32), np.zeros(3, np.float32), mean, var, 1e-5)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(var, x64.var(axis=(0, 2)), rtol=1e-12)
+    np.testing.assert_allclose(y.mean(axis=(0, 2)), 0.0, atol=1e-6)
+
+
+@built
+def test_batch_normalization_kernels_do_not_depend_on_threads(
+    compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each channel is summed by one call in an order fixed by the shape: one thread, two
+    threads, and one channel per chunk give the same bits."""
+    from gradhub import parallel
+
+    rng = np.random.default_rng(53)
+    x = (rng.standard_normal((8, 40, 25, 28)) * 2.0 + 1.0).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    gamma, beta = rng.standard_normal((2, 40)).astype(np.float32)
+    assert len(native._channel_chunks(40, 8 * 25 * 28)) > 2
+
+    def run() -> tuple[Any, ...]:
+        y, dx = np.empty_like(x), np.empty_like(x)
+        m, v, m2, v2, sg, sgxc = np.empty((6, 40))
+        native.bn_forward(x, y, gamma, beta, m, v, 1e-5)
+        native.bn_backward(x, g, dx, gamma, m2, v2, sg, sgxc, 1e-5, True, True, x.size // 40)
+        return y, dx, m, v, m2, v2, sg, sgxc
+
+    results = []
+    before = parallel.get_num_threads()
+    try:
+        for threads in (1, 2):
+            parallel.set_num_threads(threads)
+            results.append(run())
+        monkeypatch.setattr(native, "_ROW_CHUNK", 1)  # a chunk per channel
+        results.append(run())
+    finally:
+        parallel.set_num_threads(before)
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(results[0][2], results[0][4])  # the same statistics twice
+
+
+@built
+def test_batch_normalization_kernels_take_given_statistics_and_sums(compiled: None) -> None:
+    """Statistics and sums read instead of computed (the parts a normalization across
+    processes gives): the same dx as the one-call kernel, and ``y=None`` for statistics alone."""
+    rng = np.random.default_rng(54)
+    x = rng.standard_normal((3, 2, 10))
+    g = rng.standard_normal(x.shape)
+    gamma = np.array([0.5, 2.0])
+    m, v, sg, sgxc = np.empty((4, 2))
+    dx = np.empty_like(x)
+    native.bn_backward(x, g, dx, gamma, m, v, sg, sgxc, 1e-5, count=30)
+    m2, v2 = np.empty((2, 2))
+    native.bn_forward(x, None, None, None, m2, v2, 1e-5)
+    np.testing.assert_array_equal((m, v), (m2, v2))
+    s2, t2 = np.empty((2, 2))
+    native.bn_backward(x, g, None, None, m2, v2, s2, t2, 1e-5, False, True)
+    np.testing.assert_array_equal((sg, sgxc), (s2, t2))
+    dx2 = np.empty_like(x)
+    native.bn_backward(x, g, dx2, gamma, m2, v2, s2, t2, 1e-5, False, False, 30)
+    np.testing.assert_array_equal(dx, dx2)
+    native.bn_backward(x, g, dx2, gamma, m2, v2, s2, t2, 1e-5, False, False)  # inference
+    np.testing.assert_allclose(dx2, g * (gamma / np.sqrt(v + 1e-5))[:, None], rtol=1e-15)
+
+
+@built
+def test_batch_normalization_kernels_are_the_ones_called(
+    compiled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F.batch_normalization and F.fused_batch_normalization run the compiled kernels on
+    C-contiguous float32/float64 numpy arrays normalized over axis 1 with enough values;
+    every other case runs the numpy kernels; create_graph keeps the graph rules."""
+    from gradhub_nn_ops import normalization as N
+    from gradhub_nn_ops.distributed import ONE_PROCESS
+
+    calls = _record_calls(monkeypatch, "bn_forward", "bn_backward")
+    rng = np.random.default_rng(55)
+    x = gh.Variable(rng.standard_normal((4, 8, 4, 8)).astype(np.float32))  # _BN_MIN_SIZE values
+    F.batch_normalization(x, *(np.ones((1, 8, 1, 1), np.float32) for _ in range(4))).backward()
+    assert calls == ["bn_forward", "bn_backward"]
+    calls.clear()
+    F.batch_normalization(x[:3], *(np.ones((1, 8, 1, 1), np.float32) for _ in range(4)))
+    assert calls == []  # fewer values: the numpy kernels
+    monkeypatch.setattr(N, "_BN_MIN_SIZE", 1)
+
+    def params(c: int, dtype: Any = np.float32, shape: tuple = ()) -> list[Any]:
+        shape = shape or (1, c, 1, 1)
+        return [
+            gh.Variable(rng.standard_normal(shape).astype(dtype)),
+            gh.Variable(rng.uniform(0.5, 1.5, shape).astype(dtype)),
+            np.zeros(shape, dtype),
+            np.ones(shape, dtype),
+        ]
+
+    x = gh.Variable(rng.standard_normal((2, 3, 4, 4)).astype(np.float32))
+    beta, gamma, mean, var = params(3)
+    y = F.batch_normalization(x, beta, gamma, mean, var)
+    gx, gb, gg = gh.grad([(y * y).sum()], [x, beta, gamma], create_graph=False)
+    assert calls == ["bn_forward", "bn_backward"]
+    assert gx is not None and gb is not None and gg is not None
+    assert gx.shape == x.shape and gb.shape == gg.shape == (1, 3, 1, 1)
+    calls.clear()
+    z = gh.Variable(rng.standard_normal(x.shape).astype(np.float32))
+    u = F.fused_batch_normalization(x, beta, gamma, mean, var, z)
+    gh.grad([u.sum()], [x], create_graph=False)
+    assert calls == ["bn_forward", "bn_backward"]
+    calls.clear()
+    F.batch_normalization(x, beta, gamma, mean, var, batch_stat=False).backward()
+    assert calls == ["bn_forward", "bn_backward"]
+    calls.clear()
+    # across processes: this process's statistics first, then the normalization; the backward
+    # sums, then dx from the sums of every process
+    F.sync_batch_normalization(x, beta, gamma, mean, var, ONE_PROCESS).backward()
+    assert calls == ["bn_forward"] * 3 + ["bn_backward"] * 2
+    calls.clear()
+    # the graph rules with create_graph: the forward kernel only, the same gradient
+    y = F.batch_normalization(x, beta, gamma, mean, var)
+    (gx2,) = gh.grad([(y * y).sum()], [x], create_graph=True)
+    assert calls == ["bn_forward"] and gx2 is not None
+    np.testing.assert_allclose(gx2.d, gx.d, rtol=1e-4, atol=1e-5)
+    calls.clear()
+    # numpy kernels: other axes, not C-contiguous, float16, few spatial values, float64 running
+    # statistics of a float32 x in inference
+    F.batch_normalization(x, *params(4, shape=(1, 1, 4, 1)), axes=(2,))
+    F.batch_normalization(gh.Variable(x.d.transpose(0, 1, 3, 2)), beta, gamma, mean, var)
+    F.batch_normalization(gh.Variable(x.d.astype(np.float16)), *params(3, np.float16))
+    F.batch_normalization(gh.Variable(x.d[..., :1, :2].copy()), beta, gamma, mean, var)
+    m64, v64 = params(3, np.float64)[2:]
+    F.batch_normalization(x, beta, gamma, m64, v64, batch_stat=False)
+    assert calls == []
+
+
+@built
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sync_batch_normalization_kernels_match_batch_normalization(
+    dtype: Any, compiled: None, bn_any_size: None
+) -> None:
+    """SyncBatchNormalization's compiled path (this process's statistics combined by its
+    communicator's collectives, the backward sums added over the processes) on one process
+    against BatchNormalization's one-call kernels and the numpy kernels."""
+    from gradhub_nn_ops import distributed as D
+    from gradhub_nn_ops import normalization as N
+
+    rng = np.random.default_rng(56)
+    shape, pshape = (3, 4, 5, 6), (1, 4, 1, 1)
+    x = (rng.standard_normal(shape) * 2.0 - 1.0).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    beta, gamma = rng.standard_normal((2, *pshape)).astype(dtype)
+    need = (True, True, True, False, False)
+
+    def run(sync: bool) -> list[Any]:
+        mean, var = np.zeros(pshape, dtype), np.ones(pshape, dtype)
+        inputs = [x, beta, gamma, mean, var]
+        if sync:
+            one = D.ONE_PROCESS
+            y = D._sync_batch_normalization(np, *inputs, one, (1,), 0.9, 1e-3, True)
+            grads = D._sync_batch_normalization_fast(
+                np, [g], inputs, [shape], None, None, one, (1,), 0.9, 1e-3, True, need
+            )
+        else:
+            y = N._batch_normalization(np, *inputs, (1,), 0.9, 1e-3, True)
+            grads = N._batch_normalization_fast(
+                np, [g], inputs, [shape], None, None, (1,), 0.9, 1e-3, True, need
+            )
+        return [y, mean, var, *grads[:3]]
+
+    tol = 1e-5 if dtype == np.float32 else 1e-13
+    synced, single = run(True), run(False)
+    native.set_enabled(False)
+    numpy_path = run(True)
+    for a, b, c in zip(synced, single, numpy_path):
+        assert a.dtype == dtype
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+        np.testing.assert_allclose(a, c, rtol=10 * tol, atol=10 * tol)
+
+
+@built
+def test_batch_normalization_kernels_check_their_arrays(compiled: None) -> None:
+    x = np.ones((2, 3, 4))
+    m, v, sg, sgxc = np.empty((4, 3))
+    with pytest.raises(ValueError, match=r"native\.bn_forward\(\): arrays must be C-contiguous"):
+        native.bn_forward(x, np.empty((2, 3, 5)), np.ones(3), np.ones(3), m, v, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_forward\(\): gamma must be .*float64.* 3"):
+        native.bn_forward(x, x.copy(), np.ones(3, np.float32), np.ones(3), m, v, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_forward\(\): mean must be .*float64"):
+        native.bn_forward(x, x.copy(), np.ones(3), np.ones(3), m.astype(np.float32), v, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_forward\(\): beta is needed"):
+        native.bn_forward(x, x.copy(), np.ones(3), None, m, v, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_forward\(\): x must have a batch and"):
+        native.bn_forward(np.ones(3), None, None, None, m, v, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_backward\(\): arrays must be C-contig"):
+        native.bn_backward(x, x.transpose(1, 0, 2).copy(), None, None, m, v, sg, sgxc, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_backward\(\): gamma is needed"):
+        native.bn_backward(x, x, x.copy(), None, m, v, sg, sgxc, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_backward\(\): sgxc is needed"):
+        native.bn_backward(x, x, None, None, m, v, sg, None, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_backward\(\): count must be >= 1"):
+        native.bn_backward(x, x, x.copy(), np.ones(3), m, v, sg, sgxc, 1e-5, count=0)
+    with pytest.raises(TypeError, match=r"native\.bn_forward\(\).*float16"):
+        x16 = x.astype(np.float16)
+        p16 = np.ones(3, np.float16)
+        native.bn_forward(x16, x16.copy(), p16, p16, m, v, 1e-5)
+
+
+def test_standardize_affine_parameter_sums_take_a_bounded_number_of_rows() -> None:
+    """Regression: each chunk of rows had its own row of parameter sums, and rows longer than a
+    chunk made one chunk each (2 rows x m doubles per row: 4x a float32 input); the sums now
+    use at most native._SUM_CHUNKS chunks, fixed by the shape."""
+    assert len(native._row_chunks(1000, 70000, native._SUM_CHUNKS)) == native._SUM_CHUNKS
+    assert len(native._row_chunks(1000, 70000)) == 1000
+    assert native._row_chunks(10, 4, native._SUM_CHUNKS) == [(0, 10)]
+
+
+def test_layer_normalization_with_number_parameters_keeps_float16() -> None:
+    """Regression: Python numbers as gamma and beta made a float16 layer normalization float32
+    (they went to StandardizeAffine as float32 arrays); they stay scalar functions."""
+    x = gh.Variable(np.random.default_rng(45).standard_normal((2, 3)).astype(np.float16))
+    assert F.layer_normalization(x, 0.5, 2.0).dtype == np.float16

@@ -245,6 +245,23 @@ def _moments_over(comm: Any) -> Any:
         sq = xp.array(sq.sum(axis=red, keepdims=True), order="C", copy=True)
         return m, xc, _summed(fname, comm, sq) * scale, total
 
+    def combine(xp: Any, x: Any, mean: Any, var: Any, n: int) -> tuple[Any, Any, int]:
+        # for the compiled kernels (normalization.Combine): the same two collectives, of the
+        # same sizes and dtype, from this process's per-channel mean and variance (float64)
+        fname = "sync_batch_normalization"
+        acc = _accumulator(x)
+        buf = np.empty(mean.size + 1, dtype=acc)
+        buf[:-1] = mean * n
+        buf[-1] = n
+        _summed(fname, comm, buf)
+        total = round(float(buf[-1]))
+        scale = _inverse(total)
+        m = buf[:-1].astype(np.float64) * scale
+        # this process's squared deviations from the common mean: n (var + (mean - m)^2)
+        sq = np.array(n * (var + (mean - m) ** 2), dtype=acc)
+        return m, _summed(fname, comm, sq).astype(np.float64) * scale, total
+
+    moments.combine = combine  # type: ignore[attr-defined]
     return moments
 
 

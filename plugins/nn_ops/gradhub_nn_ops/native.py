@@ -23,6 +23,12 @@ never stored), the masked gather of another input-shaped array, the unpooling an
 pooling by a given mask, each a vector of windows at a time; the same results as the numpy
 kernels bit for bit (same comparisons, ties and NaN rules, same order of additions).
 
+Batch normalization over axis 1 of ``(N, C, *spatial)`` arrays (:func:`bn_forward`,
+:func:`bn_backward`): per channel, the mean and variance (two passes, sums in double), the
+normalization with gamma and beta, the backward sums ``S_g``, ``S_gxc`` and the input gradient,
+a channel's values read by one call (its later passes from the cache); chunks of channels run on
+the threads.
+
 :mod:`gradhub_nn_ops.conv` and :mod:`gradhub_nn_ops.pooling` use them on the CPU (numpy arrays)
 for these shapes, chunk by chunk on :mod:`gradhub.parallel`'s threads (the library is called
 through :mod:`ctypes`, which releases the interpreter lock); every other case, and every device,
@@ -61,6 +67,8 @@ from gradhub.parallel import parallel_for
 
 __all__ = [
     "available",
+    "bn_backward",
+    "bn_forward",
     "conv_forward",
     "dtype_usable",
     "filter_grad",
@@ -92,9 +100,11 @@ _SIGNATURES = [
     ("relu_backward", 3, 1, False),
     ("standardize", 4, 2, False),
     ("standardize_backward", 6, 2, False),
+    ("bn_forward", 6, 6, False),
+    ("bn_backward", 8, 7, False),
 ]
 #: kernels that take a double after their sizes (``eps``)
-_DOUBLE_LAST = ("standardize", "standardize_backward")
+_DOUBLE_LAST = ("standardize", "standardize_backward", "bn_forward", "bn_backward")
 
 
 def _load() -> Any:
@@ -340,9 +350,17 @@ def relu_backward(g: Any, y: Any, out: Any) -> None:
 _ROW_CHUNK = 1 << 16
 
 
-def _row_chunks(rows: int, m: int) -> list[tuple[int, int]]:
-    """``(start, stop)`` row ranges of about :data:`_ROW_CHUNK` values each."""
+#: the most chunks :func:`standardize_backward` cuts when it sums the parameters' gradients
+#: (each chunk has its own row of sums: a bound on their memory, fixed like the chunks)
+_SUM_CHUNKS = 16
+
+
+def _row_chunks(rows: int, m: int, most: int | None = None) -> list[tuple[int, int]]:
+    """``(start, stop)`` row ranges of about :data:`_ROW_CHUNK` values each (at most ``most``
+    ranges: consecutive ones joined), fixed by the shape alone."""
     per = max(1, _ROW_CHUNK // m)
+    if most is not None:
+        per = max(per, -(-rows // most))
     return [(r, min(r + per, rows)) for r in range(0, rows, per)]
 
 
@@ -438,7 +456,7 @@ def standardize_backward(
     _row_params("standardize_backward", m, x, gamma=gamma)
     _row_params("standardize_backward", m, x, dgamma=dgamma, dbeta=dbeta)
     gp = _rows_of(gamma, m, 0, 0)
-    chunks = _row_chunks(x.size // m, m)
+    chunks = _row_chunks(x.size // m, m, None if dgamma is None else _SUM_CHUNKS)
     sums = None if dgamma is None else np.zeros((len(chunks), 2, m))
     eps = float(eps)
 
@@ -476,6 +494,157 @@ def _rows(what: str, m: int, *arrays: Any) -> Any:
             f"{a0.size}"
         )
     return _kernel(what, a0.dtype, what)
+
+
+#: kernel flags of ``gh_bn_backward``: compute the statistics, compute the sums, training dx
+_BN_STATS, _BN_SUMS, _BN_TRAIN = 1, 2, 4
+
+
+def _bn_arrays(what: str, x: Any, others: Sequence[Any], **params: Any) -> tuple[Any, int, int]:
+    """The kernel ``what`` for ``x`` of shape ``(N, C, *spatial)`` and its sizes ``(N, C, S)``,
+    after checking that ``x`` and ``others`` (None: left out) are C-contiguous arrays of one shape
+    and dtype, and that each parameter (None: left out) holds the ``C`` values of one channel
+    each, C-contiguous, of ``x``'s dtype (``gamma``, ``beta``) or float64 (the others); a
+    ValueError naming ``native.<what>()`` otherwise."""
+    _alike(what, [x, *(a for a in others if a is not None)])
+    if x.ndim < 2:
+        raise ValueError(
+            f"gradhub-nn-ops: native.{what}(): x must have a batch and a channel axis "
+            f"(N, C, *spatial), got shape {x.shape}"
+        )
+    c = int(x.shape[1])
+    for k, v in params.items():
+        want = x.dtype if k in ("gamma", "beta") else np.dtype(np.float64)
+        if v is not None and (v.size != c or v.dtype != want or not v.flags.c_contiguous):
+            raise ValueError(
+                f"gradhub-nn-ops: native.{what}(): {k} must be a C-contiguous {want} array of "
+                f"{c} values (one per channel), got {v.dtype} {v.shape}"
+            )
+    spatial = x.size // max(1, int(x.shape[0]) * c)
+    return _kernel(what, x.dtype, what), int(x.shape[0]), spatial
+
+
+def _bn_given(what: str, **arrays: Any) -> None:
+    """Raise a ValueError naming ``native.<what>()`` where one of ``arrays`` is None."""
+    for k, v in arrays.items():
+        if v is None:
+            raise ValueError(f"gradhub-nn-ops: native.{what}(): {k} is needed, got None")
+
+
+def _channel_chunks(channels: int, per_channel: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` channel ranges of about :data:`_ROW_CHUNK` values each (a channel's
+    values are always in one range)."""
+    per = max(1, _ROW_CHUNK // max(1, per_channel))
+    return [(c, min(c + per, channels)) for c in range(0, channels, per)]
+
+
+def _address(a: Any) -> Any:
+    return None if a is None else a.ctypes.data
+
+
+def bn_forward(
+    x: Any, y: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float, stats: bool = True
+) -> None:
+    """Batch normalization over the channels (axis 1) of a C-contiguous float32/float64 array
+    ``x`` of shape ``(N, C, *spatial)``: with ``stats``, each channel's mean ``mu`` and biased
+    variance ``sigma^2`` over its ``N * prod(spatial)`` values are written to ``mean`` and
+    ``var`` (float64, ``C`` values each), else read from them; ``y`` (None: not computed, the
+    statistics only) gets ``(x - mu) gamma / sqrt(sigma^2 + eps) + beta`` (``gamma``, ``beta``:
+    ``C`` values of ``x``'s dtype). Sums and arithmetic in double; channels in chunks on
+    :mod:`gradhub.parallel`'s threads, each channel summed by one thread in an order fixed by
+    the shape (results do not depend on the number of threads).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x = np.array([[[1.0, 3.0]], [[5.0, 7.0]]])  # N=2, C=1, 2 values per sample
+        >>> y, mean, var = np.empty_like(x), np.empty(1), np.empty(1)
+        >>> if native.available():
+        ...     native.bn_forward(x, y, np.ones(1), np.zeros(1), mean, var, 0.0)
+        ... else:
+        ...     mean[0], var[0] = 4.0, 5.0
+        >>> mean, var
+        (array([4.]), array([5.]))
+    """
+    fn, n, s = _bn_arrays("bn_forward", x, [y], gamma=gamma, beta=beta, mean=mean, var=var)
+    _bn_given(
+        "bn_forward", mean=mean, var=var, **({} if y is None else {"gamma": gamma, "beta": beta})
+    )
+    c = int(x.shape[1])
+    chunks = _channel_chunks(c, n * s)
+    args = (_address(gamma), _address(beta), mean.ctypes.data, var.ctypes.data, _address(y))
+    eps, flag = float(eps), int(bool(stats))
+
+    def body(i: int) -> None:
+        fn(x.ctypes.data, *args, n, c, s, *chunks[i], flag, eps)
+
+    parallel_for(len(chunks), body)
+
+
+def bn_backward(
+    x: Any,
+    g: Any,
+    dx: Any,
+    gamma: Any,
+    mean: Any,
+    var: Any,
+    sg: Any,
+    sgxc: Any,
+    eps: float,
+    stats: bool = True,
+    sums: bool = True,
+    count: int | None = None,
+) -> None:
+    """Batch normalization's first-order backward over the channels of ``x`` and its output
+    gradient ``g`` (C-contiguous float32/float64 arrays of shape ``(N, C, *spatial)``), per
+    channel: with ``stats``, the mean and biased variance are computed into ``mean`` and ``var``
+    (float64, ``C`` values), else read; with ``sums``, ``S_g = sum g`` and
+    ``S_gxc = sum g (x - mu)`` are computed into ``sg`` and ``sgxc``, else read (the sums over
+    several processes, say); ``dx`` (None: not computed) gets, with ``r = (sigma^2 + eps)^{-1/2}``
+    and ``a = gamma r``, ``a g - a S_g / count - (x - mu) a r^2 S_gxc / count`` (training: the
+    statistics were taken over ``count`` values) or ``a g`` (``count`` None: inference).
+    Channels run as in :func:`bn_forward` (results do not depend on the number of threads).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from gradhub_nn_ops import native
+        >>> x, g = np.array([[[1.0, 3.0]]]), np.array([[[2.0, 2.0]]])
+        >>> dx, m, v, sg, sgxc = np.empty_like(x), *np.empty((4, 1))
+        >>> if native.available():
+        ...     native.bn_backward(x, g, dx, np.ones(1), m, v, sg, sgxc, 0.0, count=2)
+        ... else:
+        ...     sg[0], sgxc[0], dx[...] = 4.0, 0.0, 0.0
+        >>> sg, sgxc, dx
+        (array([4.]), array([0.]), array([[[0., 0.]]]))
+    """
+    fn, n, s = _bn_arrays(
+        "bn_backward", x, [g, dx], gamma=gamma, mean=mean, var=var, sg=sg, sgxc=sgxc
+    )
+    _bn_given("bn_backward", mean=mean, var=var, sg=sg, sgxc=sgxc)
+    if dx is not None:
+        _bn_given("bn_backward", gamma=gamma)
+    if count is not None and count < 1:
+        raise ValueError(f"gradhub-nn-ops: native.bn_backward(): count must be >= 1, got {count}")
+    c = int(x.shape[1])
+    chunks = _channel_chunks(c, n * s)
+    flags = (_BN_STATS if stats else 0) | (_BN_SUMS if sums else 0)
+    flags |= 0 if count is None else _BN_TRAIN
+    args = (
+        _address(gamma),
+        mean.ctypes.data,
+        var.ctypes.data,
+        sg.ctypes.data,
+        sgxc.ctypes.data,
+        _address(dx),
+    )
+    eps, total = float(eps), 0 if count is None else int(count)
+
+    def body(i: int) -> None:
+        fn(x.ctypes.data, g.ctypes.data, *args, n, c, s, *chunks[i], flags, total, eps)
+
+    parallel_for(len(chunks), body)
 
 
 def _sizes(

@@ -115,6 +115,25 @@ def local_moments(xp: Any, x: Any, red: tuple[int, ...], n: int) -> tuple[Any, A
     return m, xc, _mean_square(xp, xc, red), n
 
 
+#: ``combine(xp, x, mean, var, n) -> (mean, var, count)``: a ``Moments`` function's attribute
+#: ``combine``, for the compiled kernels: this process's per-channel mean and biased variance of
+#: ``x`` (float64 vectors, over ``n`` values each) to those of the normalization (over ``count``
+#: values), by the same collectives as the ``Moments`` function itself
+Combine = Callable[[Any, Any, Any, Any, int], tuple[Any, Any, int]]
+
+
+def _this_process(xp: Any, x: Any, mean: Any, var: Any, n: int) -> tuple[Any, Any, int]:
+    """``local_moments``' ``Combine``: the statistics of this process are the normalization's."""
+    return mean, var, n
+
+
+def _combine_of(moments: Moments) -> Combine | None:
+    """The ``Combine`` of ``moments`` (None: it has none; the numpy kernels serve it)."""
+    if moments is local_moments:
+        return _this_process
+    return getattr(moments, "combine", None)
+
+
 def _centered(xp: Any, x: Any, m: Any) -> Any:
     """``x - m`` into an array of gradhub.memory's (no fresh pages for a large one)."""
     return xp.subtract(x, m, out=output_array(xp, x.shape, np.result_type(x.dtype, m.dtype)))
@@ -157,6 +176,13 @@ def normalize(
     out_dtype = np.result_type(x.dtype, beta.dtype, gamma.dtype) if x.dtype == np.float16 else None
     if out_dtype is not None:
         x = x.astype(np.float32)
+    elif (not batch_stat or _combine_of(moments) is not None) and _bn_native(
+        xp, x, ax, beta, gamma, *(() if batch_stat else (mean, variance))
+    ):
+        combine = _combine_of(moments) if batch_stat else None
+        return _normalize_native(
+            xp, fname, x, beta, gamma, mean, variance, ax, n, decay_rate, eps, combine
+        )
     if batch_stat:
         if moments is local_moments:
             _check_count(fname, x.shape, ax, n, "")
@@ -248,7 +274,16 @@ def bn_fast(
     ``dmean = -sum(dx)``, ``dvar = -gamma S_gxc (var + eps)^{-3/2} / 2``.
     """
     g, xa, gamma = gy[0], x[0], x[2]
-    _, red, _, n = _bn_geometry(xs[0], axes)
+    ax, red, _, n = _bn_geometry(xs[0], axes)
+    if (
+        (not batch_stat or _combine_of(moments) is not None)
+        and isinstance(g, np.ndarray)
+        and g.dtype == xa.dtype
+        and g.flags.c_contiguous
+        and _bn_native(xp, xa, ax, gamma, *(() if batch_stat else (x[3], x[4])))
+    ):
+        combine = _combine_of(moments) if batch_stat else None
+        return _bn_fast_native(g, xa, x, n, eps, combine, need_grads, summed)
     half = xa.dtype == np.float16
     if half:  # as the forward: in float32, each gradient cast back to its input's dtype
         xa = xa.astype(np.float32)
@@ -293,6 +328,140 @@ def bn_fast(
             if grads[i] is not None and grads[i].dtype != dt:
                 grads[i] = grads[i].astype(dt)
     return grads
+
+
+#: values per sample and channel (the product of the spatial sizes) below which batch
+#: normalization stays with the numpy kernels: the compiled ones read a channel in runs of that
+#: many contiguous values
+_BN_MIN_SPATIAL = 8
+#: values of x below which batch normalization stays with the numpy kernels (whose fewer Python
+#: steps cost less than the compiled kernels' calls there)
+_BN_MIN_SIZE = 1024
+
+
+def _bn_native(xp: Any, x: Any, ax: tuple[int, ...], *params: Any) -> bool:
+    """Whether the compiled kernels (:func:`gradhub_nn_ops.native.bn_forward` and
+    ``bn_backward``) serve a batch normalization of ``x`` over the axes ``ax``: axis 1 of a
+    C-contiguous float32/float64 numpy array ``(N, C, *spatial)`` of at least
+    :data:`_BN_MIN_SIZE` values, at least :data:`_BN_MIN_SPATIAL` of them per sample and
+    channel, ``params`` (gamma, beta, the running statistics
+    used) of ``x``'s dtype, so that the result keeps ``x``'s dtype."""
+    from . import native
+
+    return (
+        xp is np
+        and ax == (1,)
+        and isinstance(x, np.ndarray)
+        and x.ndim >= 2
+        and x.size >= max(1, _BN_MIN_SIZE)
+        and x.flags.c_contiguous
+        and math.prod(x.shape[2:]) >= _BN_MIN_SPATIAL
+        and all(getattr(p, "dtype", None) == x.dtype for p in params)
+        and native.dtype_usable(x.dtype)
+    )
+
+
+def _per_channel(p: Any, dtype: Any = None) -> Any:
+    """The ``C`` values of a parameter shaped ``(1, C, 1, ...)`` as a C-contiguous vector."""
+    return np.ascontiguousarray(p, dtype=dtype).reshape(-1)
+
+
+def _normalize_native(
+    xp: Any,
+    fname: str,
+    x: Any,
+    beta: Any,
+    gamma: Any,
+    mean: Any,
+    variance: Any,
+    ax: tuple[int, ...],
+    n: int,
+    decay_rate: float,
+    eps: float,
+    combine: Combine | None,
+) -> Any:
+    """:func:`normalize` by the compiled kernel (see :func:`_bn_native`), the batch statistics
+    (training: ``combine`` given, see ``Combine``) in double, the running statistics updated as
+    by the numpy kernels."""
+    from . import native
+
+    c = int(x.shape[1])
+    stats = combine is _this_process
+    if combine is None:  # inference
+        mu, var = _per_channel(mean, np.float64), _per_channel(variance, np.float64)
+    elif stats:  # the statistics by the same call as y
+        _check_count(fname, x.shape, ax, n, "")
+        mu, var = np.empty(c), np.empty(c)
+    else:  # this process's statistics, then those of every process
+        mu, var = np.empty(c), np.empty(c)
+        native.bn_forward(x, None, None, None, mu, var, float(eps))
+        mu, var, n = combine(xp, x, mu, var, n)
+        _check_count(fname, x.shape, ax, n, " in all processes together")
+    y = output_array(xp, x.shape, x.dtype)
+    native.bn_forward(x, y, _per_channel(gamma), _per_channel(beta), mu, var, float(eps), stats)
+    if combine is not None:
+        pshape = mean.shape
+        _update_running(xp, mean, mu.reshape(pshape), decay_rate, "mean", fname)
+        unbiased = (var * (n / (n - 1))).reshape(pshape)
+        _update_running(xp, variance, unbiased, decay_rate, "variance", fname)
+    return y
+
+
+def _bn_fast_native(
+    g: Any,
+    xa: Any,
+    x: Any,
+    n: int,
+    eps: float,
+    combine: Combine | None,
+    need_grads: Sequence[bool],
+    summed: Callable[[Any], Any] | None,
+) -> list[Any]:
+    """:func:`bn_fast` by the compiled kernel (see :func:`_bn_native`): in one process the
+    statistics, the sums ``S_g``, ``S_gxc`` and ``dx`` in one call; across processes
+    (``combine``, see ``Combine``, and ``summed``) the statistics and the sums added over the
+    processes first, by the same collectives as the numpy kernels. The gradients of the
+    parameters come from the per-channel sums (double, cast to ``x``'s dtype)."""
+    from . import native
+
+    gamma, batch_stat = x[2], combine is not None
+    pshape, dtype, c = gamma.shape, xa.dtype, int(xa.shape[1])
+    stats = combine is _this_process
+    if combine is None:  # inference
+        mu, var = _per_channel(x[3], np.float64), _per_channel(x[4], np.float64)
+    else:
+        mu, var = np.empty(c), np.empty(c)
+        if not stats:
+            native.bn_forward(xa, None, None, None, mu, var, float(eps))
+            mu, var, n = combine(np, xa, mu, var, n)
+    sg, sgxc = np.empty(c), np.empty(c)
+    dx = output_array(np, xa.shape, dtype) if need_grads[0] else None
+    gp, eps, count = _per_channel(gamma), float(eps), n if batch_stat else None
+    if batch_stat and not stats and dx is not None and summed is not None:
+        # this process's sums, then the sums of every process (one collective) for dx
+        native.bn_backward(xa, g, None, None, mu, var, sg, sgxc, eps, False, True)
+        buf = np.concatenate([sg, sgxc]).astype(np.result_type(g.dtype, dtype))
+        summed(buf)
+        t_g, t_gxc = buf[:c].astype(np.float64), buf[c:].astype(np.float64)
+        native.bn_backward(xa, g, dx, gp, mu, var, t_g, t_gxc, eps, False, False, count)
+    elif dx is not None or batch_stat or any(need_grads[1:]):
+        # the sums serve the training dx and every parameter's gradient
+        sums = batch_stat or any(need_grads[1:])
+        native.bn_backward(xa, g, dx, gp, mu, var, sg, sgxc, eps, stats, sums, count)
+    r = 1.0 / np.sqrt(var + eps)
+    gamma64 = _per_channel(gamma, np.float64)
+
+    def out(v: Any, need: bool) -> Any:
+        return v.astype(dtype).reshape(pshape) if need else None
+
+    inference = not batch_stat
+    return [
+        dx,
+        out(sg, need_grads[1]),
+        out(r * sgxc, need_grads[2]),
+        out(-(gamma64 * r) * sg, inference and need_grads[3]),
+        out(gamma64 * sgxc * (r * r * r) * -0.5, inference and need_grads[4]),
+    ]
 
 
 def bn_rule(
@@ -447,6 +616,13 @@ def _bn_samples(rng: np.random.Generator) -> Iterator[Sample]:
     )
     yield Sample((x((2, 3, 2)), *params((1, 3, 1))), {"batch_stat": False}, name="inference")
     yield Sample((x((0, 3)), *params((1, 3))), {"batch_stat": False}, name="inference size-0")
+    # _BN_MIN_SIZE values, _BN_MIN_SPATIAL per sample and channel: the compiled kernels
+    yield Sample(
+        (x((2, 4, 8, 16)), *params((1, 4, 1, 1))), {}, grad_inputs=(0, 1, 2), name="compiled"
+    )
+    yield Sample(
+        (x((4, 2, 128)), *params((1, 2, 1))), {"batch_stat": False}, name="compiled inference"
+    )
 
 
 _BN_OPTIONAL = ("beta", "gamma", "mean", "variance")
@@ -1104,7 +1280,7 @@ def layer_normalization(
         if p is not None:
             _check_broadcast("layer_normalization", name, tuple(np.shape(p)), tuple(x.shape))
     half = x.dtype == np.float16  # computed in float32, then cast back (as PyTorch)
-    if gamma is not None and beta is not None:
+    if hasattr(gamma, "shape") and hasattr(beta, "shape"):  # (numbers: the scalar functions)
         y = _call("StandardizeAffine", x, gamma, beta, axis=red, eps=eps)
     else:
         y = _call("Standardize", x, axis=red, eps=eps)

@@ -4,7 +4,10 @@
  *   the filter gradient (conv_body.h);
  * - 2x2 max pooling with stride 2: the maxima, the first-maximum mask, the backward, the masked
  *   gather, unpooling and pooling (pool_body.h);
- * - ReLU's forward and backward (act_body.h).
+ * - ReLU's forward and backward (act_body.h);
+ * - standardize's forward and backward (norm_body.h);
+ * - batch normalization's forward and backward over the channels of (N, C, S) arrays
+ *   (bn_body.h).
  *
  * Each kernel is compiled twice, for the compiler's default x86-64 and for AVX2 with FMA; the
  * entry points choose once per call by what the CPU supports. No Python object is touched: the
@@ -149,6 +152,24 @@ ACT_ENTRIES(f64, double)
 
 NORM_ENTRIES(f32, float)
 NORM_ENTRIES(f64, double)
+
+#define BN_ENTRIES(SUF, T)                                                                         \
+    void gh_bn_forward_##SUF(const T *x, const T *gamma, const T *beta, double *mean,              \
+                             double *var, T *y, long N, long C, long S, long c0, long c1,          \
+                             long stats, double eps)                                               \
+    {                                                                                              \
+        DISPATCH(bn_forward_##SUF, x, gamma, beta, mean, var, y, N, C, S, c0, c1, stats, eps);     \
+    }                                                                                              \
+    void gh_bn_backward_##SUF(const T *x, const T *g, const T *gamma, double *mean, double *var,   \
+                              double *sg, double *sgxc, T *dx, long N, long C, long S, long c0,    \
+                              long c1, long flags, long count, double eps)                         \
+    {                                                                                              \
+        DISPATCH(bn_backward_##SUF, x, g, gamma, mean, var, sg, sgxc, dx, N, C, S, c0, c1, flags,  \
+                 count, eps);                                                                      \
+    }
+
+BN_ENTRIES(f32, float)
+BN_ENTRIES(f64, double)
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, .m_name = "_native_kernels", .m_doc = NULL, .m_size = 0};

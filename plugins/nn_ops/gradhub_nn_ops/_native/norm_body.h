@@ -63,8 +63,8 @@ ATTR static void NAME(standardize)(const T *x, const T *gamma, const T *beta, T 
  * dx = r (gg - mean(gg)) - (x - mu) r^3 mean(gg (x - mu)); where dgamma and dbeta are given (m
  * doubles each, both or neither), the rows' sums of g (x - mu) r and of g are added to them. */
 ATTR static void NAME(standardize_backward)(const T *x, const T *g, const T *gamma, T *dx,
-                                            double *dgamma, double *dbeta, long rows, long m,
-                                            double eps)
+                                            double *restrict dgamma, double *restrict dbeta,
+                                            long rows, long m, double eps)
 {
     for (long r = 0; r < rows; r++) {
         const T *xr = x + r * m, *gr = g + r * m;

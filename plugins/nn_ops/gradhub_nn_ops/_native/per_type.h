@@ -12,6 +12,7 @@
 #include "pool_body.h"
 #include "act_body.h"
 #include "norm_body.h"
+#include "bn_body.h"
 #undef NAME
 #undef ATTR
 
@@ -22,6 +23,7 @@
 #include "pool_body.h"
 #include "act_body.h"
 #include "norm_body.h"
+#include "bn_body.h"
 #undef NAME
 #undef ATTR
 #endif
