@@ -379,3 +379,16 @@ def test_stride1_layouts_match_the_loops(
         np.testing.assert_allclose(
             both[1], _convolution_filter_grad_ref(x, u, ws[2:], 1, **attrs), rtol=1e-10, atol=1e-12
         )
+
+
+def test_gemm_pieces_are_never_a_few_columns() -> None:
+    """Regression: where one column of a product already exceeded the single-thread size
+    (``rest > _GEMM_ST``: the filter gradient of a 256 -> 256 3x3 strided convolution), the
+    pieces were one column long, thousands of matrix-vector products (5.6 s against 0.16 s for
+    (2, 256, 64, 64) with stride 2 on the 2-core machine, 2026-11-28)."""
+    from gradhub_nn_ops import conv
+
+    assert conv._piece(np, 256 * 256 * 9, 4096) == conv._PIECE_MIN
+    assert conv._piece(np, 256 * 256 * 9, 100) == 100
+    assert conv._piece(np, 64, 1 << 16) == 4096  # below the minimum: single-threaded pieces
+    assert conv._piece(np, 10, 50) == 50

@@ -249,13 +249,19 @@ _scratch_store = threading.local()
 _GEMM_ST = 1 << 18
 
 
+#: the shortest piece :func:`_piece` cuts: where ``rest`` alone is above ``_GEMM_ST``, pieces
+#: of a few columns would turn one product into thousands of matrix-vector ones (a strided
+#: convolution's filter gradient took 13x its stride-1 time), so they stay this long
+_PIECE_MIN = 128
+
+
 def _piece(xp: Any, rest: int, length: int) -> int:
     """Length of the pieces of an axis of ``length`` such that a GEMM of ``rest * piece`` stays
-    single-threaded (the whole length on other devices)."""
+    single-threaded (the whole length on other devices), and at least ``_PIECE_MIN`` long."""
     if xp is not np or rest * length <= _GEMM_ST:
         return max(length, 1)
     count = -(-rest * length // _GEMM_ST)
-    return max(1, -(-length // count))
+    return max(1, min(length, _PIECE_MIN), -(-length // count))
 
 
 def _matmul_cols(xp: Any, a: Any, b: Any, out: Any) -> None:
