@@ -126,13 +126,13 @@ def _axis_weights(
         grid = xp.ceil(step).astype(np.int64)
     g_max = max(int(grid.max()) if grid.size else 0, 0)
     gf = grid.astype(ct)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        step_g = step / gf  # NaN where the grid is empty: no sample reads it
-    half = ct(0.5) * step_g
     o = xp.arange(n_out, dtype=ct)
     g = xp.arange(g_max, dtype=ct)
     cell = start[:, None] + o[None, :] * step[:, None]  # (K, n_out)
-    s = (cell[:, :, None] + g[None, None, :] * step_g[:, None, None]) + half[:, None, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step_g = step / gf  # inf or NaN where the grid is empty: no sample reads it
+        half = ct(0.5) * step_g
+        s = (cell[:, :, None] + g[None, None, :] * step_g[:, None, None]) + half[:, None, None]
     with np.errstate(invalid="ignore"):
         used = (xp.arange(g_max)[None, None, :] < grid[:, None, None]) & (
             (s >= ct(-1)) & (s <= ct(n_in))
@@ -227,13 +227,31 @@ def _roi_align(
     out = xp.zeros((k, c, size[0], size[1]), dtype=ct)
     if k:
         idx, ay, ax, fwd, _ = _plan(xp, fn, boxes, n, h, w, size, scale, ratio, ct)
-        for img in sorted({int(i) for i in idx.tolist()}):
-            sel = xp.nonzero(idx == img)[0]
-            rows = xp.matmul(ay[sel][:, None], xn[img][None])  # (Kb, C, out_h, W)
-            cells = xp.matmul(rows, xp.swapaxes(ax[sel], 1, 2)[:, None])  # (Kb, C, oh, ow)
-            with np.errstate(invalid="ignore"):
-                out[sel] = cells * fwd[sel][:, None, None, None]
+        # box by box, on the rows and columns its samples touch: A^y x[b, :, rows, cols] A^x^T
+        for j, (img, (y0, y1), (x0, x1)) in enumerate(_spans(xp, idx, ay, ax)):
+            if y1 > y0 and x1 > x0:
+                rows = xp.matmul(ay[j, :, y0:y1], xn[img, :, y0:y1, x0:x1])  # (C, out_h, cols)
+                out[j] = xp.matmul(rows, ax[j, :, x0:x1].T)
+        with np.errstate(invalid="ignore"):
+            out *= fwd[:, None, None, None]  # (0 * inf: NaN for an empty grid, as nnabla)
     return _from_nchw(xp, out, bool(channel_last)).astype(x.dtype, copy=False)
+
+
+def _spans(
+    xp: Any, idx: Any, ay: Any, ax: Any
+) -> Iterator[tuple[int, tuple[int, int], tuple[int, int]]]:
+    """Per box: its image and the ``[start, stop)`` rows and columns of the image its samples
+    read (where its weights ``ay``/``ax`` are not zero; empty for a box without samples)."""
+
+    def bounds(a: Any) -> list[tuple[int, int]]:
+        hit = xp.asnumpy(a.any(axis=1)) if hasattr(xp, "asnumpy") else a.any(axis=1)
+        first = hit.argmax(axis=1)
+        last = hit.shape[1] - hit[:, ::-1].argmax(axis=1)
+        some = hit.any(axis=1)
+        return [(int(f), int(t)) if s else (0, 0) for f, t, s in zip(first, last, some)]
+
+    images = idx.tolist()
+    yield from zip(images, bounds(ay), bounds(ax))
 
 
 def _roi_align_backward(
@@ -263,11 +281,12 @@ def _roi_align_backward(
     if k:
         g = _to_nchw(xp, dy, bool(channel_last)).astype(ct, copy=False)
         idx, ay, ax, _, bwd = _plan(xp, fn, boxes, n, h, w, size, scale, ratio, ct)
-        for img in sorted({int(i) for i in idx.tolist()}):
-            sel = xp.nonzero(idx == img)[0]
-            gs = g[sel] * bwd[sel][:, None, None, None]
-            cols = xp.matmul(gs, ax[sel][:, None])  # (Kb, C, out_h, W)
-            dx[img] = xp.tensordot(ay[sel], cols, axes=([0, 1], [0, 2])).transpose(1, 0, 2)
+        gs = g * bwd[:, None, None, None]
+        # box by box, into the rows and columns its samples read: A^y^T g A^x
+        for j, (img, (y0, y1), (x0, x1)) in enumerate(_spans(xp, idx, ay, ax)):
+            if y1 > y0 and x1 > x0:
+                cols = xp.matmul(gs[j], ax[j, :, x0:x1])  # (C, out_h, cols)
+                dx[img, :, y0:y1, x0:x1] += xp.matmul(ay[j, :, y0:y1].T, cols)
     return _from_nchw(xp, dx, bool(channel_last)).astype(dy.dtype, copy=False)
 
 
