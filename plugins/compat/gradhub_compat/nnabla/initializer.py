@@ -132,3 +132,11 @@ def calc_normal_std_he_backward(inmaps: int, outmaps: int, kernel: Sequence[int]
 def calc_normal_std_glorot(inmaps: int, outmaps: int, kernel: Sequence[int] = (1, 1)) -> float:
     r"""Glorot's standard deviation: :math:`\sqrt{2 / (K (inmaps + outmaps))}`."""
     return float(np.sqrt(2.0 / (math.prod(kernel) * (inmaps + outmaps))))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "WeightNormalizationScaleInitializer":  # (defined with the PF layers using it)
+        from ._pf_more import WeightNormalizationScaleInitializer
+
+        return WeightNormalizationScaleInitializer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

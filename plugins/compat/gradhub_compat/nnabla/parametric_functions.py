@@ -286,6 +286,23 @@ def parametric_function_api(
     return decorate
 
 
+# the names of ._pf_more (nnabla's quantized and low-rank layers, the initializers its module
+# re-exports)
+_PF_MORE = (
+    "ConstantInitializer",
+    "NormalInitializer",
+    "UniformInitializer",
+    "WeightNormalizationScaleInitializer",
+    "cpd3_convolution",
+    "min_max_quantized_affine",
+    "min_max_quantized_convolution",
+    "pow2_quantized_affine",
+    "pow2_quantized_convolution",
+    "svd_affine",
+    "svd_convolution",
+)
+
+
 def __getattr__(name: str) -> Any:
     # (nnabla's module also offers these helpers, the same objects as in its parameter and
     # initializer modules)
@@ -301,6 +318,10 @@ def __getattr__(name: str) -> Any:
         from . import _quantized_parametric  # (written with parametric_function_api above)
 
         return getattr(_quantized_parametric, name)
+    if name in _PF_MORE:
+        from . import _pf_more  # (quantized and low-rank layers, the re-exported initializers)
+
+        return getattr(_pf_more, name)
     return wrapped_attribute(__name__, _native, name, _wrappers, lambda fn: _wrap(fn, name))
 
 
@@ -338,6 +359,7 @@ def __dir__() -> list[str]:
             "transformer_decode",
             "transformer_encode",
             "weight_normalization",
+            *_PF_MORE,
         }
     )
 
