@@ -560,18 +560,15 @@ def _call_batched(
     except _NotMappable:
         return None
     flat, tree = pytree.flatten(out)
-    for v in flat:
-        if level in batching.levels_of(v):
-            raise GradhubError(
-                f"custom function {f.__name__}: inside vmap its fwd/bwd (or fun/jvp) use a value "
-                "batched by the same vmap that is not one of its arguments (a closure); pass "
-                "that value as an argument"
-            )
     return pytree.unflatten(tree, [wrap(v, level) for v in flat])
 
 
 def _vmapped(
-    fn: Callable[..., Any], in_axes: tuple[int | None, ...], args: Sequence[Any], mode: str
+    fn: Callable[..., Any],
+    in_axes: tuple[int | None, ...],
+    args: Sequence[Any],
+    mode: str,
+    name: str,
 ) -> Any:
     """``fn`` (returning a pytree of Variables and other values) mapped over ``args`` (batch
     axis 0 where ``in_axes`` says 0, the others passed as they are) at a new vmap level with
@@ -585,11 +582,18 @@ def _vmapped(
         leaves, tree = pytree.flatten(out)
         mapped = []
         for v in leaves:
-            if isinstance(v, BatchedVariable) and v._level == level:
+            mapped_here = isinstance(v, BatchedVariable) and v._level == level
+            if mapped_here:
                 v = v._value
-            elif isinstance(v, Variable):
-                v = batching.to_batched(v, size)
-            elif _holds_variables(v):
+            if isinstance(v, BatchedVariable) and all(v._level != lv for lv, _ in batching.LEVELS):
+                raise GradhubError(
+                    f"custom function {name}: inside vmap its fwd/bwd (or fun/jvp) use a value "
+                    "batched by the vmap that maps it without taking it as an argument (a "
+                    "closure); pass that value as an argument"
+                )
+            if not mapped_here and isinstance(v, Variable):
+                v = batching.to_batched(v, size)  # (the same for every element)
+            elif not mapped_here and _holds_variables(v):
                 raise _NotMappable(type(v).__name__)
             mapped.append(v)
     finally:
@@ -610,7 +614,7 @@ def _vjp_batched(
     shapes: list[tuple[int, ...]] = []  # each differentiable argument's shape (one element)
 
     def fun_b(*values: Any) -> Any:
-        return _vmapped(lambda *d: f.fun(*merge(d)), dims, values, mode)
+        return _vmapped(lambda *d: f.fun(*merge(d)), dims, values, mode, f.__name__)
 
     def fwd_b(*values: Any) -> tuple[Any, Any]:
         shapes[:] = [tuple(v.shape[1:] if d == 0 else v.shape) for v, d in zip(values, dims)]
@@ -628,7 +632,7 @@ def _vjp_batched(
                 )
             return res
 
-        out, residuals = _vmapped(fwd_one, dims, values, mode)
+        out, residuals = _vmapped(fwd_one, dims, values, mode, f.__name__)
         return out, residuals
 
     def bwd_b(residuals: Any, g: Any) -> tuple[Any, ...]:
@@ -658,7 +662,7 @@ def _vjp_batched(
             return tuple(cts)
 
         args = [res_leaves[k] for k in var_at] + list(g_leaves)
-        cts = _vmapped(bwd_one, (0,) * len(args), args, mode)
+        cts = _vmapped(bwd_one, (0,) * len(args), args, mode, f.__name__)
         return tuple(
             ct.sum(axis=0) if d is None and isinstance(ct, Variable) else ct
             for ct, d in zip(cts, dims)
@@ -681,7 +685,7 @@ def _jvp_batched(
     nondiff_values = [merge([None] * len(dims))[i] for i in f.nondiff_argnums]
 
     def fun_b(*values: Any) -> Any:
-        return _vmapped(lambda *d: f.fun(*merge(d)), dims, values, mode)
+        return _vmapped(lambda *d: f.fun(*merge(d)), dims, values, mode, f.__name__)
 
     def jvp_b(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
         n = len(primals)
@@ -689,7 +693,7 @@ def _jvp_batched(
         def jvp_one(*d: Any) -> Any:
             return f.jvp(*nondiff_values, tuple(d[:n]), tuple(d[n:]))  # type: ignore[misc]
 
-        return _vmapped(jvp_one, dims + dims, list(primals) + list(tangents), mode)  # type: ignore[no-any-return]
+        return _vmapped(jvp_one, dims + dims, list(primals) + list(tangents), mode, f.__name__)  # type: ignore[no-any-return]
 
     fun_b.__name__ = fun_b.__qualname__ = f.__name__
     fun_b.__module__ = getattr(f.fun, "__module__", fun_b.__module__)

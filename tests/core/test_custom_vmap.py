@@ -285,3 +285,17 @@ def test_a_wrong_cotangent_shape_names_one_element_s_shape() -> None:
         gh.BackwardRuleError, match=r"argument 0 has shape \(\), expected .* \(2,\)"
     ):
         vmap(grad(lambda a: f(a).sum()))(gh.Variable(X))
+
+
+def test_a_closure_over_the_same_vmap_s_batch_is_refused() -> None:
+    """Regression: fwd closing over a value batched by the vmap that maps the call lost that
+    batch axis (its result escaped vmap); it raises, naming the function."""
+    s = gh.Variable(np.array([0.5, 2.0, -1.0]))
+
+    def per(x: Any, k: Any) -> Any:
+        f = custom_vjp(lambda v: v * k)
+        f.defvjp(lambda v: (v * k, v), lambda res, g: (g * k * 3.0,))
+        return (f(x) ** 2.0).sum()
+
+    with pytest.raises(gh.GradhubError, match="use a value batched by the vmap"):
+        vmap(grad(per))(gh.Variable(X), s)
