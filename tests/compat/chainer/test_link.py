@@ -288,8 +288,8 @@ def test_unsupported_link_features_name_the_page() -> None:
     ):
         with pytest.raises(NotImplementedError, match=feature + r".*docs/migration-chainer.md"):
             call()
-    with pytest.raises(NotImplementedError, match=r"chainer.links.StatefulMGU.*migration-chainer"):
-        L.StatefulMGU  # noqa: B018
+    with pytest.raises(NotImplementedError, match=r"chainer.links.VGG16Layers.*migration-chainer"):
+        L.VGG16Layers  # noqa: B018
 
 
 def test_saving_an_uninitialized_parameter_is_refused() -> None:

@@ -201,8 +201,8 @@ def test_unsupported_optimizer_features_name_the_page() -> None:
         opt.loss_scaling()
     with pytest.raises(NotImplementedError, match=r"use_fp32_update.*migration-chainer"):
         opt.use_fp32_update()
-    with pytest.raises(NotImplementedError, match=r"optimizers.MSVAG.*migration-chainer"):
-        optimizers.MSVAG  # noqa: B018
+    with pytest.raises(NotImplementedError, match=r"optimizers.Yogi.*migration-chainer"):
+        optimizers.Yogi  # noqa: B018
 
 
 #: (optimizer, arguments, the parameter after 4 updates): chainer 7.8.1's values for the

@@ -233,10 +233,9 @@ def test_zeta_arguments_as_chainer() -> None:
         F.zeta(chainer.Variable(np.array([2.0])), np.array([1.0]))
 
 
-def test_the_special_functions_are_provided_and_add_still_refused() -> None:
+def test_the_special_functions_are_provided() -> None:
     for name in ("lgamma", "digamma", "polygamma", "zeta", "erfinv", "erfcinv", "erfcx"):
         assert name in F.__all__ and callable(getattr(F, name))
     for name in ("ndtr", "ndtri", "log_ndtr"):
         assert name in F.__all__
-    with pytest.raises(NotImplementedError, match="migration-chainer"):
-        F.add  # noqa: B018
+    assert callable(F.add)  # (provided since 2026-11-28; see test_links_more2.py)

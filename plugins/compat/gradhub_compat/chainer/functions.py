@@ -1446,10 +1446,7 @@ _function_modules.install(_sys.modules[__name__])
 
 
 #: chainer 7.8.1's functions the layer does not provide
-_NOT_PROVIDED = (
-    "add",
-    "deformable_convolution_2d_sampler",
-)
+_NOT_PROVIDED: tuple[str, ...] = ()
 
 
 def __getattr__(name: str) -> Any:

@@ -605,6 +605,20 @@ from ._links import __all__ as _category_all  # noqa: E402
 
 __all__ += _category_all
 
+# BatchRenormalization (a BatchNormalization, so imported here) and
+# DecorrelatedBatchNormalization
+from ._links.normalization_extra import (  # noqa: E402
+    BatchRenormalization,
+    DecorrelatedBatchNormalization,
+)
+
+__all__ += ["BatchRenormalization", "DecorrelatedBatchNormalization"]
+
+# chainer's module paths (``chainer.links.connection.linear``...) holding these links
+from ._module_paths import install_links  # noqa: E402
+
+install_links(__name__)
+
 
 def __getattr__(name: str) -> Any:
     # another chainer link class: NotImplementedError

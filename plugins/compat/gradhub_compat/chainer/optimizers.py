@@ -581,6 +581,15 @@ SMORMS3Rule, SMORMS3 = _more_method("SMORMS3")
 CorrectedMomentumSGDRule, CorrectedMomentumSGD = _more_method("CorrectedMomentumSGD")
 __all__ += [n for m in _MORE for n in (m, f"{m}Rule")]
 
+from ._msvag import MSVAG, MSVAGRule  # noqa: E402
+
+__all__ += ["MSVAG", "MSVAGRule"]
+
+# chainer's module paths (``chainer.optimizers.adam``...) holding these optimizers
+from ._module_paths import install_optimizers  # noqa: E402
+
+install_optimizers(__name__)
+
 
 def __getattr__(name: str) -> Any:
     if name[:1].isupper():  # another chainer optimizer class

@@ -69,3 +69,11 @@ __all__ += normalization.__all__
 __all__ += pooling.__all__
 __all__ += rnn.__all__
 __all__ += util.__all__
+
+# F.add and F.deformable_convolution_2d_sampler
+from . import connection_extra, math_extra  # noqa: E402
+from .connection_extra import *  # noqa: E402, F403
+from .math_extra import *  # noqa: E402, F403
+
+__all__ += connection_extra.__all__
+__all__ += math_extra.__all__

@@ -37,3 +37,26 @@ __all__.extend(connection.__all__)
 __all__.extend(loss.__all__)
 __all__.extend(normalization.__all__)
 __all__.extend(rnn.__all__)
+
+# the tree LSTMs, MGUs, peephole and zoneout LSTMs, and the Inception blocks
+from . import inception, rnn_more  # noqa: E402
+from .inception import *  # noqa: E402, F403
+from .rnn_more import *  # noqa: E402, F403
+
+__all__.extend(inception.__all__)
+__all__.extend(rnn_more.__all__)
+
+# the local, MLP and deformable convolutions, SimplifiedDropconnect, Swish, BlackOut and CRF1d
+# (normalization_extra, which subclasses links.BatchNormalization, is imported by links.py)
+from . import activation_extra, connection_extra, loss_extra  # noqa: E402
+from .activation_extra import *  # noqa: E402, F403
+from .connection_extra import *  # noqa: E402, F403
+from .loss_extra import *  # noqa: E402, F403
+
+__all__.extend(activation_extra.__all__)
+__all__.extend(connection_extra.__all__)
+__all__.extend(loss_extra.__all__)
+
+# links.py, loaded first when a module of this package is imported on its own (normalization_extra
+# extends its BatchNormalization, and links.py imports normalization_extra at its end)
+from .. import links as _links  # noqa: E402, F401

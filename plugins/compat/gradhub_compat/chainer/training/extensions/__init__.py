@@ -77,6 +77,11 @@ __all__ = [
     "unchain_variables",
 ]
 
+# chainer's module paths without a file here (``extensions.exponential_shift``...)
+from ..._module_paths import install_extensions  # noqa: E402
+
+install_extensions(__name__)
+
 
 def __getattr__(name: str) -> Any:
     _missing_attribute(
