@@ -875,3 +875,22 @@ def test_layer_normalization_with_number_parameters_keeps_float16() -> None:
     (they went to StandardizeAffine as float32 arrays); they stay scalar functions."""
     x = gh.Variable(np.random.default_rng(45).standard_normal((2, 3)).astype(np.float16))
     assert F.layer_normalization(x, 0.5, 2.0).dtype == np.float16
+
+
+@built
+def test_kernels_refuse_read_only_outputs(compiled: None) -> None:
+    """Regression: the kernels wrote through the address of a read-only output (an array over
+    ``bytes`` was changed in place); every wrapper now refuses one, naming it."""
+    frozen = np.frombuffer(bytes(48), np.float64)  # read-only
+    x = np.ones(6)
+    with pytest.raises(ValueError, match=r"native\.relu\(\): out is read-only"):
+        native.relu(x, frozen)
+    with pytest.raises(ValueError, match=r"native\.standardize\(\): y is read-only"):
+        native.standardize(x, frozen, 3, 1e-5)
+    xb = np.ones((2, 3, 8))
+    mean, var = np.zeros(3), np.ones(3)
+    with pytest.raises(ValueError, match=r"native\.bn_forward\(\): mean is read-only"):
+        native.bn_forward(xb, None, None, None, np.frombuffer(bytes(24)), var, 1e-5)
+    with pytest.raises(ValueError, match=r"native\.bn_backward\(\): g is needed"):
+        native.bn_backward(xb, None, None, None, mean, var, mean, var, 1e-5)
+    assert frozen.tobytes() == bytes(48)

@@ -268,6 +268,7 @@ def pool(name: str, *arrays: Any) -> None:
             f"gradhub-nn-ops: native.pool(): name must be one of {sorted(_POOL_ARRAYS)} with its "
             f"arrays, got {name!r} with {len(arrays)}"
         )
+    _writable("pool", out=arrays[-1])
     dtype = next(a.dtype for a in arrays if a.dtype != np.bool_)
     r, _, w = next(a.shape for a in arrays if a.ndim == 3)
     for a in arrays:
@@ -297,10 +298,20 @@ def _alike(what: str, arrays: Sequence[Any]) -> Any:
     return a0
 
 
+def _writable(what: str, **outputs: Any) -> None:
+    """Raise a ValueError naming ``native.<what>()`` where an output array (None: left out)
+    cannot be written (a read-only view, an array over ``bytes``): the kernels write through
+    its address, which numpy's own flag would not stop."""
+    for k, v in outputs.items():
+        if v is not None and not v.flags.writeable:
+            raise ValueError(f"gradhub-nn-ops: native.{what}(): {k} is read-only")
+
+
 def _elementwise(what: str, *arrays: Any) -> None:
     """The kernel ``what`` on C-contiguous numpy ``arrays`` of one shape and dtype (ValueError
     otherwise), with their size."""
     a0 = _alike(what, arrays)
+    _writable(what, out=arrays[-1])
     _kernel(what, a0.dtype, what)(*(a.ctypes.data for a in arrays), a0.size)
 
 
@@ -410,6 +421,7 @@ def standardize(x: Any, y: Any, m: int, eps: float, gamma: Any = None, beta: Any
                [-1.,  3.]])
     """
     fn = _rows("standardize", m, x, y)
+    _writable("standardize", y=y)
     _row_params("standardize", m, x, gamma=gamma, beta=beta)
     gp, bp = _rows_of(gamma, m, 0, 0), _rows_of(beta, m, 0, 0)
     chunks = _row_chunks(x.size // m, m)
@@ -453,6 +465,7 @@ def standardize_backward(
         array([[0., 0.]])
     """
     fn = _rows("standardize_backward", m, x, g, *(() if dx is None else (dx,)))
+    _writable("standardize_backward", dx=dx, dgamma=dgamma, dbeta=dbeta)
     _row_params("standardize_backward", m, x, gamma=gamma)
     _row_params("standardize_backward", m, x, dgamma=dgamma, dbeta=dbeta)
     gp = _rows_of(gamma, m, 0, 0)
@@ -568,6 +581,7 @@ def bn_forward(
         (array([4.]), array([5.]))
     """
     fn, n, s = _bn_arrays("bn_forward", x, [y], gamma=gamma, beta=beta, mean=mean, var=var)
+    _writable("bn_forward", y=y, **({"mean": mean, "var": var} if stats else {}))
     _bn_given(
         "bn_forward", mean=mean, var=var, **({} if y is None else {"gamma": gamma, "beta": beta})
     )
@@ -619,10 +633,16 @@ def bn_backward(
         >>> sg, sgxc, dx
         (array([4.]), array([0.]), array([[[0., 0.]]]))
     """
+    _bn_given("bn_backward", g=g, mean=mean, var=var, sg=sg, sgxc=sgxc)
     fn, n, s = _bn_arrays(
         "bn_backward", x, [g, dx], gamma=gamma, mean=mean, var=var, sg=sg, sgxc=sgxc
     )
-    _bn_given("bn_backward", mean=mean, var=var, sg=sg, sgxc=sgxc)
+    _writable(
+        "bn_backward",
+        dx=dx,
+        **({"mean": mean, "var": var} if stats else {}),
+        **({"sg": sg, "sgxc": sgxc} if sums else {}),
+    )
     if dx is not None:
         _bn_given("bn_backward", gamma=gamma)
     if count is not None and count < 1:
@@ -695,6 +715,7 @@ def conv_forward(
         >>> y
         array([[[1.5, 3.5, 5.5, 7.5]]])
     """
+    _writable("conv_forward", y=y)
     sizes = _sizes(x, w.shape[0], group, w.shape[2:], pad, dilation, y.shape[2:])
     bp = None if bias is None else bias.ctypes.data
     rc = _kernel("conv_fwd", x.dtype, "conv_forward")(
@@ -731,6 +752,7 @@ def filter_grad(
         >>> gw
         array([[[ 6., 10.]]])
     """
+    _writable("filter_grad", gw=gw)
     sizes = _sizes(x, dy.shape[1], group, kernel, pad, dilation, dy.shape[2:])
     rc = _kernel("conv_filter", x.dtype, "filter_grad")(
         x.ctypes.data, dy.ctypes.data, gw.ctypes.data, *sizes
