@@ -303,52 +303,32 @@ def test_onnx_resize_empty_output_and_lenient_arguments_as_nnabla() -> None:
     assert y.d.ravel().tolist() == [0, 1, 0, 1, 2, 3]
 
 
-def _network(a: Any, b: Any, kv: Any, kh: Any) -> dict[str, Any]:
-    """The network of data/nnp_resize_correlation.nntxt (make_resize_correlation_reference.py's
-    ``network``)."""
-    return {
-        "y0": F.onnx_resize(
-            a,
-            sizes=[1, 2, 7, 3],
-            mode="cubic",
-            coordinate_transformation_mode="align_corners",
-            exclude_outside=1,
-        ),
-        "y1": F.onnx_resize(
-            a,
-            roi=[0, 0, 0.2, -0.3, 1, 1, 0.9, 1.4],
-            sizes=[1, 2, 5, 6],
-            mode="linear",
-            coordinate_transformation_mode="tf_crop_and_resize",
-            extrapolation_value=-7.5,
-        ),
-        "y2": F.onnx_resize(a, scales=[1, 1, 2, 0.5]),
-        "y3": F.patch_correlation(a, b, patch=2, shift=1, padding=(1, 0, 0, 1)),
-        "y4": F.adaptive_separable_convolution(a, kv, kh),
-    }
+def _reference_script() -> Any:
+    """data/make_resize_correlation_reference.py as a module (the networks it saved)."""
+    import importlib.util
+
+    path = Path(__file__).parent / "data" / "make_resize_correlation_reference.py"
+    spec = importlib.util.spec_from_file_location("make_resize_correlation_reference", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-_NETWORK_INPUTS = {"a": (1, 2, 4, 5), "b": (1, 2, 4, 5), "kv": (1, 2, 3, 3), "kh": (1, 3, 3, 3)}
-
-
-def _contents(xs: dict[str, Any], ys: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "networks": [{"name": "rc", "batch_size": 1, "outputs": ys, "names": xs}],
-        "executors": [{"name": "runtime", "network": "rc", "data": list(xs), "output": list(ys)}],
-    }
+_SCRIPT = _reference_script()
 
 
 def test_nnp_file_equals_nnablas_and_runs() -> None:
     # data/nnp_resize_correlation.nntxt: nnabla 1.39's save of the same network: ONNXResize
     # (3 settings), PatchCorrelation (between nnabla's transposes), AdaptiveSeparableConvolution
-    xs = {k: nn.Variable(s) for k, s in _NETWORK_INPUTS.items()}
-    ys = _network(**xs)
+    xs = {k: nn.Variable(s) for k, s in _SCRIPT.NETWORK_INPUTS.items()}
+    ys = _SCRIPT.network(F, **xs)
     text = io.StringIO()
-    save(text, _contents(xs, ys), extension=".nntxt")
+    save(text, _SCRIPT.contents(xs, ys), extension=".nntxt")
     path = Path(__file__).parent / "data" / "nnp_resize_correlation.nntxt"
     assert text.getvalue() == path.read_text()
     net = NnpLoader(str(path)).get_network("rc")
-    for k in _NETWORK_INPUTS:
+    for k in _SCRIPT.NETWORK_INPUTS:
         net.inputs[k].d = _REF[f"nnp/{k}"]
     for k in ys:
         y = net.outputs[k]
@@ -392,14 +372,8 @@ def test_recorded_functions_as_nnablas() -> None:
 def test_patch_correlation_nnp_file_equals_nnablas() -> None:
     # data/nnp_patch_correlation.nntxt: nnabla 1.39's save of the same network (the layer
     # records nnabla's PatchCorrelation between the same transposes and reshapes)
-    shapes = {"a": (1, 3, 4, 3), "b": (1, 3, 4, 3), "c": (2, 1, 4, 5)}
-    xs = {k: nn.Variable(s) for k, s in shapes.items()}
-    a, b, c = xs["a"], xs["b"], xs["c"]
-    ys = {
-        "y0": F.patch_correlation(a, b, patch=2, shift=(1, 2), shift_step=(1, 2), padding=(1, 0)),
-        "y1": F.patch_correlation(c, c, patch=(2, 1), patch_step=2),
-        "y2": F.patch_correlation(a, b, shift=1, padding=(0, 1, 1, 0), channel_last=True),
-    }
+    xs = {k: nn.Variable(s) for k, s in _SCRIPT.CORRELATION_INPUTS.items()}
+    ys = _SCRIPT.correlation_network(F, **xs)
     assert ys["y2"].parent.name == "PatchCorrelation"
     assert ys["y2"].parent.info.args == {
         "patch": [1, 1],
@@ -408,17 +382,13 @@ def test_patch_correlation_nnp_file_equals_nnablas() -> None:
         "shift_step": [1, 1],
         "padding": [0, 1, 1, 0],
     }  # nnabla 1.39
-    contents = {
-        "networks": [{"name": "rc", "batch_size": 1, "outputs": ys, "names": xs}],
-        "executors": [{"name": "runtime", "network": "rc", "data": list(xs), "output": list(ys)}],
-    }
     text = io.StringIO()
-    save(text, contents, extension=".nntxt")
+    save(text, _SCRIPT.contents(xs, ys), extension=".nntxt")
     path = Path(__file__).parent / "data" / "nnp_patch_correlation.nntxt"
     assert text.getvalue() == path.read_text()
     net = NnpLoader(str(path)).get_network("rc")
     rng = np.random.default_rng(5)
-    for k, s in shapes.items():
+    for k, s in _SCRIPT.CORRELATION_INPUTS.items():
         net.inputs[k].d = xs[k].d = rng.standard_normal(s)
     for k, y in ys.items():
         y.forward()

@@ -436,3 +436,6 @@ def test_fixed_point_quantize_errors() -> None:
         PF.fixed_point_quantized_convolution(
             nn.Variable((1, 5, 5, 3)), 2, (3, 3), channel_last=True
         )
+    pf = r"nnabla PF\.fixed_point_quantized_convolution: group must be a positive int"
+    with pytest.raises(ValueError, match=pf):
+        PF.fixed_point_quantized_convolution(nn.Variable((1, 3, 5, 5)), 2, (3, 3), group=0)

@@ -228,3 +228,5 @@ def test_prune_errors() -> None:
         F.prune(x, outputs=[np.zeros(3, np.float32)])
     with pytest.raises(NotImplementedError, match=r"channel_last=True is not supported"):
         PF.pruned_convolution(nn.Variable((1, 5, 5, 3)), 2, (3, 3), channel_last=True)
+    with pytest.raises(ValueError, match=r"nnabla PF\.pruned_convolution: group must be"):
+        PF.pruned_convolution(nn.Variable((1, 3, 5, 5)), 2, (3, 3), group=1.0)

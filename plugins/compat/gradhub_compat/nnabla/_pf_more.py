@@ -32,7 +32,7 @@ from .initializer import BaseInitializer, calc_uniform_lim_glorot
 from .initializer import ConstantInitializer as ConstantInitializer
 from .initializer import NormalInitializer as NormalInitializer
 from .initializer import UniformInitializer as UniformInitializer
-from .parametric_functions import parametric_function_api
+from .parametric_functions import _functions, parametric_function_api
 
 __all__ = [
     "ConstantInitializer",
@@ -47,12 +47,6 @@ __all__ = [
     "svd_affine",
     "svd_convolution",
 ]
-
-
-def _functions() -> Any:
-    from . import functions as F
-
-    return F
 
 
 class WeightNormalizationScaleInitializer(BaseInitializer):
@@ -142,23 +136,28 @@ def _pow2(
 
 
 def _min_max(
-    quantize: bool,
-    ql_min: Any,
-    ql_max: Any,
-    min_max: bool,
-    qr_min_init: Any,
-    qr_max_init: Any,
+    q: tuple[Any, ...],
     fine: bool,
+    lo: float,
+    hi: float,
     eps: float,
     fix_parameters: bool,
     scope: str,
 ) -> Callable[[Any, Any], Any] | None:
+    """The transformation of the min-max quantized layers' weight or bias: ``PF.min_max_quantize``
+    (no moving average, decay 0.999, ``ste_fine_grained=fine``) under ``scope``, written into
+    ``W_q``/``b_q``. ``q`` is ``(quantize, ql_min, ql_max, min_max, qr_min_init,
+    qr_max_init)``, the range's initializers defaulting to the constants ``lo`` and ``hi``."""
+    quantize, ql_min, ql_max, min_max, qr_min_init, qr_max_init = q
     if not quantize:
         return None
     from ._quantized_parametric import min_max_quantize
 
+    qr_min_init = ConstantInitializer(lo) if qr_min_init is None else qr_min_init
+    qr_max_init = ConstantInitializer(hi) if qr_max_init is None else qr_max_init
+
     def quant(v: Any, out: Any) -> Any:
-        q = min_max_quantize(
+        y = min_max_quantize(
             v,
             ql_min,
             ql_max,
@@ -172,60 +171,20 @@ def _min_max(
             fix_parameters=fix_parameters,
             name=scope,
         )
-        return _written(q, out)
+        return _written(y, out)
 
     return quant
 
 
-def _range_inits(*inits: Any) -> list[Any]:
-    """The min-max ranges' initializers: nnabla's defaults -2, 2 (weight) and -6, 6 (bias)."""
-    defaults = (-2.0, 2.0, -6.0, 6.0)
-    return [ConstantInitializer(d) if i is None else i for i, d in zip(inits, defaults)]
-
-
-def _quantized_conv(
-    pf: str,
-    inp: Any,
-    outmaps: int,
-    kernel: Any,
-    pad: Any,
-    stride: Any,
-    dilation: Any,
-    group: int,
-    channel_last: bool,
-    w_init: Any,
-    b_init: Any,
-    base_axis: int,
-    fix_parameters: bool,
-    rng: Any,
-    with_bias: bool,
-    quant_w: Callable[[], Any],
-    quant_b: Callable[[], Any],
-) -> Any:
-    """``F.convolution`` with the parameters of the quantized layers: ``W`` ``(outmaps,
-    inmaps // group, *kernel)`` (``(outmaps, *kernel, inmaps // group)`` channel-last; Glorot
-    uniform of ``(inmaps, outmaps, kernel)``), ``W_q``, ``b``, ``b_q``."""
-    from .parametric_functions import _quantized_wb
-
-    kern = tuple(int(k) for k in kernel)
-    if isinstance(group, bool) or not isinstance(group, (int, np.integer)) or group < 1:
-        raise ValueError(f"nnabla PF.{pf}: group must be a positive int, got {group!r}")
-    channels = int(inp.shape[-1] if channel_last else inp.shape[base_axis])
-    filt = (*kern, channels // group) if channel_last else (channels // group, *kern)
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(channels, outmaps, kern), rng=rng)
-    w, b = _quantized_wb(
-        (int(outmaps), *filt),
-        (int(outmaps),),
-        w_init,
-        b_init,
-        fix_parameters,
-        with_bias,
-        quant_w(),
-        quant_b(),
-    )
-    return _functions().convolution(
-        inp, w, b, base_axis, pad, stride, dilation, group, channel_last
+def _min_max_wb(
+    w: tuple[Any, ...], b: tuple[Any, ...], fine: tuple[bool, bool], eps: float, fix: bool
+) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """The makers of the weight's (``w``, ``fine[0]``: ranges -2, 2 by default, under
+    ``min_max_quantize_w``) and the bias' (``b``, ``fine[1]``: -6, 6, ``min_max_quantize_b``)
+    :func:`_min_max` transformations, with nnabla's defaults."""
+    return (
+        lambda: _min_max(w, fine[0], -2.0, 2.0, eps, fix, "min_max_quantize_w"),
+        lambda: _min_max(b, fine[1], -6.0, 6.0, eps, fix, "min_max_quantize_b"),
     )
 
 
@@ -333,7 +292,9 @@ def pow2_quantized_convolution(
         ((2, 6, 3, 3), (6, 2, 3, 3))
         >>> nn.clear_parameters()
     """
-    return _quantized_conv(
+    from .parametric_functions import _quantized_convolution
+
+    return _quantized_convolution(
         "pow2_quantized_convolution",
         inp,
         outmaps,
@@ -406,7 +367,13 @@ def min_max_quantized_affine(
     """
     from .parametric_functions import _quantized_affine
 
-    inits = _range_inits(qr_min_w_init, qr_max_w_init, qr_min_b_init, qr_max_b_init)
+    quant = _min_max_wb(
+        (quantize_w, ql_min_w, ql_max_w, w_min_max, qr_min_w_init, qr_max_w_init),
+        (quantize_b, ql_min_b, ql_max_b, b_min_max, qr_min_b_init, qr_max_b_init),
+        (ste_fine_grained_w, ste_fine_grained_b),
+        eps,
+        fix_parameters,
+    )
     return _quantized_affine(
         inp,
         n_outmaps,
@@ -416,30 +383,7 @@ def min_max_quantized_affine(
         fix_parameters,
         rng,
         with_bias,
-        lambda: _min_max(
-            quantize_w,
-            ql_min_w,
-            ql_max_w,
-            w_min_max,
-            inits[0],
-            inits[1],
-            ste_fine_grained_w,
-            eps,
-            fix_parameters,
-            "min_max_quantize_w",
-        ),
-        lambda: _min_max(
-            quantize_b,
-            ql_min_b,
-            ql_max_b,
-            b_min_max,
-            inits[2],
-            inits[3],
-            ste_fine_grained_b,
-            eps,
-            fix_parameters,
-            "min_max_quantize_b",
-        ),
+        *quant,
     )
 
 
@@ -492,8 +436,16 @@ def min_max_quantized_convolution(
         ((2, 4, 3, 3), 12)
         >>> nn.clear_parameters()
     """
-    inits = _range_inits(qr_min_w_init, qr_max_w_init, qr_min_b_init, qr_max_b_init)
-    return _quantized_conv(
+    from .parametric_functions import _quantized_convolution
+
+    quant = _min_max_wb(
+        (quantize_w, ql_min_w, ql_max_w, w_min_max, qr_min_w_init, qr_max_w_init),
+        (quantize_b, ql_min_b, ql_max_b, b_min_max, qr_min_b_init, qr_max_b_init),
+        (ste_fine_grained_w, ste_fine_grained_b),
+        eps,
+        fix_parameters,
+    )
+    return _quantized_convolution(
         "min_max_quantized_convolution",
         inp,
         outmaps,
@@ -509,30 +461,8 @@ def min_max_quantized_convolution(
         fix_parameters,
         rng,
         with_bias,
-        lambda: _min_max(
-            quantize_w,
-            ql_min_w,
-            ql_max_w,
-            w_min_max,
-            inits[0],
-            inits[1],
-            ste_fine_grained_w,
-            eps,
-            fix_parameters,
-            "min_max_quantize_w",
-        ),
-        lambda: _min_max(
-            quantize_b,
-            ql_min_b,
-            ql_max_b,
-            b_min_max,
-            inits[2],
-            inits[3],
-            ste_fine_grained_b,
-            eps,
-            fix_parameters,
-            "min_max_quantize_b",
-        ),
+        *quant,
+        channel_last_ok=True,
     )
 
 
@@ -549,9 +479,14 @@ def _rank(pf: str, r: Any, most: int | None = None) -> int:
     return int(r)
 
 
-def _initial(pf: str, key: str, init: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """The weight to decompose: ``init`` itself when it is a numpy array (of ``shape``'s size),
-    else ``init(shape)``."""
+def _initial(pf: str, key: str, init: Any, shapes: Any, rng: Any) -> np.ndarray:
+    """The weight to decompose, of the shape ``shapes[0]`` (``shapes``: ``_affine_shapes`` or
+    ``_conv_shapes`` of :mod:`.parametric_functions`): ``init`` itself when it is a numpy array
+    (of that size), else ``init(shape)``; ``init`` None: Glorot uniform of ``shapes[2]`` from
+    ``rng``."""
+    shape, _, glorot = shapes
+    if init is None:
+        init = UniformInitializer(calc_uniform_lim_glorot(*glorot), rng=rng)
     if type(init) is np.ndarray:
         if init.size != int(np.prod(shape)):
             raise ValueError(
@@ -639,12 +574,11 @@ def svd_affine(
         ((4, 2), array([2., 0., 0.], dtype=float32), array([1., 0.], dtype=float32))
         >>> nn.clear_parameters()
     """
-    outs = [int(v) for v in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
-    n_out = int(np.prod(outs))
-    inmaps = int(np.prod(inp.shape[base_axis:]))
-    if uv_init is None:
-        uv_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, n_out), rng=rng)
-    uv = _initial("svd_affine", "uv_init", uv_init, (inmaps, *outs))
+    from .parametric_functions import _affine_shapes
+
+    shapes = _affine_shapes(inp, n_outmaps, base_axis)
+    _, outs, (inmaps, n_out) = shapes
+    uv = _initial("svd_affine", "uv_init", uv_init, shapes, rng)
     if _missing("U", "V"):
         rank = _rank("svd_affine", r, min(inmaps, n_out))
         u_, s_, v_ = np.linalg.svd(uv.reshape(inmaps, n_out), full_matrices=False)
@@ -694,14 +628,13 @@ def svd_convolution(
         ((2, 4, 6, 6), [(6, 3, 3), (4, 6, 1, 1), (4,)])
         >>> nn.clear_parameters()
     """
-    kern = tuple(int(k) for k in kernel)
+    from .parametric_functions import _conv_shapes
+
+    shapes = _conv_shapes(inp, outmaps, kernel, base_axis)
+    inmaps, outmaps, kern = shapes[2]
     k_size = int(np.prod(kern))
-    inmaps = int(inp.shape[base_axis])
-    outmaps = int(outmaps)
     rank = _rank("svd_convolution", r, min(k_size, outmaps))
-    if uv_init is None:
-        uv_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, outmaps, kern), rng=rng)
-    uv = _initial("svd_convolution", "uv_init", uv_init, (outmaps, inmaps, *kern))
+    uv = _initial("svd_convolution", "uv_init", uv_init, shapes, rng)
     uv = uv.reshape((outmaps, inmaps, k_size))
     if _missing("U", "V"):
         u_low = np.zeros((inmaps, k_size, rank))
@@ -837,14 +770,12 @@ def cpd3_convolution(
         [(2, 3, 1, 1), (4, 2, 1, 1), (2, 3, 3), (4,)]
         >>> nn.clear_parameters()
     """
-    kern = tuple(int(k) for k in kernel)
-    k_size = int(np.prod(kern))
-    inmaps = int(inp.shape[base_axis])
-    outmaps = int(outmaps)
-    if oik_init is None:
-        oik_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, outmaps, kern), rng=rng)
-    oik = _initial("cpd3_convolution", "oik_init", oik_init, (outmaps, inmaps, *kern))
-    oik = oik.reshape((outmaps, inmaps, k_size))
+    from .parametric_functions import _conv_shapes
+
+    shapes = _conv_shapes(inp, outmaps, kernel, base_axis)
+    inmaps, outmaps, kern = shapes[2]
+    oik = _initial("cpd3_convolution", "oik_init", oik_init, shapes, rng)
+    oik = oik.reshape((outmaps, inmaps, int(np.prod(kern))))
     if _missing("O", "I", "K"):
         rank = _rank("cpd3_convolution", r)
         if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)):

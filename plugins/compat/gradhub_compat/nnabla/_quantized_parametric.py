@@ -11,13 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .parametric_functions import parametric_function_api
-
-
-def _functions() -> Any:
-    from . import functions as F
-
-    return F
+from .parametric_functions import _functions, parametric_function_api
 
 
 @parametric_function_api("min_max_quantize")
@@ -98,9 +92,7 @@ def min_max_quantize(
 
 
 def _inq_parameters(
-    w_shape: tuple[int, ...],
-    b_shape: tuple[int, ...],
-    glorot: tuple[Any, ...],
+    shapes: tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...]],
     w_init: Any,
     i_init: Any,
     b_init: Any,
@@ -109,26 +101,17 @@ def _inq_parameters(
     with_bias: bool,
 ) -> tuple[Any, Any, Any]:
     """nnabla's parameters of the INQ layers, in its order: ``W`` (Glorot uniform), ``I`` (the
-    indicator, zeros, no gradient) and ``b`` (zeros)."""
-    from gradhub_nn_ops.parametric import (
-        ConstantInitializer,
-        UniformInitializer,
-        calc_uniform_lim_glorot,
-    )
+    indicator, zeros, no gradient) and ``b`` (zeros); ``shapes`` are ``W``'s, ``b``'s and the
+    arguments of the Glorot limit."""
+    from gradhub_nn_ops.parametric import ConstantInitializer
 
-    from .parameter import get_parameter_or_create
+    from .parametric_functions import _binary_layer
 
-    if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(*glorot), rng=rng)
     if i_init is None:
         i_init = ConstantInitializer(0.0)
-    if b_init is None:
-        b_init = ConstantInitializer(0.0)
-    w = get_parameter_or_create("W", w_shape, w_init, True, not fix_parameters)
-    i = get_parameter_or_create("I", w_shape, i_init, False)
-    b = None
-    if with_bias:
-        b = get_parameter_or_create("b", b_shape, b_init, True, not fix_parameters)
+    w, i, _, b = _binary_layer(
+        *shapes, w_init, i_init, b_init, fix_parameters, rng, with_bias, False, companion="I"
+    )
     return w, i, b
 
 
@@ -166,12 +149,10 @@ def inq_affine(
         (['inq_affine/I', 'inq_affine/W', 'inq_affine/b'], 1.0)
         >>> nn.clear_parameters()
     """
-    outs = [int(v) for v in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
-    inmaps = int(np.prod(inp.shape[base_axis:]))
+    from .parametric_functions import _affine_shapes
+
     w, i, b = _inq_parameters(
-        (inmaps, *outs),
-        tuple(outs),
-        (inmaps, int(np.prod(outs))),
+        _affine_shapes(inp, n_outmaps, base_axis),
         w_init,
         i_init,
         b_init,
@@ -208,12 +189,10 @@ def inq_convolution(
     """nnabla's ``PF.inq_convolution``: ``F.inq_convolution`` with the parameters
     ``inq_conv/W`` and ``inq_conv/I`` ``(outmaps, inmaps, *kernel)`` (as nnabla's, the input
     channels are not divided by ``group``; Glorot uniform and zeros) and ``inq_conv/b``."""
-    kern = tuple(int(k) for k in kernel)
-    channels = int(inp.shape[base_axis])
+    from .parametric_functions import _conv_shapes
+
     w, i, b = _inq_parameters(
-        (int(outmaps), channels, *kern),
-        (int(outmaps),),
-        (channels, int(outmaps), kern),
+        _conv_shapes(inp, outmaps, kernel, base_axis),
         w_init,
         i_init,
         b_init,

@@ -1006,13 +1006,12 @@ def _quantized_affine(
     initializer, as nnabla's)."""
     from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
 
-    outs = [int(v) for v in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
-    inmaps = int(np.prod(inp.shape[base_axis:]))
+    w_shape, b_shape, glorot = _affine_shapes(inp, n_outmaps, base_axis)
     if w_init is None:
-        w_init = UniformInitializer(calc_uniform_lim_glorot(inmaps, int(np.prod(outs))), rng=rng)
+        w_init = UniformInitializer(calc_uniform_lim_glorot(*glorot), rng=rng)
     w, b = _quantized_wb(
-        (inmaps, *outs),
-        tuple(outs),
+        w_shape,
+        b_shape,
         w_init,
         b_init,
         fix_parameters,
@@ -1041,22 +1040,29 @@ def _quantized_convolution(
     with_bias: bool,
     quant_w: Callable[[], Any],
     quant_b: Callable[[], Any],
+    channel_last_ok: bool = False,
 ) -> Any:
     """``F.convolution`` with the parameters of :func:`_quantized_wb` (``W``
-    ``(outmaps, inmaps // group, *kernel)``, Glorot uniform of ``(inmaps, outmaps, kernel)``);
-    ``pf`` names the public function in the ``channel_last=True`` error."""
+    ``(outmaps, inmaps // group, *kernel)``, ``(outmaps, *kernel, inmaps // group)``
+    channel-last; Glorot uniform of ``(inmaps, outmaps, kernel)``). ``channel_last=True``
+    raises ``NotImplementedError`` unless ``channel_last_ok`` (nnabla's fixed-point and pruned
+    layers give ``W`` and ``W_q`` different layouts there); ``pf`` names the public function
+    in the errors."""
     from gradhub_nn_ops.parametric import UniformInitializer, calc_uniform_lim_glorot
 
-    if channel_last:
+    if channel_last and not channel_last_ok:
         raise NotImplementedError(
             f"nnabla PF.{pf}: channel_last=True is not supported (see docs/migration-nnabla.md)"
         )
     kern = tuple(int(k) for k in kernel)
-    channels = int(inp.shape[base_axis])
+    if isinstance(group, bool) or not isinstance(group, (int, np.integer)) or group < 1:
+        raise ValueError(f"nnabla PF.{pf}: group must be a positive int, got {group!r}")
+    channels = int(inp.shape[-1] if channel_last else inp.shape[base_axis])
+    filt = (*kern, channels // group) if channel_last else (channels // group, *kern)
     if w_init is None:
         w_init = UniformInitializer(calc_uniform_lim_glorot(channels, outmaps, kern), rng=rng)
     w, b = _quantized_wb(
-        (int(outmaps), channels // group, *kern),
+        (int(outmaps), *filt),
         (int(outmaps),),
         w_init,
         b_init,
@@ -1207,10 +1213,12 @@ def _binary_layer(
     rng: Any,
     with_bias: bool,
     scaled: bool,
+    companion: str = "Wb",
 ) -> tuple[Any, Any, Any, Any]:
     """nnabla's parameters of the binary layers, created in its order: ``W`` (Glorot uniform),
-    ``Wb`` (no gradient; drawn from the same Glorot limits), ``alpha`` (BinaryWeight only; no
-    gradient, zeros) and ``b`` (zeros)."""
+    ``Wb`` (no gradient; drawn from the same Glorot limits unless ``wb_init``), ``alpha``
+    (BinaryWeight only; no gradient, zeros) and ``b`` (zeros). ``companion`` renames ``Wb``
+    (the INQ layers' indicator ``I``, created with the ``wb_init`` they give)."""
     from gradhub_nn_ops.parametric import (
         ConstantInitializer,
         UniformInitializer,
@@ -1226,7 +1234,7 @@ def _binary_layer(
     if b_init is None:
         b_init = ConstantInitializer(0.0)
     w = get_parameter_or_create("W", w_shape, w_init, True, not fix_parameters)
-    wb = get_parameter_or_create("Wb", w_shape, wb_init, False)
+    wb = get_parameter_or_create(companion, w_shape, wb_init, False)
     alpha = None
     if scaled:
         alpha = get_parameter_or_create("alpha", out_shape, ConstantInitializer(0.0), False)
@@ -1236,13 +1244,20 @@ def _binary_layer(
     return w, wb, alpha, b
 
 
-def _affine_shapes(inp: Any, n_outmaps: Any, base_axis: int) -> tuple[Any, ...]:
+_Shapes = tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...]]
+
+
+def _affine_shapes(inp: Any, n_outmaps: Any, base_axis: int) -> _Shapes:
+    """The weight's shape ``(inmaps, *n_outmaps)``, the bias' and the arguments of its Glorot
+    limit ``(inmaps, prod(n_outmaps))`` of nnabla's affine layers."""
     outs = [int(v) for v in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
     inmaps = int(np.prod(inp.shape[base_axis:]))
     return (inmaps, *outs), tuple(outs), (inmaps, int(np.prod(outs)))
 
 
-def _conv_shapes(inp: Any, outmaps: int, kernel: Any, base_axis: int) -> tuple[Any, ...]:
+def _conv_shapes(inp: Any, outmaps: int, kernel: Any, base_axis: int) -> _Shapes:
+    """The weight's shape ``(outmaps, inmaps, *kernel)`` (not divided by a group), the bias'
+    and the arguments of its Glorot limit ``(inmaps, outmaps, kernel)``."""
     kern = tuple(int(k) for k in kernel)
     channels = int(inp.shape[base_axis])
     return (int(outmaps), channels, *kern), (int(outmaps),), (channels, int(outmaps), kern)

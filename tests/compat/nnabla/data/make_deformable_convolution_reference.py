@@ -62,6 +62,23 @@ def _offsets(rng: np.random.RandomState, shape: tuple[int, ...]) -> np.ndarray:
     return (np.round(rng.uniform(-2.5, 2.5, shape) * 8) / 8 + 1 / 37).astype(np.float32)
 
 
+def pf_layer(PF: Any, x: Any, offset: Any, mask: Any) -> Any:
+    """The ``pf`` case: ``PF.deformable_convolution`` (``PF``: nnabla's module, or the
+    front-end's in the test) with groups and initial weights drawn from ``RandomState(7)``."""
+    return PF.deformable_convolution(
+        x,
+        6,
+        (3, 3),
+        offset,
+        mask,
+        pad=(1, 1),
+        group=2,
+        deformable_group=2,
+        rng=np.random.RandomState(7),
+        name="dc",
+    )
+
+
 def main() -> None:
     import nnabla as nn
     import nnabla.functions as F
@@ -108,18 +125,7 @@ def main() -> None:
     x = nn.Variable.from_numpy_array(rng.standard_normal((2, 4, 5, 5)).astype(np.float32))
     offset = nn.Variable.from_numpy_array(_offsets(rng, (2, 36, 5, 5)))
     mask = nn.Variable.from_numpy_array(rng.uniform(0, 1, (2, 18, 5, 5)).astype(np.float32))
-    y = PF.deformable_convolution(
-        x,
-        6,
-        (3, 3),
-        offset,
-        mask,
-        pad=(1, 1),
-        group=2,
-        deformable_group=2,
-        rng=np.random.RandomState(7),
-        name="dc",
-    )
+    y = pf_layer(PF, x, offset, mask)
     y.forward()
     params = nn.get_parameters()
     out["pf/x"], out["pf/offset"], out["pf/mask"] = x.d, offset.d, mask.d

@@ -18,6 +18,9 @@ the shape and offset in ``data`` of its inputs (``<fn>/<k>/in<i>``; the resize c
 input shape share one input), its output (``<fn>/<k>/y``) and, for the last two functions, the
 output gradient (``<fn>/<k>/gy``) and the input gradients (``<fn>/<k>/g<i>``); the index's
 ``nnabla_version`` is the version that wrote them.
+
+The test module loads this file for :func:`network`, :func:`correlation_network`,
+:func:`contents` and their input shapes (nnabla is imported only where it runs).
 """
 
 from __future__ import annotations
@@ -26,8 +29,6 @@ import json
 import sys
 from typing import Any
 
-import nnabla as nn
-import nnabla.functions as F
 import numpy as np
 
 COORDS = [
@@ -242,6 +243,9 @@ def pack(arrays: dict[str, np.ndarray], texts: dict[str, str]) -> dict[str, np.n
 
 
 def main(path: str) -> None:
+    import nnabla as nn
+    import nnabla.functions as F
+
     rng = np.random.RandomState(1234)
     out: dict[str, np.ndarray] = {}
     texts: dict[str, str] = {"nnabla_version": nn.__version__}
@@ -315,6 +319,8 @@ CORRELATION_INPUTS = {"a": (1, 3, 4, 3), "b": (1, 3, 4, 3), "c": (2, 1, 4, 5)}
 def write_nntxt(path: str, correlation_path: str) -> None:
     """Write ``nnp_resize_correlation.nntxt`` and ``nnp_patch_correlation.nntxt``: nnabla's
     ``save`` of :func:`network` and of :func:`correlation_network`."""
+    import nnabla as nn
+    import nnabla.functions as F
     from nnabla.utils.save import save
 
     xs = {k: nn.Variable(s) for k, s in NETWORK_INPUTS.items()}
