@@ -282,8 +282,8 @@ def test_unsupported_parts_raise_not_implemented() -> None:
     ):
         # (out= outside autograd.record works: tests/compat/mxnet/test_nd_out.py)
         nd.exp(x, out=nd.ones((2,)))
-    with pytest.raises(AttributeError, match=r"mx.nd.ROIPooling is not part .*migration-mxnet"):
-        nd.ROIPooling  # noqa: B018
+    with pytest.raises(AttributeError, match=r"mx.nd.Custom is not part .*migration-mxnet"):
+        nd.Custom  # noqa: B018
 
 
 def test_backward_inside_record_and_retain_graph_with_add() -> None:

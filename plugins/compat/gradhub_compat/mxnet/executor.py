@@ -47,7 +47,7 @@ from gradhub.registry import FunctionDef, Provider
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
-from . import _sym_norm
+from . import _sym_norm, _sym_ops_more
 from .base import MXNetError, _MXNetValueError
 from .context import Context
 from .ndarray import NDArray, _const, _divide, int_kernel, refuse_traced
@@ -1397,4 +1397,5 @@ _LAYERS: dict[str, Callable[[Symbol, list[NativeVariable], _Build], NativeVariab
     "LogisticRegressionOutput": _regression,
     "MAERegressionOutput": _regression,
     **_sym_norm.EXECUTOR_KERNELS,
+    **_sym_ops_more.EXECUTOR_KERNELS,
 }

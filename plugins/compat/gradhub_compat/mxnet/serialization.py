@@ -28,7 +28,7 @@ import json
 import re
 from typing import Any
 
-from . import _sym_norm
+from . import _sym_norm, _sym_ops_more
 from .base import MXNetError
 from .shapes import UNARY_OPS
 from .symbol import Symbol, Variable, is_multi_output, output_key
@@ -208,6 +208,7 @@ for _op in (
 ):
     _PARAMS[_op] = (("lhs", "rhs"), {})
 _PARAMS.update(_sym_norm.JSON_PARAMS)
+_PARAMS.update(_sym_ops_more.JSON_PARAMS)
 
 _MXNET_VERSION = 10901
 
@@ -222,6 +223,8 @@ def _num_outputs(node: Symbol) -> int:
         return _sym_norm.NUM_OUTPUTS[node._op]
     if node._op == "SliceChannel":
         return int(node._attrs["num_outputs"])
+    if node._op in _sym_ops_more.OPS:  # (sort 2, topk 2 unless indices or mask)
+        return _sym_ops_more.num_outputs(node)
     if node._op in ("Dropout", "CTCLoss"):  # (CTCLoss: the loss and its hidden gradient)
         return 2
     if node._op == "Pooling" and node._attrs["pool_type"] == "max":
@@ -464,6 +467,8 @@ def _build(name: str, op: Any, ins: list[Symbol], attrs: dict[str, Any]) -> Symb
         for o in outs:
             o._json = dict(json_attrs)
         return outs
+    if op in _sym_ops_more.OPS:  # (inputs by position: optional or any number)
+        return _sym_ops_more.from_json(op, name, ins, kwargs, json_attrs)
     if op == "Concat":
         sym = _sym.Concat(*ins, name=name, **kwargs)
         sym._json = json_attrs

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _sym_norm
+from . import _sym_norm, _sym_ops_more
 from .base import MXNetError
 
 if TYPE_CHECKING:
@@ -773,4 +773,5 @@ _LAYER_RULES = {
     "LogisticRegressionOutput": _regression,
     "MAERegressionOutput": _regression,
     **_sym_norm.SHAPE_RULES,
+    **_sym_ops_more.SHAPE_RULES,
 }

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _sym_norm
+from . import _sym_norm, _sym_ops_more
 from .base import MXNetError, NotImplementedForSymbol, _MXNetTypeError, _MXNetValueError
 
 __all__ = [
@@ -907,6 +907,12 @@ def _node_types(sym: Symbol, known: dict[str, np.dtype], what: str) -> dict[int,
             if node._op in ANY_DTYPE_INPUTS:  # (index, shape or condition inputs: any dtype)
                 skip = ANY_DTYPE_INPUTS[node._op]
                 members = (node, *(m for i, m in enumerate(node._inputs) if i not in skip))
+            fixed = _sym_ops_more.output_dtype(node)  # (Cast, argsort, one_hot, arange...)
+            if fixed is not None:
+                if id(node) not in dtypes:
+                    dtypes[id(node)] = fixed
+                    changed = True
+                members = tuple(m for m in members if m is not node)
             if node._op == "Embedding":
                 # mxnet's EmbeddingOpType: the indices take any dtype; the weight and the output
                 # have the layer's dtype (float32)
@@ -1080,7 +1086,7 @@ def _output_name(node: Symbol) -> str:
         return f"{node._name}_{names[node._attrs['index']]}"
     if node._op == "make_loss":  # (mxnet's FListOutputNames of make_loss)
         return f"{node._name}_loss"
-    if node._op == "CTCLoss":  # (two outputs, the second hidden: the first is output0)
+    if node._op == "CTCLoss" or _sym_ops_more.hidden_outputs(node):  # (sort, topk too)
         return f"{node._name}_output0"
     return f"{node._name}_output"
 
@@ -1422,7 +1428,10 @@ def _select(op: str, left: Any, right: Any, name: str | None) -> Any:
     elif _is_scalar(left) and isinstance(right, Symbol):
         left, right = right, left
     elif _is_scalar(left) and _is_scalar(right):
-        return max(left, right) if op == "Maximum" else min(left, right)
+        # (not max()/min(): mx.sym.max and mx.sym.min are operators of this module)
+        if op == "Maximum":
+            return right if right > left else left
+        return right if right < left else left
     else:
         raise TypeError(
             f"{fn}: types ({type(left).__name__}, {type(right).__name__}) not supported "
@@ -2539,3 +2548,7 @@ def load(fname: str) -> Symbol:
         raise TypeError("mx.sym.load: fname required to be string")
     with open(fname, encoding="utf-8") as f:
         return load_json(f.read())
+
+
+# the elementwise, array and sampling operators of _sym_ops_more.py (arccos, take, arange...)
+_sym_ops_more.install(globals())

@@ -1,0 +1,331 @@
+"""``mx.sym``'s elementwise math, broadcast comparisons, reductions, indexing, array makers and
+sampling operators (``_sym_ops_more``): the arguments, inferred shapes, JSON nodes, outputs and
+gradients of an executor compared with mxnet 1.9.1's (data/sym_ops_more_reference.json and
+.npz, written by mxnet 1.9.1 through data/make_sym_ops_more_reference.py), the JSON text mxnet
+1.9.1 wrote loaded back and run, float64 gradients against finite differences, and errors.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+import gradhub_compat.mxnet as mx
+import numpy as np
+import pytest
+
+DATA = pathlib.Path(__file__).parent / "data"
+# expected values written by mxnet 1.9.1 (make_sym_ops_more_reference.py)
+REF = json.loads((DATA / "sym_ops_more_reference.json").read_text(encoding="utf-8"))["cases"]
+ARR = dict(np.load(DATA / "sym_ops_more_reference.npz"))
+IDS = sorted(REF)
+#: ``mx.sym`` (its operators of _sym_ops_more are installed at import, unseen by mypy)
+SYM: Any = mx.sym
+#: cases whose values are compared more loosely (float32 special functions)
+_LOOSE = {
+    "rnn_lstm",
+    "rnn_gru_bi",
+    "rnn_relu",
+    "gamma",
+    "gammaln",
+    "erfinv",
+    "arccosh",
+    "tan",
+    "rcbrt",
+    "cbrt",
+    "norm",
+    "norm_axis",
+}
+
+
+def _build(case: dict[str, Any], named: bool = True) -> tuple[Any, dict[str, np.ndarray]]:
+    syms: list[Any] = []
+    vals: dict[str, np.ndarray] = {}
+    for i, (shape, kind) in enumerate(case["inputs"]):
+        if not shape:
+            syms.append(float(kind))
+            continue
+        syms.append(mx.sym.var(f"x{i}"))
+    f: Any = mx.sym
+    for part in case["fn"].split("."):
+        f = getattr(f, part)
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in case["kwargs"].items()}
+    if case["fn"] in ("hypot", "pow", "power") or not named:
+        sym = f(*syms, **kwargs)
+    else:
+        sym = f(*syms, name="n", **kwargs)
+    return sym, vals
+
+
+def _run(sym: Any, cid: str, case: dict[str, Any]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    args = {n: mx.nd.array(ARR[f"{cid}/{n}"]) for n in sym.list_arguments() if f"{cid}/{n}" in ARR}
+    grads = {n: mx.nd.zeros(args[n].shape) for n in case["grads"]}
+    reqs = {n: ("write" if n in grads else "null") for n in args}
+    ex = sym.bind(mx.cpu(), args, args_grad=grads, grad_req=reqs)
+    out = ex.forward(is_train=True)[0]
+    value = out.asnumpy()
+    if case["grads"]:
+        ex.backward([mx.nd.array(ARR[f"{cid}/head"], dtype=value.dtype)])
+    return value, {n: g.asnumpy() for n, g in grads.items()}
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_matches_mxnet(cid: str) -> None:
+    case = REF[cid]
+    sym, _ = _build(case)
+    if case["fn"] not in ("hypot", "pow", "power"):
+        assert sym.list_outputs() == case["outputs"]
+    assert sym.list_arguments() == case["arguments"]
+    shapes = {n: ARR[f"{cid}/{n}"].shape for n in sym.list_arguments()}
+    arg_shapes, out_shapes, _ = sym.infer_shape(**shapes)
+    assert [list(s) for s in arg_shapes] == case["arg_shapes"]
+    assert [list(s) for s in out_shapes] == case["out_shapes"]
+    nodes = [[n["op"], n.get("attrs", {})] for n in json.loads(sym.tojson())["nodes"]]
+    assert [n for n in nodes if n[0] != "null"] == case["nodes"]
+    mine, theirs = json.loads(sym.tojson()), json.loads(case["json"])
+    assert mine["node_row_ptr"] == theirs["node_row_ptr"]
+    value, grads = _run(sym, cid, case)
+    tol = 2e-4 if cid in _LOOSE else 1e-5
+    assert value.dtype.name == case["out_dtype"]
+    np.testing.assert_allclose(value, ARR[f"{cid}/out"], rtol=tol, atol=tol)
+    for n, g in grads.items():
+        np.testing.assert_allclose(g, ARR[f"{cid}/grad_{n}"], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_loads_mxnet_json(cid: str) -> None:
+    case = REF[cid]
+    sym = mx.sym.load_json(case["json"])
+    assert sym.list_arguments() == case["arguments"]
+    again = json.loads(mx.sym.load_json(sym.tojson()).tojson())["nodes"]
+    assert [[n["op"], n.get("attrs", {})] for n in again if n["op"] != "null"] == case["nodes"]
+    value, grads = _run(sym, cid, case)
+    tol = 2e-4 if cid in _LOOSE else 1e-5
+    np.testing.assert_allclose(value, ARR[f"{cid}/out"], rtol=tol, atol=tol)
+    for n, g in grads.items():
+        np.testing.assert_allclose(g, ARR[f"{cid}/grad_{n}"], rtol=tol, atol=tol)
+
+
+def _fd_check(sym: Any, inputs: dict[str, np.ndarray], wrt: list[str]) -> None:
+    """The executor's float64 gradients of ``sum(out * head)`` against central differences."""
+    args = {n: mx.nd.array(v, dtype="float64") for n, v in inputs.items()}
+    grads = {n: mx.nd.zeros(v.shape, dtype="float64") for n, v in inputs.items() if n in wrt}
+    reqs = {n: ("write" if n in grads else "null") for n in args}
+    ex = sym.bind(mx.cpu(), args, args_grad=grads, grad_req=reqs)
+    out = ex.forward(is_train=True)[0].asnumpy()
+    head = np.random.RandomState(3).randn(*out.shape)
+    ex.backward([mx.nd.array(head, dtype="float64")])
+
+    def f(name: str, v: np.ndarray) -> float:
+        a = {**args, name: mx.nd.array(v, dtype="float64")}
+        e = sym.bind(mx.cpu(), a, grad_req="null")
+        return float((e.forward()[0].asnumpy() * head).sum())
+
+    eps = 1e-6
+    for n in wrt:
+        x = inputs[n].astype(np.float64)
+        num = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            p, m = x.copy(), x.copy()
+            p[i] += eps
+            m[i] -= eps
+            num[i] = (f(n, p) - f(n, m)) / (2 * eps)
+        np.testing.assert_allclose(grads[n].asnumpy(), num, rtol=1e-5, atol=1e-6)
+
+
+_FD = [
+    ("arccos", [((2, 3), "u")], {}),
+    ("gammaln", [((2, 3), "p")], {}),
+    ("rsqrt", [((2, 3), "p")], {}),
+    ("hard_sigmoid", [((2, 3), "n")], {}),
+    ("smooth_l1", [((2, 3), "n")], {"scalar": 0.7}),
+    ("L2Normalization", [((2, 3, 2), "n")], {"mode": "spatial"}),
+    ("prod", [((2, 3), "p")], {"axis": 1}),
+    ("norm", [((2, 3), "n")], {"axis": 0}),
+    ("take", [((4, 3), "n"), ((2,), "i4")], {"axis": 0}),
+    ("batch_dot", [((2, 2, 3), "n"), ((2, 3, 2), "n")], {}),
+    ("linalg_gemm2", [((2, 3), "n"), ((3, 2), "n")], {"alpha": 0.5}),
+    ("tile", [((2, 3), "n")], {"reps": (2, 2)}),
+    ("repeat", [((2, 3), "n")], {"repeats": 3}),
+    ("slice_axis", [((4, 3), "n")], {"axis": 0, "begin": 1, "end": 3}),
+    ("broadcast_to", [((1, 3), "n")], {"shape": (2, 3)}),
+    ("stack", [((2, 3), "n"), ((2, 3), "n")], {"axis": 2}),
+    ("hypot", [((2, 3), "n"), ((1, 3), "n")], {}),
+    ("SequenceLast", [((3, 2, 2), "n"), ((2,), "l")], {"use_sequence_length": True}),
+    (
+        "RNN",
+        [((2, 1, 2), "n"), ((12,), "n"), ((1, 1, 2), "n")],
+        {"state_size": 2, "num_layers": 1, "mode": "rnn_tanh"},
+    ),
+]
+
+
+@pytest.mark.parametrize("fn, inputs, kwargs", _FD, ids=[c[0] for c in _FD])
+def test_float64_gradients_against_finite_differences(
+    fn: str, inputs: list[Any], kwargs: dict[str, Any]
+) -> None:
+    rng = np.random.RandomState(0)
+    vals: dict[str, np.ndarray] = {}
+    for i, (shape, kind) in enumerate(inputs):
+        if kind == "u":
+            vals[f"x{i}"] = rng.uniform(-0.8, 0.8, shape)
+        elif kind == "p":
+            vals[f"x{i}"] = rng.uniform(0.5, 2.0, shape)
+        elif kind == "l":
+            vals[f"x{i}"] = rng.randint(1, 4, shape).astype(np.float64)
+        elif kind.startswith("i"):
+            vals[f"x{i}"] = rng.randint(0, int(kind[1:]), shape).astype(np.float64)
+        else:
+            vals[f"x{i}"] = rng.randn(*shape)
+    syms = [mx.sym.var(n) for n in vals]
+    sym = getattr(mx.sym, fn)(*syms, **kwargs)
+    wrt = [n for (_, kind), n in zip(inputs, vals) if kind in "nup"]
+    _fd_check(sym, vals, wrt)
+
+
+def test_second_derivative_through_executor_graph() -> None:
+    """``mx.autograd.grad(create_graph=True)`` on the ``mx.nd`` form runs the same native
+    functions; the symbol's first derivative matches it."""
+    x = mx.nd.array([0.3, -0.2, 0.5], dtype="float64")
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.arcsin(x)
+        (g,) = mx.autograd.grad(y, [x], create_graph=True)
+    g.backward()
+    v = x.asnumpy()
+    np.testing.assert_allclose(g.asnumpy(), 1 / np.sqrt(1 - v * v), rtol=1e-12)
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.asnumpy(), v / (1 - v * v) ** 1.5, rtol=1e-12)
+    sym = SYM.arcsin(mx.sym.var("x"))
+    gx = mx.nd.zeros((3,), dtype="float64")
+    ex = sym.bind(mx.cpu(), {"x": x}, args_grad={"x": gx})
+    ex.forward(is_train=True)
+    ex.backward([mx.nd.ones((3,), dtype="float64")])
+    np.testing.assert_allclose(gx.asnumpy(), g.asnumpy(), rtol=1e-12)
+
+
+def test_partial_shapes_and_free_inputs() -> None:
+    y = SYM.arccos(name="a")  # (data becomes the variable a_data, as mxnet)
+    assert y.list_arguments() == ["a_data"]
+    z = SYM.arccos(mx.sym.var("x")) + mx.sym.var("w")
+    arg, out, _ = z.infer_shape_partial(w=(2, 3))
+    assert arg == [(2, 3), (2, 3)] and out == [(2, 3)]
+    m = SYM.SequenceMask(mx.sym.var("d"), use_sequence_length=True, name="sm")
+    assert m.list_arguments() == ["d", "sm_sequence_length"]
+    assert m.infer_shape(d=(5, 2, 3))[0] == [(5, 2, 3), (2,)]
+
+
+def test_random_and_sampling() -> None:
+    mx.random.seed(0)
+    r = SYM.random.normal(loc=1.0, scale=0.5, shape=(200,), name="r")
+    assert json.loads(r.tojson())["nodes"][0]["op"] == "_random_normal"
+    assert r.infer_shape()[1] == [(200,)]
+    v = r.bind(mx.cpu(), {}).forward()[0].asnumpy()
+    assert v.shape == (200,) and abs(v.mean() - 1.0) < 0.2 and 0.3 < v.std() < 0.7
+    u = SYM.random_uniform(low=-1, high=2, shape=(2, 50), name="u")
+    w = u.bind(mx.cpu(), {}).forward()[0].asnumpy()
+    assert w.shape == (2, 50) and w.min() >= -1 and w.max() < 2
+    p = SYM.sample_multinomial(mx.sym.var("p"), shape=4)
+    s = p.bind(mx.cpu(), {"p": mx.nd.array([[0.0, 1.0, 0.0]])}).forward()[0].asnumpy()
+    assert s.shape == (1, 4) and (s == 1).all()
+
+
+def test_errors_name_the_operator() -> None:
+    x = mx.sym.var("x")
+    with pytest.raises(mx.base.MXNetError, match="operator n"):
+        SYM.slice_axis(x, axis=3, begin=0, end=1, name="n").infer_shape(x=(2, 3))
+    with pytest.raises(mx.base.MXNetError, match="operator t"):
+        SYM.broadcast_equal(x, mx.sym.var("y"), name="t").infer_shape(x=(2, 3), y=(4,))
+    with pytest.raises(NotImplementedError, match="ret_typ='both'"):
+        SYM.topk(x, k=2, ret_typ="both")
+    with pytest.raises(mx.base.MXNetError, match="shape"):
+        SYM.zeros()
+    with pytest.raises(mx.base.MXNetError, match="num_args"):
+        SYM.stack(x, x, num_args=3)
+    with pytest.raises(TypeError, match=r"mx\.sym\.take: indices must be a Symbol"):
+        SYM.take(x, 3)
+
+
+def test_builtin_names_still_work() -> None:
+    """``SYM.max``/``min``/``slice``/``round`` are operators; ``maximum`` of two numbers is
+    still Python's."""
+    assert SYM.maximum(2, 3) == 3 and mx.sym.minimum(2, 3) == 2
+    assert SYM.max(mx.sym.var("x"), axis=0).infer_shape(x=(2, 3))[1] == [(3,)]
+
+
+def test_infer_type_as_mxnet() -> None:
+    """Output dtypes that follow a parameter, not the input (values printed by mxnet 1.9.1's
+    ``infer_type(x=np.float32)``)."""
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    expected = [
+        (SYM.cast(x, dtype="float16"), ["float32"], ["float16"]),
+        (SYM.argsort(x), ["float32"], ["float32"]),
+        (SYM.argsort(x, dtype="float64"), ["float32"], ["float64"]),
+        (SYM.shape_array(x), ["float32"], ["int64"]),
+        (SYM.one_hot(x, depth=3), ["float32"], ["float32"]),
+        (SYM.topk(x, k=1), ["float32"], ["float32"]),
+        (SYM.cast(x, dtype="float64") + y, ["float32", "float64"], ["float64"]),
+        (SYM.argmax(x, axis=0), ["float32"], ["float32"]),
+        (SYM.broadcast_equal(x, y), ["float32", "float32"], ["float32"]),
+    ]
+    cast16 = SYM.cast(x, dtype=np.float16)  # (a numpy type is written by name)
+    assert json.loads(cast16.tojson())["nodes"][1]["attrs"] == {"dtype": "float16"}
+    expected.append((cast16, ["float32"], ["float16"]))
+    for sym, args, outs in expected:
+        a, o, _ = sym.infer_type(x=np.float32)
+        assert [np.dtype(t).name for t in a] == args
+        assert [np.dtype(t).name for t in o] == outs
+
+
+class _Picked(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F: Any, x: Any) -> Any:
+        y = F.take(x, F.argmax(x, axis=1), axis=0)
+        z = F.max(F.tile(F.arccos(F.clip(y, -0.5, 0.5)), reps=(1, 2)), axis=1)
+        return z + F.sum_axis(F.flip(x, axis=0), axis=1)
+
+
+def test_hybridized_block_matches_mxnet() -> None:
+    """A Gluon block of these operators, hybridized (run as a symbol graph): output and input
+    gradient as mxnet 1.9.1 printed them for the same input."""
+    net = _Picked()
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (3, 3)))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    # written by mxnet 1.9.1
+    np.testing.assert_allclose(y.asnumpy(), [3.3101323, 1.9248126, 2.4294808], rtol=1e-6)
+    want = [[1.0, 1.0, 1.0], [1.0, -1.02373, 1.0], [-3.0315318, 1.0, 1.0]]
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-5)
+
+
+def test_partial_shape_inference_as_mxnet() -> None:
+    """``infer_shape_partial`` (shapes printed by mxnet 1.9.1 for the same symbols)."""
+    x, y, z = mx.sym.var("x"), mx.sym.var("y"), mx.sym.var("z")
+    cases: list[tuple[Any, dict[str, Any], list[Any], list[Any]]] = [
+        (SYM.add_n(x, y, z), {"y": (2, 3)}, [(2, 3)] * 3, [(2, 3)]),
+        (SYM.max(x, axis=1, exclude=True), {"x": (2, 3, 4)}, [(2, 3, 4)], [(3,)]),
+        (SYM.prod(x, axis=(0, 2), keepdims=True), {"x": (2, 3, 4)}, [(2, 3, 4)], [(1, 3, 1)]),
+        (SYM.nansum(x), {"x": (2, 3)}, [(2, 3)], [(1,)]),
+        (SYM.arccos(x) + y, {"y": (2, 3)}, [(2, 3), (2, 3)], [(2, 3)]),
+        (SYM.broadcast_greater(x, y), {"x": (2, 1), "y": (1, 3)}, [(2, 1), (1, 3)], [(2, 3)]),
+        (
+            SYM.SequenceMask(x, y, use_sequence_length=True, axis=1),
+            {"x": (2, 5, 3)},
+            [(2, 5, 3), (2,)],
+            [(2, 5, 3)],
+        ),
+        (
+            SYM.SequenceReverse(x, y, use_sequence_length=True),
+            {"x": (5, 2, 3)},
+            [(5, 2, 3), (2,)],
+            [(5, 2, 3)],
+        ),
+    ]
+    for sym, given, args, outs in cases:
+        a, o, _ = sym.infer_shape_partial(**given)
+        assert [tuple(s) for s in a] == args and [tuple(s) for s in o] == outs
