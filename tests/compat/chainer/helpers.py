@@ -5,13 +5,28 @@ with central differences in float64 (``_check_fd``, ``_numeric``)."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import gradhub_compat.chainer.functions as F
 import numpy as np
 from gradhub_compat import chainer
 from gradhub_compat.chainer import Variable
+
+
+def _reference_script(name: str) -> ModuleType:
+    """The reference script ``data/<name>.py`` as a module, whose cases the test runs through
+    gradhub_compat (the script imports chainer only when it runs as a script)."""
+    spec = importlib.util.spec_from_file_location(
+        name, Path(__file__).parent / "data" / f"{name}.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _v(values: object, dtype: object = np.float32, **kw: object) -> Variable:

@@ -13,23 +13,18 @@ differentiable functions independently of chainer.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
 import gradhub_compat.chainer.functions as F
 import numpy as np
 import pytest
+from compat.chainer.helpers import _reference_script
 from gradhub_compat import chainer
 from gradhub_compat.chainer.utils.type_check import InvalidType
 
 _DATA = Path(__file__).parent / "data"
-_spec = importlib.util.spec_from_file_location(
-    "make_functions_more_reference", _DATA / "make_functions_more_reference.py"
-)
-assert _spec is not None and _spec.loader is not None
-_ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_ref)
+_ref = _reference_script("make_functions_more_reference")
 CASES = _ref.CASES
 ERRORS = _ref.ERRORS
 weights = _ref.weights

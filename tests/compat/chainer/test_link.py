@@ -491,3 +491,13 @@ def test_zerograds_zeroes_the_gradient_arrays_in_place() -> None:
     lin.cleargrads()  # cleargrads sets None: the old array is not touched
     np.testing.assert_array_equal(gw, np.zeros((2, 2), np.float32))
     assert lin.W.grad is None
+
+
+def test_links_deep_copy_and_pickle_after_to_cpu() -> None:
+    """Regression: to_cpu()/to_device('@numpy') stored the CPU device object, which holds the
+    numpy module, so copy.deepcopy and pickle of the link failed (chainer 7.8.1 does both)."""
+    for link in (L.Linear(3, 2), L.StatefulGRU(2, 3), L.StatefulMGU(2, 3)):
+        link.to_cpu()
+        link.to_device("@numpy")
+        clone = copy.deepcopy(link)
+        assert pickle.loads(pickle.dumps(link)).xp is np and clone.xp is np

@@ -15,7 +15,6 @@ derivatives of the deformable sampler) independently of chainer.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -25,17 +24,12 @@ import gradhub_compat.chainer.functions as F
 import gradhub_compat.chainer.links as L
 import numpy as np
 import pytest
-from compat.chainer.helpers import _check_fd, _numeric
+from compat.chainer.helpers import _check_fd, _numeric, _reference_script
 from gradhub_compat import chainer
 from gradhub_compat.chainer.utils.type_check import InvalidType
 
 _DATA = Path(__file__).parent / "data"
-_spec = importlib.util.spec_from_file_location(
-    "make_links_more2_reference", _DATA / "make_links_more2_reference.py"
-)
-assert _spec is not None and _spec.loader is not None
-_ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_ref)
+_ref = _reference_script("make_links_more2_reference")
 CASES = _ref.CASES
 ERRORS = _ref.ERRORS
 

@@ -11,7 +11,6 @@ The first and second derivatives are also checked against float64 finite differe
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -21,16 +20,12 @@ import gradhub_compat.chainer.functions as F
 import gradhub_compat.chainer.links as L
 import numpy as np
 import pytest
+from compat.chainer.helpers import _reference_script
 from gradhub_compat import chainer
 from gradhub_compat.chainer import optimizers, serializers
 
 _DATA = Path(__file__).parent / "data"
-_spec = importlib.util.spec_from_file_location(
-    "make_links_more3_reference", _DATA / "make_links_more3_reference.py"
-)
-assert _spec is not None and _spec.loader is not None
-_ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_ref)
+_ref = _reference_script("make_links_more3_reference")
 # chainer 7.8.1's results (written by make_links_more3_reference.py)
 _CHAINER = dict(np.load(_DATA / "links_more3_reference.npz", allow_pickle=False))
 _NS = SimpleNamespace(chainer=chainer, L=L, F=F, optimizers=optimizers, serializers=serializers)

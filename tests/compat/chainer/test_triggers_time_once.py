@@ -164,15 +164,21 @@ class _Rec(training.Extension):
         self.log.append((self.tag, trainer.updater.iteration))
 
 
-def _trainer(epochs: int, log: list[Any]) -> Any:
+def _sgd_trainer(stop_trigger: tuple[int, str]) -> Any:
+    """A Trainer of a linear classifier (SGD) over 8 fixed samples, 2 a batch (4 iterations
+    an epoch), until ``stop_trigger``."""
     np.random.seed(0)
     x = np.random.randn(8, 3).astype(np.float32)
     t = (x[:, 0] > 0).astype(np.int32)
     opt = chainer.optimizers.SGD(lr=0.01).setup(L.Classifier(L.Linear(3, 2)))
     it = chainer.iterators.SerialIterator(chainer.datasets.TupleDataset(x, t), 2, shuffle=False)
-    trainer = training.Trainer(
-        training.updaters.StandardUpdater(it, opt), (epochs, "epoch"), out=tempfile.mkdtemp()
+    return training.Trainer(
+        training.updaters.StandardUpdater(it, opt), stop_trigger, out=tempfile.mkdtemp()
     )
+
+
+def _trainer(epochs: int, log: list[Any]) -> Any:
+    trainer = _sgd_trainer((epochs, "epoch"))
     trainer.extend(_Rec("once", log), name="once", trigger=triggers.OnceTrigger())
     trainer.extend(_Rec("once_resume", log), name="once_r", trigger=triggers.OnceTrigger(True))
     trainer.extend(_Rec("time", log), name="timed", trigger=triggers.TimeTrigger(1.0))
@@ -267,14 +273,7 @@ def test_unchain_variables_cuts_the_observed_graphs() -> None:
 
 
 def test_unchain_variables_in_a_trainer() -> None:
-    np.random.seed(0)
-    x = np.random.randn(8, 3).astype(np.float32)
-    t = (x[:, 0] > 0).astype(np.int32)
-    opt = chainer.optimizers.SGD(lr=0.01).setup(L.Classifier(L.Linear(3, 2)))
-    it = chainer.iterators.SerialIterator(chainer.datasets.TupleDataset(x, t), 2, shuffle=False)
-    trainer = training.Trainer(
-        training.updaters.StandardUpdater(it, opt), (6, "iteration"), out=tempfile.mkdtemp()
-    )
+    trainer = _sgd_trainer((6, "iteration"))
     log: list[Any] = []
     calls: list[int] = []
 

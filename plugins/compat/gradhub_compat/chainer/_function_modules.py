@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 from ._device import PAGE
@@ -304,20 +305,29 @@ def _module(name: str) -> types.ModuleType:
     return module
 
 
+def _enter_path(
+    package: types.ModuleType, path: str, make: Callable[[str], types.ModuleType]
+) -> types.ModuleType:
+    """The module ``<package>.<path>`` (``path`` dotted): each module on the way that
+    ``sys.modules`` lacks is made by ``make(full name)`` and entered there, and each becomes an
+    attribute of its parent unless the parent holds a module of that name already."""
+    parent = package
+    full = package.__name__
+    for part in path.split("."):
+        full = f"{full}.{part}"
+        module = sys.modules.get(full)
+        if module is None:
+            module = make(full)
+            sys.modules[full] = module
+        if not isinstance(vars(parent).get(part), types.ModuleType):
+            setattr(parent, part, module)
+        parent = module
+    return parent
+
+
 def install(functions: types.ModuleType) -> None:
     """Enter the modules of :data:`MODULES` below ``functions`` in ``sys.modules``."""
-    base = functions.__name__
     for path, names in MODULES.items():
-        parent = functions
-        full = base
-        for part in path.split("."):
-            full = f"{full}.{part}"
-            module = sys.modules.get(full)
-            if module is None:
-                module = _module(full)
-                sys.modules[full] = module
-            if not isinstance(vars(parent).get(part), types.ModuleType):
-                setattr(parent, part, module)
-            parent = module
+        parent = _enter_path(functions, path, _module)
         for n in names:
             setattr(parent, n, getattr(functions, n))

@@ -30,6 +30,7 @@ import types
 from typing import Any
 
 from ._device import PAGE
+from ._function_modules import _enter_path
 
 _LINKS = "gradhub_compat.chainer.links"
 _RNN = "gradhub_compat.chainer._links.rnn"
@@ -246,20 +247,13 @@ def _install(
     aliases: dict[str, tuple[str, str]],
 ) -> None:
     base = package.__name__
+
+    def make(full: str) -> types.ModuleType:
+        rel = full[len(base) + 1 :]
+        return _module(full, f"{chainer_base}.{rel}", package, table.get(rel, ()), aliases)
+
     for path in table:
-        parent = package
-        full = base
-        for part in path.split("."):
-            full = f"{full}.{part}"
-            module = sys.modules.get(full)
-            if module is None:
-                rel = full[len(base) + 1 :]
-                own = table.get(rel, ())
-                module = _module(full, f"{chainer_base}.{rel}", package, own, aliases)
-                sys.modules[full] = module
-            if not isinstance(vars(parent).get(part), types.ModuleType):
-                setattr(parent, part, module)
-            parent = module
+        _enter_path(package, path, make)
 
 
 def install_links(name: str) -> None:

@@ -451,7 +451,9 @@ class Link:
             for name in link._persistent:
                 if hasattr(d[name], "shape") and hasattr(d[name], "dtype"):
                     d[name] = send(d[name], dev)
-            link._device = dev
+            # None for the CPU (as Parameter's): a device object holds its array module, which
+            # copy.deepcopy and pickle cannot copy
+            link._device = None if dev.kind == "cpu" else dev
         return self
 
     def to_cpu(self) -> Link:

@@ -30,7 +30,15 @@ from . import Variable, as_array, config
 from . import functions as F
 from . import initializers as _init
 from ._device import _missing_attribute
-from ._links._common import _check_groups, _conv2d_args, _init_conv_params, _input_of, _pair
+from ._links._common import (
+    _check_groups,
+    _conv2d_args,
+    _init_conv_params,
+    _input_of,
+    _pair,
+    _reject_kwargs,
+    _running_decay,
+)
 from .link import Chain, Link, Parameter
 from .reporter import report
 
@@ -51,6 +59,9 @@ class Linear(Link):
     ``in_size=None`` defers W's shape to the first call (x flattened after ``n_batch_axes``).
     """
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         in_size: int | None,
@@ -64,16 +75,7 @@ class Linear(Link):
             in_size, out_size = None, in_size
         self.in_size = in_size
         self.out_size = out_size
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if in_size is not None:
-                self._initialize_params(in_size)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = Parameter(_init._get_initializer(initial_bias), out_size)
+        _init_conv_params(self, initialW, in_size, nobias, initial_bias, out_size)
 
     def _initialize_params(self, in_size: int) -> None:
         self.W.initialize((self.out_size, in_size))
@@ -484,11 +486,7 @@ class BatchNormalization(Link):
         finetune = kwargs.pop("finetune", False)
         if "test" in kwargs:
             raise ValueError("test argument is not supported anymore. Use chainer.using_config")
-        if kwargs:
-            raise TypeError(
-                "chainer L.BatchNormalization got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
+        _reject_kwargs("BatchNormalization", kwargs)
         if self.avg_mean is None:
             self._initialize_params(tuple(d for i, d in enumerate(x.shape) if i not in self.axis))
         xp = self.xp
@@ -499,18 +497,14 @@ class BatchNormalization(Link):
         if beta is None:
             beta = xp.zeros(self.avg_mean.shape, dtype=self._highprec_dtype)
         if config.train:
-            if finetune:
-                if is_tracing():
-                    raise NotImplementedError(
-                        "chainer L.BatchNormalization(x, finetune=True) counts its calls in "
-                        "Python (N, and the decay 1 - 1/N), which a step that gradhub.compile "
-                        "traces would do at its first call only; run finetuning outside "
-                        "gh.compile"
-                    )
-                self.N += 1
-                decay = 1.0 - 1.0 / self.N
-            else:
-                decay = self.decay
+            if finetune and is_tracing():
+                raise NotImplementedError(
+                    "chainer L.BatchNormalization(x, finetune=True) counts its calls in "
+                    "Python (N, and the decay 1 - 1/N), which a step that gradhub.compile "
+                    "traces would do at its first call only; run finetuning outside "
+                    "gh.compile"
+                )
+            decay = _running_decay(self, finetune)
             avg_mean, avg_var = self.avg_mean, self.avg_var
             if config.in_recomputing:
                 # F.forget's second forward pass: the statistics were updated by the first

@@ -78,6 +78,24 @@ def _prefixed(prefix: str, d: dict[str, Any]) -> dict[str, Any]:
     return {f"{prefix}/{k}": v for k, v in d.items()}
 
 
+def _one_call(chainer: Any, F: Any, link: Any, x: Any) -> dict[str, Any]:
+    """The initial parameters, the output for ``x`` and the gradients, the ``save_npz``
+    entries."""
+    out = _init(link)
+    out.update(_backward(chainer, F, link, link(x), [x]))
+    out.update(_npz(chainer, link))
+    return out
+
+
+def _deferred_call(chainer: Any, F: Any, link: Any, x: Any) -> dict[str, Any]:
+    """The output for ``x`` (the call shapes the link's deferred parameters), then the
+    parameters and the gradients."""
+    y = link(x)
+    out = _init(link)
+    out.update(_backward(chainer, F, link, y, [x]))
+    return out
+
+
 # -- normalizations --------------------------------------------------------------------------
 
 
@@ -151,33 +169,21 @@ def local_convolution_2d(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     np.random.seed(0)
     link = L.LocalConvolution2D(2, 3, in_size=(4, 5), ksize=(2, 3))
     link.b.array[...] = _rand(link.b.shape, 30)
-    out = _init(link)
-    x = chainer.Variable(_rand((2, 2, 4, 5), 31))
-    out.update(_backward(chainer, F, link, link(x), [x]))
-    out.update(_npz(chainer, link))
-    return out
+    return _one_call(chainer, F, link, chainer.Variable(_rand((2, 2, 4, 5), 31)))
 
 
 @_case
 def local_convolution_2d_deferred(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     np.random.seed(1)
     link = L.LocalConvolution2D(None, 2, ksize=2, nobias=True)
-    x = chainer.Variable(_rand((1, 3, 3, 4), 32))
-    y = link(x)
-    out = _init(link)
-    out.update(_backward(chainer, F, link, y, [x]))
-    return out
+    return _deferred_call(chainer, F, link, chainer.Variable(_rand((1, 3, 3, 4), 32)))
 
 
 @_case
 def mlp_convolution_2d(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     np.random.seed(2)
     link = L.MLPConvolution2D(3, (4, 2, 3), 2, stride=1, pad=1)
-    out = _init(link)
-    x = chainer.Variable(_rand((2, 3, 3, 3), 33))
-    out.update(_backward(chainer, F, link, link(x), [x]))
-    out.update(_npz(chainer, link))
-    return out
+    return _one_call(chainer, F, link, chainer.Variable(_rand((2, 3, 3, 3), 33)))
 
 
 @_case
@@ -186,11 +192,7 @@ def mlp_convolution_2d_deferred(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     link = L.MLPConvolution2D(
         (3, 2), 1, activation=F.tanh, conv_init=chainer.initializers.Normal(0.5), bias_init=0.1
     )
-    x = chainer.Variable(_rand((2, 2, 2, 3), 34))
-    y = link(x)
-    out = _init(link)
-    out.update(_backward(chainer, F, link, y, [x]))
-    return out
+    return _deferred_call(chainer, F, link, chainer.Variable(_rand((2, 2, 2, 3), 34)))
 
 
 @_case
@@ -200,22 +202,15 @@ def deformable_convolution_2d(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
         2, 3, 3, stride=2, pad=1, deform_initialW=chainer.initializers.Normal(0.3)
     )
     link.deform_conv.b.array[...] = [0.1, -0.2, 0.3]
-    out = _init(link)
-    x = chainer.Variable(_rand((2, 2, 5, 6), 35, 2.0))
-    out.update(_backward(chainer, F, link, link(x), [x]))
-    out.update(_npz(chainer, link))
-    return out
+    return _one_call(chainer, F, link, chainer.Variable(_rand((2, 2, 5, 6), 35, 2.0)))
 
 
 @_case
 def deformable_convolution_2d_default(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     np.random.seed(5)
     link = L.DeformableConvolution2D(None, 2, (2, 3), offset_initial_bias=0.3)
-    x = chainer.Variable(_rand((1, 3, 4, 4), 36))
-    y = link(x)  # the sampler's W starts at zero: y is its bias, zeros
-    out = _init(link)
-    out.update(_backward(chainer, F, link, y, [x]))
-    return out
+    # the sampler's W starts at zero: y is its bias, zeros
+    return _deferred_call(chainer, F, link, chainer.Variable(_rand((1, 3, 4, 4), 36)))
 
 
 def _sampler(chainer: Any, F: Any, dtype: Any, offset_hw: Any, stride: Any, pad: Any) -> dict:
@@ -271,32 +266,20 @@ def simplified_dropconnect(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
 def simplified_dropconnect_deferred(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     np.random.seed(7)
     link = L.SimplifiedDropconnect(None, 2, ratio=0.6, nobias=True)
-    x = chainer.Variable(_rand((3, 2, 2), 52))
-    y = link(x)
-    out = _init(link)
-    out.update(_backward(chainer, F, link, y, [x]))
-    return out
+    return _deferred_call(chainer, F, link, chainer.Variable(_rand((3, 2, 2), 52)))
 
 
 @_case
 def swish(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     link = L.Swish((3,), beta_init=0.5)
     link.beta.array[...] = [0.5, -1.0, 2.0]
-    out = _init(link)
-    x = chainer.Variable(_rand((2, 3, 2), 60, 3.0))
-    out.update(_backward(chainer, F, link, link(x), [x]))
-    out.update(_npz(chainer, link))
-    return out
+    return _one_call(chainer, F, link, chainer.Variable(_rand((2, 3, 2), 60, 3.0)))
 
 
 @_case
 def swish_deferred(chainer: Any, F: Any, L: Any) -> dict[str, Any]:
     link = L.Swish(None, 1.5)
-    x = chainer.Variable(_rand((2, 3), 61, 3.0))
-    y = link(x)
-    out = _init(link)
-    out.update(_backward(chainer, F, link, y, [x]))
-    return out
+    return _deferred_call(chainer, F, link, chainer.Variable(_rand((2, 3), 61, 3.0)))
 
 
 # -- losses ----------------------------------------------------------------------------------

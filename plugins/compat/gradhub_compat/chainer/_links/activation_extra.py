@@ -19,6 +19,7 @@ from .. import Variable
 from .. import functions as F
 from .. import initializers as _init
 from ..link import Link, Parameter
+from ._common import _init_conv_params
 
 __all__ = ["SimplifiedDropconnect", "Swish"]
 
@@ -45,6 +46,9 @@ class SimplifiedDropconnect(Link):
         variable([[2.]])
     """
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         in_size: int | None,
@@ -59,16 +63,7 @@ class SimplifiedDropconnect(Link):
         self.ratio = ratio
         if initialW is None:
             initialW = _init.HeNormal(1.0 / np.sqrt(2))
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if in_size is not None:
-                self._initialize_params(in_size)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = _init.Constant(0)
-                self.b = Parameter(_init._get_initializer(initial_bias), out_size)
+        _init_conv_params(self, initialW, in_size, nobias, initial_bias, out_size)
 
     def _initialize_params(self, in_size: int) -> None:
         self.W.initialize((self.out_size, in_size))

@@ -23,6 +23,8 @@ from ._common import (
     _init_conv_params,
     _input_of,
     _pair,
+    _shape_W_b,
+    _unshaped_W_b,
 )
 
 __all__ = [
@@ -180,6 +182,9 @@ class DepthwiseConvolution2D(Link):
     ``HeNormal(1 / sqrt(2))`` (chainer's), and ``b`` (channel_multiplier * in_channels,)
     (zeros); ``in_channels=None`` defers both shapes to the first call."""
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         in_channels: int | None,
@@ -199,22 +204,14 @@ class DepthwiseConvolution2D(Link):
         self.nobias = nobias
         if initialW is None:
             initialW = _init.HeNormal(1.0 / np.sqrt(2))
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = _init.Constant(0)
-                self.b = Parameter(_init._get_initializer(initial_bias))
+        _unshaped_W_b(self, initialW, nobias, initial_bias)
         if in_channels is not None:
             self._initialize_params(in_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
         kh, kw = _pair(self.ksize)
-        self.W.initialize((self.channel_multiplier, in_channels, kh, kw))
-        if self.b is not None:
-            self.b.initialize(self.channel_multiplier * in_channels)
+        W_shape = (self.channel_multiplier, in_channels, kh, kw)
+        _shape_W_b(self, W_shape, self.channel_multiplier * in_channels)
 
     def forward(self, x: Any) -> Variable:
         """``F.depthwise_convolution_2d(x, W, b, stride, pad)``."""

@@ -21,7 +21,7 @@ from .. import Variable
 from .. import functions as F
 from .. import initializers as _init
 from ..link import Chain, ChainList, Link, Parameter
-from ._common import _pair
+from ._common import _input_of, _pair, _reject_kwargs, _shape_W_b, _unshaped_W_b
 
 __all__ = ["DeformableConvolution2D", "LocalConvolution2D", "MLPConvolution2D"]
 
@@ -46,6 +46,9 @@ class LocalConvolution2D(Link):
         ((1, 1, 1, 1, 2, 2), variable([[[[4.]]]]))
     """
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         in_channels: int | None,
@@ -63,24 +66,17 @@ class LocalConvolution2D(Link):
         self.stride = _pair(stride)
         self.nobias = nobias
         self.out_channels = out_channels
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if nobias:
-                self.b = None
-            else:
-                self.b = Parameter(
-                    _init._get_initializer(0 if initial_bias is None else initial_bias)
-                )
-            if in_channels is not None and in_size is not None:
-                self._initialize_params(in_channels, _pair(in_size))
+        _unshaped_W_b(self, initialW, nobias, initial_bias)
+        if in_channels is not None and in_size is not None:
+            self._initialize_params(in_channels, _pair(in_size))
 
     def _initialize_params(self, in_channels: int, in_size: Any) -> None:
         kh, kw = _pair(self.ksize)
         ih, iw = _pair(in_size)
         oh, ow = ih - kh + 1, iw - kw + 1  # chainer's _conv_output_length (no stride)
-        self.W.initialize((self.out_channels, oh, ow, in_channels, kh, kw))
-        if not self.nobias:
-            self.b.initialize((self.out_channels, oh, ow))  # type: ignore[union-attr]
+        _shape_W_b(
+            self, (self.out_channels, oh, ow, in_channels, kh, kw), (self.out_channels, oh, ow)
+        )
 
     def forward(self, x: Any) -> Variable:
         """``F.local_convolution_2d(x, W, b, stride)``."""
@@ -123,11 +119,7 @@ class MLPConvolution2D(ChainList):
             raise ValueError(_WSCALE_MSG)
         conv_init = kwargs.pop("conv_init", None)
         bias_init = kwargs.pop("bias_init", None)
-        if kwargs:
-            raise TypeError(
-                "chainer L.MLPConvolution2D got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
+        _reject_kwargs("MLPConvolution2D", kwargs)
         if activation is None:
             activation = F.relu
         if ksize is None:
@@ -166,6 +158,9 @@ class DeformableConvolution2DSampler(Link):
     unless ``initialW``, ``b`` (out_channels,) zeros; ``forward(x, offset)`` is
     ``F.deformable_convolution_2d_sampler(x, offset, W, b, stride, pad)``."""
 
+    W: Parameter
+    b: Parameter | None
+
     def __init__(
         self,
         in_channels: int | None,
@@ -185,27 +180,17 @@ class DeformableConvolution2DSampler(Link):
         self.initialW = initialW
         if initialW is None:
             initialW = _init.Zero()
-        with self.init_scope():
-            self.W = Parameter(_init._get_initializer(initialW))
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = _init.Constant(0)
-                self.b = Parameter(_init._get_initializer(initial_bias))
+        _unshaped_W_b(self, initialW, nobias, initial_bias)
         if in_channels is not None:
             self._initialize_params(in_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
         kh, kw = _pair(self.ksize)
-        self.W.initialize((self.out_channels, in_channels, kh, kw))
-        if self.b is not None:
-            self.b.initialize(self.out_channels)
+        _shape_W_b(self, (self.out_channels, in_channels, kh, kw), self.out_channels)
 
     def forward(self, x: Any, offset: Any) -> Variable:
         """``F.deformable_convolution_2d_sampler(x, offset, W, b, stride, pad)``."""
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+        x = _input_of(self, x)
         return F.deformable_convolution_2d_sampler(  # type: ignore[no-any-return]
             x, offset, self.W, self.b, self.stride, self.pad
         )

@@ -22,6 +22,7 @@ from .. import Variable
 from .. import functions as F
 from .. import initializers as _init
 from ..link import Link, Parameter
+from ._common import _permutate_list
 
 __all__ = ["BlackOut", "CRF1d"]
 
@@ -73,16 +74,6 @@ def _argsort_list_descent(lst: list[Any]) -> np.ndarray:
     """chainer's ``argsort_list_descent``: the order of decreasing length (numpy's default
     sort, as chainer)."""
     return np.argsort([-len(x) for x in lst]).astype(np.int32)
-
-
-def _permutate_list(lst: list[Any], indices: Any, inv: bool) -> list[Any]:
-    ret: list[Any] = [None] * len(lst)
-    for i, ind in enumerate(indices):
-        if inv:
-            ret[ind] = lst[i]
-        else:
-            ret[i] = lst[ind]
-    return ret
 
 
 class CRF1d(Link):

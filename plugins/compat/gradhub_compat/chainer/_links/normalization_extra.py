@@ -30,6 +30,7 @@ from .. import functions as F
 from ..link import Link
 from ..links import BatchNormalization
 from ..serializers import NpzDeserializer
+from ._common import _reject_kwargs, _running_decay
 
 __all__ = ["BatchRenormalization", "DecorrelatedBatchNormalization"]
 
@@ -112,11 +113,7 @@ class BatchRenormalization(BatchNormalization):
             return F.fixed_batch_normalization(
                 x, gamma, beta, self.avg_mean, self.avg_var, self.eps
             )
-        if finetune:
-            self.N += 1
-            decay = 1.0 - 1.0 / self.N
-        else:
-            decay = self.decay
+        decay = _running_decay(self, finetune)
         avg_mean, avg_var = self.avg_mean, self.avg_var
         update_statistics = True
         if config.in_recomputing:
@@ -255,20 +252,12 @@ class DecorrelatedBatchNormalization(Link):
     def forward(self, x: Any, **kwargs: Any) -> Variable:
         """``forward(x, finetune=False)``: whiten ``x`` (see the class)."""
         finetune = kwargs.pop("finetune", False)
-        if kwargs:
-            raise TypeError(
-                "chainer L.DecorrelatedBatchNormalization got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
+        _reject_kwargs("DecorrelatedBatchNormalization", kwargs)
         if not config.train:
             return F.fixed_decorrelated_batch_normalization(
                 x, self.avg_mean, self.avg_projection, groups=self.groups
             )
-        if finetune:
-            self.N += 1
-            decay = 1.0 - 1.0 / self.N
-        else:
-            decay = self.decay
+        decay = _running_decay(self, finetune)
         avg_mean: Any = self.avg_mean
         avg_projection: Any = self.avg_projection
         if config.in_recomputing:

@@ -13,6 +13,7 @@ from .. import Variable, as_variable
 from .. import functions as F
 from .. import initializers as _init
 from ..link import Chain, ChainList, Link, Parameter
+from ._common import _permutate_list
 
 __all__ = [
     "GRU",
@@ -27,6 +28,33 @@ __all__ = [
     "StatefulGRU",
     "StatelessGRU",
 ]
+
+
+class _StatefulH(Link):
+    """The state ``h`` of chainer's stateful one-state recurrent links (``StatefulGRU``,
+    ``StatefulMGU``) and its handling."""
+
+    h: Any
+
+    def to_device(self, device: Any) -> Link:
+        """Move the parameters and the state ``h`` to ``device``; returns self."""
+        super().to_device(device)
+        if self.h is not None:
+            self.h.to_device(self.device)
+        return self
+
+    def set_state(self, h: Any) -> None:
+        """Set the state ``h`` (a chainer Variable, moved to the link's device)."""
+        if not isinstance(h, Variable):
+            raise TypeError(
+                f"chainer L.{type(self).__name__}.set_state: h must be a chainer Variable"
+            )
+        h.to_device(self.device)
+        self.h = h
+
+    def reset_state(self) -> None:
+        """Forget the state: ``h`` becomes None."""
+        self.h = None
 
 
 class _GRUBase(Chain):
@@ -77,13 +105,11 @@ class StatelessGRU(_GRUBase):
         return z * h_bar + (1 - z) * h  # type: ignore[no-any-return]
 
 
-class StatefulGRU(_GRUBase):
+class StatefulGRU(_StatefulH, _GRUBase):
     """``StatefulGRU(in_size, out_size, init=None, inner_init=None, bias_init=0)``: a GRU
     keeping its state ``h``: the first call after :meth:`reset_state` computes ``z h_bar`` with
     ``z = sigmoid(W_z x)``, ``h_bar = tanh(W x)``; later calls are :class:`StatelessGRU`'s step
     from the kept ``h``."""
-
-    h: Any
 
     def __init__(
         self,
@@ -96,24 +122,6 @@ class StatefulGRU(_GRUBase):
         super().__init__(in_size, out_size, init, inner_init, bias_init)
         self.state_size = out_size
         self.reset_state()
-
-    def to_device(self, device: Any) -> Link:
-        """Move the parameters and the state ``h`` to ``device``; returns self."""
-        super().to_device(device)
-        if self.h is not None:
-            self.h.to_device(self.device)
-        return self
-
-    def set_state(self, h: Any) -> None:
-        """Set the state ``h`` (a chainer Variable, moved to the link's device)."""
-        if not isinstance(h, Variable):
-            raise TypeError(f"chainer L.{type(self).__name__}.set_state: h must be a Variable")
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self) -> None:
-        """Forget the state: ``h`` becomes None."""
-        self.h = None
 
     def forward(self, x: Any) -> Variable:
         """Update the state with ``x`` (B, in) and return it."""
@@ -164,16 +172,6 @@ class GRU(StatefulGRU):
                 "chainer.links.StatelessGRU instead."
             )
         return super().forward(args[0])
-
-
-def _permutate_list(lst: list[Any], indices: Any, inv: bool) -> list[Any]:
-    ret: list[Any] = [None] * len(lst)
-    for i, ind in enumerate(indices):
-        if inv:
-            ret[ind] = lst[i]
-        else:
-            ret[i] = lst[ind]
-    return ret
 
 
 def _transpose_sequence(xs: list[Any]) -> list[Variable]:

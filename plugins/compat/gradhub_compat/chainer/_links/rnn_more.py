@@ -24,6 +24,8 @@ from typing import Any
 from .. import Variable
 from .. import functions as F
 from ..link import Chain, Link
+from ._common import _reject_kwargs
+from .rnn import _StatefulH
 
 __all__ = [
     "ChildSumTreeLSTM",
@@ -208,35 +210,15 @@ class StatelessMGU(MGUBase):
         return self._call_mgu(h, x)
 
 
-class StatefulMGU(MGUBase):
+class StatefulMGU(_StatefulH, MGUBase):
     """``StatefulMGU(in_size, out_size)``: the minimal gated unit keeping its state ``h``; the
     first call after :meth:`reset_state` starts from zeros of ``chainer.get_dtype()``
     (float32). See :class:`MGUBase` for the step."""
-
-    h: Any
 
     def __init__(self, in_size: int, out_size: int) -> None:
         super().__init__(in_size, out_size)
         self._state_size = out_size
         self.reset_state()
-
-    def to_device(self, device: Any) -> Link:
-        """Move the parameters and the state ``h`` to ``device``; returns self."""
-        super().to_device(device)
-        if self.h is not None:
-            self.h.to_device(self.device)
-        return self
-
-    def set_state(self, h: Any) -> None:
-        """Set the state ``h`` (a chainer Variable, moved to the link's device)."""
-        if not isinstance(h, Variable):
-            raise TypeError("chainer L.StatefulMGU.set_state: h must be a chainer Variable")
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self) -> None:
-        """Forget the state: ``h`` becomes None."""
-        self.h = None
 
     def forward(self, x: Any) -> Variable:
         """Update the state with ``x`` (B, in_size) and return it."""
@@ -373,11 +355,7 @@ class StatefulZoneoutLSTM(_StatefulLSTMState):
     ) -> None:
         if "train" in kwargs:
             raise ValueError("train argument is not supported anymore. Use chainer.using_config")
-        if kwargs:
-            raise TypeError(
-                "chainer L.StatefulZoneoutLSTM got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
+        _reject_kwargs("StatefulZoneoutLSTM", kwargs)
         super().__init__()
         self.state_size = out_size
         self.c_ratio = c_ratio
