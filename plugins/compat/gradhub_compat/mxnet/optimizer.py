@@ -401,8 +401,8 @@ class SGD(_MomentumOptimizer):
     ones mxnet 1.9.1 uses for dense arrays)::
 
         g = clip(rescale_grad * grad, clip_gradient)
-        state = momentum * state - lr * (wd * weight + g)      # momentum > 0
-        weight = weight + state                                 # (else weight -= lr * (wd * w + g))
+        state = momentum * state - lr * wd * weight - lr * g    # momentum > 0
+        weight = weight + state             # (without momentum: weight + (0 - lr wd w - lr g))
 
     ``lazy_update`` only concerns sparse gradients, which this layer does not have.
 
@@ -426,12 +426,13 @@ class SGD(_MomentumOptimizer):
         self, weight: NDArray, w32: NDArray, grad: NDArray, mom: Any, lr: float, wd: float
     ) -> None:
         _dt, lr_, wd_, m, w, g = self._momentum_inputs(w32, grad, lr, wd)
+        # the kernels' order of operations: mom = momentum * mom - lr * wd * w - lr * g, then
+        # w + mom (mom 0 without momentum)
         if self.momentum > 0 and mom is not None:
-            mom._arr[...] = m * mom._arr
-            mom._arr[...] = mom._arr - lr_ * (wd_ * w + g)
+            mom._arr[...] = m * mom._arr - (lr_ * wd_) * w - lr_ * g
             new = w + mom._arr
         else:
-            new = w - lr_ * (wd_ * w + g)
+            new = w + (-(lr_ * wd_) * w - lr_ * g)
         _write_weight(weight, w32, new)
 
 
