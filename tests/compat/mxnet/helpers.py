@@ -1,8 +1,11 @@
 """Helpers shared by the tests of the mxnet layer: binding a symbol to arguments given as arrays,
-and a small classifier symbol."""
+a small classifier symbol, and a reference script of ``data/`` loaded as a module."""
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+from types import ModuleType
 from typing import Any
 
 import gradhub_compat.mxnet as mx
@@ -18,6 +21,18 @@ def _bind(
     names = grads if grads is not None else tuple(nd_args)
     args_grad = {k: mx.nd.zeros(nd_args[k].shape) for k in names}
     return sym.bind(mx.cpu(), nd_args, args_grad=args_grad, grad_req=grad_req)
+
+
+def _reference_script(name: str) -> ModuleType:
+    """The reference script ``data/<name>.py`` as a module, for its cases and inputs (the script
+    imports mxnet only when it runs as a script)."""
+    spec = importlib.util.spec_from_file_location(
+        name, pathlib.Path(__file__).parent / "data" / f"{name}.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _mlp(**softmax: Any) -> mx.sym.Symbol:

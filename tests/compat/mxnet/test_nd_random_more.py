@@ -10,30 +10,20 @@ float64 gradients (first and second order) with central finite differences.
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 from typing import Any
 
 import gradhub_compat.mxnet as mx
 import numpy as np
 import pytest
+from compat.mxnet.helpers import _reference_script
 from numeric_helpers import central_differences
 
 DATA = pathlib.Path(__file__).parent / "data"
 REF = np.load(DATA / "random_more_reference.npz")
 
 
-def _load_maker() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "make_random_more_reference", DATA / "make_random_more_reference.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKER = _load_maker()
+MAKER: Any = _reference_script("make_random_more_reference")
 
 
 def _grad(a: mx.nd.NDArray) -> np.ndarray:

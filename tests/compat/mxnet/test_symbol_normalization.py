@@ -16,27 +16,14 @@ from typing import Any
 import gradhub_compat.mxnet as mx
 import numpy as np
 import pytest
+from compat.mxnet.helpers import _reference_script
 from gradhub_compat.mxnet.gluon import nn
 
 DATA = pathlib.Path(__file__).parent / "data"
 REF = json.loads((DATA / "symbol_normalization_reference.json").read_text(encoding="utf-8"))
 
-#: data/make_symbol_normalization_reference.py's CASES: (name, operator, data shape, seed, kwargs)
-CASES = [
-    ("ln", "LayerNorm", (2, 3, 4), 0, {}),
-    ("ln_axis1_stats", "LayerNorm", (2, 3, 4), 1,
-     {"axis": 1, "eps": 1e-3, "output_mean_var": True}),
-    ("in", "InstanceNorm", (2, 3, 2, 2), 2, {}),
-    ("gn", "GroupNorm", (2, 4, 3), 3, {"num_groups": 2}),
-    ("gn_stats", "GroupNorm", (2, 6, 2, 2), 4,
-     {"num_groups": 3, "eps": 1e-3, "output_mean_var": True}),
-    ("pad_reflect", "pad", (1, 2, 3, 4), 5,
-     {"mode": "reflect", "pad_width": (0, 0, 0, 0, 1, 2, 2, 1)}),
-    ("pad_edge", "pad", (1, 2, 2, 2, 3), 6,
-     {"mode": "edge", "pad_width": (0, 0, 0, 0, 1, 0, 0, 2, 1, 1)}),
-    ("pad_constant", "pad", (1, 1, 2, 3), 7,
-     {"mode": "constant", "pad_width": (0, 0, 0, 0, 1, 1, 0, 2), "constant_value": 1.5}),
-]  # fmt: skip
+#: (name, operator, data shape, seed, kwargs): the cases of the reference script
+CASES: list[Any] = _reference_script("make_symbol_normalization_reference").CASES
 IDS = [c[0] for c in CASES]
 
 

@@ -40,6 +40,8 @@ from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
 from . import _nd_layers, _nd_tensor
+from ._nd_losses import _nd as _check_nd
+from ._nd_tensor import _host, _no_out
 from .base import MXNetError
 from .ndarray import NDArray, _const, _fresh, _record, split
 
@@ -96,23 +98,12 @@ crop = _nd_tensor.slice
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _check_nd(fn: str, **arrays: Any) -> None:
-    for arg, v in arrays.items():
-        if not isinstance(v, NDArray):
-            raise TypeError(f"mx.nd.{fn}: {arg} must be an NDArray, got {type(v).__name__}")
-
-
-def _no_out(fn: str, out: Any) -> None:
-    if out is not None:
-        raise NotImplementedError(f"mx.nd.{fn}: out= is not supported ({_DOCS})")
-
-
-def _result(r: NativeVariable, rec: bool, like: NDArray) -> NDArray:
-    return _fresh(NDArray(r._data, like._ctx, r if rec else None), like)
-
-
-def _host(a: NDArray) -> np.ndarray:
-    return np.asarray(a._ctx.device().to_numpy(a._arr))
+def _recorded(arrays: list[NDArray], f: Callable[..., NativeVariable]) -> NDArray:
+    """``f`` on the native Variables of ``arrays``, recorded for ``mx.autograd`` as
+    :func:`~.ndarray._record` decides: a new NDArray (never a view of an input) in the first
+    array's context."""
+    r, rec = _record(arrays, f)
+    return _fresh(NDArray(r._data, arrays[0]._ctx, r if rec else None), arrays[0])
 
 
 def _pair(fn: str, arg: str, v: Any) -> tuple[int, int]:
@@ -124,7 +115,7 @@ def _pair(fn: str, arg: str, v: Any) -> tuple[int, int]:
 
 def _copy(x: NativeVariable) -> NativeVariable:
     """``x`` through a recorded function (the gradient passes); an integer array keeps its
-    dtype (a view, copied by :func:`_result`)."""
+    dtype (a view, copied by :func:`_recorded`)."""
     if x.dtype.kind != "f":
         return _call("Reshape", x, shape=tuple(x.shape))  # type: ignore[no-any-return]
     return _call("MulScalar", x, val=1.0)  # type: ignore[no-any-return]
@@ -150,8 +141,7 @@ def _loss_layer(
 
     layer = custom_vjp(fun)
     layer.defvjp(fwd, bwd)
-    r, rec = _record([data], layer)
-    return _result(r, rec, data)
+    return _recorded([data], layer)
 
 
 # -- BlockGrad, identity --------------------------------------------------------------------------
@@ -193,8 +183,7 @@ def identity(data: NDArray, out: Any = None, name: Any = None, **kwargs: Any) ->
     _no_out("identity", out)
     if data._arr.dtype.kind != "f":
         return NDArray(data._arr.copy(), data._ctx)
-    r, rec = _record([data], _copy)
-    return _result(r, rec, data)
+    return _recorded([data], _copy)
 
 
 # -- Crop -----------------------------------------------------------------------------------------
@@ -251,10 +240,9 @@ def Crop(
             f"shape {x.shape}"
         )
     start, stop = (0, 0, oy, ox), (x.shape[0], x.shape[1], oy + h, ox + w)
-    r, rec = _record(
+    return _recorded(
         [x], lambda v: _copy(_call("Slice", v, start=start, stop=stop, step=(1, 1, 1, 1)))
     )
-    return _result(r, rec, x)
 
 
 # -- UpSampling -----------------------------------------------------------------------------------
@@ -353,8 +341,7 @@ def UpSampling(
             return total
         return _call("Concatenate", *ys, axis=1)  # type: ignore[no-any-return]
 
-    r, rec = _record(list(data), up)
-    return _result(r, rec, data[0])
+    return _recorded(list(data), up)
 
 
 # -- LRN, SoftmaxActivation -----------------------------------------------------------------------
@@ -409,8 +396,7 @@ def LRN(
         norm = _call("AddScalar", _call("MulScalar", total, val=salpha), val=k)
         return x * _call("PowScalar", norm, val=-b)  # type: ignore[no-any-return]
 
-    r, rec = _record([data], lrn)
-    return _result(r, rec, data)
+    return _recorded([data], lrn)
 
 
 def SoftmaxActivation(
@@ -443,16 +429,14 @@ def SoftmaxActivation(
                 "mx.nd.SoftmaxActivation: Input need to have a least 3 dimensions when "
                 f"mode=channel, got shape {shape}"
             )
-        r, rec = _record([data], lambda x: _call("Softmax", x, axis=1))
-        return _result(r, rec, data)
+        return _recorded([data], lambda x: _call("Softmax", x, axis=1))
     flat = (int(math.prod(shape[:-1])), shape[-1])
 
     def inst(x: NativeVariable) -> NativeVariable:
         y = _call("Softmax", _call("Reshape", x, shape=flat), axis=1)
         return _call("Reshape", y, shape=shape)  # type: ignore[no-any-return]
 
-    r, rec = _record([data], inst)
-    return _result(r, rec, data)
+    return _recorded([data], inst)
 
 
 # -- SoftmaxOutput --------------------------------------------------------------------------------
@@ -852,8 +836,7 @@ def IdentityAttachKLSparseReg(
 
     layer = custom_vjp(fun)
     layer.defvjp(fwd, bwd)
-    r, rec = _record([data], layer)
-    return _result(r, rec, data)
+    return _recorded([data], layer)
 
 
 # -- GridGenerator, BilinearSampler, SpatialTransformer -------------------------------------------
@@ -898,8 +881,7 @@ def GridGenerator(
             g = _call("AffineGrid", theta, size=(h, w), align_corners=True)
             return _call("Transpose", g, axes=(0, 3, 1, 2))  # type: ignore[no-any-return]
 
-        r, rec = _record([data], affine)
-        return _result(r, rec, data)
+        return _recorded([data], affine)
     if transform_type == "warp":
         if data.ndim != 4 or data.shape[1] != 2:
             raise MXNetError(
@@ -916,8 +898,7 @@ def GridGenerator(
             g = (f + _const(base, f)) * _const(sc, f)
             return _call("AddScalar", g, val=-1.0)  # type: ignore[no-any-return]
 
-        r, rec = _record([data], warp)
-        return _result(r, rec, data)
+        return _recorded([data], warp)
     raise MXNetError(
         f"mx.nd.{fn}: Invalid Input: '{transform_type}', valid values are: {{'affine', 'warp'}}"
     )
@@ -960,8 +941,7 @@ def BilinearSampler(
         )
     if grid._arr.dtype != data._arr.dtype:
         raise MXNetError(f"mx.nd.{fn}: data and grid must have the same dtype")
-    r, rec = _record([data, grid], _sample)
-    return _result(r, rec, data)
+    return _recorded([data, grid], _sample)
 
 
 def SpatialTransformer(
@@ -1012,8 +992,7 @@ def SpatialTransformer(
             "WarpByGrid", x, g, mode="linear", padding_mode="zero", align_corners=True
         )
 
-    r, rec = _record([data, loc], st)
-    return _result(r, rec, data)
+    return _recorded([data, loc], st)
 
 
 # -- ROIPooling -----------------------------------------------------------------------------------
@@ -1092,8 +1071,7 @@ def ROIPooling(
         y = _call("GatherNd", flat, ind)
         return _call("Reshape", y, shape=out_shape) * _const(mask, v)  # type: ignore[no-any-return]
 
-    r_, rec = _record([data], pool)
-    return _result(r_, rec, data)
+    return _recorded([data], pool)
 
 
 # -- Correlation ----------------------------------------------------------------------------------
@@ -1201,8 +1179,7 @@ def Correlation(
 
     if data1._arr.dtype != data2._arr.dtype:
         raise MXNetError(f"mx.nd.{fn}: data1 and data2 must have the same dtype")
-    r, rec = _record([data1, data2], corr)
-    return _result(r, rec, data1)
+    return _recorded([data1, data2], corr)
 
 
 # -- the _v1 operators ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import numpy as np
 from gradhub.variable import Variable as NativeVariable
 
 from .._common import call_native as _call
+from ._nd_array_more import _cells, _diag_map, _diag_part_index, _exact
 from ._nd_tensor import _host, _leaf, _nd, _no_out, _run, linalg_gemm2
 from .base import MXNetError
 from .ndarray import NDArray
@@ -326,10 +327,6 @@ def linalg_gelqf(A: NDArray, out: Any = None, **kwargs: Any) -> list[NDArray]:
     q_val = qs.reshape(A.shape).astype(dt)
     l_val = ls.reshape((*A.shape[:-2], m, m)).astype(dt)
 
-    def exact(v: NativeVariable, res: np.ndarray) -> NativeVariable:
-        # the values of the float64 factorization, the gradient of the composition
-        return v - NativeVariable.leaf(v._data.copy(), False) + _leaf(res, v)
-
     def wide(a: NativeVariable) -> NativeVariable:
         # chol(A A^T) squares the condition number: the composition runs in float64
         return a if a.dtype == np.float64 else _call("cast", a, dtype="float64")
@@ -341,11 +338,11 @@ def linalg_gelqf(A: NDArray, out: Any = None, **kwargs: Any) -> list[NDArray]:
         return _call("batch_cholesky", _mm(a, _t(a))) * _leaf(signs.astype(np.float64), a)
 
     def lfac(a: NativeVariable) -> NativeVariable:
-        return exact(narrow(lraw(wide(a))), l_val)
+        return _exact(narrow(lraw(wide(a))), l_val)
 
     def qfac(a: NativeVariable) -> NativeVariable:
         w = wide(a)
-        return exact(narrow(_mm(_call("batch_inv", lraw(w)), w)), q_val)
+        return _exact(narrow(_mm(_call("batch_inv", lraw(w)), w)), q_val)
 
     return [_run([A], qfac), _run([A], lfac)]
 
@@ -379,21 +376,6 @@ def _gather(v: NativeVariable, lead: int, idx: np.ndarray) -> NativeVariable:
     return flat[(Ellipsis, idx)]
 
 
-def _place(v: NativeVariable, idx: np.ndarray, shape: tuple[int, ...]) -> NativeVariable:
-    """A matrix of ``shape`` (the last axes) whose cell ``p`` holds ``v[..., idx[p] - 1]`` (0 where
-    ``idx[p]`` is 0)."""
-    zero = _leaf(np.zeros((*v.shape[:-1], 1), v.dtype), v)
-    w = _call("concatenate", zero, v, axis=v.ndim - 1)
-    return w[(Ellipsis, idx.reshape(shape))]
-
-
-def _diag_index(n: int, offset: int) -> np.ndarray:
-    i = np.arange(n)
-    j = i + offset
-    ok = (j >= 0) & (j < n)
-    return (i[ok] * n + j[ok]).astype(np.int64)
-
-
 def linalg_extractdiag(A: NDArray, offset: int = 0, out: Any = None, **kwargs: Any) -> NDArray:
     """mxnet's ``linalg_extractdiag``: diagonal ``offset`` (above the main one for ``offset >
     0``) of each square matrix.
@@ -410,7 +392,7 @@ def linalg_extractdiag(A: NDArray, offset: int = 0, out: Any = None, **kwargs: A
     k = int(offset)
     if abs(k) >= n:
         raise MXNetError(f"mx.nd.linalg_extractdiag: offset {k} is out of range for size {n}")
-    idx = _diag_index(n, k)
+    idx = _diag_part_index(n, n, k)
     return _run([A], lambda v: _gather(v, v.ndim - 2, idx))
 
 
@@ -431,10 +413,8 @@ def linalg_makediag(A: NDArray, offset: int = 0, out: Any = None, **kwargs: Any)
     _no_out("linalg_makediag", out)
     k = int(offset)
     m = A.shape[-1]
-    n = m + abs(k)
-    idx = np.zeros(n * n, np.int64)
-    idx[_diag_index(n, k)] = np.arange(1, m + 1)
-    return _run([A], lambda v: _place(v, idx, (n, n)))
+    idx = _diag_map(m, k)
+    return _run([A], lambda v: _cells(v, idx))
 
 
 def _trian_index(n: int, offset: int, lower: bool) -> tuple[np.ndarray, bool]:
@@ -498,7 +478,8 @@ def linalg_maketrian(
     idx[flat] = np.arange(1, length + 1)
     if upper:
         idx = idx.reshape(n, n).T.reshape(-1)
-    return _run([A], lambda v: _place(v, idx, (n, n)))
+    cells = idx.reshape(n, n)
+    return _run([A], lambda v: _cells(v, cells))
 
 
 def linalg_inverse(A: NDArray, out: Any = None, **kwargs: Any) -> NDArray:

@@ -272,6 +272,22 @@ def random_randint(
     return _emit("random_randint", res, ctx, out)
 
 
+def _given(
+    op: str, names: Sequence[str], args: Sequence[Any], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """The inputs ``names`` of operator ``op`` from its positional ``args`` and keyword
+    ``kwargs``, each exactly once: an unknown keyword or a missing or extra input raises
+    MXNetError naming ``_op``."""
+    given = dict(zip(names, args, strict=False))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise MXNetError(f"Cannot find argument '{k}', in operator _{op}")
+        given[k] = v
+    if len(args) > len(names) or len(given) != len(names):
+        raise MXNetError(f"Operator _{op} expects {len(names)} inputs ({', '.join(names)})")
+    return given
+
+
 def _sample(dist: str) -> Callable[..., NDArray]:
     names, _defaults, sampler, check = _DISTS[dist]
     op = f"sample_{dist}"
@@ -280,13 +296,7 @@ def _sample(dist: str) -> Callable[..., NDArray]:
         shape = kwargs.pop("shape", None)
         dtype, out = kwargs.pop("dtype", None), kwargs.pop("out", None)
         kwargs.pop("name", None)
-        arrays = dict(zip(names, args, strict=False))
-        for k, v in kwargs.items():
-            if k not in names:
-                raise MXNetError(f"Cannot find argument '{k}', in operator _{op}")
-            arrays[k] = v
-        if len(args) > len(names) or len(arrays) != len(names):
-            raise MXNetError(f"Operator _{op} expects {len(names)} inputs ({', '.join(names)})")
+        arrays = _given(op, names, args, kwargs)
         first = arrays[names[0]]
         for k in names:
             v = arrays[k]
@@ -443,13 +453,7 @@ def _pdf(dist: str) -> Callable[..., NDArray]:
 def _pdf_inputs(
     op: str, names: Sequence[str], args: Sequence[Any], kwargs: dict[str, Any]
 ) -> list[NDArray]:
-    given = dict(zip(names, args, strict=False))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise MXNetError(f"Cannot find argument '{k}', in operator _{op}")
-        given[k] = v
-    if len(args) > len(names) or len(given) != len(names):
-        raise MXNetError(f"Operator _{op} expects {len(names)} inputs ({', '.join(names)})")
+    given = _given(op, names, args, kwargs)
     arrays = [given[k] for k in names]
     for k, v in zip(names, arrays, strict=True):
         if not isinstance(v, NDArray):

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._sym_ops_more import _error
 from .base import MXNetError, _MXNetValueError
 
 if TYPE_CHECKING:
@@ -226,10 +227,6 @@ def pad(
 
 
 # -- shape inference (shapes.py) ------------------------------------------------------------------
-
-
-def _error(node: Symbol, why: str) -> MXNetError:
-    return MXNetError(f"infer_shape: Error in operator {node._name}: {why}")
 
 
 def _data_shape(inf: Any, node: Symbol, ins: list[Any], out: Any) -> Any:

@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
-import mxnet as mx
 import numpy as np
+
+mx: Any = None  # mxnet, imported when the script runs (the tests import CASES without it)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 #: (name, operator, data shape, seed, keyword arguments)
-CASES = [
+CASES: list[tuple[Any, ...]] = [
     ("ln", "LayerNorm", (2, 3, 4), 0, {}),
     ("ln_axis1_stats", "LayerNorm", (2, 3, 4), 1,
      {"axis": 1, "eps": 1e-3, "output_mean_var": True}),
@@ -45,7 +47,7 @@ CASES = [
 ]  # fmt: skip
 
 
-def net() -> mx.gluon.nn.HybridSequential:
+def net() -> Any:
     from mxnet.gluon import nn
 
     seq = nn.HybridSequential(prefix="net_")
@@ -84,6 +86,10 @@ def run_case(op: str, dshape: tuple, seed: int, kw: dict) -> dict:
 
 
 def main() -> dict:
+    global mx
+    import mxnet  # type: ignore[import-not-found]
+
+    mx = mxnet
     seq = net()
     seq.initialize()
     x = mx.nd.array(np.random.RandomState(0).randn(2, 4, 3, 3).astype(np.float32))

@@ -88,6 +88,18 @@ CASES = [
     ("adam_f64", "adam_update", ["mean", "var"], "float64", {"lr": 0.01, **CLIP}),
 ]
 
+#: the multi-tensor operators, run by :func:`multi`
+MULTI = [
+    "multi_sgd_update",
+    "multi_sgd_mom_update",
+    "multi_mp_sgd_update",
+    "multi_mp_sgd_mom_update",
+    "preloaded_multi_sgd_update",
+    "preloaded_multi_sgd_mom_update",
+    "preloaded_multi_mp_sgd_update",
+    "preloaded_multi_mp_sgd_mom_update",
+]
+
 
 def inputs(dtype: str) -> dict[str, np.ndarray]:
     rng = np.random.RandomState(0)
@@ -243,16 +255,7 @@ def main() -> None:
         out = {}
         lamb(out, mp)
         data.update({f"{'mp_' if mp else ''}lamb/{k}": v for k, v in out.items()})
-    for kind in (
-        "multi_sgd_update",
-        "multi_sgd_mom_update",
-        "multi_mp_sgd_update",
-        "multi_mp_sgd_mom_update",
-        "preloaded_multi_sgd_update",
-        "preloaded_multi_sgd_mom_update",
-        "preloaded_multi_mp_sgd_update",
-        "preloaded_multi_mp_sgd_mom_update",
-    ):
+    for kind in MULTI:
         out = {}
         multi(out, kind)
         data.update({f"{kind}/{k}": v for k, v in out.items()})
