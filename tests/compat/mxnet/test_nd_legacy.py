@@ -258,7 +258,8 @@ def test_blockgrad_blocks_and_identity_passes() -> None:
 
 
 def test_aliases() -> None:
-    assert mx.nd.Reshape is mx.nd.reshape
+    x = mx.nd.zeros((2, 12))  # (Reshape adds the deprecated target_shape to reshape)
+    assert mx.nd.Reshape(x, (4, 6)).shape == mx.nd.reshape(x, (4, 6)).shape == (4, 6)
     assert mx.nd.Concat is mx.nd.concat
     assert mx.nd.Cast is mx.nd.cast
     assert mx.nd.SliceChannel is mx.nd.split
@@ -355,3 +356,34 @@ def test_batchnorm_v1_is_batchnorm() -> None:
 def test_errors_name_the_operator(call: Any, match: str) -> None:
     with pytest.raises(mx.base.MXNetError, match=match):
         call()
+
+
+def test_softmax_output_multi_output_ignores_smooth_alpha_as_mxnet() -> None:
+    """Regression: smooth_alpha smoothed the multi-output form too; mxnet 1.9.1 smooths the
+    single-output form only (its gradient[0, :, 0] here is [-0.197, 0.0791, 0.1179] for
+    smooth_alpha 0 and 0.3 alike)."""
+    x = mx.nd.array(np.arange(12, dtype=np.float32).reshape(1, 3, 4) * 0.1)
+    label = mx.nd.array([[0, 1, 2, 1]])
+    x.attach_grad()
+    grads = []
+    for alpha in (0.0, 0.3):
+        with mx.autograd.record():
+            y = mx.nd.SoftmaxOutput(x, label, multi_output=True, smooth_alpha=alpha)
+        y.backward()
+        grads.append(x.grad.asnumpy().copy())
+    np.testing.assert_allclose(grads[0][0, :, 0], [-0.197, 0.0791, 0.1179], atol=1e-4)
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_reshape_takes_mxnet_s_deprecated_target_shape() -> None:
+    """``Reshape(target_shape=...)``: its 0 is inferred, ``keep_highest`` keeps data's first
+    size (mxnet 1.9.1: (4, 6) and (2, 12) for these)."""
+    x = mx.nd.zeros((2, 12))
+    assert mx.nd.Reshape(x, target_shape=(4, 0)).shape == (4, 6)
+    assert mx.nd.Reshape(x, target_shape=(4, 6)).shape == (4, 6)
+    assert mx.nd.Reshape(x, target_shape=(4, 0), keep_highest=True).shape == (2, 12)
+
+
+def test_linalg_inverse_of_a_singular_matrix_names_the_operator() -> None:
+    with pytest.raises(mx.base.MXNetError, match=r"mx\.nd\.linalg_inverse: .*singular"):
+        mx.nd.linalg.inverse(mx.nd.array([[1.0, 2.0], [2.0, 4.0]]))

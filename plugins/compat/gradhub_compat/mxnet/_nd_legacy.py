@@ -82,7 +82,35 @@ _DOCS = "docs/migration-mxnet.md"
 # -- the aliases (the same operators as the lowercase names in mxnet 1.9.1) -----------------------
 
 #: mxnet's ``Reshape``: ``reshape`` (codes 0, -1, -2, -3, -4 and ``reverse``)
-Reshape = _nd_tensor.reshape
+
+
+def Reshape(
+    data: NDArray,
+    shape: Any = None,
+    reverse: bool = False,
+    target_shape: Any = None,
+    keep_highest: bool = False,
+    out: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """mxnet's ``Reshape``: :func:`reshape` (``shape`` with mxnet's codes 0, -1, -2, -3, -4),
+    also with the deprecated ``target_shape`` of mxnet 1.9.1 when ``shape`` is not given: its
+    one 0 is the size inferred from the others (``keep_highest``: the first size is data's).
+
+    Example::
+
+        >>> import gradhub_compat.mxnet as mx
+        >>> mx.nd.Reshape(mx.nd.zeros((2, 12)), target_shape=(4, 0)).shape
+        (4, 6)
+    """
+    if shape is None and target_shape is not None:
+        dims = [int(v) for v in target_shape]
+        if keep_highest and dims:
+            dims[0] = int(data.shape[0])
+        shape = tuple(-1 if v == 0 else v for v in dims)
+    return _nd_tensor.reshape(data, shape, reverse=reverse, out=out, **kwargs)
+
+
 #: mxnet's ``Concat``: ``concat``
 Concat = _nd_tensor.concat
 #: mxnet's ``Cast``: ``cast``
@@ -529,7 +557,7 @@ def SoftmaxOutput(
             )
         onehot = np.moveaxis(np.eye(k, dtype=np.float64)[np.where(keep, ints, 0)], -1, axis)
         a = float(smooth_alpha)
-        if a != 0.0:
+        if a != 0.0 and not multi_output:  # (mxnet 1.9.1 smooths the single-output form only)
             onehot = onehot * (1.0 - a) + (1.0 - onehot) * (a / max(k - 1, 1))
         target = onehot.astype(data._arr.dtype)
         mask = np.expand_dims(keep, axis).astype(data._arr.dtype)

@@ -494,7 +494,10 @@ def linalg_inverse(A: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
     """
     _mat("linalg_inverse", "A", A, square=True)
     _no_out("linalg_inverse", out)
-    return _run([A], lambda v: _call("batch_inv", v))
+    try:
+        return _run([A], lambda v: _call("batch_inv", v))
+    except ValueError as e:  # (a singular matrix: gradhub's batch_inv refuses it)
+        raise MXNetError(f"mx.nd.linalg_inverse: {e}") from None
 
 
 def linalg_det(A: NDArray, out: Any = None, **kwargs: Any) -> NDArray:
