@@ -186,3 +186,10 @@ def test_errors_name_the_operator() -> None:
         mx.nd.lamb_update_phase2(w, g, w, g, lr=0.1)
     with pytest.raises(TypeError, match=r"mx\.nd\.adam_update: mean must be an NDArray"):
         mx.nd.adam_update(w, g, 0, g, lr=0.1)
+
+
+def test_multi_sum_sq_of_float16_squares_in_float16() -> None:
+    """mxnet 1.9.1 squares float16 data in float16, then adds in float32: 78.7103042602539 for
+    numpy's RandomState(1).randn(100) (it was squared in float32: 78.71194...)."""
+    v = mx.nd.array(np.random.RandomState(1).randn(100), dtype="float16")
+    assert mx.nd.multi_sum_sq(v, num_arrays=1).asnumpy().tolist() == [78.7103042602539]

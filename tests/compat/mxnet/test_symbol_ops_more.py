@@ -329,3 +329,28 @@ def test_partial_shape_inference_as_mxnet() -> None:
     for sym, given, args, outs in cases:
         a, o, _ = sym.infer_shape_partial(**given)
         assert [tuple(s) for s in a] == args and [tuple(s) for s in o] == outs
+
+
+def test_review_regressions_against_mxnet() -> None:
+    """Values mxnet 1.9.1 gives (2026-11-28 review): ``axis=None`` of sort/argsort/topk is the
+    flattened array (it was dropped: the last axis), written to JSON; topk's mask has the
+    data's dtype; unnamed nodes are named in lower case (``rnn0_parameters``, so mxnet's
+    checkpoints load); ``maximum``/``minimum`` of numbers take mxnet's side on NaN."""
+    x = SYM.var("x")
+    data = mx.nd.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+
+    def ev(s: Any) -> Any:
+        return s.bind(mx.cpu(), {"x": data}).forward()[0].asnumpy().tolist()
+
+    assert ev(SYM.sort(x, axis=None)) == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert ev(SYM.argsort(x, axis=None)) == [3.0, 1.0, 2.0, 0.0, 5.0, 4.0]
+    assert ev(SYM.topk(x, axis=None, k=2, ret_typ="value")) == [5.0, 4.0]
+    assert SYM.topk(x, axis=None, k=2).tojson().count('"axis"') == 1
+    assert SYM.topk(x, k=1, ret_typ="mask").infer_type(x="float64")[1] == [np.float64]
+    args = SYM.RNN(x, state_size=4, num_layers=1, mode="gru").list_arguments()
+    assert args[1].startswith("rnn") and args[1].endswith("_parameters")
+    assert (
+        SYM.SequenceMask(x, use_sequence_length=True).list_arguments()[1].startswith("sequencemask")
+    )
+    hi, lo = SYM.maximum(1, float("nan")), SYM.minimum(float("nan"), 1)
+    assert np.isnan(hi) and lo == 1

@@ -386,10 +386,14 @@ def _lp_negative_binomial(x: _V, k: _V, p: _V) -> _V:
 
 
 def _lp_generalized_negative_binomial(x: _V, mu: _V, alpha: _V) -> _V:
+    # in float64: lgamma(n + 1/alpha) - lgamma(1/alpha) cancels for a small alpha (in float32,
+    # alpha = 1e-6 lost half the value)
+    dt = x.dtype
+    x, mu, alpha = (_call("cast", v, dtype="float64") for v in (x, mu, alpha))
     n = _const_like(x)
     k = 1.0 / alpha
     am = alpha * mu
-    return (
+    lp = (
         _lgamma(n + k)
         - _lgamma(n + 1.0)
         - _lgamma(k)
@@ -397,6 +401,7 @@ def _lp_generalized_negative_binomial(x: _V, mu: _V, alpha: _V) -> _V:
         + n * (_log(am) - _log(1.0 + am))
         + x * 0.0
     )
+    return lp if dt == np.float64 else _call("cast", lp, dtype=np.dtype(dt).name)
 
 
 _PDFS: dict[str, tuple[tuple[str, ...], Callable[..., _V]]] = {

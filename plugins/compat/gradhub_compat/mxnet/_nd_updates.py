@@ -830,9 +830,11 @@ def multi_sum_sq(*data: Any, out: Any = None, **kwargs: Any) -> NDArray:
     xs = _arrays("multi_sum_sq", data, int(p["num_arrays"]))
     sums = []
     for x in xs:
-        v = _host(x).astype(np.float32).reshape(-1)
-        # (mxnet's CPU kernel adds the squares one after another in float32)
-        sums.append(np.cumsum(v * v, dtype=np.float32)[-1] if v.size else np.float32(0))
+        v = _host(x).reshape(-1)
+        # (mxnet's CPU kernel squares in the data's dtype, then adds the squares one after
+        # another in float32)
+        sq = (v * v).astype(np.float32)
+        sums.append(np.cumsum(sq, dtype=np.float32)[-1] if v.size else np.float32(0))
     res = np.array(sums, dtype=np.float32)
     if out is None:
         return NDArray(xs[0]._ctx.device().asarray(res), xs[0]._ctx)

@@ -183,9 +183,11 @@ ANY_DTYPE_INPUTS: dict[str, tuple[int, ...]] = {
 }
 #: the operators whose ``ctx`` parameter is the context of their output (not written to JSON)
 _MAKERS = ("_arange", "_linspace", "_full", "_ones", "_zeros", "_random_normal", "_random_uniform")
+#: operators whose ``axis=None`` means the flattened array (their default axis is -1)
+_AXIS_NONE = ("sort", "argsort", "topk")
 #: public name -> (operator, name hint of unnamed nodes)
 _NAMES: dict[str, tuple[str, str]] = {
-    **{op: (op, op) for op in OPS if not op.startswith("_")},
+    **{op: (op, op.lower()) for op in OPS if not op.startswith("_")},  # (rnn0, as mxnet)
     "ElementWiseSum": ("add_n", "elementwisesum"),
     "flip": ("reverse", "flip"),
     "cast": ("Cast", "cast"),
@@ -295,6 +297,8 @@ def _fixed(fn: str, op: str, hint: str) -> Callable[..., Symbol]:
 
     def constructor(*args: Any, **kwargs: Any) -> Symbol:
         _dtype_names(kwargs)
+        if op in _AXIS_NONE and "axis" in kwargs and kwargs["axis"] is None:
+            kwargs["axis"] = "None"  # (the flattened array, written to JSON as mxnet does)
         return layered(*args, **kwargs)  # type: ignore[no-any-return]
 
     constructor.__name__ = constructor.__qualname__ = fn
@@ -532,7 +536,8 @@ def install(namespace: dict[str, Any]) -> None:
         "uniform": ("_random_uniform", {}),
     }
     for fn, (op, defaults) in makers.items():
-        made[fn] = _maker(fn, op, op if op[1:] == fn else fn, defaults)
+        hint = fn if fn.startswith("random_") or op[1:] != fn else op  # (random_normal0)
+        made[fn] = _maker(fn, op, hint, defaults)
     made["hypot"] = _hypot
     made["pow"] = made["power"] = _power
     made["sum_axis"] = _sum_axis
@@ -617,7 +622,7 @@ def output_dtype(node: Symbol) -> np.dtype | None:
     op, a = node._op, node._attrs
     if op in ("shape_array", "size_array"):
         return np.dtype(np.int64)
-    if op == "topk" and a.get("ret_typ", "indices") in ("indices", "mask"):
+    if op == "topk" and a.get("ret_typ", "indices") == "indices":  # (a mask: data's dtype)
         return np.dtype(a.get("dtype", "float32"))
     if op == "norm" and a.get("out_dtype") is not None:
         return np.dtype(a["out_dtype"])

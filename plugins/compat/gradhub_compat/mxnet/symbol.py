@@ -1429,9 +1429,10 @@ def _select(op: str, left: Any, right: Any, name: str | None) -> Any:
         left, right = right, left
     elif _is_scalar(left) and _is_scalar(right):
         # (not max()/min(): mx.sym.max and mx.sym.min are operators of this module)
+        # (mxnet's own expressions: NaN and ties go to the right-hand side)
         if op == "Maximum":
-            return right if right > left else left
-        return right if right < left else left
+            return left if left > right else right
+        return left if left < right else right
     else:
         raise TypeError(
             f"{fn}: types ({type(left).__name__}, {type(right).__name__}) not supported "
