@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 from typing import Any
 
 import gradhub_compat.mxnet as mx
@@ -354,3 +355,217 @@ def test_review_regressions_against_mxnet() -> None:
     )
     hi, lo = SYM.maximum(1, float("nan")), SYM.minimum(float("nan"), 1)
     assert np.isnan(hi) and lo == 1
+
+
+# -- vision, array and linear algebra operators (sym_ops_more2_reference) -------------------------
+
+# expected values written by mxnet 1.9.1 (make_sym_ops_more2_reference.py)
+REF2 = json.loads((DATA / "sym_ops_more2_reference.json").read_text(encoding="utf-8"))["cases"]
+ARR2 = dict(np.load(DATA / "sym_ops_more2_reference.npz"))
+#: cases compared more loosely (float32 sums of products, factorizations, bilinear weights)
+_LOOSE2 = {"lrn", "potrf", "potri", "trsm", "inverse", "det", "det_ns", "sumlogdiag", "spatial"}
+
+
+def _run2(sym: Any, cid: str, case: dict[str, Any]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    args = {n: mx.nd.array(ARR2[f"{cid}/{n}"]) for n in sym.list_arguments()}
+    grads = {n: mx.nd.zeros(args[n].shape) for n in case["grads"]}
+    reqs = {n: ("write" if n in grads else "null") for n in args}
+    ex = sym.bind(mx.cpu(), args, args_grad=grads, grad_req=reqs)
+    value = ex.forward(is_train=True)[0].asnumpy()
+    if case["grads"]:
+        ex.backward([mx.nd.array(ARR2[f"{cid}/head"], dtype=value.dtype)])
+    return value, {n: g.asnumpy() for n, g in grads.items()}
+
+
+def _check2(sym: Any, cid: str, case: dict[str, Any]) -> None:
+    value, grads = _run2(sym, cid, case)
+    tol = 1e-4 if cid in _LOOSE2 else 1e-5
+    assert value.dtype.name == case["out_dtype"]
+    np.testing.assert_allclose(value, ARR2[f"{cid}/out"], rtol=tol, atol=tol)
+    for n, g in grads.items():
+        np.testing.assert_allclose(g, ARR2[f"{cid}/grad_{n}"], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("cid", sorted(REF2))
+def test_more2_matches_mxnet(cid: str) -> None:
+    case = REF2[cid]
+    sym, _ = _build(case)
+    assert sym.list_outputs() == case["outputs"]
+    assert sym.list_arguments() == case["arguments"]
+    shapes = {n: ARR2[f"{cid}/{n}"].shape for n in sym.list_arguments()}
+    arg_shapes, out_shapes, _ = sym.infer_shape(**shapes)
+    assert [list(s) for s in arg_shapes] == case["arg_shapes"]
+    assert [list(s) for s in out_shapes] == case["out_shapes"]
+    mine, theirs = json.loads(sym.tojson()), json.loads(case["json"])
+    assert [[n["op"], n.get("attrs", {})] for n in mine["nodes"] if n["op"] != "null"] == case[
+        "nodes"
+    ]
+    assert mine["node_row_ptr"] == theirs["node_row_ptr"]
+    _check2(sym, cid, case)
+
+
+@pytest.mark.parametrize("cid", sorted(REF2))
+def test_more2_loads_mxnet_json(cid: str) -> None:
+    case = REF2[cid]
+    sym = mx.sym.load_json(case["json"])
+    assert sym.list_arguments() == case["arguments"]
+    assert sym.list_outputs() == case["outputs"]
+    again = json.loads(mx.sym.load_json(sym.tojson()).tojson())["nodes"]
+    assert [[n["op"], n.get("attrs", {})] for n in again if n["op"] != "null"] == case["nodes"]
+    _check2(sym, cid, case)
+
+
+_FD2 = [
+    ("LRN", [((1, 4, 2, 2), "n")], {"nsize": 3, "alpha": 0.1}),
+    ("UpSampling", [((1, 1, 2, 2), "n")], {"scale": 2, "sample_type": "nearest"}),
+    ("Crop", [((1, 1, 4, 4), "n")], {"h_w": (2, 3), "offset": (1, 0)}),
+    ("Correlation", [((1, 2, 3, 3), "n"), ((1, 2, 3, 3), "n")], {"pad_size": 1}),
+    ("GridGenerator", [((1, 6), "n")], {"transform_type": "affine", "target_shape": (2, 3)}),
+    ("BilinearSampler", [((1, 1, 3, 3), "n"), ((1, 2, 2, 2), "u")], {}),
+    (
+        "SpatialTransformer",
+        [((1, 1, 3, 3), "n"), ((1, 6), "u")],
+        {"target_shape": (2, 2), "transform_type": "affine", "sampler_type": "bilinear"},
+    ),
+    ("cumsum", [((2, 3), "n")], {"axis": 0}),
+    ("diag", [((3, 3), "n")], {"k": -1}),
+    ("depth_to_space", [((1, 4, 1, 2), "n")], {"block_size": 2}),
+    ("space_to_depth", [((1, 1, 2, 4), "n")], {"block_size": 2}),
+    ("gather_nd", [((3, 2), "n"), ((1, 4), "i3")], {}),
+    ("scatter_nd", [((2,), "n"), ((2, 2), "d")], {"shape": (2, 2)}),
+    ("linalg_gemm", [((2, 3), "n"), ((3, 2), "n"), ((2, 2), "n")], {"beta": 0.5}),
+    ("linalg_potri", [((3, 3), "tril")], {}),
+    ("linalg_trmm", [((2, 2), "tril"), ((2, 3), "n")], {"transpose": True}),
+    ("linalg_trsm", [((3, 3), "tril"), ((3, 2), "n")], {"alpha": 2.0}),
+    ("linalg_syrk", [((2, 3), "n")], {}),
+    ("linalg_sumlogdiag", [((3, 3), "spd")], {}),
+    ("linalg_inverse", [((3, 3), "spd")], {}),
+    ("linalg_det", [((2, 2, 2), "n")], {}),
+    ("linalg_extractdiag", [((3, 3), "n")], {}),
+    ("linalg_makediag", [((2,), "n")], {"offset": 1}),
+]
+
+
+@pytest.mark.parametrize("fn, inputs, kwargs", _FD2, ids=[c[0] for c in _FD2])
+def test_more2_float64_gradients_against_finite_differences(
+    fn: str, inputs: list[Any], kwargs: dict[str, Any]
+) -> None:
+    rng = np.random.RandomState(1)
+    vals: dict[str, np.ndarray] = {}
+    for i, (shape, kind) in enumerate(inputs):
+        if kind == "u":
+            vals[f"x{i}"] = rng.uniform(-0.8, 0.8, shape)
+        elif kind == "spd":
+            m = rng.randn(*shape)
+            vals[f"x{i}"] = m @ m.T + shape[-1] * np.eye(shape[-1])
+        elif kind == "tril":
+            vals[f"x{i}"] = np.tril(rng.randn(*shape), -1) + 1.5 * np.eye(shape[-1])
+        elif kind == "d":  # (distinct index pairs)
+            vals[f"x{i}"] = np.array([[0.0, 1.0], [1.0, 0.0]])
+        elif kind.startswith("i"):
+            vals[f"x{i}"] = rng.randint(0, int(kind[1:]), shape).astype(np.float64)
+        else:
+            vals[f"x{i}"] = rng.randn(*shape)
+    syms = [mx.sym.var(n) for n in vals]
+    sym = getattr(mx.sym, fn)(*syms, **kwargs)
+    wrt = [n for (_, kind), n in zip(inputs, vals) if kind in ("n", "u", "tril")]
+    if fn in ("linalg_sumlogdiag", "linalg_inverse"):
+        wrt = ["x0"]  # (an spd matrix, small perturbations keep it definite)
+    _fd_check(sym, vals, wrt)
+
+
+def test_more2_potrf_gradient_is_symmetric() -> None:
+    """``linalg_potrf`` reads the lower triangle of ``A``; its gradient is mxnet's symmetric
+    one (``G + G^T - diag(G)`` restricted to the lower triangle is the derivative along the
+    lower triangle's entries, checked against float64 finite differences)."""
+    m = np.random.RandomState(2).randn(3, 3)
+    a = m @ m.T + 3 * np.eye(3)
+    head = np.random.RandomState(3).randn(3, 3)
+    x = mx.nd.array(a, dtype="float64")
+    gx = mx.nd.zeros((3, 3), dtype="float64")
+    ex = SYM.linalg_potrf(mx.sym.var("a")).bind(mx.cpu(), {"a": x}, args_grad={"a": gx})
+    ex.forward(is_train=True)
+    ex.backward([mx.nd.array(head, dtype="float64")])
+    g = gx.asnumpy()
+    np.testing.assert_allclose(g, g.T, rtol=1e-12)
+
+    def f(v: np.ndarray) -> float:
+        return float((np.linalg.cholesky(np.tril(v) + np.tril(v, -1).T) * head).sum())
+
+    num = np.zeros_like(a)
+    for i in zip(*np.tril_indices(3)):
+        p, q = a.copy(), a.copy()
+        p[i] += 1e-6
+        q[i] -= 1e-6
+        num[i] = (f(p) - f(q)) / 2e-6
+    np.testing.assert_allclose(np.tril(g + g.T - np.diag(np.diag(g))), num, atol=1e-7, rtol=1e-5)
+
+
+def test_more2_second_derivative_of_linalg_det() -> None:
+    """The executor's gradient of ``linalg_det`` is the ``mx.nd`` one, which differentiates
+    again: d/dA of ``sum(grad det(A))`` against finite differences."""
+    a = np.array([[1.0, 0.3, -0.2], [0.1, 2.0, 0.4], [0.5, -0.3, 1.5]])
+    x = mx.nd.array(a, dtype="float64")
+    x.attach_grad()
+    with mx.autograd.record():
+        (g,) = mx.autograd.grad(mx.nd.linalg_det(x), [x], create_graph=True)
+        s = g.sum()
+    s.backward()
+    gx = mx.nd.zeros((3, 3), dtype="float64")
+    ex = SYM.linalg.det(mx.sym.var("a")).bind(mx.cpu(), {"a": x}, args_grad={"a": gx})
+    ex.forward(is_train=True)
+    ex.backward([mx.nd.ones((1,), dtype="float64")])
+    np.testing.assert_allclose(gx.asnumpy(), g.asnumpy(), rtol=1e-12)
+    np.testing.assert_allclose(g.asnumpy(), np.linalg.det(a) * np.linalg.inv(a).T, rtol=1e-10)
+
+    def first(m: np.ndarray) -> float:
+        return float((np.linalg.det(m) * np.linalg.inv(m).T).sum())
+
+    num = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        p, m = a.copy(), a.copy()
+        p[i] += 1e-6
+        m[i] -= 1e-6
+        num[i] = (first(p) - first(m)) / 2e-6
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-5, atol=1e-7)
+
+
+def test_more2_names_types_and_errors() -> None:
+    """Unnamed nodes are named as mxnet 1.9.1 names them (``lrn0``, ``cumsum0``,
+    ``linalg_gemm0``, ``gemm0`` for ``mx.sym.linalg.gemm``), ``cumsum``'s ``dtype`` sets the
+    output dtype, and bad shapes raise mxnet's infer_shape error naming the operator."""
+    x, y, z = mx.sym.var("x"), mx.sym.var("y"), mx.sym.var("z")
+    names = {
+        "lrn": SYM.LRN(x, nsize=3),
+        "roipooling": SYM.ROIPooling(x, y, pooled_size=(2, 2), spatial_scale=1.0),
+        "upsampling": SYM.UpSampling(x, scale=2, sample_type="nearest"),
+        "crop": SYM.Crop(x, y),
+        "cumsum": SYM.cumsum(x),
+        "correlation": SYM.Correlation(x, y),
+        "linalg_gemm": SYM.linalg_gemm(x, y, z),
+        "gemm": SYM.linalg.gemm(x, y, z),
+        "gemm2": SYM.linalg.gemm2(x, y),
+        "det": SYM.linalg.det(x),
+        "linalg_det": SYM.linalg_det(x),
+    }
+    for hint, s in names.items():
+        assert re.fullmatch(hint + r"\d+", s.name), (hint, s.name)
+    assert SYM.linalg_det(x, name="d").list_outputs() == ["d_output0"]  # (as mxnet)
+    assert SYM.Correlation(name="c").list_arguments() == ["c_data1", "c_data2"]
+    assert SYM.cumsum(x, dtype="float64").infer_type(x=np.float32)[1] == [np.float64]
+    assert SYM.cumsum(x).infer_type(x=np.float64)[1] == [np.float64]
+    with pytest.raises(mx.base.MXNetError, match=r"operator d: .*block_size"):
+        SYM.depth_to_space(x, block_size=3, name="d").infer_shape(x=(1, 8, 2, 2))
+    with pytest.raises(mx.base.MXNetError, match="operator g"):
+        SYM.linalg_gemm(x, x, x, name="g").infer_shape(x=(2, 3))
+    with pytest.raises(mx.base.MXNetError, match="operator r: rois"):
+        SYM.ROIPooling(x, y, pooled_size=2, spatial_scale=1.0, name="r").infer_shape(
+            x=(1, 2, 4, 4), y=(3, 4)
+        )
+    with pytest.raises(NotImplementedError, match="sample_type='nearest'"):
+        SYM.UpSampling(x, scale=2, sample_type="bilinear", num_filter=1)
+    with pytest.raises(mx.base.MXNetError, match="num_args"):
+        SYM.Crop(x, y, num_args=1)
+    assert SYM.gather_nd(x, y).infer_shape(x=(3, 4, 2), y=(2, 5))[1] == [(5, 2)]
+    assert SYM.scatter_nd(x, y, shape=(3, 3)).infer_shape(x=(4,), y=(2, 4))[1] == [(3, 3)]

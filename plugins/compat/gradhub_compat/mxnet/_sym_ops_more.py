@@ -1,6 +1,7 @@
 """mxnet 1.9.1's symbol forms of the elementwise math, comparison, reduction, indexing, array
-making and sampling operators that ``mx.nd`` has (``mx.sym.arccos``, ``mx.sym.broadcast_equal``,
-``mx.sym.max``, ``mx.sym.take``, ``mx.sym.arange``, ``mx.sym.random.normal``...): their
+making, sampling, vision and linear algebra operators that ``mx.nd`` has (``mx.sym.arccos``,
+``mx.sym.broadcast_equal``, ``mx.sym.max``, ``mx.sym.take``, ``mx.sym.arange``,
+``mx.sym.random.normal``, ``mx.sym.ROIPooling``, ``mx.sym.linalg.gemm``...): their
 constructors (installed into :mod:`.symbol` by :func:`install`), shape rules (:mod:`.shapes`),
 executor kernels (:mod:`.executor`) and JSON parameters (:mod:`.serialization`).
 
@@ -80,6 +81,12 @@ _COMPARE = (
 _REDUCE = ("max", "min", "prod", "nansum", "nanprod")
 _SEQ = ("use_sequence_length", "axis")
 _D = ("data",)
+#: the linear algebra operators whose output has the shape of their input ``A``
+_LINALG_SAME = ("potrf", "potri", "inverse")
+#: the ``mx.sym.linalg.<name>`` operators (``mx.sym.linalg_<name>``, operator ``_linalg_<name>``)
+_LINALG = (
+    "gemm gemm2 potrf potri trmm trsm syrk sumlogdiag inverse det extractdiag makediag".split()
+)
 
 #: mxnet's operator name -> its row
 OPS: dict[str, OpSpec] = {
@@ -162,9 +169,56 @@ OPS: dict[str, OpSpec] = {
         (), ("low", "high", "shape", "ctx", "dtype"), "random.uniform", "eval"
     ),
     "_sample_multinomial": OpSpec(_D, ("shape", "get_prob", "dtype"), "sample_multinomial", "eval"),
+    "LRN": OpSpec(_D, ("alpha", "beta", "knorm", "nsize"), "LRN", "same"),
+    "UpSampling": OpSpec(
+        (),
+        ("scale", "num_filter", "sample_type", "multi_input_mode", "num_args", "workspace"),
+        "UpSampling",
+        "eval",
+    ),
+    "Crop": OpSpec((), ("num_args", "offset", "h_w", "center_crop"), "Crop", "eval"),
+    "ROIPooling": OpSpec(("data", "rois"), ("pooled_size", "spatial_scale"), "ROIPooling", "eval"),
+    "Correlation": OpSpec(
+        ("data1", "data2"),
+        ("kernel_size", "max_displacement", "stride1", "stride2", "pad_size", "is_multiply"),
+        "Correlation",
+        "eval",
+    ),
+    "GridGenerator": OpSpec(_D, ("transform_type", "target_shape"), "GridGenerator", "eval"),
+    "BilinearSampler": OpSpec(("data", "grid"), ("cudnn_off",), "BilinearSampler", "eval"),
+    "SpatialTransformer": OpSpec(
+        ("data", "loc"),
+        ("target_shape", "transform_type", "sampler_type", "cudnn_off"),
+        "SpatialTransformer",
+        "eval",
+    ),
+    "_np_cumsum": OpSpec(("a",), ("axis", "dtype"), "cumsum", "eval"),
+    "diag": OpSpec(_D, ("k", "axis1", "axis2"), "diag", "eval"),
+    "depth_to_space": OpSpec(_D, ("block_size",), "depth_to_space", "eval"),
+    "space_to_depth": OpSpec(_D, ("block_size",), "space_to_depth", "eval"),
+    "gather_nd": OpSpec(("data", "indices"), (), "gather_nd", "eval"),
+    "scatter_nd": OpSpec(("data", "indices"), ("shape",), "scatter_nd", "eval"),
+    "_linalg_gemm": OpSpec(
+        ("A", "B", "C"),
+        ("transpose_a", "transpose_b", "alpha", "beta", "axis"),
+        "linalg_gemm",
+        "eval",
+    ),
+    **{f"_linalg_{n}": OpSpec(("A",), (), f"linalg_{n}", "same") for n in _LINALG_SAME},
+    **{
+        f"_linalg_{n}": OpSpec(
+            ("A", "B"), ("transpose", "rightside", "lower", "alpha"), f"linalg_{n}", "eval"
+        )
+        for n in ("trmm", "trsm")
+    },
+    "_linalg_syrk": OpSpec(("A",), ("transpose", "alpha"), "linalg_syrk", "eval"),
+    "_linalg_sumlogdiag": OpSpec(("A",), (), "linalg_sumlogdiag", "eval"),
+    "_linalg_det": OpSpec(("A",), (), "linalg_det", "eval"),
+    "_linalg_extractdiag": OpSpec(("A",), ("offset",), "linalg_extractdiag", "eval"),
+    "_linalg_makediag": OpSpec(("A",), ("offset",), "linalg_makediag", "eval"),
 }
 #: operators of any number of inputs (``num_args``)
-VARIADIC = ("stack", "add_n")
+VARIADIC = ("stack", "add_n", "UpSampling", "Crop")
 #: operators whose inputs at these positions take any dtype (indices, lengths, the input of
 #: ``Cast``/``shape_array``...; the others share the output's dtype)
 ANY_DTYPE_INPUTS: dict[str, tuple[int, ...]] = {
@@ -180,6 +234,8 @@ ANY_DTYPE_INPUTS: dict[str, tuple[int, ...]] = {
     "_sample_multinomial": (0,),
     "slice_like": (1,),
     "broadcast_like": (1,),
+    "gather_nd": (1,),
+    "scatter_nd": (1,),
 }
 #: the operators whose ``ctx`` parameter is the context of their output (not written to JSON)
 _MAKERS = ("_arange", "_linspace", "_full", "_ones", "_zeros", "_random_normal", "_random_uniform")
@@ -199,6 +255,8 @@ _NAMES: dict[str, tuple[str, str]] = {
     "normal": ("_random_normal", "normal"),
     "uniform": ("_random_uniform", "uniform"),
     "sample_multinomial": ("_sample_multinomial", "sample_multinomial"),
+    "cumsum": ("_np_cumsum", "cumsum"),
+    **{f"linalg_{n}": (f"_linalg_{n}", f"linalg_{n}") for n in _LINALG if n != "gemm2"},
 }
 
 
@@ -244,6 +302,11 @@ def _check_params(fn: str, op: str, params: dict[str, Any]) -> None:
         raise NotImplementedError(
             f"mx.sym.{fn}: ret_typ='both' (two outputs) is not supported as a symbol; build "
             "one topk for the values and one for the indices (docs/migration-mxnet.md)"
+        )
+    if op == "UpSampling" and _value(params.get("sample_type")) != "nearest":
+        raise NotImplementedError(
+            f"mx.sym.{fn}: only sample_type='nearest' is supported as a symbol (bilinear adds "
+            "a weight input; docs/migration-mxnet.md)"
         )
     if op == "_sample_multinomial" and _value(params.get("get_prob")):
         raise NotImplementedError(
@@ -541,6 +604,9 @@ def install(namespace: dict[str, Any]) -> None:
     made["hypot"] = _hypot
     made["pow"] = made["power"] = _power
     made["sum_axis"] = _sum_axis
+    made["linalg"] = types.SimpleNamespace(
+        **{n: _fixed(f"linalg.{n}", f"_linalg_{n}", n) for n in _LINALG}
+    )
     made["random"] = types.SimpleNamespace(
         normal=_maker("normal", "_random_normal", "_random_normal", {"loc": 0, "scale": 1}),
         uniform=_maker("uniform", "_random_uniform", "_random_uniform", {"low": 0, "high": 1}),
@@ -587,12 +653,17 @@ def from_json(
     return sym  # type: ignore[no-any-return]
 
 
+_TWO_OUTPUTS = ("sort", "L2Normalization", "LRN", "ROIPooling", "GridGenerator", "BilinearSampler")
+
+
 def num_outputs(node: Symbol) -> int:
     """The outputs mxnet 1.9.1 registers for the node, visible or not (``node_row_ptr``):
     ``sort`` 2 (values, indices), ``topk`` 2 unless it returns indices or a mask,
     ``L2Normalization`` 2 (output, norm), else 1."""
-    if node._op in ("sort", "L2Normalization"):
+    if node._op in _TWO_OUTPUTS:
         return 2
+    if node._op in ("Correlation", "SpatialTransformer", "_linalg_det"):
+        return 3
     if node._op == "topk":
         return 1 if node._attrs.get("ret_typ", "indices") in ("indices", "mask") else 2
     return 1
@@ -601,6 +672,8 @@ def num_outputs(node: Symbol) -> int:
 def hidden_outputs(node: Symbol) -> bool:
     """Whether the node has outputs that mxnet hides (its visible output is then named
     ``NAME_output0``, as mxnet's)."""
+    if node._op == "_linalg_det":  # (det, LU factors, pivots: the first visible)
+        return True
     return node._op in ("sort", "topk") and num_outputs(node) > 1
 
 
@@ -611,6 +684,7 @@ _DTYPE_PARAMS = {
     "argsort": ("dtype", "float32"),
     "one_hot": ("dtype", "float32"),
     "_sample_multinomial": ("dtype", "int32"),
+    "_np_cumsum": ("dtype", None),
     **{op: ("dtype", "float32") for op in _MAKERS},
 }
 
@@ -815,6 +889,46 @@ _RULES = {
 }
 #: the shape rules of :mod:`.shapes` (``_LAYER_RULES``), by operator
 SHAPE_RULES = {op: _RULES[spec.shape] for op, spec in OPS.items()}
+
+
+def _roi_pooling_shape(inf: Any, node: Symbol, ins: list[Any], out: Any) -> None:
+    """mxnet's ROIPooling shape: data ``(N, C, H, W)``, rois ``(R, 5)``; the output
+    ``(R, C, ph, pw)`` (no values read)."""
+    from .shapes import mx_shape
+
+    x, rois = ins
+    if x is not None and len(x) != 4:
+        raise _error(node, f"data should be a 4D tensor, got {mx_shape(x)}")
+    if rois is not None and (len(rois) != 2 or rois[1] != 5):
+        raise _error(node, f"rois should be a 2D tensor of shape [batch, 5], got {mx_shape(rois)}")
+    if x is None or rois is None:
+        return
+    p = node._attrs["pooled_size"]
+    ph, pw = (p, p) if isinstance(p, int) else tuple(p)
+    inf.assign(node, node, (rois[0], x[1], int(ph), int(pw)))
+
+
+def _gather_nd_shape(inf: Any, node: Symbol, ins: list[Any], out: Any) -> None:
+    """mxnet's gather_nd shape: indices ``(M, Y...)`` pick the first ``M`` axes of data
+    ``(X_0..X_{M-1}, Z...)``; the output ``(Y..., Z...)``."""
+    from .shapes import mx_shape
+
+    x, idx = ins
+    if x is None or idx is None:
+        return
+    if not idx or idx[0] > len(x):
+        raise _error(node, f"indices {mx_shape(idx)} index more axes than data has {mx_shape(x)}")
+    inf.assign(node, node, tuple(idx[1:]) + tuple(x[idx[0] :]))
+
+
+def _scatter_nd_shape(inf: Any, node: Symbol, ins: list[Any], out: Any) -> None:
+    """mxnet's scatter_nd shape: the output is the ``shape`` parameter."""
+    inf.assign(node, node, tuple(_shape_text(node._attrs["shape"])))
+
+
+SHAPE_RULES.update(
+    ROIPooling=_roi_pooling_shape, gather_nd=_gather_nd_shape, scatter_nd=_scatter_nd_shape
+)
 
 
 # -- executor kernels (executor.py) -------------------------------------------------------------
