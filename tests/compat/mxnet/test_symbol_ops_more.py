@@ -166,7 +166,18 @@ _FD = [
 def test_float64_gradients_against_finite_differences(
     fn: str, inputs: list[Any], kwargs: dict[str, Any]
 ) -> None:
-    rng = np.random.RandomState(0)
+    vals = _fd_inputs(inputs, 0)
+    sym = getattr(mx.sym, fn)(*[mx.sym.var(n) for n in vals], **kwargs)
+    wrt = [n for (_, kind), n in zip(inputs, vals) if kind in "nup"]
+    _fd_check(sym, vals, wrt)
+
+
+def _fd_inputs(inputs: list[Any], seed: int) -> dict[str, np.ndarray]:
+    """float64 inputs ``x0, x1...`` of the finite-difference cases by kind: ``u`` in
+    (-0.8, 0.8), ``p`` in (0.5, 2), ``l`` lengths 1..3, ``i<n>`` indices below n, ``spd`` a
+    symmetric positive definite matrix, ``tril`` a lower triangle with a diagonal of 1.5, ``d``
+    two distinct index pairs, otherwise normal."""
+    rng = np.random.RandomState(seed)
     vals: dict[str, np.ndarray] = {}
     for i, (shape, kind) in enumerate(inputs):
         if kind == "u":
@@ -177,12 +188,16 @@ def test_float64_gradients_against_finite_differences(
             vals[f"x{i}"] = rng.randint(1, 4, shape).astype(np.float64)
         elif kind.startswith("i"):
             vals[f"x{i}"] = rng.randint(0, int(kind[1:]), shape).astype(np.float64)
+        elif kind == "spd":
+            m = rng.randn(*shape)
+            vals[f"x{i}"] = m @ m.T + shape[-1] * np.eye(shape[-1])
+        elif kind == "tril":
+            vals[f"x{i}"] = np.tril(rng.randn(*shape), -1) + 1.5 * np.eye(shape[-1])
+        elif kind == "d":  # (distinct index pairs)
+            vals[f"x{i}"] = np.array([[0.0, 1.0], [1.0, 0.0]])
         else:
             vals[f"x{i}"] = rng.randn(*shape)
-    syms = [mx.sym.var(n) for n in vals]
-    sym = getattr(mx.sym, fn)(*syms, **kwargs)
-    wrt = [n for (_, kind), n in zip(inputs, vals) if kind in "nup"]
-    _fd_check(sym, vals, wrt)
+    return vals
 
 
 def test_second_derivative_through_executor_graph() -> None:
@@ -450,24 +465,8 @@ _FD2 = [
 def test_more2_float64_gradients_against_finite_differences(
     fn: str, inputs: list[Any], kwargs: dict[str, Any]
 ) -> None:
-    rng = np.random.RandomState(1)
-    vals: dict[str, np.ndarray] = {}
-    for i, (shape, kind) in enumerate(inputs):
-        if kind == "u":
-            vals[f"x{i}"] = rng.uniform(-0.8, 0.8, shape)
-        elif kind == "spd":
-            m = rng.randn(*shape)
-            vals[f"x{i}"] = m @ m.T + shape[-1] * np.eye(shape[-1])
-        elif kind == "tril":
-            vals[f"x{i}"] = np.tril(rng.randn(*shape), -1) + 1.5 * np.eye(shape[-1])
-        elif kind == "d":  # (distinct index pairs)
-            vals[f"x{i}"] = np.array([[0.0, 1.0], [1.0, 0.0]])
-        elif kind.startswith("i"):
-            vals[f"x{i}"] = rng.randint(0, int(kind[1:]), shape).astype(np.float64)
-        else:
-            vals[f"x{i}"] = rng.randn(*shape)
-    syms = [mx.sym.var(n) for n in vals]
-    sym = getattr(mx.sym, fn)(*syms, **kwargs)
+    vals = _fd_inputs(inputs, 1)
+    sym = getattr(mx.sym, fn)(*[mx.sym.var(n) for n in vals], **kwargs)
     wrt = [n for (_, kind), n in zip(inputs, vals) if kind in ("n", "u", "tril")]
     if fn in ("linalg_sumlogdiag", "linalg_inverse"):
         wrt = ["x0"]  # (an spd matrix, small perturbations keep it definite)

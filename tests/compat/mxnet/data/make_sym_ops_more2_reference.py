@@ -22,11 +22,9 @@ whole JSON text; the npz holds ``<id>/x<i>``, ``<id>/out``, ``<id>/head`` and
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
-import mxnet as mx
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -154,56 +152,11 @@ def make_input(shape: tuple[int, ...], kind: str, seed: int) -> np.ndarray:
     return np.asarray(v, dtype=np.float32)
 
 
-def build(fn: str, syms: list, kwargs: dict):
-    f = mx.sym
-    for part in fn.split("."):
-        f = getattr(f, part)
-    return f(*syms, name="n", **kwargs)
-
-
 def main() -> None:
-    meta: dict[str, Any] = {}
-    arrays: dict[str, Any] = {}
-    for cid, fn, inputs, kwargs, grads in CASES:
-        syms, vals = [], []
-        for i, (shape, kind) in enumerate(inputs):
-            syms.append(mx.sym.var(f"x{i}"))
-            vals.append((f"x{i}", make_input(shape, kind, 10 * len(meta) + i), kind))
-        sym = build(fn, syms, kwargs)
-        shapes = {n: v.shape for n, v, _ in vals}
-        arg_shapes, out_shapes, _ = sym.infer_shape(**shapes)
-        args = {n: mx.nd.array(v) for n, v, _ in vals}
-        diff = [n for n, _, k in vals if k in _DIFF and grads]
-        arg_grads = {n: mx.nd.zeros(args[n].shape) for n in diff}
-        reqs = {n: ("write" if n in diff else "null") for n in args}
-        ex = sym.bind(mx.cpu(), args, args_grad=arg_grads, grad_req=reqs)
-        out = ex.forward(is_train=True)[0]
-        for n, v, _ in vals:
-            arrays[f"{cid}/{n}"] = v
-        arrays[f"{cid}/out"] = out.asnumpy()
-        if diff:
-            head = np.random.RandomState(10 * len(meta) + 100).randn(*out.shape).astype(out.dtype)
-            ex.backward([mx.nd.array(head, dtype=out.dtype)])
-            arrays[f"{cid}/head"] = head
-            for n in diff:
-                arrays[f"{cid}/grad_{n}"] = arg_grads[n].asnumpy()
-        graph = json.loads(sym.tojson())
-        meta[cid] = {
-            "fn": fn,
-            "inputs": [[list(s), k] for s, k in inputs],
-            "kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in kwargs.items()},
-            "arguments": sym.list_arguments(),
-            "outputs": sym.list_outputs(),
-            "arg_shapes": [list(s) for s in arg_shapes],
-            "out_shapes": [list(s) for s in out_shapes],
-            "out_dtype": np.dtype(out.dtype).name,
-            "grads": diff,
-            "nodes": [[n["op"], n.get("attrs", {})] for n in graph["nodes"] if n["op"] != "null"],
-            "json": sym.tojson(),
-        }
-    with open(os.path.join(HERE, "sym_ops_more2_reference.json"), "w") as f:
-        json.dump({"mxnet": mx.__version__, "cases": meta}, f, sort_keys=True)
-    np.savez_compressed(os.path.join(HERE, "sym_ops_more2_reference.npz"), **arrays)
+    # (the runner of make_sym_ops_more_reference.py, whose build() makes these symbols too)
+    from make_sym_ops_more_reference import write_reference
+
+    write_reference(CASES, make_input, _DIFF, "sym_ops_more2_reference")
 
 
 if __name__ == "__main__":

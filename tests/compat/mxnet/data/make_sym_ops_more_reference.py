@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import mxnet as mx
@@ -213,10 +214,18 @@ def build(fn: str, syms: list, kwargs: dict):
     return f(*syms, name="n", **kwargs)
 
 
-def main() -> None:
+def write_reference(
+    cases: list[Any],
+    make_input: Callable[[tuple[int, ...], str, int], np.ndarray],
+    diff_kinds: Sequence[str],
+    stem: str,
+) -> None:
+    """Run ``cases`` (``(id, fn, inputs, kwargs, grads)``) with inputs from ``make_input``
+    (gradients of the inputs whose kind is in ``diff_kinds``) and write ``<stem>.json`` and
+    ``<stem>.npz`` next to this script."""
     meta: dict[str, Any] = {}
     arrays: dict[str, Any] = {}
-    for cid, fn, inputs, kwargs, grads in CASES:
+    for cid, fn, inputs, kwargs, grads in cases:
         syms, vals = [], []
         for i, (shape, kind) in enumerate(inputs):
             if shape == ():  # a number operand
@@ -228,7 +237,7 @@ def main() -> None:
         shapes = {n: v.shape for n, v, _ in vals}
         arg_shapes, out_shapes, _ = sym.infer_shape(**shapes)
         args = {n: mx.nd.array(v) for n, v, _ in vals}
-        diff = [n for n, _, k in vals if k in "nupg" and grads]
+        diff = [n for n, _, k in vals if k in diff_kinds and grads]
         arg_grads = {n: mx.nd.zeros(args[n].shape) for n in diff}
         reqs = {n: ("write" if n in diff else "null") for n in args}
         ex = sym.bind(mx.cpu(), args, args_grad=arg_grads, grad_req=reqs)
@@ -256,9 +265,13 @@ def main() -> None:
             "nodes": [[n["op"], n.get("attrs", {})] for n in graph["nodes"] if n["op"] != "null"],
             "json": sym.tojson(),
         }
-    with open(os.path.join(HERE, "sym_ops_more_reference.json"), "w") as f:
+    with open(os.path.join(HERE, f"{stem}.json"), "w") as f:
         json.dump({"mxnet": mx.__version__, "cases": meta}, f, sort_keys=True)
-    np.savez_compressed(os.path.join(HERE, "sym_ops_more_reference.npz"), **arrays)
+    np.savez_compressed(os.path.join(HERE, f"{stem}.npz"), **arrays)
+
+
+def main() -> None:
+    write_reference(CASES, make_input, ("n", "u", "p", "g"), "sym_ops_more_reference")
 
 
 if __name__ == "__main__":
