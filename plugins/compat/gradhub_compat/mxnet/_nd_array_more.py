@@ -114,32 +114,9 @@ __all__ = [
 _DOCS = "docs/migration-mxnet.md"
 
 
-def max_axis(data: NDArray, *args: Any, **kwargs: Any) -> NDArray:
-    """mxnet's ``max_axis``, an alias of ``max(data, axis=None, keepdims=False,
-    exclude=False)``: the maximum over ``axis``. Recorded.
-
-    Example::
-
-        >>> import gradhub_compat.mxnet as mx
-        >>> mx.nd.max_axis(mx.nd.array([[1.0, 5.0]]), axis=1).asnumpy()
-        array([5.], dtype=float32)
-    """
-    result: NDArray = _nd_tensor.max(data, *args, **kwargs)
-    return result
-
-
-def min_axis(data: NDArray, *args: Any, **kwargs: Any) -> NDArray:
-    """mxnet's ``min_axis``, an alias of ``min(data, axis=None, keepdims=False,
-    exclude=False)``: the minimum over ``axis``. Recorded.
-
-    Example::
-
-        >>> import gradhub_compat.mxnet as mx
-        >>> mx.nd.min_axis(mx.nd.array([[1.0, 5.0]]), axis=1).asnumpy()
-        array([1.], dtype=float32)
-    """
-    result: NDArray = _nd_tensor.min(data, *args, **kwargs)
-    return result
+#: mxnet's ``max_axis``/``min_axis``: other names of ``max``/``min`` (the same operators)
+max_axis = _nd_tensor.max
+min_axis = _nd_tensor.min
 
 
 # -- helpers -------------------------------------------------------------------------------------
