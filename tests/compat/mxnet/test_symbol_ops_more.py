@@ -347,11 +347,11 @@ def test_partial_shape_inference_as_mxnet() -> None:
         assert [tuple(s) for s in a] == args and [tuple(s) for s in o] == outs
 
 
-def test_review_regressions_against_mxnet() -> None:
-    """Values mxnet 1.9.1 gives (2026-11-28 review): ``axis=None`` of sort/argsort/topk is the
-    flattened array (it was dropped: the last axis), written to JSON; topk's mask has the
-    data's dtype; unnamed nodes are named in lower case (``rnn0_parameters``, so mxnet's
-    checkpoints load); ``maximum``/``minimum`` of numbers take mxnet's side on NaN."""
+def test_axis_none_mask_dtype_names_and_number_extremes_as_mxnet() -> None:
+    """Values mxnet 1.9.1 gives: ``axis=None`` of sort/argsort/topk is the flattened array
+    (it was dropped: the last axis), written to JSON; topk's mask has the data's dtype;
+    unnamed nodes are named in lower case (``rnn0_parameters``, so mxnet's checkpoints load);
+    ``maximum``/``minimum`` of numbers take mxnet's side on NaN."""
     x = SYM.var("x")
     data = mx.nd.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
 
