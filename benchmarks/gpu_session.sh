@@ -8,13 +8,14 @@
 #           (not ./plugins/nn_ops: it carries a C extension, so its wheel is for one Python; this
 #           script builds it there, for that machine's Python, from the working tree)
 #           pip download --no-deps --only-binary=:all: --python-version 3.12 ... -d .whl \
-#               importlib-metadata mpich               # (see the device tool's README)
+#               importlib-metadata mpich "setuptools>=77"   # (see the device tool's README)
 #           cp -r ../shared/bench/peers .peers        # the peer harness does not travel
-#   there:  bash benchmarks/gpu_session.sh [env] [tests] [index] [capture] [compare] [static] [harness]
+#   there:  bash benchmarks/gpu_session.sh [env] [tests] [compat] [index] [capture] [compare] [static] [harness]
 #           [nccl] [suite]   (carrying .whl and .peers)
 #
 # Steps: env (nvidia-smi, CuPy's configuration, `gradhub plugins`), tests
-# (tests/cuda and the op matrix on cuda; TESTS_LIMIT, MATRIX_LIMIT seconds, NPROC workers), index
+# (tests/cuda and the op matrix on cuda; TESTS_LIMIT, MATRIX_LIMIT seconds, NPROC workers), compat
+# (the front-ends on cuda against the CPU: tests/compat/*/test_cuda.py and the static captures), index
 # (benchmarks/index_width_gpu.py: 32- against 64-bit index kernels), capture (tests/cuda/test_capture.py: CUDA
 # graphs of compiled steps, with the report of which sample steps were recorded), compare
 # (benchmarks/gpu_compare.py at batch 256, with a cProfile of gradhub's steps), static (the same
@@ -28,13 +29,16 @@ export PYTHONUNBUFFERED=1
 PY=${PY:-python3}
 steps=${*:-env tests compare harness suite}
 
-# gradhub-nn-ops' wheel, built on this machine (its C extension for this Python and CPU; the
-# install goes on without the extension where no C compiler is: its numpy kernels serve)
+# the carried wheels first (a setuptools >= 77 among them, which the builds need), then
+# gradhub-nn-ops' wheel, built on this machine with it (its C extension for this Python and CPU;
+# the install goes on without the extension where no C compiler is: its numpy kernels serve)
 rm -f .whl/gradhub_nn_ops-*.whl
-$PY -m pip wheel -q --no-deps --no-build-isolation --no-index -w .whl ./plugins/nn_ops || exit 1
 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site
+$PY -m pip wheel -q --no-deps --no-build-isolation --no-index -w /tmp/nnw ./plugins/nn_ops || exit 1
+$PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site /tmp/nnw/*.whl || exit 1
 # pip --target leaves out the mpich wheel's data (mpiexec, libmpi): unpacked beside it
 if ls .whl/mpich-*.whl >/dev/null 2>&1; then
     $PY -m zipfile -e .whl/mpich-*.whl /tmp/mpich >/dev/null
@@ -59,6 +63,12 @@ for step in $steps; do
           timeout "${MATRIX_LIMIT:-300}" $PY -m pytest -q -p no:cacheprovider -rfEs --timeout 120 \
               --durations 10 -p no:benchmark -n "${NPROC:-4}" tests/contracts/test_op_matrix.py \
               -k cuda; } 2>&1 | tee "$OUT/tests.txt" | grep -v "^SKIPPED" | tail -40 ;;
+    compat)
+        timeout "${COMPAT_LIMIT:-150}" $PY -m pytest -q -p no:cacheprovider -p no:benchmark -rfEs \
+            --timeout 100 --durations 10 -n "${NPROC:-4}" tests/compat/nnabla/test_cuda.py \
+            tests/compat/chainer/test_cuda.py tests/compat/mxnet/test_cuda.py \
+            tests/compat/nnabla/test_static_capture.py tests/compat/chainer/test_link.py 2>&1 \
+            | tee "$OUT/compat.txt" | grep -v "^SKIPPED" | tail -40 ;;
     index)
         timeout 120 $PY benchmarks/index_width_gpu.py 2>&1 | tee "$OUT/index_width.txt" ;;
     capture)

@@ -45,6 +45,20 @@ OPERATORS = (
 )
 
 
+def host_array(a: Any) -> Any:
+    """``a`` as a numpy array: a device array (CuPy's, or any with ``get()``) is copied to the
+    host, anything else goes through ``numpy.asarray``.
+
+    Example::
+
+        >>> host_array([1.0, 2.0])
+        array([1., 2.])
+    """
+    import numpy as np
+
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
 def adopt(obj: Any, cls: type[V]) -> Any:
     """Switch native Variables in ``obj`` (a Variable, or a list/tuple of them) to ``cls``.
 

@@ -18,6 +18,7 @@ from gradhub.graph import apply
 from gradhub.registry import FunctionDef
 from gradhub.variable import Variable as NativeVariable
 
+from .._common import host_array as _host
 from . import _layer_functions as _layer
 from .functions import _grads_rule, _no_grads
 
@@ -164,11 +165,6 @@ def descending_order(scores: np.ndarray, used: np.ndarray | None = None) -> list
     order = list(range(n))
     std_sort(order, lambda i, j: vals[i] > vals[j])
     return order
-
-
-def _host(a: Any) -> np.ndarray:
-    """``a`` as a numpy array (a device array is copied to the host)."""
-    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
 
 
 # -- NmsDetection2d -------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import numpy as np
 from gradhub.graph import apply
 from gradhub.registry import FunctionDef, Provider, Rule
 
+from .._common import host_array
 from .function import PythonFunction
 
 _F32 = np.float32
@@ -174,7 +175,7 @@ class ImageAugmentation(PythonFunction):
             self._fresh = False
             rs = np.random.RandomState()
             rs.set_state(self._rs.get_state())
-        x = np.asarray(inputs[0].d)
+        x = host_array(inputs[0].d)
         h, w = self._out_shape[-2:]
         outputs[0].d = augment(x, (h, w), self._args, rs)
 

@@ -38,6 +38,7 @@ from gradhub.graph import apply
 from gradhub.registry import FunctionDef, Rule
 from gradhub.variable import Variable as NativeVariable
 
+from .._common import host_array as _host
 from . import _layer_functions as _layer
 
 SELECTION_ALGORITHMS = ("largest_abs", "random")
@@ -46,10 +47,6 @@ SELECTION_ALGORITHMS = ("largest_abs", "random")
 # double, each fixed weight with the float32 constant
 _LOG2_15 = math.log2(1.5)
 _D32 = np.float32(0.58496250072115619)
-
-
-def _host(a: Any) -> np.ndarray:
-    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
 
 
 def mt19937_bernoulli(seed: int, n: int, skip: int = 0) -> np.ndarray:

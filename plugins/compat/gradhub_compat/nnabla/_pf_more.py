@@ -24,7 +24,7 @@ from gradhub.graph import apply
 from gradhub.modes import is_recording
 from gradhub.registry import FunctionDef, Rule
 
-from .._common import adopt
+from .._common import adopt, host_array
 from . import _layer_functions as _layer
 from ._auto_forward import kept_unless_auto_forward
 from ._variable import Variable, _Unlinked
@@ -80,7 +80,7 @@ class WeightNormalizationScaleInitializer(BaseInitializer):
         return f"WeightNormalizationScaleInitializer(dim={self.dim}, eps={self.eps})"
 
     def __call__(self, shape: Sequence[int] = ()) -> np.ndarray:
-        data = np.asarray(self.w.d)
+        data = host_array(self.w.d)
         nd = data.ndim
         if not isinstance(self.dim, (int, np.integer)) or not -nd <= int(self.dim) < nd:
             raise ValueError(

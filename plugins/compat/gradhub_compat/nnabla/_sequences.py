@@ -25,12 +25,12 @@ from gradhub.graph import apply
 from gradhub.registry import FunctionDef, Rule
 from gradhub.variable import Variable as NativeVariable
 
+from .._common import host_array
 from . import _layer_functions as _layer
 
 
 def _host_ints(a: Any) -> np.ndarray:
-    arr = a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
-    return arr.reshape(-1).astype(np.int64)
+    return host_array(a).reshape(-1).astype(np.int64)
 
 
 def _counts_above(values: Any, refusal: str, lowest: int = 1, below: str = "") -> np.ndarray:

@@ -31,7 +31,7 @@ from gradhub.modes import no_grad
 from gradhub.variable import Variable as NativeVariable
 from gradhub.variable import observe_detach, observe_hand_out, observe_wrap, observe_write
 
-from .._common import BINARY_OPERATORS, adopt, call_native, install_operators
+from .._common import BINARY_OPERATORS, adopt, call_native, host_array, install_operators
 from ._auto_forward import quiet_unless_auto_forward
 from ._hooks import FunctionView, backward_hooks, forward_with_hooks, graph_variable
 from ._hooks import visit as _visit
@@ -198,7 +198,7 @@ class NdArray:
     @classmethod
     def from_numpy_array(cls, nparr: Any) -> NdArray:
         """A standalone NdArray holding a copy of ``nparr``, in its dtype (as nnabla)."""
-        arr = np.array(_raw(nparr), copy=True)
+        arr = np.array(host_array(_raw(nparr)), copy=True)
         if arr.dtype.kind not in "biuf":
             raise TypeError(
                 f"nnabla NdArray.from_numpy_array: numeric data expected, got dtype {arr.dtype}"
@@ -506,7 +506,7 @@ class Variable(NativeVariable):
                 return adopt(cut, cls)  # type: ignore[no-any-return]
         raw = _raw(data)
         observe_wrap(raw)  # (refused inside a compiled step for x.d of a Variable x)
-        arr = np.array(raw, copy=True)
+        arr = np.array(host_array(raw), copy=True)
         if arr.dtype.kind == "f" and arr.dtype != _FLOAT:
             arr = arr.astype(_FLOAT)
         floating = arr.dtype.kind in "fc"

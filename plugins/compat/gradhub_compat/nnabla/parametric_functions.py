@@ -26,7 +26,7 @@ from gradhub import parameters as _parameters
 from gradhub import parametric_functions as _native
 from gradhub.modes import is_recording
 
-from .._common import adopt, wrapped_attribute
+from .._common import adopt, host_array, wrapped_attribute
 from ._auto_forward import get_auto_forward, kept_unless_auto_forward, quiet_unless_auto_forward
 from ._variable import Variable, _Unlinked
 
@@ -1832,7 +1832,7 @@ def weight_normalization(
         )
     if g_init is None:
         axes = tuple(a for a in range(nd) if a != dim)
-        data = np.asarray(w.d)
+        data = host_array(w.d)
         g_init = np.sqrt(np.sum(data**2, axis=axes) + eps).astype(np.float32)
     g = get_parameter_or_create("g", (int(w.shape[dim]),), g_init, True, not fix_parameters)
     return _functions().weight_normalization(w, g, dim, eps)
