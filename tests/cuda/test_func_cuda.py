@@ -158,6 +158,7 @@ def test_standardize_affine_and_layer_normalization_on_cuda() -> None:
         return [y, ga, gg, gb, gga]
 
     want = [v.d for v in run(*(gh.Variable(v) for v in (x, gamma, beta)))]
-    got = run(*(cuda(v) for v in (x, gamma, beta)))
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(host(g), w, rtol=1e-10, atol=1e-12)
+    got = run(*(gh.Variable(v).to("cuda") for v in (x, gamma, beta)))
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.device.kind == "cuda"
+        np.testing.assert_allclose(host(g), w, rtol=1e-10, atol=1e-12, err_msg=f"value {k}")

@@ -59,6 +59,23 @@ def host_array(a: Any) -> Any:
     return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
 
 
+def device_array(a: Any) -> Any:
+    """``a`` itself where it is an array of a registered device other than the CPU (a CuPy
+    array under gradhub-cuda: never copied to the host), else ``numpy.asarray(a)``.
+
+    Example::
+
+        >>> device_array([1, 2])
+        array([1, 2])
+    """
+    import numpy as np
+    from gradhub.registry import REGISTRY
+
+    if not isinstance(a, np.ndarray) and REGISTRY.array_device(a) is not None:
+        return a
+    return np.asarray(a)
+
+
 def adopt(obj: Any, cls: type[V]) -> Any:
     """Switch native Variables in ``obj`` (a Variable, or a list/tuple of them) to ``cls``.
 

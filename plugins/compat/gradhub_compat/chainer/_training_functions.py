@@ -9,6 +9,7 @@ of any order, comes from the native engine) in chainer 7.8.1's order of operatio
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -114,10 +115,13 @@ def _running_views(
     for r in (running_mean, running_var):
         if type(r) is not type(xa) or r.dtype != xa.dtype or r.shape != g.shape:
             return None
-        view = r.view()
-        try:
-            view.shape = shape  # (raises where it would need a copy)
-        except (AttributeError, ValueError):
+        view = r.reshape(shape)
+        xp = (
+            np
+            if isinstance(r, np.ndarray)
+            else importlib.import_module(type(r).__module__.split(".")[0])
+        )
+        if not xp.may_share_memory(view, r):  # (a reshape that needed a copy)
             return None
         views.append(Variable(view, requires_grad=False))
     if x.size // max(g.size, 1) < 2 or not eps > 0:

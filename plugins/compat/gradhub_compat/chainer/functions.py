@@ -36,7 +36,7 @@ from gradhub.modes import is_tracing
 from gradhub.variable import Variable as _NativeVariable
 from gradhub.variable import observe_read
 
-from .._common import adopt
+from .._common import adopt, device_array
 from .._common import call_native as _call
 from . import Variable, as_variable, config, match_dtype
 
@@ -126,7 +126,7 @@ def _arr(x: Any, where: str) -> Any:
         refuse_data(x, f"chainer.functions.{where}")
         observe_read(x, f"chainer.functions.{where}, which reads it in Python")
         return x._data
-    return np.asarray(x)
+    return device_array(x)
 
 
 def _shape(x: Any) -> tuple[int, ...]:

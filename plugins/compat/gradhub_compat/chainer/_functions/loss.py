@@ -19,6 +19,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..._common import call_native as _call
+from ..._common import device_array
 from .. import Variable
 from .. import functions as F
 from ..functions import (
@@ -103,8 +104,8 @@ def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any], reduce: str = "mean")
     scores = []
     for x, y, y_prev in zip(xs[1:], ys[1:], ys[:-1]):
         batch = _shape(x)[0]
-        ya = np.asarray(_data(y, "crf1d"))
-        yp = np.asarray(_data(y_prev, "crf1d"))
+        ya = device_array(_data(y, "crf1d"))
+        yp = device_array(_data(y_prev, "crf1d"))
         if _shape(score)[0] > batch:
             yp = yp[:batch]
             score, score_rest = F.split_axis(score, [batch], axis=0)

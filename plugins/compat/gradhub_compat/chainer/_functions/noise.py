@@ -10,6 +10,7 @@ from typing import Any, cast
 import numpy as np
 from gradhub.variable import Variable as _NativeVariable
 
+from ..._common import device_array
 from .. import Variable
 from .. import functions as F
 from ..functions import _call, _dtype, _out, _shape
@@ -156,7 +157,7 @@ def simplified_dropconnect(
     if mask is None:
         m = np.random.rand(*mshape) >= ratio
     else:
-        m = np.asarray(cast(Any, mask).array if isinstance(mask, _NativeVariable) else mask)
+        m = device_array(cast(Any, mask).array if isinstance(mask, _NativeVariable) else mask)
         if m.shape != mshape:
             raise _invalid(label, f"mask.shape == {mshape}", f"{m.shape}")
     wdt = np.dtype(_dtype(W))

@@ -17,6 +17,7 @@ import numpy as np
 from gradhub.variable import Variable as _NativeVariable
 
 from ..._common import call_native as _call
+from ..._common import device_array
 from .. import Variable
 from .. import functions as F
 from ..function_node import FunctionNode
@@ -109,11 +110,11 @@ def batch_renormalization(
     diff = xc - F.broadcast_to(F.reshape(mean, expand), xs)
     var = F.mean(diff * diff, axis=axes)
     std = F.sqrt(var + eps)
-    rm = np.asarray(running_mean)
-    rv = np.asarray(running_var)
+    rm = device_array(running_mean)
+    rv = device_array(running_var)
     running_sigma = np.sqrt(rv + eps, dtype=rm.dtype)
-    r = np.clip(np.asarray(std.array) / running_sigma, 1.0 / rmax, rmax)
-    d = np.clip((np.asarray(mean.array) - rm) / running_sigma, -dmax, dmax)
+    r = np.clip(std.array / running_sigma, 1.0 / rmax, rmax)
+    d = np.clip((mean.array - rm) / running_sigma, -dmax, dmax)
     x_hat = diff / F.broadcast_to(F.reshape(std, expand), xs)
     renorm = x_hat * F.broadcast_to(F._const(r.astype(gdt).reshape(expand), x), xs)
     renorm = renorm + F.broadcast_to(F._const(d.astype(gdt).reshape(expand), x), xs)
@@ -123,9 +124,9 @@ def batch_renormalization(
         m = int(np.prod(xs)) // int(np.prod(gs))
         adjust = m / max(m - 1.0, 1.0)
         running_mean *= decay
-        running_mean += np.asarray(mean.array) * (1 - decay)
+        running_mean += mean.array * (1 - decay)
         running_var *= decay
-        running_var += np.asarray(var.array) * ((1 - decay) * adjust)
+        running_var += var.array * ((1 - decay) * adjust)
     return cast(Variable, y) if y.dtype == np.dtype(_dtype(x)) else F.cast(y, _dtype(x))
 
 
