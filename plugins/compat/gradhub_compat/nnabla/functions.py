@@ -31,7 +31,7 @@ from gradhub.modes import no_grad
 from gradhub.registry import FunctionDef, Rule
 from gradhub.variable import Variable as _NativeVariable
 
-from .._common import adopt, wrapped_attribute
+from .._common import adopt, host_array, wrapped_attribute
 from . import _layer_functions as _layer
 from ._auto_forward import (
     get_auto_forward,
@@ -250,7 +250,7 @@ def random_choice(x: Any, w: Any, shape: Any = (), replace: bool = True, seed: i
     own = _augment_rng("random_choice", seed)
 
     def draw() -> np.ndarray:
-        weights = np.asarray(wv.d, dtype=np.float64).reshape(-1, k)
+        weights = host_array(wv.d).astype(np.float64).reshape(-1, k)
         if (weights < 0).any() or not np.isfinite(weights).all():
             raise ValueError("nnabla F.random_choice: the weights w must be finite and >= 0")
         rng = own
@@ -288,7 +288,7 @@ def _integers(rng: Any, low: int, high: int, size: tuple[int, ...]) -> np.ndarra
     random functions (``F.randint(..., seed=-1)``'s, reseeded by ``nn.random.seed``)."""
     if rng is not None:
         return rng.integers(low, high, size)
-    return np.asarray(_native.randint(low, high, size, -1).d, dtype=np.int64)
+    return host_array(_native.randint(low, high, size, -1).d).astype(np.int64)
 
 
 def _augment_axes(fn: str, x: Any, base_axis: Any, sizes: Any, what: str) -> list[int]:

@@ -21,6 +21,7 @@ from gradhub.modes import is_tracing
 from gradhub.variable import Variable as _NativeVariable
 
 from ..._common import call_native as _call
+from ..._common import device_array
 from .. import Variable, as_variable
 from .. import functions as F
 from ..functions import _arr, _check_float, _const, _dtype, _match, _out, _shape
@@ -339,7 +340,7 @@ def spatial_transformer_sampler(x: Any, grid: Any, **kwargs: Any) -> Variable:
     g = F.reshape(grid, (b, 2, out_h * out_w))
     u: Any = (g[:, 0] + 1) * (w - 1) / 2 + 1
     v: Any = (g[:, 1] + 1) * (h - 1) / 2 + 1
-    ua, va = np.asarray(u.array), np.asarray(v.array)
+    ua, va = device_array(u.array), device_array(v.array)
     u_in = (ua > 0) & (ua < w + 1)
     v_in = (va > 0) & (va < h + 1)
     uc = F.where(u_in, u, F._const(ua.clip(0, w + 1).astype(dt), x))

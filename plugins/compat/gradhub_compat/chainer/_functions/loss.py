@@ -35,7 +35,7 @@ from ..functions import (
     softplus,
     sum,
 )
-from ._common import _data, _fdtype, _invalid, _kind
+from ._common import _data, _fdtype, _invalid, _kind, _xp_of
 
 __all__ = [
     "argmax_crf1d",
@@ -150,14 +150,14 @@ def argmax_crf1d(cost: Any, xs: Sequence[Any]) -> tuple[Variable, list[Any]]:
             alphas.append(None)
         b_alpha, b_cost = F.broadcast(F.expand_dims(alpha, 2), cost)
         scores = b_alpha + b_cost
-        max_inds.append(np.asarray(F.argmax(scores, axis=1).array))
+        max_inds.append(device_array(F.argmax(scores, axis=1).array))
         alpha = F.max(scores, axis=1) + x
-    inds = np.asarray(F.argmax(alpha, axis=1).array)
+    inds = device_array(F.argmax(alpha, axis=1).array)
     path = [inds]
     for m, a in zip(max_inds[::-1], alphas[::-1]):
-        inds = m[np.arange(len(inds)), inds]
+        inds = m[_xp_of(m).arange(len(inds)), inds]
         if a is not None:
-            inds = np.concatenate([inds, np.asarray(F.argmax(a, axis=1).array)], axis=0)
+            inds = _xp_of(inds).concatenate([inds, F.argmax(a, axis=1).array], axis=0)
         path.append(inds)
     path.reverse()
     score = F.max(alpha, axis=1)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._common import host_array
 from .. import Variable
 from .. import functions as F
 from .. import initializers as _init
@@ -48,24 +49,26 @@ def _parse_tree(tree: Any) -> tuple[dict[Any, list[int]], dict[Any, list[float]]
 
 class BinaryHierarchicalSoftmax(Link):
     """``BinaryHierarchicalSoftmax(in_size, tree, dtype=None)``: the hierarchical softmax loss
-    over a binary tree of tuples (``((1, 2), 3)``; :meth:`create_huffman_tree` makes one from
-    word counts), as chainer 7.8.1's ``links/loss/hierarchical_softmax.py``: ``W`` of shape
-    (internal nodes, in_size) drawn from ``Uniform(1)``; ``loss = hsm(x, t)`` is
-    ``sum_i sum_{(e, b) in path(t_i)} log(1 + exp(-b W[e] . x_i))`` (x (B, in_size) floating,
-    t (B,) int32; chainer's ``InvalidType`` otherwise), a composition of gradhub functions
-    (every order of gradient; chainer's is first order only).
+        over a binary tree of tuples (``((1, 2), 3)``; :meth:`create_huffman_tree` makes one from
+        word counts), as chainer 7.8.1's ``links/loss/hierarchical_softmax.py``: ``W`` of shape
+        (internal nodes, in_size) drawn from ``Uniform(1)``; ``loss = hsm(x, t)`` is
+        ``sum_i sum_{(e, b) in path(t_i)} log(1 + exp(-b W[e] . x_i))`` (x (B, in_size) floating,
+        t (B,) int32; chainer's ``InvalidType`` otherwise), a composition of gradhub functions
+        (every order of gradient; chainer's is first order only).
 
-    Example::
+        Example::
 
-        >>> import numpy as np
-        >>> import gradhub_compat.chainer.links as L
-        >>> tree = L.BinaryHierarchicalSoftmax.create_huffman_tree({0: 8, 1: 5, 2: 6, 3: 4})
-        >>> tree
-        ((3, 1), (2, 0))
-        >>> hsm = L.BinaryHierarchicalSoftmax(2, tree)
-        >>> hsm.W.array[...] = 0
-        >>> hsm(np.ones((1, 2), np.float32), np.array([0], np.int32))  # 2 log 2
-        variable(1.3862944)
+            >>> import numpy as np
+
+    from ..._common import host_array
+            >>> import gradhub_compat.chainer.links as L
+            >>> tree = L.BinaryHierarchicalSoftmax.create_huffman_tree({0: 8, 1: 5, 2: 6, 3: 4})
+            >>> tree
+            ((3, 1), (2, 0))
+            >>> hsm = L.BinaryHierarchicalSoftmax(2, tree)
+            >>> hsm.W.array[...] = 0
+            >>> hsm(np.ones((1, 2), np.float32), np.array([0], np.int32))  # 2 log 2
+            variable(1.3862944)
     """
 
     def __init__(self, in_size: int, tree: Any, dtype: Any = None) -> None:
@@ -107,7 +110,7 @@ class BinaryHierarchicalSoftmax(Link):
         """The summed loss of the rows of x for the labels t."""
         from .._functions._common import _invalid
 
-        ta = np.asarray(t.array if isinstance(t, Variable) else t)
+        ta = host_array(t.array if isinstance(t, Variable) else t)  # (indexes host tables)
         xs = tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
         xdt = np.dtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype)
         ws = self.W.shape
@@ -141,20 +144,22 @@ class BinaryHierarchicalSoftmax(Link):
 
 class NegativeSampling(Link):
     """``NegativeSampling(in_size, counts, sample_size, power=0.75, dtype=None)``: the
-    negative sampling loss with its weight ``W`` of shape (len(counts), in_size), zeros at
-    first, as chainer; the negatives are drawn by ``sampler``, chainer's
-    :class:`~gradhub_compat.chainer.utils.WalkerAlias` over ``counts ** power`` (numpy's
-    global generator, so a seeded run draws chainer's samples). ``forward(x, t,
-    reduce="sum", *, return_samples=False)`` is ``F.negative_sampling(x, t, W,
-    sampler.sample, sample_size, reduce)``.
+        negative sampling loss with its weight ``W`` of shape (len(counts), in_size), zeros at
+        first, as chainer; the negatives are drawn by ``sampler``, chainer's
+        :class:`~gradhub_compat.chainer.utils.WalkerAlias` over ``counts ** power`` (numpy's
+        global generator, so a seeded run draws chainer's samples). ``forward(x, t,
+        reduce="sum", *, return_samples=False)`` is ``F.negative_sampling(x, t, W,
+        sampler.sample, sample_size, reduce)``.
 
-    Example::
+        Example::
 
-        >>> import numpy as np
-        >>> import gradhub_compat.chainer.links as L
-        >>> ns = L.NegativeSampling(2, [1, 2, 3], 2)
-        >>> ns(np.zeros((1, 2), np.float32), np.array([0], np.int32))
-        variable(2.0794415)
+            >>> import numpy as np
+
+    from ..._common import host_array
+            >>> import gradhub_compat.chainer.links as L
+            >>> ns = L.NegativeSampling(2, [1, 2, 3], 2)
+            >>> ns(np.zeros((1, 2), np.float32), np.array([0], np.int32))
+            variable(2.0794415)
     """
 
     def __init__(
