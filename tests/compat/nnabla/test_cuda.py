@@ -520,3 +520,22 @@ def _run_from_device_data(ctx: Any) -> list[np.ndarray]:
 
 def test_from_numpy_array_takes_another_variables_device_data() -> None:
     _same("from_numpy_array", _run_from_device_data)
+
+
+def test_monitor_series_takes_device_data(tmp_path: Any) -> None:
+    """nnabla's loop ``monitor.add(i, loss.d.copy())`` with ``loss`` on the GPU: the series
+    file holds the CPU run's means (MonitorSeries averaged a list of CuPy arrays through
+    ``numpy.mean`` before 2026-11-28)."""
+    from gradhub_compat.nnabla.monitor import Monitor, MonitorSeries
+
+    def run(ctx: Any) -> list[np.ndarray]:
+        folder = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        series = MonitorSeries("loss", Monitor(str(folder)), interval=2, verbose=False)
+        for i, value in enumerate((0.5, 0.25, 2.0, 1.0)):
+            loss = _var(ctx, np.array(value, np.float32))
+            series.add(i, loss.d.copy())
+        rows = (folder / "loss.series.txt").read_text().split()
+        return [np.array([float(r) for r in rows])]
+
+    _same("MonitorSeries", run)

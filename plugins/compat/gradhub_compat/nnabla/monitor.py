@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .._common import host_array
 from .logger import logger
 from .utils.image_utils import imsave
 
@@ -133,7 +134,7 @@ class MonitorSeries:
 
     def add(self, index: int, value: Any) -> None:
         """Add ``value`` (a number, a 0-d array) at ``index``; flush the mean every interval."""
-        self.buf.append(value)
+        self.buf.append(host_array(value))  # (a device array, x.d on a GPU, copied to the host)
         if (index - self.flush_at) < self.interval:
             return
         value = np.mean(self.buf)
@@ -255,7 +256,7 @@ class MonitorImage:
         if index and (index + 1) % self.interval:
             return None
         where = f"nnabla.monitor.{type(self).__name__}.add"
-        data = np.array(var.d if hasattr(var, "d") else getattr(var, "data", var))
+        data = np.array(host_array(var.d if hasattr(var, "d") else getattr(var, "data", var)))
         if data.ndim <= 2:
             raise ValueError(f"{where}: var must be shaped (N, ..., C, H, W), got {data.shape}")
         channels = data.shape[-3]

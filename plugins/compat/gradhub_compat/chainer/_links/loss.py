@@ -138,7 +138,7 @@ class BinaryHierarchicalSoftmax(Link):
         )
         w = F.embed_id(self.paths[sel], self.W)  # (M, in_size)
         xr = F.embed_id(rows, x)  # the row of x of each path node
-        wxy = F.sum(w * xr, axis=1) * self.codes[sel]
+        wxy = F.sum(w * xr, axis=1) * F._const(self.codes[sel], w)  # (codes: host arrays)
         return F.sum(F.softplus(-wxy))
 
 
