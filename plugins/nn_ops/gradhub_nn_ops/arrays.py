@@ -58,10 +58,11 @@ def _along_axis_index(idx: Any, axis: int) -> Any:
         if a == axis:
             rows.append(idx)
         else:
-            grid = np.arange(shape[a], dtype=np.int64).reshape(
+            # (made on the device: a host array copied there cannot be recorded in a CUDA graph)
+            grid = xp.arange(shape[a], dtype=np.int64).reshape(
                 [-1 if i == a else 1 for i in range(nd)]
             )
-            rows.append(_const(xp, np.broadcast_to(grid, shape).copy()))
+            rows.append(_const(xp, xp.broadcast_to(grid, shape).copy()))
     return call("Stack", *rows, axis=0)
 
 
@@ -386,10 +387,10 @@ def gather(x: Any, indices: Any, axis: Any = 0, batch_dims: Any = 0) -> Variable
     xp = x.device.xp
     rows = []
     for a in range(b):
-        grid = np.arange(ishape[a], dtype=np.int64).reshape(
+        grid = xp.arange(ishape[a], dtype=np.int64).reshape(  # (on the device, as above)
             [-1 if i == a else 1 for i in range(len(ishape))]
         )
-        rows.append(_const(xp, np.broadcast_to(grid, ishape).copy()))
+        rows.append(_const(xp, xp.broadcast_to(grid, ishape).copy()))
     rows.append(idx)
     nd_idx = call("Stack", *rows, axis=0)
     g = call("GatherNd", xt, nd_idx)

@@ -145,7 +145,7 @@ def _pair(v: Any, what: str, where: str) -> tuple[int, int]:
 def _const(arr: Any, like: Any) -> _NativeVariable:
     """A constant leaf on the device of ``like``."""
     dev = like.device if isinstance(like, _NativeVariable) else None
-    data = dev.asarray(arr) if dev is not None else np.asarray(arr)
+    data = dev.asarray(arr) if dev is not None else device_array(arr)
     return _NativeVariable.leaf(data, False)
 
 
@@ -408,7 +408,7 @@ def where(condition: Any, x: Any, y: Any) -> Variable:
         c = condition
         cond = c if c.dtype == np.bool_ else _call("Cast", c, dtype="bool")
     else:
-        cond = _const(np.asarray(condition).astype(bool), x)
+        cond = _const(device_array(condition).astype(bool), x)  # (an xp mask stays put)
     return _out(_call("Where", cond, x, y))  # type: ignore[no-any-return]
 
 
@@ -476,7 +476,7 @@ def mean(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False) 
     """
     if weights is None:
         return _out(_call("Mean", x, axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
-    w = weights if isinstance(weights, _NativeVariable) else _const(np.asarray(weights), x)
+    w = weights if isinstance(weights, _NativeVariable) else _const(device_array(weights), x)
     if axis is None:
         if tuple(w.shape) != _shape(x):
             raise ValueError(

@@ -519,7 +519,7 @@ class Variable(NativeVariable):
             v = cls.__new__(cls)
             NativeVariable.__init__(v, dev.asarray(arr), need_grad=bool(need_grad) and floating)
         if grad is not None:
-            g = np.array(_raw(grad), copy=True)
+            g = np.array(host_array(_raw(grad)), copy=True)  # (as the data: onto dev below)
             if g.shape != arr.shape:
                 raise ValueError(
                     f"nnabla Variable.from_numpy_array: grad has shape {g.shape} but data has "

@@ -328,7 +328,7 @@ def tile_images(data: np.ndarray, padsize: int = 1, padval: float = 0) -> np.nda
                [1, 1, 0, 0, 0, 0],
                [0, 0, 0, 0, 0, 0]])
     """
-    data = np.asarray(data)
+    data = host_array(data)  # (x.d of a GPU Variable: a device array)
     if data.ndim != 4:
         raise ValueError(
             f"nnabla.monitor.tile_images: data must be a (B, C, H, W) array, got shape {data.shape}"

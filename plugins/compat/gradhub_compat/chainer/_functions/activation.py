@@ -13,6 +13,7 @@ import numpy as np
 from gradhub.variable import Variable as _NativeVariable
 
 from ..._common import call_native as _call
+from ..._common import device_array
 from .. import Variable, config
 from .. import functions as F
 from ..functions import (
@@ -62,7 +63,7 @@ def clipped_relu(x: Any, z: float = 20.0) -> Variable:
         variable([ 0.,  1., 20.])
     """
     _check_float("clipped_relu", x=x)
-    xv = x if isinstance(x, _NativeVariable) else _const(np.asarray(x), None)
+    xv = x if isinstance(x, _NativeVariable) else _const(device_array(x), None)
     inside = _call(
         "LogicalAnd",
         _call("GreaterScalar", xv, val=0.0),
@@ -152,7 +153,7 @@ def prelu(x: Any, W: Any) -> Variable:
     _check_float("prelu", x=x, W=W)
     x, W = _match("prelu", x, W)
     w = _extended(W, x, "prelu", "W")
-    xv = x if isinstance(x, _NativeVariable) else _const(np.asarray(x), w)
+    xv = x if isinstance(x, _NativeVariable) else _const(device_array(x), w)
     cond = _call("GreaterEqualScalar", xv, val=0.0)
     return _out(_call("Where", cond, xv, _call("Mul2", xv, w)))  # type: ignore[no-any-return]
 
@@ -191,10 +192,10 @@ def rrelu(x: Any, l: float = 1.0 / 8, u: float = 1.0 / 3, **kwargs: Any) -> Any:
     elif r is None:
         r = np.random.uniform(l, u, shape).astype(dt, copy=False)
     else:
-        r = np.asarray(r)
+        r = device_array(r)  # (an xp array from an earlier call)
         if r.shape != shape or r.dtype != dt:
             raise ValueError("chainer F.rrelu: r must have the shape and dtype of x")
-    xv = x if isinstance(x, _NativeVariable) else _const(np.asarray(x), None)
+    xv = x if isinstance(x, _NativeVariable) else _const(device_array(x), None)
     rv = _const(r, xv)
     y = _out(_call("Where", _call("GreaterEqualScalar", xv, val=0.0), xv, _call("Mul2", xv, rv)))
     return (y, r) if return_r else y

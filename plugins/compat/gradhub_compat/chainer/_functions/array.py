@@ -21,7 +21,7 @@ from gradhub.modes import is_tracing
 from gradhub.variable import Variable as _NativeVariable
 
 from ..._common import call_native as _call
-from ..._common import device_array
+from ..._common import device_array, host_array
 from .. import Variable, as_variable
 from .. import functions as F
 from ..functions import _arr, _check_float, _const, _dtype, _match, _out, _shape
@@ -92,7 +92,7 @@ def pad_sequence(xs: Sequence[Any], length: int | None = None, padding: Any = 0)
     dt = np.dtype(dtypes[0])
     rows = []
     for x, s in zip(xs, shapes):
-        x = x if isinstance(x, _NativeVariable) else Variable(np.asarray(x), requires_grad=False)
+        x = x if isinstance(x, _NativeVariable) else Variable(device_array(x), requires_grad=False)
         if s[0] < n:
             fill = np.full((n - s[0], *s[1:]), padding).astype(dt)
             pad = F._const(fill, x)
@@ -182,7 +182,7 @@ def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> Variabl
     ind_dtype = _dtype(indices) if _dtype(indices) is not None else np.asarray(indices).dtype
     if np.dtype(ind_dtype).kind != "i" or len(_shape(indices)) != 1:
         raise ValueError("indices should be a one-dimensional int array")
-    ind = np.asarray(_data(indices, "permutate")).astype(np.int64)
+    ind = host_array(_data(indices, "permutate")).astype(np.int64)  # (checked in Python)
     shape = _shape(x)
     nd = len(shape)
     if (axis >= 0 and axis >= nd) or (axis < 0 and -axis > nd):
@@ -426,7 +426,7 @@ def select_item(x: Any, t: Any) -> Variable:
         else:
             labels = None
     else:
-        labels = np.asarray(t)
+        labels = device_array(t)  # (an xp array stays on its device)
         tv = _const(labels, x)
     if labels is not None and labels.size and not ((labels >= 0) & (labels < xs[1])).all():
         raise IndexError("chainer F.select_item: out of bounds index (t must be in [0, C))")
@@ -899,7 +899,7 @@ def resize_images(
         raise TypeError(
             f"chainer F.resize_images: x must be float32 and 4-d, got dtype {dt}, shape {xs}"
         )
-    h = x if isinstance(x, _NativeVariable) else _const(np.asarray(x), None)
+    h = x if isinstance(x, _NativeVariable) else _const(device_array(x), None)
     h = _interp_axis(h, 2, int(output_shape[0]), xs[2], mode, align_corners)
     h = _interp_axis(h, 3, int(output_shape[1]), xs[3], mode, align_corners)
     return _out(h)  # type: ignore[no-any-return]

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._common import device_array
 from .. import Variable
-from ._common import _PAGE, _constant, _data, _invalid
+from ._common import _PAGE, _constant, _data, _invalid, _xp_of
 
 __all__ = [
     "binary_accuracy",
@@ -43,7 +44,7 @@ def binary_accuracy(y: Any, t: Any) -> Variable:
     c = ya.ravel() >= 0
     tt = ta.ravel()
     count = max(1, int((tt != -1).sum()))
-    return _constant(np.asarray(int((c == tt).sum()) / count, dtype=ya.dtype))
+    return _constant(_xp_of(ya).asarray(int((c == tt).sum()) / count, dtype=ya.dtype))
 
 
 def _summary(
@@ -66,7 +67,7 @@ def _summary(
             "x.ndim >= t.ndim, x.shape[0] == t.shape[0], x.shape[2:t.ndim + 1] == t.shape[1:]",
             f"x.shape {ya.shape}, t.shape {ta.shape}",
         )
-    ya, ta = np.asarray(ya), np.asarray(ta).astype(np.int32)
+    ya, ta = device_array(ya), device_array(ta).astype(np.int32)  # (xp arrays, as chainer)
     n = int(ta.max()) + 1 if label_num is None else int(label_num)
     if label_num is not None and (ta[ta != ignore_label] >= n).any():
         raise ValueError(f"chainer F.{fname}: a label of t is not below label_num={label_num}")
@@ -157,12 +158,12 @@ def r2_score(
         )
     if p.shape != t.shape:
         raise _invalid("R2_score", "pred.shape == true.shape", f"{p.shape} != {t.shape}")
-    p, t = np.asarray(p), np.asarray(t)
-    ss_res = np.asarray(np.sum((p - t) ** 2, axis=0))
-    ss_tot = np.asarray(np.sum((t - np.mean(t, axis=0)) ** 2, axis=0))
+    p, t = device_array(p), device_array(t)  # (xp arrays, as chainer)
+    ss_res = device_array(np.sum((p - t) ** 2, axis=0))
+    ss_tot = device_array(np.sum((t - np.mean(t, axis=0)) ** 2, axis=0))
     zero = ss_tot == 0
     ss_tot[zero] = 1
     ret = np.where(zero, 0.0, 1 - ss_res / ss_tot).astype(p.dtype, copy=False)
     if multioutput == "uniform_average":
-        return _constant(np.asarray(ret.mean()))
+        return _constant(device_array(ret.mean()))
     return _constant(ret)

@@ -19,7 +19,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..._common import call_native as _call
-from ..._common import device_array
+from ..._common import device_array, host_array
 from .. import Variable
 from .. import functions as F
 from ..functions import (
@@ -213,14 +213,14 @@ def connectionist_temporal_classification(
         raise ValueError(
             f"chainer F.{fname}: blank_symbol {blank_symbol} is not in [0, {n_vocab}) (x's V)"
         )
-    ta = np.asarray(_data(t, fname))
+    ta = host_array(_data(t, fname))  # (host tables; F._const puts them on x's device)
     n_steps = len(xs)
     if input_length is None:
         input_length = np.full(n_batch, n_steps, dtype=np.int32)
     if label_length is None:
         label_length = np.full(len(ta), ta.shape[1] if ta.ndim == 2 else 0, dtype=np.int32)
-    il = np.asarray(_data(input_length, fname))
-    ll = np.asarray(_data(label_length, fname))
+    il = host_array(_data(input_length, fname))
+    ll = host_array(_data(label_length, fname))
     label = "ConnectionistTemporalClassification"
     for what, a, nd in (("input_length", il, 1), ("label_length", ll, 1), ("t", ta, 2)):
         if a.dtype != np.int32 or a.ndim != nd:
@@ -427,7 +427,7 @@ def discriminative_margin_based_clustering_loss(
             "chainer F.discriminative_margin_based_clustering_loss: embeddings must have shape "
             f"(B, max_embedding_dim={max_embedding_dim}, H, W), got {es}"
         )
-    la = np.asarray(_data(labels, "discriminative_margin_based_clustering_loss"))
+    la = device_array(_data(labels, "discriminative_margin_based_clustering_loss"))  # (masks: xp)
     emb = F.expand_dims(embeddings, 0)
     emb = F.broadcast_to(emb, (es[0], es[0], es[1], es[2], es[3]))
     ms = np.stack([np.expand_dims(la == c + 1, 1) for c in range(max_embedding_dim)], 0)
@@ -484,7 +484,7 @@ def negative_sampling(
     if kwargs:
         raise TypeError(f"got unexpected keyword argument(s): {', '.join(sorted(kwargs))}")
     xs, ws = _shape(x), _shape(W)
-    ta = np.asarray(_data(t, "negative_sampling"))
+    ta = host_array(_data(t, "negative_sampling"))  # (host tables, put on x's device)
     if (
         _kind(x) != "f"
         or len(xs) != 2
@@ -500,7 +500,7 @@ def negative_sampling(
             "x.shape[0] == t.shape[0], W.dtype == x.dtype, W.ndim == 2",
             f"x {xs} {_dtype(x)}, t {ta.shape} {ta.dtype}, W {ws} {_dtype(W)}",
         )
-    samples = np.array(sampler((int(ta.shape[0]), sample_size + 1)))
+    samples = np.array(host_array(sampler((int(ta.shape[0]), sample_size + 1))))
     samples[:, 0] = ta
     dt = np.dtype(_dtype(x))
     xc, wc = (F.cast(x, np.float32), F.cast(W, np.float32)) if dt == np.float16 else (x, W)

@@ -23,6 +23,7 @@ import numpy as np
 from gradhub.variable import Variable as _NativeVariable
 
 from ..._common import call_native as _call
+from ..._common import device_array, host_array
 from .. import Variable, as_variable
 from .. import functions as F
 from ..function_node import FunctionNode
@@ -85,8 +86,8 @@ def _fp16_mixed(fn: Callable[[Any], Any], a: Any) -> Any:
     """``fn(a)``, computed in float32 for a float16 ``a`` and cast back (chainer's
     ``_fp16_mixed_precision_helper``)."""
     if a.dtype == np.float16:
-        return np.asarray(fn(a.astype(np.float32))).astype(np.float16)
-    return np.asarray(fn(a))
+        return device_array(fn(a.astype(np.float32))).astype(np.float16)  # (xp's result)
+    return device_array(fn(a))
 
 
 def _square_check(label: str, a: Any, ndim: int) -> None:
@@ -541,7 +542,7 @@ def fix(x: Any) -> Variable:
         >>> F.fix(np.array([-1.5, 1.5], dtype=np.float32))
         variable([-1.,  1.])
     """
-    xv = x if isinstance(x, _NativeVariable) else _const(np.asarray(x), None)
+    xv = x if isinstance(x, _NativeVariable) else _const(device_array(x), None)
     return _constant_of(
         _call(
             "Where", _call("GreaterEqualScalar", xv, val=0.0), _call("Floor", xv), _call("Ceil", xv)
@@ -865,7 +866,7 @@ def zeta(x: Any, q: Any) -> Variable:
             "chainer F.zeta: x (the exponent) is not differentiated: pass a number or an array, "
             "not a Variable"
         )
-    xs = np.asarray(x)
+    xs = host_array(x)  # (the exponents are read in Python)
     if xs.dtype.kind not in "iuf":
         raise TypeError(f"chainer F.zeta: x must be a real number or array, got {x!r}")
 

@@ -20,6 +20,7 @@ from gradhub.variable import Variable as _NativeVariable
 from gradhub.variable import observe_read
 
 from ..._common import call_native as _call
+from ..._common import host_array
 from .. import Variable, as_variable
 from .. import functions as F
 from ..functions import _check_float, _const, _dtype, _out, _pair, _pool_out, _shape
@@ -225,10 +226,10 @@ def _roi_check(
         raise _invalid(label, "x.ndim == 4", f"{len(xs)} != 4")
     if len(rs) != 2 or rs[1] != n_coords:
         raise _invalid(label, f"rois.ndim == 2, rois.shape[1] == {n_coords}", f"{rs}")
-    ra = np.asarray(_data(rois, label))
+    ra = host_array(_data(rois, label))  # (read in Python: the bins)
     if roi_indices is None:
         return ra, None
-    ia = np.asarray(_data(roi_indices, label))
+    ia = host_array(_data(roi_indices, label))
     if ia.dtype != np.int32 or ia.ndim != 1 or ia.shape[0] != rs[0]:
         raise _invalid(
             label,
@@ -304,7 +305,7 @@ def _roi_bins(
 
 
 def _roi_max(x: Any, bins: list[Any], n_rois: int, outh: int, outw: int, fill: float) -> Variable:
-    xa = np.asarray(_data(x, "roi_pooling"))
+    xa = host_array(_data(x, "roi_pooling"))  # (maxima found on the host)
     _n, c, h, w = xa.shape
     flat = np.full((n_rois, c, outh * outw), -1, np.int64)
     for r, b, idx, h0, h1, w0, w1 in bins:
@@ -556,7 +557,7 @@ def roi_max_align_2d(
         "ROIMaxAlign2D", x, rois, roi_indices, outsize, spatial_scale, sampling_ratio
     )
     n_rois, n_bins, _n_samples, _ = pos.shape
-    xa = np.asarray(_data(x, "roi_max_align_2d"))
+    xa = host_array(_data(x, "roi_max_align_2d"))  # (maxima found on the host)
     n, _c, h, w = xa.shape
     xt = np.concatenate([xa.transpose(0, 2, 3, 1).reshape(n * h * w, c), np.zeros((1, c))])
     vals = (xt[np.where(pos < 0, n * h * w, pos)] * wt[..., None]).sum(axis=3)  # (R, B, S, C)
@@ -888,7 +889,7 @@ def upsampling_2d(
                     [5., 0.]]]])
     """
     k, s, p, out = _unpool_sizes("upsampling_2d", x, ksize, stride, pad, outsize, cover_all)
-    idx = np.asarray(indexes)
+    idx = host_array(indexes)  # (host index tables; _const puts them on x's device)
     xs = _shape(x)
     if idx.shape != xs:
         raise TypeError(
