@@ -3,39 +3,76 @@
  * scaled to unit variance, y = (x - mu) / sqrt(var + eps) (optionally y gamma + beta, gamma and
  * beta of one row's length), and the row's input gradient
  * dx = r (g - mean(g)) - (x - mu) r^3 mean(g (x - mu)) with r = 1 / sqrt(var + eps) (g gamma in
- * place of g with gamma), with the sums over rows of gamma's and beta's gradients. The sums
- * are accumulated in double in four independent chains (exact for float32 rows of any length
- * that fits memory, and about numpy's pairwise sums' accuracy for float64). */
+ * place of g with gamma), with the sums over rows of gamma's and beta's gradients. The
+ * elementwise work is done in T, the sums are accumulated in double in GH_NORM_LANES independent chains (element i goes to chain
+ * i mod GH_NORM_LANES, which the compiler keeps in vector registers), the chains then added in
+ * a fixed tree: exact for float32 rows of any length that fits memory, and about numpy's
+ * pairwise sums' accuracy for float64; the same bits for any thread count. */
 
-/* the mean and 1 / sqrt(var + eps) of one row of m values */
+#ifndef GH_NORM_LANES
+#define GH_NORM_LANES 16
+/* the GH_NORM_LANES chains of s added pairwise (a fixed order), then tail */
+static inline double gh_norm_total(const double *s, double tail)
+{
+    double t[GH_NORM_LANES];
+    for (int k = 0; k < GH_NORM_LANES; k++)
+        t[k] = s[k];
+    for (int w = GH_NORM_LANES / 2; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            t[k] = t[k] + t[k + w];
+    return t[0] + tail;
+}
+#endif
+
+/* the mean and 1 / sqrt(var + eps) of one row of m values: float32 rows in one pass, the sums
+ * of d = x - x[0] and of d^2 in double (each d and d^2 exact or rounded once in double: the
+ * variance S2 / m - (S1 / m)^2 keeps about 1e-10 of relative accuracy even where the mean lies
+ * a thousand standard deviations from x[0], far below float32's rounding); float64 rows in two
+ * passes (the mean, then the squares of x - mean) */
 ATTR static void NAME(row_moments)(const T *x, long m, double eps, double *mu, double *rs)
 {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    if (sizeof(T) == 4 && m > 0) {
+        const double x0 = (double)x[0];
+        double s1[GH_NORM_LANES] = {0}, s2[GH_NORM_LANES] = {0}, t1 = 0, t2 = 0;
+        long i = 0;
+        for (; i + GH_NORM_LANES <= m; i += GH_NORM_LANES)
+            for (int k = 0; k < GH_NORM_LANES; k++) {
+                const double d = (double)x[i + k] - x0;
+                s1[k] += d;
+                s2[k] += d * d;
+            }
+        for (; i < m; i++) {
+            const double d = (double)x[i] - x0;
+            t1 += d;
+            t2 += d * d;
+        }
+        const double dm = gh_norm_total(s1, t1) / (double)m;
+        double var = gh_norm_total(s2, t2) / (double)m - dm * dm;
+        *mu = x0 + dm;
+        *rs = 1.0 / sqrt((var > 0 ? var : 0.0) + eps);
+        return;
+    }
+    double s[GH_NORM_LANES] = {0}, tail = 0;
     long i = 0;
-    for (; i + 4 <= m; i += 4) {
-        s0 += x[i];
-        s1 += x[i + 1];
-        s2 += x[i + 2];
-        s3 += x[i + 3];
-    }
+    for (; i + GH_NORM_LANES <= m; i += GH_NORM_LANES)
+        for (int k = 0; k < GH_NORM_LANES; k++)
+            s[k] += (double)x[i + k];
     for (; i < m; i++)
-        s0 += x[i];
-    const double mean = ((s0 + s1) + (s2 + s3)) / (double)m;
-    double q0 = 0, q1 = 0, q2 = 0, q3 = 0;
-    for (i = 0; i + 4 <= m; i += 4) {
-        const double d0 = x[i] - mean, d1 = x[i + 1] - mean;
-        const double d2 = x[i + 2] - mean, d3 = x[i + 3] - mean;
-        q0 += d0 * d0;
-        q1 += d1 * d1;
-        q2 += d2 * d2;
-        q3 += d3 * d3;
-    }
+        tail += (double)x[i];
+    const double mean = gh_norm_total(s, tail) / (double)m;
+    double q[GH_NORM_LANES] = {0};
+    tail = 0;
+    for (i = 0; i + GH_NORM_LANES <= m; i += GH_NORM_LANES)
+        for (int k = 0; k < GH_NORM_LANES; k++) {
+            const double d = (double)x[i + k] - mean;
+            q[k] += d * d;
+        }
     for (; i < m; i++) {
-        const double d = x[i] - mean;
-        q0 += d * d;
+        const double d = (double)x[i] - mean;
+        tail += d * d;
     }
     *mu = mean;
-    *rs = 1.0 / sqrt(((q0 + q1) + (q2 + q3)) / (double)m + eps);
+    *rs = 1.0 / sqrt(gh_norm_total(q, tail) / (double)m + eps);
 }
 
 /* y = (x - mu) / sqrt(var + eps) on rows of m values, then, where gamma (and beta) are given
@@ -48,12 +85,13 @@ ATTR static void NAME(standardize)(const T *x, const T *gamma, const T *beta, T 
         T *yr = y + r * m;
         double mu, rs;
         NAME(row_moments)(xr, m, eps, &mu, &rs);
+        const T mt = (T)mu, rt = (T)rs; /* (the elementwise work in T: float32 vectors) */
         if (gamma) {
             for (long i = 0; i < m; i++)
-                yr[i] = (T)((xr[i] - mu) * rs * gamma[i] + beta[i]);
+                yr[i] = (xr[i] - mt) * rt * gamma[i] + beta[i];
         } else {
             for (long i = 0; i < m; i++)
-                yr[i] = (T)((xr[i] - mu) * rs);
+                yr[i] = (xr[i] - mt) * rt;
         }
     }
 }
@@ -70,7 +108,9 @@ ATTR static void NAME(standardize_backward)(const T *x, const T *g, const T *gam
         const T *xr = x + r * m, *gr = g + r * m;
         double mu, rs;
         NAME(row_moments)(xr, m, eps, &mu, &rs);
-        if (dgamma) {
+        /* with gamma, dx and the parameters' sums: one pass for the sums of both */
+        const int fused = dgamma && dx && gamma;
+        if (dgamma && !fused) {
             for (long i = 0; i < m; i++) {
                 dgamma[i] += gr[i] * (xr[i] - mu) * rs;
                 dbeta[i] += gr[i];
@@ -79,41 +119,58 @@ ATTR static void NAME(standardize_backward)(const T *x, const T *g, const T *gam
         if (!dx)
             continue;
         T *dr = dx + r * m;
-        double a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        double a[GH_NORM_LANES] = {0}, b[GH_NORM_LANES] = {0}, at = 0, bt = 0;
         long i = 0;
-        if (gamma) {
-            for (; i + 2 <= m; i += 2) {
-                const double g0 = (double)gr[i] * gamma[i], g1 = (double)gr[i + 1] * gamma[i + 1];
-                a0 += g0;
-                a1 += g1;
-                b0 += g0 * (xr[i] - mu);
-                b1 += g1 * (xr[i + 1] - mu);
+        if (fused) {
+            for (; i + GH_NORM_LANES <= m; i += GH_NORM_LANES)
+                for (int k = 0; k < GH_NORM_LANES; k++) {
+                    const double gd = gr[i + k], d = (double)xr[i + k] - mu;
+                    dgamma[i + k] += gd * d * rs;
+                    dbeta[i + k] += gd;
+                    const double g0 = gd * gamma[i + k];
+                    a[k] += g0;
+                    b[k] += g0 * d;
+                }
+            for (; i < m; i++) {
+                const double gd = gr[i], d = (double)xr[i] - mu;
+                dgamma[i] += gd * d * rs;
+                dbeta[i] += gd;
+                const double g0 = gd * gamma[i];
+                at += g0;
+                bt += g0 * d;
             }
+        } else if (gamma) {
+            for (; i + GH_NORM_LANES <= m; i += GH_NORM_LANES)
+                for (int k = 0; k < GH_NORM_LANES; k++) {
+                    const double g0 = (double)gr[i + k] * gamma[i + k];
+                    a[k] += g0;
+                    b[k] += g0 * ((double)xr[i + k] - mu);
+                }
             for (; i < m; i++) {
                 const double g0 = (double)gr[i] * gamma[i];
-                a0 += g0;
-                b0 += g0 * (xr[i] - mu);
+                at += g0;
+                bt += g0 * ((double)xr[i] - mu);
             }
         } else {
-            for (; i + 2 <= m; i += 2) {
-                a0 += gr[i];
-                a1 += gr[i + 1];
-                b0 += gr[i] * (xr[i] - mu);
-                b1 += gr[i + 1] * (xr[i + 1] - mu);
-            }
+            for (; i + GH_NORM_LANES <= m; i += GH_NORM_LANES)
+                for (int k = 0; k < GH_NORM_LANES; k++) {
+                    a[k] += (double)gr[i + k];
+                    b[k] += (double)gr[i + k] * ((double)xr[i + k] - mu);
+                }
             for (; i < m; i++) {
-                a0 += gr[i];
-                b0 += gr[i] * (xr[i] - mu);
+                at += gr[i];
+                bt += gr[i] * ((double)xr[i] - mu);
             }
         }
-        const double mg = (a0 + a1) / (double)m;
-        const double c = rs * rs * rs * ((b0 + b1) / (double)m);
+        const double mg = gh_norm_total(a, at) / (double)m;
+        const double c = rs * rs * rs * (gh_norm_total(b, bt) / (double)m);
+        const T mt = (T)mu, rt = (T)rs, mgt = (T)mg, ct = (T)c;
         if (gamma) {
             for (i = 0; i < m; i++)
-                dr[i] = (T)(rs * ((double)gr[i] * gamma[i] - mg) - (xr[i] - mu) * c);
+                dr[i] = rt * (gr[i] * gamma[i] - mgt) - (xr[i] - mt) * ct;
         } else {
             for (i = 0; i < m; i++)
-                dr[i] = (T)(rs * (gr[i] - mg) - (xr[i] - mu) * c);
+                dr[i] = rt * (gr[i] - mgt) - (xr[i] - mt) * ct;
         }
     }
 }
