@@ -396,6 +396,37 @@ def test_standardize_kernels_against_float64_formulas(
 
 
 @built
+def test_standardize_float32_moments_hold_far_from_the_first_value(compiled: None) -> None:
+    """float32 rows' moments come from one pass of sums of ``x - x[0]``: rows whose mean lies
+    far from their spread (1e4 against 1e-1), rows whose first value is an outlier, a constant
+    row, and rows longer than the 16 chains with a tail, against the float64 two-pass formulas
+    on the same float32 data."""
+    rng = np.random.default_rng(41)
+    m = 16 * 20 + 7
+    x = (1e4 + 0.1 * rng.standard_normal((4, m))).astype(np.float32)
+    x[1, 0] = 3e4  # an outlier first
+    x[2] = np.float32(-7.25)  # constant: variance 0
+    x[3] *= -1.0
+    y = np.empty_like(x)
+    native.standardize(x, y, m, 1e-5)
+    x64 = x.astype(np.float64)
+    mu = x64.mean(axis=1, keepdims=True)
+    var = ((x64 - mu) ** 2).mean(axis=1, keepdims=True)
+    want = (x64 - mu) / np.sqrt(var + 1e-5)
+    np.testing.assert_allclose(y, want, rtol=0, atol=2e-5 * np.abs(want).max())
+    assert not y[2].any()
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    dx = np.empty_like(x)
+    native.standardize_backward(x, g, dx, m, 1e-5)
+    g64, r = g.astype(np.float64), 1.0 / np.sqrt(var + 1e-5)
+    ref = r * (g64 - g64.mean(axis=1, keepdims=True)) - want * r * (g64 * want).mean(
+        axis=1, keepdims=True
+    )
+    for row in (0, 1, 3):  # (the constant row's gradient is r (g - mean(g)), of size 1 / sqrt(eps))
+        np.testing.assert_allclose(dx[row], ref[row], rtol=0, atol=2e-5 * np.abs(ref[row]).max())
+
+
+@built
 def test_standardize_kernels_serve_trailing_axes_of_c_arrays_only(
     compiled: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

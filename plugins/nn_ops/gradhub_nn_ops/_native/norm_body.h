@@ -85,13 +85,15 @@ ATTR static void NAME(standardize)(const T *x, const T *gamma, const T *beta, T 
         T *yr = y + r * m;
         double mu, rs;
         NAME(row_moments)(xr, m, eps, &mu, &rs);
-        const T mt = (T)mu, rt = (T)rs; /* (the elementwise work in T: float32 vectors) */
+        /* x - mu in double (mu rounded to T could be off by more than the spread of x), the
+         * rest in T (float32 vectors) */
+        const T rt = (T)rs;
         if (gamma) {
             for (long i = 0; i < m; i++)
-                yr[i] = (xr[i] - mt) * rt * gamma[i] + beta[i];
+                yr[i] = (T)((double)xr[i] - mu) * rt * gamma[i] + beta[i];
         } else {
             for (long i = 0; i < m; i++)
-                yr[i] = (xr[i] - mt) * rt;
+                yr[i] = (T)((double)xr[i] - mu) * rt;
         }
     }
 }
@@ -164,13 +166,13 @@ ATTR static void NAME(standardize_backward)(const T *x, const T *g, const T *gam
         }
         const double mg = gh_norm_total(a, at) / (double)m;
         const double c = rs * rs * rs * (gh_norm_total(b, bt) / (double)m);
-        const T mt = (T)mu, rt = (T)rs, mgt = (T)mg, ct = (T)c;
+        const T rt = (T)rs, mgt = (T)mg, ct = (T)c; /* (x - mu in double, as above) */
         if (gamma) {
             for (i = 0; i < m; i++)
-                dr[i] = rt * (gr[i] * gamma[i] - mgt) - (xr[i] - mt) * ct;
+                dr[i] = rt * (gr[i] * gamma[i] - mgt) - (T)((double)xr[i] - mu) * ct;
         } else {
             for (i = 0; i < m; i++)
-                dr[i] = rt * (gr[i] - mgt) - (xr[i] - mt) * ct;
+                dr[i] = rt * (gr[i] - mgt) - (T)((double)xr[i] - mu) * ct;
         }
     }
 }
