@@ -467,3 +467,266 @@ def test_binary_hierarchical_softmax_and_spatial_transformer_sampler_match_the_c
         return [_host(y), _host(xv.grad), _host(gv.grad)]
 
     _same("spatial_transformer_sampler", run_sts)
+
+
+# ---------------------------------------------------------------- functions given device arrays
+# (each of these read an array argument through ``numpy.asarray``, which a CuPy array refuses,
+# before 2026-11-28: the arrays below are passed as device arrays, not Variables)
+
+
+def _grads(loss: Any, vs: list[Any]) -> list[np.ndarray]:
+    """Backward ``loss`` (a scalar Variable) and return the host gradients of ``vs``."""
+    loss.backward()
+    return [_host(v.grad) for v in vs]
+
+
+def test_where_with_a_mask_and_mean_with_weights_given_as_device_arrays() -> None:
+    rng = _rng(61)
+    x0, y0 = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    mask = rng.random((3, 4)) > 0.5
+    w_all = rng.uniform(0.5, 1.5, (3, 4))
+    w_ax = rng.uniform(0.5, 1.5, 4)
+    dz = rng.standard_normal((3, 4))
+    dm = rng.standard_normal(3)
+
+    def run(ctx: str) -> list[np.ndarray]:
+        x, y = chainer.Variable(_put(ctx, x0)), chainer.Variable(_put(ctx, y0))
+        z = F.where(_put(ctx, mask), x, y)
+        m_all = F.mean(x, weights=_put(ctx, w_all))
+        m_ax = F.mean(y, axis=1, weights=_put(ctx, w_ax))
+        loss = F.sum(z * _put(ctx, dz)) + 2.0 * m_all + F.sum(m_ax * _put(ctx, dm))
+        return [_host(z), _host(m_all), _host(m_ax), *_grads(loss, [x, y])]
+
+    _same("where/mean(weights)", run)
+
+
+def test_clipped_relu_prelu_and_rrelu_given_device_arrays() -> None:
+    rng = _rng(62)
+    x0 = rng.standard_normal((3, 4, 2)) * 2.0
+    w0 = rng.uniform(0.1, 0.4, 4)
+    r0 = rng.uniform(0.125, 0.3, (3, 4, 2))
+    dy = rng.standard_normal((3, 4, 2))
+
+    def run(ctx: str) -> list[np.ndarray]:
+        xd = _put(ctx, x0)
+        out = [
+            _host(F.clipped_relu(xd, z=1.5)),  # (raw device arrays: no gradient)
+            _host(F.prelu(xd, _put(ctx, w0))),
+            _host(F.rrelu(xd, r=_put(ctx, r0))),
+            _host(F.fix(xd)),
+        ]
+        with chainer.using_config("train", False):
+            out.append(_host(F.rrelu(xd, l=0.1, u=0.2)))
+        x, w = chainer.Variable(_put(ctx, x0)), chainer.Variable(_put(ctx, w0))
+        y1 = F.clipped_relu(x, z=1.5)
+        y2 = F.prelu(x, w)
+        y3, r = F.rrelu(x, r=_put(ctx, r0), return_r=True)
+        with chainer.using_config("train", False):
+            y4 = F.rrelu(x, l=0.1, u=0.2)
+        d = _put(ctx, dy)
+        loss = F.sum((y1 + 2.0 * y2 + 3.0 * y3 + 0.5 * y4) * d)
+        out += [_host(y1), _host(y2), _host(y3), _host(r), _host(y4), *_grads(loss, [x, w])]
+        return out
+
+    _same("clipped_relu/prelu/rrelu/fix", run)
+
+
+def test_pad_sequence_and_permutate_given_device_arrays() -> None:
+    rng = _rng(63)
+    seqs = [rng.standard_normal((n, 3)) for n in (4, 2, 3)]
+    x0 = rng.standard_normal((2, 5, 3))
+    perm = np.array([3, 0, 4, 1, 2], np.int32)
+
+    def run(ctx: str) -> list[np.ndarray]:
+        out = [_host(F.pad_sequence([_put(ctx, s) for s in seqs], length=5, padding=-1.5))]
+        vs = [chainer.Variable(_put(ctx, s)) for s in seqs]
+        p = F.pad_sequence(vs, padding=0.25)
+        x = chainer.Variable(_put(ctx, x0))
+        fwd = F.permutate(x, _put(ctx, perm), axis=1)
+        inv = F.permutate(x, _put(ctx, perm), axis=-2, inv=True)
+        back = F.permutate(fwd, _put(ctx, perm), axis=1, inv=True)  # x again
+        w = _rng(64).standard_normal((2, 5, 3))
+        loss = F.sum(p * p * p) + F.sum((fwd + 2.0 * inv + 3.0 * back) * _put(ctx, w))
+        out += [_host(p), _host(fwd), _host(inv), _host(back), *_grads(loss, [*vs, x])]
+        return out
+
+    _same("pad_sequence/permutate", run)
+
+
+def test_select_item_and_resize_images_given_device_arrays() -> None:
+    rng = _rng(65)
+    s0 = rng.standard_normal((5, 4))
+    t = np.array([3, 0, 2, 2, 1], np.int32)
+    img = rng.standard_normal((2, 2, 3, 4)).astype(np.float32)
+
+    def run(ctx: str) -> list[np.ndarray]:
+        out = [_host(F.select_item(_put(ctx, s0), _put(ctx, t)))]
+        s = chainer.Variable(_put(ctx, s0))
+        sel = F.select_item(s, _put(ctx, t))
+        out += [_host(sel), *_grads(F.sum(sel * sel * sel), [s])]
+        for kw in (
+            {},
+            {"align_corners": False},
+            {"mode": "nearest"},
+        ):
+            out.append(_host(F.resize_images(_put(ctx, img), (5, 7), **kw)))
+            x = chainer.Variable(_put(ctx, img))
+            y = F.resize_images(x, (5, 7), **kw)
+            w = _rng(66).standard_normal(y.shape).astype(np.float32)
+            out += [_host(y), *_grads(F.sum(y * _put(ctx, w)), [x])]
+        return out
+
+    _same("select_item/resize_images", run)
+
+
+def test_evaluation_functions_given_device_arrays() -> None:
+    rng = _rng(67)
+    yb = rng.standard_normal((4, 3))
+    tb = np.array([[1, 0, -1], [0, 1, 1], [1, -1, 0], [0, 0, 1]], np.int32)
+    yc = rng.standard_normal((8, 3, 2))
+    tc = np.array([[0, 1], [2, 2], [1, -1], [0, 2], [1, 1], [2, 0], [-1, 1], [0, 0]], np.int32)
+    pred = rng.standard_normal((6, 3))
+    true = rng.standard_normal((6, 3))
+
+    def run(ctx: str) -> list[np.ndarray]:
+        out = [_host(F.binary_accuracy(_put(ctx, yb), _put(ctx, tb)))]
+        y, t = _put(ctx, yc), _put(ctx, tc)
+        out += [_host(v) for v in F.classification_summary(y, t, beta=2.0)]
+        out += [_host(v) for v in F.classification_summary(y, t, label_num=4)]
+        for fn in (F.precision, F.recall, F.f1_score):
+            out += [_host(v) for v in fn(y, t)]
+        out.append(_host(F.r2_score(_put(ctx, pred), _put(ctx, true))))
+        out.append(_host(F.r2_score(_put(ctx, pred), _put(ctx, true), multioutput="raw_values")))
+        return out
+
+    _same("binary_accuracy/classification_summary/precision/recall/f1_score/r2_score", run)
+
+
+def test_connectionist_temporal_classification_with_device_lengths() -> None:
+    rng = _rng(68)
+    xs0 = rng.standard_normal((6, 3, 4))  # T, B, V
+    t = np.array([[1, 2, 1], [3, 3, 0], [2, 0, 0]], np.int32)
+    input_length = np.array([6, 5, 3], np.int32)
+    label_length = np.array([3, 2, 1], np.int32)
+
+    def run(ctx: str) -> list[np.ndarray]:
+        xs = [chainer.Variable(_put(ctx, a)) for a in xs0]
+        args = (_put(ctx, t), 0, _put(ctx, input_length), _put(ctx, label_length))
+        each = F.connectionist_temporal_classification(xs, *args, reduce="no")
+        mean = F.connectionist_temporal_classification(xs, *args)
+        w = _put(ctx, np.array([1.0, -0.5, 2.0]))
+        gs = _grads(F.sum(each * w) + mean, xs)
+        return [_host(each), _host(mean), *gs]
+
+    _same("connectionist_temporal_classification", run)
+
+
+def test_discriminative_loss_with_device_labels() -> None:
+    rng = _rng(69)
+    # (batch == max_embedding_dim: chainer's broadcast of the embeddings needs it for B > 1)
+    emb0 = rng.standard_normal((3, 3, 4, 5))
+    labels = rng.integers(0, 4, size=(3, 4, 5)).astype(np.int32)  # 0: the background
+    labels[:, 0, 1:4] = [1, 2, 3]  # (each instance in each image)
+
+    def run(ctx: str) -> list[np.ndarray]:
+        out = []
+        for norm in (1, 2):
+            emb = chainer.Variable(_put(ctx, emb0))
+            terms = F.discriminative_margin_based_clustering_loss(
+                emb, _put(ctx, labels), 0.5, 3.0, 3, norm=norm, gamma=0.01
+            )
+            out += [_host(v) for v in terms]
+            if norm == 1:  # (the L2 norm of the masked-out pixels' zero rows: sqrt'(0), inf)
+                out += _grads(terms[0] + 2.0 * terms[1] + 3.0 * terms[2], [emb])
+        return out
+
+    _same("discriminative_margin_based_clustering_loss", run)
+
+
+def test_negative_sampling_with_a_fixed_sampler_and_device_labels() -> None:
+    rng = _rng(70)
+    x0 = rng.standard_normal((4, 3))
+    w0 = rng.standard_normal((6, 3))
+    t = np.array([2, -1, 5, 0], np.int32)
+    fixed = np.array([[0, 1, 4], [0, 3, 2], [0, 0, 1], [0, 5, 5]], np.int32)
+
+    def run(ctx: str) -> list[np.ndarray]:
+        def sampler(shape: tuple[int, int]) -> Any:
+            assert shape == fixed.shape
+            return _put(ctx, fixed)  # (chainer's samplers give arrays of x's device)
+
+        x, w = chainer.Variable(_put(ctx, x0)), chainer.Variable(_put(ctx, w0))
+        each = F.negative_sampling(x, _put(ctx, t), w, sampler, 2, reduce="no")
+        total, samples = F.negative_sampling(x, _put(ctx, t), w, sampler, 2, return_samples=True)
+        d = _put(ctx, np.array([1.0, 2.0, -0.5, 0.75]))
+        gs = _grads(F.sum(each * d) + total, [x, w])
+        return [_host(each), _host(total), _host(samples).astype(np.int64), *gs]
+
+    _same("negative_sampling", run)
+
+
+def test_fix_and_zeta_given_device_arrays() -> None:
+    rng = _rng(71)
+    x0 = rng.uniform(-3.0, 3.0, (3, 4))
+    s = rng.uniform(1.5, 4.0, (3, 4))  # the exponents
+    q0 = rng.uniform(0.5, 2.5, (3, 4))
+
+    def run(ctx: str) -> list[np.ndarray]:
+        out = [_host(F.fix(_put(ctx, x0))), _host(F.fix(chainer.Variable(_put(ctx, x0))))]
+        q = chainer.Variable(_put(ctx, q0))
+        z = F.zeta(_put(ctx, s), q)
+        z2 = F.zeta(2.5, q)
+        return [*out, _host(z), _host(z2), *_grads(F.sum(z) + F.sum(z2 * z2), [q])]
+
+    _same("fix/zeta", run)
+
+
+def test_roi_poolings_and_aligns_given_device_rois() -> None:
+    rng = _rng(72)
+    x0 = rng.standard_normal((2, 3, 8, 9))
+    rois5 = np.array(
+        [[0, 0.6, 1.2, 6.3, 5.1], [1, 2.2, 0.4, 8.4, 7.3], [1, 1.0, 3.0, 4.6, 6.9]], np.float64
+    )
+    rois4 = np.ascontiguousarray(rois5[:, [2, 1, 4, 3]])  # (ymin, xmin, ymax, xmax)
+    idx = np.array([0, 1, 1], np.int32)
+    dy = rng.standard_normal((3, 3, 2, 3))
+
+    def run(ctx: str) -> list[np.ndarray]:
+        out = []
+        calls = [
+            lambda x: F.roi_pooling_2d(x, _put(ctx, rois5), 2, 3, 0.8),
+            lambda x: F.roi_max_pooling_2d(x, _put(ctx, rois4), _put(ctx, idx), (2, 3), 0.8),
+            lambda x: F.roi_average_pooling_2d(x, _put(ctx, rois4), _put(ctx, idx), (2, 3), 0.8),
+        ]
+        for call in calls:
+            x = chainer.Variable(_put(ctx, x0))
+            y = call(x)
+            out += [_host(y), *_grads(F.sum(y * _put(ctx, dy)), [x])]
+        r32 = _put(ctx, rois4.astype(np.float32))  # (the aligns take float32 only, as chainer)
+        for align in (F.roi_average_align_2d, F.roi_max_align_2d):
+            x = chainer.Variable(_put(ctx, x0.astype(np.float32)))
+            y = align(x, r32, _put(ctx, idx), (2, 3), 0.8, sampling_ratio=2)
+            d = _put(ctx, dy.astype(np.float32))
+            out += [_host(y), *_grads(F.sum(y * d), [x])]
+        return out
+
+    _same("roi poolings/aligns", run)
+
+
+def test_upsampling_2d_with_the_indexes_of_max_pooling() -> None:
+    x0 = _rng(73).standard_normal((2, 2, 6, 7))
+
+    def run(ctx: str) -> list[np.ndarray]:
+        out = []
+        for ksize, stride, pad, cover_all in ((2, 2, 0, False), (3, 2, 1, True)):
+            x = chainer.Variable(_put(ctx, x0))
+            y, indexes = F.max_pooling_2d(
+                x, ksize, stride, pad, cover_all=cover_all, return_indices=True
+            )
+            u = F.upsampling_2d(y, indexes, ksize, stride, pad, outsize=(6, 7), cover_all=cover_all)
+            w = _rng(74).standard_normal(u.shape)
+            out += [_host(y), _host(indexes).astype(np.int64), _host(u)]
+            out += _grads(F.sum(u * _put(ctx, w)), [x])
+        return out
+
+    _same("max_pooling_2d(return_indices)/upsampling_2d", run)

@@ -539,3 +539,59 @@ def test_monitor_series_takes_device_data(tmp_path: Any) -> None:
         return [np.array([float(r) for r in rows])]
 
     _same("MonitorSeries", run)
+
+
+def _run_from_device_data_and_grad(ctx: Any) -> list[np.ndarray]:
+    """``nn.Variable.from_numpy_array(a.d, grad=a.g)`` with ``a`` on the device of ``ctx``: the
+    gradient went through ``numpy.asarray`` (which a CuPy array refuses) before 2026-11-28."""
+    rng = _rng(44)
+    a = _var(ctx, rng.standard_normal((3, 4)).astype(np.float32), need_grad=True)
+    w = _var(ctx, rng.standard_normal((3, 4)).astype(np.float32))
+    with nn.context_scope(ctx):
+        y = F.sum(F.tanh(a) * w)
+        y.forward()
+        a.grad.zero()
+        y.backward()  # a.g: a device array on the GPU
+        b = nn.Variable.from_numpy_array(a.d, grad=a.g, need_grad=True)
+        c = nn.Variable.from_numpy_array(a.d * 2.0, grad=a.g * 3.0)
+        labels = nn.Variable.from_numpy_array(np.array([2, 0, 1], np.int32), grad=a.g[:, 0])
+        z = F.sum(b * b * w)
+        z.forward()
+        z.backward()  # accumulates into the gradient b was given
+    _on(ctx, b, c, labels)
+    return [
+        _host(y.d),
+        _host(a.g),
+        _host(b.d),
+        _host(b.g),
+        _host(c.d),
+        _host(c.g),
+        _host(labels.d),
+        _host(labels.g),
+        _host(z.d),
+    ]
+
+
+def test_from_numpy_array_takes_another_variables_device_gradient() -> None:
+    _same("from_numpy_array(grad=)", _run_from_device_data_and_grad)
+
+
+def _run_tile_images(ctx: Any) -> list[np.ndarray]:
+    """``monitor.tile_images(x.d)`` with ``x`` on the device of ``ctx`` (a device array went
+    through ``numpy.asarray`` before 2026-11-28): the host image, of 1 and of 3 channels."""
+    from gradhub_compat.nnabla.monitor import tile_images
+
+    rng = _rng(45)
+    out = []
+    for shape, padsize, padval in (((5, 1, 3, 4), 1, 0.0), ((3, 3, 2, 2), 2, -1.0)):
+        x = _var(ctx, rng.uniform(0.0, 1.0, shape).astype(np.float32))
+        with nn.context_scope(ctx):
+            y = F.relu(x - 0.25)  # (a computed Variable's data)
+            y.forward()
+        _on(ctx, y)
+        out.append(tile_images(y.d, padsize=padsize, padval=padval))
+    return out
+
+
+def test_tile_images_takes_a_variables_device_data() -> None:
+    _same("tile_images", _run_tile_images)
