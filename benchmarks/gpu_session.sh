@@ -8,7 +8,8 @@
 #           (not ./plugins/nn_ops: it carries a C extension, so its wheel is for one Python; this
 #           script builds it there, for that machine's Python, from the working tree)
 #           pip download --no-deps --only-binary=:all: --python-version 3.12 ... -d .whl \
-#               importlib-metadata mpich "setuptools>=77"   # (see the device tool's README)
+#               importlib-metadata lazy-importer mpich "setuptools>=77"   # (see the device
+#               tool's README; importlib-metadata 10 needs lazy-importer on Python < 3.15)
 #           cp -r ../shared/bench/peers .peers        # the peer harness does not travel
 #   there:  bash benchmarks/gpu_session.sh [env] [tests] [compat] [index] [capture] [compare] [static] [harness]
 #           [nccl] [suite]   (carrying .whl and .peers)
