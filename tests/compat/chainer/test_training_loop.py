@@ -507,3 +507,47 @@ def test_dump_graph_writes_the_loss_graph_once(tmp_path: Path) -> None:
     assert trainer.get_extension("LogReport").log[0]["main/loss"] > 0
     with pytest.raises(ValueError, match="rankdir"):
         extensions.computational_graph.graph_to_dot(model.loss, rankdir="XX")
+
+
+def test_graphviz_helpers_and_the_rendered_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """chainer's ``is_return_code_zero``/``is_graphviz_available``, and ``DumpGraph`` running
+    ``dot -Tpng <dot file> -o <name>.png`` where ``dot`` runs (a stand-in ``dot`` on PATH that
+    records its arguments and writes the image file)."""
+    import sys
+
+    cg = extensions.computational_graph
+    assert cg.is_return_code_zero([sys.executable, "-c", "pass"])
+    assert not cg.is_return_code_zero([sys.executable, "-c", "raise SystemExit(2)"])
+    assert not cg.is_return_code_zero([str(tmp_path / "no-such-command")])
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert not cg.is_graphviz_available()
+    log = tmp_path / "dot.log"
+    dot = bin_dir / "dot"
+    dot.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        f"open({str(log)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+        "if '-o' in sys.argv: open(sys.argv[sys.argv.index('-o') + 1], 'wb').write(b'png')\n"
+    )
+    dot.chmod(0o755)
+    assert cg.is_graphviz_available()
+    log.write_text("")
+    x = np.ones((4, 3), np.float32)
+    t = np.zeros(4, np.int32)
+    model = L.Classifier(L.Linear(3, 2))
+    opt = chainer.optimizers.SGD().setup(model)
+    it = chainer.iterators.SerialIterator(chainer.datasets.TupleDataset(x, t), 4)
+    out = tmp_path / "out"
+    trainer = training.Trainer(
+        training.updaters.StandardUpdater(it, opt), (1, "epoch"), out=str(out)
+    )
+    trainer.extend(extensions.dump_graph("main/loss", filename="graph.dot"))
+    trainer.run()
+    assert (out / "graph.dot").read_text().startswith("digraph")
+    assert (out / "graph.png").read_bytes() == b"png"
+    calls = log.read_text().splitlines()
+    assert calls == ["-V", f"-Tpng {out / 'graph.dot'} -o {out / 'graph.png'}"]

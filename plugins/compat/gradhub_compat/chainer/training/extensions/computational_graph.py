@@ -5,6 +5,7 @@ of a reported Variable written in Graphviz DOT."""
 from __future__ import annotations
 
 import os
+import subprocess
 from typing import Any
 
 import numpy as np
@@ -14,10 +15,34 @@ from ... import config
 from .._summary import is_writer
 from ..extension import Extension
 
-__all__ = ["DumpGraph", "dump_graph"]
+__all__ = ["DumpGraph", "dump_graph", "is_graphviz_available", "is_return_code_zero"]
 
 _var_style = {"shape": "octagon", "fillcolor": "#E0E0E0", "style": "filled"}
 _func_style = {"shape": "record", "fillcolor": "#6495ED", "style": "filled"}
+
+
+def is_return_code_zero(args: list[str]) -> bool:
+    """Whether the command ``args`` runs and exits with status 0 (chainer's helper): its output
+    and errors are discarded; a command that cannot be started gives False.
+
+    Example::
+
+        >>> import sys
+        >>> is_return_code_zero([sys.executable, "-c", "pass"])
+        True
+        >>> is_return_code_zero([sys.executable, "-c", "raise SystemExit(3)"])
+        False
+    """
+    try:
+        subprocess.check_call(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (subprocess.CalledProcessError, OSError):
+        return False
+    return True
+
+
+def is_graphviz_available() -> bool:
+    """Whether Graphviz's ``dot`` runs (``dot -V`` exits with 0), as chainer's helper."""
+    return is_return_code_zero(["dot", "-V"])
 
 
 def _shape_label(shape: tuple[int, ...], dtype: Any) -> str:
@@ -110,8 +135,8 @@ class DumpGraph(Extension):
     chainer's DOT text (see :func:`graph_to_dot`: gradhub's function names, e.g. ``Affine``
     where chainer writes ``LinearFunction``). While it waits, ``chainer.config.
     keep_graph_on_report`` is True so that reported Variables keep their graph, as chainer's.
-    No image is rendered (chainer also runs Graphviz's ``dot -Tpng`` when installed): run
-    ``dot -Tpng cg.dot -o cg.png``."""
+    Where Graphviz is installed (:func:`is_graphviz_available`), the image is rendered beside it
+    as chainer does, ``dot -Tpng <filename> -o <filename without extension>.png``."""
 
     default_name = "dump_graph"  # type: ignore[assignment]
 
@@ -150,8 +175,12 @@ class DumpGraph(Extension):
             if not isinstance(var, _NativeVariable):
                 raise TypeError("root value is not a Variable")
             text = graph_to_dot(var, self._variable_style, self._function_style)
-            with open(os.path.join(trainer.out, self._filename), "w") as f:
+            filename = os.path.join(trainer.out, self._filename)
+            with open(filename, "w") as f:
                 f.write(text)
+            if is_graphviz_available():
+                image = os.path.join(trainer.out, os.path.splitext(self._filename)[0] + ".png")
+                subprocess.check_call(["dot", "-Tpng", filename, "-o", image])
         finally:
             config.keep_graph_on_report = bool(self._original_flag)
 
