@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import sys
 import types
@@ -405,8 +406,52 @@ def test_snapshot_object_and_retains(tmp_path: Path) -> None:
     other = L.Classifier(L.Linear(3, 2))
     serializers.load_npz(str(tmp_path / "model_iter_8"), other)
     np.testing.assert_array_equal(other.predictor.W.array, model.predictor.W.array)
-    with pytest.raises(NotImplementedError, match="writer"):
-        extensions.snapshot(writer=object())
+    with pytest.raises(TypeError, match="savefun and writer"):
+        extensions.snapshot(savefun=serializers.save_npz, writer=object())
+
+
+@pytest.mark.parametrize(
+    "make",
+    ["SimpleWriter", "ThreadWriter", "ThreadQueueWriter", "ProcessWriter", "ProcessQueueWriter"],
+)
+def test_snapshot_writers_write_every_snapshot_and_keep_n_retains(
+    tmp_path: Path, make: str
+) -> None:
+    """chainer's snapshot writers: each snapshot written (through a temporary folder) to the
+    trainer's output, the stale ones removed after each save (``n_retains``), the last one
+    loadable once the trainer has finalized the writer; ``savefun`` receives the writer's
+    keyword arguments."""
+    writers = extensions.snapshot_writers
+    calls: list[str] = []
+
+    def savefun(path: str, target: Any, **kwds: Any) -> None:
+        calls.append(os.path.basename(os.path.dirname(path)))
+        serializers.save_npz(path, target, **kwds)
+
+    cls = getattr(writers, make)
+    if make in ("ThreadWriter", "SimpleWriter"):
+        writer = cls(savefun=savefun, compression=False)
+    else:  # (processes: a function of a module, which a child process can run)
+        writer = cls(savefun=serializers.save_npz)
+    trainer = _tiny_trainer(tmp_path)
+    model = trainer.updater.get_optimizer("main").target
+    trainer.extend(
+        extensions.snapshot_object(
+            model, "model_iter_{.updater.iteration}", writer=writer, n_retains=2
+        ),
+        trigger=(2, "iteration"),
+    )
+    trainer.run()
+    files = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("model_iter_"))
+    last = max(files, key=lambda f: int(f.rsplit("_", 1)[1]))
+    assert len(files) == 2 and not [p for p in tmp_path.iterdir() if p.name.startswith("tmp")]
+    other = type(model)(L.Linear(3, 2))
+    serializers.load_npz(str(tmp_path / last), other)
+    np.testing.assert_array_equal(other.predictor.W.array, model.predictor.W.array)
+    if make in ("ThreadWriter", "SimpleWriter"):
+        assert calls and all(c.startswith("tmpmodel_iter_") for c in calls)
+    with pytest.raises(NotImplementedError):
+        writers.Writer()("f", str(tmp_path), {})
 
 
 def test_autoload_snapshot(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ... import serializers as npz
-from ..._device import PAGE
 from ..extension import Extension
+from . import snapshot_writers
 
 __all__ = ["snapshot", "snapshot_object"]
 
@@ -58,7 +58,7 @@ class _Snapshot(Extension):
         self,
         target: Any = None,
         condition: Any = None,
-        savefun: Any = None,
+        writer: Any = None,
         filename: Any = "snapshot_iter_{.updater.iteration}",
         snapshot_on_error: bool = False,
         n_retains: int = -1,
@@ -67,7 +67,7 @@ class _Snapshot(Extension):
         self._target = target
         self.filename = filename
         self.condition = condition if condition is not None else (lambda: True)
-        self._savefun = npz.save_npz if savefun is None else savefun
+        self.writer = snapshot_writers.SimpleWriter() if writer is None else writer
         self._snapshot_on_error = snapshot_on_error
         self.n_retains = n_retains
         self.autoload = autoload
@@ -76,10 +76,24 @@ class _Snapshot(Extension):
         """With ``autoload``, load the newest snapshot in ``trainer.out`` matching the file
         name pattern, if any."""
         target = trainer if self._target is None else self._target
-        if self.autoload and isinstance(self.filename, str) and os.path.isdir(trainer.out):
-            filename = _find_latest_snapshot(self.filename, trainer.out)
+        outdir = trainer.out
+        if self.autoload and isinstance(self.filename, str) and os.path.isdir(outdir):
+            filename = _find_latest_snapshot(self.filename, outdir)
             if filename is not None:
-                npz.load_npz(os.path.join(trainer.out, filename), target)
+                npz.load_npz(os.path.join(outdir, filename), target)
+        if (
+            hasattr(self.writer, "_add_cleanup_hook")
+            and self.n_retains > 0
+            and isinstance(self.filename, str)
+        ):  # stale snapshots removed after each save, by the writer (as chainer's)
+            fmt, keep = self.filename, self.n_retains
+
+            def _cleanup() -> None:
+                files = _find_snapshot_files(fmt, outdir)
+                for _, stale in files[: max(0, len(files) - keep)]:
+                    os.remove(os.path.join(outdir, stale))
+
+            self.writer._add_cleanup_hook(_cleanup)
 
     def on_error(self, trainer: Any, exc: BaseException, tb: Any) -> None:
         """With ``snapshot_on_error``, take a snapshot."""
@@ -95,11 +109,12 @@ class _Snapshot(Extension):
         serialized = serialize(target)
         filename = self.filename
         filename = filename(trainer) if callable(filename) else filename.format(trainer)
-        self._savefun(os.path.join(trainer.out, filename), serialized)
-        if self.n_retains > 0 and isinstance(self.filename, str):
-            files = _find_snapshot_files(self.filename, trainer.out)
-            for _, stale in files[: max(0, len(files) - self.n_retains)]:
-                os.remove(os.path.join(trainer.out, stale))
+        self.writer(filename, trainer.out, serialized)
+
+    def finalize(self) -> None:
+        """Wait for the writer's pending snapshots (threads, processes, queues)."""
+        if hasattr(self.writer, "finalize"):
+            self.writer.finalize()
 
 
 def snapshot(
@@ -120,8 +135,10 @@ def snapshot(
     (``'snapshot_iter_{.updater.iteration}'``) or called with it. ``condition()`` gates it,
     ``snapshot_on_error`` also writes one when the loop raises, ``n_retains > 0`` keeps that
     many newest files, ``autoload`` loads the newest matching file when training starts.
-    Resume a run by ``serializers.load_npz(path, trainer)`` before ``trainer.run()``. The
-    ``writer`` objects of chainer (threads, processes) are refused (NotImplementedError).
+    Resume a run by ``serializers.load_npz(path, trainer)`` before ``trainer.run()``.
+    ``writer`` (:mod:`.snapshot_writers`: ``SimpleWriter``, the default, ``ThreadWriter``,
+    ``ProcessWriter``, ``ThreadQueueWriter``, ``ProcessQueueWriter``) writes each snapshot;
+    ``savefun`` is ``SimpleWriter(savefun)`` (not both).
 
     Example::
 
@@ -132,15 +149,12 @@ def snapshot(
     """
     if savefun is not None and writer is not None:
         raise TypeError("savefun and writer arguments cannot be specified together.")
-    if writer is not None:
-        raise NotImplementedError(
-            f"chainer extensions.snapshot: writer= (chainer's snapshot writers) is not "
-            f"supported by gradhub; pass savefun= or nothing; see {PAGE}"
-        )
+    if writer is None and savefun is not None:
+        writer = snapshot_writers.SimpleWriter(savefun=savefun)
     return _Snapshot(
         target=target,
         condition=condition,
-        savefun=savefun,
+        writer=writer,
         filename=filename,
         snapshot_on_error=snapshot_on_error,
         n_retains=n_retains,
