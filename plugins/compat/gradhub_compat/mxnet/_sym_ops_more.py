@@ -509,8 +509,9 @@ def _shape_text(v: Any) -> Any:
 
 def _hypot(left: Any, right: Any, name: str | None = None, **kwargs: Any) -> Any:
     """mxnet's ``hypot``: ``sqrt(left^2 + right^2)`` elementwise with broadcasting, of two
-    symbols (operator ``_hypot``) or of a symbol and a number (``_hypot_scalar`` is written as
-    ``sqrt(x^2 + s^2)``); two numbers give Python's ``math.hypot``.
+    symbols (operator ``_hypot``) or of a symbol and a number (operator ``_hypot_scalar``, its
+    ``scalar`` written as Python's ``str``, as mxnet 1.9.1); two numbers give Python's
+    ``math.hypot``.
 
     Example::
 
@@ -521,13 +522,19 @@ def _hypot(left: Any, right: Any, name: str | None = None, **kwargs: Any) -> Any
     """
     import math
 
-    from .symbol import Symbol, sqrt
+    from .symbol import Symbol, _auto_name
 
     if isinstance(left, Symbol) and isinstance(right, Symbol):
         return _node("_hypot", "_hypot", name, [left, right], {})
     if isinstance(left, Symbol) or isinstance(right, Symbol):
         s, v = (left, right) if isinstance(left, Symbol) else (right, left)
-        return sqrt(s * s + float(v) ** 2, name=name)
+        return Symbol(
+            "_HypotScalar",
+            name or _auto_name("_hypotscalar"),
+            [s],
+            {"scalar": float(v)},
+            {"scalar": str(v)},
+        )
     return math.hypot(left, right)
 
 

@@ -72,6 +72,7 @@ _SCALAR_OPS = {
     "_MaximumScalar": lambda x, s: _select("GreaterEqual", x, s),
     "_MinimumScalar": lambda x, s: _select("LessEqual", x, s),
     "_RPowerScalar": lambda x, s: s**x,
+    "_HypotScalar": lambda x, s: _call("sqrt", x * x + float(s) ** 2),
 }
 _BINARY_OPS = {
     "_Plus": "Add2",
@@ -856,7 +857,7 @@ def _int_node(node: Symbol, ins: list[NativeVariable]) -> NativeVariable | None:
         attrs = {"axis": reduce_axes(a, ins[0].ndim), "keepdims": a["keepdims"]}
     elif op in UNARY_OPS:
         kernel = op
-    elif op in _SCALAR_OPS:
+    elif op in _SCALAR_OPS and op in _INT_OPS:
         kernel, attrs = _INT_OPS[op], {"scalar": a["scalar"]}
     elif op in _BINARY_OPS:
         kernel = _INT_OPS[_BINARY_OPS[op]]

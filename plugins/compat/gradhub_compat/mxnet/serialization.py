@@ -52,6 +52,7 @@ _MX_OPS = {
     "_RPowerScalar": "_rpower_scalar",
     "_MaximumScalar": "_maximum_scalar",
     "_MinimumScalar": "_minimum_scalar",
+    "_HypotScalar": "_hypot_scalar",
     "_Greater": "_greater",
     "_GreaterEqual": "_greater_equal",
     "_Lesser": "_lesser",

@@ -182,6 +182,8 @@ CASES: list[tuple[str, str, list, dict, bool]] = [
     ("full", "full", [], {"shape": (2, 3), "val": 1.5}, False),
     ("ones", "ones", [], {"shape": (2, 3)}, False),
     ("zeros", "zeros", [], {"shape": (3,), "dtype": "float64"}, False),
+    ("hypot_scalar", "hypot", [((2, 3), "n"), ((), "3.0")], {}, True),
+    ("hypot_rscalar", "hypot", [((), "2.5"), ((2, 3), "n")], {}, True),
 ]
 
 
